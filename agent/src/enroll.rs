@@ -1,0 +1,173 @@
+//! Enrollment: multiplexer check, keys, `POST {server}/api/nodes/enroll`, config file.
+//!
+//! Request body (the plane's field names): `setupKey`, `name`, `os`, `arch`, `hostname`,
+//! `agentVersion`, `identityJwk` (P-256 public JWK), `encryptPublicKey` (X25519, base64url).
+//! Response: `nodeId`, `nodeKey`, `signingPublicJwk`, `controlEncryptPublicKey`, `wsUrl`.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use termplane_machines::jws::PublicJwk;
+use termplane_proto::Key32;
+
+use crate::config::{NodeConfig, validate_server_url};
+use crate::identity;
+
+/// What `enroll` needs.
+#[derive(Debug, Clone)]
+pub struct EnrollArgs {
+    /// Plane base URL.
+    pub server: String,
+    /// `nsk_…` setup key.
+    pub setup_key: String,
+    /// Node name (defaults to the hostname).
+    pub name: Option<String>,
+    /// Config file to write.
+    pub config_path: std::path::PathBuf,
+    /// Multiplexer binary to check (`tmux`).
+    pub tmux: String,
+}
+
+/// The `os` value the plane knows.
+#[must_use]
+pub fn os_name() -> &'static str {
+    match std::env::consts::OS {
+        "linux" => "linux",
+        "macos" => "darwin",
+        _ => "unknown",
+    }
+}
+
+/// The machine's hostname (`/proc/sys/kernel/hostname`, `$HOSTNAME`, `uname -n`).
+#[must_use]
+pub fn hostname() -> String {
+    let from_proc = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty());
+    from_proc
+        .or_else(|| std::env::var("HOSTNAME").ok().filter(|s| !s.is_empty()))
+        .or_else(|| {
+            std::process::Command::new("uname")
+                .arg("-n")
+                .output()
+                .ok()
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+                .filter(|s| !s.is_empty())
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// How to install tmux here.
+#[must_use]
+pub fn tmux_install_hint() -> &'static str {
+    if cfg!(target_os = "macos") {
+        "install it with `brew install tmux`"
+    } else {
+        "install it with `sudo apt-get install tmux` (Debian/Ubuntu), `sudo dnf install tmux` (Fedora) or your distribution's package manager"
+    }
+}
+
+/// Checks that `tmux -V` answers; returns its version text.
+pub fn check_tmux(tmux: &str) -> Result<String, String> {
+    let out = crate::util::run_bounded(
+        std::process::Command::new(tmux).arg("-V"),
+        std::time::Duration::from_secs(5),
+        4096,
+    );
+    match out {
+        Ok(b) if b.success() => Ok(String::from_utf8_lossy(&b.stdout).trim().to_owned()),
+        _ => Err(format!(
+            "tmux was not found (termplane-node runs panes under tmux): {}",
+            tmux_install_hint()
+        )),
+    }
+}
+
+/// Runs the whole procedure; returns the written config.
+pub fn enroll(args: &EnrollArgs) -> Result<NodeConfig, String> {
+    check_tmux(&args.tmux)?;
+    let server = validate_server_url(&args.server)?;
+    if !args.setup_key.starts_with("nsk_") || args.setup_key.len() > 256 {
+        return Err("the setup key must start with nsk_".into());
+    }
+    let host = hostname();
+    let name = args.name.clone().unwrap_or_else(|| host.clone());
+    if name.is_empty() || name.chars().count() > termplane_proto::limits::NODE_NAME_MAX_CHARS {
+        return Err("the node name must be 1 to 64 characters".into());
+    }
+    let config_dir = args
+        .config_path
+        .parent()
+        .unwrap_or_else(|| Path::new("."))
+        .to_path_buf();
+    crate::config::ensure_private_dir(&config_dir).map_err(|e| e.to_string())?;
+    let identity_path = config_dir.join("identity.jwk");
+    let id = identity::load_or_create(&identity_path).map_err(|e| e.to_string())?;
+    let link = identity::new_link_keypair().map_err(|e| e.to_string())?;
+    let body = json!({
+        "setupKey": args.setup_key,
+        "name": name,
+        "os": os_name(),
+        "arch": std::env::consts::ARCH,
+        "hostname": host,
+        "agentVersion": env!("CARGO_PKG_VERSION"),
+        "identityJwk": id.public_jwk(),
+        "encryptPublicKey": link.public().to_b64(),
+    });
+    let resp = crate::http::request(
+        "POST",
+        &format!("{server}/api/nodes/enroll"),
+        Some("application/json"),
+        body.to_string().as_bytes(),
+        1 << 20,
+    )?;
+    let v: Value = serde_json::from_slice(&resp.body).unwrap_or(Value::Null);
+    if !(200..300).contains(&resp.status) {
+        let code = v.get("code").and_then(Value::as_str).unwrap_or("");
+        let msg = v
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("no message");
+        return Err(format!(
+            "enrollment refused (HTTP {} {code}): {msg}",
+            resp.status
+        ));
+    }
+    let field = |k: &str| {
+        v.get(k)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| format!("the enrollment answer lacks `{k}`"))
+    };
+    let signing: PublicJwk = v
+        .get("signingPublicJwk")
+        .cloned()
+        .and_then(|j| serde_json::from_value(j).ok())
+        .ok_or("the enrollment answer lacks a valid `signingPublicJwk`")?;
+    let pin = match v.get("controlEncryptPublicKey") {
+        Some(Value::String(s)) => Some(
+            Key32::from_b64(s)
+                .map_err(|e| format!("controlEncryptPublicKey: {e}"))?
+                .to_b64(),
+        ),
+        _ => None,
+    };
+    let mut secret = link.secret_bytes();
+    let cfg = NodeConfig {
+        server_url: server,
+        ws_url: field("wsUrl")?,
+        node_id: field("nodeId")?,
+        node_key: field("nodeKey")?,
+        signing_public_jwk: signing,
+        control_encrypt_public_key: pin,
+        link_secret: termplane_proto::key::b64url_encode(&secret),
+        link_public: link.public().to_b64(),
+        identity_key_path: identity_path.display().to_string(),
+        name,
+        data_dir: None,
+    };
+    zeroize::Zeroize::zeroize(&mut secret);
+    cfg.save(&args.config_path).map_err(|e| e.to_string())?;
+    Ok(cfg)
+}

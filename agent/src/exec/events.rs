@@ -1,0 +1,409 @@
+//! Node-side event sources the runtime drives: pane exit detection (2 s tick), the
+//! `subshells_report` census, the maintenance-file watch and the log tails behind `output`.
+
+use std::collections::HashMap;
+use std::io::{Read as _, Seek as _, SeekFrom};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::SyncSender;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use termplane_proto::SubshellId;
+use termplane_proto::command::Maintenance;
+use termplane_proto::event::{Event, Exit, Output, SurvivingPane};
+use termplane_proto::limits::EXIT_FAILED_PROBES;
+
+use super::tmux::{Tmux, TmuxError, is_pane_id};
+
+/// The constant template of the pane listing (no user text).
+const LIST_FORMAT: &str = "#{session_name}\t#{pane_id}\t#{pane_dead}\t#{pane_dead_status}\t#{pane_dead_signal}\t#{pane_pid}";
+
+/// The constant template that reads one dead pane's status again.
+const STATUS_FORMAT: &str = "#{pane_dead}\t#{pane_dead_status}\t#{pane_dead_signal}";
+
+/// How often, and how far apart, a dead pane whose status tmux has not reaped yet is asked again
+/// within one tick (tmux can see the pty close before it reaps the child).
+const STATUS_RETRIES: u32 = 5;
+const STATUS_RETRY_GAP: Duration = Duration::from_millis(20);
+
+/// One pane of the node's tmux server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaneRow {
+    /// The subshell.
+    pub id: SubshellId,
+    /// `%N`.
+    pub pane: String,
+    /// Whether the pane's process has exited (kept by `remain-on-exit`).
+    pub dead: bool,
+    /// Its exit status when dead: the process's exit code, or 128 + the signal number when a
+    /// signal ended it (the shell's convention). `None` while tmux has not reaped the child yet.
+    pub status: Option<i32>,
+    /// The pane process id.
+    pub pid: Option<u32>,
+}
+
+/// Lists every pane whose session is a subshell's (`tp-<id>`), first pane per session.
+pub fn list_panes(tmux: &Tmux) -> Result<Vec<PaneRow>, TmuxError> {
+    let text = match tmux.run(&["list-panes", "-a", "-F", LIST_FORMAT]) {
+        Ok(t) => t,
+        // With no session at all `list-panes -a` fails; an empty session list proves it.
+        Err(TmuxError::Failed(e)) => match tmux.run(&["list-sessions", "-F", "#{session_id}"]) {
+            Ok(s) if s.trim().is_empty() => String::new(),
+            _ => return Err(TmuxError::Failed(e)),
+        },
+        Err(e) => return Err(e),
+    };
+    let mut rows: Vec<PaneRow> = Vec::new();
+    for line in text.lines() {
+        let mut f = line.split('\t');
+        let (Some(sess), Some(pane), Some(dead), Some(status), Some(signal), Some(pid)) =
+            (f.next(), f.next(), f.next(), f.next(), f.next(), f.next())
+        else {
+            continue;
+        };
+        let Some(id) = sess
+            .strip_prefix("tp-")
+            .and_then(|s| SubshellId::parse(s).ok())
+        else {
+            continue;
+        };
+        if !is_pane_id(pane) || rows.iter().any(|r| r.id == id) {
+            continue;
+        }
+        rows.push(PaneRow {
+            id,
+            pane: pane.to_owned(),
+            dead: dead == "1",
+            status: dead_status(status, signal),
+            pid: pid.parse().ok(),
+        });
+    }
+    Ok(rows)
+}
+
+/// The exit status from tmux's `pane_dead_status` and `pane_dead_signal` fields.
+pub(crate) fn dead_status(status: &str, signal: &str) -> Option<i32> {
+    status
+        .parse()
+        .ok()
+        .or_else(|| signal.parse::<i32>().ok().map(|s| 128 + s))
+}
+
+/// Asks tmux again, a few times in quick succession, for the status of a dead pane whose child
+/// had not been reaped when it was listed.
+fn settle_status(tmux: &Tmux, pane: &str) -> Option<i32> {
+    for _ in 0..STATUS_RETRIES {
+        std::thread::sleep(STATUS_RETRY_GAP);
+        let Ok(s) = tmux.query(pane, STATUS_FORMAT) else {
+            return None;
+        };
+        let mut f = s.split('\t');
+        if let (Some(_), Some(status), Some(signal)) = (f.next(), f.next(), f.next())
+            && let Some(code) = dead_status(status, signal)
+        {
+            return Some(code);
+        }
+    }
+    None
+}
+
+/// The census of surviving (live) panes for `subshells_report`.
+#[must_use]
+pub fn census_of(rows: &[PaneRow]) -> Vec<SurvivingPane> {
+    rows.iter()
+        .filter(|r| !r.dead)
+        .map(|r| SurvivingPane {
+            subshell_id: r.id.clone(),
+            pane: r.pane.clone(),
+            pid: r.pid,
+        })
+        .collect()
+}
+
+#[derive(Debug, Default)]
+struct Tracked {
+    failed: u32,
+    known_code: Option<i32>,
+    /// Ticks that saw the pane dead with no status yet.
+    unreaped: u32,
+}
+
+/// Exit detection: tracked subshells are probed on every tick with one `list-panes`.
+///
+/// * session gone, or no server at all: exit at once (authoritative), with the code recorded
+///   by `terminate` if any, else `null`;
+/// * pane dead (`remain-on-exit`): exit with `#{pane_dead_status}` (128 + the signal when a
+///   signal ended it), and the session is removed. tmux can notice the pty closing before it
+///   reaps the child, so a dead pane with no status yet is asked again briefly and, if still
+///   unreaped, left for one more tick before it is reported with `exitCode: null`;
+/// * the probe itself failed: one strike; [`EXIT_FAILED_PROBES`] consecutive strikes report
+///   `exitCode: null`;
+/// * a relaunch ([`ExitTracker::track`]) resets the count.
+#[derive(Debug, Default)]
+pub struct ExitTracker {
+    tracked: Mutex<HashMap<SubshellId, Tracked>>,
+}
+
+impl ExitTracker {
+    /// Starts (or restarts) tracking `id`.
+    pub fn track(&self, id: &SubshellId) {
+        if let Ok(mut t) = self.tracked.lock() {
+            t.insert(id.clone(), Tracked::default());
+        }
+    }
+
+    /// Records an exit code seen before the session was removed.
+    pub fn note_code(&self, id: &SubshellId, code: Option<i32>) {
+        if let Ok(mut t) = self.tracked.lock()
+            && let Some(e) = t.get_mut(id)
+        {
+            e.known_code = code.or(e.known_code);
+        }
+    }
+
+    /// Whether `id` is tracked.
+    #[must_use]
+    pub fn is_tracked(&self, id: &SubshellId) -> bool {
+        self.tracked.lock().is_ok_and(|t| t.contains_key(id))
+    }
+
+    /// One tick: probes and answers the exits to report.
+    pub fn tick(&self, tmux: &Tmux) -> Vec<Exit> {
+        let probe = list_panes(tmux);
+        let now = crate::util::now_iso();
+        let Ok(mut tracked) = self.tracked.lock() else {
+            return Vec::new();
+        };
+        let mut exits = Vec::new();
+        let mut gone = Vec::new();
+        match probe {
+            Ok(rows) => {
+                for (id, t) in tracked.iter_mut() {
+                    match rows.iter().find(|r| &r.id == id) {
+                        None => {
+                            exits.push((id.clone(), t.known_code));
+                            gone.push(id.clone());
+                        }
+                        Some(r) if r.dead => {
+                            let status = r.status.or_else(|| settle_status(tmux, &r.pane));
+                            if status.is_none() && t.known_code.is_none() && t.unreaped == 0 {
+                                t.unreaped = 1;
+                                continue;
+                            }
+                            exits.push((id.clone(), status.or(t.known_code)));
+                            gone.push(id.clone());
+                            let _ = tmux.run(&[
+                                "kill-session",
+                                "-t",
+                                super::tmux::session_target(id).as_str(),
+                            ]);
+                        }
+                        Some(_) => t.failed = 0,
+                    }
+                }
+            }
+            Err(TmuxError::NoServer) => {
+                for (id, t) in tracked.iter() {
+                    exits.push((id.clone(), t.known_code));
+                    gone.push(id.clone());
+                }
+            }
+            Err(_) => {
+                for (id, t) in tracked.iter_mut() {
+                    t.failed += 1;
+                    if t.failed >= EXIT_FAILED_PROBES {
+                        exits.push((id.clone(), None));
+                        gone.push(id.clone());
+                    }
+                }
+            }
+        }
+        for id in gone {
+            tracked.remove(&id);
+        }
+        exits
+            .into_iter()
+            .map(|(subshell_id, exit_code)| Exit {
+                subshell_id,
+                exit_code,
+                at: now.clone(),
+            })
+            .collect()
+    }
+}
+
+/// Watches the maintenance mirror file for the heartbeat tick.
+#[derive(Debug)]
+pub struct MaintenanceWatch {
+    path: PathBuf,
+    last: Mutex<Option<Maintenance>>,
+}
+
+/// Reads the maintenance mirror (absent or unreadable = `None`).
+#[must_use]
+pub fn read_maintenance(path: &std::path::Path) -> Option<Maintenance> {
+    std::fs::read(path)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+}
+
+impl MaintenanceWatch {
+    /// A watch on `path`, primed with its current content.
+    #[must_use]
+    pub fn new(path: PathBuf) -> Self {
+        let last = read_maintenance(&path);
+        Self {
+            path,
+            last: Mutex::new(last),
+        }
+    }
+
+    /// The current mirror.
+    #[must_use]
+    pub fn current(&self) -> Option<Maintenance> {
+        read_maintenance(&self.path)
+    }
+
+    /// Answers the new mirror when the file changed since the last check.
+    pub fn check(&self) -> Option<Maintenance> {
+        let now = read_maintenance(&self.path);
+        let mut last = self.last.lock().ok()?;
+        if *last == now {
+            return None;
+        }
+        last.clone_from(&now);
+        now
+    }
+}
+
+/// Most bytes in one `output` event.
+pub const TAIL_CHUNK: usize = 256 * 1024;
+/// Poll interval of a tail.
+pub const TAIL_POLL: Duration = Duration::from_millis(5);
+/// Most tails at once.
+pub const MAX_TAILS: usize = 256;
+
+struct Tail {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// Tails of pane logs, each a thread that sends `output` events into the executor's channel.
+pub struct TailRegistry {
+    tx: Mutex<SyncSender<Event>>,
+    tails: Mutex<HashMap<String, Tail>>,
+}
+
+impl TailRegistry {
+    /// A registry sending into `tx`.
+    #[must_use]
+    pub fn new(tx: SyncSender<Event>) -> Self {
+        Self {
+            tx: Mutex::new(tx),
+            tails: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Starts a tail of `log` under `sub_id` from `from` (None = the current end). Answers the
+    /// start offset. An existing tail with the same key is replaced.
+    pub fn start(&self, sub_id: &str, log: PathBuf, from: Option<u64>) -> Result<u64, String> {
+        if sub_id.is_empty() || sub_id.len() > 128 || sub_id.chars().any(char::is_control) {
+            return Err("subId must be 1 to 128 printable characters".into());
+        }
+        self.stop(sub_id);
+        let mut tails = self.tails.lock().map_err(|_| "tail table poisoned")?;
+        if tails.len() >= MAX_TAILS {
+            return Err("too many tails".into());
+        }
+        let size = std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0);
+        let start = from.unwrap_or(size);
+        let stop = Arc::new(AtomicBool::new(false));
+        let tx = self.tx.lock().map_err(|_| "tail sender poisoned")?.clone();
+        let key = sub_id.to_owned();
+        let flag = Arc::clone(&stop);
+        let thread = std::thread::Builder::new()
+            .name(format!("tail-{key}"))
+            .spawn(move || tail_loop(&key, &log, start, &flag, &tx))
+            .map_err(|e| e.to_string())?;
+        tails.insert(
+            sub_id.to_owned(),
+            Tail {
+                stop,
+                thread: Some(thread),
+            },
+        );
+        Ok(start)
+    }
+
+    /// Stops a tail; answers whether one existed.
+    pub fn stop(&self, sub_id: &str) -> bool {
+        let tail = self.tails.lock().ok().and_then(|mut t| t.remove(sub_id));
+        match tail {
+            Some(mut t) => {
+                t.stop.store(true, Ordering::Relaxed);
+                if let Some(h) = t.thread.take() {
+                    let _ = h.join();
+                }
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Stops every tail.
+    pub fn stop_all(&self) {
+        let keys: Vec<String> = self
+            .tails
+            .lock()
+            .map(|t| t.keys().cloned().collect())
+            .unwrap_or_default();
+        for k in keys {
+            self.stop(&k);
+        }
+    }
+}
+
+impl Drop for TailRegistry {
+    fn drop(&mut self) {
+        self.stop_all();
+    }
+}
+
+fn tail_loop(
+    key: &str,
+    log: &std::path::Path,
+    mut pos: u64,
+    stop: &AtomicBool,
+    tx: &SyncSender<Event>,
+) {
+    let mut buf = vec![0_u8; TAIL_CHUNK];
+    let mut file: Option<std::fs::File> = None;
+    while !stop.load(Ordering::Relaxed) {
+        if file.is_none() {
+            file = std::fs::File::open(log).ok();
+        }
+        let n = match file.as_mut() {
+            Some(f) => f
+                .seek(SeekFrom::Start(pos))
+                .and_then(|_| f.read(&mut buf))
+                .unwrap_or(0),
+            None => 0,
+        };
+        if n == 0 {
+            std::thread::sleep(TAIL_POLL);
+            continue;
+        }
+        let ev = Event::Output(Output {
+            sub_id: key.to_owned(),
+            from_byte: pos,
+            to_byte: pos + n as u64,
+            data_b64: termplane_proto::key::b64url_encode(&buf[..n]),
+        });
+        pos += n as u64;
+        if tx.send(ev).is_err() {
+            return;
+        }
+    }
+}

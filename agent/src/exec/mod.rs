@@ -1,0 +1,998 @@
+//! The executor: every node command of the spec's table, carried out on the node's private tmux
+//! server and file system.
+//!
+//! [`Executor::execute`] answers `Ok(data)` (the `result.data` value) or `Err(text)` (the
+//! `result.error` text, one of the spec's refusal strings where one applies). The link driver
+//! calls [`Executor::execute_result`] for each verified command, in arrival order.
+//!
+//! # Result shapes (`result.data`)
+//! | command | data |
+//! |---|---|
+//! | `launch` | `{ session, pane, pid, binaryPath?, logPath, note? }` (`note` when `bestEffortLog` downgraded a log failure) |
+//! | `terminate` | `{ existed, graceful }` (`graceful`: the pane ended after Ctrl-C, before the session was killed) |
+//! | `kill` | `{ existed }` |
+//! | `prompt_deliver` | `{ delivered: true, waitedMs }`; error `pane never went quiet` on timeout |
+//! | `input` | `{ bytes, keys }` |
+//! | `resize` | `{ cols, rows }` |
+//! | `capture` | `{ text }` (pane content with escapes, wrapped lines joined, `lines` of history first) |
+//! | `pane_size` | `{ cols, rows }` or `null` when the pane is gone |
+//! | `pane_cursor` | `{ x, y }` (viewport coordinates) or `null` when the pane is gone |
+//! | `log_read` | `{ fromByte, toByte, size, data_b64 }` (at most 512 KiB per answer) |
+//! | `tail_start` | `{ subId, fromByte }`; then `output` events `{ subId, fromByte, toByte, data_b64 }` on the event channel |
+//! | `tail_stop` | `{ stopped }` |
+//! | `stat_dir` | `{ path }` (the realpath) |
+//! | `path_exists` | `{ exists }` |
+//! | `fs_ls` | `{ path, entries: [{ name }], truncated }` (directories only, dotfiles hidden, ≤ 1,000) |
+//! | `write_file` | `{ path, bytes, done }` |
+//! | `remove_paths` | `{ removed: [path], failed: [{ path, error }] }` |
+//! | `set_allowed_dirs` | `{ dirs }` (realpaths, persisted) |
+//! | `service` | `{ action, scheduled }` or `{ action, done: [lines] }` |
+//! | `agent_log_read` | `{ fromByte, toByte, size, data_b64 }` |
+//! | `set_server_url` | `{ serverUrl, wsUrl, restartRequired: true }` |
+//! | `set_log_level` | `{ level }` |
+//! | `set_maintenance` | `{ on, changedAt }` |
+//! | `update` | validated, then `{ ok: true, version }` once staged (see [`update`]) |
+//! | `probe` | `{ subshells: [{ subshellId, alive, pane? }] }` |
+//! | `inventory` | `{ harnesses: [], at }` |
+//! | `detect` | `{ harnesses: [{ harnessId, installed, binaryPath?, version?, reason? }], env: { NAME: value \| null }, at }` |
+//! | `ping` | `{ pong: true, at }` |
+
+pub mod events;
+pub mod paths;
+pub mod tmux;
+pub mod update;
+
+use std::collections::BTreeMap;
+use std::io::{Read as _, Seek as _, SeekFrom};
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, sync_channel};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use termplane_proto::command::{
+    Command, HARNESS_BINARY_PLACEHOLDER, Launch, NamedKey, Resolve, ServiceAction,
+};
+use termplane_proto::event::{Event, Exit, SurvivingPane};
+use termplane_proto::key::{b64url_decode, b64url_encode};
+use termplane_proto::{CommandResult, SubshellId};
+
+pub use events::{ExitTracker, MaintenanceWatch, TailRegistry};
+use paths::{Policy, Uploads};
+use tmux::{Tmux, TmuxError, pane_target, session_name, session_target};
+
+/// Most bytes of a `log_read` / `agent_log_read` answer (base64 keeps it under one frame).
+pub const LOG_READ_CAP: u32 = 512 * 1024;
+/// Most characters per `send-keys -l` call.
+pub const SEND_CHUNK_CHARS: usize = 1_000;
+/// Grace between Ctrl-C and `kill-session` in `terminate`.
+pub const TERMINATE_GRACE: Duration = Duration::from_secs(3);
+/// Most `output` events waiting in the executor's channel.
+pub const EVENT_BUFFER: usize = 64;
+/// Most history lines a capture may ask for.
+pub const CAPTURE_MAX_LINES: u32 = tmux::HISTORY_LIMIT;
+
+/// Where the executor keeps its state.
+#[derive(Debug, Clone)]
+pub struct ExecConfig {
+    /// Data directory (tmux socket, pane logs, allowlist, maintenance mirror).
+    pub data_dir: PathBuf,
+    /// Home directory (`fs_ls` of `""`).
+    pub home_dir: PathBuf,
+    /// tmux binary.
+    pub tmux_bin: String,
+    /// The config file (`set_server_url` rewrites it), if any.
+    pub config_path: Option<PathBuf>,
+    /// The node's own log file (`agent_log_read`).
+    pub log_path: PathBuf,
+    /// The node's binary (service definition, update).
+    pub binary_path: PathBuf,
+}
+
+impl ExecConfig {
+    /// A config rooted at `data_dir` with defaults for the rest.
+    #[must_use]
+    pub fn new(data_dir: PathBuf) -> Self {
+        Self {
+            log_path: data_dir.join("node.log"),
+            home_dir: crate::config::home_dir(),
+            tmux_bin: "tmux".into(),
+            config_path: None,
+            binary_path: std::env::current_exe()
+                .unwrap_or_else(|_| PathBuf::from("termplane-node")),
+            data_dir,
+        }
+    }
+}
+
+/// The executor. It is `Sync`: the link driver runs commands while the exit tick runs elsewhere.
+pub struct Executor {
+    cfg: ExecConfig,
+    tmux: Tmux,
+    policy: RwLock<Policy>,
+    uploads: Uploads,
+    exits: ExitTracker,
+    tails: TailRegistry,
+    maintenance: MaintenanceWatch,
+}
+
+fn tmux_err(e: &TmuxError) -> String {
+    e.to_string()
+}
+
+fn is_executable(p: &Path) -> bool {
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Applies the `resolve` rule: `envOverride` (set and executable), else `PATH` lookup of
+/// `binaryName`, else the first executable of `knownPaths`.
+#[must_use]
+pub fn resolve_binary(r: &Resolve) -> Option<PathBuf> {
+    if let Some(var) = &r.env_override
+        && let Some(v) = std::env::var_os(var)
+    {
+        let p = PathBuf::from(v);
+        if p.is_absolute() && is_executable(&p) {
+            return Some(p);
+        }
+    }
+    if !r.binary_name.is_empty()
+        && !r.binary_name.contains('/')
+        && r.binary_name != "."
+        && r.binary_name != ".."
+        && let Some(path) = std::env::var_os("PATH")
+    {
+        for dir in std::env::split_paths(&path) {
+            let p = dir.join(&r.binary_name);
+            if dir.is_absolute() && is_executable(&p) {
+                return Some(p);
+            }
+        }
+    }
+    r.known_paths
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_absolute() && is_executable(p))
+}
+
+fn valid_env_name(k: &str) -> bool {
+    !k.is_empty()
+        && k.len() <= 256
+        && k.bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+fn key_name(k: NamedKey) -> &'static str {
+    match k {
+        NamedKey::Enter => "Enter",
+        NamedKey::Escape => "Escape",
+        NamedKey::Tab => "Tab",
+        NamedKey::Backspace => "BSpace",
+        NamedKey::CtrlC => "C-c",
+        NamedKey::CtrlD => "C-d",
+        NamedKey::CtrlZ => "C-z",
+        NamedKey::Up => "Up",
+        NamedKey::Down => "Down",
+        NamedKey::Left => "Left",
+        NamedKey::Right => "Right",
+    }
+}
+
+/// Splits `s` into pieces of at most `n` characters.
+fn chunks(s: &str, n: usize) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut count = 0;
+    for (i, _) in s.char_indices() {
+        if count == n {
+            out.push(&s[start..i]);
+            start = i;
+            count = 0;
+        }
+        count += 1;
+    }
+    if start < s.len() {
+        out.push(&s[start..]);
+    }
+    out
+}
+
+fn read_range(path: &Path, from: u64, max: u32) -> Result<Value, String> {
+    let max = max.min(LOG_READ_CAP) as usize;
+    let mut f = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(json!({ "fromByte": from, "toByte": from, "size": 0, "data_b64": "" }));
+        }
+        Err(e) => return Err(e.to_string()),
+    };
+    let size = f.metadata().map_err(|e| e.to_string())?.len();
+    let mut buf = Vec::with_capacity(max.min(64 * 1024));
+    if from < size {
+        f.seek(SeekFrom::Start(from)).map_err(|e| e.to_string())?;
+        f.take(max as u64)
+            .read_to_end(&mut buf)
+            .map_err(|e| e.to_string())?;
+    }
+    let start = from.min(size);
+    Ok(json!({
+        "fromByte": start,
+        "toByte": start + buf.len() as u64,
+        "size": size,
+        "data_b64": b64url_encode(&buf),
+    }))
+}
+
+/// Which refusal, if any, a service action meets.
+#[must_use]
+pub fn service_refusal(
+    action: ServiceAction,
+    force: bool,
+    supervised: bool,
+    has_definition: bool,
+    panes_running: bool,
+) -> Option<&'static str> {
+    let kills = panes_running && !force;
+    match action {
+        ServiceAction::Install => None,
+        ServiceAction::Uninstall => (has_definition && kills).then_some("kills panes"),
+        ServiceAction::Start => (!has_definition).then_some("no service definition"),
+        ServiceAction::Stop => {
+            if !has_definition {
+                Some("no service definition")
+            } else if kills {
+                Some("kills panes")
+            } else {
+                None
+            }
+        }
+        ServiceAction::Restart => {
+            if !has_definition {
+                Some("no service definition")
+            } else if !supervised {
+                Some("not supervised")
+            } else if kills {
+                Some("kills panes")
+            } else {
+                None
+            }
+        }
+    }
+}
+
+impl Executor {
+    /// An executor and the receiver of the events it produces on its own (`output`).
+    pub fn new(cfg: ExecConfig) -> (Self, Receiver<Event>) {
+        // Bounded: a tail waits for the link instead of buffering a fast pane without limit.
+        let (tx, rx) = sync_channel(EVENT_BUFFER);
+        let tmux = Tmux::new(cfg.tmux_bin.clone(), cfg.data_dir.join("tmux.sock"));
+        let allowed: Vec<PathBuf> = std::fs::read(cfg.data_dir.join("allowed-dirs.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+            .and_then(|v| v.get("dirs").cloned())
+            .and_then(|d| serde_json::from_value::<Vec<String>>(d).ok())
+            .unwrap_or_default()
+            .into_iter()
+            .map(PathBuf::from)
+            .collect();
+        let maintenance = MaintenanceWatch::new(cfg.data_dir.join("maintenance.json"));
+        (
+            Self {
+                tmux,
+                policy: RwLock::new(Policy::new(allowed)),
+                uploads: Uploads::default(),
+                exits: ExitTracker::default(),
+                tails: TailRegistry::new(tx),
+                maintenance,
+                cfg,
+            },
+            rx,
+        )
+    }
+
+    /// The tmux handle.
+    #[must_use]
+    pub fn tmux(&self) -> &Tmux {
+        &self.tmux
+    }
+
+    /// The configuration.
+    #[must_use]
+    pub fn config(&self) -> &ExecConfig {
+        &self.cfg
+    }
+
+    /// The maintenance watch (heartbeat tick: `maintenance_watch().check()`).
+    #[must_use]
+    pub fn maintenance_watch(&self) -> &MaintenanceWatch {
+        &self.maintenance
+    }
+
+    /// The current allowlist.
+    #[must_use]
+    pub fn policy(&self) -> Policy {
+        self.policy.read().map(|p| p.clone()).unwrap_or_default()
+    }
+
+    /// Starts the private tmux server and begins tracking every pane that survived.
+    pub fn start(&self) -> Result<(), String> {
+        crate::config::ensure_private_dir(&self.cfg.data_dir).map_err(|e| e.to_string())?;
+        crate::config::ensure_private_dir(&self.logs_dir()).map_err(|e| e.to_string())?;
+        self.tmux.start_server().map_err(|e| tmux_err(&e))?;
+        let _ = self.census();
+        Ok(())
+    }
+
+    /// Kills the private tmux server (tests; uninstall).
+    pub fn stop_server(&self) {
+        self.tails.stop_all();
+        let _ = self.tmux.kill_server();
+    }
+
+    fn logs_dir(&self) -> PathBuf {
+        self.cfg.data_dir.join("logs")
+    }
+
+    /// The pane log of a subshell.
+    #[must_use]
+    pub fn log_path(&self, id: &SubshellId) -> PathBuf {
+        self.logs_dir().join(format!("{id}.log"))
+    }
+
+    /// One exit-detection tick (every 2 s).
+    pub fn exit_tick(&self) -> Vec<Exit> {
+        self.exits.tick(&self.tmux)
+    }
+
+    /// The `subshells_report` census; every survivor is tracked for exit detection.
+    pub fn census(&self) -> Result<Vec<SurvivingPane>, String> {
+        let rows = events::list_panes(&self.tmux).or_else(|e| match e {
+            TmuxError::NoServer => Ok(Vec::new()),
+            e => Err(tmux_err(&e)),
+        })?;
+        for r in &rows {
+            if !self.exits.is_tracked(&r.id) {
+                self.exits.track(&r.id);
+            }
+        }
+        Ok(events::census_of(&rows))
+    }
+
+    /// Runs one command and wraps the answer for `record_result`.
+    pub fn execute_result(&self, jti: &str, cmd: &Command) -> CommandResult {
+        match self.execute(cmd) {
+            Ok(v) => CommandResult::ok(jti, Some(v)),
+            Err(e) => CommandResult::err(jti, e),
+        }
+    }
+
+    /// Runs one command.
+    pub fn execute(&self, cmd: &Command) -> Result<Value, String> {
+        crate::logging::debug(&format!("command {}", cmd.kind()));
+        match cmd {
+            Command::Launch(l) => self.launch(l),
+            Command::Terminate(r) => self.terminate(&r.subshell_id),
+            Command::Kill(r) => self.kill(&r.subshell_id),
+            Command::PromptDeliver(p) => self.prompt_deliver(
+                &p.subshell_id,
+                &p.text,
+                p.quiet_ms.unwrap_or(1_500),
+                p.timeout_ms.unwrap_or(60_000),
+            ),
+            Command::Input(i) => self.input(&i.subshell_id, &i.data, &i.keys),
+            Command::Resize(r) => self.resize(&r.subshell_id, r.cols, r.rows),
+            Command::Capture(c) => self.capture(&c.subshell_id, c.lines),
+            Command::PaneSize(r) => self.pane_query(
+                &r.subshell_id,
+                "#{pane_width} #{pane_height}",
+                ("cols", "rows"),
+            ),
+            Command::PaneCursor(r) => {
+                self.pane_query(&r.subshell_id, "#{cursor_x} #{cursor_y}", ("x", "y"))
+            }
+            Command::LogRead(l) => {
+                read_range(&self.log_path(&l.subshell_id), l.from_byte, l.max_bytes)
+            }
+            Command::TailStart(t) => {
+                let from =
+                    self.tails
+                        .start(&t.sub_id, self.log_path(&t.subshell_id), t.from_byte)?;
+                Ok(json!({ "subId": t.sub_id, "fromByte": from }))
+            }
+            Command::TailStop(t) => Ok(json!({ "stopped": self.tails.stop(&t.sub_id) })),
+            Command::StatDir(p) => {
+                paths::lexical_components(&p.path)?;
+                let real =
+                    std::fs::canonicalize(&p.path).map_err(|e| format!("{}: {e}", p.path))?;
+                if !real.is_dir() {
+                    return Err(format!("{}: not a directory", p.path));
+                }
+                std::fs::read_dir(&real).map_err(|e| format!("{}: {e}", p.path))?;
+                Ok(json!({ "path": real.to_string_lossy() }))
+            }
+            Command::PathExists(p) => {
+                paths::lexical_components(&p.path)?;
+                Ok(json!({ "exists": paths::exists(Path::new(&p.path)) }))
+            }
+            Command::FsLs(p) => {
+                let path = if p.path.is_empty() {
+                    self.cfg.home_dir.to_string_lossy().into_owned()
+                } else {
+                    p.path.clone()
+                };
+                let (names, truncated) = self
+                    .policy()
+                    .list_dirs(&path, termplane_proto::limits::FS_LS_MAX_ENTRIES)?;
+                let entries: Vec<Value> = names.into_iter().map(|n| json!({ "name": n })).collect();
+                Ok(json!({ "path": path, "entries": entries, "truncated": truncated }))
+            }
+            Command::WriteFile(w) => {
+                let data = b64url_decode(&w.chunk_b64).map_err(|_| "chunk_b64 is not base64url")?;
+                let done =
+                    self.uploads
+                        .write_chunk(&self.policy(), &w.path, w.chunk, &data, w.eof)?;
+                Ok(json!({ "path": w.path, "bytes": done.bytes, "done": done.done }))
+            }
+            Command::RemovePaths(r) => {
+                if r.paths.len() > 1_000 {
+                    return Err("at most 1,000 paths per call".into());
+                }
+                let policy = self.policy();
+                let mut removed = Vec::new();
+                let mut failed = Vec::new();
+                for p in &r.paths {
+                    match policy.remove(p) {
+                        Ok(()) => removed.push(p.clone()),
+                        Err(e) => failed.push(json!({ "path": p, "error": e })),
+                    }
+                }
+                Ok(json!({ "removed": removed, "failed": failed }))
+            }
+            Command::SetAllowedDirs(s) => self.set_allowed_dirs(&s.dirs),
+            Command::Service(s) => self.service(s.action, s.force),
+            Command::AgentLogRead(a) => read_range(&self.cfg.log_path, a.from_byte, a.max_bytes),
+            Command::SetServerUrl(s) => self.set_server_url(&s.url),
+            Command::SetLogLevel(s) => {
+                if crate::logging::debug_forced() {
+                    return Err("debug logging is forced by TERMPLANE_DEBUG_LOGGING".into());
+                }
+                let level = match s.level {
+                    termplane_proto::command::LogLevel::Info => "info",
+                    termplane_proto::command::LogLevel::Debug => "debug",
+                };
+                crate::config::write_private_atomic(
+                    &self.cfg.data_dir.join("log-level"),
+                    level.as_bytes(),
+                )
+                .map_err(|e| e.to_string())?;
+                crate::logging::set_debug(level == "debug");
+                Ok(json!({ "level": level }))
+            }
+            Command::SetMaintenance(m) => {
+                let text = serde_json::to_vec(m).map_err(|e| e.to_string())?;
+                crate::config::write_private_atomic(
+                    &self.cfg.data_dir.join("maintenance.json"),
+                    &text,
+                )
+                .map_err(|e| e.to_string())?;
+                Ok(json!({ "on": m.on, "changedAt": m.changed_at }))
+            }
+            Command::Update(u) => update::handle(self, u),
+            Command::Probe(p) => self.probe(&p.subshell_ids),
+            Command::Inventory(_) => Ok(json!({ "harnesses": [], "at": crate::util::now_iso() })),
+            Command::Detect(d) => Ok(detect(d)),
+            Command::Ping(_) => Ok(json!({ "pong": true, "at": crate::util::now_iso() })),
+        }
+    }
+
+    fn in_maintenance(&self) -> bool {
+        self.maintenance.current().is_some_and(|m| m.on)
+    }
+
+    fn launch(&self, l: &Launch) -> Result<Value, String> {
+        if self.in_maintenance() {
+            return Err("in maintenance".into());
+        }
+        if !(1..=1000).contains(&l.cols) || !(1..=1000).contains(&l.rows) {
+            return Err("cols and rows must be 1 to 1,000".into());
+        }
+        if l.argv.is_empty() || l.argv.len() > 1024 {
+            return Err("argv must hold 1 to 1,024 words".into());
+        }
+        if l.argv.iter().any(|a| a.contains('\0')) {
+            return Err("argv holds a NUL byte".into());
+        }
+        let cwd = self.policy().resolve_dir(&l.cwd)?;
+        let mut binary_path = None;
+        let mut argv = l.argv.clone();
+        if argv.iter().any(|a| a == HARNESS_BINARY_PLACEHOLDER) {
+            let bin = resolve_binary(&l.resolve)
+                .ok_or_else(|| format!("harness binary {:?} not found", l.resolve.binary_name))?;
+            let s = bin.to_string_lossy().into_owned();
+            for a in &mut argv {
+                if a == HARNESS_BINARY_PLACEHOLDER {
+                    a.clone_from(&s);
+                }
+            }
+            binary_path = Some(s);
+        }
+        let mut env: BTreeMap<&str, &str> = BTreeMap::new();
+        let mcp_env = l.mcp.as_ref().map(|m| &m.env);
+        for (k, v) in l
+            .preset
+            .env
+            .iter()
+            .chain(mcp_env.into_iter().flatten())
+            .chain(l.credential_env.iter())
+        {
+            if !valid_env_name(k) || v.contains('\0') {
+                return Err(format!("invalid environment entry {k:?}"));
+            }
+            env.insert(k, v);
+        }
+        if let Some(m) = &l.mcp {
+            paths::lexical_components(&m.path).map_err(|e| format!("mcp path: {e}"))?;
+            crate::config::write_private_atomic(Path::new(&m.path), m.file_content.as_bytes())
+                .map_err(|e| format!("mcp registration file: {e}"))?;
+        }
+        self.tmux.start_server().map_err(|e| tmux_err(&e))?;
+        // A dead pane of an earlier run is cleared; a live one is refused.
+        match self
+            .tmux
+            .query(&pane_target(&l.subshell_id), "#{pane_dead}")
+        {
+            Ok(d) if d.trim() == "0" => return Err("subshell already running".into()),
+            Ok(_) => {
+                let _ = self.tmux.run(&[
+                    "kill-session",
+                    "-t",
+                    session_target(&l.subshell_id).as_str(),
+                ]);
+            }
+            Err(_) => {}
+        }
+        let log = self.log_path(&l.subshell_id);
+        crate::config::ensure_private_dir(&self.logs_dir()).map_err(|e| e.to_string())?;
+        let mut c = self.tmux.command();
+        c.current_dir(&cwd);
+        c.args(["new-session", "-d", "-s"])
+            .arg(session_name(&l.subshell_id))
+            .arg("-x")
+            .arg(l.cols.to_string())
+            .arg("-y")
+            .arg(l.rows.to_string())
+            .args(["-P", "-F", "#{pane_id}"]);
+        for (k, v) in &env {
+            c.arg("-e").arg(tmux::literal_arg(&format!("{k}={v}")));
+        }
+        c.arg("--");
+        // One word would be run through `sh -c`: keep it a direct exec.
+        if argv.len() == 1 {
+            c.args(["/usr/bin/env", "--"]);
+        }
+        c.args(argv.iter().map(|a| tmux::literal_arg(a)));
+        let pane = self
+            .tmux
+            .run_command(&mut c)
+            .map_err(|e| format!("launch failed: {e}"))?;
+        let pane = pane.trim().to_owned();
+        if !tmux::is_pane_id(&pane) {
+            return Err("launch failed: tmux answered no pane id".into());
+        }
+        self.exits.track(&l.subshell_id);
+        let pid: Option<u32> = self
+            .tmux
+            .query(&pane, "#{pane_pid}")
+            .ok()
+            .and_then(|p| p.trim().parse().ok());
+        let pipe = format!(
+            "exec cat >> {}",
+            tmux::shell_quote_for_pipe(&log.to_string_lossy())
+        );
+        let mut note = None;
+        if let Err(e) = self
+            .tmux
+            .run(&["pipe-pane", "-o", "-t", pane.as_str(), pipe.as_str()])
+        {
+            if e.to_string().contains("has exited")
+                || matches!(self.pane_dead(&l.subshell_id), Ok(Some(_)))
+            {
+                note = Some(format!("the pane exited before its log was attached: {e}"));
+            } else if l.best_effort_log {
+                note = Some(format!("pane log not attached: {e}"));
+            } else {
+                let _ = self.tmux.run(&[
+                    "kill-session",
+                    "-t",
+                    session_target(&l.subshell_id).as_str(),
+                ]);
+                return Err(format!("pane log could not be attached: {e}"));
+            }
+        }
+        crate::logging::info(&format!(
+            "launched {} ({}) in {} flags={:?} resume={}",
+            l.subshell_id,
+            l.harness_id,
+            cwd.display(),
+            l.preset.flags,
+            l.resume.is_some()
+        ));
+        let mut v = json!({
+            "session": session_name(&l.subshell_id),
+            "pane": pane,
+            "pid": pid,
+            "logPath": log.to_string_lossy(),
+        });
+        if let Some(b) = binary_path {
+            v["binaryPath"] = json!(b);
+        }
+        if let Some(n) = note {
+            v["note"] = json!(n);
+        }
+        Ok(v)
+    }
+
+    /// `Some(code)` when the pane is dead (`code` is `None` while tmux has not reaped the child).
+    fn pane_dead(&self, id: &SubshellId) -> Result<Option<Option<i32>>, TmuxError> {
+        let s = self.tmux.query(
+            &pane_target(id),
+            "#{pane_dead}\t#{pane_dead_status}\t#{pane_dead_signal}",
+        )?;
+        let mut it = s.split('\t');
+        if it.next() == Some("1") {
+            Ok(Some(events::dead_status(
+                it.next().unwrap_or(""),
+                it.next().unwrap_or(""),
+            )))
+        } else {
+            Ok(None)
+        }
+    }
+
+    fn terminate(&self, id: &SubshellId) -> Result<Value, String> {
+        let target = pane_target(id);
+        match self.tmux.run(&["send-keys", "-t", target.as_str(), "C-c"]) {
+            Err(e) if e.is_authoritative_gone() => {
+                return Ok(json!({ "existed": false, "graceful": false }));
+            }
+            Err(e) => return Err(tmux_err(&e)),
+            Ok(_) => {}
+        }
+        let start = Instant::now();
+        let mut graceful = false;
+        while start.elapsed() < TERMINATE_GRACE {
+            match self.pane_dead(id) {
+                Ok(Some(code)) => {
+                    self.exits.note_code(id, code);
+                    graceful = true;
+                    break;
+                }
+                Err(e) if e.is_authoritative_gone() => {
+                    graceful = true;
+                    break;
+                }
+                _ => std::thread::sleep(Duration::from_millis(50)),
+            }
+        }
+        match self
+            .tmux
+            .run(&["kill-session", "-t", session_target(id).as_str()])
+        {
+            Ok(_) => {}
+            Err(e) if e.is_authoritative_gone() => {}
+            Err(e) => return Err(tmux_err(&e)),
+        }
+        Ok(json!({ "existed": true, "graceful": graceful }))
+    }
+
+    fn kill(&self, id: &SubshellId) -> Result<Value, String> {
+        if let Ok(Some(code)) = self.pane_dead(id) {
+            self.exits.note_code(id, code);
+        }
+        match self
+            .tmux
+            .run(&["kill-session", "-t", session_target(id).as_str()])
+        {
+            Ok(_) => Ok(json!({ "existed": true })),
+            Err(e) if e.is_authoritative_gone() => Ok(json!({ "existed": false })),
+            Err(e) => Err(tmux_err(&e)),
+        }
+    }
+
+    fn send_literal(&self, target: &str, text: &str) -> Result<(), String> {
+        for piece in chunks(text, SEND_CHUNK_CHARS) {
+            self.tmux
+                .run(&["send-keys", "-t", target, "-l", "--", piece])
+                .map_err(|e| tmux_err(&e))?;
+        }
+        Ok(())
+    }
+
+    fn input(&self, id: &SubshellId, data: &str, keys: &[NamedKey]) -> Result<Value, String> {
+        let target = pane_target(id);
+        self.send_literal(&target, data)?;
+        for k in keys {
+            self.tmux
+                .run(&["send-keys", "-t", target.as_str(), key_name(*k)])
+                .map_err(|e| tmux_err(&e))?;
+        }
+        Ok(json!({ "bytes": data.len(), "keys": keys.len() }))
+    }
+
+    fn prompt_deliver(
+        &self,
+        id: &SubshellId,
+        text: &str,
+        quiet_ms: u32,
+        timeout_ms: u32,
+    ) -> Result<Value, String> {
+        let target = pane_target(id);
+        let quiet = Duration::from_millis(u64::from(quiet_ms.min(60_000)));
+        let timeout = Duration::from_millis(u64::from(timeout_ms.min(300_000)));
+        let start = Instant::now();
+        let mut last = String::new();
+        let mut since = Instant::now();
+        loop {
+            let now_text = self
+                .tmux
+                .run(&["capture-pane", "-p", "-t", target.as_str()])
+                .map_err(|e| tmux_err(&e))?;
+            if now_text != last {
+                last = now_text;
+                since = Instant::now();
+            } else if since.elapsed() >= quiet {
+                break;
+            }
+            if start.elapsed() >= timeout {
+                return Err("pane never went quiet".into());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        self.send_literal(&target, text)?;
+        self.tmux
+            .run(&["send-keys", "-t", target.as_str(), "Enter"])
+            .map_err(|e| tmux_err(&e))?;
+        Ok(json!({ "delivered": true, "waitedMs": start.elapsed().as_millis() as u64 }))
+    }
+
+    fn resize(&self, id: &SubshellId, cols: u16, rows: u16) -> Result<Value, String> {
+        if !(1..=1000).contains(&cols) || !(1..=1000).contains(&rows) {
+            return Err("cols and rows must be 1 to 1,000".into());
+        }
+        self.tmux
+            .run(&[
+                "resize-window",
+                "-t",
+                pane_target(id).as_str(),
+                "-x",
+                cols.to_string().as_str(),
+                "-y",
+                rows.to_string().as_str(),
+            ])
+            .map_err(|e| tmux_err(&e))?;
+        Ok(json!({ "cols": cols, "rows": rows }))
+    }
+
+    fn capture(&self, id: &SubshellId, lines: Option<u32>) -> Result<Value, String> {
+        let target = pane_target(id);
+        let mut args = vec![
+            "capture-pane".to_owned(),
+            "-p".into(),
+            "-e".into(),
+            "-J".into(),
+            "-t".into(),
+            target,
+        ];
+        if let Some(n) = lines {
+            args.push("-S".into());
+            args.push(format!("-{}", n.min(CAPTURE_MAX_LINES)));
+        }
+        let text = self.tmux.run(&args).map_err(|e| tmux_err(&e))?;
+        Ok(json!({ "text": text }))
+    }
+
+    fn pane_query(
+        &self,
+        id: &SubshellId,
+        format: &'static str,
+        names: (&str, &str),
+    ) -> Result<Value, String> {
+        match self.tmux.query(&pane_target(id), format) {
+            Ok(s) => {
+                let mut it = s.split_whitespace().map(str::parse::<u32>);
+                match (it.next(), it.next()) {
+                    (Some(Ok(a)), Some(Ok(b))) => Ok(json!({ names.0: a, names.1: b })),
+                    _ => Ok(Value::Null),
+                }
+            }
+            Err(e) if e.is_authoritative_gone() => Ok(Value::Null),
+            Err(e) => Err(tmux_err(&e)),
+        }
+    }
+
+    fn probe(&self, ids: &[SubshellId]) -> Result<Value, String> {
+        let rows = match events::list_panes(&self.tmux) {
+            Ok(r) => r,
+            Err(TmuxError::NoServer) => Vec::new(),
+            Err(e) => return Err(tmux_err(&e)),
+        };
+        let out: Vec<Value> = ids
+            .iter()
+            .map(|id| match rows.iter().find(|r| &r.id == id) {
+                Some(r) => json!({ "subshellId": id, "alive": !r.dead, "pane": r.pane }),
+                None => json!({ "subshellId": id, "alive": false }),
+            })
+            .collect();
+        Ok(json!({ "subshells": out }))
+    }
+
+    fn set_allowed_dirs(&self, dirs: &[String]) -> Result<Value, String> {
+        let real = Policy::canonicalize(dirs)?;
+        let list: Vec<String> = real
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect();
+        let text = serde_json::to_vec(&json!({ "dirs": list })).map_err(|e| e.to_string())?;
+        crate::config::write_private_atomic(&self.cfg.data_dir.join("allowed-dirs.json"), &text)
+            .map_err(|e| e.to_string())?;
+        if let Ok(mut p) = self.policy.write() {
+            *p = Policy::new(real);
+        }
+        Ok(json!({ "dirs": list }))
+    }
+
+    /// Whether any pane of the private server is alive.
+    pub fn panes_running(&self) -> bool {
+        self.census().is_ok_and(|c| !c.is_empty())
+    }
+
+    fn service(&self, action: ServiceAction, force: bool) -> Result<Value, String> {
+        use crate::service::{Action, Manager, definition_path, perform, supervised};
+        let has_def = definition_path(Manager::current()).exists();
+        if let Some(r) = service_refusal(action, force, supervised(), has_def, self.panes_running())
+        {
+            return Err(r.into());
+        }
+        let a = match action {
+            ServiceAction::Install => Action::Install,
+            ServiceAction::Uninstall => Action::Uninstall,
+            ServiceAction::Start => Action::Start,
+            ServiceAction::Stop => Action::Stop,
+            ServiceAction::Restart => Action::Restart,
+        };
+        let binary = self.cfg.binary_path.clone();
+        let config = self
+            .cfg
+            .config_path
+            .clone()
+            .unwrap_or_else(crate::config::default_config_path);
+        let log = self.cfg.log_path.clone();
+        if supervised() && matches!(a, Action::Stop | Action::Restart | Action::Uninstall) {
+            // These end this very process: answer first, act a moment later.
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(500));
+                if let Err(e) = perform(a, &binary, &config, &log) {
+                    crate::logging::warn(&format!("service {a:?}: {e}"));
+                }
+            });
+            return Ok(json!({ "action": format!("{a:?}").to_lowercase(), "scheduled": true }));
+        }
+        let done = perform(a, &binary, &config, &log)?;
+        Ok(json!({ "action": format!("{a:?}").to_lowercase(), "done": done }))
+    }
+
+    fn set_server_url(&self, url: &str) -> Result<Value, String> {
+        let url = crate::config::validate_server_url(url)?;
+        let ws = crate::config::ws_url_for(&url)?;
+        let path = self
+            .cfg
+            .config_path
+            .as_ref()
+            .ok_or("this node has no config file to rewrite")?;
+        let mut cfg = crate::config::NodeConfig::load(path).map_err(|e| e.to_string())?;
+        cfg.server_url.clone_from(&url);
+        cfg.ws_url.clone_from(&ws);
+        cfg.save(path).map_err(|e| e.to_string())?;
+        Ok(json!({ "serverUrl": url, "wsUrl": ws, "restartRequired": true }))
+    }
+}
+
+impl Drop for Executor {
+    fn drop(&mut self) {
+        self.tails.stop_all();
+    }
+}
+
+/// `detect`: binaries by the rules, raw version text (5 s per binary), and exactly the named
+/// environment variables.
+fn detect(d: &termplane_proto::command::Detect) -> Value {
+    let mut env = serde_json::Map::new();
+    for n in d.env_names.iter().take(256) {
+        let v = if valid_env_name(n) {
+            std::env::var(n).ok().map_or(Value::Null, Value::String)
+        } else {
+            Value::Null
+        };
+        env.insert(n.clone(), v);
+    }
+    let harnesses: Vec<Value> = d
+        .rules
+        .iter()
+        .take(64)
+        .map(|r| match resolve_binary(&r.resolve) {
+            None => json!({ "harnessId": r.harness_id, "installed": false, "reason": "binary not found" }),
+            Some(bin) => {
+                let mut c = std::process::Command::new(&bin);
+                c.args(r.version_args.iter().take(16));
+                let version = crate::util::run_bounded(&mut c, Duration::from_secs(5), 4096)
+                    .ok()
+                    .map(|o| {
+                        let text = if o.stdout.iter().any(|b| !b.is_ascii_whitespace()) { o.stdout } else { o.stderr };
+                        String::from_utf8_lossy(&text).trim().to_owned()
+                    });
+                json!({
+                    "harnessId": r.harness_id,
+                    "installed": true,
+                    "binaryPath": bin.to_string_lossy(),
+                    "version": version,
+                })
+            }
+        })
+        .collect();
+    json!({ "harnesses": harnesses, "env": env, "at": crate::util::now_iso() })
+}
+
+/// Shared executor plus its event receiver, as `run` builds them.
+pub fn shared(cfg: ExecConfig) -> (Arc<Executor>, Receiver<Event>) {
+    let (e, rx) = Executor::new(cfg);
+    (Arc::new(e), rx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn service_refusals_follow_the_spec() {
+        use ServiceAction as A;
+        assert_eq!(
+            service_refusal(A::Restart, false, false, true, false),
+            Some("not supervised")
+        );
+        assert_eq!(
+            service_refusal(A::Stop, false, true, true, true),
+            Some("kills panes")
+        );
+        assert_eq!(service_refusal(A::Stop, true, true, true, true), None);
+        assert_eq!(
+            service_refusal(A::Restart, false, true, true, true),
+            Some("kills panes")
+        );
+        assert_eq!(
+            service_refusal(A::Uninstall, false, true, true, true),
+            Some("kills panes")
+        );
+        assert_eq!(
+            service_refusal(A::Start, false, false, false, false),
+            Some("no service definition")
+        );
+        assert_eq!(
+            service_refusal(A::Stop, false, false, false, false),
+            Some("no service definition")
+        );
+        assert_eq!(
+            service_refusal(A::Uninstall, false, false, false, true),
+            None
+        );
+        assert_eq!(service_refusal(A::Install, false, false, false, true), None);
+    }
+
+    #[test]
+    fn chunking_keeps_characters_whole() {
+        assert_eq!(chunks("abcdé", 2), vec!["ab", "cd", "é"]);
+        assert!(chunks("", 3).is_empty());
+    }
+}

@@ -1,0 +1,518 @@
+//! Path policy for `write_file`, `remove_paths`, `fs_ls` and `launch`'s `cwd`.
+//!
+//! A path is first checked lexically (absolute, UTF-8, no NUL or control characters, no `.` or
+//! `..` component, no empty component but a trailing slash, no percent-encoded bytes, no
+//! look-alike dots), then matched component-wise against the allowlist (so `/home/app` never
+//! admits `/home/app2`). Everything after that is fd-relative: the allowed directory is opened
+//! once (`RESOLVE_NO_SYMLINKS`, it is stored as a realpath) and every later step is an `openat2`
+//! relative to it with `RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV`, so a symlink
+//! (absolute, relative `../..`, `/proc/self/root`) can never lead out of it, and a directory
+//! swapped for a symlink mid-operation is refused by the kernel rather than followed. Removal
+//! opens each directory level relative to its parent's fd and unlinks relative to the parent fd.
+//!
+//! An empty allowlist means unrestricted: paths still pass the lexical check, resolution starts at
+//! `/` and follows ordinary symlinks, but never magic links.
+
+use std::collections::HashMap;
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use rustix::fs::{AtFlags, CWD, FileType, Mode, OFlags};
+use rustix::io::Errno;
+
+/// Most directory levels `remove_paths` descends.
+const MAX_REMOVE_DEPTH: usize = 128;
+/// Most uploads in progress at once.
+const MAX_UPLOADS: usize = 64;
+
+/// The node's allowlist and its resolution rules.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Policy {
+    allowed: Vec<PathBuf>,
+}
+
+fn errno(e: Errno, what: &str) -> String {
+    match e {
+        Errno::XDEV => format!("{what}: path leaves the allowed directory"),
+        Errno::LOOP => format!("{what}: path goes through a symlink"),
+        Errno::NOENT => format!("{what}: no such file or directory"),
+        Errno::NOTDIR => format!("{what}: not a directory"),
+        other => format!("{what}: {other}"),
+    }
+}
+
+/// Splits and checks `path` lexically; returns its components.
+pub fn lexical_components(path: &str) -> Result<Vec<&str>, String> {
+    if path.is_empty() {
+        return Err("path is empty".into());
+    }
+    if !path.starts_with('/') {
+        return Err("path must be absolute".into());
+    }
+    if path.len() > 4096 {
+        return Err("path is too long".into());
+    }
+    if path.chars().any(|c| {
+        c.is_control()
+            || matches!(
+                c,
+                '\u{FF0E}' | '\u{2024}' | '\u{FE52}' | '\u{FF0F}' | '\u{2215}' | '\u{2044}'
+            )
+    }) {
+        return Err("path holds control or look-alike characters".into());
+    }
+    let bytes = path.as_bytes();
+    for i in 0..bytes.len() {
+        if bytes[i] == b'%'
+            && bytes.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+            && bytes.get(i + 2).is_some_and(u8::is_ascii_hexdigit)
+        {
+            return Err("path holds percent-encoded bytes".into());
+        }
+    }
+    let trimmed = if path.len() > 1 {
+        path.strip_suffix('/').unwrap_or(path)
+    } else {
+        path
+    };
+    let mut out = Vec::new();
+    for c in trimmed.split('/').skip(1) {
+        match c {
+            "" if trimmed == "/" => {}
+            "" => return Err("path holds an empty component (`//`)".into()),
+            "." | ".." => return Err("path holds a `.` or `..` component".into()),
+            c if c.len() > 255 => return Err("a path component is too long".into()),
+            c => out.push(c),
+        }
+    }
+    Ok(out)
+}
+
+/// Where a path landed: the allowed root it is beneath and its components relative to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    /// The allowed directory (`/` when unrestricted).
+    pub root: PathBuf,
+    /// Components below it (empty = the root itself).
+    pub rel: Vec<String>,
+    /// Whether an allowlist applies.
+    pub restricted: bool,
+}
+
+impl Located {
+    /// The joined absolute path (lexical).
+    #[must_use]
+    pub fn path(&self) -> PathBuf {
+        let mut p = self.root.clone();
+        for c in &self.rel {
+            p.push(c);
+        }
+        p
+    }
+
+    fn resolve_flags(&self) -> rustix::fs::ResolveFlags {
+        use rustix::fs::ResolveFlags as R;
+        if self.restricted {
+            R::BENEATH | R::NO_MAGICLINKS | R::NO_XDEV
+        } else {
+            R::NO_MAGICLINKS
+        }
+    }
+
+    fn open_root(&self) -> Result<OwnedFd, String> {
+        use rustix::fs::ResolveFlags as R;
+        rustix::fs::openat2(
+            CWD,
+            &self.root,
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+            R::NO_SYMLINKS | R::NO_MAGICLINKS,
+        )
+        .map_err(|e| errno(e, "allowed directory"))
+    }
+
+    /// Opens `rel[..upto]` as a directory relative to the root fd.
+    fn open_dir(&self, root: &OwnedFd, upto: usize, oflags: OFlags) -> Result<OwnedFd, String> {
+        let rel = self.rel[..upto].join("/");
+        let rel = if rel.is_empty() { ".".to_owned() } else { rel };
+        rustix::fs::openat2(
+            root,
+            rel.as_str(),
+            oflags | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+            self.resolve_flags(),
+        )
+        .map_err(|e| errno(e, &self.path().display().to_string()))
+    }
+}
+
+impl Policy {
+    /// A policy over already-canonical directories.
+    #[must_use]
+    pub fn new(allowed: Vec<PathBuf>) -> Self {
+        Self { allowed }
+    }
+
+    /// The allowed directories (empty = unrestricted).
+    #[must_use]
+    pub fn allowed(&self) -> &[PathBuf] {
+        &self.allowed
+    }
+
+    /// Canonicalises and checks a new allowlist: each entry absolute, passing the lexical
+    /// check, an existing directory. Answers the realpaths (duplicates removed).
+    pub fn canonicalize(dirs: &[String]) -> Result<Vec<PathBuf>, String> {
+        let mut out: Vec<PathBuf> = Vec::new();
+        for d in dirs {
+            lexical_components(d).map_err(|e| format!("{d:?}: {e}"))?;
+            let real = std::fs::canonicalize(d).map_err(|e| format!("{d:?}: {e}"))?;
+            if !real.is_dir() {
+                return Err(format!("{d:?}: not a directory"));
+            }
+            if real.to_str().is_none() {
+                return Err(format!("{d:?}: not UTF-8"));
+            }
+            if !out.contains(&real) {
+                out.push(real);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Places `path` under an allowed directory (the deepest that matches).
+    pub fn locate(&self, path: &str) -> Result<Located, String> {
+        let comps = lexical_components(path)?;
+        if self.allowed.is_empty() {
+            return Ok(Located {
+                root: PathBuf::from("/"),
+                rel: comps.iter().map(|s| (*s).to_owned()).collect(),
+                restricted: false,
+            });
+        }
+        let mut best: Option<(&PathBuf, usize)> = None;
+        for a in &self.allowed {
+            let Some(astr) = a.to_str() else { continue };
+            let Ok(acomps) = lexical_components(astr) else {
+                continue;
+            };
+            if comps.len() >= acomps.len()
+                && comps[..acomps.len()] == acomps[..]
+                && best.is_none_or(|(_, n)| acomps.len() > n)
+            {
+                best = Some((a, acomps.len()));
+            }
+        }
+        let (root, n) = best.ok_or_else(|| format!("{path}: outside the allowed directories"))?;
+        Ok(Located {
+            root: root.clone(),
+            rel: comps[n..].iter().map(|s| (*s).to_owned()).collect(),
+            restricted: true,
+        })
+    }
+
+    /// Checks that `path` is a directory reachable under the policy; answers its realpath.
+    pub fn resolve_dir(&self, path: &str) -> Result<PathBuf, String> {
+        let loc = self.locate(path)?;
+        let root = loc.open_root()?;
+        let _dir = loc.open_dir(&root, loc.rel.len(), OFlags::PATH)?;
+        let real = std::fs::canonicalize(loc.path()).map_err(|e| format!("{path}: {e}"))?;
+        if loc.restricted && !real.starts_with(&loc.root) {
+            return Err(format!("{path}: path leaves the allowed directory"));
+        }
+        Ok(real)
+    }
+
+    /// Lists the subdirectories of `path` (dotfiles hidden, sorted, at most `cap`). Answers the
+    /// names and whether the listing was cut.
+    pub fn list_dirs(&self, path: &str, cap: usize) -> Result<(Vec<String>, bool), String> {
+        let loc = self.locate(path)?;
+        let root = loc.open_root()?;
+        let dir = loc.open_dir(&root, loc.rel.len(), OFlags::RDONLY)?;
+        let mut names = Vec::new();
+        let mut truncated = false;
+        let d = rustix::fs::Dir::read_from(&dir).map_err(|e| errno(e, path))?;
+        for entry in d {
+            let entry = entry.map_err(|e| errno(e, path))?;
+            let Ok(name) = entry.file_name().to_str() else {
+                continue;
+            };
+            if name.starts_with('.') {
+                continue;
+            }
+            let is_dir = match entry.file_type() {
+                FileType::Directory => true,
+                FileType::Unknown => rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW)
+                    .is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::Directory),
+                _ => false,
+            };
+            if is_dir {
+                names.push(name.to_owned());
+            }
+        }
+        names.sort();
+        if names.len() > cap {
+            names.truncate(cap);
+            truncated = true;
+        }
+        Ok((names, truncated))
+    }
+
+    /// Removes `path` (a file, a symlink itself, or a directory tree) without ever leaving the
+    /// allowed directory. The allowed directory itself and `/` are refused.
+    pub fn remove(&self, path: &str) -> Result<(), String> {
+        let loc = self.locate(path)?;
+        let Some(name) = loc.rel.last().cloned() else {
+            return Err(format!(
+                "{path}: refusing to remove an allowed directory itself"
+            ));
+        };
+        let root = loc.open_root()?;
+        let parent = loc.open_dir(&root, loc.rel.len() - 1, OFlags::RDONLY)?;
+        let st = rustix::fs::statat(&parent, name.as_str(), AtFlags::SYMLINK_NOFOLLOW)
+            .map_err(|e| errno(e, path))?;
+        if FileType::from_raw_mode(st.st_mode) == FileType::Directory {
+            remove_tree(&parent, &name, loc.restricted, 0).map_err(|e| errno(e, path))
+        } else {
+            rustix::fs::unlinkat(&parent, name.as_str(), AtFlags::empty())
+                .map_err(|e| errno(e, path))
+        }
+    }
+}
+
+/// Removes directory `name` under `parent`: opened relative to `parent` without following any
+/// symlink, emptied through that fd, then unlinked relative to `parent`.
+fn remove_tree(parent: &OwnedFd, name: &str, restricted: bool, depth: usize) -> Result<(), Errno> {
+    use rustix::fs::ResolveFlags as R;
+    if depth > MAX_REMOVE_DEPTH {
+        return Err(Errno::LOOP);
+    }
+    let mut flags = R::BENEATH | R::NO_SYMLINKS | R::NO_MAGICLINKS;
+    if restricted {
+        flags |= R::NO_XDEV;
+    }
+    let dir = rustix::fs::openat2(
+        parent,
+        name,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+        flags,
+    )?;
+    let mut children = Vec::new();
+    for entry in rustix::fs::Dir::read_from(&dir)? {
+        let entry = entry?;
+        let n = entry.file_name().to_bytes();
+        if n == b"." || n == b".." {
+            continue;
+        }
+        children.push(entry.file_name().to_owned());
+    }
+    for child in children {
+        let st = rustix::fs::statat(&dir, child.as_c_str(), AtFlags::SYMLINK_NOFOLLOW)?;
+        if FileType::from_raw_mode(st.st_mode) == FileType::Directory {
+            let Ok(c) = child.to_str() else {
+                return Err(Errno::ILSEQ);
+            };
+            remove_tree(&dir, c, restricted, depth + 1)?;
+        } else {
+            rustix::fs::unlinkat(&dir, child.as_c_str(), AtFlags::empty())?;
+        }
+    }
+    rustix::fs::unlinkat(parent, name, AtFlags::REMOVEDIR)
+}
+
+/// Checks an existing destination: only a regular file with one link may be replaced.
+fn check_destination(parent: &OwnedFd, name: &str, path: &str) -> Result<(), String> {
+    match rustix::fs::statat(parent, name, AtFlags::SYMLINK_NOFOLLOW) {
+        Err(Errno::NOENT) => Ok(()),
+        Err(e) => Err(errno(e, path)),
+        Ok(st) => {
+            let ft = FileType::from_raw_mode(st.st_mode);
+            if ft == FileType::Symlink {
+                return Err(format!("{path}: destination is a symlink"));
+            }
+            if ft != FileType::RegularFile {
+                return Err(format!(
+                    "{path}: destination is not a regular file ({ft:?})"
+                ));
+            }
+            // Open without following and without blocking, then check the open file itself.
+            let fd = rustix::fs::openat(
+                parent,
+                name,
+                OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                Mode::empty(),
+            )
+            .map_err(|e| errno(e, path))?;
+            let st = rustix::fs::fstat(&fd).map_err(|e| errno(e, path))?;
+            if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+                return Err(format!("{path}: destination is not a regular file"));
+            }
+            if st.st_nlink > 1 {
+                return Err(format!("{path}: destination has other hard links"));
+            }
+            Ok(())
+        }
+    }
+}
+
+struct Upload {
+    parent: OwnedFd,
+    tmp: String,
+    name: String,
+    file: std::fs::File,
+    next_chunk: u32,
+    bytes: u64,
+}
+
+/// Chunked uploads in progress, keyed by destination path. Each upload writes a fresh temp file
+/// (`O_CREAT | O_EXCL | O_NOFOLLOW`, mode 0600) beside the destination and renames it into place
+/// on the last chunk, relative to the parent directory's fd.
+#[derive(Default)]
+pub struct Uploads {
+    active: Mutex<HashMap<String, Upload>>,
+}
+
+/// Progress of one upload after a chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkWritten {
+    /// Bytes written so far.
+    pub bytes: u64,
+    /// Whether the file was moved into place.
+    pub done: bool,
+}
+
+impl Uploads {
+    /// Writes one chunk of `path`.
+    pub fn write_chunk(
+        &self,
+        policy: &Policy,
+        path: &str,
+        chunk: u32,
+        data: &[u8],
+        eof: bool,
+    ) -> Result<ChunkWritten, String> {
+        use std::io::Write as _;
+        let mut active = self.active.lock().map_err(|_| "upload table poisoned")?;
+        if chunk == 0 {
+            if let Some(old) = active.remove(path) {
+                let _ = rustix::fs::unlinkat(&old.parent, old.tmp.as_str(), AtFlags::empty());
+            }
+            if active.len() >= MAX_UPLOADS {
+                return Err("too many uploads in progress".into());
+            }
+            let loc = policy.locate(path)?;
+            let Some(name) = loc.rel.last().cloned() else {
+                return Err(format!("{path}: cannot write over a directory"));
+            };
+            let root = loc.open_root()?;
+            let parent = loc.open_dir(&root, loc.rel.len() - 1, OFlags::RDONLY)?;
+            check_destination(&parent, &name, path)?;
+            let tag =
+                crate::util::hex(&crate::util::random_bytes::<6>().map_err(|e| e.to_string())?);
+            let tmp = if name.len() > 200 {
+                format!(".tp-upload-{tag}.part")
+            } else {
+                format!(".{name}.tp-upload-{tag}.part")
+            };
+            let fd = rustix::fs::openat(
+                &parent,
+                tmp.as_str(),
+                OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                Mode::from_raw_mode(0o600),
+            )
+            .map_err(|e| errno(e, path))?;
+            active.insert(
+                path.to_owned(),
+                Upload {
+                    parent,
+                    tmp,
+                    name,
+                    file: std::fs::File::from(fd),
+                    next_chunk: 0,
+                    bytes: 0,
+                },
+            );
+        }
+        let up = active
+            .get_mut(path)
+            .ok_or_else(|| format!("{path}: no upload in progress (chunks start at 0)"))?;
+        if up.next_chunk != chunk {
+            let expected = up.next_chunk;
+            if let Some(old) = active.remove(path) {
+                let _ = rustix::fs::unlinkat(&old.parent, old.tmp.as_str(), AtFlags::empty());
+            }
+            return Err(format!(
+                "{path}: chunk {chunk} out of order (expected {expected}); upload abandoned"
+            ));
+        }
+        let wrote = up.file.write_all(data);
+        if let Err(e) = wrote {
+            if let Some(old) = active.remove(path) {
+                let _ = rustix::fs::unlinkat(&old.parent, old.tmp.as_str(), AtFlags::empty());
+            }
+            return Err(format!("{path}: {e}"));
+        }
+        up.bytes += data.len() as u64;
+        up.next_chunk += 1;
+        let bytes = up.bytes;
+        if !eof {
+            return Ok(ChunkWritten { bytes, done: false });
+        }
+        let Some(up) = active.remove(path) else {
+            return Err("upload vanished".into());
+        };
+        let finish = (|| {
+            up.file.sync_all().map_err(|e| format!("{path}: {e}"))?;
+            rustix::fs::fchmod(up.file.as_fd(), Mode::from_raw_mode(0o644))
+                .map_err(|e| errno(e, path))?;
+            check_destination(&up.parent, &up.name, path)?;
+            rustix::fs::renameat(&up.parent, up.tmp.as_str(), &up.parent, up.name.as_str())
+                .map_err(|e| errno(e, path))
+        })();
+        if finish.is_err() {
+            let _ = rustix::fs::unlinkat(&up.parent, up.tmp.as_str(), AtFlags::empty());
+        }
+        finish.map(|()| ChunkWritten { bytes, done: true })
+    }
+}
+
+/// Whether `p` exists (without following a final symlink).
+#[must_use]
+pub fn exists(p: &Path) -> bool {
+    std::fs::symlink_metadata(p).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn lexical_rules() {
+        assert_eq!(lexical_components("/a/b/").unwrap(), vec!["a", "b"]);
+        assert_eq!(lexical_components("/").unwrap(), Vec::<&str>::new());
+        for bad in [
+            "",
+            "a/b",
+            "/a/../b",
+            "/a/./b",
+            "//etc",
+            "/a//b",
+            "/a/%2e%2e/b",
+            "/a\0b",
+            "/a/\u{FF0E}\u{FF0E}/b",
+        ] {
+            assert!(lexical_components(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn allowlist_matching_is_by_component() {
+        let p = Policy::new(vec![PathBuf::from("/home/app")]);
+        assert!(p.locate("/home/app2/x").is_err());
+        assert_eq!(p.locate("/home/app/x").unwrap().rel, vec!["x".to_owned()]);
+        assert!(p.locate("/home/app").unwrap().rel.is_empty());
+        assert!(p.locate("/home/app/").unwrap().rel.is_empty());
+    }
+}

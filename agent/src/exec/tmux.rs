@@ -1,0 +1,293 @@
+//! The node's private tmux server.
+//!
+//! Every call is an argv vector run with `std::process::Command` (never a shell string) against
+//! the node's own socket (`tmux -S <dataDir>/tmux.sock -f /dev/null`), so the user's tmux and
+//! configuration are untouched. The server starts with `exit-empty off`, `remain-on-exit on`
+//! (so an exit code can be read from `#{pane_dead_status}`) and a fixed history limit.
+//!
+//! Ids: sessions are named `tp-<subshellId>` (a [`SubshellId`] holds only hex and `-`); pane,
+//! window and session ids read back from tmux are checked against `^%\d+$`, `^@\d+$` and
+//! `^\$\d+$` before use. No user text ever reaches a format-expanding position: `-F` templates
+//! are constants, the working directory is passed as the client's own cwd (not `-c`), and text
+//! travels only through `send-keys -l --` (literal). [`escape_format`] doubles `#` for any
+//! future caller that must place text in a format.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use termplane_proto::SubshellId;
+
+use crate::util::run_bounded;
+
+/// Deadline of one tmux call.
+pub const CALL_DEADLINE: Duration = Duration::from_secs(5);
+/// Most output bytes read from one tmux call.
+const OUTPUT_CAP: usize = 8 * 1024 * 1024;
+/// Scrollback kept per pane.
+pub const HISTORY_LIMIT: u32 = 50_000;
+
+/// Why a tmux call failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TmuxError {
+    /// tmux said the target does not exist (authoritative).
+    #[error("no such pane or session")]
+    NoSuchTarget,
+    /// No server runs on the socket (authoritative: nothing lives there).
+    #[error("no tmux server running")]
+    NoServer,
+    /// tmux could not be run, timed out or failed otherwise.
+    #[error("tmux failed: {0}")]
+    Failed(String),
+}
+
+impl TmuxError {
+    /// Whether the failure proves the target is gone.
+    #[must_use]
+    pub fn is_authoritative_gone(&self) -> bool {
+        matches!(self, Self::NoSuchTarget | Self::NoServer)
+    }
+}
+
+fn digits_after(s: &str, sigil: char) -> bool {
+    s.strip_prefix(sigil)
+        .is_some_and(|d| !d.is_empty() && d.len() <= 10 && d.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// `^%\d+$`.
+#[must_use]
+pub fn is_pane_id(s: &str) -> bool {
+    digits_after(s, '%')
+}
+
+/// `^@\d+$`.
+#[must_use]
+pub fn is_window_id(s: &str) -> bool {
+    digits_after(s, '@')
+}
+
+/// `^\$\d+$`.
+#[must_use]
+pub fn is_session_id(s: &str) -> bool {
+    digits_after(s, '$')
+}
+
+/// Doubles `#` so that text placed in a format expands to itself.
+#[must_use]
+pub fn escape_format(s: &str) -> String {
+    s.replace('#', "##")
+}
+
+/// Session name of a subshell.
+#[must_use]
+pub fn session_name(id: &SubshellId) -> String {
+    format!("tp-{id}")
+}
+
+/// Exact-match pane target of a subshell's session (`=tp-<id>:`: its current window's active pane).
+#[must_use]
+pub fn pane_target(id: &SubshellId) -> String {
+    format!("={}:", session_name(id))
+}
+
+/// Exact-match session target.
+#[must_use]
+pub fn session_target(id: &SubshellId) -> String {
+    format!("={}", session_name(id))
+}
+
+/// Keeps one argv word literal through tmux's command-line parsing: tmux treats a word ending
+/// in `;` as a command separator and turns a trailing `\;` into `;`, so a backslash is inserted
+/// before a final `;`. Every word [`Tmux::run`] passes goes through this.
+#[must_use]
+pub fn literal_arg(s: &str) -> String {
+    match s.strip_suffix(';') {
+        Some(head) => format!("{head}\\;"),
+        None => s.to_owned(),
+    }
+}
+
+/// Quotes a word for the POSIX shell `pipe-pane` runs, and escapes `#` for tmux's format pass.
+#[must_use]
+pub fn shell_quote_for_pipe(s: &str) -> String {
+    format!("'{}'", escape_format(&s.replace('\'', "'\\''")))
+}
+
+/// A handle on the node's tmux server.
+#[derive(Debug, Clone)]
+pub struct Tmux {
+    bin: String,
+    socket: PathBuf,
+}
+
+fn classify(stderr: &str) -> TmuxError {
+    let s = stderr.to_ascii_lowercase();
+    if s.contains("no server running")
+        || s.contains("error connecting to")
+        || s.contains("server exited unexpectedly")
+    {
+        TmuxError::NoServer
+    } else if s.contains("can't find") || s.contains("no such") || s.contains("session not found") {
+        TmuxError::NoSuchTarget
+    } else {
+        TmuxError::Failed(stderr.trim().to_owned())
+    }
+}
+
+impl Tmux {
+    /// A handle for `bin` on `socket`.
+    #[must_use]
+    pub fn new(bin: impl Into<String>, socket: impl Into<PathBuf>) -> Self {
+        Self {
+            bin: bin.into(),
+            socket: socket.into(),
+        }
+    }
+
+    /// The socket path.
+    #[must_use]
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+
+    /// A command with the socket and config fixed, and the caller's tmux environment removed.
+    #[must_use]
+    pub fn command(&self) -> Command {
+        let mut c = Command::new(&self.bin);
+        c.arg("-S")
+            .arg(&self.socket)
+            .arg("-f")
+            .arg("/dev/null")
+            .env_remove("TMUX")
+            .env_remove("TMUX_PANE");
+        c
+    }
+
+    /// Runs `tmux <args>` with every word kept literal ([`literal_arg`]); answers standard output.
+    pub fn run<S: AsRef<str>>(&self, args: &[S]) -> Result<String, TmuxError> {
+        let mut c = self.command();
+        c.args(args.iter().map(|a| literal_arg(a.as_ref())));
+        self.run_command(&mut c)
+    }
+
+    /// Runs a sequence of constant commands joined by `;` separators.
+    fn run_sequence(&self, commands: &[&[&str]]) -> Result<String, TmuxError> {
+        let mut c = self.command();
+        for (i, words) in commands.iter().enumerate() {
+            if i > 0 {
+                c.arg(";");
+            }
+            c.args(words.iter().map(|w| literal_arg(w)));
+        }
+        self.run_command(&mut c)
+    }
+
+    /// Runs a prepared command.
+    pub fn run_command(&self, c: &mut Command) -> Result<String, TmuxError> {
+        let out = run_bounded(c, CALL_DEADLINE, OUTPUT_CAP)
+            .map_err(|e| TmuxError::Failed(format!("cannot run tmux: {e}")))?;
+        if out.timed_out {
+            return Err(TmuxError::Failed("tmux did not answer in time".into()));
+        }
+        if out.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        } else {
+            Err(classify(&out.stderr_text()))
+        }
+    }
+
+    /// `tmux -V`.
+    pub fn version(&self) -> Result<String, TmuxError> {
+        let out = run_bounded(Command::new(&self.bin).arg("-V"), CALL_DEADLINE, 4096)
+            .map_err(|e| TmuxError::Failed(e.to_string()))?;
+        if out.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+        } else {
+            Err(TmuxError::Failed(out.stderr_text()))
+        }
+    }
+
+    /// Starts the server (idempotent) with the node's options.
+    pub fn start_server(&self) -> Result<(), TmuxError> {
+        if let Some(dir) = self.socket.parent() {
+            crate::config::ensure_private_dir(dir)
+                .map_err(|e| TmuxError::Failed(format!("{}: {e}", dir.display())))?;
+        }
+        let limit = HISTORY_LIMIT.to_string();
+        self.run_sequence(&[
+            &["start-server"],
+            &["set-option", "-s", "exit-empty", "off"],
+            &["set-option", "-g", "remain-on-exit", "on"],
+            &["set-option", "-g", "history-limit", limit.as_str()],
+            &["set-option", "-g", "status", "off"],
+        ])
+        .map(|_| ())
+    }
+
+    /// Stops the server.
+    pub fn kill_server(&self) -> Result<(), TmuxError> {
+        match self.run(&["kill-server"]) {
+            Ok(_) | Err(TmuxError::NoServer) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// One display-message query with a constant format against a pane target.
+    pub fn query(&self, target: &str, format: &'static str) -> Result<String, TmuxError> {
+        self.run(&["display-message", "-p", "-t", target, format])
+            .map(|s| s.trim_end_matches('\n').to_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn i101_ids_are_validated() {
+        assert!(is_pane_id("%0") && is_pane_id("%12"));
+        assert!(is_window_id("@3") && is_session_id("$4"));
+        let long = "%".to_owned() + &"1".repeat(10_000);
+        for bad in [
+            "",
+            "%",
+            "%1; kill-server",
+            "%1 \\; run-shell id",
+            "%1\nkill-server",
+            "$(id)",
+            "`id`",
+            "-t",
+            "--",
+            "{kill-server}",
+            "#{pane_id}",
+            "#(id)",
+            "~",
+            "$HOME",
+            "\\u0041",
+            "a:b.c",
+            "%-1",
+            "%1a",
+            "１",
+            &long,
+        ] {
+            assert!(
+                !is_pane_id(bad) && !is_window_id(bad) && !is_session_id(bad),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn trailing_semicolons_stay_literal() {
+        assert_eq!(literal_arg(";"), "\\;");
+        assert_eq!(literal_arg("a;"), "a\\;");
+        assert_eq!(literal_arg("\\;"), "\\\\;");
+        assert_eq!(literal_arg("a;b"), "a;b");
+    }
+
+    #[test]
+    fn format_text_is_escaped() {
+        assert_eq!(escape_format("#(touch x)#{a}"), "##(touch x)##{a}");
+        assert_eq!(shell_quote_for_pipe("/a b/'c'#"), "'/a b/'\\''c'\\''##'");
+    }
+}

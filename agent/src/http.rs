@@ -1,0 +1,305 @@
+//! A small blocking HTTP/1.1 client over `std::net::TcpStream`, enough for enrollment (one JSON
+//! POST) and plain downloads.
+//!
+//! Only `http://` is spoken. `https://` needs a TLS client, which this build does not carry:
+//! such URLs are refused with a message saying so (put the plane behind a VPN or overlay network
+//! and use `http://`, or terminate TLS locally). Bodies are read by `Content-Length`, chunked
+//! transfer coding, or to end of stream, and capped.
+
+use std::io::{BufRead as _, BufReader, Read, Write};
+use std::net::{TcpStream, ToSocketAddrs as _};
+use std::time::Duration;
+
+/// A parsed `http://` URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpUrl {
+    /// Host (name or address, brackets stripped for IPv6).
+    pub host: String,
+    /// Port.
+    pub port: u16,
+    /// Path with leading `/`.
+    pub path: String,
+    /// The `Host` header value.
+    pub authority: String,
+}
+
+/// Resolves and connects to `u` (10 s connect timeout, 60 s read timeout).
+fn connect(u: &HttpUrl) -> Result<TcpStream, String> {
+    let addr = (u.host.as_str(), u.port)
+        .to_socket_addrs()
+        .map_err(|e| format!("cannot resolve {}: {e}", u.host))?
+        .next()
+        .ok_or_else(|| format!("cannot resolve {}", u.host))?;
+    let s = TcpStream::connect_timeout(&addr, Duration::from_secs(10))
+        .map_err(|e| format!("cannot connect to {}: {e}", u.authority))?;
+    s.set_read_timeout(Some(Duration::from_secs(60)))
+        .map_err(|e| e.to_string())?;
+    Ok(s)
+}
+
+/// Parses an `http://host[:port][/path]` URL.
+pub fn parse_url(url: &str) -> Result<HttpUrl, String> {
+    if url.starts_with("https://") {
+        return Err(
+            "https:// needs a TLS client, which this build does not include; \
+                    use http:// on a network you control"
+                .into(),
+        );
+    }
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or("only http:// URLs are supported")?;
+    let (authority, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, "/"),
+    };
+    if authority.is_empty() || authority.contains('@') {
+        return Err("the URL has no usable host".into());
+    }
+    let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
+        let (h, after) = v6.split_once(']').ok_or("unterminated IPv6 address")?;
+        let port = after.strip_prefix(':').map_or(Ok(80), str::parse);
+        (h.to_owned(), port.map_err(|_| "bad port")?)
+    } else {
+        match authority.rsplit_once(':') {
+            Some((h, p)) => (h.to_owned(), p.parse().map_err(|_| "bad port")?),
+            None => (authority.to_owned(), 80),
+        }
+    };
+    if path.chars().any(|c| c.is_control() || c == ' ') {
+        return Err("the URL path holds spaces or control characters".into());
+    }
+    Ok(HttpUrl {
+        host,
+        port,
+        path: path.to_owned(),
+        authority: authority.to_owned(),
+    })
+}
+
+/// A response.
+#[derive(Debug)]
+pub struct Response {
+    /// Status code.
+    pub status: u16,
+    /// Body bytes.
+    pub body: Vec<u8>,
+}
+
+/// Sends one request and reads the whole response (body at most `cap` bytes).
+pub fn request(
+    method: &str,
+    url: &str,
+    content_type: Option<&str>,
+    body: &[u8],
+    cap: u64,
+) -> Result<Response, String> {
+    let u = parse_url(url)?;
+    let mut s = connect(&u)?;
+    s.set_write_timeout(Some(Duration::from_secs(30)))
+        .map_err(|e| e.to_string())?;
+    let mut head = format!(
+        "{method} {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: termplane-node/{}\r\nAccept: */*\r\nConnection: close\r\nContent-Length: {}\r\n",
+        u.path,
+        u.authority,
+        env!("CARGO_PKG_VERSION"),
+        body.len()
+    );
+    if let Some(ct) = content_type {
+        head.push_str(&format!("Content-Type: {ct}\r\n"));
+    }
+    head.push_str("\r\n");
+    s.write_all(head.as_bytes())
+        .and_then(|()| s.write_all(body))
+        .map_err(|e| format!("sending the request: {e}"))?;
+    read_response(s, cap)
+}
+
+/// Streams a `GET` of `url` into `sink` (at most `cap` bytes, `Content-Length` required),
+/// calling `progress(done, total)` after each chunk. Answers the status and the byte count;
+/// a non-200 answer writes nothing.
+pub fn download(
+    url: &str,
+    sink: &mut dyn Write,
+    cap: u64,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(u16, u64), String> {
+    let u = parse_url(url)?;
+    let mut s = connect(&u)?;
+    let head = format!(
+        "GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: termplane-node/{}\r\nAccept: */*\r\nConnection: close\r\n\r\n",
+        u.path,
+        u.authority,
+        env!("CARGO_PKG_VERSION"),
+    );
+    s.write_all(head.as_bytes())
+        .map_err(|e| format!("sending the request: {e}"))?;
+    let mut r = BufReader::new(s);
+    let mut line = String::new();
+    r.read_line(&mut line).map_err(|e| e.to_string())?;
+    let status: u16 = line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .ok_or_else(|| format!("not an HTTP response: {:?}", line.trim()))?;
+    let mut length: Option<u64> = None;
+    for _ in 0..200 {
+        line.clear();
+        r.read_line(&mut line).map_err(|e| e.to_string())?;
+        let l = line.trim_end();
+        if l.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = l.split_once(':')
+            && k.eq_ignore_ascii_case("content-length")
+        {
+            length = Some(v.trim().parse().map_err(|_| "bad Content-Length")?);
+        }
+    }
+    if status != 200 {
+        return Ok((status, 0));
+    }
+    let total = length.ok_or("the download has no Content-Length")?;
+    if total > cap {
+        return Err(format!("download above {cap} bytes"));
+    }
+    let mut buf = vec![0_u8; 64 * 1024];
+    let mut done = 0_u64;
+    while done < total {
+        let want = usize::try_from((total - done).min(buf.len() as u64)).unwrap_or(buf.len());
+        let n = r.read(&mut buf[..want]).map_err(|e| e.to_string())?;
+        if n == 0 {
+            return Err("the download ended early".into());
+        }
+        sink.write_all(&buf[..n]).map_err(|e| e.to_string())?;
+        done += n as u64;
+        progress(done, total);
+    }
+    Ok((status, done))
+}
+
+fn read_response(s: impl Read, cap: u64) -> Result<Response, String> {
+    let mut r = BufReader::new(s);
+    let mut line = String::new();
+    r.read_line(&mut line).map_err(|e| e.to_string())?;
+    let status: u16 = line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .ok_or_else(|| format!("not an HTTP response: {:?}", line.trim()))?;
+    let mut length: Option<u64> = None;
+    let mut chunked = false;
+    for _ in 0..200 {
+        line.clear();
+        r.read_line(&mut line).map_err(|e| e.to_string())?;
+        let l = line.trim_end();
+        if l.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = l.split_once(':') {
+            let v = v.trim();
+            if k.eq_ignore_ascii_case("content-length") {
+                length = Some(v.parse().map_err(|_| "bad Content-Length")?);
+            } else if k.eq_ignore_ascii_case("transfer-encoding")
+                && v.to_ascii_lowercase().contains("chunked")
+            {
+                chunked = true;
+            }
+        }
+    }
+    let mut body = Vec::new();
+    if chunked {
+        loop {
+            line.clear();
+            r.read_line(&mut line).map_err(|e| e.to_string())?;
+            let size = u64::from_str_radix(line.trim().split(';').next().unwrap_or(""), 16)
+                .map_err(|_| "bad chunk size")?;
+            if size == 0 {
+                break;
+            }
+            if body.len() as u64 + size > cap {
+                return Err(format!("response body above {cap} bytes"));
+            }
+            let mut chunk = vec![0_u8; size as usize];
+            r.read_exact(&mut chunk).map_err(|e| e.to_string())?;
+            body.extend_from_slice(&chunk);
+            line.clear();
+            r.read_line(&mut line).map_err(|e| e.to_string())?;
+        }
+    } else if let Some(n) = length {
+        if n > cap {
+            return Err(format!("response body above {cap} bytes"));
+        }
+        r.take(n)
+            .read_to_end(&mut body)
+            .map_err(|e| e.to_string())?;
+        if body.len() as u64 != n {
+            return Err("the response ended early".into());
+        }
+    } else {
+        r.take(cap + 1)
+            .read_to_end(&mut body)
+            .map_err(|e| e.to_string())?;
+        if body.len() as u64 > cap {
+            return Err(format!("response body above {cap} bytes"));
+        }
+    }
+    Ok(Response { status, body })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn urls_parse_and_https_is_explained() {
+        let u = parse_url("http://127.0.0.1:8080/api/x").unwrap();
+        assert_eq!(
+            (u.host.as_str(), u.port, u.path.as_str()),
+            ("127.0.0.1", 8080, "/api/x")
+        );
+        assert_eq!(parse_url("http://[::1]/").unwrap().host, "::1");
+        assert!(parse_url("https://h").unwrap_err().contains("TLS"));
+        assert!(parse_url("http://u@h/").is_err());
+    }
+
+    #[test]
+    fn a_loopback_post_round_trips() {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let t = std::thread::spawn(move || {
+            let (mut c, _) = l.accept().unwrap();
+            c.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+                .unwrap();
+            // The head and the body may arrive in separate segments: read until both are here
+            // (the body is the 2 bytes `{}`), with a bound on the number of reads.
+            let mut got = Vec::new();
+            let mut buf = vec![0_u8; 4096];
+            for _ in 0..100 {
+                let n = c.read(&mut buf).unwrap();
+                got.extend_from_slice(&buf[..n]);
+                if n == 0 || got.ends_with(b"\r\n\r\n{}") {
+                    break;
+                }
+            }
+            let req = String::from_utf8_lossy(&got).into_owned();
+            c.write_all(b"HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n")
+                .unwrap();
+            req
+        });
+        let r = request(
+            "POST",
+            &format!("http://127.0.0.1:{port}/p"),
+            Some("application/json"),
+            b"{}",
+            1000,
+        )
+        .unwrap();
+        assert_eq!(r.status, 201);
+        assert_eq!(r.body, b"abcde");
+        let req = t.join().unwrap();
+        assert!(req.starts_with("POST /p HTTP/1.1\r\n"));
+        assert!(req.ends_with("\r\n\r\n{}"));
+    }
+}

@@ -1,0 +1,14 @@
+//! The termplane node daemon as a library: configuration, enrollment, the service manager
+//! surface, the tmux executor and the hook the link driver fills in.
+//!
+//! The binary (`src/main.rs`) is a thin command-line front end over these modules.
+
+pub mod config;
+pub mod enroll;
+pub mod exec;
+pub mod http;
+pub mod identity;
+pub mod link;
+pub mod logging;
+pub mod service;
+pub mod util;

@@ -1,0 +1,332 @@
+//! The link driver: one [`termplane_machines::agent_link::AgentLink`] for the daemon's life,
+//! driven by [`termplane_runtime_smol::agent::run`].
+//!
+//! * Dials the persisted `wsUrl` with `Authorization: Bearer <nodeKey>`; the control pin comes
+//!   from the config file, and `PersistControlPin` / `DropControlPin` are written back into it
+//!   (mode 0600, replaced atomically).
+//! * Sends `ready` with the spec's fields, rebuilt before every dial so the runtime snapshot and
+//!   the maintenance mirror are current.
+//! * Verified commands go to **one long-lived worker thread** that runs them in arrival order,
+//!   one at a time, for the daemon's whole life (across reconnects). A finished non-update
+//!   command accepts a just-installed binary ([`crate::exec::update::accept`]).
+//! * On each establishment: `subshells_report` (the census), then `inventory`.
+//! * Heartbeat tick: `heartbeat`, then `maintenance` when the maintenance file changed.
+//! * Every 2 s the exit tick runs; when panes ended, a changed maintenance mirror is sent first,
+//!   then one `exit` event per pane.
+//! * `output` events of tails flow from the executor's bounded channel into the link.
+//! * SIGINT / SIGTERM close the socket with 1000 and end the driver ([`LinkEnd::Shutdown`]).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::mpsc::Receiver;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use futures_lite::StreamExt as _;
+use termplane_machines::agent_link::AgentConfig;
+use termplane_machines::time::UnixSecs;
+use termplane_proto::event::{
+    Heartbeat, Inventory, MultiplexerInfo, Os, RuntimeSnapshot, SelfInvoke, SubshellsReport,
+};
+use termplane_proto::{Command, CommandResult, Event, Key32, NODE_PROTOCOL_VERSION, Ready};
+use termplane_runtime_smol::agent::{
+    self, AgentControl, AgentOptions, AgentOutcome, BoxFuture, Executor as LinkExecutor,
+};
+
+use crate::config::NodeConfig;
+use crate::exec::{Executor, update};
+use crate::logging;
+
+/// Capabilities this build announces in `ready`.
+pub const CAPABILITIES: &[&str] = &[
+    "tmux",
+    "tail",
+    "capture",
+    "write_file",
+    "update",
+    "maintenance",
+];
+
+/// Most node-produced events waiting for the link (backpressure for tails).
+const EVENT_QUEUE: usize = 32;
+
+/// Why the link could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum LinkError {
+    /// A key in the config file is unusable.
+    #[error("config: {0}")]
+    Config(String),
+    /// The driver could not start.
+    #[error("link driver: {0}")]
+    Start(String),
+}
+
+/// How the link ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LinkEnd {
+    /// SIGINT / SIGTERM: the socket was closed with 1000.
+    Shutdown,
+    /// The plane said exit: 4406 (`rollback: true`) or 4409.
+    Exit {
+        /// The plane refused this version (4406).
+        rollback: bool,
+        /// The plane's reason.
+        reason: String,
+    },
+}
+
+/// What [`run_link`] needs.
+pub struct LinkArgs {
+    /// The config file (control pin changes are written back here).
+    pub config_path: PathBuf,
+    /// The loaded config.
+    pub config: NodeConfig,
+}
+
+fn unix_now() -> UnixSecs {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    UnixSecs(i64::try_from(secs).unwrap_or(i64::MAX))
+}
+
+/// The `ready` frame as of now.
+#[must_use]
+pub fn build_ready(exec: &Executor, config_path: &std::path::Path) -> Ready {
+    let cfg = exec.config();
+    let manager = crate::service::Manager::current();
+    let has_def = crate::service::definition_path(manager).exists();
+    let supervised = crate::service::supervised();
+    let panes = exec.census().is_ok_and(|c| !c.is_empty());
+    Ready {
+        agent_version: Some(env!("CARGO_PKG_VERSION").to_owned()),
+        protocol_version: Some(u64::from(NODE_PROTOCOL_VERSION)),
+        os: match std::env::consts::OS {
+            "linux" => Os::Linux,
+            "macos" => Os::Darwin,
+            _ => Os::Unknown,
+        },
+        arch: std::env::consts::ARCH.to_owned(),
+        hostname: crate::enroll::hostname(),
+        data_dir: cfg.data_dir.to_string_lossy().into_owned(),
+        capabilities: CAPABILITIES.iter().map(|c| (*c).to_owned()).collect(),
+        self_invoke: Some(SelfInvoke {
+            command: std::env::current_exe()
+                .unwrap_or_else(|_| cfg.binary_path.clone())
+                .to_string_lossy()
+                .into_owned(),
+            args: Vec::new(),
+        }),
+        home_dir: cfg.home_dir.to_string_lossy().into_owned(),
+        runtime: Some(RuntimeSnapshot {
+            service_manager: if has_def { manager.name() } else { "none" }.to_owned(),
+            supervised,
+            pid: std::process::id(),
+            autostart: has_def,
+            linger: None,
+            panes_at_risk: panes,
+            config_path: config_path.to_string_lossy().into_owned(),
+            log_path: cfg.log_path.to_string_lossy().into_owned(),
+            binary_path: cfg.binary_path.to_string_lossy().into_owned(),
+            debug_logging: logging::debug_enabled(),
+            debug_logging_forced: logging::debug_forced(),
+            multiplexer: Some(MultiplexerInfo {
+                name: "tmux".into(),
+                version: exec.tmux().version().ok(),
+                socket: Some(exec.tmux().socket().to_string_lossy().into_owned()),
+            }),
+        }),
+        maintenance: exec.maintenance_watch().current(),
+    }
+}
+
+type Job = (String, Command, smol::channel::Sender<CommandResult>);
+
+/// The runtime's view of the executor: a queue into the worker thread plus the node's facts.
+struct Node {
+    exec: Arc<Executor>,
+    config_path: PathBuf,
+    jobs: std::sync::mpsc::Sender<Job>,
+}
+
+fn worker(exec: &Executor, jobs: &Receiver<Job>) {
+    let binary = exec.config().binary_path.clone();
+    while let Ok((jti, command, reply)) = jobs.recv() {
+        let result = exec.execute_result(&jti, &command);
+        if !command.is_update() && update::pending(&binary) {
+            match update::accept(&binary) {
+                Ok(()) => logging::info("update accepted after a verified command"),
+                Err(e) => logging::warn(&format!("cannot accept the update: {e}")),
+            }
+        }
+        let _ = reply.send_blocking(result);
+    }
+}
+
+impl LinkExecutor for Node {
+    fn execute(&self, jti: String, command: Command) -> BoxFuture<CommandResult> {
+        let (tx, rx) = smol::channel::bounded(1);
+        let queued = self.jobs.send((jti.clone(), command, tx)).is_ok();
+        Box::pin(async move {
+            match rx.recv().await {
+                Ok(r) if queued => r,
+                _ => CommandResult::err(jti, "executor stopped"),
+            }
+        })
+    }
+
+    fn on_established(&self, at: String) -> Vec<Event> {
+        logging::info("link established");
+        let mut out = Vec::new();
+        match self.exec.census() {
+            Ok(subshells) => out.push(Event::SubshellsReport(SubshellsReport { subshells })),
+            Err(e) => logging::warn(&format!("census failed; no subshells_report: {e}")),
+        }
+        out.push(self.inventory(at));
+        out
+    }
+
+    fn heartbeat(&self, at: String) -> Vec<Event> {
+        let mut out = vec![Event::Heartbeat(Heartbeat { at })];
+        if let Some(m) = self.exec.maintenance_watch().check() {
+            out.push(Event::Maintenance(m));
+        }
+        out
+    }
+
+    fn ready(&self) -> Option<Ready> {
+        Some(build_ready(&self.exec, &self.config_path))
+    }
+
+    fn inventory(&self, at: String) -> Event {
+        Event::Inventory(Inventory {
+            harnesses: vec![],
+            at,
+        })
+    }
+
+    fn persist_control_pin(&self, pin: Option<Key32>) {
+        let r = NodeConfig::load(&self.config_path).and_then(|mut c| {
+            c.control_encrypt_public_key = pin.map(|k| k.to_b64());
+            c.save(&self.config_path)
+        });
+        match (r, pin) {
+            (Ok(()), Some(_)) => logging::info("control key pinned"),
+            (Ok(()), None) => logging::info("control pin dropped; the next connect registers"),
+            (Err(e), _) => logging::warn(&format!("cannot write the control pin: {e}")),
+        }
+    }
+}
+
+fn spawn_named(name: &str, f: impl FnOnce() + Send + 'static) -> Result<(), LinkError> {
+    std::thread::Builder::new()
+        .name(name.to_owned())
+        .spawn(f)
+        .map(|_| ())
+        .map_err(|e| LinkError::Start(e.to_string()))
+}
+
+/// Runs the node link until a signal or the plane ends it.
+pub fn run_link(
+    args: LinkArgs,
+    exec: Arc<Executor>,
+    events: Receiver<Event>,
+) -> Result<LinkEnd, LinkError> {
+    let c = &args.config;
+    let node_static = Key32::from_b64(&c.link_public)
+        .map_err(|e| LinkError::Config(format!("linkPublic: {e}")))?;
+    let control_pin = match &c.control_encrypt_public_key {
+        Some(k) => Some(
+            Key32::from_b64(k)
+                .map_err(|e| LinkError::Config(format!("controlEncryptPublicKey: {e}")))?,
+        ),
+        None => None,
+    };
+    let cfg = AgentConfig {
+        node_id: c.node_id.clone(),
+        node_key: c.node_key.clone(),
+        node_static,
+        control_pin,
+        signing_key: c.signing_public_jwk.clone(),
+        process_start: unix_now(),
+        ready: build_ready(&exec, &args.config_path),
+    };
+    let (control_tx, control_rx) = smol::channel::bounded::<AgentControl>(EVENT_QUEUE);
+
+    let (jobs_tx, jobs_rx) = std::sync::mpsc::channel::<Job>();
+    let worker_exec = Arc::clone(&exec);
+    spawn_named("commands", move || worker(&worker_exec, &jobs_rx))?;
+
+    let forward = control_tx.clone();
+    spawn_named("events", move || {
+        while let Ok(e) = events.recv() {
+            if forward
+                .send_blocking(AgentControl::Send(Box::new(e)))
+                .is_err()
+            {
+                return;
+            }
+        }
+    })?;
+
+    let ticker = Arc::clone(&exec);
+    let exits = control_tx.clone();
+    spawn_named("exit-tick", move || {
+        loop {
+            std::thread::sleep(termplane_proto::limits::EXIT_DETECTION_TICK);
+            let ended = ticker.exit_tick();
+            if ended.is_empty() {
+                continue;
+            }
+            if let Some(m) = ticker.maintenance_watch().check() {
+                let _ = exits.send_blocking(AgentControl::Send(Box::new(Event::Maintenance(m))));
+            }
+            for e in ended {
+                logging::info(&format!(
+                    "pane {} exited ({:?})",
+                    e.subshell_id, e.exit_code
+                ));
+                if exits
+                    .send_blocking(AgentControl::Send(Box::new(Event::Exit(e))))
+                    .is_err()
+                {
+                    return;
+                }
+            }
+        }
+    })?;
+
+    let node = Node {
+        exec,
+        config_path: args.config_path.clone(),
+        jobs: jobs_tx,
+    };
+    let opts = AgentOptions::new(c.ws_url.clone());
+    logging::info(&format!("dialing {}", c.ws_url));
+    let outcome = smol::block_on(async {
+        let signals =
+            async_signal::Signals::new([async_signal::Signal::Term, async_signal::Signal::Int]);
+        match signals {
+            Ok(mut signals) => {
+                let stop = control_tx.clone();
+                smol::spawn(async move {
+                    if let Some(sig) = signals.next().await {
+                        logging::info(&format!("{sig:?} received; closing the link"));
+                        let _ = stop.send(AgentControl::Shutdown).await;
+                    }
+                })
+                .detach();
+            }
+            Err(e) => logging::warn(&format!("cannot install signal handlers: {e}")),
+        }
+        let clock = termplane_runtime_smol::SystemClock;
+        agent::run(cfg, opts, &node, control_rx, &clock).await
+    })
+    .map_err(|e| LinkError::Start(e.to_string()))?;
+    Ok(match outcome {
+        AgentOutcome::Shutdown => LinkEnd::Shutdown,
+        AgentOutcome::Exit { rollback, reason } => LinkEnd::Exit { rollback, reason },
+    })
+}
+
+/// How long a just-installed binary stays on probation without a verified command.
+pub const UPDATE_QUIET_ACCEPT: Duration = Duration::from_secs(15 * 60);

@@ -1,0 +1,357 @@
+//! `termplane-node`: the node daemon's command line.
+//!
+//! ```text
+//! termplane-node enroll --server URL --setup-key nsk_… [--name N] [--config PATH]
+//! termplane-node configure [--key tp_…] [--server URL] [--config PATH]
+//! termplane-node status [--config PATH]
+//! termplane-node service install|uninstall|start|stop|restart [--config PATH]
+//! termplane-node run [--config PATH]
+//! termplane-node --version
+//! ```
+//!
+//! No command prints the node key or the private link half.
+//!
+//! # Exit status of `run`
+//! | status | when |
+//! |---|---|
+//! | 0 | SIGINT / SIGTERM (the link closed with 1000), or the plane closed with 4409 (another daemon took this node over; restarting would fight it) |
+//! | 3 | the plane closed with 4406 (this version is refused) and there was no update to roll back |
+//! | 75 | an `update` was installed; the service manager (`Restart=on-failure`) restarts into the new binary |
+//! | 1 | the daemon could not start |
+//!
+//! A 4406 with a pending update, a failed start with a pending update, or a second start of a
+//! never-accepted update rolls back to `<binary>.previous` and re-executes it in place.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use termplane_node::config::{NodeConfig, default_config_path};
+use termplane_node::exec::{ExecConfig, shared, update};
+use termplane_node::{enroll, link, logging, service};
+
+/// Exit status after a 4406 with nothing to roll back.
+const EXIT_UPDATE_REQUIRED: u8 = 3;
+
+const USAGE: &str = "usage:
+  termplane-node enroll --server URL --setup-key nsk_... [--name NAME] [--config PATH]
+  termplane-node configure [--key KEY] [--server URL] [--config PATH]
+  termplane-node status [--config PATH]
+  termplane-node service install|uninstall|start|stop|restart [--config PATH]
+  termplane-node run [--config PATH]
+  termplane-node --version";
+
+struct Args {
+    positional: Vec<String>,
+    flags: Vec<(String, String)>,
+}
+
+impl Args {
+    fn parse(raw: &[String]) -> Result<Self, String> {
+        let mut positional = Vec::new();
+        let mut flags = Vec::new();
+        let mut it = raw.iter();
+        while let Some(a) = it.next() {
+            if let Some(name) = a.strip_prefix("--") {
+                let (k, v) = match name.split_once('=') {
+                    Some((k, v)) => (k.to_owned(), v.to_owned()),
+                    None => (
+                        name.to_owned(),
+                        it.next()
+                            .cloned()
+                            .ok_or_else(|| format!("--{name} needs a value"))?,
+                    ),
+                };
+                if !matches!(
+                    k.as_str(),
+                    "server" | "setup-key" | "name" | "config" | "key"
+                ) {
+                    return Err(format!("unknown option --{k}"));
+                }
+                flags.push((k, v));
+            } else {
+                positional.push(a.clone());
+            }
+        }
+        Ok(Self { positional, flags })
+    }
+
+    fn get(&self, k: &str) -> Option<&str> {
+        self.flags
+            .iter()
+            .rev()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn config_path(&self) -> PathBuf {
+        self.get("config")
+            .map_or_else(default_config_path, PathBuf::from)
+    }
+}
+
+fn fail(msg: &str) -> ExitCode {
+    eprintln!("termplane-node: {msg}");
+    ExitCode::FAILURE
+}
+
+fn main() -> ExitCode {
+    let raw: Vec<String> = std::env::args().skip(1).collect();
+    match raw.first().map(String::as_str) {
+        Some("--version" | "-V") => {
+            println!("termplane-node {}", env!("CARGO_PKG_VERSION"));
+            return ExitCode::SUCCESS;
+        }
+        None | Some("--help" | "-h" | "help") => {
+            println!(
+                "termplane-node {} (protocol {})\n\n{USAGE}",
+                env!("CARGO_PKG_VERSION"),
+                termplane_proto::NODE_PROTOCOL_VERSION
+            );
+            return ExitCode::SUCCESS;
+        }
+        _ => {}
+    }
+    let args = match Args::parse(&raw) {
+        Ok(a) => a,
+        Err(e) => return fail(&format!("{e}\n{USAGE}")),
+    };
+    let cmd = args.positional.first().map(String::as_str).unwrap_or("");
+    match cmd {
+        "enroll" => cmd_enroll(&args),
+        "configure" => cmd_configure(&args),
+        "status" => cmd_status(&args),
+        "service" => cmd_service(&args),
+        "run" => cmd_run(&args),
+        other => fail(&format!("unknown command {other:?}\n{USAGE}")),
+    }
+}
+
+fn cmd_enroll(args: &Args) -> ExitCode {
+    let (Some(server), Some(key)) = (args.get("server"), args.get("setup-key")) else {
+        return fail("enroll needs --server URL and --setup-key nsk_...");
+    };
+    let path = args.config_path();
+    let e = enroll::EnrollArgs {
+        server: server.to_owned(),
+        setup_key: key.to_owned(),
+        name: args.get("name").map(str::to_owned),
+        config_path: path.clone(),
+        tmux: "tmux".into(),
+    };
+    match enroll::enroll(&e) {
+        Ok(cfg) => {
+            println!(
+                "enrolled as node {} ({})\nconfig written to {}\nnext: termplane-node service install   (or: termplane-node run)",
+                cfg.node_id,
+                cfg.name,
+                path.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&e),
+    }
+}
+
+fn cmd_configure(args: &Args) -> ExitCode {
+    let path = args.config_path();
+    let mut cfg = match NodeConfig::load(&path) {
+        Ok(c) => c,
+        Err(e) => return fail(&e.to_string()),
+    };
+    let mut changed = Vec::new();
+    if let Some(k) = args.get("key") {
+        if !k.starts_with("tp_") || k.len() > 512 || k.chars().any(char::is_whitespace) {
+            return fail("the node key must start with tp_");
+        }
+        cfg.node_key = k.to_owned();
+        changed.push("node key");
+    }
+    if let Some(s) = args.get("server") {
+        let url = match termplane_node::config::validate_server_url(s) {
+            Ok(u) => u,
+            Err(e) => return fail(&e),
+        };
+        cfg.ws_url = match termplane_node::config::ws_url_for(&url) {
+            Ok(w) => w,
+            Err(e) => return fail(&e),
+        };
+        cfg.server_url = url;
+        changed.push("server URL");
+    }
+    if changed.is_empty() {
+        return fail("configure needs --key KEY and/or --server URL");
+    }
+    if let Err(e) = cfg.save(&path) {
+        return fail(&e.to_string());
+    }
+    println!(
+        "updated {} in {}; restart the daemon to use it",
+        changed.join(" and "),
+        path.display()
+    );
+    ExitCode::SUCCESS
+}
+
+fn cmd_status(args: &Args) -> ExitCode {
+    let path = args.config_path();
+    println!("config: {}", path.display());
+    match NodeConfig::load(&path) {
+        Ok(cfg) => {
+            println!("node id: {}", cfg.node_id);
+            println!("name: {}", cfg.name);
+            println!("server: {}", cfg.server_url);
+            println!("websocket: {}", cfg.ws_url);
+            println!(
+                "control key pinned: {}",
+                if cfg.control_encrypt_public_key.is_some() {
+                    "yes"
+                } else {
+                    "no"
+                }
+            );
+            println!("data dir: {}", cfg.data_dir().display());
+        }
+        Err(e) => println!("not enrolled ({e})"),
+    }
+    println!("service: {}", service::state());
+    ExitCode::SUCCESS
+}
+
+fn cmd_service(args: &Args) -> ExitCode {
+    let action = match args.positional.get(1).map(String::as_str) {
+        Some("install") => service::Action::Install,
+        Some("uninstall") => service::Action::Uninstall,
+        Some("start") => service::Action::Start,
+        Some("stop") => service::Action::Stop,
+        Some("restart") => service::Action::Restart,
+        _ => return fail("service needs install, uninstall, start, stop or restart"),
+    };
+    let binary = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("termplane-node"));
+    let config = args.config_path();
+    let log = NodeConfig::load(&config)
+        .map(|c| c.data_dir())
+        .unwrap_or_else(|_| termplane_node::config::default_data_dir())
+        .join("node.log");
+    match service::perform(action, &binary, &config, &log) {
+        Ok(lines) => {
+            for l in lines {
+                println!("{l}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&format!("service {action:?} failed: {e}")),
+    }
+}
+
+/// Replaces this process with `binary` and the same arguments (after a rollback).
+fn reexec(binary: &std::path::Path) -> ExitCode {
+    use std::os::unix::process::CommandExt as _;
+    let err = std::process::Command::new(binary)
+        .args(std::env::args_os().skip(1))
+        .exec();
+    fail(&format!("cannot re-execute {}: {err}", binary.display()))
+}
+
+fn cmd_run(args: &Args) -> ExitCode {
+    let path = args.config_path();
+    let binary = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("termplane-node"));
+    // A pending update whose start fails rolls back before the error is reported.
+    let failed_start = |msg: String| -> ExitCode {
+        if update::pending(&binary) {
+            match update::rollback(&binary) {
+                Ok(true) => {
+                    logging::warn(&format!("start failed ({msg}); rolled back the update"));
+                    return reexec(&binary);
+                }
+                Ok(false) => {}
+                Err(e) => logging::warn(&e),
+            }
+        }
+        fail(&msg)
+    };
+    let cfg = match NodeConfig::load(&path) {
+        Ok(c) => c,
+        Err(e) => return failed_start(format!("{e} (enroll first)")),
+    };
+    let data = cfg.data_dir();
+    if let Err(e) = termplane_node::config::ensure_private_dir(&data) {
+        return failed_start(format!("{}: {e}", data.display()));
+    }
+    let debug = std::fs::read_to_string(data.join("log-level")).is_ok_and(|l| l.trim() == "debug");
+    logging::init(&data.join("node.log"), debug);
+    match update::boot_check(&binary) {
+        Ok(update::Boot::Normal) => {}
+        Ok(update::Boot::Probation) => logging::info(
+            "running a just-installed binary on probation: a verified command or 15 quiet minutes accept it",
+        ),
+        Ok(update::Boot::RolledBack) => {
+            logging::warn(
+                "the installed update started before and was never accepted; rolled back to the previous binary",
+            );
+            return reexec(&binary);
+        }
+        Err(e) => logging::warn(&e),
+    }
+    if let Err(e) = enroll::check_tmux("tmux") {
+        return failed_start(e);
+    }
+    let mut ec = ExecConfig::new(data);
+    ec.config_path = Some(path.clone());
+    ec.binary_path.clone_from(&binary);
+    let (exec, events) = shared(ec);
+    if let Err(e) = exec.start() {
+        return failed_start(format!("cannot start the private tmux server: {e}"));
+    }
+    logging::info(&format!(
+        "termplane-node {} running as node {} (pid {}, tmux socket {})",
+        env!("CARGO_PKG_VERSION"),
+        cfg.node_id,
+        std::process::id(),
+        exec.tmux().socket().display()
+    ));
+    if update::pending(&binary) {
+        let b = binary.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(link::UPDATE_QUIET_ACCEPT);
+            if update::pending(&b) && update::accept(&b).is_ok() {
+                logging::info("update accepted after 15 quiet minutes");
+            }
+        });
+    }
+    let args = link::LinkArgs {
+        config_path: path,
+        config: cfg,
+    };
+    match link::run_link(args, exec, events) {
+        Ok(link::LinkEnd::Shutdown) => {
+            logging::info("link closed (1000); exiting");
+            ExitCode::SUCCESS
+        }
+        Ok(link::LinkEnd::Exit { rollback, reason }) => {
+            logging::warn(&format!(
+                "the plane ended the link ({}): {reason}",
+                if rollback {
+                    "4406 update required"
+                } else {
+                    "4409 superseded"
+                }
+            ));
+            if !rollback {
+                // Another daemon holds this node now; a restart would only fight it.
+                return ExitCode::SUCCESS;
+            }
+            match update::rollback(&binary) {
+                Ok(true) => {
+                    logging::warn("rolled back to the previous binary");
+                    reexec(&binary)
+                }
+                Ok(false) => ExitCode::from(EXIT_UPDATE_REQUIRED),
+                Err(e) => {
+                    logging::warn(&e);
+                    ExitCode::from(EXIT_UPDATE_REQUIRED)
+                }
+            }
+        }
+        Err(e) => failed_start(format!("link: {e}")),
+    }
+}

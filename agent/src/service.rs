@@ -1,0 +1,333 @@
+//! The service-manager surface: a systemd user unit (with `loginctl enable-linger`) on Linux, a
+//! launchd agent on macOS.
+//!
+//! The unit runs `termplane-node run --config <path>` and sets `TERMPLANE_SUPERVISED` to the
+//! manager's name, which is how the daemon knows it is supervised.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use crate::util::run_bounded;
+
+/// systemd unit name.
+pub const SYSTEMD_UNIT: &str = "termplane-node.service";
+/// launchd label.
+pub const LAUNCHD_LABEL: &str = "dev.termplane.node";
+/// Environment variable the service definition sets.
+pub const SUPERVISED_ENV: &str = "TERMPLANE_SUPERVISED";
+
+/// Which service manager this platform uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Manager {
+    /// systemd user instance.
+    Systemd,
+    /// launchd per-user agent.
+    Launchd,
+}
+
+impl Manager {
+    /// The platform's manager.
+    #[must_use]
+    pub fn current() -> Self {
+        if cfg!(target_os = "macos") {
+            Self::Launchd
+        } else {
+            Self::Systemd
+        }
+    }
+
+    /// Its name in the runtime snapshot.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Systemd => "systemd",
+            Self::Launchd => "launchd",
+        }
+    }
+}
+
+/// Where the service definition lives.
+#[must_use]
+pub fn definition_path(m: Manager) -> PathBuf {
+    match m {
+        Manager::Systemd => {
+            let base = match std::env::var_os("XDG_CONFIG_HOME") {
+                Some(v) if Path::new(&v).is_absolute() => PathBuf::from(v),
+                _ => crate::config::home_dir().join(".config"),
+            };
+            base.join("systemd/user").join(SYSTEMD_UNIT)
+        }
+        Manager::Launchd => crate::config::home_dir()
+            .join("Library/LaunchAgents")
+            .join(format!("{LAUNCHD_LABEL}.plist")),
+    }
+}
+
+/// Whether this process runs under the service definition.
+#[must_use]
+pub fn supervised() -> bool {
+    std::env::var(SUPERVISED_ENV).is_ok_and(|v| !v.is_empty())
+}
+
+/// Quotes one word for a systemd `ExecStart=` line.
+fn systemd_word(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '%' => out.push_str("%%"),
+            '$' => out.push_str("$$"),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The systemd user unit text.
+#[must_use]
+pub fn systemd_unit(binary: &Path, config: &Path) -> String {
+    format!(
+        "[Unit]\n\
+         Description=termplane node daemon\n\
+         After=network-online.target\n\
+         Wants=network-online.target\n\
+         \n\
+         [Service]\n\
+         Type=simple\n\
+         ExecStart={} run --config {}\n\
+         Environment={SUPERVISED_ENV}=systemd\n\
+         Restart=on-failure\n\
+         RestartSec=5\n\
+         \n\
+         [Install]\n\
+         WantedBy=default.target\n",
+        systemd_word(&binary.display().to_string()),
+        systemd_word(&config.display().to_string()),
+    )
+}
+
+fn xml(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&apos;")
+}
+
+/// The launchd agent plist text.
+#[must_use]
+pub fn launchd_plist(binary: &Path, config: &Path, log: &Path) -> String {
+    format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+<plist version="1.0">
+<dict>
+  <key>Label</key><string>{LAUNCHD_LABEL}</string>
+  <key>ProgramArguments</key>
+  <array>
+    <string>{}</string>
+    <string>run</string>
+    <string>--config</string>
+    <string>{}</string>
+  </array>
+  <key>EnvironmentVariables</key>
+  <dict><key>{SUPERVISED_ENV}</key><string>launchd</string></dict>
+  <key>RunAtLoad</key><true/>
+  <key>KeepAlive</key><dict><key>SuccessfulExit</key><false/></dict>
+  <key>StandardOutPath</key><string>{}</string>
+  <key>StandardErrorPath</key><string>{}</string>
+</dict>
+</plist>
+"#,
+        xml(&binary.display().to_string()),
+        xml(&config.display().to_string()),
+        xml(&log.display().to_string()),
+        xml(&log.display().to_string()),
+    )
+}
+
+/// A service action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Write the definition, enable and start it.
+    Install,
+    /// Stop, disable and remove it.
+    Uninstall,
+    /// Start.
+    Start,
+    /// Stop.
+    Stop,
+    /// Restart.
+    Restart,
+}
+
+fn run_tool(argv: &[&str]) -> Result<String, String> {
+    let Some((prog, args)) = argv.split_first() else {
+        return Err("empty command".into());
+    };
+    let out = run_bounded(
+        Command::new(prog).args(args),
+        Duration::from_secs(30),
+        64 * 1024,
+    )
+    .map_err(|e| format!("could not run `{}`: {e}", argv.join(" ")))?;
+    if out.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    } else {
+        Err(format!(
+            "`{}` failed ({}): {}",
+            argv.join(" "),
+            out.code
+                .map_or("killed".to_owned(), |c| format!("exit {c}")),
+            out.stderr_text()
+        ))
+    }
+}
+
+fn user_name() -> String {
+    std::env::var("USER")
+        .or_else(|_| std::env::var("LOGNAME"))
+        .unwrap_or_else(|_| rustix::process::getuid().as_raw().to_string())
+}
+
+/// Carries out `action`. Returns the lines of what was done; an error names the failed step.
+pub fn perform(
+    action: Action,
+    binary: &Path,
+    config: &Path,
+    log: &Path,
+) -> Result<Vec<String>, String> {
+    let m = Manager::current();
+    let def = definition_path(m);
+    let mut done = Vec::new();
+    match (m, action) {
+        (Manager::Systemd, Action::Install) => {
+            if let Some(dir) = def.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            }
+            std::fs::write(&def, systemd_unit(binary, config))
+                .map_err(|e| format!("{}: {e}", def.display()))?;
+            done.push(format!("wrote {}", def.display()));
+            run_tool(&["systemctl", "--user", "daemon-reload"])?;
+            run_tool(&["systemctl", "--user", "enable", "--now", SYSTEMD_UNIT])?;
+            done.push(format!("enabled and started {SYSTEMD_UNIT}"));
+            match run_tool(&["loginctl", "enable-linger", &user_name()]) {
+                Ok(_) => done.push("enabled lingering (the service survives logout)".into()),
+                Err(e) => done.push(format!("warning: {e}")),
+            }
+        }
+        (Manager::Systemd, Action::Uninstall) => {
+            if !def.exists() {
+                done.push("no service definition; nothing to remove".into());
+                return Ok(done);
+            }
+            run_tool(&["systemctl", "--user", "disable", "--now", SYSTEMD_UNIT])?;
+            std::fs::remove_file(&def).map_err(|e| format!("{}: {e}", def.display()))?;
+            let _ = run_tool(&["systemctl", "--user", "daemon-reload"]);
+            done.push(format!("removed {}", def.display()));
+        }
+        (Manager::Systemd, a) => {
+            if !def.exists() {
+                return Err("no service definition".into());
+            }
+            let verb = match a {
+                Action::Start => "start",
+                Action::Stop => "stop",
+                _ => "restart",
+            };
+            run_tool(&["systemctl", "--user", verb, SYSTEMD_UNIT])?;
+            done.push(format!("{verb} {SYSTEMD_UNIT}"));
+        }
+        (Manager::Launchd, Action::Install) => {
+            if let Some(dir) = def.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            }
+            std::fs::write(&def, launchd_plist(binary, config, log))
+                .map_err(|e| format!("{}: {e}", def.display()))?;
+            let domain = format!("gui/{}", rustix::process::getuid().as_raw());
+            run_tool(&[
+                "launchctl",
+                "bootstrap",
+                &domain,
+                &def.display().to_string(),
+            ])?;
+            done.push(format!("wrote and loaded {}", def.display()));
+        }
+        (Manager::Launchd, a) => {
+            let domain = format!("gui/{}", rustix::process::getuid().as_raw());
+            let target = format!("{domain}/{LAUNCHD_LABEL}");
+            if !def.exists() {
+                if a == Action::Uninstall {
+                    done.push("no service definition; nothing to remove".into());
+                    return Ok(done);
+                }
+                return Err("no service definition".into());
+            }
+            match a {
+                Action::Uninstall | Action::Stop => {
+                    run_tool(&["launchctl", "bootout", &target])?;
+                    if a == Action::Uninstall {
+                        std::fs::remove_file(&def)
+                            .map_err(|e| format!("{}: {e}", def.display()))?;
+                    }
+                }
+                Action::Start => {
+                    run_tool(&[
+                        "launchctl",
+                        "bootstrap",
+                        &domain,
+                        &def.display().to_string(),
+                    ])?;
+                }
+                _ => {
+                    run_tool(&["launchctl", "kickstart", "-k", &target])?;
+                }
+            }
+            done.push(format!("{a:?} {LAUNCHD_LABEL}"));
+        }
+    }
+    Ok(done)
+}
+
+/// A one-word state for `status`: `running`, `installed`, `not installed`, or `unknown (…)`.
+#[must_use]
+pub fn state() -> String {
+    let m = Manager::current();
+    if !definition_path(m).exists() {
+        return "not installed".into();
+    }
+    match m {
+        Manager::Systemd => match run_tool(&["systemctl", "--user", "is-active", SYSTEMD_UNIT]) {
+            Ok(s) if s == "active" => "running".into(),
+            Ok(s) => format!("installed ({s})"),
+            Err(_) => "installed (state unknown: systemctl --user did not answer)".into(),
+        },
+        Manager::Launchd => "installed".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_systemd_unit_runs_the_daemon_supervised() {
+        let u = systemd_unit(Path::new("/opt/tp node/bin"), Path::new("/h/c%fg$.json"));
+        assert!(u.contains("ExecStart=\"/opt/tp node/bin\" run --config \"/h/c%%fg$$.json\"\n"));
+        assert!(u.contains("Environment=TERMPLANE_SUPERVISED=systemd\n"));
+        assert!(u.contains("WantedBy=default.target"));
+        assert!(u.contains("Restart=on-failure"));
+    }
+
+    #[test]
+    fn the_launchd_plist_escapes_paths() {
+        let p = launchd_plist(Path::new("/a&b/<n>"), Path::new("/c.json"), Path::new("/l"));
+        assert!(p.contains("<string>/a&amp;b/&lt;n&gt;</string>"));
+        assert!(p.contains("<key>TERMPLANE_SUPERVISED</key><string>launchd</string>"));
+        assert!(p.contains("<key>RunAtLoad</key><true/>"));
+    }
+}

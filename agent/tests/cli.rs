@@ -1,0 +1,236 @@
+//! The binary: `--version`, enrollment against a loopback stand-in for the plane, `status`,
+//! `configure`, identity quarantine — and no output ever carries the node key or the link secret.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::net::TcpListener;
+use std::os::unix::fs::PermissionsExt as _;
+use std::process::Command;
+
+use common::{TempDir, tmux_ok};
+use serde_json::{Value, json};
+
+const NODE_KEY: &str = "tp_s3cretNodeKeyDoNotPrint0123456789";
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_termplane-node"))
+}
+
+fn run(mut c: Command, xdg: &std::path::Path) -> (bool, String) {
+    let out = c
+        .env("XDG_CONFIG_HOME", xdg.join("cfg"))
+        .env("XDG_DATA_HOME", xdg.join("data"))
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+/// Kills a private tmux server when dropped, whatever the test's outcome.
+struct KillTmux(std::path::PathBuf);
+
+impl Drop for KillTmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.0)
+            .arg("kill-server")
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
+}
+
+/// Serves one enrollment request; answers the request body.
+fn fake_plane() -> (String, std::thread::JoinHandle<Value>) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", l.local_addr().unwrap());
+    let t = std::thread::spawn(move || {
+        let (s, _) = l.accept().unwrap();
+        let mut r = BufReader::new(s.try_clone().unwrap());
+        let mut len = 0;
+        let mut line = String::new();
+        loop {
+            line.clear();
+            r.read_line(&mut line).unwrap();
+            if line.trim().is_empty() {
+                break;
+            }
+            if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                len = v.trim().parse().unwrap();
+            }
+        }
+        let mut body = vec![0; len];
+        r.read_exact(&mut body).unwrap();
+        let resp = json!({
+            "nodeId": "node-1", "nodeKey": NODE_KEY,
+            "signingPublicJwk": { "kty": "EC", "crv": "P-256", "x": "x", "y": "y" },
+            "controlEncryptPublicKey": termplane_proto::Key32([7; 32]).to_b64(),
+            "wsUrl": "ws://127.0.0.1:1/ws/node",
+        })
+        .to_string();
+        let mut s = s;
+        write!(s, "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{resp}", resp.len()).unwrap();
+        serde_json::from_slice(&body).unwrap()
+    });
+    (url, t)
+}
+
+#[test]
+fn version_is_exact() {
+    let out = bin().arg("--version").output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("termplane-node {}\n", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn enroll_status_configure_never_print_secrets() {
+    if !tmux_ok() {
+        return;
+    }
+    let d = TempDir::new("cli");
+    // `run` starts the node's private tmux server, which by design outlives the daemon.
+    let _tmux = KillTmux(d.path().join("data/termplane-node/tmux.sock"));
+    let (url, plane) = fake_plane();
+    let mut c = bin();
+    c.args([
+        "enroll",
+        "--server",
+        &url,
+        "--setup-key",
+        "nsk_abc",
+        "--name",
+        "n1",
+    ]);
+    let (ok, out1) = run(c, d.path());
+    assert!(ok, "{out1}");
+    let body = plane.join().unwrap();
+    let mut keys: Vec<&str> = body
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        [
+            "agentVersion",
+            "arch",
+            "encryptPublicKey",
+            "hostname",
+            "identityJwk",
+            "name",
+            "os",
+            "setupKey"
+        ]
+    );
+    assert_eq!(body["identityJwk"]["crv"], "P-256");
+    assert_eq!(body["encryptPublicKey"].as_str().unwrap().len(), 43);
+    let cfg_path = d.path().join("cfg/termplane-node/config.json");
+    assert_eq!(
+        std::fs::metadata(&cfg_path).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    let cfg: Value = serde_json::from_str(&std::fs::read_to_string(&cfg_path).unwrap()).unwrap();
+    assert_eq!(cfg["nodeKey"], NODE_KEY);
+    let secret = cfg["linkSecret"].as_str().unwrap().to_owned();
+    assert_eq!(cfg["linkPublic"], body["encryptPublicKey"]);
+    let identity =
+        std::fs::read_to_string(d.path().join("cfg/termplane-node/identity.jwk")).unwrap();
+    let d_param: Value = serde_json::from_str(&identity).unwrap();
+    let id_secret = d_param["d"].as_str().unwrap().to_owned();
+
+    let mut outputs = vec![out1];
+    let mut c = bin();
+    c.arg("status");
+    let (ok, s) = run(c, d.path());
+    assert!(ok);
+    assert!(
+        s.contains("node id: node-1") && s.contains("control key pinned: yes"),
+        "{s}"
+    );
+    outputs.push(s);
+    let mut c = bin();
+    c.args(["configure", "--server", "http://127.0.0.1:9/tp"]);
+    let (ok, s) = run(c, d.path());
+    assert!(ok, "{s}");
+    outputs.push(s);
+    let cfg2: Value = serde_json::from_str(&std::fs::read_to_string(&cfg_path).unwrap()).unwrap();
+    assert_eq!(cfg2["wsUrl"], "ws://127.0.0.1:9/tp/ws/node");
+    assert_eq!(cfg2["nodeKey"], NODE_KEY);
+    for args in [
+        vec!["--help"],
+        vec!["bogus"],
+        vec!["run"],
+        vec!["service", "nope"],
+    ] {
+        let mut c = bin();
+        c.args(&args);
+        outputs.push(run(c, d.path()).1);
+    }
+    for o in &outputs {
+        assert!(!o.contains(NODE_KEY), "node key printed: {o}");
+        assert!(!o.contains(&secret), "link secret printed: {o}");
+        assert!(!o.contains(&id_secret), "identity secret printed: {o}");
+    }
+
+    // A corrupt identity is quarantined, never rotated.
+    std::fs::write(d.path().join("cfg/termplane-node/identity.jwk"), b"garbage").unwrap();
+    let mut c = bin();
+    c.args([
+        "enroll",
+        "--server",
+        "http://127.0.0.1:9",
+        "--setup-key",
+        "nsk_abc",
+    ]);
+    let (ok, s) = run(c, d.path());
+    assert!(!ok);
+    assert!(s.contains("corrupt") && s.contains("moved aside"), "{s}");
+    assert!(!d.path().join("cfg/termplane-node/identity.jwk").exists());
+    let aside = std::fs::read_dir(d.path().join("cfg/termplane-node"))
+        .unwrap()
+        .any(|e| {
+            e.unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with("identity.jwk.corrupt-")
+        });
+    assert!(aside);
+}
+
+#[test]
+fn run_refuses_a_broken_config_clearly_and_never_prints_secrets() {
+    if !tmux_ok() {
+        return;
+    }
+    let d = TempDir::new("run");
+    let cfg = json!({
+        "serverUrl": "http://127.0.0.1:9", "wsUrl": "ws://127.0.0.1:9/ws/node", "nodeId": "n",
+        "nodeKey": NODE_KEY, "signingPublicJwk": { "kty": "EC", "crv": "P-256", "x": "x", "y": "y" },
+        "linkSecret": "c2VjcmV0", "linkPublic": "p", "identityKeyPath": "/nonexistent",
+        "dataDir": d.path().join("data").to_string_lossy(),
+    });
+    let p = d.path().join("c.json");
+    std::fs::write(&p, cfg.to_string()).unwrap();
+    let mut c = bin();
+    c.args(["run", "--config"]).arg(&p);
+    let (ok, s) = run(c, d.path());
+    assert!(!ok);
+    // The link refuses to start on a config whose keys do not decode, and says which field.
+    assert!(s.contains("link: config: linkPublic"), "{s}");
+    assert!(!s.contains(NODE_KEY) && !s.contains("c2VjcmV0"));
+    let _ = Command::new("tmux")
+        .arg("-S")
+        .arg(d.path().join("data/tmux.sock"))
+        .arg("kill-server")
+        .status();
+}

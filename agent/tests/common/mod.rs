@@ -1,0 +1,103 @@
+//! Shared helpers: temp directories, a private tmux per test, commands from JSON.
+#![allow(
+    dead_code,
+    unreachable_pub,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use termplane_node::exec::{ExecConfig, Executor};
+use termplane_proto::Command;
+use termplane_proto::event::Event;
+
+static N: AtomicU32 = AtomicU32::new(0);
+
+/// A fresh temp directory (short path: tmux socket paths are limited to ~100 bytes).
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> Self {
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let p = std::env::temp_dir().join(format!("tpn{}-{tag}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        Self(std::fs::canonicalize(&p).unwrap())
+    }
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Whether tmux is usable. With `CI` set a missing tmux fails the test.
+pub fn tmux_ok() -> bool {
+    let ok = std::process::Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "tmux is missing: install it (apt-get install -y tmux / brew install tmux)"
+        );
+        eprintln!("note: tmux is not installed; this test checked nothing");
+    }
+    ok
+}
+
+/// An executor on its own data dir and tmux socket; the server dies with it.
+pub struct Node {
+    pub exec: Executor,
+    pub events: std::sync::mpsc::Receiver<Event>,
+    pub dir: TempDir,
+}
+
+impl Node {
+    pub fn new(tag: &str) -> Self {
+        let dir = TempDir::new(tag);
+        let mut cfg = ExecConfig::new(dir.path().join("data"));
+        cfg.home_dir = dir.path().to_path_buf();
+        let (exec, events) = Executor::new(cfg);
+        Self { exec, events, dir }
+    }
+
+    pub fn run(&self, v: serde_json::Value) -> Result<serde_json::Value, String> {
+        self.exec.execute(&cmd(v))
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        self.exec.stop_server();
+    }
+}
+
+pub fn cmd(v: serde_json::Value) -> Command {
+    serde_json::from_value(v).expect("a valid command")
+}
+
+/// Polls `f` until it answers `Some`, for at most `limit`.
+pub fn wait_for<T>(limit: Duration, mut f: impl FnMut() -> Option<T>) -> Option<T> {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if let Some(v) = f() {
+            return Some(v);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    None
+}
+
+pub fn b64(s: &[u8]) -> String {
+    termplane_proto::key::b64url_encode(s)
+}

@@ -1,0 +1,327 @@
+//! End to end with real processes on loopback: a `termplane serve` plane (built once next to the
+//! node binary when missing) and `termplane-node enroll` / `termplane-node run` children, each
+//! test in its own temp dir with its own tmux server. Commands go through the plane's
+//! `POST /api/nodes/:id/commands`; node events are read from `GET /api/nodes/:id/events`.
+//!
+//! Covered: enroll → online → ping → launch bash → input → capture → tail → terminate → exit;
+//! SIGKILL of the daemon with a live pane (the pane survives, the restarted daemon's census
+//! lists it); a plane restart (the node reconnects); SIGTERM (close 1000, exit 0); `update`
+//! refusals (digest, version), an installed update (exit 75, `.previous`, marker), acceptance
+//! by a verified command, and the rollback of an update whose first start died before it was
+//! accepted. Not covered here: the rollback on a 4406 close (the plane only sends it to nodes
+//! below its version floor, which a build of this version cannot be).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use sha2::Digest as _;
+use support::{WAIT, World, bash_launch, output_bytes, wait_until};
+
+const NODE: &str = env!("CARGO_BIN_EXE_termplane-node");
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+fn world(tag: &str) -> World {
+    assert!(
+        Command::new("tmux")
+            .arg("-V")
+            .output()
+            .is_ok_and(|o| o.status.success()),
+        "these tests need tmux on PATH"
+    );
+    World::new(tag, Path::new(NODE))
+}
+
+fn tmux_sessions(w: &World) -> String {
+    let out = Command::new("tmux")
+        .arg("-S")
+        .arg(w.tmux_socket())
+        .args(["list-sessions", "-F", "#{session_name}"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn enroll_ping_launch_echo_capture_tail_terminate_exit() {
+    let mut w = world("flow");
+    w.start_node();
+    w.wait_online(WAIT);
+    let row = w.get(&format!("/api/nodes/{}", w.node_id)).json();
+    assert_eq!(row["agentVersion"], VERSION, "{row}");
+
+    let ping = w.post(&format!("/api/nodes/{}/ping", w.node_id), &Value::Null);
+    assert_eq!(ping.status, 200, "{}", ping.text());
+    assert_eq!(ping.json()["ok"], true, "{}", ping.text());
+
+    // The census of the first connect: no panes yet.
+    let mut after = 0;
+    let census = w.wait_event("subshells_report", &mut after, |e| {
+        e["kind"] == "subshells_report"
+    });
+    assert_eq!(census["event"]["subshells"], json!([]), "{census}");
+
+    let id = "0a1b2c3d";
+    let cwd = w.dir.join("work");
+    let launched = w.ok(&bash_launch(id, &cwd));
+    assert!(
+        launched["pane"].as_str().unwrap().starts_with('%'),
+        "{launched}"
+    );
+    let tail =
+        w.ok(&json!({ "type": "tail_start", "subshellId": id, "subId": "t1", "fromByte": 0 }));
+    assert_eq!(tail["fromByte"], 0);
+    w.ok(&json!({ "type": "input", "subshellId": id, "data": "echo hel''lo", "keys": ["enter"] }));
+    wait_until("capture shows hello", WAIT, || {
+        let c = w.ok(&json!({ "type": "capture", "subshellId": id, "lines": 50 }));
+        c["text"]
+            .as_str()
+            .unwrap()
+            .lines()
+            .any(|l| l.trim() == "hello")
+            .then_some(())
+    });
+    // The tail streams the pane's output: the bytes up to "hello" arrive as output events.
+    let streamed = std::cell::RefCell::new(Vec::new());
+    w.wait_event("output containing hello", &mut after, |e| {
+        if e["kind"] != "output" || e["event"]["subId"] != "t1" {
+            return false;
+        }
+        // Events arrive in order and each is offered once: accumulate the stream.
+        let mut all = streamed.borrow_mut();
+        all.extend(output_bytes(e));
+        // The typed line reads `echo hel''lo`: only the command's output spells `hello`.
+        String::from_utf8_lossy(&all).contains("hello")
+    });
+    let stopped = w.ok(&json!({ "type": "terminate", "subshellId": id }));
+    assert_eq!(stopped["existed"], true, "{stopped}");
+    let exit = w.wait_event("exit event", &mut after, |e| {
+        e["kind"] == "exit" && e["event"]["subshellId"] == id
+    });
+    assert!(exit["event"]["at"].is_string(), "{exit}");
+
+    // SIGTERM: the link closes with 1000 and the daemon exits 0.
+    let mut child = w.node.take().unwrap();
+    let pid = rustix::process::Pid::from_raw(i32::try_from(child.id()).unwrap()).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    let status = wait_until("the daemon to exit", WAIT, || child.try_wait().unwrap());
+    assert!(status.success(), "{status:?}");
+    assert!(
+        w.node_log().contains("link closed (1000)"),
+        "{}",
+        w.node_log()
+    );
+    w.wait_offline();
+}
+
+#[test]
+fn sigkilled_daemon_leaves_the_pane_and_the_census_lists_it_then_a_plane_restart() {
+    let mut w = world("survive");
+    w.start_node();
+    w.wait_online(WAIT);
+    let id = "5e5e5e5e";
+    w.ok(&bash_launch(id, &w.dir.join("work")));
+    w.kill_node();
+    w.wait_offline();
+    assert!(
+        tmux_sessions(&w).lines().count() == 1,
+        "the pane died with the daemon: {:?}",
+        tmux_sessions(&w)
+    );
+
+    let mut after = w.events(0, 0)["next"].as_u64().unwrap();
+    w.start_node();
+    w.wait_online(WAIT);
+    let census = w.wait_event("census naming the survivor", &mut after, |e| {
+        e["kind"] == "subshells_report"
+            && e["event"]["subshells"]
+                .as_array()
+                .is_some_and(|a| a.iter().any(|s| s["subshellId"] == id))
+    });
+    assert!(
+        census["event"]["subshells"][0]["pane"].is_string(),
+        "{census}"
+    );
+    // The survivor still answers through the new daemon.
+    w.ok(&json!({ "type": "input", "subshellId": id, "data": "echo again", "keys": ["enter"] }));
+    wait_until("capture through the new daemon", WAIT, || {
+        let c = w.ok(&json!({ "type": "capture", "subshellId": id }));
+        c["text"].as_str().unwrap().contains("again").then_some(())
+    });
+
+    // Plane restart: the node reconnects on its own, well within the 60 s backoff cap.
+    w.stop_plane();
+    std::thread::sleep(Duration::from_millis(300));
+    let restarted = Instant::now();
+    w.start_plane();
+    w.wait_online(WAIT);
+    let took = restarted.elapsed();
+    assert!(took < Duration::from_secs(20), "reconnect took {took:?}");
+    w.ok(&json!({ "type": "ping" }));
+}
+
+fn platform() -> String {
+    format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH)
+}
+
+/// Publishes `bytes` as the download for `platform`; answers the URL and the digest the plane
+/// announces (checked against the bytes).
+fn publish(w: &World, platform: &str, bytes: &[u8]) -> (String, String) {
+    let path = w
+        .dir
+        .join("downloads")
+        .join(format!("termplane-node-{platform}"));
+    std::fs::write(&path, bytes).unwrap();
+    let url = format!("{}/api/downloads/node/{platform}", w.base());
+    let r = support::http(
+        w.port,
+        "GET",
+        &format!("/api/downloads/node/{platform}"),
+        &[],
+        None,
+    )
+    .unwrap();
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.body, bytes, "the download is the file");
+    assert_eq!(
+        r.header("content-length"),
+        Some(bytes.len().to_string().as_str())
+    );
+    let sha = r.header("x-content-sha256").unwrap().to_owned();
+    let want: String = sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(sha, want);
+    (url, sha)
+}
+
+/// A world whose node looks supervised by systemd (a unit file and `TERMPLANE_SUPERVISED`), so
+/// `update` passes the service-restart refusals; this test plays the service manager.
+fn supervised_world(tag: &str) -> World {
+    let mut w = world(tag);
+    let unit = w.dir.join("xdg-config/systemd/user/termplane-node.service");
+    std::fs::create_dir_all(unit.parent().unwrap()).unwrap();
+    std::fs::write(&unit, "[Service]\n").unwrap();
+    w.node_env
+        .push(("TERMPLANE_SUPERVISED".into(), "systemd".into()));
+    w
+}
+
+fn start_supervised(w: &mut World) {
+    let mut c = w.node_command();
+    c.env("TERMPLANE_SUPERVISED", "systemd");
+    w.start_node_with(&mut c);
+}
+
+/// Refusals, then an installed update; answers with the node exited (status 75).
+fn install_update(w: &mut World) {
+    let missing = support::http(w.port, "GET", "/api/downloads/node/plan9-vax", &[], None).unwrap();
+    assert_eq!(missing.status, 404);
+    assert_eq!(missing.json()["code"], "NOT_FOUND");
+
+    let real = std::fs::read(NODE).unwrap();
+    let (url, sha) = publish(w, &platform(), &real);
+    let bad_digest = w.command(&json!({
+        "type": "update", "version": VERSION, "url": url, "sha256": "0".repeat(64)
+    }));
+    assert_eq!(bad_digest["error"], "digest mismatch", "{bad_digest}");
+
+    // A stand-in that reports another version, and one whose --version fails.
+    for (name, script) in [
+        ("linux-other", "#!/bin/sh\necho 'termplane-node 99.0.0'\n"),
+        ("linux-broken", "#!/bin/sh\nexit 3\n"),
+    ] {
+        let (u, s) = publish(w, name, script.as_bytes());
+        let r = w.command(&json!({ "type": "update", "version": VERSION, "url": u, "sha256": s }));
+        assert_eq!(
+            r["error"], "installed binary reports a different version",
+            "{name}: {r}"
+        );
+    }
+    assert!(!support_marker(w).exists());
+
+    let r = w.command(&json!({ "type": "update", "version": VERSION, "url": url, "sha256": sha }));
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(r["data"]["ok"], true, "{r}");
+    let mut child = w.node.take().unwrap();
+    let status = wait_until("the daemon to exit after the update", WAIT, || {
+        child.try_wait().unwrap()
+    });
+    assert_eq!(status.code(), Some(75), "{status:?}");
+    assert!(support_marker(w).exists(), "no update marker");
+    assert!(previous(w).exists(), "no .previous");
+    assert!(
+        w.node_log().contains("update: downloaded"),
+        "{}",
+        w.node_log()
+    );
+}
+
+fn support_marker(w: &World) -> std::path::PathBuf {
+    w.node_bin.with_file_name("termplane-node.update-marker")
+}
+
+fn previous(w: &World) -> std::path::PathBuf {
+    w.node_bin.with_file_name("termplane-node.previous")
+}
+
+#[test]
+fn update_is_verified_installed_and_accepted_by_a_verified_command() {
+    let mut w = supervised_world("update");
+    start_supervised(&mut w);
+    w.wait_online(WAIT);
+    install_update(&mut w);
+    // The service manager restarts it: the new binary is on probation until a command.
+    start_supervised(&mut w);
+    w.wait_online(WAIT);
+    // Online means the plane already pushed `set_allowed_dirs`, a verified command: accepted.
+    w.ok(&json!({ "type": "ping" }));
+    wait_until("the update to be accepted", WAIT, || {
+        (!support_marker(&w).exists()).then_some(())
+    });
+    assert!(
+        previous(&w).exists(),
+        ".previous stays for a manual rollback"
+    );
+}
+
+#[test]
+fn an_update_whose_first_start_dies_is_rolled_back() {
+    let mut w = supervised_world("rollback");
+    start_supervised(&mut w);
+    w.wait_online(WAIT);
+    install_update(&mut w);
+    // Mark the "previous" binary so the rollback is visible: an ELF with a trailing byte runs.
+    let mut prev = std::fs::read(previous(&w)).unwrap();
+    prev.push(0);
+    std::fs::write(previous(&w), &prev).unwrap();
+    // First start of the new binary, and it dies before any verified command accepted it (the
+    // plane pushes `set_allowed_dirs` as soon as a node is online, so it must die unlinked:
+    // the plane is down meanwhile).
+    w.stop_plane();
+    start_supervised(&mut w);
+    wait_until("the probation start to be recorded", WAIT, || {
+        std::fs::read_to_string(support_marker(&w))
+            .ok()
+            .filter(|m| m.contains("\"started\":true"))
+    });
+    w.kill_node();
+    w.start_plane();
+    // The next start rolls back and re-executes the restored binary, which links up.
+    start_supervised(&mut w);
+    w.wait_online(WAIT);
+    assert!(!support_marker(&w).exists());
+    assert!(!previous(&w).exists());
+    assert_eq!(
+        std::fs::read(&w.node_bin).unwrap(),
+        prev,
+        "the previous binary is back"
+    );
+    assert!(w.node_log().contains("rolled back"), "{}", w.node_log());
+    w.ok(&json!({ "type": "ping" }));
+}

@@ -1,0 +1,502 @@
+//! Real processes on loopback: a `termplane serve` plane and a `termplane-node` daemon, each a
+//! child process killed by a guard's `Drop`, plus a tiny blocking HTTP/1.1 client.
+//!
+//! Shared by the end-to-end tests (`tests/e2e.rs`) and the benchmark (`examples/node_bench.rs`).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    dead_code,
+    unreachable_pub
+)]
+
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// The longest any single wait of these tests lasts.
+pub const WAIT: Duration = Duration::from_secs(30);
+
+/// Polls `f` every 20 ms until it answers `Some`, for at most `limit`; panics naming `what`.
+pub fn wait_until<T>(what: &str, limit: Duration, mut f: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out after {limit:?} waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A response.
+pub struct Resp {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Resp {
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or(Value::Null)
+    }
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// One request on a fresh connection (`Connection: close`).
+pub fn http(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&Value>,
+) -> Result<Resp, String> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).map_err(|e| e.to_string())?;
+    s.set_read_timeout(Some(WAIT)).map_err(|e| e.to_string())?;
+    let _ = s.set_nodelay(true);
+    let body = body.map(Value::to_string).unwrap_or_default();
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if !body.is_empty() {
+        head.push_str("Content-Type: application/json\r\n");
+    }
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    head.push_str(&body);
+    s.write_all(head.as_bytes()).map_err(|e| e.to_string())?;
+    let mut r = BufReader::new(s);
+    let mut line = String::new();
+    r.read_line(&mut line).map_err(|e| e.to_string())?;
+    let status = line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .ok_or_else(|| format!("not HTTP: {line:?}"))?;
+    let mut headers = Vec::new();
+    loop {
+        line.clear();
+        r.read_line(&mut line).map_err(|e| e.to_string())?;
+        let l = line.trim_end();
+        if l.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = l.split_once(':') {
+            headers.push((k.trim().to_owned(), v.trim().to_owned()));
+        }
+    }
+    let mut body = Vec::new();
+    let chunked = headers
+        .iter()
+        .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
+    if chunked {
+        loop {
+            line.clear();
+            r.read_line(&mut line).map_err(|e| e.to_string())?;
+            let n = usize::from_str_radix(line.trim(), 16).map_err(|e| e.to_string())?;
+            if n == 0 {
+                break;
+            }
+            let mut chunk = vec![0; n + 2];
+            r.read_exact(&mut chunk).map_err(|e| e.to_string())?;
+            body.extend_from_slice(&chunk[..n]);
+        }
+    } else {
+        r.read_to_end(&mut body).map_err(|e| e.to_string())?;
+    }
+    Ok(Resp {
+        status,
+        headers,
+        body,
+    })
+}
+
+/// Where the built binaries are: next to the node binary.
+pub fn plane_binary(node_bin: &Path) -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let dir = node_bin.parent().unwrap();
+            let plane = dir.join("termplane");
+            if !plane.exists() {
+                // Same profile and target directory as the node binary.
+                let target = dir.parent().unwrap();
+                let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+                let mut c = Command::new(cargo);
+                c.args(["build", "-p", "termplane", "--bin", "termplane"])
+                    .env("CARGO_TARGET_DIR", target);
+                if dir.file_name().is_some_and(|n| n == "release") {
+                    c.arg("--release");
+                }
+                let st = c.status().expect("cargo build -p termplane");
+                assert!(st.success(), "building the plane failed");
+            }
+            assert!(plane.exists(), "no plane binary at {}", plane.display());
+            plane
+        })
+        .clone()
+}
+
+/// A free loopback port.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn terminate(child: &mut Child) {
+    let pid = rustix::process::Pid::from_raw(i32::try_from(child.id()).unwrap());
+    if let Some(pid) = pid {
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        if child.try_wait().ok().flatten().is_some() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Everything of one test: a temp dir, the plane, the node, the admin's cookie. `Drop` kills
+/// both processes and the node's tmux server and removes the directory.
+pub struct World {
+    pub dir: PathBuf,
+    pub node_bin: PathBuf,
+    pub source_bin: PathBuf,
+    pub port: u16,
+    pub plane: Option<Child>,
+    pub node: Option<Child>,
+    pub cookie: String,
+    pub node_id: String,
+    pub node_env: Vec<(String, String)>,
+}
+
+impl World {
+    /// A plane with an administrator, and an enrolled (not yet running) node.
+    pub fn new(tag: &str, node_bin: &Path) -> Self {
+        let dir = std::env::temp_dir().join(format!(
+            "tp-e2e-{tag}-{}-{}",
+            std::process::id(),
+            Instant::now().elapsed().as_nanos()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        for sub in [
+            "plane",
+            "home",
+            "xdg-config",
+            "xdg-data",
+            "downloads",
+            "work",
+        ] {
+            std::fs::create_dir_all(dir.join(sub)).unwrap();
+        }
+        // The node runs from its own copy of the binary, which `update` may replace.
+        let bin_dir = dir.join("bin");
+        std::fs::create_dir_all(&bin_dir).unwrap();
+        let own = bin_dir.join("termplane-node");
+        std::fs::copy(node_bin, &own).unwrap();
+        let node_env = vec![
+            ("HOME".into(), dir.join("home").display().to_string()),
+            (
+                "XDG_CONFIG_HOME".into(),
+                dir.join("xdg-config").display().to_string(),
+            ),
+            (
+                "XDG_DATA_HOME".into(),
+                dir.join("xdg-data").display().to_string(),
+            ),
+        ];
+        let mut w = Self {
+            dir,
+            node_bin: own,
+            source_bin: node_bin.to_path_buf(),
+            port: free_port(),
+            plane: None,
+            node: None,
+            cookie: String::new(),
+            node_id: String::new(),
+            node_env,
+        };
+        w.start_plane();
+        w.setup_and_enroll();
+        w
+    }
+
+    pub fn base(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    pub fn config(&self) -> PathBuf {
+        self.dir.join("node.json")
+    }
+
+    pub fn tmux_socket(&self) -> PathBuf {
+        self.dir.join("xdg-data/termplane-node/tmux.sock")
+    }
+
+    pub fn node_log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("xdg-data/termplane-node/node.log"))
+            .unwrap_or_default()
+    }
+
+    pub fn start_plane(&mut self) {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir.join("plane.log"))
+            .unwrap();
+        let child = Command::new(plane_binary(&self.source_bin))
+            .args(["serve", "--data-dir"])
+            .arg(self.dir.join("plane"))
+            .args(["--listen", &format!("127.0.0.1:{}", self.port)])
+            .env("TERMPLANE_NODE_DOWNLOADS", self.dir.join("downloads"))
+            .env("RUST_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .expect("start the plane");
+        self.plane = Some(child);
+        let port = self.port;
+        wait_until("the plane to listen", WAIT, || {
+            http(port, "GET", "/api/setup/status", &[], None)
+                .ok()
+                .filter(|r| r.status == 200)
+        });
+    }
+
+    pub fn stop_plane(&mut self) {
+        if let Some(mut p) = self.plane.take() {
+            terminate(&mut p);
+        }
+    }
+
+    fn origin_headers(&self) -> Vec<(String, String)> {
+        vec![
+            ("Origin".into(), self.base()),
+            ("Cookie".into(), self.cookie.clone()),
+        ]
+    }
+
+    pub fn post(&self, path: &str, body: &Value) -> Resp {
+        let h = self.origin_headers();
+        let h: Vec<(&str, &str)> = h.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        http(self.port, "POST", path, &h, Some(body)).unwrap()
+    }
+
+    pub fn get(&self, path: &str) -> Resp {
+        let h = [("Cookie", self.cookie.as_str())];
+        http(self.port, "GET", path, &h, None).unwrap()
+    }
+
+    fn setup_and_enroll(&mut self) {
+        let (email, password) = ("admin@example.test", "correct horse battery");
+        let r = self.post(
+            "/api/setup",
+            &json!({ "email": email, "displayName": "Admin", "password": password }),
+        );
+        assert_eq!(r.status, 201, "setup: {}", r.text());
+        let r = self.post(
+            "/api/auth/sign-in",
+            &json!({ "email": email, "password": password }),
+        );
+        assert_eq!(r.status, 200, "sign-in: {}", r.text());
+        let cookie = r.header("set-cookie").expect("a session cookie");
+        self.cookie = cookie.split(';').next().unwrap().to_owned();
+        let r = self.post("/api/setup-keys", &Value::Null);
+        assert_eq!(r.status, 201, "setup key: {}", r.text());
+        let key = r.json()["key"].as_str().unwrap().to_owned();
+        let out = self
+            .node_command()
+            .args(["enroll", "--server", &self.base(), "--setup-key", &key])
+            .args(["--name", "e2e", "--config"])
+            .arg(self.config())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "enroll failed: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let cfg: Value = serde_json::from_slice(&std::fs::read(self.config()).unwrap()).unwrap();
+        self.node_id = cfg["nodeId"].as_str().unwrap().to_owned();
+    }
+
+    /// A `termplane-node` command with this world's environment.
+    pub fn node_command(&self) -> Command {
+        let mut c = Command::new(&self.node_bin);
+        c.env_remove("TMUX")
+            .env_remove("TERMPLANE_SUPERVISED")
+            .env_remove("TERMPLANE_DEBUG_LOGGING");
+        for (k, v) in &self.node_env {
+            c.env(k, v);
+        }
+        c
+    }
+
+    /// Starts `termplane-node run` (stderr into `node.stderr`).
+    pub fn start_node(&mut self) {
+        let mut c = self.node_command();
+        self.start_node_with(&mut c);
+    }
+
+    pub fn start_node_with(&mut self, c: &mut Command) {
+        let err = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir.join("node.stderr"))
+            .unwrap();
+        let child = c
+            .arg("run")
+            .arg("--config")
+            .arg(self.config())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(err)
+            .spawn()
+            .expect("start the node");
+        self.node = Some(child);
+    }
+
+    pub fn kill_node(&mut self) {
+        if let Some(mut n) = self.node.take() {
+            let _ = n.kill();
+            let _ = n.wait();
+        }
+    }
+
+    pub fn liveness(&self) -> String {
+        let r = self.get(&format!("/api/nodes/{}", self.node_id));
+        r.json()["liveness"].as_str().unwrap_or("").to_owned()
+    }
+
+    pub fn wait_online(&self, limit: Duration) {
+        wait_until(
+            &format!("node online (log:\n{})", self.node_log()),
+            limit,
+            || (self.liveness() == "online").then_some(()),
+        );
+    }
+
+    pub fn wait_offline(&self) {
+        wait_until("node offline", WAIT, || {
+            (self.liveness() == "offline").then_some(())
+        });
+    }
+
+    /// Sends one command through `POST /api/nodes/:id/commands`; the whole answer.
+    pub fn command_answer(&self, cmd: &Value) -> Value {
+        let r = self.post(&format!("/api/nodes/{}/commands", self.node_id), cmd);
+        assert_eq!(r.status, 200, "{cmd}: {}", r.text());
+        r.json()
+    }
+
+    /// Sends one command; the node's `result` (`{ ref, ok, data | error }`).
+    pub fn command(&self, cmd: &Value) -> Value {
+        self.command_answer(cmd)["result"].clone()
+    }
+
+    /// Sends one command that must succeed; its `data`.
+    pub fn ok(&self, cmd: &Value) -> Value {
+        let r = self.command(cmd);
+        assert_eq!(r["ok"], true, "{cmd} failed: {r}");
+        r["data"].clone()
+    }
+
+    /// Events after `after`, waiting up to `wait_ms` for one.
+    pub fn events(&self, after: u64, wait_ms: u64) -> Value {
+        let r = self.get(&format!(
+            "/api/nodes/{}/events?after={after}&waitMs={wait_ms}",
+            self.node_id
+        ));
+        assert_eq!(r.status, 200, "events: {}", r.text());
+        r.json()
+    }
+
+    /// Reads events from `*after` on until `pred` accepts one (bounded); answers it.
+    pub fn wait_event(&self, what: &str, after: &mut u64, pred: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            assert!(!left.is_zero(), "timed out waiting for the event: {what}");
+            let v = self.events(*after, left.as_millis().min(5_000) as u64);
+            *after = v["next"].as_u64().unwrap_or(*after);
+            for e in v["events"].as_array().into_iter().flatten() {
+                if pred(e) {
+                    return e.clone();
+                }
+            }
+        }
+    }
+
+    pub fn kill_tmux(&self) {
+        let _ = Command::new("tmux")
+            .arg("-S")
+            .arg(self.tmux_socket())
+            .arg("kill-server")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+impl Drop for World {
+    fn drop(&mut self) {
+        if let Some(mut n) = self.node.take() {
+            terminate(&mut n);
+        }
+        self.kill_tmux();
+        self.stop_plane();
+        if std::thread::panicking() {
+            eprintln!(
+                "--- node log ---\n{}\n--- node stderr ---\n{}",
+                self.node_log(),
+                std::fs::read_to_string(self.dir.join("node.stderr")).unwrap_or_default()
+            );
+        } else {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// A bash launch command for `id` in `cwd`.
+pub fn bash_launch(id: &str, cwd: &Path) -> Value {
+    json!({
+        "type": "launch", "subshellId": id,
+        "argv": ["@@HARNESS_BINARY@@", "--norc", "--noprofile"],
+        "resolve": { "binaryName": "bash" },
+        "cwd": cwd.display().to_string(), "harnessId": "shell",
+        "cols": 120, "rows": 30,
+    })
+}
+
+/// The decoded bytes of an `output` event entry.
+pub fn output_bytes(entry: &Value) -> Vec<u8> {
+    let b64 = entry["event"]["data_b64"].as_str().unwrap_or("");
+    termplane_proto::key::b64url_decode(b64).unwrap_or_default()
+}

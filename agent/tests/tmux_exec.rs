@@ -1,0 +1,470 @@
+//! The executor on a real tmux: the launch → input → capture → tail → terminate → exit path,
+//! exit codes, the census and section I of the catalogue (tmux injection).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Node, TempDir, tmux_ok, wait_for};
+use serde_json::json;
+use termplane_proto::event::Event;
+
+const ID: &str = "0123abcd-ef";
+
+fn launch(
+    n: &Node,
+    id: &str,
+    argv: serde_json::Value,
+    cwd: &str,
+) -> Result<serde_json::Value, String> {
+    n.run(json!({
+        "type": "launch", "subshellId": id, "argv": argv,
+        "resolve": { "binaryName": "bash" }, "cwd": cwd, "harnessId": "shell",
+        "cols": 100, "rows": 30,
+    }))
+}
+
+fn capture(n: &Node, id: &str) -> String {
+    n.run(json!({ "type": "capture", "subshellId": id, "lines": 100 }))
+        .map(|v| v["text"].as_str().unwrap_or("").to_owned())
+        .unwrap_or_default()
+}
+
+#[test]
+fn bash_pane_echo_capture_tail_terminate_exit() {
+    if !tmux_ok() {
+        return;
+    }
+    let n = Node::new("e2e");
+    n.exec.start().unwrap();
+    let cwd = n.dir.path().to_string_lossy().into_owned();
+    let r = launch(
+        &n,
+        ID,
+        json!(["@@HARNESS_BINARY@@", "--norc", "--noprofile"]),
+        &cwd,
+    )
+    .unwrap();
+    assert!(r["pane"].as_str().unwrap().starts_with('%'));
+    assert!(r["binaryPath"].as_str().unwrap().ends_with("/bash"));
+    let t = n
+        .run(json!({ "type": "tail_start", "subshellId": ID, "subId": "t1", "fromByte": 0 }))
+        .unwrap();
+    assert_eq!(t["fromByte"], 0);
+    n.run(json!({ "type": "input", "subshellId": ID, "data": "echo hel''lo; pwd", "keys": ["enter"] })).unwrap();
+    let shown = wait_for(Duration::from_secs(10), || {
+        let c = capture(&n, ID);
+        c.lines().any(|l| l.trim() == "hello").then_some(c)
+    })
+    .expect("capture shows the echo");
+    assert!(shown.contains(&cwd), "the pane runs in cwd: {shown}");
+    // The tail streams the same bytes.
+    let mut seen = Vec::new();
+    let got = wait_for(Duration::from_secs(10), || {
+        while let Ok(Event::Output(o)) = n.events.try_recv() {
+            assert_eq!(o.sub_id, "t1");
+            assert_eq!(o.from_byte, seen.len() as u64);
+            seen.extend(termplane_proto::key::b64url_decode(&o.data_b64).unwrap());
+            assert_eq!(o.to_byte, seen.len() as u64);
+        }
+        String::from_utf8_lossy(&seen)
+            .contains("hello\r\n")
+            .then_some(())
+    });
+    assert!(
+        got.is_some(),
+        "tail output: {:?}",
+        String::from_utf8_lossy(&seen)
+    );
+    let log = n
+        .run(json!({ "type": "log_read", "subshellId": ID, "fromByte": 0, "maxBytes": 1_000_000 }))
+        .unwrap();
+    assert!(log["toByte"].as_u64().unwrap() > 0);
+    assert_eq!(
+        n.run(json!({ "type": "tail_stop", "subId": "t1" }))
+            .unwrap()["stopped"],
+        true
+    );
+    assert_eq!(
+        n.run(json!({ "type": "pane_size", "subshellId": ID }))
+            .unwrap(),
+        json!({ "cols": 100, "rows": 30 })
+    );
+    n.run(json!({ "type": "resize", "subshellId": ID, "cols": 90, "rows": 20 }))
+        .unwrap();
+    assert_eq!(
+        n.run(json!({ "type": "pane_size", "subshellId": ID }))
+            .unwrap(),
+        json!({ "cols": 90, "rows": 20 })
+    );
+    assert!(
+        n.run(json!({ "type": "pane_cursor", "subshellId": ID }))
+            .unwrap()["x"]
+            .is_u64()
+    );
+    let census = n.exec.census().unwrap();
+    assert_eq!(census.len(), 1);
+    assert_eq!(census[0].subshell_id.as_str(), ID);
+    let p = n
+        .run(json!({ "type": "probe", "subshellIds": [ID, "ffff"] }))
+        .unwrap();
+    assert_eq!(p["subshells"][0]["alive"], true);
+    assert_eq!(p["subshells"][1]["alive"], false);
+    assert!(n.exec.exit_tick().is_empty());
+    let term = n
+        .run(json!({ "type": "terminate", "subshellId": ID }))
+        .unwrap();
+    assert_eq!(term["existed"], true);
+    let exits = n.exec.exit_tick();
+    assert_eq!(exits.len(), 1, "{exits:?}");
+    assert_eq!(exits[0].subshell_id.as_str(), ID);
+    assert_eq!(
+        n.run(json!({ "type": "pane_size", "subshellId": ID }))
+            .unwrap(),
+        serde_json::Value::Null
+    );
+    assert_eq!(
+        n.run(json!({ "type": "pane_cursor", "subshellId": ID }))
+            .unwrap(),
+        serde_json::Value::Null
+    );
+    assert!(n.exec.census().unwrap().is_empty());
+}
+
+#[test]
+fn exit_codes_come_from_the_dead_pane_and_relaunch_is_allowed() {
+    if !tmux_ok() {
+        return;
+    }
+    let n = Node::new("code");
+    let cwd = n.dir.path().to_string_lossy().into_owned();
+    launch(&n, "c0de", json!(["sh", "-c", "exit 7"]), &cwd).unwrap();
+    let exits = wait_for(Duration::from_secs(10), || {
+        let e = n.exec.exit_tick();
+        (!e.is_empty()).then_some(e)
+    })
+    .unwrap();
+    assert_eq!(exits[0].exit_code, Some(7));
+    // Gone now: nothing more is reported.
+    assert!(n.exec.exit_tick().is_empty());
+    // A signal's death is reported as 128 + the signal, as a shell would.
+    launch(&n, "c0de", json!(["sh", "-c", "kill -9 $$"]), &cwd).unwrap();
+    let exits = wait_for(Duration::from_secs(10), || {
+        let e = n.exec.exit_tick();
+        (!e.is_empty()).then_some(e)
+    })
+    .unwrap();
+    assert_eq!(exits[0].exit_code, Some(137));
+    launch(&n, "c0de", json!(["sleep", "30"]), &cwd).unwrap();
+    assert!(
+        launch(&n, "c0de", json!(["sleep", "30"]), &cwd)
+            .unwrap_err()
+            .contains("already running")
+    );
+    assert_eq!(
+        n.run(json!({ "type": "kill", "subshellId": "c0de" }))
+            .unwrap()["existed"],
+        true
+    );
+    let e = n.exec.exit_tick();
+    assert_eq!(e.len(), 1);
+    assert_eq!(e[0].exit_code, None);
+}
+
+#[test]
+fn a_dead_server_reports_every_tracked_pane_at_once() {
+    if !tmux_ok() {
+        return;
+    }
+    let n = Node::new("srv");
+    let cwd = n.dir.path().to_string_lossy().into_owned();
+    launch(&n, "aa", json!(["sleep", "60"]), &cwd).unwrap();
+    launch(&n, "bb", json!(["sleep", "60"]), &cwd).unwrap();
+    n.exec.tmux().kill_server().unwrap();
+    let mut e = n.exec.exit_tick();
+    e.sort_by(|a, b| a.subshell_id.cmp(&b.subshell_id));
+    assert_eq!(e.len(), 2);
+    assert!(e.iter().all(|x| x.exit_code.is_none()));
+}
+
+#[test]
+fn prompt_deliver_waits_for_quiet_then_types() {
+    if !tmux_ok() {
+        return;
+    }
+    let n = Node::new("prompt");
+    let cwd = n.dir.path().to_string_lossy().into_owned();
+    launch(&n, "dd", json!(["bash", "--norc", "--noprofile"]), &cwd).unwrap();
+    let r = n
+        .run(json!({ "type": "prompt_deliver", "subshellId": "dd", "text": "echo deliv''ered", "quietMs": 300, "timeoutMs": 8000 }))
+        .unwrap();
+    assert_eq!(r["delivered"], true);
+    assert!(r["waitedMs"].as_u64().unwrap() >= 300);
+    assert!(
+        wait_for(Duration::from_secs(5), || capture(&n, "dd")
+            .lines()
+            .any(|l| l.trim() == "delivered")
+            .then_some(()))
+        .is_some()
+    );
+    // A pane that never goes quiet times out.
+    launch(
+        &n,
+        "ee",
+        json!(["sh", "-c", "while :; do date +%s%N; sleep 0.05; done"]),
+        &cwd,
+    )
+    .unwrap();
+    let e = n
+        .run(json!({ "type": "prompt_deliver", "subshellId": "ee", "text": "x", "quietMs": 500, "timeoutMs": 1500 }))
+        .unwrap_err();
+    assert_eq!(e, "pane never went quiet");
+}
+
+#[test]
+fn launch_writes_the_mcp_file_0600_and_passes_env() {
+    if !tmux_ok() {
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt as _;
+    let n = Node::new("mcp");
+    let cwd = n.dir.path().to_string_lossy().into_owned();
+    let mcp = n.dir.path().join("mcp.json");
+    n.run(json!({
+        "type": "launch", "subshellId": "ab", "argv": ["bash", "--norc", "--noprofile"],
+        "resolve": { "binaryName": "bash" }, "cwd": cwd, "harnessId": "shell", "cols": 80, "rows": 24,
+        "credentialEnv": { "TERMPLANE_TOKEN": "tp_x", "TERMPLANE_SUBSHELL_ID": "ab" },
+        "preset": { "env": { "PRESET_V": "p1" } },
+        "mcp": { "path": mcp.to_string_lossy(), "fileContent": "{\"m\":1}", "env": { "MCP_V": "m1" } },
+    }))
+    .unwrap();
+    assert_eq!(std::fs::read_to_string(&mcp).unwrap(), "{\"m\":1}");
+    assert_eq!(
+        std::fs::metadata(&mcp).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    n.run(json!({ "type": "input", "subshellId": "ab", "data": "echo \"=$TERMPLANE_SUBSHELL_ID=$PRESET_V=$MCP_V=\"", "keys": ["enter"] })).unwrap();
+    assert!(
+        wait_for(Duration::from_secs(5), || capture(&n, "ab")
+            .contains("=ab=p1=m1=")
+            .then_some(()))
+        .is_some()
+    );
+    // The allowlist applies to cwd; a missing cwd is refused.
+    let other = TempDir::new("other");
+    n.run(json!({ "type": "set_allowed_dirs", "dirs": [other.path().to_string_lossy()] }))
+        .unwrap();
+    assert!(
+        launch(&n, "ac", json!(["true"]), &cwd)
+            .unwrap_err()
+            .contains("outside the allowed")
+    );
+    assert!(
+        launch(
+            &n,
+            "ac",
+            json!(["true"]),
+            &format!("{}/nope", other.path().display())
+        )
+        .is_err()
+    );
+    // Maintenance refuses launch.
+    n.run(
+        json!({ "type": "set_maintenance", "on": true, "changedAt": "2026-11-22T00:00:00.000Z" }),
+    )
+    .unwrap();
+    assert_eq!(
+        launch(&n, "ad", json!(["true"]), &other.path().to_string_lossy()).unwrap_err(),
+        "in maintenance"
+    );
+    let m = n.exec.maintenance_watch().check().unwrap();
+    assert!(m.on);
+    assert!(n.exec.maintenance_watch().check().is_none());
+}
+
+// ----- section I -----
+
+#[test]
+fn i101_ids_are_validated_before_use() {
+    for bad in [
+        "%1; kill-server",
+        "%1 \\; run-shell id",
+        "%1\nkill-server",
+        "$(id)",
+        "`id`",
+        "-t",
+        "{kill-server}",
+        "#{pane_id}",
+        "#(id)",
+        "~",
+        "$HOME",
+        "\\u0041",
+        "a:b.c",
+        "",
+    ] {
+        let v = json!({ "type": "capture", "subshellId": bad });
+        assert!(
+            serde_json::from_value::<termplane_proto::Command>(v).is_err(),
+            "{bad:?}"
+        );
+        assert!(!termplane_node::exec::tmux::is_pane_id(bad));
+        assert!(!termplane_node::exec::tmux::is_window_id(bad));
+        assert!(!termplane_node::exec::tmux::is_session_id(bad));
+    }
+    let huge = "a".repeat(10_000);
+    assert!(
+        serde_json::from_value::<termplane_proto::Command>(
+            json!({ "type": "kill", "subshellId": huge })
+        )
+        .is_err()
+    );
+    assert!(!termplane_node::exec::tmux::is_pane_id(&format!(
+        "%{}",
+        "1".repeat(10_000)
+    )));
+}
+
+#[test]
+fn i102_argv_words_are_never_a_shell_string() {
+    if !tmux_ok() {
+        return;
+    }
+    let n = Node::new("i102");
+    let cwd = n.dir.path().to_string_lossy().into_owned();
+    let mark = n.dir.path().join("i102-mark");
+    // One word that a shell would split and run: must be exec-ed as one (missing) program.
+    let word = format!("true; touch {}", mark.display());
+    let _ = launch(&n, "a1", json!([word]), &cwd);
+    // Separators as separate words reach the program literally.
+    launch(
+        &n,
+        "a2",
+        json!([
+            "printf",
+            "<%s>",
+            "a",
+            ";",
+            "kill-server",
+            "\\;",
+            "b;",
+            "{",
+            "}",
+            "$(id)"
+        ]),
+        &cwd,
+    )
+    .unwrap();
+    let shown = wait_for(Duration::from_secs(5), || {
+        let c = capture(&n, "a2");
+        c.contains("<$(id)>").then_some(c)
+    })
+    .unwrap();
+    assert!(
+        shown.contains("<a><;><kill-server><\\;><b;><{><}><$(id)>"),
+        "{shown}"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!mark.exists());
+    assert!(n.exec.tmux().version().is_ok());
+    assert!(n.exec.census().is_ok(), "the server survived");
+}
+
+#[test]
+fn i103_text_is_literal_and_keys_come_from_the_enum() {
+    if !tmux_ok() {
+        return;
+    }
+    let n = Node::new("i103");
+    let cwd = n.dir.path().to_string_lossy().into_owned();
+    launch(&n, "b1", json!(["cat"]), &cwd).unwrap();
+    let text = "-t =x: -l -- C-c Enter ; kill-server \\; #{pane_id} ;";
+    n.run(json!({ "type": "input", "subshellId": "b1", "data": text, "keys": ["enter"] }))
+        .unwrap();
+    assert!(
+        wait_for(Duration::from_secs(5), || capture(&n, "b1")
+            .contains(text)
+            .then_some(()))
+        .is_some()
+    );
+    // A long text is chunked and arrives whole.
+    let long: String = (0..3000)
+        .map(|i| char::from(b'a' + (i % 26) as u8))
+        .collect();
+    n.run(json!({ "type": "input", "subshellId": "b1", "data": long }))
+        .unwrap();
+    assert!(
+        wait_for(Duration::from_secs(5), || capture(&n, "b1")
+            .contains(&long[2900..])
+            .then_some(()))
+        .is_some()
+    );
+    for bad in ["C-c", "Enter", "send-keys", "kill-server"] {
+        let v = json!({ "type": "input", "subshellId": "b1", "data": "", "keys": [bad] });
+        assert!(
+            serde_json::from_value::<termplane_proto::Command>(v).is_err(),
+            "{bad}"
+        );
+    }
+    assert!(
+        n.exec.census().unwrap().len() == 1,
+        "the server and pane survived"
+    );
+}
+
+#[test]
+fn i104_hash_paren_never_runs() {
+    if !tmux_ok() {
+        return;
+    }
+    let n = Node::new("i104");
+    let mark = n.dir.path().join("pwned");
+    let inj = format!("#(touch {})", mark.display());
+    let fmt = format!("#{{s/x/y/:#(touch {})}}", mark.display());
+    // A working directory whose name is an injection (relative touch: checked below).
+    let cwd_dir = n.dir.path().join("#(touch pwned-cwd)");
+    std::fs::create_dir_all(&cwd_dir).unwrap();
+    let r = n.run(json!({
+        "type": "launch", "subshellId": "c1",
+        "argv": ["bash", "--norc", "--noprofile", "-c", "cat", &inj, &fmt],
+        "resolve": { "binaryName": &inj, "envOverride": "NO_SUCH_VAR" },
+        "cwd": cwd_dir.to_string_lossy(), "harnessId": &inj, "cols": 80, "rows": 24,
+        "credentialEnv": { "TERMPLANE_X": &inj }, "preset": { "env": { "P": &fmt }, "flags": [&inj] },
+        "resume": &inj,
+    }));
+    r.unwrap();
+    n.run(json!({ "type": "input", "subshellId": "c1", "data": format!("{inj} {fmt}"), "keys": ["enter"] })).unwrap();
+    n.run(json!({ "type": "prompt_deliver", "subshellId": "c1", "text": &inj, "quietMs": 100, "timeoutMs": 5000 })).unwrap();
+    n.run(json!({ "type": "tail_start", "subshellId": "c1", "subId": &inj }))
+        .unwrap();
+    n.run(json!({ "type": "tail_stop", "subId": &inj }))
+        .unwrap();
+    n.run(json!({ "type": "capture", "subshellId": "c1", "lines": 10 }))
+        .unwrap();
+    let _ = n.run(json!({ "type": "stat_dir", "path": format!("/{inj}") }));
+    let _ = n.run(json!({ "type": "write_file", "path": format!("{}/{}", n.dir.path().display(), inj.replace('/', "_")), "chunk_b64": "", "chunk": 0, "eof": true }));
+    n.run(json!({ "type": "detect", "rules": [{ "harnessId": &inj, "resolve": { "binaryName": &inj } }], "envNames": [&inj] })).unwrap();
+    assert!(
+        wait_for(Duration::from_secs(5), || capture(&n, "c1")
+            .contains("#(touch")
+            .then_some(()))
+        .is_some()
+    );
+    n.run(json!({ "type": "terminate", "subshellId": "c1" }))
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(!mark.exists(), "#() ran");
+    for dir in [
+        n.dir.path().to_path_buf(),
+        cwd_dir.clone(),
+        std::env::current_dir().unwrap(),
+        termplane_node::config::home_dir(),
+        std::path::PathBuf::from("/"),
+    ] {
+        assert!(
+            !dir.join("pwned-cwd").exists(),
+            "#() ran in {}",
+            dir.display()
+        );
+    }
+}

@@ -1,0 +1,821 @@
+//! Bodies of the fuzz targets, callable from stable `cargo test` (corpus replay) and from the
+//! libFuzzer binaries in `fuzz_targets/`.
+//!
+//! Each body asserts its invariants with `assert!`: a violation is a crash the fuzzer saves.
+//! Post-handshake paths are reachable because the harnesses run an honest peer next to the
+//! machine under test and let the fuzzer choose what that peer seals and signs.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::missing_panics_doc
+)]
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use arbitrary::{Arbitrary, Unstructured};
+use termplane_machines::agent_link::{AgentAction, AgentConfig, AgentInput, AgentLink};
+use termplane_machines::jws::{Es256Signer, Es256Verifier, Verified};
+use termplane_machines::kx::{Established, Initiator, InitiatorParams, Responder, StaticKeypair};
+use termplane_machines::plane_link::{
+    BindingRefusal, LinkClass, PlaneAction, PlaneInput, PlaneLink,
+};
+use termplane_machines::replay::{Admission, JtiCache, SeqGate, admit};
+use termplane_machines::rng::from_seed;
+use termplane_machines::seal::{Opener, Sealer, SessionKey};
+use termplane_machines::time::UnixSecs;
+use termplane_proto::event::{Os, Ready};
+use termplane_proto::frame::{NodeFrame, PlaneFrame};
+use termplane_proto::{
+    Binding, Claims, CommandResult, Key32, MIN_NODE_VERSION, NODE_PROTOCOL_VERSION, Version,
+    decode_binding, decode_node_frame, decode_plane_frame, node_audience,
+};
+
+const NODE: &str = "n1";
+const UNIX0: i64 = 1_800_000_000;
+
+fn plane_keys() -> StaticKeypair {
+    StaticKeypair::from_secret_bytes([0x11; 32])
+}
+
+fn node_keys() -> StaticKeypair {
+    StaticKeypair::from_secret_bytes([0x22; 32])
+}
+
+fn signer() -> Es256Signer {
+    let mut secret = [0x33; 32];
+    secret[0] = 0x01;
+    Es256Signer::from_secret_bytes(&secret).expect("fixed scalar is valid")
+}
+
+/// Decoders: never panic; whatever decodes re-encodes to something that decodes to the same.
+pub fn frame_decode(data: &[u8]) {
+    if let Ok(text) = core::str::from_utf8(data) {
+        if let Ok(f) = decode_node_frame(text) {
+            let again = decode_node_frame(&f.to_json()).expect("re-encoded node frame decodes");
+            assert_eq!(again, f);
+        }
+        if let Ok(f) = decode_plane_frame(text) {
+            let again = decode_plane_frame(&f.to_json()).expect("re-encoded plane frame decodes");
+            assert_eq!(again, f);
+        }
+        let _ = termplane_proto::json::check_no_duplicate_keys(text);
+        let _ = Version::parse(text);
+        let _ = termplane_proto::SubshellId::parse(text);
+    }
+    if let Ok(b) = decode_binding(data) {
+        assert_eq!(decode_binding(&b.to_json_bytes()).as_ref(), Ok(&b));
+    }
+}
+
+fn valid_token(seq: u64) -> String {
+    signer().sign(&Claims {
+        iss: termplane_proto::COMMAND_ISSUER.into(),
+        aud: node_audience(NODE),
+        jti: "seedjti".into(),
+        iat: UNIX0,
+        exp: UNIX0 + 30,
+        seq,
+        cmd: serde_json::json!({"type":"ping"}),
+    })
+}
+
+/// JWS verification: never panics; `Ok` implies the configured issuer and audience and a
+/// lifetime of at most 30 s; any mutation of a valid token fails.
+pub fn jws_verify(data: &[u8]) {
+    let verifier = Es256Verifier::new(&signer().public_jwk(), NODE).expect("key");
+    let now = UnixSecs(UNIX0 + 3);
+    let check = |token: &str| {
+        if let Ok(v) = verifier.verify(token, now) {
+            assert_eq!(v.claims.iss, termplane_proto::COMMAND_ISSUER);
+            assert_eq!(v.claims.aud, node_audience(NODE));
+            assert!(v.claims.exp - v.claims.iat <= 30 && v.claims.exp > v.claims.iat);
+            true
+        } else {
+            false
+        }
+    };
+    match data.split_first() {
+        Some((0, edits)) => {
+            // Mutation mode: flip bytes of a genuine token at fuzz-chosen places.
+            let token = valid_token(1);
+            let mut bytes = token.clone().into_bytes();
+            for pair in edits.chunks(2) {
+                if let [pos, xor] = pair {
+                    let i = usize::from(*pos) % bytes.len();
+                    bytes[i] ^= *xor;
+                }
+            }
+            match String::from_utf8(bytes) {
+                Ok(mutated) if mutated != token => assert!(!check(&mutated), "mutation verified"),
+                Ok(mutated) => assert!(check(&mutated)),
+                Err(_) => {}
+            }
+        }
+        _ => {
+            if let Ok(text) = core::str::from_utf8(data) {
+                check(text);
+            }
+        }
+    }
+}
+
+#[derive(Arbitrary, Debug)]
+enum SealOp {
+    /// A frame from the genuine sealer, possibly mutated at one byte.
+    Genuine {
+        plaintext: Vec<u8>,
+        flip_at: u16,
+        flip: u8,
+    },
+    /// Attacker bytes.
+    Raw(Vec<u8>),
+    /// Replay the previous genuine frame.
+    Replay,
+}
+
+/// The opener: never panics; after its first failure it never opens again; it opens exactly the
+/// genuine, unmodified frames in order.
+pub fn seal_open(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let Ok(ops) = Vec::<SealOp>::arbitrary(&mut u) else {
+        return;
+    };
+    let key = SessionKey([0x44; 32]);
+    let mut sealer = Sealer::with_header(&key, [0x55; 24]);
+    let mut opener = Opener::new(&key);
+    let mut failed = false;
+    let mut last: Option<Vec<u8>> = None;
+    for op in ops.into_iter().take(64) {
+        let (frame, expect) = match op {
+            SealOp::Genuine {
+                plaintext,
+                flip_at,
+                flip,
+            } => {
+                let Ok(mut frame) = sealer.seal_frame(&plaintext) else {
+                    return;
+                };
+                last = Some(frame.clone());
+                let i = usize::from(flip_at) % frame.len();
+                frame[i] ^= flip;
+                (frame, (flip == 0).then_some(plaintext))
+            }
+            SealOp::Raw(bytes) => (bytes, None),
+            SealOp::Replay => match &last {
+                Some(f) => (f.clone(), None),
+                None => continue,
+            },
+        };
+        let got = opener.open_frame(&frame);
+        if failed {
+            assert!(got.is_err(), "a failed opener opened again");
+            continue;
+        }
+        match (got, expect) {
+            (Ok(p), Some(e)) => assert_eq!(p, e),
+            (Ok(_), None) => panic!("opened a frame that was not the next genuine one"),
+            (Err(_), Some(_)) => panic!("a genuine frame failed to open"),
+            (Err(_), None) => {
+                failed = true;
+                assert!(opener.is_failed());
+            }
+        }
+        // After a failure the genuine stream can no longer be followed: stop producing.
+        if failed {
+            break;
+        }
+    }
+}
+
+fn honest_flight(seed: u8, node_id: &str, protocol: u32) -> (Initiator, String, Vec<u8>) {
+    let params = InitiatorParams {
+        plane_static: plane_keys().public(),
+        node_static: node_keys().public(),
+        binding: Binding {
+            node_id: node_id.into(),
+            node_key: "tp_k".into(),
+            protocol_version: protocol,
+        },
+    };
+    let mut rng = from_seed([seed; 32]);
+    let (i, hello) = Initiator::start(&params, &mut rng).expect("honest start");
+    (i, NodeFrame::Kx(hello.kx).to_json(), hello.first_binary)
+}
+
+#[derive(Arbitrary, Debug)]
+struct KxInput {
+    kx: String,
+    binding: Vec<u8>,
+    use_honest_kx: bool,
+    flip_at: u16,
+    flip: u8,
+}
+
+/// The responder: never panics; an opened binding always names the authenticated node and
+/// protocol 14; a tampered honest flight never opens.
+pub fn kx_responder(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let Ok(input) = KxInput::arbitrary(&mut u) else {
+        return;
+    };
+    let (_, honest_kx, honest_bin) = honest_flight(1, NODE, NODE_PROTOCOL_VERSION);
+    let (kx_text, mut binding, honest) = if input.use_honest_kx {
+        (honest_kx, honest_bin, true)
+    } else {
+        (input.kx, input.binding, false)
+    };
+    if honest && !binding.is_empty() {
+        let i = usize::from(input.flip_at) % binding.len();
+        binding[i] ^= input.flip;
+    }
+    let responder = Responder::new(&plane_keys(), node_keys().public(), NODE);
+    let Ok(NodeFrame::Kx(kx)) = decode_node_frame(&kx_text) else {
+        return;
+    };
+    let Ok(await_binding) = responder.on_kx(&kx) else {
+        return;
+    };
+    match await_binding.on_binding(&binding) {
+        Ok(opened) => {
+            assert_eq!(opened.binding.node_id, NODE);
+            assert_eq!(opened.binding.protocol_version, NODE_PROTOCOL_VERSION);
+            if honest {
+                assert_eq!(input.flip, 0, "a tampered binding opened");
+            }
+        }
+        Err(_) => assert!(!(honest && input.flip == 0), "the honest binding failed"),
+    }
+}
+
+#[derive(Arbitrary, Debug)]
+enum PlaneOp {
+    Text(String),
+    Binary(Vec<u8>),
+    HonestKx,
+    HonestBinding,
+    Sealed(String),
+    SealedReady { minor: u8, protocol: u8 },
+    Oversize(u32),
+    Advance(u16),
+    Superseded,
+    KeyRotated,
+    Shutdown,
+    PeerClosed,
+    Verdict(bool),
+    PinVerdict(bool),
+    Send { update: bool },
+}
+
+fn gates_pass(r: &Ready) -> bool {
+    r.agent_version
+        .as_deref()
+        .and_then(|v| Version::parse(v).ok())
+        .is_some_and(|v| v >= MIN_NODE_VERSION)
+        && r.protocol_version == Some(u64::from(NODE_PROTOCOL_VERSION))
+}
+
+/// The plane machine under arbitrary operation sequences: never panics, at most one close and
+/// nothing after it, never online without both gates (and never online on a legacy row),
+/// events only once the gates ran, deadlines always in the future after a timeout.
+pub fn plane_link_ops(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let Ok(pinned) = bool::arbitrary(&mut u) else {
+        return;
+    };
+    let Ok(ops) = Vec::<PlaneOp>::arbitrary(&mut u) else {
+        return;
+    };
+    let t0 = Instant::now();
+    let mut now = t0;
+    let class = if pinned {
+        LinkClass::Pinned(node_keys().public())
+    } else {
+        LinkClass::Legacy
+    };
+    let plane = plane_keys();
+    let mut link = PlaneLink::new(NODE, class, &plane, [7; 32], now);
+    let (initiator, kx_text, bin) = honest_flight(2, NODE, NODE_PROTOCOL_VERSION);
+    let mut initiator = Some(initiator);
+    let mut agent: Option<Established> = None;
+    let mut closes = 0usize;
+    let mut last_ready: Option<Ready> = None;
+    let mut gated = false;
+    for op in ops.into_iter().take(128) {
+        match op {
+            PlaneOp::Text(t) => link.handle_input(PlaneInput::Text(&t), now),
+            PlaneOp::Binary(b) => link.handle_input(PlaneInput::Binary(&b), now),
+            PlaneOp::HonestKx => link.handle_input(PlaneInput::Text(&kx_text), now),
+            PlaneOp::HonestBinding => link.handle_input(PlaneInput::Binary(&bin), now),
+            PlaneOp::Sealed(text) => {
+                if let Some(a) = agent.as_mut()
+                    && let Ok(ct) = a.sealer.seal_frame(text.as_bytes())
+                {
+                    link.handle_input(PlaneInput::Binary(&ct), now);
+                }
+            }
+            PlaneOp::SealedReady { minor, protocol } => {
+                let r = Ready {
+                    agent_version: Some(format!("0.{minor}.0")),
+                    protocol_version: Some(u64::from(protocol % 16)),
+                    os: Os::Linux,
+                    ..Ready::default()
+                };
+                let text = NodeFrame::Ready(Box::new(r)).to_json();
+                match agent.as_mut() {
+                    Some(a) => {
+                        if let Ok(ct) = a.sealer.seal_frame(text.as_bytes()) {
+                            link.handle_input(PlaneInput::Binary(&ct), now);
+                        }
+                    }
+                    None => link.handle_input(PlaneInput::Text(&text), now),
+                }
+            }
+            PlaneOp::Oversize(n) => link.handle_input(
+                PlaneInput::Oversize {
+                    len: u64::from(n) + 1_048_577,
+                },
+                now,
+            ),
+            PlaneOp::Advance(ms) => {
+                now += Duration::from_millis(u64::from(ms) * 20);
+                link.handle_timeout(now);
+                if let Some((t, _)) = link.poll_timeout() {
+                    assert!(
+                        t > now,
+                        "a deadline at or before now survived handle_timeout"
+                    );
+                }
+            }
+            PlaneOp::Superseded => link.handle_input(PlaneInput::Superseded, now),
+            PlaneOp::KeyRotated => link.handle_input(PlaneInput::KeyRotatedOrDeleted, now),
+            PlaneOp::Shutdown => link.handle_input(PlaneInput::Shutdown, now),
+            PlaneOp::PeerClosed => link.handle_input(PlaneInput::PeerClosed { code: None }, now),
+            PlaneOp::Verdict(ok) => link.handle_input(
+                PlaneInput::BindingVerdict(if ok {
+                    Ok(())
+                } else {
+                    Err(BindingRefusal::ReplayedEphemeral)
+                }),
+                now,
+            ),
+            PlaneOp::PinVerdict(ok) => link.handle_input(PlaneInput::PinClaimVerdict(ok), now),
+            PlaneOp::Send { update } => {
+                let _ = link.send_command("j", update, now, |s| format!("a.{s}.b"));
+            }
+        }
+        while let Some(action) = link.poll_action() {
+            assert_eq!(closes, 0, "an action after the close: {action:?}");
+            match action {
+                PlaneAction::Close { .. } => closes += 1,
+                PlaneAction::SendBinary(ok) => {
+                    if let Some(i) = initiator.take() {
+                        agent = i.on_first_binary(&ok).ok();
+                    }
+                }
+                PlaneAction::PersistIdentity(r) => last_ready = Some(*r),
+                PlaneAction::Online => {
+                    assert!(pinned, "a legacy row came online");
+                    let r = last_ready.as_ref().expect("online without a ready");
+                    assert!(gates_pass(r), "online without both gates: {r:?}");
+                    gated = true;
+                }
+                PlaneAction::Held(_) => gated = true,
+                PlaneAction::Event(_) => assert!(gated, "an event before the gates"),
+                _ => {}
+            }
+        }
+    }
+}
+
+#[derive(Arbitrary, Debug)]
+enum AgentOp {
+    Opened,
+    DialFailed,
+    Closed(Option<u16>),
+    Text(String),
+    Binary(Vec<u8>),
+    Oversize,
+    Advance(u16),
+    PlaneAccepts,
+    Command {
+        jti: u8,
+        seq: u8,
+        skew: i8,
+        ping: bool,
+    },
+    Answer(u8),
+}
+
+/// The agent machine under arbitrary operation sequences: never panics, never executes a jti
+/// twice, does nothing after it exits, and keeps its deadlines in the future.
+pub fn agent_link_ops(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let Ok(ops) = Vec::<AgentOp>::arbitrary(&mut u) else {
+        return;
+    };
+    let t0 = Instant::now();
+    let mut now = t0;
+    let signer = signer();
+    let cfg = AgentConfig {
+        node_id: NODE.into(),
+        node_key: "tp_k".into(),
+        node_static: node_keys().public(),
+        control_pin: Some(plane_keys().public()),
+        signing_key: signer.public_jwk(),
+        process_start: UnixSecs(UNIX0),
+        ready: Ready::default(),
+    };
+    let mut agent = AgentLink::new(cfg, [8; 32], now).expect("agent");
+    let mut flight: (Option<String>, Option<Vec<u8>>) = (None, None);
+    let mut plane: Option<Established> = None;
+    let mut executed: BTreeMap<String, usize> = BTreeMap::new();
+    let mut exited = false;
+    let unix = |now: Instant| UnixSecs(UNIX0 + i64::try_from((now - t0).as_secs()).unwrap_or(0));
+    for op in ops.into_iter().take(128) {
+        match op {
+            AgentOp::Opened => agent.handle_input(AgentInput::Opened, now, unix(now)),
+            AgentOp::DialFailed => agent.handle_input(AgentInput::DialFailed, now, unix(now)),
+            AgentOp::Closed(code) => {
+                agent.handle_input(AgentInput::Closed { code, reason: "x" }, now, unix(now))
+            }
+            AgentOp::Text(t) => agent.handle_input(AgentInput::Text(&t), now, unix(now)),
+            AgentOp::Binary(b) => agent.handle_input(AgentInput::Binary(&b), now, unix(now)),
+            AgentOp::Oversize => {
+                agent.handle_input(AgentInput::Oversize { len: 2 << 20 }, now, unix(now));
+            }
+            AgentOp::Advance(ms) => {
+                now += Duration::from_millis(u64::from(ms) * 20);
+                agent.handle_timeout(now);
+                if let Some((t, _)) = agent.poll_timeout() {
+                    assert!(
+                        t > now,
+                        "a deadline at or before now survived handle_timeout"
+                    );
+                }
+            }
+            AgentOp::PlaneAccepts => {
+                if let (Some(kx_text), Some(bin)) = (flight.0.take(), flight.1.take()) {
+                    let responder = Responder::new(&plane_keys(), node_keys().public(), NODE);
+                    if let Ok(NodeFrame::Kx(kx)) = decode_node_frame(&kx_text)
+                        && let Ok(ab) = responder.on_kx(&kx)
+                        && let Ok(opened) = ab.on_binding(&bin)
+                    {
+                        let (est, ok) = opened.accept(&mut from_seed([9; 32]));
+                        plane = Some(est);
+                        agent.handle_input(AgentInput::Binary(&ok), now, unix(now));
+                    }
+                }
+            }
+            AgentOp::Command {
+                jti,
+                seq,
+                skew,
+                ping,
+            } => {
+                if let Some(p) = plane.as_mut() {
+                    let iat = unix(now).0 + i64::from(skew % 8);
+                    let cmd = if ping {
+                        serde_json::json!({"type":"ping"})
+                    } else {
+                        serde_json::json!({"type":"inventory"})
+                    };
+                    let token = signer.sign(&Claims {
+                        iss: termplane_proto::COMMAND_ISSUER.into(),
+                        aud: node_audience(NODE),
+                        jti: format!("j{}", jti % 16),
+                        iat,
+                        exp: iat + 30,
+                        seq: u64::from(seq % 8),
+                        cmd,
+                    });
+                    let text =
+                        PlaneFrame::Command(termplane_proto::Envelope { jws: token }).to_json();
+                    if let Ok(ct) = p.sealer.seal_frame(text.as_bytes()) {
+                        agent.handle_input(AgentInput::Binary(&ct), now, unix(now));
+                    }
+                }
+            }
+            AgentOp::Answer(j) => {
+                let jti = format!("j{}", j % 16);
+                if executed.contains_key(&jti) {
+                    agent.record_result(CommandResult::ok(jti, None));
+                }
+            }
+        }
+        while let Some(action) = agent.poll_action() {
+            assert!(!exited, "an action after exit: {action:?}");
+            match action {
+                AgentAction::Exit { .. } => exited = true,
+                AgentAction::SendText(t) if t.contains("\"kx\"") => flight.0 = Some(t),
+                AgentAction::SendBinary(b) if flight.0.is_some() && flight.1.is_none() => {
+                    flight.1 = Some(b);
+                }
+                AgentAction::Execute { jti, .. } => {
+                    let n = executed.entry(jti.clone()).or_insert(0);
+                    *n += 1;
+                    assert_eq!(*n, 1, "jti {jti} executed twice");
+                }
+                AgentAction::Dial => {
+                    flight = (None, None);
+                    plane = None;
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+#[derive(Arbitrary, Debug)]
+enum ReplayOp {
+    Fresh { iat_back: u8 },
+    Replay(u8),
+    Conflict(u8),
+    Answer(u8),
+    Reconnect,
+    Advance(u8),
+    BadSeq(u8),
+}
+
+/// The replay guard against invariants a reference model states: a jti executes at most once
+/// per process; a replay never executes; a resent answer is the one recorded for that jti; a
+/// conflict is reported only for a known jti with other content; the cache stays bounded.
+pub fn replay_model(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let Ok(ops) = Vec::<ReplayOp>::arbitrary(&mut u) else {
+        return;
+    };
+    let capacity = 8;
+    let mut cache = JtiCache::new(capacity, UnixSecs(UNIX0));
+    let mut gate = SeqGate::new();
+    let mut next_seq = 1u64;
+    let mut now = UNIX0 + 40;
+    let mut counter = 0u32;
+    // Reference facts: digest and answer per jti ever admitted.
+    let mut digests: BTreeMap<String, ([u8; 32], i64)> = BTreeMap::new();
+    let mut answers: BTreeMap<String, CommandResult> = BTreeMap::new();
+    let mut executed: BTreeMap<String, u32> = BTreeMap::new();
+    let verified = |jti: &str, iat: i64, seq: u64, digest: [u8; 32]| Verified {
+        claims: Claims {
+            iss: termplane_proto::COMMAND_ISSUER.into(),
+            aud: node_audience(NODE),
+            jti: jti.into(),
+            iat,
+            exp: iat + 30,
+            seq,
+            cmd: serde_json::json!({"type":"ping"}),
+        },
+        digest,
+    };
+    let nth = |map: &BTreeMap<String, ([u8; 32], i64)>, i: u8| -> Option<(String, [u8; 32], i64)> {
+        if map.is_empty() {
+            return None;
+        }
+        let k = usize::from(i) % map.len();
+        map.iter().nth(k).map(|(j, (d, t))| (j.clone(), *d, *t))
+    };
+    for op in ops.into_iter().take(200) {
+        let (jti, v, fresh) = match op {
+            ReplayOp::Fresh { iat_back } => {
+                counter += 1;
+                let jti = format!("f{counter}");
+                let mut d = [0u8; 32];
+                d[..4].copy_from_slice(&counter.to_le_bytes());
+                let iat = now - i64::from(iat_back % 40);
+                let v = verified(&jti, iat, next_seq, d);
+                (jti, v, true)
+            }
+            ReplayOp::Replay(i) => match nth(&digests, i) {
+                Some((j, d, iat)) => (j.clone(), verified(&j, iat, 1, d), false),
+                None => continue,
+            },
+            ReplayOp::Conflict(i) => match nth(&digests, i) {
+                Some((j, mut d, iat)) => {
+                    d[31] ^= 0xff;
+                    (j.clone(), verified(&j, iat, next_seq, d), false)
+                }
+                None => continue,
+            },
+            ReplayOp::Answer(i) => {
+                if let Some((j, _, _)) = nth(&digests, i)
+                    && executed.contains_key(&j)
+                    && !answers.contains_key(&j)
+                {
+                    let a = CommandResult::ok(j.clone(), Some(serde_json::json!(j.len())));
+                    cache.record_answer(&j, a.clone());
+                    answers.insert(j, a);
+                }
+                continue;
+            }
+            ReplayOp::Reconnect => {
+                gate = SeqGate::new();
+                next_seq = 1;
+                continue;
+            }
+            ReplayOp::Advance(s) => {
+                now += i64::from(s % 20);
+                continue;
+            }
+            ReplayOp::BadSeq(s) => {
+                counter += 1;
+                let jti = format!("b{counter}");
+                let mut d = [1u8; 32];
+                d[..4].copy_from_slice(&counter.to_le_bytes());
+                let seq = u64::from(s % 4);
+                let seq = if seq == next_seq { next_seq + 1 } else { seq };
+                (jti.clone(), verified(&jti, now, seq, d), true)
+            }
+        };
+        let known = digests.get(&jti).copied();
+        let cached = cache.contains(&jti);
+        let admission = admit(&mut cache, &mut gate, &v, UnixSecs(now));
+        assert!(cache.len() <= capacity, "cache grew past its capacity");
+        match admission {
+            Admission::Execute => {
+                assert!(fresh && !cached, "a replayed or conflicting jti executed");
+                assert_eq!(v.claims.seq, next_seq, "executed out of order");
+                next_seq += 1;
+                *executed.entry(jti.clone()).or_insert(0) += 1;
+                assert_eq!(executed[&jti], 1);
+            }
+            Admission::Resend(a) => {
+                assert!(cached, "resend for a jti the cache does not hold");
+                let (d, _) = known.expect("resend for an unknown jti");
+                assert_eq!(d, v.digest, "resend across a content change");
+                if let Some(expected) = answers.get(&jti) {
+                    assert_eq!(&a, expected, "resent another answer");
+                } else {
+                    // A jti refused by the seq gate resends its refusal.
+                    assert!(!a.ok);
+                }
+            }
+            Admission::Wait => {
+                assert!(cached);
+                let (d, _) = known.expect("wait for an unknown jti");
+                assert_eq!(d, v.digest);
+                assert!(!answers.contains_key(&jti));
+            }
+            Admission::Conflict => {
+                assert!(cached);
+                let (d, _) = known.expect("conflict for an unknown jti");
+                assert_ne!(d, v.digest);
+            }
+            Admission::Stale(_) => {
+                // Not recorded, never executed; an in-order stale command still uses its seq.
+                assert!(!cached);
+                assert_eq!(
+                    v.claims.seq, next_seq,
+                    "an out-of-order stale command kept the link"
+                );
+                next_seq += 1;
+            }
+            Admission::DropLink(_) => {
+                assert!(!cached);
+                assert_ne!(v.claims.seq, next_seq, "an in-order seq dropped the link");
+                gate = SeqGate::new();
+                next_seq = 1;
+            }
+        }
+        // A jti the guard recorded (executed, or burnt by the seq gate) is known from now on.
+        if cache.contains(&jti) && !digests.contains_key(&jti) {
+            digests.insert(jti.clone(), (v.digest, v.claims.iat));
+        }
+        assert!(executed.get(&jti).copied().unwrap_or(0) <= 1);
+    }
+}
+
+/// An honest session's first flight, for seeds.
+#[doc(hidden)]
+pub fn seed_flight() -> (String, Vec<u8>) {
+    let (_, kx, bin) = honest_flight(1, NODE, NODE_PROTOCOL_VERSION);
+    (kx, bin)
+}
+
+/// A valid token, for seeds.
+#[doc(hidden)]
+pub fn seed_token() -> String {
+    valid_token(1)
+}
+
+#[doc(hidden)]
+pub fn seed_key() -> Key32 {
+    node_keys().public()
+}
+
+/// Replays every committed seed of every target (the `cargo test` side of fuzzing).
+#[cfg(test)]
+mod corpus {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn replay(target: &str, body: fn(&[u8])) -> usize {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("corpus")
+            .join(target);
+        let mut n = 0;
+        for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let path = entry.unwrap().path();
+            body(&std::fs::read(&path).unwrap());
+            n += 1;
+        }
+        assert!(n > 0, "no seeds for {target}");
+        n
+    }
+
+    #[test]
+    fn frame_decode_corpus() {
+        replay("frame_decode", frame_decode);
+    }
+    #[test]
+    fn jws_verify_corpus() {
+        replay("jws_verify", jws_verify);
+    }
+    #[test]
+    fn seal_open_corpus() {
+        replay("seal_open", seal_open);
+    }
+    #[test]
+    fn kx_responder_corpus() {
+        replay("kx_responder", kx_responder);
+    }
+    #[test]
+    fn plane_link_ops_corpus() {
+        replay("plane_link_ops", plane_link_ops);
+    }
+    #[test]
+    fn agent_link_ops_corpus() {
+        replay("agent_link_ops", agent_link_ops);
+    }
+    #[test]
+    fn replay_model_corpus() {
+        replay("replay_model", replay_model);
+    }
+
+    /// Deterministic pseudo-random inputs through every body: a smoke run that needs no
+    /// libFuzzer, so a broken invariant shows up in the ordinary test suite too.
+    #[test]
+    fn every_body_survives_pseudo_random_inputs() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let bodies: [fn(&[u8]); 7] = [
+            frame_decode,
+            jws_verify,
+            seal_open,
+            kx_responder,
+            plane_link_ops,
+            agent_link_ops,
+            replay_model,
+        ];
+        for round in 0..300 {
+            let len = 1 + (round * 7) % 900;
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    (x >> 24) as u8
+                })
+                .collect();
+            for body in bodies {
+                body(&bytes);
+            }
+        }
+    }
+
+    /// Regenerates the committed seeds: `TERMPLANE_WRITE_SEEDS=1 cargo test -p termplane-fuzz
+    /// write_seeds`. Without the variable it only checks that generation still works.
+    #[test]
+    fn write_seeds() {
+        let (kx, bin) = seed_flight();
+        let token = seed_token();
+        let mut seeds: Vec<(&str, &str, Vec<u8>)> = vec![
+            ("frame_decode", "kx", kx.clone().into_bytes()),
+            ("frame_decode", "ready", br#"{"type":"ready","agentVersion":"0.17.0","protocolVersion":14,"os":"linux","arch":"x86_64","hostname":"h","dataDir":"/d","capabilities":[],"homeDir":"/h","runtime":{"serviceManager":"none","supervised":false,"pid":1},"maintenance":{"on":false,"changedAt":"t"}}"#.to_vec()),
+            ("frame_decode", "result", br#"{"type":"result","ref":"j","ok":true,"data":{"x":[1,2.5,"s",null]}}"#.to_vec()),
+            ("frame_decode", "register_ok", format!(r#"{{"t":"register-ok","controlEncryptPublicKey":"{}"}}"#, seed_key()).into_bytes()),
+            ("frame_decode", "envelope", format!(r#"{{"jws":"{token}"}}"#).into_bytes()),
+            ("frame_decode", "binding", br#"{"nodeId":"n1","nodeKey":"tp_k","protocolVersion":14}"#.to_vec()),
+            ("jws_verify", "valid", token.clone().into_bytes()),
+            ("jws_verify", "mutate", [&[0u8][..], &[5, 1, 60, 2, 200, 4]].concat()),
+            ("seal_open", "zeros", vec![0; 64]),
+            ("seal_open", "mixed", (0u8..=255).collect()),
+            ("kx_responder", "honest", [&[1u8][..], kx.as_bytes(), &bin].concat()),
+            ("kx_responder", "zeros", vec![0; 96]),
+            ("plane_link_ops", "ops", (0u8..=255).rev().collect()),
+            ("plane_link_ops", "ones", vec![1; 200]),
+            ("agent_link_ops", "ops", (0u8..=255).collect()),
+            ("agent_link_ops", "sevens", vec![7; 300]),
+            ("replay_model", "ops", (0u8..=255).map(|b| b.wrapping_mul(37)).collect()),
+            ("replay_model", "zeros", vec![0; 120]),
+        ];
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus");
+        for (target, name, bytes) in seeds.drain(..) {
+            let dir = root.join(target);
+            if std::env::var_os("TERMPLANE_WRITE_SEEDS").is_some() {
+                std::fs::create_dir_all(&dir).unwrap();
+                std::fs::write(dir.join(name), &bytes).unwrap();
+            }
+            assert!(!bytes.is_empty());
+        }
+    }
+}

@@ -1,0 +1,338 @@
+//! Node-link benchmark against a real `termplane serve` child process.
+//!
+//! Usage: `ulimit -n 65536; cargo run --release -p termplane --example link_bench -- NODES [HEARTBEAT_SECS]`
+//!
+//! It starts the plane binary (next to this example in the target directory) on a free loopback
+//! port with a temporary data directory, then measures:
+//! 1. enrollments per second (NODES setup keys minted, then NODES sequential enrollments);
+//! 2. link establishments per second (NODES simulated nodes — the real agent machine under the
+//!    runtime-smol agent driver, all in this process — dialing at once until every one is
+//!    established and the plane reads them online);
+//! 3. plane RSS per idle link (`VmRSS` of the plane process before and after);
+//! 4. plane CPU while the nodes heartbeat (`utime + stime` from `/proc/<pid>/stat` over
+//!    HEARTBEAT_SECS, default 30, starting one heartbeat interval after the last node came
+//!    online), as a percentage of one core;
+//! 5. time until all are online again after a plane restart (SIGTERM, start on the same port
+//!    and data directory).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use termplane_machines::agent_link::AgentConfig;
+use termplane_machines::jws::PublicJwk;
+use termplane_machines::kx::StaticKeypair;
+use termplane_proto::event::Os;
+use termplane_proto::{CommandResult, Key32, Ready};
+use termplane_runtime_smol::agent::{
+    self, AgentControl, AgentOptions, AgentReport, BoxFuture, Executor,
+};
+use termplane_runtime_smol::{Clock, SystemClock};
+
+struct Ok200;
+impl Executor for Ok200 {
+    fn execute(&self, jti: String, _c: termplane_proto::Command) -> BoxFuture<CommandResult> {
+        Box::pin(async move { CommandResult::ok(jti, None) })
+    }
+}
+
+fn http(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    cookie: Option<&str>,
+    body: Option<&Value>,
+) -> (u16, Value, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let body = body
+        .map(|b| serde_json::to_vec(b).unwrap())
+        .unwrap_or_default();
+    let mut req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://{addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if let Some(c) = cookie {
+        req.push_str(&format!("Cookie: {c}\r\n"));
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes()).unwrap();
+    s.write_all(&body).unwrap();
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let text = String::from_utf8_lossy(&out).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let cookie = head
+        .lines()
+        .find(|l| l.to_ascii_lowercase().starts_with("set-cookie:"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().split(';').next().unwrap_or("").to_owned())
+        .unwrap_or_default();
+    (
+        status,
+        serde_json::from_str(body).unwrap_or(Value::Null),
+        cookie,
+    )
+}
+
+fn start_plane(bin: &Path, addr: SocketAddr, dir: &Path) -> Child {
+    let mut child = Command::new(bin)
+        .args(["serve", "--listen", &addr.to_string(), "--data-dir"])
+        .arg(dir)
+        .env("TERMPLANE_MAX_CONNS_PER_IP", "1000000")
+        .env("TERMPLANE_MAX_CONNS", "1000000")
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .spawn()
+        .expect(
+            "cannot start the plane binary (build it first: cargo build --release -p termplane)",
+        );
+    for _ in 0..500 {
+        if TcpStream::connect(addr).is_ok() {
+            return child;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("the plane did not start listening");
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let n = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    n(11) + n(12)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let nodes: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(200);
+    let hb_secs: u64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(30);
+    let exe = std::env::current_exe().unwrap();
+    let bin: PathBuf = exe
+        .parent()
+        .and_then(Path::parent)
+        .unwrap()
+        .join("termplane");
+    let dir = std::env::temp_dir().join(format!("termplane-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let addr: SocketAddr = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap()
+    };
+    let mut plane = start_plane(&bin, addr, &dir);
+    let pid = plane.id();
+    let rss0 = rss_kib(pid);
+
+    // Account and setup keys.
+    let (s, _, _) = http(
+        addr,
+        "POST",
+        "/api/setup",
+        None,
+        Some(
+            &json!({"email": "bench@example.test", "displayName": "Bench", "password": "bench password 1"}),
+        ),
+    );
+    assert_eq!(s, 201);
+    let (s, _, cookie) = http(
+        addr,
+        "POST",
+        "/api/auth/sign-in",
+        None,
+        Some(&json!({"email": "bench@example.test", "password": "bench password 1"})),
+    );
+    assert_eq!(s, 200);
+    let keys: Vec<String> = (0..nodes)
+        .map(|_| {
+            let (s, v, _) = http(addr, "POST", "/api/setup-keys", Some(&cookie), None);
+            assert_eq!(s, 201);
+            v["key"].as_str().unwrap().to_owned()
+        })
+        .collect();
+
+    // 1. Enrollments per second.
+    let mut rng = termplane_machines::rng::from_seed(termplane_runtime_smol::os_seed().unwrap());
+    let started = Instant::now();
+    let mut configs = Vec::with_capacity(nodes);
+    for (i, key) in keys.iter().enumerate() {
+        let kp = StaticKeypair::generate(&mut rng);
+        let body = json!({
+            "setupKey": key, "name": format!("bench-{i}"), "os": "linux", "arch": "x86_64",
+            "hostname": format!("bench-{i}"), "agentVersion": "0.17.0",
+            "identityJwk": {"kty": "EC", "crv": "P-256",
+                "x": termplane_proto::key::b64url_encode(&[1u8; 32]),
+                "y": termplane_proto::key::b64url_encode(&[2u8; 32])},
+            "encryptPublicKey": kp.public().to_b64(),
+        });
+        let (s, v, _) = http(addr, "POST", "/api/nodes/enroll", None, Some(&body));
+        assert_eq!(s, 201, "{v}");
+        let jwk: PublicJwk = serde_json::from_value(v["signingPublicJwk"].clone()).unwrap();
+        let control = Key32::from_b64(v["controlEncryptPublicKey"].as_str().unwrap()).unwrap();
+        configs.push((
+            AgentConfig {
+                node_id: v["nodeId"].as_str().unwrap().to_owned(),
+                node_key: v["nodeKey"].as_str().unwrap().to_owned(),
+                node_static: kp.public(),
+                control_pin: Some(control),
+                signing_key: jwk,
+                process_start: SystemClock.unix(),
+                ready: Ready {
+                    agent_version: Some("0.17.0".into()),
+                    protocol_version: Some(u64::from(termplane_proto::NODE_PROTOCOL_VERSION)),
+                    os: Os::Linux,
+                    arch: "x86_64".into(),
+                    hostname: format!("bench-{i}"),
+                    ..Ready::default()
+                },
+            },
+            v["wsUrl"].as_str().unwrap().to_owned(),
+        ));
+    }
+    let enroll_secs = started.elapsed().as_secs_f64();
+    println!(
+        "enrollments: {nodes} in {enroll_secs:.2} s = {:.1}/s",
+        nodes as f64 / enroll_secs
+    );
+
+    // 2. Link establishments per second: every node dials at once.
+    let established = Arc::new(AtomicUsize::new(0));
+    let ex = Arc::new(smol::Executor::new());
+    let (stop_tx, stop_rx) = smol::channel::unbounded::<()>();
+    let threads: Vec<_> = (0..2)
+        .map(|_| {
+            let ex = ex.clone();
+            let stop = stop_rx.clone();
+            std::thread::spawn(move || {
+                smol::block_on(ex.run(async {
+                    let _ = stop.recv().await;
+                }))
+            })
+        })
+        .collect();
+    let mut controls = Vec::new();
+    let started = Instant::now();
+    for (cfg, url) in configs {
+        let (rtx, rrx) = smol::channel::unbounded();
+        let (ctx, crx) = smol::channel::unbounded();
+        controls.push(ctx);
+        let mut opts = AgentOptions::new(url);
+        opts.reports = Some(rtx);
+        let est = established.clone();
+        ex.spawn(async move {
+            while let Ok(r) = rrx.recv().await {
+                if r == AgentReport::Established {
+                    est.fetch_add(1, Ordering::SeqCst);
+                }
+            }
+        })
+        .detach();
+        ex.spawn(async move {
+            let _ = agent::run(cfg, opts, &Ok200, crx, &SystemClock).await;
+        })
+        .detach();
+    }
+    let wait_all = |target: usize, limit: Duration| -> Option<f64> {
+        let t0 = Instant::now();
+        while established.load(Ordering::SeqCst) < target {
+            if t0.elapsed() > limit {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        Some(t0.elapsed().as_secs_f64())
+    };
+    match wait_all(nodes, Duration::from_secs(600)) {
+        Some(_) => {
+            let secs = started.elapsed().as_secs_f64();
+            println!(
+                "link establishments: {nodes} in {secs:.2} s = {:.1}/s",
+                nodes as f64 / secs
+            );
+        }
+        None => println!(
+            "link establishments: only {} of {nodes} within 600 s",
+            established.load(Ordering::SeqCst)
+        ),
+    }
+
+    // 3. Memory per idle link.
+    std::thread::sleep(Duration::from_secs(2));
+    let rss1 = rss_kib(pid);
+    println!(
+        "plane RSS: {rss0} KiB idle, {rss1} KiB with {nodes} links = {:.1} KiB per link",
+        (rss1.saturating_sub(rss0)) as f64 / nodes as f64
+    );
+
+    // 4. CPU while heartbeating, in the steady state: first let the post-connect work finish
+    //    (each node's ready is followed by row writes and a signed `set_allowed_dirs` push) by
+    //    waiting one heartbeat interval, so the window holds nothing but heartbeats.
+    std::thread::sleep(termplane_proto::limits::HEARTBEAT_INTERVAL);
+    let ticks_per_sec = 100.0; // USER_HZ on Linux
+    let c0 = cpu_ticks(pid);
+    std::thread::sleep(Duration::from_secs(hb_secs));
+    let c1 = cpu_ticks(pid);
+    println!(
+        "plane CPU while {nodes} nodes heartbeat: {:.2}% of one core over {hb_secs} s",
+        (c1 - c0) as f64 / ticks_per_sec / hb_secs as f64 * 100.0
+    );
+
+    // 5. Restart: time until every node is established again.
+    let before = established.load(Ordering::SeqCst);
+    let _ = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status();
+    let _ = plane.wait();
+    let restarted = Instant::now();
+    plane = start_plane(&bin, addr, &dir);
+    match wait_all(before + nodes, Duration::from_secs(600)) {
+        Some(_) => println!(
+            "after restart: all {nodes} online in {:.2} s",
+            restarted.elapsed().as_secs_f64()
+        ),
+        None => println!(
+            "after restart: only {} of {nodes} within 600 s",
+            established.load(Ordering::SeqCst) - before
+        ),
+    }
+
+    for c in &controls {
+        let _ = c.try_send(AgentControl::Shutdown);
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    for _ in &threads {
+        let _ = stop_tx.try_send(());
+    }
+    for t in threads {
+        let _ = t.join();
+    }
+    let _ = Command::new("kill")
+        .args(["-TERM", &plane.id().to_string()])
+        .status();
+    let _ = plane.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+}

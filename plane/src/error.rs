@@ -1,0 +1,299 @@
+//! The error body every failed REST request answers with, and the codes the plane uses.
+//!
+//! | status | code | when |
+//! |---|---|---|
+//! | 400 | `INPUT_VALIDATION_ERROR` | a body or parameter failed validation (`metadata.field` names it) |
+//! | 401 | `UNAUTHENTICATED` | no credential where one is required |
+//! | 401 | `AUTH_HEADER_INVALID` | an `Authorization` header that is not exactly one `Bearer <token>` |
+//! | 401 | `INVALID_CREDENTIAL` | an unknown, disabled or malformed bearer credential or session |
+//! | 401 | `NODE_KEY_NOT_ACCEPTED` | a node key presented to REST (it only opens `/ws/node`) |
+//! | 401 | `INVALID_CREDENTIALS` | password sign-in failed (unknown and known accounts alike) |
+//! | 401 | `SETUP_KEY_INVALID` | enrollment with an unknown or malformed setup key |
+//! | 401 | `SETUP_KEY_EXPIRED` | enrollment with a setup key older than 24 hours |
+//! | 401 | `SETUP_KEY_REVOKED` | enrollment with a revoked setup key |
+//! | 409 | `SETUP_KEY_SPENT` | enrollment with a setup key that was already used |
+//! | 409 | `SETUP_KEY_NOT_REVOCABLE` | revoking a setup key that is already used or revoked |
+//! | 403 | `BEARER_NOT_ALLOWED` | a bearer credential on an admin surface or a cookie-only route |
+//! | 403 | `ADMIN_REQUIRED` | a signed-in non-admin on an admin surface |
+//! | 403 | `ORIGIN_REJECTED` | a browser-style state-changing request from an untrusted or missing Origin |
+//! | 403 | `LOCAL_NODE` | a write the local node does not support (delete, key rotation) |
+//! | 404 | `NOT_FOUND` | no such route or row |
+//! | 405 | `METHOD_NOT_ALLOWED` | the route exists for other methods |
+//! | 409 | `SETUP_ALREADY_DONE` | `POST /api/setup` once the first account exists |
+//! | 409 | `EMAIL_TAKEN` | creating an account whose email exists |
+//! | 409 | `NODE_OFFLINE` | a command (launch, ping…) for a node whose link is not online |
+//! | 413 | `PAYLOAD_TOO_LARGE` | a request body over the limit |
+//! | 429 | `TOO_MANY_ATTEMPTS` | sign-in or enrollment backoff in force (`Retry-After` and `metadata.retryAfterMs`) |
+//! | 500 | `INTERNAL_ERROR` | a server fault, including a panic in a handler |
+//! | 502 | `NODE_LINK_CLOSED` | the node's socket closed before the command's result arrived |
+//! | 502 | `NODE_BAD_RESULT` | the node answered with a malformed result |
+//! | 504 | `NODE_TIMEOUT` | no result within the command deadline (10 s; 5 min for `update`) |
+//!
+//! [`CODES`] holds the same table for the API reference; a test keeps the two identical.
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// Every error code the plane answers with: `(status, code, when)`, as in the module table.
+pub const CODES: &[(u16, &str, &str)] = &[
+    (
+        400,
+        "INPUT_VALIDATION_ERROR",
+        "a body or parameter failed validation (`metadata.field` names it)",
+    ),
+    (
+        401,
+        "UNAUTHENTICATED",
+        "no credential where one is required",
+    ),
+    (
+        401,
+        "AUTH_HEADER_INVALID",
+        "an `Authorization` header that is not exactly one `Bearer <token>`",
+    ),
+    (
+        401,
+        "INVALID_CREDENTIAL",
+        "an unknown, disabled or malformed bearer credential or session",
+    ),
+    (
+        401,
+        "NODE_KEY_NOT_ACCEPTED",
+        "a node key presented to REST (it only opens `/ws/node`)",
+    ),
+    (
+        401,
+        "INVALID_CREDENTIALS",
+        "password sign-in failed (unknown and known accounts alike)",
+    ),
+    (
+        401,
+        "SETUP_KEY_INVALID",
+        "enrollment with an unknown or malformed setup key",
+    ),
+    (
+        401,
+        "SETUP_KEY_EXPIRED",
+        "enrollment with a setup key older than 24 hours",
+    ),
+    (
+        401,
+        "SETUP_KEY_REVOKED",
+        "enrollment with a revoked setup key",
+    ),
+    (
+        409,
+        "SETUP_KEY_SPENT",
+        "enrollment with a setup key that was already used",
+    ),
+    (
+        409,
+        "SETUP_KEY_NOT_REVOCABLE",
+        "revoking a setup key that is already used or revoked",
+    ),
+    (
+        403,
+        "BEARER_NOT_ALLOWED",
+        "a bearer credential on an admin surface or a cookie-only route",
+    ),
+    (
+        403,
+        "ADMIN_REQUIRED",
+        "a signed-in non-admin on an admin surface",
+    ),
+    (
+        403,
+        "ORIGIN_REJECTED",
+        "a browser-style state-changing request from an untrusted or missing Origin",
+    ),
+    (
+        403,
+        "LOCAL_NODE",
+        "a write the local node does not support (delete, key rotation)",
+    ),
+    (404, "NOT_FOUND", "no such route or row"),
+    (
+        405,
+        "METHOD_NOT_ALLOWED",
+        "the route exists for other methods",
+    ),
+    (
+        409,
+        "SETUP_ALREADY_DONE",
+        "`POST /api/setup` once the first account exists",
+    ),
+    (409, "EMAIL_TAKEN", "creating an account whose email exists"),
+    (
+        409,
+        "NODE_OFFLINE",
+        "a command (launch, ping…) for a node whose link is not online",
+    ),
+    (413, "PAYLOAD_TOO_LARGE", "a request body over the limit"),
+    (
+        429,
+        "TOO_MANY_ATTEMPTS",
+        "sign-in or enrollment backoff in force (`Retry-After` and `metadata.retryAfterMs`)",
+    ),
+    (
+        500,
+        "INTERNAL_ERROR",
+        "a server fault, including a panic in a handler",
+    ),
+    (
+        502,
+        "NODE_LINK_CLOSED",
+        "the node's socket closed before the command's result arrived",
+    ),
+    (
+        502,
+        "NODE_BAD_RESULT",
+        "the node answered with a malformed result",
+    ),
+    (
+        504,
+        "NODE_TIMEOUT",
+        "no result within the command deadline (10 s; 5 min for `update`)",
+    ),
+];
+
+/// The status and description of a known code.
+#[must_use]
+pub fn code_info(code: &str) -> Option<(u16, &'static str)> {
+    CODES
+        .iter()
+        .find(|(_, c, _)| *c == code)
+        .map(|(s, _, when)| (*s, *when))
+}
+
+/// A refusal, as the service layer reports it; the HTTP adapter renders it as the error body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApiError {
+    /// HTTP status.
+    pub status: u16,
+    /// Machine-readable code.
+    pub code: &'static str,
+    /// Prose; may change.
+    pub message: String,
+    /// Extra facts (`field` for validation errors).
+    pub metadata: Option<Value>,
+}
+
+impl ApiError {
+    /// A refusal with no metadata.
+    pub fn new(status: u16, code: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            code,
+            message: message.into(),
+            metadata: None,
+        }
+    }
+
+    /// 400 `INPUT_VALIDATION_ERROR` naming `field`.
+    pub fn validation(field: &str, message: impl Into<String>) -> Self {
+        Self::new(400, "INPUT_VALIDATION_ERROR", message)
+            .with_metadata(serde_json::json!({ "field": field }))
+    }
+
+    /// 404 `NOT_FOUND`.
+    pub fn not_found(what: &str) -> Self {
+        Self::new(404, "NOT_FOUND", format!("{what} not found"))
+    }
+
+    /// 500 `INTERNAL_ERROR` (the cause is logged, never sent).
+    pub fn internal() -> Self {
+        Self::new(500, "INTERNAL_ERROR", "internal server error")
+    }
+
+    /// Attaches metadata.
+    #[must_use]
+    pub fn with_metadata(mut self, metadata: Value) -> Self {
+        self.metadata = Some(metadata);
+        self
+    }
+
+    /// The body for this error with a fresh `errId`.
+    #[must_use]
+    pub fn body(&self, err_id: String, req_id: Option<String>) -> ErrorBody {
+        ErrorBody {
+            err_id,
+            code: self.code.to_owned(),
+            message: self.message.clone(),
+            status_code: self.status,
+            req_id,
+            metadata: self.metadata.clone(),
+        }
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}: {}", self.status, self.code, self.message)
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+impl From<sqlx::Error> for ApiError {
+    fn from(e: sqlx::Error) -> Self {
+        tracing::error!(error = %e, "database error");
+        Self::internal()
+    }
+}
+
+impl From<crate::secret::RandomError> for ApiError {
+    fn from(e: crate::secret::RandomError) -> Self {
+        tracing::error!(error = %e, "randomness error");
+        Self::internal()
+    }
+}
+
+/// The JSON error body of the specification.
+#[derive(Clone, Debug, Serialize, serde::Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorBody {
+    /// Unique per occurrence; logged with the error.
+    pub err_id: String,
+    /// Machine-readable code.
+    pub code: String,
+    /// Prose.
+    pub message: String,
+    /// Mirrors the HTTP status.
+    pub status_code: u16,
+    /// The request id, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub req_id: Option<String>,
+    /// Extra facts, when any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Value>,
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    /// The module documentation's table and [`CODES`] list the same rows in the same order.
+    #[test]
+    fn codes_match_the_documented_table() {
+        let doc: Vec<String> = include_str!("error.rs")
+            .lines()
+            .filter_map(|l| l.strip_prefix("//! | "))
+            .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+            .map(str::to_owned)
+            .collect();
+        let consts: Vec<String> = CODES
+            .iter()
+            .map(|(s, c, when)| format!("{s} | `{c}` | {when} |"))
+            .collect();
+        assert_eq!(doc, consts);
+        for (i, (_, c, _)) in CODES.iter().enumerate() {
+            assert!(
+                CODES[i + 1..].iter().all(|(_, d, _)| d != c),
+                "{c} listed twice"
+            );
+        }
+        assert_eq!(code_info("NOT_FOUND").map(|x| x.0), Some(404));
+        assert_eq!(code_info("NO_SUCH_CODE"), None);
+    }
+}

@@ -1,0 +1,457 @@
+//! The live node link, plane side: one task per `/ws/node` socket, the per-node registry where
+//! the newest authenticated socket wins, the list of held nodes, and the command dispatcher.
+//!
+//! Nothing here names the HTTP framework: the HTTP adapter authenticates the upgrade (through
+//! [`crate::service::Service::node_upgrade`]), completes the WebSocket handshake and hands the
+//! raw stream to [`serve`], generic over any `AsyncRead + AsyncWrite` socket.
+//!
+//! Each socket runs a [`PlaneLink`] under [`termplane_runtime_smol::plane::run`]; this module
+//! supplies its decisions and mirrors its effects:
+//!
+//! | machine action | what the plane does |
+//! |---|---|
+//! | `CheckBinding` | re-verifies the sealed node key through the same digest chain as the upgrade (SHA-256 digest lookup, constant-time compare, enabled, bound to *this* row), then inserts the ephemeral key into the node's persisted seen set; a repeat is refused (4410) |
+//! | `ClaimPin` | conditional write of the row's `encryptPublicKey` where it is still NULL |
+//! | `Authenticated` | this socket becomes the node's current one; the previous one gets `Superseded` (4409) |
+//! | `PersistIdentity` | os, arch, hostname, agentVersion, runtime, maintenance onto the row, before the gates |
+//! | `Online` | row liveness `online`, then `set_allowed_dirs` is pushed |
+//! | `Held` | row liveness stays/turns `offline` (it never reads online for a held node); the node is listed by [`LinkHub::held`] |
+//! | socket ends | if it was the node's current socket: row `offline` and the registry entry goes |
+//!
+//! Liveness is in-process truth mirrored to the row; at start every remote row is reset to
+//! `offline` because no link survives a restart.
+
+pub mod events;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use async_tungstenite::WebSocketStream;
+use futures_lite::{AsyncRead, AsyncWrite, FutureExt};
+use smol::channel::Sender;
+use termplane_machines::kx::StaticKeypair;
+use termplane_machines::plane_link::{BindingRefusal, LinkClass, PlaneAction, PlaneLink};
+use termplane_proto::Key32;
+use termplane_runtime_smol::plane::{PlaneCommand, PlaneDriverOptions, PlaneHooks};
+use termplane_runtime_smol::{Clock as _, SystemClock, os_seed};
+
+use crate::service::Service;
+use crate::store::{Node, ReportedIdentity};
+
+/// Where a registered socket stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LinkStatus {
+    /// The handshake (or legacy bearer) authenticated it; `ready` not yet handled.
+    Authenticated,
+    /// Both gates passed.
+    Online,
+    /// A gate failed: offline for every purpose but `update`.
+    Held {
+        /// The machine's reason (names the required and found versions).
+        reason: String,
+    },
+}
+
+/// A held node, for the updates page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeldNode {
+    /// The node.
+    pub node_id: String,
+    /// Why it is held.
+    pub reason: String,
+}
+
+struct Current {
+    conn: u64,
+    tx: Sender<PlaneCommand>,
+    status: LinkStatus,
+}
+
+#[derive(Default)]
+struct HubState {
+    /// The current (newest authenticated) socket of each node.
+    current: HashMap<String, Current>,
+    /// Every open socket, authenticated or not: its node and its command channel.
+    live: HashMap<u64, (String, Sender<PlaneCommand>)>,
+    shutting_down: bool,
+}
+
+/// The registry of live node sockets.
+#[derive(Default)]
+pub struct LinkHub {
+    state: Mutex<HubState>,
+    next_conn: AtomicU64,
+    node_locks: Mutex<HashMap<String, Arc<smol::lock::Mutex<()>>>>,
+    options: Mutex<Option<PlaneDriverOptions>>,
+}
+
+impl std::fmt::Debug for LinkHub {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LinkHub")
+            .field("live", &self.live_count())
+            .finish_non_exhaustive()
+    }
+}
+
+impl LinkHub {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HubState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Overrides the driver options of sockets opened from now on (tests shorten timeouts).
+    pub fn set_driver_options(&self, opts: PlaneDriverOptions) {
+        *self.options.lock().unwrap_or_else(PoisonError::into_inner) = Some(opts);
+    }
+
+    fn driver_options(&self) -> PlaneDriverOptions {
+        self.options
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .unwrap_or_default()
+    }
+
+    /// Whether shutdown began (new sockets are refused).
+    #[must_use]
+    pub fn is_shutting_down(&self) -> bool {
+        self.lock().shutting_down
+    }
+
+    /// Number of open node sockets (authenticated or not).
+    #[must_use]
+    pub fn live_count(&self) -> usize {
+        self.lock().live.len()
+    }
+
+    /// The current socket's status for a node.
+    #[must_use]
+    pub fn status(&self, node_id: &str) -> Option<LinkStatus> {
+        self.lock().current.get(node_id).map(|c| c.status.clone())
+    }
+
+    /// Every held node.
+    #[must_use]
+    pub fn held(&self) -> Vec<HeldNode> {
+        let mut out: Vec<HeldNode> = self
+            .lock()
+            .current
+            .iter()
+            .filter_map(|(id, c)| match &c.status {
+                LinkStatus::Held { reason } => Some(HeldNode {
+                    node_id: id.clone(),
+                    reason: reason.clone(),
+                }),
+                _ => None,
+            })
+            .collect();
+        out.sort_by(|a, b| a.node_id.cmp(&b.node_id));
+        out
+    }
+
+    /// Number of nodes whose current socket is online.
+    #[must_use]
+    pub fn online_count(&self) -> usize {
+        self.lock()
+            .current
+            .values()
+            .filter(|c| c.status == LinkStatus::Online)
+            .count()
+    }
+
+    fn open(&self, node_id: &str, tx: Sender<PlaneCommand>) -> Option<u64> {
+        let conn = self.next_conn.fetch_add(1, Ordering::Relaxed);
+        let mut st = self.lock();
+        if st.shutting_down {
+            return None;
+        }
+        st.live.insert(conn, (node_id.to_owned(), tx));
+        Some(conn)
+    }
+
+    /// Makes `conn` the node's current socket; the previous one is superseded (4409).
+    fn authenticate(&self, node_id: &str, conn: u64, tx: Sender<PlaneCommand>) {
+        let old = self.lock().current.insert(
+            node_id.to_owned(),
+            Current {
+                conn,
+                tx,
+                status: LinkStatus::Authenticated,
+            },
+        );
+        if let Some(old) = old
+            && old.conn != conn
+        {
+            let _ = old.tx.try_send(PlaneCommand::Superseded);
+        }
+    }
+
+    /// Sets the status if `conn` is still current; `false` when it is not.
+    fn set_status(&self, node_id: &str, conn: u64, status: LinkStatus) -> bool {
+        match self.lock().current.get_mut(node_id) {
+            Some(c) if c.conn == conn => {
+                c.status = status;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Forgets `conn` as an open socket (after its row was updated, so a shutdown that waits for
+    /// the sockets also waits for their last writes).
+    fn forget(&self, conn: u64) {
+        self.lock().live.remove(&conn);
+    }
+
+    /// Drops `conn` as the node's current socket; `true` when it was current.
+    fn release(&self, node_id: &str, conn: u64) -> bool {
+        let mut st = self.lock();
+        if st.current.get(node_id).is_some_and(|c| c.conn == conn) {
+            st.current.remove(node_id);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Feeds `KeyRotatedOrDeleted` (4401) to every socket of a node.
+    pub fn kick(&self, node_id: &str) {
+        let st = self.lock();
+        for (id, tx) in st.live.values() {
+            if id == node_id {
+                let _ = tx.try_send(PlaneCommand::KeyRotatedOrDeleted);
+            }
+        }
+    }
+
+    /// Refuses new sockets and feeds `Shutdown` (1000) to every open one.
+    pub fn begin_shutdown(&self) {
+        let mut st = self.lock();
+        st.shutting_down = true;
+        for (_, tx) in st.live.values() {
+            let _ = tx.try_send(PlaneCommand::Shutdown);
+        }
+    }
+
+    /// Waits until every socket ended or `limit` passed; returns how many are still open.
+    pub async fn wait_closed(&self, limit: Duration) -> usize {
+        let wait = async {
+            for _ in 0..(limit.as_millis() / 10).max(1) {
+                if self.live_count() == 0 {
+                    break;
+                }
+                smol::Timer::after(Duration::from_millis(10)).await;
+            }
+        };
+        wait.or(async {
+            smol::Timer::after(limit).await;
+        })
+        .await;
+        self.live_count()
+    }
+
+    /// The per-node lock that serializes commands in call order (the lock is FIFO-fair).
+    pub(crate) fn node_lock(&self, node_id: &str) -> Arc<smol::lock::Mutex<()>> {
+        let mut locks = self
+            .node_locks
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if locks.len() > 4096 {
+            locks.retain(|_, l| Arc::strong_count(l) > 1);
+        }
+        locks.entry(node_id.to_owned()).or_default().clone()
+    }
+
+    /// The command channel and status of a node's current socket.
+    pub(crate) fn current(&self, node_id: &str) -> Option<(Sender<PlaneCommand>, LinkStatus)> {
+        self.lock()
+            .current
+            .get(node_id)
+            .map(|c| (c.tx.clone(), c.status.clone()))
+    }
+}
+
+/// Classifies a socket by its row: an `encryptPublicKey` requires the encrypted link. A stored
+/// pin that does not decode (never written by this plane) classifies as pinned to an all-zero
+/// key, so the machine refuses every `kx` (4410) rather than falling back to plaintext.
+#[must_use]
+pub fn classify(node: &Node) -> LinkClass {
+    match node.encrypt_public_key.as_deref() {
+        Some(pin) => LinkClass::Pinned(Key32::from_b64(pin).unwrap_or(Key32([0; 32]))),
+        None => LinkClass::Legacy,
+    }
+}
+
+/// Serves one upgraded `/ws/node` socket for `node` (authenticated by its bearer) until it ends.
+pub async fn serve<S>(svc: Arc<Service>, node: Node, ws: WebSocketStream<S>)
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send,
+{
+    let hub = svc.links();
+    let (tx, rx) = smol::channel::bounded(64);
+    let Some(conn) = hub.open(&node.id, tx.clone()) else {
+        return;
+    };
+    let seed = match os_seed() {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::error!(error = %e, "no randomness for a node link");
+            hub.forget(conn);
+            return;
+        }
+    };
+    let clock = SystemClock;
+    let keypair = StaticKeypair::from_secret_bytes(svc.link_secret());
+    let machine = PlaneLink::new(&node.id, classify(&node), &keypair, seed, clock.now());
+    drop(keypair);
+    let opts = hub.driver_options();
+    let mut hooks = Hooks {
+        svc: svc.clone(),
+        node_id: node.id.clone(),
+        conn,
+        tx,
+    };
+    tracing::debug!(node = %node.id, conn, "node socket opened");
+    let end = termplane_runtime_smol::plane::run(ws, machine, &mut hooks, rx, &clock, opts).await;
+    tracing::info!(node = %node.id, conn, end = ?end, "node socket ended");
+    if hub.release(&node.id, conn)
+        && let Err(e) = svc
+            .store()
+            .set_liveness(&node.id, false, svc.now_ms())
+            .await
+    {
+        tracing::warn!(node = %node.id, error = %e, "could not mark the node offline");
+    }
+    hub.forget(conn);
+}
+
+struct Hooks {
+    svc: Arc<Service>,
+    node_id: String,
+    conn: u64,
+    tx: Sender<PlaneCommand>,
+}
+
+impl PlaneHooks for Hooks {
+    async fn check_binding(
+        &mut self,
+        node_key: String,
+        ephemeral: Key32,
+    ) -> Result<(), BindingRefusal> {
+        match self.svc.node_by_key(&node_key).await {
+            Ok(n) if n.id == self.node_id => {}
+            Ok(_) | Err(_) => return Err(BindingRefusal::NodeKey),
+        }
+        match self
+            .svc
+            .store()
+            .record_ephemeral(&self.node_id, &ephemeral.to_b64(), self.svc.now_ms())
+            .await
+        {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(BindingRefusal::ReplayedEphemeral),
+            Err(e) => {
+                tracing::error!(error = %e, "cannot record the ephemeral key");
+                Err(BindingRefusal::Other("storage unavailable".into()))
+            }
+        }
+    }
+
+    async fn claim_pin(&mut self, key: Key32) -> bool {
+        match self
+            .svc
+            .store()
+            .claim_pin(&self.node_id, &key.to_b64(), self.svc.now_ms())
+            .await
+        {
+            Ok(won) => won,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot write the pin claim");
+                false
+            }
+        }
+    }
+
+    async fn effect(&mut self, action: PlaneAction) {
+        let hub = self.svc.links();
+        let now = self.svc.now_ms();
+        match action {
+            PlaneAction::Authenticated => {
+                hub.authenticate(&self.node_id, self.conn, self.tx.clone());
+            }
+            PlaneAction::PersistIdentity(ready) => {
+                let identity = ReportedIdentity {
+                    os: serde_json::to_value(ready.os)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_owned))
+                        .unwrap_or_else(|| "unknown".into()),
+                    arch: ready.arch.chars().take(64).collect(),
+                    hostname: ready.hostname.chars().take(255).collect(),
+                    agent_version: ready
+                        .agent_version
+                        .as_ref()
+                        .map(|v| v.chars().take(64).collect()),
+                    runtime: ready
+                        .runtime
+                        .as_ref()
+                        .and_then(|r| serde_json::to_string(r).ok()),
+                    maintenance: ready
+                        .maintenance
+                        .as_ref()
+                        .and_then(|m| serde_json::to_string(m).ok()),
+                };
+                if let Err(e) = self
+                    .svc
+                    .store()
+                    .persist_identity(&self.node_id, &identity, now)
+                    .await
+                {
+                    tracing::warn!(node = %self.node_id, error = %e, "cannot persist the node identity");
+                }
+            }
+            PlaneAction::Online => {
+                if hub.set_status(&self.node_id, self.conn, LinkStatus::Online) {
+                    if let Err(e) = self
+                        .svc
+                        .store()
+                        .set_liveness(&self.node_id, true, now)
+                        .await
+                    {
+                        tracing::warn!(node = %self.node_id, error = %e, "cannot mark the node online");
+                    }
+                    let svc = self.svc.clone();
+                    let id = self.node_id.clone();
+                    // Dispatching waits on this very socket's driver: never inline.
+                    smol::spawn(async move { svc.push_allowed_dirs(&id).await }).detach();
+                }
+            }
+            PlaneAction::Held(reason) => {
+                let reason = reason.to_string();
+                tracing::info!(node = %self.node_id, %reason, "node held for an update");
+                if hub.set_status(&self.node_id, self.conn, LinkStatus::Held { reason })
+                    && let Err(e) = self
+                        .svc
+                        .store()
+                        .set_liveness(&self.node_id, false, now)
+                        .await
+                {
+                    tracing::warn!(node = %self.node_id, error = %e, "cannot mark the node offline");
+                }
+            }
+            PlaneAction::Event(e) => {
+                tracing::debug!(node = %self.node_id, kind = e.kind(), "node event");
+                self.svc.node_events().push(&self.node_id, &e);
+            }
+            PlaneAction::Discarded(why) => {
+                tracing::debug!(node = %self.node_id, %why, "node frame discarded");
+            }
+            PlaneAction::Close { code, reason } => {
+                tracing::info!(node = %self.node_id, code = code.as_u16(), %reason, "closing node socket");
+            }
+            PlaneAction::SendText(_)
+            | PlaneAction::SendBinary(_)
+            | PlaneAction::CheckBinding { .. }
+            | PlaneAction::ClaimPin(_) => {}
+        }
+    }
+}

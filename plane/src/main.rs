@@ -1,0 +1,103 @@
+//! `termplane`: the control-plane binary.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use futures_lite::StreamExt;
+use termplane::clock::SystemClock;
+use termplane::config::{self, Command, Config};
+use termplane::http::{self, HttpOptions};
+use termplane::keys::PlaneSecrets;
+use termplane::service::{Service, Settings};
+use termplane::store::{Store, redact_url};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let cfg = match config::parse(&args, &|k| std::env::var(k).ok()) {
+        Ok(Command::Serve(c)) => c,
+        Ok(Command::Help) => {
+            print!("{}", config::USAGE);
+            return ExitCode::SUCCESS;
+        }
+        Ok(Command::Version) => {
+            println!("termplane {}", env!("CARGO_PKG_VERSION"));
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("termplane: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    match smol::block_on(run(cfg)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("{e}");
+            eprintln!("termplane: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cfg: Config) -> Result<(), String> {
+    create_private_dir(&cfg.data_dir)?;
+    let secrets = PlaneSecrets::load_or_create(&cfg.data_dir).map_err(|e| e.to_string())?;
+    let clock = Arc::new(SystemClock);
+    let url = cfg.database_url();
+    let store = Store::open(&url, termplane::clock::Clock::now_ms(&*clock))
+        .await
+        .map_err(|e| format!("cannot open database {}: {e}", redact_url(&url)))?;
+    let listener = smol::net::TcpListener::bind(cfg.listen)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
+    let local = listener.local_addr().map_err(|e| e.to_string())?;
+    let base_url = cfg
+        .app_base_url
+        .clone()
+        .unwrap_or_else(|| format!("http://{local}"));
+    let settings = Settings {
+        base_url: base_url.clone(),
+        extra_origins: cfg.trusted_origins.clone(),
+    };
+    let svc = Service::new(store.clone(), clock, settings, secrets)
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut signals =
+        async_signal::Signals::new([async_signal::Signal::Term, async_signal::Signal::Int])
+            .map_err(|e| format!("cannot install signal handlers: {e}"))?;
+    tracing::info!(listen = %local, data_dir = %cfg.data_dir.display(), database = ?store.backend(), "termplane started");
+    println!("termplane is running: open {base_url}/");
+    let opts = HttpOptions {
+        body_limit: cfg.body_limit,
+        drain_timeout: cfg.drain_timeout,
+        panic_route: false,
+        header_timeout: cfg.header_timeout,
+        max_conns_per_ip: cfg.max_conns_per_ip,
+        max_conns: cfg.max_conns,
+    };
+    let shutdown = async move {
+        if let Some(sig) = signals.next().await {
+            tracing::info!(signal = ?sig, "shutdown requested");
+        }
+    };
+    http::serve(listener, Arc::new(svc), opts, shutdown)
+        .await
+        .map_err(|e| e.to_string())?;
+    store.close().await;
+    Ok(())
+}
+
+fn create_private_dir(dir: &std::path::Path) -> Result<(), String> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| format!("cannot create data directory {}: {e}", dir.display()))
+}

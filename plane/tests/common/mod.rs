@@ -1,0 +1,442 @@
+//! A real plane on loopback and a minimal blocking HTTP/1.1 client for the integration tests.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    dead_code,
+    unreachable_pub
+)]
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use termplane::clock::ManualClock;
+use termplane::http::{HttpOptions, serve};
+use termplane::keys::PlaneSecrets;
+use termplane::service::{Service, Settings};
+use termplane::store::Store;
+
+/// Every log line any test plane wrote (grepped for secrets).
+pub fn logs() -> &'static Mutex<Vec<u8>> {
+    static LOGS: OnceLock<Mutex<Vec<u8>>> = OnceLock::new();
+    LOGS.get_or_init(|| Mutex::new(Vec::new()))
+}
+
+struct LogWriter;
+impl Write for LogWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        logs().lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn init_logs() {
+    static ONCE: OnceLock<()> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new("debug"))
+            .with_writer(|| LogWriter)
+            .with_ansi(false)
+            .try_init();
+    });
+}
+
+pub fn tempdir(tag: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "termplane-test-{tag}-{}",
+        termplane::secret::new_id().unwrap()
+    ));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+pub const PASSWORD: &str = "correct horse battery";
+pub const ADMIN: &str = "admin@example.test";
+pub const T0: i64 = 1_800_000_000_000;
+
+pub struct Plane {
+    pub addr: SocketAddr,
+    pub base: String,
+    pub clock: ManualClock,
+    pub svc: Arc<Service>,
+    stop: Option<smol::channel::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+pub mod node;
+
+#[derive(Default)]
+pub struct Opts {
+    pub base_url: Option<String>,
+    pub body_limit: Option<usize>,
+    pub drain: Option<Duration>,
+    pub header_timeout: Option<Duration>,
+    pub max_conns_per_ip: Option<usize>,
+    pub max_conns: Option<usize>,
+}
+
+impl Plane {
+    pub fn start() -> Self {
+        Self::start_with(Opts::default())
+    }
+
+    pub fn start_with(o: Opts) -> Self {
+        init_logs();
+        let dir = tempdir("plane");
+        let clock = ManualClock::new(T0);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (stop_tx, stop_rx) = smol::channel::bounded::<()>(1);
+        let c2 = clock.clone();
+        let thread = std::thread::spawn(move || {
+            smol::block_on(async move {
+                let url = format!("sqlite://{}?mode=rwc", dir.join("t.db").display());
+                let store = Store::open(&url, T0).await.unwrap();
+                let listener = smol::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+                let addr = listener.local_addr().unwrap();
+                let base = o
+                    .base_url
+                    .clone()
+                    .unwrap_or_else(|| format!("http://{addr}"));
+                let settings = Settings {
+                    base_url: base.clone(),
+                    extra_origins: vec!["https://extra.example".into()],
+                };
+                let secrets = PlaneSecrets::load_or_create(&dir).unwrap();
+                let svc = Arc::new(
+                    Service::new(store, Arc::new(c2), settings, secrets)
+                        .await
+                        .unwrap(),
+                );
+                tx.send((addr, base, svc.clone())).unwrap();
+                let opts = HttpOptions {
+                    body_limit: o
+                        .body_limit
+                        .unwrap_or(termplane::config::DEFAULT_BODY_LIMIT),
+                    drain_timeout: o.drain.unwrap_or(Duration::from_secs(5)),
+                    panic_route: true,
+                    header_timeout: o
+                        .header_timeout
+                        .unwrap_or(termplane::http::DEFAULT_HEADER_TIMEOUT),
+                    max_conns_per_ip: o
+                        .max_conns_per_ip
+                        .unwrap_or(termplane::http::DEFAULT_MAX_CONNS_PER_IP),
+                    max_conns: o.max_conns.unwrap_or(termplane::http::DEFAULT_MAX_CONNS),
+                };
+                serve(listener, svc, opts, async move {
+                    let _ = stop_rx.recv().await;
+                })
+                .await
+                .unwrap();
+            });
+        });
+        let (addr, base, svc) = rx.recv_timeout(Duration::from_secs(60)).unwrap();
+        Self {
+            addr,
+            base,
+            clock,
+            svc,
+            stop: Some(stop_tx),
+            thread: Some(thread),
+        }
+    }
+
+    /// Origin of the plane (trusted).
+    pub fn origin(&self) -> String {
+        termplane::service::normalize_origin(&self.base).unwrap()
+    }
+
+    pub fn stop(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.try_send(());
+        }
+        if let Some(t) = self.thread.take() {
+            t.join().unwrap();
+        }
+    }
+
+    pub fn req(&self) -> Req {
+        Req {
+            addr: self.addr,
+            method: "GET".into(),
+            path: "/".into(),
+            headers: vec![],
+            body: None,
+        }
+    }
+
+    pub fn get(&self, path: &str) -> Req {
+        self.req().method("GET").path(path)
+    }
+
+    /// A browser-style POST from the trusted origin.
+    pub fn post(&self, path: &str, body: Value) -> Req {
+        self.req()
+            .method("POST")
+            .path(path)
+            .header("Origin", &self.origin())
+            .json(body)
+    }
+
+    pub fn setup_admin(&self) -> String {
+        let r = self
+            .post(
+                "/api/setup",
+                json!({"email": ADMIN, "displayName": "Admin", "password": PASSWORD}),
+            )
+            .send();
+        assert_eq!(r.status, 201, "{}", r.text());
+        self.sign_in(ADMIN, PASSWORD)
+    }
+
+    /// Signs in and returns the `Cookie` header value.
+    pub fn sign_in(&self, email: &str, password: &str) -> String {
+        let r = self
+            .post(
+                "/api/auth/sign-in",
+                json!({"email": email, "password": password}),
+            )
+            .send();
+        assert_eq!(r.status, 200, "{}", r.text());
+        r.cookie_pair().unwrap()
+    }
+
+    pub fn create_user(&self, admin: &str, email: &str, role: &str) -> String {
+        let r = self
+            .post(
+                "/api/users",
+                json!({"email": email, "displayName": email, "password": PASSWORD, "role": role}),
+            )
+            .header("Cookie", admin)
+            .send();
+        assert_eq!(r.status, 201, "{}", r.text());
+        r.json()["id"].as_str().unwrap().to_owned()
+    }
+
+    pub fn system_key(&self, admin: &str) -> (String, String) {
+        let r = self
+            .post("/api/system-keys", json!({"name": "ci"}))
+            .header("Cookie", admin)
+            .send();
+        assert_eq!(r.status, 201, "{}", r.text());
+        let v = r.json();
+        (
+            v["id"].as_str().unwrap().to_owned(),
+            v["key"].as_str().unwrap().to_owned(),
+        )
+    }
+
+    pub fn setup_key(&self, cookie: &str) -> (String, String) {
+        let r = self
+            .post("/api/setup-keys", Value::Null)
+            .header("Cookie", cookie)
+            .send();
+        assert_eq!(r.status, 201, "{}", r.text());
+        let v = r.json();
+        (
+            v["id"].as_str().unwrap().to_owned(),
+            v["key"].as_str().unwrap().to_owned(),
+        )
+    }
+
+    pub fn enroll(&self, key: &str, name: &str) -> Resp {
+        self.req()
+            .method("POST")
+            .path("/api/nodes/enroll")
+            .json(enroll_body(key, name))
+            .send()
+    }
+
+    pub fn node_count(&self) -> i64 {
+        smol::block_on(self.svc.store().node_count()).unwrap()
+    }
+}
+
+impl Drop for Plane {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+pub fn enroll_body(key: &str, name: &str) -> Value {
+    let x = termplane_proto::key::b64url_encode(&[1u8; 32]);
+    let y = termplane_proto::key::b64url_encode(&[2u8; 32]);
+    json!({
+        "setupKey": key,
+        "name": name,
+        "os": "linux",
+        "arch": "x86_64",
+        "hostname": "node.test",
+        "agentVersion": "0.17.0",
+        "identityJwk": {"kty": "EC", "crv": "P-256", "x": x, "y": y},
+        "encryptPublicKey": termplane_proto::key::b64url_encode(&[9u8; 32]),
+    })
+}
+
+#[derive(Clone)]
+pub struct Req {
+    pub addr: SocketAddr,
+    pub method: String,
+    pub path: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Option<Vec<u8>>,
+}
+
+impl Req {
+    pub fn method(mut self, m: &str) -> Self {
+        self.method = m.into();
+        self
+    }
+    pub fn path(mut self, p: &str) -> Self {
+        self.path = p.into();
+        self
+    }
+    pub fn header(mut self, k: &str, v: &str) -> Self {
+        self.headers.push((k.into(), v.into()));
+        self
+    }
+    pub fn bearer(self, t: &str) -> Self {
+        self.header("Authorization", &format!("Bearer {t}"))
+    }
+    pub fn json(mut self, v: Value) -> Self {
+        if !v.is_null() {
+            self.body = Some(serde_json::to_vec(&v).unwrap());
+            self.headers
+                .push(("Content-Type".into(), "application/json".into()));
+        }
+        self
+    }
+    pub fn raw_body(mut self, b: Vec<u8>) -> Self {
+        self.body = Some(b);
+        self
+    }
+
+    pub fn bytes(&self, keep_alive: bool) -> Vec<u8> {
+        let mut out = format!(
+            "{} {} HTTP/1.1\r\nHost: {}\r\n",
+            self.method, self.path, self.addr
+        )
+        .into_bytes();
+        for (k, v) in &self.headers {
+            out.extend_from_slice(format!("{k}: {v}\r\n").as_bytes());
+        }
+        let body = self.body.clone().unwrap_or_default();
+        out.extend_from_slice(format!("Content-Length: {}\r\n", body.len()).as_bytes());
+        if !keep_alive {
+            out.extend_from_slice(b"Connection: close\r\n");
+        }
+        out.extend_from_slice(b"\r\n");
+        out.extend_from_slice(&body);
+        out
+    }
+
+    pub fn send(&self) -> Resp {
+        let mut conn = Conn::open(self.addr);
+        conn.send(self)
+    }
+}
+
+/// One keep-alive connection.
+pub struct Conn(TcpStream);
+
+impl Conn {
+    pub fn open(addr: SocketAddr) -> Self {
+        let s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        Self(s)
+    }
+
+    pub fn send(&mut self, r: &Req) -> Resp {
+        self.0.write_all(&r.bytes(true)).unwrap();
+        read_response(&mut self.0, &r.method)
+    }
+}
+
+pub fn read_response(s: &mut TcpStream, method: &str) -> Resp {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        let n = s.read(&mut byte).unwrap();
+        assert!(
+            n == 1,
+            "connection closed before the response head; got {:?}",
+            String::from_utf8_lossy(&head)
+        );
+        head.push(byte[0]);
+        assert!(head.len() < 65536);
+    }
+    let text = String::from_utf8(head).unwrap();
+    let mut lines = text.split("\r\n");
+    let status: u16 = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers: Vec<(String, String)> = lines
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let (k, v) = l.split_once(':').unwrap();
+            (k.trim().to_ascii_lowercase(), v.trim().to_owned())
+        })
+        .collect();
+    let len: usize = headers
+        .iter()
+        .find(|(k, _)| k == "content-length")
+        .map(|(_, v)| v.parse().unwrap())
+        .unwrap_or(0);
+    let mut body = vec![0u8; if method == "HEAD" { 0 } else { len }];
+    s.read_exact(&mut body).unwrap();
+    Resp {
+        status,
+        headers,
+        body,
+    }
+}
+
+#[derive(Debug)]
+pub struct Resp {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Resp {
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|_| panic!("not JSON ({}): {}", self.status, self.text()))
+    }
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+    pub fn code(&self) -> String {
+        self.json()["code"].as_str().unwrap_or("").to_owned()
+    }
+    /// `name=value` of the Set-Cookie header.
+    pub fn cookie_pair(&self) -> Option<String> {
+        self.header("set-cookie")
+            .map(|c| c.split(';').next().unwrap().to_owned())
+    }
+    /// Asserts the spec's error body shape and returns the code.
+    pub fn error(&self, status: u16) -> String {
+        assert_eq!(self.status, status, "{}", self.text());
+        let v = self.json();
+        assert!(v["errId"].as_str().is_some_and(|s| !s.is_empty()), "{v}");
+        assert_eq!(v["statusCode"], status, "{v}");
+        assert!(v["message"].is_string(), "{v}");
+        v["code"].as_str().unwrap().to_owned()
+    }
+}

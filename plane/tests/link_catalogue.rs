@@ -1,0 +1,370 @@
+//! Security catalogue section G (frame caps and DoS) and B21 (whole-session replay) against a
+//! real plane on loopback, each a named test.
+//!
+//! G86 — which cap applies: the 1 MiB cap is measured on the raw WebSocket payload, i.e. the
+//! **ciphertext** on an encrypted link (ciphertext = plaintext + 17). The plane is tested at
+//! ciphertext sizes cap−18, cap−17, cap−16 and cap (all read; the link stays online) and cap+1
+//! (close 1009). The node side of G86 belongs with the node daemon's tests: the agent driver
+//! uses the same `link_config` (its mapping is unit-tested in runtime-smol).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use common::node::*;
+use common::*;
+use termplane::link::LinkStatus;
+use termplane_proto::limits::MAX_FRAME_BYTES as CAP;
+
+const SEAL: usize = 17;
+
+/// Skips data messages (the plane pushes `set_allowed_dirs` after ready) until the close.
+fn close_code(ws: &mut RawWs) -> Option<u16> {
+    for _ in 0..16 {
+        match recv(ws, Duration::from_secs(10)) {
+            Got::Binary(_) | Got::Text(_) => {}
+            Got::Close(code, _) => return code,
+            other => panic!("expected a close, got {other:?}"),
+        }
+    }
+    panic!("no close");
+}
+
+/// A sealed heartbeat padded with JSON whitespace so that its ciphertext is exactly `wire` bytes.
+fn padded_heartbeat(link: &mut termplane_machines::kx::Established, wire: usize) -> Vec<u8> {
+    let mut text = String::from(r#"{"type":"heartbeat","at":"1"}"#);
+    let plain = wire - SEAL;
+    assert!(plain >= text.len());
+    text.push_str(&" ".repeat(plain - text.len()));
+    let ct = link.sealer.seal_frame(text.as_bytes()).unwrap();
+    assert_eq!(ct.len(), wire);
+    ct
+}
+
+fn online_node(p: &Plane, name: &str) -> (Enrolled, RawWs, termplane_machines::kx::Established) {
+    let admin = p.setup_admin();
+    let e = enroll(p, &admin, name, true);
+    let (ws, link) = manual_online(p, &e);
+    (e, ws, link)
+}
+
+#[test]
+fn g85_exactly_the_cap_is_read_and_one_byte_more_closes_1009() {
+    let p = Plane::start();
+    let (e, mut ws, mut link) = online_node(&p, "g85");
+    send_binary(&mut ws, padded_heartbeat(&mut link, CAP));
+    // Still online after the full-size frame.
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(p.svc.links().status(&e.node_id), Some(LinkStatus::Online));
+    send_binary(&mut ws, padded_heartbeat(&mut link, CAP + 1));
+    assert_eq!(close_code(&mut ws), Some(1009));
+    wait_liveness(&p, &e.node_id, "offline");
+}
+
+#[test]
+fn g85_fragmented_message_summing_over_the_cap_closes_1009() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let e = enroll(&p, &admin, "g85f", true);
+    let (mut s, head) = raw_upgraded(p.addr, &e.node_key, "");
+    assert!(head.starts_with("HTTP/1.1 101"), "{head}");
+    // Three fragments of 512 KiB: binary start, continuation, final continuation.
+    let part = vec![0u8; 512 * 1024];
+    s.write_all(&client_frame(0x02, &part, true)).unwrap();
+    s.write_all(&client_frame(0x00, &part, true)).unwrap();
+    let _ = s.write_all(&client_frame(0x80, &part, true));
+    assert_eq!(read_close(&mut s), Some(1009));
+}
+
+#[test]
+fn g85_frame_header_claiming_2_pow_63_bytes_closes_1009_without_allocating() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let e = enroll(&p, &admin, "g85h", true);
+    let (mut s, _) = raw_upgraded(p.addr, &e.node_key, "");
+    let mut frame = vec![0x82, 0x80 | 127];
+    frame.extend_from_slice(&(1u64 << 63).to_be_bytes());
+    frame.extend_from_slice(&[1, 2, 3, 4]);
+    frame.extend_from_slice(&[0u8; 64]);
+    s.write_all(&frame).unwrap();
+    assert_eq!(read_close(&mut s), Some(1009));
+    // The plane still serves.
+    assert_eq!(p.get("/api/setup/status").send().status, 200);
+}
+
+#[test]
+fn g86_cap_applies_to_ciphertext_bytes() {
+    let p = Plane::start();
+    let (e, mut ws, mut link) = online_node(&p, "g86");
+    for wire in [CAP - 18, CAP - 17, CAP - 16, CAP] {
+        send_binary(&mut ws, padded_heartbeat(&mut link, wire));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(p.svc.links().status(&e.node_id), Some(LinkStatus::Online));
+    assert_eq!(liveness(&p, &e.node_id), "online");
+    send_binary(&mut ws, padded_heartbeat(&mut link, CAP + 1));
+    assert_eq!(close_code(&mut ws), Some(1009));
+}
+
+#[test]
+fn g87_permessage_deflate_is_not_negotiated() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let e = enroll(&p, &admin, "g87", true);
+    let (mut s, head) = raw_upgraded(
+        p.addr,
+        &e.node_key,
+        "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n",
+    );
+    assert!(head.starts_with("HTTP/1.1 101"), "{head}");
+    assert!(
+        !head
+            .to_ascii_lowercase()
+            .contains("sec-websocket-extensions"),
+        "{head}"
+    );
+    // A compressed-flagged (RSV1) frame is refused: 1002.
+    s.write_all(&client_frame(0xC2, b"xx", true)).unwrap();
+    assert_eq!(read_close(&mut s), Some(1002));
+}
+
+#[test]
+fn g88_ping_flood_stays_bounded_and_the_plane_keeps_serving() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let e = enroll(&p, &admin, "g88p", true);
+    let (mut s, _) = raw_upgraded(p.addr, &e.node_key, "");
+    let mut flood = Vec::new();
+    for _ in 0..2_000 {
+        flood.extend_from_slice(&client_frame(0x89, b"ping-flood", true));
+    }
+    let mut writer = s.try_clone().unwrap();
+    let t = std::thread::spawn(move || {
+        for _ in 0..5 {
+            if writer.write_all(&flood).is_err() {
+                break;
+            }
+        }
+    });
+    // REST answers promptly during the flood.
+    let started = Instant::now();
+    assert_eq!(p.get("/api/setup/status").send().status, 200);
+    assert!(started.elapsed() < Duration::from_secs(3));
+    t.join().unwrap();
+    // After the flood the link still reads data frames: a garbage kx is refused with 4410.
+    s.write_all(&client_frame(0x81, b"{\"t\":\"nope\"}", true))
+        .unwrap();
+    assert_eq!(read_close(&mut s), Some(4410));
+}
+
+#[test]
+fn g88_control_frame_over_125_bytes_closes_1002() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let e = enroll(&p, &admin, "g88c", true);
+    let (mut s, _) = raw_upgraded(p.addr, &e.node_key, "");
+    s.write_all(&client_frame(0x89, &[7u8; 126], true)).unwrap();
+    assert_eq!(read_close(&mut s), Some(1002));
+    drop(s);
+    let mut gone = false;
+    for _ in 0..200 {
+        if p.svc.links().live_count() == 0 {
+            gone = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(gone, "the socket was not released");
+}
+
+#[test]
+fn g88_unmasked_client_frame_closes() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let e = enroll(&p, &admin, "g88u", true);
+    let (mut s, _) = raw_upgraded(p.addr, &e.node_key, "");
+    s.write_all(&client_frame(0x81, b"{}", false)).unwrap();
+    assert_eq!(read_close(&mut s), Some(1002));
+}
+
+#[test]
+fn g88_nonzero_rsv_bits_close() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let e = enroll(&p, &admin, "g88r", true);
+    for first in [0x92u8, 0xA2, 0xC2] {
+        let (mut s, _) = raw_upgraded(p.addr, &e.node_key, "");
+        s.write_all(&client_frame(first, b"xx", true)).unwrap();
+        assert_eq!(read_close(&mut s), Some(1002), "first byte {first:#x}");
+    }
+}
+
+fn closed_within(s: &mut TcpStream, limit: Duration) -> Duration {
+    let started = Instant::now();
+    s.set_read_timeout(Some(limit)).unwrap();
+    let mut buf = [0u8; 256];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return started.elapsed(),
+            Ok(_) => {}
+            Err(e) => panic!("not closed within {limit:?}: {e}"),
+        }
+    }
+}
+
+fn slow_plane() -> Plane {
+    Plane::start_with(Opts {
+        header_timeout: Some(Duration::from_millis(1500)),
+        ..Opts::default()
+    })
+}
+
+#[test]
+fn g89_silent_connection_is_closed_within_the_header_timeout() {
+    let p = slow_plane();
+    let mut s = TcpStream::connect(p.addr).unwrap();
+    let took = closed_within(&mut s, Duration::from_secs(6));
+    assert!(took >= Duration::from_millis(1000), "{took:?}");
+}
+
+#[test]
+fn g89_one_header_byte_at_a_time_is_closed_within_the_header_timeout() {
+    let p = slow_plane();
+    let mut s = TcpStream::connect(p.addr).unwrap();
+    let started = Instant::now();
+    let req = b"GET /ws/node HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n";
+    let mut closed = false;
+    for b in req {
+        if s.write_all(&[*b]).is_err() {
+            closed = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(250));
+        if started.elapsed() > Duration::from_secs(6) {
+            break;
+        }
+    }
+    if !closed {
+        closed_within(&mut s, Duration::from_secs(3));
+    }
+    assert!(started.elapsed() < Duration::from_secs(7));
+    assert!(started.elapsed() >= Duration::from_millis(1000));
+}
+
+#[test]
+fn g89_request_line_then_stall_is_closed_within_the_header_timeout() {
+    let p = slow_plane();
+    let mut s = TcpStream::connect(p.addr).unwrap();
+    s.write_all(b"GET /api/setup/status HTTP/1.1\r\n").unwrap();
+    let took = closed_within(&mut s, Duration::from_secs(6));
+    assert!(took >= Duration::from_millis(1000), "{took:?}");
+    // A keep-alive connection idle after its response is closed the same way.
+    let mut s = TcpStream::connect(p.addr).unwrap();
+    s.write_all(b"GET /api/setup/status HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    let _ = read_response(&mut s, "GET");
+    closed_within(&mut s, Duration::from_secs(6));
+}
+
+#[test]
+fn g90_per_ip_cap_on_unupgraded_connections_and_idle_timeout() {
+    let p = Plane::start_with(Opts {
+        header_timeout: Some(Duration::from_secs(2)),
+        max_conns_per_ip: Some(3),
+        ..Opts::default()
+    });
+    let admin = p.setup_admin();
+    let e = enroll(&p, &admin, "g90", true);
+    // Node links are not counted once upgraded: two of them stay up.
+    let mut n1 = TestNode::start(&p, &e, "0.17.0");
+    n1.wait_established();
+    let idle: Vec<TcpStream> = (0..3)
+        .map(|_| TcpStream::connect(p.addr).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+    // Over the cap: closed at once.
+    let mut extra = TcpStream::connect(p.addr).unwrap();
+    let took = closed_within(&mut extra, Duration::from_secs(1));
+    assert!(took < Duration::from_millis(900), "{took:?}");
+    // The idle ones are closed by the timeout, then the address is served again.
+    for mut s in idle {
+        closed_within(&mut s, Duration::from_secs(5));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(p.get("/api/setup/status").send().status, 200);
+    assert_eq!(p.svc.links().status(&e.node_id), Some(LinkStatus::Online));
+}
+
+#[test]
+fn g90_global_cap_on_unupgraded_connections() {
+    let p = Plane::start_with(Opts {
+        header_timeout: Some(Duration::from_secs(2)),
+        max_conns: Some(2),
+        ..Opts::default()
+    });
+    let held: Vec<TcpStream> = (0..2)
+        .map(|_| TcpStream::connect(p.addr).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let mut extra = TcpStream::connect(p.addr).unwrap();
+    let took = closed_within(&mut extra, Duration::from_secs(1));
+    assert!(took < Duration::from_millis(900), "{took:?}");
+    drop(held);
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(p.get("/api/setup/status").send().status, 200);
+}
+
+#[test]
+fn b21_replayed_session_is_refused_4410_and_the_live_node_stays_online() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let e = enroll(&p, &admin, "b21", true);
+    // Record a real session's first flight.
+    let (kx, binding, _init) = first_flight(&e);
+    let mut ws = open_ws(p.addr, Some(&e.node_key)).unwrap();
+    send_text(&mut ws, &kx);
+    send_binary(&mut ws, binding.clone());
+    assert!(matches!(
+        recv(&mut ws, Duration::from_secs(10)),
+        Got::Binary(_)
+    ));
+    drop(ws);
+    assert_eq!(
+        smol::block_on(p.svc.store().seen_ephemeral_count(&e.node_id)).unwrap(),
+        1
+    );
+    // The real node comes online.
+    let mut n = TestNode::start(&p, &e, "0.17.0");
+    n.wait_established();
+    wait_liveness(&p, &e.node_id, "online");
+    // Replay the recorded bytes on a new socket.
+    let mut replay = open_ws(p.addr, Some(&e.node_key)).unwrap();
+    send_text(&mut replay, &kx);
+    send_binary(&mut replay, binding);
+    match recv(&mut replay, Duration::from_secs(10)) {
+        Got::Close(Some(4410), reason) => assert!(reason.contains("replay"), "{reason}"),
+        other => panic!("expected 4410, got {other:?}"),
+    }
+    // The live node was not displaced.
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        !n.drain()
+            .iter()
+            .any(|r| matches!(r, termplane_runtime_smol::agent::AgentReport::Closed { .. })),
+        "{:?}",
+        n.seen
+    );
+    assert_eq!(liveness(&p, &e.node_id), "online");
+    assert_eq!(p.svc.links().status(&e.node_id), Some(LinkStatus::Online));
+    let r = p
+        .post(
+            &format!("/api/nodes/{}/ping", e.node_id),
+            serde_json::Value::Null,
+        )
+        .header("Cookie", &admin)
+        .send();
+    assert_eq!(r.status, 200, "{}", r.text());
+}

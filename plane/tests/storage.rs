@@ -1,0 +1,344 @@
+//! The storage layer against SQLite (always) and PostgreSQL (when `TERMPLANE_TEST_POSTGRES_URL`
+//! is set; under `CI` its absence is a failure).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::sync::Arc;
+
+use termplane::secret;
+use termplane::store::{Backend, Consume, NewNode, SetupKey, Store};
+
+const NOW: i64 = 1_800_000_000_000;
+
+fn new_node(name: &str, digest: &str) -> NewNode {
+    NewNode {
+        name: name.into(),
+        os: "linux".into(),
+        arch: "x86_64".into(),
+        hostname: "h".into(),
+        agent_version: "0.17.0".into(),
+        identity_jwk: "{}".into(),
+        encrypt_public_key: Some("pin".into()),
+        node_key_digest: digest.into(),
+        ws_url: "ws://x/ws/node".into(),
+    }
+}
+
+async fn exercise(url: &str) {
+    let store = Store::open(url, NOW).await.unwrap();
+    // Opening twice is idempotent (migrations, seeds).
+    let again = Store::open(url, NOW).await.unwrap();
+    let locals = again
+        .nodes(None)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|n| n.is_local)
+        .count();
+    assert_eq!(locals, 1);
+    assert!(store.user_by_email("system").await.unwrap().is_some());
+
+    let tag = secret::new_id().unwrap();
+    let hash =
+        "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g";
+    let admin_email = format!("admin-{tag}@example.test");
+    let admin = match store
+        .create_first_admin(&admin_email, "A", hash, NOW)
+        .await
+        .unwrap()
+    {
+        Some(u) => u,
+        // A shared PostgreSQL database may already be set up by an earlier run.
+        None => store
+            .create_user("x", &admin_email, "A", "admin", hash, NOW)
+            .await
+            .unwrap()
+            .unwrap(),
+    };
+    assert!(store.setup_done().await.unwrap());
+    assert!(
+        store
+            .create_first_admin(&format!("b-{tag}@x"), "B", hash, NOW)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        store
+            .create_user(&admin.id, &admin_email, "dup", "user", hash, NOW)
+            .await
+            .unwrap()
+            .is_none()
+    );
+
+    // Sessions: rotation deletes the previous one; disabling deletes all.
+    let s1 = secret::digest(&format!("s1-{tag}"));
+    let s2 = secret::digest(&format!("s2-{tag}"));
+    store
+        .create_session(&s1, &admin.id, None, NOW, NOW + 1000)
+        .await
+        .unwrap();
+    store
+        .create_session(&s2, &admin.id, Some(&s1), NOW, NOW + 1000)
+        .await
+        .unwrap();
+    assert!(store.session_user(&s1, NOW).await.unwrap().is_none());
+    assert!(store.session_user(&s2, NOW).await.unwrap().is_some());
+    assert!(
+        store.session_user(&s2, NOW + 1000).await.unwrap().is_none(),
+        "expired"
+    );
+    store
+        .set_user_disabled("x", &admin.id, true, NOW)
+        .await
+        .unwrap();
+    assert_eq!(store.session_count(&admin.id).await.unwrap(), 0);
+    store
+        .set_user_disabled("x", &admin.id, false, NOW)
+        .await
+        .unwrap();
+
+    // System keys.
+    let kd = secret::digest(&format!("k-{tag}"));
+    let k = store
+        .create_system_key(&admin.id, "ci", &kd, "tp_…abcd", NOW)
+        .await
+        .unwrap();
+    assert!(
+        store
+            .system_key_by_digest(&kd)
+            .await
+            .unwrap()
+            .unwrap()
+            .enabled
+    );
+    assert!(
+        store
+            .disable_system_key(&admin.id, &k.id, NOW)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .system_key_by_digest(&kd)
+            .await
+            .unwrap()
+            .unwrap()
+            .enabled
+    );
+    assert!(
+        store
+            .delete_system_key(&admin.id, &k.id, NOW)
+            .await
+            .unwrap()
+    );
+    assert!(store.system_key_by_digest(&kd).await.unwrap().is_none());
+
+    // Setup keys and the single-winner consume under contention.
+    let text = secret::new_token("nsk_").unwrap();
+    let sk = SetupKey {
+        id: secret::new_id().unwrap(),
+        digest: secret::digest(&text),
+        key_text: text,
+        owner_user_id: admin.id.clone(),
+        created_at: NOW,
+        expires_at: NOW + 86_400_000,
+        used_at: None,
+        used_by_node_id: None,
+        revoked_at: None,
+    };
+    store.create_setup_key(&sk).await.unwrap();
+    let before = store.node_count().await.unwrap();
+    let store = Arc::new(store);
+    let tasks: Vec<_> = (0..8)
+        .map(|i| {
+            let s = store.clone();
+            let id = sk.id.clone();
+            let owner = admin.id.clone();
+            let tag = tag.clone();
+            smol::spawn(async move {
+                s.enroll(
+                    &id,
+                    &owner,
+                    &new_node(&format!("n{i}"), &secret::digest(&format!("nk{i}-{tag}"))),
+                    NOW + 1,
+                )
+                .await
+            })
+        })
+        .collect();
+    let mut wins = Vec::new();
+    for t in tasks {
+        match t.await {
+            Ok(Consume::Enrolled(id)) => wins.push(id),
+            Ok(Consume::Lost) => {}
+            Err(e) => {
+                // SQLite may report a busy writer; that is a loss, never a second winner.
+                assert_eq!(store.backend(), Backend::Sqlite, "{e}");
+            }
+        }
+    }
+    assert_eq!(wins.len(), 1);
+    assert_eq!(store.node_count().await.unwrap(), before + 1);
+    let node_id = wins.pop().unwrap();
+    let used = store.setup_key_by_id(&sk.id).await.unwrap().unwrap();
+    assert_eq!(used.used_by_node_id.as_deref(), Some(node_id.as_str()));
+    assert!(
+        !store
+            .revoke_setup_key(&admin.id, &sk.id, NOW)
+            .await
+            .unwrap()
+    );
+
+    // The live link's row writes: liveness, identity (before the gates), conditional pin claim.
+    store.set_liveness(&node_id, true, NOW + 2).await.unwrap();
+    assert_eq!(
+        store.node(&node_id).await.unwrap().unwrap().liveness,
+        "online"
+    );
+    let identity = termplane::store::ReportedIdentity {
+        os: "darwin".into(),
+        arch: "aarch64".into(),
+        hostname: "reported".into(),
+        agent_version: None,
+        runtime: Some("{\"pid\":7}".into()),
+        maintenance: None,
+    };
+    store
+        .persist_identity(&node_id, &identity, NOW + 3)
+        .await
+        .unwrap();
+    let row = store.node(&node_id).await.unwrap().unwrap();
+    assert_eq!(
+        (row.os.as_str(), row.hostname.as_str()),
+        ("darwin", "reported")
+    );
+    assert_eq!(
+        row.agent_version, "0.17.0",
+        "an absent version keeps the stored one"
+    );
+    assert_eq!(row.runtime.as_deref(), Some("{\"pid\":7}"));
+    assert!(
+        !store.claim_pin(&node_id, "other", NOW + 4).await.unwrap(),
+        "a pinned row keeps its pin"
+    );
+    store.all_remote_offline(NOW + 5).await.unwrap();
+    assert_eq!(
+        store.node(&node_id).await.unwrap().unwrap().liveness,
+        "offline"
+    );
+
+    // Seen ephemeral keys refuse a replay.
+    assert!(
+        store
+            .record_ephemeral(&node_id, "eph-1", NOW)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .record_ephemeral(&node_id, "eph-1", NOW + 5)
+            .await
+            .unwrap()
+    );
+
+    // Rotation, allowed dirs, deletion (cascades to seen keys).
+    let nd = secret::digest(&format!("rot-{tag}"));
+    assert!(
+        store
+            .rotate_node_key(&admin.id, &node_id, &nd, NOW)
+            .await
+            .unwrap()
+    );
+    let row = store.node_by_key_digest(&nd).await.unwrap().unwrap();
+    assert!(row.encrypt_public_key.is_none());
+    // A register's claim lands on the unpinned row once; a second claim loses.
+    assert!(store.claim_pin(&node_id, "claim-1", NOW).await.unwrap());
+    assert!(!store.claim_pin(&node_id, "claim-2", NOW).await.unwrap());
+    assert_eq!(
+        store
+            .node(&node_id)
+            .await
+            .unwrap()
+            .unwrap()
+            .encrypt_public_key
+            .as_deref(),
+        Some("claim-1")
+    );
+    assert!(
+        store
+            .set_allowed_dirs(&admin.id, &node_id, "[\"/srv\"]", NOW)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store.node(&node_id).await.unwrap().unwrap().allowed_dirs,
+        "[\"/srv\"]"
+    );
+    assert!(store.delete_node(&admin.id, &node_id, NOW).await.unwrap());
+    assert!(
+        store
+            .record_ephemeral(&node_id, "eph-1", NOW)
+            .await
+            .is_err(),
+        "foreign key to a deleted node"
+    );
+    let local = store
+        .nodes(None)
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|n| n.is_local)
+        .unwrap();
+    assert!(
+        !store.delete_node(&admin.id, &local.id, NOW).await.unwrap(),
+        "the local node stays"
+    );
+
+    let audit = store.audit_entries(1000).await.unwrap();
+    for a in [
+        "system_key.created",
+        "system_key.disabled",
+        "system_key.deleted",
+        "setup_key.created",
+        "node.enrolled",
+        "node.key_rotated",
+        "node.deleted",
+        "user.disabled",
+    ] {
+        assert!(
+            audit.iter().any(|e| e.action == a && e.detail.is_object()),
+            "{a}"
+        );
+    }
+    store.close().await;
+    again.close().await;
+}
+
+#[test]
+fn storage_sqlite_file() {
+    let dir = common::tempdir("store");
+    let url = format!("sqlite://{}?mode=rwc", dir.join("s.db").display());
+    smol::block_on(exercise(&url));
+}
+
+#[test]
+fn storage_sqlite_memory() {
+    smol::block_on(async {
+        let store = Store::open("sqlite::memory:", NOW).await.unwrap();
+        assert_eq!(store.node_count().await.unwrap(), 1);
+        assert!(!store.setup_done().await.unwrap());
+    });
+}
+
+#[test]
+fn storage_postgres() {
+    match std::env::var("TERMPLANE_TEST_POSTGRES_URL") {
+        Ok(url) if !url.is_empty() => smol::block_on(exercise(&url)),
+        _ => assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but TERMPLANE_TEST_POSTGRES_URL is not: run `export TERMPLANE_TEST_POSTGRES_URL=\"$(bash tools/ci/postgres.sh)\"` first"
+        ),
+    }
+}

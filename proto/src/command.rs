@@ -1,0 +1,489 @@
+//! Commands the plane sends to a node (the `cmd` claim of a signed envelope).
+//!
+//! Every command is a JSON object tagged by `type` whose other fields are its payload. Names
+//! follow the specification where it gives them; where it says "not shown" the choice made here
+//! is documented on the field. Payloads refuse unknown fields: the protocol version is matched
+//! exactly, so a field this build does not know is a wrong-shaped frame, never something to skip.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::ids::SubshellId;
+
+/// Placeholder in `launch.argv` that the node replaces with the resolved harness binary.
+pub const HARNESS_BINARY_PLACEHOLDER: &str = "@@HARNESS_BINARY@@";
+
+/// A command, as carried in the `cmd` claim.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Command {
+    /// Start a harness pane.
+    Launch(Box<Launch>),
+    /// Graceful stop of a subshell's multiplexer tree.
+    Terminate(SubshellRef),
+    /// Hard kill of a subshell's multiplexer tree.
+    Kill(SubshellRef),
+    /// Wait for a quiet pane, then type text and Enter.
+    PromptDeliver(PromptDeliver),
+    /// Keystrokes into a pane.
+    Input(Input),
+    /// Set a pane's grid.
+    Resize(Resize),
+    /// Pane snapshot, optionally with reflowed history.
+    Capture(Capture),
+    /// The pane's real grid (null when gone).
+    PaneSize(SubshellRef),
+    /// The pane's cursor in viewport coordinates (null when gone).
+    PaneCursor(SubshellRef),
+    /// Byte-ranged read of the pane log.
+    LogRead(LogRead),
+    /// Subscribe a byte-offset tail of the pane log.
+    TailStart(TailStart),
+    /// Unsubscribe a tail.
+    TailStop(TailStop),
+    /// Verify a directory exists and is usable; answers its realpath.
+    StatDir(PathArg),
+    /// Answers `{ exists }`.
+    PathExists(PathArg),
+    /// One-level directory listing for the folder picker.
+    FsLs(PathArg),
+    /// Chunked file write for terminal uploads.
+    WriteFile(WriteFile),
+    /// Delete paths.
+    RemovePaths(RemovePaths),
+    /// Replace the node's persisted directory allowlist.
+    SetAllowedDirs(SetAllowedDirs),
+    /// Service-manager action.
+    Service(Service),
+    /// Read a slice of the node's own log.
+    AgentLogRead(AgentLogRead),
+    /// Rewrite the node's server URL keeping its identity.
+    SetServerUrl(SetServerUrl),
+    /// Flip the log-file debug level.
+    SetLogLevel(SetLogLevel),
+    /// Write the maintenance mirror verbatim.
+    SetMaintenance(Maintenance),
+    /// Self-update. The wire shape is frozen across all protocol bumps.
+    Update(Update),
+    /// Liveness of a set of subshells.
+    Probe(Probe),
+    /// Pull the harness inventory.
+    Inventory(Empty),
+    /// Probe for harness binaries and named environment variables.
+    Detect(Detect),
+    /// Liveness of the node.
+    Ping(Empty),
+}
+
+impl Command {
+    /// The wire name of the command (`type`).
+    #[must_use]
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Launch(_) => "launch",
+            Self::Terminate(_) => "terminate",
+            Self::Kill(_) => "kill",
+            Self::PromptDeliver(_) => "prompt_deliver",
+            Self::Input(_) => "input",
+            Self::Resize(_) => "resize",
+            Self::Capture(_) => "capture",
+            Self::PaneSize(_) => "pane_size",
+            Self::PaneCursor(_) => "pane_cursor",
+            Self::LogRead(_) => "log_read",
+            Self::TailStart(_) => "tail_start",
+            Self::TailStop(_) => "tail_stop",
+            Self::StatDir(_) => "stat_dir",
+            Self::PathExists(_) => "path_exists",
+            Self::FsLs(_) => "fs_ls",
+            Self::WriteFile(_) => "write_file",
+            Self::RemovePaths(_) => "remove_paths",
+            Self::SetAllowedDirs(_) => "set_allowed_dirs",
+            Self::Service(_) => "service",
+            Self::AgentLogRead(_) => "agent_log_read",
+            Self::SetServerUrl(_) => "set_server_url",
+            Self::SetLogLevel(_) => "set_log_level",
+            Self::SetMaintenance(_) => "set_maintenance",
+            Self::Update(_) => "update",
+            Self::Probe(_) => "probe",
+            Self::Inventory(_) => "inventory",
+            Self::Detect(_) => "detect",
+            Self::Ping(_) => "ping",
+        }
+    }
+
+    /// Whether this is the `update` command (the only one a held link carries).
+    #[must_use]
+    pub fn is_update(&self) -> bool {
+        matches!(self, Self::Update(_))
+    }
+}
+
+/// A payload with no fields (`ping`, `inventory`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Empty {}
+
+/// A payload naming one subshell.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SubshellRef {
+    /// The subshell.
+    pub subshell_id: SubshellId,
+}
+
+/// A payload naming one path on the node.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PathArg {
+    /// Absolute path (for `fs_ls`, the empty string means the node's home directory).
+    pub path: String,
+}
+
+/// How the node finds the harness binary at spawn time.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Resolve {
+    /// File name looked up on `PATH`.
+    pub binary_name: String,
+    /// Environment variable whose value, when set and executable, wins over everything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env_override: Option<String>,
+    /// Absolute paths tried, in order, after `PATH`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub known_paths: Vec<String>,
+}
+
+/// The preset a pane launches with.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Preset {
+    /// Extra environment.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Extra harness flags (already placed in `argv` by the plane; kept for the node's log).
+    #[serde(default)]
+    pub flags: Vec<String>,
+    /// Harness settings, opaque to the node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<serde_json::Value>,
+    /// Give the harness a private configuration directory under the node's data directory.
+    #[serde(default)]
+    pub config_isolation: bool,
+}
+
+/// The MCP registration file written before spawn (mode 0600).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct McpRegistration {
+    /// Absolute path of the file.
+    pub path: String,
+    /// Its full content.
+    pub file_content: String,
+    /// Harness-dialect arguments (already in `argv`; kept for the node's log).
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Harness-dialect environment added to the pane.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
+/// `launch`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Launch {
+    /// The subshell the pane belongs to.
+    pub subshell_id: SubshellId,
+    /// The complete command line, with [`HARNESS_BINARY_PLACEHOLDER`] in the binary slot.
+    pub argv: Vec<String>,
+    /// How to fill the binary slot.
+    pub resolve: Resolve,
+    /// Working directory: absolute, stat-verified by the node.
+    pub cwd: String,
+    /// The harness plugin id.
+    pub harness_id: String,
+    /// The preset.
+    #[serde(default)]
+    pub preset: Preset,
+    /// The `TERMPLANE_*` credential environment of the pane.
+    #[serde(default)]
+    pub credential_env: BTreeMap<String, String>,
+    /// Optional MCP registration file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<McpRegistration>,
+    /// Optional resume pin (harness session id to resume).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume: Option<String>,
+    /// Initial columns.
+    pub cols: u16,
+    /// Initial rows.
+    pub rows: u16,
+    /// Downgrade a log-attach failure to a note instead of a failed launch.
+    #[serde(default)]
+    pub best_effort_log: bool,
+}
+
+/// `prompt_deliver`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PromptDeliver {
+    /// Target pane.
+    pub subshell_id: SubshellId,
+    /// Text typed literally, followed by Enter.
+    pub text: String,
+    /// How long the pane must stay unchanged to count as quiet (default 1,500 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quiet_ms: Option<u32>,
+    /// Give up waiting for quiet after this long (default 60,000 ms; at most the command deadline
+    /// of the plane allows, which the plane accounts for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u32>,
+}
+
+/// A named key, from a fixed set (never free text in a key position).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NamedKey {
+    /// Enter.
+    Enter,
+    /// Escape.
+    Escape,
+    /// Tab.
+    Tab,
+    /// Backspace.
+    Backspace,
+    /// Ctrl-C.
+    CtrlC,
+    /// Ctrl-D.
+    CtrlD,
+    /// Ctrl-Z.
+    CtrlZ,
+    /// Arrow up.
+    Up,
+    /// Arrow down.
+    Down,
+    /// Arrow left.
+    Left,
+    /// Arrow right.
+    Right,
+}
+
+/// `input`: `data` is typed literally first, then `keys` are pressed in order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Input {
+    /// Target pane.
+    pub subshell_id: SubshellId,
+    /// Text (may hold control characters and escape sequences, as a terminal sends them).
+    #[serde(default)]
+    pub data: String,
+    /// Named keys pressed after `data`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keys: Vec<NamedKey>,
+}
+
+/// `resize`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Resize {
+    /// Target pane.
+    pub subshell_id: SubshellId,
+    /// Columns (1 to 1,000).
+    pub cols: u16,
+    /// Rows (1 to 1,000).
+    pub rows: u16,
+}
+
+/// `capture`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Capture {
+    /// Target pane.
+    pub subshell_id: SubshellId,
+    /// Lines of reflowed history to prepend (for attach replay).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines: Option<u32>,
+}
+
+/// `log_read`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct LogRead {
+    /// Target pane.
+    pub subshell_id: SubshellId,
+    /// First byte to read.
+    pub from_byte: u64,
+    /// Most bytes to return (the node caps it to fit one frame).
+    pub max_bytes: u32,
+}
+
+/// `tail_start`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct TailStart {
+    /// Target pane.
+    pub subshell_id: SubshellId,
+    /// Subscription key, echoed on every `output` event.
+    pub sub_id: String,
+    /// Start offset; absent means "from the current end".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_byte: Option<u64>,
+}
+
+/// `tail_stop`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct TailStop {
+    /// The subscription to end.
+    pub sub_id: String,
+}
+
+/// `write_file`: one chunk of an upload. Chunks arrive in order starting at 0.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WriteFile {
+    /// Absolute destination path (path-policy enforced).
+    pub path: String,
+    /// The chunk's bytes, base64url unpadded.
+    pub chunk_b64: String,
+    /// The chunk's index, from 0.
+    pub chunk: u32,
+    /// Whether this is the last chunk (the file is then moved into place).
+    pub eof: bool,
+}
+
+/// `remove_paths`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RemovePaths {
+    /// Absolute paths (path-policy enforced).
+    pub paths: Vec<String>,
+}
+
+/// `set_allowed_dirs`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetAllowedDirs {
+    /// Absolute directories; empty means unrestricted.
+    pub dirs: Vec<String>,
+}
+
+/// A service-manager action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ServiceAction {
+    /// Start the service.
+    Start,
+    /// Stop it.
+    Stop,
+    /// Restart it.
+    Restart,
+    /// Install the service definition.
+    Install,
+    /// Remove the service definition.
+    Uninstall,
+}
+
+/// `service`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Service {
+    /// The action.
+    pub action: ServiceAction,
+    /// Proceed even if panes would die.
+    #[serde(default)]
+    pub force: bool,
+}
+
+/// `agent_log_read`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AgentLogRead {
+    /// First byte.
+    pub from_byte: u64,
+    /// Most bytes.
+    pub max_bytes: u32,
+}
+
+/// `set_server_url`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetServerUrl {
+    /// The new base URL of the plane.
+    pub url: String,
+}
+
+/// Log levels the node's log file can be switched between.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LogLevel {
+    /// Ordinary logging.
+    Info,
+    /// Debug logging.
+    Debug,
+}
+
+/// `set_log_level`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetLogLevel {
+    /// The level.
+    pub level: LogLevel,
+}
+
+/// The maintenance mirror `{ on, changedAt }` (ISO 8601 timestamp).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Maintenance {
+    /// Whether the node is in maintenance.
+    pub on: bool,
+    /// When it last changed, ISO 8601.
+    pub changed_at: String,
+}
+
+/// `update { version, url, sha256, force? }`. Frozen across all protocol bumps.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Update {
+    /// The version the new binary must report.
+    pub version: String,
+    /// Where to download it.
+    pub url: String,
+    /// Lowercase hex SHA-256 of the binary.
+    pub sha256: String,
+    /// Proceed even if panes would die.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub force: Option<bool>,
+}
+
+/// `probe`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Probe {
+    /// Subshells whose liveness is asked.
+    pub subshell_ids: Vec<SubshellId>,
+}
+
+/// One detection rule of `detect`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct DetectRule {
+    /// Harness the rule belongs to.
+    pub harness_id: String,
+    /// Lookup rule for the binary.
+    pub resolve: Resolve,
+    /// Arguments that make the binary print its version (e.g. `["--version"]`).
+    #[serde(default)]
+    pub version_args: Vec<String>,
+}
+
+/// `detect`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Detect {
+    /// Binaries to look for.
+    #[serde(default)]
+    pub rules: Vec<DetectRule>,
+    /// Exactly the environment variables whose values are answered (required).
+    pub env_names: Vec<String>,
+}

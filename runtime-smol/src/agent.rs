@@ -1,0 +1,532 @@
+//! The node's link driver: runs one [`AgentLink`] for the daemon's life, dialing the plane's
+//! `/ws/node` with `Authorization: Bearer <nodeKey>` over a plain TCP client socket.
+//!
+//! ```text
+//! runtime_smol::agent::run(config, AgentOptions { url, .. }, executor, control) -> AgentOutcome
+//! ```
+//!
+//! Verified commands are queued and executed one after another, in arrival order and across
+//! reconnects, by the caller's [`Executor`]; its answers go back through the machine (which
+//! caches them against their jti). Each wake handles one input — an inbound message, a finished
+//! command, a control message or a deadline — and then the machine's actions.
+//!
+//! Only `ws://` is dialed here (TLS termination belongs in front of the plane or in a later
+//! transport); a `wss://` URL fails the dial and the machine backs off.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::time::{Duration, Instant};
+
+use async_tungstenite::WebSocketStream;
+use async_tungstenite::tungstenite::client::IntoClientRequest;
+use async_tungstenite::tungstenite::http::HeaderValue;
+use futures_lite::FutureExt;
+use smol::channel::{Receiver, Sender};
+use smol::net::TcpStream;
+use termplane_machines::agent_link::{AgentAction, AgentConfig, AgentInput, AgentLink};
+use termplane_proto::event::{Heartbeat, Inventory, SubshellsReport};
+use termplane_proto::{Command, CommandResult, Event, Key32, Ready};
+
+use crate::ws::{self, Inbound};
+use crate::{Clock, EntropyError, os_seed};
+
+/// A boxed future the executor returns.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// What the node does with verified commands, and the node-side facts the link sends.
+pub trait Executor: Send + Sync + 'static {
+    /// Executes one verified, admitted command. Commands arrive one at a time, in order.
+    fn execute(&self, jti: String, command: Command) -> BoxFuture<CommandResult>;
+
+    /// The events sent right after each establishment (census first, then inventory).
+    fn on_established(&self, at: String) -> Vec<Event> {
+        vec![
+            Event::SubshellsReport(SubshellsReport { subshells: vec![] }),
+            Event::Inventory(Inventory {
+                harnesses: vec![],
+                at,
+            }),
+        ]
+    }
+
+    /// The events of one heartbeat tick (the heartbeat itself, then anything the node sends on
+    /// that tick, such as a changed maintenance mirror).
+    fn heartbeat(&self, at: String) -> Vec<Event> {
+        vec![Event::Heartbeat(Heartbeat { at })]
+    }
+
+    /// A fresh `ready` frame for the next establishment (`None` keeps the current one). Asked
+    /// before every dial, so the runtime snapshot and the maintenance mirror stay current.
+    fn ready(&self) -> Option<Ready> {
+        None
+    }
+
+    /// The periodic inventory push.
+    fn inventory(&self, at: String) -> Event {
+        Event::Inventory(Inventory {
+            harnesses: vec![],
+            at,
+        })
+    }
+
+    /// Persist (`Some`) or forget (`None`) the plane's link key as the control pin.
+    fn persist_control_pin(&self, pin: Option<Key32>) {
+        let _ = pin;
+    }
+}
+
+/// Driver settings.
+#[derive(Clone, Debug)]
+pub struct AgentOptions {
+    /// The plane's `wsUrl` (`ws://host:port/path`).
+    pub url: String,
+    /// Bound on one dial (TCP connect plus the upgrade).
+    pub dial_timeout: Duration,
+    /// A single send that cannot complete within this long drops the socket.
+    pub send_timeout: Duration,
+    /// Where notable moments are reported (tests and logs); `None` for none.
+    pub reports: Option<Sender<AgentReport>>,
+}
+
+impl AgentOptions {
+    /// Options for `url` with the default bounds.
+    #[must_use]
+    pub fn new(url: impl Into<String>) -> Self {
+        Self {
+            url: url.into(),
+            dial_timeout: Duration::from_secs(10),
+            send_timeout: Duration::from_secs(30),
+            reports: None,
+        }
+    }
+}
+
+/// Something worth knowing about the link.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AgentReport {
+    /// A socket opened.
+    Opened,
+    /// A dial failed; `status` is the HTTP status when the upgrade was refused.
+    DialFailed {
+        /// The refusal's status.
+        status: Option<u16>,
+    },
+    /// The link is established (after `ready` was sent).
+    Established,
+    /// The plane closed the socket (or it broke).
+    Closed {
+        /// Close code.
+        code: Option<u16>,
+        /// Reason.
+        reason: String,
+    },
+    /// This side closed the socket.
+    ClosedByAgent {
+        /// Close code.
+        code: u16,
+    },
+    /// A verified command started executing.
+    Executing {
+        /// Its jti.
+        jti: String,
+        /// Its type.
+        kind: String,
+    },
+    /// The control pin was stored (register-ok) or dropped (4411).
+    ControlPin(Option<String>),
+    /// The machine told the process to exit.
+    Exit {
+        /// Roll back first.
+        rollback: bool,
+        /// Why.
+        reason: String,
+    },
+    /// A log line from the machine.
+    Note(String),
+}
+
+/// Control messages for a running agent.
+#[derive(Clone, Debug)]
+pub enum AgentControl {
+    /// Close the link (1000) and return.
+    Shutdown,
+    /// Send an event the node produced on its own (`output`, `exit`, `maintenance`); lost when
+    /// the link is not established, as the protocol allows.
+    Send(Box<Event>),
+}
+
+/// How [`run`] ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AgentOutcome {
+    /// The plane told the node to exit (4406 or 4409).
+    Exit {
+        /// Roll back a just-installed binary first (4406).
+        rollback: bool,
+        /// The plane's reason.
+        reason: String,
+    },
+    /// [`AgentControl::Shutdown`] was received (or the control channel closed).
+    Shutdown,
+}
+
+/// Why the agent could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentStartError {
+    /// No OS randomness.
+    #[error(transparent)]
+    Entropy(#[from] EntropyError),
+    /// The configured signing key is unusable.
+    #[error("signing key unusable: {0}")]
+    Key(String),
+}
+
+type Socket = WebSocketStream<TcpStream>;
+
+enum Wake {
+    In(Inbound),
+    Done(CommandResult),
+    Control(Option<AgentControl>),
+    Timer,
+}
+
+struct Runner<'a, C: Clock> {
+    machine: AgentLink,
+    node_key: String,
+    socket: Option<Socket>,
+    opts: &'a AgentOptions,
+    executor: &'a dyn Executor,
+    clock: &'a C,
+    queue: VecDeque<(String, Command)>,
+    running: Option<BoxFuture<CommandResult>>,
+    outcome: Option<AgentOutcome>,
+}
+
+/// Runs the node's link until the plane says exit or `control` says shut down.
+pub async fn run<C: Clock + Sync>(
+    config: AgentConfig,
+    opts: AgentOptions,
+    executor: &dyn Executor,
+    control: Receiver<AgentControl>,
+    clock: &C,
+) -> Result<AgentOutcome, AgentStartError> {
+    let node_key = config.node_key.clone();
+    let machine = AgentLink::new(config, os_seed()?, clock.now())
+        .map_err(|e| AgentStartError::Key(e.to_string()))?;
+    let mut r = Runner {
+        machine,
+        node_key,
+        socket: None,
+        opts: &opts,
+        executor,
+        clock,
+        queue: VecDeque::new(),
+        running: None,
+        outcome: None,
+    };
+    let mut control_open = true;
+    let mut streak = 0usize;
+    loop {
+        r.drain().await;
+        if let Some(outcome) = r.outcome.take() {
+            return Ok(outcome);
+        }
+        if r.running.is_none()
+            && let Some((jti, command)) = r.queue.pop_front()
+        {
+            r.report(AgentReport::Executing {
+                jti: jti.clone(),
+                kind: command.kind().to_owned(),
+            });
+            r.running = Some(executor.execute(jti, command));
+        }
+        streak += 1;
+        if streak >= 32 {
+            streak = 0;
+            futures_lite::future::yield_now().await;
+        }
+        let deadline = r.machine.poll_timeout().map(|(at, _)| at);
+        let wake = wait(
+            &mut r.socket,
+            &mut r.running,
+            &control,
+            control_open,
+            deadline,
+        )
+        .await;
+        let now = clock.now();
+        let unix = clock.unix();
+        match wake {
+            Wake::In(inbound) => match inbound {
+                Inbound::Nothing => {}
+                Inbound::Text(t) => r.machine.handle_input(AgentInput::Text(&t), now, unix),
+                Inbound::Binary(b) => r.machine.handle_input(AgentInput::Binary(&b), now, unix),
+                Inbound::Oversize(len) => {
+                    // The node drops an oversize frame and keeps the link, but tungstenite's
+                    // frame reader cannot resynchronise after refusing a frame: the socket is
+                    // dropped and the machine sees it closed.
+                    r.machine
+                        .handle_input(AgentInput::Oversize { len }, now, unix);
+                    r.socket = None;
+                    r.machine.handle_input(
+                        AgentInput::Closed {
+                            code: None,
+                            reason: "oversize frame",
+                        },
+                        now,
+                        unix,
+                    );
+                }
+                Inbound::ProtocolViolation(why) => {
+                    if let Some(mut s) = r.socket.take() {
+                        ws::close(&mut s, 1002, "protocol error").await;
+                    }
+                    r.report(AgentReport::Closed {
+                        code: None,
+                        reason: why.clone(),
+                    });
+                    r.machine.handle_input(
+                        AgentInput::Closed {
+                            code: None,
+                            reason: &why,
+                        },
+                        now,
+                        unix,
+                    );
+                }
+                Inbound::Closed { code, reason } => {
+                    r.socket = None;
+                    r.report(AgentReport::Closed {
+                        code,
+                        reason: reason.clone(),
+                    });
+                    r.machine.handle_input(
+                        AgentInput::Closed {
+                            code,
+                            reason: &reason,
+                        },
+                        now,
+                        unix,
+                    );
+                }
+            },
+            Wake::Done(result) => {
+                r.running = None;
+                r.machine.record_result(result);
+            }
+            Wake::Control(None) => control_open = false,
+            Wake::Control(Some(AgentControl::Send(event))) => {
+                r.machine.send_event(&event);
+            }
+            Wake::Control(Some(AgentControl::Shutdown)) => {
+                r.machine.shutdown();
+                r.drain().await;
+                if let Some(mut s) = r.socket.take() {
+                    ws::close(&mut s, 1000, "node shutting down").await;
+                }
+                return Ok(AgentOutcome::Shutdown);
+            }
+            Wake::Timer => r.machine.handle_timeout(now),
+        }
+    }
+}
+
+async fn wait(
+    socket: &mut Option<Socket>,
+    running: &mut Option<BoxFuture<CommandResult>>,
+    control: &Receiver<AgentControl>,
+    control_open: bool,
+    deadline: Option<Instant>,
+) -> Wake {
+    let ctl = async {
+        if control_open {
+            Wake::Control(control.recv().await.ok())
+        } else {
+            futures_lite::future::pending().await
+        }
+    };
+    let inbound = async {
+        match socket.as_mut() {
+            Some(s) => Wake::In(ws::next_inbound(s).await),
+            None => futures_lite::future::pending().await,
+        }
+    };
+    let done = async {
+        match running.as_mut() {
+            Some(f) => Wake::Done(f.await),
+            None => futures_lite::future::pending().await,
+        }
+    };
+    let timer = async {
+        match deadline {
+            Some(at) => {
+                smol::Timer::at(at).await;
+                Wake::Timer
+            }
+            None => futures_lite::future::pending().await,
+        }
+    };
+    // The order settles ties: a steady stream of control messages (output events) must not
+    // starve the socket, a finished command or the timers.
+    inbound.or(done).or(timer).or(ctl).await
+}
+
+impl<C: Clock + Sync> Runner<'_, C> {
+    fn report(&self, r: AgentReport) {
+        if let Some(tx) = &self.opts.reports {
+            let _ = tx.try_send(r);
+        }
+    }
+
+    fn at(&self) -> String {
+        format!("{}", self.clock.unix().0)
+    }
+
+    async fn drain(&mut self) {
+        while let Some(action) = self.machine.poll_action() {
+            match action {
+                AgentAction::Dial => {
+                    self.socket = None;
+                    if let Some(ready) = self.executor.ready() {
+                        self.machine.set_ready(ready);
+                    }
+                    let dialed = dial(self.opts, &self.node_key)
+                        .or(async {
+                            smol::Timer::after(self.opts.dial_timeout).await;
+                            Err(None)
+                        })
+                        .await;
+                    let (now, unix) = (self.clock.now(), self.clock.unix());
+                    match dialed {
+                        Ok(s) => {
+                            self.socket = Some(s);
+                            self.report(AgentReport::Opened);
+                            self.machine.handle_input(AgentInput::Opened, now, unix);
+                        }
+                        Err(status) => {
+                            self.report(AgentReport::DialFailed { status });
+                            self.machine.handle_input(AgentInput::DialFailed, now, unix);
+                        }
+                    }
+                }
+                AgentAction::SendText(t) => {
+                    let ok = match self.socket.as_mut() {
+                        Some(s) => timed(ws::send_text(s, t), self.opts.send_timeout).await,
+                        None => false,
+                    };
+                    if !ok {
+                        self.lost_socket();
+                    }
+                }
+                AgentAction::SendBinary(b) => {
+                    let ok = match self.socket.as_mut() {
+                        Some(s) => timed(ws::send_binary(s, b), self.opts.send_timeout).await,
+                        None => false,
+                    };
+                    if !ok {
+                        self.lost_socket();
+                    }
+                }
+                AgentAction::Close { code, reason } => {
+                    if let Some(mut s) = self.socket.take() {
+                        ws::close(&mut s, code.as_u16(), &reason).await;
+                    }
+                    self.report(AgentReport::ClosedByAgent {
+                        code: code.as_u16(),
+                    });
+                }
+                AgentAction::PersistControlPin(k) => {
+                    self.executor.persist_control_pin(Some(k));
+                    self.report(AgentReport::ControlPin(Some(k.to_b64())));
+                }
+                AgentAction::DropControlPin => {
+                    self.executor.persist_control_pin(None);
+                    self.report(AgentReport::ControlPin(None));
+                }
+                AgentAction::Established => {
+                    self.report(AgentReport::Established);
+                    for e in self.executor.on_established(self.at()) {
+                        self.machine.send_event(&e);
+                    }
+                }
+                AgentAction::HeartbeatDue => {
+                    for e in self.executor.heartbeat(self.at()) {
+                        self.machine.send_event(&e);
+                    }
+                }
+                AgentAction::InventoryDue => {
+                    let e = self.executor.inventory(self.at());
+                    self.machine.send_event(&e);
+                }
+                AgentAction::Execute { jti, command } => {
+                    self.queue.push_back((jti, *command));
+                }
+                AgentAction::Exit { rollback, reason } => {
+                    if let Some(mut s) = self.socket.take() {
+                        // The plane already closed; answer its close frame if it is still there.
+                        ws::close(&mut s, 1000, "").await;
+                    }
+                    self.report(AgentReport::Exit {
+                        rollback,
+                        reason: reason.clone(),
+                    });
+                    self.outcome = Some(AgentOutcome::Exit { rollback, reason });
+                }
+                AgentAction::Note(n) => {
+                    tracing::debug!(note = %n, "node link");
+                    self.report(AgentReport::Note(n));
+                }
+            }
+        }
+    }
+
+    fn lost_socket(&mut self) {
+        if self.socket.take().is_some() {
+            self.report(AgentReport::Closed {
+                code: None,
+                reason: "send failed".into(),
+            });
+            self.machine.handle_input(
+                AgentInput::Closed {
+                    code: None,
+                    reason: "send failed",
+                },
+                self.clock.now(),
+                self.clock.unix(),
+            );
+        }
+    }
+}
+
+async fn timed(f: impl Future<Output = bool>, limit: Duration) -> bool {
+    f.or(async {
+        smol::Timer::after(limit).await;
+        false
+    })
+    .await
+}
+
+/// Opens `opts.url` with the bearer node key. `Err(Some(status))` when the upgrade was refused
+/// with an HTTP status.
+async fn dial(opts: &AgentOptions, node_key: &str) -> Result<Socket, Option<u16>> {
+    let mut request = opts.url.as_str().into_client_request().map_err(|_| None)?;
+    let value = HeaderValue::from_str(&format!("Bearer {node_key}")).map_err(|_| None)?;
+    request.headers_mut().insert("authorization", value);
+    let uri = request.uri().clone();
+    if uri.scheme_str() != Some("ws") {
+        return Err(None);
+    }
+    let host = uri
+        .host()
+        .ok_or(None)?
+        .trim_start_matches('[')
+        .trim_end_matches(']');
+    let port = uri.port_u16().unwrap_or(80);
+    let tcp = TcpStream::connect((host, port)).await.map_err(|_| None)?;
+    let _ = tcp.set_nodelay(true);
+    match async_tungstenite::client_async_with_config(request, tcp, Some(ws::link_config())).await {
+        Ok((s, _response)) => Ok(s),
+        Err(async_tungstenite::tungstenite::Error::Http(resp)) => Err(Some(resp.status().as_u16())),
+        Err(_) => Err(None),
+    }
+}

@@ -1,0 +1,231 @@
+//! The WebSocket layer both link drivers share: the frame caps, reading one inbound message as a
+//! machine-sized [`Inbound`], and the close handshake.
+//!
+//! # Caps
+//! tungstenite's `max_message_size` and `max_frame_size` are both set to the link's frame cap
+//! ([`MAX_FRAME_BYTES`], 1 MiB of raw wire payload — ciphertext on an encrypted link). A message
+//! of exactly the cap is read; one byte more, a fragmented message whose continuations sum above
+//! it, or a frame header that merely *claims* a larger length (even 2^63 bytes) ends the read with
+//! a capacity error before any payload is buffered. The drivers turn that error into the
+//! machine's `Oversize` input, so the close (1009 on the plane) is the machine's decision.
+//!
+//! `permessage-deflate` is never negotiated: the handshake in the plane answers no
+//! `Sec-WebSocket-Extensions`, and tungstenite refuses frames with RSV bits set.
+
+use std::time::Duration;
+
+use async_tungstenite::WebSocketStream;
+use async_tungstenite::tungstenite::error::{CapacityError, Error as WsError, ProtocolError};
+use async_tungstenite::tungstenite::protocol::frame::coding::CloseCode as WsCloseCode;
+use async_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
+use async_tungstenite::tungstenite::{Bytes, Message, Utf8Bytes};
+use futures_lite::{AsyncRead, AsyncWrite, FutureExt, StreamExt};
+use termplane_proto::limits::MAX_FRAME_BYTES;
+
+/// How long a closing side waits for the peer's close frame (or EOF) before dropping the TCP
+/// connection.
+pub const CLOSE_LINGER: Duration = Duration::from_secs(2);
+
+/// The WebSocket configuration of every node-link socket (both ends).
+#[must_use]
+pub fn link_config() -> WebSocketConfig {
+    link_config_with_cap(MAX_FRAME_BYTES)
+}
+
+/// The configuration with another cap (tests of the mapping only).
+#[must_use]
+pub fn link_config_with_cap(cap: usize) -> WebSocketConfig {
+    WebSocketConfig::default()
+        .max_message_size(Some(cap))
+        .max_frame_size(Some(cap))
+        .accept_unmasked_frames(false)
+        .read_buffer_size(16 * 1024)
+        .write_buffer_size(0)
+        .max_write_buffer_size(2 * cap + 64 * 1024)
+}
+
+/// One inbound event, sized for a link machine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Inbound {
+    /// A text message.
+    Text(String),
+    /// A binary message.
+    Binary(Vec<u8>),
+    /// A message above the cap (its bytes were never buffered).
+    Oversize(u64),
+    /// The WebSocket protocol was violated (control frame over 125 bytes, an unmasked client
+    /// frame, RSV bits, a fragmented control frame…): RFC 6455 says fail the connection (1002).
+    ProtocolViolation(String),
+    /// Only control frames arrived in this round (a ping flood is answered, never reported).
+    Nothing,
+    /// The peer closed (close frame, EOF or a broken socket).
+    Closed {
+        /// The close code, when a close frame carried one.
+        code: Option<u16>,
+        /// Its reason.
+        reason: String,
+    },
+}
+
+/// Reads the next link-relevant message. Ping/pong frames are answered by tungstenite and not
+/// reported.
+pub async fn next_inbound<S>(ws: &mut WebSocketStream<S>) -> Inbound
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    // Bounded: each round consumes one frame, and control frames are at most 125 bytes; after
+    // many control frames in a row the caller still gets back control periodically.
+    for _ in 0..64 {
+        match ws.next().await {
+            None => {
+                return Inbound::Closed {
+                    code: None,
+                    reason: String::new(),
+                };
+            }
+            Some(Ok(Message::Text(t))) => return Inbound::Text(t.as_str().to_owned()),
+            Some(Ok(Message::Binary(b))) => return Inbound::Binary(b.to_vec()),
+            Some(Ok(Message::Close(frame))) => {
+                return Inbound::Closed {
+                    code: frame.as_ref().map(|f| u16::from(f.code)),
+                    reason: frame
+                        .map(|f| f.reason.as_str().to_owned())
+                        .unwrap_or_default(),
+                };
+            }
+            Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => {}
+            Some(Err(e)) => return map_error(e),
+        }
+    }
+    // A long run of control frames: give the executor back before reading on.
+    futures_lite::future::yield_now().await;
+    Inbound::Nothing
+}
+
+fn map_error(e: WsError) -> Inbound {
+    match e {
+        WsError::Capacity(CapacityError::MessageTooLong { size, .. }) => {
+            Inbound::Oversize(u64::try_from(size).unwrap_or(u64::MAX))
+        }
+        WsError::Protocol(ProtocolError::ResetWithoutClosingHandshake) => Inbound::Closed {
+            code: None,
+            reason: String::new(),
+        },
+        WsError::Protocol(p) => Inbound::ProtocolViolation(p.to_string()),
+        WsError::Utf8(_) => Inbound::ProtocolViolation("invalid UTF-8 in a text message".into()),
+        _ => Inbound::Closed {
+            code: None,
+            reason: String::new(),
+        },
+    }
+}
+
+/// Sends a text message.
+pub async fn send_text<S>(ws: &mut WebSocketStream<S>, text: String) -> bool
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    ws.send(Message::Text(Utf8Bytes::from(text))).await.is_ok()
+}
+
+/// Sends a binary message.
+pub async fn send_binary<S>(ws: &mut WebSocketStream<S>, bytes: Vec<u8>) -> bool
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    ws.send(Message::Binary(Bytes::from(bytes))).await.is_ok()
+}
+
+/// Sends a close frame, then waits (bounded by [`CLOSE_LINGER`]) for the peer's close or EOF,
+/// discarding whatever arrives meanwhile.
+pub async fn close<S>(ws: &mut WebSocketStream<S>, code: u16, reason: &str)
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    let frame = CloseFrame {
+        code: WsCloseCode::from(code),
+        reason: Utf8Bytes::from(reason.to_owned()),
+    };
+    let send = async {
+        if ws.close(Some(frame)).await.is_err() {
+            return;
+        }
+        for _ in 0..256 {
+            match ws.next().await {
+                None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return,
+                Some(Ok(_)) => {}
+            }
+        }
+    };
+    send.or(async {
+        smol::Timer::after(CLOSE_LINGER).await;
+    })
+    .await;
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+    use async_tungstenite::tungstenite::protocol::Role;
+
+    /// A server socket with a 16-byte cap and a client, over loopback TCP.
+    async fn pair() -> (
+        WebSocketStream<smol::net::TcpStream>,
+        WebSocketStream<smol::net::TcpStream>,
+    ) {
+        let listener = smol::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let client = smol::net::TcpStream::connect(addr).await.unwrap();
+        let (server, _) = listener.accept().await.unwrap();
+        let server =
+            WebSocketStream::from_raw_socket(server, Role::Server, Some(link_config_with_cap(16)))
+                .await;
+        let client = WebSocketStream::from_raw_socket(client, Role::Client, None).await;
+        (server, client)
+    }
+
+    #[test]
+    fn the_cap_reads_exactly_cap_bytes_and_reports_one_more_as_oversize() {
+        smol::block_on(async {
+            let (mut server, mut client) = pair().await;
+            assert!(send_binary(&mut client, vec![1; 16]).await);
+            assert_eq!(
+                next_inbound(&mut server).await,
+                Inbound::Binary(vec![1; 16])
+            );
+            assert!(send_text(&mut client, "x".repeat(17)).await);
+            assert_eq!(next_inbound(&mut server).await, Inbound::Oversize(17));
+            // The server can still send the close the machine decides.
+            close(&mut server, 1009, "too big").await;
+            match next_inbound(&mut client).await {
+                Inbound::Closed { code, .. } => assert_eq!(code, Some(1009)),
+                other => panic!("{other:?}"),
+            }
+        });
+    }
+
+    #[test]
+    fn pings_are_answered_not_reported_and_close_frames_are() {
+        smol::block_on(async {
+            let (mut server, mut client) = pair().await;
+            client
+                .send(Message::Ping(Bytes::from_static(b"hi")))
+                .await
+                .unwrap();
+            assert!(send_text(&mut client, "after".into()).await);
+            assert_eq!(
+                next_inbound(&mut server).await,
+                Inbound::Text("after".into())
+            );
+            close(&mut client, 4409, "superseded").await;
+            assert_eq!(
+                next_inbound(&mut server).await,
+                Inbound::Closed {
+                    code: Some(4409),
+                    reason: "superseded".into()
+                }
+            );
+        });
+    }
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Checks the architecture invariants of ARCHITECTURE.md that a compiler cannot.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fail=0
+bad() { echo "invariant broken: $*" >&2; fail=1; }
+
+# No tokio anywhere in the dependency graph.
+if cargo tree --workspace --edges normal,build,dev --prefix none 2>/dev/null | grep -qE '^tokio v'; then
+  bad "tokio is in the dependency graph"
+fi
+
+# proto and machines depend on no runtime, socket or async crate.
+for crate in termplane-proto termplane-machines; do
+  deps=$(cargo tree -p "$crate" --edges normal --prefix none 2>/dev/null)
+  for banned in smol async-io async-std async-tungstenite tungstenite tide sqlx getrandom; do
+    if printf '%s\n' "$deps" | grep -qE "^$banned v"; then
+      # p256's std feature links getrandom's crate but no machine calls it (clippy forbids it).
+      [ "$banned" = getrandom ] && continue
+      bad "$crate depends on $banned"
+    fi
+  done
+done
+
+# Only the plane names tide, and only inside its HTTP adapter.
+if grep -rIl --include='*.rs' -E '\btide::' proto machines runtime-smol agent fuzz benches 2>/dev/null | grep -q .; then
+  bad "a crate other than the plane names tide"
+fi
+if [ -d plane/src ]; then
+  outside=$(grep -rIl --include='*.rs' -E '\btide::|\buse tide\b' plane/src | grep -v '^plane/src/http/' || true)
+  [ -n "$outside" ] && bad "tide named outside plane/src/http: $outside"
+fi
+
+# Clocks and OS randomness are read only in runtime-smol and the binaries' runtimes: clippy's
+# disallowed-methods lists in proto/clippy.toml and machines/clippy.toml enforce it for the
+# IO-free crates (run with -D warnings); here we check the lists are in place.
+for f in proto/clippy.toml machines/clippy.toml; do
+  grep -q 'Instant::now' "$f" && grep -q 'SystemTime::now' "$f" || bad "$f does not forbid clocks"
+done
+
+# unsafe is forbidden workspace-wide.
+grep -q 'unsafe_code = "forbid"' Cargo.toml || bad "unsafe_code is not forbidden"
+
+[ $fail -eq 0 ] && echo "architecture invariants hold"
+exit $fail

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Builds and starts the termplane control plane with its embedded SQLite database in the
+# per-user data directory, listening on loopback; it prints the URL to open.
+# Extra arguments go to `termplane serve` (e.g. --listen 0.0.0.0:7420, --data-dir DIR,
+# --database-url postgres://...).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v cargo >/dev/null || { echo "cargo is required (install Rust with rustup)" >&2; exit 1; }
+if [ -f plane/ui/package.json ] && [ ! -d plane/ui/node_modules ]; then
+  command -v npm >/dev/null || { echo "npm is required (Node.js 20 or newer)" >&2; exit 1; }
+  npm ci --silent --no-audit --no-fund --ignore-scripts --prefix plane/ui
+fi
+cargo build --release --locked -p termplane
+exec target/release/termplane serve "$@"

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The whole test suite of termplane, from a fresh Debian machine with Rust, Node.js and Python.
+# Installs what is missing (idempotently), then runs: formatting, clippy (warnings are errors),
+# the architecture-invariant checks, every crate's tests (including the PyNaCl and jose
+# cross-checks, the OpenAPI validation and the fuzz-corpus replay), a fuzz smoke run of every
+# target, and a build of the benchmarks.
+#
+# Environment:
+#   TERMPLANE_FUZZ_SECONDS  seconds per fuzz target (default 20; 0 skips the smoke run)
+#   TERMPLANE_TEST_POSTGRES_URL  an existing PostgreSQL database for the storage tests (default:
+#                           install and start a local cluster with tools/ci/postgres.sh)
+#   CI                      when set, a missing cross-check peer fails its test instead of noting it
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+have() { command -v "$1" >/dev/null 2>&1; }
+
+apt_updated=0
+apt_install() {
+  # apt_install PACKAGE... : installs the Debian packages that are missing, updating once.
+  local missing=()
+  for p in "$@"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "need root to install: ${missing[*]}" >&2
+    return 1
+  fi
+  if [ $apt_updated -eq 0 ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    apt_updated=1
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+step "prerequisites"
+have cargo || { echo "cargo is required (install Rust with rustup)" >&2; exit 1; }
+have node || { echo "node is required (Node.js 20 or newer)" >&2; exit 1; }
+have python3 || { echo "python3 is required" >&2; exit 1; }
+have g++ || apt_install g++
+# The node daemon's executor tests drive a real tmux.
+have tmux || apt_install tmux
+if ! python3 -c 'import nacl' >/dev/null 2>&1; then
+  python3 -m pip install --quiet --disable-pip-version-check pynacl
+fi
+if ! python3 -c 'import openapi_spec_validator' >/dev/null 2>&1; then
+  python3 -m pip install --quiet --disable-pip-version-check openapi-spec-validator
+fi
+if [ ! -d tools/interop/jose/node_modules/jose ]; then
+  npm ci --silent --no-audit --no-fund --prefix tools/interop/jose
+fi
+# The plane embeds the API reference's front end (swagger-ui-dist) at compile time; install scripts
+# are not needed (and not run).
+npm ci --silent --no-audit --no-fund --ignore-scripts --prefix plane/ui
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  cargo install cargo-fuzz --locked --quiet
+fi
+
+if [ -z "${TERMPLANE_TEST_POSTGRES_URL:-}" ]; then
+  # Installs PostgreSQL if missing, starts the cluster, creates the test role and database.
+  TERMPLANE_TEST_POSTGRES_URL="$(bash tools/ci/postgres.sh)"
+  export TERMPLANE_TEST_POSTGRES_URL
+fi
+
+step "formatting"
+cargo fmt --all -- --check
+
+step "clippy (all crates, all targets, warnings are errors)"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "architecture invariants"
+tools/check-invariants.sh
+
+step "tests"
+cargo test --workspace --locked
+
+fuzz_secs="${TERMPLANE_FUZZ_SECONDS:-20}"
+if [ "$fuzz_secs" != 0 ]; then
+  step "fuzz smoke (${fuzz_secs}s per target)"
+  tools/fuzz.sh "$fuzz_secs"
+fi
+
+step "benchmarks build"
+cargo bench --workspace --locked --no-run
+
+step "done"
