@@ -468,3 +468,78 @@ fn i104_hash_paren_never_runs() {
         );
     }
 }
+
+#[test]
+fn output_printed_before_the_log_could_attach_is_in_the_pane_log() {
+    if !tmux_ok() {
+        return;
+    }
+    let n = Node::new("early");
+    let cwd = n.dir.path().to_string_lossy().into_owned();
+    // A pane that prints at once and exits: its first bytes race the log attach, so several
+    // launches give the race many chances to show.
+    for i in 0..8_u32 {
+        let id = format!("ea{i:02x}");
+        let r = launch(
+            &n,
+            &id,
+            json!(["sh", "-c", format!("printf 'first-bytes-{i}'")]),
+            &cwd,
+        )
+        .unwrap();
+        assert!(r.get("note").is_none(), "{r}");
+        let logged = wait_for(Duration::from_secs(10), || {
+            let v = n
+                .run(json!({ "type": "log_read", "subshellId": id, "fromByte": 0, "maxBytes": 4096 }))
+                .ok()?;
+            let text = String::from_utf8(
+                termplane_proto::key::b64url_decode(v["data_b64"].as_str().unwrap_or("")).ok()?,
+            )
+            .ok()?;
+            text.contains(&format!("first-bytes-{i}")).then_some(())
+        });
+        assert!(
+            logged.is_some(),
+            "launch {i}: the first bytes are missing from the log"
+        );
+    }
+}
+
+#[test]
+fn calls_travel_over_the_control_client_and_answer_as_a_tmux_process_would() {
+    if !tmux_ok() {
+        return;
+    }
+    let n = Node::new("ctl");
+    let cwd = n.dir.path().to_string_lossy().into_owned();
+    // Pane text shaped like control-mode frames, colours and a tab.
+    let script =
+        "printf '%%end 1 2 1\\n%%begin 1 3 1\\n%%exit\\n\\033[31mred\\033[0m\\tend\\n'; sleep 30";
+    launch(&n, "c7", json!(["sh", "-c", script]), &cwd).unwrap();
+    let target = "=tp-c7:";
+    let args = ["capture-pane", "-p", "-e", "-J", "-t", target];
+    let spawned = wait_for(Duration::from_secs(10), || {
+        let s = n.exec.tmux().run_spawned(&args).ok()?;
+        s.contains("end\n").then_some(s)
+    })
+    .expect("the pane printed");
+    assert!(n.exec.tmux().control_attached(), "no control client");
+    let over_control = n.exec.tmux().run(&args).unwrap();
+    assert!(
+        n.exec.tmux().control_attached(),
+        "the control client was dropped"
+    );
+    assert_eq!(over_control, spawned);
+    assert!(over_control.contains("%end 1 2 1\n%begin 1 3 1\n%exit\n"));
+    // The executor's own capture goes the same way and the client survives it.
+    assert!(capture(&n, "c7").contains("%exit"));
+    assert!(n.exec.tmux().control_attached());
+    // A missing target is an authoritative "gone", as with a process.
+    assert_eq!(
+        n.run(json!({ "type": "pane_size", "subshellId": "c8" }))
+            .unwrap(),
+        serde_json::Value::Null
+    );
+    n.exec.stop_server();
+    assert!(!n.exec.tmux().control_attached());
+}

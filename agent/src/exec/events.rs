@@ -10,6 +10,10 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use rustix::event::{EventfdFlags, PollFd, PollFlags, eventfd, poll};
+use rustix::fd::OwnedFd;
+use rustix::fs::inotify;
+
 use termplane_proto::SubshellId;
 use termplane_proto::command::Maintenance;
 use termplane_proto::event::{Event, Exit, Output, SurvivingPane};
@@ -280,17 +284,25 @@ impl MaintenanceWatch {
 
 /// Most bytes in one `output` event.
 pub const TAIL_CHUNK: usize = 256 * 1024;
-/// Poll interval of a tail.
-pub const TAIL_POLL: Duration = Duration::from_millis(5);
+/// How often a tail whose log does not exist yet looks for it (and, as a safety net, how long a
+/// tail waits without a change notice before reading again).
+pub const TAIL_POLL: Duration = Duration::from_millis(100);
 /// Most tails at once.
 pub const MAX_TAILS: usize = 256;
 
 struct Tail {
     stop: Arc<AtomicBool>,
+    wake: Arc<OwnedFd>,
     thread: Option<JoinHandle<()>>,
 }
 
 /// Tails of pane logs, each a thread that sends `output` events into the executor's channel.
+///
+/// A tail is driven by writes, not by a timer: it waits on an inotify watch of its log
+/// (`IN_MODIFY`) and reads to the end of the file whenever the kernel reports a write, so an
+/// `output` event leaves within microseconds of the pane log growing. Stopping a tail wakes it
+/// through an eventfd, so `tail_stop` does not wait for a timeout. A log that does not exist
+/// yet is looked for every [`TAIL_POLL`].
 pub struct TailRegistry {
     tx: Mutex<SyncSender<Event>>,
     tails: Mutex<HashMap<String, Tail>>,
@@ -320,17 +332,23 @@ impl TailRegistry {
         let size = std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0);
         let start = from.unwrap_or(size);
         let stop = Arc::new(AtomicBool::new(false));
+        let wake = Arc::new(
+            eventfd(0, EventfdFlags::CLOEXEC | EventfdFlags::NONBLOCK)
+                .map_err(|e| format!("tail: {e}"))?,
+        );
         let tx = self.tx.lock().map_err(|_| "tail sender poisoned")?.clone();
         let key = sub_id.to_owned();
         let flag = Arc::clone(&stop);
+        let wake_fd = Arc::clone(&wake);
         let thread = std::thread::Builder::new()
             .name(format!("tail-{key}"))
-            .spawn(move || tail_loop(&key, &log, start, &flag, &tx))
+            .spawn(move || tail_loop(&key, &log, start, &flag, &wake_fd, &tx))
             .map_err(|e| e.to_string())?;
         tails.insert(
             sub_id.to_owned(),
             Tail {
                 stop,
+                wake,
                 thread: Some(thread),
             },
         );
@@ -343,6 +361,7 @@ impl TailRegistry {
         match tail {
             Some(mut t) => {
                 t.stop.store(true, Ordering::Relaxed);
+                let _ = rustix::io::write(&*t.wake, &1_u64.to_ne_bytes());
                 if let Some(h) = t.thread.take() {
                     let _ = h.join();
                 }
@@ -376,13 +395,20 @@ fn tail_loop(
     log: &std::path::Path,
     mut pos: u64,
     stop: &AtomicBool,
+    wake: &OwnedFd,
     tx: &SyncSender<Event>,
 ) {
     let mut buf = vec![0_u8; TAIL_CHUNK];
     let mut file: Option<std::fs::File> = None;
+    let watch = inotify::init(inotify::CreateFlags::CLOEXEC | inotify::CreateFlags::NONBLOCK).ok();
+    let mut watching = false;
+    let mut notes = [0_u8; 4096];
     while !stop.load(Ordering::Relaxed) {
         if file.is_none() {
             file = std::fs::File::open(log).ok();
+        }
+        if let (Some(w), false, Some(_)) = (&watch, watching, &file) {
+            watching = inotify::add_watch(w, log, inotify::WatchFlags::MODIFY).is_ok();
         }
         let n = match file.as_mut() {
             Some(f) => f
@@ -391,19 +417,38 @@ fn tail_loop(
                 .unwrap_or(0),
             None => 0,
         };
-        if n == 0 {
-            std::thread::sleep(TAIL_POLL);
+        if n > 0 {
+            let ev = Event::Output(Output {
+                sub_id: key.to_owned(),
+                from_byte: pos,
+                to_byte: pos + n as u64,
+                data_b64: termplane_proto::key::b64url_encode(&buf[..n]),
+            });
+            pos += n as u64;
+            if tx.send(ev).is_err() {
+                return;
+            }
             continue;
         }
-        let ev = Event::Output(Output {
-            sub_id: key.to_owned(),
-            from_byte: pos,
-            to_byte: pos + n as u64,
-            data_b64: termplane_proto::key::b64url_encode(&buf[..n]),
-        });
-        pos += n as u64;
-        if tx.send(ev).is_err() {
-            return;
+        // At the end of the log: sleep until it grows, the tail is stopped, or the timer.
+        let timeout = rustix::time::Timespec {
+            tv_sec: 0,
+            tv_nsec: i64::try_from(TAIL_POLL.as_nanos()).unwrap_or(100_000_000),
+        };
+        match (&watch, watching) {
+            (Some(w), true) => {
+                let mut fds = [
+                    PollFd::new(w, PollFlags::IN),
+                    PollFd::new(wake, PollFlags::IN),
+                ];
+                let _ = poll(&mut fds, Some(&timeout));
+                // Drain the change notices; their content is not needed.
+                while matches!(rustix::io::read(w, &mut notes), Ok(n) if n > 0) {}
+            }
+            _ => {
+                let mut fds = [PollFd::new(wake, PollFlags::IN)];
+                let _ = poll(&mut fds, Some(&timeout));
+            }
         }
     }
 }

@@ -37,6 +37,7 @@
 //! | `detect` | `{ harnesses: [{ harnessId, installed, binaryPath?, version?, reason? }], env: { NAME: value \| null }, at }` |
 //! | `ping` | `{ pong: true, at }` |
 
+pub mod control;
 pub mod events;
 pub mod paths;
 pub mod tmux;
@@ -556,6 +557,13 @@ impl Executor {
         }
         let log = self.log_path(&l.subshell_id);
         crate::config::ensure_private_dir(&self.logs_dir()).map_err(|e| e.to_string())?;
+        let pipe = format!(
+            "exec cat >> {}",
+            tmux::shell_quote_for_pipe(&log.to_string_lossy())
+        );
+        // One tmux invocation creates the session and attaches the pane log: tmux runs both
+        // commands before it first reads the new pane, so the log holds the pane's output from
+        // its first byte, and the pane cannot have been reaped before the log is attached.
         let mut c = self.tmux.command();
         c.current_dir(&cwd);
         c.args(["new-session", "-d", "-s"])
@@ -574,34 +582,25 @@ impl Executor {
             c.args(["/usr/bin/env", "--"]);
         }
         c.args(argv.iter().map(|a| tmux::literal_arg(a)));
-        let pane = self
+        c.arg(";")
+            .args(["pipe-pane", "-o", "-t"])
+            .arg(pane_target(&l.subshell_id))
+            .arg(tmux::literal_arg(&pipe));
+        let (out, verdict) = self
             .tmux
-            .run_command(&mut c)
+            .run_command_output(&mut c)
             .map_err(|e| format!("launch failed: {e}"))?;
-        let pane = pane.trim().to_owned();
+        let pane = out.trim().to_owned();
         if !tmux::is_pane_id(&pane) {
-            return Err("launch failed: tmux answered no pane id".into());
+            return Err(match verdict {
+                Err(e) => format!("launch failed: {e}"),
+                Ok(()) => "launch failed: tmux answered no pane id".into(),
+            });
         }
         self.exits.track(&l.subshell_id);
-        let pid: Option<u32> = self
-            .tmux
-            .query(&pane, "#{pane_pid}")
-            .ok()
-            .and_then(|p| p.trim().parse().ok());
-        let pipe = format!(
-            "exec cat >> {}",
-            tmux::shell_quote_for_pipe(&log.to_string_lossy())
-        );
         let mut note = None;
-        if let Err(e) = self
-            .tmux
-            .run(&["pipe-pane", "-o", "-t", pane.as_str(), pipe.as_str()])
-        {
-            if e.to_string().contains("has exited")
-                || matches!(self.pane_dead(&l.subshell_id), Ok(Some(_)))
-            {
-                note = Some(format!("the pane exited before its log was attached: {e}"));
-            } else if l.best_effort_log {
+        if let Err(e) = verdict {
+            if l.best_effort_log {
                 note = Some(format!("pane log not attached: {e}"));
             } else {
                 let _ = self.tmux.run(&[
@@ -612,6 +611,11 @@ impl Executor {
                 return Err(format!("pane log could not be attached: {e}"));
             }
         }
+        let pid: Option<u32> = self
+            .tmux
+            .query(&pane, "#{pane_pid}")
+            .ok()
+            .and_then(|p| p.trim().parse().ok());
         crate::logging::info(&format!(
             "launched {} ({}) in {} flags={:?} resume={}",
             l.subshell_id,

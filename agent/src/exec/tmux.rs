@@ -1,8 +1,10 @@
 //! The node's private tmux server.
 //!
-//! Every call is an argv vector run with `std::process::Command` (never a shell string) against
-//! the node's own socket (`tmux -S <dataDir>/tmux.sock -f /dev/null`), so the user's tmux and
-//! configuration are untouched. The server starts with `exit-empty off`, `remain-on-exit on`
+//! Every call is an argv vector (never a shell string) against the node's own socket
+//! (`tmux -S <dataDir>/tmux.sock -f /dev/null`), so the user's tmux and configuration are
+//! untouched. A call travels over the node's persistent control-mode client when one is
+//! attached ([`super::control`], each word quoted so it stays that word), and otherwise runs as
+//! its own `tmux` process with the words as its arguments. The server starts with `exit-empty off`, `remain-on-exit on`
 //! (so an exit code can be read from `#{pane_dead_status}`) and a fixed history limit.
 //!
 //! Ids: sessions are named `tp-<subshellId>` (a [`SubshellId`] holds only hex and `-`); pane,
@@ -14,6 +16,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Arc;
 use std::time::Duration;
 
 use termplane_proto::SubshellId;
@@ -113,11 +116,12 @@ pub fn shell_quote_for_pipe(s: &str) -> String {
     format!("'{}'", escape_format(&s.replace('\'', "'\\''")))
 }
 
-/// A handle on the node's tmux server.
+/// A handle on the node's tmux server (clones share one control-mode client).
 #[derive(Debug, Clone)]
 pub struct Tmux {
     bin: String,
     socket: PathBuf,
+    control: Arc<super::control::Control>,
 }
 
 fn classify(stderr: &str) -> TmuxError {
@@ -127,7 +131,12 @@ fn classify(stderr: &str) -> TmuxError {
         || s.contains("server exited unexpectedly")
     {
         TmuxError::NoServer
-    } else if s.contains("can't find") || s.contains("no such") || s.contains("session not found") {
+    } else if s.contains("can't find")
+        || s.contains("no such")
+        || s.contains("session not found")
+        // With no session at all, tmux names no target: nothing can be found either.
+        || s.contains("no current target")
+    {
         TmuxError::NoSuchTarget
     } else {
         TmuxError::Failed(stderr.trim().to_owned())
@@ -141,7 +150,14 @@ impl Tmux {
         Self {
             bin: bin.into(),
             socket: socket.into(),
+            control: Arc::new(super::control::Control::new()),
         }
+    }
+
+    /// Whether calls currently travel over the control-mode client.
+    #[must_use]
+    pub fn control_attached(&self) -> bool {
+        self.control.is_attached()
     }
 
     /// The socket path.
@@ -163,8 +179,21 @@ impl Tmux {
         c
     }
 
-    /// Runs `tmux <args>` with every word kept literal ([`literal_arg`]); answers standard output.
+    /// Runs one tmux command (`args`, each an exact word) and answers its output: over the
+    /// control-mode client when one is attached, else as its own process ([`Self::run_spawned`]).
     pub fn run<S: AsRef<str>>(&self, args: &[S]) -> Result<String, TmuxError> {
+        let words: Vec<&str> = args.iter().map(AsRef::as_ref).collect();
+        match self.control.call(self, &words, CALL_DEADLINE) {
+            super::control::Outcome::Answer(Ok(out)) => Ok(out),
+            super::control::Outcome::Answer(Err(text)) => Err(classify(&text)),
+            super::control::Outcome::Failed(e) => Err(e),
+            super::control::Outcome::Unavailable => self.run_spawned(&words),
+        }
+    }
+
+    /// Runs `tmux <args>` as its own process with every word kept literal ([`literal_arg`]);
+    /// answers standard output.
+    pub fn run_spawned<S: AsRef<str>>(&self, args: &[S]) -> Result<String, TmuxError> {
         let mut c = self.command();
         c.args(args.iter().map(|a| literal_arg(a.as_ref())));
         self.run_command(&mut c)
@@ -182,8 +211,47 @@ impl Tmux {
         self.run_command(&mut c)
     }
 
+    /// Runs a prepared command and answers its standard output together with its verdict:
+    /// `(stdout, Ok)` on success, `(stdout, Err)` when tmux failed after printing something
+    /// (a later command of a `;` sequence failed). `Err` alone when tmux could not run.
+    pub fn run_command_output(
+        &self,
+        c: &mut Command,
+    ) -> Result<(String, Result<(), TmuxError>), TmuxError> {
+        let out = run_bounded(c, CALL_DEADLINE, OUTPUT_CAP)
+            .map_err(|e| TmuxError::Failed(format!("cannot run tmux: {e}")))?;
+        if out.timed_out {
+            return Err(TmuxError::Failed("tmux did not answer in time".into()));
+        }
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        if out.success() {
+            self.control.note_server(true);
+            Ok((stdout, Ok(())))
+        } else {
+            Ok((stdout, Err(classify(&out.stderr_text()))))
+        }
+    }
+
     /// Runs a prepared command.
     pub fn run_command(&self, c: &mut Command) -> Result<String, TmuxError> {
+        let result = Self::run_unnoted(c);
+        match &result {
+            Ok(_) | Err(TmuxError::NoSuchTarget) => self.control.note_server(true),
+            Err(TmuxError::NoServer) => self.control.note_server(false),
+            Err(TmuxError::Failed(_)) => {}
+        }
+        result
+    }
+
+    /// Runs `tmux <args>` as its own process without telling the control client what it
+    /// showed (the control client itself uses this while it attaches).
+    pub(crate) fn run_spawned_unnoted(&self, args: &[&str]) -> Result<String, TmuxError> {
+        let mut c = self.command();
+        c.args(args.iter().map(|a| literal_arg(a)));
+        Self::run_unnoted(&mut c)
+    }
+
+    fn run_unnoted(c: &mut Command) -> Result<String, TmuxError> {
         let out = run_bounded(c, CALL_DEADLINE, OUTPUT_CAP)
             .map_err(|e| TmuxError::Failed(format!("cannot run tmux: {e}")))?;
         if out.timed_out {
@@ -226,16 +294,22 @@ impl Tmux {
 
     /// Stops the server.
     pub fn kill_server(&self) -> Result<(), TmuxError> {
-        match self.run(&["kill-server"]) {
+        self.control.disconnect();
+        let r = self.run_spawned(&["kill-server"]);
+        self.control.note_server(false);
+        match r {
             Ok(_) | Err(TmuxError::NoServer) => Ok(()),
             Err(e) => Err(e),
         }
     }
 
-    /// One display-message query with a constant format against a pane target.
+    /// One query with a constant format against the first pane of a target window (a
+    /// subshell's session has one). `list-panes` is used rather than `display-message`, which
+    /// answers for the client's own pane, or with empty fields, when the target is missing;
+    /// `list-panes` fails with "can't find".
     pub fn query(&self, target: &str, format: &'static str) -> Result<String, TmuxError> {
-        self.run(&["display-message", "-p", "-t", target, format])
-            .map(|s| s.trim_end_matches('\n').to_owned())
+        let out = self.run(&["list-panes", "-t", target, "-F", format])?;
+        Ok(out.lines().next().unwrap_or("").to_owned())
     }
 }
 
