@@ -10,6 +10,8 @@
     unreachable_pub
 )]
 
+pub mod tls;
+
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
