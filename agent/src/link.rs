@@ -344,11 +344,9 @@ async fn log_dial_errors(reports: smol::channel::Receiver<agent::AgentReport>) {
     let mut last: Option<String> = None;
     while let Ok(r) = reports.recv().await {
         match r {
-            agent::AgentReport::DialError(reason) => {
-                if last.as_deref() != Some(reason.as_str()) {
-                    logging::warn(&format!("cannot reach the plane: {reason}"));
-                    last = Some(reason);
-                }
+            agent::AgentReport::DialError(reason) if last.as_deref() != Some(reason.as_str()) => {
+                logging::warn(&format!("cannot reach the plane: {reason}"));
+                last = Some(reason);
             }
             agent::AgentReport::Established => last = None,
             _ => {}

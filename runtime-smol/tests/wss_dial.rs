@@ -1,7 +1,12 @@
 //! The node's `wss://` dial against a TLS + WebSocket echo server on loopback whose certificate
 //! is signed by a CA generated for the test: the upgrade completes through TLS and carries the
 //! bearer key; an unknown issuer or a wrong host name fails the dial with its cause.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::result_large_err
+)]
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
