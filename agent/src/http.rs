@@ -1,18 +1,26 @@
 //! A small blocking HTTP/1.1 client over `std::net::TcpStream`, enough for enrollment (one JSON
 //! POST) and plain downloads.
 //!
-//! Only `http://` is spoken. `https://` needs a TLS client, which this build does not carry:
-//! such URLs are refused with a message saying so (put the plane behind a VPN or overlay network
-//! and use `http://`, or terminate TLS locally). Bodies are read by `Content-Length`, chunked
-//! transfer coding, or to end of stream, and capped.
+//! `http://` is spoken over plain TCP and `https://` over TLS (rustls, through
+//! [`rustls::StreamOwned`]). The TLS trust decision is the one the link's `wss://` dial makes,
+//! [`termplane_runtime_smol::tls`]: the operating system's root store plus the PEM bundle named
+//! by `TERMPLANE_CA_FILE`, with certificate, validity and host name always verified and the URL's
+//! host sent as SNI. A refused certificate is reported in one line naming the cause. Bodies are
+//! read by `Content-Length`, chunked transfer coding, or to end of stream, and capped.
 
-use std::io::{BufRead as _, BufReader, Read, Write};
+use std::io::{self, BufRead as _, BufReader, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs as _};
+use std::sync::Arc;
 use std::time::Duration;
 
-/// A parsed `http://` URL.
+use rustls::{ClientConfig, ClientConnection, StreamOwned};
+use termplane_runtime_smol::tls;
+
+/// A parsed `http://` or `https://` URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HttpUrl {
+    /// `https://` (TLS) rather than `http://`.
+    pub tls: bool,
     /// Host (name or address, brackets stripped for IPv6).
     pub host: String,
     /// Port.
@@ -23,32 +31,102 @@ pub struct HttpUrl {
     pub authority: String,
 }
 
-/// Resolves and connects to `u` (10 s connect timeout, 60 s read timeout).
-fn connect(u: &HttpUrl) -> Result<TcpStream, String> {
+impl HttpUrl {
+    /// `scheme://authority`, the prefix of error messages about this server.
+    #[must_use]
+    pub fn origin(&self) -> String {
+        let scheme = if self.tls { "https" } else { "http" };
+        format!("{scheme}://{}", self.authority)
+    }
+}
+
+/// Where the TLS client configuration of an `https://` request comes from; asked only when an
+/// `https://` URL is used, so a plain `http://` request never depends on the trust store.
+pub type TlsSource<'a> = &'a dyn Fn() -> Result<Arc<ClientConfig>, String>;
+
+/// The process's configuration: the system's roots plus `TERMPLANE_CA_FILE`.
+fn env_tls() -> Result<Arc<ClientConfig>, String> {
+    tls::client_config_from_env().map_err(|e| e.to_string())
+}
+
+/// A connection: plain TCP or TLS over TCP.
+enum Conn {
+    Plain(TcpStream),
+    Tls(Box<StreamOwned<ClientConnection, TcpStream>>),
+}
+
+impl Read for Conn {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Self::Plain(s) => s.read(buf),
+            Self::Tls(s) => s.read(buf),
+        }
+    }
+}
+
+impl Write for Conn {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Self::Plain(s) => s.write(buf),
+            Self::Tls(s) => s.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Self::Plain(s) => s.flush(),
+            Self::Tls(s) => s.flush(),
+        }
+    }
+}
+
+/// Resolves and connects to `u` (10 s connect timeout, 60 s read timeout, 30 s write timeout);
+/// for `https://`, completes the TLS handshake so a refused certificate is reported as such.
+fn connect(u: &HttpUrl, tls_source: TlsSource<'_>) -> Result<Conn, String> {
     let addr = (u.host.as_str(), u.port)
         .to_socket_addrs()
         .map_err(|e| format!("cannot resolve {}: {e}", u.host))?
         .next()
         .ok_or_else(|| format!("cannot resolve {}", u.host))?;
-    let s = TcpStream::connect_timeout(&addr, Duration::from_secs(10))
+    let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(10))
         .map_err(|e| format!("cannot connect to {}: {e}", u.authority))?;
     s.set_read_timeout(Some(Duration::from_secs(60)))
         .map_err(|e| e.to_string())?;
-    Ok(s)
+    s.set_write_timeout(Some(Duration::from_secs(30)))
+        .map_err(|e| e.to_string())?;
+    if !u.tls {
+        return Ok(Conn::Plain(s));
+    }
+    let origin = u.origin();
+    let config = tls_source().map_err(|e| format!("{origin}: {e}"))?;
+    let name = tls::server_name(&u.host).map_err(|e| format!("{origin}: {e}"))?;
+    let mut conn =
+        ClientConnection::new(config, name).map_err(|e| format!("{origin}: TLS setup: {e}"))?;
+    // Each round moves the handshake on by at least one flight or fails (the socket timeouts
+    // bound a silent peer); a TLS 1.3 or 1.2 handshake needs a handful.
+    for _ in 0..32 {
+        if !conn.is_handshaking() {
+            break;
+        }
+        conn.complete_io(&mut s)
+            .map_err(|e| tls::describe(&origin, &e))?;
+    }
+    if conn.is_handshaking() {
+        return Err(format!("{origin}: the TLS handshake did not finish"));
+    }
+    Ok(Conn::Tls(Box::new(StreamOwned::new(conn, s))))
 }
 
-/// Parses an `http://host[:port][/path]` URL.
+/// Parses an `http://host[:port][/path]` or `https://host[:port][/path]` URL.
 pub fn parse_url(url: &str) -> Result<HttpUrl, String> {
-    if url.starts_with("https://") {
-        return Err(
-            "https:// needs a TLS client, which this build does not include; \
-                    use http:// on a network you control"
-                .into(),
-        );
-    }
-    let rest = url
-        .strip_prefix("http://")
-        .ok_or("only http:// URLs are supported")?;
+    let (tls, rest) = if let Some(rest) = url.strip_prefix("https://") {
+        (true, rest)
+    } else if let Some(rest) = url.strip_prefix("http://") {
+        (false, rest)
+    } else {
+        return Err("only http:// and https:// URLs are supported".into());
+    };
+    let default_port = if tls { 443 } else { 80 };
     let (authority, path) = match rest.find('/') {
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, "/"),
@@ -58,18 +136,19 @@ pub fn parse_url(url: &str) -> Result<HttpUrl, String> {
     }
     let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
         let (h, after) = v6.split_once(']').ok_or("unterminated IPv6 address")?;
-        let port = after.strip_prefix(':').map_or(Ok(80), str::parse);
+        let port = after.strip_prefix(':').map_or(Ok(default_port), str::parse);
         (h.to_owned(), port.map_err(|_| "bad port")?)
     } else {
         match authority.rsplit_once(':') {
             Some((h, p)) => (h.to_owned(), p.parse().map_err(|_| "bad port")?),
-            None => (authority.to_owned(), 80),
+            None => (authority.to_owned(), default_port),
         }
     };
     if path.chars().any(|c| c.is_control() || c == ' ') {
         return Err("the URL path holds spaces or control characters".into());
     }
     Ok(HttpUrl {
+        tls,
         host,
         port,
         path: path.to_owned(),
@@ -86,7 +165,8 @@ pub struct Response {
     pub body: Vec<u8>,
 }
 
-/// Sends one request and reads the whole response (body at most `cap` bytes).
+/// Sends one request and reads the whole response (body at most `cap` bytes); `https://` trusts
+/// the system's roots plus `TERMPLANE_CA_FILE`.
 pub fn request(
     method: &str,
     url: &str,
@@ -94,10 +174,20 @@ pub fn request(
     body: &[u8],
     cap: u64,
 ) -> Result<Response, String> {
+    request_with(&env_tls, method, url, content_type, body, cap)
+}
+
+/// [`request`] with the TLS configuration of `https://` URLs taken from `tls_source`.
+pub fn request_with(
+    tls_source: TlsSource<'_>,
+    method: &str,
+    url: &str,
+    content_type: Option<&str>,
+    body: &[u8],
+    cap: u64,
+) -> Result<Response, String> {
     let u = parse_url(url)?;
-    let mut s = connect(&u)?;
-    s.set_write_timeout(Some(Duration::from_secs(30)))
-        .map_err(|e| e.to_string())?;
+    let mut s = connect(&u, tls_source)?;
     let mut head = format!(
         "{method} {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: termplane-node/{}\r\nAccept: */*\r\nConnection: close\r\nContent-Length: {}\r\n",
         u.path,
@@ -111,21 +201,34 @@ pub fn request(
     head.push_str("\r\n");
     s.write_all(head.as_bytes())
         .and_then(|()| s.write_all(body))
+        .and_then(|()| s.flush())
         .map_err(|e| format!("sending the request: {e}"))?;
     read_response(s, cap)
 }
 
 /// Streams a `GET` of `url` into `sink` (at most `cap` bytes, `Content-Length` required),
 /// calling `progress(done, total)` after each chunk. Answers the status and the byte count;
-/// a non-200 answer writes nothing.
+/// a non-200 answer writes nothing. `https://` trusts the system's roots plus
+/// `TERMPLANE_CA_FILE`.
 pub fn download(
     url: &str,
     sink: &mut dyn Write,
     cap: u64,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(u16, u64), String> {
+    download_with(&env_tls, url, sink, cap, progress)
+}
+
+/// [`download`] with the TLS configuration of `https://` URLs taken from `tls_source`.
+pub fn download_with(
+    tls_source: TlsSource<'_>,
+    url: &str,
+    sink: &mut dyn Write,
+    cap: u64,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(u16, u64), String> {
     let u = parse_url(url)?;
-    let mut s = connect(&u)?;
+    let mut s = connect(&u, tls_source)?;
     let head = format!(
         "GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: termplane-node/{}\r\nAccept: */*\r\nConnection: close\r\n\r\n",
         u.path,
@@ -133,6 +236,7 @@ pub fn download(
         env!("CARGO_PKG_VERSION"),
     );
     s.write_all(head.as_bytes())
+        .and_then(|()| s.flush())
         .map_err(|e| format!("sending the request: {e}"))?;
     let mut r = BufReader::new(s);
     let mut line = String::new();
@@ -253,15 +357,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn urls_parse_and_https_is_explained() {
+    fn http_and_https_urls_parse_with_their_default_ports() {
         let u = parse_url("http://127.0.0.1:8080/api/x").unwrap();
         assert_eq!(
-            (u.host.as_str(), u.port, u.path.as_str()),
-            ("127.0.0.1", 8080, "/api/x")
+            (u.tls, u.host.as_str(), u.port, u.path.as_str()),
+            (false, "127.0.0.1", 8080, "/api/x")
         );
         assert_eq!(parse_url("http://[::1]/").unwrap().host, "::1");
-        assert!(parse_url("https://h").unwrap_err().contains("TLS"));
+        assert_eq!(parse_url("http://h").unwrap().port, 80);
+        let s = parse_url("https://h").unwrap();
+        assert_eq!((s.tls, s.port, s.path.as_str()), (true, 443, "/"));
+        assert_eq!(s.origin(), "https://h");
+        let v6 = parse_url("https://[::1]:8443/p").unwrap();
+        assert_eq!((v6.host.as_str(), v6.port), ("::1", 8443));
         assert!(parse_url("http://u@h/").is_err());
+        assert!(parse_url("ftp://h/").unwrap_err().contains("https://"));
     }
 
     #[test]

@@ -300,7 +300,16 @@ pub fn run_link(
         config_path: args.config_path.clone(),
         jobs: jobs_tx,
     };
-    let opts = AgentOptions::new(c.ws_url.clone());
+    let mut opts = AgentOptions::new(c.ws_url.clone());
+    if c.ws_url.starts_with("wss://") {
+        // The trust store is read once, up front: a bad TERMPLANE_CA_FILE stops the start with
+        // its cause instead of failing every dial.
+        let tls = termplane_runtime_smol::tls::client_config_from_env()
+            .map_err(|e| LinkError::Config(e.to_string()))?;
+        opts.tls = Some(tls);
+    }
+    let (reports_tx, reports_rx) = smol::channel::bounded(64);
+    opts.reports = Some(reports_tx);
     logging::info(&format!("dialing {}", c.ws_url));
     let outcome = smol::block_on(async {
         let signals =
@@ -318,6 +327,7 @@ pub fn run_link(
             }
             Err(e) => logging::warn(&format!("cannot install signal handlers: {e}")),
         }
+        smol::spawn(log_dial_errors(reports_rx)).detach();
         let clock = termplane_runtime_smol::SystemClock;
         agent::run(cfg, opts, &node, control_rx, &clock).await
     })
@@ -326,6 +336,22 @@ pub fn run_link(
         AgentOutcome::Shutdown => LinkEnd::Shutdown,
         AgentOutcome::Exit { rollback, reason } => LinkEnd::Exit { rollback, reason },
     })
+}
+
+/// Logs why dials fail: each cause once until it changes or a link is established, so a plane
+/// that stays unreachable (or a certificate that stays untrusted) does not flood the log.
+async fn log_dial_errors(reports: smol::channel::Receiver<agent::AgentReport>) {
+    let mut last: Option<String> = None;
+    while let Ok(r) = reports.recv().await {
+        match r {
+            agent::AgentReport::DialError(reason) if last.as_deref() != Some(reason.as_str()) => {
+                logging::warn(&format!("cannot reach the plane: {reason}"));
+                last = Some(reason);
+            }
+            agent::AgentReport::Established => last = None,
+            _ => {}
+        }
+    }
 }
 
 /// How long a just-installed binary stays on probation without a verified command.

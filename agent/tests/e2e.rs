@@ -8,7 +8,9 @@
 //! lists it); a plane restart (the node reconnects); SIGTERM (close 1000, exit 0); `update`
 //! refusals (digest, version), an installed update (exit 75, `.previous`, marker), acceptance
 //! by a verified command, and the rollback of an update whose first start died before it was
-//! accepted. Not covered here: the rollback on a 4406 close (the plane only sends it to nodes
+//! accepted; enrollment, the link and an update download through a TLS-terminating proxy in front
+//! of the plane (`https://`, `wss://`, a test CA trusted through `TERMPLANE_CA_FILE`). Not
+//! covered here: the rollback on a 4406 close (the plane only sends it to nodes
 //! below its version floor, which a build of this version cannot be).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -288,6 +290,46 @@ fn update_is_verified_installed_and_accepted_by_a_verified_command() {
         previous(&w).exists(),
         ".previous stays for a manual rollback"
     );
+}
+
+#[test]
+fn enroll_link_and_update_download_go_through_a_tls_terminating_proxy() {
+    let mut w = World::behind_tls_proxy("tls", Path::new(NODE));
+    let public = w.public_base();
+    assert!(public.starts_with("https://localhost:"), "{public}");
+    let cfg: Value = serde_json::from_slice(&std::fs::read(w.config()).unwrap()).unwrap();
+    assert_eq!(cfg["serverUrl"], public.as_str(), "{cfg}");
+    let ws = public.replace("https://", "wss://") + "/ws/node";
+    assert_eq!(cfg["wsUrl"], ws.as_str(), "{cfg}");
+
+    // Supervised, so `update` gets as far as downloading and checking the binary.
+    let unit = w.dir.join("xdg-config/systemd/user/termplane-node.service");
+    std::fs::create_dir_all(unit.parent().unwrap()).unwrap();
+    std::fs::write(&unit, "[Service]\n").unwrap();
+    w.node_env
+        .push(("TERMPLANE_SUPERVISED".into(), "systemd".into()));
+    start_supervised(&mut w);
+    w.wait_online(WAIT);
+    let ping = w.post(&format!("/api/nodes/{}/ping", w.node_id), &Value::Null);
+    assert_eq!(ping.json()["ok"], true, "{}", ping.text());
+
+    // A stand-in binary fetched over https: its digest matches (else "digest mismatch") and it
+    // runs, reporting another version, so the download arrived intact through TLS.
+    let (plain_url, sha) = publish(
+        &w,
+        "linux-other",
+        b"#!/bin/sh\necho 'termplane-node 99.0.0'\n",
+    );
+    let url = plain_url.replace(&w.base(), &public);
+    assert!(url.starts_with("https://"), "{url}");
+    let r = w.command(&json!({ "type": "update", "version": VERSION, "url": url, "sha256": sha }));
+    assert_eq!(
+        r["error"], "installed binary reports a different version",
+        "{r}"
+    );
+    let log = w.node_log();
+    assert!(log.contains("update: downloaded"), "{log}");
+    assert!(!log.contains("cannot reach the plane"), "{log}");
 }
 
 #[test]

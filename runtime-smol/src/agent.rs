@@ -10,18 +10,25 @@
 //! caches them against their jti). Each wake handles one input — an inbound message, a finished
 //! command, a control message or a deadline — and then the machine's actions.
 //!
-//! Only `ws://` is dialed here (TLS termination belongs in front of the plane or in a later
-//! transport); a `wss://` URL fails the dial and the machine backs off.
+//! `ws://` is dialed over plain TCP and `wss://` over TLS ([`crate::tls`]: the system's roots
+//! plus `TERMPLANE_CA_FILE`, certificate and host name always verified, SNI = the URL's host)
+//! before the WebSocket upgrade. A failed dial is reported with its one-line cause
+//! ([`AgentReport::DialError`]) and the machine backs off.
 
 use std::collections::VecDeque;
 use std::future::Future;
+use std::io;
 use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use async_tungstenite::WebSocketStream;
 use async_tungstenite::tungstenite::client::IntoClientRequest;
 use async_tungstenite::tungstenite::http::HeaderValue;
 use futures_lite::FutureExt;
+use futures_lite::io::{AsyncRead, AsyncWrite};
+use futures_rustls::client::TlsStream;
 use smol::channel::{Receiver, Sender};
 use smol::net::TcpStream;
 use termplane_machines::agent_link::{AgentAction, AgentConfig, AgentInput, AgentLink};
@@ -79,8 +86,11 @@ pub trait Executor: Send + Sync + 'static {
 /// Driver settings.
 #[derive(Clone, Debug)]
 pub struct AgentOptions {
-    /// The plane's `wsUrl` (`ws://host:port/path`).
+    /// The plane's `wsUrl` (`ws://host:port/path` or `wss://host:port/path`).
     pub url: String,
+    /// The TLS client configuration for a `wss://` URL; `None` builds it on the first such dial
+    /// from the system's roots and `TERMPLANE_CA_FILE` ([`crate::tls::client_config_from_env`]).
+    pub tls: Option<Arc<rustls::ClientConfig>>,
     /// Bound on one dial (TCP connect plus the upgrade).
     pub dial_timeout: Duration,
     /// A single send that cannot complete within this long drops the socket.
@@ -95,6 +105,7 @@ impl AgentOptions {
     pub fn new(url: impl Into<String>) -> Self {
         Self {
             url: url.into(),
+            tls: None,
             dial_timeout: Duration::from_secs(10),
             send_timeout: Duration::from_secs(30),
             reports: None,
@@ -112,6 +123,9 @@ pub enum AgentReport {
         /// The refusal's status.
         status: Option<u16>,
     },
+    /// Why the dial reported next as [`AgentReport::DialFailed`] failed, in one line (for
+    /// example an untrusted certificate, or a refused connection).
+    DialError(String),
     /// The link is established (after `ready` was sent).
     Established,
     /// The plane closed the socket (or it broke).
@@ -181,7 +195,56 @@ pub enum AgentStartError {
     Key(String),
 }
 
-type Socket = WebSocketStream<TcpStream>;
+type Socket = WebSocketStream<LinkStream>;
+
+/// The byte stream under the link's WebSocket: plain TCP for `ws://`, TLS over TCP for `wss://`.
+#[derive(Debug)]
+pub enum LinkStream {
+    /// `ws://`.
+    Plain(TcpStream),
+    /// `wss://`.
+    Tls(Box<TlsStream<TcpStream>>),
+}
+
+impl AsyncRead for LinkStream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        match self.get_mut() {
+            Self::Plain(s) => Pin::new(s).poll_read(cx, buf),
+            Self::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
+        }
+    }
+}
+
+impl AsyncWrite for LinkStream {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        match self.get_mut() {
+            Self::Plain(s) => Pin::new(s).poll_write(cx, buf),
+            Self::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Self::Plain(s) => Pin::new(s).poll_flush(cx),
+            Self::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
+        }
+    }
+
+    fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Self::Plain(s) => Pin::new(s).poll_close(cx),
+            Self::Tls(s) => Pin::new(s.as_mut()).poll_close(cx),
+        }
+    }
+}
 
 enum Wake {
     In(Inbound),
@@ -390,10 +453,17 @@ impl<C: Clock + Sync> Runner<'_, C> {
                     if let Some(ready) = self.executor.ready() {
                         self.machine.set_ready(ready);
                     }
+                    let limit = self.opts.dial_timeout;
                     let dialed = dial(self.opts, &self.node_key)
                         .or(async {
-                            smol::Timer::after(self.opts.dial_timeout).await;
-                            Err(None)
+                            smol::Timer::after(limit).await;
+                            Err(DialError {
+                                status: None,
+                                reason: format!(
+                                    "{}: no connection within {limit:?}",
+                                    self.opts.url
+                                ),
+                            })
                         })
                         .await;
                     let (now, unix) = (self.clock.now(), self.clock.unix());
@@ -403,7 +473,9 @@ impl<C: Clock + Sync> Runner<'_, C> {
                             self.report(AgentReport::Opened);
                             self.machine.handle_input(AgentInput::Opened, now, unix);
                         }
-                        Err(status) => {
+                        Err(DialError { status, reason }) => {
+                            tracing::debug!(%reason, "node link dial failed");
+                            self.report(AgentReport::DialError(reason));
                             self.report(AgentReport::DialFailed { status });
                             self.machine.handle_input(AgentInput::DialFailed, now, unix);
                         }
@@ -506,27 +578,96 @@ async fn timed(f: impl Future<Output = bool>, limit: Duration) -> bool {
     .await
 }
 
-/// Opens `opts.url` with the bearer node key. `Err(Some(status))` when the upgrade was refused
-/// with an HTTP status.
-async fn dial(opts: &AgentOptions, node_key: &str) -> Result<Socket, Option<u16>> {
-    let mut request = opts.url.as_str().into_client_request().map_err(|_| None)?;
-    let value = HeaderValue::from_str(&format!("Bearer {node_key}")).map_err(|_| None)?;
+/// Why a dial failed: the HTTP status when the upgrade was refused with one, and a one-line
+/// cause.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DialError {
+    /// The refusal's status.
+    pub status: Option<u16>,
+    /// What went wrong.
+    pub reason: String,
+}
+
+/// Opens `url` (`ws://` or `wss://`) and performs the WebSocket upgrade with the bearer
+/// `node_key`. A `wss://` dial uses `tls`, or the configuration from the system's roots and
+/// `TERMPLANE_CA_FILE` when `None`.
+pub async fn dial_link(
+    url: &str,
+    tls: Option<&Arc<rustls::ClientConfig>>,
+    node_key: &str,
+) -> Result<WebSocketStream<LinkStream>, DialError> {
+    let fail = |reason: String| DialError {
+        status: None,
+        reason,
+    };
+    let mut request = url
+        .into_client_request()
+        .map_err(|e| fail(format!("{url}: not a usable WebSocket URL ({e})")))?;
+    let value = HeaderValue::from_str(&format!("Bearer {node_key}"))
+        .map_err(|_| fail("the node key cannot be sent as a header".into()))?;
     request.headers_mut().insert("authorization", value);
     let uri = request.uri().clone();
-    if uri.scheme_str() != Some("ws") {
-        return Err(None);
-    }
+    let secure = match uri.scheme_str() {
+        Some("ws") => false,
+        Some("wss") => true,
+        _ => return Err(fail(format!("{url}: only ws:// and wss:// can be dialed"))),
+    };
     let host = uri
         .host()
-        .ok_or(None)?
+        .ok_or_else(|| fail(format!("{url}: no host")))?
         .trim_start_matches('[')
         .trim_end_matches(']');
-    let port = uri.port_u16().unwrap_or(80);
-    let tcp = TcpStream::connect((host, port)).await.map_err(|_| None)?;
+    let port = uri.port_u16().unwrap_or(if secure { 443 } else { 80 });
+    let target = format!(
+        "{}://{}",
+        if secure { "wss" } else { "ws" },
+        authority(host, port)
+    );
+    let tcp = TcpStream::connect((host, port))
+        .await
+        .map_err(|e| fail(format!("{target}: cannot connect: {e}")))?;
     let _ = tcp.set_nodelay(true);
-    match async_tungstenite::client_async_with_config(request, tcp, Some(ws::link_config())).await {
+    let stream = if secure {
+        let config = match tls {
+            Some(c) => Arc::clone(c),
+            None => {
+                crate::tls::client_config_from_env().map_err(|e| fail(format!("{target}: {e}")))?
+            }
+        };
+        let name = crate::tls::server_name(host).map_err(|e| fail(format!("{target}: {e}")))?;
+        let tls = futures_rustls::TlsConnector::from(config)
+            .connect(name, tcp)
+            .await
+            .map_err(|e| fail(crate::tls::describe(&target, &e)))?;
+        LinkStream::Tls(Box::new(tls))
+    } else {
+        LinkStream::Plain(tcp)
+    };
+    match async_tungstenite::client_async_with_config(request, stream, Some(ws::link_config()))
+        .await
+    {
         Ok((s, _response)) => Ok(s),
-        Err(async_tungstenite::tungstenite::Error::Http(resp)) => Err(Some(resp.status().as_u16())),
-        Err(_) => Err(None),
+        Err(async_tungstenite::tungstenite::Error::Http(resp)) => Err(DialError {
+            status: Some(resp.status().as_u16()),
+            reason: format!(
+                "{target}: the upgrade was refused with HTTP {}",
+                resp.status()
+            ),
+        }),
+        Err(e) => Err(fail(format!("{target}: the WebSocket upgrade failed: {e}"))),
     }
+}
+
+/// `host:port`, bracketing an IPv6 address.
+fn authority(host: &str, port: u16) -> String {
+    if host.contains(':') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
+    }
+}
+
+/// Opens `opts.url` with the bearer node key.
+async fn dial(opts: &AgentOptions, node_key: &str) -> Result<Socket, DialError> {
+    dial_link(&opts.url, opts.tls.as_ref(), node_key).await
 }

@@ -4,10 +4,13 @@
 //!
 //! * [`ws`] — the frame caps and the message mapping both ends share;
 //! * [`plane`] — one `/ws/node` socket on the plane ([`termplane_machines::plane_link`]);
-//! * [`agent`] — the node's dialing side for the daemon's life ([`termplane_machines::agent_link`]).
+//! * [`agent`] — the node's dialing side for the daemon's life ([`termplane_machines::agent_link`]);
+//! * [`tls`] — the node's TLS client configuration (system roots plus `TERMPLANE_CA_FILE`), shared
+//!   by the `wss://` dial and the node's blocking `https://` client.
 
 pub mod agent;
 pub mod plane;
+pub mod tls;
 pub mod ws;
 
 use std::time::{Instant, SystemTime, UNIX_EPOCH};

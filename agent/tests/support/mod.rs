@@ -10,6 +10,8 @@
     unreachable_pub
 )]
 
+pub mod tls;
+
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -193,11 +195,27 @@ pub struct World {
     pub cookie: String,
     pub node_id: String,
     pub node_env: Vec<(String, String)>,
+    /// Extra environment of the plane process.
+    pub plane_env: Vec<(String, String)>,
+    /// The TLS-terminating proxy in front of the plane, when the node reaches it over TLS.
+    pub proxy: Option<tls::TlsProxy>,
 }
 
 impl World {
     /// A plane with an administrator, and an enrolled (not yet running) node.
     pub fn new(tag: &str, node_bin: &Path) -> Self {
+        Self::build(tag, node_bin, false)
+    }
+
+    /// As [`World::new`], with the plane behind a TLS-terminating proxy: the plane's public
+    /// address is `https://localhost:<proxy port>` (a certificate from a CA made for the test),
+    /// the node enrolls there and dials `wss://` through the proxy, trusting the CA through
+    /// `TERMPLANE_CA_FILE`. The test's own API calls still go to the plane's plain port.
+    pub fn behind_tls_proxy(tag: &str, node_bin: &Path) -> Self {
+        Self::build(tag, node_bin, true)
+    }
+
+    fn build(tag: &str, node_bin: &Path, behind_tls: bool) -> Self {
         let dir = std::env::temp_dir().join(format!(
             "tp-e2e-{tag}-{}-{}",
             std::process::id(),
@@ -240,7 +258,25 @@ impl World {
             cookie: String::new(),
             node_id: String::new(),
             node_env,
+            plane_env: Vec::new(),
+            proxy: None,
         };
+        if behind_tls {
+            let ca = tls::TestCa::new("termplane e2e CA");
+            let ca_file = ca.write(&w.dir, "ca.pem");
+            let cert = ca.server_cert(&["localhost"]);
+            let proxy = tls::TlsProxy::start(cert.server_config(), w.port);
+            w.plane_env = vec![
+                (
+                    "APP_BASE_URL".into(),
+                    format!("https://localhost:{}", proxy.port),
+                ),
+                ("TRUSTED_ORIGINS".into(), w.base()),
+            ];
+            w.node_env
+                .push(("TERMPLANE_CA_FILE".into(), ca_file.display().to_string()));
+            w.proxy = Some(proxy);
+        }
         w.start_plane();
         w.setup_and_enroll();
         w
@@ -248,6 +284,14 @@ impl World {
 
     pub fn base(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// The address the node is given: the proxy's `https://` one when there is a proxy.
+    pub fn public_base(&self) -> String {
+        match &self.proxy {
+            Some(p) => format!("https://localhost:{}", p.port),
+            None => self.base(),
+        }
     }
 
     pub fn config(&self) -> PathBuf {
@@ -275,6 +319,7 @@ impl World {
             .args(["--listen", &format!("127.0.0.1:{}", self.port)])
             .env("TERMPLANE_NODE_DOWNLOADS", self.dir.join("downloads"))
             .env("RUST_LOG", "info")
+            .envs(self.plane_env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(log.try_clone().unwrap())
             .stderr(log)
@@ -332,7 +377,13 @@ impl World {
         let key = r.json()["key"].as_str().unwrap().to_owned();
         let out = self
             .node_command()
-            .args(["enroll", "--server", &self.base(), "--setup-key", &key])
+            .args([
+                "enroll",
+                "--server",
+                &self.public_base(),
+                "--setup-key",
+                &key,
+            ])
             .args(["--name", "e2e", "--config"])
             .arg(self.config())
             .output()
