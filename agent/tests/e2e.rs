@@ -38,6 +38,7 @@ fn world(tag: &str) -> World {
     World::new(tag, Path::new(NODE))
 }
 
+/// The subshell sessions of the node's tmux server (its own control session left out).
 fn tmux_sessions(w: &World) -> String {
     let out = Command::new("tmux")
         .arg("-S")
@@ -45,7 +46,11 @@ fn tmux_sessions(w: &World) -> String {
         .args(["list-sessions", "-F", "#{session_name}"])
         .output()
         .unwrap();
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.starts_with("tp-"))
+        .map(|l| format!("{l}\n"))
+        .collect()
 }
 
 #[test]
@@ -130,7 +135,7 @@ fn sigkilled_daemon_leaves_the_pane_and_the_census_lists_it_then_a_plane_restart
     w.kill_node();
     w.wait_offline();
     assert!(
-        tmux_sessions(&w).lines().count() == 1,
+        tmux_sessions(&w) == format!("tp-{id}\n"),
         "the pane died with the daemon: {:?}",
         tmux_sessions(&w)
     );

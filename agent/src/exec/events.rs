@@ -287,6 +287,11 @@ pub const TAIL_CHUNK: usize = 256 * 1024;
 /// How often a tail whose log does not exist yet looks for it (and, as a safety net, how long a
 /// tail waits without a change notice before reading again).
 pub const TAIL_POLL: Duration = Duration::from_millis(100);
+/// A read at least this large marks a streaming pane: the next wake waits [`TAIL_COALESCE`]
+/// so that output arrives in fewer, larger events. Small reads (a keystroke's echo) never wait.
+pub const TAIL_STREAMING_READ: usize = 8 * 1024;
+/// How long a streaming tail lets output gather before reading again.
+pub const TAIL_COALESCE: Duration = Duration::from_millis(4);
 /// Most tails at once.
 pub const MAX_TAILS: usize = 256;
 
@@ -403,6 +408,7 @@ fn tail_loop(
     let watch = inotify::init(inotify::CreateFlags::CLOEXEC | inotify::CreateFlags::NONBLOCK).ok();
     let mut watching = false;
     let mut notes = [0_u8; 4096];
+    let mut streaming = false;
     while !stop.load(Ordering::Relaxed) {
         if file.is_none() {
             file = std::fs::File::open(log).ok();
@@ -418,6 +424,7 @@ fn tail_loop(
             None => 0,
         };
         if n > 0 {
+            streaming = n >= TAIL_STREAMING_READ;
             let ev = Event::Output(Output {
                 sub_id: key.to_owned(),
                 from_byte: pos,
@@ -444,6 +451,9 @@ fn tail_loop(
                 let _ = poll(&mut fds, Some(&timeout));
                 // Drain the change notices; their content is not needed.
                 while matches!(rustix::io::read(w, &mut notes), Ok(n) if n > 0) {}
+                if streaming && !stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(TAIL_COALESCE);
+                }
             }
             _ => {
                 let mut fds = [PollFd::new(wake, PollFlags::IN)];
