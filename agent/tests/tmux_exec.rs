@@ -543,3 +543,65 @@ fn calls_travel_over_the_control_client_and_answer_as_a_tmux_process_would() {
     n.exec.stop_server();
     assert!(!n.exec.tmux().control_attached());
 }
+
+#[test]
+fn config_isolation_points_the_harness_at_a_private_directory_and_the_preset_env_wins() {
+    if !tmux_ok() {
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt as _;
+    let n = Node::new("iso");
+    let cwd = n.dir.path().to_string_lossy().into_owned();
+    let launch_iso = |id: &str, harness: &str, resume: Option<&str>| {
+        let mut v = json!({
+            "type": "launch", "subshellId": id, "argv": ["bash", "--norc", "--noprofile"],
+            "resolve": { "binaryName": "bash" }, "cwd": cwd, "harnessId": harness,
+            "cols": 200, "rows": 24,
+            "preset": { "configIsolation": true, "env": { "CODEX_HOME": "/from/preset" } },
+        });
+        if let Some(r) = resume {
+            v["resume"] = json!(r);
+        }
+        n.run(v)
+    };
+    let r = launch_iso("15", "claude-code", Some("sess_01:ab-9.x")).unwrap();
+    let dir = std::path::PathBuf::from(r["configDir"].as_str().unwrap());
+    assert!(dir.ends_with("harness-config/claude-code"), "{r}");
+    assert_eq!(r["resume"], "sess_01:ab-9.x");
+    assert_eq!(
+        std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777,
+        0o700
+    );
+    assert!(dir.join("claude").is_dir() && dir.join("config").is_dir());
+    n.run(json!({ "type": "input", "subshellId": "15",
+        "data": "echo \"=$XDG_CONFIG_HOME=$CLAUDE_CONFIG_DIR=$CODEX_HOME=$TERMPLANE_RESUME_ID=\"",
+        "keys": ["enter"] }))
+        .unwrap();
+    let want = format!(
+        "={}={}=/from/preset=sess_01:ab-9.x=",
+        dir.join("config").display(),
+        dir.join("claude").display()
+    );
+    assert!(
+        wait_for(Duration::from_secs(5), || capture(&n, "15")
+            .contains(&want)
+            .then_some(()))
+        .is_some(),
+        "{want} not in {}",
+        capture(&n, "15")
+    );
+    // A harness id that is not a plain name, or a bad pin, spawns nothing.
+    for (harness, resume) in [
+        ("../escape", None),
+        ("..", None),
+        ("a/b", None),
+        ("ok", Some("pin; rm -rf /")),
+        ("ok", Some("")),
+    ] {
+        let e = launch_iso("16", harness, resume).unwrap_err();
+        assert!(e.contains("harnessId") || e.contains("resume pin"), "{e}");
+    }
+    assert!(!n.dir.path().join("escape").exists());
+    let census = n.exec.census().unwrap();
+    assert_eq!(census.len(), 1, "{census:?}");
+}

@@ -8,7 +8,7 @@
 //! # Result shapes (`result.data`)
 //! | command | data |
 //! |---|---|
-//! | `launch` | `{ session, pane, pid, binaryPath?, logPath, note? }` (`note` when `bestEffortLog` downgraded a log failure) |
+//! | `launch` | `{ session, pane, pid, binaryPath?, logPath, configDir?, resume?, note? }` (`note` when `bestEffortLog` downgraded a log failure) |
 //! | `terminate` | `{ existed, graceful }` (`graceful`: the pane ended after Ctrl-C, before the session was killed) |
 //! | `kill` | `{ existed }` |
 //! | `prompt_deliver` | `{ delivered: true, waitedMs }`; error `pane never went quiet` on timeout |
@@ -36,6 +36,24 @@
 //! | `inventory` | `{ harnesses: [], at }` |
 //! | `detect` | `{ harnesses: [{ harnessId, installed, binaryPath?, version?, reason? }], env: { NAME: value \| null }, at }` |
 //! | `ping` | `{ pong: true, at }` |
+
+//!
+//! # Launch: config isolation and the resume pin
+//!
+//! `preset.configIsolation` gives the harness a private configuration directory,
+//! `<dataDir>/harness-config/<harnessId>/` (mode 0700, kept across launches so a harness's own
+//! sign-in survives), instead of the user's own dotfiles. The pane gets
+//! `TERMPLANE_CONFIG_DIR` naming it, the XDG base directories under it (`XDG_CONFIG_HOME`,
+//! `XDG_DATA_HOME`, `XDG_STATE_HOME`, `XDG_CACHE_HOME`) and the harness-specific homes that the
+//! common harnesses read (`CLAUDE_CONFIG_DIR` for Claude Code, `CODEX_HOME` for Codex);
+//! `HOME` is left alone so that the shell, git and ssh keep working. A variable the preset's
+//! own `env` sets wins. The `harnessId` must then be a plain name (letters, digits, `.`, `_`,
+//! `-`; at most 64; not `.` or `..`). `preset.settings` stays opaque to the node.
+//!
+//! The resume pin is the harness session the pane resumes. The plane places the harness's own
+//! resume arguments in `argv`; the node checks the pin (1 to 256 of letters, digits, `.`, `_`,
+//! `:`, `-`), refuses the launch otherwise, exports it as `TERMPLANE_RESUME_ID`, logs it and
+//! echoes it in the answer.
 
 pub mod control;
 pub mod events;
@@ -155,6 +173,27 @@ pub fn resolve_binary(r: &Resolve) -> Option<PathBuf> {
         .iter()
         .map(PathBuf::from)
         .find(|p| p.is_absolute() && is_executable(p))
+}
+
+/// The environment that points a harness at its private configuration directory.
+type IsolationEnv = Vec<(&'static str, String)>;
+
+/// A resume pin: 1 to 256 of ASCII letters, digits, `.`, `_`, `:`, `-`.
+fn valid_resume_pin(pin: &str) -> bool {
+    (1..=256).contains(&pin.len())
+        && pin
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'))
+}
+
+/// A harness id usable as one directory name.
+fn valid_harness_dir_name(id: &str) -> bool {
+    (1..=64).contains(&id.len())
+        && id != "."
+        && id != ".."
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
 }
 
 fn valid_env_name(k: &str) -> bool {
@@ -520,7 +559,27 @@ impl Executor {
             }
             binary_path = Some(s);
         }
+        if let Some(pin) = &l.resume
+            && !valid_resume_pin(pin)
+        {
+            return Err(
+                "invalid resume pin: 1 to 256 of letters, digits, '.', '_', ':', '-'".into(),
+            );
+        }
+        let isolation = if l.preset.config_isolation {
+            Some(self.isolated_config(&l.harness_id)?)
+        } else {
+            None
+        };
         let mut env: BTreeMap<&str, &str> = BTreeMap::new();
+        if let Some((_, vars)) = &isolation {
+            for (k, v) in vars {
+                env.insert(k, v);
+            }
+        }
+        if let Some(pin) = &l.resume {
+            env.insert("TERMPLANE_RESUME_ID", pin);
+        }
         let mcp_env = l.mcp.as_ref().map(|m| &m.env);
         for (k, v) in l
             .preset
@@ -617,12 +676,13 @@ impl Executor {
             .ok()
             .and_then(|p| p.trim().parse().ok());
         crate::logging::info(&format!(
-            "launched {} ({}) in {} flags={:?} resume={}",
+            "launched {} ({}) in {} flags={:?} resume={} isolated={}",
             l.subshell_id,
             l.harness_id,
             cwd.display(),
             l.preset.flags,
-            l.resume.is_some()
+            l.resume.as_deref().unwrap_or("-"),
+            isolation.is_some()
         ));
         let mut v = json!({
             "session": session_name(&l.subshell_id),
@@ -633,10 +693,47 @@ impl Executor {
         if let Some(b) = binary_path {
             v["binaryPath"] = json!(b);
         }
+        if let Some((dir, _)) = &isolation {
+            v["configDir"] = json!(dir.to_string_lossy());
+        }
+        if let Some(pin) = &l.resume {
+            v["resume"] = json!(pin);
+        }
         if let Some(n) = note {
             v["note"] = json!(n);
         }
         Ok(v)
+    }
+
+    /// The private configuration directory of a harness and the environment that points the
+    /// harness at it (see the module docs).
+    fn isolated_config(&self, harness_id: &str) -> Result<(PathBuf, IsolationEnv), String> {
+        if !valid_harness_dir_name(harness_id) {
+            return Err(format!(
+                "config isolation needs a plain harnessId (letters, digits, '.', '_', '-'), not {harness_id:?}"
+            ));
+        }
+        let root = self.cfg.data_dir.join("harness-config");
+        crate::config::ensure_private_dir(&root).map_err(|e| format!("config isolation: {e}"))?;
+        let dir = root.join(harness_id);
+        crate::config::ensure_private_dir(&dir).map_err(|e| format!("config isolation: {e}"))?;
+        let sub = |name: &str| dir.join(name).to_string_lossy().into_owned();
+        let vars = vec![
+            ("TERMPLANE_CONFIG_DIR", dir.to_string_lossy().into_owned()),
+            ("XDG_CONFIG_HOME", sub("config")),
+            ("XDG_DATA_HOME", sub("data")),
+            ("XDG_STATE_HOME", sub("state")),
+            ("XDG_CACHE_HOME", sub("cache")),
+            ("CLAUDE_CONFIG_DIR", sub("claude")),
+            ("CODEX_HOME", sub("codex")),
+        ];
+        for (k, v) in &vars {
+            if *k != "TERMPLANE_CONFIG_DIR" {
+                crate::config::ensure_private_dir(Path::new(v))
+                    .map_err(|e| format!("config isolation: {k}: {e}"))?;
+            }
+        }
+        Ok((dir, vars))
     }
 
     /// `Some(code)` when the pane is dead (`code` is `None` while tmux has not reaped the child).
