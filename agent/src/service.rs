@@ -2,7 +2,10 @@
 //! launchd agent on macOS.
 //!
 //! The unit runs `termplane-node run --config <path>` and sets `TERMPLANE_SUPERVISED` to the
-//! manager's name, which is how the daemon knows it is supervised.
+//! manager's name, which is how the daemon knows it is supervised. Settings that live in the
+//! environment and that the daemon needs to reach its plane are carried into the definition
+//! when they are set at install time ([`CARRIED_ENV`]: `TERMPLANE_CA_FILE`, made absolute), so
+//! a node enrolled against a plane with a private CA keeps trusting it under the manager.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,6 +19,22 @@ pub const SYSTEMD_UNIT: &str = "termplane-node.service";
 pub const LAUNCHD_LABEL: &str = "dev.termplane.node";
 /// Environment variable the service definition sets.
 pub const SUPERVISED_ENV: &str = "TERMPLANE_SUPERVISED";
+
+/// Environment variables copied from the installing shell into the service definition.
+pub const CARRIED_ENV: [&str; 1] = ["TERMPLANE_CA_FILE"];
+
+/// The carried variables that are set (non-empty) now, paths made absolute.
+#[must_use]
+pub fn carried_env() -> Vec<(String, String)> {
+    CARRIED_ENV
+        .iter()
+        .filter_map(|k| {
+            let v = std::env::var(k).ok().filter(|v| !v.trim().is_empty())?;
+            let abs = std::path::absolute(&v).map_or(v, |p| p.display().to_string());
+            Some(((*k).to_owned(), abs))
+        })
+        .collect()
+}
 
 /// Which service manager this platform uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,9 +106,27 @@ fn systemd_word(s: &str) -> String {
     out
 }
 
-/// The systemd user unit text.
+/// One `Environment=` assignment, quoted: `%` doubled for systemd's specifiers, `\\` and `"`
+/// escaped, a newline written as `\\n` (`$` is not expanded in `Environment=`).
+fn systemd_env(key: &str, value: &str) -> String {
+    let mut out = String::from("Environment=\"");
+    for c in format!("{key}={value}").chars() {
+        match c {
+            '%' => out.push_str("%%"),
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push_str("\"\n");
+    out
+}
+
+/// The systemd user unit text; `env` adds `Environment=` lines.
 #[must_use]
-pub fn systemd_unit(binary: &Path, config: &Path) -> String {
+pub fn systemd_unit(binary: &Path, config: &Path, env: &[(String, String)]) -> String {
+    let extra: String = env.iter().map(|(k, v)| systemd_env(k, v)).collect();
     format!(
         "[Unit]\n\
          Description=termplane node daemon\n\
@@ -100,6 +137,7 @@ pub fn systemd_unit(binary: &Path, config: &Path) -> String {
          Type=simple\n\
          ExecStart={} run --config {}\n\
          Environment={SUPERVISED_ENV}=systemd\n\
+         {extra}\
          Restart=on-failure\n\
          RestartSec=5\n\
          \n\
@@ -118,9 +156,13 @@ fn xml(s: &str) -> String {
         .replace('\'', "&apos;")
 }
 
-/// The launchd agent plist text.
+/// The launchd agent plist text; `env` adds entries to `EnvironmentVariables`.
 #[must_use]
-pub fn launchd_plist(binary: &Path, config: &Path, log: &Path) -> String {
+pub fn launchd_plist(binary: &Path, config: &Path, log: &Path, env: &[(String, String)]) -> String {
+    let extra: String = env
+        .iter()
+        .map(|(k, v)| format!("<key>{}</key><string>{}</string>", xml(k), xml(v)))
+        .collect();
     format!(
         r#"<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
@@ -135,7 +177,7 @@ pub fn launchd_plist(binary: &Path, config: &Path, log: &Path) -> String {
     <string>{}</string>
   </array>
   <key>EnvironmentVariables</key>
-  <dict><key>{SUPERVISED_ENV}</key><string>launchd</string></dict>
+  <dict><key>{SUPERVISED_ENV}</key><string>launchd</string>{extra}</dict>
   <key>RunAtLoad</key><true/>
   <key>KeepAlive</key><dict><key>SuccessfulExit</key><false/></dict>
   <key>StandardOutPath</key><string>{}</string>
@@ -209,7 +251,7 @@ pub fn perform(
             if let Some(dir) = def.parent() {
                 std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
             }
-            std::fs::write(&def, systemd_unit(binary, config))
+            std::fs::write(&def, systemd_unit(binary, config, &carried_env()))
                 .map_err(|e| format!("{}: {e}", def.display()))?;
             done.push(format!("wrote {}", def.display()));
             run_tool(&["systemctl", "--user", "daemon-reload"])?;
@@ -246,7 +288,7 @@ pub fn perform(
             if let Some(dir) = def.parent() {
                 std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
             }
-            std::fs::write(&def, launchd_plist(binary, config, log))
+            std::fs::write(&def, launchd_plist(binary, config, log, &carried_env()))
                 .map_err(|e| format!("{}: {e}", def.display()))?;
             let domain = format!("gui/{}", rustix::process::getuid().as_raw());
             run_tool(&[
@@ -311,12 +353,17 @@ pub fn state() -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
     #[test]
     fn the_systemd_unit_runs_the_daemon_supervised() {
-        let u = systemd_unit(Path::new("/opt/tp node/bin"), Path::new("/h/c%fg$.json"));
+        let u = systemd_unit(
+            Path::new("/opt/tp node/bin"),
+            Path::new("/h/c%fg$.json"),
+            &[],
+        );
         assert!(u.contains("ExecStart=\"/opt/tp node/bin\" run --config \"/h/c%%fg$$.json\"\n"));
         assert!(u.contains("Environment=TERMPLANE_SUPERVISED=systemd\n"));
         assert!(u.contains("WantedBy=default.target"));
@@ -325,9 +372,35 @@ mod tests {
 
     #[test]
     fn the_launchd_plist_escapes_paths() {
-        let p = launchd_plist(Path::new("/a&b/<n>"), Path::new("/c.json"), Path::new("/l"));
+        let p = launchd_plist(
+            Path::new("/a&b/<n>"),
+            Path::new("/c.json"),
+            Path::new("/l"),
+            &[],
+        );
         assert!(p.contains("<string>/a&amp;b/&lt;n&gt;</string>"));
         assert!(p.contains("<key>TERMPLANE_SUPERVISED</key><string>launchd</string>"));
         assert!(p.contains("<key>RunAtLoad</key><true/>"));
+    }
+
+    #[test]
+    fn a_ca_file_set_at_install_is_carried_into_both_definitions() {
+        let env = vec![(
+            "TERMPLANE_CA_FILE".to_owned(),
+            "/etc/tp ca/%h \"x\"$HOME.pem".to_owned(),
+        )];
+        let u = systemd_unit(Path::new("/b"), Path::new("/c"), &env);
+        assert!(
+            u.contains("Environment=\"TERMPLANE_CA_FILE=/etc/tp ca/%%h \\\"x\\\"$HOME.pem\"\n"),
+            "{u}"
+        );
+        // The extra line sits inside [Service], before Restart=.
+        let svc = u.find("[Service]").unwrap();
+        let line = u.find("TERMPLANE_CA_FILE").unwrap();
+        assert!(svc < line && line < u.find("Restart=").unwrap());
+        let p = launchd_plist(Path::new("/b"), Path::new("/c"), Path::new("/l"), &env);
+        assert!(p.contains(
+            "<key>TERMPLANE_CA_FILE</key><string>/etc/tp ca/%h &quot;x&quot;$HOME.pem</string>"
+        ));
     }
 }
