@@ -9,9 +9,12 @@
 //! refusals (digest, version), an installed update (exit 75, `.previous`, marker), acceptance
 //! by a verified command, and the rollback of an update whose first start died before it was
 //! accepted; enrollment, the link and an update download through a TLS-terminating proxy in front
-//! of the plane (`https://`, `wss://`, a test CA trusted through `TERMPLANE_CA_FILE`). Not
-//! covered here: the rollback on a 4406 close (the plane only sends it to nodes
-//! below its version floor, which a build of this version cannot be).
+//! of the plane (`https://`, `wss://`, a test CA trusted through `TERMPLANE_CA_FILE`); the
+//! rollback on a 4406 close. The plane sends 4406 only to a held node (below its version floor,
+//! or speaking another protocol) after ten idle minutes, which a build of this version in a
+//! test cannot be; so that test points the updated node at a small WebSocket peer that closes
+//! every link with 4406, exactly the frame the plane sends (the plane side of 4406 is covered
+//! by the link machine's tests, `machines/tests/pair.rs`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;
@@ -371,4 +374,115 @@ fn an_update_whose_first_start_dies_is_rolled_back() {
     );
     assert!(w.node_log().contains("rolled back"), "{}", w.node_log());
     w.ok(&json!({ "type": "ping" }));
+}
+
+/// A WebSocket peer on loopback that upgrades every connection and closes it at once with
+/// 4406 and a reason, as the plane closes a held node's link. Counts the links it closed.
+struct Closes4406 {
+    port: u16,
+    closed: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Closes4406 {
+    fn start() -> Self {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let closed = Arc::new(AtomicUsize::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (c, s) = (Arc::clone(&closed), Arc::clone(&stop));
+        let thread = std::thread::spawn(move || {
+            let listener = smol::Async::new(listener).unwrap();
+            smol::block_on(async {
+                while !s.load(Ordering::Relaxed) {
+                    let accepted =
+                        futures_lite::future::or(async { Some(listener.accept().await) }, async {
+                            smol::Timer::after(Duration::from_millis(50)).await;
+                            None
+                        })
+                        .await;
+                    let Some(Ok((stream, _))) = accepted else {
+                        continue;
+                    };
+                    let Ok(mut ws) = async_tungstenite::accept_async(stream).await else {
+                        continue;
+                    };
+                    let frame = async_tungstenite::tungstenite::protocol::CloseFrame {
+                        code: 4406.into(),
+                        reason: "node version refused: update required".into(),
+                    };
+                    let _ = ws.close(Some(frame)).await;
+                    // Finish the closing handshake (reading what the node sent meanwhile), as
+                    // the plane does: dropping a socket with unread data would reset it.
+                    let drain = async {
+                        while let Some(Ok(_)) = futures_lite::StreamExt::next(&mut ws).await {}
+                    };
+                    let limit = async {
+                        smol::Timer::after(Duration::from_secs(5)).await;
+                    };
+                    futures_lite::future::or(drain, limit).await;
+                    c.fetch_add(1, Ordering::Relaxed);
+                }
+            });
+        });
+        Self {
+            port,
+            closed,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    fn closed(&self) -> usize {
+        self.closed.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl Drop for Closes4406 {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+#[test]
+fn a_4406_close_after_an_update_rolls_back_and_a_second_one_exits_3() {
+    let mut w = supervised_world("r4406");
+    start_supervised(&mut w);
+    w.wait_online(WAIT);
+    install_update(&mut w);
+    // Mark the "previous" binary so the rollback is visible: an ELF with a trailing byte runs.
+    let mut prev = std::fs::read(previous(&w)).unwrap();
+    prev.push(0);
+    std::fs::write(previous(&w), &prev).unwrap();
+    // The updated node now meets a plane that refuses its version.
+    let peer = Closes4406::start();
+    let mut cfg = termplane_node::config::NodeConfig::load(&w.config()).unwrap();
+    cfg.ws_url = format!("ws://127.0.0.1:{}/ws/node", peer.port);
+    cfg.save(&w.config()).unwrap();
+    start_supervised(&mut w);
+    // New binary: 4406 → roll back → re-execute the previous binary → 4406 again with no update
+    // left to undo → exit status 3.
+    let status = wait_until("the node to give up after two 4406 closes", WAIT, || {
+        w.node.as_mut().unwrap().try_wait().unwrap()
+    });
+    w.node = None;
+    assert_eq!(status.code(), Some(3), "{status:?}\n{}", w.node_log());
+    assert_eq!(peer.closed(), 2, "one close per binary");
+    assert_eq!(
+        std::fs::read(&w.node_bin).unwrap(),
+        prev,
+        "the previous binary is back"
+    );
+    assert!(!support_marker(&w).exists());
+    assert!(!previous(&w).exists());
+    let log = w.node_log();
+    assert!(log.contains("rolled back"), "{log}");
+    assert!(log.contains("4406"), "{log}");
 }
