@@ -181,7 +181,16 @@ fn a_dead_server_reports_every_tracked_pane_at_once() {
     let cwd = n.dir.path().to_string_lossy().into_owned();
     launch(&n, "aa", json!(["sleep", "60"]), &cwd).unwrap();
     launch(&n, "bb", json!(["sleep", "60"]), &cwd).unwrap();
-    n.exec.tmux().kill_server().unwrap();
+    assert_eq!(n.exec.census().unwrap().len(), 2);
+    // Killed from outside (a crash, or the user), with the control client attached.
+    assert!(n.exec.tmux().control_attached());
+    let killed = std::process::Command::new("tmux")
+        .arg("-S")
+        .arg(n.exec.tmux().socket())
+        .arg("kill-server")
+        .status()
+        .unwrap();
+    assert!(killed.success());
     let mut e = n.exec.exit_tick();
     e.sort_by(|a, b| a.subshell_id.cmp(&b.subshell_id));
     assert_eq!(e.len(), 2);
@@ -424,15 +433,19 @@ fn i104_hash_paren_never_runs() {
     // A working directory whose name is an injection (relative touch: checked below).
     let cwd_dir = n.dir.path().join("#(touch pwned-cwd)");
     std::fs::create_dir_all(&cwd_dir).unwrap();
-    let r = n.run(json!({
+    let mut launch = json!({
         "type": "launch", "subshellId": "c1",
         "argv": ["bash", "--norc", "--noprofile", "-c", "cat", &inj, &fmt],
         "resolve": { "binaryName": &inj, "envOverride": "NO_SUCH_VAR" },
         "cwd": cwd_dir.to_string_lossy(), "harnessId": &inj, "cols": 80, "rows": 24,
         "credentialEnv": { "TERMPLANE_X": &inj }, "preset": { "env": { "P": &fmt }, "flags": [&inj] },
         "resume": &inj,
-    }));
-    r.unwrap();
+    });
+    // A resume pin is a plain token: this one is refused before anything runs.
+    let e = n.run(launch.clone()).unwrap_err();
+    assert!(e.contains("resume pin"), "{e}");
+    launch["resume"] = json!("r-1");
+    n.run(launch).unwrap();
     n.run(json!({ "type": "input", "subshellId": "c1", "data": format!("{inj} {fmt}"), "keys": ["enter"] })).unwrap();
     n.run(json!({ "type": "prompt_deliver", "subshellId": "c1", "text": &inj, "quietMs": 100, "timeoutMs": 5000 })).unwrap();
     n.run(json!({ "type": "tail_start", "subshellId": "c1", "subId": &inj }))
