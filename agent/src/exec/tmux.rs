@@ -27,6 +27,14 @@ use crate::util::run_bounded;
 pub const CALL_DEADLINE: Duration = Duration::from_secs(5);
 /// Most output bytes read from one tmux call.
 const OUTPUT_CAP: usize = 8 * 1024 * 1024;
+/// Commands that change nothing, so running one twice is harmless.
+const READ_ONLY: [&str; 5] = [
+    "list-panes",
+    "list-sessions",
+    "capture-pane",
+    "has-session",
+    "display-message",
+];
 /// Scrollback kept per pane.
 pub const HISTORY_LIMIT: u32 = 50_000;
 
@@ -186,6 +194,13 @@ impl Tmux {
         match self.control.call(self, &words, CALL_DEADLINE) {
             super::control::Outcome::Answer(Ok(out)) => Ok(out),
             super::control::Outcome::Answer(Err(text)) => Err(classify(&text)),
+            // A command that only reads is asked again as a process: a server that died under
+            // the client then reads as "no server" at once.
+            super::control::Outcome::Failed(_)
+                if words.first().is_some_and(|w| READ_ONLY.contains(w)) =>
+            {
+                self.run_spawned(&words)
+            }
             super::control::Outcome::Failed(e) => Err(e),
             super::control::Outcome::Unavailable => self.run_spawned(&words),
         }
