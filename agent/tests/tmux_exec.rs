@@ -396,6 +396,27 @@ fn i103_text_is_literal_and_keys_come_from_the_enum() {
             .then_some(()))
         .is_some()
     );
+    // Over the control client every word is quoted: quotes, expansions, backslashes and a
+    // newline (which would end a control-mode command line) arrive as typed.
+    assert!(
+        n.exec.tmux().control_attached(),
+        "the calls did not use the control client"
+    );
+    let quoted = "it's \"q\" $HOME ~/x '' \\ \\n %begin 1 2 3";
+    n.run(json!({ "type": "input", "subshellId": "b1", "data": quoted, "keys": ["enter"] }))
+        .unwrap();
+    n.run(json!({ "type": "input", "subshellId": "b1", "data": "first\nkill-server\nlast", "keys": ["enter"] }))
+        .unwrap();
+    assert!(
+        wait_for(Duration::from_secs(5), || {
+            let c = capture(&n, "b1");
+            (c.contains(quoted) && c.contains("kill-server\nlast")).then_some(())
+        })
+        .is_some(),
+        "{}",
+        capture(&n, "b1")
+    );
+    assert!(n.exec.tmux().control_attached());
     // A long text is chunked and arrives whole.
     let long: String = (0..3000)
         .map(|i| char::from(b'a' + (i % 26) as u8))
