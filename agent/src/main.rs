@@ -279,6 +279,9 @@ fn cmd_run(args: &Args) -> ExitCode {
     }
     let debug = std::fs::read_to_string(data.join("log-level")).is_ok_and(|l| l.trim() == "debug");
     logging::init(&data.join("node.log"), debug);
+    if let Some(n) = termplane_node::util::raise_open_file_limit() {
+        logging::debug(&format!("open-file limit {n}"));
+    }
     match update::boot_check(&binary) {
         Ok(update::Boot::Normal) => {}
         Ok(update::Boot::Probation) => logging::info(
