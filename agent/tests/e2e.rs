@@ -280,6 +280,15 @@ fn previous(w: &World) -> std::path::PathBuf {
     w.node_bin.with_file_name("termplane-node.previous")
 }
 
+/// Marks the `.previous` binary so that a rollback is visible (an ELF with a trailing byte
+/// still runs); answers its new content.
+fn mark_previous(w: &World) -> Vec<u8> {
+    let mut prev = std::fs::read(previous(w)).unwrap();
+    prev.push(0);
+    std::fs::write(previous(w), &prev).unwrap();
+    prev
+}
+
 #[test]
 fn update_is_verified_installed_and_accepted_by_a_verified_command() {
     let mut w = supervised_world("update");
@@ -346,10 +355,7 @@ fn an_update_whose_first_start_dies_is_rolled_back() {
     start_supervised(&mut w);
     w.wait_online(WAIT);
     install_update(&mut w);
-    // Mark the "previous" binary so the rollback is visible: an ELF with a trailing byte runs.
-    let mut prev = std::fs::read(previous(&w)).unwrap();
-    prev.push(0);
-    std::fs::write(previous(&w), &prev).unwrap();
+    let prev = mark_previous(&w);
     // First start of the new binary, and it dies before any verified command accepted it (the
     // plane pushes `set_allowed_dirs` as soon as a node is online, so it must die unlinked:
     // the plane is down meanwhile).
@@ -457,10 +463,7 @@ fn a_4406_close_after_an_update_rolls_back_and_a_second_one_exits_3() {
     start_supervised(&mut w);
     w.wait_online(WAIT);
     install_update(&mut w);
-    // Mark the "previous" binary so the rollback is visible: an ELF with a trailing byte runs.
-    let mut prev = std::fs::read(previous(&w)).unwrap();
-    prev.push(0);
-    std::fs::write(previous(&w), &prev).unwrap();
+    let prev = mark_previous(&w);
     // The updated node now meets a plane that refuses its version.
     let peer = Closes4406::start();
     let mut cfg = termplane_node::config::NodeConfig::load(&w.config()).unwrap();

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use rustls::ClientConfig;
 use sha2::Digest as _;
-use support::tls::{TestCa, https_once};
+use support::tls::{ServerCert, TestCa, https_once};
 use termplane_node::http;
 
 /// A scratch directory removed on drop.
@@ -42,6 +42,27 @@ impl Drop for Scratch {
 fn trusting(ca: &TestCa, dir: &Scratch) -> Arc<ClientConfig> {
     let path = ca.write(&dir.0, "ca.pem");
     termplane_runtime_smol::tls::client_config(Some(&path)).unwrap()
+}
+
+/// A GET to a one-shot TLS server presenting `cert`, with `trusted` as the extra CA: answers
+/// the port and the client's refusal, after checking the server saw no completed handshake.
+fn refused_get(cert: &ServerCert, trusted: &TestCa, dir: &Scratch) -> (u16, String) {
+    let (port, server) = https_once(cert.server_config(), b"HTTP/1.1 200 OK\r\n\r\n".to_vec());
+    let config = trusting(trusted, dir);
+    let e = http::request_with(
+        &|| Ok(Arc::clone(&config)),
+        "GET",
+        &format!("https://127.0.0.1:{port}/"),
+        None,
+        b"",
+        1000,
+    )
+    .unwrap_err();
+    assert!(
+        server.join().unwrap().is_err(),
+        "the server saw a completed handshake"
+    );
+    (port, e)
 }
 
 /// A body of `n` bytes that is not all one value.
@@ -116,28 +137,14 @@ fn a_certificate_from_an_unknown_issuer_is_refused_as_not_trusted() {
     let ca = TestCa::new("termplane test CA");
     let other = TestCa::new("some other CA");
     let cert = ca.server_cert(&["127.0.0.1"]);
-    let (port, server) = https_once(cert.server_config(), b"HTTP/1.1 200 OK\r\n\r\n".to_vec());
     // Trusts the system's roots and a CA that did not sign the server's certificate.
-    let config = trusting(&other, &dir);
-    let e = http::request_with(
-        &|| Ok(Arc::clone(&config)),
-        "GET",
-        &format!("https://127.0.0.1:{port}/"),
-        None,
-        b"",
-        1000,
-    )
-    .unwrap_err();
+    let (port, e) = refused_get(&cert, &other, &dir);
     assert_eq!(
         e,
         format!(
             "https://127.0.0.1:{port}: certificate not trusted (unknown issuer); \
              set TERMPLANE_CA_FILE to your CA bundle"
         )
-    );
-    assert!(
-        server.join().unwrap().is_err(),
-        "the server saw a completed handshake"
     );
 }
 
@@ -146,20 +153,9 @@ fn a_certificate_for_another_host_name_is_refused() {
     let dir = Scratch::new("hostname");
     let ca = TestCa::new("termplane test CA");
     let cert = ca.server_cert(&["plane.example"]);
-    let (port, server) = https_once(cert.server_config(), b"HTTP/1.1 200 OK\r\n\r\n".to_vec());
-    let config = trusting(&ca, &dir);
-    let e = http::request_with(
-        &|| Ok(Arc::clone(&config)),
-        "GET",
-        &format!("https://127.0.0.1:{port}/"),
-        None,
-        b"",
-        1000,
-    )
-    .unwrap_err();
+    let (port, e) = refused_get(&cert, &ca, &dir);
     assert!(e.starts_with(&format!("https://127.0.0.1:{port}: ")), "{e}");
     assert!(e.contains("does not match the host name"), "{e}");
-    assert!(server.join().unwrap().is_err());
 }
 
 #[test]
@@ -167,19 +163,8 @@ fn an_expired_certificate_is_refused_as_expired() {
     let dir = Scratch::new("expired");
     let ca = TestCa::new("termplane test CA");
     let cert = ca.expired_server_cert(&["127.0.0.1"]);
-    let (port, server) = https_once(cert.server_config(), b"HTTP/1.1 200 OK\r\n\r\n".to_vec());
-    let config = trusting(&ca, &dir);
-    let e = http::request_with(
-        &|| Ok(Arc::clone(&config)),
-        "GET",
-        &format!("https://127.0.0.1:{port}/"),
-        None,
-        b"",
-        1000,
-    )
-    .unwrap_err();
+    let (port, e) = refused_get(&cert, &ca, &dir);
     assert_eq!(e, format!("https://127.0.0.1:{port}: certificate expired"));
-    assert!(server.join().unwrap().is_err());
 }
 
 #[test]

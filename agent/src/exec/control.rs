@@ -78,6 +78,14 @@ struct State {
     counter: u64,
 }
 
+impl State {
+    fn drop_conn(&mut self) {
+        if let Some(c) = self.conn.take() {
+            c.kill();
+        }
+    }
+}
+
 /// The control-mode client of one tmux server (shared by every clone of its [`super::tmux::Tmux`]).
 pub struct Control {
     secret: String,
@@ -122,18 +130,16 @@ impl Control {
     pub fn note_server(&self, up: bool) {
         if let Ok(mut s) = self.state.lock() {
             s.server_up = up;
-            if !up && let Some(c) = s.conn.take() {
-                c.kill();
+            if !up {
+                s.drop_conn();
             }
         }
     }
 
     /// Drops the client (the server is being stopped).
     pub fn disconnect(&self) {
-        if let Ok(mut s) = self.state.lock()
-            && let Some(c) = s.conn.take()
-        {
-            c.kill();
+        if let Ok(mut s) = self.state.lock() {
+            s.drop_conn();
         }
     }
 
@@ -182,16 +188,12 @@ impl Control {
                 Ok(Line::Text(l)) if is_notification(&l) => {}
                 Ok(Line::Text(l)) => {
                     crate::logging::debug(&format!("tmux control client out of step: {l:?}"));
-                    if let Some(c) = st.conn.take() {
-                        c.kill();
-                    }
+                    st.drop_conn();
                     return Outcome::Unavailable;
                 }
                 Ok(Line::End) => {
                     crate::logging::debug("tmux control client exited");
-                    if let Some(c) = st.conn.take() {
-                        c.kill();
-                    }
+                    st.drop_conn();
                     return Outcome::Unavailable;
                 }
                 Err(_) => break,
@@ -203,18 +205,14 @@ impl Control {
             .and_then(|()| conn.stdin.flush())
             .is_err()
         {
-            if let Some(c) = st.conn.take() {
-                c.kill();
-            }
+            st.drop_conn();
             return Outcome::Unavailable;
         }
         match read_answer(&conn.rx, &marker, Instant::now() + deadline) {
             Ok(answer) => Outcome::Answer(answer),
             Err(e) => {
                 crate::logging::debug(&format!("tmux control call failed: {e}"));
-                if let Some(c) = st.conn.take() {
-                    c.kill();
-                }
+                st.drop_conn();
                 Outcome::Failed(e)
             }
         }
