@@ -4,8 +4,9 @@
 //! (`tmux -S <dataDir>/tmux.sock -f /dev/null`), so the user's tmux and configuration are
 //! untouched. A call travels over the node's persistent control-mode client when one is
 //! attached ([`super::control`], each word quoted so it stays that word), and otherwise runs as
-//! its own `tmux` process with the words as its arguments. The server starts with `exit-empty off`, `remain-on-exit on`
-//! (so an exit code can be read from `#{pane_dead_status}`) and a fixed history limit.
+//! its own `tmux` process with the words as its arguments. The server starts with
+//! `exit-empty off`, `remain-on-exit on` (so an exit code can be read from
+//! `#{pane_dead_status}`) and a fixed history limit.
 //!
 //! Ids: sessions are named `tp-<subshellId>` (a [`SubshellId`] holds only hex and `-`); pane,
 //! window and session ids read back from tmux are checked against `^%\d+$`, `^@\d+$` and
@@ -233,11 +234,7 @@ impl Tmux {
         &self,
         c: &mut Command,
     ) -> Result<(String, Result<(), TmuxError>), TmuxError> {
-        let out = run_bounded(c, CALL_DEADLINE, OUTPUT_CAP)
-            .map_err(|e| TmuxError::Failed(format!("cannot run tmux: {e}")))?;
-        if out.timed_out {
-            return Err(TmuxError::Failed("tmux did not answer in time".into()));
-        }
+        let out = Self::bounded(c)?;
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         if out.success() {
             self.control.note_server(true);
@@ -266,12 +263,18 @@ impl Tmux {
         Self::run_unnoted(&mut c)
     }
 
-    fn run_unnoted(c: &mut Command) -> Result<String, TmuxError> {
+    /// Runs a tmux process within [`CALL_DEADLINE`], keeping at most [`OUTPUT_CAP`] bytes.
+    fn bounded(c: &mut Command) -> Result<crate::util::Bounded, TmuxError> {
         let out = run_bounded(c, CALL_DEADLINE, OUTPUT_CAP)
             .map_err(|e| TmuxError::Failed(format!("cannot run tmux: {e}")))?;
         if out.timed_out {
             return Err(TmuxError::Failed("tmux did not answer in time".into()));
         }
+        Ok(out)
+    }
+
+    fn run_unnoted(c: &mut Command) -> Result<String, TmuxError> {
+        let out = Self::bounded(c)?;
         if out.success() {
             Ok(String::from_utf8_lossy(&out.stdout).into_owned())
         } else {
