@@ -139,6 +139,8 @@ fn exit_codes_come_from_the_dead_pane_and_relaunch_is_allowed() {
     }
     let n = Node::new("code");
     let cwd = n.dir.path().to_string_lossy().into_owned();
+    // A pane that exits at once, while the exit tick polls: tmux 3.3a alone loses such a
+    // status now and then; the pane's exit file keeps it.
     launch(&n, "c0de", json!(["sh", "-c", "exit 7"]), &cwd).unwrap();
     let exits = wait_for(Duration::from_secs(10), || {
         let e = n.exec.exit_tick();
@@ -173,6 +175,32 @@ fn exit_codes_come_from_the_dead_pane_and_relaunch_is_allowed() {
 }
 
 #[test]
+fn exit_codes_survive_tmux_losing_them_over_many_instant_exits() {
+    if !tmux_ok() {
+        return;
+    }
+    let n = Node::new("codes");
+    let cwd = n.dir.path().to_string_lossy().into_owned();
+    // Polling while panes die is what makes tmux 3.3a drop statuses (a third of them in a
+    // shell loop here); every code must still arrive.
+    for i in 0..12_u8 {
+        let id = format!("c{i:02x}");
+        let code = 3 + i;
+        launch(&n, &id, json!(["sh", "-c", format!("exit {code}")]), &cwd).unwrap();
+        let exits = wait_for(Duration::from_secs(10), || {
+            let e = n.exec.exit_tick();
+            (!e.is_empty()).then_some(e)
+        })
+        .unwrap();
+        assert_eq!(exits[0].exit_code, Some(i32::from(code)), "launch {i}");
+    }
+    assert!(
+        !n.dir.path().join("data/exits/c00").exists(),
+        "the exit file is removed"
+    );
+}
+
+#[test]
 fn a_dead_server_reports_every_tracked_pane_at_once() {
     if !tmux_ok() {
         return;
@@ -195,6 +223,47 @@ fn a_dead_server_reports_every_tracked_pane_at_once() {
     e.sort_by(|a, b| a.subshell_id.cmp(&b.subshell_id));
     assert_eq!(e.len(), 2);
     assert!(e.iter().all(|x| x.exit_code.is_none()));
+}
+
+#[test]
+fn ctrl_c_reaches_the_program_and_the_exit_wrapper_keeps_waiting() {
+    if !tmux_ok() {
+        return;
+    }
+    let n = Node::new("ctrlc");
+    let cwd = n.dir.path().to_string_lossy().into_owned();
+    // A program that survives Ctrl-C by handling it.
+    let script = "trap 'echo got-int' INT; while :; do sleep 0.05; done";
+    launch(&n, "cc", json!(["sh", "-c", script]), &cwd).unwrap();
+    let pid = n.exec.census().unwrap()[0].pid.expect("a pane pid");
+    std::thread::sleep(Duration::from_millis(200));
+    n.run(json!({ "type": "input", "subshellId": "cc", "data": "", "keys": ["ctrl-c"] }))
+        .unwrap();
+    assert!(
+        wait_for(Duration::from_secs(5), || capture(&n, "cc")
+            .contains("got-int")
+            .then_some(()))
+        .is_some(),
+        "{}",
+        capture(&n, "cc")
+    );
+    // The wrapper (the pane's own process) is still there, waiting for the program.
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(std::path::Path::new(&format!("/proc/{pid}")).exists());
+    assert!(n.exec.exit_tick().is_empty(), "nothing exited");
+    // A program that Ctrl-C ends reports 130, as a shell would.
+    launch(&n, "cd", json!(["sleep", "30"]), &cwd).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let t = n
+        .run(json!({ "type": "terminate", "subshellId": "cd" }))
+        .unwrap();
+    assert_eq!(t["graceful"], true, "{t}");
+    let exits = wait_for(Duration::from_secs(10), || {
+        let e = n.exec.exit_tick();
+        e.into_iter().find(|x| x.subshell_id.as_str() == "cd")
+    })
+    .unwrap();
+    assert_eq!(exits.exit_code, Some(130));
 }
 
 #[test]

@@ -136,21 +136,59 @@ struct Tracked {
 
 /// Exit detection: tracked subshells are probed on every tick with one `list-panes`.
 ///
-/// * session gone, or no server at all: exit at once (authoritative), with the code recorded
-///   by `terminate` if any, else `null`;
-/// * pane dead (`remain-on-exit`): exit with `#{pane_dead_status}` (128 + the signal when a
-///   signal ended it), and the session is removed. tmux can notice the pty closing before it
-///   reaps the child, so a dead pane with no status yet is asked again briefly and, if still
-///   unreaped, left for one more tick before it is reported with `exitCode: null`;
+/// Where the code comes from: a pane's first process is a small `/bin/sh` wrapper that runs
+/// the argv and writes its exit status (128 + the signal when a signal ended it) to
+/// `<dataDir>/exits/<subshellId>` (see `PANE_WRAPPER` in the executor). That file is the
+/// authority, because tmux 3.3a sometimes never records `#{pane_dead_status}` (its pty can close
+/// before its SIGCHLD handler reaps the child, and the status is then lost for good); tmux's
+/// own status is the fallback.
+///
+/// * session gone, or no server at all: exit at once (authoritative), with the exit file's
+///   code, else the one `terminate` saw, else `null`;
+/// * pane dead (`remain-on-exit`): exit with the exit file's code, else
+///   `#{pane_dead_status}`, and the session is removed; with neither yet, the pane is asked
+///   again briefly and, if still without a code, left for one more tick before it is reported
+///   with `exitCode: null`;
 /// * the probe itself failed: one strike; [`EXIT_FAILED_PROBES`] consecutive strikes report
 ///   `exitCode: null`;
 /// * a relaunch ([`ExitTracker::track`]) resets the count.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ExitTracker {
     tracked: Mutex<HashMap<SubshellId, Tracked>>,
+    dir: PathBuf,
+}
+
+/// The exit file of a subshell under `dir`.
+#[must_use]
+pub fn exit_file(dir: &std::path::Path, id: &SubshellId) -> PathBuf {
+    dir.join(id.as_str())
+}
+
+/// The code in an exit file, if it holds one.
+fn read_exit_file(dir: &std::path::Path, id: &SubshellId) -> Option<i32> {
+    std::fs::read_to_string(exit_file(dir, id))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
 }
 
 impl ExitTracker {
+    /// A tracker whose panes write their exit files under `dir`.
+    #[must_use]
+    pub fn new(dir: PathBuf) -> Self {
+        Self {
+            tracked: Mutex::new(HashMap::new()),
+            dir,
+        }
+    }
+
+    /// Where the panes write their exit files.
+    #[must_use]
+    pub fn dir(&self) -> &std::path::Path {
+        &self.dir
+    }
+
     /// Starts (or restarts) tracking `id`.
     pub fn track(&self, id: &SubshellId) {
         if let Ok(mut t) = self.tracked.lock() {
@@ -187,11 +225,15 @@ impl ExitTracker {
                 for (id, t) in tracked.iter_mut() {
                     match rows.iter().find(|r| &r.id == id) {
                         None => {
-                            exits.push((id.clone(), t.known_code));
+                            let code = read_exit_file(&self.dir, id).or(t.known_code);
+                            exits.push((id.clone(), code));
                             gone.push(id.clone());
                         }
                         Some(r) if r.dead => {
-                            let status = r.status.or_else(|| settle_status(tmux, &r.pane));
+                            let status = read_exit_file(&self.dir, id)
+                                .or(r.status)
+                                .or_else(|| settle_status(tmux, &r.pane))
+                                .or_else(|| read_exit_file(&self.dir, id));
                             if status.is_none() && t.known_code.is_none() && t.unreaped == 0 {
                                 t.unreaped = 1;
                                 continue;
@@ -210,7 +252,8 @@ impl ExitTracker {
             }
             Err(TmuxError::NoServer) => {
                 for (id, t) in tracked.iter() {
-                    exits.push((id.clone(), t.known_code));
+                    let code = read_exit_file(&self.dir, id).or(t.known_code);
+                    exits.push((id.clone(), code));
                     gone.push(id.clone());
                 }
             }
@@ -226,6 +269,7 @@ impl ExitTracker {
         }
         for id in gone {
             tracked.remove(&id);
+            let _ = std::fs::remove_file(exit_file(&self.dir, &id));
         }
         exits
             .into_iter()

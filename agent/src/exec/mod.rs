@@ -175,6 +175,14 @@ pub fn resolve_binary(r: &Resolve) -> Option<PathBuf> {
         .find(|p| p.is_absolute() && is_executable(p))
 }
 
+/// A pane's first process: runs the argv (`"$@"`, no word splitting, no expansion of its
+/// words), then writes its exit status to the exit file (`$1`) and exits with it. Caught (not
+/// ignored) INT, QUIT and TSTP keep the wrapper waiting while Ctrl-C, Ctrl-\\ or Ctrl-Z reach the
+/// program, whose dispositions are the defaults again (a caught signal is reset by exec). A
+/// hangup (the pane closing) ends both as before.
+pub const PANE_WRAPPER: &str =
+    "f=$1; shift; trap : INT QUIT TSTP; \"$@\"; s=$?; printf '%s\\n' \"$s\" > \"$f\"; exit \"$s\"";
+
 /// The environment that points a harness at its private configuration directory.
 type IsolationEnv = Vec<(&'static str, String)>;
 
@@ -324,7 +332,7 @@ impl Executor {
                 tmux,
                 policy: RwLock::new(Policy::new(allowed)),
                 uploads: Uploads::default(),
-                exits: ExitTracker::default(),
+                exits: ExitTracker::new(cfg.data_dir.join("exits")),
                 tails: TailRegistry::new(tx),
                 maintenance,
                 cfg,
@@ -616,6 +624,13 @@ impl Executor {
         }
         let log = self.log_path(&l.subshell_id);
         crate::config::ensure_private_dir(&self.logs_dir()).map_err(|e| e.to_string())?;
+        crate::config::ensure_private_dir(self.exits.dir()).map_err(|e| e.to_string())?;
+        match std::fs::remove_file(events::exit_file(self.exits.dir(), &l.subshell_id)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(format!("stale exit file: {e}"));
+            }
+            _ => {}
+        }
         let pipe = format!(
             "exec cat >> {}",
             tmux::shell_quote_for_pipe(&log.to_string_lossy())
@@ -635,11 +650,11 @@ impl Executor {
         for (k, v) in &env {
             c.arg("-e").arg(tmux::literal_arg(&format!("{k}={v}")));
         }
-        c.arg("--");
-        // One word would be run through `sh -c`: keep it a direct exec.
-        if argv.len() == 1 {
-            c.args(["/usr/bin/env", "--"]);
-        }
+        // The pane runs the argv under the exit-status wrapper (several words, so tmux execs
+        // /bin/sh directly and never hands a single word to `sh -c`).
+        let exit_file = events::exit_file(self.exits.dir(), &l.subshell_id);
+        c.args(["--", "/bin/sh", "-c", PANE_WRAPPER, "termplane-pane"])
+            .arg(tmux::literal_arg(&exit_file.to_string_lossy()));
         c.args(argv.iter().map(|a| tmux::literal_arg(a)));
         c.arg(";")
             .args(["pipe-pane", "-o", "-t"])
