@@ -331,9 +331,13 @@ pub const TAIL_CHUNK: usize = 256 * 1024;
 /// How often a tail whose log does not exist yet looks for it (and, as a safety net, how long a
 /// tail waits without a change notice before reading again).
 pub const TAIL_POLL: Duration = Duration::from_millis(100);
-/// A read at least this large marks a streaming pane: the next wake waits [`TAIL_COALESCE`]
-/// so that output arrives in fewer, larger events. Small reads (a keystroke's echo) never wait.
+/// A read at least this large marks a streaming pane: a wake soon after it (within
+/// [`TAIL_STREAM_WINDOW`]) waits [`TAIL_COALESCE`] so that output arrives in fewer, larger
+/// events. Small reads (a keystroke's echo) never wait, nor does the first output after a pause,
+/// so a keystroke typed after a large repaint is not held back.
 pub const TAIL_STREAMING_READ: usize = 8 * 1024;
+/// How recent a large read must be for a wake to count as part of a stream.
+pub const TAIL_STREAM_WINDOW: Duration = Duration::from_millis(5);
 /// How long a streaming tail lets output gather before reading again.
 pub const TAIL_COALESCE: Duration = Duration::from_millis(4);
 /// Most tails at once.
@@ -439,6 +443,12 @@ impl Drop for TailRegistry {
     }
 }
 
+/// Whether a tail woken `since` after a read of `last` bytes lets output gather first.
+#[must_use]
+pub fn should_gather(last: usize, since: Duration) -> bool {
+    last >= TAIL_STREAMING_READ && since < TAIL_STREAM_WINDOW
+}
+
 fn tail_loop(
     key: &str,
     log: &std::path::Path,
@@ -452,7 +462,8 @@ fn tail_loop(
     let watch = inotify::init(inotify::CreateFlags::CLOEXEC | inotify::CreateFlags::NONBLOCK).ok();
     let mut watching = false;
     let mut notes = [0_u8; 4096];
-    let mut streaming = false;
+    // The size and time of the last read that returned data.
+    let mut last_read: Option<(usize, std::time::Instant)> = None;
     while !stop.load(Ordering::Relaxed) {
         if file.is_none() {
             file = std::fs::File::open(log).ok();
@@ -468,7 +479,7 @@ fn tail_loop(
             None => 0,
         };
         if n > 0 {
-            streaming = n >= TAIL_STREAMING_READ;
+            last_read = Some((n, std::time::Instant::now()));
             let ev = Event::Output(Output {
                 sub_id: key.to_owned(),
                 from_byte: pos,
@@ -495,7 +506,8 @@ fn tail_loop(
                 let _ = poll(&mut fds, Some(&timeout));
                 // Drain the change notices; their content is not needed.
                 while matches!(rustix::io::read(w, &mut notes), Ok(n) if n > 0) {}
-                if streaming && !stop.load(Ordering::Relaxed) {
+                let gather = last_read.is_some_and(|(n, at)| should_gather(n, at.elapsed()));
+                if gather && !stop.load(Ordering::Relaxed) {
                     std::thread::sleep(TAIL_COALESCE);
                 }
             }
@@ -504,5 +516,24 @@ fn tail_loop(
                 let _ = poll(&mut fds, Some(&timeout));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_recent_large_read_makes_a_tail_wait() {
+        let ms = Duration::from_millis;
+        // A stream: a large read a moment ago.
+        assert!(should_gather(TAIL_STREAMING_READ, ms(1)));
+        assert!(should_gather(TAIL_CHUNK, Duration::ZERO));
+        // A keystroke's echo, however soon.
+        assert!(!should_gather(3, Duration::ZERO));
+        assert!(!should_gather(TAIL_STREAMING_READ - 1, ms(1)));
+        // The first output after a pause, even after a large repaint.
+        assert!(!should_gather(TAIL_CHUNK, TAIL_STREAM_WINDOW));
+        assert!(!should_gather(TAIL_CHUNK, ms(250)));
     }
 }
