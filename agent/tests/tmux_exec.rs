@@ -25,6 +25,15 @@ fn launch(
     }))
 }
 
+/// Runs exit ticks until one reports something (at most 10 s).
+fn next_exits(n: &Node) -> Vec<termplane_proto::event::Exit> {
+    wait_for(Duration::from_secs(10), || {
+        let e = n.exec.exit_tick();
+        (!e.is_empty()).then_some(e)
+    })
+    .expect("an exit within 10 s")
+}
+
 fn capture(n: &Node, id: &str) -> String {
     n.run(json!({ "type": "capture", "subshellId": id, "lines": 100 }))
         .map(|v| v["text"].as_str().unwrap_or("").to_owned())
@@ -142,21 +151,13 @@ fn exit_codes_come_from_the_dead_pane_and_relaunch_is_allowed() {
     // A pane that exits at once, while the exit tick polls: tmux 3.3a alone loses such a
     // status now and then; the pane's exit file keeps it.
     launch(&n, "c0de", json!(["sh", "-c", "exit 7"]), &cwd).unwrap();
-    let exits = wait_for(Duration::from_secs(10), || {
-        let e = n.exec.exit_tick();
-        (!e.is_empty()).then_some(e)
-    })
-    .unwrap();
+    let exits = next_exits(&n);
     assert_eq!(exits[0].exit_code, Some(7));
     // Gone now: nothing more is reported.
     assert!(n.exec.exit_tick().is_empty());
     // A signal's death is reported as 128 + the signal, as a shell would.
     launch(&n, "c0de", json!(["sh", "-c", "kill -9 $$"]), &cwd).unwrap();
-    let exits = wait_for(Duration::from_secs(10), || {
-        let e = n.exec.exit_tick();
-        (!e.is_empty()).then_some(e)
-    })
-    .unwrap();
+    let exits = next_exits(&n);
     assert_eq!(exits[0].exit_code, Some(137));
     launch(&n, "c0de", json!(["sleep", "30"]), &cwd).unwrap();
     assert!(
@@ -187,11 +188,7 @@ fn exit_codes_survive_tmux_losing_them_over_many_instant_exits() {
         let id = format!("c{i:02x}");
         let code = 3 + i;
         launch(&n, &id, json!(["sh", "-c", format!("exit {code}")]), &cwd).unwrap();
-        let exits = wait_for(Duration::from_secs(10), || {
-            let e = n.exec.exit_tick();
-            (!e.is_empty()).then_some(e)
-        })
-        .unwrap();
+        let exits = next_exits(&n);
         assert_eq!(exits[0].exit_code, Some(i32::from(code)), "launch {i}");
     }
     assert!(
