@@ -175,13 +175,17 @@ pub fn resolve_binary(r: &Resolve) -> Option<PathBuf> {
         .find(|p| p.is_absolute() && is_executable(p))
 }
 
-/// A pane's first process: runs the argv (`"$@"`, no word splitting, no expansion of its
-/// words), then writes its exit status to the exit file (`$1`) and exits with it. Caught (not
+/// A pane's first process: waits until the node opens its gate (a line on the FIFO `$2`,
+/// written once the pane log is attached, so the log holds the program's output from its first
+/// byte), runs the argv (`"$@"`, no word splitting, no expansion of its words), then writes its
+/// exit status to the exit file (`$1`) and exits with it. Caught (not
 /// ignored) INT, QUIT and TSTP keep the wrapper waiting while Ctrl-C, Ctrl-\\ or Ctrl-Z reach the
 /// program, whose dispositions are the defaults again (a caught signal is reset by exec). A
 /// hangup (the pane closing) ends both as before.
-pub const PANE_WRAPPER: &str =
-    "f=$1; shift; trap : INT QUIT TSTP; \"$@\"; s=$?; printf '%s\\n' \"$s\" > \"$f\"; exit \"$s\"";
+pub const PANE_WRAPPER: &str = "f=$1; g=$2; shift 2; read -r _ < \"$g\"; rm -f \"$g\"; trap : INT QUIT TSTP; \"$@\"; s=$?; printf '%s\\n' \"$s\" > \"$f\"; exit \"$s\"";
+
+/// How long the node keeps a launch gate open for a wrapper that has not taken its line yet.
+const GATE_HOLD: Duration = Duration::from_secs(30);
 
 /// The environment that points a harness at its private configuration directory.
 type IsolationEnv = Vec<(&'static str, String)>;
@@ -635,9 +639,43 @@ impl Executor {
             "exec cat >> {}",
             tmux::shell_quote_for_pipe(&log.to_string_lossy())
         );
-        // One tmux invocation creates the session and attaches the pane log: tmux runs both
-        // commands before it first reads the new pane, so the log holds the pane's output from
-        // its first byte, and the pane cannot have been reaped before the log is attached.
+        // The wrapper waits on a FIFO gate until the log is attached. The node holds the FIFO
+        // open for reading and writing, so neither end blocks on open; a node that dies before
+        // writing closes it, and the wrapper then goes ahead (EOF) rather than hanging.
+        let gate_path = self
+            .exits
+            .dir()
+            .join(format!("{}.gate", l.subshell_id.as_str()));
+        let _ = std::fs::remove_file(&gate_path);
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            &gate_path,
+            rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+        )
+        .map_err(|e| format!("launch gate: {e}"))?;
+        let gate = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&gate_path)
+            .map_err(|e| format!("launch gate: {e}"))?;
+        // Opening the gate: the line goes into the FIFO at once, and the node's end stays open
+        // until the wrapper has taken it (it removes the FIFO), for at most GATE_HOLD: a FIFO's
+        // content is dropped when its last descriptor closes.
+        let open_gate = |gate: std::fs::File, path: PathBuf| {
+            let _ = std::io::Write::write_all(&mut &gate, b"go\n");
+            let _ = std::thread::Builder::new()
+                .name("launch-gate".into())
+                .spawn(move || {
+                    let start = Instant::now();
+                    while path.exists() && start.elapsed() < GATE_HOLD {
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                    drop(gate);
+                    let _ = std::fs::remove_file(&path);
+                });
+        };
+        // One tmux invocation creates the session and attaches the pane log, and the pane's
+        // program starts only after that (the gate).
         let mut c = self.tmux.command();
         c.current_dir(&cwd);
         c.args(["new-session", "-d", "-s"])
@@ -654,18 +692,24 @@ impl Executor {
         // /bin/sh directly and never hands a single word to `sh -c`).
         let exit_file = events::exit_file(self.exits.dir(), &l.subshell_id);
         c.args(["--", "/bin/sh", "-c", PANE_WRAPPER, "termplane-pane"])
-            .arg(tmux::literal_arg(&exit_file.to_string_lossy()));
+            .arg(tmux::literal_arg(&exit_file.to_string_lossy()))
+            .arg(tmux::literal_arg(&gate_path.to_string_lossy()));
         c.args(argv.iter().map(|a| tmux::literal_arg(a)));
         c.arg(";")
             .args(["pipe-pane", "-o", "-t"])
             .arg(pane_target(&l.subshell_id))
             .arg(tmux::literal_arg(&pipe));
-        let (out, verdict) = self
-            .tmux
-            .run_command_output(&mut c)
-            .map_err(|e| format!("launch failed: {e}"))?;
+        let spawned = self.tmux.run_command_output(&mut c);
+        let Ok((out, verdict)) = spawned else {
+            let _ = std::fs::remove_file(&gate_path);
+            return Err(format!(
+                "launch failed: {}",
+                spawned.err().map(|e| e.to_string()).unwrap_or_default()
+            ));
+        };
         let pane = out.trim().to_owned();
         if !tmux::is_pane_id(&pane) {
+            let _ = std::fs::remove_file(&gate_path);
             return Err(match verdict {
                 Err(e) => format!("launch failed: {e}"),
                 Ok(()) => "launch failed: tmux answered no pane id".into(),
@@ -682,9 +726,11 @@ impl Executor {
                     "-t",
                     session_target(&l.subshell_id).as_str(),
                 ]);
+                let _ = std::fs::remove_file(&gate_path);
                 return Err(format!("pane log could not be attached: {e}"));
             }
         }
+        open_gate(gate, gate_path);
         let pid: Option<u32> = self
             .tmux
             .query(&pane, "#{pane_pid}")
