@@ -84,6 +84,7 @@ pub struct LinkHub {
     state: Mutex<HubState>,
     next_conn: AtomicU64,
     node_locks: Mutex<HashMap<String, Arc<smol::lock::Mutex<()>>>>,
+    liveness_locks: Mutex<HashMap<String, Arc<smol::lock::Mutex<()>>>>,
     options: Mutex<Option<PlaneDriverOptions>>,
 }
 
@@ -252,14 +253,21 @@ impl LinkHub {
 
     /// The per-node lock that serializes commands in call order (the lock is FIFO-fair).
     pub(crate) fn node_lock(&self, node_id: &str) -> Arc<smol::lock::Mutex<()>> {
-        let mut locks = self
-            .node_locks
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if locks.len() > 4096 {
-            locks.retain(|_, l| Arc::strong_count(l) > 1);
+        keyed_lock(&self.node_locks, node_id)
+    }
+
+    /// Writes the row's liveness from the hub's present truth (online exactly when the node's
+    /// current socket is online). Every hub transition is followed by this call; the per-node
+    /// lock makes the last write always reflect the hub as it was when that write began, so a
+    /// slow write for an ended socket can never land after — and overwrite — the newer socket's
+    /// `online`.
+    pub(crate) async fn sync_liveness(&self, store: &crate::store::Store, node_id: &str, now: i64) {
+        let lock = keyed_lock(&self.liveness_locks, node_id);
+        let _guard = lock.lock().await;
+        let online = self.status(node_id) == Some(LinkStatus::Online);
+        if let Err(e) = store.set_liveness(node_id, online, now).await {
+            tracing::warn!(node = %node_id, online, error = %e, "could not write the node's liveness");
         }
-        locks.entry(node_id.to_owned()).or_default().clone()
     }
 
     /// The command channel and status of a node's current socket.
@@ -269,6 +277,18 @@ impl LinkHub {
             .get(node_id)
             .map(|c| (c.tx.clone(), c.status.clone()))
     }
+}
+
+/// The lock for `key` in `map`, made on first use; unused entries are pruned past 4,096 keys.
+fn keyed_lock(
+    map: &Mutex<HashMap<String, Arc<smol::lock::Mutex<()>>>>,
+    key: &str,
+) -> Arc<smol::lock::Mutex<()>> {
+    let mut locks = map.lock().unwrap_or_else(PoisonError::into_inner);
+    if locks.len() > 4096 {
+        locks.retain(|_, l| Arc::strong_count(l) > 1);
+    }
+    locks.entry(key.to_owned()).or_default().clone()
 }
 
 /// Classifies a socket by its row: an `encryptPublicKey` requires the encrypted link. A stored
@@ -314,13 +334,8 @@ where
     tracing::debug!(node = %node.id, conn, "node socket opened");
     let end = termplane_runtime_smol::plane::run(ws, machine, &mut hooks, rx, &clock, opts).await;
     tracing::info!(node = %node.id, conn, end = ?end, "node socket ended");
-    if hub.release(&node.id, conn)
-        && let Err(e) = svc
-            .store()
-            .set_liveness(&node.id, false, svc.now_ms())
-            .await
-    {
-        tracing::warn!(node = %node.id, error = %e, "could not mark the node offline");
+    if hub.release(&node.id, conn) {
+        hub.sync_liveness(svc.store(), &node.id, svc.now_ms()).await;
     }
     hub.forget(conn);
 }
@@ -411,14 +426,8 @@ impl PlaneHooks for Hooks {
             }
             PlaneAction::Online => {
                 if hub.set_status(&self.node_id, self.conn, LinkStatus::Online) {
-                    if let Err(e) = self
-                        .svc
-                        .store()
-                        .set_liveness(&self.node_id, true, now)
-                        .await
-                    {
-                        tracing::warn!(node = %self.node_id, error = %e, "cannot mark the node online");
-                    }
+                    hub.sync_liveness(self.svc.store(), &self.node_id, now)
+                        .await;
                     let svc = self.svc.clone();
                     let id = self.node_id.clone();
                     // Dispatching waits on this very socket's driver: never inline.
@@ -428,14 +437,9 @@ impl PlaneHooks for Hooks {
             PlaneAction::Held(reason) => {
                 let reason = reason.to_string();
                 tracing::info!(node = %self.node_id, %reason, "node held for an update");
-                if hub.set_status(&self.node_id, self.conn, LinkStatus::Held { reason })
-                    && let Err(e) = self
-                        .svc
-                        .store()
-                        .set_liveness(&self.node_id, false, now)
-                        .await
-                {
-                    tracing::warn!(node = %self.node_id, error = %e, "cannot mark the node offline");
+                if hub.set_status(&self.node_id, self.conn, LinkStatus::Held { reason }) {
+                    hub.sync_liveness(self.svc.store(), &self.node_id, now)
+                        .await;
                 }
             }
             PlaneAction::Event(e) => {
