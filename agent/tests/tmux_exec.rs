@@ -230,10 +230,18 @@ fn ctrl_c_reaches_the_program_and_the_exit_wrapper_keeps_waiting() {
     let n = Node::new("ctrlc");
     let cwd = n.dir.path().to_string_lossy().into_owned();
     // A program that survives Ctrl-C by handling it.
-    let script = "trap 'echo got-int' INT; while :; do sleep 0.05; done";
+    let script = "trap 'echo got-int' INT; echo armed; while :; do sleep 0.05; done";
     launch(&n, "cc", json!(["sh", "-c", script]), &cwd).unwrap();
     let pid = n.exec.census().unwrap()[0].pid.expect("a pane pid");
-    std::thread::sleep(Duration::from_millis(200));
+    // Only once the program's own trap is set may the key go in.
+    assert!(
+        wait_for(Duration::from_secs(10), || capture(&n, "cc")
+            .contains("armed")
+            .then_some(()))
+        .is_some(),
+        "{}",
+        capture(&n, "cc")
+    );
     n.run(json!({ "type": "input", "subshellId": "cc", "data": "", "keys": ["ctrl-c"] }))
         .unwrap();
     assert!(
@@ -249,8 +257,21 @@ fn ctrl_c_reaches_the_program_and_the_exit_wrapper_keeps_waiting() {
     assert!(std::path::Path::new(&format!("/proc/{pid}")).exists());
     assert!(n.exec.exit_tick().is_empty(), "nothing exited");
     // A program that Ctrl-C ends reports 130, as a shell would.
-    launch(&n, "cd", json!(["sleep", "30"]), &cwd).unwrap();
-    std::thread::sleep(Duration::from_millis(200));
+    launch(
+        &n,
+        "cd",
+        json!(["sh", "-c", "echo up; exec sleep 30"]),
+        &cwd,
+    )
+    .unwrap();
+    assert!(
+        wait_for(Duration::from_secs(10), || capture(&n, "cd")
+            .contains("up")
+            .then_some(()))
+        .is_some(),
+        "{}",
+        capture(&n, "cd")
+    );
     let t = n
         .run(json!({ "type": "terminate", "subshellId": "cd" }))
         .unwrap();
@@ -291,8 +312,16 @@ fn prompt_deliver_waits_for_quiet_then_types() {
         &cwd,
     )
     .unwrap();
+    // The program is running (its output changes every 50 ms) before the wait begins.
+    assert!(
+        wait_for(Duration::from_secs(10), || capture(&n, "ee")
+            .chars()
+            .any(|c| c.is_ascii_digit())
+            .then_some(()))
+        .is_some()
+    );
     let e = n
-        .run(json!({ "type": "prompt_deliver", "subshellId": "ee", "text": "x", "quietMs": 500, "timeoutMs": 1500 }))
+        .run(json!({ "type": "prompt_deliver", "subshellId": "ee", "text": "x", "quietMs": 1500, "timeoutMs": 4000 }))
         .unwrap_err();
     assert_eq!(e, "pane never went quiet");
 }
@@ -704,4 +733,82 @@ fn config_isolation_points_the_harness_at_a_private_directory_and_the_preset_env
     assert!(!n.dir.path().join("escape").exists());
     let census = n.exec.census().unwrap();
     assert_eq!(census.len(), 1, "{census:?}");
+}
+
+#[test]
+fn exit_ticks_running_alongside_launches_and_relaunches_report_no_false_exit() {
+    if !tmux_ok() {
+        return;
+    }
+    let n = Node::new("tickrace");
+    let cwd = n.dir.path().to_string_lossy().into_owned();
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let seen = std::thread::scope(|s| {
+        // Ticks back to back (the daemon's are 2 s apart) for at most 60 s.
+        let ticker = s.spawn(|| {
+            let mut seen = Vec::new();
+            let start = std::time::Instant::now();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed)
+                && start.elapsed() < Duration::from_secs(60)
+            {
+                seen.extend(n.exec.exit_tick());
+            }
+            seen
+        });
+        // A quick program exits and is relaunched under the same id as a long one, and fresh panes
+        // come up, all while the ticks run.
+        for i in 0..60 {
+            let id = format!("ab{i:02}");
+            launch(&n, &id, json!(["sh", "-c", "exit 7"]), &cwd).unwrap();
+            assert!(
+                wait_for(Duration::from_secs(10), || {
+                    // Refused while the first program still runs.
+                    launch(&n, &id, json!(["sleep", "30"]), &cwd).ok()
+                })
+                .is_some()
+            );
+            launch(&n, &format!("cd{i:02}"), json!(["sleep", "30"]), &cwd).unwrap();
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        ticker.join().unwrap()
+    });
+    // Every pane now running is alive and tracked: no tick reported it, and no tick killed it.
+    let mut alive: Vec<String> = n
+        .exec
+        .census()
+        .unwrap()
+        .into_iter()
+        .map(|p| p.subshell_id.as_str().to_owned())
+        .collect();
+    alive.sort();
+    let want: Vec<String> = (0..60)
+        .flat_map(|i| [format!("ab{i:02}"), format!("cd{i:02}")])
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    assert_eq!(alive, want);
+    for e in &seen {
+        let id = e.subshell_id.as_str();
+        assert!(id.starts_with("ab"), "a live pane was reported gone: {e:?}");
+    }
+    // Each relaunched pane's first program exited; ticks report at most one exit for it.
+    let mut counts = std::collections::BTreeMap::new();
+    for e in &seen {
+        *counts.entry(e.subshell_id.as_str().to_owned()).or_insert(0) += 1;
+    }
+    assert!(counts.values().all(|c| *c <= 1), "{counts:?}");
+    // And the survivors are all tracked: killing the server reports every one of them.
+    let _ = n.exec.tmux().run(&["kill-server"]);
+    let mut gone = Vec::new();
+    let _ = wait_for(Duration::from_secs(10), || {
+        gone.extend(
+            n.exec
+                .exit_tick()
+                .into_iter()
+                .map(|e| e.subshell_id.as_str().to_owned()),
+        );
+        (gone.len() >= want.len()).then_some(())
+    });
+    gone.sort();
+    assert_eq!(gone, want);
 }

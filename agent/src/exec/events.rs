@@ -155,6 +155,11 @@ struct Tracked {
 #[derive(Debug)]
 pub struct ExitTracker {
     tracked: Mutex<HashMap<SubshellId, Tracked>>,
+    /// Held by a tick from its probe until its verdicts are applied, and by whoever creates
+    /// panes or re-tracks them ([`ExitTracker::hold`]), so a tick never judges a pane by a probe
+    /// taken before that pane was (re)created: it would report a false exit, forget the new
+    /// pane, or kill a freshly relaunched session.
+    lifecycle: Mutex<()>,
     dir: PathBuf,
 }
 
@@ -179,8 +184,17 @@ impl ExitTracker {
     pub fn new(dir: PathBuf) -> Self {
         Self {
             tracked: Mutex::new(HashMap::new()),
+            lifecycle: Mutex::new(()),
             dir,
         }
+    }
+
+    /// Keeps ticks out while panes are created or re-tracked (see the `lifecycle` field). Never
+    /// call [`ExitTracker::tick`] while holding it.
+    pub fn hold(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.lifecycle
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Where the panes write their exit files.
@@ -213,6 +227,7 @@ impl ExitTracker {
 
     /// One tick: probes and answers the exits to report.
     pub fn tick(&self, tmux: &Tmux) -> Vec<Exit> {
+        let _hold = self.hold();
         let probe = list_panes(tmux);
         let now = crate::util::now_iso();
         let Ok(mut tracked) = self.tracked.lock() else {

@@ -401,6 +401,7 @@ impl Executor {
 
     /// The `subshells_report` census; every survivor is tracked for exit detection.
     pub fn census(&self) -> Result<Vec<SurvivingPane>, String> {
+        let _hold = self.exits.hold();
         let rows = events::list_panes(&self.tmux).or_else(|e| match e {
             TmuxError::NoServer => Ok(Vec::new()),
             e => Err(tmux_err(&e)),
@@ -611,6 +612,8 @@ impl Executor {
                 .map_err(|e| format!("mcp registration file: {e}"))?;
         }
         self.tmux.start_server().map_err(|e| tmux_err(&e))?;
+        // From the dead-pane check until the new pane is tracked, no exit tick runs.
+        let hold = self.exits.hold();
         // A dead pane of an earlier run is cleared; a live one is refused.
         match self
             .tmux
@@ -716,6 +719,7 @@ impl Executor {
             });
         }
         self.exits.track(&l.subshell_id);
+        drop(hold);
         let mut note = None;
         if let Err(e) = verdict {
             if l.best_effort_log {
