@@ -60,8 +60,8 @@ fn pinned_node_handshakes_goes_online_and_answers_ping() {
     assert_eq!(r.json()["ok"], true);
     assert!(r.json()["rttMs"].as_u64().is_some());
     // set_allowed_dirs is pushed after ready, then the ping ran.
-    for _ in 0..100 {
-        if n.exec.kinds().len() >= 2 {
+    for _ in 0..500 {
+        if n.exec.kinds().contains(&"set_allowed_dirs".to_owned()) {
             break;
         }
         std::thread::sleep(Duration::from_millis(20));
@@ -154,6 +154,14 @@ fn newest_connection_wins_and_the_old_one_gets_4409() {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert_eq!(p.svc.links().live_count(), 1);
+    // The row read online throughout (from the first socket); the newest socket's own ready
+    // may still be in hand.
+    for _ in 0..500 {
+        if p.svc.links().status(&e.node_id) == Some(LinkStatus::Online) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
     assert_eq!(ping(&p, &admin, &e.node_id).status, 200);
     assert!(b.exec.kinds().contains(&"ping".to_owned()));
     assert!(
@@ -170,7 +178,7 @@ fn held_node_is_offline_listed_and_takes_only_update() {
     let e = enroll(&p, &admin, "old", true);
     let mut n = TestNode::start(&p, &e, "0.16.9");
     n.wait_established();
-    for _ in 0..200 {
+    for _ in 0..500 {
         if matches!(
             p.svc.links().status(&e.node_id),
             Some(LinkStatus::Held { .. })
