@@ -1370,6 +1370,10 @@ impl Service {
             changed_at: iso8601_utc(self.now()),
         };
         let text = serde_json::to_string(&mirror).unwrap_or_default();
+        // The write and its push in one order across concurrent edits (the node's mirror ends
+        // equal to the row's).
+        let lock = self.links.node_lock(id);
+        let _serial = lock.lock().await;
         if !self
             .store
             .set_maintenance(&c.user().id, id, &text, self.now())
@@ -1378,7 +1382,7 @@ impl Service {
             return Err(ApiError::not_found("node"));
         }
         let pushed = match self
-            .node_command(id, Command::SetMaintenance(mirror.clone()))
+            .node_command_serialized(id, Command::SetMaintenance(mirror.clone()))
             .await
         {
             Ok(r) => r.ok,
@@ -1473,13 +1477,23 @@ impl Service {
         node_id: &str,
         command: Command,
     ) -> Result<CommandResult, ApiError> {
+        let lock = self.links.node_lock(node_id);
+        let _serial = lock.lock().await;
+        self.node_command_serialized(node_id, command).await
+    }
+
+    /// [`Service::node_command`] for a caller that already holds the node's command lock (to
+    /// keep a row write and the push that mirrors it in one order across callers).
+    async fn node_command_serialized(
+        &self,
+        node_id: &str,
+        command: Command,
+    ) -> Result<CommandResult, ApiError> {
         let offline = || {
             ApiError::new(409, "NODE_OFFLINE", "the node is offline")
                 .with_metadata(json!({ "nodeId": node_id }))
         };
         let is_update = command.is_update();
-        let lock = self.links.node_lock(node_id);
-        let _serial = lock.lock().await;
         let (tx, status) = self.links.current(node_id).ok_or_else(offline)?;
         match status {
             LinkStatus::Online => {}
@@ -1546,13 +1560,18 @@ impl Service {
 
     /// Pushes a node's persisted allowed directories with `set_allowed_dirs` (after each ready
     /// and on every edit). An offline node gets them after its next ready.
+    ///
+    /// The row is read under the node's command lock, so of two pushes racing (an edit and a
+    /// ready, or two edits) the later one always carries the newer list.
     pub async fn push_allowed_dirs(&self, node_id: &str) {
+        let lock = self.links.node_lock(node_id);
+        let _serial = lock.lock().await;
         let Ok(Some(node)) = self.store.node(node_id).await else {
             return;
         };
         let dirs: Vec<String> = serde_json::from_str(&node.allowed_dirs).unwrap_or_default();
         let cmd = Command::SetAllowedDirs(termplane_proto::command::SetAllowedDirs { dirs });
-        match self.node_command(node_id, cmd).await {
+        match self.node_command_serialized(node_id, cmd).await {
             Ok(r) if r.ok => tracing::debug!(node = %node_id, "allowed directories pushed"),
             Ok(r) => {
                 tracing::warn!(node = %node_id, error = ?r.error, "node refused set_allowed_dirs")

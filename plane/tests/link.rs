@@ -302,6 +302,63 @@ fn deleting_a_node_closes_its_socket_4401() {
     assert_eq!(p.svc.links().status(&e.node_id), None);
 }
 
+/// A socket whose upgrade passed the key check just before a rotation, and that registers
+/// only after the rotation's kick went out, is still closed 4401 (the row is read again once the
+/// socket is registered).
+#[test]
+fn a_rotation_between_the_upgrade_check_and_registration_still_closes_4401() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let e = enroll(&p, &admin, "late", true);
+    // The row as the upgrade's check saw it…
+    let stale = smol::block_on(p.svc.store().node(&e.node_id))
+        .unwrap()
+        .unwrap();
+    // …then the rotation lands and kicks (no socket is registered yet).
+    let r = p
+        .post(
+            &format!("/api/nodes/{}/key_rotate", e.node_id),
+            serde_json::Value::Null,
+        )
+        .header("Cookie", &admin)
+        .send();
+    assert_eq!(r.status, 200, "{}", r.text());
+    // …then the upgraded socket is served with the row it authenticated by.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let svc = p.svc.clone();
+    let server = std::thread::spawn(move || {
+        let (s, _) = listener.accept().unwrap();
+        smol::block_on(async move {
+            let s = smol::net::TcpStream::try_from(s).unwrap();
+            let ws = async_tungstenite::WebSocketStream::from_raw_socket(
+                s,
+                async_tungstenite::tungstenite::protocol::Role::Server,
+                None,
+            )
+            .await;
+            termplane::link::serve(svc, stale, ws).await;
+        });
+    });
+    let mut ws = smol::block_on(async {
+        let s = smol::net::TcpStream::connect(addr).await.unwrap();
+        // The server side takes the socket as already upgraded: no handshake on the wire.
+        async_tungstenite::WebSocketStream::from_raw_socket(
+            s,
+            async_tungstenite::tungstenite::protocol::Role::Client,
+            None,
+        )
+        .await
+    });
+    match recv(&mut ws, Duration::from_secs(5)) {
+        Got::Close(Some(4401), _) => {}
+        other => panic!("expected 4401, got {other:?}"),
+    }
+    drop(ws);
+    server.join().unwrap();
+    assert_eq!(p.svc.links().status(&e.node_id), None);
+}
+
 #[test]
 fn upgrade_refusals() {
     let p = Plane::start();
@@ -455,4 +512,63 @@ fn maintenance_is_mirrored_on_the_row_audited_and_pushed_to_an_online_node() {
         .maintenance;
     assert_eq!(before, after);
     assert_eq!(n.shutdown(), AgentOutcome::Shutdown);
+}
+
+/// Concurrent edits of the mirrored settings: whatever order they land in, the last value the
+/// node received equals the row's (each write and its push happen under the node's lock).
+#[test]
+fn concurrent_edits_leave_the_node_with_the_rows_maintenance_and_allowed_dirs() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let e = enroll(&p, &admin, "race", true);
+    let mut n = TestNode::start(&p, &e, "0.17.0");
+    n.wait_established();
+    wait_liveness(&p, &e.node_id, "online");
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let (p, admin, id) = (&p, &admin, &e.node_id);
+            s.spawn(move || {
+                for i in 0..6 {
+                    let r = set_maintenance(p, admin, id, (t + i) % 2 == 0);
+                    assert_eq!(r.status, 200, "{}", r.text());
+                    let r = p
+                        .req()
+                        .method("PUT")
+                        .path(&format!("/api/nodes/{id}/allowed_dirs"))
+                        .header("Origin", &p.origin())
+                        .header("Cookie", admin)
+                        .json(json!({ "allowedDirs": [format!("/srv/t{t}/{i}")] }))
+                        .send();
+                    assert_eq!(r.status, 200, "{}", r.text());
+                }
+            });
+        }
+    });
+    let row = smol::block_on(p.svc.store().node(&e.node_id))
+        .unwrap()
+        .unwrap();
+    let ran = n.exec.ran.lock().unwrap().clone();
+    let last_dirs = ran
+        .iter()
+        .rev()
+        .find_map(|c| match c {
+            Command::SetAllowedDirs(d) => Some(d.dirs.clone()),
+            _ => None,
+        })
+        .unwrap();
+    let row_dirs: Vec<String> = serde_json::from_str(&row.allowed_dirs).unwrap();
+    assert_eq!(last_dirs, row_dirs);
+    let last_on = ran
+        .iter()
+        .rev()
+        .find_map(|c| match c {
+            Command::SetMaintenance(m) => Some(m.on),
+            _ => None,
+        })
+        .unwrap();
+    let row_on = serde_json::from_str::<serde_json::Value>(row.maintenance.as_deref().unwrap())
+        .unwrap()["on"]
+        .as_bool()
+        .unwrap();
+    assert_eq!(last_on, row_on);
 }

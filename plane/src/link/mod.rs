@@ -312,6 +312,20 @@ where
     let Some(conn) = hub.open(&node.id, tx.clone()) else {
         return;
     };
+    // The row is read again now that the socket is registered: a rotation or deletion that
+    // landed after the upgrade's check but before registration found no socket to kick (it
+    // writes the row first, then kicks), and a legacy link has no later key check.
+    match svc.store().node(&node.id).await {
+        Ok(Some(row)) if !row.key_disabled && row.node_key_digest == node.node_key_digest => {}
+        Ok(_) => {
+            let _ = tx.try_send(PlaneCommand::KeyRotatedOrDeleted);
+        }
+        Err(e) => {
+            tracing::warn!(node = %node.id, error = %e, "cannot re-read the node row; dropping the socket");
+            hub.forget(conn);
+            return;
+        }
+    }
     let seed = match os_seed() {
         Ok(s) => s,
         Err(e) => {
