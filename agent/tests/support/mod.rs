@@ -158,13 +158,25 @@ pub fn plane_binary(node_bin: &Path) -> PathBuf {
         .clone()
 }
 
-/// A free loopback port.
+/// A free loopback port for a plane that must come back on the same port after a restart.
+///
+/// It is taken below the kernel's ephemeral range (32768 and up by default), so no other test's
+/// outgoing connection or `bind(0)` can take it between this check and the plane's bind.
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos())
+        ^ std::process::id();
+    for _ in 0..2_000 {
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let port =
+            20_000 + u16::try_from(seed.wrapping_add(n.wrapping_mul(7_919)) % 12_000).unwrap();
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    panic!("no free loopback port between 20000 and 32000");
 }
 
 fn terminate(child: &mut Child) {
