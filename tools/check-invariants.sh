@@ -38,6 +38,15 @@ for f in proto/clippy.toml machines/clippy.toml; do
   grep -q 'Instant::now' "$f" && grep -q 'SystemTime::now' "$f" || bad "$f does not forbid clocks"
 done
 
+# A node row's liveness mirrors the link registry: it is written only by LinkHub::sync_liveness
+# (under the per-node liveness lock), so writes for ended sockets can never land out of order.
+if [ -d plane/src ]; then
+  writers=$(grep -rIn --include='*.rs' -E '\.set_liveness\(' plane/src | grep -v '^plane/src/link/mod.rs:' || true)
+  [ -n "$writers" ] && bad "set_liveness called outside LinkHub::sync_liveness: $writers"
+  n=$(grep -c -E '\.set_liveness\(' plane/src/link/mod.rs || true)
+  [ "$n" = 1 ] || bad "plane/src/link/mod.rs writes liveness in $n places (want only sync_liveness)"
+fi
+
 # unsafe is forbidden workspace-wide.
 grep -q 'unsafe_code = "forbid"' Cargo.toml || bad "unsafe_code is not forbidden"
 
