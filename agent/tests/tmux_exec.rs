@@ -763,11 +763,11 @@ fn exit_ticks_running_alongside_launches_and_relaunches_report_no_false_exit() {
             assert!(
                 wait_for(Duration::from_secs(10), || {
                     // Refused while the first program still runs.
-                    launch(&n, &id, json!(["sleep", "30"]), &cwd).ok()
+                    launch(&n, &id, json!(["sleep", "600"]), &cwd).ok()
                 })
                 .is_some()
             );
-            launch(&n, &format!("cd{i:02}"), json!(["sleep", "30"]), &cwd).unwrap();
+            launch(&n, &format!("cd{i:02}"), json!(["sleep", "600"]), &cwd).unwrap();
         }
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
         ticker.join().unwrap()
