@@ -28,6 +28,16 @@ fn ping(p: &Plane, cookie: &str, id: &str) -> Resp {
         .send()
 }
 
+/// `POST /api/nodes/:id/key_rotate` as the admin.
+fn rotate_key(p: &Plane, cookie: &str, id: &str) -> Resp {
+    p.post(
+        &format!("/api/nodes/{id}/key_rotate"),
+        serde_json::Value::Null,
+    )
+    .header("Cookie", cookie)
+    .send()
+}
+
 fn closed_with(code: u16) -> impl Fn(&AgentReport) -> bool {
     move |r| matches!(r, AgentReport::Closed { code: Some(c), .. } if *c == code)
 }
@@ -237,13 +247,7 @@ fn b17_rotated_key_closes_the_live_socket_4401_refuses_the_old_key_and_repairs()
     let mut n = TestNode::start(&p, &e, "0.17.0");
     n.wait_established();
     wait_liveness(&p, &e.node_id, "online");
-    let r = p
-        .post(
-            &format!("/api/nodes/{}/key_rotate", e.node_id),
-            serde_json::Value::Null,
-        )
-        .header("Cookie", &admin)
-        .send();
+    let r = rotate_key(&p, &admin, &e.node_id);
     assert_eq!(r.status, 200, "{}", r.text());
     let new_key = r.json()["nodeKey"].as_str().unwrap().to_owned();
     n.wait_for("4401", closed_with(4401));
@@ -315,13 +319,7 @@ fn a_rotation_between_the_upgrade_check_and_registration_still_closes_4401() {
         .unwrap()
         .unwrap();
     // …then the rotation lands and kicks (no socket is registered yet).
-    let r = p
-        .post(
-            &format!("/api/nodes/{}/key_rotate", e.node_id),
-            serde_json::Value::Null,
-        )
-        .header("Cookie", &admin)
-        .send();
+    let r = rotate_key(&p, &admin, &e.node_id);
     assert_eq!(r.status, 200, "{}", r.text());
     // …then the upgraded socket is served with the row it authenticated by.
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
