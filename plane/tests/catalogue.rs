@@ -44,9 +44,7 @@ fn a1_first_use_succeeds_and_node_key_is_returned_once() {
     );
     assert_eq!(p.node_count(), before + 1);
     // The row stores only the digest.
-    let row = smol::block_on(p.svc.store().node(&node_id))
-        .unwrap()
-        .unwrap();
+    let row = common::node::node_row(&p, &node_id);
     assert_eq!(
         row.node_key_digest.as_deref(),
         Some(termplane::secret::digest(&node_key).as_str())

@@ -53,9 +53,7 @@ fn pinned_node_handshakes_goes_online_and_answers_ping() {
     wait_liveness(&p, &e.node_id, "online");
     assert_eq!(p.svc.links().status(&e.node_id), Some(LinkStatus::Online));
     // Identity from ready was persisted onto the row.
-    let row = smol::block_on(p.svc.store().node(&e.node_id))
-        .unwrap()
-        .unwrap();
+    let row = node_row(&p, &e.node_id);
     assert_eq!(row.hostname, "agent-host");
     assert_eq!(row.arch, "riscv64");
     // No register happened: the handshake ran under the enrollment pin.
@@ -112,9 +110,7 @@ fn unpinned_node_registers_then_handshakes() {
     let p = Plane::start();
     let admin = p.setup_admin();
     let e = enroll(&p, &admin, "n2", false);
-    let row = smol::block_on(p.svc.store().node(&e.node_id))
-        .unwrap()
-        .unwrap();
+    let row = node_row(&p, &e.node_id);
     assert_eq!(row.encrypt_public_key, None);
     let mut n = TestNode::start(&p, &e, "0.17.0");
     let got = n.wait_for("pin stored", |r| {
@@ -124,9 +120,7 @@ fn unpinned_node_registers_then_handshakes() {
     n.wait_for("register close", closed_with(1000));
     n.wait_established();
     wait_liveness(&p, &e.node_id, "online");
-    let row = smol::block_on(p.svc.store().node(&e.node_id))
-        .unwrap()
-        .unwrap();
+    let row = node_row(&p, &e.node_id);
     assert_eq!(row.encrypt_public_key, Some(e.node_static.to_b64()));
     assert_eq!(*n.exec.pin.lock().unwrap(), Some(Some(e.control_key)));
     assert_eq!(ping(&p, &admin, &e.node_id).status, 200);
@@ -206,9 +200,7 @@ fn held_node_is_offline_listed_and_takes_only_update() {
     );
     assert_eq!(liveness(&p, &e.node_id), "offline");
     // Identity persisted before the gates.
-    let row = smol::block_on(p.svc.store().node(&e.node_id))
-        .unwrap()
-        .unwrap();
+    let row = node_row(&p, &e.node_id);
     assert_eq!(row.agent_version, "0.16.9");
 
     let r = p
@@ -256,9 +248,7 @@ fn b17_rotated_key_closes_the_live_socket_4401_refuses_the_old_key_and_repairs()
         matches!(r, AgentReport::DialFailed { status: Some(401) })
     });
     assert_eq!(liveness(&p, &e.node_id), "offline");
-    let row = smol::block_on(p.svc.store().node(&e.node_id))
-        .unwrap()
-        .unwrap();
+    let row = node_row(&p, &e.node_id);
     assert_eq!(row.encrypt_public_key, None);
     assert_eq!(open_ws(p.addr, Some(&e.node_key)).err(), Some(401));
     drop(n);
@@ -276,9 +266,7 @@ fn b17_rotated_key_closes_the_live_socket_4401_refuses_the_old_key_and_repairs()
     });
     n2.wait_established();
     wait_liveness(&p, &e.node_id, "online");
-    let row = smol::block_on(p.svc.store().node(&e.node_id))
-        .unwrap()
-        .unwrap();
+    let row = node_row(&p, &e.node_id);
     assert_eq!(row.encrypt_public_key, Some(e.node_static.to_b64()));
     assert_eq!(ping(&p, &admin, &e.node_id).status, 200);
 }
@@ -315,9 +303,7 @@ fn a_rotation_between_the_upgrade_check_and_registration_still_closes_4401() {
     let admin = p.setup_admin();
     let e = enroll(&p, &admin, "late", true);
     // The row as the upgrade's check saw it…
-    let stale = smol::block_on(p.svc.store().node(&e.node_id))
-        .unwrap()
-        .unwrap();
+    let stale = node_row(&p, &e.node_id);
     // …then the rotation lands and kicks (no socket is registered yet).
     let r = rotate_key(&p, &admin, &e.node_id);
     assert_eq!(r.status, 200, "{}", r.text());
@@ -462,9 +448,7 @@ fn maintenance_is_mirrored_on_the_row_audited_and_pushed_to_an_online_node() {
         changed_at.ends_with('Z') && changed_at.len() == 24,
         "{changed_at}"
     );
-    let row = smol::block_on(p.svc.store().node(&e.node_id))
-        .unwrap()
-        .unwrap();
+    let row = node_row(&p, &e.node_id);
     let mirror: serde_json::Value =
         serde_json::from_str(row.maintenance.as_deref().unwrap()).unwrap();
     assert_eq!(mirror, json!({ "on": true, "changedAt": changed_at }));
@@ -491,10 +475,7 @@ fn maintenance_is_mirrored_on_the_row_audited_and_pushed_to_an_online_node() {
             .count(),
         2
     );
-    let before = smol::block_on(p.svc.store().node(&e.node_id))
-        .unwrap()
-        .unwrap()
-        .maintenance;
+    let before = node_row(&p, &e.node_id).maintenance;
     let r = p
         .req()
         .method("PUT")
@@ -504,10 +485,7 @@ fn maintenance_is_mirrored_on_the_row_audited_and_pushed_to_an_online_node() {
         .json(json!({ "on": "yes" }))
         .send();
     assert_eq!(r.error(400), "INPUT_VALIDATION_ERROR");
-    let after = smol::block_on(p.svc.store().node(&e.node_id))
-        .unwrap()
-        .unwrap()
-        .maintenance;
+    let after = node_row(&p, &e.node_id).maintenance;
     assert_eq!(before, after);
     assert_eq!(n.shutdown(), AgentOutcome::Shutdown);
 }
@@ -542,9 +520,7 @@ fn concurrent_edits_leave_the_node_with_the_rows_maintenance_and_allowed_dirs() 
             });
         }
     });
-    let row = smol::block_on(p.svc.store().node(&e.node_id))
-        .unwrap()
-        .unwrap();
+    let row = node_row(&p, &e.node_id);
     let ran = n.exec.ran.lock().unwrap().clone();
     let last_dirs = ran
         .iter()

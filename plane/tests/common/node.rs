@@ -243,6 +243,13 @@ impl Drop for TestNode {
     }
 }
 
+/// The node's row (it must exist).
+pub fn node_row(p: &Plane, id: &str) -> termplane::store::Node {
+    smol::block_on(p.svc.store().node(id))
+        .unwrap()
+        .expect("the node row exists")
+}
+
 /// The row's liveness.
 pub fn liveness(p: &Plane, id: &str) -> String {
     smol::block_on(p.svc.store().node(id))
