@@ -34,6 +34,18 @@ fn next_exits(n: &Node) -> Vec<termplane_proto::event::Exit> {
     .expect("an exit within 10 s")
 }
 
+/// Asserts that the pane's screen shows `text` within `secs` seconds (the screen is the message).
+fn assert_shows(n: &Node, id: &str, text: &str, secs: u64) {
+    let shown = wait_for(Duration::from_secs(secs), || {
+        capture(n, id).contains(text).then_some(())
+    });
+    assert!(
+        shown.is_some(),
+        "{id} never showed {text:?}:\n{}",
+        capture(n, id)
+    );
+}
+
 fn capture(n: &Node, id: &str) -> String {
     n.run(json!({ "type": "capture", "subshellId": id, "lines": 100 }))
         .map(|v| v["text"].as_str().unwrap_or("").to_owned())
@@ -234,24 +246,10 @@ fn ctrl_c_reaches_the_program_and_the_exit_wrapper_keeps_waiting() {
     launch(&n, "cc", json!(["sh", "-c", script]), &cwd).unwrap();
     let pid = n.exec.census().unwrap()[0].pid.expect("a pane pid");
     // Only once the program's own trap is set may the key go in.
-    assert!(
-        wait_for(Duration::from_secs(10), || capture(&n, "cc")
-            .contains("armed")
-            .then_some(()))
-        .is_some(),
-        "{}",
-        capture(&n, "cc")
-    );
+    assert_shows(&n, "cc", "armed", 10);
     n.run(json!({ "type": "input", "subshellId": "cc", "data": "", "keys": ["ctrl-c"] }))
         .unwrap();
-    assert!(
-        wait_for(Duration::from_secs(5), || capture(&n, "cc")
-            .contains("got-int")
-            .then_some(()))
-        .is_some(),
-        "{}",
-        capture(&n, "cc")
-    );
+    assert_shows(&n, "cc", "got-int", 5);
     // The wrapper (the pane's own process) is still there, waiting for the program.
     std::thread::sleep(Duration::from_millis(200));
     assert!(std::path::Path::new(&format!("/proc/{pid}")).exists());
@@ -264,14 +262,7 @@ fn ctrl_c_reaches_the_program_and_the_exit_wrapper_keeps_waiting() {
         &cwd,
     )
     .unwrap();
-    assert!(
-        wait_for(Duration::from_secs(10), || capture(&n, "cd")
-            .contains("up")
-            .then_some(()))
-        .is_some(),
-        "{}",
-        capture(&n, "cd")
-    );
+    assert_shows(&n, "cd", "up", 10);
     let t = n
         .run(json!({ "type": "terminate", "subshellId": "cd" }))
         .unwrap();
@@ -349,12 +340,7 @@ fn launch_writes_the_mcp_file_0600_and_passes_env() {
         0o600
     );
     n.run(json!({ "type": "input", "subshellId": "ab", "data": "echo \"=$TERMPLANE_SUBSHELL_ID=$PRESET_V=$MCP_V=\"", "keys": ["enter"] })).unwrap();
-    assert!(
-        wait_for(Duration::from_secs(5), || capture(&n, "ab")
-            .contains("=ab=p1=m1=")
-            .then_some(()))
-        .is_some()
-    );
+    assert_shows(&n, "ab", "=ab=p1=m1=", 5);
     // The allowlist applies to cwd; a missing cwd is refused.
     let other = TempDir::new("other");
     n.run(json!({ "type": "set_allowed_dirs", "dirs": [other.path().to_string_lossy()] }))
@@ -485,12 +471,7 @@ fn i103_text_is_literal_and_keys_come_from_the_enum() {
     let text = "-t =x: -l -- C-c Enter ; kill-server \\; #{pane_id} ;";
     n.run(json!({ "type": "input", "subshellId": "b1", "data": text, "keys": ["enter"] }))
         .unwrap();
-    assert!(
-        wait_for(Duration::from_secs(5), || capture(&n, "b1")
-            .contains(text)
-            .then_some(()))
-        .is_some()
-    );
+    assert_shows(&n, "b1", text, 5);
     // Over the control client every word is quoted: quotes, expansions, backslashes and a
     // newline (which would end a control-mode command line) arrive as typed.
     assert!(
@@ -518,12 +499,7 @@ fn i103_text_is_literal_and_keys_come_from_the_enum() {
         .collect();
     n.run(json!({ "type": "input", "subshellId": "b1", "data": long }))
         .unwrap();
-    assert!(
-        wait_for(Duration::from_secs(5), || capture(&n, "b1")
-            .contains(&long[2900..])
-            .then_some(()))
-        .is_some()
-    );
+    assert_shows(&n, "b1", &long[2900..], 5);
     for bad in ["C-c", "Enter", "send-keys", "kill-server"] {
         let v = json!({ "type": "input", "subshellId": "b1", "data": "", "keys": [bad] });
         assert!(
@@ -573,12 +549,7 @@ fn i104_hash_paren_never_runs() {
     let _ = n.run(json!({ "type": "stat_dir", "path": format!("/{inj}") }));
     let _ = n.run(json!({ "type": "write_file", "path": format!("{}/{}", n.dir.path().display(), inj.replace('/', "_")), "chunk_b64": "", "chunk": 0, "eof": true }));
     n.run(json!({ "type": "detect", "rules": [{ "harnessId": &inj, "resolve": { "binaryName": &inj } }], "envNames": [&inj] })).unwrap();
-    assert!(
-        wait_for(Duration::from_secs(5), || capture(&n, "c1")
-            .contains("#(touch")
-            .then_some(()))
-        .is_some()
-    );
+    assert_shows(&n, "c1", "#(touch", 5);
     n.run(json!({ "type": "terminate", "subshellId": "c1" }))
         .unwrap();
     std::thread::sleep(Duration::from_millis(500));
