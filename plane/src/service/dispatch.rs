@@ -1,0 +1,267 @@
+//! The node link's authentication (node keys) and the command dispatcher.
+
+#[allow(unused_imports)]
+use super::*;
+
+impl Service {
+    // ----- the node link -----
+
+    /// The node a node key authenticates, through the one digest chain the upgrade and the
+    /// sealed binding share: well-formed `tp_` token, SHA-256 digest lookup, constant-time
+    /// compare, key enabled, row remote.
+    ///
+    /// * 401 — absent, malformed, unknown (a rotated key's digest is gone from its row, and a
+    ///   deleted node's row is gone: both read as unknown), disabled, or another kind of key;
+    /// * 403 — a valid node key whose row is the local node, or whose row no longer carries its
+    ///   digest when re-read (the binding flipped between lookup and check).
+    pub async fn node_by_key(&self, token: &str) -> Result<Node, ApiError> {
+        let unauthorized = |code: &'static str, msg: &str| ApiError::new(401, code, msg.to_owned());
+        if !secret::well_formed(token, BEARER_PREFIX) {
+            return Err(unauthorized("NODE_KEY_INVALID", "not a node key"));
+        }
+        let digest = secret::digest(token);
+        let Some(node) = self.store.node_by_key_digest(&digest).await? else {
+            if self.store.system_key_by_digest(&digest).await?.is_some() {
+                return Err(unauthorized(
+                    "NODE_KEY_WRONG_KIND",
+                    "a system key cannot open the node WebSocket",
+                ));
+            }
+            return Err(unauthorized(
+                "NODE_KEY_INVALID",
+                "unknown node key (rotated, or its node was deleted)",
+            ));
+        };
+        let bound = node
+            .node_key_digest
+            .as_deref()
+            .is_some_and(|d| secret::ct_eq(d, &digest));
+        if !bound {
+            return Err(ApiError::new(
+                403,
+                "NODE_KEY_UNBOUND",
+                "the node key is no longer bound to this node",
+            ));
+        }
+        if node.key_disabled {
+            return Err(unauthorized(
+                "NODE_KEY_DISABLED",
+                "the node key is disabled",
+            ));
+        }
+        if node.is_local {
+            return Err(ApiError::new(
+                403,
+                "LOCAL_NODE",
+                "the local node runs no node daemon",
+            ));
+        }
+        Ok(node)
+    }
+
+    /// Authenticates a `/ws/node` upgrade by its bearer node key.
+    pub async fn node_upgrade(&self, meta: &RequestMeta) -> Result<Node, ApiError> {
+        let token = self.bearer(meta)?.ok_or_else(|| {
+            ApiError::new(
+                401,
+                "NODE_KEY_MISSING",
+                "the node WebSocket needs a bearer node key",
+            )
+        })?;
+        self.node_by_key(token).await
+    }
+
+    /// Sends one command to a node over its current socket and waits for the result.
+    ///
+    /// Commands to one node are serialized in call order (a FIFO lock per node). The envelope
+    /// is an ES256 JWS with `iss`, `aud: node:<id>`, a random 128-bit hex `jti` (also the
+    /// result's `ref`), `iat`, `exp = iat + 30` and the `seq` the socket's machine assigns. The
+    /// result settles only on the socket the command left on: if that socket ends first, the
+    /// call fails. Deadline 10 s, 5 min for `update`.
+    ///
+    /// Errors: 409 `NODE_OFFLINE` (no online socket; a held node takes only `update`), 502
+    /// `NODE_LINK_CLOSED` (the socket ended before answering), 502 `NODE_BAD_RESULT`, 504
+    /// `NODE_TIMEOUT`.
+    pub async fn node_command(
+        &self,
+        node_id: &str,
+        command: Command,
+    ) -> Result<CommandResult, ApiError> {
+        let lock = self.links.node_lock(node_id);
+        let _serial = lock.lock().await;
+        self.node_command_serialized(node_id, command).await
+    }
+
+    /// [`Service::node_command`] for a caller that already holds the node's command lock (to
+    /// keep a row write and the push that mirrors it in one order across callers).
+    pub(super) async fn node_command_serialized(
+        &self,
+        node_id: &str,
+        command: Command,
+    ) -> Result<CommandResult, ApiError> {
+        let offline = || {
+            ApiError::new(409, "NODE_OFFLINE", "the node is offline")
+                .with_metadata(json!({ "nodeId": node_id }))
+        };
+        let is_update = command.is_update();
+        let (tx, status) = self.links.current(node_id).ok_or_else(offline)?;
+        match status {
+            LinkStatus::Online => {}
+            LinkStatus::Held { .. } if is_update => {}
+            _ => return Err(offline()),
+        }
+        let jti = secret::hex_lower(&secret::random_bytes::<16>()?);
+        let iat = self.now().div_euclid(1000);
+        let cmd = serde_json::to_value(&command).map_err(|_| ApiError::internal())?;
+        let signer = self.signer.clone();
+        let aud = termplane_proto::node_audience(node_id);
+        let claims_jti = jti.clone();
+        let sign = Box::new(move |seq: u64| {
+            signer.sign(&termplane_proto::Claims {
+                iss: termplane_proto::COMMAND_ISSUER.to_owned(),
+                aud,
+                jti: claims_jti,
+                iat,
+                exp: iat + 30,
+                seq,
+                cmd,
+            })
+        });
+        let (reply, outcome) = smol::channel::bounded(1);
+        let deadline = if is_update {
+            termplane_proto::limits::UPDATE_COMMAND_DEADLINE
+        } else {
+            termplane_proto::limits::COMMAND_DEADLINE
+        };
+        let exchange = async {
+            tx.send(PlaneCommand::Dispatch(Dispatch {
+                jti: jti.clone(),
+                is_update,
+                sign,
+                reply,
+            }))
+            .await
+            .map_err(|_| offline())?;
+            match outcome.recv().await {
+                Ok(DispatchOutcome::Result(r)) if r.reference == jti => Ok(r),
+                Ok(DispatchOutcome::Result(_) | DispatchOutcome::Malformed) => Err(ApiError::new(
+                    502,
+                    "NODE_BAD_RESULT",
+                    "the node answered with a malformed result",
+                )),
+                Ok(DispatchOutcome::NotSent(_)) => Err(offline()),
+                Err(_) => Err(ApiError::new(
+                    502,
+                    "NODE_LINK_CLOSED",
+                    "the node's connection closed before it answered",
+                )),
+            }
+        };
+        futures_lite::FutureExt::or(exchange, async {
+            smol::Timer::after(deadline).await;
+            Err(ApiError::new(
+                504,
+                "NODE_TIMEOUT",
+                "the node did not answer in time",
+            ))
+        })
+        .await
+    }
+
+    /// Pushes a node's persisted allowed directories with `set_allowed_dirs` (after each ready
+    /// and on every edit). An offline node gets them after its next ready.
+    ///
+    /// The row is read under the node's command lock, so of two pushes racing (an edit and a
+    /// ready, or two edits) the later one always carries the newer list.
+    pub async fn push_allowed_dirs(&self, node_id: &str) {
+        let lock = self.links.node_lock(node_id);
+        let _serial = lock.lock().await;
+        let Ok(Some(node)) = self.store.node(node_id).await else {
+            return;
+        };
+        let dirs: Vec<String> = serde_json::from_str(&node.allowed_dirs).unwrap_or_default();
+        let cmd = Command::SetAllowedDirs(termplane_proto::command::SetAllowedDirs { dirs });
+        match self.node_command_serialized(node_id, cmd).await {
+            Ok(r) if r.ok => tracing::debug!(node = %node_id, "allowed directories pushed"),
+            Ok(r) => {
+                tracing::warn!(node = %node_id, error = ?r.error, "node refused set_allowed_dirs")
+            }
+            Err(e) => {
+                tracing::debug!(node = %node_id, code = e.code, "allowed directories not pushed")
+            }
+        }
+    }
+
+    /// `POST /api/nodes/:id/ping` (session only): `{ ok, rttMs }` (and `error` when the node
+    /// refused).
+    pub async fn ping_node(&self, meta: &RequestMeta, id: &str) -> Result<Value, ApiError> {
+        let c = self.session(meta).await?;
+        let n = self.owned_node(&c, id).await?;
+        if n.is_local {
+            return Ok(json!({ "ok": true, "rttMs": 0 }));
+        }
+        let clock = termplane_runtime_smol::SystemClock;
+        let started = termplane_runtime_smol::Clock::now(&clock);
+        let r = self
+            .node_command(id, Command::Ping(termplane_proto::command::Empty {}))
+            .await?;
+        let rtt = termplane_runtime_smol::Clock::now(&clock).duration_since(started);
+        let mut v =
+            json!({ "ok": r.ok, "rttMs": u64::try_from(rtt.as_millis()).unwrap_or(u64::MAX) });
+        if let Some(e) = r.error {
+            v["error"] = Value::String(e);
+        }
+        Ok(v)
+    }
+
+    /// `POST /api/nodes/:id/commands` (administrator session only): the admin and debug surface
+    /// of the dispatcher. The body is one node command as its JSON (`{ "type": "capture", … }`,
+    /// the protocol's `Command`); it is signed and sent through the live link like any other and
+    /// the node's `result` comes back as `result`, with `sentAtUs` (Unix microseconds just before
+    /// dispatch) and `elapsedUs` (dispatch to result, measured in the plane).
+    pub async fn node_command_admin(
+        &self,
+        meta: &RequestMeta,
+        id: &str,
+        body: &Value,
+    ) -> Result<Value, ApiError> {
+        let c = self.admin(meta).await?;
+        self.owned_remote_node(
+            &c,
+            id,
+            "the local node has no link to send commands through",
+        )
+        .await?;
+        let command: Command = serde_json::from_value(body.clone())
+            .map_err(|e| ApiError::validation("body", format!("not a node command: {e}")))?;
+        let sent_at = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX));
+        let started = std::time::Instant::now();
+        let r = self.node_command(id, command).await?;
+        let elapsed = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        Ok(json!({
+            "result": serde_json::to_value(&r).map_err(|_| ApiError::internal())?,
+            "sentAtUs": sent_at,
+            "elapsedUs": elapsed,
+        }))
+    }
+
+    /// `GET /api/nodes/:id/events?after=N&waitMs=M` (session only): the node's recent events
+    /// after sequence number `N` (see [`crate::link::events`]), waiting up to `M` ms (at most
+    /// 25 s) for the first one.
+    pub async fn node_events_read(
+        &self,
+        meta: &RequestMeta,
+        id: &str,
+        after: u64,
+        wait_ms: u64,
+    ) -> Result<Value, ApiError> {
+        let c = self.session(meta).await?;
+        self.owned_node(&c, id).await?;
+        Ok(self
+            .events
+            .read(id, after, std::time::Duration::from_millis(wait_ms))
+            .await)
+    }
+}

@@ -1,0 +1,271 @@
+//! The checks every request meets before routing (admin surfaces, Origin), and who the caller
+//! is (bearer credential or session cookie).
+
+#[allow(unused_imports)]
+use super::*;
+
+/// Canonical form of a request path for the admin-surface guard: percent-decoded, lowercased,
+/// matrix parameters (`;…`) and trailing dots of segments dropped, empty and `.` segments
+/// removed and `..` applied.
+#[must_use]
+pub fn canonical_path(path: &str) -> String {
+    let decoded = percent_decode(path).to_ascii_lowercase();
+    let mut segs: Vec<String> = Vec::new();
+    for seg in decoded.split(['/', '\\']) {
+        let seg = seg.split(';').next().unwrap_or("");
+        let seg = if seg == "." || seg == ".." {
+            seg
+        } else {
+            seg.trim_end_matches('.')
+        };
+        match seg {
+            "" | "." => {}
+            ".." => {
+                segs.pop();
+            }
+            s => segs.push(s.to_owned()),
+        }
+    }
+    format!("/{}", segs.join("/"))
+}
+
+fn percent_decode(s: &str) -> String {
+    // Two rounds catch double encoding (`%252e`).
+    let mut cur = s.to_owned();
+    for _ in 0..2 {
+        let b = cur.as_bytes();
+        let mut out = Vec::with_capacity(b.len());
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] == b'%' && i + 2 < b.len() {
+                let hex = std::str::from_utf8(&b[i + 1..i + 3])
+                    .ok()
+                    .and_then(|h| u8::from_str_radix(h, 16).ok());
+                if let Some(v) = hex {
+                    out.push(v);
+                    i += 3;
+                    continue;
+                }
+            }
+            out.push(b[i]);
+            i += 1;
+        }
+        cur = String::from_utf8_lossy(&out).into_owned();
+    }
+    cur
+}
+
+/// Whether `method` on (canonical) `path` is an admin surface that no bearer credential may use.
+#[must_use]
+pub fn is_admin_surface(method: &str, path: &str) -> bool {
+    let under = |prefix: &str| path == prefix || path.starts_with(&format!("{prefix}/"));
+    let read = matches!(method, "GET" | "HEAD");
+    [
+        "/api/system-keys",
+        "/api/audit",
+        "/api/admin",
+        "/api/auth-providers",
+        "/api/network",
+        "/api/setup-keys",
+    ]
+    .iter()
+    .any(|p| under(p))
+        || (!read
+            && ["/api/users", "/api/settings", "/api/plugins"]
+                .iter()
+                .any(|p| under(p)))
+        || under("/admin")
+}
+
+impl Service {
+    // ----- guards -----
+
+    /// Checks that run on every request before routing: a bearer credential on an admin
+    /// surface is 403 whatever else comes with it (path variants included), and a browser-style
+    /// state-changing request (no `Authorization`; enrollment excepted) must come from a trusted
+    /// Origin and not be `Sec-Fetch-Site: cross-site`.
+    pub fn guard(&self, meta: &RequestMeta) -> Result<(), ApiError> {
+        let canonical = canonical_path(&meta.path);
+        if !meta.authorization.is_empty() && is_admin_surface(&meta.method, &canonical) {
+            return Err(ApiError::new(
+                403,
+                "BEARER_NOT_ALLOWED",
+                "bearer credentials are not accepted on admin surfaces",
+            ));
+        }
+        if meta.authorization.is_empty()
+            && !meta.is_safe_method()
+            && canonical != "/api/nodes/enroll"
+        {
+            if meta
+                .sec_fetch_site
+                .as_deref()
+                .is_some_and(|s| s.eq_ignore_ascii_case("cross-site"))
+            {
+                return Err(ApiError::new(
+                    403,
+                    "ORIGIN_REJECTED",
+                    "cross-site request refused",
+                ));
+            }
+            let trusted = meta
+                .origin
+                .as_deref()
+                .and_then(normalize_origin)
+                .is_some_and(|o| self.settings.trusted_origins().contains(&o));
+            if !trusted {
+                return Err(ApiError::new(
+                    403,
+                    "ORIGIN_REJECTED",
+                    "request Origin is missing or not trusted",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The bearer token of a request: `None` without `Authorization`; a 401 unless there is
+    /// exactly one header reading `Bearer <token>` (one space, case-sensitive scheme).
+    pub fn bearer<'m>(&self, meta: &'m RequestMeta) -> Result<Option<&'m str>, ApiError> {
+        let bad = || {
+            ApiError::new(
+                401,
+                "AUTH_HEADER_INVALID",
+                "expected exactly one `Authorization: Bearer <token>` header",
+            )
+        };
+        match meta.authorization.as_slice() {
+            [] => Ok(None),
+            [one] => {
+                let token = one.strip_prefix("Bearer ").ok_or_else(bad)?;
+                if token.is_empty() || !token.bytes().all(|c| c.is_ascii_graphic()) {
+                    return Err(bad());
+                }
+                Ok(Some(token))
+            }
+            _ => Err(bad()),
+        }
+    }
+
+    pub(super) async fn bearer_caller(&self, token: &str) -> Result<Caller, ApiError> {
+        let invalid = || {
+            ApiError::new(
+                401,
+                "INVALID_CREDENTIAL",
+                "the credential is not valid here",
+            )
+        };
+        if !secret::well_formed(token, BEARER_PREFIX) {
+            return Err(invalid());
+        }
+        let digest = secret::digest(token);
+        if let Some(key) = self.store.system_key_by_digest(&digest).await? {
+            if !secret::ct_eq(&key.digest, &digest) || !key.enabled {
+                return Err(invalid());
+            }
+            let user = self
+                .store
+                .user_by_email(SYSTEM_USER_EMAIL)
+                .await?
+                .ok_or_else(ApiError::internal)?;
+            return Ok(Caller::SystemKey {
+                user,
+                key_id: key.id,
+            });
+        }
+        if self.store.node_by_key_digest(&digest).await?.is_some() {
+            return Err(ApiError::new(
+                401,
+                "NODE_KEY_NOT_ACCEPTED",
+                "node keys only open the node WebSocket",
+            ));
+        }
+        Err(invalid())
+    }
+
+    pub(super) async fn session_caller(
+        &self,
+        meta: &RequestMeta,
+    ) -> Result<Option<Caller>, ApiError> {
+        let Some(token) = meta.session_cookie.as_deref() else {
+            return Ok(None);
+        };
+        if token.len() != secret::TOKEN_BODY_CHARS {
+            return Ok(None);
+        }
+        Ok(self
+            .store
+            .session_user(&secret::digest(token), self.now())
+            .await?
+            .map(|(session_digest, user)| Caller::Session {
+                user,
+                session_digest,
+            }))
+    }
+
+    /// Any valid credential: a bearer system key or a session cookie.
+    pub async fn caller(&self, meta: &RequestMeta) -> Result<Caller, ApiError> {
+        if let Some(token) = self.bearer(meta)? {
+            return self.bearer_caller(token).await;
+        }
+        self.session_caller(meta)
+            .await?
+            .ok_or_else(|| ApiError::new(401, "UNAUTHENTICATED", "sign in first"))
+    }
+
+    /// A session cookie only; any bearer credential is 403.
+    pub async fn session(&self, meta: &RequestMeta) -> Result<Caller, ApiError> {
+        if !meta.authorization.is_empty() {
+            return Err(ApiError::new(
+                403,
+                "BEARER_NOT_ALLOWED",
+                "this route accepts a browser session only",
+            ));
+        }
+        self.session_caller(meta)
+            .await?
+            .ok_or_else(|| ApiError::new(401, "UNAUTHENTICATED", "sign in first"))
+    }
+
+    /// An admin's session cookie only.
+    pub async fn admin(&self, meta: &RequestMeta) -> Result<Caller, ApiError> {
+        let c = self.session(meta).await?;
+        if c.is_admin_session() {
+            Ok(c)
+        } else {
+            Err(ApiError::new(
+                403,
+                "ADMIN_REQUIRED",
+                "an administrator's session is required",
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    #[test]
+    fn canonical_paths_fold_variants() {
+        for p in [
+            "/api/system-keys",
+            "/API/System-Keys",
+            "//api//system-keys",
+            "/api/../api/system-keys",
+            "/api/%2e%2e/api/system-keys",
+            "/api/system-keys;jsessionid=1",
+            "/api/system-keys.",
+            "/api/%73ystem-keys",
+            "/api/./system-keys/",
+        ] {
+            assert_eq!(canonical_path(p), "/api/system-keys", "{p}");
+            assert!(is_admin_surface("GET", &canonical_path(p)), "{p}");
+        }
+        assert!(!is_admin_surface("GET", "/api/users"));
+        assert!(is_admin_surface("POST", "/api/users"));
+        assert!(is_admin_surface("OPTIONS", "/api/users/x/disable"));
+        assert!(is_admin_surface("HEAD", "/api/audit"));
+    }
+}

@@ -1,0 +1,459 @@
+//! The service layer: accounts, sessions, credentials, enrollment and node rows, one module per
+//! domain:
+//!
+//! * [`guard`] — the checks every request meets (admin surfaces, Origin) and who the caller is;
+//! * [`backoff`] — the sign-in and enrollment backoff;
+//! * [`accounts`] — first run, settings reads, sign-in and sessions, accounts;
+//! * [`credentials`] — system keys and setup keys;
+//! * [`enrollment`] — node enrollment;
+//! * [`nodes`] — node rows, downloads and held nodes;
+//! * [`dispatch`] — the node link's authentication and the command dispatcher;
+//! * [`audit`] — the audit log.
+//!
+//! Nothing here names the HTTP framework. A request reaches this layer as a [`RequestMeta`] (the
+//! few facts of the request that authentication needs) plus a parsed JSON body, and leaves it as
+//! a JSON value or an [`ApiError`]. The time comes from an injected [`Clock`].
+
+mod accounts;
+mod audit;
+mod backoff;
+mod credentials;
+mod dispatch;
+mod enrollment;
+mod guard;
+mod nodes;
+
+pub use backoff::{ACCOUNT_FREE_FAILURES, Backoff, ENROLL_FREE_FAILURES, IP_FREE_FAILURES};
+pub use credentials::setup_key_status;
+pub use guard::{canonical_path, is_admin_surface};
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use argon2::Argon2;
+use argon2::password_hash::{PasswordHasher, PasswordVerifier};
+use serde_json::{Map, Value, json};
+use termplane_machines::jws::Es256Signer;
+use termplane_proto::{Command, CommandResult};
+use termplane_runtime_smol::plane::{Dispatch, DispatchOutcome, PlaneCommand};
+
+use crate::clock::Clock;
+use crate::error::ApiError;
+use crate::keys::PlaneSecrets;
+use crate::link::{LinkHub, LinkStatus};
+use crate::secret::{self, BEARER_PREFIX, SETUP_KEY_PREFIX};
+use crate::store::{Consume, NewNode, Node, SYSTEM_USER_EMAIL, SetupKey, Store, User};
+
+/// Lifetime of a browser session (server-side).
+pub const SESSION_LIFETIME_MS: i64 = 14 * 24 * 60 * 60 * 1000;
+
+/// The request facts the service needs, framework-free.
+#[derive(Clone, Debug, Default)]
+pub struct RequestMeta {
+    /// Upper-case method.
+    pub method: String,
+    /// The path as received.
+    pub path: String,
+    /// Every `Authorization` header value, in order.
+    pub authorization: Vec<String>,
+    /// The session cookie's value, when present.
+    pub session_cookie: Option<String>,
+    /// `Origin`, when present.
+    pub origin: Option<String>,
+    /// `Sec-Fetch-Site`, when present.
+    pub sec_fetch_site: Option<String>,
+    /// The peer's IP address as text.
+    pub peer_ip: String,
+}
+
+impl RequestMeta {
+    fn is_safe_method(&self) -> bool {
+        matches!(self.method.as_str(), "GET" | "HEAD" | "OPTIONS")
+    }
+}
+
+/// Who is calling.
+#[derive(Clone, Debug)]
+pub enum Caller {
+    /// A browser session.
+    Session {
+        /// The account.
+        user: User,
+        /// Digest of the session token.
+        session_digest: String,
+    },
+    /// A system key; acts as the `system` service account.
+    SystemKey {
+        /// The `system` account.
+        user: User,
+        /// The key's row id.
+        key_id: String,
+    },
+}
+
+impl Caller {
+    /// The acting account.
+    #[must_use]
+    pub fn user(&self) -> &User {
+        match self {
+            Self::Session { user, .. } | Self::SystemKey { user, .. } => user,
+        }
+    }
+
+    fn is_admin_session(&self) -> bool {
+        matches!(self, Self::Session { user, .. } if user.role == "admin")
+    }
+}
+
+/// Fixed settings of a running plane.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// The address the plane says it lives at, without a trailing slash (`http://127.0.0.1:7420`).
+    pub base_url: String,
+    /// Extra trusted origins (from `TRUSTED_ORIGINS`).
+    pub extra_origins: Vec<String>,
+}
+
+impl Settings {
+    /// Whether cookies must be `Secure` (the base URL is https).
+    #[must_use]
+    pub fn secure(&self) -> bool {
+        self.base_url.starts_with("https://")
+    }
+
+    /// The session cookie's name: `__Host-tp_session` over https; browsers refuse a `__Host-`
+    /// cookie without `Secure`, so over plain http it is `tp_session`.
+    #[must_use]
+    pub fn cookie_name(&self) -> &'static str {
+        if self.secure() {
+            "__Host-tp_session"
+        } else {
+            "tp_session"
+        }
+    }
+
+    /// Every origin a browser may send state-changing requests from.
+    #[must_use]
+    pub fn trusted_origins(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for o in std::iter::once(&self.base_url).chain(self.extra_origins.iter()) {
+            if let Some(o) = normalize_origin(o)
+                && !out.contains(&o)
+            {
+                out.push(o);
+            }
+        }
+        out
+    }
+
+    /// The node WebSocket address handed out at enrollment.
+    #[must_use]
+    pub fn ws_url(&self) -> String {
+        let base = self.base_url.trim_end_matches('/');
+        let ws = if let Some(rest) = base.strip_prefix("https://") {
+            format!("wss://{rest}")
+        } else if let Some(rest) = base.strip_prefix("http://") {
+            format!("ws://{rest}")
+        } else {
+            base.to_owned()
+        };
+        format!("{ws}/ws/node")
+    }
+}
+
+/// `scheme://host[:port]` of a URL, lowercased; `None` when it is not http(s).
+#[must_use]
+pub fn normalize_origin(url: &str) -> Option<String> {
+    let url = url.trim();
+    let (scheme, rest) = url.split_once("://")?;
+    let scheme = scheme.to_ascii_lowercase();
+    if scheme != "http" && scheme != "https" {
+        return None;
+    }
+    let host = rest.split(['/', '?', '#']).next()?.to_ascii_lowercase();
+    if host.is_empty() || host.contains('@') {
+        return None;
+    }
+    let host = match (scheme.as_str(), host.rsplit_once(':')) {
+        ("http", Some((h, "80"))) | ("https", Some((h, "443"))) => h.to_owned(),
+        _ => host,
+    };
+    Some(format!("{scheme}://{host}"))
+}
+
+/// The public halves handed to nodes at enrollment.
+///
+/// This is the one place that derives them from the secrets: the command-signing public JWK and
+/// the X25519 link public key in its wire spelling.
+#[must_use]
+pub fn plane_public_material(secrets: &PlaneSecrets) -> (Value, Value) {
+    let link = termplane_machines::kx::StaticKeypair::from_secret_bytes(secrets.link);
+    // The scalar was validated when the file was loaded (`keys::is_p256_scalar`).
+    let jwk = termplane_machines::jws::Es256Signer::from_secret_bytes(&secrets.signing)
+        .map(|s| serde_json::to_value(s.public_jwk()).unwrap_or(Value::Null))
+        .unwrap_or(Value::Null);
+    (jwk, Value::String(link.public().to_b64()))
+}
+
+/// The control plane's services.
+pub struct Service {
+    store: Store,
+    clock: Arc<dyn Clock>,
+    settings: Settings,
+    secrets: Arc<PlaneSecrets>,
+    sign_in_backoff: Backoff,
+    enroll_backoff: Backoff,
+    dummy_hash: String,
+    links: LinkHub,
+    events: crate::link::events::EventLog,
+    signer: Arc<Es256Signer>,
+}
+
+impl std::fmt::Debug for Service {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Service")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+fn hash_password(password: &str) -> Result<String, ApiError> {
+    Argon2::default()
+        .hash_password(password.as_bytes())
+        .map(|h| h.to_string())
+        .map_err(|e| {
+            tracing::error!(error = %e, "password hashing failed");
+            ApiError::internal()
+        })
+}
+
+fn verify_password(password: &str, phc: &str) -> bool {
+    Argon2::default()
+        .verify_password(password.as_bytes(), phc)
+        .is_ok()
+}
+
+// ----- body helpers -----
+
+fn object(body: &Value) -> Result<&Map<String, Value>, ApiError> {
+    body.as_object()
+        .ok_or_else(|| ApiError::validation("body", "the body must be a JSON object"))
+}
+
+fn only_fields(obj: &Map<String, Value>, allowed: &[&str]) -> Result<(), ApiError> {
+    match obj.keys().find(|k| !allowed.contains(&k.as_str())) {
+        Some(k) => Err(ApiError::validation(k, format!("unknown field `{k}`"))),
+        None => Ok(()),
+    }
+}
+
+fn string_field<'a>(
+    obj: &'a Map<String, Value>,
+    field: &str,
+    min: usize,
+    max: usize,
+) -> Result<&'a str, ApiError> {
+    let s = obj
+        .get(field)
+        .and_then(Value::as_str)
+        .ok_or_else(|| ApiError::validation(field, format!("`{field}` must be a string")))?;
+    let n = s.chars().count();
+    if n < min || n > max {
+        return Err(ApiError::validation(
+            field,
+            format!("`{field}` must be {min} to {max} characters"),
+        ));
+    }
+    if s.chars().any(char::is_control) {
+        return Err(ApiError::validation(
+            field,
+            format!("`{field}` must not contain control characters"),
+        ));
+    }
+    Ok(s)
+}
+
+fn email_field(obj: &Map<String, Value>) -> Result<String, ApiError> {
+    let e = string_field(obj, "email", 3, 254)?.trim().to_lowercase();
+    if !e.contains('@') || e.contains(char::is_whitespace) {
+        return Err(ApiError::validation(
+            "email",
+            "`email` must be an email address",
+        ));
+    }
+    Ok(e)
+}
+
+fn too_many(wait_ms: i64) -> ApiError {
+    ApiError::new(
+        429,
+        "TOO_MANY_ATTEMPTS",
+        "too many failed attempts; wait before trying again",
+    )
+    .with_metadata(json!({ "retryAfterMs": wait_ms }))
+}
+
+fn user_json(u: &User) -> Value {
+    json!({
+        "id": u.id,
+        "email": u.email,
+        "displayName": u.display_name,
+        "role": u.role,
+        "disabled": u.disabled,
+    })
+}
+
+fn node_json(n: &Node) -> Value {
+    let parse = |s: &Option<String>| {
+        s.as_deref()
+            .and_then(|t| serde_json::from_str::<Value>(t).ok())
+            .unwrap_or(Value::Null)
+    };
+    json!({
+        "nodeId": n.id,
+        "name": n.name,
+        "os": n.os,
+        "arch": n.arch,
+        "hostname": n.hostname,
+        "agentVersion": n.agent_version,
+        "identityJwk": parse(&n.identity_jwk),
+        "encryptPublicKey": n.encrypt_public_key,
+        "liveness": n.liveness,
+        "runtime": parse(&n.runtime),
+        "maintenance": parse(&n.maintenance),
+        "allowedDirs": serde_json::from_str::<Value>(&n.allowed_dirs).unwrap_or_else(|_| json!([])),
+        "isLocal": n.is_local,
+        "createdAt": n.created_at,
+        "updatedAt": n.updated_at,
+    })
+}
+
+impl Service {
+    /// A service over `store`.
+    pub async fn new(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        settings: Settings,
+        secrets: PlaneSecrets,
+    ) -> Result<Self, ApiError> {
+        let filler = secret::new_token("")?;
+        let dummy_hash = smol::unblock(move || hash_password(&filler)).await?;
+        let signer = Es256Signer::from_secret_bytes(&secrets.signing).map_err(|e| {
+            tracing::error!(error = %e, "the signing key is unusable");
+            ApiError::internal()
+        })?;
+        // No link survives a restart: every remote row starts offline.
+        store.all_remote_offline(clock.now_ms()).await?;
+        Ok(Self {
+            store,
+            clock,
+            settings,
+            secrets: Arc::new(secrets),
+            sign_in_backoff: Backoff::new(1_000, 15 * 60 * 1_000),
+            enroll_backoff: Backoff::new(1_000, 15 * 60 * 1_000),
+            dummy_hash,
+            links: LinkHub::default(),
+            events: crate::link::events::EventLog::default(),
+            signer: Arc::new(signer),
+        })
+    }
+
+    /// The store (tests inspect rows through it).
+    #[must_use]
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The settings.
+    #[must_use]
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    pub(super) fn now(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
+    /// Now, in Unix milliseconds, from the injected clock.
+    #[must_use]
+    pub fn now_ms(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
+    /// The live node sockets.
+    #[must_use]
+    pub fn links(&self) -> &LinkHub {
+        &self.links
+    }
+
+    /// The recent events each node sent on its own.
+    #[must_use]
+    pub fn node_events(&self) -> &crate::link::events::EventLog {
+        &self.events
+    }
+
+    /// The plane's X25519 link secret (for building a socket's handshake responder).
+    #[must_use]
+    pub fn link_secret(&self) -> [u8; 32] {
+        self.secrets.link
+    }
+}
+
+/// `ms` (Unix milliseconds) as an ISO 8601 UTC timestamp with millisecond precision.
+#[must_use]
+pub fn iso8601_utc(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let millis = ms.rem_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Civil date from days since 1970-01-01 (proleptic Gregorian calendar).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod iso_tests {
+    use super::iso8601_utc;
+
+    #[test]
+    fn milliseconds_format_as_iso8601_utc() {
+        assert_eq!(iso8601_utc(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(iso8601_utc(951_782_400_000), "2000-02-29T00:00:00.000Z");
+        assert_eq!(iso8601_utc(1_795_353_911_123), "2026-11-22T13:25:11.123Z");
+        assert_eq!(iso8601_utc(4_107_542_399_999), "2100-02-28T23:59:59.999Z");
+        assert_eq!(iso8601_utc(-1), "1969-12-31T23:59:59.999Z");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    #[test]
+    fn origins_normalize() {
+        assert_eq!(
+            normalize_origin("HTTPS://Plane.Example:443/x").as_deref(),
+            Some("https://plane.example")
+        );
+        assert_eq!(
+            normalize_origin("http://127.0.0.1:7420").as_deref(),
+            Some("http://127.0.0.1:7420")
+        );
+        assert_eq!(normalize_origin("null"), None);
+        assert_eq!(normalize_origin("ftp://x"), None);
+    }
+}

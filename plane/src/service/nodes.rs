@@ -1,0 +1,282 @@
+//! Node rows: listing, detail, deletion, key rotation, allowed directories, maintenance,
+//! node downloads and held nodes.
+
+#[allow(unused_imports)]
+use super::*;
+
+impl Service {
+    // ----- nodes -----
+
+    pub(super) async fn owned_node(&self, c: &Caller, id: &str) -> Result<Node, ApiError> {
+        let n = self
+            .store
+            .node(id)
+            .await?
+            .ok_or_else(|| ApiError::not_found("node"))?;
+        let visible = c.is_admin_session()
+            || n.is_local
+            || n.owner_user_id.as_deref() == Some(c.user().id.as_str());
+        if visible {
+            Ok(n)
+        } else {
+            Err(ApiError::not_found("node"))
+        }
+    }
+
+    /// [`Self::owned_node`] for writes the local node does not support: 403 `LOCAL_NODE`
+    /// saying `why` when `id` names the plane's own row.
+    pub(super) async fn owned_remote_node(
+        &self,
+        c: &Caller,
+        id: &str,
+        why: &str,
+    ) -> Result<Node, ApiError> {
+        let n = self.owned_node(c, id).await?;
+        if n.is_local {
+            return Err(ApiError::new(403, "LOCAL_NODE", why.to_owned()));
+        }
+        Ok(n)
+    }
+
+    /// `GET /api/nodes`: a session sees its nodes and the local node (an admin sees all); a
+    /// system key lists the nodes owned by `system`.
+    pub async fn nodes(&self, meta: &RequestMeta) -> Result<Value, ApiError> {
+        let c = self.caller(meta).await?;
+        let rows = match &c {
+            Caller::SystemKey { user, .. } => self.store.nodes_owned_by(&user.id).await?,
+            Caller::Session { user, .. } if user.role == "admin" => self.store.nodes(None).await?,
+            Caller::Session { user, .. } => self.store.nodes(Some(&user.id)).await?,
+        };
+        Ok(Value::Array(rows.iter().map(node_json).collect()))
+    }
+
+    /// `GET /api/nodes/:id` (session only).
+    pub async fn node(&self, meta: &RequestMeta, id: &str) -> Result<Value, ApiError> {
+        let c = self.session(meta).await?;
+        Ok(node_json(&self.owned_node(&c, id).await?))
+    }
+
+    /// `DELETE /api/nodes/:id` (session only).
+    pub async fn delete_node(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
+        let c = self.session(meta).await?;
+        self.owned_remote_node(&c, id, "the local node cannot be deleted")
+            .await?;
+        if !self.store.delete_node(&c.user().id, id, self.now()).await? {
+            return Err(ApiError::not_found("node"));
+        }
+        self.links.kick(id);
+        Ok(())
+    }
+
+    /// `POST /api/nodes/:id/key_rotate` (session only): the old key stops working at once, the
+    /// new one is in this answer only, and the encryption pin is cleared.
+    pub async fn rotate_node_key(&self, meta: &RequestMeta, id: &str) -> Result<Value, ApiError> {
+        let c = self.session(meta).await?;
+        self.owned_remote_node(&c, id, "the local node has no node key")
+            .await?;
+        let node_key = secret::new_token(BEARER_PREFIX)?;
+        if !self
+            .store
+            .rotate_node_key(&c.user().id, id, &secret::digest(&node_key), self.now())
+            .await?
+        {
+            return Err(ApiError::not_found("node"));
+        }
+        self.links.kick(id);
+        Ok(json!({ "nodeId": id, "nodeKey": node_key }))
+    }
+
+    /// `PUT /api/nodes/:id/allowed_dirs` (session only): `{ allowedDirs: [absolute paths] }`.
+    pub async fn set_allowed_dirs(
+        &self,
+        meta: &RequestMeta,
+        id: &str,
+        body: &Value,
+    ) -> Result<Value, ApiError> {
+        let c = self.session(meta).await?;
+        self.owned_node(&c, id).await?;
+        let obj = object(body)?;
+        only_fields(obj, &["allowedDirs"])?;
+        let field = "allowedDirs";
+        let dirs = obj.get(field).and_then(Value::as_array).ok_or_else(|| {
+            ApiError::validation(field, "`allowedDirs` must be an array of absolute paths")
+        })?;
+        if dirs.len() > 256 {
+            return Err(ApiError::validation(field, "at most 256 directories"));
+        }
+        let mut out = Vec::with_capacity(dirs.len());
+        for d in dirs {
+            let s = d.as_str().filter(|s| {
+                s.starts_with('/')
+                    && s.len() <= 4096
+                    && !s.contains('\0')
+                    && !s.split('/').any(|p| p == "..")
+            });
+            match s {
+                Some(s) => out.push(Value::from(s)),
+                None => {
+                    return Err(ApiError::validation(
+                        field,
+                        "every entry must be an absolute path without `..`",
+                    ));
+                }
+            }
+        }
+        let text = Value::Array(out).to_string();
+        if !self
+            .store
+            .set_allowed_dirs(&c.user().id, id, &text, self.now())
+            .await?
+        {
+            return Err(ApiError::not_found("node"));
+        }
+        self.push_allowed_dirs(id).await;
+        self.node(meta, id).await
+    }
+
+    /// `PUT /api/nodes/:id/maintenance` (session only): `{ on }`. Writes the row's maintenance
+    /// mirror `{ on, changedAt }` (the plane's clock, ISO 8601 UTC), audits it, and pushes the
+    /// same mirror to the node with `set_maintenance` when its link is online. Nothing re-sends
+    /// the mirror to a node that was offline: the node's own maintenance file is what it reports
+    /// in `ready`, so the answer says whether the push reached it (`pushed`).
+    pub async fn set_maintenance(
+        &self,
+        meta: &RequestMeta,
+        id: &str,
+        body: &Value,
+    ) -> Result<Value, ApiError> {
+        let c = self.session(meta).await?;
+        self.owned_remote_node(&c, id, "the local node has no maintenance mirror")
+            .await?;
+        let obj = object(body)?;
+        only_fields(obj, &["on"])?;
+        let on = obj
+            .get("on")
+            .and_then(Value::as_bool)
+            .ok_or_else(|| ApiError::validation("on", "`on` must be a boolean"))?;
+        let mirror = termplane_proto::command::Maintenance {
+            on,
+            changed_at: iso8601_utc(self.now()),
+        };
+        let text = serde_json::to_string(&mirror).unwrap_or_default();
+        // The write and its push in one order across concurrent edits (the node's mirror ends
+        // equal to the row's).
+        let lock = self.links.node_lock(id);
+        let _serial = lock.lock().await;
+        if !self
+            .store
+            .set_maintenance(&c.user().id, id, &text, self.now())
+            .await?
+        {
+            return Err(ApiError::not_found("node"));
+        }
+        let pushed = match self
+            .node_command_serialized(id, Command::SetMaintenance(mirror.clone()))
+            .await
+        {
+            Ok(r) => r.ok,
+            Err(e) => {
+                tracing::debug!(node = %id, code = e.code, "maintenance mirror not pushed");
+                false
+            }
+        };
+        Ok(json!({ "on": mirror.on, "changedAt": mirror.changed_at, "pushed": pushed }))
+    }
+
+    /// `GET /api/downloads/node/:platform` (no credential): where the node binary for
+    /// `platform` (`<os>-<arch>`, e.g. `linux-x86_64`) is, its length and its SHA-256.
+    ///
+    /// With `TERMPLANE_NODE_DOWNLOADS` set, the file is `<that dir>/termplane-node-<platform>`;
+    /// otherwise the plane serves the `termplane-node` next to its own executable, for this
+    /// machine's platform only. Anything else is `NOT_FOUND`.
+    pub async fn node_download(
+        &self,
+        platform: &str,
+    ) -> Result<(std::path::PathBuf, u64, String), ApiError> {
+        let missing = || ApiError::not_found("download");
+        let valid = platform.len() <= 64
+            && platform.split_once('-').is_some_and(|(os, arch)| {
+                let part = |p: &str| {
+                    !p.is_empty()
+                        && p.bytes()
+                            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+                };
+                part(os) && part(arch)
+            });
+        if !valid {
+            return Err(missing());
+        }
+        let path = match std::env::var_os("TERMPLANE_NODE_DOWNLOADS") {
+            Some(dir) if !dir.is_empty() => {
+                std::path::PathBuf::from(dir).join(format!("termplane-node-{platform}"))
+            }
+            _ => {
+                let here = format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH);
+                if platform != here {
+                    return Err(missing());
+                }
+                std::env::current_exe()
+                    .ok()
+                    .and_then(|e| e.parent().map(|d| d.join("termplane-node")))
+                    .ok_or_else(missing)?
+            }
+        };
+        let hashed = smol::unblock(move || -> std::io::Result<_> {
+            use sha2::Digest as _;
+            use std::io::Read as _;
+            let mut f = std::fs::File::open(&path)?;
+            let meta = f.metadata()?;
+            if !meta.is_file() {
+                return Err(std::io::ErrorKind::NotFound.into());
+            }
+            let mut h = sha2::Sha256::new();
+            let mut buf = vec![0_u8; 256 * 1024];
+            let mut len = 0_u64;
+            loop {
+                let n = f.read(&mut buf)?;
+                if n == 0 {
+                    break;
+                }
+                len += n as u64;
+                h.update(&buf[..n]);
+            }
+            Ok((path, len, crate::secret::hex_lower(&h.finalize())))
+        })
+        .await;
+        hashed.map_err(|_| missing())
+    }
+
+    /// `GET /api/admin/updates/held` (admin session only): nodes held for an update by a live
+    /// socket (`held`), and rows whose stored agent version is below the floor (`belowFloor`).
+    pub async fn held_nodes(&self, meta: &RequestMeta) -> Result<Value, ApiError> {
+        self.admin(meta).await?;
+        let mut held = Vec::new();
+        for h in self.links.held() {
+            let row = self.store.node(&h.node_id).await?;
+            held.push(json!({
+                "nodeId": h.node_id,
+                "name": row.as_ref().map(|n| n.name.clone()),
+                "agentVersion": row.as_ref().map(|n| n.agent_version.clone()),
+                "liveness": row.as_ref().map(|n| n.liveness.clone()),
+                "reason": h.reason,
+            }));
+        }
+        let below: Vec<Value> = self
+            .store
+            .nodes(None)
+            .await?
+            .into_iter()
+            .filter(|n| !n.is_local)
+            .filter(|n| {
+                termplane_proto::Version::parse(&n.agent_version)
+                    .map_or(true, |v| v < termplane_proto::MIN_NODE_VERSION)
+            })
+            .map(|n| json!({ "nodeId": n.id, "name": n.name, "agentVersion": n.agent_version }))
+            .collect();
+        Ok(json!({
+            "minNodeVersion": termplane_proto::MIN_NODE_VERSION.to_string(),
+            "held": held,
+            "belowFloor": below,
+        }))
+    }
+}

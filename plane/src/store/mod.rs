@@ -1,0 +1,194 @@
+//! Storage, one module per domain: [`accounts`] (the instance row, accounts, sessions),
+//! [`credentials`] (system keys, setup keys), [`enrollment`], [`nodes`] (node rows and the live
+//! link's writes) and [`audit`].
+//!
+//! One `sqlx::Any` code path over SQLite (the default, a file in the data directory)
+//! and PostgreSQL (chosen by a `postgres://` URL). Each backend has its own migrations folder;
+//! every timestamp is an integer of Unix milliseconds and every flag an integer 0/1 so that both
+//! backends decode the same way. Writes that must be atomic run in one transaction.
+
+mod accounts;
+mod audit;
+mod credentials;
+mod enrollment;
+mod nodes;
+
+pub use accounts::{SYSTEM_USER_EMAIL, User};
+pub use audit::AuditEntry;
+pub use credentials::{SetupKey, SystemKey};
+pub use enrollment::{Consume, NewNode};
+pub use nodes::{Node, ReportedIdentity};
+
+use audit::audit_in;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde::Serialize;
+use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::{AnyPool, AssertSqlSafe, Executor, Row};
+
+use crate::secret;
+
+/// Which database a store talks to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// SQLite (WAL, foreign keys on, busy timeout).
+    Sqlite,
+    /// PostgreSQL.
+    Postgres,
+}
+
+/// Faults a test can switch on to prove that a transaction rolls back (catalogue A9).
+#[derive(Debug, Default)]
+pub struct Faults {
+    /// Fail enrollment after the setup key is consumed and before the node row is written.
+    pub fail_after_consume: AtomicBool,
+}
+
+/// The database of the plane.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: AnyPool,
+    backend: Backend,
+    faults: std::sync::Arc<Faults>,
+}
+
+fn flag(row: &AnyRow, col: &str) -> Result<bool, sqlx::Error> {
+    Ok(row.try_get::<i64, _>(col)? != 0)
+}
+
+impl Store {
+    /// Opens `url` (`sqlite:…` or `postgres://…`), applies the backend's migrations and seeds the
+    /// rows that exist from the first start (instance, `system` account, local node).
+    pub async fn open(url: &str, now_ms: i64) -> Result<Self, sqlx::Error> {
+        sqlx::any::install_default_drivers();
+        let backend = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Backend::Postgres
+        } else if url.starts_with("sqlite:") {
+            Backend::Sqlite
+        } else {
+            return Err(sqlx::Error::Configuration(
+                format!(
+                    "unsupported database URL scheme (use sqlite: or postgres://): {}",
+                    redact_url(url)
+                )
+                .into(),
+            ));
+        };
+        let in_memory = url.contains(":memory:") || url.contains("mode=memory");
+        let mut opts = AnyPoolOptions::new();
+        opts = match backend {
+            Backend::Sqlite if in_memory => opts.max_connections(1),
+            Backend::Sqlite => opts.max_connections(4),
+            Backend::Postgres => opts.max_connections(8),
+        };
+        if backend == Backend::Sqlite {
+            opts = opts.after_connect(|conn, _meta| {
+                Box::pin(async move {
+                    conn.execute("PRAGMA foreign_keys = ON").await?;
+                    conn.execute("PRAGMA busy_timeout = 10000").await?;
+                    conn.execute("PRAGMA journal_mode = WAL").await?;
+                    conn.execute("PRAGMA synchronous = NORMAL").await?;
+                    Ok(())
+                })
+            });
+        }
+        let pool = opts.connect(url).await?;
+        match backend {
+            Backend::Sqlite => sqlx::migrate!("migrations/sqlite").run(&pool).await?,
+            Backend::Postgres => sqlx::migrate!("migrations/postgres").run(&pool).await?,
+        }
+        let store = Self {
+            pool,
+            backend,
+            faults: std::sync::Arc::default(),
+        };
+        store.seed(now_ms).await?;
+        Ok(store)
+    }
+
+    /// The backend in use.
+    #[must_use]
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Switchable faults (tests).
+    #[must_use]
+    pub fn faults(&self) -> &Faults {
+        &self.faults
+    }
+
+    /// Closes the pool.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+
+    async fn seed(&self, now: i64) -> Result<(), sqlx::Error> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO instance (id, display_name, created_at) VALUES (1, 'termplane', $1) \
+             ON CONFLICT (id) DO NOTHING",
+        )
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        let system_id = secret::new_id().map_err(|e| sqlx::Error::Protocol(e.to_string()))?;
+        sqlx::query(
+            "INSERT INTO users (id, email, display_name, role, disabled, created_at, updated_at) \
+             VALUES ($1, $2, 'system', 'service', 0, $3, $3) ON CONFLICT (email) DO NOTHING",
+        )
+        .bind(system_id)
+        .bind(SYSTEM_USER_EMAIL)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        let local: i64 = sqlx::query("SELECT COUNT(*) AS n FROM nodes WHERE is_local = 1")
+            .fetch_one(&mut *tx)
+            .await?
+            .try_get("n")?;
+        if local == 0 {
+            let id = secret::new_id().map_err(|e| sqlx::Error::Protocol(e.to_string()))?;
+            let host = std::fs::read_to_string("/etc/hostname")
+                .map(|s| s.trim().to_owned())
+                .unwrap_or_default();
+            sqlx::query(
+                "INSERT INTO nodes (id, name, os, arch, hostname, agent_version, liveness, \
+                 allowed_dirs, is_local, created_at, updated_at) \
+                 VALUES ($1, 'local', $2, $3, $4, $5, 'online', '[]', 1, $6, $6)",
+            )
+            .bind(id)
+            .bind(local_os())
+            .bind(std::env::consts::ARCH)
+            .bind(host)
+            .bind(env!("CARGO_PKG_VERSION"))
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await
+    }
+}
+
+fn local_os() -> &'static str {
+    match std::env::consts::OS {
+        "linux" => "linux",
+        "macos" => "darwin",
+        _ => "unknown",
+    }
+}
+
+/// `url` with any password replaced, for messages.
+#[must_use]
+pub fn redact_url(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(s), Some(at)) if at > s => {
+            let creds = &url[s + 3..at];
+            match creds.find(':') {
+                Some(c) => format!("{}{}:***{}", &url[..s + 3], &creds[..c], &url[at..]),
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
+    }
+}
