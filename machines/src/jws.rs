@@ -105,6 +105,12 @@ impl PublicJwk {
     }
 }
 
+/// Whether `sec1` (uncompressed: `04 || x || y`) is a point of P-256 other than the identity.
+#[must_use]
+pub fn is_p256_public_point(sec1: &[u8; 65]) -> bool {
+    VerifyingKey::from_sec1_bytes(sec1).is_ok()
+}
+
 fn decode_coordinate(text: &str, name: &str) -> Result<[u8; 32], KeyError> {
     let bytes = Base64UrlUnpadded::decode_vec(text)
         .map_err(|_| KeyError(format!("{name} is not strict base64url")))?;

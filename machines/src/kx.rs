@@ -176,6 +176,16 @@ pub fn x25519_shared(secret: &[u8; 32], public: &Key32) -> Result<[u8; 32], Hand
     dh_checked(&secret, public)
 }
 
+/// Whether `public` is an X25519 key of small order (all-zero included): a Diffie-Hellman with
+/// it yields the all-zero secret whatever the other side's scalar, so it can key nothing.
+/// Enrollment refuses such a link key before it is pinned.
+#[must_use]
+pub fn is_low_order(public: &Key32) -> bool {
+    // Any clamped scalar is a multiple of the cofactor, so a small-order point always lands on
+    // the identity; one fixed scalar decides it.
+    x25519_shared(&[0x5a; 32], public).is_err()
+}
+
 fn dh_checked(secret: &StaticSecret, public: &Key32) -> Result<[u8; 32], HandshakeError> {
     let shared = secret.diffie_hellman(&PublicKey::from(public.0));
     if !shared.was_contributory() || bool::from(shared.as_bytes().ct_eq(&[0u8; 32])) {

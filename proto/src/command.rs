@@ -16,6 +16,7 @@ pub const HARNESS_BINARY_PLACEHOLDER: &str = "@@HARNESS_BINARY@@";
 
 /// A command, as carried in the `cmd` claim.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Command {
     /// Start a harness pane.
@@ -121,11 +122,13 @@ impl Command {
 
 /// A payload with no fields (`ping`, `inventory`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Empty {}
 
 /// A payload naming one subshell.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SubshellRef {
     /// The subshell.
@@ -134,6 +137,7 @@ pub struct SubshellRef {
 
 /// A payload naming one path on the node.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct PathArg {
     /// Absolute path (for `fs_ls`, the empty string means the node's home directory).
@@ -142,6 +146,7 @@ pub struct PathArg {
 
 /// How the node finds the harness binary at spawn time.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Resolve {
     /// File name looked up on `PATH`.
@@ -156,6 +161,7 @@ pub struct Resolve {
 
 /// The preset a pane launches with.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Preset {
     /// Extra environment.
@@ -174,6 +180,7 @@ pub struct Preset {
 
 /// The MCP registration file written before spawn (mode 0600).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct McpRegistration {
     /// Absolute path of the file.
@@ -190,6 +197,7 @@ pub struct McpRegistration {
 
 /// `launch`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Launch {
     /// The subshell the pane belongs to.
@@ -225,6 +233,7 @@ pub struct Launch {
 
 /// `prompt_deliver`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PromptDeliver {
     /// Target pane.
@@ -242,6 +251,7 @@ pub struct PromptDeliver {
 
 /// A named key, from a fixed set (never free text in a key position).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum NamedKey {
     /// Enter.
@@ -270,6 +280,7 @@ pub enum NamedKey {
 
 /// `input`: `data` is typed literally first, then `keys` are pressed in order.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Input {
     /// Target pane.
@@ -284,6 +295,7 @@ pub struct Input {
 
 /// `resize`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Resize {
     /// Target pane.
@@ -296,6 +308,7 @@ pub struct Resize {
 
 /// `capture`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Capture {
     /// Target pane.
@@ -307,6 +320,7 @@ pub struct Capture {
 
 /// `log_read`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct LogRead {
     /// Target pane.
@@ -319,6 +333,7 @@ pub struct LogRead {
 
 /// `tail_start`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct TailStart {
     /// Target pane.
@@ -332,6 +347,7 @@ pub struct TailStart {
 
 /// `tail_stop`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct TailStop {
     /// The subscription to end.
@@ -340,6 +356,7 @@ pub struct TailStop {
 
 /// `write_file`: one chunk of an upload. Chunks arrive in order starting at 0.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct WriteFile {
     /// Absolute destination path (path-policy enforced).
@@ -354,6 +371,7 @@ pub struct WriteFile {
 
 /// `remove_paths`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RemovePaths {
     /// Absolute paths (path-policy enforced).
@@ -362,6 +380,7 @@ pub struct RemovePaths {
 
 /// `set_allowed_dirs`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SetAllowedDirs {
     /// Absolute directories; empty means unrestricted.
@@ -370,6 +389,7 @@ pub struct SetAllowedDirs {
 
 /// A service-manager action.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ServiceAction {
     /// Start the service.
@@ -386,6 +406,7 @@ pub enum ServiceAction {
 
 /// `service`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Service {
     /// The action.
@@ -397,6 +418,7 @@ pub struct Service {
 
 /// `agent_log_read`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct AgentLogRead {
     /// First byte.
@@ -407,6 +429,7 @@ pub struct AgentLogRead {
 
 /// `set_server_url`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SetServerUrl {
     /// The new base URL of the plane.
@@ -415,6 +438,7 @@ pub struct SetServerUrl {
 
 /// Log levels the node's log file can be switched between.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum LogLevel {
     /// Ordinary logging.
@@ -425,6 +449,7 @@ pub enum LogLevel {
 
 /// `set_log_level`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SetLogLevel {
     /// The level.
@@ -433,6 +458,7 @@ pub struct SetLogLevel {
 
 /// The maintenance mirror `{ on, changedAt }` (ISO 8601 timestamp).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Maintenance {
     /// Whether the node is in maintenance.
@@ -443,6 +469,7 @@ pub struct Maintenance {
 
 /// `update { version, url, sha256, force? }`. Frozen across all protocol bumps.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Update {
     /// The version the new binary must report.
@@ -458,6 +485,7 @@ pub struct Update {
 
 /// `probe`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Probe {
     /// Subshells whose liveness is asked.
@@ -466,6 +494,7 @@ pub struct Probe {
 
 /// One detection rule of `detect`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct DetectRule {
     /// Harness the rule belongs to.
@@ -479,6 +508,7 @@ pub struct DetectRule {
 
 /// `detect`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Detect {
     /// Binaries to look for.

@@ -67,6 +67,22 @@ impl fmt::Display for SubshellId {
     }
 }
 
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for SubshellId {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "SubshellId".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "pattern": format!("^[0-9A-Fa-f-]{{1,{SUBSHELL_ID_MAX_CHARS}}}$"),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
