@@ -22,14 +22,20 @@ for crate in termplane-proto termplane-machines; do
   done
 done
 
-# Only the plane names tide, and only inside its HTTP adapter.
-if grep -rIl --include='*.rs' -E '\btide::' proto machines runtime-smol agent fuzz benches 2>/dev/null | grep -q .; then
-  bad "a crate other than the plane names tide"
+# The HTTP wire (httparse, the connection types of the plane's server) is named only inside the
+# plane's HTTP adapter; no HTTP framework is in the graph at all.
+if grep -rIl --include='*.rs' -E '\bhttparse::' proto machines runtime-smol agent fuzz benches 2>/dev/null | grep -q .; then
+  bad "a crate other than the plane names httparse"
 fi
 if [ -d plane/src ]; then
-  outside=$(grep -rIl --include='*.rs' -E '\btide::|\buse tide\b' plane/src | grep -v '^plane/src/http/' || true)
-  [ -n "$outside" ] && bad "tide named outside plane/src/http: $outside"
+  outside=$(grep -rIl --include='*.rs' -E '\bhttparse::|http::server::|http::wire::' plane/src | grep -v '^plane/src/http/' || true)
+  [ -n "$outside" ] && bad "the HTTP wire is named outside plane/src/http: $outside"
 fi
+for framework in tide async-h1 http-types hyper axum actix-web trillium; do
+  if cargo tree --workspace --edges normal --prefix none 2>/dev/null | grep -qE "^$framework v"; then
+    bad "$framework is in the dependency graph (the plane has its own HTTP server)"
+  fi
+done
 
 # Clocks and OS randomness are read only in runtime-smol and the binaries' runtimes: clippy's
 # disallowed-methods lists in proto/clippy.toml and machines/clippy.toml enforce it for the

@@ -10,5 +10,5 @@ if [ -f plane/ui/package.json ] && [ ! -d plane/ui/node_modules ]; then
   command -v npm >/dev/null || { echo "npm is required (Node.js 20 or newer)" >&2; exit 1; }
   npm ci --silent --no-audit --no-fund --ignore-scripts --prefix plane/ui
 fi
-cargo build --release --locked -p termplane
+cargo build --release --locked -p termplane -p termplane-node
 exec target/release/termplane serve "$@"

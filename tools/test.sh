@@ -2,7 +2,7 @@
 # The whole test suite of termplane, from a fresh Debian machine with Rust, Node.js and Python.
 # Installs what is missing (idempotently), then runs: formatting, clippy (warnings are errors),
 # the architecture-invariant checks, every crate's tests (including the PyNaCl and jose
-# cross-checks, the OpenAPI validation and the fuzz-corpus replay), a fuzz smoke run of every
+# cross-checks, the OpenAPI validation, the Schemathesis run and the fuzz-corpus replay), a fuzz smoke run of every
 # target, and a build of the benchmarks.
 #
 # Environment:
@@ -47,6 +47,10 @@ if ! python3 -c 'import nacl' >/dev/null 2>&1; then
 fi
 if ! python3 -c 'import openapi_spec_validator' >/dev/null 2>&1; then
   python3 -m pip install --quiet --disable-pip-version-check openapi-spec-validator
+fi
+# The OpenAPI fuzzer run against the plane by plane/tests/schemathesis.rs.
+if ! command -v schemathesis >/dev/null 2>&1; then
+  python3 -m pip install --quiet --disable-pip-version-check schemathesis
 fi
 if [ ! -d tools/interop/jose/node_modules/jose ]; then
   npm ci --silent --no-audit --no-fund --prefix tools/interop/jose

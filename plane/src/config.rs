@@ -7,7 +7,12 @@
 //! | `--database-url URL` | `TERMPLANE_DATABASE_URL` | SQLite file `termplane.db` in the data directory |
 //! | — | `APP_BASE_URL` | `http://<listen address>` |
 //! | — | `TRUSTED_ORIGINS` | none (comma-separated extra origins) |
+//! | — | `TERMPLANE_NODE_DOWNLOADS` | none: the `termplane-node` next to the plane's binary is served for the plane's own platform (a directory of `termplane-node-<os>-<arch>` files otherwise) |
+//! | — | `TRUSTED_PROXIES` | none (comma-separated addresses or CIDR ranges of reverse proxies whose `X-Forwarded-For` names the client) |
 //! | — | `TERMPLANE_HEADER_TIMEOUT_SECS` | 10 (request-head and keep-alive idle timeout) |
+//! | — | `TERMPLANE_IO_TIMEOUT_SECS` | 10 (longest a body read or an answer write may make no progress) |
+//! | — | `TERMPLANE_BODY_TIMEOUT_SECS` | 30 (time allowed for a whole request body) |
+//! | — | `TERMPLANE_MIN_SEND_RATE` | 1024 (bytes per second an answer must at least be read at) |
 //! | — | `TERMPLANE_MAX_CONNS_PER_IP` | 256 (open not-upgraded connections per client address) |
 //! | — | `TERMPLANE_MAX_CONNS` | 2048 (open not-upgraded connections in all) |
 
@@ -24,7 +29,7 @@ pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
 #[derive(Debug)]
 pub enum Command {
     /// Run the plane.
-    Serve(Config),
+    Serve(Box<Config>),
     /// Print usage.
     Help,
     /// Print the version.
@@ -50,6 +55,16 @@ pub struct Config {
     pub drain_timeout: Duration,
     /// Request-head (slowloris) and keep-alive idle timeout.
     pub header_timeout: Duration,
+    /// Longest a body read or an answer write may make no progress.
+    pub io_timeout: Duration,
+    /// Time allowed for a whole request body.
+    pub body_timeout: Duration,
+    /// Slowest average rate an answer may be read at (bytes per second).
+    pub min_send_rate: u64,
+    /// Reverse proxies whose `X-Forwarded-For` names the client (`TRUSTED_PROXIES`).
+    pub trusted_proxies: Vec<crate::net::Cidr>,
+    /// Directory of node binaries to serve (`TERMPLANE_NODE_DOWNLOADS`).
+    pub downloads_dir: Option<PathBuf>,
     /// Most open not-upgraded connections per client address.
     pub max_conns_per_ip: usize,
     /// Most open not-upgraded connections in all.
@@ -81,8 +96,12 @@ ENVIRONMENT:
     TERMPLANE_LISTEN, TERMPLANE_DATA_DIR, TERMPLANE_DATABASE_URL   defaults for the flags
     APP_BASE_URL        the public address of the plane (https enables Secure cookies)
     TRUSTED_ORIGINS     comma-separated extra origins allowed to send browser requests
-    TERMPLANE_HEADER_TIMEOUT_SECS, TERMPLANE_MAX_CONNS_PER_IP, TERMPLANE_MAX_CONNS
-                        request-head timeout and caps on not-upgraded connections
+    TERMPLANE_NODE_DOWNLOADS  a directory of termplane-node-<os>-<arch> binaries to serve
+    TRUSTED_PROXIES     comma-separated addresses or CIDR ranges of reverse proxies whose
+                        X-Forwarded-For header names the client
+    TERMPLANE_HEADER_TIMEOUT_SECS, TERMPLANE_IO_TIMEOUT_SECS, TERMPLANE_BODY_TIMEOUT_SECS,
+    TERMPLANE_MIN_SEND_RATE, TERMPLANE_MAX_CONNS_PER_IP, TERMPLANE_MAX_CONNS
+                        deadlines of slow clients and caps on not-upgraded connections
     RUST_LOG            log filter (default: info)
 ";
 
@@ -146,7 +165,18 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Co
                 .collect()
         })
         .unwrap_or_default();
-    Ok(Command::Serve(Config {
+    let trusted_proxies = env("TRUSTED_PROXIES")
+        .map(|s| {
+            s.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(crate::net::Cidr::parse)
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .transpose()
+        .map_err(|e| format!("TRUSTED_PROXIES: {e}"))?
+        .unwrap_or_default();
+    Ok(Command::Serve(Box::new(Config {
         listen,
         data_dir,
         database_url,
@@ -155,11 +185,18 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Co
         body_limit: DEFAULT_BODY_LIMIT,
         drain_timeout: Duration::from_secs(10),
         header_timeout: Duration::from_secs(positive(env, "TERMPLANE_HEADER_TIMEOUT_SECS", 10)?),
+        io_timeout: Duration::from_secs(positive(env, "TERMPLANE_IO_TIMEOUT_SECS", 10)?),
+        body_timeout: Duration::from_secs(positive(env, "TERMPLANE_BODY_TIMEOUT_SECS", 30)?),
+        min_send_rate: positive(env, "TERMPLANE_MIN_SEND_RATE", 1024)?,
+        trusted_proxies,
+        downloads_dir: env("TERMPLANE_NODE_DOWNLOADS")
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from),
         max_conns_per_ip: usize::try_from(positive(env, "TERMPLANE_MAX_CONNS_PER_IP", 256)?)
             .unwrap_or(usize::MAX),
         max_conns: usize::try_from(positive(env, "TERMPLANE_MAX_CONNS", 2048)?)
             .unwrap_or(usize::MAX),
-    }))
+    })))
 }
 
 fn positive(env: &dyn Fn(&str) -> Option<String>, name: &str, default: u64) -> Result<u64, String> {
@@ -200,7 +237,7 @@ mod tests {
         })
         .unwrap()
         {
-            Command::Serve(c) => c,
+            Command::Serve(c) => *c,
             other => panic!("{other:?}"),
         }
     }
@@ -252,6 +289,19 @@ mod tests {
             ],
         );
         assert_eq!(c.listen.port(), 1);
+        let proxied = serve(
+            &["serve"],
+            &[("HOME", "/h"), ("TRUSTED_PROXIES", "127.0.0.1, 10.0.0.0/8")],
+        );
+        assert_eq!(proxied.trusted_proxies.len(), 2);
+        assert!(
+            parse(&args(&["serve"]), &|k| match k {
+                "HOME" => Some("/h".into()),
+                "TRUSTED_PROXIES" => Some("10.0.0.0/40".into()),
+                _ => None,
+            })
+            .is_err()
+        );
         assert_eq!(c.data_dir, PathBuf::from("/e"));
     }
 

@@ -3,6 +3,7 @@
 //! | status | code | when |
 //! |---|---|---|
 //! | 400 | `INPUT_VALIDATION_ERROR` | a body or parameter failed validation (`metadata.field` names it) |
+//! | 400 | `BAD_REQUEST` | a request the server cannot read: a malformed head, path, framing or body encoding |
 //! | 401 | `UNAUTHENTICATED` | no credential where one is required |
 //! | 401 | `AUTH_HEADER_INVALID` | an `Authorization` header that is not exactly one `Bearer <token>` |
 //! | 401 | `INVALID_CREDENTIAL` | an unknown, disabled or malformed bearer credential or session |
@@ -18,16 +19,23 @@
 //! | 403 | `ORIGIN_REJECTED` | a browser-style state-changing request from an untrusted or missing Origin |
 //! | 403 | `LOCAL_NODE` | a write the local node does not support (delete, key rotation) |
 //! | 404 | `NOT_FOUND` | no such route or row |
-//! | 405 | `METHOD_NOT_ALLOWED` | the route exists for other methods |
+//! | 405 | `METHOD_NOT_ALLOWED` | the route exists for other methods (`Allow` lists them) |
+//! | 408 | `REQUEST_TIMEOUT` | a request head or body that did not arrive in time (the connection closes) |
 //! | 409 | `SETUP_ALREADY_DONE` | `POST /api/setup` once the first account exists |
 //! | 409 | `EMAIL_TAKEN` | creating an account whose email exists |
+//! | 409 | `CANNOT_DISABLE_SELF` | an administrator disabling their own account |
 //! | 409 | `NODE_OFFLINE` | a command (launch, ping…) for a node whose link is not online |
 //! | 413 | `PAYLOAD_TOO_LARGE` | a request body over the limit |
+//! | 414 | `URI_TOO_LONG` | a request target over 8 KiB |
+//! | 417 | `EXPECTATION_FAILED` | an `Expect` other than `100-continue` |
 //! | 429 | `TOO_MANY_ATTEMPTS` | sign-in or enrollment backoff in force (`Retry-After` and `metadata.retryAfterMs`) |
+//! | 431 | `HEADERS_TOO_LARGE` | a request head over 16 KiB or 64 fields |
 //! | 500 | `INTERNAL_ERROR` | a server fault, including a panic in a handler |
+//! | 501 | `NOT_IMPLEMENTED` | a method or transfer coding the server does not implement |
 //! | 502 | `NODE_LINK_CLOSED` | the node's socket closed before the command's result arrived |
 //! | 502 | `NODE_BAD_RESULT` | the node answered with a malformed result |
 //! | 504 | `NODE_TIMEOUT` | no result within the command deadline (10 s; 5 min for `update`) |
+//! | 505 | `HTTP_VERSION_NOT_SUPPORTED` | an HTTP version other than 1.0 and 1.1 |
 //!
 //! [`CODES`] holds the same table for the API reference; a test keeps the two identical.
 
@@ -40,6 +48,11 @@ pub const CODES: &[(u16, &str, &str)] = &[
         400,
         "INPUT_VALIDATION_ERROR",
         "a body or parameter failed validation (`metadata.field` names it)",
+    ),
+    (
+        400,
+        "BAD_REQUEST",
+        "a request the server cannot read: a malformed head, path, framing or body encoding",
     ),
     (
         401,
@@ -115,7 +128,12 @@ pub const CODES: &[(u16, &str, &str)] = &[
     (
         405,
         "METHOD_NOT_ALLOWED",
-        "the route exists for other methods",
+        "the route exists for other methods (`Allow` lists them)",
+    ),
+    (
+        408,
+        "REQUEST_TIMEOUT",
+        "a request head or body that did not arrive in time (the connection closes)",
     ),
     (
         409,
@@ -125,19 +143,40 @@ pub const CODES: &[(u16, &str, &str)] = &[
     (409, "EMAIL_TAKEN", "creating an account whose email exists"),
     (
         409,
+        "CANNOT_DISABLE_SELF",
+        "an administrator disabling their own account",
+    ),
+    (
+        409,
         "NODE_OFFLINE",
         "a command (launch, ping…) for a node whose link is not online",
     ),
     (413, "PAYLOAD_TOO_LARGE", "a request body over the limit"),
+    (414, "URI_TOO_LONG", "a request target over 8 KiB"),
+    (
+        417,
+        "EXPECTATION_FAILED",
+        "an `Expect` other than `100-continue`",
+    ),
     (
         429,
         "TOO_MANY_ATTEMPTS",
         "sign-in or enrollment backoff in force (`Retry-After` and `metadata.retryAfterMs`)",
     ),
     (
+        431,
+        "HEADERS_TOO_LARGE",
+        "a request head over 16 KiB or 64 fields",
+    ),
+    (
         500,
         "INTERNAL_ERROR",
         "a server fault, including a panic in a handler",
+    ),
+    (
+        501,
+        "NOT_IMPLEMENTED",
+        "a method or transfer coding the server does not implement",
     ),
     (
         502,
@@ -153,6 +192,11 @@ pub const CODES: &[(u16, &str, &str)] = &[
         504,
         "NODE_TIMEOUT",
         "no result within the command deadline (10 s; 5 min for `update`)",
+    ),
+    (
+        505,
+        "HTTP_VERSION_NOT_SUPPORTED",
+        "an HTTP version other than 1.0 and 1.1",
     ),
 ];
 

@@ -1,20 +1,26 @@
 //! The termplane control plane.
 //!
 //! Layers, outermost first:
-//! * [`http`] — the only module that names tide or http-types: the accept loop, the body limit,
-//!   graceful shutdown, error rendering and the route table.
-//! * [`service`] — accounts, credentials, enrollment and nodes, in plain Rust types; it reads the
-//!   time from an injected [`clock::Clock`].
+//! * [`http`] — the only module that speaks HTTP: the plane's own HTTP/1.1 server (deadlines,
+//!   bounded buffers, RFC 9112 answers to malformed requests), the router, error rendering, the
+//!   route table and the OpenAPI document generated from it.
+//! * [`api`] — the REST API's request and answer types: one definition parses, validates and
+//!   documents each.
+//! * [`service`] — accounts, credentials, enrollment and nodes, one module per domain, in plain
+//!   Rust types; it reads the time from an injected [`clock::Clock`].
 //! * [`store`] — SQLite/PostgreSQL through `sqlx::Any`.
 //! * [`link`] — the live node sockets: registry (newest wins), held nodes, command dispatch.
 //! * [`keys`] — the plane's own secret files.
+//! * [`net`] — client addresses behind trusted reverse proxies.
 
+pub mod api;
 pub mod clock;
 pub mod config;
 pub mod error;
 pub mod http;
 pub mod keys;
 pub mod link;
+pub mod net;
 pub mod secret;
 pub mod service;
 pub mod store;

@@ -14,7 +14,7 @@ use termplane::store::{Store, redact_url};
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let cfg = match config::parse(&args, &|k| std::env::var(k).ok()) {
-        Ok(Command::Serve(c)) => c,
+        Ok(Command::Serve(c)) => *c,
         Ok(Command::Help) => {
             print!("{}", config::USAGE);
             return ExitCode::SUCCESS;
@@ -28,7 +28,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Colour only on a terminal: a log written to a file or a pipe stays plain text.
+    let colour = std::io::IsTerminal::is_terminal(&std::io::stderr());
     tracing_subscriber::fmt()
+        .with_ansi(colour)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
@@ -47,9 +50,12 @@ fn main() -> ExitCode {
 
 async fn run(cfg: Config) -> Result<(), String> {
     create_private_dir(&cfg.data_dir)?;
+    warn_if_exposed(&cfg.data_dir);
     let secrets = PlaneSecrets::load_or_create(&cfg.data_dir).map_err(|e| e.to_string())?;
     let clock = Arc::new(SystemClock);
     let url = cfg.database_url();
+    termplane::store::prepare_sqlite_file(&url)
+        .map_err(|e| format!("cannot prepare the database file: {e}"))?;
     let store = Store::open(&url, termplane::clock::Clock::now_ms(&*clock))
         .await
         .map_err(|e| format!("cannot open database {}: {e}", redact_url(&url)))?;
@@ -64,6 +70,7 @@ async fn run(cfg: Config) -> Result<(), String> {
     let settings = Settings {
         base_url: base_url.clone(),
         extra_origins: cfg.trusted_origins.clone(),
+        downloads_dir: cfg.downloads_dir.clone(),
     };
     let svc = Service::new(store.clone(), clock, settings, secrets)
         .await
@@ -78,8 +85,12 @@ async fn run(cfg: Config) -> Result<(), String> {
         drain_timeout: cfg.drain_timeout,
         panic_route: false,
         header_timeout: cfg.header_timeout,
+        io_timeout: cfg.io_timeout,
+        body_timeout: cfg.body_timeout,
+        min_send_rate: cfg.min_send_rate,
         max_conns_per_ip: cfg.max_conns_per_ip,
         max_conns: cfg.max_conns,
+        trusted_proxies: cfg.trusted_proxies.clone(),
     };
     let shutdown = async move {
         if let Some(sig) = signals.next().await {
@@ -100,4 +111,20 @@ fn create_private_dir(dir: &std::path::Path) -> Result<(), String> {
         .mode(0o700)
         .create(dir)
         .map_err(|e| format!("cannot create data directory {}: {e}", dir.display()))
+}
+
+/// Warns when the data directory can be read by others: it holds the key files and the
+/// database (password hashes, live setup keys). The files themselves are created 0600.
+fn warn_if_exposed(dir: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
+    if let Ok(meta) = std::fs::metadata(dir) {
+        let mode = meta.permissions().mode() & 0o777;
+        if mode & 0o077 != 0 {
+            tracing::warn!(
+                data_dir = %dir.display(),
+                mode = format!("{mode:o}"),
+                "the data directory is readable by group or others; `chmod 700` it"
+            );
+        }
+    }
 }

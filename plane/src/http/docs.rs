@@ -6,10 +6,12 @@
 //! the document from `/api/openapi.json`. Nothing is loaded from anywhere but this plane: the
 //! page's Content-Security-Policy allows only `'self'`.
 
-use futures_lite::io::Cursor;
-use tide::{Request, Response, StatusCode};
+use std::sync::Arc;
 
-use super::{State, error_response, info};
+use super::handler::BoxFut;
+use super::server::{Request, Response};
+use super::wire::Method;
+use super::{Ctx, ReqInfo, Router, Target, error_response};
 use crate::error::ApiError;
 
 /// `(name under /docs/assets/, content type, bytes)`.
@@ -71,38 +73,46 @@ fn page() -> String {
     )
 }
 
-async fn docs_page(_req: Request<State>) -> tide::Result {
-    let mut res = Response::new(StatusCode::Ok);
-    res.set_body(page());
-    res.set_content_type(tide::http::mime::HTML);
-    res.insert_header("content-security-policy", CSP);
-    res.insert_header("x-frame-options", "DENY");
-    Ok(res)
+fn docs_page(
+    _: Arc<Ctx>,
+    _: Request,
+    _: ReqInfo,
+    _: Vec<(&'static str, String)>,
+) -> BoxFut<Response> {
+    Box::pin(async {
+        let mut res = Response::bytes(200, "text/html; charset=utf-8", page().into_bytes());
+        res.set_header("content-security-policy", CSP);
+        res.set_header("x-frame-options", "DENY");
+        res
+    })
 }
 
-async fn asset(req: Request<State>) -> tide::Result {
-    let name = req.param("name").unwrap_or_default();
-    let Some((_, content_type, bytes)) = ASSETS.iter().find(|(n, _, _)| *n == name) else {
-        return Ok(error_response(
-            &ApiError::not_found("asset"),
-            &info(&req).req_id,
-        ));
-    };
-    let mut res = Response::new(StatusCode::Ok);
-    res.set_body(tide::Body::from_reader(
-        Cursor::new(*bytes),
-        Some(bytes.len()),
-    ));
-    res.insert_header("content-type", *content_type);
-    res.insert_header("cache-control", ASSET_CACHE);
-    res.insert_header("content-security-policy", CSP);
-    Ok(res)
+fn asset(
+    _: Arc<Ctx>,
+    _: Request,
+    info: ReqInfo,
+    params: Vec<(&'static str, String)>,
+) -> BoxFut<Response> {
+    Box::pin(async move {
+        let name = params
+            .iter()
+            .find(|(k, _)| *k == "name")
+            .map(|(_, v)| v.as_str())
+            .unwrap_or_default();
+        let Some((_, content_type, bytes)) = ASSETS.iter().find(|(n, _, _)| *n == name) else {
+            return error_response(&ApiError::not_found("asset"), &info.req_id);
+        };
+        let mut res = Response::bytes(200, content_type, bytes.to_vec());
+        res.set_header("cache-control", ASSET_CACHE);
+        res.set_header("content-security-policy", CSP);
+        res
+    })
 }
 
 /// Mounts `/docs` and `/docs/assets/:name`.
-pub(super) fn mount(app: &mut tide::Server<State>) {
-    app.at("/docs").get(docs_page);
-    app.at("/docs/assets/:name").get(asset);
+pub(super) fn mount(router: &mut Router) {
+    router.add(Method::Get, "/docs", Target::Raw(docs_page));
+    router.add(Method::Get, "/docs/assets/:name", Target::Raw(asset));
 }
 
 #[cfg(test)]

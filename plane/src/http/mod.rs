@@ -1,54 +1,65 @@
-//! The HTTP adapter.
+//! The HTTP adapter: the plane's own HTTP/1.1 server on smol, its router and the REST API.
 //!
-//! **Invariant:** every tide, http-types and async-h1 type stays inside this module. The service
-//! layer ([`crate::service`]) receives a framework-free [`RequestMeta`] and JSON values and
-//! returns JSON values or [`ApiError`]s, so the framework can be replaced here alone.
+//! **Invariant:** every type of the HTTP wire (heads, bodies, connections, `httparse`) stays
+//! inside this module. The service layer ([`crate::service`]) receives a framework-free
+//! [`RequestMeta`] and typed requests of [`crate::api`], and returns typed answers or
+//! [`ApiError`]s.
 //!
-//! What this module adds around tide:
-//! * its own smol accept loop (`async_h1::accept` per connection, `TCP_NODELAY` on);
-//! * a request-body limit answering 413 `PAYLOAD_TOO_LARGE`;
-//! * graceful shutdown: stop accepting, close every node link with 1000, let requests in flight
-//!   finish within a bound, then drop the remaining (idle keep-alive) connections;
-//! * a header timeout (slowloris): a connection must deliver each request head within
-//!   [`HttpOptions::header_timeout`] of connecting or of its previous response (this is also the
-//!   keep-alive idle timeout), else it is dropped;
-//! * caps on connections that have not upgraded (every HTTP connection until it becomes a node
-//!   WebSocket): [`HttpOptions::max_conns_per_ip`] per client address and
-//!   [`HttpOptions::max_conns`] in all; a connection over a cap is closed at once;
-//! * the node WebSocket upgrade (`ws.rs`);
-//! * one error body for every failure, including tide's own 404/405 and a panic in a handler;
-//! * a structured log line per request (method, path, status, request id, duration; never a
-//!   header value or a body);
-//! * the REST routes, declared once in [`routes`] (which also yields the OpenAPI document of
-//!   [`openapi`], served at `/api/openapi.json`), and the interactive reference at `/docs`
-//!   ([`docs`]).
+//! The pieces:
+//! * [`wire`] — request heads and message framing as pure functions (RFC 9112's answer to every
+//!   malformed head: 400, 405, 408, 413, 414, 417, 431, 501, 505);
+//! * [`server`] — one connection: deadlines on heads, bodies and answers, bounded buffers,
+//!   keep-alive, upgrades, lingering close;
+//! * this file — the accept loop (caps on not-upgraded connections per client address and in
+//!   all, `TCP_NODELAY`), graceful shutdown (stop accepting, close node links with 1000, let
+//!   requests in flight finish within a bound), the router (404, and 405 with `Allow`), the
+//!   checks every request meets ([`Service::guard_admin_surface`] before routing,
+//!   [`Service::guard_origin`] once an operation is found), one error body for every failure
+//!   (a panicking handler included) and a log line per request (method, path, status, request
+//!   id, duration; never a header value, query or body);
+//! * [`routes`] — the REST routes, declared once: that list mounts the handlers and generates
+//!   the OpenAPI document ([`openapi`], served at `/api/openapi.json`); [`handler`] — how a
+//!   handler's types parse and document a request; [`docs`] — the reference at `/docs`;
+//!   [`ws`] — the node WebSocket upgrade.
+//!
+//! Why not a framework: tide (and its HTTP stack async-h1) answered several malformed requests
+//! with silence, accepted conflicting `Content-Length`s, had no body or write deadlines, and its
+//! router panicked on long percent-encoded parameters; see `docs/design-notes.md`.
 
 mod docs;
+mod handler;
 mod openapi;
 mod routes;
+pub mod server;
+pub mod wire;
+mod ws;
 
 use std::future::Future;
 use std::io;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::panic::AssertUnwindSafe;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use futures_lite::{AsyncReadExt, FutureExt};
-use serde_json::Value;
-use tide::{Next, Request, Response, StatusCode};
+use futures_lite::FutureExt;
 
 use crate::error::ApiError;
+use crate::net::Cidr;
 use crate::secret;
 use crate::service::{RequestMeta, Service};
-use routes::Method;
-
-mod ws;
+use handler::{AnswerBody, BoxFut, Call};
+use server::{Body, Limits, Request, Response};
+use wire::{Method, Refusal};
 
 /// Default [`HttpOptions::header_timeout`].
 pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default [`HttpOptions::io_timeout`].
+pub const DEFAULT_IO_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default [`HttpOptions::body_timeout`].
+pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default [`HttpOptions::min_send_rate`] (bytes per second).
+pub const DEFAULT_MIN_SEND_RATE: u64 = 1024;
 /// Default [`HttpOptions::max_conns_per_ip`].
 pub const DEFAULT_MAX_CONNS_PER_IP: usize = 256;
 /// Default [`HttpOptions::max_conns`].
@@ -64,12 +75,20 @@ pub struct HttpOptions {
     /// Mount `GET /api/__test/panic`, a handler that panics (tests of the 500 path).
     pub panic_route: bool,
     /// How long a connection may take to deliver a request head (from connecting or from its
-    /// previous response).
+    /// previous answer).
     pub header_timeout: Duration,
+    /// Longest a read of a body or a write of an answer may wait for progress.
+    pub io_timeout: Duration,
+    /// Time allowed for a whole request body.
+    pub body_timeout: Duration,
+    /// Slowest average rate (bytes per second) an answer may be read at.
+    pub min_send_rate: u64,
     /// Most open not-upgraded connections from one client address.
     pub max_conns_per_ip: usize,
     /// Most open not-upgraded connections in all.
     pub max_conns: usize,
+    /// Reverse proxies whose `X-Forwarded-For` names the client (see [`crate::net`]).
+    pub trusted_proxies: Vec<Cidr>,
 }
 
 impl Default for HttpOptions {
@@ -79,28 +98,204 @@ impl Default for HttpOptions {
             drain_timeout: Duration::from_secs(10),
             panic_route: false,
             header_timeout: DEFAULT_HEADER_TIMEOUT,
+            io_timeout: DEFAULT_IO_TIMEOUT,
+            body_timeout: DEFAULT_BODY_TIMEOUT,
+            min_send_rate: DEFAULT_MIN_SEND_RATE,
             max_conns_per_ip: DEFAULT_MAX_CONNS_PER_IP,
             max_conns: DEFAULT_MAX_CONNS,
+            trusted_proxies: Vec::new(),
         }
     }
 }
 
-struct Ctx {
-    svc: Arc<Service>,
-    body_limit: usize,
+impl HttpOptions {
+    fn limits(&self) -> Limits {
+        Limits {
+            body_limit: self.body_limit,
+            header_timeout: self.header_timeout,
+            io_timeout: self.io_timeout,
+            body_timeout: self.body_timeout,
+            min_send_rate: self.min_send_rate,
+        }
+    }
 }
 
-type State = Arc<Ctx>;
+// ----- the router -----
 
-/// Per-request facts the outer middleware attaches.
+/// A handler outside the REST list: the landing page, the reference's page and assets, the node
+/// WebSocket and the test-only panic route.
+type RawHandler = fn(Arc<Ctx>, Request, ReqInfo, Vec<(&'static str, String)>) -> BoxFut<Response>;
+
+#[derive(Clone, Copy)]
+enum Target {
+    /// The REST route at this index of [`routes::routes`].
+    Rest(usize),
+    Raw(RawHandler),
+}
+
+struct Entry {
+    method: Method,
+    segments: Vec<Segment>,
+    target: Target,
+}
+
+enum Segment {
+    Literal(&'static str),
+    Param(&'static str),
+}
+
+enum Lookup {
+    Found(Target, Vec<(&'static str, String)>),
+    /// The path exists for these methods only.
+    NotAllowed(Vec<Method>),
+    NoSuchPath,
+    BadPath(&'static str),
+}
+
+/// Longest decoded path segment looked at (no route has a longer one).
+const MAX_SEGMENT_BYTES: usize = 1024;
+
+struct Router {
+    entries: Vec<Entry>,
+}
+
+/// The most specific template shape seen so far (a literal flag per segment), the entries of
+/// that shape, and the parameters the path gives them.
+type Candidates<'a> = (Vec<bool>, Vec<&'a Entry>, Vec<(&'static str, String)>);
+
+impl Router {
+    fn add(&mut self, method: Method, template: &'static str, target: Target) {
+        let segments = template
+            .split('/')
+            .skip(1)
+            .map(|s| match s.strip_prefix(':') {
+                Some(p) => Segment::Param(p),
+                None => Segment::Literal(s),
+            })
+            .collect();
+        self.entries.push(Entry {
+            method,
+            segments,
+            target,
+        });
+    }
+
+    /// Percent-decodes one path segment strictly: every `%` starts two hex digits, the result is
+    /// UTF-8. `Ok(None)` for a segment too long to match anything.
+    fn decode(seg: &str) -> Result<Option<String>, &'static str> {
+        let b = seg.as_bytes();
+        let mut out = Vec::with_capacity(b.len().min(MAX_SEGMENT_BYTES));
+        let mut i = 0;
+        while i < b.len() {
+            if out.len() > MAX_SEGMENT_BYTES {
+                return Ok(None);
+            }
+            if b[i] == b'%' {
+                let hex = b
+                    .get(i + 1..i + 3)
+                    .ok_or("a `%` in the path is not followed by two hex digits")?;
+                let hi = (hex[0] as char).to_digit(16);
+                let lo = (hex[1] as char).to_digit(16);
+                let (Some(hi), Some(lo)) = (hi, lo) else {
+                    return Err("a `%` in the path is not followed by two hex digits");
+                };
+                out.push(u8::try_from(hi * 16 + lo).unwrap_or(0));
+                i += 3;
+            } else {
+                out.push(b[i]);
+                i += 1;
+            }
+        }
+        String::from_utf8(out)
+            .map(Some)
+            .map_err(|_| "the path does not decode to UTF-8")
+    }
+
+    fn find(&self, method: Method, path: &str) -> Lookup {
+        let Some(rest) = path.strip_prefix('/') else {
+            return Lookup::NoSuchPath;
+        };
+        let mut segs = Vec::new();
+        for raw in rest.split('/') {
+            match Self::decode(raw) {
+                Ok(Some(s)) => segs.push(s),
+                Ok(None) => return Lookup::NoSuchPath,
+                Err(why) => return Lookup::BadPath(why),
+            }
+        }
+        let lookup = if method == Method::Head {
+            Method::Get
+        } else {
+            method
+        };
+        // Of the templates that match the path, the most specific wins (a literal segment
+        // beats a parameter at the first place they differ), as OpenAPI matches concrete paths
+        // before templated ones: `/api/nodes/enroll` is not `/api/nodes/{id}`.
+        let mut best: Option<Candidates<'_>> = None;
+        for e in &self.entries {
+            if e.segments.len() != segs.len() {
+                continue;
+            }
+            let mut params = Vec::new();
+            let matched = e.segments.iter().zip(&segs).all(|(t, s)| match t {
+                Segment::Literal(l) => l == s,
+                Segment::Param(p) => {
+                    if s.is_empty() {
+                        return false;
+                    }
+                    params.push((*p, s.clone()));
+                    true
+                }
+            });
+            if !matched {
+                continue;
+            }
+            let shape: Vec<bool> = e
+                .segments
+                .iter()
+                .map(|s| matches!(s, Segment::Literal(_)))
+                .collect();
+            match &mut best {
+                Some((b, entries, _)) if *b == shape => entries.push(e),
+                Some((b, _, _)) if *b > shape => {}
+                _ => best = Some((shape, vec![e], params)),
+            }
+        }
+        let Some((_, entries, params)) = best else {
+            return Lookup::NoSuchPath;
+        };
+        let mut allowed = Vec::new();
+        for e in entries {
+            if e.method == lookup {
+                return Lookup::Found(e.target, params);
+            }
+            if !allowed.contains(&e.method) {
+                allowed.push(e.method);
+            }
+        }
+        if allowed.contains(&Method::Get) {
+            allowed.push(Method::Head);
+        }
+        allowed.sort_by_key(|m| m.as_str());
+        Lookup::NotAllowed(allowed)
+    }
+}
+
+// ----- the application -----
+
+struct Ctx {
+    svc: Arc<Service>,
+    routes: Vec<routes::RouteDef>,
+    router: Router,
+    trusted_proxies: Vec<Cidr>,
+}
+
+/// Per-request facts handlers outside the REST list need.
 #[derive(Clone)]
 struct ReqInfo {
     req_id: String,
     meta: RequestMeta,
 }
-
-/// Marks a response whose error body is already rendered.
-struct Rendered;
 
 fn new_req_id() -> String {
     secret::random_bytes::<8>()
@@ -108,6 +303,7 @@ fn new_req_id() -> String {
         .unwrap_or_else(|_| "0".repeat(16))
 }
 
+/// The spec's error body for `e`, logged with a fresh `errId`.
 fn error_response(e: &ApiError, req_id: &str) -> Response {
     let err_id = new_req_id();
     if e.status >= 500 {
@@ -116,251 +312,244 @@ fn error_response(e: &ApiError, req_id: &str) -> Response {
         tracing::debug!(err_id = %err_id, req_id = %req_id, code = e.code, "request refused");
     }
     let body = e.body(err_id, Some(req_id.to_owned()));
-    let mut res =
-        Response::new(StatusCode::try_from(e.status).unwrap_or(StatusCode::InternalServerError));
-    res.set_body(serde_json::to_vec(&body).unwrap_or_default());
-    res.set_content_type(tide::http::mime::JSON);
+    let mut res = Response::bytes(
+        e.status,
+        "application/json",
+        serde_json::to_vec(&body).unwrap_or_default(),
+    );
     if e.status == 429
         && let Some(ms) = e
             .metadata
             .as_ref()
             .and_then(|m| m.get("retryAfterMs"))
-            .and_then(Value::as_i64)
+            .and_then(serde_json::Value::as_i64)
     {
-        res.insert_header("retry-after", ((ms + 999) / 1000).max(1).to_string());
+        res.set_header("retry-after", ((ms + 999) / 1000).max(1).to_string());
     }
-    res.insert_ext(Rendered);
     res
 }
 
-fn fallback_error(status: u16) -> ApiError {
-    match status {
-        404 => ApiError::not_found("route"),
-        405 => ApiError::new(
-            405,
-            "METHOD_NOT_ALLOWED",
-            "method not allowed on this route",
-        ),
-        413 => ApiError::new(413, "PAYLOAD_TOO_LARGE", "request body too large"),
-        s if s >= 500 => ApiError::internal(),
-        s => ApiError::new(s, "REQUEST_FAILED", "request failed"),
-    }
-}
-
-fn meta_of(req: &Request<State>, cookie_name: &str) -> RequestMeta {
-    let all = |name: &str| -> Vec<String> {
-        req.header(name)
-            .map(|v| v.iter().map(|h| h.as_str().to_owned()).collect())
-            .unwrap_or_default()
-    };
-    let one = |name: &str| all(name).into_iter().next();
-    let session_cookie = all("cookie")
-        .iter()
+fn meta_of(req: &Request, cookie_name: &str, trusted: &[Cidr]) -> RequestMeta {
+    let head = &req.head;
+    let session_cookie = head
+        .all("cookie")
         .flat_map(|h| h.split(';'))
         .find_map(|pair| {
             let (n, v) = pair.trim().split_once('=')?;
             (n == cookie_name).then(|| v.to_owned())
         });
-    let peer_ip = req
-        .peer_addr()
-        .and_then(|a| a.parse::<SocketAddr>().ok())
-        .map(|a| a.ip().to_string())
-        .unwrap_or_default();
+    let peer: IpAddr = req.peer.ip();
+    let client = crate::net::client_ip(peer, head.all("x-forwarded-for"), trusted);
     RequestMeta {
-        method: req.method().to_string().to_ascii_uppercase(),
-        path: req.url().path().to_owned(),
-        authorization: all("authorization"),
+        method: head.method.as_str().to_owned(),
+        path: head.path.clone(),
+        authorization: head.all("authorization").map(str::to_owned).collect(),
         session_cookie,
-        origin: one("origin"),
-        sec_fetch_site: one("sec-fetch-site"),
-        peer_ip,
+        origin: head.one("origin").map(str::to_owned),
+        sec_fetch_site: head.one("sec-fetch-site").map(str::to_owned),
+        peer_ip: client.to_string(),
     }
 }
 
-async fn limit_body(req: &mut Request<State>, limit: usize) -> Result<(), ApiError> {
-    let too_large = || {
-        ApiError::new(
-            413,
-            "PAYLOAD_TOO_LARGE",
-            format!("request body is larger than {limit} bytes"),
-        )
-    };
-    let body = req.take_body();
-    let mut buf = Vec::new();
-    let cap = u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1);
-    body.take(cap)
-        .read_to_end(&mut buf)
-        .await
-        .map_err(|_| ApiError::validation("body", "the request body could not be read"))?;
-    if buf.len() > limit {
-        return Err(too_large());
-    }
-    req.set_body(buf);
-    Ok(())
-}
-
-fn outer<'a>(
-    mut req: Request<State>,
-    next: Next<'a, State>,
-) -> Pin<Box<dyn Future<Output = tide::Result> + Send + 'a>> {
-    Box::pin(async move {
-        let started = Instant::now();
-        let ctx = req.state().clone();
-        let req_id = new_req_id();
-        let meta = meta_of(&req, ctx.svc.settings().cookie_name());
-        let (method, path) = (meta.method.clone(), meta.path.clone());
-        req.set_ext(ReqInfo {
-            req_id: req_id.clone(),
-            meta: meta.clone(),
-        });
-        let mut close = false;
-        let mut res = if let Err(e) = ctx.svc.guard(&meta) {
-            error_response(&e, &req_id)
-        } else if let Err(e) = limit_body(&mut req, ctx.body_limit).await {
-            close = e.status == 413;
-            error_response(&e, &req_id)
-        } else {
-            match AssertUnwindSafe(next.run(req)).catch_unwind().await {
-                Ok(res) => res,
-                Err(_) => {
-                    tracing::error!(req_id = %req_id, "handler panicked");
-                    error_response(&ApiError::internal(), &req_id)
+impl Ctx {
+    async fn dispatch(self: Arc<Self>, req: Request, info: ReqInfo) -> Response {
+        let found = self.router.find(req.head.method, &req.head.path);
+        if let Lookup::Found(..) = found
+            && let Err(e) = self.svc.guard_origin(&info.meta)
+        {
+            return error_response(&e, &info.req_id);
+        }
+        match found {
+            Lookup::Found(Target::Rest(i), params) => {
+                let route = &self.routes[i];
+                let ok = route.ok;
+                let call = Call {
+                    meta: info.meta.clone(),
+                    params,
+                    query: req.head.query,
+                    body: req.body,
+                };
+                match (route.handler)(self.svc.clone(), call).await {
+                    Ok(answer) => render(ok, answer),
+                    Err(e) => error_response(&e, &info.req_id),
                 }
             }
-        };
-        let status = u16::from(res.status());
-        if status >= 400 && res.ext::<Rendered>().is_none() {
-            res = error_response(&fallback_error(status), &req_id);
-        }
-        res.insert_header("x-request-id", req_id.as_str());
-        if res.header("cache-control").is_none() {
-            res.insert_header("cache-control", "no-store");
-        }
-        res.insert_header("referrer-policy", "no-referrer");
-        res.insert_header("x-content-type-options", "nosniff");
-        if close {
-            res.insert_header("connection", "close");
-        }
-        tracing::info!(
-            method = %method,
-            path = %path,
-            status,
-            req_id = %req_id,
-            ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            "request"
-        );
-        Ok(res)
-    })
-}
-
-fn info(req: &Request<State>) -> ReqInfo {
-    req.ext::<ReqInfo>().cloned().unwrap_or_else(|| ReqInfo {
-        req_id: new_req_id(),
-        meta: RequestMeta::default(),
-    })
-}
-
-fn reply(req: &Request<State>, ok: u16, r: Result<Value, ApiError>) -> tide::Result {
-    Ok(match r {
-        Ok(v) => {
-            let mut res = Response::new(StatusCode::try_from(ok).unwrap_or(StatusCode::Ok));
-            if ok != 204 {
-                res.set_body(serde_json::to_vec(&v).unwrap_or_default());
-                res.set_content_type(tide::http::mime::JSON);
+            Lookup::Found(Target::Raw(h), params) => h(self.clone(), req, info, params).await,
+            Lookup::NotAllowed(allowed) => {
+                let mut res = error_response(
+                    &ApiError::new(
+                        405,
+                        "METHOD_NOT_ALLOWED",
+                        "method not allowed on this route",
+                    ),
+                    &info.req_id,
+                );
+                let list: Vec<&str> = allowed.iter().map(|m| m.as_str()).collect();
+                res.set_header("allow", list.join(", "));
+                res
             }
-            res
+            Lookup::NoSuchPath => error_response(&ApiError::not_found("route"), &info.req_id),
+            Lookup::BadPath(why) => {
+                error_response(&ApiError::new(400, "BAD_REQUEST", why), &info.req_id)
+            }
         }
-        Err(e) => error_response(&e, &info(req).req_id),
-    })
-}
-
-async fn json_body(req: &mut Request<State>) -> Result<Value, ApiError> {
-    let bytes = req
-        .body_bytes()
-        .await
-        .map_err(|_| ApiError::validation("body", "the request body could not be read"))?;
-    if bytes.is_empty() {
-        return Ok(Value::Null);
     }
-    serde_json::from_slice(&bytes)
-        .map_err(|_| ApiError::validation("body", "the body must be JSON"))
 }
 
-fn param(req: &Request<State>, name: &str) -> String {
-    req.param(name).unwrap_or_default().to_owned()
+fn render(ok: u16, answer: handler::Answer) -> Response {
+    let mut res = match answer.body {
+        AnswerBody::Empty => Response {
+            status: ok,
+            headers: Vec::new(),
+            body: Body::Empty,
+            upgrade: None,
+            close: false,
+        },
+        AnswerBody::Json(bytes) => Response::bytes(ok, "application/json", bytes),
+        AnswerBody::File { path, len } => Response {
+            status: ok,
+            headers: Vec::new(),
+            body: Body::File { path, len },
+            upgrade: None,
+            close: false,
+        },
+    };
+    for (n, v) in answer.headers {
+        res.set_header(&n, v);
+    }
+    res
 }
 
-fn session_cookie(name: &str, value: &str, max_age: i64, secure: bool) -> String {
-    let secure = if secure { "; Secure" } else { "" };
-    format!("{name}={value}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age}{secure}")
+/// Headers every answer carries.
+fn finish(res: &mut Response, req_id: &str) {
+    res.set_header("x-request-id", req_id);
+    if res.header("cache-control").is_none() {
+        res.set_header("cache-control", "no-store");
+    }
+    res.set_header("referrer-policy", "no-referrer");
+    res.set_header("x-content-type-options", "nosniff");
 }
 
-/// Builds the route table.
-fn app(svc: Arc<Service>, opts: &HttpOptions) -> tide::Server<State> {
-    let mut app = tide::with_state(Arc::new(Ctx {
-        svc,
-        body_limit: opts.body_limit,
-    }));
-    app.with(outer);
+/// The application as the server calls it.
+struct AppRef(Arc<Ctx>);
 
-    app.at("/").get(|req: Request<State>| async move {
-        let name = req
-            .state()
+impl server::App for AppRef {
+    fn handle(&self, req: Request) -> BoxFut<Response> {
+        let ctx = self.0.clone();
+        Box::pin(async move {
+            let started = Instant::now();
+            let req_id = new_req_id();
+            let meta = meta_of(&req, ctx.svc.settings().cookie_name(), &ctx.trusted_proxies);
+            let (method, path) = (meta.method.clone(), meta.path.clone());
+            let info = ReqInfo {
+                req_id: req_id.clone(),
+                meta: meta.clone(),
+            };
+            let mut res = match ctx.svc.guard_admin_surface(&meta) {
+                Err(e) => error_response(&e, &req_id),
+                Ok(()) => match AssertUnwindSafe(ctx.clone().dispatch(req, info))
+                    .catch_unwind()
+                    .await
+                {
+                    Ok(res) => res,
+                    Err(_) => {
+                        tracing::error!(req_id = %req_id, "handler panicked");
+                        error_response(&ApiError::internal(), &req_id)
+                    }
+                },
+            };
+            finish(&mut res, &req_id);
+            tracing::info!(
+                method = %method,
+                path = %path,
+                status = res.status,
+                req_id = %req_id,
+                ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                "request"
+            );
+            res
+        })
+    }
+
+    fn refuse(&self, refusal: &Refusal, peer: SocketAddr) -> Response {
+        let req_id = new_req_id();
+        let e = ApiError::new(refusal.status, refusal.code, refusal.message.clone());
+        let mut res = error_response(&e, &req_id);
+        finish(&mut res, &req_id);
+        tracing::info!(peer = %peer, status = refusal.status, req_id = %req_id, reason = %refusal.message, "request refused before routing");
+        res
+    }
+}
+
+// ----- handlers outside the REST list -----
+
+fn landing(
+    ctx: Arc<Ctx>,
+    _: Request,
+    _: ReqInfo,
+    _: Vec<(&'static str, String)>,
+) -> BoxFut<Response> {
+    Box::pin(async move {
+        let name = ctx
             .svc
             .instance_settings()
             .await
-            .ok()
-            .and_then(|v| v["displayName"].as_str().map(str::to_owned))
+            .map(|s| s.display_name)
             .unwrap_or_default();
-        let mut res = Response::new(StatusCode::Ok);
-        res.set_body(format!(
-            "{name} control plane is running. The API lives under /api.\n"
-        ));
-        res.set_content_type(tide::http::mime::PLAIN);
-        Ok(res)
-    });
-
-    // Every REST route comes from the one list in `routes.rs`, which also produces the OpenAPI
-    // document: add REST routes there, not here (see that module's documentation).
-    for r in routes::routes() {
-        let (handler, ok) = (r.handler, r.ok);
-        let endpoint = move |req: Request<State>| handler(req, ok);
-        let mut at = app.at(r.path);
-        match r.method {
-            Method::Get => at.get(endpoint),
-            Method::Post => at.post(endpoint),
-            Method::Put => at.put(endpoint),
-            Method::Delete => at.delete(endpoint),
-        };
-    }
-    docs::mount(&mut app);
-
-    // The live node link (a WebSocket upgrade, not a REST route).
-    app.at("/ws/node").get(ws::node_socket);
-
-    if opts.panic_route {
-        app.at("/api/__test/panic").get(panicking);
-    }
-    app
+        Response::bytes(
+            200,
+            "text/plain; charset=utf-8",
+            format!("{name} control plane is running. The API lives under /api.\n").into_bytes(),
+        )
+    })
 }
 
 #[allow(clippy::panic)]
-async fn panicking(_req: Request<State>) -> tide::Result {
-    panic!("deliberate panic for the 500 path")
+fn panicking(
+    _: Arc<Ctx>,
+    _: Request,
+    _: ReqInfo,
+    _: Vec<(&'static str, String)>,
+) -> BoxFut<Response> {
+    Box::pin(async { panic!("deliberate panic for the 500 path") })
 }
 
-/// Counts requests in flight; the guard decrements on drop (also on cancellation).
+/// Builds the application: the REST list, then the other endpoints.
+fn app(svc: Arc<Service>, opts: &HttpOptions) -> Arc<Ctx> {
+    let routes = routes::routes();
+    let mut router = Router {
+        entries: Vec::new(),
+    };
+    // Every REST route comes from the one list in `routes.rs`, which also produces the OpenAPI
+    // document: add REST routes there, not here.
+    for (i, r) in routes.iter().enumerate() {
+        router.add(r.method, r.path, Target::Rest(i));
+    }
+    router.add(Method::Get, "/", Target::Raw(landing));
+    docs::mount(&mut router);
+    // The live node link (a WebSocket upgrade, not a REST route).
+    router.add(Method::Get, "/ws/node", Target::Raw(ws::node_socket));
+    if opts.panic_route {
+        router.add(Method::Get, "/api/__test/panic", Target::Raw(panicking));
+    }
+    Arc::new(Ctx {
+        svc,
+        routes,
+        router,
+        trusted_proxies: opts.trusted_proxies.clone(),
+    })
+}
+
+// ----- connections -----
+
+/// Counts requests in flight (for the shutdown drain).
 struct InFlight(Arc<AtomicUsize>);
 
-impl InFlight {
-    fn enter(c: &Arc<AtomicUsize>) -> Self {
-        c.fetch_add(1, Ordering::SeqCst);
-        Self(c.clone())
+impl server::Activity for InFlight {
+    fn begin(&self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
     }
-}
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
+    fn end(&self) {
         self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
@@ -368,18 +557,18 @@ impl Drop for InFlight {
 /// Open not-upgraded connections, per client address and in all.
 #[derive(Default)]
 struct ConnCounts {
-    per_ip: std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>,
+    per_ip: std::sync::Mutex<std::collections::HashMap<IpAddr, usize>>,
     total: AtomicUsize,
 }
 
 /// One counted connection; uncounted on drop (the connection ended or became a WebSocket).
 struct Counted {
     counts: Arc<ConnCounts>,
-    ip: std::net::IpAddr,
+    ip: IpAddr,
 }
 
 impl ConnCounts {
-    fn admit(self: &Arc<Self>, ip: std::net::IpAddr, opts: &HttpOptions) -> Option<Counted> {
+    fn admit(self: &Arc<Self>, ip: IpAddr, opts: &HttpOptions) -> Option<Counted> {
         let mut per_ip = self
             .per_ip
             .lock()
@@ -414,41 +603,15 @@ impl Drop for Counted {
     }
 }
 
-/// When a connection last finished a response, and whether a request is being handled.
-struct HeadClock {
-    busy: bool,
-    idle_since: Instant,
-}
-
-/// Resolves when the connection has waited `limit` for a request head.
-async fn head_watchdog(clock: Arc<std::sync::Mutex<HeadClock>>, limit: Duration) {
-    loop {
-        let (busy, since) = {
-            let c = clock
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            (c.busy, c.idle_since)
-        };
-        if busy {
-            smol::Timer::after(limit).await;
-            continue;
-        }
-        let deadline = since + limit;
-        if Instant::now() >= deadline {
-            return;
-        }
-        smol::Timer::at(deadline).await;
-    }
-}
-
 async fn accept_loop(
     listener: &smol::net::TcpListener,
     ex: &Arc<smol::Executor<'static>>,
-    app: &tide::Server<State>,
+    app: &Arc<AppRef>,
     in_flight: &Arc<AtomicUsize>,
     opts: &HttpOptions,
 ) {
     let counts = Arc::new(ConnCounts::default());
+    let limits = opts.limits();
     loop {
         let (stream, peer) = match listener.accept().await {
             Ok(x) => x,
@@ -467,57 +630,17 @@ async fn accept_loop(
             tracing::debug!(error = %e, "TCP_NODELAY not set");
         }
         let app = app.clone();
-        let in_flight = in_flight.clone();
-        let header_timeout = opts.header_timeout;
+        let activity = InFlight(in_flight.clone());
         ex.spawn(async move {
-            let head = Arc::new(std::sync::Mutex::new(HeadClock {
-                busy: false,
-                idle_since: Instant::now(),
-            }));
-            let head2 = head.clone();
-            let conn = stream.clone();
-            let served = async_h1::accept(stream, move |mut req| {
-                let app = app.clone();
-                let guard = InFlight::enter(&in_flight);
-                let head = head2.clone();
-                if let Ok(mut h) = head.lock() {
-                    h.busy = true;
-                }
-                async move {
-                    req.set_peer_addr(Some(peer));
-                    let res = app.respond(req).await;
-                    drop(guard);
-                    if let Ok(mut h) = head.lock() {
-                        h.busy = false;
-                        h.idle_since = Instant::now();
-                    }
-                    res
-                }
-            });
-            let outcome = async { Some(served.await) }
-                .or(async {
-                    head_watchdog(head, header_timeout).await;
-                    None
-                })
-                .await;
-            drop(counted);
-            match outcome {
-                Some(Err(e)) => {
-                    tracing::debug!(peer = %peer, error = %e, "connection ended with an error");
-                }
-                Some(Ok(())) => {}
-                None => {
-                    tracing::debug!(peer = %peer, "no request head within the header timeout; closing");
-                    let _ = conn.shutdown(std::net::Shutdown::Both);
-                }
-            }
+            server::serve_connection(stream, peer, app, limits, &activity, Box::new(counted)).await;
         })
         .detach();
     }
 }
 
-/// Serves `svc` on `listener` until `shutdown` completes, then stops accepting, waits up to
-/// `opts.drain_timeout` for requests in flight and drops the remaining connections.
+/// Serves `svc` on `listener` until `shutdown` completes, then stops accepting, closes the node
+/// links, waits up to `opts.drain_timeout` for requests in flight and drops the remaining
+/// connections.
 pub async fn serve(
     listener: smol::net::TcpListener,
     svc: Arc<Service>,
@@ -525,7 +648,7 @@ pub async fn serve(
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
     let svc_links = svc.clone();
-    let app = app(svc, &opts);
+    let app = Arc::new(AppRef(app(svc, &opts)));
     let ex: Arc<smol::Executor<'static>> = Arc::new(smol::Executor::new());
     let in_flight = Arc::new(AtomicUsize::new(0));
     ex.run(accept_loop(&listener, &ex, &app, &in_flight, &opts).or(shutdown))

@@ -1,54 +1,46 @@
-//! The REST route table: one declarative list that both mounts the tide handlers and describes
-//! every operation in the OpenAPI document (see [`super::openapi`]), so the two cannot drift.
+//! The REST route table: one declarative list that both mounts the handlers and describes every
+//! operation in the OpenAPI document (see [`super::openapi`]), so the two cannot drift.
 //!
 //! # Adding a route
-//! 1. Write the handler below as `async fn name(req: Request<State>, ok: u16) -> tide::Result`;
-//!    it calls the service and answers with [`reply`]`(&req, ok, result)` so that the status it
-//!    sends is the one the list documents.
-//! 2. Add one entry to [`routes`] in its section: method and path (tide syntax, `:id` for a
-//!    parameter), an operation id, the [`Auth`] it requires, a summary, then optionally
-//!    `.body(...)` (the request schema), `.ok(status, ...)` (the success status and response
-//!    schema; the default is `200` with no body schema), `.errors(&[...])` (the codes *this*
-//!    route can answer besides those its [`Auth`], method and body imply; every code must be in
-//!    [`crate::error::CODES`]) and finally `.handler(name)`.
-//! 3. Name any new schema in [`super::openapi::schemas`].
+//! 1. Put its request and answer types in [`crate::api`] (in the domain's module), with their
+//!    constraints on the types.
+//! 2. Write the handler below: `async fn name(svc: Arc<Service>, meta: RequestMeta, …)
+//!    -> Result<R, ApiError>` whose further arguments are extractors ([`Json`], [`Query`],
+//!    [`Path`]) and whose answer `R` is [`Json`], [`NoContent`], [`Download`] or [`WithCookie`];
+//!    it calls the service.
+//! 3. Add one entry to [`routes`] in its section: method and path (`:id` for a parameter), an
+//!    operation id, the [`Auth`] it requires, a summary, then optionally `.ok(status)` (default
+//!    200; 204 for [`NoContent`]), `.errors(&[...])` (the codes *this* route can answer besides
+//!    those its [`Auth`], method and body imply; every code must be in [`crate::error::CODES`])
+//!    and finally `.handle(name)`, which records the parameters, body and answer schemas from the
+//!    handler's types.
 //!
 //! The tests fail when a listed route does not answer on the running server, when a path or
-//! method is listed twice, or when a code or schema is unknown.
+//! method is listed twice, or when a code is unknown.
 
-use std::future::Future;
-use std::pin::Pin;
+use std::sync::Arc;
 
-use serde_json::Value;
-use tide::Request;
-
-use super::{State, info, json_body, param, reply, session_cookie};
-
-/// HTTP methods the REST API uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Method {
-    Get,
-    Post,
-    Put,
-    Delete,
-}
-
-impl Method {
-    /// Lower-case name (OpenAPI's operation key).
-    pub(crate) fn lower(self) -> &'static str {
-        match self {
-            Self::Get => "get",
-            Self::Post => "post",
-            Self::Put => "put",
-            Self::Delete => "delete",
-        }
-    }
-
-    /// Whether requests with this method change state (and so face the Origin check).
-    pub(crate) fn is_safe(self) -> bool {
-        matches!(self, Self::Get)
-    }
-}
+use super::handler::{
+    Download, ErasedHandler, Gens, Handler, Json, MaybeJson, NoContent, OpDoc, Path, Query,
+    WithCookie,
+};
+use super::wire::Method;
+use crate::api::accounts::{
+    CreateUserRequest, InstanceSettings, PublicSettings, SetupRequest, SetupStatus, SignInRequest,
+    User, Whoami,
+};
+use crate::api::audit::AuditEntry;
+use crate::api::credentials::{
+    CreateSystemKeyRequest, SetupKey, SystemKey, SystemKeyCreated, SystemKeyDisabled,
+};
+use crate::api::enrollment::{EnrollRequest, Enrolled};
+use crate::api::nodes::{
+    AllowedDirsRequest, HeldNodes, MaintenanceRequest, MaintenanceSet, Node, NodeCommandAnswer,
+    NodeCommandRequest, NodeEvents, NodeEventsQuery, NodeKeyRotated, NodePing, PlatformParam,
+};
+use crate::api::{Empty, IdParam};
+use crate::error::ApiError;
+use crate::service::{RequestMeta, Service};
 
 /// What a route requires of its caller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,37 +55,13 @@ pub(crate) enum Auth {
     CookieAdmin,
     /// A setup key, carried in the request body.
     SetupKey,
-    /// A node key (`Authorization: Bearer`); only the node WebSocket accepts one. No REST
-    /// route takes it today; the variant documents routes a node itself would call.
-    #[allow(dead_code)]
-    NodeKey,
-}
-
-/// A request or response body, by schema name (see [`super::openapi::schemas`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Body {
-    /// One value of the named schema.
-    One(&'static str),
-    /// A JSON array of the named schema.
-    ListOf(&'static str),
-    /// Raw bytes (`application/octet-stream`); responses only.
-    Binary,
-}
-
-type Fut = Pin<Box<dyn Future<Output = tide::Result> + Send + 'static>>;
-
-/// A handler: the request and the success status to answer with.
-pub(crate) type Handler = fn(Request<State>, u16) -> Fut;
-
-fn missing_handler(_req: Request<State>, _ok: u16) -> Fut {
-    Box::pin(async { Err(tide::Error::from_str(500, "route has no handler")) })
 }
 
 /// One REST operation.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub(crate) struct RouteDef {
     pub(crate) method: Method,
-    /// Path in tide syntax (`/api/nodes/:id`).
+    /// Path with `:name` parameters (`/api/nodes/:id`).
     pub(crate) path: &'static str,
     /// OpenAPI `operationId`.
     pub(crate) op: &'static str,
@@ -101,19 +69,24 @@ pub(crate) struct RouteDef {
     /// Group in the reference (the first path segment after `/api` unless set).
     pub(crate) tag: &'static str,
     pub(crate) summary: &'static str,
-    pub(crate) body: Option<Body>,
+    /// The success status.
     pub(crate) ok: u16,
-    pub(crate) response: Option<Body>,
     /// Codes specific to this route (the ones implied by auth, method and body are added).
     pub(crate) errors: &'static [&'static str],
-    pub(crate) handler: Handler,
+    pub(crate) handler: ErasedHandler,
+    /// Documents the operation from the handler's types.
+    pub(crate) document: fn(&mut OpDoc, &mut Gens),
+    /// Whether the handler takes a request body.
+    pub(crate) has_body: bool,
 }
 
 impl std::fmt::Debug for RouteDef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}", self.method.lower().to_uppercase(), self.path)
+        write!(f, "{} {}", self.method, self.path)
     }
 }
+
+fn no_handler(_: &mut OpDoc, _: &mut Gens) {}
 
 impl RouteDef {
     fn new(
@@ -134,11 +107,15 @@ impl RouteDef {
             auth,
             tag,
             summary,
-            body: None,
             ok: 200,
-            response: None,
             errors: &[],
-            handler: missing_handler,
+            handler: Arc::new(|_, _| {
+                Box::pin(async {
+                    Err(ApiError::new(500, "INTERNAL_ERROR", "route has no handler"))
+                })
+            }),
+            document: no_handler,
+            has_body: false,
         }
     }
     fn get(path: &'static str, op: &'static str, auth: Auth, summary: &'static str) -> Self {
@@ -157,29 +134,42 @@ impl RouteDef {
         self.tag = tag;
         self
     }
-    fn body(mut self, schema: &'static str) -> Self {
-        self.body = Some(Body::One(schema));
-        self
-    }
-    fn ok(mut self, status: u16, response: Option<Body>) -> Self {
+    fn ok(mut self, status: u16) -> Self {
         self.ok = status;
-        self.response = response;
         self
-    }
-    fn returns(self, schema: &'static str) -> Self {
-        let ok = self.ok;
-        self.ok(ok, Some(Body::One(schema)))
-    }
-    fn returns_list(self, schema: &'static str) -> Self {
-        let ok = self.ok;
-        self.ok(ok, Some(Body::ListOf(schema)))
     }
     fn errors(mut self, codes: &'static [&'static str]) -> Self {
         self.errors = codes;
         self
     }
-    fn handler(mut self, h: Handler) -> Self {
-        self.handler = h;
+    /// Sets the handler; its types document the parameters, body and answer.
+    ///
+    /// A credential refusal takes precedence over an input refusal: when the request fails with
+    /// 400 or 404, the route's [`Auth`] is checked, and its refusal (401, 403) is what answers.
+    /// So a caller without the right credential learns nothing about what it sent.
+    fn handle<Args: 'static, H: Handler<Args>>(mut self, h: H) -> Self {
+        let h = Arc::new(h);
+        let auth = self.auth;
+        self.handler = Arc::new(move |svc, call| {
+            let meta = call.meta.clone();
+            let fut = h.call(svc.clone(), call);
+            Box::pin(async move {
+                match fut.await {
+                    Err(e) if e.status == 400 || e.status == 404 => {
+                        check_auth(&svc, auth, &meta).await?;
+                        Err(e)
+                    }
+                    other => other,
+                }
+            })
+        });
+        self.document = <H as Handler<Args>>::document;
+        let mut doc = OpDoc::default();
+        (self.document)(&mut doc, &mut Gens::new());
+        self.has_body = doc.request.is_some();
+        if doc.answer.as_ref().is_some_and(|a| a.content.is_none()) && self.ok == 200 {
+            self.ok = 204;
+        }
         self
     }
 
@@ -192,7 +182,8 @@ impl RouteDef {
     }
 
     /// Every error code this route can answer, in [`crate::error::CODES`] order: its own, those
-    /// its authentication, method and body imply, the admin-surface guard's and a server fault.
+    /// its authentication, method, parameters and body imply, the admin-surface guard's and a
+    /// server fault.
     pub(crate) fn error_codes(&self) -> Vec<&'static str> {
         let mut codes: Vec<&str> = self.errors.to_vec();
         match self.auth {
@@ -207,18 +198,21 @@ impl RouteDef {
             Auth::CookieAdmin => {
                 codes.extend(["UNAUTHENTICATED", "BEARER_NOT_ALLOWED", "ADMIN_REQUIRED"]);
             }
-            Auth::NodeKey => codes.extend(["UNAUTHENTICATED", "INVALID_CREDENTIAL"]),
         }
-        if !self.method.is_safe() && self.auth != Auth::SetupKey {
+        if self.method != Method::Get && self.auth != Auth::SetupKey {
             codes.push("ORIGIN_REJECTED");
         }
-        if crate::service::is_admin_surface(&self.method.lower().to_uppercase(), self.path) {
+        if crate::service::is_admin_surface(self.path) {
             codes.push("BEARER_NOT_ALLOWED");
         }
-        if self.body.is_some() {
+        if !self.params().is_empty() {
+            codes.push("NOT_FOUND");
+        }
+        if self.has_body {
             codes.extend(["INPUT_VALIDATION_ERROR", "PAYLOAD_TOO_LARGE"]);
         }
-        codes.push("INTERNAL_ERROR");
+        // Every route may meet a malformed request (400 `BAD_REQUEST`) and a server fault.
+        codes.extend(["BAD_REQUEST", "INTERNAL_ERROR"]);
         crate::error::CODES
             .iter()
             .map(|(_, c, _)| *c)
@@ -227,7 +221,18 @@ impl RouteDef {
     }
 }
 
+/// The credential `auth` asks for, checked as the service checks it.
+async fn check_auth(svc: &Service, auth: Auth, meta: &RequestMeta) -> Result<(), ApiError> {
+    match auth {
+        Auth::None | Auth::SetupKey => Ok(()),
+        Auth::Any => svc.caller(meta).await.map(|_| ()),
+        Auth::Cookie => svc.session(meta).await.map(|_| ()),
+        Auth::CookieAdmin => svc.admin(meta).await.map(|_| ()),
+    }
+}
+
 /// Every REST route of the plane, in the order the reference lists them.
+#[allow(clippy::too_many_lines)]
 pub(crate) fn routes() -> Vec<RouteDef> {
     use Auth::{Any, Cookie, CookieAdmin, None as Open, SetupKey};
     vec![
@@ -239,8 +244,7 @@ pub(crate) fn routes() -> Vec<RouteDef> {
             "This OpenAPI 3.1 document",
         )
         .tag("reference")
-        .returns("OpenApiDocument")
-        .handler(|r, ok| Box::pin(openapi_json(r, ok))),
+        .handle(openapi_json),
         // ----- first run and settings -----
         RouteDef::get(
             "/api/setup/status",
@@ -248,34 +252,30 @@ pub(crate) fn routes() -> Vec<RouteDef> {
             Open,
             "Whether the first account exists",
         )
-        .returns("SetupStatus")
-        .handler(|r, ok| Box::pin(setup_status(r, ok))),
+        .handle(setup_status),
         RouteDef::post(
             "/api/setup",
             "setup",
             Open,
             "Create the first (administrator) account",
         )
-        .body("SetupRequest")
-        .ok(201, Some(Body::One("User")))
+        .ok(201)
         .errors(&["SETUP_ALREADY_DONE"])
-        .handler(|r, ok| Box::pin(setup(r, ok))),
+        .handle(setup),
         RouteDef::get(
             "/api/settings/instance",
             "instanceSettings",
             Open,
             "The instance's display name",
         )
-        .returns("InstanceSettings")
-        .handler(|r, ok| Box::pin(instance_settings(r, ok))),
+        .handle(instance_settings),
         RouteDef::get(
             "/api/settings/public",
             "publicSettings",
             Any,
             "Settings any signed-in caller may read",
         )
-        .returns("PublicSettings")
-        .handler(|r, ok| Box::pin(public_settings(r, ok))),
+        .handle(public_settings),
         // ----- sign-in and sessions -----
         RouteDef::post(
             "/api/auth/sign-in",
@@ -283,48 +283,37 @@ pub(crate) fn routes() -> Vec<RouteDef> {
             Open,
             "Sign in with a password; sets the session cookie",
         )
-        .body("SignInRequest")
-        .returns("User")
         .errors(&["INVALID_CREDENTIALS", "TOO_MANY_ATTEMPTS"])
-        .handler(|r, ok| Box::pin(sign_in(r, ok))),
+        .handle(sign_in),
         RouteDef::post(
             "/api/auth/sign-out",
             "signOut",
             Cookie,
             "Destroy the session and clear its cookie",
         )
-        .ok(204, None)
-        .handler(|r, ok| Box::pin(sign_out(r, ok))),
-        RouteDef::get("/api/auth/session", "session", Any, "The calling account")
-            .returns("Whoami")
-            .handler(|r, ok| Box::pin(whoami(r, ok))),
+        .handle(sign_out),
+        RouteDef::get("/api/auth/session", "session", Any, "The calling account").handle(whoami),
         // ----- accounts -----
-        RouteDef::get("/api/users", "listUsers", Any, "List accounts")
-            .returns_list("User")
-            .handler(|r, ok| Box::pin(users(r, ok))),
+        RouteDef::get("/api/users", "listUsers", Any, "List accounts").handle(users),
         RouteDef::post("/api/users", "createUser", CookieAdmin, "Create an account")
-            .body("CreateUserRequest")
-            .ok(201, Some(Body::One("User")))
+            .ok(201)
             .errors(&["EMAIL_TAKEN"])
-            .handler(|r, ok| Box::pin(create_user(r, ok))),
+            .handle(create_user),
         RouteDef::post(
             "/api/users/:id/disable",
             "disableUser",
             CookieAdmin,
-            "Disable an account",
+            "Disable an account (its sessions end at once)",
         )
-        .returns("User")
-        .errors(&["INPUT_VALIDATION_ERROR", "NOT_FOUND"])
-        .handler(|r, ok| Box::pin(disable_user(r, ok))),
+        .errors(&["CANNOT_DISABLE_SELF"])
+        .handle(disable_user),
         RouteDef::post(
             "/api/users/:id/enable",
             "enableUser",
             CookieAdmin,
             "Enable an account",
         )
-        .returns("User")
-        .errors(&["NOT_FOUND"])
-        .handler(|r, ok| Box::pin(enable_user(r, ok))),
+        .handle(enable_user),
         // ----- system keys -----
         RouteDef::get(
             "/api/system-keys",
@@ -332,35 +321,29 @@ pub(crate) fn routes() -> Vec<RouteDef> {
             CookieAdmin,
             "List system keys (never the secret)",
         )
-        .returns_list("SystemKey")
-        .handler(|r, ok| Box::pin(system_keys(r, ok))),
+        .handle(system_keys),
         RouteDef::post(
             "/api/system-keys",
             "createSystemKey",
             CookieAdmin,
             "Mint a system key; its plaintext is in this answer only",
         )
-        .body("CreateSystemKeyRequest")
-        .ok(201, Some(Body::One("SystemKeyCreated")))
-        .handler(|r, ok| Box::pin(create_system_key(r, ok))),
+        .ok(201)
+        .handle(create_system_key),
         RouteDef::post(
             "/api/system-keys/:id/disable",
             "disableSystemKey",
             CookieAdmin,
             "Disable a system key",
         )
-        .returns("SystemKeyDisabled")
-        .errors(&["NOT_FOUND"])
-        .handler(|r, ok| Box::pin(disable_system_key(r, ok))),
+        .handle(disable_system_key),
         RouteDef::delete(
             "/api/system-keys/:id",
             "deleteSystemKey",
             CookieAdmin,
             "Delete a system key",
         )
-        .ok(204, None)
-        .errors(&["NOT_FOUND"])
-        .handler(|r, ok| Box::pin(delete_system_key(r, ok))),
+        .handle(delete_system_key),
         // ----- setup keys -----
         RouteDef::get(
             "/api/setup-keys",
@@ -368,25 +351,23 @@ pub(crate) fn routes() -> Vec<RouteDef> {
             Cookie,
             "List setup keys (an administrator sees all)",
         )
-        .returns_list("SetupKey")
-        .handler(|r, ok| Box::pin(setup_keys(r, ok))),
+        .handle(setup_keys),
         RouteDef::post(
             "/api/setup-keys",
             "createSetupKey",
             Cookie,
             "Mint a single-use setup key valid for 24 hours",
         )
-        .ok(201, Some(Body::One("SetupKey")))
-        .handler(|r, ok| Box::pin(create_setup_key(r, ok))),
+        .ok(201)
+        .handle(create_setup_key),
         RouteDef::delete(
             "/api/setup-keys/:id",
             "revokeSetupKey",
             Cookie,
             "Revoke an unused setup key",
         )
-        .ok(204, None)
-        .errors(&["NOT_FOUND", "SETUP_KEY_NOT_REVOCABLE"])
-        .handler(|r, ok| Box::pin(revoke_setup_key(r, ok))),
+        .errors(&["SETUP_KEY_NOT_REVOCABLE"])
+        .handle(revoke_setup_key),
         // ----- enrollment and nodes -----
         RouteDef::post(
             "/api/nodes/enroll",
@@ -394,8 +375,7 @@ pub(crate) fn routes() -> Vec<RouteDef> {
             SetupKey,
             "Enroll a node with a setup key",
         )
-        .body("EnrollRequest")
-        .ok(201, Some(Body::One("Enrolled")))
+        .ok(201)
         .errors(&[
             "SETUP_KEY_INVALID",
             "SETUP_KEY_EXPIRED",
@@ -403,94 +383,76 @@ pub(crate) fn routes() -> Vec<RouteDef> {
             "SETUP_KEY_SPENT",
             "TOO_MANY_ATTEMPTS",
         ])
-        .handler(|r, ok| Box::pin(enroll(r, ok))),
+        .handle(enroll),
         RouteDef::get(
             "/api/nodes",
             "listNodes",
             Any,
             "List the caller's nodes and the local node",
         )
-        .returns_list("Node")
-        .handler(|r, ok| Box::pin(nodes(r, ok))),
-        RouteDef::get("/api/nodes/:id", "getNode", Cookie, "One node")
-            .returns("Node")
-            .errors(&["NOT_FOUND"])
-            .handler(|r, ok| Box::pin(node(r, ok))),
+        .handle(nodes),
+        RouteDef::get("/api/nodes/:id", "getNode", Cookie, "One node").handle(node),
         RouteDef::delete("/api/nodes/:id", "deleteNode", Cookie, "Delete a node")
-            .ok(204, None)
-            .errors(&["NOT_FOUND", "LOCAL_NODE"])
-            .handler(|r, ok| Box::pin(delete_node(r, ok))),
+            .errors(&["LOCAL_NODE"])
+            .handle(delete_node),
         RouteDef::post(
             "/api/nodes/:id/key_rotate",
             "rotateNodeKey",
             Cookie,
             "Issue a new node key; the old one stops working",
         )
-        .returns("NodeKeyRotated")
-        .errors(&["NOT_FOUND", "LOCAL_NODE"])
-        .handler(|r, ok| Box::pin(rotate_node_key(r, ok))),
+        .errors(&["LOCAL_NODE"])
+        .handle(rotate_node_key),
         RouteDef::put(
             "/api/nodes/:id/allowed_dirs",
             "setAllowedDirs",
             Cookie,
             "Replace a node's allowed directories",
         )
-        .body("AllowedDirsRequest")
-        .returns("Node")
-        .errors(&["NOT_FOUND"])
-        .handler(|r, ok| Box::pin(set_allowed_dirs(r, ok))),
+        .handle(set_allowed_dirs),
         RouteDef::put(
             "/api/nodes/:id/maintenance",
             "setNodeMaintenance",
             Cookie,
             "Set a node's maintenance mirror and push it to the node when it is online",
         )
-        .body("MaintenanceRequest")
-        .returns("MaintenanceSet")
-        .errors(&["NOT_FOUND", "LOCAL_NODE"])
-        .handler(|r, ok| Box::pin(set_maintenance(r, ok))),
+        .errors(&["LOCAL_NODE"])
+        .handle(set_maintenance),
         RouteDef::post(
             "/api/nodes/:id/ping",
             "pingNode",
             Cookie,
             "Send `ping` through the node link and report the round trip",
         )
-        .returns("NodePing")
         .errors(&[
-            "NOT_FOUND",
-            "LOCAL_NODE",
             "NODE_OFFLINE",
             "NODE_LINK_CLOSED",
             "NODE_BAD_RESULT",
             "NODE_TIMEOUT",
         ])
-        .handler(|r, ok| Box::pin(ping_node(r, ok))),
+        .handle(ping_node),
         RouteDef::post(
             "/api/nodes/:id/commands",
             "sendNodeCommand",
             CookieAdmin,
             "Admin and debug surface: send one node command through the link and answer its result",
         )
-        .body("NodeCommandRequest")
-        .returns("NodeCommandAnswer")
         .errors(&[
-            "NOT_FOUND",
             "LOCAL_NODE",
             "NODE_OFFLINE",
             "NODE_LINK_CLOSED",
             "NODE_BAD_RESULT",
             "NODE_TIMEOUT",
         ])
-        .handler(|r, ok| Box::pin(node_command(r, ok))),
+        .handle(node_command),
         RouteDef::get(
             "/api/nodes/:id/events",
             "nodeEvents",
             Cookie,
             "Recent events the node sent on its own (`?after=N&waitMs=M` long-polls up to 25 s)",
         )
-        .returns("NodeEvents")
-        .errors(&["NOT_FOUND"])
-        .handler(|r, ok| Box::pin(node_events(r, ok))),
+        .errors(&["INPUT_VALIDATION_ERROR"])
+        .handle(node_events),
         // ----- downloads -----
         RouteDef::get(
             "/api/downloads/node/:platform",
@@ -498,9 +460,7 @@ pub(crate) fn routes() -> Vec<RouteDef> {
             Open,
             "The node binary for a platform (`linux-x86_64`, …), with `X-Content-SHA256`",
         )
-        .ok(200, Some(Body::Binary))
-        .errors(&["NOT_FOUND"])
-        .handler(|r, ok| Box::pin(download_node(r, ok))),
+        .handle(download_node),
         // ----- updates -----
         RouteDef::get(
             "/api/admin/updates/held",
@@ -508,8 +468,7 @@ pub(crate) fn routes() -> Vec<RouteDef> {
             CookieAdmin,
             "Nodes held for an update (refused by a gate) and nodes below the version floor",
         )
-        .returns("HeldNodes")
-        .handler(|r, ok| Box::pin(held_nodes(r, ok))),
+        .handle(held_nodes),
         // ----- audit -----
         RouteDef::get(
             "/api/audit",
@@ -517,296 +476,258 @@ pub(crate) fn routes() -> Vec<RouteDef> {
             CookieAdmin,
             "The latest audit entries, newest first",
         )
-        .returns_list("AuditEntry")
-        .handler(|r, ok| Box::pin(audit(r, ok))),
+        .handle(audit),
     ]
 }
 
 // ----- handlers -----
 
-async fn openapi_json(req: Request<State>, ok: u16) -> tide::Result {
-    let s = req.state().svc.settings();
-    let doc = super::openapi::document(&routes(), &s.base_url, s.cookie_name());
-    reply(&req, ok, Ok(doc))
+type Res<T> = Result<T, ApiError>;
+
+async fn openapi_json(svc: Arc<Service>, _: RequestMeta) -> Res<Json<super::openapi::Document>> {
+    let s = svc.settings();
+    Ok(Json(super::openapi::document(
+        &routes(),
+        &s.base_url,
+        s.cookie_name(),
+    )))
 }
 
-async fn setup_status(req: Request<State>, ok: u16) -> tide::Result {
-    let r = req.state().svc.setup_status().await;
-    reply(&req, ok, r)
+async fn setup_status(svc: Arc<Service>, _: RequestMeta) -> Res<Json<SetupStatus>> {
+    svc.setup_status().await.map(Json)
 }
 
-async fn setup(mut req: Request<State>, ok: u16) -> tide::Result {
-    let r = match json_body(&mut req).await {
-        Ok(b) => req.state().svc.setup(&b).await,
-        Err(e) => Err(e),
-    };
-    reply(&req, ok, r)
+async fn setup(svc: Arc<Service>, _: RequestMeta, Json(b): Json<SetupRequest>) -> Res<Json<User>> {
+    svc.setup(b).await.map(Json)
 }
 
-async fn instance_settings(req: Request<State>, ok: u16) -> tide::Result {
-    let r = req.state().svc.instance_settings().await;
-    reply(&req, ok, r)
+async fn instance_settings(svc: Arc<Service>, _: RequestMeta) -> Res<Json<InstanceSettings>> {
+    svc.instance_settings().await.map(Json)
 }
 
-async fn public_settings(req: Request<State>, ok: u16) -> tide::Result {
-    let r = req.state().svc.public_settings(&info(&req).meta).await;
-    reply(&req, ok, r)
+async fn public_settings(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<PublicSettings>> {
+    svc.public_settings(&meta).await.map(Json)
 }
 
-async fn sign_in(mut req: Request<State>, ok: u16) -> tide::Result {
-    let meta = info(&req).meta;
-    let r = match json_body(&mut req).await {
-        Ok(b) => req.state().svc.sign_in(&meta, &b).await,
-        Err(e) => Err(e),
-    };
-    match r {
-        Ok((token, user)) => {
-            let s = req.state().svc.settings();
-            let mut res = reply(&req, ok, Ok(user))?;
-            let max_age = crate::service::SESSION_LIFETIME_MS / 1000;
-            res.insert_header(
-                "set-cookie",
-                session_cookie(s.cookie_name(), &token, max_age, s.secure()),
-            );
-            Ok(res)
-        }
-        Err(e) => reply(&req, ok, Err(e)),
-    }
+fn session_cookie(svc: &Service, value: &str, max_age: i64) -> String {
+    let s = svc.settings();
+    let secure = if s.secure() { "; Secure" } else { "" };
+    format!(
+        "{}={value}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age}{secure}",
+        s.cookie_name()
+    )
 }
 
-async fn sign_out(req: Request<State>, ok: u16) -> tide::Result {
-    let r = req.state().svc.sign_out(&info(&req).meta).await;
-    let s = req.state().svc.settings();
-    let signed_out = r.is_ok();
-    let mut res = reply(&req, ok, r.map(|()| Value::Null))?;
-    if signed_out {
-        res.insert_header(
-            "set-cookie",
-            session_cookie(s.cookie_name(), "", 0, s.secure()),
-        );
-    }
-    Ok(res)
+async fn sign_in(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Json(b): Json<SignInRequest>,
+) -> Res<WithCookie<Json<User>>> {
+    let (token, user) = svc.sign_in(&meta, b).await?;
+    let max_age = crate::service::SESSION_LIFETIME_MS / 1000;
+    Ok(WithCookie {
+        set_cookie: session_cookie(&svc, &token, max_age),
+        answer: Json(user),
+    })
 }
 
-async fn whoami(req: Request<State>, ok: u16) -> tide::Result {
-    let r = req.state().svc.whoami(&info(&req).meta).await;
-    reply(&req, ok, r)
+async fn sign_out(svc: Arc<Service>, meta: RequestMeta) -> Res<WithCookie<NoContent>> {
+    svc.sign_out(&meta).await?;
+    Ok(WithCookie {
+        set_cookie: session_cookie(&svc, "", 0),
+        answer: NoContent,
+    })
 }
 
-async fn users(req: Request<State>, ok: u16) -> tide::Result {
-    let r = req.state().svc.users(&info(&req).meta).await;
-    reply(&req, ok, r)
+async fn whoami(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Whoami>> {
+    svc.whoami(&meta).await.map(Json)
 }
 
-async fn create_user(mut req: Request<State>, ok: u16) -> tide::Result {
-    let meta = info(&req).meta;
-    let r = match json_body(&mut req).await {
-        Ok(b) => req.state().svc.create_user(&meta, &b).await,
-        Err(e) => Err(e),
-    };
-    reply(&req, ok, r)
+async fn users(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Vec<User>>> {
+    svc.users(&meta).await.map(Json)
 }
 
-async fn disable_user(req: Request<State>, ok: u16) -> tide::Result {
-    let r = req
-        .state()
-        .svc
-        .set_user_disabled(&info(&req).meta, &param(&req, "id"), true)
-        .await;
-    reply(&req, ok, r)
+async fn create_user(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Json(b): Json<CreateUserRequest>,
+) -> Res<Json<User>> {
+    svc.create_user(&meta, b).await.map(Json)
 }
 
-async fn enable_user(req: Request<State>, ok: u16) -> tide::Result {
-    let r = req
-        .state()
-        .svc
-        .set_user_disabled(&info(&req).meta, &param(&req, "id"), false)
-        .await;
-    reply(&req, ok, r)
+async fn disable_user(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    _: MaybeJson<Empty>,
+) -> Res<Json<User>> {
+    svc.set_user_disabled(&meta, p.id.as_str(), true)
+        .await
+        .map(Json)
 }
 
-async fn system_keys(req: Request<State>, ok: u16) -> tide::Result {
-    let r = req.state().svc.system_keys(&info(&req).meta).await;
-    reply(&req, ok, r)
+async fn enable_user(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    _: MaybeJson<Empty>,
+) -> Res<Json<User>> {
+    svc.set_user_disabled(&meta, p.id.as_str(), false)
+        .await
+        .map(Json)
 }
 
-async fn create_system_key(mut req: Request<State>, ok: u16) -> tide::Result {
-    let meta = info(&req).meta;
-    let r = match json_body(&mut req).await {
-        Ok(b) => req.state().svc.create_system_key(&meta, &b).await,
-        Err(e) => Err(e),
-    };
-    reply(&req, ok, r)
+async fn system_keys(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Vec<SystemKey>>> {
+    svc.system_keys(&meta).await.map(Json)
 }
 
-async fn disable_system_key(req: Request<State>, ok: u16) -> tide::Result {
-    let r = req
-        .state()
-        .svc
-        .disable_system_key(&info(&req).meta, &param(&req, "id"))
-        .await;
-    reply(&req, ok, r)
+async fn create_system_key(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Json(b): Json<CreateSystemKeyRequest>,
+) -> Res<Json<SystemKeyCreated>> {
+    svc.create_system_key(&meta, b).await.map(Json)
 }
 
-async fn delete_system_key(req: Request<State>, ok: u16) -> tide::Result {
-    let r = req
-        .state()
-        .svc
-        .delete_system_key(&info(&req).meta, &param(&req, "id"))
-        .await;
-    reply(&req, ok, r.map(|()| Value::Null))
+async fn disable_system_key(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    _: MaybeJson<Empty>,
+) -> Res<Json<SystemKeyDisabled>> {
+    svc.disable_system_key(&meta, p.id.as_str()).await.map(Json)
 }
 
-async fn setup_keys(req: Request<State>, ok: u16) -> tide::Result {
-    let r = req.state().svc.setup_keys(&info(&req).meta).await;
-    reply(&req, ok, r)
+async fn delete_system_key(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+) -> Res<NoContent> {
+    svc.delete_system_key(&meta, p.id.as_str()).await?;
+    Ok(NoContent)
 }
 
-async fn create_setup_key(req: Request<State>, ok: u16) -> tide::Result {
-    let r = req.state().svc.create_setup_key(&info(&req).meta).await;
-    reply(&req, ok, r)
+async fn setup_keys(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Vec<SetupKey>>> {
+    svc.setup_keys(&meta).await.map(Json)
 }
 
-async fn revoke_setup_key(req: Request<State>, ok: u16) -> tide::Result {
-    let r = req
-        .state()
-        .svc
-        .revoke_setup_key(&info(&req).meta, &param(&req, "id"))
-        .await;
-    reply(&req, ok, r.map(|()| Value::Null))
+async fn create_setup_key(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    _: MaybeJson<Empty>,
+) -> Res<Json<SetupKey>> {
+    svc.create_setup_key(&meta).await.map(Json)
 }
 
-async fn enroll(mut req: Request<State>, ok: u16) -> tide::Result {
-    let meta = info(&req).meta;
-    let r = match json_body(&mut req).await {
-        Ok(b) => req.state().svc.enroll(&meta, &b).await,
-        Err(e) => Err(e),
-    };
-    reply(&req, ok, r)
+async fn revoke_setup_key(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+) -> Res<NoContent> {
+    svc.revoke_setup_key(&meta, p.id.as_str()).await?;
+    Ok(NoContent)
 }
 
-async fn nodes(req: Request<State>, ok: u16) -> tide::Result {
-    let r = req.state().svc.nodes(&info(&req).meta).await;
-    reply(&req, ok, r)
+async fn enroll(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Json(b): Json<EnrollRequest>,
+) -> Res<Json<Enrolled>> {
+    svc.enroll(&meta, b).await.map(Json)
 }
 
-async fn node(req: Request<State>, ok: u16) -> tide::Result {
-    let r = req
-        .state()
-        .svc
-        .node(&info(&req).meta, &param(&req, "id"))
-        .await;
-    reply(&req, ok, r)
+async fn nodes(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Vec<Node>>> {
+    svc.nodes(&meta).await.map(Json)
 }
 
-async fn delete_node(req: Request<State>, ok: u16) -> tide::Result {
-    let r = req
-        .state()
-        .svc
-        .delete_node(&info(&req).meta, &param(&req, "id"))
-        .await;
-    reply(&req, ok, r.map(|()| Value::Null))
+async fn node(svc: Arc<Service>, meta: RequestMeta, Path(p): Path<IdParam>) -> Res<Json<Node>> {
+    svc.node(&meta, p.id.as_str()).await.map(Json)
 }
 
-async fn rotate_node_key(req: Request<State>, ok: u16) -> tide::Result {
-    let r = req
-        .state()
-        .svc
-        .rotate_node_key(&info(&req).meta, &param(&req, "id"))
-        .await;
-    reply(&req, ok, r)
+async fn delete_node(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+) -> Res<NoContent> {
+    svc.delete_node(&meta, p.id.as_str()).await?;
+    Ok(NoContent)
 }
 
-async fn set_maintenance(mut req: Request<State>, ok: u16) -> tide::Result {
-    let meta = info(&req).meta;
-    let id = param(&req, "id");
-    let r = match json_body(&mut req).await {
-        Ok(b) => req.state().svc.set_maintenance(&meta, &id, &b).await,
-        Err(e) => Err(e),
-    };
-    reply(&req, ok, r)
+async fn rotate_node_key(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    _: MaybeJson<Empty>,
+) -> Res<Json<NodeKeyRotated>> {
+    svc.rotate_node_key(&meta, p.id.as_str()).await.map(Json)
 }
 
-async fn ping_node(req: Request<State>, ok: u16) -> tide::Result {
-    let r = req
-        .state()
-        .svc
-        .ping_node(&info(&req).meta, &param(&req, "id"))
-        .await;
-    reply(&req, ok, r)
+async fn set_allowed_dirs(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    Json(b): Json<AllowedDirsRequest>,
+) -> Res<Json<Node>> {
+    svc.set_allowed_dirs(&meta, p.id.as_str(), b)
+        .await
+        .map(Json)
 }
 
-async fn node_command(mut req: Request<State>, ok: u16) -> tide::Result {
-    let meta = info(&req).meta;
-    let id = param(&req, "id");
-    let r = match json_body(&mut req).await {
-        Ok(b) => req.state().svc.node_command_admin(&meta, &id, &b).await,
-        Err(e) => Err(e),
-    };
-    reply(&req, ok, r)
+async fn set_maintenance(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    Json(b): Json<MaintenanceRequest>,
+) -> Res<Json<MaintenanceSet>> {
+    svc.set_maintenance(&meta, p.id.as_str(), b).await.map(Json)
 }
 
-async fn node_events(req: Request<State>, ok: u16) -> tide::Result {
-    let mut after = 0_u64;
-    let mut wait_ms = 0_u64;
-    for (k, v) in req.url().query_pairs() {
-        match k.as_ref() {
-            "after" => after = v.parse().unwrap_or(0),
-            "waitMs" => wait_ms = v.parse().unwrap_or(0),
-            _ => {}
-        }
-    }
-    let r = req
-        .state()
-        .svc
-        .node_events_read(&info(&req).meta, &param(&req, "id"), after, wait_ms)
-        .await;
-    reply(&req, ok, r)
+async fn ping_node(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    _: MaybeJson<Empty>,
+) -> Res<Json<NodePing>> {
+    svc.ping_node(&meta, p.id.as_str()).await.map(Json)
 }
 
-async fn download_node(req: Request<State>, ok: u16) -> tide::Result {
-    let found = req
-        .state()
-        .svc
-        .node_download(&param(&req, "platform"))
-        .await;
-    let (path, len, sha) = match found {
-        Ok(f) => f,
-        Err(e) => return reply(&req, ok, Err(e)),
-    };
-    let Ok(file) = smol::fs::File::open(&path).await else {
-        return reply(&req, ok, Err(crate::error::ApiError::not_found("download")));
-    };
-    let mut res =
-        tide::Response::new(tide::StatusCode::try_from(ok).unwrap_or(tide::StatusCode::Ok));
-    res.set_body(tide::Body::from_reader(
-        futures_lite::io::BufReader::new(file),
-        usize::try_from(len).ok(),
-    ));
-    res.insert_header("content-type", "application/octet-stream");
-    res.insert_header("x-content-sha256", sha);
-    res.insert_header("cache-control", "no-store");
-    Ok(res)
+async fn node_command(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    Json(b): Json<NodeCommandRequest>,
+) -> Res<Json<NodeCommandAnswer>> {
+    svc.node_command_admin(&meta, p.id.as_str(), b.0)
+        .await
+        .map(Json)
 }
 
-async fn held_nodes(req: Request<State>, ok: u16) -> tide::Result {
-    let r = req.state().svc.held_nodes(&info(&req).meta).await;
-    reply(&req, ok, r)
+async fn node_events(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    Query(q): Query<NodeEventsQuery>,
+) -> Res<Json<NodeEvents>> {
+    svc.node_events_read(&meta, p.id.as_str(), q)
+        .await
+        .map(Json)
 }
 
-async fn set_allowed_dirs(mut req: Request<State>, ok: u16) -> tide::Result {
-    let meta = info(&req).meta;
-    let id = param(&req, "id");
-    let r = match json_body(&mut req).await {
-        Ok(b) => req.state().svc.set_allowed_dirs(&meta, &id, &b).await,
-        Err(e) => Err(e),
-    };
-    reply(&req, ok, r)
+async fn download_node(
+    svc: Arc<Service>,
+    _: RequestMeta,
+    Path(p): Path<PlatformParam>,
+) -> Res<Download> {
+    let (path, len, sha256) = svc.node_download(p.platform.as_str()).await?;
+    Ok(Download { path, len, sha256 })
 }
 
-async fn audit(req: Request<State>, ok: u16) -> tide::Result {
-    let r = req.state().svc.audit(&info(&req).meta).await;
-    reply(&req, ok, r)
+async fn held_nodes(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<HeldNodes>> {
+    svc.held_nodes(&meta).await.map(Json)
+}
+
+async fn audit(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Vec<AuditEntry>>> {
+    svc.audit(&meta).await.map(Json)
 }
 
 #[cfg(test)]
@@ -828,19 +749,26 @@ mod tests {
             assert!(all[i + 1..].iter().all(|o| o.op != r.op), "{} twice", r.op);
             assert!(!r.summary.is_empty(), "{r:?}");
             assert!((200..300).contains(&r.ok), "{r:?}");
-            assert_eq!(r.ok == 204, r.response.is_none(), "{r:?}: 204 iff no body");
             for c in r.errors {
                 assert!(crate::error::code_info(c).is_some(), "{r:?}: unknown {c}");
             }
             assert!(
-                !std::ptr::fn_addr_eq(r.handler, missing_handler as Handler),
+                !std::ptr::fn_addr_eq(r.document, no_handler as fn(&mut OpDoc, &mut Gens)),
                 "{r:?} has no handler"
+            );
+            let mut doc = OpDoc::default();
+            (r.document)(&mut doc, &mut Gens::new());
+            let answer = doc.answer.expect("every handler documents its answer");
+            assert_eq!(
+                r.ok == 204,
+                answer.content.is_none(),
+                "{r:?}: 204 iff no body"
             );
         }
     }
 
-    /// REST routes are mounted only from the list: no other `at` of an `/api` path in the adapter
-    /// (the test-only panic route aside), so the document lists every one the server has.
+    /// REST routes are mounted only from the list: the adapter adds no other `/api` path (the
+    /// test-only panic route aside), so the document lists every one the server has.
     #[test]
     fn no_rest_route_is_mounted_outside_the_list() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/http");
@@ -852,18 +780,38 @@ mod tests {
             }
             let text = std::fs::read_to_string(&path).unwrap();
             seen += 1;
-            for (i, _) in text.match_indices(".at(\"/api") {
-                let lit = &text[i + 5..];
+            for (i, _) in text.match_indices(".add(Method::") {
+                let rest = &text[i..];
+                let lit = &rest[rest.find('"').unwrap() + 1..];
                 let lit = &lit[..lit.find('"').unwrap()];
-                assert_eq!(
-                    lit,
-                    "/api/__test/panic",
+                assert!(
+                    !lit.starts_with("/api/") || lit == "/api/__test/panic",
                     "{}: `{lit}` is mounted outside `routes()`; declare it there",
                     path.display()
                 );
             }
         }
-        assert!(seen >= 3);
+        assert!(seen >= 5);
+    }
+
+    /// Rule 4 of the spec: writes to `/api/users`, `/api/settings` and `/api/plugins` are admin
+    /// surfaces, and the whole of the admin families is cookie-only.
+    #[test]
+    fn admin_surfaces_are_cookie_admin_routes() {
+        for r in routes() {
+            let write_family = crate::service::ADMIN_WRITE_FAMILIES
+                .iter()
+                .any(|f| r.path == *f || r.path.starts_with(&format!("{f}/")));
+            if write_family && r.method != Method::Get {
+                assert_eq!(r.auth, Auth::CookieAdmin, "{r:?} is an admin write");
+            }
+            if crate::service::is_admin_surface(r.path) {
+                assert!(
+                    matches!(r.auth, Auth::Cookie | Auth::CookieAdmin),
+                    "{r:?} is an admin surface"
+                );
+            }
+        }
     }
 
     #[test]
@@ -892,9 +840,10 @@ mod tests {
         assert!(enroll.contains(&"SETUP_KEY_SPENT"));
         assert_eq!(
             find(Method::Get, "/api/setup/status"),
-            vec!["INTERNAL_ERROR"]
+            vec!["BAD_REQUEST", "INTERNAL_ERROR"]
         );
         // Reading accounts is open to bearers; writing them is an admin surface.
         assert!(!find(Method::Get, "/api/users").contains(&"BEARER_NOT_ALLOWED"));
+        assert!(find(Method::Get, "/api/nodes/:id").contains(&"NOT_FOUND"));
     }
 }

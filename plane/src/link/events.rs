@@ -13,8 +13,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use event_listener::Event as Notify;
 use futures_lite::FutureExt as _;
-use serde_json::{Value, json};
+use serde_json::Value;
 use termplane_proto::Event;
+
+use crate::api::nodes::{NodeEvent, NodeEvents};
 
 /// Most events kept per node.
 pub const MAX_EVENTS: usize = 4_096;
@@ -103,7 +105,7 @@ impl EventLog {
             .remove(node_id);
     }
 
-    fn read_now(&self, node_id: &str, after: u64) -> Option<Value> {
+    fn read_now(&self, node_id: &str, after: u64) -> Option<NodeEvents> {
         let nodes = self.nodes.lock().unwrap_or_else(PoisonError::into_inner);
         let log = nodes.get(node_id)?;
         if log.last_seq <= after {
@@ -119,15 +121,24 @@ impl EventLog {
             }
             bytes += s.size;
             next = s.seq;
-            out.push(json!({ "seq": s.seq, "atUs": s.at_us, "kind": s.kind, "event": s.event }));
+            out.push(NodeEvent {
+                seq: s.seq,
+                at_us: s.at_us,
+                kind: s.kind.to_owned(),
+                event: s.event.clone(),
+            });
         }
-        Some(json!({ "events": out, "next": next, "dropped": first > after + 1 }))
+        Some(NodeEvents {
+            events: out,
+            next,
+            dropped: first > after + 1,
+        })
     }
 
     /// Events of `node_id` with a sequence number above `after`, waiting up to `wait` (capped
     /// at [`MAX_WAIT`]) for the first one. Answers `{ events, next, dropped }`: `next` is the
     /// `after` of the following read; `dropped` says older events than asked for were evicted.
-    pub async fn read(&self, node_id: &str, after: u64, wait: Duration) -> Value {
+    pub async fn read(&self, node_id: &str, after: u64, wait: Duration) -> NodeEvents {
         let deadline = std::time::Instant::now() + wait.min(MAX_WAIT);
         loop {
             let listener = self.notify.listen();
@@ -136,7 +147,11 @@ impl EventLog {
             }
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             if left.is_zero() {
-                return json!({ "events": [], "next": after, "dropped": false });
+                return NodeEvents {
+                    events: Vec::new(),
+                    next: after,
+                    dropped: false,
+                };
             }
             async {
                 listener.await;
@@ -170,15 +185,15 @@ mod tests {
             );
         }
         let v = smol::block_on(log.read("n", 0, Duration::ZERO));
-        assert_eq!(v["dropped"], true);
-        let first = v["events"][0]["seq"].as_u64().unwrap();
+        assert!(v.dropped);
+        let first = v.events[0].seq;
         assert_eq!(first, 4);
         let last = smol::block_on(log.read("n", (MAX_EVENTS + 2) as u64, Duration::ZERO));
-        assert_eq!(last["events"].as_array().unwrap().len(), 1);
-        assert_eq!(last["events"][0]["kind"], "exit");
-        assert_eq!(last["dropped"], false);
+        assert_eq!(last.events.len(), 1);
+        assert_eq!(last.events[0].kind, "exit");
+        assert!(!last.dropped);
         let none =
             smol::block_on(log.read("n", (MAX_EVENTS + 3) as u64, Duration::from_millis(20)));
-        assert_eq!(none["events"].as_array().unwrap().len(), 0);
+        assert!(none.events.is_empty());
     }
 }

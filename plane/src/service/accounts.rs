@@ -1,89 +1,105 @@
 //! First run, settings reads, sign-in and sessions, accounts.
 
-#[allow(unused_imports)]
-use super::*;
+use super::backoff::{ACCOUNT, ADDRESS, PAIR};
+use super::{
+    Caller, RequestMeta, SESSION_LIFETIME_MS, Service, hash_password, too_many, user_view,
+    verify_password,
+};
+use crate::api::accounts::{
+    CreateUserRequest, InstanceSettings, PublicSettings, Role, SetupRequest, SetupStatus,
+    SignInRequest, User, Via, Whoami,
+};
+use crate::error::ApiError;
+use crate::secret;
 
 impl Service {
     // ----- setup and settings -----
 
     /// `GET /api/setup/status`.
-    pub async fn setup_status(&self) -> Result<Value, ApiError> {
-        Ok(json!({ "setupDone": self.store.setup_done().await? }))
+    pub async fn setup_status(&self) -> Result<SetupStatus, ApiError> {
+        Ok(SetupStatus {
+            setup_done: self.store.setup_done().await?,
+        })
     }
 
     /// `POST /api/setup`: the first (admin) account.
-    pub async fn setup(&self, body: &Value) -> Result<Value, ApiError> {
-        let obj = object(body)?;
-        only_fields(obj, &["email", "displayName", "password"])?;
-        let email = email_field(obj)?;
-        let display = string_field(obj, "displayName", 1, 100)?.to_owned();
-        let password = string_field(obj, "password", 8, 1024)?.to_owned();
-        if self.store.setup_done().await? {
-            return Err(ApiError::new(
+    pub async fn setup(&self, req: SetupRequest) -> Result<User, ApiError> {
+        let done = || {
+            ApiError::new(
                 409,
                 "SETUP_ALREADY_DONE",
                 "the first account already exists",
-            ));
+            )
+        };
+        if self.store.setup_done().await? {
+            return Err(done());
         }
+        let password = req.password.into_string();
         let hash = smol::unblock(move || hash_password(&password)).await?;
         match self
             .store
-            .create_first_admin(&email, &display, &hash, self.now())
+            .create_first_admin(
+                req.email.as_str(),
+                req.display_name.as_str(),
+                &hash,
+                self.now(),
+            )
             .await?
         {
-            Some(u) => Ok(user_json(&u)),
-            None => Err(ApiError::new(
-                409,
-                "SETUP_ALREADY_DONE",
-                "the first account already exists",
-            )),
+            Some(u) => Ok(user_view(&u)),
+            None => Err(done()),
         }
     }
 
     /// `GET /api/settings/instance`.
-    pub async fn instance_settings(&self) -> Result<Value, ApiError> {
-        Ok(json!({ "displayName": self.store.display_name().await? }))
+    pub async fn instance_settings(&self) -> Result<InstanceSettings, ApiError> {
+        Ok(InstanceSettings {
+            display_name: self.store.display_name().await?,
+        })
     }
 
     /// `GET /api/settings/public`.
-    pub async fn public_settings(&self, meta: &RequestMeta) -> Result<Value, ApiError> {
+    pub async fn public_settings(&self, meta: &RequestMeta) -> Result<PublicSettings, ApiError> {
         self.caller(meta).await?;
-        Ok(json!({ "trustedOrigins": self.settings.trusted_origins() }))
+        Ok(PublicSettings {
+            trusted_origins: self.settings.trusted_origins(),
+        })
     }
 
     // ----- sign-in -----
 
     /// `POST /api/auth/sign-in`. Returns the new session token (for the cookie) and the account.
+    /// Failures back off as [`super::backoff`] describes; unknown and known accounts answer
+    /// alike and take the same time (a dummy hash is verified for unknown ones).
     pub async fn sign_in(
         &self,
         meta: &RequestMeta,
-        body: &Value,
-    ) -> Result<(String, Value), ApiError> {
-        let obj = object(body)?;
-        only_fields(obj, &["email", "password"])?;
-        let email = email_field(obj)?;
-        let password = string_field(obj, "password", 1, 1024)?.to_owned();
-        let acct_key = format!("acct:{email}");
-        let ip_key = format!("ip:{}", meta.peer_ip);
-        self.sign_in_backoff
-            .reserve(
-                &[
-                    (&acct_key, ACCOUNT_FREE_FAILURES),
-                    (&ip_key, IP_FREE_FAILURES),
-                ],
-                self.now(),
-            )
-            .map_err(too_many)?;
+        req: SignInRequest,
+    ) -> Result<(String, User), ApiError> {
+        let email = req.email.as_str().to_owned();
+        let address = meta.peer_ip.clone();
+        let now = self.now();
+        let pair_key = format!("pair:{email}|{address}");
+        let account_key = format!("account:{email}");
+        let address_key = format!("address:{address}");
+        let known = self.known_good.contains(&email, &address, now);
+        let mut keys = vec![(pair_key.as_str(), PAIR)];
+        if !known {
+            keys.push((account_key.as_str(), ACCOUNT));
+            keys.push((address_key.as_str(), ADDRESS));
+        }
+        self.sign_in_backoff.reserve(&keys, now).map_err(too_many)?;
         let user = self.store.user_by_email(&email).await?;
         let phc = user
             .as_ref()
             .and_then(|u| u.password_hash.clone())
             .unwrap_or_else(|| self.dummy_hash.clone());
+        let password = req.password.into_string();
         let ok = smol::unblock(move || verify_password(&password, &phc)).await;
         let user = match user {
-            Some(u) if ok && !u.disabled && u.role != "service" => u,
+            Some(u) if ok && !u.disabled && u.role != Role::Service.as_str() => u,
             _ => {
-                tracing::info!(ip = %meta.peer_ip, "sign-in refused");
+                tracing::info!(ip = %address, "sign-in refused");
                 return Err(ApiError::new(
                     401,
                     "INVALID_CREDENTIALS",
@@ -91,14 +107,17 @@ impl Service {
                 ));
             }
         };
-        self.sign_in_backoff.clear(&acct_key);
-        self.sign_in_backoff.refund(&ip_key, IP_FREE_FAILURES);
+        self.sign_in_backoff.clear(&pair_key);
+        if !known {
+            self.sign_in_backoff.refund(&account_key, ACCOUNT);
+            self.sign_in_backoff.refund(&address_key, ADDRESS);
+        }
+        self.known_good.insert(&email, &address, now);
         let previous = match self.session_caller(meta).await? {
             Some(Caller::Session { session_digest, .. }) => Some(session_digest),
             _ => meta.session_cookie.as_deref().map(secret::digest),
         };
         let token = secret::new_token("")?;
-        let now = self.now();
         self.store
             .create_session(
                 &secret::digest(&token),
@@ -108,7 +127,7 @@ impl Service {
                 now + SESSION_LIFETIME_MS,
             )
             .await?;
-        Ok((token, user_json(&user)))
+        Ok((token, user_view(&user)))
     }
 
     /// `POST /api/auth/sign-out`: destroys the caller's session.
@@ -120,58 +139,54 @@ impl Service {
     }
 
     /// `GET /api/auth/session`: the signed-in account.
-    pub async fn whoami(&self, meta: &RequestMeta) -> Result<Value, ApiError> {
+    pub async fn whoami(&self, meta: &RequestMeta) -> Result<Whoami, ApiError> {
         let c = self.caller(meta).await?;
-        let mut u = user_json(c.user());
-        if let Some(o) = u.as_object_mut() {
-            o.insert("isAdmin".into(), Value::Bool(c.is_admin_session()));
-            o.insert(
-                "via".into(),
-                Value::from(match c {
-                    Caller::Session { .. } => "session",
-                    Caller::SystemKey { .. } => "system_key",
-                }),
-            );
-        }
-        Ok(u)
+        let u = user_view(c.user());
+        Ok(Whoami {
+            id: u.id,
+            email: u.email,
+            display_name: u.display_name,
+            role: u.role,
+            disabled: u.disabled,
+            is_admin: c.is_admin_session(),
+            via: match c {
+                Caller::Session { .. } => Via::Session,
+                Caller::SystemKey { .. } => Via::SystemKey,
+            },
+        })
     }
 
     // ----- users -----
 
     /// `GET /api/users`.
-    pub async fn users(&self, meta: &RequestMeta) -> Result<Value, ApiError> {
+    pub async fn users(&self, meta: &RequestMeta) -> Result<Vec<User>, ApiError> {
         self.caller(meta).await?;
-        Ok(Value::Array(
-            self.store.users().await?.iter().map(user_json).collect(),
-        ))
+        Ok(self.store.users().await?.iter().map(user_view).collect())
     }
 
     /// `POST /api/users`.
-    pub async fn create_user(&self, meta: &RequestMeta, body: &Value) -> Result<Value, ApiError> {
+    pub async fn create_user(
+        &self,
+        meta: &RequestMeta,
+        req: CreateUserRequest,
+    ) -> Result<User, ApiError> {
         let admin = self.admin(meta).await?;
-        let obj = object(body)?;
-        only_fields(obj, &["email", "displayName", "password", "role"])?;
-        let email = email_field(obj)?;
-        let display = string_field(obj, "displayName", 1, 100)?.to_owned();
-        let password = string_field(obj, "password", 8, 1024)?.to_owned();
-        let role = match obj.get("role") {
-            None => "user",
-            Some(Value::String(r)) if r == "user" || r == "admin" => r.as_str(),
-            Some(_) => {
-                return Err(ApiError::validation(
-                    "role",
-                    "`role` must be `user` or `admin`",
-                ));
-            }
-        }
-        .to_owned();
+        let role = Role::from(req.role);
+        let password = req.password.into_string();
         let hash = smol::unblock(move || hash_password(&password)).await?;
         match self
             .store
-            .create_user(&admin.user().id, &email, &display, &role, &hash, self.now())
+            .create_user(
+                &admin.user().id,
+                req.email.as_str(),
+                req.display_name.as_str(),
+                role.as_str(),
+                &hash,
+                self.now(),
+            )
             .await?
         {
-            Some(u) => Ok(user_json(&u)),
+            Some(u) => Ok(user_view(&u)),
             None => Err(ApiError::new(
                 409,
                 "EMAIL_TAKEN",
@@ -180,17 +195,18 @@ impl Service {
         }
     }
 
-    /// `POST /api/users/:id/disable` and `…/enable`.
+    /// `POST /api/users/:id/disable` and `…/enable`. Disabling ends the account's sessions.
     pub async fn set_user_disabled(
         &self,
         meta: &RequestMeta,
         id: &str,
         disabled: bool,
-    ) -> Result<Value, ApiError> {
+    ) -> Result<User, ApiError> {
         let admin = self.admin(meta).await?;
         if disabled && admin.user().id == id {
-            return Err(ApiError::validation(
-                "id",
+            return Err(ApiError::new(
+                409,
+                "CANNOT_DISABLE_SELF",
                 "an administrator cannot disable their own account",
             ));
         }
@@ -206,6 +222,6 @@ impl Service {
             .user_by_id(id)
             .await?
             .ok_or_else(|| ApiError::not_found("account"))?;
-        Ok(user_json(&u))
+        Ok(user_view(&u))
     }
 }

@@ -1,14 +1,27 @@
 //! The audit log.
 
-#[allow(unused_imports)]
-use super::*;
+use super::{RequestMeta, Service};
+use crate::api::audit::{ActorKind, AuditEntry};
+use crate::error::ApiError;
 
 impl Service {
-    // ----- audit -----
-
-    /// `GET /api/audit` (admin session only).
-    pub async fn audit(&self, meta: &RequestMeta) -> Result<Value, ApiError> {
+    /// `GET /api/audit` (admin session only): the newest 500 entries, newest first.
+    pub async fn audit(&self, meta: &RequestMeta) -> Result<Vec<AuditEntry>, ApiError> {
         self.admin(meta).await?;
-        Ok(serde_json::to_value(self.store.audit_entries(500).await?).unwrap_or_default())
+        Ok(self
+            .store
+            .audit_entries(500)
+            .await?
+            .into_iter()
+            .map(|e| AuditEntry {
+                id: e.id,
+                at: e.at,
+                actor_user_id: e.actor_user_id,
+                actor_kind: ActorKind::from_stored(&e.actor_kind),
+                action: e.action,
+                target: e.target,
+                detail: e.detail,
+            })
+            .collect())
     }
 }

@@ -1,19 +1,51 @@
 //! System keys and setup keys.
 
-#[allow(unused_imports)]
-use super::*;
+use super::{RequestMeta, Service};
+use crate::api::credentials::{
+    CreateSystemKeyRequest, SetupKey, SetupKeyStatus, SystemKey, SystemKeyCreated,
+    SystemKeyDisabled,
+};
+use crate::error::ApiError;
+use crate::secret::{self, BEARER_PREFIX, SETUP_KEY_PREFIX};
+use crate::store;
 
 /// A setup key's state at `now`.
 #[must_use]
-pub fn setup_key_status(k: &SetupKey, now: i64) -> &'static str {
+pub fn setup_key_status(k: &store::SetupKey, now: i64) -> SetupKeyStatus {
     if k.used_at.is_some() {
-        "used"
+        SetupKeyStatus::Used
     } else if k.revoked_at.is_some() {
-        "revoked"
+        SetupKeyStatus::Revoked
     } else if now >= k.expires_at {
-        "expired"
+        SetupKeyStatus::Expired
     } else {
-        "active"
+        SetupKeyStatus::Active
+    }
+}
+
+fn system_key_view(k: &store::SystemKey) -> SystemKey {
+    SystemKey {
+        id: k.id.clone(),
+        name: k.name.clone(),
+        preview: k.preview.clone(),
+        enabled: k.enabled,
+        created_at: k.created_at,
+    }
+}
+
+/// A setup key as listed: the key in full only while it is active.
+fn setup_key_view(k: &store::SetupKey, now: i64) -> SetupKey {
+    let status = setup_key_status(k, now);
+    SetupKey {
+        id: k.id.clone(),
+        key: (status == SetupKeyStatus::Active).then(|| k.key_text.clone()),
+        preview: secret::preview(&k.key_text, SETUP_KEY_PREFIX),
+        status,
+        created_at: k.created_at,
+        expires_at: k.expires_at,
+        used_at: k.used_at,
+        used_by_node_id: k.used_by_node_id.clone(),
+        revoked_at: k.revoked_at,
     }
 }
 
@@ -24,33 +56,41 @@ impl Service {
     pub async fn create_system_key(
         &self,
         meta: &RequestMeta,
-        body: &Value,
-    ) -> Result<Value, ApiError> {
+        req: CreateSystemKeyRequest,
+    ) -> Result<SystemKeyCreated, ApiError> {
         let admin = self.admin(meta).await?;
-        let obj = object(body)?;
-        only_fields(obj, &["name"])?;
-        let name = string_field(obj, "name", 1, 100)?;
         let token = secret::new_token(BEARER_PREFIX)?;
         let preview = secret::preview(&token, BEARER_PREFIX);
         let k = self
             .store
             .create_system_key(
                 &admin.user().id,
-                name,
+                req.name.as_str(),
                 &secret::digest(&token),
                 &preview,
                 self.now(),
             )
             .await?;
-        Ok(
-            json!({ "id": k.id, "name": k.name, "preview": k.preview, "enabled": k.enabled, "createdAt": k.created_at, "key": token }),
-        )
+        Ok(SystemKeyCreated {
+            id: k.id,
+            name: k.name,
+            preview: k.preview,
+            enabled: k.enabled,
+            created_at: k.created_at,
+            key: token,
+        })
     }
 
     /// `GET /api/system-keys`.
-    pub async fn system_keys(&self, meta: &RequestMeta) -> Result<Value, ApiError> {
+    pub async fn system_keys(&self, meta: &RequestMeta) -> Result<Vec<SystemKey>, ApiError> {
         self.admin(meta).await?;
-        Ok(serde_json::to_value(self.store.system_keys().await?).unwrap_or_default())
+        Ok(self
+            .store
+            .system_keys()
+            .await?
+            .iter()
+            .map(system_key_view)
+            .collect())
     }
 
     /// `POST /api/system-keys/:id/disable`.
@@ -58,7 +98,7 @@ impl Service {
         &self,
         meta: &RequestMeta,
         id: &str,
-    ) -> Result<Value, ApiError> {
+    ) -> Result<SystemKeyDisabled, ApiError> {
         let admin = self.admin(meta).await?;
         if !self
             .store
@@ -67,7 +107,10 @@ impl Service {
         {
             return Err(ApiError::not_found("system key"));
         }
-        Ok(json!({ "id": id, "enabled": false }))
+        Ok(SystemKeyDisabled {
+            id: id.to_owned(),
+            enabled: false,
+        })
     }
 
     /// `DELETE /api/system-keys/:id`.
@@ -85,29 +128,14 @@ impl Service {
 
     // ----- setup keys -----
 
-    pub(super) fn setup_key_json(k: &SetupKey, now: i64) -> Value {
-        let status = setup_key_status(k, now);
-        json!({
-            "id": k.id,
-            "key": if status == "active" { Value::from(k.key_text.clone()) } else { Value::Null },
-            "preview": secret::preview(&k.key_text, SETUP_KEY_PREFIX),
-            "status": status,
-            "createdAt": k.created_at,
-            "expiresAt": k.expires_at,
-            "usedAt": k.used_at,
-            "usedByNodeId": k.used_by_node_id,
-            "revokedAt": k.revoked_at,
-        })
-    }
-
     /// `POST /api/setup-keys`.
-    pub async fn create_setup_key(&self, meta: &RequestMeta) -> Result<Value, ApiError> {
+    pub async fn create_setup_key(&self, meta: &RequestMeta) -> Result<SetupKey, ApiError> {
         let c = self.session(meta).await?;
         let now = self.now();
         let key_text = secret::new_token(SETUP_KEY_PREFIX)?;
         let validity = i64::try_from(termplane_proto::limits::SETUP_KEY_VALIDITY.as_millis())
             .unwrap_or(i64::MAX);
-        let k = SetupKey {
+        let k = store::SetupKey {
             id: secret::new_id()?,
             digest: secret::digest(&key_text),
             key_text,
@@ -119,11 +147,11 @@ impl Service {
             revoked_at: None,
         };
         self.store.create_setup_key(&k).await?;
-        Ok(Self::setup_key_json(&k, now))
+        Ok(setup_key_view(&k, now))
     }
 
     /// `GET /api/setup-keys`: an admin sees every key, others their own.
-    pub async fn setup_keys(&self, meta: &RequestMeta) -> Result<Value, ApiError> {
+    pub async fn setup_keys(&self, meta: &RequestMeta) -> Result<Vec<SetupKey>, ApiError> {
         let c = self.session(meta).await?;
         let owner = if c.is_admin_session() {
             None
@@ -131,14 +159,13 @@ impl Service {
             Some(c.user().id.as_str())
         };
         let now = self.now();
-        Ok(Value::Array(
-            self.store
-                .setup_keys(owner)
-                .await?
-                .iter()
-                .map(|k| Self::setup_key_json(k, now))
-                .collect(),
-        ))
+        Ok(self
+            .store
+            .setup_keys(owner)
+            .await?
+            .iter()
+            .map(|k| setup_key_view(k, now))
+            .collect())
     }
 
     /// `DELETE /api/setup-keys/:id`: revokes an unused key.

@@ -1,7 +1,15 @@
 //! The node link's authentication (node keys) and the command dispatcher.
 
-#[allow(unused_imports)]
-use super::*;
+use serde_json::json;
+use termplane_proto::{Command, CommandResult};
+use termplane_runtime_smol::plane::{Dispatch, DispatchOutcome, PlaneCommand};
+
+use super::{RequestMeta, Service};
+use crate::api::nodes::{NodeCommandAnswer, NodeEvents, NodeEventsQuery, NodePing};
+use crate::error::ApiError;
+use crate::link::LinkStatus;
+use crate::secret::{self, BEARER_PREFIX};
+use crate::store::Node;
 
 impl Service {
     // ----- the node link -----
@@ -194,11 +202,15 @@ impl Service {
 
     /// `POST /api/nodes/:id/ping` (session only): `{ ok, rttMs }` (and `error` when the node
     /// refused).
-    pub async fn ping_node(&self, meta: &RequestMeta, id: &str) -> Result<Value, ApiError> {
+    pub async fn ping_node(&self, meta: &RequestMeta, id: &str) -> Result<NodePing, ApiError> {
         let c = self.session(meta).await?;
         let n = self.owned_node(&c, id).await?;
         if n.is_local {
-            return Ok(json!({ "ok": true, "rttMs": 0 }));
+            return Ok(NodePing {
+                ok: true,
+                rtt_ms: 0,
+                error: None,
+            });
         }
         let clock = termplane_runtime_smol::SystemClock;
         let started = termplane_runtime_smol::Clock::now(&clock);
@@ -206,12 +218,11 @@ impl Service {
             .node_command(id, Command::Ping(termplane_proto::command::Empty {}))
             .await?;
         let rtt = termplane_runtime_smol::Clock::now(&clock).duration_since(started);
-        let mut v =
-            json!({ "ok": r.ok, "rttMs": u64::try_from(rtt.as_millis()).unwrap_or(u64::MAX) });
-        if let Some(e) = r.error {
-            v["error"] = Value::String(e);
-        }
-        Ok(v)
+        Ok(NodePing {
+            ok: r.ok,
+            rtt_ms: u64::try_from(rtt.as_millis()).unwrap_or(u64::MAX),
+            error: r.error,
+        })
     }
 
     /// `POST /api/nodes/:id/commands` (administrator session only): the admin and debug surface
@@ -223,8 +234,8 @@ impl Service {
         &self,
         meta: &RequestMeta,
         id: &str,
-        body: &Value,
-    ) -> Result<Value, ApiError> {
+        command: Command,
+    ) -> Result<NodeCommandAnswer, ApiError> {
         let c = self.admin(meta).await?;
         self.owned_remote_node(
             &c,
@@ -232,19 +243,17 @@ impl Service {
             "the local node has no link to send commands through",
         )
         .await?;
-        let command: Command = serde_json::from_value(body.clone())
-            .map_err(|e| ApiError::validation("body", format!("not a node command: {e}")))?;
         let sent_at = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX));
         let started = std::time::Instant::now();
         let r = self.node_command(id, command).await?;
         let elapsed = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
-        Ok(json!({
-            "result": serde_json::to_value(&r).map_err(|_| ApiError::internal())?,
-            "sentAtUs": sent_at,
-            "elapsedUs": elapsed,
-        }))
+        Ok(NodeCommandAnswer {
+            result: r.into(),
+            sent_at_us: sent_at,
+            elapsed_us: elapsed,
+        })
     }
 
     /// `GET /api/nodes/:id/events?after=N&waitMs=M` (session only): the node's recent events
@@ -254,14 +263,13 @@ impl Service {
         &self,
         meta: &RequestMeta,
         id: &str,
-        after: u64,
-        wait_ms: u64,
-    ) -> Result<Value, ApiError> {
+        q: NodeEventsQuery,
+    ) -> Result<NodeEvents, ApiError> {
         let c = self.session(meta).await?;
         self.owned_node(&c, id).await?;
         Ok(self
             .events
-            .read(id, after, std::time::Duration::from_millis(wait_ms))
+            .read(id, q.after, std::time::Duration::from_millis(q.wait_ms))
             .await)
     }
 }

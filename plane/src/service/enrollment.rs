@@ -1,112 +1,103 @@
 //! Node enrollment with a setup key.
 
-#[allow(unused_imports)]
-use super::*;
+use super::backoff::ENROLL_ADDRESS;
+use super::credentials::setup_key_status;
+use super::{RequestMeta, Service, plane_public_material, too_many};
+use crate::api::credentials::SetupKeyStatus;
+use crate::api::enrollment::{EnrollRequest, Enrolled};
+use crate::error::ApiError;
+use crate::secret::{self, BEARER_PREFIX, SETUP_KEY_PREFIX};
+use crate::store::{Consume, NewNode};
+
+fn state_error(status: SetupKeyStatus) -> Option<ApiError> {
+    match status {
+        SetupKeyStatus::Used => Some(ApiError::new(
+            409,
+            "SETUP_KEY_SPENT",
+            "the setup key was already used",
+        )),
+        SetupKeyStatus::Revoked => Some(ApiError::new(
+            401,
+            "SETUP_KEY_REVOKED",
+            "the setup key was revoked",
+        )),
+        SetupKeyStatus::Expired => Some(ApiError::new(
+            401,
+            "SETUP_KEY_EXPIRED",
+            "the setup key expired",
+        )),
+        SetupKeyStatus::Active => None,
+    }
+}
 
 impl Service {
-    // ----- enrollment -----
-
     /// `POST /api/nodes/enroll` (the setup key in the body is the credential).
-    pub async fn enroll(&self, meta: &RequestMeta, body: &Value) -> Result<Value, ApiError> {
+    ///
+    /// Order: the body is already parsed and its fields validated; the setup key is looked up
+    /// (peeked) for a specific answer per state — an unknown key counts against the caller's
+    /// address and, once that address is backing off, is answered 429; a key the plane knows is
+    /// never held up by the address's count. Then the checks JSON Schema cannot state: the
+    /// identity JWK must be a point of P-256, and the X25519 link key must not be all-zero or of
+    /// low order (400 naming the field; the key is not spent). Last, the single-winner consume,
+    /// in the same transaction as the node row.
+    pub async fn enroll(
+        &self,
+        meta: &RequestMeta,
+        req: EnrollRequest,
+    ) -> Result<Enrolled, ApiError> {
         let now = self.now();
-        let ip_key = format!("enroll-ip:{}", meta.peer_ip);
-        self.enroll_backoff.check(&ip_key, now).map_err(too_many)?;
-        let obj = object(body)?;
+        let address_key = format!("enroll:{}", meta.peer_ip);
         let invalid = || ApiError::new(401, "SETUP_KEY_INVALID", "the setup key is not valid");
-        let key_text = obj.get("setupKey").and_then(Value::as_str).unwrap_or("");
-        if !secret::well_formed(key_text, SETUP_KEY_PREFIX) {
-            self.enroll_backoff.fail(&ip_key, ENROLL_FREE_FAILURES, now);
-            return Err(invalid());
-        }
-        only_fields(
-            obj,
-            &[
-                "setupKey",
-                "name",
-                "os",
-                "arch",
-                "hostname",
-                "agentVersion",
-                "identityJwk",
-                "encryptPublicKey",
-            ],
-        )?;
-        let name =
-            string_field(obj, "name", 1, termplane_proto::limits::NODE_NAME_MAX_CHARS)?.to_owned();
-        let os = string_field(obj, "os", 1, 16)?;
-        if !matches!(os, "linux" | "darwin" | "unknown") {
-            return Err(ApiError::validation(
-                "os",
-                "`os` must be linux, darwin or unknown",
-            ));
-        }
-        let arch = string_field(obj, "arch", 1, 64)?.to_owned();
-        let hostname = string_field(obj, "hostname", 1, 255)?.to_owned();
-        let agent_version = string_field(obj, "agentVersion", 1, 64)?.to_owned();
-        let jwk = validate_jwk(obj.get("identityJwk"))?;
-        let encrypt_public_key = match obj.get("encryptPublicKey") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(
-                termplane_proto::key::Key32::from_b64(s)
-                    .map_err(|_| {
-                        ApiError::validation(
-                            "encryptPublicKey",
-                            "`encryptPublicKey` must be 32 bytes of unpadded base64url",
-                        )
-                    })?
-                    .to_b64(),
-            ),
-            Some(_) => {
-                return Err(ApiError::validation(
-                    "encryptPublicKey",
-                    "`encryptPublicKey` must be a string",
-                ));
-            }
-        };
 
         // Peek: a specific answer for each state of the key.
-        let digest = secret::digest(key_text);
-        let Some(k) = self
-            .store
-            .setup_key_by_digest(&digest)
-            .await?
-            .filter(|k| secret::ct_eq(&k.digest, &digest))
-        else {
-            self.enroll_backoff.fail(&ip_key, ENROLL_FREE_FAILURES, now);
-            return Err(invalid());
+        let text = req.setup_key.as_str();
+        let digest = secret::digest(text);
+        let known = if secret::well_formed(text, SETUP_KEY_PREFIX) {
+            self.store
+                .setup_key_by_digest(&digest)
+                .await?
+                .filter(|k| secret::ct_eq(&k.digest, &digest))
+        } else {
+            None
         };
-        let state_error = |status: &str| match status {
-            "used" => Some(ApiError::new(
-                409,
-                "SETUP_KEY_SPENT",
-                "the setup key was already used",
-            )),
-            "revoked" => Some(ApiError::new(
-                401,
-                "SETUP_KEY_REVOKED",
-                "the setup key was revoked",
-            )),
-            "expired" => Some(ApiError::new(
-                401,
-                "SETUP_KEY_EXPIRED",
-                "the setup key expired",
-            )),
-            _ => None,
+        let Some(k) = known else {
+            self.enroll_backoff
+                .check(&address_key, ENROLL_ADDRESS, now)
+                .map_err(too_many)?;
+            self.enroll_backoff.fail(&address_key, ENROLL_ADDRESS, now);
+            return Err(invalid());
         };
         if let Some(e) = state_error(setup_key_status(&k, now)) {
             return Err(e);
         }
 
+        if !req.identity_jwk.is_on_curve() {
+            return Err(ApiError::validation(
+                "identityJwk",
+                "`identityJwk` must be a point of P-256",
+            ));
+        }
+        if let Some(key) = &req.encrypt_public_key
+            && termplane_machines::kx::is_low_order(&termplane_proto::key::Key32(key.0))
+        {
+            return Err(ApiError::validation(
+                "encryptPublicKey",
+                "`encryptPublicKey` is all-zero or of low order: it cannot key a link",
+            ));
+        }
+
         // Consume: one winner, in the same transaction as the node row.
         let node_key = secret::new_token(BEARER_PREFIX)?;
+        let jwk_text =
+            serde_json::to_string(&req.identity_jwk).map_err(|_| ApiError::internal())?;
         let new = NewNode {
-            name,
-            os: os.to_owned(),
-            arch,
-            hostname,
-            agent_version,
-            identity_jwk: jwk.to_string(),
-            encrypt_public_key,
+            name: req.name.into_string(),
+            os: req.os.as_str().to_owned(),
+            arch: req.arch.into_string(),
+            hostname: req.hostname.into_string(),
+            agent_version: req.agent_version.into_string(),
+            identity_jwk: jwk_text,
+            encrypt_public_key: req.encrypt_public_key.map(|k| k.to_b64()),
             node_key_digest: secret::digest(&node_key),
             ws_url: self.settings.ws_url(),
         };
@@ -116,19 +107,19 @@ impl Service {
             .await?
         {
             Consume::Enrolled(node_id) => {
-                let (jwk, control_key) = plane_public_material(&self.secrets);
-                Ok(json!({
-                    "nodeId": node_id,
-                    "nodeKey": node_key,
-                    "signingPublicJwk": jwk,
-                    "controlEncryptPublicKey": control_key,
-                    "wsUrl": new.ws_url,
-                }))
+                let (jwk, control_key) = plane_public_material(&self.secrets)?;
+                Ok(Enrolled {
+                    node_id,
+                    node_key,
+                    signing_public_jwk: jwk,
+                    control_encrypt_public_key: control_key,
+                    ws_url: new.ws_url,
+                })
             }
             Consume::Lost => {
                 let status = match self.store.setup_key_by_id(&k.id).await? {
                     Some(k) => setup_key_status(&k, now),
-                    None => "used",
+                    None => SetupKeyStatus::Used,
                 };
                 Err(state_error(status).unwrap_or_else(|| {
                     ApiError::new(409, "SETUP_KEY_SPENT", "the setup key was already used")
@@ -136,35 +127,4 @@ impl Service {
             }
         }
     }
-}
-
-fn validate_jwk(v: Option<&Value>) -> Result<Value, ApiError> {
-    let field = "identityJwk";
-    let bad = || {
-        ApiError::validation(
-            field,
-            "`identityJwk` must be a P-256 public JWK { kty: EC, crv: P-256, x, y }",
-        )
-    };
-    let obj = v.and_then(Value::as_object).ok_or_else(bad)?;
-    if obj
-        .keys()
-        .any(|k| !matches!(k.as_str(), "kty" | "crv" | "x" | "y"))
-    {
-        return Err(bad());
-    }
-    let coord = |k: &str| {
-        obj.get(k)
-            .and_then(Value::as_str)
-            .and_then(|s| termplane_proto::key::b64url_decode(s).ok())
-            .is_some_and(|b| b.len() == 32)
-    };
-    if obj.get("kty").and_then(Value::as_str) != Some("EC")
-        || obj.get("crv").and_then(Value::as_str) != Some("P-256")
-        || !coord("x")
-        || !coord("y")
-    {
-        return Err(bad());
-    }
-    Ok(json!({ "kty": "EC", "crv": "P-256", "x": obj["x"], "y": obj["y"] }))
 }

@@ -1,8 +1,10 @@
 //! The checks every request meets before routing (admin surfaces, Origin), and who the caller
 //! is (bearer credential or session cookie).
 
-#[allow(unused_imports)]
-use super::*;
+use super::{Caller, RequestMeta, Service, normalize_origin};
+use crate::error::ApiError;
+use crate::secret::{self, BEARER_PREFIX};
+use crate::store::SYSTEM_USER_EMAIL;
 
 /// Canonical form of a request path for the admin-surface guard: percent-decoded, lowercased,
 /// matrix parameters (`;…`) and trailing dots of segments dropped, empty and `.` segments
@@ -55,11 +57,16 @@ fn percent_decode(s: &str) -> String {
     cur
 }
 
-/// Whether `method` on (canonical) `path` is an admin surface that no bearer credential may use.
+/// Whether (canonical) `path` lies in a family that is an admin surface for every method:
+/// system keys, setup keys, audit, `/api/admin/*`, auth providers, network plugins. A bearer
+/// credential is refused there whatever the method or the spelling of the path.
+///
+/// The families that are admin surfaces for writes only (`/api/users`, `/api/settings`,
+/// `/api/plugins`) are guarded by their routes: each write there requires an administrator's
+/// session (a bearer gets the same 403), which a test of the route list enforces.
 #[must_use]
-pub fn is_admin_surface(method: &str, path: &str) -> bool {
+pub fn is_admin_surface(path: &str) -> bool {
     let under = |prefix: &str| path == prefix || path.starts_with(&format!("{prefix}/"));
-    let read = matches!(method, "GET" | "HEAD");
     [
         "/api/system-keys",
         "/api/audit",
@@ -67,32 +74,37 @@ pub fn is_admin_surface(method: &str, path: &str) -> bool {
         "/api/auth-providers",
         "/api/network",
         "/api/setup-keys",
+        "/admin",
     ]
     .iter()
     .any(|p| under(p))
-        || (!read
-            && ["/api/users", "/api/settings", "/api/plugins"]
-                .iter()
-                .any(|p| under(p)))
-        || under("/admin")
 }
+
+/// The families whose writes are admin surfaces (see [`is_admin_surface`]).
+pub const ADMIN_WRITE_FAMILIES: &[&str] = &["/api/users", "/api/settings", "/api/plugins"];
 
 impl Service {
     // ----- guards -----
 
-    /// Checks that run on every request before routing: a bearer credential on an admin
-    /// surface is 403 whatever else comes with it (path variants included), and a browser-style
-    /// state-changing request (no `Authorization`; enrollment excepted) must come from a trusted
-    /// Origin and not be `Sec-Fetch-Site: cross-site`.
-    pub fn guard(&self, meta: &RequestMeta) -> Result<(), ApiError> {
-        let canonical = canonical_path(&meta.path);
-        if !meta.authorization.is_empty() && is_admin_surface(&meta.method, &canonical) {
+    /// The check every request meets before routing: a bearer credential on an admin surface
+    /// is 403 whatever else comes with it (path variants and methods included).
+    pub fn guard_admin_surface(&self, meta: &RequestMeta) -> Result<(), ApiError> {
+        if !meta.authorization.is_empty() && is_admin_surface(&canonical_path(&meta.path)) {
             return Err(ApiError::new(
                 403,
                 "BEARER_NOT_ALLOWED",
                 "bearer credentials are not accepted on admin surfaces",
             ));
         }
+        Ok(())
+    }
+
+    /// The check a request for an existing operation meets before its handler: a browser-style
+    /// state-changing request (no `Authorization`; enrollment excepted) must come from a trusted
+    /// Origin and not be `Sec-Fetch-Site: cross-site`. (A request for no operation changes
+    /// nothing and is answered 404 or 405 first.)
+    pub fn guard_origin(&self, meta: &RequestMeta) -> Result<(), ApiError> {
+        let canonical = canonical_path(&meta.path);
         if meta.authorization.is_empty()
             && !meta.is_safe_method()
             && canonical != "/api/nodes/enroll"
@@ -261,11 +273,11 @@ mod tests {
             "/api/./system-keys/",
         ] {
             assert_eq!(canonical_path(p), "/api/system-keys", "{p}");
-            assert!(is_admin_surface("GET", &canonical_path(p)), "{p}");
+            assert!(is_admin_surface(&canonical_path(p)), "{p}");
         }
-        assert!(!is_admin_surface("GET", "/api/users"));
-        assert!(is_admin_surface("POST", "/api/users"));
-        assert!(is_admin_surface("OPTIONS", "/api/users/x/disable"));
-        assert!(is_admin_surface("HEAD", "/api/audit"));
+        assert!(!is_admin_surface("/api/users"));
+        assert!(!is_admin_surface("/api/settings/public"));
+        assert!(is_admin_surface("/api/audit"));
+        assert!(is_admin_surface("/admin"));
     }
 }

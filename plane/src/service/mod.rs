@@ -10,9 +10,10 @@
 //! * [`dispatch`] — the node link's authentication and the command dispatcher;
 //! * [`audit`] — the audit log.
 //!
-//! Nothing here names the HTTP framework. A request reaches this layer as a [`RequestMeta`] (the
-//! few facts of the request that authentication needs) plus a parsed JSON body, and leaves it as
-//! a JSON value or an [`ApiError`]. The time comes from an injected [`Clock`].
+//! Nothing here names HTTP. A request reaches this layer as a [`RequestMeta`] (the few facts of
+//! the request that authentication needs) plus a typed, already validated request of
+//! [`crate::api`], and leaves it as a typed answer or an [`ApiError`]. The time comes from an
+//! injected [`Clock`].
 
 mod accounts;
 mod audit;
@@ -23,26 +24,26 @@ mod enrollment;
 mod guard;
 mod nodes;
 
-pub use backoff::{ACCOUNT_FREE_FAILURES, Backoff, ENROLL_FREE_FAILURES, IP_FREE_FAILURES};
+pub use backoff::{
+    ACCOUNT, ADDRESS, Backoff, ENROLL_ADDRESS, KNOWN_GOOD_MS, KnownGood, PAIR, Rule,
+};
 pub use credentials::setup_key_status;
-pub use guard::{canonical_path, is_admin_surface};
+pub use guard::{ADMIN_WRITE_FAMILIES, canonical_path, is_admin_surface};
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHasher, PasswordVerifier};
-use serde_json::{Map, Value, json};
+use serde_json::json;
 use termplane_machines::jws::Es256Signer;
-use termplane_proto::{Command, CommandResult};
-use termplane_runtime_smol::plane::{Dispatch, DispatchOutcome, PlaneCommand};
 
+use crate::api;
 use crate::clock::Clock;
 use crate::error::ApiError;
 use crate::keys::PlaneSecrets;
-use crate::link::{LinkHub, LinkStatus};
-use crate::secret::{self, BEARER_PREFIX, SETUP_KEY_PREFIX};
-use crate::store::{Consume, NewNode, Node, SYSTEM_USER_EMAIL, SetupKey, Store, User};
+use crate::link::LinkHub;
+use crate::secret;
+use crate::store::{Node, Store, User};
 
 /// Lifetime of a browser session (server-side).
 pub const SESSION_LIFETIME_MS: i64 = 14 * 24 * 60 * 60 * 1000;
@@ -112,6 +113,10 @@ pub struct Settings {
     pub base_url: String,
     /// Extra trusted origins (from `TRUSTED_ORIGINS`).
     pub extra_origins: Vec<String>,
+    /// Where node binaries for download are (`TERMPLANE_NODE_DOWNLOADS`): the file for a
+    /// platform is `<dir>/termplane-node-<platform>`. Without it, the plane serves the
+    /// `termplane-node` next to its own executable, for its own platform only.
+    pub downloads_dir: Option<std::path::PathBuf>,
 }
 
 impl Settings {
@@ -185,14 +190,22 @@ pub fn normalize_origin(url: &str) -> Option<String> {
 ///
 /// This is the one place that derives them from the secrets: the command-signing public JWK and
 /// the X25519 link public key in its wire spelling.
-#[must_use]
-pub fn plane_public_material(secrets: &PlaneSecrets) -> (Value, Value) {
+pub fn plane_public_material(
+    secrets: &PlaneSecrets,
+) -> Result<(api::enrollment::Jwk, api::Key32Text), ApiError> {
     let link = termplane_machines::kx::StaticKeypair::from_secret_bytes(secrets.link);
     // The scalar was validated when the file was loaded (`keys::is_p256_scalar`).
-    let jwk = termplane_machines::jws::Es256Signer::from_secret_bytes(&secrets.signing)
-        .map(|s| serde_json::to_value(s.public_jwk()).unwrap_or(Value::Null))
-        .unwrap_or(Value::Null);
-    (jwk, Value::String(link.public().to_b64()))
+    let public = Es256Signer::from_secret_bytes(&secrets.signing)
+        .map_err(|_| ApiError::internal())?
+        .public_jwk();
+    let coordinate = |c: &str| api::Key32Text::parse(c).map_err(|_| ApiError::internal());
+    let jwk = api::enrollment::Jwk {
+        kty: api::enrollment::Kty::Ec,
+        crv: api::enrollment::Crv::P256,
+        x: coordinate(&public.x)?,
+        y: coordinate(&public.y)?,
+    };
+    Ok((jwk, api::Key32Text(link.public().0)))
 }
 
 /// The control plane's services.
@@ -202,6 +215,7 @@ pub struct Service {
     settings: Settings,
     secrets: Arc<PlaneSecrets>,
     sign_in_backoff: Backoff,
+    known_good: KnownGood,
     enroll_backoff: Backoff,
     dummy_hash: String,
     links: LinkHub,
@@ -233,57 +247,6 @@ fn verify_password(password: &str, phc: &str) -> bool {
         .is_ok()
 }
 
-// ----- body helpers -----
-
-fn object(body: &Value) -> Result<&Map<String, Value>, ApiError> {
-    body.as_object()
-        .ok_or_else(|| ApiError::validation("body", "the body must be a JSON object"))
-}
-
-fn only_fields(obj: &Map<String, Value>, allowed: &[&str]) -> Result<(), ApiError> {
-    match obj.keys().find(|k| !allowed.contains(&k.as_str())) {
-        Some(k) => Err(ApiError::validation(k, format!("unknown field `{k}`"))),
-        None => Ok(()),
-    }
-}
-
-fn string_field<'a>(
-    obj: &'a Map<String, Value>,
-    field: &str,
-    min: usize,
-    max: usize,
-) -> Result<&'a str, ApiError> {
-    let s = obj
-        .get(field)
-        .and_then(Value::as_str)
-        .ok_or_else(|| ApiError::validation(field, format!("`{field}` must be a string")))?;
-    let n = s.chars().count();
-    if n < min || n > max {
-        return Err(ApiError::validation(
-            field,
-            format!("`{field}` must be {min} to {max} characters"),
-        ));
-    }
-    if s.chars().any(char::is_control) {
-        return Err(ApiError::validation(
-            field,
-            format!("`{field}` must not contain control characters"),
-        ));
-    }
-    Ok(s)
-}
-
-fn email_field(obj: &Map<String, Value>) -> Result<String, ApiError> {
-    let e = string_field(obj, "email", 3, 254)?.trim().to_lowercase();
-    if !e.contains('@') || e.contains(char::is_whitespace) {
-        return Err(ApiError::validation(
-            "email",
-            "`email` must be an email address",
-        ));
-    }
-    Ok(e)
-}
-
 fn too_many(wait_ms: i64) -> ApiError {
     ApiError::new(
         429,
@@ -293,39 +256,43 @@ fn too_many(wait_ms: i64) -> ApiError {
     .with_metadata(json!({ "retryAfterMs": wait_ms }))
 }
 
-fn user_json(u: &User) -> Value {
-    json!({
-        "id": u.id,
-        "email": u.email,
-        "displayName": u.display_name,
-        "role": u.role,
-        "disabled": u.disabled,
-    })
+/// An account as the API shows it.
+fn user_view(u: &User) -> api::accounts::User {
+    api::accounts::User {
+        id: u.id.clone(),
+        email: u.email.clone(),
+        display_name: u.display_name.clone(),
+        role: api::accounts::Role::from_stored(&u.role),
+        disabled: u.disabled,
+    }
 }
 
-fn node_json(n: &Node) -> Value {
-    let parse = |s: &Option<String>| {
-        s.as_deref()
-            .and_then(|t| serde_json::from_str::<Value>(t).ok())
-            .unwrap_or(Value::Null)
-    };
-    json!({
-        "nodeId": n.id,
-        "name": n.name,
-        "os": n.os,
-        "arch": n.arch,
-        "hostname": n.hostname,
-        "agentVersion": n.agent_version,
-        "identityJwk": parse(&n.identity_jwk),
-        "encryptPublicKey": n.encrypt_public_key,
-        "liveness": n.liveness,
-        "runtime": parse(&n.runtime),
-        "maintenance": parse(&n.maintenance),
-        "allowedDirs": serde_json::from_str::<Value>(&n.allowed_dirs).unwrap_or_else(|_| json!([])),
-        "isLocal": n.is_local,
-        "createdAt": n.created_at,
-        "updatedAt": n.updated_at,
-    })
+/// A node row as the API shows it. Stored JSON that does not parse reads as absent.
+fn node_view(n: &Node) -> api::nodes::Node {
+    fn parse<T: serde::de::DeserializeOwned>(s: &Option<String>) -> Option<T> {
+        s.as_deref().and_then(|t| serde_json::from_str(t).ok())
+    }
+    api::nodes::Node {
+        node_id: n.id.clone(),
+        name: n.name.clone(),
+        os: n.os.clone(),
+        arch: n.arch.clone(),
+        hostname: n.hostname.clone(),
+        agent_version: n.agent_version.clone(),
+        identity_jwk: parse(&n.identity_jwk),
+        encrypt_public_key: n.encrypt_public_key.clone(),
+        liveness: if n.liveness == "online" {
+            api::nodes::Liveness::Online
+        } else {
+            api::nodes::Liveness::Offline
+        },
+        runtime: parse(&n.runtime),
+        maintenance: parse(&n.maintenance),
+        allowed_dirs: serde_json::from_str(&n.allowed_dirs).unwrap_or_default(),
+        is_local: n.is_local,
+        created_at: n.created_at,
+        updated_at: n.updated_at,
+    }
 }
 
 impl Service {
@@ -349,8 +316,9 @@ impl Service {
             clock,
             settings,
             secrets: Arc::new(secrets),
-            sign_in_backoff: Backoff::new(1_000, 15 * 60 * 1_000),
-            enroll_backoff: Backoff::new(1_000, 15 * 60 * 1_000),
+            sign_in_backoff: Backoff::default(),
+            known_good: KnownGood::default(),
+            enroll_backoff: Backoff::default(),
             dummy_hash,
             links: LinkHub::default(),
             events: crate::link::events::EventLog::default(),

@@ -1,13 +1,21 @@
 //! Node rows: listing, detail, deletion, key rotation, allowed directories, maintenance,
 //! node downloads and held nodes.
 
-#[allow(unused_imports)]
-use super::*;
+use termplane_proto::Command;
+
+use super::{Caller, RequestMeta, Service, iso8601_utc, node_view};
+use crate::api::nodes::{
+    AllowedDirsRequest, BelowFloorNode, HeldNode, HeldNodes, Liveness, MaintenanceRequest,
+    MaintenanceSet, Node, NodeKeyRotated,
+};
+use crate::error::ApiError;
+use crate::secret::{self, BEARER_PREFIX};
+use crate::store;
 
 impl Service {
     // ----- nodes -----
 
-    pub(super) async fn owned_node(&self, c: &Caller, id: &str) -> Result<Node, ApiError> {
+    pub(super) async fn owned_node(&self, c: &Caller, id: &str) -> Result<store::Node, ApiError> {
         let n = self
             .store
             .node(id)
@@ -30,7 +38,7 @@ impl Service {
         c: &Caller,
         id: &str,
         why: &str,
-    ) -> Result<Node, ApiError> {
+    ) -> Result<store::Node, ApiError> {
         let n = self.owned_node(c, id).await?;
         if n.is_local {
             return Err(ApiError::new(403, "LOCAL_NODE", why.to_owned()));
@@ -38,22 +46,22 @@ impl Service {
         Ok(n)
     }
 
-    /// `GET /api/nodes`: a session sees its nodes and the local node (an admin sees all); a
-    /// system key lists the nodes owned by `system`.
-    pub async fn nodes(&self, meta: &RequestMeta) -> Result<Value, ApiError> {
+    /// `GET /api/nodes`: the local node and the caller's own nodes — for an administrator's
+    /// session every node; for a system key the nodes owned by the `system` account.
+    pub async fn nodes(&self, meta: &RequestMeta) -> Result<Vec<Node>, ApiError> {
         let c = self.caller(meta).await?;
-        let rows = match &c {
-            Caller::SystemKey { user, .. } => self.store.nodes_owned_by(&user.id).await?,
-            Caller::Session { user, .. } if user.role == "admin" => self.store.nodes(None).await?,
-            Caller::Session { user, .. } => self.store.nodes(Some(&user.id)).await?,
+        let rows = if c.is_admin_session() {
+            self.store.nodes(None).await?
+        } else {
+            self.store.nodes(Some(&c.user().id)).await?
         };
-        Ok(Value::Array(rows.iter().map(node_json).collect()))
+        Ok(rows.iter().map(node_view).collect())
     }
 
     /// `GET /api/nodes/:id` (session only).
-    pub async fn node(&self, meta: &RequestMeta, id: &str) -> Result<Value, ApiError> {
+    pub async fn node(&self, meta: &RequestMeta, id: &str) -> Result<Node, ApiError> {
         let c = self.session(meta).await?;
-        Ok(node_json(&self.owned_node(&c, id).await?))
+        Ok(node_view(&self.owned_node(&c, id).await?))
     }
 
     /// `DELETE /api/nodes/:id` (session only).
@@ -70,7 +78,11 @@ impl Service {
 
     /// `POST /api/nodes/:id/key_rotate` (session only): the old key stops working at once, the
     /// new one is in this answer only, and the encryption pin is cleared.
-    pub async fn rotate_node_key(&self, meta: &RequestMeta, id: &str) -> Result<Value, ApiError> {
+    pub async fn rotate_node_key(
+        &self,
+        meta: &RequestMeta,
+        id: &str,
+    ) -> Result<NodeKeyRotated, ApiError> {
         let c = self.session(meta).await?;
         self.owned_remote_node(&c, id, "the local node has no node key")
             .await?;
@@ -83,7 +95,10 @@ impl Service {
             return Err(ApiError::not_found("node"));
         }
         self.links.kick(id);
-        Ok(json!({ "nodeId": id, "nodeKey": node_key }))
+        Ok(NodeKeyRotated {
+            node_id: id.to_owned(),
+            node_key,
+        })
     }
 
     /// `PUT /api/nodes/:id/allowed_dirs` (session only): `{ allowedDirs: [absolute paths] }`.
@@ -91,38 +106,12 @@ impl Service {
         &self,
         meta: &RequestMeta,
         id: &str,
-        body: &Value,
-    ) -> Result<Value, ApiError> {
+        req: AllowedDirsRequest,
+    ) -> Result<Node, ApiError> {
         let c = self.session(meta).await?;
         self.owned_node(&c, id).await?;
-        let obj = object(body)?;
-        only_fields(obj, &["allowedDirs"])?;
-        let field = "allowedDirs";
-        let dirs = obj.get(field).and_then(Value::as_array).ok_or_else(|| {
-            ApiError::validation(field, "`allowedDirs` must be an array of absolute paths")
-        })?;
-        if dirs.len() > 256 {
-            return Err(ApiError::validation(field, "at most 256 directories"));
-        }
-        let mut out = Vec::with_capacity(dirs.len());
-        for d in dirs {
-            let s = d.as_str().filter(|s| {
-                s.starts_with('/')
-                    && s.len() <= 4096
-                    && !s.contains('\0')
-                    && !s.split('/').any(|p| p == "..")
-            });
-            match s {
-                Some(s) => out.push(Value::from(s)),
-                None => {
-                    return Err(ApiError::validation(
-                        field,
-                        "every entry must be an absolute path without `..`",
-                    ));
-                }
-            }
-        }
-        let text = Value::Array(out).to_string();
+        let dirs: Vec<&str> = req.allowed_dirs.iter().map(|d| d.as_str()).collect();
+        let text = serde_json::to_string(&dirs).map_err(|_| ApiError::internal())?;
         if !self
             .store
             .set_allowed_dirs(&c.user().id, id, &text, self.now())
@@ -143,19 +132,13 @@ impl Service {
         &self,
         meta: &RequestMeta,
         id: &str,
-        body: &Value,
-    ) -> Result<Value, ApiError> {
+        req: MaintenanceRequest,
+    ) -> Result<MaintenanceSet, ApiError> {
         let c = self.session(meta).await?;
         self.owned_remote_node(&c, id, "the local node has no maintenance mirror")
             .await?;
-        let obj = object(body)?;
-        only_fields(obj, &["on"])?;
-        let on = obj
-            .get("on")
-            .and_then(Value::as_bool)
-            .ok_or_else(|| ApiError::validation("on", "`on` must be a boolean"))?;
         let mirror = termplane_proto::command::Maintenance {
-            on,
+            on: req.on,
             changed_at: iso8601_utc(self.now()),
         };
         let text = serde_json::to_string(&mirror).unwrap_or_default();
@@ -180,36 +163,28 @@ impl Service {
                 false
             }
         };
-        Ok(json!({ "on": mirror.on, "changedAt": mirror.changed_at, "pushed": pushed }))
+        Ok(MaintenanceSet {
+            on: mirror.on,
+            changed_at: mirror.changed_at,
+            pushed,
+        })
     }
 
     /// `GET /api/downloads/node/:platform` (no credential): where the node binary for
     /// `platform` (`<os>-<arch>`, e.g. `linux-x86_64`) is, its length and its SHA-256.
     ///
-    /// With `TERMPLANE_NODE_DOWNLOADS` set, the file is `<that dir>/termplane-node-<platform>`;
-    /// otherwise the plane serves the `termplane-node` next to its own executable, for this
-    /// machine's platform only. Anything else is `NOT_FOUND`.
+    /// With [`super::Settings::downloads_dir`] set, the file is
+    /// `<that dir>/termplane-node-<platform>`; otherwise the plane serves the `termplane-node`
+    /// next to its own executable, for this machine's platform only. Anything else is
+    /// `NOT_FOUND`.
     pub async fn node_download(
         &self,
         platform: &str,
     ) -> Result<(std::path::PathBuf, u64, String), ApiError> {
+        // `platform` has the shape of `api::nodes::Platform` (checked when the path was read).
         let missing = || ApiError::not_found("download");
-        let valid = platform.len() <= 64
-            && platform.split_once('-').is_some_and(|(os, arch)| {
-                let part = |p: &str| {
-                    !p.is_empty()
-                        && p.bytes()
-                            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
-                };
-                part(os) && part(arch)
-            });
-        if !valid {
-            return Err(missing());
-        }
-        let path = match std::env::var_os("TERMPLANE_NODE_DOWNLOADS") {
-            Some(dir) if !dir.is_empty() => {
-                std::path::PathBuf::from(dir).join(format!("termplane-node-{platform}"))
-            }
+        let path = match &self.settings.downloads_dir {
+            Some(dir) => dir.join(format!("termplane-node-{platform}")),
             _ => {
                 let here = format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH);
                 if platform != here {
@@ -248,20 +223,26 @@ impl Service {
 
     /// `GET /api/admin/updates/held` (admin session only): nodes held for an update by a live
     /// socket (`held`), and rows whose stored agent version is below the floor (`belowFloor`).
-    pub async fn held_nodes(&self, meta: &RequestMeta) -> Result<Value, ApiError> {
+    pub async fn held_nodes(&self, meta: &RequestMeta) -> Result<HeldNodes, ApiError> {
         self.admin(meta).await?;
         let mut held = Vec::new();
         for h in self.links.held() {
             let row = self.store.node(&h.node_id).await?;
-            held.push(json!({
-                "nodeId": h.node_id,
-                "name": row.as_ref().map(|n| n.name.clone()),
-                "agentVersion": row.as_ref().map(|n| n.agent_version.clone()),
-                "liveness": row.as_ref().map(|n| n.liveness.clone()),
-                "reason": h.reason,
-            }));
+            held.push(HeldNode {
+                node_id: h.node_id,
+                name: row.as_ref().map(|n| n.name.clone()),
+                agent_version: row.as_ref().map(|n| n.agent_version.clone()),
+                liveness: row.as_ref().map(|n| {
+                    if n.liveness == "online" {
+                        Liveness::Online
+                    } else {
+                        Liveness::Offline
+                    }
+                }),
+                reason: h.reason,
+            });
         }
-        let below: Vec<Value> = self
+        let below_floor = self
             .store
             .nodes(None)
             .await?
@@ -271,12 +252,16 @@ impl Service {
                 termplane_proto::Version::parse(&n.agent_version)
                     .map_or(true, |v| v < termplane_proto::MIN_NODE_VERSION)
             })
-            .map(|n| json!({ "nodeId": n.id, "name": n.name, "agentVersion": n.agent_version }))
+            .map(|n| BelowFloorNode {
+                node_id: n.id,
+                name: n.name,
+                agent_version: n.agent_version,
+            })
             .collect();
-        Ok(json!({
-            "minNodeVersion": termplane_proto::MIN_NODE_VERSION.to_string(),
-            "held": held,
-            "belowFloor": below,
-        }))
+        Ok(HeldNodes {
+            min_node_version: termplane_proto::MIN_NODE_VERSION.to_string(),
+            held,
+            below_floor,
+        })
     }
 }

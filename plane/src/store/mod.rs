@@ -178,6 +178,35 @@ fn local_os() -> &'static str {
     }
 }
 
+/// Makes the SQLite database file of `url` (and its `-wal` and `-shm` companions, where they
+/// exist) private to the plane's user before the pool opens it: a missing file is created with
+/// mode 0600, existing ones are tightened to 0600. SQLite creates its companion files with the
+/// main file's mode, so they follow. Anything but a `sqlite:` file URL is left alone.
+pub fn prepare_sqlite_file(url: &str) -> std::io::Result<()> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let Some(rest) = url.strip_prefix("sqlite:") else {
+        return Ok(());
+    };
+    let path = rest.trim_start_matches("//");
+    let path = path.split('?').next().unwrap_or_default();
+    if path.is_empty() || path.contains(":memory:") || url.contains("mode=memory") {
+        return Ok(());
+    }
+    let main = std::path::PathBuf::from(path);
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(&main)?;
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let p = std::path::PathBuf::from(format!("{}{suffix}", main.display()));
+        if p.exists() {
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600))?;
+        }
+    }
+    Ok(())
+}
+
 /// `url` with any password replaced, for messages.
 #[must_use]
 pub fn redact_url(url: &str) -> String {

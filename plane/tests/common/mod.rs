@@ -79,6 +79,11 @@ pub struct Opts {
     pub header_timeout: Option<Duration>,
     pub max_conns_per_ip: Option<usize>,
     pub max_conns: Option<usize>,
+    pub io_timeout: Option<Duration>,
+    pub body_timeout: Option<Duration>,
+    pub min_send_rate: Option<u64>,
+    pub trusted_proxies: Vec<&'static str>,
+    pub downloads_dir: Option<std::path::PathBuf>,
 }
 
 impl Plane {
@@ -106,6 +111,7 @@ impl Plane {
                 let settings = Settings {
                     base_url: base.clone(),
                     extra_origins: vec!["https://extra.example".into()],
+                    downloads_dir: o.downloads_dir.clone(),
                 };
                 let secrets = PlaneSecrets::load_or_create(&dir).unwrap();
                 let svc = Arc::new(
@@ -127,6 +133,18 @@ impl Plane {
                         .max_conns_per_ip
                         .unwrap_or(termplane::http::DEFAULT_MAX_CONNS_PER_IP),
                     max_conns: o.max_conns.unwrap_or(termplane::http::DEFAULT_MAX_CONNS),
+                    io_timeout: o.io_timeout.unwrap_or(termplane::http::DEFAULT_IO_TIMEOUT),
+                    body_timeout: o
+                        .body_timeout
+                        .unwrap_or(termplane::http::DEFAULT_BODY_TIMEOUT),
+                    min_send_rate: o
+                        .min_send_rate
+                        .unwrap_or(termplane::http::DEFAULT_MIN_SEND_RATE),
+                    trusted_proxies: o
+                        .trusted_proxies
+                        .iter()
+                        .map(|c| termplane::net::Cidr::parse(c).unwrap())
+                        .collect(),
                 };
                 serve(listener, svc, opts, async move {
                     let _ = stop_rx.recv().await;
@@ -263,9 +281,20 @@ impl Drop for Plane {
     }
 }
 
+/// A real P-256 identity (a fixed test key) as the node's JWK.
+pub fn identity_jwk() -> Value {
+    let signer = termplane_machines::jws::Es256Signer::from_secret_bytes(&[7u8; 32]).unwrap();
+    serde_json::to_value(signer.public_jwk()).unwrap()
+}
+
+/// A real X25519 public key (from a fixed test secret) in its wire spelling.
+pub fn link_public_key() -> String {
+    termplane_machines::kx::StaticKeypair::from_secret_bytes([9u8; 32])
+        .public()
+        .to_b64()
+}
+
 pub fn enroll_body(key: &str, name: &str) -> Value {
-    let x = termplane_proto::key::b64url_encode(&[1u8; 32]);
-    let y = termplane_proto::key::b64url_encode(&[2u8; 32]);
     json!({
         "setupKey": key,
         "name": name,
@@ -273,8 +302,8 @@ pub fn enroll_body(key: &str, name: &str) -> Value {
         "arch": "x86_64",
         "hostname": "node.test",
         "agentVersion": "0.17.0",
-        "identityJwk": {"kty": "EC", "crv": "P-256", "x": x, "y": y},
-        "encryptPublicKey": termplane_proto::key::b64url_encode(&[9u8; 32]),
+        "identityJwk": identity_jwk(),
+        "encryptPublicKey": link_public_key(),
     })
 }
 

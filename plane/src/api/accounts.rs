@@ -1,0 +1,167 @@
+//! First run, settings reads, sign-in and sessions, accounts.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{DisplayName, Email, NewPassword, Password};
+
+/// `GET /api/setup/status`.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SetupStatus {
+    /// Whether the first account exists.
+    pub setup_done: bool,
+}
+
+/// `POST /api/setup`: the first (administrator) account.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SetupRequest {
+    /// The administrator's email.
+    pub email: Email,
+    /// The administrator's display name.
+    pub display_name: DisplayName,
+    /// The administrator's password (8 to 1024 characters).
+    pub password: NewPassword,
+}
+
+/// `GET /api/settings/instance`.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InstanceSettings {
+    /// The instance's display name.
+    pub display_name: String,
+}
+
+/// `GET /api/settings/public`.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PublicSettings {
+    /// Every origin a browser may send state-changing requests from.
+    pub trusted_origins: Vec<String>,
+}
+
+/// `POST /api/auth/sign-in`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SignInRequest {
+    /// The account's email.
+    pub email: Email,
+    /// The account's password.
+    pub password: Password,
+}
+
+/// An account's role.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// Administers the plane (with a browser session).
+    Admin,
+    /// A signed-in person.
+    User,
+    /// The `system` service account that system keys act as; it cannot sign in.
+    Service,
+}
+
+impl Role {
+    /// The stored spelling.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Admin => "admin",
+            Self::User => "user",
+            Self::Service => "service",
+        }
+    }
+
+    /// The role of a stored spelling (an unknown one reads as `user`, the least privileged).
+    #[must_use]
+    pub fn from_stored(s: &str) -> Self {
+        match s {
+            "admin" => Self::Admin,
+            "service" => Self::Service,
+            _ => Self::User,
+        }
+    }
+}
+
+/// A role an administrator can give (`service` is the `system` account's alone).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GrantableRole {
+    /// Administers the plane.
+    Admin,
+    /// A person.
+    #[default]
+    User,
+}
+
+impl From<GrantableRole> for Role {
+    fn from(r: GrantableRole) -> Self {
+        match r {
+            GrantableRole::Admin => Self::Admin,
+            GrantableRole::User => Self::User,
+        }
+    }
+}
+
+/// An account (`GET /api/users` lists them for any credential).
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct User {
+    /// Account id.
+    pub id: String,
+    /// Email (normalised, lower-case); `system` for the service account.
+    pub email: String,
+    /// Display name.
+    pub display_name: String,
+    /// Role.
+    pub role: Role,
+    /// Whether the account is disabled.
+    pub disabled: bool,
+}
+
+/// How the caller authenticated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Via {
+    /// A browser session cookie.
+    Session,
+    /// A system key.
+    SystemKey,
+}
+
+/// `GET /api/auth/session`: the calling account.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Whoami {
+    /// Account id.
+    pub id: String,
+    /// Email.
+    pub email: String,
+    /// Display name.
+    pub display_name: String,
+    /// Role.
+    pub role: Role,
+    /// Whether the account is disabled.
+    pub disabled: bool,
+    /// An administrator's browser session (a bearer caller never reads as an administrator).
+    pub is_admin: bool,
+    /// How the caller authenticated.
+    pub via: Via,
+}
+
+/// `POST /api/users`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CreateUserRequest {
+    /// The new account's email.
+    pub email: Email,
+    /// Display name.
+    pub display_name: DisplayName,
+    /// Initial password (8 to 1024 characters).
+    pub password: NewPassword,
+    /// Role (default `user`).
+    #[serde(default)]
+    pub role: GrantableRole,
+}

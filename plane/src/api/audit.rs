@@ -1,0 +1,62 @@
+//! The audit log.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// Who acted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ActorKind {
+    /// A person with a browser session.
+    Cookie,
+    /// A script with a system key.
+    SystemKey,
+    /// A node enrolling with a setup key.
+    SetupKey,
+    /// The plane itself.
+    Plane,
+}
+
+impl ActorKind {
+    /// The stored spelling.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Cookie => "cookie",
+            Self::SystemKey => "system_key",
+            Self::SetupKey => "setup_key",
+            Self::Plane => "plane",
+        }
+    }
+
+    /// The kind of a stored spelling (unknown spellings read as the plane's own).
+    #[must_use]
+    pub fn from_stored(s: &str) -> Self {
+        match s {
+            "cookie" => Self::Cookie,
+            "system_key" => Self::SystemKey,
+            "setup_key" => Self::SetupKey,
+            _ => Self::Plane,
+        }
+    }
+}
+
+/// One audit entry.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditEntry {
+    /// Sequence number.
+    pub id: i64,
+    /// When (milliseconds since the Unix epoch).
+    pub at: i64,
+    /// The acting account, if any.
+    pub actor_user_id: Option<String>,
+    /// Who acted.
+    pub actor_kind: ActorKind,
+    /// What happened (`system_key.created`, `node.enrolled`, …).
+    pub action: String,
+    /// The row acted on.
+    pub target: Option<String>,
+    /// Extra facts (never a secret).
+    pub detail: serde_json::Value,
+}

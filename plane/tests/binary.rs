@@ -1,0 +1,120 @@
+//! The `termplane` binary as an operator runs it: its files are private whatever the data
+//! directory's mode, and its log is plain text when it goes to a file or a pipe.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Running {
+    child: std::process::Child,
+    base: String,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start(data_dir: &std::path::Path) -> Running {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_termplane"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(data_dir)
+        .env_remove("RUST_LOG")
+        .env_remove("APP_BASE_URL")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let base = line
+        .trim()
+        .strip_prefix("termplane is running: open ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .trim_end_matches('/')
+        .to_owned();
+    Running { child, base }
+}
+
+fn post_setup(base: &str) -> String {
+    let addr = base.strip_prefix("http://").unwrap();
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let body = r#"{"email":"a@example.test","displayName":"A","password":"long enough pw"}"#;
+    write!(
+        s,
+        "POST /api/setup HTTP/1.1\r\nHost: {addr}\r\nOrigin: {base}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut all = String::new();
+    s.read_to_string(&mut all).unwrap();
+    all
+}
+
+fn mode(p: &std::path::Path) -> u32 {
+    std::fs::metadata(p).unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn database_files_are_private_in_a_world_readable_data_dir_and_the_log_is_plain() {
+    let dir = common::tempdir("binary");
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut run = start(&dir);
+    let answer = post_setup(&run.base);
+    assert!(answer.starts_with("HTTP/1.1 201"), "{answer}");
+    let db = dir.join("termplane.db");
+    let wal = dir.join("termplane.db-wal");
+    // The write went to the WAL; wait for SQLite to have created it.
+    let started = Instant::now();
+    while !wal.exists() && started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for f in [&db, &wal, &dir.join("link.key"), &dir.join("signing.key")] {
+        assert_eq!(mode(f), 0o600, "{}", f.display());
+    }
+    let shm = dir.join("termplane.db-shm");
+    if shm.exists() {
+        assert_eq!(mode(&shm), 0o600);
+    }
+    // Stop it and read its log.
+    let _ = run.child.kill();
+    let _ = run.child.wait();
+    let mut log = String::new();
+    run.child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut log)
+        .unwrap();
+    assert!(
+        !log.contains('\u{1b}'),
+        "ANSI escapes in a piped log: {log}"
+    );
+    assert!(
+        log.contains("readable by group or others"),
+        "no warning about the 0755 data directory: {log}"
+    );
+}
+
+#[test]
+fn an_existing_readable_database_is_tightened_at_start() {
+    let dir = common::tempdir("binary-existing");
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let db = dir.join("termplane.db");
+    {
+        let run = start(&dir);
+        assert!(post_setup(&run.base).starts_with("HTTP/1.1 201"));
+    }
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let run = start(&dir);
+    assert_eq!(mode(&db), 0o600);
+    drop(run);
+}

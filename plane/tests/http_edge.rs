@@ -1,0 +1,499 @@
+//! The HTTP edge, tried as a hostile or broken client would: malformed heads answered as RFC 9112
+//! says (with the spec's error body, never silence), bodies and readers that make no progress cut,
+//! downloads held in a bounded buffer whatever the client does, and path parameters that cannot
+//! reach a panic. Catalogue section G (89, 90) covers heads that never arrive and connection caps.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::Value;
+
+/// A raw answer: status, lower-cased headers, body; `closed` when the server closed the
+/// connection after it.
+struct Raw {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+    closed: bool,
+}
+
+impl Raw {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or(Value::Null)
+    }
+    /// Asserts the spec's error body and returns its code.
+    fn error(&self, status: u16) -> String {
+        assert_eq!(
+            self.status,
+            status,
+            "{}",
+            String::from_utf8_lossy(&self.body)
+        );
+        let v = self.json();
+        assert!(v["errId"].as_str().is_some_and(|s| !s.is_empty()), "{v}");
+        assert_eq!(v["statusCode"], status, "{v}");
+        v["code"].as_str().unwrap().to_owned()
+    }
+}
+
+/// Sends `bytes` on a fresh connection and reads one answer (and whether the server then closed).
+fn exchange(p: &Plane, bytes: &[u8]) -> Raw {
+    let mut s = TcpStream::connect(p.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    s.write_all(bytes).unwrap();
+    read_raw(&mut s)
+}
+
+fn read_raw(s: &mut TcpStream) -> Raw {
+    let mut buf = Vec::new();
+    let mut chunk = [0_u8; 4096];
+    let head_end = loop {
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+        let n = s.read(&mut chunk).unwrap_or(0);
+        assert!(
+            n > 0,
+            "the server closed without an answer; got {:?}",
+            String::from_utf8_lossy(&buf)
+        );
+        buf.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8(buf[..head_end].to_vec()).unwrap();
+    let mut lines = head.split("\r\n");
+    let status: u16 = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers: Vec<(String, String)> = lines
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let (k, v) = l.split_once(':').unwrap();
+            (k.trim().to_ascii_lowercase(), v.trim().to_owned())
+        })
+        .collect();
+    let len: usize = headers
+        .iter()
+        .find(|(k, _)| k == "content-length")
+        .map_or(0, |(_, v)| v.parse().unwrap());
+    let mut body = buf[head_end..].to_vec();
+    while body.len() < len {
+        let n = s.read(&mut chunk).unwrap();
+        assert!(n > 0, "body cut short");
+        body.extend_from_slice(&chunk[..n]);
+    }
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let closed = matches!(s.read(&mut chunk), Ok(0) | Err(_));
+    Raw {
+        status,
+        headers,
+        body,
+        closed,
+    }
+}
+
+#[test]
+fn malformed_heads_get_their_rfc_9112_answer_with_the_error_body() {
+    let p = Plane::start();
+    let cases: &[(&[u8], u16, &str)] = &[
+        (
+            b"POST /api/setup HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\n{}",
+            400,
+            "BAD_REQUEST",
+        ),
+        (
+            b"POST /api/setup HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}",
+            400,
+            "BAD_REQUEST",
+        ),
+        (
+            b"POST /api/setup HTTP/1.1\r\nHost: x\r\nContent-Length: -2\r\n\r\n",
+            400,
+            "BAD_REQUEST",
+        ),
+        (
+            b"POST /api/setup HTTP/1.1\r\nHost: x\r\nContent-Length: 184467440737095516160\r\n\r\n",
+            400,
+            "BAD_REQUEST",
+        ),
+        (
+            b"FROB /api/setup/status HTTP/1.1\r\nHost: x\r\n\r\n",
+            501,
+            "NOT_IMPLEMENTED",
+        ),
+        (
+            b"GET /api/setup/status HTTP/1.1\r\n\r\n",
+            400,
+            "BAD_REQUEST",
+        ),
+        (
+            b"GET /api/setup/status HTTP/1.1\r\nHost: x\r\nX-Bad: a\0b\r\n\r\n",
+            400,
+            "BAD_REQUEST",
+        ),
+        (
+            b"GET /api/setup/status HTTP/1.1\r\nHost: x\r\nX-Bad: \xc3\x28\r\n\r\n",
+            400,
+            "BAD_REQUEST",
+        ),
+        (
+            b"GET /api/setup/status HTTP/2.0\r\nHost: x\r\n\r\n",
+            505,
+            "HTTP_VERSION_NOT_SUPPORTED",
+        ),
+        (
+            b"POST /api/setup HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
+            501,
+            "NOT_IMPLEMENTED",
+        ),
+        (
+            b"GET /api/setup/status HTTP/1.1\r\nHost: x\r\nExpect: tea\r\n\r\n",
+            417,
+            "EXPECTATION_FAILED",
+        ),
+    ];
+    for (raw, status, code) in cases {
+        let r = exchange(&p, raw);
+        assert_eq!(r.error(*status), *code, "{}", String::from_utf8_lossy(raw));
+        assert!(r.closed, "the connection closes after a framing fault");
+    }
+    // A 16 KiB head.
+    let mut big = b"GET /api/setup/status HTTP/1.1\r\nHost: x\r\n".to_vec();
+    while big.len() < 17 * 1024 {
+        big.extend_from_slice(b"X-Filler: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n");
+    }
+    big.extend_from_slice(b"\r\n");
+    assert_eq!(exchange(&p, &big).error(431), "HEADERS_TOO_LARGE");
+    // A request target over 8 KiB.
+    let long = format!("GET /api/{} HTTP/1.1\r\nHost: x\r\n\r\n", "a".repeat(9000));
+    assert_eq!(exchange(&p, long.as_bytes()).error(414), "URI_TOO_LONG");
+    // The plane still serves.
+    assert_eq!(p.get("/api/setup/status").send().status, 200);
+}
+
+#[test]
+fn http10_is_served_and_closed_and_a_405_lists_the_allowed_methods() {
+    let p = Plane::start();
+    let r = exchange(&p, b"GET /api/setup/status HTTP/1.0\r\n\r\n");
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["setupDone"], false);
+    assert!(r.closed);
+    let r = exchange(
+        &p,
+        b"PATCH /api/setup/status HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer tp_x\r\n\r\n",
+    );
+    assert_eq!(r.error(405), "METHOD_NOT_ALLOWED");
+    assert_eq!(r.header("allow"), Some("GET, HEAD"));
+    let r = exchange(&p, b"OPTIONS /api/users HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert_eq!(r.error(405), "METHOD_NOT_ALLOWED");
+    assert_eq!(r.header("allow"), Some("GET, HEAD, POST"));
+    // A concrete path is its own resource, not a value of the templated one beside it.
+    let r = exchange(&p, b"GET /api/nodes/enroll HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert_eq!(r.error(405), "METHOD_NOT_ALLOWED");
+    assert_eq!(r.header("allow"), Some("POST"));
+    // A method of the HTTP registry that no route serves is 405; an unknown token is 501.
+    let r = exchange(&p, b"QUERY /api/users HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert_eq!(r.error(405), "METHOD_NOT_ALLOWED");
+    // HEAD answers like GET without a body.
+    let mut s = TcpStream::connect(p.addr).unwrap();
+    s.write_all(b"HEAD /api/setup/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut all = Vec::new();
+    s.read_to_end(&mut all).unwrap();
+    let text = String::from_utf8(all).unwrap();
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    assert!(
+        text.ends_with("\r\n\r\n"),
+        "no body after a HEAD answer: {text}"
+    );
+}
+
+#[test]
+fn chunked_bodies_and_expect_100_continue_are_understood() {
+    let p = Plane::start();
+    let body = br#"{"email":"a@example.test","displayName":"A","password":"long enough pw"}"#;
+    let (a, b) = body.split_at(20);
+    let mut req = format!(
+        "POST /api/setup HTTP/1.1\r\nHost: x\r\nOrigin: {}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
+        p.origin()
+    )
+    .into_bytes();
+    for part in [a, b] {
+        req.extend_from_slice(format!("{:x}\r\n", part.len()).as_bytes());
+        req.extend_from_slice(part);
+        req.extend_from_slice(b"\r\n");
+    }
+    req.extend_from_slice(b"0\r\n\r\n");
+    let r = exchange(&p, &req);
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+
+    // Expect: 100-continue: the server asks for the body before reading it.
+    let mut s = TcpStream::connect(p.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let body = br#"{"email":"a@example.test","password":"long enough pw"}"#;
+    s.write_all(
+        format!(
+            "POST /api/auth/sign-in HTTP/1.1\r\nHost: x\r\nOrigin: {}\r\nExpect: 100-continue\r\nContent-Length: {}\r\n\r\n",
+            p.origin(),
+            body.len()
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    let mut interim = [0_u8; 25];
+    s.read_exact(&mut interim).unwrap();
+    assert_eq!(&interim, b"HTTP/1.1 100 Continue\r\n\r\n");
+    s.write_all(body).unwrap();
+    assert_eq!(read_raw(&mut s).status, 200);
+}
+
+#[test]
+fn long_percent_encoded_path_parameters_reach_no_panic() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let (_, sys) = p.system_key(&admin);
+    for n in [1, 16, 17, 18, 64, 300, 2000] {
+        let param = "%25".repeat(n);
+        for path in [
+            format!("/api/nodes/{param}"),
+            format!("/api/nodes/{param}/events"),
+            format!("/api/downloads/node/{param}"),
+            format!("/api/users/{param}/disable"),
+        ] {
+            let method = if path.ends_with("/disable") {
+                "POST"
+            } else {
+                "GET"
+            };
+            let r = p
+                .req()
+                .method(method)
+                .path(&path)
+                .header("Cookie", &admin)
+                .header("Origin", &p.origin())
+                .send();
+            assert_eq!(r.error(404), "NOT_FOUND", "{method} {path}");
+        }
+    }
+    // Bad escapes are a malformed path, not a crash.
+    for path in ["/api/nodes/%", "/api/nodes/%zz", "/api/nodes/%c3%28"] {
+        let r = p.get(path).bearer(&sys).send();
+        assert_eq!(r.error(400), "BAD_REQUEST", "{path}");
+    }
+    assert_eq!(p.get("/api/setup/status").send().status, 200);
+    // No handler panicked (a panic is logged as such).
+    let logs = String::from_utf8_lossy(&logs().lock().unwrap()).into_owned();
+    assert!(!logs.contains("handler panicked") || logs.contains("deliberate"));
+}
+
+fn quick_plane() -> Plane {
+    Plane::start_with(Opts {
+        io_timeout: Some(Duration::from_secs(1)),
+        body_timeout: Some(Duration::from_secs(2)),
+        ..Opts::default()
+    })
+}
+
+#[test]
+fn a_body_that_stops_is_cut_with_408() {
+    let p = quick_plane();
+    let mut s = TcpStream::connect(p.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let started = Instant::now();
+    s.write_all(
+        format!(
+            "POST /api/setup HTTP/1.1\r\nHost: x\r\nOrigin: {}\r\nContent-Length: 100\r\n\r\n{{\"em",
+            p.origin()
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    let r = read_raw(&mut s);
+    assert_eq!(r.error(408), "REQUEST_TIMEOUT");
+    assert!(r.closed);
+    assert!(
+        started.elapsed() < Duration::from_secs(6),
+        "{:?}",
+        started.elapsed()
+    );
+    // Nothing was written.
+    assert_eq!(p.get("/api/setup/status").send().json()["setupDone"], false);
+}
+
+#[test]
+fn a_trickled_body_is_cut_at_the_body_deadline() {
+    let p = quick_plane();
+    let mut s = TcpStream::connect(p.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let started = Instant::now();
+    s.write_all(
+        format!(
+            "POST /api/setup HTTP/1.1\r\nHost: x\r\nOrigin: {}\r\nContent-Length: 1000\r\n\r\n",
+            p.origin()
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    // One byte every 300 ms never trips the 1 s progress timeout; the 2 s deadline cuts it.
+    let mut cut = false;
+    for _ in 0..40 {
+        std::thread::sleep(Duration::from_millis(300));
+        if s.write_all(b" ").is_err() {
+            cut = true;
+            break;
+        }
+        if started.elapsed() > Duration::from_secs(4) {
+            break;
+        }
+    }
+    let r = read_raw(&mut s);
+    assert_eq!(r.error(408), "REQUEST_TIMEOUT", "cut={cut}");
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn trickling_clients_cannot_hold_every_connection_slot() {
+    let p = Plane::start_with(Opts {
+        io_timeout: Some(Duration::from_secs(1)),
+        body_timeout: Some(Duration::from_secs(2)),
+        max_conns: Some(8),
+        max_conns_per_ip: Some(8),
+        ..Opts::default()
+    });
+    let origin = p.origin();
+    let addr = p.addr;
+    // Eight clients take every slot and trickle bodies.
+    let tricklers: Vec<_> = (0..8)
+        .map(|_| {
+            let origin = origin.clone();
+            std::thread::spawn(move || {
+                let mut s = TcpStream::connect(addr).unwrap();
+                let _ = s.write_all(
+                    format!(
+                        "POST /api/setup HTTP/1.1\r\nHost: x\r\nOrigin: {origin}\r\nContent-Length: 100000\r\n\r\n"
+                    )
+                    .as_bytes(),
+                );
+                for _ in 0..40 {
+                    std::thread::sleep(Duration::from_millis(200));
+                    if s.write_all(b" ").is_err() {
+                        break;
+                    }
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    // Within the body deadline and a margin, a normal request is served again.
+    let started = Instant::now();
+    let mut served = false;
+    while started.elapsed() < Duration::from_secs(6) {
+        if let Ok(mut s) = TcpStream::connect(addr) {
+            let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+            let mut all = Vec::new();
+            if s.write_all(
+                b"GET /api/setup/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            )
+            .is_ok()
+                && s.read_to_end(&mut all).is_ok()
+                && all.starts_with(b"HTTP/1.1 200")
+            {
+                served = true;
+                break;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(served, "the tricklers were never cut");
+    for t in tricklers {
+        t.join().unwrap();
+    }
+}
+
+fn rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+/// A download served to clients that never read holds a bounded buffer each (not the file), and
+/// a client that stops reading is cut.
+#[test]
+fn downloads_to_clients_that_never_read_hold_bounded_memory_and_are_cut() {
+    let dir = tempdir("downloads");
+    let file = dir.join("termplane-node-linux-x86_64");
+    let len = 48 * 1024 * 1024;
+    std::fs::write(&file, vec![0x5a_u8; len]).unwrap();
+    let p = Plane::start_with(Opts {
+        io_timeout: Some(Duration::from_secs(1)),
+        min_send_rate: Some(1024),
+        downloads_dir: Some(dir),
+        ..Opts::default()
+    });
+    let before = rss_kib();
+    let mut idle = Vec::new();
+    for _ in 0..40 {
+        // A small receive buffer, so the kernel cannot stand in for a reader that stalls.
+        let sock =
+            socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+        sock.set_recv_buffer_size(64 * 1024).unwrap();
+        sock.connect(&p.addr.into()).unwrap();
+        let mut s: TcpStream = sock.into();
+        s.write_all(b"GET /api/downloads/node/linux-x86_64 HTTP/1.1\r\nHost: x\r\n\r\n")
+            .unwrap();
+        idle.push(s);
+    }
+    // Wait until every answer has started (the file is hashed per request first), then stall
+    // well past the 1 s progress timeout.
+    for s in &mut idle {
+        s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        let mut first = [0_u8; 1];
+        s.read_exact(&mut first).unwrap();
+    }
+    std::thread::sleep(Duration::from_secs(3));
+    let grown = rss_kib().saturating_sub(before);
+    // 40 connections × (a 64 KiB piece + small state) is a few MiB; holding the file would be
+    // 40 × 48 MiB.
+    assert!(
+        grown < 40 * 1024,
+        "RSS grew by {grown} KiB for 40 stalled downloads"
+    );
+    // Every stalled download was cut: reading now ends well short of the file.
+    for mut s in idle {
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut got = 0_usize;
+        let mut chunk = vec![0_u8; 1 << 16];
+        loop {
+            match s.read(&mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => got += n,
+            }
+        }
+        assert!(
+            got < len / 2,
+            "a stalled download was not cut ({got} bytes)"
+        );
+    }
+}
