@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 
 use super::handler::{Gens, OpDoc};
 use super::routes::{Auth, RouteDef};
+use super::schema::bound_integers;
 
 /// The OpenAPI document, as `GET /api/openapi.json` answers it.
 #[derive(Clone, Debug, Serialize)]
@@ -179,48 +180,6 @@ fn components(gens: Gens) -> Map<String, Value> {
     out
 }
 
-/// The range of each integer format the Rust types use. Schemars names the format; the bounds
-/// are stated too, so a client (or a fuzzer) knows that `uint32` stops at 4,294,967,295.
-const INTEGER_BOUNDS: &[(&str, i128, i128)] = &[
-    ("uint8", 0, u8::MAX as i128),
-    ("uint16", 0, u16::MAX as i128),
-    ("uint32", 0, u32::MAX as i128),
-    ("uint64", 0, u64::MAX as i128),
-    ("uint", 0, u64::MAX as i128),
-    ("int8", i8::MIN as i128, i8::MAX as i128),
-    ("int16", i16::MIN as i128, i16::MAX as i128),
-    ("int32", i32::MIN as i128, i32::MAX as i128),
-    ("int64", i64::MIN as i128, i64::MAX as i128),
-    ("int", i64::MIN as i128, i64::MAX as i128),
-];
-
-/// Adds the bounds of [`INTEGER_BOUNDS`] to every integer schema that names a format and
-/// leaves a bound unstated.
-pub(crate) fn bound_integers(v: &mut Value) {
-    match v {
-        Value::Object(o) => {
-            let format = o.get("format").and_then(Value::as_str).map(str::to_owned);
-            if o.get("type").and_then(Value::as_str) == Some("integer")
-                && let Some((_, lo, hi)) = format
-                    .as_deref()
-                    .and_then(|f| INTEGER_BOUNDS.iter().find(|(n, _, _)| *n == f))
-            {
-                let num = |n: i128| {
-                    u64::try_from(n)
-                        .map(Value::from)
-                        .or_else(|_| i64::try_from(n).map(Value::from))
-                        .unwrap_or(Value::Null)
-                };
-                o.entry("minimum").or_insert_with(|| num(*lo));
-                o.entry("maximum").or_insert_with(|| num(*hi));
-            }
-            o.values_mut().for_each(bound_integers);
-        }
-        Value::Array(a) => a.iter_mut().for_each(bound_integers),
-        _ => {}
-    }
-}
-
 /// The document for `routes`, served at `base_url`, whose session cookie is `cookie_name`.
 pub(crate) fn document(routes: &[RouteDef], base_url: &str, cookie_name: &str) -> Document {
     let mut gens = Gens::new();
@@ -315,15 +274,6 @@ mod tests {
                 "schema {name} is unused"
             );
         }
-    }
-
-    #[test]
-    fn integer_schemas_state_their_bounds() {
-        let mut v = json!({"a": {"type": "integer", "format": "uint32", "minimum": 0}, "b": [{"type": "integer", "format": "int64"}]});
-        bound_integers(&mut v);
-        assert_eq!(v["a"]["maximum"], json!(4_294_967_295_u64));
-        assert_eq!(v["b"][0]["minimum"], json!(i64::MIN));
-        assert_eq!(v["b"][0]["maximum"], json!(i64::MAX));
     }
 
     #[test]

@@ -30,8 +30,9 @@ use std::time::{Duration, Instant};
 use futures_lite::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, FutureExt};
 use smol::net::TcpStream;
 
+use super::chunked::Chunked;
 use super::handler::BoxFut;
-use super::wire::{self, Chunked, Framing, Head, Refusal};
+use super::wire::{self, Framing, Head, Refusal};
 
 /// The time limits and sizes a connection is held to.
 #[derive(Clone, Copy, Debug)]

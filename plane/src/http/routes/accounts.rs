@@ -1,0 +1,198 @@
+//! Routes of the reference, first run, settings reads, sign-in and sessions, and accounts.
+
+use std::sync::Arc;
+
+use super::super::handler::{Json, MaybeJson, NoContent, Path, WithCookie};
+use crate::api::accounts::{
+    CreateUserRequest, InstanceSettings, PublicSettings, SetupRequest, SetupStatus, SignInRequest,
+    User, Whoami,
+};
+use crate::api::{Empty, IdParam};
+use crate::error::ApiError;
+use crate::service::{RequestMeta, Service};
+
+use super::{Auth, RouteDef};
+
+/// The routes of this domain, in the order the reference lists them.
+#[allow(clippy::too_many_lines)]
+pub(super) fn routes() -> Vec<RouteDef> {
+    use Auth::{Any, Cookie, CookieAdmin, None as Open};
+    vec![
+        // ----- the reference itself -----
+        RouteDef::get(
+            "/api/openapi.json",
+            "openApiDocument",
+            Open,
+            "This OpenAPI 3.1 document",
+        )
+        .tag("reference")
+        .handle(openapi_json),
+        // ----- first run and settings -----
+        RouteDef::get(
+            "/api/setup/status",
+            "setupStatus",
+            Open,
+            "Whether the first account exists",
+        )
+        .handle(setup_status),
+        RouteDef::post(
+            "/api/setup",
+            "setup",
+            Open,
+            "Create the first (administrator) account",
+        )
+        .ok(201)
+        .errors(&["SETUP_ALREADY_DONE"])
+        .handle(setup),
+        RouteDef::get(
+            "/api/settings/instance",
+            "instanceSettings",
+            Open,
+            "The instance's display name",
+        )
+        .handle(instance_settings),
+        RouteDef::get(
+            "/api/settings/public",
+            "publicSettings",
+            Any,
+            "Settings any signed-in caller may read",
+        )
+        .handle(public_settings),
+        // ----- sign-in and sessions -----
+        RouteDef::post(
+            "/api/auth/sign-in",
+            "signIn",
+            Open,
+            "Sign in with a password; sets the session cookie",
+        )
+        .errors(&["INVALID_CREDENTIALS", "TOO_MANY_ATTEMPTS"])
+        .handle(sign_in),
+        RouteDef::post(
+            "/api/auth/sign-out",
+            "signOut",
+            Cookie,
+            "Destroy the session and clear its cookie",
+        )
+        .handle(sign_out),
+        RouteDef::get("/api/auth/session", "session", Any, "The calling account").handle(whoami),
+        // ----- accounts -----
+        RouteDef::get("/api/users", "listUsers", Any, "List accounts").handle(users),
+        RouteDef::post("/api/users", "createUser", CookieAdmin, "Create an account")
+            .ok(201)
+            .errors(&["EMAIL_TAKEN"])
+            .handle(create_user),
+        RouteDef::post(
+            "/api/users/:id/disable",
+            "disableUser",
+            CookieAdmin,
+            "Disable an account (its sessions end at once)",
+        )
+        .errors(&["CANNOT_DISABLE_SELF"])
+        .handle(disable_user),
+        RouteDef::post(
+            "/api/users/:id/enable",
+            "enableUser",
+            CookieAdmin,
+            "Enable an account",
+        )
+        .handle(enable_user),
+    ]
+}
+
+type Res<T> = Result<T, ApiError>;
+
+async fn openapi_json(
+    svc: Arc<Service>,
+    _: RequestMeta,
+) -> Res<Json<super::super::openapi::Document>> {
+    let s = svc.settings();
+    Ok(Json(super::super::openapi::document(
+        &super::routes(),
+        &s.base_url,
+        s.cookie_name(),
+    )))
+}
+
+async fn setup_status(svc: Arc<Service>, _: RequestMeta) -> Res<Json<SetupStatus>> {
+    svc.setup_status().await.map(Json)
+}
+
+async fn setup(svc: Arc<Service>, _: RequestMeta, Json(b): Json<SetupRequest>) -> Res<Json<User>> {
+    svc.setup(b).await.map(Json)
+}
+
+async fn instance_settings(svc: Arc<Service>, _: RequestMeta) -> Res<Json<InstanceSettings>> {
+    svc.instance_settings().await.map(Json)
+}
+
+async fn public_settings(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<PublicSettings>> {
+    svc.public_settings(&meta).await.map(Json)
+}
+
+fn session_cookie(svc: &Service, value: &str, max_age: i64) -> String {
+    let s = svc.settings();
+    let secure = if s.secure() { "; Secure" } else { "" };
+    format!(
+        "{}={value}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age}{secure}",
+        s.cookie_name()
+    )
+}
+
+async fn sign_in(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Json(b): Json<SignInRequest>,
+) -> Res<WithCookie<Json<User>>> {
+    let (token, user) = svc.sign_in(&meta, b).await?;
+    let max_age = crate::service::SESSION_LIFETIME_MS / 1000;
+    Ok(WithCookie {
+        set_cookie: session_cookie(&svc, &token, max_age),
+        answer: Json(user),
+    })
+}
+
+async fn sign_out(svc: Arc<Service>, meta: RequestMeta) -> Res<WithCookie<NoContent>> {
+    svc.sign_out(&meta).await?;
+    Ok(WithCookie {
+        set_cookie: session_cookie(&svc, "", 0),
+        answer: NoContent,
+    })
+}
+
+async fn whoami(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Whoami>> {
+    svc.whoami(&meta).await.map(Json)
+}
+
+async fn users(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Vec<User>>> {
+    svc.users(&meta).await.map(Json)
+}
+
+async fn create_user(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Json(b): Json<CreateUserRequest>,
+) -> Res<Json<User>> {
+    svc.create_user(&meta, b).await.map(Json)
+}
+
+async fn disable_user(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    _: MaybeJson<Empty>,
+) -> Res<Json<User>> {
+    svc.set_user_disabled(&meta, p.id.as_str(), true)
+        .await
+        .map(Json)
+}
+
+async fn enable_user(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    _: MaybeJson<Empty>,
+) -> Res<Json<User>> {
+    svc.set_user_disabled(&meta, p.id.as_str(), false)
+        .await
+        .map(Json)
+}

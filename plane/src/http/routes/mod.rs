@@ -1,0 +1,348 @@
+//! The REST route table: one declarative list that both mounts the handlers and describes every
+//! operation in the OpenAPI document (see [`super::openapi`]), so the two cannot drift.
+//!
+//! # Adding a route
+//! 1. Put its request and answer types in [`crate::api`] (in the domain's module), with their
+//!    constraints on the types.
+//! 2. Write the handler below: `async fn name(svc: Arc<Service>, meta: RequestMeta, …)
+//!    -> Result<R, ApiError>` whose further arguments are extractors ([`Json`], [`Query`],
+//!    [`Path`]) and whose answer `R` is [`Json`], [`NoContent`], [`Download`] or [`WithCookie`];
+//!    it calls the service.
+//! 3. Add one entry to [`routes`] in its section: method and path (`:id` for a parameter), an
+//!    operation id, the [`Auth`] it requires, a summary, then optionally `.ok(status)` (default
+//!    200; 204 for [`NoContent`]), `.errors(&[...])` (the codes *this* route can answer besides
+//!    those its [`Auth`], method and body imply; every code must be in [`crate::error::CODES`])
+//!    and finally `.handle(name)`, which records the parameters, body and answer schemas from the
+//!    handler's types.
+//!
+//! The tests fail when a listed route does not answer on the running server, when a path or
+//! method is listed twice, or when a code is unknown.
+
+mod accounts;
+mod audit;
+mod credentials;
+mod nodes;
+
+use std::sync::Arc;
+
+use super::handler::{ErasedHandler, Gens, Handler, OpDoc};
+use super::wire::Method;
+use crate::error::ApiError;
+use crate::service::{RequestMeta, Service};
+
+/// What a route requires of its caller.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Auth {
+    /// Nothing.
+    None,
+    /// Any credential: a system key (`Authorization: Bearer tp_…`) or a session cookie.
+    Any,
+    /// A session cookie; a bearer credential is refused.
+    Cookie,
+    /// An administrator's session cookie.
+    CookieAdmin,
+    /// A setup key, carried in the request body.
+    SetupKey,
+}
+
+/// One REST operation.
+#[derive(Clone)]
+pub(crate) struct RouteDef {
+    pub(crate) method: Method,
+    /// Path with `:name` parameters (`/api/nodes/:id`).
+    pub(crate) path: &'static str,
+    /// OpenAPI `operationId`.
+    pub(crate) op: &'static str,
+    pub(crate) auth: Auth,
+    /// Group in the reference (the first path segment after `/api` unless set).
+    pub(crate) tag: &'static str,
+    pub(crate) summary: &'static str,
+    /// The success status.
+    pub(crate) ok: u16,
+    /// Codes specific to this route (the ones implied by auth, method and body are added).
+    pub(crate) errors: &'static [&'static str],
+    pub(crate) handler: ErasedHandler,
+    /// Documents the operation from the handler's types.
+    pub(crate) document: fn(&mut OpDoc, &mut Gens),
+    /// Whether the handler takes a request body.
+    pub(crate) has_body: bool,
+}
+
+impl std::fmt::Debug for RouteDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.method, self.path)
+    }
+}
+
+fn no_handler(_: &mut OpDoc, _: &mut Gens) {}
+
+impl RouteDef {
+    fn new(
+        method: Method,
+        path: &'static str,
+        op: &'static str,
+        auth: Auth,
+        summary: &'static str,
+    ) -> Self {
+        let tag = path
+            .strip_prefix("/api/")
+            .and_then(|p| p.split('/').next())
+            .unwrap_or("other");
+        Self {
+            method,
+            path,
+            op,
+            auth,
+            tag,
+            summary,
+            ok: 200,
+            errors: &[],
+            handler: Arc::new(|_, _| {
+                Box::pin(async {
+                    Err(ApiError::new(500, "INTERNAL_ERROR", "route has no handler"))
+                })
+            }),
+            document: no_handler,
+            has_body: false,
+        }
+    }
+    fn get(path: &'static str, op: &'static str, auth: Auth, summary: &'static str) -> Self {
+        Self::new(Method::Get, path, op, auth, summary)
+    }
+    fn post(path: &'static str, op: &'static str, auth: Auth, summary: &'static str) -> Self {
+        Self::new(Method::Post, path, op, auth, summary)
+    }
+    fn put(path: &'static str, op: &'static str, auth: Auth, summary: &'static str) -> Self {
+        Self::new(Method::Put, path, op, auth, summary)
+    }
+    fn delete(path: &'static str, op: &'static str, auth: Auth, summary: &'static str) -> Self {
+        Self::new(Method::Delete, path, op, auth, summary)
+    }
+    fn tag(mut self, tag: &'static str) -> Self {
+        self.tag = tag;
+        self
+    }
+    fn ok(mut self, status: u16) -> Self {
+        self.ok = status;
+        self
+    }
+    fn errors(mut self, codes: &'static [&'static str]) -> Self {
+        self.errors = codes;
+        self
+    }
+    /// Sets the handler; its types document the parameters, body and answer.
+    ///
+    /// A credential refusal takes precedence over an input refusal: when the request fails with
+    /// 400 or 404, the route's [`Auth`] is checked, and its refusal (401, 403) is what answers.
+    /// So a caller without the right credential learns nothing about what it sent.
+    fn handle<Args: 'static, H: Handler<Args>>(mut self, h: H) -> Self {
+        let h = Arc::new(h);
+        let auth = self.auth;
+        self.handler = Arc::new(move |svc, call| {
+            let meta = call.meta.clone();
+            let fut = h.call(svc.clone(), call);
+            Box::pin(async move {
+                match fut.await {
+                    Err(e) if e.status == 400 || e.status == 404 => {
+                        check_auth(&svc, auth, &meta).await?;
+                        Err(e)
+                    }
+                    other => other,
+                }
+            })
+        });
+        self.document = <H as Handler<Args>>::document;
+        let mut doc = OpDoc::default();
+        (self.document)(&mut doc, &mut Gens::new());
+        self.has_body = doc.request.is_some();
+        if doc.answer.as_ref().is_some_and(|a| a.content.is_none()) && self.ok == 200 {
+            self.ok = 204;
+        }
+        self
+    }
+
+    /// The path's parameters (`:id` → `id`).
+    pub(crate) fn params(&self) -> Vec<&'static str> {
+        self.path
+            .split('/')
+            .filter_map(|s| s.strip_prefix(':'))
+            .collect()
+    }
+
+    /// Every error code this route can answer, in [`crate::error::CODES`] order: its own, those
+    /// its authentication, method, parameters and body imply, the admin-surface guard's and a
+    /// server fault.
+    pub(crate) fn error_codes(&self) -> Vec<&'static str> {
+        let mut codes: Vec<&str> = self.errors.to_vec();
+        match self.auth {
+            Auth::None | Auth::SetupKey => {}
+            Auth::Any => codes.extend([
+                "UNAUTHENTICATED",
+                "AUTH_HEADER_INVALID",
+                "INVALID_CREDENTIAL",
+                "NODE_KEY_NOT_ACCEPTED",
+            ]),
+            Auth::Cookie => codes.extend(["UNAUTHENTICATED", "BEARER_NOT_ALLOWED"]),
+            Auth::CookieAdmin => {
+                codes.extend(["UNAUTHENTICATED", "BEARER_NOT_ALLOWED", "ADMIN_REQUIRED"]);
+            }
+        }
+        if self.method != Method::Get && self.auth != Auth::SetupKey {
+            codes.push("ORIGIN_REJECTED");
+        }
+        if crate::service::is_admin_surface(self.path) {
+            codes.push("BEARER_NOT_ALLOWED");
+        }
+        if !self.params().is_empty() {
+            codes.push("NOT_FOUND");
+        }
+        if self.has_body {
+            codes.extend(["INPUT_VALIDATION_ERROR", "PAYLOAD_TOO_LARGE"]);
+        }
+        // Every route may meet a malformed request (400 `BAD_REQUEST`) and a server fault.
+        codes.extend(["BAD_REQUEST", "INTERNAL_ERROR"]);
+        crate::error::CODES
+            .iter()
+            .map(|(_, c, _)| *c)
+            .filter(|c| codes.contains(c))
+            .collect()
+    }
+}
+
+/// The credential `auth` asks for, checked as the service checks it.
+async fn check_auth(svc: &Service, auth: Auth, meta: &RequestMeta) -> Result<(), ApiError> {
+    match auth {
+        Auth::None | Auth::SetupKey => Ok(()),
+        Auth::Any => svc.caller(meta).await.map(|_| ()),
+        Auth::Cookie => svc.session(meta).await.map(|_| ()),
+        Auth::CookieAdmin => svc.admin(meta).await.map(|_| ()),
+    }
+}
+
+/// Every REST route of the plane, in the order the reference lists them: the routes of each
+/// domain, from the domain's own file. A new family is a new file here, added to this list.
+pub(crate) fn routes() -> Vec<RouteDef> {
+    let mut all = accounts::routes();
+    all.extend(credentials::routes());
+    all.extend(nodes::routes());
+    all.extend(audit::routes());
+    all
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    #[test]
+    fn routes_are_unique_and_well_formed() {
+        let all = routes();
+        for (i, r) in all.iter().enumerate() {
+            assert!(r.path.starts_with("/api/"), "{r:?}");
+            assert!(
+                all[i + 1..]
+                    .iter()
+                    .all(|o| (o.method, o.path) != (r.method, r.path)),
+                "{r:?} listed twice"
+            );
+            assert!(all[i + 1..].iter().all(|o| o.op != r.op), "{} twice", r.op);
+            assert!(!r.summary.is_empty(), "{r:?}");
+            assert!((200..300).contains(&r.ok), "{r:?}");
+            for c in r.errors {
+                assert!(crate::error::code_info(c).is_some(), "{r:?}: unknown {c}");
+            }
+            assert!(
+                !std::ptr::fn_addr_eq(r.document, no_handler as fn(&mut OpDoc, &mut Gens)),
+                "{r:?} has no handler"
+            );
+            let mut doc = OpDoc::default();
+            (r.document)(&mut doc, &mut Gens::new());
+            let answer = doc.answer.expect("every handler documents its answer");
+            assert_eq!(
+                r.ok == 204,
+                answer.content.is_none(),
+                "{r:?}: 204 iff no body"
+            );
+        }
+    }
+
+    /// REST routes are mounted only from the list: the adapter adds no other `/api` path (the
+    /// test-only panic route aside), so the document lists every one the server has.
+    #[test]
+    fn no_rest_route_is_mounted_outside_the_list() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/http");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            seen += 1;
+            for (i, _) in text.match_indices(".add(Method::") {
+                let rest = &text[i..];
+                let lit = &rest[rest.find('"').unwrap() + 1..];
+                let lit = &lit[..lit.find('"').unwrap()];
+                assert!(
+                    !lit.starts_with("/api/") || lit == "/api/__test/panic",
+                    "{}: `{lit}` is mounted outside `routes()`; declare it there",
+                    path.display()
+                );
+            }
+        }
+        assert!(seen >= 5);
+    }
+
+    /// Rule 4 of the spec: writes to `/api/users`, `/api/settings` and `/api/plugins` are admin
+    /// surfaces, and the whole of the admin families is cookie-only.
+    #[test]
+    fn admin_surfaces_are_cookie_admin_routes() {
+        for r in routes() {
+            let write_family = crate::service::ADMIN_WRITE_FAMILIES
+                .iter()
+                .any(|f| r.path == *f || r.path.starts_with(&format!("{f}/")));
+            if write_family && r.method != Method::Get {
+                assert_eq!(r.auth, Auth::CookieAdmin, "{r:?} is an admin write");
+            }
+            if crate::service::is_admin_surface(r.path) {
+                assert!(
+                    matches!(r.auth, Auth::Cookie | Auth::CookieAdmin),
+                    "{r:?} is an admin surface"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn implied_error_codes() {
+        let all = routes();
+        let find = |m: Method, p: &str| {
+            all.iter()
+                .find(|r| r.method == m && r.path == p)
+                .unwrap()
+                .error_codes()
+        };
+        let create_key = find(Method::Post, "/api/system-keys");
+        for c in [
+            "INPUT_VALIDATION_ERROR",
+            "UNAUTHENTICATED",
+            "BEARER_NOT_ALLOWED",
+            "ADMIN_REQUIRED",
+            "ORIGIN_REJECTED",
+            "PAYLOAD_TOO_LARGE",
+            "INTERNAL_ERROR",
+        ] {
+            assert!(create_key.contains(&c), "{c}");
+        }
+        let enroll = find(Method::Post, "/api/nodes/enroll");
+        assert!(!enroll.contains(&"ORIGIN_REJECTED"));
+        assert!(enroll.contains(&"SETUP_KEY_SPENT"));
+        assert_eq!(
+            find(Method::Get, "/api/setup/status"),
+            vec!["BAD_REQUEST", "INTERNAL_ERROR"]
+        );
+        // Reading accounts is open to bearers; writing them is an admin surface.
+        assert!(!find(Method::Get, "/api/users").contains(&"BEARER_NOT_ALLOWED"));
+        assert!(find(Method::Get, "/api/nodes/:id").contains(&"NOT_FOUND"));
+    }
+}

@@ -1,0 +1,224 @@
+//! Routes of enrollment, nodes, node downloads and held nodes.
+
+use std::sync::Arc;
+
+use super::super::handler::{Download, Json, MaybeJson, NoContent, Path, Query};
+use crate::api::enrollment::{EnrollRequest, Enrolled};
+use crate::api::nodes::{
+    AllowedDirsRequest, HeldNodes, MaintenanceRequest, MaintenanceSet, Node, NodeCommandAnswer,
+    NodeCommandRequest, NodeEvents, NodeEventsQuery, NodeKeyRotated, NodePing, PlatformParam,
+};
+use crate::api::{Empty, IdParam};
+use crate::error::ApiError;
+use crate::service::{RequestMeta, Service};
+
+use super::{Auth, RouteDef};
+
+/// The routes of this domain, in the order the reference lists them.
+#[allow(clippy::too_many_lines)]
+pub(super) fn routes() -> Vec<RouteDef> {
+    use Auth::{Any, Cookie, CookieAdmin, None as Open, SetupKey};
+    vec![
+        // ----- enrollment and nodes -----
+        RouteDef::post(
+            "/api/nodes/enroll",
+            "enrollNode",
+            SetupKey,
+            "Enroll a node with a setup key",
+        )
+        .ok(201)
+        .errors(&[
+            "SETUP_KEY_INVALID",
+            "SETUP_KEY_EXPIRED",
+            "SETUP_KEY_REVOKED",
+            "SETUP_KEY_SPENT",
+            "TOO_MANY_ATTEMPTS",
+        ])
+        .handle(enroll),
+        RouteDef::get(
+            "/api/nodes",
+            "listNodes",
+            Any,
+            "List the caller's nodes and the local node",
+        )
+        .handle(nodes),
+        RouteDef::get("/api/nodes/:id", "getNode", Cookie, "One node").handle(node),
+        RouteDef::delete("/api/nodes/:id", "deleteNode", Cookie, "Delete a node")
+            .errors(&["LOCAL_NODE"])
+            .handle(delete_node),
+        RouteDef::post(
+            "/api/nodes/:id/key_rotate",
+            "rotateNodeKey",
+            Cookie,
+            "Issue a new node key; the old one stops working",
+        )
+        .errors(&["LOCAL_NODE"])
+        .handle(rotate_node_key),
+        RouteDef::put(
+            "/api/nodes/:id/allowed_dirs",
+            "setAllowedDirs",
+            Cookie,
+            "Replace a node's allowed directories",
+        )
+        .handle(set_allowed_dirs),
+        RouteDef::put(
+            "/api/nodes/:id/maintenance",
+            "setNodeMaintenance",
+            Cookie,
+            "Set a node's maintenance mirror and push it to the node when it is online",
+        )
+        .errors(&["LOCAL_NODE"])
+        .handle(set_maintenance),
+        RouteDef::post(
+            "/api/nodes/:id/ping",
+            "pingNode",
+            Cookie,
+            "Send `ping` through the node link and report the round trip",
+        )
+        .errors(&[
+            "NODE_OFFLINE",
+            "NODE_LINK_CLOSED",
+            "NODE_BAD_RESULT",
+            "NODE_TIMEOUT",
+        ])
+        .handle(ping_node),
+        RouteDef::post(
+            "/api/nodes/:id/commands",
+            "sendNodeCommand",
+            CookieAdmin,
+            "Admin and debug surface: send one node command through the link and answer its result",
+        )
+        .errors(&[
+            "LOCAL_NODE",
+            "NODE_OFFLINE",
+            "NODE_LINK_CLOSED",
+            "NODE_BAD_RESULT",
+            "NODE_TIMEOUT",
+        ])
+        .handle(node_command),
+        RouteDef::get(
+            "/api/nodes/:id/events",
+            "nodeEvents",
+            Cookie,
+            "Recent events the node sent on its own (`?after=N&waitMs=M` long-polls up to 25 s)",
+        )
+        .errors(&["INPUT_VALIDATION_ERROR"])
+        .handle(node_events),
+        // ----- downloads -----
+        RouteDef::get(
+            "/api/downloads/node/:platform",
+            "downloadNode",
+            Open,
+            "The node binary for a platform (`linux-x86_64`, …), with `X-Content-SHA256`",
+        )
+        .handle(download_node),
+        // ----- updates -----
+        RouteDef::get(
+            "/api/admin/updates/held",
+            "heldNodes",
+            CookieAdmin,
+            "Nodes held for an update (refused by a gate) and nodes below the version floor",
+        )
+        .handle(held_nodes),
+    ]
+}
+
+type Res<T> = Result<T, ApiError>;
+
+async fn enroll(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Json(b): Json<EnrollRequest>,
+) -> Res<Json<Enrolled>> {
+    svc.enroll(&meta, b).await.map(Json)
+}
+
+async fn nodes(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Vec<Node>>> {
+    svc.nodes(&meta).await.map(Json)
+}
+
+async fn node(svc: Arc<Service>, meta: RequestMeta, Path(p): Path<IdParam>) -> Res<Json<Node>> {
+    svc.node(&meta, p.id.as_str()).await.map(Json)
+}
+
+async fn delete_node(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+) -> Res<NoContent> {
+    svc.delete_node(&meta, p.id.as_str()).await?;
+    Ok(NoContent)
+}
+
+async fn rotate_node_key(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    _: MaybeJson<Empty>,
+) -> Res<Json<NodeKeyRotated>> {
+    svc.rotate_node_key(&meta, p.id.as_str()).await.map(Json)
+}
+
+async fn set_allowed_dirs(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    Json(b): Json<AllowedDirsRequest>,
+) -> Res<Json<Node>> {
+    svc.set_allowed_dirs(&meta, p.id.as_str(), b)
+        .await
+        .map(Json)
+}
+
+async fn set_maintenance(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    Json(b): Json<MaintenanceRequest>,
+) -> Res<Json<MaintenanceSet>> {
+    svc.set_maintenance(&meta, p.id.as_str(), b).await.map(Json)
+}
+
+async fn ping_node(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    _: MaybeJson<Empty>,
+) -> Res<Json<NodePing>> {
+    svc.ping_node(&meta, p.id.as_str()).await.map(Json)
+}
+
+async fn node_command(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    Json(b): Json<NodeCommandRequest>,
+) -> Res<Json<NodeCommandAnswer>> {
+    svc.node_command_admin(&meta, p.id.as_str(), b.0)
+        .await
+        .map(Json)
+}
+
+async fn node_events(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    Query(q): Query<NodeEventsQuery>,
+) -> Res<Json<NodeEvents>> {
+    svc.node_events_read(&meta, p.id.as_str(), q)
+        .await
+        .map(Json)
+}
+
+async fn download_node(
+    svc: Arc<Service>,
+    _: RequestMeta,
+    Path(p): Path<PlatformParam>,
+) -> Res<Download> {
+    let (path, len, sha256) = svc.node_download(p.platform.as_str()).await?;
+    Ok(Download { path, len, sha256 })
+}
+
+async fn held_nodes(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<HeldNodes>> {
+    svc.held_nodes(&meta).await.map(Json)
+}

@@ -1,0 +1,323 @@
+//! JSON bodies against their schemas: strict decoding into the request type, then the check of
+//! the decoded document against the type's published JSON Schema (see `docs/design-notes.md`),
+//! and the integer bounds every published schema states.
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use crate::error::ApiError;
+
+/// Turns a serde error at `path` into the spec's validation error: `metadata.field` names the
+/// top-level field, `metadata.path` the full path when it is deeper.
+pub(crate) fn validation_error(path: &str, message: &str) -> ApiError {
+    let message = match message.rfind(" at line ") {
+        Some(i) => &message[..i],
+        None => message,
+    };
+    // serde names missing and unknown fields in its message, at the parent's path.
+    let named = ["missing field `", "unknown field `", "duplicate field `"]
+        .iter()
+        .find_map(|p| message.strip_prefix(p))
+        .and_then(|rest| rest.split('`').next())
+        .or_else(|| {
+            message
+                .strip_prefix("duplicate key \"")
+                .and_then(|rest| rest.split('"').next())
+        });
+    let full = match (path, named) {
+        ("." | "", Some(n)) => n.to_owned(),
+        (p, Some(n)) => format!("{p}.{n}"),
+        (p, None) => p.to_owned(),
+    };
+    let full = if full.is_empty() || full == "." {
+        "body".to_owned()
+    } else {
+        full
+    };
+    let top = full
+        .split(['.', '['])
+        .next()
+        .filter(|s| !s.is_empty())
+        .unwrap_or("body")
+        .to_owned();
+    let text = if top == "body" {
+        format!("the body is not valid: {message}")
+    } else {
+        format!("`{full}`: {message}")
+    };
+    let mut meta = json!({ "field": top });
+    if full != top {
+        meta["path"] = Value::String(full);
+    }
+    ApiError::new(400, "INPUT_VALIDATION_ERROR", text).with_metadata(meta)
+}
+
+/// Decodes a JSON body into `T`: strict JSON (UTF-8, no key repeated in any object, at most
+/// [`termplane_proto::json::MAX_JSON_DEPTH`] deep, nothing after the document), unknown fields
+/// refused, every constraint of `T`'s fields checked.
+///
+/// A number with a zero fraction (`2.0`, `1e2`) is an integer, as JSON Schema says: it is read
+/// as one wherever an integer is expected.
+///
+/// Then the decoded document is checked against `T`'s JSON Schema — the very schema the
+/// reference publishes — so what serde would also accept beyond it (a struct written as an
+/// array, say) is refused too: the schema, not the decoder's leniency, is the contract.
+pub(crate) fn decode_json<T: DeserializeOwned + JsonSchema + 'static>(
+    bytes: &[u8],
+) -> Result<T, ApiError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(ApiError::validation("body", "a JSON body is required"));
+    }
+    let text = std::str::from_utf8(bytes)
+        .map_err(|_| ApiError::validation("body", "the body is not UTF-8"))?;
+    if let Err(e) = termplane_proto::json::check_no_duplicate_keys(text) {
+        let message = e.to_string();
+        if e.is_data() {
+            return Err(validation_error(".", &message));
+        }
+        return Err(ApiError::validation(
+            "body",
+            format!("the body is not JSON: {message}"),
+        ));
+    }
+    let mut value: Value = serde_json::from_str(text)
+        .map_err(|e| ApiError::validation("body", format!("the body is not JSON: {e}")))?;
+    integral_numbers(&mut value);
+    let decoded = serde_path_to_error::deserialize(value.clone()).map_err(|e| {
+        let path = e.path().to_string();
+        validation_error(&path, &e.into_inner().to_string())
+    })?;
+    schema_gate::<T>(&value)?;
+    Ok(decoded)
+}
+
+/// The compiled JSON Schema of `T` (request contract), built once per type.
+fn validator_for<T: JsonSchema + 'static>() -> Result<Arc<jsonschema::Validator>, ApiError> {
+    type Cache = Mutex<HashMap<TypeId, Arc<jsonschema::Validator>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Cache::default);
+    let id = TypeId::of::<T>();
+    if let Some(v) = cache
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .get(&id)
+    {
+        return Ok(v.clone());
+    }
+    let mut schema = schemars::generate::SchemaSettings::draft2020_12()
+        .for_deserialize()
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value();
+    bound_integers(&mut schema);
+    let v = jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        // `format` stays an annotation, as JSON Schema 2020-12 has it by default: the field types
+        // (`Email`) hold the rules, including normalisation a format check would refuse first.
+        .should_validate_formats(false)
+        .build(&schema)
+        .map_err(|e| {
+            tracing::error!(error = %e, "a request schema does not compile");
+            ApiError::internal()
+        })?;
+    let v = Arc::new(v);
+    cache
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .insert(id, v.clone());
+    Ok(v)
+}
+
+/// Refuses a decoded document that its type's published schema does not describe.
+fn schema_gate<T: JsonSchema + 'static>(value: &Value) -> Result<(), ApiError> {
+    let validator = validator_for::<T>()?;
+    let Err(e) = validator.validate(value) else {
+        return Ok(());
+    };
+    let pointer = e.instance_path().to_string();
+    let segments: Vec<&str> = pointer.split('/').skip(1).collect();
+    let top = segments.first().copied().unwrap_or("body").to_owned();
+    let mut meta = json!({ "field": top });
+    if segments.len() > 1 {
+        meta["path"] = Value::String(segments.join("."));
+    }
+    // `masked` leaves the value out of the message (it may be a password).
+    Err(ApiError::new(
+        400,
+        "INPUT_VALIDATION_ERROR",
+        format!("`{top}`: {}", e.masked()),
+    )
+    .with_metadata(meta))
+}
+
+/// Rewrites every number with a zero fraction that fits 64 bits as an integer.
+fn integral_numbers(v: &mut Value) {
+    match v {
+        Value::Number(n) if !n.is_i64() && !n.is_u64() => {
+            if let Some(f) = n.as_f64()
+                && f.is_finite()
+                && f.fract() == 0.0
+            {
+                // Exact conversions only: the bounds are powers of two, exactly representable.
+                if (0.0..18_446_744_073_709_551_616.0).contains(&f) {
+                    *v = Value::from(f as u64);
+                } else if (-9_223_372_036_854_775_808.0..0.0).contains(&f) {
+                    *v = Value::from(f as i64);
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(integral_numbers),
+        Value::Object(o) => o.values_mut().for_each(integral_numbers),
+        _ => {}
+    }
+}
+
+/// The range of each integer format the Rust types use. Schemars names the format; the bounds
+/// are stated too, so a client (or a fuzzer) knows that `uint32` stops at 4,294,967,295.
+const INTEGER_BOUNDS: &[(&str, i128, i128)] = &[
+    ("uint8", 0, u8::MAX as i128),
+    ("uint16", 0, u16::MAX as i128),
+    ("uint32", 0, u32::MAX as i128),
+    ("uint64", 0, u64::MAX as i128),
+    ("uint", 0, u64::MAX as i128),
+    ("int8", i8::MIN as i128, i8::MAX as i128),
+    ("int16", i16::MIN as i128, i16::MAX as i128),
+    ("int32", i32::MIN as i128, i32::MAX as i128),
+    ("int64", i64::MIN as i128, i64::MAX as i128),
+    ("int", i64::MIN as i128, i64::MAX as i128),
+];
+
+/// Adds the bounds of [`INTEGER_BOUNDS`] to every integer schema that names a format and
+/// leaves a bound unstated.
+pub(crate) fn bound_integers(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            let format = o.get("format").and_then(Value::as_str).map(str::to_owned);
+            if o.get("type").and_then(Value::as_str) == Some("integer")
+                && let Some((_, lo, hi)) = format
+                    .as_deref()
+                    .and_then(|f| INTEGER_BOUNDS.iter().find(|(n, _, _)| *n == f))
+            {
+                let num = |n: i128| {
+                    u64::try_from(n)
+                        .map(Value::from)
+                        .or_else(|_| i64::try_from(n).map(Value::from))
+                        .unwrap_or(Value::Null)
+                };
+                o.entry("minimum").or_insert_with(|| num(*lo));
+                o.entry("maximum").or_insert_with(|| num(*hi));
+            }
+            o.values_mut().for_each(bound_integers);
+        }
+        Value::Array(a) => a.iter_mut().for_each(bound_integers),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+    use crate::api::accounts::SetupRequest;
+
+    #[test]
+    fn serde_errors_name_the_field() {
+        let e =
+            decode_json::<SetupRequest>(br#"{"email":"a@b.c","displayName":"A","password":"x"}"#)
+                .unwrap_err();
+        assert_eq!(e.status, 400);
+        assert_eq!(e.metadata.unwrap()["field"], "password");
+        let e = decode_json::<SetupRequest>(br#"{"email":"a@b.c","password":"long enough"}"#)
+            .unwrap_err();
+        assert_eq!(e.metadata.unwrap()["field"], "displayName");
+        let e = decode_json::<SetupRequest>(
+            br#"{"email":"a@b.c","displayName":"A","password":"long enough","x":1}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.metadata.unwrap()["field"], "x");
+        let e = decode_json::<SetupRequest>(
+            br#"{"email":"a@b.c","email":"c@d.e","displayName":"A","password":"long enough"}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.metadata.unwrap()["field"], "email");
+        let e = decode_json::<SetupRequest>(b"{").unwrap_err();
+        assert_eq!(e.metadata.unwrap()["field"], "body");
+        let e = decode_json::<SetupRequest>(b"").unwrap_err();
+        assert_eq!(e.metadata.unwrap()["field"], "body");
+        let e = decode_json::<SetupRequest>(b"{\"email\":\"\xff\"}").unwrap_err();
+        assert_eq!(e.metadata.unwrap()["field"], "body");
+        let e = decode_json::<SetupRequest>(
+            br#"{"email":"a@b.c","displayName":"A","password":"long enough"} x"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.metadata.unwrap()["field"], "body");
+    }
+
+    #[test]
+    fn integral_numbers_are_integers() {
+        let q: crate::api::nodes::NodeEventsQuery =
+            decode_json(br#"{"after": 7.0, "waitMs": 1e3}"#).unwrap();
+        assert_eq!((q.after, q.wait_ms), (7, 1000));
+        let e =
+            decode_json::<crate::api::nodes::NodeEventsQuery>(br#"{"after": 7.5}"#).unwrap_err();
+        assert_eq!(e.metadata.unwrap()["field"], "after");
+        let e =
+            decode_json::<crate::api::nodes::NodeEventsQuery>(br#"{"after": -1.0}"#).unwrap_err();
+        assert_eq!(e.metadata.unwrap()["field"], "after");
+    }
+
+    #[test]
+    fn a_struct_written_as_an_array_is_refused() {
+        // serde would read these as structs from their fields in order; the schema says object.
+        let e = decode_json::<SetupRequest>(br#"["a@b.c", "A", "long enough"]"#).unwrap_err();
+        assert_eq!(e.status, 400);
+        let e = decode_json::<Option<crate::api::Empty>>(b"[]").unwrap_err();
+        assert_eq!(e.status, 400);
+        let e = decode_json::<crate::api::nodes::NodeCommandRequest>(br#"["ping"]"#).unwrap_err();
+        assert_eq!(e.status, 400);
+        assert!(
+            decode_json::<Option<crate::api::Empty>>(b"null")
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            decode_json::<Option<crate::api::Empty>>(b"{}")
+                .unwrap()
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn duplicate_keys_are_refused_at_any_depth() {
+        let e = decode_json::<crate::api::nodes::NodeCommandRequest>(
+            br#"{"type":"detect","envNames":[],"rules":[{"harnessId":"a","harnessId":"b","resolve":{"binaryName":"x"}}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.status, 400);
+    }
+
+    #[test]
+    fn nested_paths_keep_the_top_field_and_the_full_path() {
+        let e = decode_json::<crate::api::nodes::AllowedDirsRequest>(
+            br#"{"allowedDirs":["/a","relative"]}"#,
+        )
+        .unwrap_err();
+        let m = e.metadata.unwrap();
+        assert_eq!(m["field"], "allowedDirs");
+        assert_eq!(m["path"], "allowedDirs[1]");
+    }
+
+    #[test]
+    fn integer_schemas_state_their_bounds() {
+        let mut v = json!({"a": {"type": "integer", "format": "uint32", "minimum": 0}, "b": [{"type": "integer", "format": "int64"}]});
+        bound_integers(&mut v);
+        assert_eq!(v["a"]["maximum"], json!(4_294_967_295_u64));
+        assert_eq!(v["b"][0]["minimum"], json!(i64::MIN));
+        assert_eq!(v["b"][0]["maximum"], json!(i64::MAX));
+    }
+}
