@@ -363,7 +363,7 @@ fn app(svc: Arc<Service>, opts: &HttpOptions) -> Arc<Ctx> {
     let mut router = Router {
         entries: Vec::new(),
     };
-    // Every REST route comes from the one list in `routes.rs`, which also produces the OpenAPI
+    // Every REST route comes from the one list in `routes/`, which also produces the OpenAPI
     // document: add REST routes there, not here.
     for (i, r) in routes.iter().enumerate() {
         router.add(r.method, r.path, Target::Rest(i));
