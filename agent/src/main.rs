@@ -210,6 +210,10 @@ fn cmd_status(args: &Args) -> ExitCode {
                 }
             );
             println!("data dir: {}", cfg.data_dir().display());
+            match termplane_node::link::read_link_status(&cfg.data_dir()) {
+                Some(st) => println!("link: {st}"),
+                None => println!("link: never started"),
+            }
         }
         Err(e) => println!("not enrolled ({e})"),
     }

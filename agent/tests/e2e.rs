@@ -10,7 +10,8 @@
 //! by a verified command, and the rollback of an update whose first start died before it was
 //! accepted; enrollment, the link and an update download through a TLS-terminating proxy in front
 //! of the plane (`https://`, `wss://`, a test CA trusted through `TERMPLANE_CA_FILE`); the
-//! rollback on a 4406 close. The plane sends 4406 only to a held node (below its version floor,
+//! rollback on a 4406 close; a revoked node key said plainly in the log and in `status`. The
+//! plane sends 4406 only to a held node (below its version floor,
 //! or speaking another protocol) after ten idle minutes, which a build of this version in a
 //! test cannot be; so that test points the updated node at a small WebSocket peer that closes
 //! every link with 4406, exactly the frame the plane sends (the plane side of 4406 is covered
@@ -492,4 +493,37 @@ fn a_4406_close_after_an_update_rolls_back_and_a_second_one_exits_3() {
     let log = w.node_log();
     assert!(log.contains("rolled back"), "{log}");
     assert!(log.contains("4406"), "{log}");
+}
+
+#[test]
+fn a_revoked_key_is_said_plainly_in_the_log_and_in_status() {
+    let mut w = world("revoked");
+    w.start_node();
+    w.wait_online(WAIT);
+    // Rotating the key closes the live link with 4401; the old key then gets HTTP 401.
+    let r = w.post(
+        &format!("/api/nodes/{}/key_rotate", w.node_id),
+        &Value::Null,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    wait_until("the node to say its key is refused", WAIT, || {
+        w.node_log()
+            .contains("the plane refuses this node's key")
+            .then_some(())
+    });
+    let log = w.node_log();
+    assert!(log.contains("4401"), "{log}");
+    assert!(log.contains("termplane-node configure --key"), "{log}");
+    let out = w
+        .node_command()
+        .args(["status", "--config"])
+        .arg(w.config())
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("link: not connected: the plane refuses this node's key")),
+        "{out}"
+    );
 }

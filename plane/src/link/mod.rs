@@ -458,7 +458,13 @@ impl PlaneHooks for Hooks {
             }
             PlaneAction::Event(e) => {
                 tracing::debug!(node = %self.node_id, kind = e.kind(), "node event");
+                if let termplane_proto::Event::Maintenance(m) = &e {
+                    mirror_maintenance(&self.svc, &self.node_id, m, now).await;
+                }
                 self.svc.node_events().push(&self.node_id, &e);
+            }
+            PlaneAction::MalformedResult { reference, reason } => {
+                tracing::debug!(node = %self.node_id, %reference, %reason, "malformed result for no pending command");
             }
             PlaneAction::Discarded(why) => {
                 tracing::debug!(node = %self.node_id, %why, "node frame discarded");
@@ -472,4 +478,23 @@ impl PlaneHooks for Hooks {
             | PlaneAction::ClaimPin(_) => {}
         }
     }
+}
+
+/// Mirrors a node's `maintenance` event (`{ on, changedAt }`, the node's own maintenance file
+/// changed) into its row's maintenance mirror, as `ready.maintenance` is at every connect.
+///
+/// The row write itself belongs to the store, which has no call for a node-reported mirror
+/// yet (its `set_maintenance` is the owner's edit: it audits a cookie-session actor). Until it
+/// has one, the event is logged and kept in the node's event buffer, and the row is corrected at
+/// the node's next `ready`.
+async fn mirror_maintenance(
+    _svc: &Service,
+    node_id: &str,
+    mirror: &termplane_proto::command::Maintenance,
+    _now: i64,
+) {
+    let Ok(text) = serde_json::to_string(mirror) else {
+        return;
+    };
+    tracing::info!(node = %node_id, mirror = %text, "node reported a maintenance change");
 }
