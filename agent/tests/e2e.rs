@@ -234,6 +234,14 @@ fn install_update(w: &mut World) {
     let missing = support::http(w.port, "GET", "/api/downloads/node/plan9-vax", &[], None).unwrap();
     assert_eq!(missing.status, 404);
     assert_eq!(missing.json()["code"], "NOT_FOUND");
+    // The refusal string is exact; what went wrong is in `detail`.
+    let url_404 = format!("{}/api/downloads/node/plan9-vax", w.base());
+    let r = w.command(&json!({
+        "type": "update", "version": VERSION, "url": url_404, "sha256": "0".repeat(64)
+    }));
+    assert_eq!(r["ok"], false, "{r}");
+    assert_eq!(r["error"], "download failed", "{r}");
+    assert_eq!(r["detail"], "HTTP 404", "{r}");
 
     let real = std::fs::read(NODE).unwrap();
     let (url, sha) = publish(w, &platform(), &real);

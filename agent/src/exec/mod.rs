@@ -418,7 +418,7 @@ impl Executor {
     pub fn execute_result(&self, jti: &str, cmd: &Command) -> CommandResult {
         match self.execute(cmd) {
             Ok(v) => CommandResult::ok(jti, Some(v)),
-            Err(e) => CommandResult::err(jti, e),
+            Err(e) => CommandResult::refusal(jti, &e),
         }
     }
 
