@@ -421,6 +421,71 @@ mod tests {
         assert_eq!(dropped, vec![20]);
     }
 
+    /// A small deterministic generator (xorshift) for the property below.
+    fn next(state: &mut u64) -> u64 {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        *state
+    }
+
+    #[test]
+    fn random_streams_keep_exactly_the_messages_up_to_the_cap_in_any_chunking() {
+        let mut st = 0x9e37_79b9_7f4a_7c15_u64;
+        for round in 0..300 {
+            let cap = 1 + usize::try_from(next(&mut st) % 64).unwrap();
+            let mut input = HTTP.to_vec();
+            let mut want = HTTP.to_vec();
+            let mut dropped = Vec::new();
+            for _ in 0..(next(&mut st) % 12) {
+                let len = next(&mut st) % 80;
+                let kind = next(&mut st) % 3;
+                if kind == 0 {
+                    // A ping (control frames up to 125 bytes always pass).
+                    let f = frame(0x89, len, 7);
+                    input.extend_from_slice(&f);
+                    want.extend_from_slice(&f);
+                } else if kind == 1 {
+                    let f = frame(0x82, len, 1);
+                    input.extend_from_slice(&f);
+                    if len as usize > cap {
+                        want.extend_from_slice(&SYNTHETIC_PONG);
+                        dropped.push(len);
+                    } else {
+                        want.extend_from_slice(&f);
+                    }
+                } else {
+                    // Two fragments.
+                    let a = frame(0x01, len, b'a');
+                    let b = frame(0x80, len / 2, b'b');
+                    input.extend_from_slice(&a);
+                    input.extend_from_slice(&b);
+                    let total = len + len / 2;
+                    if total as usize > cap {
+                        want.extend_from_slice(&SYNTHETIC_PONG);
+                        dropped.push(if len as usize > cap { len } else { total });
+                    } else {
+                        want.extend_from_slice(&a);
+                        want.extend_from_slice(&b);
+                    }
+                }
+            }
+            let chunk = 1 + usize::try_from(next(&mut st) % 50).unwrap();
+            let (out, got) = run(cap, &input, chunk);
+            assert_eq!(out, want, "round {round}");
+            assert_eq!(got, dropped, "round {round}");
+        }
+        // And arbitrary bytes after the upgrade never panic and never grow without bound.
+        for _ in 0..300 {
+            let mut input = HTTP.to_vec();
+            for _ in 0..(next(&mut st) % 4096) {
+                input.push(u8::try_from(next(&mut st) & 0xff).unwrap());
+            }
+            let (out, _) = run(32, &input, 1 + usize::try_from(next(&mut st) % 64).unwrap());
+            assert!(out.len() <= input.len() + 2 * input.len());
+        }
+    }
+
     #[test]
     fn a_header_claiming_two_to_the_63_bytes_is_skipped_without_buffering() {
         let mut input = HTTP.to_vec();

@@ -131,7 +131,7 @@ pub enum LinkEnd {
     PeerClosed(Option<u16>),
     /// A WebSocket protocol violation (answered with 1002).
     ProtocolViolation,
-    /// The socket was silent too long or a send stalled.
+    /// A send stalled (the peer stopped reading).
     Stalled,
 }
 
