@@ -439,11 +439,11 @@ async fn log_link_reports(reports: smol::channel::Receiver<agent::AgentReport>, 
             R::DialFailed {
                 status: Some(401 | 403),
             } => {
+                set_status(format!("not connected: {KEY_REFUSED}"));
                 if !key_refused {
                     logging::warn(KEY_REFUSED);
                     key_refused = true;
                 }
-                set_status(format!("not connected: {KEY_REFUSED}"));
             }
             R::DialError(reason) if last.as_deref() != Some(reason.as_str()) => {
                 logging::warn(&format!("cannot reach the plane: {reason}"));

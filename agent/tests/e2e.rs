@@ -523,16 +523,19 @@ fn a_revoked_key_is_said_plainly_in_the_log_and_in_status() {
     let log = w.node_log();
     assert!(log.contains("4401"), "{log}");
     assert!(log.contains("termplane-node configure --key"), "{log}");
-    let out = w
-        .node_command()
-        .args(["status", "--config"])
-        .arg(w.config())
-        .output()
-        .unwrap();
-    let out = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.lines()
-            .any(|l| l.starts_with("link: not connected: the plane refuses this node's key")),
-        "{out}"
-    );
+    let status = || {
+        let out = w
+            .node_command()
+            .args(["status", "--config"])
+            .arg(w.config())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    wait_until("status to say the key is refused", WAIT, || {
+        status()
+            .lines()
+            .any(|l| l.starts_with("link: not connected: the plane refuses this node's key"))
+            .then_some(())
+    });
 }
