@@ -53,6 +53,13 @@ if [ -d plane/src ]; then
   [ "$n" = 1 ] || bad "plane/src/link/mod.rs writes liveness in $n places (want only sync_liveness)"
 fi
 
+# The protocol document's worked example is checked against the code.
+if [ -f docs/protocol-14.md ]; then
+  grep -q 'include_str!("../../docs/protocol-14.md")' machines/tests/protocol_doc.rs 2>/dev/null \
+    || bad "docs/protocol-14.md is not checked by machines/tests/protocol_doc.rs"
+  grep -q '<!-- check: ' docs/protocol-14.md || bad "docs/protocol-14.md has no checked blocks"
+fi
+
 # unsafe is forbidden workspace-wide.
 grep -q 'unsafe_code = "forbid"' Cargo.toml || bad "unsafe_code is not forbidden"
 

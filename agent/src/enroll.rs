@@ -103,7 +103,24 @@ pub fn enroll(args: &EnrollArgs) -> Result<NodeConfig, String> {
         .to_path_buf();
     crate::config::ensure_private_dir(&config_dir).map_err(|e| e.to_string())?;
     let identity_path = config_dir.join("identity.jwk");
+    let had_identity = identity_path.exists();
     let id = identity::load_or_create(&identity_path).map_err(|e| e.to_string())?;
+    let result = enroll_with(args, server, name, host, &identity_path, &id);
+    if result.is_err() && !had_identity {
+        // A refused enrollment leaves nothing behind: the identity made for it goes too.
+        let _ = std::fs::remove_file(&identity_path);
+    }
+    result
+}
+
+fn enroll_with(
+    args: &EnrollArgs,
+    server: String,
+    name: String,
+    host: String,
+    identity_path: &Path,
+    id: &identity::Identity,
+) -> Result<NodeConfig, String> {
     let link = identity::new_link_keypair().map_err(|e| e.to_string())?;
     let body = json!({
         "setupKey": args.setup_key,
@@ -146,11 +163,11 @@ pub fn enroll(args: &EnrollArgs) -> Result<NodeConfig, String> {
         .and_then(|j| serde_json::from_value(j).ok())
         .ok_or("the enrollment answer lacks a valid `signingPublicJwk`")?;
     let pin = match v.get("controlEncryptPublicKey") {
-        Some(Value::String(s)) => Some(
-            Key32::from_b64(s)
-                .map_err(|e| format!("controlEncryptPublicKey: {e}"))?
-                .to_b64(),
-        ),
+        Some(Value::String(s)) => {
+            let key = Key32::from_b64(s).map_err(|e| format!("controlEncryptPublicKey: {e}"))?;
+            // A low-order key is never pinned: without a pin the first connect registers.
+            (!termplane_machines::kx::is_low_order(&key)).then(|| key.to_b64())
+        }
         _ => None,
     };
     let mut secret = link.secret_bytes();

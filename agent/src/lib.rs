@@ -10,5 +10,6 @@ pub mod http;
 pub mod identity;
 pub mod link;
 pub mod logging;
+pub mod replay_log;
 pub mod service;
 pub mod util;

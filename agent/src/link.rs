@@ -15,6 +15,13 @@
 //!   then one `exit` event per pane.
 //! * `output` events of tails flow from the executor's bounded channel into the link.
 //! * SIGINT / SIGTERM close the socket with 1000 and end the driver ([`LinkEnd::Shutdown`]).
+//! * Before a command runs, its replay record is appended to `<dataDir>/replay-guard`
+//!   ([`crate::replay_log`]); the next process reads it back, so no restart runs a command
+//!   twice.
+//! * The link's state for people is kept in `<dataDir>/link-status` (shown by `status`), and
+//!   a key the plane refuses — a 4401 close, an upgrade answered 401 — is said plainly in the
+//!   log and there: the daemon keeps retrying (backoff up to 60 s) until the operator installs a
+//!   new key.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -82,6 +89,30 @@ pub struct LinkArgs {
     pub config: NodeConfig,
 }
 
+/// The file under the data directory that says how the link stands (read by `status`).
+pub const LINK_STATUS_FILE: &str = "link-status";
+
+/// What `status` prints for the link, if the daemon ever wrote it.
+#[must_use]
+pub fn read_link_status(data_dir: &std::path::Path) -> Option<String> {
+    std::fs::read_to_string(data_dir.join(LINK_STATUS_FILE))
+        .ok()
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+}
+
+fn write_link_status(data_dir: &std::path::Path, text: &str) {
+    let line = format!("{text} (since {})\n", crate::util::now_iso());
+    if let Err(e) =
+        crate::config::write_private_atomic(&data_dir.join(LINK_STATUS_FILE), line.as_bytes())
+    {
+        logging::debug(&format!("cannot write the link status: {e}"));
+    }
+}
+
+/// What the log and `status` say when the plane refuses this node's key.
+pub const KEY_REFUSED: &str = "the plane refuses this node's key: it was rotated or revoked, or the node was deleted; install a new key with `termplane-node configure --key <key>` and restart the daemon";
+
 fn unix_now() -> UnixSecs {
     let secs = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -146,6 +177,7 @@ struct Node {
     exec: Arc<Executor>,
     config_path: PathBuf,
     jobs: std::sync::mpsc::Sender<Job>,
+    replay: Option<crate::replay_log::ReplayLog>,
 }
 
 fn worker(exec: &Executor, jobs: &Receiver<Job>) {
@@ -204,6 +236,19 @@ impl LinkExecutor for Node {
         })
     }
 
+    fn record_admission(
+        &self,
+        record: &termplane_machines::replay::ReplayRecord,
+    ) -> Result<(), String> {
+        match &self.replay {
+            Some(log) => log.append(record, unix_now().0),
+            // The log could not be opened at start: commands issued before this process
+            // started are refused outright (see `run_link`), and those after it need no record
+            // from an earlier process.
+            None => Ok(()),
+        }
+    }
+
     fn persist_control_pin(&self, pin: Option<Key32>) {
         let r = NodeConfig::load(&self.config_path).and_then(|mut c| {
             c.control_encrypt_public_key = pin.map(|k| k.to_b64());
@@ -241,13 +286,30 @@ pub fn run_link(
         ),
         None => None,
     };
+    let started = unix_now();
+    let data_dir = exec.config().data_dir.clone();
+    let (replay, carried_over, process_start) =
+        match crate::replay_log::ReplayLog::open(&data_dir, started.0) {
+            Ok((log, records)) => (Some(log), records, started),
+            Err(e) => {
+                logging::warn(&format!(
+                    "replay guard unreadable ({e}): refusing every command issued before this start"
+                ));
+                // `process_start` minus the 5 s skew is the watermark: shifting it by the skew
+                // refuses every iat before now.
+                let skew = i64::try_from(termplane_proto::limits::CLOCK_SKEW.as_secs())
+                    .unwrap_or(i64::MAX);
+                (None, Vec::new(), UnixSecs(started.0.saturating_add(skew)))
+            }
+        };
     let cfg = AgentConfig {
         node_id: c.node_id.clone(),
         node_key: c.node_key.clone(),
         node_static,
         control_pin,
         signing_key: c.signing_public_jwk.clone(),
-        process_start: unix_now(),
+        process_start,
+        carried_over,
         ready: build_ready(&exec, &args.config_path),
     };
     let (control_tx, control_rx) = smol::channel::bounded::<AgentControl>(EVENT_QUEUE);
@@ -299,6 +361,7 @@ pub fn run_link(
         exec,
         config_path: args.config_path.clone(),
         jobs: jobs_tx,
+        replay,
     };
     let mut opts = AgentOptions::new(c.ws_url.clone());
     if c.ws_url.starts_with("wss://") {
@@ -327,7 +390,7 @@ pub fn run_link(
             }
             Err(e) => logging::warn(&format!("cannot install signal handlers: {e}")),
         }
-        smol::spawn(log_dial_errors(reports_rx)).detach();
+        smol::spawn(log_link_reports(reports_rx, data_dir)).detach();
         let clock = termplane_runtime_smol::SystemClock;
         agent::run(cfg, opts, &node, control_rx, &clock).await
     })
@@ -338,17 +401,65 @@ pub fn run_link(
     })
 }
 
-/// Logs why dials fail: each cause once until it changes or a link is established, so a plane
-/// that stays unreachable (or a certificate that stays untrusted) does not flood the log.
-async fn log_dial_errors(reports: smol::channel::Receiver<agent::AgentReport>) {
+/// Logs what happens to the link and keeps `<dataDir>/link-status` current: why dials fail
+/// (each cause once until it changes or a link is established, so a plane that stays
+/// unreachable does not flood the log), and in plain words when the plane refuses this node's
+/// key.
+async fn log_link_reports(reports: smol::channel::Receiver<agent::AgentReport>, data_dir: PathBuf) {
+    use agent::AgentReport as R;
     let mut last: Option<String> = None;
+    let mut key_refused = false;
+    let mut status: Option<String> = None;
+    let mut set_status = |text: String| {
+        if status.as_deref() != Some(text.as_str()) {
+            write_link_status(&data_dir, &text);
+            status = Some(text);
+        }
+    };
     while let Ok(r) = reports.recv().await {
         match r {
-            agent::AgentReport::DialError(reason) if last.as_deref() != Some(reason.as_str()) => {
+            R::Closed {
+                code: Some(4401),
+                reason,
+            } => {
+                logging::warn(&format!(
+                    "the plane closed the link with 4401 ({reason}): this node's key was rotated or revoked, or the node was deleted"
+                ));
+                set_status(
+                    "closed by the plane with 4401: the node key was rotated or revoked, or the node deleted"
+                        .to_owned(),
+                );
+            }
+            R::Closed {
+                code: Some(code),
+                reason,
+            } => {
+                logging::info(&format!("the plane closed the link ({code}): {reason}"));
+            }
+            R::DialFailed {
+                status: Some(401 | 403),
+            } => {
+                set_status(format!("not connected: {KEY_REFUSED}"));
+                if !key_refused {
+                    logging::warn(KEY_REFUSED);
+                    key_refused = true;
+                }
+            }
+            R::DialError(reason) if last.as_deref() != Some(reason.as_str()) => {
                 logging::warn(&format!("cannot reach the plane: {reason}"));
+                if !key_refused {
+                    set_status(format!("not connected: {reason}"));
+                }
                 last = Some(reason);
             }
-            agent::AgentReport::Established => last = None,
+            R::Established => {
+                last = None;
+                key_refused = false;
+                set_status("connected".to_owned());
+            }
+            R::Note(n) if n.contains("from the plane for") => {
+                logging::warn(&format!("{n}: redialing"));
+            }
             _ => {}
         }
     }

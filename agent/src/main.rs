@@ -15,12 +15,14 @@
 //! | status | when |
 //! |---|---|
 //! | 0 | SIGINT / SIGTERM (the link closed with 1000), or the plane closed with 4409 (another daemon took this node over; restarting would fight it) |
-//! | 3 | the plane closed with 4406 (this version is refused) and there was no update to roll back |
+//! | 3 | the plane closed with 4406 (this version is refused), after rolling back a just-installed update if there was one |
 //! | 75 | an `update` was installed; the service manager (`Restart=on-failure`) restarts into the new binary |
 //! | 1 | the daemon could not start |
 //!
-//! A 4406 with a pending update, a failed start with a pending update, or a second start of a
-//! never-accepted update rolls back to `<binary>.previous` and re-executes it in place.
+//! A failed start with a pending update, or a second start of a never-accepted update, rolls
+//! back to `<binary>.previous` and re-executes it in place. A 4406 is terminal: it rolls back a
+//! pending update and the process exits (status 3) without dialing again; a service manager
+//! restarts the restored binary, which dials as a new process.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -210,6 +212,10 @@ fn cmd_status(args: &Args) -> ExitCode {
                 }
             );
             println!("data dir: {}", cfg.data_dir().display());
+            match termplane_node::link::read_link_status(&cfg.data_dir()) {
+                Some(st) => println!("link: {st}"),
+                None => println!("link: never started"),
+            }
         }
         Err(e) => println!("not enrolled ({e})"),
     }
@@ -343,17 +349,13 @@ fn cmd_run(args: &Args) -> ExitCode {
                 // Another daemon holds this node now; a restart would only fight it.
                 return ExitCode::SUCCESS;
             }
+            // 4406 is terminal: roll back a just-installed binary, then end this process.
             match update::rollback(&binary) {
-                Ok(true) => {
-                    logging::warn("rolled back to the previous binary");
-                    reexec(&binary)
-                }
-                Ok(false) => ExitCode::from(EXIT_UPDATE_REQUIRED),
-                Err(e) => {
-                    logging::warn(&e);
-                    ExitCode::from(EXIT_UPDATE_REQUIRED)
-                }
+                Ok(true) => logging::warn("rolled back to the previous binary; exiting"),
+                Ok(false) => logging::info("exiting: this version is refused"),
+                Err(e) => logging::warn(&e),
             }
+            ExitCode::from(EXIT_UPDATE_REQUIRED)
         }
         Err(e) => failed_start(format!("link: {e}")),
     }

@@ -1,6 +1,6 @@
 //! Small helpers shared by the modules: UTC timestamps, OS randomness, bounded child processes.
 
-use std::io::Read;
+use std::os::fd::AsFd as _;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -119,49 +119,111 @@ impl Bounded {
     }
 }
 
-fn read_capped(mut r: impl Read, cap: usize) -> Vec<u8> {
-    let mut out = Vec::new();
+/// How long output is still read after the child exited: a tmux client hands its standard
+/// output to the server, which may hold it (a stopped server holds it for good).
+const AFTER_EXIT_GRACE: Duration = Duration::from_millis(200);
+
+/// Reads what `fd` has now (non-blocking) into `out` (kept up to `cap`); `false` at EOF or on
+/// an error other than "would block".
+fn drain_ready(fd: &impl std::os::fd::AsFd, out: &mut Vec<u8>, cap: usize) -> bool {
     let mut buf = [0_u8; 8192];
-    loop {
-        match r.read(&mut buf) {
-            Ok(0) | Err(_) => break,
+    // Bounded: each round consumes input; a writer faster than this reader is cut by the
+    // caller's deadline.
+    for _ in 0..1024 {
+        match rustix::io::read(fd, &mut buf) {
+            Ok(0) => return false,
             Ok(n) => {
                 let room = cap.saturating_sub(out.len());
                 out.extend_from_slice(&buf[..n.min(room)]);
             }
+            Err(rustix::io::Errno::AGAIN | rustix::io::Errno::INTR) => return true,
+            Err(_) => return false,
         }
     }
-    out
+    true
 }
 
 /// Runs `cmd` (stdin closed) for at most `deadline`, keeping at most `cap` bytes of each output
 /// stream. The child is killed when the deadline passes.
+///
+/// Everything happens on the calling thread and ends by the deadline (plus a short grace after
+/// the child exits), whoever else holds the write ends of the output pipes: a tmux client passes
+/// its standard output to the tmux server, and a stopped server keeps it, unread, for as long as
+/// it stays stopped; waiting for EOF there would never end.
 pub fn run_bounded(cmd: &mut Command, deadline: Duration, cap: usize) -> std::io::Result<Bounded> {
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    let start = Instant::now();
     let mut child = cmd.spawn()?;
     let out = child.stdout.take();
     let err = child.stderr.take();
-    let t_out = std::thread::spawn(move || out.map(|o| read_capped(o, cap)).unwrap_or_default());
-    let t_err = std::thread::spawn(move || err.map(|e| read_capped(e, cap)).unwrap_or_default());
-    let start = Instant::now();
+    for fd in [
+        out.as_ref().map(|o| o.as_fd()),
+        err.as_ref().map(|e| e.as_fd()),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        let flags = rustix::fs::fcntl_getfl(fd)?;
+        rustix::fs::fcntl_setfl(fd, flags | rustix::fs::OFlags::NONBLOCK)?;
+    }
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    let (mut out_open, mut err_open) = (out.is_some(), err.is_some());
+    let mut status = None;
+    let mut exited_at: Option<Instant> = None;
     let mut timed_out = false;
-    let mut sleep = Duration::from_micros(200);
-    let status = loop {
-        if let Some(st) = child.try_wait()? {
-            break Some(st);
+    loop {
+        if status.is_none()
+            && let Some(st) = child.try_wait()?
+        {
+            status = Some(st);
+            exited_at = Some(Instant::now());
         }
-        if start.elapsed() >= deadline {
+        if let Some(at) = exited_at
+            && (!(out_open || err_open) || at.elapsed() >= AFTER_EXIT_GRACE)
+        {
+            break;
+        }
+        if status.is_none() && start.elapsed() >= deadline {
             let _ = child.kill();
+            status = child.wait().ok();
             timed_out = true;
-            break child.wait().ok();
+            break;
         }
-        std::thread::sleep(sleep);
-        sleep = (sleep * 2).min(Duration::from_millis(10));
-    };
-    let stdout = t_out.join().unwrap_or_default();
-    let stderr = t_err.join().unwrap_or_default();
+        let left = deadline.saturating_sub(start.elapsed());
+        let wait = left.min(Duration::from_millis(10));
+        let timeout = Timespec {
+            tv_sec: 0,
+            tv_nsec: i64::from(wait.subsec_nanos()),
+        };
+        let mut fds = Vec::with_capacity(2);
+        if out_open && let Some(o) = &out {
+            fds.push(PollFd::new(o, PollFlags::IN));
+        }
+        if err_open && let Some(e) = &err {
+            fds.push(PollFd::new(e, PollFlags::IN));
+        }
+        if fds.is_empty() {
+            std::thread::sleep(wait);
+        } else {
+            let _ = poll(&mut fds, Some(&timeout));
+        }
+        if out_open && let Some(o) = &out {
+            out_open = drain_ready(o, &mut stdout, cap);
+        }
+        if err_open && let Some(e) = &err {
+            err_open = drain_ready(e, &mut stderr, cap);
+        }
+    }
+    // What was written up to the end is read; the read ends close here.
+    if let Some(o) = &out {
+        drain_ready(o, &mut stdout, cap);
+    }
+    if let Some(e) = &err {
+        drain_ready(e, &mut stderr, cap);
+    }
     Ok(Bounded {
         code: if timed_out {
             None

@@ -360,3 +360,48 @@ fn chunked_write_then_rename_and_unrestricted_mode() {
     let home = n.run(json!({ "type": "fs_ls", "path": "" })).unwrap();
     assert_eq!(home["path"], n.dir.path().to_string_lossy().as_ref());
 }
+
+/// A launch in the allowed root whose MCP registration file goes to `mcp_path`.
+fn launch_with_mcp(f: &Fixture, id: &str, mcp_path: &str) -> Result<Value, String> {
+    f.node.run(json!({
+        "type": "launch", "subshellId": id, "argv": ["true"],
+        "resolve": { "binaryName": "true" }, "cwd": f.root, "harnessId": "shell",
+        "cols": 80, "rows": 24,
+        "mcp": { "path": mcp_path, "fileContent": "{\"planted\":true}", "env": {} },
+    }))
+}
+
+#[test]
+fn h93_the_launch_mcp_file_never_leaves_the_allowlist() {
+    let f = fixture("h93mcp");
+    let out = f.outside.path().to_string_lossy().into_owned();
+    let root = Path::new(&f.root);
+    symlink(f.outside.path(), root.join("dirlink")).unwrap();
+    symlink(f.outside.path().join("victim"), root.join("filelink")).unwrap();
+    let cases = [
+        // An absolute path outside the allowed directories.
+        format!("{out}/planted.json"),
+        // An existing file outside: never overwritten.
+        format!("{out}/victim"),
+        // Through a directory symlink inside the allowlist.
+        format!("{}/dirlink/planted.json", f.root),
+        format!("{}/dirlink/victim", f.root),
+        // A final symlink inside the allowlist pointing out.
+        format!("{}/filelink", f.root),
+        // Lexical escapes.
+        format!("{}/../planted.json", f.root),
+        "relative/planted.json".to_owned(),
+    ];
+    for (i, path) in cases.iter().enumerate() {
+        let e = launch_with_mcp(&f, &format!("a{i}"), path).unwrap_err();
+        assert!(e.starts_with("mcp registration file"), "{path}: {e}");
+        outside_untouched(&f);
+    }
+    // The symlinks themselves are left alone.
+    assert!(
+        std::fs::symlink_metadata(root.join("filelink"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}

@@ -48,6 +48,20 @@ impl Drop for KillTmux {
 
 /// Serves one enrollment request; answers the request body.
 fn fake_plane() -> (String, std::thread::JoinHandle<Value>) {
+    let resp = json!({
+        "nodeId": "node-1", "nodeKey": NODE_KEY,
+        "signingPublicJwk": { "kty": "EC", "crv": "P-256", "x": "x", "y": "y" },
+        "controlEncryptPublicKey": termplane_proto::Key32([7; 32]).to_b64(),
+        "wsUrl": "ws://127.0.0.1:1/ws/node",
+    });
+    fake_plane_answering("201 Created", resp)
+}
+
+/// Serves one enrollment request with `status` and `resp`; answers the request body.
+fn fake_plane_answering(
+    status: &'static str,
+    resp: Value,
+) -> (String, std::thread::JoinHandle<Value>) {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", l.local_addr().unwrap());
     let t = std::thread::spawn(move || {
@@ -67,15 +81,9 @@ fn fake_plane() -> (String, std::thread::JoinHandle<Value>) {
         }
         let mut body = vec![0; len];
         r.read_exact(&mut body).unwrap();
-        let resp = json!({
-            "nodeId": "node-1", "nodeKey": NODE_KEY,
-            "signingPublicJwk": { "kty": "EC", "crv": "P-256", "x": "x", "y": "y" },
-            "controlEncryptPublicKey": termplane_proto::Key32([7; 32]).to_b64(),
-            "wsUrl": "ws://127.0.0.1:1/ws/node",
-        })
-        .to_string();
+        let resp = resp.to_string();
         let mut s = s;
-        write!(s, "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{resp}", resp.len()).unwrap();
+        write!(s, "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{resp}", resp.len()).unwrap();
         serde_json::from_slice(&body).unwrap()
     });
     (url, t)
@@ -233,4 +241,56 @@ fn run_refuses_a_broken_config_clearly_and_never_prints_secrets() {
         .arg(d.path().join("data/tmux.sock"))
         .arg("kill-server")
         .status();
+}
+
+#[test]
+fn a_refused_enrollment_leaves_no_identity_key_and_no_config_behind() {
+    if !tmux_ok() {
+        return;
+    }
+    let d = TempDir::new("refused");
+    let (url, plane) = fake_plane_answering(
+        "401 Unauthorized",
+        json!({ "code": "SETUP_KEY_SPENT", "message": "this setup key was used" }),
+    );
+    let mut c = bin();
+    c.args(["enroll", "--server", &url, "--setup-key", "nsk_spent"]);
+    let (ok, out) = run(c, d.path());
+    plane.join().unwrap();
+    assert!(!ok, "{out}");
+    assert!(out.contains("enrollment refused"), "{out}");
+    let dir = d.path().join("cfg/termplane-node");
+    assert!(!dir.join("identity.jwk").exists(), "identity left behind");
+    assert!(!dir.join("config.json").exists());
+}
+
+#[test]
+fn an_enrollment_answer_with_a_low_order_plane_key_pins_nothing() {
+    if !tmux_ok() {
+        return;
+    }
+    let d = TempDir::new("loworder");
+    let (url, plane) = fake_plane_answering(
+        "201 Created",
+        json!({
+            "nodeId": "node-1", "nodeKey": NODE_KEY,
+            "signingPublicJwk": { "kty": "EC", "crv": "P-256", "x": "x", "y": "y" },
+            "controlEncryptPublicKey": termplane_proto::Key32([0; 32]).to_b64(),
+            "wsUrl": "ws://127.0.0.1:1/ws/node",
+        }),
+    );
+    let mut c = bin();
+    c.args(["enroll", "--server", &url, "--setup-key", "nsk_abc"]);
+    let (ok, out) = run(c, d.path());
+    plane.join().unwrap();
+    assert!(ok, "{out}");
+    let cfg: Value = serde_json::from_slice(
+        &std::fs::read(d.path().join("cfg/termplane-node/config.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        cfg.get("controlEncryptPublicKey")
+            .is_none_or(Value::is_null),
+        "{cfg}"
+    );
 }

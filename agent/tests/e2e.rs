@@ -10,7 +10,8 @@
 //! by a verified command, and the rollback of an update whose first start died before it was
 //! accepted; enrollment, the link and an update download through a TLS-terminating proxy in front
 //! of the plane (`https://`, `wss://`, a test CA trusted through `TERMPLANE_CA_FILE`); the
-//! rollback on a 4406 close. The plane sends 4406 only to a held node (below its version floor,
+//! rollback on a 4406 close (then the process exits; it does not dial again); a revoked node
+//! key said plainly in the log and in `status`. The plane sends 4406 only to a held node (below its version floor,
 //! or speaking another protocol) after ten idle minutes, which a build of this version in a
 //! test cannot be; so that test points the updated node at a small WebSocket peer that closes
 //! every link with 4406, exactly the frame the plane sends (the plane side of 4406 is covered
@@ -233,6 +234,14 @@ fn install_update(w: &mut World) {
     let missing = support::http(w.port, "GET", "/api/downloads/node/plan9-vax", &[], None).unwrap();
     assert_eq!(missing.status, 404);
     assert_eq!(missing.json()["code"], "NOT_FOUND");
+    // The refusal string is exact; what went wrong is in `detail`.
+    let url_404 = format!("{}/api/downloads/node/plan9-vax", w.base());
+    let r = w.command(&json!({
+        "type": "update", "version": VERSION, "url": url_404, "sha256": "0".repeat(64)
+    }));
+    assert_eq!(r["ok"], false, "{r}");
+    assert_eq!(r["error"], "download failed", "{r}");
+    assert_eq!(r["detail"], "HTTP 404", "{r}");
 
     let real = std::fs::read(NODE).unwrap();
     let (url, sha) = publish(w, &platform(), &real);
@@ -458,7 +467,7 @@ impl Drop for Closes4406 {
 }
 
 #[test]
-fn a_4406_close_after_an_update_rolls_back_and_a_second_one_exits_3() {
+fn a_4406_close_after_an_update_rolls_back_and_exits_3_without_dialing_again() {
     let mut w = supervised_world("r4406");
     start_supervised(&mut w);
     w.wait_online(WAIT);
@@ -470,18 +479,19 @@ fn a_4406_close_after_an_update_rolls_back_and_a_second_one_exits_3() {
     cfg.ws_url = format!("ws://127.0.0.1:{}/ws/node", peer.port);
     cfg.save(&w.config()).unwrap();
     start_supervised(&mut w);
-    // New binary: 4406 → roll back → re-execute the previous binary → 4406 again with no update
-    // left to undo → exit status 3.
-    let status = wait_until("the node to give up after two 4406 closes", WAIT, || {
+    // New binary: 4406 → roll back → exit with status 3. 4406 is terminal: the process does not
+    // re-execute and dial again (a service manager starts the restored binary afresh).
+    let status = wait_until("the node to exit after the 4406", WAIT, || {
         w.node.as_mut().unwrap().try_wait().unwrap()
     });
     w.node = None;
     assert_eq!(status.code(), Some(3), "{status:?}\n{}", w.node_log());
     // The peer counts a close when it reads the socket's end, which races the process exit.
-    wait_until("the peer to see both closes", WAIT, || {
-        (peer.closed() >= 2).then_some(())
+    wait_until("the peer to see the close", WAIT, || {
+        (peer.closed() >= 1).then_some(())
     });
-    assert_eq!(peer.closed(), 2, "one close per binary");
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(peer.closed(), 1, "one link, one close: no redial");
     assert_eq!(
         std::fs::read(&w.node_bin).unwrap(),
         prev,
@@ -492,4 +502,40 @@ fn a_4406_close_after_an_update_rolls_back_and_a_second_one_exits_3() {
     let log = w.node_log();
     assert!(log.contains("rolled back"), "{log}");
     assert!(log.contains("4406"), "{log}");
+}
+
+#[test]
+fn a_revoked_key_is_said_plainly_in_the_log_and_in_status() {
+    let mut w = world("revoked");
+    w.start_node();
+    w.wait_online(WAIT);
+    // Rotating the key closes the live link with 4401; the old key then gets HTTP 401.
+    let r = w.post(
+        &format!("/api/nodes/{}/key_rotate", w.node_id),
+        &Value::Null,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    wait_until("the node to say its key is refused", WAIT, || {
+        w.node_log()
+            .contains("the plane refuses this node's key")
+            .then_some(())
+    });
+    let log = w.node_log();
+    assert!(log.contains("4401"), "{log}");
+    assert!(log.contains("termplane-node configure --key"), "{log}");
+    let status = || {
+        let out = w
+            .node_command()
+            .args(["status", "--config"])
+            .arg(w.config())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    wait_until("status to say the key is refused", WAIT, || {
+        status()
+            .lines()
+            .any(|l| l.starts_with("link: not connected: the plane refuses this node's key"))
+            .then_some(())
+    });
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use common::{Node, TempDir, tmux_ok, wait_for};
 use serde_json::json;
@@ -782,4 +782,63 @@ fn exit_ticks_running_alongside_launches_and_relaunches_report_no_false_exit() {
     });
     gone.sort();
     assert_eq!(gone, want);
+}
+
+/// Continues a stopped tmux server when dropped, whatever the test's outcome (so the node's
+/// `Drop` can kill it).
+struct Continue(i32);
+
+impl Drop for Continue {
+    fn drop(&mut self) {
+        if let Some(pid) = rustix::process::Pid::from_raw(self.0) {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::CONT);
+        }
+    }
+}
+
+#[test]
+fn a_stopped_tmux_server_fails_probes_and_commands_within_their_deadlines() {
+    if !tmux_ok() {
+        return;
+    }
+    let n = Node::new("sigstop");
+    let cwd = n.dir.path().to_string_lossy().into_owned();
+    launch(&n, "5a", json!(["bash", "--norc", "--noprofile"]), &cwd).unwrap();
+    assert!(n.exec.exit_tick().is_empty());
+    let pid: i32 = n
+        .exec
+        .tmux()
+        .run(&["display-message", "-p", "#{pid}"])
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let _cont = Continue(pid);
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(pid).unwrap(),
+        rustix::process::Signal::STOP,
+    )
+    .unwrap();
+    // A pane command answers (an error) instead of queueing forever.
+    let t = Instant::now();
+    let e = n
+        .run(json!({ "type": "capture", "subshellId": "5a" }))
+        .unwrap_err();
+    let took = t.elapsed();
+    eprintln!("capture failed after {took:?}: {e}");
+    assert!(took < Duration::from_secs(12), "capture took {took:?}");
+    // Two failed probes report the pane dead with exitCode null.
+    let t = Instant::now();
+    let mut exits = Vec::new();
+    for _ in 0..2 {
+        exits = n.exec.exit_tick();
+        if !exits.is_empty() {
+            break;
+        }
+    }
+    let took = t.elapsed();
+    eprintln!("two probes took {took:?}");
+    assert_eq!(exits.len(), 1, "{exits:?}");
+    assert_eq!(exits[0].exit_code, None);
+    assert!(took < Duration::from_secs(25), "probes took {took:?}");
 }

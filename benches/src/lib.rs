@@ -87,6 +87,7 @@ pub fn agent_machine(seed: u8) -> AgentLink {
             control_pin: Some(plane_keys().public()),
             signing_key: signer().public_jwk(),
             process_start: UnixSecs(UNIX0),
+            carried_over: Vec::new(),
             ready: ready(),
         },
         [seed; 32],

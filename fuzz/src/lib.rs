@@ -266,6 +266,7 @@ enum PlaneOp {
     Verdict(bool),
     PinVerdict(bool),
     Send { update: bool },
+    Alive,
 }
 
 fn gates_pass(r: &Ready) -> bool {
@@ -361,6 +362,7 @@ pub fn plane_link_ops(data: &[u8]) {
                 now,
             ),
             PlaneOp::PinVerdict(ok) => link.handle_input(PlaneInput::PinClaimVerdict(ok), now),
+            PlaneOp::Alive => link.handle_input(PlaneInput::Alive, now),
             PlaneOp::Send { update } => {
                 let _ = link.send_command("j", update, now, |s| format!("a.{s}.b"));
             }
@@ -382,7 +384,9 @@ pub fn plane_link_ops(data: &[u8]) {
                     gated = true;
                 }
                 PlaneAction::Held(_) => gated = true,
-                PlaneAction::Event(_) => assert!(gated, "an event before the gates"),
+                PlaneAction::Event(_) | PlaneAction::MalformedResult { .. } => {
+                    assert!(gated, "an event before the gates");
+                }
                 _ => {}
             }
         }
@@ -406,6 +410,7 @@ enum AgentOp {
         ping: bool,
     },
     Answer(u8),
+    Alive,
 }
 
 /// The agent machine under arbitrary operation sequences: never panics, never executes a jti
@@ -425,6 +430,7 @@ pub fn agent_link_ops(data: &[u8]) {
         control_pin: Some(plane_keys().public()),
         signing_key: signer.public_jwk(),
         process_start: UnixSecs(UNIX0),
+        carried_over: Vec::new(),
         ready: Ready::default(),
     };
     let mut agent = AgentLink::new(cfg, [8; 32], now).expect("agent");
@@ -436,6 +442,7 @@ pub fn agent_link_ops(data: &[u8]) {
     for op in ops.into_iter().take(128) {
         match op {
             AgentOp::Opened => agent.handle_input(AgentInput::Opened, now, unix(now)),
+            AgentOp::Alive => agent.handle_input(AgentInput::Alive, now, unix(now)),
             AgentOp::DialFailed => agent.handle_input(AgentInput::DialFailed, now, unix(now)),
             AgentOp::Closed(code) => {
                 agent.handle_input(AgentInput::Closed { code, reason: "x" }, now, unix(now))

@@ -7,17 +7,34 @@
 //!
 //! | close | reaction |
 //! |---|---|
-//! | 4406 | [`AgentAction::Exit`] with `rollback: true` |
-//! | 4409 | [`AgentAction::Exit`] with `rollback: false` |
+//! | 4406 | [`AgentAction::Exit`] with `rollback: true`, in every phase |
+//! | 4409 | [`AgentAction::Exit`] with `rollback: false`, in every phase |
 //! | 4410 | redial after a jittered backoff (cap 60 s), config unchanged |
 //! | 4411 | before establishment: [`AgentAction::DropControlPin`], then redial (the next connect registers); after: redial |
 //! | 1000 | ordinary reconnect (at once) |
-//! | other / none | redial after backoff |
+//! | other / none (4401, 1009, an abnormal end) | redial after backoff |
+//!
+//! "Every phase" includes a socket this side was already closing: a 4406 or 4409 that crossed
+//! this side's own close still ends the daemon.
 //!
 //! The jti cache lives in the machine, so it survives reconnects; the seq gate is per socket.
+//! The jtis an earlier process of this node admitted arrive in [`AgentConfig::carried_over`]:
+//! each [`AgentAction::Execute`] carries the [`ReplayRecord`] the runtime must persist before it
+//! executes the command, so that no restart, however fast, runs a command twice.
 //! Verified commands leave as [`AgentAction::Execute`] in arrival order; the runtime executes
 //! them one after another (across reconnects) and reports each answer with
 //! [`AgentLink::record_result`]. An oversize inbound frame is dropped and the link stays up.
+//!
+//! # Liveness of the plane
+//! Every heartbeat tick also asks for a WebSocket ping ([`AgentAction::Ping`]). Anything from the
+//! plane — a frame, a pong ([`AgentInput::Alive`]), even an oversize frame — restarts the
+//! silence timer; after [`PLANE_SILENCE_LIMIT`] (45 s) without any, the link is given up (close
+//! 1000, reason naming the silence) and redialed after backoff.
+//!
+//! # The control pin
+//! A low-order (or all-zero) plane key is never pinned: a `register-ok` carrying one closes the
+//! socket with 4410 and leaves the config unchanged, and a configured pin that is low-order is
+//! dropped at start ([`AgentAction::DropControlPin`]) so the next connect registers.
 //!
 //! # Driving it
 //! Same verbs as the plane's machine: [`AgentLink::handle_input`] for every socket event,
@@ -36,7 +53,7 @@ use termplane_proto::event::{ErrorEvent, Event, VERIFY_ERROR_CODE};
 use termplane_proto::frame::{NodeFrame, PlaneFrame, Register};
 use termplane_proto::limits::{
     HANDSHAKE_DEADLINE, HEARTBEAT_INTERVAL, INVENTORY_INTERVAL, JTI_CACHE_CAPACITY,
-    MAX_SEALED_PLAINTEXT_BYTES, RECONNECT_BACKOFF_BASE, RECONNECT_BACKOFF_CAP,
+    MAX_SEALED_PLAINTEXT_BYTES, PLANE_SILENCE_LIMIT, RECONNECT_BACKOFF_BASE, RECONNECT_BACKOFF_CAP,
 };
 use termplane_proto::{
     Binding, CloseCode, CommandResult, Key32, NODE_PROTOCOL_VERSION, Ready, close,
@@ -45,8 +62,8 @@ use termplane_proto::{
 
 use crate::backoff::Backoff;
 use crate::jws::{Es256Verifier, KeyError, PublicJwk};
-use crate::kx::{Established, Initiator, InitiatorParams};
-use crate::replay::{Admission, JtiCache, SeqGate, admit};
+use crate::kx::{Established, Initiator, InitiatorParams, is_low_order};
+use crate::replay::{Admission, JtiCache, ReplayRecord, SeqGate, admit};
 use crate::rng::{MachineRng, from_seed};
 use crate::time::UnixSecs;
 use crate::timer::{TimerKind, TimerTable};
@@ -64,8 +81,11 @@ pub struct AgentConfig {
     pub control_pin: Option<Key32>,
     /// The plane's command-signing key.
     pub signing_key: PublicJwk,
-    /// When this process started (refuses commands minted before it).
+    /// When this process started (refuses commands minted before it, minus the skew).
     pub process_start: UnixSecs,
+    /// The jtis earlier processes of this node admitted (persisted from each
+    /// [`AgentAction::Execute`]'s record): they are answered, never run again.
+    pub carried_over: Vec<ReplayRecord>,
     /// The `ready` frame to send on every establishment.
     pub ready: Ready,
 }
@@ -86,6 +106,8 @@ pub enum AgentInput<'a> {
         /// Its length.
         len: u64,
     },
+    /// A WebSocket ping or pong arrived: the plane is alive, nothing else happened.
+    Alive,
     /// The socket closed.
     Closed {
         /// The close code, when there was one.
@@ -121,12 +143,21 @@ pub enum AgentAction {
     HeartbeatDue,
     /// Time to push the inventory.
     InventoryDue,
+    /// Send a WebSocket ping (each heartbeat tick): a live plane's pong restarts the silence
+    /// timer.
+    Ping,
     /// Execute a verified, admitted command; answer with [`AgentLink::record_result`].
+    ///
+    /// Persist `record` first (where the next process of this node reads it back into
+    /// [`AgentConfig::carried_over`]); if it cannot be persisted, do not execute: answer with an
+    /// error instead.
     Execute {
         /// The command's jti (the result's `ref`).
         jti: String,
         /// The command.
         command: Box<Command>,
+        /// What to persist before executing.
+        record: ReplayRecord,
     },
     /// Leave the process (after rolling back a just-installed binary when `rollback`).
     Exit {
@@ -158,13 +189,16 @@ pub struct AgentLink {
     timers: TimerTable,
     backoff: Backoff,
     rng: MachineRng,
+    silence_limit: Duration,
 }
 
 impl AgentLink {
     /// A machine that dials at once.
     pub fn new(cfg: AgentConfig, rng_seed: [u8; 32], _now: Instant) -> Result<Self, KeyError> {
         let verifier = Es256Verifier::new(&cfg.signing_key, &cfg.node_id)?;
-        let cache = JtiCache::new(JTI_CACHE_CAPACITY, cfg.process_start);
+        let mut cache = JtiCache::new(JTI_CACHE_CAPACITY, cfg.process_start);
+        let mut cfg = cfg;
+        cache.carry_over(core::mem::take(&mut cfg.carried_over));
         let mut me = Self {
             cfg,
             verifier,
@@ -174,9 +208,23 @@ impl AgentLink {
             timers: TimerTable::default(),
             backoff: Backoff::new(RECONNECT_BACKOFF_BASE, RECONNECT_BACKOFF_CAP),
             rng: from_seed(rng_seed),
+            silence_limit: PLANE_SILENCE_LIMIT,
         };
+        if me.cfg.control_pin.is_some_and(|pin| is_low_order(&pin)) {
+            me.cfg.control_pin = None;
+            me.actions.push_back(AgentAction::Note(
+                "the pinned plane key is a low-order point: dropped; the next connect registers"
+                    .to_owned(),
+            ));
+            me.actions.push_back(AgentAction::DropControlPin);
+        }
         me.actions.push_back(AgentAction::Dial);
         Ok(me)
+    }
+
+    /// Replaces the silence limit ([`PLANE_SILENCE_LIMIT`] by default; tests shorten it).
+    pub fn set_silence_limit(&mut self, limit: Duration) {
+        self.silence_limit = limit;
     }
 
     /// Whether the link is established.
@@ -241,8 +289,19 @@ impl AgentLink {
                 TimerKind::Heartbeat => {
                     if self.is_established() {
                         self.actions.push_back(AgentAction::HeartbeatDue);
+                        self.actions.push_back(AgentAction::Ping);
                         self.timers
                             .set(TimerKind::Heartbeat, now + HEARTBEAT_INTERVAL);
+                    }
+                }
+                TimerKind::Silence => {
+                    if self.is_established() {
+                        let reason = format!(
+                            "no frame or pong from the plane for {} seconds",
+                            self.silence_limit.as_secs()
+                        );
+                        self.actions.push_back(AgentAction::Note(reason.clone()));
+                        self.drop_socket(CloseCode::Normal, &reason, now, true);
                     }
                 }
                 TimerKind::Inventory => {
@@ -262,7 +321,20 @@ impl AgentLink {
         if matches!(self.state, State::Exited) {
             return;
         }
+        if self.is_established()
+            && matches!(
+                input,
+                AgentInput::Text(_)
+                    | AgentInput::Binary(_)
+                    | AgentInput::Oversize { .. }
+                    | AgentInput::Alive
+            )
+        {
+            self.timers
+                .set(TimerKind::Silence, now + self.silence_limit);
+        }
         match input {
+            AgentInput::Alive => {}
             AgentInput::Opened => self.on_opened(now),
             AgentInput::DialFailed => {
                 if matches!(self.state, State::Dialing) {
@@ -372,15 +444,22 @@ impl AgentLink {
 
     fn on_closed(&mut self, code: Option<u16>, reason: &str, now: Instant) {
         let was_established = self.is_established();
-        let connected = matches!(
-            self.state,
-            State::Registering | State::Handshaking(_) | State::Established { .. } | State::Dialing
-        );
-        if !connected {
+        let code = code.and_then(CloseCode::from_u16);
+        let reason: String = reason.chars().take(200).collect();
+        // A terminal close ends the daemon in every phase, even on a socket this side was
+        // already closing (the plane's close crossed ours).
+        if matches!(self.state, State::Waiting) {
+            match code {
+                Some(CloseCode::UpdateRequired) => self.exit(true, reason),
+                Some(CloseCode::Superseded) => self.exit(false, reason),
+                _ => {}
+            }
             return;
         }
-        let reason: String = reason.chars().take(200).collect();
-        match code.and_then(CloseCode::from_u16) {
+        if matches!(self.state, State::Exited) {
+            return;
+        }
+        match code {
             Some(CloseCode::UpdateRequired) => self.exit(true, reason),
             Some(CloseCode::Superseded) => self.exit(false, reason),
             Some(CloseCode::Repair) => {
@@ -401,6 +480,14 @@ impl AgentLink {
     fn on_text(&mut self, text: &str, now: Instant) {
         match &self.state {
             State::Registering => match decode_plane_frame(text) {
+                Ok(PlaneFrame::RegisterOk(ok)) if is_low_order(&ok.control_encrypt_public_key) => {
+                    self.drop_socket(
+                        CloseCode::LinkRefused,
+                        "register-ok refused: the plane key is a low-order point",
+                        now,
+                        true,
+                    );
+                }
                 Ok(PlaneFrame::RegisterOk(ok)) => {
                     self.cfg.control_pin = Some(ok.control_encrypt_public_key);
                     self.actions.push_back(AgentAction::PersistControlPin(
@@ -505,6 +592,7 @@ impl AgentLink {
                 Ok(command) => self.actions.push_back(AgentAction::Execute {
                     jti,
                     command: Box::new(command),
+                    record: ReplayRecord::of(&verified),
                 }),
                 Err(e) => {
                     let known = verified
@@ -557,6 +645,8 @@ impl AgentLink {
             .set(TimerKind::Heartbeat, now + HEARTBEAT_INTERVAL);
         self.timers
             .set(TimerKind::Inventory, now + INVENTORY_INTERVAL);
+        self.timers
+            .set(TimerKind::Silence, now + self.silence_limit);
     }
 
     fn report_verify(&mut self, message: &str) {
@@ -597,6 +687,7 @@ impl AgentLink {
             TimerKind::Handshake,
             TimerKind::Heartbeat,
             TimerKind::Inventory,
+            TimerKind::Silence,
         ] {
             self.timers.stop(k);
         }

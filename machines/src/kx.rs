@@ -105,6 +105,10 @@ pub enum HandshakeError {
     /// The DH result is all zero (low-order point).
     #[error("ephemeral key is a low-order point")]
     LowOrder,
+    /// The agent's side: the plane's static key (the pin) is a low-order point, so no handshake
+    /// under it can ever succeed.
+    #[error("the pinned plane key is a low-order point")]
+    PlaneKeyLowOrder,
     /// The sealed frame did not open (wrong key, tampering, truncation).
     #[error("sealed frame does not open")]
     OpenFailed,
@@ -176,16 +180,6 @@ pub fn x25519_shared(secret: &[u8; 32], public: &Key32) -> Result<[u8; 32], Hand
     dh_checked(&secret, public)
 }
 
-/// Whether `public` is an X25519 key of small order (all-zero included): a Diffie-Hellman with
-/// it yields the all-zero secret whatever the other side's scalar, so it can key nothing.
-/// Enrollment refuses such a link key before it is pinned.
-#[must_use]
-pub fn is_low_order(public: &Key32) -> bool {
-    // Any clamped scalar is a multiple of the cofactor, so a small-order point always lands on
-    // the identity; one fixed scalar decides it.
-    x25519_shared(&[0x5a; 32], public).is_err()
-}
-
 fn dh_checked(secret: &StaticSecret, public: &Key32) -> Result<[u8; 32], HandshakeError> {
     let shared = secret.diffie_hellman(&PublicKey::from(public.0));
     if !shared.was_contributory() || bool::from(shared.as_bytes().ct_eq(&[0u8; 32])) {
@@ -194,7 +188,23 @@ fn dh_checked(secret: &StaticSecret, public: &Key32) -> Result<[u8; 32], Handsha
     Ok(shared.to_bytes())
 }
 
+/// A fixed scalar for [`is_low_order`]; any scalar works (clamping makes it a multiple of the
+/// cofactor, and it is not a multiple of the prime order).
+const LOW_ORDER_PROBE: [u8; 32] = [0x5a; 32];
+
+/// Whether `key` is a low-order X25519 point (all-zero, one, the points of order 4 and 8, and
+/// their non-canonical and high-bit spellings): the DH of any clamped scalar with such a key is
+/// all zero, so no key derived under it is secret. Such a key is never pinned (by the node, and
+/// by the plane's enrollment).
+#[must_use]
+pub fn is_low_order(key: &Key32) -> bool {
+    x25519_shared(&LOW_ORDER_PROBE, key).is_err()
+}
+
 /// Derives the agent's session keys: `tx` seals towards the plane, `rx` opens the plane's stream.
+///
+/// A low-order `plane_static` is refused as [`HandshakeError::PlaneKeyLowOrder`] (the agent's
+/// ephemeral key is fresh and never low-order, so the pin is what is wrong).
 pub fn derive_initiator(
     eph_secret: &[u8; 32],
     plane_static: &Key32,
@@ -203,7 +213,10 @@ pub fn derive_initiator(
 ) -> Result<SessionKeys, HandshakeError> {
     let eph = StaticSecret::from(*eph_secret);
     let eph_public = Key32(PublicKey::from(&eph).to_bytes());
-    let mut dh = dh_checked(&eph, plane_static)?;
+    let mut dh = dh_checked(&eph, plane_static).map_err(|e| match e {
+        HandshakeError::LowOrder => HandshakeError::PlaneKeyLowOrder,
+        other => other,
+    })?;
     let keys = derive_direction_keys(
         NODE_PROTOCOL_VERSION,
         &dh,
@@ -356,6 +369,12 @@ impl Responder {
             pin,
             node_id: node_id.to_owned(),
         }
+    }
+
+    /// The row's pin this responder compares `pub` with.
+    #[must_use]
+    pub fn pin(&self) -> Key32 {
+        self.pin
     }
 
     /// Constant-time pin compare, then key derivation. No DH is computed on a mismatch.

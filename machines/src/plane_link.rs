@@ -26,6 +26,23 @@
 //! Every state has a 10-second handshake deadline until `ready` (or `register`) has been
 //! handled. The machine emits at most one [`PlaneAction::Close`] and nothing after it.
 //!
+//! # Silence
+//! An online link on which the node sends nothing — no frame, no ping ([`PlaneInput::Alive`]) —
+//! for [`NODE_SILENCE_LIMIT`] (60 s) is closed with 1000 and a reason naming the silence, so
+//! the node reads a close frame and reconnects. A held link is exempt: held nodes (an old agent
+//! may send nothing while it waits) end only with the 10-minute idle close, 4406.
+//!
+//! # Register on a pinned row
+//! A `register` whose `pub` is the row's pin (compared in constant time) is answered with
+//! `register-ok` and a normal close exactly like the first one: a node whose `register-ok` was
+//! lost resumes with the same static key. Any other `register` on a pinned row is refused with
+//! 4410 naming the remedy.
+//!
+//! # Results that do not parse
+//! A `result` frame that fails the strict decoder but names a `ref` is reported as
+//! [`PlaneAction::MalformedResult`], so the command it answers is settled at once (the plane
+//! answers 502 `NODE_BAD_RESULT`) instead of waiting for its deadline.
+//!
 //! # Driving it
 //! 1. Build it with [`PlaneLink::new`] once the upgrade authenticated the bearer and read the row.
 //! 2. Feed every WebSocket message with [`PlaneLink::handle_input`]; messages above the 1 MiB cap
@@ -39,15 +56,18 @@
 use std::collections::{BTreeSet, VecDeque};
 use std::time::Instant;
 
+use std::time::Duration;
 use termplane_proto::event::Event;
 use termplane_proto::frame::{NodeFrame, PlaneFrame, RegisterOk};
+
+use subtle::ConstantTimeEq as _;
 use termplane_proto::limits::{
     HANDSHAKE_DEADLINE, HELD_IDLE_TIMEOUT, MAX_FRAME_BYTES, MAX_PRE_HANDSHAKE_FRAME_BYTES,
-    MAX_SEALED_PLAINTEXT_BYTES,
+    MAX_SEALED_PLAINTEXT_BYTES, NODE_SILENCE_LIMIT,
 };
 use termplane_proto::{
-    CloseCode, Key32, MIN_NODE_VERSION, NODE_PROTOCOL_VERSION, Ready, Version, close,
-    decode_node_frame,
+    CloseCode, Key32, MIN_NODE_VERSION, NODE_PROTOCOL_VERSION, Ready, Version,
+    claimed_result_reference, close, decode_node_frame,
 };
 
 use crate::kx::{self, AwaitBinding, BindingOpened, Established, Responder, StaticKeypair};
@@ -143,6 +163,8 @@ pub enum PlaneInput<'a> {
         /// Its length (or the length its header claimed).
         len: u64,
     },
+    /// A WebSocket ping or pong arrived: the node is alive, nothing else happened.
+    Alive,
     /// Answer to [`PlaneAction::CheckBinding`].
     BindingVerdict(Result<(), BindingRefusal>),
     /// Answer to [`PlaneAction::ClaimPin`]: whether the claim was written onto the still-unpinned row.
@@ -198,6 +220,14 @@ pub enum PlaneAction {
     Held(HeldReason),
     /// An event to deliver (results, output, inventory…).
     Event(Event),
+    /// A `result` frame that does not decode, naming this `ref`: settle that command as
+    /// malformed (the rest of the frame was not trusted).
+    MalformedResult {
+        /// The `ref` the frame names.
+        reference: String,
+        /// Why it was refused.
+        reason: String,
+    },
     /// A frame that was read and dropped (for logs).
     Discarded(String),
 }
@@ -241,6 +271,7 @@ pub struct PlaneLink {
     next_seq: u64,
     pending_updates: BTreeSet<String>,
     closed: bool,
+    silence_limit: Duration,
 }
 
 impl PlaneLink {
@@ -269,7 +300,13 @@ impl PlaneLink {
             next_seq: 1,
             pending_updates: BTreeSet::new(),
             closed: false,
+            silence_limit: NODE_SILENCE_LIMIT,
         }
+    }
+
+    /// Replaces the silence limit ([`NODE_SILENCE_LIMIT`] by default; tests shorten it).
+    pub fn set_silence_limit(&mut self, limit: Duration) {
+        self.silence_limit = limit;
     }
 
     /// The node this socket authenticated as.
@@ -343,6 +380,15 @@ impl PlaneLink {
                         .map_or_else(|| "update required".to_owned(), ToString::to_string);
                     self.close(CloseCode::UpdateRequired, &reason);
                 }
+                TimerKind::Silence => {
+                    if self.is_online() {
+                        let reason = format!(
+                            "no frame from the node for {} seconds: reconnect",
+                            self.silence_limit.as_secs()
+                        );
+                        self.close(CloseCode::Normal, &reason);
+                    }
+                }
                 TimerKind::Heartbeat | TimerKind::Inventory | TimerKind::Redial => {}
             }
         }
@@ -353,7 +399,19 @@ impl PlaneLink {
         if self.closed {
             return;
         }
+        if matches!(
+            input,
+            PlaneInput::Text(_)
+                | PlaneInput::Binary(_)
+                | PlaneInput::Oversize { .. }
+                | PlaneInput::Alive
+        ) && self.is_online()
+        {
+            self.timers
+                .set(TimerKind::Silence, now + self.silence_limit);
+        }
         match input {
+            PlaneInput::Alive => {}
             PlaneInput::Oversize { len } => {
                 let reason = format!("frame of {len} bytes exceeds {MAX_FRAME_BYTES}");
                 self.close(CloseCode::TooBig, &reason);
@@ -466,9 +524,16 @@ impl PlaneLink {
                         Ok(next) => self.state = State::AwaitBinding(next),
                         Err(e) => self.refuse(&format!("handshake refused: {e}")),
                     },
-                    Ok(NodeFrame::Register(_)) => self.refuse(
-                        "register refused: this node is already paired; rotate the node key to re-pair",
-                    ),
+                    Ok(NodeFrame::Register(r)) => {
+                        if bool::from(r.node_static.0.ct_eq(&responder.pin().0)) {
+                            // The pin this node claimed before: its register-ok was lost.
+                            self.on_pin_claim_accepted();
+                        } else {
+                            self.refuse(
+                                "register refused: this node is already paired; rotate the node key to re-pair",
+                            );
+                        }
+                    }
                     Ok(other) => self.refuse(&format!(
                         "expected kx, got plaintext {}",
                         frame_name(&other)
@@ -622,17 +687,21 @@ impl PlaneLink {
         }
     }
 
+    fn on_pin_claim_accepted(&mut self) {
+        let frame = PlaneFrame::RegisterOk(RegisterOk {
+            control_encrypt_public_key: self.plane_public,
+        });
+        self.actions
+            .push_back(PlaneAction::SendText(frame.to_json()));
+        self.close(CloseCode::Normal, "paired: reconnect with the handshake");
+    }
+
     fn on_pin_claim(&mut self, ok: bool) {
         if !matches!(self.state, State::AwaitPinClaim) {
             return;
         }
         if ok {
-            let frame = PlaneFrame::RegisterOk(RegisterOk {
-                control_encrypt_public_key: self.plane_public,
-            });
-            self.actions
-                .push_back(PlaneAction::SendText(frame.to_json()));
-            self.close(CloseCode::Normal, "paired: reconnect with the handshake");
+            self.on_pin_claim_accepted();
         } else {
             self.refuse(
                 "register refused: this node is already paired; rotate the node key to re-pair",
@@ -666,6 +735,8 @@ impl PlaneLink {
         }
         self.actions.push_back(PlaneAction::Online);
         self.state = State::Online(link);
+        self.timers
+            .set(TimerKind::Silence, now + self.silence_limit);
     }
 
     fn enter_held(&mut self, link: Option<Established>, reason: HeldReason, now: Instant) {
@@ -682,25 +753,44 @@ impl PlaneLink {
                 "unexpected {} on an online link",
                 frame_name(&other)
             )),
-            Err(e) => self
-                .actions
-                .push_back(PlaneAction::Discarded(e.to_string())),
+            Err(e) => match claimed_result_reference(text) {
+                Some(reference) => self.actions.push_back(PlaneAction::MalformedResult {
+                    reference,
+                    reason: e.to_string(),
+                }),
+                None => self
+                    .actions
+                    .push_back(PlaneAction::Discarded(e.to_string())),
+            },
         }
     }
 
-    /// Held links read only the result of an `update` command; everything else is dropped.
+    /// Held links read only the result of an `update` command (well formed or not);
+    /// everything else is dropped.
     fn on_held_frame(&mut self, text: &str, now: Instant) {
-        if let Ok(NodeFrame::Event(Event::Result(r))) = decode_node_frame(text)
-            && self.pending_updates.remove(&r.reference)
-        {
-            self.timers
-                .set(TimerKind::HeldIdle, now + HELD_IDLE_TIMEOUT);
-            self.actions.push_back(PlaneAction::Event(Event::Result(r)));
-            return;
+        let decoded = decode_node_frame(text);
+        let reference = match &decoded {
+            Ok(NodeFrame::Event(Event::Result(r))) => Some(r.reference.clone()),
+            Ok(_) => None,
+            Err(_) => claimed_result_reference(text),
+        };
+        match reference {
+            Some(reference) if self.pending_updates.remove(&reference) => {
+                self.timers
+                    .set(TimerKind::HeldIdle, now + HELD_IDLE_TIMEOUT);
+                match decoded {
+                    Ok(NodeFrame::Event(e)) => self.actions.push_back(PlaneAction::Event(e)),
+                    Err(e) => self.actions.push_back(PlaneAction::MalformedResult {
+                        reference,
+                        reason: e.to_string(),
+                    }),
+                    Ok(_) => {}
+                }
+            }
+            _ => self.actions.push_back(PlaneAction::Discarded(
+                "held link: frame dropped unread".to_owned(),
+            )),
         }
-        self.actions.push_back(PlaneAction::Discarded(
-            "held link: frame dropped unread".to_owned(),
-        ));
     }
 }
 

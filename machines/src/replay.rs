@@ -1,10 +1,16 @@
 //! Replay and ordering guards of the node: steps (3) and (4) of the verification order.
 //!
-//! - [`JtiCache`]: per node, per process, surviving reconnects; 2,048 entries. A jti that ran
-//!   re-sends its cached answer and never runs twice; a duplicate still in flight waits for the
-//!   first answer; the same jti with other content is a conflict. Commands whose `iat` is older
-//!   than the process start minus the skew, or not newer than the newest evicted entry's `iat`,
-//!   are refused, so neither restarts nor eviction open a replay window.
+//! - [`JtiCache`]: per node, surviving reconnects; 2,048 entries. A jti that ran re-sends its
+//!   cached answer and never runs twice; a duplicate still in flight waits for the first answer;
+//!   the same jti with other content is a conflict. Commands whose `iat` is older than the
+//!   process start minus the skew, or not newer than the newest evicted entry's `iat`, are
+//!   refused, so eviction opens no replay window.
+//! - Restarts: the jtis an earlier process of this node admitted are handed to the new process
+//!   ([`JtiCache::carry_over`], from records the runtime persisted with [`ReplayRecord`] before
+//!   executing each command). Each is held as answered with [`EARLIER_PROCESS_REFUSAL`], so a
+//!   command re-sent after a fast restart — even one issued a second before the new process
+//!   started, well inside the skew the process-start watermark allows — is answered and never
+//!   runs a second time.
 //! - [`SeqGate`]: per connection; the first command carries `seq` 1 and each next one the
 //!   previous plus one. A fresh jti is recorded before the seq check, so a seq-rejected frame
 //!   still burns its jti; a regression, duplicate or gap asks the runtime to drop the connection
@@ -18,10 +24,11 @@
 //!    content (another [`Verified::digest`]) → [`Admission::Conflict`]. The seq gate is not
 //!    touched: it counts fresh commands only.
 //! 2. A jti the cache does not hold is refused as [`Admission::Stale`] when its `iat` is before
-//!    the process start minus the 5-second skew (the previous process may have run it: its cache
-//!    died with it), or when its `iat` is not above the eviction watermark (an evicted entry of
-//!    that second or earlier may have been this jti). A stale frame still consumes its `seq`
-//!    when it is in order, so the plane's numbering stays aligned; out of order it drops the link.
+//!    the process start minus the 5-second skew, when its `iat` is not above the eviction
+//!    watermark (an evicted entry of that second or earlier may have been this jti), or when the
+//!    cache is full of commands in flight. These are step (3) refusals: like a conflict, the
+//!    frame never reaches step (4), so it uses up no `seq` and the next command must carry the
+//!    `seq` this one carried.
 //! 3. A fresh jti is recorded before the seq check. In order, it is recorded in flight and the
 //!    answer is [`Admission::Execute`]; out of order, it is recorded as answered with the refusal
 //!    [`SEQ_REFUSAL`] (a later retransmit gets that refusal and it never executes) and the
@@ -58,6 +65,34 @@ use crate::time::UnixSecs;
 
 /// The `error` of the cached answer of a fresh jti refused by the seq gate.
 pub const SEQ_REFUSAL: &str = "seq";
+
+/// The `error` answered for a jti that an earlier process of this node admitted (it ran there,
+/// or was about to): it never runs again.
+pub const EARLIER_PROCESS_REFUSAL: &str = "already received by an earlier node process";
+
+/// What the runtime persists about an admitted command before executing it, so that the next
+/// process of this node refuses to run it again ([`JtiCache::carry_over`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplayRecord {
+    /// The command's jti.
+    pub jti: String,
+    /// [`Verified::digest`]: the same jti with other content stays a conflict.
+    pub digest: [u8; 32],
+    /// The command's `iat`.
+    pub iat: i64,
+}
+
+impl ReplayRecord {
+    /// The record of a verified envelope.
+    #[must_use]
+    pub fn of(verified: &Verified) -> Self {
+        Self {
+            jti: verified.claims.jti.clone(),
+            digest: verified.digest,
+            iat: verified.claims.iat,
+        }
+    }
+}
 
 /// What the agent does with a verified envelope.
 #[derive(Clone, Debug, PartialEq)]
@@ -136,6 +171,36 @@ impl JtiCache {
         self.evictable
             .insert((entry.iat, entry.insertion), jti.to_owned());
         waiters
+    }
+
+    /// Holds the jtis an earlier process of this node admitted as answered with
+    /// [`EARLIER_PROCESS_REFUSAL`]. Call before the first command; records beyond the capacity
+    /// evict the oldest ones first (raising the watermark as any eviction does), and a jti
+    /// already held keeps its entry.
+    pub fn carry_over(&mut self, records: impl IntoIterator<Item = ReplayRecord>) {
+        let mut records: Vec<ReplayRecord> = records.into_iter().collect();
+        records.sort_by_key(|r| r.iat);
+        for r in records {
+            if self.entries.contains_key(&r.jti) {
+                continue;
+            }
+            if !self.make_room(UnixSecs(r.iat)) {
+                return;
+            }
+            let answer = CommandResult::err(&r.jti, EARLIER_PROCESS_REFUSAL);
+            let insertion = self.next_insertion;
+            self.next_insertion += 1;
+            self.evictable.insert((r.iat, insertion), r.jti.clone());
+            self.entries.insert(
+                r.jti,
+                Entry {
+                    digest: r.digest,
+                    iat: r.iat,
+                    insertion,
+                    state: State::Done(answer),
+                },
+            );
+        }
     }
 
     /// Number of entries held.
@@ -296,17 +361,12 @@ pub fn admit(
             }
         };
     }
+    // Step (3) refusals end here: the seq gate (step 4) never sees the frame.
     if let Some(reason) = cache.stale_reason(verified.claims.iat) {
-        return match gate.pass(verified.claims.seq) {
-            Ok(()) => Admission::Stale(reason),
-            Err(reason) => Admission::DropLink(reason),
-        };
+        return Admission::Stale(reason);
     }
     if !cache.make_room(now) {
-        return match gate.pass(verified.claims.seq) {
-            Ok(()) => Admission::Stale("replay cache is full of commands in flight".into()),
-            Err(reason) => Admission::DropLink(reason),
-        };
+        return Admission::Stale("replay cache is full of commands in flight".into());
     }
     match gate.pass(verified.claims.seq) {
         Ok(()) => {

@@ -16,9 +16,12 @@ pub enum TimerKind {
     Inventory,
     /// Agent: the backoff before the next dial is over.
     Redial,
+    /// Plane: the online node said nothing for 60 s. Agent: the plane said nothing (not even a
+    /// pong) for 45 s.
+    Silence,
 }
 
-const KINDS: usize = 5;
+const KINDS: usize = 6;
 
 impl TimerKind {
     const fn index(self) -> usize {
@@ -28,6 +31,7 @@ impl TimerKind {
             Self::Heartbeat => 2,
             Self::Inventory => 3,
             Self::Redial => 4,
+            Self::Silence => 5,
         }
     }
 
@@ -37,6 +41,7 @@ impl TimerKind {
         Self::Heartbeat,
         Self::Inventory,
         Self::Redial,
+        Self::Silence,
     ];
 }
 

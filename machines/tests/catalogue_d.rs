@@ -9,7 +9,9 @@ use jws_common::*;
 use serde_json::json;
 use sha2::{Digest as _, Sha256};
 use termplane_machines::jws::{Es256Signer, Verified, VerifyError};
-use termplane_machines::replay::{Admission, JtiCache, SEQ_REFUSAL, SeqGate, admit};
+use termplane_machines::replay::{
+    Admission, EARLIER_PROCESS_REFUSAL, JtiCache, SEQ_REFUSAL, SeqGate, admit,
+};
 use termplane_machines::time::UnixSecs;
 use termplane_proto::CommandResult;
 
@@ -656,6 +658,84 @@ fn d61_same_jti_after_a_process_restart_does_not_execute() {
         fourth.deliver(&good("j61c", 1), T0 + 6),
         Outcome::Admitted(Admission::Stale(_))
     ));
+}
+
+#[test]
+fn d61_a_command_resent_one_to_four_seconds_after_a_restart_does_not_execute() {
+    // The command was issued (and run) less than the 5-second skew before the next process
+    // started, so the process-start watermark alone lets it through: the jti the first
+    // process persisted is what refuses it.
+    for delay in 1..=4 {
+        let mut first = Node::start(T0 - 3600);
+        let t = good("j61r", 1);
+        assert_eq!(first.deliver(&t, T0), Outcome::Admitted(Admission::Execute));
+        let mut second = first.restart(T0 + delay);
+        // Re-sent as the next seq of the new socket: still verified, still inside exp.
+        let resent = good("j61r", 1);
+        assert!(verify(&resent, T0 + delay).is_ok());
+        let out = second.deliver(&resent, T0 + delay);
+        let Outcome::Admitted(Admission::Resend(answer)) = out else {
+            panic!("restart after {delay} s: {out:?}");
+        };
+        assert!(!answer.ok);
+        assert_eq!(answer.error.as_deref(), Some(EARLIER_PROCESS_REFUSAL));
+        assert_eq!(
+            first.total_executions() + second.total_executions(),
+            1,
+            "restart after {delay} s"
+        );
+        // The same jti with other content stays a conflict across the restart.
+        let other = plane().sign(&claims_with_cmd(
+            "j61r",
+            T0,
+            1,
+            json!({"type": "inventory"}),
+        ));
+        assert_eq!(
+            second.deliver(&other, T0 + delay),
+            Outcome::Admitted(Admission::Conflict)
+        );
+        // A fresh command still runs, with the seq the refused copy did not use.
+        assert_eq!(
+            second.deliver(&good("j61s", 1), T0 + delay),
+            Outcome::Admitted(Admission::Execute)
+        );
+    }
+}
+
+#[test]
+fn step_three_refusals_use_up_no_seq() {
+    // A stale command (step 3) never reaches the seq gate (step 4): the next good command
+    // carries the same seq and runs; the connection is not dropped.
+    let mut node = Node::start(T0 + 10);
+    let stale = good("j-stale", 1);
+    assert!(matches!(
+        node.deliver(&stale, T0 + 10),
+        Outcome::Admitted(Admission::Stale(_))
+    ));
+    assert_eq!(node.gate.expected(), Some(1));
+    let fresh = plane().sign(&claims("j-fresh", T0 + 10, 1));
+    assert_eq!(
+        node.deliver(&fresh, T0 + 10),
+        Outcome::Admitted(Admission::Execute)
+    );
+    // A conflict (step 3 as well) uses up no seq either.
+    let conflict = plane().sign(&claims_with_cmd(
+        "j-fresh",
+        T0 + 10,
+        2,
+        json!({"type": "inventory"}),
+    ));
+    assert_eq!(
+        node.deliver(&conflict, T0 + 10),
+        Outcome::Admitted(Admission::Conflict)
+    );
+    assert_eq!(node.gate.expected(), Some(2));
+    assert_eq!(
+        node.deliver(&plane().sign(&claims("j-next", T0 + 10, 2)), T0 + 10),
+        Outcome::Admitted(Admission::Execute)
+    );
+    assert_eq!(node.total_executions(), 2);
 }
 
 fn unsigned(jti: &str, iat: i64, seq: u64) -> Verified {

@@ -613,6 +613,21 @@ fn agent_refuses_a_low_order_plane_key() {
     let mut r = rng::from_seed([31; 32]);
     assert_eq!(
         Initiator::start(&p, &mut r).err(),
-        Some(HandshakeError::LowOrder)
+        Some(HandshakeError::PlaneKeyLowOrder)
     );
+    assert_eq!(
+        HandshakeError::PlaneKeyLowOrder.to_string(),
+        "the pinned plane key is a low-order point"
+    );
+}
+
+#[test]
+fn ordinary_keys_are_not_low_order() {
+    let w = world(32);
+    assert!(!termplane_machines::kx::is_low_order(&w.node.public()));
+    assert!(!termplane_machines::kx::is_low_order(&w.plane.public()));
+    let mut nine = [0u8; 32];
+    nine[0] = 9;
+    assert!(!termplane_machines::kx::is_low_order(&Key32(nine)));
+    assert!(termplane_machines::kx::is_low_order(&Key32([0; 32])));
 }

@@ -217,10 +217,10 @@ fn register_losing_the_pin_race_is_refused_with_4410() {
 #[test]
 fn register_at_a_pinned_row_is_refused_naming_the_remedy() {
     let mut r = Rig::new(true);
-    let text = NodeFrame::Register(termplane_proto::Register {
-        node_static: r.node.public(),
-    })
-    .to_json();
+    // Another static key than the row's pin.
+    let mut rng = termplane_machines::rng::from_seed([77; 32]);
+    let other = StaticKeypair::generate(&mut rng).public();
+    let text = NodeFrame::Register(termplane_proto::Register { node_static: other }).to_json();
     r.feed(PlaneInput::Text(&text), Duration::ZERO);
     let (code, reason) = r.close();
     assert_eq!(code, CloseCode::LinkRefused);
@@ -228,6 +228,29 @@ fn register_at_a_pinned_row_is_refused_naming_the_remedy() {
         reason.contains("rotate the node key to re-pair"),
         "{reason}"
     );
+    assert!(
+        !r.actions
+            .iter()
+            .any(|a| matches!(a, PlaneAction::ClaimPin(_)))
+    );
+}
+
+#[test]
+fn a_repeated_register_with_the_pinned_key_is_answered_register_ok_again() {
+    // The row was pinned by this very key, and its register-ok was lost: the node registers
+    // again with the same static key and resumes.
+    let mut r = Rig::new(true);
+    let text = NodeFrame::Register(termplane_proto::Register {
+        node_static: r.node.public(),
+    })
+    .to_json();
+    r.feed(PlaneInput::Text(&text), Duration::ZERO);
+    let PlaneAction::SendText(ok) = &r.actions[0] else {
+        panic!("{:?}", r.actions)
+    };
+    assert!(ok.contains("register-ok") && ok.contains(&r.plane.public().to_b64()));
+    assert_eq!(r.close().0, CloseCode::Normal);
+    // Idempotent: no write of the row.
     assert!(
         !r.actions
             .iter()
@@ -375,6 +398,66 @@ fn online_link_discards_a_malformed_event_but_stays_up() {
     r.feed(PlaneInput::Binary(&ct), Duration::ZERO);
     assert!(matches!(r.actions.last(), Some(PlaneAction::Discarded(_))));
     assert!(r.link.is_online());
+}
+
+#[test]
+fn a_result_with_an_unknown_field_or_a_wrong_typed_ok_is_reported_malformed_at_once() {
+    let mut r = Rig::new(true);
+    let mut agent = r.online();
+    for (i, bad) in [
+        r#"{"type":"result","ref":"jA","ok":true,"extra":1}"#,
+        r#"{"type":"result","ref":"jB","ok":"yes"}"#,
+    ]
+    .iter()
+    .enumerate()
+    {
+        let ct = agent.sealer.seal_frame(bad.as_bytes()).unwrap();
+        r.feed(PlaneInput::Binary(&ct), Duration::ZERO);
+        let Some(PlaneAction::MalformedResult { reference, .. }) = r.actions.last() else {
+            panic!("{i}: {:?}", r.actions.last())
+        };
+        assert_eq!(reference, ["jA", "jB"][i]);
+    }
+    assert!(r.link.is_online());
+    // A malformed frame that is not a result is still discarded quietly.
+    let ct = agent.sealer.seal_frame(br#"{"type":"heartbeat"}"#).unwrap();
+    r.feed(PlaneInput::Binary(&ct), Duration::ZERO);
+    assert!(matches!(r.actions.last(), Some(PlaneAction::Discarded(_))));
+}
+
+#[test]
+fn a_silent_online_node_is_closed_with_1000_and_a_reason_after_60_seconds() {
+    let mut r = Rig::new(true);
+    let mut agent = r.online();
+    // Traffic (a frame, then a ping) keeps it open.
+    r.tick(Duration::from_secs(50));
+    let hb = agent
+        .sealer
+        .seal_frame(br#"{"type":"heartbeat","at":"x"}"#)
+        .unwrap();
+    r.feed(PlaneInput::Binary(&hb), Duration::from_secs(50));
+    r.tick(Duration::from_secs(100));
+    r.feed(PlaneInput::Alive, Duration::from_secs(100));
+    r.tick(Duration::from_secs(159));
+    assert!(r.closes().is_empty(), "{:?}", r.actions);
+    // Then 60 silent seconds.
+    r.tick(Duration::from_secs(160));
+    let (code, reason) = r.close();
+    assert_eq!(code, CloseCode::Normal);
+    assert!(
+        reason.contains("no frame from the node for 60 seconds"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn a_silent_held_node_is_closed_only_by_the_4406_at_10_minutes() {
+    let (mut r, held) = gate(Some("0.1.0"), Some(14));
+    assert!(held.is_some());
+    r.tick(Duration::from_secs(599));
+    assert!(r.closes().is_empty(), "{:?}", r.actions);
+    r.tick(Duration::from_secs(600));
+    assert_eq!(r.close().0, CloseCode::UpdateRequired);
 }
 
 #[test]

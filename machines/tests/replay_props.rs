@@ -117,13 +117,10 @@ impl Model {
                 }
             };
         }
+        // Step (3) refusals never reach the seq gate (step 4).
         let stale = iat < self.start - 5 || self.watermark.is_some_and(|w| iat <= w);
         if stale {
-            return if self.gate(seq) {
-                Kind::Stale
-            } else {
-                Kind::DropLink
-            };
+            return Kind::Stale;
         }
         while self.entries.len() >= self.capacity {
             let victim = self
@@ -134,11 +131,7 @@ impl Model {
                 .min_by_key(|(_, e)| (e.iat, e.insertion))
                 .map(|(i, _)| i);
             let Some(i) = victim else {
-                return if self.gate(seq) {
-                    Kind::Stale
-                } else {
-                    Kind::DropLink
-                };
+                return Kind::Stale;
             };
             let e = self.entries.remove(i);
             self.watermark = Some(self.watermark.map_or(e.iat, |w| w.max(e.iat)));

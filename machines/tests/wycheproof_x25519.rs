@@ -72,9 +72,10 @@ fn every_wycheproof_x25519_case_through_both_sides() {
                     "tc {}",
                     t.tc_id
                 );
+                // The agent names what is wrong: the plane's key (its pin).
                 assert_eq!(
                     initiator.err(),
-                    Some(HandshakeError::LowOrder),
+                    Some(HandshakeError::PlaneKeyLowOrder),
                     "tc {}",
                     t.tc_id
                 );
@@ -153,11 +154,13 @@ fn b12_low_order_ephemeral_keys_are_refused() {
             kx::derive_responder(&plane, &eph, &node_static(), NODE_ID).err(),
             Some(HandshakeError::LowOrder)
         );
-        // An agent pinned to such a "plane key" refuses too.
+        // An agent pinned to such a "plane key" refuses too, naming the pin.
         assert_eq!(
             kx::derive_initiator(&[0x55; 32], &eph, &node_static(), NODE_ID).err(),
-            Some(HandshakeError::LowOrder)
+            Some(HandshakeError::PlaneKeyLowOrder)
         );
+        // And the agent recognises it before pinning it.
+        assert!(kx::is_low_order(&eph), "{enc}");
     }
 }
 

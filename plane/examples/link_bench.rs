@@ -201,6 +201,7 @@ fn main() {
                 control_pin: Some(control),
                 signing_key: jwk,
                 process_start: SystemClock.unix(),
+                carried_over: Vec::new(),
                 ready: Ready {
                     agent_version: Some("0.17.0".into()),
                     protocol_version: Some(u64::from(termplane_proto::NODE_PROTOCOL_VERSION)),

@@ -546,3 +546,144 @@ fn concurrent_edits_leave_the_node_with_the_rows_maintenance_and_allowed_dirs() 
         .unwrap();
     assert_eq!(last_on, row_on);
 }
+
+/// Reads the next sealed command on a hand-driven link: its jti and its type.
+fn next_command(
+    ws: &mut RawWs,
+    link: &mut termplane_machines::kx::Established,
+) -> (String, String) {
+    let Got::Binary(ct) = recv(ws, Duration::from_secs(15)) else {
+        panic!("no command")
+    };
+    let text = String::from_utf8(link.opener.open_frame(&ct).unwrap()).unwrap();
+    let Ok(termplane_proto::PlaneFrame::Command(env)) = termplane_proto::decode_plane_frame(&text)
+    else {
+        panic!("not a command: {text}")
+    };
+    let payload = env.jws.split('.').nth(1).unwrap();
+    let claims: serde_json::Value =
+        serde_json::from_slice(&termplane_proto::key::b64url_decode(payload).unwrap()).unwrap();
+    (
+        claims["jti"].as_str().unwrap().to_owned(),
+        claims["cmd"]["type"].as_str().unwrap().to_owned(),
+    )
+}
+
+#[test]
+fn a_result_with_an_unknown_field_or_a_wrong_typed_ok_answers_502_node_bad_result_at_once() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let e = enroll(&p, &admin, "badresult", true);
+    let (mut ws, mut link) = manual_online(&p, &e);
+    // The plane pushes set_allowed_dirs after ready: answer it properly.
+    let (jti, kind) = next_command(&mut ws, &mut link);
+    assert_eq!(kind, "set_allowed_dirs");
+    let ok = format!(r#"{{"type":"result","ref":"{jti}","ok":true}}"#);
+    send_binary(&mut ws, link.sealer.seal_frame(ok.as_bytes()).unwrap());
+    for bad in [
+        r#"{"type":"result","ref":"JTI","ok":true,"surprise":1}"#,
+        r#"{"type":"result","ref":"JTI","ok":"true"}"#,
+    ] {
+        let req = p
+            .post(
+                &format!("/api/nodes/{}/ping", e.node_id),
+                serde_json::Value::Null,
+            )
+            .header("Cookie", &admin);
+        let rest = std::thread::spawn(move || {
+            let started = std::time::Instant::now();
+            let r = req.send();
+            (r, started.elapsed())
+        });
+        let (jti, kind) = next_command(&mut ws, &mut link);
+        assert_eq!(kind, "ping");
+        let answer = bad.replace("JTI", &jti);
+        send_binary(&mut ws, link.sealer.seal_frame(answer.as_bytes()).unwrap());
+        let (r, took) = rest.join().unwrap();
+        assert_eq!(r.status, 502, "{bad}: {}", r.text());
+        assert_eq!(r.code(), "NODE_BAD_RESULT");
+        assert!(took < Duration::from_secs(5), "{bad}: took {took:?}");
+    }
+}
+
+#[test]
+fn a_lost_register_ok_is_resumed_by_registering_the_same_static_key_again() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let e = enroll(&p, &admin, "lostok", true);
+    // Rotation clears the pin; the operator installs the new key on the node.
+    let r = rotate_key(&p, &admin, &e.node_id);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let mut e = e.clone();
+    e.node_key = r.json()["nodeKey"].as_str().unwrap().to_owned();
+    let register = termplane_proto::frame::NodeFrame::Register(termplane_proto::Register {
+        node_static: e.node_static,
+    })
+    .to_json();
+    // The first register claims the pin; its register-ok is lost on the way.
+    let mut ws = open_ws(p.addr, Some(&e.node_key)).unwrap();
+    send_text(&mut ws, &register);
+    drop(ws);
+    for _ in 0..500 {
+        if node_row(&p, &e.node_id).encrypt_public_key.is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(
+        node_row(&p, &e.node_id).encrypt_public_key,
+        Some(e.node_static.to_b64())
+    );
+    // The node, still without a control pin, registers the same static key again.
+    let mut ws = open_ws(p.addr, Some(&e.node_key)).unwrap();
+    send_text(&mut ws, &register);
+    let Got::Text(ok) = recv(&mut ws, Duration::from_secs(10)) else {
+        panic!("no register-ok")
+    };
+    assert!(ok.contains("register-ok"), "{ok}");
+    assert!(ok.contains(&e.control_key.to_b64()), "{ok}");
+    let Got::Close(code, _) = recv(&mut ws, Duration::from_secs(10)) else {
+        panic!("no close")
+    };
+    assert_eq!(code, Some(1000));
+    // And the redial handshakes under the pin.
+    let (_ws, _link) = manual_online(&p, &e);
+    // A register with another key at the pinned row is still refused, naming the remedy.
+    let other = random_static().public();
+    let mut ws = open_ws(p.addr, Some(&e.node_key)).unwrap();
+    send_text(
+        &mut ws,
+        &termplane_proto::frame::NodeFrame::Register(termplane_proto::Register {
+            node_static: other,
+        })
+        .to_json(),
+    );
+    let Got::Close(code, reason) = recv(&mut ws, Duration::from_secs(10)) else {
+        panic!("no close")
+    };
+    assert_eq!(code, Some(4410));
+    assert!(reason.contains("rotate the node key"), "{reason}");
+}
+
+#[test]
+fn a_maintenance_event_updates_the_rows_mirror() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let e = enroll(&p, &admin, "maint-event", true);
+    let (mut ws, mut link) = manual_online(&p, &e);
+    let event = r#"{"type":"maintenance","on":true,"changedAt":"2026-11-22T13:30:39.123Z"}"#;
+    send_binary(&mut ws, link.sealer.seal_frame(event.as_bytes()).unwrap());
+    let mut mirror = None;
+    for _ in 0..500 {
+        mirror = node_row(&p, &e.node_id).maintenance;
+        if mirror.as_deref().is_some_and(|m| m.contains("\"on\":true")) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let m: serde_json::Value = serde_json::from_str(mirror.as_deref().unwrap_or("null")).unwrap();
+    assert_eq!(
+        m,
+        json!({ "on": true, "changedAt": "2026-11-22T13:30:39.123Z" })
+    );
+}

@@ -390,3 +390,111 @@ fn b21_replayed_session_is_refused_4410_and_the_live_node_stays_online() {
         .send();
     assert_eq!(r.status, 200, "{}", r.text());
 }
+
+/// A node that goes on writing after its oversize message (frames of a node that has not
+/// noticed anything yet), for longer than the plane lingers: the plane's 1009 must reach it and
+/// the connection must end with a FIN, not a reset (a reset makes a client whose write fails
+/// first report an abnormal end and never read the close).
+#[test]
+fn g85_the_1009_reaches_a_node_that_keeps_writing_and_the_socket_ends_cleanly() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let e = enroll(&p, &admin, "g85w", true);
+    let (mut s, _) = raw_upgraded(p.addr, &e.node_key, "");
+    let mut writer = s.try_clone().unwrap();
+    let t = std::thread::spawn(move || {
+        let over = client_frame(0x82, &vec![0u8; CAP + 1], true);
+        let more = client_frame(0x82, &[1u8; 4096], true);
+        if writer.write_all(&over).is_err() {
+            return;
+        }
+        let started = Instant::now();
+        for _ in 0..100_000 {
+            if started.elapsed() > Duration::from_secs(4) || writer.write_all(&more).is_err() {
+                return;
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    });
+    assert_eq!(read_close(&mut s), Some(1009));
+    let mut rest = [0u8; 65536];
+    let end = loop {
+        match s.read(&mut rest) {
+            Ok(0) => break Ok(()),
+            Ok(_) => {}
+            Err(e) => break Err(e),
+        }
+    };
+    assert!(end.is_ok(), "the socket was reset: {end:?}");
+    t.join().unwrap();
+}
+
+#[test]
+fn a_silent_online_node_gets_a_close_frame_with_a_code_and_a_reason() {
+    let p = Plane::start();
+    p.svc
+        .links()
+        .set_driver_options(termplane_runtime_smol::plane::PlaneDriverOptions {
+            silence_limit: Duration::from_secs(2),
+            ..Default::default()
+        });
+    let (e, mut ws, _link) = online_node(&p, "silent");
+    // The node says nothing: the plane closes with 1000 and says why.
+    let started = Instant::now();
+    let got = loop {
+        match recv(&mut ws, Duration::from_secs(10)) {
+            Got::Binary(_) | Got::Text(_) => {}
+            other => break other,
+        }
+    };
+    let Got::Close(code, reason) = got else {
+        panic!("no close frame: {got:?}")
+    };
+    assert_eq!(code, Some(1000));
+    assert!(reason.contains("no frame from the node for"), "{reason}");
+    assert!(started.elapsed() >= Duration::from_millis(1500));
+    wait_liveness(&p, &e.node_id, "offline");
+}
+
+#[test]
+fn a_silent_held_node_is_not_dropped_before_its_4406() {
+    let p = Plane::start();
+    p.svc
+        .links()
+        .set_driver_options(termplane_runtime_smol::plane::PlaneDriverOptions {
+            silence_limit: Duration::from_secs(1),
+            ..Default::default()
+        });
+    let admin = p.setup_admin();
+    let e = enroll(&p, &admin, "silentheld", true);
+    let mut ws = open_ws(p.addr, Some(&e.node_key)).unwrap();
+    let (kx, binding, init) = first_flight(&e);
+    send_text(&mut ws, &kx);
+    send_binary(&mut ws, binding);
+    let Got::Binary(push) = recv(&mut ws, Duration::from_secs(10)) else {
+        panic!("no first push");
+    };
+    let mut link = init.on_first_binary(&push).unwrap();
+    let old = termplane_proto::frame::NodeFrame::Ready(Box::new(ready("0.1.0"))).to_json();
+    send_binary(&mut ws, link.sealer.seal_frame(old.as_bytes()).unwrap());
+    wait_until_held(&p, &e.node_id);
+    // Several silence limits pass: a held link is closed only by its 10-minute 4406.
+    match recv(&mut ws, Duration::from_secs(4)) {
+        Got::Timeout => {}
+        other => panic!("a silent held node was dropped: {other:?}"),
+    }
+    assert!(matches!(
+        p.svc.links().status(&e.node_id),
+        Some(LinkStatus::Held { .. })
+    ));
+}
+
+fn wait_until_held(p: &Plane, id: &str) {
+    for _ in 0..500 {
+        if matches!(p.svc.links().status(id), Some(LinkStatus::Held { .. })) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("never held");
+}

@@ -225,9 +225,14 @@ pub struct CommandResult {
     /// Result data on success.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<serde_json::Value>,
-    /// Refusal or failure text (one of the spec's refusal strings where one applies).
+    /// Refusal or failure text (one of the spec's refusal strings where one applies, exactly,
+    /// so a client can match it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// What went wrong behind a refusal string, for people (for example the HTTP status of a
+    /// failed download); only with `ok: false`. Clients never match on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
 impl CommandResult {
@@ -239,6 +244,7 @@ impl CommandResult {
             ok: true,
             data,
             error: None,
+            detail: None,
         }
     }
 
@@ -250,19 +256,71 @@ impl CommandResult {
             ok: false,
             data: None,
             error: Some(error.into()),
+            detail: None,
         }
     }
 
-    /// Whether the shape is coherent: `ok` with no `error`, or not `ok` with an `error` and no `data`.
+    /// A failure whose `error` is a fixed refusal string and whose `detail` says more.
+    #[must_use]
+    pub fn err_with_detail(
+        reference: impl Into<String>,
+        error: impl Into<String>,
+        detail: impl Into<String>,
+    ) -> Self {
+        Self {
+            detail: Some(detail.into()),
+            ..Self::err(reference, error)
+        }
+    }
+
+    /// A failure from a node-side error message: when the message is one of the
+    /// specification's refusal strings ([`REFUSAL_STRINGS`]), followed by `": …"` or `" (…)"`,
+    /// `error` is exactly that string and the rest goes to `detail`; any other message is the
+    /// `error` as it is.
+    #[must_use]
+    pub fn refusal(reference: impl Into<String>, message: &str) -> Self {
+        for r in REFUSAL_STRINGS {
+            let Some(rest) = message.strip_prefix(r) else {
+                continue;
+            };
+            if rest.is_empty() {
+                return Self::err(reference, r);
+            }
+            if let Some(d) = rest.strip_prefix(": ") {
+                return Self::err_with_detail(reference, r, d);
+            }
+            if let Some(d) = rest.strip_prefix(" (").and_then(|d| d.strip_suffix(')')) {
+                return Self::err_with_detail(reference, r, d);
+            }
+        }
+        Self::err(reference, message)
+    }
+
+    /// Whether the shape is coherent: `ok` with no `error` and no `detail`, or not `ok` with an
+    /// `error` and no `data`.
     #[must_use]
     pub fn is_well_formed(&self) -> bool {
         if self.ok {
-            self.error.is_none()
+            self.error.is_none() && self.detail.is_none()
         } else {
             self.error.is_some() && self.data.is_none()
         }
     }
 }
+
+/// The node's command refusal strings (the specification's "Node command refusal strings"):
+/// a `result.error` that is one of them is exactly that string, so clients can match it.
+pub const REFUSAL_STRINGS: [&str; 9] = [
+    "not supervised",
+    "kills panes",
+    "no service definition",
+    "in maintenance",
+    "not a compiled agent",
+    "download failed",
+    "digest mismatch",
+    "installed binary reports a different version",
+    "unsupported",
+];
 
 /// `output`: tail bytes of a pane log.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

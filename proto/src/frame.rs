@@ -205,6 +205,20 @@ pub fn decode_node_frame(text: &str) -> Result<NodeFrame, DecodeError> {
     }
 }
 
+/// The `ref` of a text frame that claims to be a `result` (an object whose `type` is `"result"`
+/// and whose `ref` is a string), whether or not the rest of it is well formed.
+///
+/// The plane reads it only after [`decode_node_frame`] refused the frame, so that the command
+/// this malformed answer names is settled as malformed at once rather than left to its deadline.
+#[must_use]
+pub fn claimed_result_reference(text: &str) -> Option<String> {
+    let (v, tag) = parse_object(text).ok()?;
+    match tag {
+        Tag::Type(t) if t == "result" => v.get("ref")?.as_str().map(str::to_owned),
+        _ => None,
+    }
+}
+
 /// Decodes a text frame received by the node.
 pub fn decode_plane_frame(text: &str) -> Result<PlaneFrame, DecodeError> {
     let (v, tag) = parse_object(text)?;

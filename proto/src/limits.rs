@@ -72,6 +72,16 @@ pub const UPDATE_COMMAND_DEADLINE: Duration = Duration::from_secs(5 * 60);
 /// Idle time after which a held socket is closed with 4406.
 pub const HELD_IDLE_TIMEOUT: Duration = Duration::from_secs(10 * 60);
 
+/// The plane closes an online link on which the node sent nothing — no frame, no ping — for this
+/// long (close 1000 with a reason; the node reconnects). A live node sends a heartbeat every
+/// 15 s and a WebSocket ping with it. A held link is exempt: it ends with the 10-minute 4406.
+pub const NODE_SILENCE_LIMIT: Duration = Duration::from_secs(60);
+
+/// The node gives up an established link on which the plane sent nothing — no frame, no pong —
+/// for this long, and redials with backoff. The node pings the plane on every heartbeat, so a
+/// live plane answers at least every 15 s.
+pub const PLANE_SILENCE_LIMIT: Duration = Duration::from_secs(45);
+
 /// Time a classified socket has to complete its handshake before 4410.
 pub const HANDSHAKE_DEADLINE: Duration = Duration::from_secs(10);
 

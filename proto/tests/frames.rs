@@ -251,6 +251,7 @@ fn result_serializes_ref_and_data_names() {
         ok: false,
         data: None,
         error: None,
+        detail: None,
     };
     assert!(!incoherent.is_well_formed());
 }
@@ -510,4 +511,39 @@ fn long_numbers_in_result_data_survive_a_decode_encode_round_trip() {
     let first = decode_node_frame(&text).unwrap();
     let again = decode_node_frame(&first.to_json()).unwrap();
     assert_eq!(again, first);
+}
+
+#[test]
+fn refusal_strings_are_kept_exact_and_details_go_to_their_own_field() {
+    let r = CommandResult::refusal("j", "download failed: HTTP 404");
+    assert_eq!(r.error.as_deref(), Some("download failed"));
+    assert_eq!(r.detail.as_deref(), Some("HTTP 404"));
+    assert!(r.is_well_formed());
+    let text = NodeFrame::Event(Event::Result(r.clone())).to_json();
+    assert_eq!(
+        text,
+        r#"{"type":"result","ref":"j","ok":false,"error":"download failed","detail":"HTTP 404"}"#
+    );
+    assert_eq!(
+        decode_node_frame(&text).unwrap(),
+        NodeFrame::Event(Event::Result(r))
+    );
+    let r = CommandResult::refusal("j", "installed binary reports a different version (exit 3)");
+    assert_eq!(
+        r.error.as_deref(),
+        Some("installed binary reports a different version")
+    );
+    assert_eq!(r.detail.as_deref(), Some("exit 3"));
+    let r = CommandResult::refusal("j", "digest mismatch");
+    assert_eq!(
+        (r.error.as_deref(), r.detail),
+        (Some("digest mismatch"), None)
+    );
+    // Other messages stay whole; a refusal string inside a longer word is not split.
+    let r = CommandResult::refusal("j", "unsupportedness: x");
+    assert_eq!(r.error.as_deref(), Some("unsupportedness: x"));
+    // `detail` only on failures.
+    let mut bad = CommandResult::ok("j", None);
+    bad.detail = Some("x".into());
+    assert!(!bad.is_well_formed());
 }

@@ -14,6 +14,20 @@
 //! plus `TERMPLANE_CA_FILE`, certificate and host name always verified, SNI = the URL's host)
 //! before the WebSocket upgrade. A failed dial is reported with its one-line cause
 //! ([`AgentReport::DialError`]) and the machine backs off.
+//!
+//! Between the socket and tungstenite sits [`CappedRead`]: an inbound message above 1 MiB is
+//! dropped there and reported to the machine, and the link stays up. The machine's heartbeat
+//! asks for a WebSocket ping; pings and pongs from the plane are fed as
+//! [`AgentInput::Alive`], so a plane that stops answering is noticed ([`AgentOptions`]
+//! `silence_limit`).
+//!
+//! Closes are never lost: when a send fails (a plane that closed and dropped its socket at once),
+//! the driver reads what is still buffered for the plane's close frame before it reports the
+//! socket gone; and the plane's close frame read while this side was closing is handed to the
+//! machine too. Every terminal close therefore reaches the machine, in every phase.
+//!
+//! Before executing a command the driver asks the executor to persist its replay record
+//! ([`Executor::record_admission`]); a command whose record cannot be persisted is not run.
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -32,9 +46,12 @@ use futures_rustls::client::TlsStream;
 use smol::channel::{Receiver, Sender};
 use smol::net::TcpStream;
 use termplane_machines::agent_link::{AgentAction, AgentConfig, AgentInput, AgentLink};
+use termplane_machines::replay::ReplayRecord;
 use termplane_proto::event::{Heartbeat, Inventory, SubshellsReport};
+use termplane_proto::limits::MAX_FRAME_BYTES;
 use termplane_proto::{Command, CommandResult, Event, Key32, Ready};
 
+use crate::capped::{CappedRead, DroppedFrames};
 use crate::ws::{self, Inbound};
 use crate::{Clock, EntropyError, os_seed};
 
@@ -81,7 +98,17 @@ pub trait Executor: Send + Sync + 'static {
     fn persist_control_pin(&self, pin: Option<Key32>) {
         let _ = pin;
     }
+
+    /// Persist what the next process of this node needs to refuse `record`'s command (its jti,
+    /// digest and `iat`), before the command runs. An error keeps the command from running.
+    fn record_admission(&self, record: &ReplayRecord) -> Result<(), String> {
+        let _ = record;
+        Ok(())
+    }
 }
+
+/// The refusal of a command whose replay record could not be persisted.
+pub const NOT_RECORDED: &str = "cannot record the command for replay protection";
 
 /// Driver settings.
 #[derive(Clone, Debug)]
@@ -97,6 +124,9 @@ pub struct AgentOptions {
     pub send_timeout: Duration,
     /// Where notable moments are reported (tests and logs); `None` for none.
     pub reports: Option<Sender<AgentReport>>,
+    /// How long the plane may stay silent on an established link
+    /// ([`termplane_proto::limits::PLANE_SILENCE_LIMIT`] when `None`; tests shorten it).
+    pub silence_limit: Option<Duration>,
 }
 
 impl AgentOptions {
@@ -109,6 +139,7 @@ impl AgentOptions {
             dial_timeout: Duration::from_secs(10),
             send_timeout: Duration::from_secs(30),
             reports: None,
+            silence_limit: None,
         }
     }
 }
@@ -195,7 +226,7 @@ pub enum AgentStartError {
     Key(String),
 }
 
-type Socket = WebSocketStream<LinkStream>;
+type Socket = WebSocketStream<CappedRead<LinkStream>>;
 
 /// The byte stream under the link's WebSocket: plain TCP for `ws://`, TLS over TCP for `wss://`.
 #[derive(Debug)]
@@ -260,7 +291,7 @@ struct Runner<'a, C: Clock> {
     opts: &'a AgentOptions,
     executor: &'a dyn Executor,
     clock: &'a C,
-    queue: VecDeque<(String, Command)>,
+    queue: VecDeque<(String, Command, ReplayRecord)>,
     running: Option<BoxFuture<CommandResult>>,
     outcome: Option<AgentOutcome>,
 }
@@ -274,8 +305,11 @@ pub async fn run<C: Clock + Sync>(
     clock: &C,
 ) -> Result<AgentOutcome, AgentStartError> {
     let node_key = config.node_key.clone();
-    let machine = AgentLink::new(config, os_seed()?, clock.now())
+    let mut machine = AgentLink::new(config, os_seed()?, clock.now())
         .map_err(|e| AgentStartError::Key(e.to_string()))?;
+    if let Some(limit) = opts.silence_limit {
+        machine.set_silence_limit(limit);
+    }
     let mut r = Runner {
         machine,
         node_key,
@@ -295,13 +329,23 @@ pub async fn run<C: Clock + Sync>(
             return Ok(outcome);
         }
         if r.running.is_none()
-            && let Some((jti, command)) = r.queue.pop_front()
+            && let Some((jti, command, record)) = r.queue.pop_front()
         {
-            r.report(AgentReport::Executing {
-                jti: jti.clone(),
-                kind: command.kind().to_owned(),
-            });
-            r.running = Some(executor.execute(jti, command));
+            match executor.record_admission(&record) {
+                Ok(()) => {
+                    r.report(AgentReport::Executing {
+                        jti: jti.clone(),
+                        kind: command.kind().to_owned(),
+                    });
+                    r.running = Some(executor.execute(jti, command));
+                }
+                Err(e) => {
+                    r.report(AgentReport::Note(format!("{NOT_RECORDED}: {e}")));
+                    r.machine
+                        .record_result(CommandResult::err_with_detail(jti, NOT_RECORDED, e));
+                }
+            }
+            continue;
         }
         streak += 1;
         if streak >= 32 {
@@ -321,13 +365,24 @@ pub async fn run<C: Clock + Sync>(
         let unix = clock.unix();
         match wake {
             Wake::In(inbound) => match inbound {
-                Inbound::Nothing => {}
+                Inbound::Control => {
+                    let dropped = r
+                        .socket
+                        .as_ref()
+                        .map(|s| s.get_ref().dropped().take())
+                        .unwrap_or_default();
+                    for len in dropped {
+                        r.machine
+                            .handle_input(AgentInput::Oversize { len }, now, unix);
+                    }
+                    r.machine.handle_input(AgentInput::Alive, now, unix);
+                }
                 Inbound::Text(t) => r.machine.handle_input(AgentInput::Text(&t), now, unix),
                 Inbound::Binary(b) => r.machine.handle_input(AgentInput::Binary(&b), now, unix),
                 Inbound::Oversize(len) => {
-                    // The node drops an oversize frame and keeps the link, but tungstenite's
-                    // frame reader cannot resynchronise after refusing a frame: the socket is
-                    // dropped and the machine sees it closed.
+                    // [`CappedRead`] drops oversize messages before tungstenite sees them; one
+                    // that still reaches it (it arrived with the upgrade response itself) leaves
+                    // tungstenite's reader out of step: the socket is dropped.
                     r.machine
                         .handle_input(AgentInput::Oversize { len }, now, unix);
                     r.socket = None;
@@ -342,7 +397,7 @@ pub async fn run<C: Clock + Sync>(
                 }
                 Inbound::ProtocolViolation(why) => {
                     if let Some(mut s) = r.socket.take() {
-                        ws::close(&mut s, 1002, "protocol error").await;
+                        let _ = ws::close(&mut s, 1002, "protocol error").await;
                     }
                     r.report(AgentReport::Closed {
                         code: None,
@@ -385,7 +440,7 @@ pub async fn run<C: Clock + Sync>(
                 r.machine.shutdown();
                 r.drain().await;
                 if let Some(mut s) = r.socket.take() {
-                    ws::close(&mut s, 1000, "node shutting down").await;
+                    let _ = ws::close(&mut s, 1000, "node shutting down").await;
                 }
                 return Ok(AgentOutcome::Shutdown);
             }
@@ -442,7 +497,7 @@ impl<C: Clock + Sync> Runner<'_, C> {
     }
 
     fn at(&self) -> String {
-        format!("{}", self.clock.unix().0)
+        termplane_proto::time::iso8601_utc_millis(self.clock.unix_millis())
     }
 
     async fn drain(&mut self) {
@@ -487,7 +542,7 @@ impl<C: Clock + Sync> Runner<'_, C> {
                         None => false,
                     };
                     if !ok {
-                        self.lost_socket();
+                        self.lost_socket().await;
                     }
                 }
                 AgentAction::SendBinary(b) => {
@@ -496,16 +551,43 @@ impl<C: Clock + Sync> Runner<'_, C> {
                         None => false,
                     };
                     if !ok {
-                        self.lost_socket();
+                        self.lost_socket().await;
+                    }
+                }
+                AgentAction::Ping => {
+                    let ok = match self.socket.as_mut() {
+                        Some(s) => timed(ws::send_ping(s), self.opts.send_timeout).await,
+                        None => true,
+                    };
+                    if !ok {
+                        self.lost_socket().await;
                     }
                 }
                 AgentAction::Close { code, reason } => {
-                    if let Some(mut s) = self.socket.take() {
-                        ws::close(&mut s, code.as_u16(), &reason).await;
-                    }
+                    let crossed = match self.socket.take() {
+                        Some(mut s) => ws::close(&mut s, code.as_u16(), &reason).await,
+                        None => None,
+                    };
                     self.report(AgentReport::ClosedByAgent {
                         code: code.as_u16(),
                     });
+                    // The plane's own close may have crossed ours: a terminal one still counts.
+                    if let Some(peer) = crossed
+                        && peer.code != Some(code.as_u16())
+                    {
+                        self.report(AgentReport::Closed {
+                            code: peer.code,
+                            reason: peer.reason.clone(),
+                        });
+                        self.machine.handle_input(
+                            AgentInput::Closed {
+                                code: peer.code,
+                                reason: &peer.reason,
+                            },
+                            self.clock.now(),
+                            self.clock.unix(),
+                        );
+                    }
                 }
                 AgentAction::PersistControlPin(k) => {
                     self.executor.persist_control_pin(Some(k));
@@ -530,13 +612,17 @@ impl<C: Clock + Sync> Runner<'_, C> {
                     let e = self.executor.inventory(self.at());
                     self.machine.send_event(&e);
                 }
-                AgentAction::Execute { jti, command } => {
-                    self.queue.push_back((jti, *command));
+                AgentAction::Execute {
+                    jti,
+                    command,
+                    record,
+                } => {
+                    self.queue.push_back((jti, *command, record));
                 }
                 AgentAction::Exit { rollback, reason } => {
                     if let Some(mut s) = self.socket.take() {
                         // The plane already closed; answer its close frame if it is still there.
-                        ws::close(&mut s, 1000, "").await;
+                        let _ = ws::close(&mut s, 1000, "").await;
                     }
                     self.report(AgentReport::Exit {
                         rollback,
@@ -552,21 +638,31 @@ impl<C: Clock + Sync> Runner<'_, C> {
         }
     }
 
-    fn lost_socket(&mut self) {
-        if self.socket.take().is_some() {
-            self.report(AgentReport::Closed {
-                code: None,
-                reason: "send failed".into(),
-            });
-            self.machine.handle_input(
-                AgentInput::Closed {
-                    code: None,
-                    reason: "send failed",
-                },
-                self.clock.now(),
-                self.clock.unix(),
-            );
-        }
+    /// A send failed: the socket is gone, but the plane's close frame may still be waiting in
+    /// the receive buffer (a plane that closes and drops its socket at once). It is looked for
+    /// before the machine hears of the end, so that a terminal close is never lost.
+    async fn lost_socket(&mut self) {
+        let Some(mut s) = self.socket.take() else {
+            return;
+        };
+        let peer = ws::pending_close(&mut s).await;
+        drop(s);
+        let (code, reason) = match peer {
+            Some(p) => (p.code, p.reason),
+            None => (None, "send failed".to_owned()),
+        };
+        self.report(AgentReport::Closed {
+            code,
+            reason: reason.clone(),
+        });
+        self.machine.handle_input(
+            AgentInput::Closed {
+                code,
+                reason: &reason,
+            },
+            self.clock.now(),
+            self.clock.unix(),
+        );
     }
 }
 
@@ -595,7 +691,7 @@ pub async fn dial_link(
     url: &str,
     tls: Option<&Arc<rustls::ClientConfig>>,
     node_key: &str,
-) -> Result<WebSocketStream<LinkStream>, DialError> {
+) -> Result<WebSocketStream<CappedRead<LinkStream>>, DialError> {
     let fail = |reason: String| DialError {
         status: None,
         reason,
@@ -643,6 +739,7 @@ pub async fn dial_link(
     } else {
         LinkStream::Plain(tcp)
     };
+    let stream = CappedRead::new(stream, MAX_FRAME_BYTES, DroppedFrames::default());
     match async_tungstenite::client_async_with_config(request, stream, Some(ws::link_config()))
         .await
     {

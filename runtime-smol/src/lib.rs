@@ -5,10 +5,12 @@
 //! * [`ws`] — the frame caps and the message mapping both ends share;
 //! * [`plane`] — one `/ws/node` socket on the plane ([`termplane_machines::plane_link`]);
 //! * [`agent`] — the node's dialing side for the daemon's life ([`termplane_machines::agent_link`]);
+//! * [`capped`] — the node's inbound frame cap that drops an oversize message and keeps the link;
 //! * [`tls`] — the node's TLS client configuration (system roots plus `TERMPLANE_CA_FILE`), shared
 //!   by the `wss://` dial and the node's blocking `https://` client.
 
 pub mod agent;
+pub mod capped;
 pub mod plane;
 pub mod tls;
 pub mod ws;
@@ -23,6 +25,10 @@ pub trait Clock {
     fn now(&self) -> Instant;
     /// Wall-clock now in whole seconds since the epoch, for claim checks.
     fn unix(&self) -> UnixSecs;
+    /// Wall-clock now in milliseconds since the epoch, for timestamps (`at`).
+    fn unix_millis(&self) -> i64 {
+        self.unix().0.saturating_mul(1000)
+    }
 }
 
 /// The operating system's clocks.
@@ -39,6 +45,13 @@ impl Clock for SystemClock {
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
         UnixSecs(i64::try_from(secs).unwrap_or(i64::MAX))
+    }
+
+    fn unix_millis(&self) -> i64 {
+        let ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        i64::try_from(ms).unwrap_or(i64::MAX)
     }
 }
 

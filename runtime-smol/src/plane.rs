@@ -12,11 +12,16 @@
 //! from *this* socket settles it; when the socket ends, the table is dropped and every waiting
 //! caller sees its channel close. A result is handed over only if it is well formed.
 //!
-//! Closes are the machine's: the driver carries out [`PlaneAction::Close`]. Two transport-level
-//! endings sit below the machine and are fed to it as `PeerClosed`: a WebSocket protocol
-//! violation (the driver answers 1002, as RFC 6455 requires) and a socket that stays silent for
-//! [`PlaneDriverOptions::silence_timeout`] (the TCP connection is dropped; a live node sends a
-//! heartbeat every 15 s).
+//! Closes are the machine's: the driver carries out [`PlaneAction::Close`], including the
+//! silence close of an online link (the machine's timer; pings and pongs count as traffic and are
+//! fed as [`PlaneInput::Alive`]). After a 1009 the driver shuts its side and reads and discards
+//! the rest of the oversize message ([`ws::close_discarding`]), so the socket is not reset with
+//! input unread and the close frame reaches the node. Two transport-level endings sit below the
+//! machine and are fed to it as `PeerClosed`: a WebSocket protocol violation (the driver answers
+//! 1002, as RFC 6455 requires) and a send that stalls for [`PlaneDriverOptions::send_timeout`].
+//!
+//! A `result` that does not decode but names a pending `ref` ([`PlaneAction::MalformedResult`])
+//! settles that dispatch at once with [`DispatchOutcome::Malformed`].
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -28,7 +33,7 @@ use smol::channel::{Receiver, Sender};
 use termplane_machines::plane_link::{
     BindingRefusal, PlaneAction, PlaneInput, PlaneLink, SendError,
 };
-use termplane_proto::{CommandResult, Event, Key32};
+use termplane_proto::{CloseCode, CommandResult, Event, Key32};
 
 use crate::Clock;
 use crate::ws::{self, Inbound};
@@ -39,8 +44,9 @@ const MAX_ITEMS_PER_WAKE: usize = 32;
 /// Driver settings.
 #[derive(Clone, Copy, Debug)]
 pub struct PlaneDriverOptions {
-    /// A socket with no inbound message for this long is treated as gone.
-    pub silence_timeout: Duration,
+    /// The machine's silence limit for an online link
+    /// ([`termplane_proto::limits::NODE_SILENCE_LIMIT`] unless a test shortens it).
+    pub silence_limit: Duration,
     /// A single send that cannot complete within this long (the peer stopped reading) ends the
     /// connection.
     pub send_timeout: Duration,
@@ -49,7 +55,7 @@ pub struct PlaneDriverOptions {
 impl Default for PlaneDriverOptions {
     fn default() -> Self {
         Self {
-            silence_timeout: Duration::from_secs(60),
+            silence_limit: termplane_proto::limits::NODE_SILENCE_LIMIT,
             send_timeout: Duration::from_secs(30),
         }
     }
@@ -125,7 +131,7 @@ pub enum LinkEnd {
     PeerClosed(Option<u16>),
     /// A WebSocket protocol violation (answered with 1002).
     ProtocolViolation,
-    /// The socket was silent too long or a send stalled.
+    /// A send stalled (the peer stopped reading).
     Stalled,
 }
 
@@ -133,7 +139,6 @@ enum Wake {
     In(Inbound),
     Cmd(Option<PlaneCommand>),
     Timer,
-    Silence,
 }
 
 /// Runs `machine` over `ws` until the link ends.
@@ -152,8 +157,8 @@ where
 {
     let mut pending: HashMap<String, Sender<DispatchOutcome>> = HashMap::new();
     let mut commands_open = true;
-    let mut last_inbound = clock.now();
     let mut streak = 0usize;
+    machine.set_silence_limit(opts.silence_limit);
     loop {
         // Drain whatever the last input produced.
         if let Some(end) = drain(&mut ws, &mut machine, hooks, &mut pending, clock, opts).await {
@@ -167,33 +172,29 @@ where
             futures_lite::future::yield_now().await;
         }
         let deadline = machine.poll_timeout().map(|(at, _)| at);
-        let silence_at = last_inbound + opts.silence_timeout;
-        let wake = wait(&mut ws, &commands, commands_open, deadline, silence_at).await;
+        let wake = wait(&mut ws, &commands, commands_open, deadline).await;
         let now = clock.now();
         match wake {
-            Wake::In(inbound) => {
-                last_inbound = now;
-                match inbound {
-                    Inbound::Nothing => {}
-                    Inbound::Text(t) => machine.handle_input(PlaneInput::Text(&t), now),
-                    Inbound::Binary(b) => machine.handle_input(PlaneInput::Binary(&b), now),
-                    Inbound::Oversize(len) => {
-                        machine.handle_input(PlaneInput::Oversize { len }, now);
-                    }
-                    Inbound::ProtocolViolation(why) => {
-                        tracing::debug!(node = machine.node_id(), %why, "websocket protocol violation");
-                        machine.handle_input(PlaneInput::PeerClosed { code: None }, now);
-                        drain_effects_only(&mut machine, hooks).await;
-                        ws::close(&mut ws, 1002, "protocol error").await;
-                        return LinkEnd::ProtocolViolation;
-                    }
-                    Inbound::Closed { code, .. } => {
-                        machine.handle_input(PlaneInput::PeerClosed { code }, now);
-                        drain_effects_only(&mut machine, hooks).await;
-                        return LinkEnd::PeerClosed(code);
-                    }
+            Wake::In(inbound) => match inbound {
+                Inbound::Control => machine.handle_input(PlaneInput::Alive, now),
+                Inbound::Text(t) => machine.handle_input(PlaneInput::Text(&t), now),
+                Inbound::Binary(b) => machine.handle_input(PlaneInput::Binary(&b), now),
+                Inbound::Oversize(len) => {
+                    machine.handle_input(PlaneInput::Oversize { len }, now);
                 }
-            }
+                Inbound::ProtocolViolation(why) => {
+                    tracing::debug!(node = machine.node_id(), %why, "websocket protocol violation");
+                    machine.handle_input(PlaneInput::PeerClosed { code: None }, now);
+                    drain_effects_only(&mut machine, hooks).await;
+                    let _ = ws::close(&mut ws, 1002, "protocol error").await;
+                    return LinkEnd::ProtocolViolation;
+                }
+                Inbound::Closed { code, .. } => {
+                    machine.handle_input(PlaneInput::PeerClosed { code }, now);
+                    drain_effects_only(&mut machine, hooks).await;
+                    return LinkEnd::PeerClosed(code);
+                }
+            },
             Wake::Cmd(None) => commands_open = false,
             Wake::Cmd(Some(cmd)) => match cmd {
                 PlaneCommand::Superseded => machine.handle_input(PlaneInput::Superseded, now),
@@ -214,11 +215,6 @@ where
                 }
             },
             Wake::Timer => machine.handle_timeout(now),
-            Wake::Silence => {
-                machine.handle_input(PlaneInput::PeerClosed { code: None }, now);
-                drain_effects_only(&mut machine, hooks).await;
-                return LinkEnd::Stalled;
-            }
         }
     }
 }
@@ -228,7 +224,6 @@ async fn wait<S>(
     commands: &Receiver<PlaneCommand>,
     commands_open: bool,
     deadline: Option<Instant>,
-    silence_at: Instant,
 ) -> Wake
 where
     S: AsyncRead + AsyncWrite + Unpin,
@@ -243,14 +238,11 @@ where
     };
     let timer = async {
         match deadline {
-            Some(at) if at <= silence_at => {
+            Some(at) => {
                 smol::Timer::at(at).await;
                 Wake::Timer
             }
-            _ => {
-                smol::Timer::at(silence_at).await;
-                Wake::Silence
-            }
+            None => futures_lite::future::pending().await,
         }
     };
     // Commands first so a flood of inbound frames cannot starve a shutdown.
@@ -293,7 +285,11 @@ where
                         reason: reason.clone(),
                     })
                     .await;
-                ws::close(ws, c, &reason).await;
+                if code == CloseCode::TooBig {
+                    ws::close_discarding(ws, c, &reason).await;
+                } else {
+                    ws::close(ws, c, &reason).await;
+                }
                 return Some(LinkEnd::Closed(c));
             }
             PlaneAction::CheckBinding {
@@ -306,6 +302,14 @@ where
             PlaneAction::ClaimPin(key) => {
                 let ok = hooks.claim_pin(key).await;
                 machine.handle_input(PlaneInput::PinClaimVerdict(ok), clock.now());
+            }
+            PlaneAction::MalformedResult { reference, reason }
+                if pending.contains_key(&reference) =>
+            {
+                tracing::debug!(node = machine.node_id(), %reason, "malformed result");
+                if let Some(tx) = pending.remove(&reference) {
+                    let _ = tx.try_send(DispatchOutcome::Malformed);
+                }
             }
             PlaneAction::Event(Event::Result(r)) if pending.contains_key(&r.reference) => {
                 if let Some(tx) = pending.remove(&r.reference) {

@@ -56,8 +56,8 @@ pub enum Inbound {
     /// The WebSocket protocol was violated (control frame over 125 bytes, an unmasked client
     /// frame, RSV bits, a fragmented control frame…): RFC 6455 says fail the connection (1002).
     ProtocolViolation(String),
-    /// Only control frames arrived in this round (a ping flood is answered, never reported).
-    Nothing,
+    /// A ping or a pong (tungstenite answers pings itself): the peer is alive, nothing else.
+    Control,
     /// The peer closed (close frame, EOF or a broken socket).
     Closed {
         /// The close code, when a close frame carried one.
@@ -67,14 +67,13 @@ pub enum Inbound {
     },
 }
 
-/// Reads the next link-relevant message. Ping/pong frames are answered by tungstenite and not
-/// reported.
+/// Reads the next link-relevant message. Ping and pong frames are answered by tungstenite and
+/// reported as [`Inbound::Control`] (they prove the peer alive).
 pub async fn next_inbound<S>(ws: &mut WebSocketStream<S>) -> Inbound
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
-    // Bounded: each round consumes one frame, and control frames are at most 125 bytes; after
-    // many control frames in a row the caller still gets back control periodically.
+    // Bounded: raw frames (never produced for reads) are skipped at most a few times.
     for _ in 0..64 {
         match ws.next().await {
             None => {
@@ -93,13 +92,13 @@ where
                         .unwrap_or_default(),
                 };
             }
-            Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => {}
+            Some(Ok(Message::Ping(_) | Message::Pong(_))) => return Inbound::Control,
+            Some(Ok(Message::Frame(_))) => {}
             Some(Err(e)) => return map_error(e),
         }
     }
-    // A long run of control frames: give the executor back before reading on.
     futures_lite::future::yield_now().await;
-    Inbound::Nothing
+    Inbound::Control
 }
 
 fn map_error(e: WsError) -> Inbound {
@@ -136,9 +135,27 @@ where
     ws.send(Message::Binary(Bytes::from(bytes))).await.is_ok()
 }
 
+/// Sends a WebSocket ping (empty payload).
+pub async fn send_ping<S>(ws: &mut WebSocketStream<S>) -> bool
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    ws.send(Message::Ping(Bytes::new())).await.is_ok()
+}
+
+/// The close frame a peer sent: its code (absent when the frame had none) and reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PeerClose {
+    /// The code.
+    pub code: Option<u16>,
+    /// The reason.
+    pub reason: String,
+}
+
 /// Sends a close frame, then waits (bounded by [`CLOSE_LINGER`]) for the peer's close or EOF,
-/// discarding whatever arrives meanwhile.
-pub async fn close<S>(ws: &mut WebSocketStream<S>, code: u16, reason: &str)
+/// discarding whatever data arrives meanwhile. Answers the peer's close frame when one arrived:
+/// its own close can have crossed ours, and it says what the peer meant.
+pub async fn close<S>(ws: &mut WebSocketStream<S>, code: u16, reason: &str) -> Option<PeerClose>
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
@@ -148,16 +165,88 @@ where
     };
     let send = async {
         if ws.close(Some(frame)).await.is_err() {
-            return;
+            return None;
         }
         for _ in 0..256 {
             match ws.next().await {
-                None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return,
+                None | Some(Err(_)) => return None,
+                Some(Ok(Message::Close(f))) => {
+                    return Some(PeerClose {
+                        code: f.as_ref().map(|f| u16::from(f.code)),
+                        reason: f.map(|f| f.reason.as_str().to_owned()).unwrap_or_default(),
+                    });
+                }
                 Some(Ok(_)) => {}
             }
         }
+        None
     };
     send.or(async {
+        smol::Timer::after(CLOSE_LINGER).await;
+        None
+    })
+    .await
+}
+
+/// After a failed send: reads what the peer already sent, bounded by [`CLOSE_LINGER`], looking
+/// for its close frame. A peer that closes and drops its socket at once makes the next write
+/// fail, while its close frame still waits, unread, in the receive buffer.
+pub async fn pending_close<S>(ws: &mut WebSocketStream<S>) -> Option<PeerClose>
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    let read = async {
+        for _ in 0..256 {
+            match ws.next().await {
+                None | Some(Err(_)) => return None,
+                Some(Ok(Message::Close(f))) => {
+                    return Some(PeerClose {
+                        code: f.as_ref().map(|f| u16::from(f.code)),
+                        reason: f.map(|f| f.reason.as_str().to_owned()).unwrap_or_default(),
+                    });
+                }
+                Some(Ok(_)) => {}
+            }
+        }
+        None
+    };
+    read.or(async {
+        smol::Timer::after(CLOSE_LINGER).await;
+        None
+    })
+    .await
+}
+
+/// Closes after the peer's message was refused as oversize: the close frame is sent, our side of
+/// the TCP stream is shut down, and the peer's unread bytes (the rest of the oversize message,
+/// whatever follows it) are read and discarded — without buffering, whatever length the frame
+/// claimed — until the peer ends its side or [`CLOSE_LINGER`] passes. A socket dropped with
+/// unread input is reset, and a reset can destroy the close frame before the peer reads it.
+pub async fn close_discarding<S>(ws: &mut WebSocketStream<S>, code: u16, reason: &str)
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    use futures_lite::{AsyncReadExt as _, AsyncWriteExt as _};
+    let frame = CloseFrame {
+        code: WsCloseCode::from(code),
+        reason: Utf8Bytes::from(reason.to_owned()),
+    };
+    let work = async {
+        if ws.close(Some(frame)).await.is_err() {
+            return;
+        }
+        let raw = ws.get_mut();
+        let _ = raw.close().await;
+        let mut sink = [0u8; 16 * 1024];
+        // Bounded by the linger below; each read consumes input or ends the loop.
+        loop {
+            match raw.read(&mut sink).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
+    };
+    work.or(async {
         smol::Timer::after(CLOSE_LINGER).await;
     })
     .await;
@@ -197,7 +286,7 @@ mod tests {
             assert!(send_text(&mut client, "x".repeat(17)).await);
             assert_eq!(next_inbound(&mut server).await, Inbound::Oversize(17));
             // The server can still send the close the machine decides.
-            close(&mut server, 1009, "too big").await;
+            close_discarding(&mut server, 1009, "too big").await;
             match next_inbound(&mut client).await {
                 Inbound::Closed { code, .. } => assert_eq!(code, Some(1009)),
                 other => panic!("{other:?}"),
@@ -206,18 +295,18 @@ mod tests {
     }
 
     #[test]
-    fn pings_are_answered_not_reported_and_close_frames_are() {
+    fn pings_are_answered_and_reported_as_control_and_close_frames_are() {
         smol::block_on(async {
             let (mut server, mut client) = pair().await;
-            client
-                .send(Message::Ping(Bytes::from_static(b"hi")))
-                .await
-                .unwrap();
+            assert!(send_ping(&mut client).await);
             assert!(send_text(&mut client, "after".into()).await);
+            assert_eq!(next_inbound(&mut server).await, Inbound::Control);
             assert_eq!(
                 next_inbound(&mut server).await,
                 Inbound::Text("after".into())
             );
+            // The server answered the ping on its own: the client reads the pong.
+            assert_eq!(next_inbound(&mut client).await, Inbound::Control);
             close(&mut client, 4409, "superseded").await;
             assert_eq!(
                 next_inbound(&mut server).await,

@@ -91,7 +91,7 @@ async fn serve_one(
                     break;
                 }
             }
-            Inbound::Nothing => {}
+            Inbound::Control => {}
             _ => break,
         }
     }
@@ -126,7 +126,7 @@ fn a_wss_dial_completes_the_upgrade_over_tls_and_carries_the_bearer() {
             let mut s = dial_link(&url, Some(&config), "nk_test").await.unwrap();
             assert!(ws::send_text(&mut s, "hello".into()).await);
             let got = ws::next_inbound(&mut s).await;
-            ws::close(&mut s, 1000, "done").await;
+            let _ = ws::close(&mut s, 1000, "done").await;
             got
         })
     });

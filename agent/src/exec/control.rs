@@ -162,6 +162,12 @@ impl Control {
             st.next_attach = Some(Instant::now() + RECONNECT_GAP);
             match attach(tmux) {
                 Ok(c) => st.conn = Some(c),
+                // The server did not answer the attach's own check: asking it again as a
+                // process would only wait another deadline.
+                Err(e) if e == TmuxError::TimedOut.to_string() => {
+                    crate::logging::debug("tmux control client not attached: no answer in time");
+                    return Outcome::Failed(TmuxError::TimedOut);
+                }
                 Err(e) => {
                     crate::logging::debug(&format!("tmux control client not attached: {e}"));
                     return Outcome::Unavailable;
@@ -295,7 +301,7 @@ fn read_answer(
                 return Err(TmuxError::Failed("tmux control client exited".into()));
             }
             Err(RecvTimeoutError::Timeout) => {
-                return Err(TmuxError::Failed("tmux did not answer in time".into()));
+                return Err(TmuxError::TimedOut);
             }
         };
         match open.as_mut() {

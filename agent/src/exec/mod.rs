@@ -418,7 +418,7 @@ impl Executor {
     pub fn execute_result(&self, jti: &str, cmd: &Command) -> CommandResult {
         match self.execute(cmd) {
             Ok(v) => CommandResult::ok(jti, Some(v)),
-            Err(e) => CommandResult::err(jti, e),
+            Err(e) => CommandResult::refusal(jti, &e),
         }
     }
 
@@ -607,8 +607,8 @@ impl Executor {
             env.insert(k, v);
         }
         if let Some(m) = &l.mcp {
-            paths::lexical_components(&m.path).map_err(|e| format!("mcp path: {e}"))?;
-            crate::config::write_private_atomic(Path::new(&m.path), m.file_content.as_bytes())
+            self.policy()
+                .write_private_file(&m.path, m.file_content.as_bytes())
                 .map_err(|e| format!("mcp registration file: {e}"))?;
         }
         self.tmux.start_server().map_err(|e| tmux_err(&e))?;

@@ -1,4 +1,5 @@
-//! Path policy for `write_file`, `remove_paths`, `fs_ls` and `launch`'s `cwd`.
+//! Path policy for `write_file`, `remove_paths`, `fs_ls`, and `launch`'s `cwd` and MCP
+//! registration file.
 //!
 //! A path is first checked lexically (absolute, UTF-8, no NUL or control characters, no `.` or
 //! `..` component, no empty component but a trailing slash, no percent-encoded bytes, no
@@ -353,6 +354,47 @@ fn check_destination(parent: &OwnedFd, name: &str, path: &str) -> Result<(), Str
             }
             Ok(())
         }
+    }
+}
+
+impl Policy {
+    /// Writes a small private file (mode 0600) at `path` under the policy: the same lexical
+    /// check and `openat2` beneath-resolution of the parent as `write_file`, a final symlink,
+    /// a non-regular file or a hard-linked one refused, and the content written to a fresh
+    /// temporary file beside it that is renamed into place relative to the parent's fd. So no
+    /// symlink, absolute or relative, ever leads the write out of the allowed directories, and
+    /// no file outside them is ever created or overwritten.
+    pub fn write_private_file(&self, path: &str, content: &[u8]) -> Result<(), String> {
+        use std::io::Write as _;
+        let loc = self.locate(path)?;
+        let Some(name) = loc.rel.last().cloned() else {
+            return Err(format!("{path}: cannot write over a directory"));
+        };
+        let root = loc.open_root()?;
+        let parent = loc.open_dir(&root, loc.rel.len() - 1, OFlags::RDONLY)?;
+        check_destination(&parent, &name, path)?;
+        let tag = crate::util::hex(&crate::util::random_bytes::<6>().map_err(|e| e.to_string())?);
+        let tmp = format!(".tp-write-{tag}.part");
+        let fd = rustix::fs::openat(
+            &parent,
+            tmp.as_str(),
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o600),
+        )
+        .map_err(|e| errno(e, path))?;
+        let mut file = std::fs::File::from(fd);
+        let written = (|| {
+            file.write_all(content)
+                .map_err(|e| format!("{path}: {e}"))?;
+            file.sync_all().map_err(|e| format!("{path}: {e}"))?;
+            check_destination(&parent, &name, path)?;
+            rustix::fs::renameat(&parent, tmp.as_str(), &parent, name.as_str())
+                .map_err(|e| errno(e, path))
+        })();
+        if written.is_err() {
+            let _ = rustix::fs::unlinkat(&parent, tmp.as_str(), AtFlags::empty());
+        }
+        written
     }
 }
 

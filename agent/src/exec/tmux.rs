@@ -48,7 +48,11 @@ pub enum TmuxError {
     /// No server runs on the socket (authoritative: nothing lives there).
     #[error("no tmux server running")]
     NoServer,
-    /// tmux could not be run, timed out or failed otherwise.
+    /// tmux did not answer within [`CALL_DEADLINE`] (a stopped or wedged server); the call
+    /// was abandoned.
+    #[error("tmux did not answer in time")]
+    TimedOut,
+    /// tmux could not be run or failed otherwise.
     #[error("tmux failed: {0}")]
     Failed(String),
 }
@@ -196,9 +200,12 @@ impl Tmux {
             super::control::Outcome::Answer(Ok(out)) => Ok(out),
             super::control::Outcome::Answer(Err(text)) => Err(classify(&text)),
             // A command that only reads is asked again as a process: a server that died under
-            // the client then reads as "no server" at once.
-            super::control::Outcome::Failed(_)
-                if words.first().is_some_and(|w| READ_ONLY.contains(w)) =>
+            // the client then reads as "no server" at once. A server that did not answer in time
+            // is not asked again: one deadline per call, so nothing queues behind a stopped
+            // server.
+            super::control::Outcome::Failed(e)
+                if e != TmuxError::TimedOut
+                    && words.first().is_some_and(|w| READ_ONLY.contains(w)) =>
             {
                 self.run_spawned(&words)
             }
@@ -250,7 +257,7 @@ impl Tmux {
         match &result {
             Ok(_) | Err(TmuxError::NoSuchTarget) => self.control.note_server(true),
             Err(TmuxError::NoServer) => self.control.note_server(false),
-            Err(TmuxError::Failed(_)) => {}
+            Err(TmuxError::Failed(_) | TmuxError::TimedOut) => {}
         }
         result
     }
@@ -268,7 +275,7 @@ impl Tmux {
         let out = run_bounded(c, CALL_DEADLINE, OUTPUT_CAP)
             .map_err(|e| TmuxError::Failed(format!("cannot run tmux: {e}")))?;
         if out.timed_out {
-            return Err(TmuxError::Failed("tmux did not answer in time".into()));
+            return Err(TmuxError::TimedOut);
         }
         Ok(out)
     }

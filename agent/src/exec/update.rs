@@ -104,7 +104,12 @@ pub fn install_candidate(
     let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
     if !out.success() || text != format!("termplane-node {version}") {
         let _ = std::fs::remove_file(candidate);
-        return Err("installed binary reports a different version".into());
+        let said: String = text.chars().take(80).collect();
+        return Err(if out.success() {
+            format!("installed binary reports a different version (it says {said:?})")
+        } else {
+            "installed binary reports a different version (its --version failed)".to_owned()
+        });
     }
     let prev = previous_path(binary);
     std::fs::rename(binary, &prev).map_err(|e| format!("keeping the previous binary: {e}"))?;
@@ -274,7 +279,7 @@ mod tests {
         let sum = script(&cand, "0.19.0");
         assert_eq!(
             install_candidate(&bin, &cand, "0.18.0", &sum).unwrap_err(),
-            "installed binary reports a different version"
+            "installed binary reports a different version (it says \"termplane-node 0.19.0\")"
         );
         // Good.
         let sum = script(&cand, "0.18.0");

@@ -19,6 +19,7 @@ use termplane_machines::kx::StaticKeypair;
 use termplane_machines::plane_link::{
     BindingRefusal, LinkClass, PlaneAction, PlaneInput, PlaneLink,
 };
+use termplane_machines::replay::ReplayRecord;
 use termplane_machines::time::UnixSecs;
 use termplane_proto::event::{Event, Os, Ready};
 use termplane_proto::{Claims, CloseCode, CommandResult, Key32, node_audience};
@@ -92,6 +93,12 @@ pub struct Pair {
     pub plane_reachable: bool,
     pub seed: u8,
     pub next_jti: u64,
+    /// Every replay record the runtime persisted before an execution.
+    pub persisted: Vec<ReplayRecord>,
+    /// Whether the plane's WebSocket layer answers the agent's pings (a stopped plane does not).
+    pub plane_answers_pings: bool,
+    /// The node's static key (kept for a restarted agent).
+    pub node_static: Key32,
 }
 
 impl Pair {
@@ -114,6 +121,7 @@ impl Pair {
             control_pin: paired.then(|| plane_keys.public()),
             signing_key: signer.public_jwk(),
             process_start: UnixSecs(UNIX0),
+            carried_over: Vec::new(),
             ready,
         };
         let agent = AgentLink::new(cfg, [7; 32], t0).unwrap();
@@ -139,7 +147,35 @@ impl Pair {
             plane_reachable: true,
             seed: 1,
             next_jti: 1,
+            persisted: Vec::new(),
+            plane_answers_pings: true,
+            node_static: node_keys.public(),
         }
+    }
+
+    /// The node process restarts now (SIGKILL and start again, `after` of wall time later): a new
+    /// agent machine that carries over what the old one persisted; the old socket is gone.
+    pub fn restart_agent(&mut self, after: Duration) {
+        if let Some(i) = self.current.take() {
+            let now = self.now;
+            self.sockets[i].closed_by_agent = Some((CloseCode::Normal, "killed".into()));
+            self.sockets[i]
+                .link
+                .handle_input(PlaneInput::PeerClosed { code: None }, now);
+        }
+        self.advance(after);
+        let cfg = AgentConfig {
+            node_id: NODE_ID.into(),
+            node_key: NODE_KEY.into(),
+            node_static: self.node_static,
+            control_pin: Some(self.plane_keys.public()),
+            signing_key: self.signer.public_jwk(),
+            process_start: self.unix(),
+            carried_over: self.persisted.clone(),
+            ready: ready("0.17.0", 14),
+        };
+        self.agent = AgentLink::new(cfg, [9; 32], self.now).unwrap();
+        self.run();
     }
 
     pub fn unix(&self) -> UnixSecs {
@@ -272,13 +308,27 @@ impl Pair {
                 }
                 self.current = None;
             }
-            AgentAction::Execute { jti, command } => {
+            AgentAction::Execute {
+                jti,
+                command,
+                record,
+            } => {
+                self.persisted.push(record);
                 self.executed.push((jti.clone(), *command));
                 if self.auto_answer {
                     self.agent.record_result(CommandResult::ok(
                         jti,
                         Some(serde_json::json!({"done": true})),
                     ));
+                }
+            }
+            AgentAction::Ping => {
+                // The plane's WebSocket layer sees the ping and answers it with a pong.
+                if self.plane_answers_pings
+                    && let Some(i) = self.agent_socket_open()
+                {
+                    self.sockets[i].link.handle_input(PlaneInput::Alive, now);
+                    self.agent.handle_input(AgentInput::Alive, now, unix);
                 }
             }
             AgentAction::HeartbeatDue => {

@@ -12,7 +12,7 @@ use base64ct::{Base64UrlUnpadded, Encoding as _};
 use p256::ecdsa::Signature;
 use serde_json::json;
 use termplane_machines::jws::{Es256Signer, Es256Verifier, VerifyError};
-use termplane_machines::replay::{Admission, JtiCache, SeqGate, admit};
+use termplane_machines::replay::{Admission, JtiCache, ReplayRecord, SeqGate, admit};
 use termplane_machines::time::UnixSecs;
 use termplane_proto::{COMMAND_ISSUER, Claims, CommandResult, node_audience};
 
@@ -47,6 +47,14 @@ pub fn claims(jti: &str, iat: i64, seq: u64) -> Claims {
         exp: iat + 30,
         seq,
         cmd: json!({"type": "ping"}),
+    }
+}
+
+/// As [`claims`] with another command.
+pub fn claims_with_cmd(jti: &str, iat: i64, seq: u64, cmd: serde_json::Value) -> Claims {
+    Claims {
+        cmd,
+        ..claims(jti, iat, seq)
     }
 }
 
@@ -127,6 +135,8 @@ pub struct Node {
     pub sent: Vec<CommandResult>,
     /// jtis executing, not answered yet.
     pub running: Vec<String>,
+    /// What the runtime persisted before each execution (handed to the next process).
+    pub persisted: Vec<ReplayRecord>,
 }
 
 impl Node {
@@ -144,7 +154,17 @@ impl Node {
             executions: Default::default(),
             sent: Vec::new(),
             running: Vec::new(),
+            persisted: Vec::new(),
         }
+    }
+
+    /// The next process of this node, started at `start`: a new cache that carries over what
+    /// this one persisted, a new gate, no executions.
+    pub fn restart(&self, start: i64) -> Self {
+        let mut next = Self::start(start);
+        next.cache.carry_over(self.persisted.iter().cloned());
+        next.persisted.clone_from(&self.persisted);
+        next
     }
 
     /// A new connection: new seq gate, same cache.
@@ -177,6 +197,7 @@ impl Node {
         let jti = verified.claims.jti.clone();
         match &admission {
             Admission::Execute => {
+                self.persisted.push(ReplayRecord::of(&verified));
                 *self.executions.entry(jti.clone()).or_default() += 1;
                 self.running.push(jti);
             }

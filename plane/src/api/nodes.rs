@@ -144,9 +144,13 @@ pub struct NodeResult {
     /// Result data on success (the command's own shape).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub data: Option<serde_json::Value>,
-    /// The refusal or failure text.
+    /// The refusal or failure text (one of the protocol's refusal strings where one applies, so
+    /// it can be matched exactly).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// What went wrong beyond the refusal string (`HTTP 404` after `download failed`, say).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
 impl From<termplane_proto::CommandResult> for NodeResult {
@@ -156,6 +160,7 @@ impl From<termplane_proto::CommandResult> for NodeResult {
             ok: r.ok,
             data: r.data,
             error: r.error,
+            detail: r.detail,
         }
     }
 }

@@ -458,7 +458,13 @@ impl PlaneHooks for Hooks {
             }
             PlaneAction::Event(e) => {
                 tracing::debug!(node = %self.node_id, kind = e.kind(), "node event");
+                if let termplane_proto::Event::Maintenance(m) = &e {
+                    mirror_maintenance(&self.svc, &self.node_id, m, now).await;
+                }
                 self.svc.node_events().push(&self.node_id, &e);
+            }
+            PlaneAction::MalformedResult { reference, reason } => {
+                tracing::debug!(node = %self.node_id, %reference, %reason, "malformed result for no pending command");
             }
             PlaneAction::Discarded(why) => {
                 tracing::debug!(node = %self.node_id, %why, "node frame discarded");
@@ -471,5 +477,30 @@ impl PlaneHooks for Hooks {
             | PlaneAction::CheckBinding { .. }
             | PlaneAction::ClaimPin(_) => {}
         }
+    }
+}
+
+/// Mirrors a node's `maintenance` event (`{ on, changedAt }`: the node's own maintenance file
+/// changed) into its row's maintenance mirror, as `ready.maintenance` is at every connect. The
+/// node is the author here, so no person is audited for it; the event also stays in the node's
+/// event buffer.
+async fn mirror_maintenance(
+    svc: &Service,
+    node_id: &str,
+    mirror: &termplane_proto::command::Maintenance,
+    now: i64,
+) {
+    let Ok(text) = serde_json::to_string(mirror) else {
+        return;
+    };
+    match svc
+        .store()
+        .mirror_node_maintenance(node_id, &text, now)
+        .await
+    {
+        Ok(_) => {
+            tracing::info!(node = %node_id, mirror = %text, "node reported a maintenance change")
+        }
+        Err(e) => tracing::warn!(node = %node_id, error = %e, "maintenance mirror not written"),
     }
 }

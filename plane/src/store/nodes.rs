@@ -277,6 +277,26 @@ impl Store {
         Ok(true)
     }
 
+    /// Writes a node's maintenance mirror as the node itself reported it (its `maintenance`
+    /// event); no person acted, so nothing is audited. `false` when there is no such remote row.
+    pub async fn mirror_node_maintenance(
+        &self,
+        id: &str,
+        mirror_json: &str,
+        now: i64,
+    ) -> Result<bool, sqlx::Error> {
+        let n = sqlx::query(
+            "UPDATE nodes SET maintenance = $1, updated_at = $2 WHERE id = $3 AND is_local = 0",
+        )
+        .bind(mirror_json)
+        .bind(now)
+        .bind(id)
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        Ok(n == 1)
+    }
+
     /// Records an accepted link ephemeral key; `false` when it was seen before for this node
     /// (a replayed handshake).
     pub async fn record_ephemeral(

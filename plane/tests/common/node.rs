@@ -157,6 +157,7 @@ impl TestNode {
             control_pin: pin,
             signing_key: e.signing.clone(),
             process_start: UnixSecs(p.clock.now_ms().div_euclid(1000) - 60),
+            carried_over: Vec::new(),
             ready: ready(version),
         };
         let (rtx, rrx) = smol::channel::unbounded();

@@ -1,0 +1,301 @@
+//! The node's link as an independently written plane sees it: the real `termplane-node run`
+//! against a scripted plane on loopback (`support/scripted.rs`), one test per point where the
+//! node must behave exactly as the specification and `docs/protocol-14.md` say. Tests of the
+//! runtime's driver alone run it in a thread with short limits.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+#[path = "support/scripted.rs"]
+mod scripted;
+
+use std::time::{Duration, Instant};
+
+use async_tungstenite::tungstenite::{Bytes, Message};
+use scripted::{Got, NodeProc, ScriptedPlane, unix_now};
+use serde_json::json;
+use termplane_proto::Event;
+
+const WAIT: Duration = Duration::from_secs(30);
+
+fn is_iso8601_millis(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 24
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b[10] == b'T'
+        && b[13] == b':'
+        && b[16] == b':'
+        && b[19] == b'.'
+        && b[23] == b'Z'
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| [4, 7, 10, 13, 16, 19, 23].contains(&i) || c.is_ascii_digit())
+}
+
+#[test]
+fn d61_a_command_resent_one_to_four_seconds_after_a_restart_does_not_run_twice() {
+    if !common::tmux_ok() {
+        return;
+    }
+    let plane = ScriptedPlane::new();
+    let mut node = NodeProc::prepare("d61", &plane, true);
+    let target = node.dir.join("written-once");
+    let target_s = target.display().to_string();
+    for delay in 1..=4_i64 {
+        node.start();
+        let mut conn = plane.accept(WAIT).expect("the node dials");
+        conn.handshake(&plane);
+        // Issued now and run once: it creates the file.
+        let iat = unix_now();
+        let jti = format!("d61restart{delay}");
+        let cmd = json!({ "type": "write_file", "path": target_s, "chunk_b64": "b25jZQ", "chunk": 0, "eof": true });
+        let claims = plane.claims(&jti, iat, 1, cmd);
+        conn.send_command(&plane, &claims);
+        assert!(conn.result_of(&jti).ok);
+        assert!(target.exists());
+        std::fs::remove_file(&target).unwrap();
+        // The process dies and a new one starts `delay` seconds after the command was issued.
+        node.kill();
+        while unix_now() < iat + delay {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        node.start();
+        let mut conn = plane.accept(WAIT).expect("the node dials again");
+        conn.handshake(&plane);
+        // The same command, re-sent as the next seq of the new socket (its first): answered,
+        // never run again.
+        conn.send_command(&plane, &claims);
+        let r = conn.result_of(&jti);
+        assert!(!r.ok, "restart after {delay} s: {r:?}");
+        assert_eq!(
+            r.error.as_deref(),
+            Some("already received by an earlier node process")
+        );
+        assert!(!target.exists(), "ran a second time after {delay} s");
+        node.kill();
+    }
+}
+
+#[test]
+fn a_stale_command_uses_up_no_seq_and_the_next_good_one_runs_on_the_same_socket() {
+    if !common::tmux_ok() {
+        return;
+    }
+    let plane = ScriptedPlane::new();
+    let mut node = NodeProc::prepare("stale", &plane, true);
+    let started = unix_now();
+    node.start();
+    let mut conn = plane.accept(WAIT).unwrap();
+    conn.handshake(&plane);
+    // Issued well before this process started (still inside its 30 s): refused at step 3.
+    let stale = plane.claims("stale1", started - 12, 1, json!({ "type": "ping" }));
+    conn.send_command(&plane, &stale);
+    let e = conn.event_where(WAIT, |e| matches!(e, Event::Error(_)));
+    let Event::Error(e) = e else { unreachable!() };
+    assert_eq!(e.code, "verify");
+    assert!(
+        e.message.contains("before this node process started"),
+        "{e:?}"
+    );
+    // The next good command carries the same seq: it runs, on the same socket.
+    let fresh = plane.claims("fresh1", unix_now(), 1, json!({ "type": "ping" }));
+    conn.send_command(&plane, &fresh);
+    assert!(conn.result_of("fresh1").ok);
+    let next = plane.claims("fresh2", unix_now(), 2, json!({ "type": "ping" }));
+    conn.send_command(&plane, &next);
+    assert!(conn.result_of("fresh2").ok);
+    assert!(
+        plane.accept(Duration::from_millis(300)).is_none(),
+        "the node redialed"
+    );
+}
+
+#[test]
+fn a_low_order_plane_key_in_register_ok_is_refused_and_the_config_is_unchanged() {
+    if !common::tmux_ok() {
+        return;
+    }
+    let plane = ScriptedPlane::new();
+    let mut node = NodeProc::prepare("loworder", &plane, false);
+    let before = std::fs::read(&node.config).unwrap();
+    node.start();
+    for round in 0..2 {
+        let mut conn = plane.accept(WAIT).expect("the node dials");
+        let Got::Text(reg) = conn.recv(WAIT) else {
+            panic!("no register")
+        };
+        assert!(reg.contains(r#""t":"register""#), "{reg}");
+        let ok = termplane_proto::PlaneFrame::RegisterOk(termplane_proto::RegisterOk {
+            control_encrypt_public_key: termplane_proto::Key32([0; 32]),
+        })
+        .to_json();
+        conn.send(Message::Text(ok.into()));
+        match conn.recv(WAIT) {
+            Got::Close(Some(4410), reason) => assert!(reason.contains("low-order"), "{reason}"),
+            other => panic!("round {round}: {other:?}"),
+        }
+        assert_eq!(
+            std::fs::read(&node.config).unwrap(),
+            before,
+            "config changed"
+        );
+    }
+}
+
+/// Dials, handshakes, then closes with `code` right after `ready` and drops the socket at once:
+/// the node must end, whatever it was sending meanwhile.
+fn terminal_close_right_after_ready(code: u16, tag: &str) -> std::process::ExitStatus {
+    let plane = ScriptedPlane::new();
+    let mut node = NodeProc::prepare(tag, &plane, true);
+    node.start();
+    let mut conn = plane.accept(WAIT).unwrap();
+    conn.handshake(&plane);
+    conn.close_and_drop(code, "closed right after ready");
+    let status = node.wait_exit(WAIT);
+    assert!(
+        plane.accept(Duration::from_millis(200)).is_none(),
+        "{code}: the node redialed"
+    );
+    let status = status.unwrap_or_else(|| panic!("{code}: the node did not exit"));
+    assert!(node.log().contains(&code.to_string()), "{}", node.log());
+    status
+}
+
+#[test]
+fn a_4409_right_after_ready_ends_the_node_every_time() {
+    if !common::tmux_ok() {
+        return;
+    }
+    for i in 0..5 {
+        let st = terminal_close_right_after_ready(4409, &format!("t4409-{i}"));
+        assert_eq!(st.code(), Some(0), "{st:?}");
+    }
+}
+
+#[test]
+fn a_4406_right_after_ready_ends_the_node_every_time() {
+    if !common::tmux_ok() {
+        return;
+    }
+    for i in 0..5 {
+        let st = terminal_close_right_after_ready(4406, &format!("t4406-{i}"));
+        assert_eq!(st.code(), Some(3), "{st:?}");
+    }
+}
+
+#[test]
+fn g85_an_oversize_frame_from_the_plane_is_dropped_and_the_link_stays_up() {
+    if !common::tmux_ok() {
+        return;
+    }
+    let plane = ScriptedPlane::new();
+    let mut node = NodeProc::prepare("oversize", &plane, true);
+    node.start();
+    let mut conn = plane.accept(WAIT).unwrap();
+    conn.handshake(&plane);
+    // One byte over the cap, then a header claiming far more than is sent.
+    conn.send(Message::Binary(Bytes::from(vec![0u8; (1 << 20) + 1])));
+    conn.send(Message::Text("x".repeat(3 << 20).into()));
+    let cmd = plane.claims("afteroversize", unix_now(), 1, json!({ "type": "ping" }));
+    conn.send_command(&plane, &cmd);
+    assert!(conn.result_of("afteroversize").ok);
+    assert!(
+        plane.accept(Duration::from_millis(300)).is_none(),
+        "the node redialed"
+    );
+}
+
+#[test]
+fn inventory_and_heartbeat_times_are_iso_8601_and_each_heartbeat_pings() {
+    if !common::tmux_ok() {
+        return;
+    }
+    let plane = ScriptedPlane::new();
+    let mut node = NodeProc::prepare("times", &plane, true);
+    node.start();
+    let mut conn = plane.accept(WAIT).unwrap();
+    conn.handshake(&plane);
+    let Event::Inventory(inv) = conn.event_where(WAIT, |e| matches!(e, Event::Inventory(_))) else {
+        unreachable!()
+    };
+    assert!(is_iso8601_millis(&inv.at), "{}", inv.at);
+    // The first heartbeat comes 15 s after the link, and a WebSocket ping with it.
+    let Event::Heartbeat(hb) = conn.event_where(WAIT, |e| matches!(e, Event::Heartbeat(_))) else {
+        unreachable!()
+    };
+    assert!(is_iso8601_millis(&hb.at), "{}", hb.at);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while conn.pings == 0 && Instant::now() < deadline {
+        let _ = conn.next_frame(Duration::from_millis(200));
+    }
+    assert!(conn.pings > 0, "no ping with the heartbeat");
+}
+
+struct Answers;
+
+impl termplane_runtime_smol::agent::Executor for Answers {
+    fn execute(
+        &self,
+        jti: String,
+        _command: termplane_proto::Command,
+    ) -> termplane_runtime_smol::agent::BoxFuture<termplane_proto::CommandResult> {
+        Box::pin(async move { termplane_proto::CommandResult::ok(jti, None) })
+    }
+}
+
+#[test]
+fn a_plane_that_goes_silent_is_given_up_and_redialed() {
+    use termplane_runtime_smol::agent::{self, AgentControl, AgentOptions, AgentReport};
+    let plane = ScriptedPlane::new();
+    let cfg = termplane_machines::agent_link::AgentConfig {
+        node_id: plane.node_id.clone(),
+        node_key: plane.node_key.clone(),
+        node_static: plane.node.public(),
+        control_pin: Some(plane.keys.public()),
+        signing_key: plane.signer.public_jwk(),
+        process_start: termplane_machines::time::UnixSecs(unix_now()),
+        carried_over: Vec::new(),
+        ready: termplane_proto::Ready::default(),
+    };
+    let mut opts = AgentOptions::new(plane.ws_url());
+    opts.silence_limit = Some(Duration::from_secs(2));
+    let (reports_tx, reports) = smol::channel::unbounded();
+    opts.reports = Some(reports_tx);
+    let (control, control_rx) = smol::channel::unbounded();
+    let driver = std::thread::spawn(move || {
+        smol::block_on(agent::run(
+            cfg,
+            opts,
+            &Answers,
+            control_rx,
+            &termplane_runtime_smol::SystemClock,
+        ))
+    });
+    let mut conn = plane.accept(WAIT).unwrap();
+    conn.handshake(&plane);
+    // The plane says nothing more (a stopped process): the node gives the link up after the
+    // silence limit and dials again.
+    let t = Instant::now();
+    let again = plane.accept(Duration::from_secs(15));
+    assert!(again.is_some(), "the node never gave the silent plane up");
+    assert!(t.elapsed() >= Duration::from_secs(2), "{:?}", t.elapsed());
+    let mut seen = Vec::new();
+    while let Ok(r) = reports.try_recv() {
+        seen.push(r);
+    }
+    assert!(
+        seen.iter()
+            .any(|r| matches!(r, AgentReport::ClosedByAgent { code: 1000 })),
+        "{seen:?}"
+    );
+    assert!(
+        seen.iter().any(
+            |r| matches!(r, AgentReport::Note(n) if n.contains("no frame or pong from the plane"))
+        ),
+        "{seen:?}"
+    );
+    control.send_blocking(AgentControl::Shutdown).unwrap();
+    drop(conn);
+    drop(again);
+    driver.join().unwrap().unwrap();
+}
