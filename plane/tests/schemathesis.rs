@@ -9,6 +9,9 @@
 //! changes it) so a run is reproducible; `TERMPLANE_SCHEMATHESIS_EXAMPLES` sets the examples per
 //! operation (default 30).
 //!
+//! One worker: Hypothesis's lambda-source cache is not thread-safe (with two workers a run can
+//! end in "AST constructor recursion depth mismatch", a fault of the tool, not of the plane).
+//!
 //! Left out of the session run: `signOut` (it would end the session the run uses); the system-key
 //! run covers it (a bearer is refused there).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
