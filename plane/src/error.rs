@@ -16,6 +16,10 @@
 //! | 409 | `SETUP_KEY_NOT_REVOCABLE` | revoking a setup key that is already used or revoked |
 //! | 403 | `BEARER_NOT_ALLOWED` | a bearer credential on an admin surface or a cookie-only route |
 //! | 403 | `ADMIN_REQUIRED` | a signed-in non-admin on an admin surface |
+//! | 403 | `PANE_TOKEN_NOT_ALLOWED` | a subshell's token where only a person or a script may act |
+//! | 403 | `PERMISSION_DENIED` | a subshell's token acting beyond its permission map |
+//! | 403 | `NOT_OWN_SUBSHELL` | a report for a subshell made with another subshell's token or another credential |
+//! | 403 | `NODE_NOT_ALLOWED` | launching on a node the credential may not use |
 //! | 403 | `ORIGIN_REJECTED` | a browser-style state-changing request from an untrusted or missing Origin |
 //! | 403 | `LOCAL_NODE` | a write the local node does not support (delete, key rotation) |
 //! | 404 | `NOT_FOUND` | no such route or row |
@@ -25,16 +29,25 @@
 //! | 409 | `EMAIL_TAKEN` | creating an account whose email exists |
 //! | 409 | `CANNOT_DISABLE_SELF` | an administrator disabling their own account |
 //! | 409 | `NODE_OFFLINE` | a command (launch, ping…) for a node whose link is not online |
+//! | 409 | `PLUGIN_DISABLED` | launching a harness whose plugin an administrator turned off |
+//! | 409 | `HARNESS_NOT_INSTALLED` | launching a harness the node's fresh detection did not find (`metadata.reason`) |
+//! | 409 | `INVALID_STATE` | a lifecycle move the subshell's state does not allow |
+//! | 409 | `SUBSHELL_NOT_RUNNING` | reading the screen of, typing into or resizing a subshell that is not live |
+//! | 409 | `NODE_REFUSED` | the node refused a command (`metadata.reason` holds its words) |
+//! | 409 | `REFERENCE_MISMATCH` | a request naming rows that do not fit together (`metadata.field`: a preset for another harness, a workspace on another node) |
 //! | 413 | `PAYLOAD_TOO_LARGE` | a request body over the limit |
+//! | 413 | `COMMAND_TOO_LARGE` | a node command that would not fit the link's 64 KiB envelope |
 //! | 414 | `URI_TOO_LONG` | a request target over 8 KiB |
 //! | 417 | `EXPECTATION_FAILED` | an `Expect` other than `100-continue` |
 //! | 429 | `TOO_MANY_ATTEMPTS` | sign-in or enrollment backoff in force (`Retry-After` and `metadata.retryAfterMs`) |
 //! | 431 | `HEADERS_TOO_LARGE` | a request head over 16 KiB or 64 fields |
+//! | 422 | `LAUNCH_REFUSED` | the node refused a launch (`metadata.reason`); nothing is left behind |
 //! | 500 | `INTERNAL_ERROR` | a server fault, including a panic in a handler |
 //! | 501 | `NOT_IMPLEMENTED` | a method or transfer coding the server does not implement |
 //! | 502 | `NODE_LINK_CLOSED` | the node's socket closed before the command's result arrived |
 //! | 502 | `NODE_BAD_RESULT` | the node answered with a malformed result |
 //! | 504 | `NODE_TIMEOUT` | no result within the command deadline (10 s; 5 min for `update`) |
+//! | 503 | `LOCAL_NODE_UNAVAILABLE` | the plane's own executor is not running |
 //! | 505 | `HTTP_VERSION_NOT_SUPPORTED` | an HTTP version other than 1.0 and 1.1 |
 //!
 //! [`CODES`] holds the same table for the API reference; a test keeps the two identical.
@@ -116,6 +129,26 @@ pub const CODES: &[(u16, &str, &str)] = &[
     ),
     (
         403,
+        "PANE_TOKEN_NOT_ALLOWED",
+        "a subshell's token where only a person or a script may act",
+    ),
+    (
+        403,
+        "PERMISSION_DENIED",
+        "a subshell's token acting beyond its permission map",
+    ),
+    (
+        403,
+        "NOT_OWN_SUBSHELL",
+        "a report for a subshell made with another subshell's token or another credential",
+    ),
+    (
+        403,
+        "NODE_NOT_ALLOWED",
+        "launching on a node the credential may not use",
+    ),
+    (
+        403,
         "ORIGIN_REJECTED",
         "a browser-style state-changing request from an untrusted or missing Origin",
     ),
@@ -151,7 +184,42 @@ pub const CODES: &[(u16, &str, &str)] = &[
         "NODE_OFFLINE",
         "a command (launch, ping…) for a node whose link is not online",
     ),
+    (
+        409,
+        "PLUGIN_DISABLED",
+        "launching a harness whose plugin an administrator turned off",
+    ),
+    (
+        409,
+        "HARNESS_NOT_INSTALLED",
+        "launching a harness the node's fresh detection did not find (`metadata.reason`)",
+    ),
+    (
+        409,
+        "INVALID_STATE",
+        "a lifecycle move the subshell's state does not allow",
+    ),
+    (
+        409,
+        "SUBSHELL_NOT_RUNNING",
+        "reading the screen of, typing into or resizing a subshell that is not live",
+    ),
+    (
+        409,
+        "NODE_REFUSED",
+        "the node refused a command (`metadata.reason` holds its words)",
+    ),
+    (
+        409,
+        "REFERENCE_MISMATCH",
+        "a request naming rows that do not fit together (`metadata.field`: a preset for another harness, a workspace on another node)",
+    ),
     (413, "PAYLOAD_TOO_LARGE", "a request body over the limit"),
+    (
+        413,
+        "COMMAND_TOO_LARGE",
+        "a node command that would not fit the link's 64 KiB envelope",
+    ),
     (414, "URI_TOO_LONG", "a request target over 8 KiB"),
     (
         417,
@@ -167,6 +235,11 @@ pub const CODES: &[(u16, &str, &str)] = &[
         431,
         "HEADERS_TOO_LARGE",
         "a request head over 16 KiB or 64 fields",
+    ),
+    (
+        422,
+        "LAUNCH_REFUSED",
+        "the node refused a launch (`metadata.reason`); nothing is left behind",
     ),
     (
         500,
@@ -192,6 +265,11 @@ pub const CODES: &[(u16, &str, &str)] = &[
         504,
         "NODE_TIMEOUT",
         "no result within the command deadline (10 s; 5 min for `update`)",
+    ),
+    (
+        503,
+        "LOCAL_NODE_UNAVAILABLE",
+        "the plane's own executor is not running",
     ),
     (
         505,

@@ -21,6 +21,7 @@ pub mod http;
 pub mod keys;
 pub mod link;
 pub mod net;
+pub mod plugins;
 pub mod secret;
 pub mod service;
 pub mod store;

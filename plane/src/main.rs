@@ -97,7 +97,7 @@ async fn run(cfg: Config) -> Result<(), String> {
             tracing::info!(signal = ?sig, "shutdown requested");
         }
     };
-    http::serve(listener, Arc::new(svc), opts, shutdown)
+    http::serve(listener, svc, opts, shutdown)
         .await
         .map_err(|e| e.to_string())?;
     store.close().await;

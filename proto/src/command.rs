@@ -162,6 +162,7 @@ pub struct Resolve {
 /// The preset a pane launches with.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "LaunchPreset"))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Preset {
     /// Extra environment.

@@ -129,6 +129,8 @@ pub enum Via {
     Session,
     /// A system key.
     SystemKey,
+    /// A subshell's own token.
+    Pane,
 }
 
 /// `GET /api/auth/session`: the calling account.

@@ -26,9 +26,11 @@
 
 pub mod accounts;
 pub mod audit;
+pub mod catalog;
 pub mod credentials;
 pub mod enrollment;
 pub mod nodes;
+pub mod subshells;
 
 use std::borrow::Cow;
 use std::fmt;
@@ -60,7 +62,7 @@ pub fn is_forbidden_char(c: char) -> bool {
 
 /// The character class of [`FORBIDDEN_CHARS`] as a regular-expression fragment (`\uXXXX`
 /// escapes, valid in ECMA-262 and in Python's `re`), without the brackets.
-fn forbidden_class() -> String {
+pub(crate) fn forbidden_class() -> String {
     let mut s = String::new();
     for (lo, hi) in FORBIDDEN_CHARS {
         s.push_str(&format!("\\u{:04x}", u32::from(*lo)));

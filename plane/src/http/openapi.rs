@@ -73,8 +73,16 @@ fn security(auth: Auth) -> (Value, &'static str) {
     match auth {
         Auth::None => (json!([]), "No credential."),
         Auth::Any => (
+            json!([{ "systemKey": [] }, { "session": [] }, { "subshellToken": [] }]),
+            "Any credential: a session cookie, a system key or a subshell's token.",
+        ),
+        Auth::User => (
             json!([{ "systemKey": [] }, { "session": [] }]),
-            "Any credential: a system key or a session cookie.",
+            "A session cookie or a system key; a subshell's token is refused with 403.",
+        ),
+        Auth::Subshells => (
+            json!([{ "systemKey": [] }, { "session": [] }, { "subshellToken": [] }]),
+            "A session cookie, a system key, or a subshell's token within its permission map on its owner's subshells.",
         ),
         Auth::Cookie => (
             json!([{ "session": [] }]),
@@ -155,13 +163,20 @@ fn operation(r: &RouteDef, gens: &mut Gens) -> Value {
 }
 
 /// Merges the request and answer generators' definitions. A type used both ways has one name;
-/// its two descriptions must agree (a test checks every route's types).
+/// its two descriptions must agree, and two different types may not share a name (a test
+/// checks the document for both).
 fn components(gens: Gens) -> Map<String, Value> {
+    components_and_conflicts(gens).0
+}
+
+/// [`components`], with the names whose request and answer schemas differ.
+fn components_and_conflicts(gens: Gens) -> (Map<String, Value>, Vec<String>) {
     let Gens {
         mut request,
         mut answer,
     } = gens;
     let mut out = Map::new();
+    let mut conflicts = Vec::new();
     out.insert("Error".to_owned(), error_schema());
     for (name, schema) in request
         .take_definitions(true)
@@ -170,14 +185,15 @@ fn components(gens: Gens) -> Map<String, Value> {
     {
         match out.get(&name) {
             Some(existing) if existing != &schema => {
-                tracing::error!(schema = %name, "a type's request and answer schemas differ");
+                tracing::error!(schema = %name, "two schemas share a name");
+                conflicts.push(name);
             }
             _ => {
                 out.insert(name, schema);
             }
         }
     }
-    out
+    (out, conflicts)
 }
 
 /// The document for `routes`, served at `base_url`, whose session cookie is `cookie_name`.
@@ -229,6 +245,11 @@ pub(crate) fn document(routes: &[RouteDef], base_url: &str, cookie_name: &str) -
                     "name": cookie_name,
                     "description": "The session cookie set by `POST /api/auth/sign-in`."
                 },
+                "subshellToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "A subshell's own token (`tp_…`), handed to its pane as TERMPLANE_TOKEN and never shown to anyone; it acts as the subshell's owner within its permission map, on the owner's subshells only."
+                },
                 "nodeKey": {
                     "type": "http",
                     "scheme": "bearer",
@@ -274,6 +295,19 @@ mod tests {
                 "schema {name} is unused"
             );
         }
+    }
+
+    /// Every schema name stands for one schema: a request type and an answer type (or two
+    /// types of the same name) never collide in `components`.
+    #[test]
+    fn no_two_schemas_share_a_name() {
+        let mut gens = Gens::new();
+        for r in routes() {
+            let mut doc = OpDoc::default();
+            (r.document)(&mut doc, &mut gens);
+        }
+        let (_, conflicts) = components_and_conflicts(gens);
+        assert!(conflicts.is_empty(), "{conflicts:?}");
     }
 
     #[test]

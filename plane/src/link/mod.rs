@@ -131,6 +131,12 @@ impl LinkHub {
         self.lock().current.get(node_id).map(|c| c.status.clone())
     }
 
+    /// The current socket of a node (its connection number).
+    #[must_use]
+    pub fn current_conn(&self, node_id: &str) -> Option<u64> {
+        self.lock().current.get(node_id).map(|c| c.conn)
+    }
+
     /// Every held node.
     #[must_use]
     pub fn held(&self) -> Vec<HeldNode> {
@@ -339,11 +345,14 @@ where
     let machine = PlaneLink::new(&node.id, classify(&node), &keypair, seed, clock.now());
     drop(keypair);
     let opts = hub.driver_options();
+    let (applier, to_apply) = smol::channel::bounded(APPLY_QUEUE);
+    smol::spawn(apply_events(svc.clone(), node.id.clone(), conn, to_apply)).detach();
     let mut hooks = Hooks {
         svc: svc.clone(),
         node_id: node.id.clone(),
         conn,
         tx,
+        applier,
     };
     tracing::debug!(node = %node.id, conn, "node socket opened");
     let end = termplane_runtime_smol::plane::run(ws, machine, &mut hooks, rx, &clock, opts).await;
@@ -359,6 +368,25 @@ struct Hooks {
     node_id: String,
     conn: u64,
     tx: Sender<PlaneCommand>,
+    applier: Sender<termplane_proto::Event>,
+}
+
+/// Most events of one socket waiting to be applied.
+const APPLY_QUEUE: usize = 4096;
+
+/// Applies a socket's events to the plane's rows, one at a time, in the order they came.
+async fn apply_events(
+    svc: Arc<Service>,
+    node_id: String,
+    conn: u64,
+    rx: smol::channel::Receiver<termplane_proto::Event>,
+) {
+    while let Ok(e) = rx.recv().await {
+        if let termplane_proto::Event::Maintenance(m) = &e {
+            mirror_maintenance(&svc, &node_id, m, svc.now_ms()).await;
+        }
+        svc.apply_node_event(&node_id, conn, &e).await;
+    }
 }
 
 impl PlaneHooks for Hooks {
@@ -437,6 +465,27 @@ impl PlaneHooks for Hooks {
                 {
                     tracing::warn!(node = %self.node_id, error = %e, "cannot persist the node identity");
                 }
+                let facts = crate::store::NodeFacts {
+                    self_invoke: ready
+                        .self_invoke
+                        .as_ref()
+                        .and_then(|si| serde_json::to_string(si).ok()),
+                    home_dir: Some(ready.home_dir.chars().take(4096).collect()),
+                    data_dir: Some(ready.data_dir.chars().take(4096).collect()),
+                    capabilities: serde_json::to_string(
+                        &ready.capabilities.iter().take(256).collect::<Vec<_>>(),
+                    )
+                    .unwrap_or_else(|_| "[]".into()),
+                    system_access: false,
+                };
+                if let Err(e) = self
+                    .svc
+                    .store()
+                    .record_node_facts(&self.node_id, &facts, now)
+                    .await
+                {
+                    tracing::warn!(node = %self.node_id, error = %e, "cannot record what ready said");
+                }
             }
             PlaneAction::Online => {
                 if hub.set_status(&self.node_id, self.conn, LinkStatus::Online) {
@@ -458,10 +507,12 @@ impl PlaneHooks for Hooks {
             }
             PlaneAction::Event(e) => {
                 tracing::debug!(node = %self.node_id, kind = e.kind(), "node event");
-                if let termplane_proto::Event::Maintenance(m) = &e {
-                    mirror_maintenance(&self.svc, &self.node_id, m, now).await;
-                }
                 self.svc.node_events().push(&self.node_id, &e);
+                // Applied in the order they came, on their own task: applying may dispatch
+                // commands, which wait on this very socket's driver.
+                if self.applier.try_send(e).is_err() {
+                    tracing::warn!(node = %self.node_id, "node events arrive faster than they are applied; one was dropped");
+                }
             }
             PlaneAction::MalformedResult { reference, reason } => {
                 tracing::debug!(node = %self.node_id, %reference, %reason, "malformed result for no pending command");

@@ -152,6 +152,7 @@ impl Service {
             via: match c {
                 Caller::Session { .. } => Via::Session,
                 Caller::SystemKey { .. } => Via::SystemKey,
+                Caller::Pane { .. } => Via::Pane,
             },
         })
     }

@@ -11,6 +11,74 @@ use crate::link::LinkStatus;
 use crate::secret::{self, BEARER_PREFIX};
 use crate::store::Node;
 
+/// Largest command JSON dispatched: its signed envelope (base64url of the claims, with the
+/// header and signature) stays under the node's 64 KiB cap.
+pub const MAX_COMMAND_JSON: usize = 47 * 1024;
+
+/// The plane's own host as a node: it runs commands through the same executor the node daemon
+/// uses, in call order, and answers each on its channel.
+pub trait LocalNode: Send + Sync {
+    /// Queues `cmd` (identified by `jti`); its result arrives on the returned channel.
+    fn submit(&self, jti: String, cmd: Command) -> smol::channel::Receiver<CommandResult>;
+}
+
+enum Answer {
+    Remote(smol::channel::Receiver<DispatchOutcome>, String),
+    Local(smol::channel::Receiver<CommandResult>),
+}
+
+/// A dispatched command whose result is awaited.
+struct Pending {
+    jti: String,
+    deadline: std::time::Duration,
+    answer: Answer,
+}
+
+impl Pending {
+    async fn wait(self) -> Result<CommandResult, ApiError> {
+        let jti = self.jti;
+        let exchange = async {
+            match self.answer {
+                Answer::Local(rx) => rx.recv().await.map_err(|_| {
+                    ApiError::new(
+                        502,
+                        "NODE_LINK_CLOSED",
+                        "the plane's own executor stopped before it answered",
+                    )
+                }),
+                Answer::Remote(rx, node_id) => match rx.recv().await {
+                    Ok(DispatchOutcome::Result(r)) if r.reference == jti => Ok(r),
+                    Ok(DispatchOutcome::Result(_) | DispatchOutcome::Malformed) => {
+                        Err(ApiError::new(
+                            502,
+                            "NODE_BAD_RESULT",
+                            "the node answered with a malformed result",
+                        ))
+                    }
+                    Ok(DispatchOutcome::NotSent(_)) => {
+                        Err(ApiError::new(409, "NODE_OFFLINE", "the node is offline")
+                            .with_metadata(json!({ "nodeId": node_id })))
+                    }
+                    Err(_) => Err(ApiError::new(
+                        502,
+                        "NODE_LINK_CLOSED",
+                        "the node's connection closed before it answered",
+                    )),
+                },
+            }
+        };
+        futures_lite::FutureExt::or(exchange, async {
+            smol::Timer::after(self.deadline).await;
+            Err(ApiError::new(
+                504,
+                "NODE_TIMEOUT",
+                "the node did not answer in time",
+            ))
+        })
+        .await
+    }
+}
+
 impl Service {
     // ----- the node link -----
 
@@ -79,15 +147,20 @@ impl Service {
         self.node_by_key(token).await
     }
 
-    /// Sends one command to a node over its current socket and waits for the result.
+    /// Sends one command to a node and waits for its result: through the signed link for a
+    /// remote node, to the plane's own executor for the local node (the one seam everything
+    /// above dispatch is written against).
     ///
-    /// Commands to one node are serialized in call order (a FIFO lock per node). The envelope
+    /// Commands to one node are dispatched in call order: a FIFO lock per node is held while a
+    /// command is signed and queued on the socket (or the local queue), and released before its
+    /// result is awaited, so a slow command never holds the next one's dispatch. The envelope
     /// is an ES256 JWS with `iss`, `aud: node:<id>`, a random 128-bit hex `jti` (also the
     /// result's `ref`), `iat`, `exp = iat + 30` and the `seq` the socket's machine assigns. The
     /// result settles only on the socket the command left on: if that socket ends first, the
     /// call fails. Deadline 10 s, 5 min for `update`.
     ///
-    /// Errors: 409 `NODE_OFFLINE` (no online socket; a held node takes only `update`), 502
+    /// Errors: 409 `NODE_OFFLINE` (no online socket; a held node takes only `update`), 413
+    /// `COMMAND_TOO_LARGE` (the envelope would pass the node's 64 KiB cap), 502
     /// `NODE_LINK_CLOSED` (the socket ended before answering), 502 `NODE_BAD_RESULT`, 504
     /// `NODE_TIMEOUT`.
     pub async fn node_command(
@@ -95,9 +168,36 @@ impl Service {
         node_id: &str,
         command: Command,
     ) -> Result<CommandResult, ApiError> {
-        let lock = self.links.node_lock(node_id);
-        let _serial = lock.lock().await;
-        self.node_command_serialized(node_id, command).await
+        let pending = {
+            let lock = self.links.node_lock(node_id);
+            let _serial = lock.lock().await;
+            self.dispatch(node_id, command).await?
+        };
+        pending.wait().await
+    }
+
+    /// Dispatches `commands` to one node back to back (no other command between them) and
+    /// waits for every result, in order. The first failure ends the wait (later commands were
+    /// already dispatched and still run).
+    pub async fn node_commands_in_order(
+        &self,
+        node_id: &str,
+        commands: Vec<Command>,
+    ) -> Result<Vec<CommandResult>, ApiError> {
+        let pending = {
+            let lock = self.links.node_lock(node_id);
+            let _serial = lock.lock().await;
+            let mut all = Vec::with_capacity(commands.len());
+            for c in commands {
+                all.push(self.dispatch(node_id, c).await?);
+            }
+            all
+        };
+        let mut out = Vec::with_capacity(pending.len());
+        for p in pending {
+            out.push(p.wait().await?);
+        }
+        Ok(out)
     }
 
     /// [`Service::node_command`] for a caller that already holds the node's command lock (to
@@ -107,20 +207,51 @@ impl Service {
         node_id: &str,
         command: Command,
     ) -> Result<CommandResult, ApiError> {
+        self.dispatch(node_id, command).await?.wait().await
+    }
+
+    /// Signs and queues one command (the caller holds the node's lock).
+    async fn dispatch(&self, node_id: &str, command: Command) -> Result<Pending, ApiError> {
         let offline = || {
             ApiError::new(409, "NODE_OFFLINE", "the node is offline")
                 .with_metadata(json!({ "nodeId": node_id }))
         };
+        let cmd = serde_json::to_value(&command).map_err(|_| ApiError::internal())?;
+        if cmd.to_string().len() > MAX_COMMAND_JSON {
+            return Err(ApiError::new(
+                413,
+                "COMMAND_TOO_LARGE",
+                "the command would not fit the node link's 64 KiB envelope",
+            ));
+        }
+        let jti = secret::hex_lower(&secret::random_bytes::<16>()?);
         let is_update = command.is_update();
+        let deadline = if is_update {
+            termplane_proto::limits::UPDATE_COMMAND_DEADLINE
+        } else {
+            termplane_proto::limits::COMMAND_DEADLINE
+        };
+        if self.local_node_id.get().is_some_and(|l| l == node_id) {
+            let local = self.local.get().ok_or_else(|| {
+                ApiError::new(
+                    503,
+                    "LOCAL_NODE_UNAVAILABLE",
+                    "the plane's own executor is not running",
+                )
+            })?;
+            return Ok(Pending {
+                jti: jti.clone(),
+                deadline,
+                answer: Answer::Local(local.submit(jti, command)),
+            });
+        }
         let (tx, status) = self.links.current(node_id).ok_or_else(offline)?;
         match status {
             LinkStatus::Online => {}
             LinkStatus::Held { .. } if is_update => {}
             _ => return Err(offline()),
         }
-        let jti = secret::hex_lower(&secret::random_bytes::<16>()?);
         let iat = self.now().div_euclid(1000);
-        let cmd = serde_json::to_value(&command).map_err(|_| ApiError::internal())?;
         let signer = self.signer.clone();
         let aud = termplane_proto::node_audience(node_id);
         let claims_jti = jti.clone();
@@ -136,44 +267,19 @@ impl Service {
             })
         });
         let (reply, outcome) = smol::channel::bounded(1);
-        let deadline = if is_update {
-            termplane_proto::limits::UPDATE_COMMAND_DEADLINE
-        } else {
-            termplane_proto::limits::COMMAND_DEADLINE
-        };
-        let exchange = async {
-            tx.send(PlaneCommand::Dispatch(Dispatch {
-                jti: jti.clone(),
-                is_update,
-                sign,
-                reply,
-            }))
-            .await
-            .map_err(|_| offline())?;
-            match outcome.recv().await {
-                Ok(DispatchOutcome::Result(r)) if r.reference == jti => Ok(r),
-                Ok(DispatchOutcome::Result(_) | DispatchOutcome::Malformed) => Err(ApiError::new(
-                    502,
-                    "NODE_BAD_RESULT",
-                    "the node answered with a malformed result",
-                )),
-                Ok(DispatchOutcome::NotSent(_)) => Err(offline()),
-                Err(_) => Err(ApiError::new(
-                    502,
-                    "NODE_LINK_CLOSED",
-                    "the node's connection closed before it answered",
-                )),
-            }
-        };
-        futures_lite::FutureExt::or(exchange, async {
-            smol::Timer::after(deadline).await;
-            Err(ApiError::new(
-                504,
-                "NODE_TIMEOUT",
-                "the node did not answer in time",
-            ))
-        })
+        tx.send(PlaneCommand::Dispatch(Dispatch {
+            jti: jti.clone(),
+            is_update,
+            sign,
+            reply,
+        }))
         .await
+        .map_err(|_| offline())?;
+        Ok(Pending {
+            jti,
+            deadline,
+            answer: Answer::Remote(outcome, node_id.to_owned()),
+        })
     }
 
     /// Pushes a node's persisted allowed directories with `set_allowed_dirs` (after each ready

@@ -185,6 +185,30 @@ impl Service {
                 key_id: key.id,
             });
         }
+        if let Some(sub) = self.store.subshell_by_token(&digest).await? {
+            let live = sub
+                .token_digest
+                .as_deref()
+                .is_some_and(|d| secret::ct_eq(d, &digest))
+                && sub.token_expires_at.is_some_and(|t| t > self.now());
+            if !live {
+                return Err(invalid());
+            }
+            let user = self
+                .store
+                .user_by_id(&sub.owner_user_id)
+                .await?
+                .filter(|u| !u.disabled)
+                .ok_or_else(invalid)?;
+            let permissions = serde_json::from_str(&sub.token_perms).map_err(|_| invalid())?;
+            return Ok(Caller::Pane {
+                user,
+                subshell_id: sub.id,
+                node_id: sub.node_id,
+                permissions,
+                token_digest: digest,
+            });
+        }
         if self.store.node_by_key_digest(&digest).await?.is_some() {
             return Err(ApiError::new(
                 401,
@@ -223,6 +247,20 @@ impl Service {
         self.session_caller(meta)
             .await?
             .ok_or_else(|| ApiError::new(401, "UNAUTHENTICATED", "sign in first"))
+    }
+
+    /// A person or a script: a session cookie or a system key. A subshell's token is refused
+    /// (403): a pane acts only on subshells and the instance-wide reads.
+    pub async fn user_caller(&self, meta: &RequestMeta) -> Result<Caller, ApiError> {
+        let c = self.caller(meta).await?;
+        if matches!(c, Caller::Pane { .. }) {
+            return Err(ApiError::new(
+                403,
+                "PANE_TOKEN_NOT_ALLOWED",
+                "a subshell's token is not accepted here",
+            ));
+        }
+        Ok(c)
     }
 
     /// A session cookie only; any bearer credential is 403.

@@ -18,17 +18,23 @@
 mod accounts;
 mod audit;
 mod backoff;
+mod catalog;
 mod credentials;
 mod dispatch;
 mod enrollment;
 mod guard;
+pub mod lifecycle;
 mod nodes;
+mod subshells;
 
 pub use backoff::{
     ACCOUNT, ADDRESS, Backoff, ENROLL_ADDRESS, KNOWN_GOOD_MS, KnownGood, PAIR, Rule,
 };
+pub use catalog::DETECTION_FRESH_MS;
 pub use credentials::setup_key_status;
+pub use dispatch::{LocalNode, MAX_COMMAND_JSON};
 pub use guard::{ADMIN_WRITE_FAMILIES, canonical_path, is_admin_surface};
+pub use subshells::{INPUT_PIECE_BYTES, TOKEN_LIFETIME_MS};
 
 use std::sync::Arc;
 
@@ -90,6 +96,20 @@ pub enum Caller {
         /// The key's row id.
         key_id: String,
     },
+    /// A subshell's own token; acts as the subshell's owner, within the token's permissions, on
+    /// the owner's subshells only (never with an administrator's boost, never through a share).
+    Pane {
+        /// The subshell's owner.
+        user: User,
+        /// The subshell whose token it is.
+        subshell_id: String,
+        /// The node that subshell runs on.
+        node_id: String,
+        /// The token's permission ceiling.
+        permissions: api::subshells::Permissions,
+        /// Digest of the token.
+        token_digest: String,
+    },
 }
 
 impl Caller {
@@ -97,12 +117,24 @@ impl Caller {
     #[must_use]
     pub fn user(&self) -> &User {
         match self {
-            Self::Session { user, .. } | Self::SystemKey { user, .. } => user,
+            Self::Session { user, .. } | Self::SystemKey { user, .. } | Self::Pane { user, .. } => {
+                user
+            }
         }
     }
 
     fn is_admin_session(&self) -> bool {
         matches!(self, Self::Session { user, .. } if user.role == "admin")
+    }
+
+    /// The audit log's name for the kind of actor.
+    #[must_use]
+    pub fn actor_kind(&self) -> &'static str {
+        match self {
+            Self::Session { .. } => "cookie",
+            Self::SystemKey { .. } => "system_key",
+            Self::Pane { .. } => "pane",
+        }
     }
 }
 
@@ -221,6 +253,17 @@ pub struct Service {
     links: LinkHub,
     events: crate::link::events::EventLog,
     signer: Arc<Es256Signer>,
+    /// The plane's own host as a node, once its executor runs.
+    local: std::sync::OnceLock<Arc<dyn dispatch::LocalNode>>,
+    /// The local node's row id.
+    local_node_id: std::sync::OnceLock<String>,
+    /// The local node's data and home directories.
+    local_dirs: std::sync::OnceLock<(String, String)>,
+    /// The connection whose census was applied, per node: a node is reachable only once the
+    /// census of its current connection is in.
+    censused: std::sync::Mutex<std::collections::HashMap<String, u64>>,
+    /// This service, for the tasks it starts.
+    me: std::sync::Weak<Self>,
 }
 
 impl std::fmt::Debug for Service {
@@ -302,7 +345,7 @@ impl Service {
         clock: Arc<dyn Clock>,
         settings: Settings,
         secrets: PlaneSecrets,
-    ) -> Result<Self, ApiError> {
+    ) -> Result<Arc<Self>, ApiError> {
         let filler = secret::new_token("")?;
         let dummy_hash = smol::unblock(move || hash_password(&filler)).await?;
         let signer = Es256Signer::from_secret_bytes(&secrets.signing).map_err(|e| {
@@ -311,7 +354,12 @@ impl Service {
         })?;
         // No link survives a restart: every remote row starts offline.
         store.all_remote_offline(clock.now_ms()).await?;
-        Ok(Self {
+        let local_node_id = std::sync::OnceLock::new();
+        if let Some(id) = store.local_node_id().await? {
+            let _ = local_node_id.set(id);
+        }
+        Ok(Arc::new_cyclic(|me| Self {
+            me: me.clone(),
             store,
             clock,
             settings,
@@ -323,7 +371,26 @@ impl Service {
             links: LinkHub::default(),
             events: crate::link::events::EventLog::default(),
             signer: Arc::new(signer),
-        })
+            local: std::sync::OnceLock::new(),
+            local_node_id,
+            local_dirs: std::sync::OnceLock::new(),
+            censused: std::sync::Mutex::default(),
+        }))
+    }
+
+    /// Attaches the plane's own executor: from now on commands for the local node run on it.
+    /// Only the first call takes effect.
+    pub fn attach_local_node(&self, local: Arc<dyn LocalNode>, data_dir: &str, home_dir: &str) {
+        let _ = self
+            .local_dirs
+            .set((data_dir.to_owned(), home_dir.to_owned()));
+        let _ = self.local.set(local);
+    }
+
+    /// The local node's row id.
+    #[must_use]
+    pub fn local_node_id(&self) -> Option<&str> {
+        self.local_node_id.get().map(String::as_str)
     }
 
     /// The store (tests inspect rows through it).

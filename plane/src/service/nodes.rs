@@ -49,7 +49,7 @@ impl Service {
     /// `GET /api/nodes`: the local node and the caller's own nodes — for an administrator's
     /// session every node; for a system key the nodes owned by the `system` account.
     pub async fn nodes(&self, meta: &RequestMeta) -> Result<Vec<Node>, ApiError> {
-        let c = self.caller(meta).await?;
+        let c = self.user_caller(meta).await?;
         let rows = if c.is_admin_session() {
             self.store.nodes(None).await?
         } else {

@@ -1,6 +1,7 @@
 //! Storage, one module per domain: [`accounts`] (the instance row, accounts, sessions),
 //! [`credentials`] (system keys, setup keys), [`enrollment`], [`nodes`] (node rows and the live
-//! link's writes) and [`audit`].
+//! link's writes), [`subshells`] (subshell rows and their tokens), [`catalog`] (plugin switches,
+//! detections, presets, workspaces, node facts) and [`audit`].
 //!
 //! One `sqlx::Any` code path over SQLite (the default, a file in the data directory)
 //! and PostgreSQL (chosen by a `postgres://` URL). Each backend has its own migrations folder;
@@ -9,15 +10,19 @@
 
 mod accounts;
 mod audit;
+mod catalog;
 mod credentials;
 mod enrollment;
 mod nodes;
+mod subshells;
 
 pub use accounts::{SYSTEM_USER_EMAIL, User};
 pub use audit::AuditEntry;
+pub use catalog::{Detected, NodeFacts, Preset, Workspace};
 pub use credentials::{SetupKey, SystemKey};
 pub use enrollment::{Consume, NewNode};
 pub use nodes::{Node, ReportedIdentity};
+pub use subshells::{Change, Subshell, SubshellFilter};
 
 use audit::audit_in;
 

@@ -297,6 +297,15 @@ impl Store {
         Ok(n == 1)
     }
 
+    /// The local node's row id.
+    pub async fn local_node_id(&self) -> Result<Option<String>, sqlx::Error> {
+        sqlx::query("SELECT id FROM nodes WHERE is_local = 1")
+            .fetch_optional(&self.pool)
+            .await?
+            .map(|r| r.try_get("id"))
+            .transpose()
+    }
+
     /// Records an accepted link ephemeral key; `false` when it was seen before for this node
     /// (a replayed handshake).
     pub async fn record_ephemeral(

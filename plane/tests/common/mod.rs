@@ -114,11 +114,9 @@ impl Plane {
                     downloads_dir: o.downloads_dir.clone(),
                 };
                 let secrets = PlaneSecrets::load_or_create(&dir).unwrap();
-                let svc = Arc::new(
-                    Service::new(store, Arc::new(c2), settings, secrets)
-                        .await
-                        .unwrap(),
-                );
+                let svc = Service::new(store, Arc::new(c2), settings, secrets)
+                    .await
+                    .unwrap();
                 tx.send((addr, base, svc.clone())).unwrap();
                 let opts = HttpOptions {
                     body_limit: o

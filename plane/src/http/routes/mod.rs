@@ -20,8 +20,10 @@
 
 mod accounts;
 mod audit;
+mod catalog;
 mod credentials;
 mod nodes;
+mod subshells;
 
 use std::sync::Arc;
 
@@ -35,8 +37,14 @@ use crate::service::{RequestMeta, Service};
 pub(crate) enum Auth {
     /// Nothing.
     None,
-    /// Any credential: a system key (`Authorization: Bearer tp_…`) or a session cookie.
+    /// Any credential: a session cookie, a system key (`Authorization: Bearer tp_…`) or a
+    /// subshell's token.
     Any,
+    /// A person or a script: a session cookie or a system key (a subshell's token is refused).
+    User,
+    /// The subshell routes: a session cookie, a system key, or a subshell's token within its
+    /// permission map, on its owner's subshells.
+    Subshells,
     /// A session cookie; a bearer credential is refused.
     Cookie,
     /// An administrator's session cookie.
@@ -176,12 +184,19 @@ impl RouteDef {
         let mut codes: Vec<&str> = self.errors.to_vec();
         match self.auth {
             Auth::None | Auth::SetupKey => {}
-            Auth::Any => codes.extend([
-                "UNAUTHENTICATED",
-                "AUTH_HEADER_INVALID",
-                "INVALID_CREDENTIAL",
-                "NODE_KEY_NOT_ACCEPTED",
-            ]),
+            Auth::Any | Auth::User | Auth::Subshells => {
+                codes.extend([
+                    "UNAUTHENTICATED",
+                    "AUTH_HEADER_INVALID",
+                    "INVALID_CREDENTIAL",
+                    "NODE_KEY_NOT_ACCEPTED",
+                ]);
+                match self.auth {
+                    Auth::User => codes.push("PANE_TOKEN_NOT_ALLOWED"),
+                    Auth::Subshells => codes.push("PERMISSION_DENIED"),
+                    _ => {}
+                }
+            }
             Auth::Cookie => codes.extend(["UNAUTHENTICATED", "BEARER_NOT_ALLOWED"]),
             Auth::CookieAdmin => {
                 codes.extend(["UNAUTHENTICATED", "BEARER_NOT_ALLOWED", "ADMIN_REQUIRED"]);
@@ -213,7 +228,8 @@ impl RouteDef {
 async fn check_auth(svc: &Service, auth: Auth, meta: &RequestMeta) -> Result<(), ApiError> {
     match auth {
         Auth::None | Auth::SetupKey => Ok(()),
-        Auth::Any => svc.caller(meta).await.map(|_| ()),
+        Auth::Any | Auth::Subshells => svc.caller(meta).await.map(|_| ()),
+        Auth::User => svc.user_caller(meta).await.map(|_| ()),
         Auth::Cookie => svc.session(meta).await.map(|_| ()),
         Auth::CookieAdmin => svc.admin(meta).await.map(|_| ()),
     }
@@ -225,6 +241,8 @@ pub(crate) fn routes() -> Vec<RouteDef> {
     let mut all = accounts::routes();
     all.extend(credentials::routes());
     all.extend(nodes::routes());
+    all.extend(catalog::routes());
+    all.extend(subshells::routes());
     all.extend(audit::routes());
     all
 }

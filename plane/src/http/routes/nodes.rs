@@ -17,7 +17,7 @@ use super::{Auth, RouteDef};
 /// The routes of this domain, in the order the reference lists them.
 #[allow(clippy::too_many_lines)]
 pub(super) fn routes() -> Vec<RouteDef> {
-    use Auth::{Any, Cookie, CookieAdmin, None as Open, SetupKey};
+    use Auth::{Cookie, CookieAdmin, None as Open, SetupKey, User};
     vec![
         // ----- enrollment and nodes -----
         RouteDef::post(
@@ -38,7 +38,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::get(
             "/api/nodes",
             "listNodes",
-            Any,
+            User,
             "List the caller's nodes and the local node",
         )
         .handle(nodes),

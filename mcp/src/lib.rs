@@ -1,0 +1,634 @@
+//! The MCP server of a termplane pane.
+//!
+//! A pane's harness (Claude Code, Codex, Gemini CLI, opencode…) starts this server as its MCP
+//! stdio child — `termplane mcp` on the plane's own host, `termplane-node mcp` on a node — and
+//! the agent in the pane acts through it *as itself*: every tool is a REST call to the plane
+//! made with the pane's own token, so it can do exactly what that token allows (its owner's
+//! subshells, within its permission map) and nothing more.
+//!
+//! The transport is MCP's stdio transport: JSON-RPC 2.0 messages, one per line, on stdin and
+//! stdout (nothing else is ever written to stdout; diagnostics go to stderr). Written by hand
+//! against the published MCP schema (protocol versions 2025-06-18, 2025-03-26 and 2024-11-05):
+//! `initialize`, `notifications/initialized`, `ping`, `tools/list`, `tools/call`.
+//!
+//! Configuration comes from the environment the launch gives the pane (`TERMPLANE_URL`,
+//! `TERMPLANE_TOKEN`, `TERMPLANE_SUBSHELL_ID`, `TERMPLANE_NODE_ID`), or from a `KEY=value` file
+//! named by `--env-file` (a harness that passes no environment to its MCP servers).
+//!
+//! While the server runs it tells the plane every [`KEEPALIVE_EVERY`] that the pane is alive,
+//! which keeps the token from expiring.
+
+use std::io::{BufRead, Write};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// MCP protocol versions this server speaks, newest first.
+pub const PROTOCOL_VERSIONS: &[&str] = &["2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// How often the server tells the plane the pane is alive.
+pub const KEEPALIVE_EVERY: Duration = Duration::from_secs(60 * 60);
+
+/// Most bytes of one incoming message.
+pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
+
+/// The plane's REST API as the server uses it.
+pub trait Plane {
+    /// Sends `method path` with an optional JSON body and answers the status and JSON body.
+    fn request(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<(u16, Value), String>;
+}
+
+/// What the server knows of its pane.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Pane {
+    /// The plane's address.
+    pub url: String,
+    /// The pane's token.
+    pub token: String,
+    /// The pane's subshell id.
+    pub subshell_id: String,
+    /// The node the pane runs on.
+    pub node_id: Option<String>,
+}
+
+impl Pane {
+    /// Reads the configuration from `get` (the environment, or an env file's entries).
+    pub fn from_lookup(get: &dyn Fn(&str) -> Option<String>) -> Result<Self, String> {
+        let need = |k: &str| {
+            get(k)
+                .filter(|v| !v.is_empty())
+                .ok_or_else(|| format!("{k} is not set (the pane's launch sets it)"))
+        };
+        Ok(Self {
+            url: need("TERMPLANE_URL")?.trim_end_matches('/').to_owned(),
+            token: need("TERMPLANE_TOKEN")?,
+            subshell_id: need("TERMPLANE_SUBSHELL_ID")?,
+            node_id: get("TERMPLANE_NODE_ID").filter(|v| !v.is_empty()),
+        })
+    }
+
+    /// Reads `KEY=value` lines (blank lines and `#` comments skipped).
+    #[must_use]
+    pub fn parse_env_file(text: &str) -> Vec<(String, String)> {
+        text.lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .filter_map(|l| l.split_once('='))
+            .map(|(k, v)| (k.trim().to_owned(), v.to_owned()))
+            .collect()
+    }
+}
+
+/// One tool: its name, description and input schema.
+struct Tool {
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    schema: fn() -> Value,
+}
+
+fn tools() -> Vec<Tool> {
+    vec![
+        Tool {
+            name: "list_subshells",
+            title: "List subshells",
+            description: "List the subshells (agent panes) this pane may see: its owner's. Each has an id, a name, a harness, a node, a state and a status.",
+            schema: || {
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "state": { "type": "string", "enum": ["starting", "running", "stopping", "stopped", "exited", "crashed", "failed"], "description": "Only subshells in this state." },
+                        "nodeId": { "type": "string", "description": "Only subshells on this node." }
+                    },
+                    "additionalProperties": false
+                })
+            },
+        },
+        Tool {
+            name: "read_output",
+            title: "Read a pane's screen",
+            description: "Read what a subshell's pane shows now, with some lines of history above it.",
+            schema: || {
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "subshellId": { "type": "string", "description": "The subshell (default: this pane's own)." },
+                        "lines": { "type": "integer", "minimum": 0, "maximum": 10000, "description": "Lines of history above the screen (default 100)." }
+                    },
+                    "additionalProperties": false
+                })
+            },
+        },
+        Tool {
+            name: "send_input",
+            title: "Type into a pane",
+            description: "Type text into a subshell's pane, then press named keys (enter, escape, tab, backspace, ctrl-c, ctrl-d, ctrl-z, up, down, left, right). Needs the token's `subshells: write`.",
+            schema: || {
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "subshellId": { "type": "string" },
+                        "text": { "type": "string", "description": "Typed as it is." },
+                        "keys": { "type": "array", "items": { "type": "string", "enum": ["enter", "escape", "tab", "backspace", "ctrl-c", "ctrl-d", "ctrl-z", "up", "down", "left", "right"] } }
+                    },
+                    "required": ["subshellId"],
+                    "additionalProperties": false
+                })
+            },
+        },
+        Tool {
+            name: "launch_subshell",
+            title: "Launch a subshell",
+            description: "Launch a harness (shell, claude-code, codex, gemini, opencode…) in a new pane, by default on this pane's node and in this pane's owner's name. Needs the token's `subshells: write`; the new pane's permissions cannot exceed this one's.",
+            schema: || {
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "harnessId": { "type": "string" },
+                        "nodeId": { "type": "string", "description": "Default: this pane's node." },
+                        "cwd": { "type": "string", "description": "Absolute directory to start in." },
+                        "name": { "type": "string" },
+                        "prompt": { "type": "string", "description": "Typed once the new pane is quiet." },
+                        "permissions": {
+                            "type": "object",
+                            "properties": {
+                                "channels": { "type": "string", "enum": ["read", "write"] },
+                                "subshells": { "type": "string", "enum": ["read", "write"] }
+                            },
+                            "required": ["channels", "subshells"],
+                            "additionalProperties": false
+                        }
+                    },
+                    "required": ["harnessId"],
+                    "additionalProperties": false
+                })
+            },
+        },
+        Tool {
+            name: "report_attention",
+            title: "Report attention",
+            description: "Tell the people watching that this pane needs input, is done, or neither (`none` clears it).",
+            schema: || {
+                json!({
+                    "type": "object",
+                    "properties": { "attention": { "type": "string", "enum": ["needs_input", "done", "none"] } },
+                    "required": ["attention"],
+                    "additionalProperties": false
+                })
+            },
+        },
+        Tool {
+            name: "report_session",
+            title: "Report the session id",
+            description: "Record this harness's own session id on the pane, so a restart resumes it.",
+            schema: || {
+                json!({
+                    "type": "object",
+                    "properties": { "sessionId": { "type": "string", "pattern": "^[A-Za-z0-9._:-]{1,256}$" } },
+                    "required": ["sessionId"],
+                    "additionalProperties": false
+                })
+            },
+        },
+    ]
+}
+
+/// The server: one pane, one plane.
+pub struct Server<P> {
+    plane: P,
+    pane: Pane,
+}
+
+fn rpc_error(id: &Value, code: i64, message: &str) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } })
+}
+
+fn rpc_result(id: &Value, result: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "result": result })
+}
+
+/// A tool's answer: text for the model, and whether it is an error.
+fn tool_text(text: String, is_error: bool) -> Value {
+    json!({ "content": [{ "type": "text", "text": text }], "isError": is_error })
+}
+
+fn str_arg<'a>(args: &'a Value, k: &str) -> Option<&'a str> {
+    args.get(k).and_then(Value::as_str)
+}
+
+impl<P: Plane> Server<P> {
+    /// A server for `pane`, talking to `plane`.
+    pub fn new(plane: P, pane: Pane) -> Self {
+        Self { plane, pane }
+    }
+
+    /// The pane it serves.
+    #[must_use]
+    pub fn pane(&self) -> &Pane {
+        &self.pane
+    }
+
+    /// Tells the plane the pane is alive (extends its token).
+    pub fn keepalive(&self) -> Result<(), String> {
+        let path = format!("/api/subshells/{}/keepalive", self.pane.subshell_id);
+        match self.plane.request("POST", &path, None)? {
+            (200, _) => Ok(()),
+            (s, v) => Err(format!("keepalive answered {s}: {}", message(&v))),
+        }
+    }
+
+    /// Handles one incoming line; the answer to write, if any (notifications get none).
+    pub fn handle_line(&self, line: &str) -> Option<Value> {
+        let msg: Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(_) => return Some(rpc_error(&Value::Null, -32700, "parse error")),
+        };
+        let Some(obj) = msg.as_object() else {
+            return Some(rpc_error(&Value::Null, -32600, "invalid request"));
+        };
+        let id = obj.get("id").cloned();
+        let Some(method) = obj.get("method").and_then(Value::as_str) else {
+            // A response to a request of ours (we send none), or garbage.
+            return id.map(|id| rpc_error(&id, -32600, "invalid request"));
+        };
+        let Some(id) = id else {
+            // A notification: `notifications/initialized`, `notifications/cancelled`, …
+            return None;
+        };
+        let params = obj.get("params").cloned().unwrap_or(Value::Null);
+        Some(match method {
+            "initialize" => {
+                let asked = params
+                    .get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let version = PROTOCOL_VERSIONS
+                    .iter()
+                    .find(|v| **v == asked)
+                    .copied()
+                    .unwrap_or(PROTOCOL_VERSIONS[0]);
+                rpc_result(
+                    &id,
+                    json!({
+                        "protocolVersion": version,
+                        "capabilities": { "tools": { "listChanged": false } },
+                        "serverInfo": { "name": "termplane", "title": "termplane", "version": env!("CARGO_PKG_VERSION") },
+                        "instructions": "Tools of the termplane control plane, acting with this pane's own token: see the other agent panes of this pane's owner, read their screens, type into them, launch new ones, and report when this pane needs a person or is done."
+                    }),
+                )
+            }
+            "ping" => rpc_result(&id, json!({})),
+            "tools/list" => rpc_result(
+                &id,
+                json!({ "tools": tools().iter().map(|t| json!({
+                    "name": t.name,
+                    "title": t.title,
+                    "description": t.description,
+                    "inputSchema": (t.schema)(),
+                })).collect::<Vec<_>>() }),
+            ),
+            "tools/call" => {
+                let Some(name) = params.get("name").and_then(Value::as_str) else {
+                    return Some(rpc_error(&id, -32602, "tools/call needs a tool name"));
+                };
+                let args = params
+                    .get("arguments")
+                    .cloned()
+                    .unwrap_or_else(|| json!({}));
+                if !args.is_object() {
+                    return Some(rpc_error(&id, -32602, "arguments must be an object"));
+                }
+                match self.call(name, &args) {
+                    Some(result) => rpc_result(&id, result),
+                    None => rpc_error(&id, -32602, &format!("unknown tool: {name}")),
+                }
+            }
+            _ => rpc_error(&id, -32601, &format!("method not found: {method}")),
+        })
+    }
+
+    /// Runs one tool; `None` for an unknown tool.
+    fn call(&self, name: &str, args: &Value) -> Option<Value> {
+        let own = self.pane.subshell_id.as_str();
+        let (method, path, body) = match name {
+            "list_subshells" => {
+                let mut q = Vec::new();
+                if let Some(s) = str_arg(args, "state") {
+                    q.push(format!("state={}", encode(s)));
+                }
+                if let Some(n) = str_arg(args, "nodeId") {
+                    q.push(format!("nodeId={}", encode(n)));
+                }
+                let query = if q.is_empty() {
+                    String::new()
+                } else {
+                    format!("?{}", q.join("&"))
+                };
+                ("GET", format!("/api/subshells{query}"), None)
+            }
+            "read_output" => {
+                let target = str_arg(args, "subshellId").unwrap_or(own);
+                let lines = args.get("lines").and_then(Value::as_u64).unwrap_or(100);
+                (
+                    "GET",
+                    format!("/api/subshells/{}/screen?lines={lines}", encode(target)),
+                    None,
+                )
+            }
+            "send_input" => {
+                let target = str_arg(args, "subshellId").unwrap_or(own);
+                let mut body = json!({});
+                if let Some(t) = args.get("text") {
+                    body["text"] = t.clone();
+                }
+                if let Some(k) = args.get("keys") {
+                    body["keys"] = k.clone();
+                }
+                (
+                    "POST",
+                    format!("/api/subshells/{}/input", encode(target)),
+                    Some(body),
+                )
+            }
+            "launch_subshell" => {
+                let mut body = args.clone();
+                if body.get("nodeId").is_none()
+                    && let Some(n) = &self.pane.node_id
+                {
+                    body["nodeId"] = Value::String(n.clone());
+                }
+                ("POST", "/api/subshells".to_owned(), Some(body))
+            }
+            "report_attention" => (
+                "POST",
+                format!("/api/subshells/{}/attention", encode(own)),
+                Some(json!({ "attention": args.get("attention").cloned().unwrap_or(Value::Null) })),
+            ),
+            "report_session" => (
+                "PUT",
+                format!("/api/subshells/{}/session", encode(own)),
+                Some(
+                    json!({ "harnessSessionId": args.get("sessionId").cloned().unwrap_or(Value::Null) }),
+                ),
+            ),
+            _ => return None,
+        };
+        Some(match self.plane.request(method, &path, body.as_ref()) {
+            Ok((status, v)) if (200..300).contains(&status) => {
+                tool_text(serde_json::to_string_pretty(&v).unwrap_or_default(), false)
+            }
+            Ok((status, v)) => tool_text(
+                format!(
+                    "refused ({status} {}): {}",
+                    v.get("code").and_then(Value::as_str).unwrap_or("ERROR"),
+                    message(&v)
+                ),
+                true,
+            ),
+            Err(e) => tool_text(format!("the plane could not be reached: {e}"), true),
+        })
+    }
+
+    /// Serves `input` until it ends, writing answers to `output`.
+    pub fn serve(&self, input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
+        let mut reader = input;
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            let n = read_line_capped(&mut reader, &mut line)?;
+            if n == 0 {
+                return Ok(());
+            }
+            let answer = match std::str::from_utf8(&line) {
+                _ if line.len() > MAX_MESSAGE_BYTES => {
+                    Some(rpc_error(&Value::Null, -32600, "message too large"))
+                }
+                Ok(text) if text.trim().is_empty() => None,
+                Ok(text) => self.handle_line(text.trim()),
+                Err(_) => Some(rpc_error(&Value::Null, -32700, "parse error")),
+            };
+            if let Some(a) = answer {
+                let mut bytes = serde_json::to_vec(&a).unwrap_or_default();
+                bytes.push(b'\n');
+                output.write_all(&bytes)?;
+                output.flush()?;
+            }
+        }
+    }
+}
+
+/// Reads one line into `buf`, keeping at most [`MAX_MESSAGE_BYTES`] + 1 bytes of it (the rest
+/// of an oversize line is read and dropped). Answers the bytes consumed.
+fn read_line_capped(r: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+    let mut consumed = 0;
+    loop {
+        let chunk = r.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(consumed);
+        }
+        let (take, done) = match chunk.iter().position(|b| *b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        let room = (MAX_MESSAGE_BYTES + 1).saturating_sub(buf.len());
+        buf.extend_from_slice(&chunk[..take.min(room)]);
+        r.consume(take);
+        consumed += take;
+        if done {
+            if buf.last() == Some(&b'\n') {
+                buf.pop();
+            }
+            return Ok(consumed);
+        }
+    }
+}
+
+fn message(v: &Value) -> String {
+    v.get("message")
+        .and_then(Value::as_str)
+        .map_or_else(|| v.to_string(), str::to_owned)
+}
+
+/// Percent-encodes a path segment or query value.
+fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+    use std::cell::RefCell;
+
+    /// Records requests and answers them from a table (a unit test of the protocol layer; the
+    /// integration tests run the real plane).
+    struct Recorder {
+        seen: RefCell<Vec<(String, String, Option<Value>)>>,
+        answer: (u16, Value),
+    }
+
+    impl Plane for &Recorder {
+        fn request(
+            &self,
+            method: &str,
+            path: &str,
+            body: Option<&Value>,
+        ) -> Result<(u16, Value), String> {
+            self.seen
+                .borrow_mut()
+                .push((method.into(), path.into(), body.cloned()));
+            Ok(self.answer.clone())
+        }
+    }
+
+    fn pane() -> Pane {
+        Pane {
+            url: "http://p".into(),
+            token: "tp_x".into(),
+            subshell_id: "abc".into(),
+            node_id: Some("n1".into()),
+        }
+    }
+
+    #[test]
+    fn initialize_negotiates_a_known_version() {
+        let r = Recorder {
+            seen: RefCell::default(),
+            answer: (200, json!({})),
+        };
+        let s = Server::new(&r, pane());
+        let a = s
+            .handle_line(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#)
+            .unwrap();
+        assert_eq!(a["result"]["protocolVersion"], "2025-03-26");
+        assert!(a["result"]["capabilities"]["tools"].is_object());
+        let a = s
+            .handle_line(r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"1999-01-01"}}"#)
+            .unwrap();
+        assert_eq!(a["result"]["protocolVersion"], PROTOCOL_VERSIONS[0]);
+        assert!(
+            s.handle_line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn protocol_faults_get_json_rpc_errors() {
+        let r = Recorder {
+            seen: RefCell::default(),
+            answer: (200, json!({})),
+        };
+        let s = Server::new(&r, pane());
+        assert_eq!(s.handle_line("{").unwrap()["error"]["code"], -32700);
+        assert_eq!(s.handle_line("[]").unwrap()["error"]["code"], -32600);
+        assert_eq!(
+            s.handle_line(r#"{"jsonrpc":"2.0","id":3,"method":"nope"}"#)
+                .unwrap()["error"]["code"],
+            -32601
+        );
+        assert_eq!(
+            s.handle_line(
+                r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"nope"}}"#
+            )
+            .unwrap()["error"]["code"],
+            -32602
+        );
+        assert!(r.seen.borrow().is_empty());
+    }
+
+    #[test]
+    fn tools_map_to_the_panes_own_rest_calls() {
+        let r = Recorder {
+            seen: RefCell::default(),
+            answer: (200, json!({"ok": true})),
+        };
+        let s = Server::new(&r, pane());
+        let call = |name: &str, args: Value| {
+            s.handle_line(
+                &json!({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":name,"arguments":args}})
+                    .to_string(),
+            )
+            .unwrap()
+        };
+        assert_eq!(
+            call("report_attention", json!({"attention":"done"}))["result"]["isError"],
+            false
+        );
+        call("launch_subshell", json!({"harnessId":"shell"}));
+        call("read_output", json!({}));
+        let seen = r.seen.borrow();
+        assert_eq!(seen[0].1, "/api/subshells/abc/attention");
+        assert_eq!(seen[1].2.as_ref().unwrap()["nodeId"], "n1");
+        assert_eq!(seen[2].1, "/api/subshells/abc/screen?lines=100");
+    }
+
+    #[test]
+    fn a_refusal_is_a_tool_error_naming_the_code() {
+        let r = Recorder {
+            seen: RefCell::default(),
+            answer: (403, json!({"code": "PERMISSION_DENIED", "message": "no"})),
+        };
+        let s = Server::new(&r, pane());
+        let a = s
+            .handle_line(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"send_input","arguments":{"subshellId":"x","text":"hi"}}}"#)
+            .unwrap();
+        assert_eq!(a["result"]["isError"], true);
+        assert!(
+            a["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("PERMISSION_DENIED")
+        );
+    }
+
+    #[test]
+    fn serve_answers_line_by_line_and_caps_messages() {
+        let r = Recorder {
+            seen: RefCell::default(),
+            answer: (200, json!({})),
+        };
+        let s = Server::new(&r, pane());
+        let mut input = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.to_vec();
+        input.push(b'\n');
+        input.extend(std::iter::repeat_n(b'x', MAX_MESSAGE_BYTES + 10));
+        input.push(b'\n');
+        input.extend_from_slice(br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#);
+        input.push(b'\n');
+        let mut out = Vec::new();
+        s.serve(&input[..], &mut out).unwrap();
+        let lines: Vec<Value> = out
+            .split(|b| *b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 3);
+        assert_eq!(lines[0]["id"], 1);
+        assert_eq!(lines[1]["error"]["code"], -32600);
+        assert_eq!(lines[2]["id"], 2);
+    }
+
+    #[test]
+    fn env_files_parse() {
+        let e = Pane::parse_env_file("# c\nTERMPLANE_URL=http://x:1\n\nTERMPLANE_TOKEN=tp_a=b\n");
+        assert_eq!(
+            e,
+            [
+                ("TERMPLANE_URL".into(), "http://x:1".into()),
+                ("TERMPLANE_TOKEN".into(), "tp_a=b".into())
+            ]
+        );
+    }
+}

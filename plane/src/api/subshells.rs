@@ -1,0 +1,665 @@
+//! Subshells: harness panes on a node, their lifecycle, input, logs and self-reports.
+//!
+//! The lifecycle is defined in one place, [`crate::service::lifecycle`]; [`SubshellState`] is its
+//! vocabulary, and [`SubshellStatus`] the single badge a view shows (it tells "node unreachable"
+//! from "crashed").
+
+use std::borrow::Cow;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::de::{self, Deserializer};
+use serde::{Deserialize, Serialize};
+
+use super::{AbsPath, RowId, Text, forbidden_class, is_forbidden_char};
+
+/// Where a subshell is in its life (see `service::lifecycle` for every move).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SubshellState {
+    /// The launch is on its way to the node.
+    Starting,
+    /// The pane runs.
+    Running,
+    /// A graceful stop was asked for; the pane has until the grace ends.
+    Stopping,
+    /// Stopped on request (terminate or kill).
+    Stopped,
+    /// The program ended on its own with exit code 0.
+    Exited,
+    /// The program ended on its own with another code, or its pane vanished.
+    Crashed,
+    /// A relaunch was refused by the node (the reason is in `error`).
+    Failed,
+}
+
+impl SubshellState {
+    /// The stored spelling.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Starting => "starting",
+            Self::Running => "running",
+            Self::Stopping => "stopping",
+            Self::Stopped => "stopped",
+            Self::Exited => "exited",
+            Self::Crashed => "crashed",
+            Self::Failed => "failed",
+        }
+    }
+
+    /// The state of a stored spelling.
+    #[must_use]
+    pub fn from_stored(s: &str) -> Self {
+        match s {
+            "starting" => Self::Starting,
+            "running" => Self::Running,
+            "stopping" => Self::Stopping,
+            "stopped" => Self::Stopped,
+            "exited" => Self::Exited,
+            "failed" => Self::Failed,
+            _ => Self::Crashed,
+        }
+    }
+
+    /// Whether a pane is (or should be) alive on the node.
+    #[must_use]
+    pub fn is_live(self) -> bool {
+        matches!(self, Self::Starting | Self::Running | Self::Stopping)
+    }
+}
+
+/// The one badge a view of a subshell shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SubshellStatus {
+    /// Launching.
+    Starting,
+    /// Running, nothing asked of a person.
+    Running,
+    /// Running and waiting for a person (the harness reported it).
+    NeedsAttention,
+    /// Live on a node whose link is down (or whose census is not in yet): the pane may well be
+    /// running; the plane cannot tell.
+    NodeUnreachable,
+    /// Stopping.
+    Stopping,
+    /// Stopped on request.
+    Stopped,
+    /// Ended with exit code 0.
+    Exited,
+    /// Ended with another code, or vanished.
+    Crashed,
+    /// A relaunch was refused.
+    Failed,
+}
+
+/// What a harness last said about needing a person.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Attention {
+    /// Nothing.
+    #[default]
+    None,
+    /// The agent waits for input.
+    NeedsInput,
+    /// The agent finished its task.
+    Done,
+}
+
+impl Attention {
+    /// The stored spelling.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::NeedsInput => "needs_input",
+            Self::Done => "done",
+        }
+    }
+
+    /// The value of a stored spelling.
+    #[must_use]
+    pub fn from_stored(s: &str) -> Self {
+        match s {
+            "needs_input" => Self::NeedsInput,
+            "done" => Self::Done,
+            _ => Self::None,
+        }
+    }
+}
+
+/// One permission of a pane's token.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Access {
+    /// Read only.
+    Read,
+    /// Read and write.
+    Write,
+}
+
+/// The permission map of a subshell token: a fixed ceiling for everything the pane does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Permissions {
+    /// Channels (encrypted agent logs).
+    pub channels: Access,
+    /// Subshells of the pane's owner: `read` lists and reads them, `write` also types into,
+    /// resizes, restarts, stops and launches them.
+    pub subshells: Access,
+}
+
+impl Default for Permissions {
+    fn default() -> Self {
+        Self {
+            channels: Access::Write,
+            subshells: Access::Read,
+        }
+    }
+}
+
+impl Permissions {
+    /// Whether every permission of `self` is within `ceiling`.
+    #[must_use]
+    pub fn within(&self, ceiling: &Self) -> bool {
+        self.channels <= ceiling.channels && self.subshells <= ceiling.subshells
+    }
+}
+
+/// Who started a subshell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CreatedBy {
+    /// A person with a browser session.
+    Cookie,
+    /// A script with a system key.
+    SystemKey,
+    /// Another subshell, with its token.
+    Pane,
+}
+
+/// Text that may span lines: like [`Text`], with newline and tab allowed.
+#[derive(Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Multiline<const MIN: usize, const MAX: usize>(String);
+
+impl<const MIN: usize, const MAX: usize> Multiline<MIN, MAX> {
+    /// The text.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<const MIN: usize, const MAX: usize> std::fmt::Debug for Multiline<MIN, MAX> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl<'de, const MIN: usize, const MAX: usize> Deserialize<'de> for Multiline<MIN, MAX> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        let n = s.chars().count();
+        if n < MIN || n > MAX {
+            return Err(de::Error::custom(format!(
+                "must be {MIN} to {MAX} characters"
+            )));
+        }
+        if s.chars()
+            .any(|c| c != '\n' && c != '\t' && is_forbidden_char(c))
+        {
+            return Err(de::Error::custom(
+                "must not contain control characters other than newline and tab, nor invisible \
+                 or bidirectional-control characters",
+            ));
+        }
+        Ok(Self(s))
+    }
+}
+
+impl<const MIN: usize, const MAX: usize> JsonSchema for Multiline<MIN, MAX> {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        format!("Multiline{MIN}to{MAX}").into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        // The forbidden class without tab (U+0009) and newline (U+000A).
+        let class =
+            forbidden_class().replacen("\\u0000-\\u001f", "\\u0000-\\u0008\\u000b-\\u001f", 1);
+        json_schema!({
+            "type": "string",
+            "minLength": MIN,
+            "maxLength": MAX,
+            "pattern": format!("^[^{class}]*$"),
+        })
+    }
+}
+
+/// An initial prompt (typed once the pane is quiet).
+pub type Prompt = Multiline<1, 65_536>;
+
+/// Most characters typed by one `input` request.
+pub const INPUT_MAX_CHARS: usize = 262_144;
+
+/// Keystrokes as text: any character but NUL (control characters are typed as they are).
+#[derive(Clone, PartialEq, Eq, Serialize, Default)]
+#[serde(transparent)]
+pub struct InputText(String);
+
+impl InputText {
+    /// The text.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for InputText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "InputText({} chars)", self.0.chars().count())
+    }
+}
+
+impl<'de> Deserialize<'de> for InputText {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        if s.chars().count() > INPUT_MAX_CHARS {
+            return Err(de::Error::custom(format!(
+                "must be at most {INPUT_MAX_CHARS} characters"
+            )));
+        }
+        if s.contains('\0') {
+            return Err(de::Error::custom("must not contain NUL"));
+        }
+        Ok(Self(s))
+    }
+}
+
+impl JsonSchema for InputText {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        "InputText".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "string",
+            "maxLength": INPUT_MAX_CHARS,
+            "pattern": "^[^\\u0000]*$",
+        })
+    }
+}
+
+/// A terminal grid size: 1 to 1,000 columns or rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct GridSize(pub u16);
+
+impl<'de> Deserialize<'de> for GridSize {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = u16::deserialize(d)?;
+        if (1..=1000).contains(&v) {
+            Ok(Self(v))
+        } else {
+            Err(de::Error::custom("must be 1 to 1000"))
+        }
+    }
+}
+
+impl JsonSchema for GridSize {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        "GridSize".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "type": "integer", "minimum": 1, "maximum": 1000 })
+    }
+}
+
+/// A harness plugin's id: one of the built-in plugins (`shell`, `claude-code`, `codex`,
+/// `gemini`, `opencode`); the schema lists them.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
+pub struct PluginId(String);
+
+impl PluginId {
+    /// Validates `s` against the built-in plugins.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        if crate::plugins::find(s).is_some() {
+            Ok(Self(s.to_owned()))
+        } else {
+            Err("must be a harness plugin id (see GET /api/plugins)".into())
+        }
+    }
+
+    /// The id.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for PluginId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Self::parse(&s).map_err(de::Error::custom)
+    }
+}
+
+impl JsonSchema for PluginId {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        "PluginId".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let ids: Vec<&str> = crate::plugins::builtin().iter().map(|p| p.id).collect();
+        json_schema!({ "type": "string", "enum": ids })
+    }
+}
+
+/// `POST /api/subshells`: launch a harness in a pane.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct LaunchRequest {
+    /// The node to run on (the local node's id for the plane's own host).
+    pub node_id: RowId,
+    /// The harness plugin (`shell`, `claude-code`, `codex`, `gemini`, …).
+    pub harness_id: PluginId,
+    /// A workspace of the caller on that node: the pane starts in its directory.
+    #[serde(default)]
+    pub workspace_id: Option<RowId>,
+    /// An absolute directory to start in (default: the workspace's directory, else the node's
+    /// home). With a workspace too, this directory is used and the workspace recorded.
+    #[serde(default)]
+    pub cwd: Option<AbsPath>,
+    /// A preset of the caller (environment, flags, settings, config isolation, auto-restart).
+    #[serde(default)]
+    pub preset_id: Option<RowId>,
+    /// A name to show (default: the harness and a short id).
+    #[serde(default)]
+    pub name: Option<Text<1, 100>>,
+    /// Columns (default 120).
+    #[serde(default)]
+    pub cols: Option<GridSize>,
+    /// Rows (default 36).
+    #[serde(default)]
+    pub rows: Option<GridSize>,
+    /// A prompt to type, with Enter, once the pane has been quiet for a moment.
+    #[serde(default)]
+    pub prompt: Option<Prompt>,
+    /// The permission map of the pane's token (default: channels write, subshells read). A pane
+    /// that launches cannot give more than its own.
+    #[serde(default)]
+    pub permissions: Option<Permissions>,
+    /// A harness session to resume (when the harness supports it): 1 to 256 of
+    /// `[A-Za-z0-9._:-]`.
+    #[serde(default)]
+    pub resume: Option<ResumeId>,
+}
+
+/// A harness session id to resume.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct ResumeId(String);
+
+impl ResumeId {
+    /// The id.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for ResumeId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        let ok = (1..=256).contains(&s.len())
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b".-_:".contains(&b));
+        if ok {
+            Ok(Self(s))
+        } else {
+            Err(de::Error::custom(
+                "must be 1 to 256 of letters, digits, `.`, `_`, `:` and `-`",
+            ))
+        }
+    }
+}
+
+impl JsonSchema for ResumeId {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        "ResumeId".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "type": "string", "pattern": "^[A-Za-z0-9._:-]{1,256}$" })
+    }
+}
+
+/// A subshell as the API shows it.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Subshell {
+    /// Subshell id (also its pane's id on the node).
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// The owning account.
+    pub owner_user_id: String,
+    /// The node it runs on.
+    pub node_id: String,
+    /// The harness plugin.
+    pub harness_id: String,
+    /// Working directory.
+    pub cwd: String,
+    /// The preset it was launched with.
+    pub preset_id: Option<String>,
+    /// The workspace it was launched in.
+    pub workspace_id: Option<String>,
+    /// Lifecycle state.
+    pub state: SubshellState,
+    /// The badge a view shows.
+    pub status: SubshellStatus,
+    /// Whether the node's link is up and its census applied.
+    pub node_reachable: bool,
+    /// Exit code, once ended (`null` when the pane vanished without one).
+    pub exit_code: Option<i32>,
+    /// Why the last launch failed.
+    pub error: Option<String>,
+    /// Columns.
+    pub cols: u16,
+    /// Rows.
+    pub rows: u16,
+    /// What the harness last reported.
+    pub attention: Attention,
+    /// When it reported it (ms).
+    pub attention_at: Option<i64>,
+    /// The harness's own session id, as it reported it (for resuming).
+    pub harness_session_id: Option<String>,
+    /// The permission map of the pane's token.
+    pub permissions: Permissions,
+    /// When the pane's token expires (ms); `null` once revoked.
+    pub token_expires_at: Option<i64>,
+    /// Relaunch when the program crashes (from the preset).
+    pub auto_restart: bool,
+    /// Relaunches so far.
+    pub restarts: i64,
+    /// The initial prompt's delivery: `none`, `pending`, `delivered` or `failed`.
+    pub prompt_state: String,
+    /// The subshell whose pane launched this one, if any.
+    pub parent_subshell_id: Option<String>,
+    /// Who launched it.
+    pub created_by: CreatedBy,
+    /// Creation time (ms).
+    pub created_at: i64,
+    /// Last change (ms).
+    pub updated_at: i64,
+    /// When the pane last started (ms).
+    pub started_at: Option<i64>,
+    /// When it last ended (ms).
+    pub ended_at: Option<i64>,
+}
+
+/// `GET /api/subshells` query.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SubshellsQuery {
+    /// Only this node's subshells.
+    #[serde(default)]
+    pub node_id: Option<RowId>,
+    /// Only this harness's.
+    #[serde(default)]
+    pub harness_id: Option<PluginId>,
+    /// Only subshells in this state.
+    #[serde(default)]
+    pub state: Option<SubshellState>,
+}
+
+/// `GET /api/subshells/{id}/logs` query.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct LogsQuery {
+    /// First byte to read (default 0).
+    #[serde(default)]
+    pub from_byte: u64,
+    /// Most bytes to read (default and at most 1 MiB).
+    #[serde(default = "default_max_bytes", deserialize_with = "max_bytes")]
+    #[schemars(range(min = 1, max = 1_048_576))]
+    pub max_bytes: u32,
+}
+
+fn default_max_bytes() -> u32 {
+    1_048_576
+}
+
+fn max_bytes<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    let v = u32::deserialize(d)?;
+    if (1..=1_048_576).contains(&v) {
+        Ok(v)
+    } else {
+        Err(de::Error::custom("must be 1 to 1048576"))
+    }
+}
+
+/// `GET /api/subshells/{id}/logs` answer: a byte range of the pane's log.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LogChunk {
+    /// The first byte returned.
+    pub from_byte: u64,
+    /// One past the last byte returned.
+    pub to_byte: u64,
+    /// The log's size now.
+    pub size: u64,
+    /// The bytes, base64 (standard alphabet, padded).
+    pub data_b64: String,
+}
+
+/// `GET /api/subshells/{id}/screen` query.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ScreenQuery {
+    /// Lines of history to include above the visible screen (default 0, at most 10000).
+    #[serde(default, deserialize_with = "history_lines")]
+    #[schemars(range(max = 10_000))]
+    pub lines: u32,
+}
+
+fn history_lines<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    let v = u32::deserialize(d)?;
+    if v <= 10_000 {
+        Ok(v)
+    } else {
+        Err(de::Error::custom("must be at most 10000"))
+    }
+}
+
+/// `GET /api/subshells/{id}/screen` answer: the pane's text as it shows now.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Screen {
+    /// The text, one line per row.
+    pub text: String,
+}
+
+/// A named key.
+pub use termplane_proto::command::NamedKey;
+
+/// `POST /api/subshells/{id}/input`: text typed literally, then named keys.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct InputRequest {
+    /// Text typed as it is (a long paste is sent in pieces, in order).
+    #[serde(default)]
+    pub text: InputText,
+    /// Named keys pressed after the text (at most 64).
+    #[serde(default, deserialize_with = "keys")]
+    #[schemars(length(max = 64))]
+    pub keys: Vec<NamedKey>,
+}
+
+fn keys<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<NamedKey>, D::Error> {
+    let v = Vec::<NamedKey>::deserialize(d)?;
+    if v.len() > 64 {
+        return Err(de::Error::custom("at most 64 keys"));
+    }
+    Ok(v)
+}
+
+/// `POST /api/subshells/{id}/input` answer.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InputDone {
+    /// Characters typed.
+    pub chars: u64,
+    /// Keys pressed.
+    pub keys: u64,
+    /// Commands it took (a long paste is split).
+    pub pieces: u64,
+}
+
+/// `POST /api/subshells/{id}/resize`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ResizeRequest {
+    /// Columns.
+    pub cols: GridSize,
+    /// Rows.
+    pub rows: GridSize,
+}
+
+/// `POST /api/subshells/{id}/attention` (the pane's own token only).
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AttentionRequest {
+    /// `needs_input`, `done`, or `none` to clear.
+    pub attention: Attention,
+}
+
+/// `PUT /api/subshells/{id}/session` (the pane's own token only).
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SessionRequest {
+    /// The harness's own session id (what `resume` takes).
+    pub harness_session_id: ResumeId,
+}
+
+/// `POST /api/subshells/{id}/keepalive` answer (the pane's own token only).
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct KeptAlive {
+    /// The token's new expiry (ms): seven days from now.
+    pub token_expires_at: i64,
+}

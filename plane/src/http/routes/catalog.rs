@@ -1,0 +1,226 @@
+//! Routes of the launch catalog: harness plugins and their detection on nodes, presets,
+//! workspaces, and which nodes scripts may launch on.
+
+use std::sync::Arc;
+
+use super::super::handler::{Json, NoContent, Path, Query};
+use super::{Auth, RouteDef};
+use crate::api::IdParam;
+use crate::api::catalog::{
+    HarnessStatus, HarnessesQuery, Plugin, PluginParam, PluginUpdate, Preset, PresetRequest,
+    SystemAccessRequest, Workspace, WorkspaceRequest,
+};
+use crate::api::nodes::Node;
+use crate::error::ApiError;
+use crate::service::{RequestMeta, Service};
+
+/// The routes of this domain, in the order the reference lists them.
+#[allow(clippy::too_many_lines)]
+pub(super) fn routes() -> Vec<RouteDef> {
+    use Auth::{Any, CookieAdmin, User};
+    vec![
+        RouteDef::get(
+            "/api/plugins",
+            "listPlugins",
+            Any,
+            "The harness plugins, with whether each is enabled",
+        )
+        .handle(plugins),
+        RouteDef::put(
+            "/api/plugins/:id",
+            "setPluginEnabled",
+            CookieAdmin,
+            "Turn a plugin on or off",
+        )
+        .handle(set_plugin),
+        RouteDef::get(
+            "/api/nodes/:id/harnesses",
+            "nodeHarnesses",
+            User,
+            "Every harness as a node has it, and whether it can be launched there (detects when asked or when the last answer is older than ten minutes)",
+        )
+        .errors(&[
+            "INPUT_VALIDATION_ERROR",
+            "NODE_NOT_ALLOWED",
+            "NODE_OFFLINE",
+            "NODE_LINK_CLOSED",
+            "NODE_BAD_RESULT",
+            "NODE_TIMEOUT",
+            "LOCAL_NODE_UNAVAILABLE",
+        ])
+        .handle(harnesses),
+        RouteDef::put(
+            "/api/nodes/:id/system-access",
+            "setNodeSystemAccess",
+            CookieAdmin,
+            "Let scripts (system keys) launch subshells on a node, or stop letting them",
+        )
+        .handle(system_access),
+        RouteDef::get("/api/presets", "listPresets", User, "The caller's presets")
+            .handle(presets),
+        RouteDef::post("/api/presets", "createPreset", User, "Create a preset")
+            .ok(201)
+            .handle(create_preset),
+        RouteDef::get("/api/presets/:id", "getPreset", User, "One preset").handle(preset),
+        RouteDef::put(
+            "/api/presets/:id",
+            "updatePreset",
+            User,
+            "Replace a preset's fields",
+        )
+        .handle(update_preset),
+        RouteDef::delete(
+            "/api/presets/:id",
+            "deletePreset",
+            User,
+            "Delete a preset (subshells launched with it keep what they had)",
+        )
+        .handle(delete_preset),
+        RouteDef::get(
+            "/api/workspaces",
+            "listWorkspaces",
+            User,
+            "The caller's workspaces",
+        )
+        .handle(workspaces),
+        RouteDef::post(
+            "/api/workspaces",
+            "createWorkspace",
+            User,
+            "Name a directory on a node the caller may launch on",
+        )
+        .ok(201)
+        .errors(&["NOT_FOUND", "NODE_NOT_ALLOWED"])
+        .handle(create_workspace),
+        RouteDef::get("/api/workspaces/:id", "getWorkspace", User, "One workspace")
+            .handle(workspace),
+        RouteDef::put(
+            "/api/workspaces/:id",
+            "updateWorkspace",
+            User,
+            "Replace a workspace's fields",
+        )
+        .errors(&["NODE_NOT_ALLOWED"])
+        .handle(update_workspace),
+        RouteDef::delete(
+            "/api/workspaces/:id",
+            "deleteWorkspace",
+            User,
+            "Delete a workspace",
+        )
+        .handle(delete_workspace),
+    ]
+}
+
+type Res<T> = Result<T, ApiError>;
+
+async fn plugins(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Vec<Plugin>>> {
+    svc.plugins(&meta).await.map(Json)
+}
+
+async fn set_plugin(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<PluginParam>,
+    Json(b): Json<PluginUpdate>,
+) -> Res<Json<Plugin>> {
+    svc.set_plugin_enabled(&meta, p.id.as_str(), b.enabled)
+        .await
+        .map(Json)
+}
+
+async fn harnesses(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    Query(q): Query<HarnessesQuery>,
+) -> Res<Json<Vec<HarnessStatus>>> {
+    svc.node_harnesses(&meta, p.id.as_str(), q.refresh)
+        .await
+        .map(Json)
+}
+
+async fn system_access(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    Json(b): Json<SystemAccessRequest>,
+) -> Res<Json<Node>> {
+    svc.set_system_access(&meta, p.id.as_str(), b.allowed)
+        .await
+        .map(Json)
+}
+
+async fn presets(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Vec<Preset>>> {
+    svc.presets(&meta).await.map(Json)
+}
+
+async fn create_preset(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Json(b): Json<PresetRequest>,
+) -> Res<Json<Preset>> {
+    svc.create_preset(&meta, b).await.map(Json)
+}
+
+async fn preset(svc: Arc<Service>, meta: RequestMeta, Path(p): Path<IdParam>) -> Res<Json<Preset>> {
+    svc.preset(&meta, p.id.as_str()).await.map(Json)
+}
+
+async fn update_preset(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    Json(b): Json<PresetRequest>,
+) -> Res<Json<Preset>> {
+    svc.update_preset(&meta, p.id.as_str(), b).await.map(Json)
+}
+
+async fn delete_preset(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+) -> Res<NoContent> {
+    svc.delete_preset(&meta, p.id.as_str()).await?;
+    Ok(NoContent)
+}
+
+async fn workspaces(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Vec<Workspace>>> {
+    svc.workspaces(&meta).await.map(Json)
+}
+
+async fn create_workspace(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Json(b): Json<WorkspaceRequest>,
+) -> Res<Json<Workspace>> {
+    svc.create_workspace(&meta, b).await.map(Json)
+}
+
+async fn workspace(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+) -> Res<Json<Workspace>> {
+    svc.workspace(&meta, p.id.as_str()).await.map(Json)
+}
+
+async fn update_workspace(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    Json(b): Json<WorkspaceRequest>,
+) -> Res<Json<Workspace>> {
+    svc.update_workspace(&meta, p.id.as_str(), b)
+        .await
+        .map(Json)
+}
+
+async fn delete_workspace(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+) -> Res<NoContent> {
+    svc.delete_workspace(&meta, p.id.as_str()).await?;
+    Ok(NoContent)
+}

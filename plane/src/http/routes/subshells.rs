@@ -1,0 +1,332 @@
+//! Routes of subshells: launching, listing, reading, typing, lifecycle moves and the reports a
+//! pane makes about itself.
+
+use std::sync::Arc;
+
+use super::super::handler::{Json, MaybeJson, NoContent, Path, Query};
+use super::{Auth, RouteDef};
+use crate::api::subshells::{
+    AttentionRequest, InputDone, InputRequest, KeptAlive, LaunchRequest, LogChunk, LogsQuery,
+    ResizeRequest, Screen, ScreenQuery, SessionRequest, Subshell, SubshellsQuery,
+};
+use crate::api::{Empty, IdParam};
+use crate::error::ApiError;
+use crate::service::{RequestMeta, Service};
+
+/// Codes a command sent to the subshell's node can end with.
+const NODE_CODES: &[&str] = &[
+    "NODE_OFFLINE",
+    "NODE_REFUSED",
+    "COMMAND_TOO_LARGE",
+    "NODE_LINK_CLOSED",
+    "NODE_BAD_RESULT",
+    "NODE_TIMEOUT",
+    "LOCAL_NODE_UNAVAILABLE",
+];
+
+/// The routes of this domain, in the order the reference lists them.
+#[allow(clippy::too_many_lines)]
+pub(super) fn routes() -> Vec<RouteDef> {
+    use Auth::Subshells;
+    vec![
+        RouteDef::post(
+            "/api/subshells",
+            "launchSubshell",
+            Subshells,
+            "Launch a harness in a pane on a node (a launch the node refuses leaves nothing behind)",
+        )
+        .ok(201)
+        .errors(&[
+            "NOT_FOUND",
+            "NODE_NOT_ALLOWED",
+            "REFERENCE_MISMATCH",
+            "NODE_OFFLINE",
+            "PLUGIN_DISABLED",
+            "HARNESS_NOT_INSTALLED",
+            "LAUNCH_REFUSED",
+            "COMMAND_TOO_LARGE",
+            "NODE_LINK_CLOSED",
+            "NODE_BAD_RESULT",
+            "NODE_TIMEOUT",
+            "LOCAL_NODE_UNAVAILABLE",
+        ])
+        .handle(launch),
+        RouteDef::get(
+            "/api/subshells",
+            "listSubshells",
+            Subshells,
+            "The caller's subshells (an administrator's session: every one), newest first",
+        )
+        .errors(&["INPUT_VALIDATION_ERROR"])
+        .handle(list),
+        RouteDef::get("/api/subshells/:id", "getSubshell", Subshells, "One subshell")
+            .handle(get),
+        RouteDef::delete(
+            "/api/subshells/:id",
+            "deleteSubshell",
+            Subshells,
+            "Delete a subshell: a live pane is killed, its token revoked, its row removed",
+        )
+        .errors(NODE_CODES)
+        .handle(delete),
+        RouteDef::get(
+            "/api/subshells/:id/logs",
+            "subshellLogs",
+            Subshells,
+            "A byte range of the pane's log (everything it printed)",
+        )
+        .errors(&[
+            "INPUT_VALIDATION_ERROR",
+            "NODE_OFFLINE",
+            "NODE_REFUSED",
+            "NODE_LINK_CLOSED",
+            "NODE_BAD_RESULT",
+            "NODE_TIMEOUT",
+            "LOCAL_NODE_UNAVAILABLE",
+        ])
+        .handle(logs),
+        RouteDef::get(
+            "/api/subshells/:id/screen",
+            "subshellScreen",
+            Subshells,
+            "The pane's text as it shows now (with `lines` of history above it)",
+        )
+        .errors(&[
+            "INPUT_VALIDATION_ERROR",
+            "SUBSHELL_NOT_RUNNING",
+            "NODE_OFFLINE",
+            "NODE_REFUSED",
+            "NODE_LINK_CLOSED",
+            "NODE_BAD_RESULT",
+            "NODE_TIMEOUT",
+            "LOCAL_NODE_UNAVAILABLE",
+        ])
+        .handle(screen),
+        RouteDef::post(
+            "/api/subshells/:id/input",
+            "subshellInput",
+            Subshells,
+            "Type text (a long paste goes in pieces, in order) and press named keys",
+        )
+        .errors(&[
+            "SUBSHELL_NOT_RUNNING",
+            "NODE_OFFLINE",
+            "NODE_REFUSED",
+            "COMMAND_TOO_LARGE",
+            "NODE_LINK_CLOSED",
+            "NODE_BAD_RESULT",
+            "NODE_TIMEOUT",
+            "LOCAL_NODE_UNAVAILABLE",
+        ])
+        .handle(input),
+        RouteDef::post(
+            "/api/subshells/:id/resize",
+            "resizeSubshell",
+            Subshells,
+            "Set the pane's grid",
+        )
+        .errors(&[
+            "SUBSHELL_NOT_RUNNING",
+            "NODE_OFFLINE",
+            "NODE_REFUSED",
+            "NODE_LINK_CLOSED",
+            "NODE_BAD_RESULT",
+            "NODE_TIMEOUT",
+            "LOCAL_NODE_UNAVAILABLE",
+        ])
+        .handle(resize),
+        RouteDef::post(
+            "/api/subshells/:id/restart",
+            "restartSubshell",
+            Subshells,
+            "Relaunch: a live pane is killed first; the token is replaced (the old one stops working)",
+        )
+        .errors(&[
+            "INVALID_STATE",
+            "LAUNCH_REFUSED",
+            "NODE_OFFLINE",
+            "NODE_REFUSED",
+            "COMMAND_TOO_LARGE",
+            "NODE_LINK_CLOSED",
+            "NODE_BAD_RESULT",
+            "NODE_TIMEOUT",
+            "LOCAL_NODE_UNAVAILABLE",
+        ])
+        .handle(restart),
+        RouteDef::post(
+            "/api/subshells/:id/terminate",
+            "terminateSubshell",
+            Subshells,
+            "Graceful stop: the token is revoked at once, Ctrl-C is typed, and the pane is killed when the grace ends",
+        )
+        .errors(&[
+            "INVALID_STATE",
+            "NODE_OFFLINE",
+            "NODE_REFUSED",
+            "NODE_LINK_CLOSED",
+            "NODE_BAD_RESULT",
+            "NODE_TIMEOUT",
+            "LOCAL_NODE_UNAVAILABLE",
+        ])
+        .handle(terminate),
+        RouteDef::post(
+            "/api/subshells/:id/kill",
+            "killSubshell",
+            Subshells,
+            "Hard stop: the pane is killed and the token revoked",
+        )
+        .errors(&[
+            "INVALID_STATE",
+            "NODE_OFFLINE",
+            "NODE_REFUSED",
+            "NODE_LINK_CLOSED",
+            "NODE_BAD_RESULT",
+            "NODE_TIMEOUT",
+            "LOCAL_NODE_UNAVAILABLE",
+        ])
+        .handle(kill),
+        RouteDef::post(
+            "/api/subshells/:id/attention",
+            "reportAttention",
+            Subshells,
+            "The pane reports that it needs input, is done, or neither (its own token only)",
+        )
+        .errors(&["NOT_OWN_SUBSHELL"])
+        .handle(attention),
+        RouteDef::put(
+            "/api/subshells/:id/session",
+            "reportSession",
+            Subshells,
+            "The pane reports its harness's own session id, for resuming (its own token only)",
+        )
+        .errors(&["NOT_OWN_SUBSHELL"])
+        .handle(session),
+        RouteDef::post(
+            "/api/subshells/:id/keepalive",
+            "keepSubshellTokenAlive",
+            Subshells,
+            "The pane's MCP child is alive: its token lives seven more days (its own token only)",
+        )
+        .errors(&["NOT_OWN_SUBSHELL"])
+        .handle(keepalive),
+    ]
+}
+
+type Res<T> = Result<T, ApiError>;
+
+async fn launch(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Json(b): Json<LaunchRequest>,
+) -> Res<Json<Subshell>> {
+    svc.launch_subshell(&meta, b).await.map(Json)
+}
+
+async fn list(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Query(q): Query<SubshellsQuery>,
+) -> Res<Json<Vec<Subshell>>> {
+    svc.subshells(&meta, q).await.map(Json)
+}
+
+async fn get(svc: Arc<Service>, meta: RequestMeta, Path(p): Path<IdParam>) -> Res<Json<Subshell>> {
+    svc.subshell(&meta, p.id.as_str()).await.map(Json)
+}
+
+async fn delete(svc: Arc<Service>, meta: RequestMeta, Path(p): Path<IdParam>) -> Res<NoContent> {
+    svc.delete_subshell(&meta, p.id.as_str()).await?;
+    Ok(NoContent)
+}
+
+async fn logs(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    Query(q): Query<LogsQuery>,
+) -> Res<Json<LogChunk>> {
+    svc.subshell_logs(&meta, p.id.as_str(), q).await.map(Json)
+}
+
+async fn screen(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    Query(q): Query<ScreenQuery>,
+) -> Res<Json<Screen>> {
+    svc.subshell_screen(&meta, p.id.as_str(), q).await.map(Json)
+}
+
+async fn input(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    Json(b): Json<InputRequest>,
+) -> Res<Json<InputDone>> {
+    svc.subshell_input(&meta, p.id.as_str(), b).await.map(Json)
+}
+
+async fn resize(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    Json(b): Json<ResizeRequest>,
+) -> Res<Json<Subshell>> {
+    svc.subshell_resize(&meta, p.id.as_str(), b).await.map(Json)
+}
+
+async fn restart(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    _: MaybeJson<Empty>,
+) -> Res<Json<Subshell>> {
+    svc.restart_subshell(&meta, p.id.as_str()).await.map(Json)
+}
+
+async fn terminate(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    _: MaybeJson<Empty>,
+) -> Res<Json<Subshell>> {
+    svc.terminate_subshell(&meta, p.id.as_str()).await.map(Json)
+}
+
+async fn kill(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    _: MaybeJson<Empty>,
+) -> Res<Json<Subshell>> {
+    svc.kill_subshell(&meta, p.id.as_str()).await.map(Json)
+}
+
+async fn attention(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    Json(b): Json<AttentionRequest>,
+) -> Res<Json<Subshell>> {
+    svc.report_attention(&meta, p.id.as_str(), b)
+        .await
+        .map(Json)
+}
+
+async fn session(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    Json(b): Json<SessionRequest>,
+) -> Res<Json<Subshell>> {
+    svc.report_session(&meta, p.id.as_str(), b).await.map(Json)
+}
+
+async fn keepalive(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    _: MaybeJson<Empty>,
+) -> Res<Json<KeptAlive>> {
+    svc.keepalive(&meta, p.id.as_str()).await.map(Json)
+}

@@ -1,0 +1,516 @@
+//! The launch catalog: harness plugins (listing, switches, detection on nodes and the launch
+//! gate), presets and workspaces.
+//!
+//! Detection runs only on demand — a page load or re-check (`GET /api/nodes/{id}/harnesses`)
+//! and a launch whose node's answer is missing or older than the 10-minute freshness (the
+//! "launch kick"); there is no sweep. A harness is launchable on a node when its plugin is
+//! enabled and that node's fresh detection found the binary.
+
+use std::collections::BTreeMap;
+
+use termplane_proto::command::{Command, Detect};
+
+use super::{Caller, RequestMeta, Service};
+use crate::api::catalog::{
+    Detection, HarnessStatus, McpDialect, Plugin, Preset, PresetRequest, Workspace,
+    WorkspaceRequest,
+};
+use crate::error::ApiError;
+use crate::plugins;
+use crate::secret;
+use crate::store::{self, Detected};
+
+/// How long a node's detection answer counts for the launch gate (ms).
+pub const DETECTION_FRESH_MS: i64 = 10 * 60 * 1000;
+
+/// Why a harness cannot be launched on a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum NotLaunchable {
+    /// An administrator turned the plugin off.
+    Disabled,
+    /// The node never answered a detection for it.
+    NotDetected,
+    /// The node's answer is older than the freshness.
+    Stale,
+    /// The node looked and did not find it.
+    NotInstalled,
+}
+
+impl NotLaunchable {
+    /// The API's spelling.
+    #[must_use]
+    pub(super) fn as_str(self) -> &'static str {
+        match self {
+            Self::Disabled => "plugin_disabled",
+            Self::NotDetected => "not_detected",
+            Self::Stale => "detection_stale",
+            Self::NotInstalled => "not_installed",
+        }
+    }
+}
+
+fn preset_view(p: &store::Preset) -> Preset {
+    Preset {
+        id: p.id.clone(),
+        owner_user_id: p.owner_user_id.clone(),
+        name: p.name.clone(),
+        harness_id: p.harness_id.clone(),
+        env: serde_json::from_str(&p.env).unwrap_or_default(),
+        flags: serde_json::from_str(&p.flags).unwrap_or_default(),
+        settings: p
+            .settings
+            .as_deref()
+            .and_then(|s| serde_json::from_str(s).ok()),
+        config_isolation: p.config_isolation,
+        auto_restart: p.auto_restart,
+        created_at: p.created_at,
+        updated_at: p.updated_at,
+    }
+}
+
+fn workspace_view(w: &store::Workspace) -> Workspace {
+    Workspace {
+        id: w.id.clone(),
+        owner_user_id: w.owner_user_id.clone(),
+        name: w.name.clone(),
+        node_id: w.node_id.clone(),
+        path: w.path.clone(),
+        created_at: w.created_at,
+        updated_at: w.updated_at,
+    }
+}
+
+impl Service {
+    // ----- plugins -----
+
+    /// Each built-in plugin with its administrator's switch applied.
+    pub(super) async fn plugins_with_switches(
+        &self,
+    ) -> Result<Vec<(plugins::Plugin, bool)>, ApiError> {
+        let switches: BTreeMap<String, bool> =
+            self.store.plugin_switches().await?.into_iter().collect();
+        Ok(plugins::builtin()
+            .into_iter()
+            .map(|p| {
+                let on = switches.get(p.id).copied().unwrap_or(p.enabled_by_default);
+                (p, on)
+            })
+            .collect())
+    }
+
+    /// `GET /api/plugins` (any credential, pane tokens included).
+    pub async fn plugins(&self, meta: &RequestMeta) -> Result<Vec<Plugin>, ApiError> {
+        self.caller(meta).await?;
+        Ok(self
+            .plugins_with_switches()
+            .await?
+            .into_iter()
+            .map(|(p, enabled)| Plugin {
+                id: p.id.to_owned(),
+                name: p.name.to_owned(),
+                description: p.description.to_owned(),
+                kind: "harness".to_owned(),
+                enabled,
+                detection: Detection {
+                    binary_name: p.binary_name.to_owned(),
+                    env_override: p.env_override.map(str::to_owned),
+                    known_paths: p.known_paths.iter().map(|s| (*s).to_owned()).collect(),
+                    version_args: p.version_args.iter().map(|s| (*s).to_owned()).collect(),
+                },
+                argv: p.argv(&[], None, None),
+                mcp: McpDialect {
+                    kind: p.mcp.name().to_owned(),
+                    description: p.mcp.description().to_owned(),
+                },
+                resume: p.resume != plugins::Resume::No,
+            })
+            .collect())
+    }
+
+    /// `PUT /api/plugins/:id` (an administrator's session).
+    pub async fn set_plugin_enabled(
+        &self,
+        meta: &RequestMeta,
+        id: &str,
+        enabled: bool,
+    ) -> Result<Plugin, ApiError> {
+        let admin = self.admin(meta).await?;
+        if plugins::find(id).is_none() {
+            return Err(ApiError::not_found("plugin"));
+        }
+        self.store
+            .set_plugin_enabled(&admin.user().id, id, enabled, self.now())
+            .await?;
+        self.plugins(meta)
+            .await?
+            .into_iter()
+            .find(|p| p.id == id)
+            .ok_or_else(|| ApiError::not_found("plugin"))
+    }
+
+    // ----- detection -----
+
+    /// Asks the node to detect every enabled harness now and stores the answer.
+    pub(super) async fn detect_now(&self, node_id: &str) -> Result<Vec<Detected>, ApiError> {
+        let enabled: Vec<plugins::Plugin> = self
+            .plugins_with_switches()
+            .await?
+            .into_iter()
+            .filter_map(|(p, on)| on.then_some(p))
+            .collect();
+        let env_names = enabled
+            .iter()
+            .filter_map(|p| p.env_override.map(str::to_owned))
+            .collect();
+        let cmd = Command::Detect(Detect {
+            rules: enabled.iter().map(plugins::Plugin::detect_rule).collect(),
+            env_names,
+        });
+        let r = self.node_command(node_id, cmd).await?;
+        if !r.ok {
+            return Err(ApiError::new(
+                502,
+                "NODE_BAD_RESULT",
+                format!(
+                    "the node could not detect its harnesses: {}",
+                    r.error.unwrap_or_default()
+                ),
+            ));
+        }
+        let now = self.now();
+        let found: Vec<Detected> = r
+            .data
+            .as_ref()
+            .and_then(|d| d.get("harnesses"))
+            .and_then(serde_json::Value::as_array)
+            .map(|list| {
+                list.iter()
+                    .filter_map(|h| {
+                        let id = h.get("harnessId")?.as_str()?;
+                        enabled.iter().any(|p| p.id == id).then(|| Detected {
+                            harness_id: id.to_owned(),
+                            installed: h.get("installed").and_then(serde_json::Value::as_bool)
+                                == Some(true),
+                            version: h
+                                .get("version")
+                                .and_then(serde_json::Value::as_str)
+                                .map(|v| v.chars().take(200).collect()),
+                            binary_path: h
+                                .get("binaryPath")
+                                .and_then(serde_json::Value::as_str)
+                                .map(|v| v.chars().take(4096).collect()),
+                            reason: h
+                                .get("reason")
+                                .and_then(serde_json::Value::as_str)
+                                .map(|v| v.chars().take(500).collect()),
+                            checked_at: now,
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        self.store.record_detections(node_id, &found).await?;
+        Ok(found)
+    }
+
+    /// Whether `harness` can be launched on `node_id` now; with `kick`, a missing or stale
+    /// answer is asked for again first.
+    pub(super) async fn launch_gate(
+        &self,
+        node_id: &str,
+        harness: &str,
+        kick: bool,
+    ) -> Result<Result<Detected, NotLaunchable>, ApiError> {
+        let enabled = self
+            .plugins_with_switches()
+            .await?
+            .into_iter()
+            .any(|(p, on)| p.id == harness && on);
+        if !enabled {
+            return Ok(Err(NotLaunchable::Disabled));
+        }
+        let now = self.now();
+        let fresh = |d: &Detected| now - d.checked_at < DETECTION_FRESH_MS;
+        let mut known = self
+            .store
+            .detections(node_id)
+            .await?
+            .into_iter()
+            .find(|d| d.harness_id == harness);
+        if kick && !known.as_ref().is_some_and(fresh) {
+            known = self
+                .detect_now(node_id)
+                .await?
+                .into_iter()
+                .find(|d| d.harness_id == harness);
+        }
+        Ok(match known {
+            None => Err(NotLaunchable::NotDetected),
+            Some(d) if !fresh(&d) => Err(NotLaunchable::Stale),
+            Some(d) if !d.installed => Err(NotLaunchable::NotInstalled),
+            Some(d) => Ok(d),
+        })
+    }
+
+    /// `GET /api/nodes/:id/harnesses`: every plugin as the node has it. Detection runs when
+    /// asked (`refresh`) or when the node's answer is missing or stale, and only on a node
+    /// that is reachable (an unreachable node answers from what is stored).
+    pub async fn node_harnesses(
+        &self,
+        meta: &RequestMeta,
+        node_id: &str,
+        refresh: bool,
+    ) -> Result<Vec<HarnessStatus>, ApiError> {
+        let c = self.user_caller(meta).await?;
+        self.launchable_node(&c, node_id).await?;
+        let now = self.now();
+        let stored = self.store.detections(node_id).await?;
+        let stale = stored.is_empty()
+            || stored
+                .iter()
+                .any(|d| now - d.checked_at >= DETECTION_FRESH_MS);
+        if (refresh || stale) && self.node_reachable(node_id) {
+            self.detect_now(node_id).await?;
+        }
+        let stored = self.store.detections(node_id).await?;
+        let now = self.now();
+        Ok(self
+            .plugins_with_switches()
+            .await?
+            .into_iter()
+            .map(|(p, enabled)| {
+                let d = stored.iter().find(|d| d.harness_id == p.id);
+                let why = if !enabled {
+                    Some(NotLaunchable::Disabled)
+                } else {
+                    match d {
+                        None => Some(NotLaunchable::NotDetected),
+                        Some(d) if now - d.checked_at >= DETECTION_FRESH_MS => {
+                            Some(NotLaunchable::Stale)
+                        }
+                        Some(d) if !d.installed => Some(NotLaunchable::NotInstalled),
+                        Some(_) => None,
+                    }
+                };
+                HarnessStatus {
+                    harness_id: p.id.to_owned(),
+                    name: p.name.to_owned(),
+                    enabled,
+                    installed: d.is_some_and(|d| d.installed),
+                    version: d.and_then(|d| d.version.clone()),
+                    binary_path: d.and_then(|d| d.binary_path.clone()),
+                    reason: d.and_then(|d| d.reason.clone()),
+                    checked_at: d.map(|d| d.checked_at),
+                    launchable: why.is_none(),
+                    why_not: why.map(|w| w.as_str().to_owned()),
+                }
+            })
+            .collect())
+    }
+
+    /// `PUT /api/nodes/:id/system-access` (an administrator's session).
+    pub async fn set_system_access(
+        &self,
+        meta: &RequestMeta,
+        node_id: &str,
+        allowed: bool,
+    ) -> Result<crate::api::nodes::Node, ApiError> {
+        let admin = self.admin(meta).await?;
+        if !self
+            .store
+            .set_system_access(&admin.user().id, node_id, allowed, self.now())
+            .await?
+        {
+            return Err(ApiError::not_found("node"));
+        }
+        self.node(meta, node_id).await
+    }
+
+    // ----- presets -----
+
+    fn preset_row(
+        c: &Caller,
+        id: String,
+        req: PresetRequest,
+        created_at: i64,
+        now: i64,
+    ) -> Result<store::Preset, ApiError> {
+        Ok(store::Preset {
+            id,
+            owner_user_id: c.user().id.clone(),
+            name: req.name.into_string(),
+            harness_id: req.harness_id.map(|h| h.as_str().to_owned()),
+            env: serde_json::to_string(&req.env.0).map_err(|_| ApiError::internal())?,
+            flags: serde_json::to_string(
+                &req.flags
+                    .into_iter()
+                    .map(|f| f.into_string())
+                    .collect::<Vec<_>>(),
+            )
+            .map_err(|_| ApiError::internal())?,
+            settings: req
+                .settings
+                .map(|s| serde_json::Value::Object(s).to_string()),
+            config_isolation: req.config_isolation,
+            auto_restart: req.auto_restart,
+            created_at,
+            updated_at: now,
+        })
+    }
+
+    /// A preset of the caller's (404 for anyone else's).
+    pub(super) async fn own_preset(&self, c: &Caller, id: &str) -> Result<store::Preset, ApiError> {
+        self.store
+            .preset(id)
+            .await?
+            .filter(|p| p.owner_user_id == c.user().id)
+            .ok_or_else(|| ApiError::not_found("preset"))
+    }
+
+    /// `POST /api/presets`.
+    pub async fn create_preset(
+        &self,
+        meta: &RequestMeta,
+        req: PresetRequest,
+    ) -> Result<Preset, ApiError> {
+        let c = self.user_caller(meta).await?;
+        let now = self.now();
+        let row = Self::preset_row(&c, secret::new_id()?, req, now, now)?;
+        self.store.insert_preset(&row).await?;
+        Ok(preset_view(&row))
+    }
+
+    /// `GET /api/presets`: the caller's.
+    pub async fn presets(&self, meta: &RequestMeta) -> Result<Vec<Preset>, ApiError> {
+        let c = self.user_caller(meta).await?;
+        Ok(self
+            .store
+            .presets(&c.user().id)
+            .await?
+            .iter()
+            .map(preset_view)
+            .collect())
+    }
+
+    /// `GET /api/presets/:id`.
+    pub async fn preset(&self, meta: &RequestMeta, id: &str) -> Result<Preset, ApiError> {
+        let c = self.user_caller(meta).await?;
+        Ok(preset_view(&self.own_preset(&c, id).await?))
+    }
+
+    /// `PUT /api/presets/:id`: replaces every field.
+    pub async fn update_preset(
+        &self,
+        meta: &RequestMeta,
+        id: &str,
+        req: PresetRequest,
+    ) -> Result<Preset, ApiError> {
+        let c = self.user_caller(meta).await?;
+        let old = self.own_preset(&c, id).await?;
+        let row = Self::preset_row(&c, old.id, req, old.created_at, self.now())?;
+        if !self.store.update_preset(&row).await? {
+            return Err(ApiError::not_found("preset"));
+        }
+        Ok(preset_view(&row))
+    }
+
+    /// `DELETE /api/presets/:id` (subshells launched with it keep what they were launched with).
+    pub async fn delete_preset(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
+        let c = self.user_caller(meta).await?;
+        self.own_preset(&c, id).await?;
+        if !self.store.delete_preset(id).await? {
+            return Err(ApiError::not_found("preset"));
+        }
+        Ok(())
+    }
+
+    // ----- workspaces -----
+
+    /// A workspace of the caller's (404 for anyone else's).
+    pub(super) async fn own_workspace(
+        &self,
+        c: &Caller,
+        id: &str,
+    ) -> Result<store::Workspace, ApiError> {
+        self.store
+            .workspace(id)
+            .await?
+            .filter(|w| w.owner_user_id == c.user().id)
+            .ok_or_else(|| ApiError::not_found("workspace"))
+    }
+
+    /// `POST /api/workspaces`: the node must be one the caller may launch on.
+    pub async fn create_workspace(
+        &self,
+        meta: &RequestMeta,
+        req: WorkspaceRequest,
+    ) -> Result<Workspace, ApiError> {
+        let c = self.user_caller(meta).await?;
+        self.launchable_node(&c, req.node_id.as_str()).await?;
+        let now = self.now();
+        let row = store::Workspace {
+            id: secret::new_id()?,
+            owner_user_id: c.user().id.clone(),
+            name: req.name.into_string(),
+            node_id: req.node_id.as_str().to_owned(),
+            path: req.path.as_str().to_owned(),
+            created_at: now,
+            updated_at: now,
+        };
+        self.store.insert_workspace(&row).await?;
+        Ok(workspace_view(&row))
+    }
+
+    /// `GET /api/workspaces`: the caller's.
+    pub async fn workspaces(&self, meta: &RequestMeta) -> Result<Vec<Workspace>, ApiError> {
+        let c = self.user_caller(meta).await?;
+        Ok(self
+            .store
+            .workspaces(&c.user().id)
+            .await?
+            .iter()
+            .map(workspace_view)
+            .collect())
+    }
+
+    /// `GET /api/workspaces/:id`.
+    pub async fn workspace(&self, meta: &RequestMeta, id: &str) -> Result<Workspace, ApiError> {
+        let c = self.user_caller(meta).await?;
+        Ok(workspace_view(&self.own_workspace(&c, id).await?))
+    }
+
+    /// `PUT /api/workspaces/:id`: replaces every field.
+    pub async fn update_workspace(
+        &self,
+        meta: &RequestMeta,
+        id: &str,
+        req: WorkspaceRequest,
+    ) -> Result<Workspace, ApiError> {
+        let c = self.user_caller(meta).await?;
+        let old = self.own_workspace(&c, id).await?;
+        self.launchable_node(&c, req.node_id.as_str()).await?;
+        let row = store::Workspace {
+            id: old.id,
+            owner_user_id: old.owner_user_id,
+            name: req.name.into_string(),
+            node_id: req.node_id.as_str().to_owned(),
+            path: req.path.as_str().to_owned(),
+            created_at: old.created_at,
+            updated_at: self.now(),
+        };
+        if !self.store.update_workspace(&row).await? {
+            return Err(ApiError::not_found("workspace"));
+        }
+        Ok(workspace_view(&row))
+    }
+
+    /// `DELETE /api/workspaces/:id`.
+    pub async fn delete_workspace(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
+        let c = self.user_caller(meta).await?;
+        self.own_workspace(&c, id).await?;
+        if !self.store.delete_workspace(id).await? {
+            return Err(ApiError::not_found("workspace"));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,473 @@
+//! Subshell rows and their tokens.
+
+use sqlx::Row;
+use sqlx::any::AnyRow;
+
+use super::{Store, audit_in, flag};
+
+/// A subshell row.
+#[derive(Clone, Debug)]
+pub struct Subshell {
+    /// Row id (also the pane's id on the node).
+    pub id: String,
+    /// Owning account.
+    pub owner_user_id: String,
+    /// Node.
+    pub node_id: String,
+    /// Harness plugin.
+    pub harness_id: String,
+    /// Name.
+    pub name: String,
+    /// Working directory.
+    pub cwd: String,
+    /// Preset launched with.
+    pub preset_id: Option<String>,
+    /// Workspace launched in.
+    pub workspace_id: Option<String>,
+    /// What a relaunch needs (JSON text: the launch as first built, without its token).
+    pub launch_spec: String,
+    /// Lifecycle state (`api::subshells::SubshellState` spelling).
+    pub state: String,
+    /// Exit code once ended.
+    pub exit_code: Option<i64>,
+    /// Why the last launch failed.
+    pub error: Option<String>,
+    /// Columns.
+    pub cols: i64,
+    /// Rows.
+    pub rows: i64,
+    /// The initial prompt.
+    pub prompt: Option<String>,
+    /// `none`, `pending`, `delivered` or `failed`.
+    pub prompt_state: String,
+    /// Relaunch on crash.
+    pub auto_restart: bool,
+    /// Relaunches so far.
+    pub restarts: i64,
+    /// Attention reported by the harness.
+    pub attention: String,
+    /// When it was reported.
+    pub attention_at: Option<i64>,
+    /// The harness's own session id.
+    pub harness_session_id: Option<String>,
+    /// SHA-256 digest of the pane's token; `None` once revoked.
+    pub token_digest: Option<String>,
+    /// The token's permission map (JSON text).
+    pub token_perms: String,
+    /// When the token expires.
+    pub token_expires_at: Option<i64>,
+    /// The subshell whose pane launched this one.
+    pub parent_subshell_id: Option<String>,
+    /// `cookie`, `system_key` or `pane`.
+    pub created_by_kind: String,
+    /// When the pane's MCP child last showed it was alive.
+    pub mcp_seen_at: Option<i64>,
+    /// Creation time.
+    pub created_at: i64,
+    /// Last change.
+    pub updated_at: i64,
+    /// When the pane last started.
+    pub started_at: Option<i64>,
+    /// When it last ended.
+    pub ended_at: Option<i64>,
+}
+
+const COLS: &str = "id, owner_user_id, node_id, harness_id, name, cwd, preset_id, workspace_id, \
+     launch_spec, state, exit_code, error, cols, rows, prompt, prompt_state, auto_restart, \
+     restarts, attention, attention_at, harness_session_id, token_digest, token_perms, \
+     token_expires_at, parent_subshell_id, created_by_kind, mcp_seen_at, created_at, updated_at, \
+     started_at, ended_at";
+
+fn subshell_of(r: &AnyRow) -> Result<Subshell, sqlx::Error> {
+    Ok(Subshell {
+        id: r.try_get("id")?,
+        owner_user_id: r.try_get("owner_user_id")?,
+        node_id: r.try_get("node_id")?,
+        harness_id: r.try_get("harness_id")?,
+        name: r.try_get("name")?,
+        cwd: r.try_get("cwd")?,
+        preset_id: r.try_get("preset_id")?,
+        workspace_id: r.try_get("workspace_id")?,
+        launch_spec: r.try_get("launch_spec")?,
+        state: r.try_get("state")?,
+        exit_code: r.try_get("exit_code")?,
+        error: r.try_get("error")?,
+        cols: r.try_get("cols")?,
+        rows: r.try_get("rows")?,
+        prompt: r.try_get("prompt")?,
+        prompt_state: r.try_get("prompt_state")?,
+        auto_restart: flag(r, "auto_restart")?,
+        restarts: r.try_get("restarts")?,
+        attention: r.try_get("attention")?,
+        attention_at: r.try_get("attention_at")?,
+        harness_session_id: r.try_get("harness_session_id")?,
+        token_digest: r.try_get("token_digest")?,
+        token_perms: r.try_get("token_perms")?,
+        token_expires_at: r.try_get("token_expires_at")?,
+        parent_subshell_id: r.try_get("parent_subshell_id")?,
+        created_by_kind: r.try_get("created_by_kind")?,
+        mcp_seen_at: r.try_get("mcp_seen_at")?,
+        created_at: r.try_get("created_at")?,
+        updated_at: r.try_get("updated_at")?,
+        started_at: r.try_get("started_at")?,
+        ended_at: r.try_get("ended_at")?,
+    })
+}
+
+/// A filter of [`Store::subshells`].
+#[derive(Clone, Debug, Default)]
+pub struct SubshellFilter<'a> {
+    /// Only this owner's (none: every owner's).
+    pub owner: Option<&'a str>,
+    /// Only this node's.
+    pub node: Option<&'a str>,
+    /// Only this harness's.
+    pub harness: Option<&'a str>,
+    /// Only in this state.
+    pub state: Option<&'a str>,
+}
+
+/// A state change as one statement writes it.
+#[derive(Clone, Debug, Default)]
+pub struct Change<'a> {
+    /// The new state.
+    pub state: &'a str,
+    /// Exit code to record (`Some(None)` clears it).
+    pub exit_code: Option<Option<i64>>,
+    /// Error to record (`Some(None)` clears it).
+    pub error: Option<Option<&'a str>>,
+    /// Revoke the token.
+    pub revoke: bool,
+    /// Rotate the token: its new digest and expiry.
+    pub rotate: Option<(&'a str, i64)>,
+    /// Set `started_at`.
+    pub started: bool,
+    /// Set `ended_at`.
+    pub ended: bool,
+    /// Count a relaunch.
+    pub count_restart: bool,
+}
+
+impl Store {
+    /// Inserts a new subshell row (state `starting`) and audits who launched it.
+    pub async fn insert_subshell(
+        &self,
+        s: &Subshell,
+        actor: &str,
+        actor_kind: &str,
+    ) -> Result<(), sqlx::Error> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "INSERT INTO subshells ({COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, \
+             $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, \
+             $28, $29, $30, $31)"
+        )))
+        .bind(&s.id)
+        .bind(&s.owner_user_id)
+        .bind(&s.node_id)
+        .bind(&s.harness_id)
+        .bind(&s.name)
+        .bind(&s.cwd)
+        .bind(s.preset_id.clone())
+        .bind(s.workspace_id.clone())
+        .bind(&s.launch_spec)
+        .bind(&s.state)
+        .bind(s.exit_code)
+        .bind(s.error.clone())
+        .bind(s.cols)
+        .bind(s.rows)
+        .bind(s.prompt.clone())
+        .bind(&s.prompt_state)
+        .bind(i64::from(s.auto_restart))
+        .bind(s.restarts)
+        .bind(&s.attention)
+        .bind(s.attention_at)
+        .bind(s.harness_session_id.clone())
+        .bind(s.token_digest.clone())
+        .bind(&s.token_perms)
+        .bind(s.token_expires_at)
+        .bind(s.parent_subshell_id.clone())
+        .bind(&s.created_by_kind)
+        .bind(s.mcp_seen_at)
+        .bind(s.created_at)
+        .bind(s.updated_at)
+        .bind(s.started_at)
+        .bind(s.ended_at)
+        .execute(&mut *tx)
+        .await?;
+        audit_in(
+            &mut tx,
+            s.created_at,
+            Some(actor),
+            actor_kind,
+            "subshell.launched",
+            Some(&s.id),
+            &serde_json::json!({
+                "nodeId": s.node_id,
+                "harnessId": s.harness_id,
+                "cwd": s.cwd,
+            })
+            .to_string(),
+        )
+        .await?;
+        tx.commit().await
+    }
+
+    /// A subshell by id.
+    pub async fn subshell(&self, id: &str) -> Result<Option<Subshell>, sqlx::Error> {
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT {COLS} FROM subshells WHERE id = $1"
+        )))
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?
+        .map(|r| subshell_of(&r))
+        .transpose()
+    }
+
+    /// The subshell a token's digest belongs to (its token unrevoked).
+    pub async fn subshell_by_token(&self, digest: &str) -> Result<Option<Subshell>, sqlx::Error> {
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT {COLS} FROM subshells WHERE token_digest = $1"
+        )))
+        .bind(digest)
+        .fetch_optional(&self.pool)
+        .await?
+        .map(|r| subshell_of(&r))
+        .transpose()
+    }
+
+    /// Subshells matching `f`, newest first.
+    pub async fn subshells(&self, f: &SubshellFilter<'_>) -> Result<Vec<Subshell>, sqlx::Error> {
+        let mut conds = Vec::new();
+        let mut binds: Vec<&str> = Vec::new();
+        for (col, v) in [
+            ("owner_user_id", f.owner),
+            ("node_id", f.node),
+            ("harness_id", f.harness),
+            ("state", f.state),
+        ] {
+            if let Some(v) = v {
+                binds.push(v);
+                conds.push(format!("{col} = ${}", binds.len()));
+            }
+        }
+        let cond = if conds.is_empty() {
+            String::new()
+        } else {
+            format!("WHERE {}", conds.join(" AND "))
+        };
+        let sql = format!("SELECT {COLS} FROM subshells {cond} ORDER BY created_at DESC, id");
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+        for b in binds {
+            q = q.bind(b);
+        }
+        q.fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(subshell_of)
+            .collect()
+    }
+
+    /// Applies a state change when the row is still in `from` (a compare-and-set: of two racing
+    /// changes only one applies). `false` when the row moved on or is gone.
+    pub async fn change_subshell(
+        &self,
+        id: &str,
+        from: &str,
+        c: &Change<'_>,
+        now: i64,
+    ) -> Result<bool, sqlx::Error> {
+        let mut sets = vec!["state = $1".to_owned(), "updated_at = $2".to_owned()];
+        let mut n = 2;
+        let mut next = |sets: &mut Vec<String>, col: &str| {
+            n += 1;
+            sets.push(format!("{col} = ${n}"));
+        };
+        if c.exit_code.is_some() {
+            next(&mut sets, "exit_code");
+        }
+        if c.error.is_some() {
+            next(&mut sets, "error");
+        }
+        if c.revoke {
+            sets.push("token_digest = NULL".into());
+            sets.push("token_expires_at = NULL".into());
+        }
+        if c.rotate.is_some() {
+            next(&mut sets, "token_digest");
+            next(&mut sets, "token_expires_at");
+        }
+        if c.started {
+            sets.push("started_at = $2".into());
+            sets.push("ended_at = NULL".into());
+        }
+        if c.ended {
+            sets.push("ended_at = $2".into());
+        }
+        if c.count_restart {
+            sets.push("restarts = restarts + 1".into());
+        }
+        let sql = format!(
+            "UPDATE subshells SET {} WHERE id = ${} AND state = ${}",
+            sets.join(", "),
+            n + 1,
+            n + 2
+        );
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(c.state.to_owned())
+            .bind(now);
+        if let Some(code) = c.exit_code {
+            q = q.bind(code);
+        }
+        if let Some(err) = c.error {
+            q = q.bind(err.map(str::to_owned));
+        }
+        if let Some((digest, expires)) = c.rotate {
+            q = q.bind(digest.to_owned()).bind(expires);
+        }
+        let n = q
+            .bind(id.to_owned())
+            .bind(from.to_owned())
+            .execute(&self.pool)
+            .await?
+            .rows_affected();
+        Ok(n == 1)
+    }
+
+    /// Deletes a subshell row (its token goes with it) and audits it.
+    pub async fn delete_subshell(
+        &self,
+        id: &str,
+        actor: &str,
+        actor_kind: &str,
+        now: i64,
+    ) -> Result<bool, sqlx::Error> {
+        let mut tx = self.pool.begin().await?;
+        let n = sqlx::query("DELETE FROM subshells WHERE id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        if n == 0 {
+            return Ok(false);
+        }
+        audit_in(
+            &mut tx,
+            now,
+            Some(actor),
+            actor_kind,
+            "subshell.deleted",
+            Some(id),
+            "{}",
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Deletes a subshell row without an audit entry (a launch the node refused: nothing was
+    /// created, so nothing is left).
+    pub async fn forget_subshell(&self, id: &str) -> Result<(), sqlx::Error> {
+        sqlx::query("DELETE FROM subshells WHERE id = $1")
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Sets the grid of a subshell.
+    pub async fn set_subshell_grid(
+        &self,
+        id: &str,
+        cols: i64,
+        rows: i64,
+        now: i64,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query("UPDATE subshells SET cols = $1, rows = $2, updated_at = $3 WHERE id = $4")
+            .bind(cols)
+            .bind(rows)
+            .bind(now)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Records the attention a harness reported.
+    pub async fn set_subshell_attention(
+        &self,
+        id: &str,
+        attention: &str,
+        now: i64,
+    ) -> Result<bool, sqlx::Error> {
+        let n = sqlx::query(
+            "UPDATE subshells SET attention = $1, attention_at = $2, updated_at = $2 WHERE id = $3",
+        )
+        .bind(attention)
+        .bind(now)
+        .bind(id)
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        Ok(n == 1)
+    }
+
+    /// Records the harness's own session id.
+    pub async fn set_subshell_session(
+        &self,
+        id: &str,
+        session: &str,
+        now: i64,
+    ) -> Result<bool, sqlx::Error> {
+        let n = sqlx::query(
+            "UPDATE subshells SET harness_session_id = $1, updated_at = $2 WHERE id = $3",
+        )
+        .bind(session)
+        .bind(now)
+        .bind(id)
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        Ok(n == 1)
+    }
+
+    /// Extends a live token to `expires` and notes the MCP child's liveness; `false` when the
+    /// token is revoked or the row gone.
+    pub async fn keep_subshell_token(
+        &self,
+        id: &str,
+        digest: &str,
+        expires: i64,
+        now: i64,
+    ) -> Result<bool, sqlx::Error> {
+        let n = sqlx::query(
+            "UPDATE subshells SET token_expires_at = $1, mcp_seen_at = $2 \
+             WHERE id = $3 AND token_digest = $4",
+        )
+        .bind(expires)
+        .bind(now)
+        .bind(id)
+        .bind(digest)
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        Ok(n == 1)
+    }
+
+    /// Records the initial prompt's delivery.
+    pub async fn set_prompt_state(
+        &self,
+        id: &str,
+        state: &str,
+        now: i64,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query("UPDATE subshells SET prompt_state = $1, updated_at = $2 WHERE id = $3")
+            .bind(state)
+            .bind(now)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+}
