@@ -132,7 +132,7 @@ fn enroll_with(
         "identityJwk": id.public_jwk(),
         "encryptPublicKey": link.public().to_b64(),
     });
-    let resp = crate::http::request(
+    let resp = termplane_runtime_smol::http::request(
         "POST",
         &format!("{server}/api/nodes/enroll"),
         Some("application/json"),

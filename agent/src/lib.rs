@@ -6,7 +6,6 @@
 pub mod config;
 pub mod enroll;
 pub mod exec;
-pub mod http;
 pub mod identity;
 pub mod link;
 pub mod logging;

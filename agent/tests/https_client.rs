@@ -14,7 +14,7 @@ use std::sync::Arc;
 use rustls::ClientConfig;
 use sha2::Digest as _;
 use support::tls::{ServerCert, TestCa, https_once};
-use termplane_node::http;
+use termplane_runtime_smol::http;
 
 /// A scratch directory removed on drop.
 struct Scratch(PathBuf);

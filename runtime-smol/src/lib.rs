@@ -7,10 +7,13 @@
 //! * [`agent`] — the node's dialing side for the daemon's life ([`termplane_machines::agent_link`]);
 //! * [`capped`] — the node's inbound frame cap that drops an oversize message and keeps the link;
 //! * [`tls`] — the node's TLS client configuration (system roots plus `TERMPLANE_CA_FILE`), shared
-//!   by the `wss://` dial and the node's blocking `https://` client.
+//!   by the `wss://` dial and the blocking `https://` client;
+//! * [`http`] — a small blocking HTTP/1.1 client for enrollment, downloads and the pane's MCP
+//!   server.
 
 pub mod agent;
 pub mod capped;
+pub mod http;
 pub mod plane;
 pub mod tls;
 pub mod ws;

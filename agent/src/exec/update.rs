@@ -224,9 +224,13 @@ pub fn handle(exec: &Executor, u: &Update) -> Result<Value, String> {
             next_report = done + (total / 10).max(1);
         }
     };
-    let fetched =
-        crate::http::download(&u.url, &mut file, UPDATE_DOWNLOAD_MAX_BYTES, &mut progress)
-            .and_then(|r| file.sync_all().map(|()| r).map_err(|e| e.to_string()));
+    let fetched = termplane_runtime_smol::http::download(
+        &u.url,
+        &mut file,
+        UPDATE_DOWNLOAD_MAX_BYTES,
+        &mut progress,
+    )
+    .and_then(|r| file.sync_all().map(|()| r).map_err(|e| e.to_string()));
     drop(file);
     let (status, bytes) = match fetched {
         Ok(r) => r,

@@ -13,8 +13,8 @@ use std::net::{TcpStream, ToSocketAddrs as _};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::tls;
 use rustls::{ClientConfig, ClientConnection, StreamOwned};
-use termplane_runtime_smol::tls;
 
 /// A parsed `http://` or `https://` URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
