@@ -8,13 +8,33 @@
 //! host sent as SNI. A refused certificate is reported in one line naming the cause. Bodies are
 //! read by `Content-Length`, chunked transfer coding, or to end of stream, and capped.
 
-use std::io::{self, BufRead as _, BufReader, Read, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs as _};
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::tls;
 use rustls::{ClientConfig, ClientConnection, StreamOwned};
+
+/// The `User-Agent` of every request.
+const USER_AGENT: &str = concat!("termplane/", env!("CARGO_PKG_VERSION"));
+
+/// The longest status line or header line read from a server; a longer one ends the request.
+const MAX_LINE: u64 = 8 * 1024;
+
+/// Reads one line of at most [`MAX_LINE`] bytes into `line` (cleared first).
+fn read_line_capped(r: &mut impl BufRead, line: &mut String) -> Result<(), String> {
+    line.clear();
+    let n = r
+        .by_ref()
+        .take(MAX_LINE)
+        .read_line(line)
+        .map_err(|e| e.to_string())?;
+    if n as u64 >= MAX_LINE && !line.ends_with('\n') {
+        return Err(format!("a response line above {MAX_LINE} bytes"));
+    }
+    Ok(())
+}
 
 /// A parsed `http://` or `https://` URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -174,31 +194,55 @@ pub fn request(
     body: &[u8],
     cap: u64,
 ) -> Result<Response, String> {
-    request_with(&env_tls, method, url, content_type, body, cap)
+    request_with(&env_tls, method, url, &[], content_type, body, cap)
 }
 
-/// [`request`] with the TLS configuration of `https://` URLs taken from `tls_source`.
-pub fn request_with(
-    tls_source: TlsSource<'_>,
+/// [`request`] with extra header fields (an `Authorization`, say); a name or value holding a
+/// control character is refused before anything is sent.
+pub fn request_headers(
     method: &str,
     url: &str,
+    headers: &[(&str, &str)],
     content_type: Option<&str>,
     body: &[u8],
     cap: u64,
 ) -> Result<Response, String> {
+    request_with(&env_tls, method, url, headers, content_type, body, cap)
+}
+
+/// [`request_headers`] with the TLS configuration of `https://` URLs taken from `tls_source`.
+pub fn request_with(
+    tls_source: TlsSource<'_>,
+    method: &str,
+    url: &str,
+    headers: &[(&str, &str)],
+    content_type: Option<&str>,
+    body: &[u8],
+    cap: u64,
+) -> Result<Response, String> {
+    if method.is_empty() || !method.bytes().all(|b| b.is_ascii_uppercase()) {
+        return Err(format!("not a request method: {method:?}"));
+    }
     let u = parse_url(url)?;
-    let mut s = connect(&u, tls_source)?;
     let mut head = format!(
-        "{method} {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: termplane-node/{}\r\nAccept: */*\r\nConnection: close\r\nContent-Length: {}\r\n",
+        "{method} {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: {USER_AGENT}\r\nAccept: */*\r\nConnection: close\r\nContent-Length: {}\r\n",
         u.path,
         u.authority,
-        env!("CARGO_PKG_VERSION"),
         body.len()
     );
-    if let Some(ct) = content_type {
-        head.push_str(&format!("Content-Type: {ct}\r\n"));
+    let extra = content_type.map(|ct| ("Content-Type", ct));
+    for (name, value) in headers.iter().copied().chain(extra) {
+        let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+        if name.is_empty() || !name.chars().all(token) {
+            return Err(format!("not a header name: {name:?}"));
+        }
+        if value.chars().any(|c| c.is_control() && c != '\t') {
+            return Err(format!("the {name} header holds a control character"));
+        }
+        head.push_str(&format!("{name}: {value}\r\n"));
     }
     head.push_str("\r\n");
+    let mut s = connect(&u, tls_source)?;
     s.write_all(head.as_bytes())
         .and_then(|()| s.write_all(body))
         .and_then(|()| s.flush())
@@ -230,17 +274,15 @@ pub fn download_with(
     let u = parse_url(url)?;
     let mut s = connect(&u, tls_source)?;
     let head = format!(
-        "GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: termplane-node/{}\r\nAccept: */*\r\nConnection: close\r\n\r\n",
-        u.path,
-        u.authority,
-        env!("CARGO_PKG_VERSION"),
+        "GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: {USER_AGENT}\r\nAccept: */*\r\nConnection: close\r\n\r\n",
+        u.path, u.authority,
     );
     s.write_all(head.as_bytes())
         .and_then(|()| s.flush())
         .map_err(|e| format!("sending the request: {e}"))?;
     let mut r = BufReader::new(s);
     let mut line = String::new();
-    r.read_line(&mut line).map_err(|e| e.to_string())?;
+    read_line_capped(&mut r, &mut line)?;
     let status: u16 = line
         .split_whitespace()
         .nth(1)
@@ -248,8 +290,7 @@ pub fn download_with(
         .ok_or_else(|| format!("not an HTTP response: {:?}", line.trim()))?;
     let mut length: Option<u64> = None;
     for _ in 0..200 {
-        line.clear();
-        r.read_line(&mut line).map_err(|e| e.to_string())?;
+        read_line_capped(&mut r, &mut line)?;
         let l = line.trim_end();
         if l.is_empty() {
             break;
@@ -285,7 +326,7 @@ pub fn download_with(
 fn read_response(s: impl Read, cap: u64) -> Result<Response, String> {
     let mut r = BufReader::new(s);
     let mut line = String::new();
-    r.read_line(&mut line).map_err(|e| e.to_string())?;
+    read_line_capped(&mut r, &mut line)?;
     let status: u16 = line
         .split_whitespace()
         .nth(1)
@@ -294,8 +335,7 @@ fn read_response(s: impl Read, cap: u64) -> Result<Response, String> {
     let mut length: Option<u64> = None;
     let mut chunked = false;
     for _ in 0..200 {
-        line.clear();
-        r.read_line(&mut line).map_err(|e| e.to_string())?;
+        read_line_capped(&mut r, &mut line)?;
         let l = line.trim_end();
         if l.is_empty() {
             break;
@@ -314,8 +354,7 @@ fn read_response(s: impl Read, cap: u64) -> Result<Response, String> {
     let mut body = Vec::new();
     if chunked {
         loop {
-            line.clear();
-            r.read_line(&mut line).map_err(|e| e.to_string())?;
+            read_line_capped(&mut r, &mut line)?;
             let size = u64::from_str_radix(line.trim().split(';').next().unwrap_or(""), 16)
                 .map_err(|_| "bad chunk size")?;
             if size == 0 {
@@ -327,8 +366,7 @@ fn read_response(s: impl Read, cap: u64) -> Result<Response, String> {
             let mut chunk = vec![0_u8; size as usize];
             r.read_exact(&mut chunk).map_err(|e| e.to_string())?;
             body.extend_from_slice(&chunk);
-            line.clear();
-            r.read_line(&mut line).map_err(|e| e.to_string())?;
+            read_line_capped(&mut r, &mut line)?;
         }
     } else if let Some(n) = length {
         if n > cap {
@@ -411,5 +449,73 @@ mod tests {
         let req = t.join().unwrap();
         assert!(req.starts_with("POST /p HTTP/1.1\r\n"));
         assert!(req.ends_with("\r\n\r\n{}"));
+    }
+
+    #[test]
+    fn extra_headers_are_sent_and_injection_is_refused_before_connecting() {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let url = format!("http://127.0.0.1:{port}/q");
+        // Refused before any connection is made: the listener never sees these.
+        for (name, value) in [
+            ("Authorization", "Bearer a\r\nX-Evil: 1"),
+            ("X Bad", "v"),
+            ("", "v"),
+            ("X-Nul", "a\0b"),
+        ] {
+            let e = request_headers("GET", &url, &[(name, value)], None, b"", 10).unwrap_err();
+            assert!(e.contains("header"), "{e}");
+        }
+        assert!(request_headers("GET\r\n", &url, &[], None, b"", 10).is_err());
+        let t = std::thread::spawn(move || {
+            let (mut c, _) = l.accept().unwrap();
+            c.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+                .unwrap();
+            let mut got = Vec::new();
+            let mut buf = vec![0_u8; 4096];
+            for _ in 0..100 {
+                let n = c.read(&mut buf).unwrap();
+                got.extend_from_slice(&buf[..n]);
+                if n == 0 || got.ends_with(b"\r\n\r\n") {
+                    break;
+                }
+            }
+            c.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                .unwrap();
+            String::from_utf8_lossy(&got).into_owned()
+        });
+        let r = request_headers(
+            "GET",
+            &url,
+            &[("Authorization", "Bearer t\tk")],
+            None,
+            b"",
+            10,
+        )
+        .unwrap();
+        assert_eq!((r.status, r.body.as_slice()), (200, b"ok".as_slice()));
+        let req = t.join().unwrap();
+        assert!(req.contains("\r\nAuthorization: Bearer t\tk\r\n"), "{req}");
+        assert!(req.contains("\r\nUser-Agent: termplane/"), "{req}");
+    }
+
+    #[test]
+    fn a_server_sending_an_endless_header_line_is_cut_off() {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let t = std::thread::spawn(move || {
+            let (mut c, _) = l.accept().unwrap();
+            let _ = c.write_all(b"HTTP/1.1 200 OK\r\nX-Long: ");
+            // 1 MiB of one header line, written until the client hangs up.
+            let piece = vec![b'a'; 64 * 1024];
+            for _ in 0..16 {
+                if c.write_all(&piece).is_err() {
+                    break;
+                }
+            }
+        });
+        let e = request("GET", &format!("http://127.0.0.1:{port}/"), None, b"", 10).unwrap_err();
+        assert!(e.contains("line above"), "{e}");
+        t.join().unwrap();
     }
 }
