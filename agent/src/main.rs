@@ -6,6 +6,7 @@
 //! termplane-node status [--config PATH]
 //! termplane-node service install|uninstall|start|stop|restart [--config PATH]
 //! termplane-node run [--config PATH]
+//! termplane-node mcp [--env-file PATH]
 //! termplane-node --version
 //! ```
 //!
@@ -40,6 +41,7 @@ const USAGE: &str = "usage:
   termplane-node status [--config PATH]
   termplane-node service install|uninstall|start|stop|restart [--config PATH]
   termplane-node run [--config PATH]
+  termplane-node mcp [--env-file PATH]   (the pane's MCP server, started by a harness)
   termplane-node --version";
 
 struct Args {
@@ -103,6 +105,8 @@ fn main() -> ExitCode {
             println!("termplane-node {}", env!("CARGO_PKG_VERSION"));
             return ExitCode::SUCCESS;
         }
+        // The pane's MCP server: a harness's stdio child, with its own arguments.
+        Some("mcp") => return termplane_mcp::stdio::main("termplane-node", &raw[1..]),
         None | Some("--help" | "-h" | "help") => {
             println!(
                 "termplane-node {} (protocol {})\n\n{USAGE}",

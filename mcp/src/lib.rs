@@ -8,8 +8,11 @@
 //!
 //! The transport is MCP's stdio transport: JSON-RPC 2.0 messages, one per line, on stdin and
 //! stdout (nothing else is ever written to stdout; diagnostics go to stderr). Written by hand
-//! against the published MCP schema (protocol versions 2025-06-18, 2025-03-26 and 2024-11-05):
-//! `initialize`, `notifications/initialized`, `ping`, `tools/list`, `tools/call`.
+//! against the published MCP schema (the `initialize`-handshake revisions 2025-11-25,
+//! 2025-06-18, 2025-03-26 and 2024-11-05): `initialize`, `notifications/initialized`, `ping`,
+//! `tools/list`, `tools/call`. The stateless revisions that open with `server/discover` are
+//! not spoken: that method is answered "method not found", which their clients take as the
+//! sign to fall back to `initialize`.
 //!
 //! Configuration comes from the environment the launch gives the pane (`TERMPLANE_URL`,
 //! `TERMPLANE_TOKEN`, `TERMPLANE_SUBSHELL_ID`, `TERMPLANE_NODE_ID`), or from a `KEY=value` file
@@ -18,13 +21,15 @@
 //! While the server runs it tells the plane every [`KEEPALIVE_EVERY`] that the pane is alive,
 //! which keeps the token from expiring.
 
+pub mod stdio;
+
 use std::io::{BufRead, Write};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 /// MCP protocol versions this server speaks, newest first.
-pub const PROTOCOL_VERSIONS: &[&str] = &["2025-06-18", "2025-03-26", "2024-11-05"];
+pub const PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 /// How often the server tells the plane the pane is alive.
 pub const KEEPALIVE_EVERY: Duration = Duration::from_secs(60 * 60);

@@ -90,6 +90,7 @@ termplane — the termplane control plane
 
 USAGE:
     termplane serve [--listen ADDR:PORT] [--data-dir DIR] [--database-url URL]
+    termplane mcp [--env-file PATH]    the pane's MCP server (a harness starts it)
     termplane --help | --version
 
 ENVIRONMENT:

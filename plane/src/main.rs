@@ -13,6 +13,10 @@ use termplane::store::{Store, redact_url};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    // The pane's MCP server on the plane's own host: a harness's stdio child.
+    if args.first().map(String::as_str) == Some("mcp") {
+        return termplane_mcp::stdio::main("termplane", &args[1..]);
+    }
     let cfg = match config::parse(&args, &|k| std::env::var(k).ok()) {
         Ok(Command::Serve(c)) => *c,
         Ok(Command::Help) => {
