@@ -13,6 +13,8 @@ pub enum ActorKind {
     SystemKey,
     /// A node enrolling with a setup key.
     SetupKey,
+    /// An agent in a pane, with its subshell token.
+    Pane,
     /// The plane itself.
     Plane,
 }
@@ -25,6 +27,7 @@ impl ActorKind {
             Self::Cookie => "cookie",
             Self::SystemKey => "system_key",
             Self::SetupKey => "setup_key",
+            Self::Pane => "pane",
             Self::Plane => "plane",
         }
     }
@@ -36,6 +39,7 @@ impl ActorKind {
             "cookie" => Self::Cookie,
             "system_key" => Self::SystemKey,
             "setup_key" => Self::SetupKey,
+            "pane" => Self::Pane,
             _ => Self::Plane,
         }
     }
@@ -59,4 +63,22 @@ pub struct AuditEntry {
     pub target: Option<String>,
     /// Extra facts (never a secret).
     pub detail: serde_json::Value,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ActorKind;
+
+    #[test]
+    fn every_actor_kind_reads_back_as_itself() {
+        for k in [
+            ActorKind::Cookie,
+            ActorKind::SystemKey,
+            ActorKind::SetupKey,
+            ActorKind::Pane,
+            ActorKind::Plane,
+        ] {
+            assert_eq!(ActorKind::from_stored(k.as_str()), k);
+        }
+    }
 }

@@ -47,11 +47,15 @@ impl Service {
     }
 
     /// `GET /api/nodes`: the local node and the caller's own nodes — for an administrator's
-    /// session every node; for a system key the nodes owned by the `system` account.
+    /// session every node; for a system key the local node, the `system` account's nodes and
+    /// the nodes an administrator let scripts launch onto (`PUT /api/nodes/:id/system-access`);
+    /// a node outside that list answers a system key 404, as if absent.
     pub async fn nodes(&self, meta: &RequestMeta) -> Result<Vec<Node>, ApiError> {
         let c = self.user_caller(meta).await?;
         let rows = if c.is_admin_session() {
             self.store.nodes(None).await?
+        } else if let Caller::SystemKey { user, .. } = &c {
+            self.store.nodes_for_scripts(&user.id).await?
         } else {
             self.store.nodes(Some(&c.user().id)).await?
         };

@@ -624,7 +624,7 @@ impl Service {
                     "LAUNCH_REFUSED",
                     format!("the node refused the launch: {reason}"),
                 )
-                .with_metadata(serde_json::json!({ "reason": reason, "detail": r.detail })));
+                .with_metadata(refusal_metadata(reason, r.detail)));
             }
             Err(e) => {
                 self.store.forget_subshell(&id).await?;
@@ -721,15 +721,25 @@ impl Service {
             .await?;
         let d = node_data(r)?;
         let get = |k: &str| d.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0);
+        // The node speaks unpadded base64url; the API answers the standard padded alphabet
+        // that `base64 -d` and every language's default decoder read.
+        let bytes = termplane_proto::key::b64url_decode(
+            d.get("data_b64")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default(),
+        )
+        .map_err(|_| {
+            ApiError::new(
+                502,
+                "NODE_BAD_RESULT",
+                "the node answered a log read that is not base64url",
+            )
+        })?;
         Ok(LogChunk {
             from_byte: get("fromByte"),
             to_byte: get("toByte"),
             size: get("size"),
-            data_b64: d
-                .get("data_b64")
-                .and_then(serde_json::Value::as_str)
-                .unwrap_or_default()
-                .to_owned(),
+            data_b64: <base64ct::Base64 as base64ct::Encoding>::encode_string(&bytes),
         })
     }
 
@@ -1413,6 +1423,16 @@ fn new_uuid() -> Result<String, ApiError> {
     ))
 }
 
+/// `{ reason, detail? }`: a node's refusal as error metadata (`detail` only when the node gave
+/// one).
+fn refusal_metadata(reason: String, detail: Option<String>) -> serde_json::Value {
+    let mut m = serde_json::json!({ "reason": reason });
+    if let Some(d) = detail {
+        m["detail"] = serde_json::Value::String(d);
+    }
+    m
+}
+
 /// The data of a successful result; a refusal is 409 `NODE_REFUSED` with the node's words.
 fn node_data(r: termplane_proto::CommandResult) -> Result<serde_json::Value, ApiError> {
     if r.ok {
@@ -1421,7 +1441,7 @@ fn node_data(r: termplane_proto::CommandResult) -> Result<serde_json::Value, Api
         let reason = r.error.unwrap_or_default();
         Err(
             ApiError::new(409, "NODE_REFUSED", format!("the node refused: {reason}"))
-                .with_metadata(serde_json::json!({ "reason": reason, "detail": r.detail })),
+                .with_metadata(refusal_metadata(reason, r.detail)),
         )
     }
 }

@@ -112,6 +112,21 @@ impl Store {
         rows.iter().map(node_of).collect()
     }
 
+    /// The nodes a system key sees: the local node, the system account's own, and those an
+    /// administrator let scripts launch onto.
+    pub async fn nodes_for_scripts(&self, system_user: &str) -> Result<Vec<Node>, sqlx::Error> {
+        sqlx::query(AssertSqlSafe(format!(
+            "SELECT {NODE_COLS} FROM nodes WHERE owner_user_id = $1 OR is_local = 1 OR system_access = 1 \
+             ORDER BY is_local DESC, created_at, id"
+        )))
+        .bind(system_user)
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(node_of)
+        .collect()
+    }
+
     /// Nodes owned by one account only (a bearer listing).
     pub async fn nodes_owned_by(&self, owner: &str) -> Result<Vec<Node>, sqlx::Error> {
         sqlx::query(AssertSqlSafe(format!(
