@@ -6,6 +6,7 @@
 pub mod config;
 pub mod enroll;
 pub mod exec;
+pub mod host;
 pub mod http;
 pub mod identity;
 pub mod link;

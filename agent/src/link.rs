@@ -41,6 +41,7 @@ use termplane_runtime_smol::agent::{
 
 use crate::config::NodeConfig;
 use crate::exec::{Executor, update};
+use crate::host::NodeHost;
 use crate::logging;
 
 /// Capabilities this build announces in `ready`.
@@ -87,6 +88,8 @@ pub struct LinkArgs {
     pub config_path: PathBuf,
     /// The loaded config.
     pub config: NodeConfig,
+    /// The daemon's own files (the executor's host).
+    pub host: Arc<NodeHost>,
 }
 
 /// The file under the data directory that says how the link stands (read by `status`).
@@ -122,7 +125,7 @@ fn unix_now() -> UnixSecs {
 
 /// The `ready` frame as of now.
 #[must_use]
-pub fn build_ready(exec: &Executor, config_path: &std::path::Path) -> Ready {
+pub fn build_ready(exec: &Executor, host: &NodeHost, config_path: &std::path::Path) -> Ready {
     let cfg = exec.config();
     let manager = crate::service::Manager::current();
     let has_def = crate::service::definition_path(manager).exists();
@@ -142,7 +145,7 @@ pub fn build_ready(exec: &Executor, config_path: &std::path::Path) -> Ready {
         capabilities: CAPABILITIES.iter().map(|c| (*c).to_owned()).collect(),
         self_invoke: Some(SelfInvoke {
             command: std::env::current_exe()
-                .unwrap_or_else(|_| cfg.binary_path.clone())
+                .unwrap_or_else(|_| host.binary_path.clone())
                 .to_string_lossy()
                 .into_owned(),
             args: Vec::new(),
@@ -156,8 +159,8 @@ pub fn build_ready(exec: &Executor, config_path: &std::path::Path) -> Ready {
             linger: None,
             panes_at_risk: panes,
             config_path: config_path.to_string_lossy().into_owned(),
-            log_path: cfg.log_path.to_string_lossy().into_owned(),
-            binary_path: cfg.binary_path.to_string_lossy().into_owned(),
+            log_path: host.log_path.to_string_lossy().into_owned(),
+            binary_path: host.binary_path.to_string_lossy().into_owned(),
             debug_logging: logging::debug_enabled(),
             debug_logging_forced: logging::debug_forced(),
             multiplexer: Some(MultiplexerInfo {
@@ -175,17 +178,17 @@ type Job = (String, Command, smol::channel::Sender<CommandResult>);
 /// The runtime's view of the executor: a queue into the worker thread plus the node's facts.
 struct Node {
     exec: Arc<Executor>,
+    host: Arc<NodeHost>,
     config_path: PathBuf,
     jobs: std::sync::mpsc::Sender<Job>,
     replay: Option<crate::replay_log::ReplayLog>,
 }
 
-fn worker(exec: &Executor, jobs: &Receiver<Job>) {
-    let binary = exec.config().binary_path.clone();
+fn worker(exec: &Executor, binary: &std::path::Path, jobs: &Receiver<Job>) {
     while let Ok((jti, command, reply)) = jobs.recv() {
         let result = exec.execute_result(&jti, &command);
-        if !command.is_update() && update::pending(&binary) {
-            match update::accept(&binary) {
+        if !command.is_update() && update::pending(binary) {
+            match update::accept(binary) {
                 Ok(()) => logging::info("update accepted after a verified command"),
                 Err(e) => logging::warn(&format!("cannot accept the update: {e}")),
             }
@@ -226,7 +229,7 @@ impl LinkExecutor for Node {
     }
 
     fn ready(&self) -> Option<Ready> {
-        Some(build_ready(&self.exec, &self.config_path))
+        Some(build_ready(&self.exec, &self.host, &self.config_path))
     }
 
     fn inventory(&self, at: String) -> Event {
@@ -310,13 +313,14 @@ pub fn run_link(
         signing_key: c.signing_public_jwk.clone(),
         process_start,
         carried_over,
-        ready: build_ready(&exec, &args.config_path),
+        ready: build_ready(&exec, &args.host, &args.config_path),
     };
     let (control_tx, control_rx) = smol::channel::bounded::<AgentControl>(EVENT_QUEUE);
 
     let (jobs_tx, jobs_rx) = std::sync::mpsc::channel::<Job>();
     let worker_exec = Arc::clone(&exec);
-    spawn_named("commands", move || worker(&worker_exec, &jobs_rx))?;
+    let binary = args.host.binary_path.clone();
+    spawn_named("commands", move || worker(&worker_exec, &binary, &jobs_rx))?;
 
     let forward = control_tx.clone();
     spawn_named("events", move || {
@@ -359,6 +363,7 @@ pub fn run_link(
 
     let node = Node {
         exec,
+        host: Arc::clone(&args.host),
         config_path: args.config_path.clone(),
         jobs: jobs_tx,
         replay,

@@ -29,6 +29,7 @@ use std::process::ExitCode;
 
 use termplane_node::config::{NodeConfig, default_config_path};
 use termplane_node::exec::{ExecConfig, shared, update};
+use termplane_node::host::NodeHost;
 use termplane_node::{enroll, link, logging, service};
 
 /// Exit status after a 4406 with nothing to roll back.
@@ -304,10 +305,11 @@ fn cmd_run(args: &Args) -> ExitCode {
     if let Err(e) = enroll::check_tmux("tmux") {
         return failed_start(e);
     }
-    let mut ec = ExecConfig::new(data);
-    ec.config_path = Some(path.clone());
-    ec.binary_path.clone_from(&binary);
-    let (exec, events) = shared(ec);
+    let mut host = NodeHost::new(&data);
+    host.config_path = Some(path.clone());
+    host.binary_path.clone_from(&binary);
+    let host = std::sync::Arc::new(host);
+    let (exec, events) = shared(ExecConfig::new(data), host.clone());
     if let Err(e) = exec.start() {
         return failed_start(format!("cannot start the private tmux server: {e}"));
     }
@@ -330,6 +332,7 @@ fn cmd_run(args: &Args) -> ExitCode {
     let args = link::LinkArgs {
         config_path: path,
         config: cfg,
+        host,
     };
     match link::run_link(args, exec, events) {
         Ok(link::LinkEnd::Shutdown) => {

@@ -6,11 +6,13 @@ mod common;
 
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
+use std::sync::Arc;
 
 use common::{TempDir, cmd};
 use serde_json::json;
 use termplane_node::config::NodeConfig;
 use termplane_node::exec::{ExecConfig, Executor};
+use termplane_node::host::NodeHost;
 
 fn config_json(server: &str) -> serde_json::Value {
     json!({
@@ -26,10 +28,12 @@ fn config_json(server: &str) -> serde_json::Value {
 }
 
 fn executor(dir: &Path, config: Option<&Path>) -> Executor {
-    let mut cfg = ExecConfig::new(dir.join("data"));
+    let data = dir.join("data");
+    let mut host = NodeHost::new(&data);
+    host.config_path = config.map(Path::to_path_buf);
+    let mut cfg = ExecConfig::new(data);
     cfg.home_dir = dir.to_path_buf();
-    cfg.config_path = config.map(Path::to_path_buf);
-    Executor::new(cfg).0
+    Executor::new(cfg, Arc::new(host)).0
 }
 
 fn run(e: &Executor, v: serde_json::Value) -> Result<serde_json::Value, String> {

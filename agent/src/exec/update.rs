@@ -190,12 +190,12 @@ pub fn accept(binary: &Path) -> Result<(), String> {
     }
 }
 
-/// The `update` command.
-pub fn handle(exec: &Executor, u: &Update) -> Result<Value, String> {
+/// The `update` command, replacing `binary`.
+pub fn handle(exec: &Executor, binary: &Path, u: &Update) -> Result<Value, String> {
     validate(u)?;
     let force = u.force.unwrap_or(false);
     let has_def = crate::service::definition_path(crate::service::Manager::current()).exists();
-    if let Some(r) = super::service_refusal(
+    if let Some(r) = crate::service::service_refusal(
         ServiceAction::Restart,
         force,
         crate::service::supervised(),
@@ -204,8 +204,7 @@ pub fn handle(exec: &Executor, u: &Update) -> Result<Value, String> {
     ) {
         return Err(r.into());
     }
-    let binary = exec.config().binary_path.clone();
-    let candidate = sibling(&binary, ".download");
+    let candidate = sibling(binary, ".download");
     crate::logging::info(&format!("update to {}: downloading {}", u.version, u.url));
     let _ = std::fs::remove_file(&candidate);
     let mut file = std::fs::OpenOptions::new()
@@ -240,7 +239,7 @@ pub fn handle(exec: &Executor, u: &Update) -> Result<Value, String> {
         return Err(format!("download failed: HTTP {status}"));
     }
     crate::logging::info(&format!("update: downloaded {bytes} bytes"));
-    install_candidate(&binary, &candidate, &u.version, &u.sha256)?;
+    install_candidate(binary, &candidate, &u.version, &u.sha256)?;
     std::thread::spawn(|| {
         std::thread::sleep(Duration::from_secs(1));
         crate::logging::info("update installed; exiting for the restart");

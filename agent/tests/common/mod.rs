@@ -8,10 +8,11 @@
 )]
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use termplane_node::exec::{ExecConfig, Executor};
+use termplane_node::exec::{Daemonless, ExecConfig, Executor, Silent};
 use termplane_proto::Command;
 use termplane_proto::event::Event;
 
@@ -55,7 +56,8 @@ pub fn tmux_ok() -> bool {
     ok
 }
 
-/// An executor on its own data dir and tmux socket; the server dies with it.
+/// An executor on its own data dir and tmux socket, with a host that runs no daemon; the
+/// server dies with it.
 pub struct Node {
     pub exec: Executor,
     pub events: std::sync::mpsc::Receiver<Event>,
@@ -67,7 +69,7 @@ impl Node {
         let dir = TempDir::new(tag);
         let mut cfg = ExecConfig::new(dir.path().join("data"));
         cfg.home_dir = dir.path().to_path_buf();
-        let (exec, events) = Executor::new(cfg);
+        let (exec, events) = Executor::new(cfg, Arc::new(Daemonless(Silent)));
         Self { exec, events, dir }
     }
 
