@@ -9,8 +9,8 @@ use termplane_proto::command::{
     AgentLogRead, LogLevel, Service, ServiceAction, SetLogLevel, SetServerUrl, Update,
 };
 
-use crate::exec::{Executor, Host, Level, Log, read_range};
 use crate::logging;
+use termplane_exec::{Executor, Host, Level, Log, read_range};
 
 /// The daemon's own files.
 #[derive(Clone, Debug)]
@@ -91,7 +91,7 @@ impl Host for NodeHost {
     }
 
     fn update(&self, exec: &Executor, cmd: &Update) -> Result<Value, String> {
-        crate::exec::update::handle(exec, &self.binary_path, cmd)
+        crate::update::handle(exec, &self.binary_path, cmd)
     }
 
     fn set_server_url(&self, _exec: &Executor, cmd: &SetServerUrl) -> Result<Value, String> {
@@ -116,7 +116,7 @@ impl Host for NodeHost {
             LogLevel::Info => "info",
             LogLevel::Debug => "debug",
         };
-        crate::config::write_private_atomic(
+        termplane_exec::fs::write_private_atomic(
             &exec.config().data_dir.join("log-level"),
             level.as_bytes(),
         )

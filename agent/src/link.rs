@@ -8,7 +8,7 @@
 //!   the maintenance mirror are current.
 //! * Verified commands go to **one long-lived worker thread** that runs them in arrival order,
 //!   one at a time, for the daemon's whole life (across reconnects). A finished non-update
-//!   command accepts a just-installed binary ([`crate::exec::update::accept`]).
+//!   command accepts a just-installed binary ([`crate::update::accept`]).
 //! * On each establishment: `subshells_report` (the census), then `inventory`.
 //! * Heartbeat tick: `heartbeat`, then `maintenance` when the maintenance file changed.
 //! * Every 2 s the exit tick runs; when panes ended, a changed maintenance mirror is sent first,
@@ -40,9 +40,11 @@ use termplane_runtime_smol::agent::{
 };
 
 use crate::config::NodeConfig;
-use crate::exec::{Executor, update};
+use termplane_exec::Executor;
+
 use crate::host::NodeHost;
 use crate::logging;
+use crate::update;
 
 /// Capabilities this build announces in `ready`.
 pub const CAPABILITIES: &[&str] = &[
@@ -105,9 +107,9 @@ pub fn read_link_status(data_dir: &std::path::Path) -> Option<String> {
 }
 
 fn write_link_status(data_dir: &std::path::Path, text: &str) {
-    let line = format!("{text} (since {})\n", crate::util::now_iso());
+    let line = format!("{text} (since {})\n", termplane_exec::util::now_iso());
     if let Err(e) =
-        crate::config::write_private_atomic(&data_dir.join(LINK_STATUS_FILE), line.as_bytes())
+        termplane_exec::fs::write_private_atomic(&data_dir.join(LINK_STATUS_FILE), line.as_bytes())
     {
         logging::debug(&format!("cannot write the link status: {e}"));
     }

@@ -27,10 +27,10 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use termplane_exec::{ExecConfig, shared};
 use termplane_node::config::{NodeConfig, default_config_path};
-use termplane_node::exec::{ExecConfig, shared, update};
 use termplane_node::host::NodeHost;
-use termplane_node::{enroll, link, logging, service};
+use termplane_node::{enroll, link, logging, service, update};
 
 /// Exit status after a 4406 with nothing to roll back.
 const EXIT_UPDATE_REQUIRED: u8 = 3;
@@ -281,7 +281,7 @@ fn cmd_run(args: &Args) -> ExitCode {
         Err(e) => return failed_start(format!("{e} (enroll first)")),
     };
     let data = cfg.data_dir();
-    if let Err(e) = termplane_node::config::ensure_private_dir(&data) {
+    if let Err(e) = termplane_exec::fs::ensure_private_dir(&data) {
         return failed_start(format!("{}: {e}", data.display()));
     }
     let debug = std::fs::read_to_string(data.join("log-level")).is_ok_and(|l| l.trim() == "debug");

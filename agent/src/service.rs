@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use termplane_proto::command::ServiceAction;
 
-use crate::util::run_bounded;
+use termplane_exec::util::run_bounded;
 
 /// systemd unit name.
 pub const SYSTEMD_UNIT: &str = "termplane-node.service";
@@ -75,11 +75,11 @@ pub fn definition_path(m: Manager) -> PathBuf {
         Manager::Systemd => {
             let base = match std::env::var_os("XDG_CONFIG_HOME") {
                 Some(v) if Path::new(&v).is_absolute() => PathBuf::from(v),
-                _ => crate::config::home_dir().join(".config"),
+                _ => termplane_exec::fs::home_dir().join(".config"),
             };
             base.join("systemd/user").join(SYSTEMD_UNIT)
         }
-        Manager::Launchd => crate::config::home_dir()
+        Manager::Launchd => termplane_exec::fs::home_dir()
             .join("Library/LaunchAgents")
             .join(format!("{LAUNCHD_LABEL}.plist")),
     }

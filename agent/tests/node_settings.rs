@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use common::{TempDir, cmd};
 use serde_json::json;
+use termplane_exec::{ExecConfig, Executor};
 use termplane_node::config::NodeConfig;
-use termplane_node::exec::{ExecConfig, Executor};
 use termplane_node::host::NodeHost;
 
 fn config_json(server: &str) -> serde_json::Value {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use termplane_node::exec::{Daemonless, ExecConfig, Executor, Silent};
+use termplane_exec::{Daemonless, ExecConfig, Executor, Silent};
 use termplane_proto::Command;
 use termplane_proto::event::Event;
 

@@ -328,7 +328,7 @@ impl Tmux {
     /// Starts the server (idempotent) with the node's options.
     pub fn start_server(&self) -> Result<(), TmuxError> {
         if let Some(dir) = self.socket.parent() {
-            crate::config::ensure_private_dir(dir)
+            crate::fs::ensure_private_dir(dir)
                 .map_err(|e| TmuxError::Failed(format!("{}: {e}", dir.display())))?;
         }
         let limit = HISTORY_LIMIT.to_string();

@@ -1,5 +1,6 @@
 //! The executor: every node command of the spec's table, carried out on the node's private tmux
-//! server and file system.
+//! server and file system. The node daemon (`termplane-node`) runs it for the plane; the
+//! embedding process is its [`Host`].
 //!
 //! [`Executor::execute`] answers `Ok(data)` (the `result.data` value) or `Err(text)` (the
 //! `result.error` text, one of the spec's refusal strings where one applies). The link driver
@@ -61,10 +62,11 @@
 
 pub mod control;
 pub mod events;
+pub mod fs;
 pub mod host;
 pub mod paths;
 pub mod tmux;
-pub mod update;
+pub mod util;
 
 use std::collections::BTreeMap;
 use std::io::{Read as _, Seek as _, SeekFrom};
@@ -112,7 +114,7 @@ impl ExecConfig {
     #[must_use]
     pub fn new(data_dir: PathBuf) -> Self {
         Self {
-            home_dir: crate::config::home_dir(),
+            home_dir: crate::fs::home_dir(),
             tmux_bin: "tmux".into(),
             data_dir,
         }
@@ -339,8 +341,8 @@ impl Executor {
 
     /// Starts the private tmux server and begins tracking every pane that survived.
     pub fn start(&self) -> Result<(), String> {
-        crate::config::ensure_private_dir(&self.cfg.data_dir).map_err(|e| e.to_string())?;
-        crate::config::ensure_private_dir(&self.logs_dir()).map_err(|e| e.to_string())?;
+        crate::fs::ensure_private_dir(&self.cfg.data_dir).map_err(|e| e.to_string())?;
+        crate::fs::ensure_private_dir(&self.logs_dir()).map_err(|e| e.to_string())?;
         self.tmux.start_server().map_err(|e| tmux_err(&e))?;
         let _ = self.census();
         Ok(())
@@ -479,11 +481,8 @@ impl Executor {
             Command::SetLogLevel(s) => self.host.set_log_level(self, s),
             Command::SetMaintenance(m) => {
                 let text = serde_json::to_vec(m).map_err(|e| e.to_string())?;
-                crate::config::write_private_atomic(
-                    &self.cfg.data_dir.join("maintenance.json"),
-                    &text,
-                )
-                .map_err(|e| e.to_string())?;
+                crate::fs::write_private_atomic(&self.cfg.data_dir.join("maintenance.json"), &text)
+                    .map_err(|e| e.to_string())?;
                 Ok(json!({ "on": m.on, "changedAt": m.changed_at }))
             }
             Command::Update(u) => self.host.update(self, u),
@@ -583,8 +582,8 @@ impl Executor {
             Err(_) => {}
         }
         let log = self.log_path(&l.subshell_id);
-        crate::config::ensure_private_dir(&self.logs_dir()).map_err(|e| e.to_string())?;
-        crate::config::ensure_private_dir(self.exits.dir()).map_err(|e| e.to_string())?;
+        crate::fs::ensure_private_dir(&self.logs_dir()).map_err(|e| e.to_string())?;
+        crate::fs::ensure_private_dir(self.exits.dir()).map_err(|e| e.to_string())?;
         match std::fs::remove_file(events::exit_file(self.exits.dir(), &l.subshell_id)) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                 return Err(format!("stale exit file: {e}"));
@@ -735,9 +734,9 @@ impl Executor {
             ));
         }
         let root = self.cfg.data_dir.join("harness-config");
-        crate::config::ensure_private_dir(&root).map_err(|e| format!("config isolation: {e}"))?;
+        crate::fs::ensure_private_dir(&root).map_err(|e| format!("config isolation: {e}"))?;
         let dir = root.join(harness_id);
-        crate::config::ensure_private_dir(&dir).map_err(|e| format!("config isolation: {e}"))?;
+        crate::fs::ensure_private_dir(&dir).map_err(|e| format!("config isolation: {e}"))?;
         let sub = |name: &str| dir.join(name).to_string_lossy().into_owned();
         let vars = vec![
             ("TERMPLANE_CONFIG_DIR", dir.to_string_lossy().into_owned()),
@@ -750,7 +749,7 @@ impl Executor {
         ];
         for (k, v) in &vars {
             if *k != "TERMPLANE_CONFIG_DIR" {
-                crate::config::ensure_private_dir(Path::new(v))
+                crate::fs::ensure_private_dir(Path::new(v))
                     .map_err(|e| format!("config isolation: {k}: {e}"))?;
             }
         }
@@ -958,7 +957,7 @@ impl Executor {
             .map(|p| p.to_string_lossy().into_owned())
             .collect();
         let text = serde_json::to_vec(&json!({ "dirs": list })).map_err(|e| e.to_string())?;
-        crate::config::write_private_atomic(&self.cfg.data_dir.join("allowed-dirs.json"), &text)
+        crate::fs::write_private_atomic(&self.cfg.data_dir.join("allowed-dirs.json"), &text)
             .map_err(|e| e.to_string())?;
         if let Ok(mut p) = self.policy.write() {
             *p = Policy::new(real);
