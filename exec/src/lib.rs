@@ -101,12 +101,16 @@ pub const CAPTURE_MAX_LINES: u32 = tmux::HISTORY_LIMIT;
 /// Where the executor keeps its state.
 #[derive(Debug, Clone)]
 pub struct ExecConfig {
-    /// Data directory (tmux socket, pane logs, allowlist, maintenance mirror).
+    /// Data directory (tmux socket, pane logs, exit files, allowlist, harness configuration
+    /// directories, and by default the maintenance mirror).
     pub data_dir: PathBuf,
     /// Home directory (`fs_ls` of `""`).
     pub home_dir: PathBuf,
     /// tmux binary.
     pub tmux_bin: String,
+    /// Where the maintenance mirror is kept (`<dataDir>/maintenance.json` by default); `None`
+    /// keeps it in memory only, for a host that has no maintenance file (the plane's own host).
+    pub maintenance_file: Option<PathBuf>,
 }
 
 impl ExecConfig {
@@ -116,6 +120,7 @@ impl ExecConfig {
         Self {
             home_dir: crate::fs::home_dir(),
             tmux_bin: "tmux".into(),
+            maintenance_file: Some(data_dir.join("maintenance.json")),
             data_dir,
         }
     }
@@ -294,7 +299,10 @@ impl Executor {
             .into_iter()
             .map(PathBuf::from)
             .collect();
-        let maintenance = MaintenanceWatch::new(cfg.data_dir.join("maintenance.json"));
+        let maintenance = match &cfg.maintenance_file {
+            Some(p) => MaintenanceWatch::new(p.clone()),
+            None => MaintenanceWatch::in_memory(),
+        };
         (
             Self {
                 tmux,
@@ -480,9 +488,7 @@ impl Executor {
             Command::SetServerUrl(s) => self.host.set_server_url(self, s),
             Command::SetLogLevel(s) => self.host.set_log_level(self, s),
             Command::SetMaintenance(m) => {
-                let text = serde_json::to_vec(m).map_err(|e| e.to_string())?;
-                crate::fs::write_private_atomic(&self.cfg.data_dir.join("maintenance.json"), &text)
-                    .map_err(|e| e.to_string())?;
+                self.maintenance.set(m)?;
                 Ok(json!({ "on": m.on, "changedAt": m.changed_at }))
             }
             Command::Update(u) => self.host.update(self, u),

@@ -66,9 +66,15 @@ pub struct Node {
 
 impl Node {
     pub fn new(tag: &str) -> Self {
+        Self::with_config(tag, |_| {})
+    }
+
+    /// As [`Node::new`], with the configuration changed by `edit` first.
+    pub fn with_config(tag: &str, edit: impl FnOnce(&mut ExecConfig)) -> Self {
         let dir = TempDir::new(tag);
         let mut cfg = ExecConfig::new(dir.path().join("data"));
         cfg.home_dir = dir.path().to_path_buf();
+        edit(&mut cfg);
         let (exec, events) = Executor::new(cfg, Arc::new(Daemonless(Silent)));
         Self { exec, events, dir }
     }
