@@ -207,6 +207,53 @@ fn g85_an_oversize_frame_from_the_plane_is_dropped_and_the_link_stays_up() {
 }
 
 #[test]
+fn a_detect_with_slow_probes_does_not_hold_back_the_next_command_on_the_link() {
+    use std::os::unix::fs::PermissionsExt as _;
+    if !common::tmux_ok() {
+        return;
+    }
+    let plane = ScriptedPlane::new();
+    let mut node = NodeProc::prepare("aside", &plane, true);
+    // A harness binary whose version probe lasts until the gate file appears (at most 4.5 s).
+    let gate = node.dir.join("gate");
+    let probe = node.dir.join("slow-harness");
+    let g = gate.display();
+    std::fs::write(
+        &probe,
+        format!(
+            "#!/bin/sh\ni=0\nwhile [ ! -e '{g}' ] && [ \"$i\" -lt 45 ]; do sleep 0.1; i=$((i+1)); done\n\
+             if [ -e '{g}' ]; then echo 'probed after the gate opened'; else echo 'the gate never opened'; fi\n"
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&probe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    node.start();
+    let mut conn = plane.accept(WAIT).unwrap();
+    conn.handshake(&plane);
+    let iat = unix_now();
+    let detect = json!({
+        "type": "detect",
+        "rules": [{ "harnessId": "slow", "resolve": { "binaryName": "no-such-harness-binary", "knownPaths": [probe.display().to_string()] } }],
+        "envNames": [],
+    });
+    conn.send_command(&plane, &plane.claims("detect1", iat, 1, detect));
+    conn.send_command(
+        &plane,
+        &plane.claims("ping2", iat, 2, json!({ "type": "ping" })),
+    );
+    // The ping is answered while the detect's probe still waits for the gate.
+    let Event::Result(first) = conn.event_where(WAIT, |e| matches!(e, Event::Result(_))) else {
+        unreachable!()
+    };
+    assert_eq!(first.reference, "ping2", "{first:?}");
+    assert!(first.ok, "{first:?}");
+    std::fs::write(&gate, b"").unwrap();
+    let detected = conn.result_of("detect1");
+    let h = &detected.data.as_ref().unwrap()["harnesses"][0];
+    assert_eq!(h["version"], "probed after the gate opened", "{detected:?}");
+}
+
+#[test]
 fn inventory_and_heartbeat_times_are_iso_8601_and_each_heartbeat_pings() {
     if !common::tmux_ok() {
         return;

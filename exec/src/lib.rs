@@ -3,8 +3,10 @@
 //! embedding process is its [`Host`].
 //!
 //! [`Executor::execute`] answers `Ok(data)` (the `result.data` value) or `Err(text)` (the
-//! `result.error` text, one of the spec's refusal strings where one applies). The link driver
-//! calls [`Executor::execute_result`] for each verified command, in arrival order.
+//! `result.error` text, one of the spec's refusal strings where one applies);
+//! [`Executor::execute_result`] wraps it as the `result` event. Verified commands reach it
+//! through a [`Runner`], which runs them one at a time in arrival order, except `detect`, which
+//! only reads and runs beside them (see [`runner`]).
 //!
 //! The commands about the node daemon itself (`service`, `update`, `set_server_url`,
 //! `set_log_level`, `agent_log_read`) and the executor's log lines go to the embedding
@@ -65,6 +67,7 @@ pub mod events;
 pub mod fs;
 pub mod host;
 pub mod paths;
+pub mod runner;
 pub mod tmux;
 pub mod util;
 
@@ -85,6 +88,7 @@ use termplane_proto::{CommandResult, SubshellId};
 pub use events::{ExitTracker, MaintenanceWatch, TailRegistry};
 pub use host::{Daemonless, Host, Level, Log, Silent, no_daemon};
 use paths::{Policy, Uploads};
+pub use runner::{Runner, Stopped, runs_aside};
 use tmux::{Tmux, TmuxError, pane_target, session_name, session_target};
 
 /// Most bytes of a `log_read` / `agent_log_read` answer (base64 keeps it under one frame).

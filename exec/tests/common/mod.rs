@@ -59,7 +59,7 @@ pub fn tmux_ok() -> bool {
 /// An executor on its own data dir and tmux socket, with a host that runs no daemon; the
 /// server dies with it.
 pub struct Node {
-    pub exec: Executor,
+    pub exec: Arc<Executor>,
     pub events: std::sync::mpsc::Receiver<Event>,
     pub dir: TempDir,
 }
@@ -76,7 +76,11 @@ impl Node {
         cfg.home_dir = dir.path().to_path_buf();
         edit(&mut cfg);
         let (exec, events) = Executor::new(cfg, Arc::new(Daemonless(Silent)));
-        Self { exec, events, dir }
+        Self {
+            exec: Arc::new(exec),
+            events,
+            dir,
+        }
     }
 
     pub fn run(&self, v: serde_json::Value) -> Result<serde_json::Value, String> {
