@@ -22,9 +22,19 @@ for crate in termplane-proto termplane-machines; do
   done
 done
 
+# The executor knows nothing of the binaries that embed it: no async runtime, socket or HTTP crate
+# and neither binary in its dependency tree (the node daemon runs it, and the plane can).
+deps=$(cargo tree -p termplane-exec --edges normal --prefix none 2>/dev/null)
+[ -n "$deps" ] || bad "cargo tree -p termplane-exec failed"
+for banned in smol async-io async-std async-tungstenite tungstenite sqlx rustls termplane-node termplane termplane-runtime-smol; do
+  if printf '%s\n' "$deps" | grep -qE "^$banned v"; then
+    bad "termplane-exec depends on $banned"
+  fi
+done
+
 # The HTTP wire (httparse, the connection types of the plane's server) is named only inside the
 # plane's HTTP adapter; no HTTP framework is in the graph at all.
-if grep -rIl --include='*.rs' -E '\bhttparse::' proto machines runtime-smol agent fuzz benches 2>/dev/null | grep -q .; then
+if grep -rIl --include='*.rs' -E '\bhttparse::' proto machines runtime-smol exec agent fuzz benches 2>/dev/null | grep -q .; then
   bad "a crate other than the plane names httparse"
 fi
 if [ -d plane/src ]; then

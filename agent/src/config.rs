@@ -8,12 +8,11 @@
 //! The file is created with mode 0600 from the start (never chmod-ed after a world-readable
 //! moment) and replaced atomically through a temp file in the same directory.
 
-use std::fs::{self, OpenOptions};
-use std::io::Write as _;
-use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
+use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use termplane_exec::fs::{home_dir, write_private_atomic};
 use termplane_machines::jws::PublicJwk;
 
 /// Directory name under the XDG roots.
@@ -92,14 +91,6 @@ fn io_err(path: &Path, source: std::io::Error) -> ConfigError {
     }
 }
 
-/// The user's home directory (`$HOME`, else `/`).
-#[must_use]
-pub fn home_dir() -> PathBuf {
-    std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map_or_else(|| PathBuf::from("/"), PathBuf::from)
-}
-
 fn xdg(var: &str, fallback: &[&str]) -> PathBuf {
     match std::env::var_os(var) {
         Some(v) if Path::new(&v).is_absolute() => PathBuf::from(v),
@@ -157,45 +148,6 @@ impl NodeConfig {
             .as_deref()
             .map_or_else(default_data_dir, PathBuf::from)
     }
-}
-
-/// Creates the parent directories of `path` with mode 0700 where they are missing.
-pub fn ensure_private_dir(dir: &Path) -> std::io::Result<()> {
-    if dir.is_dir() {
-        return Ok(());
-    }
-    let mut b = fs::DirBuilder::new();
-    std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
-    b.recursive(true).create(dir)
-}
-
-/// Writes `bytes` to `path` through a temp file created with mode 0600, then renames it into
-/// place. The file never exists with wider permissions.
-pub fn write_private_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    ensure_private_dir(dir)?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let suffix = crate::util::hex(&crate::util::random_bytes::<6>()?);
-    let tmp = dir.join(format!(".{name}.{suffix}.tmp"));
-    let result = (|| {
-        let mut f = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
-            .open(&tmp)?;
-        f.set_permissions(fs::Permissions::from_mode(0o600))?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
 }
 
 /// Derives the node WebSocket URL from a plane base URL: `http` → `ws`, `https` → `wss`,
@@ -260,15 +212,5 @@ mod tests {
         ] {
             assert!(validate_server_url(bad).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn private_files_are_created_0600() {
-        let dir = std::env::temp_dir().join(format!("tp-cfg-{}", std::process::id()));
-        let p = dir.join("x.json");
-        write_private_atomic(&p, b"{}").unwrap();
-        let mode = fs::metadata(&p).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o600);
-        fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -70,7 +70,7 @@ pub fn tmux_install_hint() -> &'static str {
 
 /// Checks that `tmux -V` answers; returns its version text.
 pub fn check_tmux(tmux: &str) -> Result<String, String> {
-    let out = crate::util::run_bounded(
+    let out = termplane_exec::util::run_bounded(
         std::process::Command::new(tmux).arg("-V"),
         std::time::Duration::from_secs(5),
         4096,
@@ -101,7 +101,7 @@ pub fn enroll(args: &EnrollArgs) -> Result<NodeConfig, String> {
         .parent()
         .unwrap_or_else(|| Path::new("."))
         .to_path_buf();
-    crate::config::ensure_private_dir(&config_dir).map_err(|e| e.to_string())?;
+    termplane_exec::fs::ensure_private_dir(&config_dir).map_err(|e| e.to_string())?;
     let identity_path = config_dir.join("identity.jwk");
     let had_identity = identity_path.exists();
     let id = identity::load_or_create(&identity_path).map_err(|e| e.to_string())?;

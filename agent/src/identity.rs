@@ -14,7 +14,7 @@ use termplane_machines::kx::StaticKeypair;
 use termplane_proto::key::{b64url_decode, b64url_encode};
 use zeroize::Zeroize as _;
 
-use crate::util::random_bytes;
+use termplane_exec::util::random_bytes;
 
 /// A private P-256 JWK as stored on disk.
 #[derive(Serialize, Deserialize)]
@@ -96,7 +96,7 @@ fn parse(text: &str) -> Result<Identity, String> {
 
 /// Where a corrupt file at `path` is moved.
 fn quarantine_path(path: &Path) -> PathBuf {
-    let secs = crate::util::unix_millis() / 1000;
+    let secs = termplane_exec::util::unix_millis() / 1000;
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(format!(".corrupt-{secs}"));
     path.with_file_name(name)
@@ -143,7 +143,7 @@ pub fn load_or_create(path: &Path) -> Result<Identity, IdentityError> {
             };
             d.zeroize();
             let mut text = serde_json::to_string(&file).unwrap_or_default();
-            let written = crate::config::write_private_atomic(path, text.as_bytes());
+            let written = termplane_exec::fs::write_private_atomic(path, text.as_bytes());
             text.zeroize();
             written.map_err(|e| io(path, e))?;
             Ok(Identity { signer })

@@ -6,9 +6,11 @@
 //!   (mode 0600, replaced atomically).
 //! * Sends `ready` with the spec's fields, rebuilt before every dial so the runtime snapshot and
 //!   the maintenance mirror are current.
-//! * Verified commands go to **one long-lived worker thread** that runs them in arrival order,
-//!   one at a time, for the daemon's whole life (across reconnects). A finished non-update
-//!   command accepts a just-installed binary ([`crate::exec::update::accept`]).
+//! * Verified commands go to the executor's [`Runner`]: **one long-lived worker thread** runs
+//!   them in arrival order, one at a time, for the daemon's whole life (across reconnects), and
+//!   `detect`, which only reads, runs beside it so that the commands after it do not wait for
+//!   its version probes. A finished non-update command accepts a just-installed binary
+//!   ([`crate::update::accept`]).
 //! * On each establishment: `subshells_report` (the census), then `inventory`.
 //! * Heartbeat tick: `heartbeat`, then `maintenance` when the maintenance file changed.
 //! * Every 2 s the exit tick runs; when panes ended, a changed maintenance mirror is sent first,
@@ -23,7 +25,7 @@
 //!   log and there: the daemon keeps retrying (backoff up to 60 s) until the operator installs a
 //!   new key.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -40,8 +42,11 @@ use termplane_runtime_smol::agent::{
 };
 
 use crate::config::NodeConfig;
-use crate::exec::{Executor, update};
+use termplane_exec::{Executor, Runner};
+
+use crate::host::NodeHost;
 use crate::logging;
+use crate::update;
 
 /// Capabilities this build announces in `ready`.
 pub const CAPABILITIES: &[&str] = &[
@@ -87,6 +92,8 @@ pub struct LinkArgs {
     pub config_path: PathBuf,
     /// The loaded config.
     pub config: NodeConfig,
+    /// The daemon's own files (the executor's host).
+    pub host: Arc<NodeHost>,
 }
 
 /// The file under the data directory that says how the link stands (read by `status`).
@@ -102,9 +109,9 @@ pub fn read_link_status(data_dir: &std::path::Path) -> Option<String> {
 }
 
 fn write_link_status(data_dir: &std::path::Path, text: &str) {
-    let line = format!("{text} (since {})\n", crate::util::now_iso());
+    let line = format!("{text} (since {})\n", termplane_exec::util::now_iso());
     if let Err(e) =
-        crate::config::write_private_atomic(&data_dir.join(LINK_STATUS_FILE), line.as_bytes())
+        termplane_exec::fs::write_private_atomic(&data_dir.join(LINK_STATUS_FILE), line.as_bytes())
     {
         logging::debug(&format!("cannot write the link status: {e}"));
     }
@@ -122,7 +129,7 @@ fn unix_now() -> UnixSecs {
 
 /// The `ready` frame as of now.
 #[must_use]
-pub fn build_ready(exec: &Executor, config_path: &std::path::Path) -> Ready {
+pub fn build_ready(exec: &Executor, host: &NodeHost, config_path: &std::path::Path) -> Ready {
     let cfg = exec.config();
     let manager = crate::service::Manager::current();
     let has_def = crate::service::definition_path(manager).exists();
@@ -142,7 +149,7 @@ pub fn build_ready(exec: &Executor, config_path: &std::path::Path) -> Ready {
         capabilities: CAPABILITIES.iter().map(|c| (*c).to_owned()).collect(),
         self_invoke: Some(SelfInvoke {
             command: std::env::current_exe()
-                .unwrap_or_else(|_| cfg.binary_path.clone())
+                .unwrap_or_else(|_| host.binary_path.clone())
                 .to_string_lossy()
                 .into_owned(),
             args: Vec::new(),
@@ -156,8 +163,8 @@ pub fn build_ready(exec: &Executor, config_path: &std::path::Path) -> Ready {
             linger: None,
             panes_at_risk: panes,
             config_path: config_path.to_string_lossy().into_owned(),
-            log_path: cfg.log_path.to_string_lossy().into_owned(),
-            binary_path: cfg.binary_path.to_string_lossy().into_owned(),
+            log_path: host.log_path.to_string_lossy().into_owned(),
+            binary_path: host.binary_path.to_string_lossy().into_owned(),
             debug_logging: logging::debug_enabled(),
             debug_logging_forced: logging::debug_forced(),
             multiplexer: Some(MultiplexerInfo {
@@ -170,39 +177,41 @@ pub fn build_ready(exec: &Executor, config_path: &std::path::Path) -> Ready {
     }
 }
 
-type Job = (String, Command, smol::channel::Sender<CommandResult>);
-
-/// The runtime's view of the executor: a queue into the worker thread plus the node's facts.
+/// The runtime's view of the executor: its runner plus the node's facts.
 struct Node {
     exec: Arc<Executor>,
+    host: Arc<NodeHost>,
     config_path: PathBuf,
-    jobs: std::sync::mpsc::Sender<Job>,
+    runner: Runner,
     replay: Option<crate::replay_log::ReplayLog>,
 }
 
-fn worker(exec: &Executor, jobs: &Receiver<Job>) {
-    let binary = exec.config().binary_path.clone();
-    while let Ok((jti, command, reply)) = jobs.recv() {
-        let result = exec.execute_result(&jti, &command);
-        if !command.is_update() && update::pending(&binary) {
-            match update::accept(&binary) {
-                Ok(()) => logging::info("update accepted after a verified command"),
-                Err(e) => logging::warn(&format!("cannot accept the update: {e}")),
-            }
+/// After a verified command other than `update` ran: a just-installed binary is accepted.
+fn accept_pending_update(binary: &Path) {
+    if update::pending(binary) {
+        match update::accept(binary) {
+            Ok(()) => logging::info("update accepted after a verified command"),
+            Err(e) => logging::warn(&format!("cannot accept the update: {e}")),
         }
-        let _ = reply.send_blocking(result);
     }
 }
 
 impl LinkExecutor for Node {
     fn execute(&self, jti: String, command: Command) -> BoxFuture<CommandResult> {
         let (tx, rx) = smol::channel::bounded(1);
-        let queued = self.jobs.send((jti.clone(), command, tx)).is_ok();
-        Box::pin(async move {
-            match rx.recv().await {
-                Ok(r) if queued => r,
-                _ => CommandResult::err(jti, "executor stopped"),
+        let accepts = (!command.is_update()).then(|| self.host.binary_path.clone());
+        // The reply runs on the worker's thread right after the command, before its answer
+        // leaves; when the runner has stopped it is dropped and the answer says so.
+        let _ = self.runner.submit(jti.clone(), command, move |result| {
+            if let Some(binary) = accepts {
+                accept_pending_update(&binary);
             }
+            let _ = tx.send_blocking(result);
+        });
+        Box::pin(async move {
+            rx.recv()
+                .await
+                .unwrap_or_else(|_| CommandResult::err(jti, termplane_exec::runner::STOPPED))
         })
     }
 
@@ -226,7 +235,7 @@ impl LinkExecutor for Node {
     }
 
     fn ready(&self) -> Option<Ready> {
-        Some(build_ready(&self.exec, &self.config_path))
+        Some(build_ready(&self.exec, &self.host, &self.config_path))
     }
 
     fn inventory(&self, at: String) -> Event {
@@ -310,13 +319,11 @@ pub fn run_link(
         signing_key: c.signing_public_jwk.clone(),
         process_start,
         carried_over,
-        ready: build_ready(&exec, &args.config_path),
+        ready: build_ready(&exec, &args.host, &args.config_path),
     };
     let (control_tx, control_rx) = smol::channel::bounded::<AgentControl>(EVENT_QUEUE);
 
-    let (jobs_tx, jobs_rx) = std::sync::mpsc::channel::<Job>();
-    let worker_exec = Arc::clone(&exec);
-    spawn_named("commands", move || worker(&worker_exec, &jobs_rx))?;
+    let runner = Runner::start(Arc::clone(&exec)).map_err(|e| LinkError::Start(e.to_string()))?;
 
     let forward = control_tx.clone();
     spawn_named("events", move || {
@@ -359,8 +366,9 @@ pub fn run_link(
 
     let node = Node {
         exec,
+        host: Arc::clone(&args.host),
         config_path: args.config_path.clone(),
-        jobs: jobs_tx,
+        runner,
         replay,
     };
     let mut opts = AgentOptions::new(c.ws_url.clone());

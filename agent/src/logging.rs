@@ -40,7 +40,7 @@ pub fn debug_enabled() -> bool {
 }
 
 fn write(level: &str, msg: &str) {
-    let line = format!("{} {level} {msg}\n", crate::util::now_iso());
+    let line = format!("{} {level} {msg}\n", termplane_exec::util::now_iso());
     eprint!("{line}");
     let path = FILE.lock().ok().and_then(|f| f.clone());
     if let Some(p) = path

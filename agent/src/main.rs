@@ -28,9 +28,10 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use termplane_exec::{ExecConfig, shared};
 use termplane_node::config::{NodeConfig, default_config_path};
-use termplane_node::exec::{ExecConfig, shared, update};
-use termplane_node::{enroll, link, logging, service};
+use termplane_node::host::NodeHost;
+use termplane_node::{enroll, link, logging, service, update};
 
 /// Exit status after a 4406 with nothing to roll back.
 const EXIT_UPDATE_REQUIRED: u8 = 3;
@@ -284,7 +285,7 @@ fn cmd_run(args: &Args) -> ExitCode {
         Err(e) => return failed_start(format!("{e} (enroll first)")),
     };
     let data = cfg.data_dir();
-    if let Err(e) = termplane_node::config::ensure_private_dir(&data) {
+    if let Err(e) = termplane_exec::fs::ensure_private_dir(&data) {
         return failed_start(format!("{}: {e}", data.display()));
     }
     let debug = std::fs::read_to_string(data.join("log-level")).is_ok_and(|l| l.trim() == "debug");
@@ -308,10 +309,11 @@ fn cmd_run(args: &Args) -> ExitCode {
     if let Err(e) = enroll::check_tmux("tmux") {
         return failed_start(e);
     }
-    let mut ec = ExecConfig::new(data);
-    ec.config_path = Some(path.clone());
-    ec.binary_path.clone_from(&binary);
-    let (exec, events) = shared(ec);
+    let mut host = NodeHost::new(&data);
+    host.config_path = Some(path.clone());
+    host.binary_path.clone_from(&binary);
+    let host = std::sync::Arc::new(host);
+    let (exec, events) = shared(ExecConfig::new(data), host.clone());
     if let Err(e) = exec.start() {
         return failed_start(format!("cannot start the private tmux server: {e}"));
     }
@@ -334,6 +336,7 @@ fn cmd_run(args: &Args) -> ExitCode {
     let args = link::LinkArgs {
         config_path: path,
         config: cfg,
+        host,
     };
     match link::run_link(args, exec, events) {
         Ok(link::LinkEnd::Shutdown) => {

@@ -47,7 +47,7 @@ pub struct ReplayLog {
 }
 
 fn hex(bytes: &[u8]) -> String {
-    crate::util::hex(bytes)
+    termplane_exec::util::hex(bytes)
 }
 
 fn parse_line(line: &str) -> Option<ReplayRecord> {
@@ -97,7 +97,7 @@ impl ReplayLog {
             .filter(|r| r.iat.saturating_add(window()) >= now)
             .collect();
         let body: String = live.iter().map(line_of).collect();
-        crate::config::write_private_atomic(&path, body.as_bytes())
+        termplane_exec::fs::write_private_atomic(&path, body.as_bytes())
             .map_err(|e| format!("{}: {e}", path.display()))?;
         let log = Self {
             path,

@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use crate::util::run_bounded;
+use termplane_proto::command::ServiceAction;
+
+use termplane_exec::util::run_bounded;
 
 /// systemd unit name.
 pub const SYSTEMD_UNIT: &str = "termplane-node.service";
@@ -73,11 +75,11 @@ pub fn definition_path(m: Manager) -> PathBuf {
         Manager::Systemd => {
             let base = match std::env::var_os("XDG_CONFIG_HOME") {
                 Some(v) if Path::new(&v).is_absolute() => PathBuf::from(v),
-                _ => crate::config::home_dir().join(".config"),
+                _ => termplane_exec::fs::home_dir().join(".config"),
             };
             base.join("systemd/user").join(SYSTEMD_UNIT)
         }
-        Manager::Launchd => crate::config::home_dir()
+        Manager::Launchd => termplane_exec::fs::home_dir()
             .join("Library/LaunchAgents")
             .join(format!("{LAUNCHD_LABEL}.plist")),
     }
@@ -87,6 +89,43 @@ pub fn definition_path(m: Manager) -> PathBuf {
 #[must_use]
 pub fn supervised() -> bool {
     std::env::var(SUPERVISED_ENV).is_ok_and(|v| !v.is_empty())
+}
+
+/// Which refusal, if any, a service action meets (also `update`'s, as a restart).
+#[must_use]
+pub fn service_refusal(
+    action: ServiceAction,
+    force: bool,
+    supervised: bool,
+    has_definition: bool,
+    panes_running: bool,
+) -> Option<&'static str> {
+    let kills = panes_running && !force;
+    match action {
+        ServiceAction::Install => None,
+        ServiceAction::Uninstall => (has_definition && kills).then_some("kills panes"),
+        ServiceAction::Start => (!has_definition).then_some("no service definition"),
+        ServiceAction::Stop => {
+            if !has_definition {
+                Some("no service definition")
+            } else if kills {
+                Some("kills panes")
+            } else {
+                None
+            }
+        }
+        ServiceAction::Restart => {
+            if !has_definition {
+                Some("no service definition")
+            } else if !supervised {
+                Some("not supervised")
+            } else if kills {
+                Some("kills panes")
+            } else {
+                None
+            }
+        }
+    }
 }
 
 /// Quotes one word for a systemd `ExecStart=` line.
@@ -402,5 +441,40 @@ mod tests {
         assert!(p.contains(
             "<key>TERMPLANE_CA_FILE</key><string>/etc/tp ca/%h &quot;x&quot;$HOME.pem</string>"
         ));
+    }
+
+    #[test]
+    fn service_refusals_follow_the_spec() {
+        use ServiceAction as A;
+        assert_eq!(
+            service_refusal(A::Restart, false, false, true, false),
+            Some("not supervised")
+        );
+        assert_eq!(
+            service_refusal(A::Stop, false, true, true, true),
+            Some("kills panes")
+        );
+        assert_eq!(service_refusal(A::Stop, true, true, true, true), None);
+        assert_eq!(
+            service_refusal(A::Restart, false, true, true, true),
+            Some("kills panes")
+        );
+        assert_eq!(
+            service_refusal(A::Uninstall, false, true, true, true),
+            Some("kills panes")
+        );
+        assert_eq!(
+            service_refusal(A::Start, false, false, false, false),
+            Some("no service definition")
+        );
+        assert_eq!(
+            service_refusal(A::Stop, false, false, false, false),
+            Some("no service definition")
+        );
+        assert_eq!(
+            service_refusal(A::Uninstall, false, false, false, true),
+            None
+        );
+        assert_eq!(service_refusal(A::Install, false, false, false, true), None);
     }
 }

@@ -4,6 +4,7 @@
 //! runtime's driver alone run it in a thread with short limits.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+#[path = "../../exec/tests/common/mod.rs"]
 mod common;
 #[path = "support/scripted.rs"]
 mod scripted;
@@ -206,6 +207,53 @@ fn g85_an_oversize_frame_from_the_plane_is_dropped_and_the_link_stays_up() {
 }
 
 #[test]
+fn a_detect_with_slow_probes_does_not_hold_back_the_next_command_on_the_link() {
+    use std::os::unix::fs::PermissionsExt as _;
+    if !common::tmux_ok() {
+        return;
+    }
+    let plane = ScriptedPlane::new();
+    let mut node = NodeProc::prepare("aside", &plane, true);
+    // A harness binary whose version probe lasts until the gate file appears (at most 4.5 s).
+    let gate = node.dir.join("gate");
+    let probe = node.dir.join("slow-harness");
+    let g = gate.display();
+    std::fs::write(
+        &probe,
+        format!(
+            "#!/bin/sh\ni=0\nwhile [ ! -e '{g}' ] && [ \"$i\" -lt 45 ]; do sleep 0.1; i=$((i+1)); done\n\
+             if [ -e '{g}' ]; then echo 'probed after the gate opened'; else echo 'the gate never opened'; fi\n"
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&probe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    node.start();
+    let mut conn = plane.accept(WAIT).unwrap();
+    conn.handshake(&plane);
+    let iat = unix_now();
+    let detect = json!({
+        "type": "detect",
+        "rules": [{ "harnessId": "slow", "resolve": { "binaryName": "no-such-harness-binary", "knownPaths": [probe.display().to_string()] } }],
+        "envNames": [],
+    });
+    conn.send_command(&plane, &plane.claims("detect1", iat, 1, detect));
+    conn.send_command(
+        &plane,
+        &plane.claims("ping2", iat, 2, json!({ "type": "ping" })),
+    );
+    // The ping is answered while the detect's probe still waits for the gate.
+    let Event::Result(first) = conn.event_where(WAIT, |e| matches!(e, Event::Result(_))) else {
+        unreachable!()
+    };
+    assert_eq!(first.reference, "ping2", "{first:?}");
+    assert!(first.ok, "{first:?}");
+    std::fs::write(&gate, b"").unwrap();
+    let detected = conn.result_of("detect1");
+    let h = &detected.data.as_ref().unwrap()["harnesses"][0];
+    assert_eq!(h["version"], "probed after the gate opened", "{detected:?}");
+}
+
+#[test]
 fn inventory_and_heartbeat_times_are_iso_8601_and_each_heartbeat_pings() {
     if !common::tmux_ok() {
         return;
@@ -297,5 +345,104 @@ fn a_plane_that_goes_silent_is_given_up_and_redialed() {
     control.send_blocking(AgentControl::Shutdown).unwrap();
     drop(conn);
     drop(again);
+    driver.join().unwrap().unwrap();
+}
+
+/// Answers `held` only once `release` has been executed (or, so that a driver that waits for the
+/// answer before handing over the next command fails instead of hanging, after 10 s with an
+/// error); every other command at once.
+struct HeldUntilReleased {
+    release: smol::channel::Sender<()>,
+    released: smol::channel::Receiver<()>,
+}
+
+impl termplane_runtime_smol::agent::Executor for HeldUntilReleased {
+    fn execute(
+        &self,
+        jti: String,
+        _command: termplane_proto::Command,
+    ) -> termplane_runtime_smol::agent::BoxFuture<termplane_proto::CommandResult> {
+        use futures_lite::FutureExt as _;
+        use termplane_proto::CommandResult;
+        match jti.as_str() {
+            "held" => {
+                let released = self.released.clone();
+                Box::pin(
+                    async move {
+                        let _ = released.recv().await;
+                        CommandResult::ok(jti, None)
+                    }
+                    .or(async {
+                        smol::Timer::after(Duration::from_secs(10)).await;
+                        CommandResult::err("held", "never released")
+                    }),
+                )
+            }
+            _ => {
+                let _ = self.release.try_send(());
+                Box::pin(async move { CommandResult::ok(jti, None) })
+            }
+        }
+    }
+}
+
+#[test]
+fn the_driver_hands_a_command_over_while_the_one_before_it_is_unanswered() {
+    use termplane_runtime_smol::agent::{self, AgentControl, AgentOptions};
+    let plane = ScriptedPlane::new();
+    let cfg = termplane_machines::agent_link::AgentConfig {
+        node_id: plane.node_id.clone(),
+        node_key: plane.node_key.clone(),
+        node_static: plane.node.public(),
+        control_pin: Some(plane.keys.public()),
+        signing_key: plane.signer.public_jwk(),
+        process_start: termplane_machines::time::UnixSecs(unix_now()),
+        carried_over: Vec::new(),
+        ready: termplane_proto::Ready::default(),
+    };
+    let opts = AgentOptions::new(plane.ws_url());
+    let (release, released) = smol::channel::bounded(1);
+    let exec = HeldUntilReleased { release, released };
+    let (control, control_rx) = smol::channel::unbounded();
+    let driver = std::thread::spawn(move || {
+        smol::block_on(agent::run(
+            cfg,
+            opts,
+            &exec,
+            control_rx,
+            &termplane_runtime_smol::SystemClock,
+        ))
+    });
+    let mut conn = plane.accept(WAIT).unwrap();
+    conn.handshake(&plane);
+    let iat = unix_now();
+    conn.send_command(
+        &plane,
+        &plane.claims("held", iat, 1, json!({ "type": "ping" })),
+    );
+    conn.send_command(
+        &plane,
+        &plane.claims("release", iat, 2, json!({ "type": "ping" })),
+    );
+    // The second command reached the executor while the first was still unanswered, and its
+    // execution let the first one finish: both answer ok (a driver that waited for the first
+    // answer would see it give up after 10 s).
+    let mut answers = Vec::new();
+    for _ in 0..2 {
+        match conn.event_where(WAIT, |e| matches!(e, Event::Result(_))) {
+            Event::Result(r) => answers.push((r.reference, r.ok, r.error)),
+            _ => unreachable!(),
+        }
+    }
+    answers.sort();
+    assert_eq!(
+        answers,
+        vec![
+            ("held".to_owned(), true, None),
+            ("release".to_owned(), true, None)
+        ]
+    );
+    control.send_blocking(AgentControl::Shutdown).unwrap();
+    drop(conn);
     driver.join().unwrap().unwrap();
 }

@@ -1,16 +1,19 @@
-//! Node commands that change the node's own settings or look at the machine, through the
-//! executor: `set_server_url`, `set_log_level` (and its refusal while forced) and `detect`.
+//! Node commands that change the node daemon's own settings, through the executor and the
+//! daemon's host: `set_server_url`, `set_log_level` (and its refusal while forced).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+#[path = "../../exec/tests/common/mod.rs"]
 mod common;
 
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
+use std::sync::Arc;
 
 use common::{TempDir, cmd};
 use serde_json::json;
+use termplane_exec::{ExecConfig, Executor};
 use termplane_node::config::NodeConfig;
-use termplane_node::exec::{ExecConfig, Executor};
+use termplane_node::host::NodeHost;
 
 fn config_json(server: &str) -> serde_json::Value {
     json!({
@@ -26,10 +29,12 @@ fn config_json(server: &str) -> serde_json::Value {
 }
 
 fn executor(dir: &Path, config: Option<&Path>) -> Executor {
-    let mut cfg = ExecConfig::new(dir.join("data"));
+    let data = dir.join("data");
+    let mut host = NodeHost::new(&data);
+    host.config_path = config.map(Path::to_path_buf);
+    let mut cfg = ExecConfig::new(data);
     cfg.home_dir = dir.to_path_buf();
-    cfg.config_path = config.map(Path::to_path_buf);
-    Executor::new(cfg).0
+    Executor::new(cfg, Arc::new(host)).0
 }
 
 fn run(e: &Executor, v: serde_json::Value) -> Result<serde_json::Value, String> {
@@ -132,57 +137,4 @@ fn set_log_level_is_refused_while_the_environment_forces_debug() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     assert!(text.contains("1 passed"), "{text}");
-}
-
-fn script(dir: &Path, name: &str, body: &str) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
-    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-    p.to_string_lossy().into_owned()
-}
-
-#[test]
-fn detect_answers_raw_version_text_and_exactly_the_named_variables() {
-    let dir = TempDir::new("detect");
-    let out = script(
-        dir.path(),
-        "harness-out",
-        "echo \"harness-out 1.2.3 (build 7)\"",
-    );
-    let err = script(dir.path(), "harness-err", "echo 'v0.9.1-beta' >&2; exit 1");
-    let e = executor(dir.path(), None);
-    let r = run(
-        &e,
-        json!({
-            "type": "detect",
-            "rules": [
-                { "harnessId": "a", "resolve": { "binaryName": "no-such-harness-binary", "knownPaths": [out] }, "versionArgs": ["--version"] },
-                { "harnessId": "b", "resolve": { "binaryName": "no-such-harness-binary", "knownPaths": [err] }, "versionArgs": ["-V"] },
-                { "harnessId": "c", "resolve": { "binaryName": "no-such-harness-binary" } },
-            ],
-            "envNames": ["PATH", "TERMPLANE_SURELY_UNSET_NAME", "BAD NAME"],
-        }),
-    )
-    .unwrap();
-    let h = r["harnesses"].as_array().unwrap();
-    assert_eq!(h.len(), 3);
-    assert_eq!(h[0]["installed"], true);
-    assert_eq!(h[0]["binaryPath"], out.as_str());
-    assert_eq!(h[0]["version"], "harness-out 1.2.3 (build 7)");
-    // Nothing on standard output: the version text comes from standard error.
-    assert_eq!(h[1]["version"], "v0.9.1-beta");
-    assert_eq!(h[2]["installed"], false);
-    assert!(h[2]["reason"].as_str().unwrap().contains("not found"));
-    let env = r["env"].as_object().unwrap();
-    assert_eq!(env.len(), 3, "{env:?}");
-    assert_eq!(env["PATH"], std::env::var("PATH").unwrap().as_str());
-    assert!(env["TERMPLANE_SURELY_UNSET_NAME"].is_null());
-    assert!(env["BAD NAME"].is_null());
-    // envNames is required.
-    assert!(
-        serde_json::from_value::<termplane_proto::command::Command>(
-            json!({ "type": "detect", "rules": [] })
-        )
-        .is_err()
-    );
 }

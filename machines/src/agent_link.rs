@@ -21,9 +21,9 @@
 //! The jtis an earlier process of this node admitted arrive in [`AgentConfig::carried_over`]:
 //! each [`AgentAction::Execute`] carries the [`ReplayRecord`] the runtime must persist before it
 //! executes the command, so that no restart, however fast, runs a command twice.
-//! Verified commands leave as [`AgentAction::Execute`] in arrival order; the runtime executes
-//! them one after another (across reconnects) and reports each answer with
-//! [`AgentLink::record_result`]. An oversize inbound frame is dropped and the link stays up.
+//! Verified commands leave as [`AgentAction::Execute`] in arrival order; the runtime hands them
+//! to its executor in that order (across reconnects) and reports each answer with
+//! [`AgentLink::record_result`], in whatever order they finish. An oversize inbound frame is dropped and the link stays up.
 //!
 //! # Liveness of the plane
 //! Every heartbeat tick also asks for a WebSocket ping ([`AgentAction::Ping`]). Anything from the

@@ -5,10 +5,12 @@
 //! runtime_smol::agent::run(config, AgentOptions { url, .. }, executor, control) -> AgentOutcome
 //! ```
 //!
-//! Verified commands are queued and executed one after another, in arrival order and across
-//! reconnects, by the caller's [`Executor`]; its answers go back through the machine (which
-//! caches them against their jti). Each wake handles one input — an inbound message, a finished
-//! command, a control message or a deadline — and then the machine's actions.
+//! Verified commands are handed to the caller's [`Executor`] in arrival order, across
+//! reconnects, each as soon as its replay record is persisted: the driver does not wait for one
+//! answer before handing over the next, so the executor decides what runs in order and what may
+//! run beside it. Answers go back through the machine (which caches them against their jti) in
+//! the order they finish. Each wake handles one input — an inbound message, a finished command,
+//! a control message or a deadline — and then the machine's actions.
 //!
 //! `ws://` is dialed over plain TCP and `wss://` over TLS ([`crate::tls`]: the system's roots
 //! plus `TERMPLANE_CA_FILE`, certificate and host name always verified, SNI = the URL's host)
@@ -60,7 +62,9 @@ pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
 /// What the node does with verified commands, and the node-side facts the link sends.
 pub trait Executor: Send + Sync + 'static {
-    /// Executes one verified, admitted command. Commands arrive one at a time, in order.
+    /// Executes one verified, admitted command. Commands arrive in arrival order, each without
+    /// waiting for the answers of those before it: running them one at a time, in that order, is
+    /// the executor's to do. Answers may finish in any order; each is matched by its jti.
     fn execute(&self, jti: String, command: Command) -> BoxFuture<CommandResult>;
 
     /// The events sent right after each establishment (census first, then inventory).
@@ -292,7 +296,7 @@ struct Runner<'a, C: Clock> {
     executor: &'a dyn Executor,
     clock: &'a C,
     queue: VecDeque<(String, Command, ReplayRecord)>,
-    running: Option<BoxFuture<CommandResult>>,
+    running: Vec<BoxFuture<CommandResult>>,
     outcome: Option<AgentOutcome>,
 }
 
@@ -318,7 +322,7 @@ pub async fn run<C: Clock + Sync>(
         executor,
         clock,
         queue: VecDeque::new(),
-        running: None,
+        running: Vec::new(),
         outcome: None,
     };
     let mut control_open = true;
@@ -328,16 +332,14 @@ pub async fn run<C: Clock + Sync>(
         if let Some(outcome) = r.outcome.take() {
             return Ok(outcome);
         }
-        if r.running.is_none()
-            && let Some((jti, command, record)) = r.queue.pop_front()
-        {
+        if let Some((jti, command, record)) = r.queue.pop_front() {
             match executor.record_admission(&record) {
                 Ok(()) => {
                     r.report(AgentReport::Executing {
                         jti: jti.clone(),
                         kind: command.kind().to_owned(),
                     });
-                    r.running = Some(executor.execute(jti, command));
+                    r.running.push(executor.execute(jti, command));
                 }
                 Err(e) => {
                     r.report(AgentReport::Note(format!("{NOT_RECORDED}: {e}")));
@@ -428,10 +430,7 @@ pub async fn run<C: Clock + Sync>(
                     );
                 }
             },
-            Wake::Done(result) => {
-                r.running = None;
-                r.machine.record_result(result);
-            }
+            Wake::Done(result) => r.machine.record_result(result),
             Wake::Control(None) => control_open = false,
             Wake::Control(Some(AgentControl::Send(event))) => {
                 r.machine.send_event(&event);
@@ -451,7 +450,7 @@ pub async fn run<C: Clock + Sync>(
 
 async fn wait(
     socket: &mut Option<Socket>,
-    running: &mut Option<BoxFuture<CommandResult>>,
+    running: &mut Vec<BoxFuture<CommandResult>>,
     control: &Receiver<AgentControl>,
     control_open: bool,
     deadline: Option<Instant>,
@@ -469,12 +468,24 @@ async fn wait(
             None => futures_lite::future::pending().await,
         }
     };
-    let done = async {
-        match running.as_mut() {
-            Some(f) => Wake::Done(f.await),
-            None => futures_lite::future::pending().await,
+    // The first command to finish, of all those handed over (pending while there are none).
+    let done = futures_lite::future::poll_fn(|cx| {
+        let finished =
+            running
+                .iter_mut()
+                .enumerate()
+                .find_map(|(i, f)| match f.as_mut().poll(cx) {
+                    Poll::Ready(result) => Some((i, result)),
+                    Poll::Pending => None,
+                });
+        match finished {
+            Some((i, result)) => {
+                drop(running.swap_remove(i));
+                Poll::Ready(Wake::Done(result))
+            }
+            None => Poll::Pending,
         }
-    };
+    });
     let timer = async {
         match deadline {
             Some(at) => {

@@ -1,9 +1,16 @@
 //! The executor: every node command of the spec's table, carried out on the node's private tmux
-//! server and file system.
+//! server and file system. The node daemon (`termplane-node`) runs it for the plane; the
+//! embedding process is its [`Host`].
 //!
 //! [`Executor::execute`] answers `Ok(data)` (the `result.data` value) or `Err(text)` (the
-//! `result.error` text, one of the spec's refusal strings where one applies). The link driver
-//! calls [`Executor::execute_result`] for each verified command, in arrival order.
+//! `result.error` text, one of the spec's refusal strings where one applies);
+//! [`Executor::execute_result`] wraps it as the `result` event. Verified commands reach it
+//! through a [`Runner`], which runs them one at a time in arrival order, except `detect`, which
+//! only reads and runs beside them (see [`runner`]).
+//!
+//! The commands about the node daemon itself (`service`, `update`, `set_server_url`,
+//! `set_log_level`, `agent_log_read`) and the executor's log lines go to the embedding
+//! process's [`Host`] (see [`host`]).
 //!
 //! # Result shapes (`result.data`)
 //! | command | data |
@@ -26,12 +33,12 @@
 //! | `write_file` | `{ path, bytes, done }` |
 //! | `remove_paths` | `{ removed: [path], failed: [{ path, error }] }` |
 //! | `set_allowed_dirs` | `{ dirs }` (realpaths, persisted) |
-//! | `service` | `{ action, scheduled }` or `{ action, done: [lines] }` |
-//! | `agent_log_read` | `{ fromByte, toByte, size, data_b64 }` |
-//! | `set_server_url` | `{ serverUrl, wsUrl, restartRequired: true }` |
-//! | `set_log_level` | `{ level }` |
+//! | `service` | the host's: `{ action, scheduled }` or `{ action, done: [lines] }` |
+//! | `agent_log_read` | the host's: `{ fromByte, toByte, size, data_b64 }` |
+//! | `set_server_url` | the host's: `{ serverUrl, wsUrl, restartRequired: true }` |
+//! | `set_log_level` | the host's: `{ level }` |
 //! | `set_maintenance` | `{ on, changedAt }` |
-//! | `update` | validated, then `{ ok: true, version }` once staged (see [`update`]) |
+//! | `update` | the host's: validated, then `{ ok: true, version }` once staged |
 //! | `probe` | `{ subshells: [{ subshellId, alive, pane? }] }` |
 //! | `inventory` | `{ harnesses: [], at }` |
 //! | `detect` | `{ harnesses: [{ harnessId, installed, binaryPath?, version?, reason? }], env: { NAME: value \| null }, at }` |
@@ -57,9 +64,12 @@
 
 pub mod control;
 pub mod events;
+pub mod fs;
+pub mod host;
 pub mod paths;
+pub mod runner;
 pub mod tmux;
-pub mod update;
+pub mod util;
 
 use std::collections::BTreeMap;
 use std::io::{Read as _, Seek as _, SeekFrom};
@@ -70,15 +80,15 @@ use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use termplane_proto::command::{
-    Command, HARNESS_BINARY_PLACEHOLDER, Launch, NamedKey, Resolve, ServiceAction,
-};
+use termplane_proto::command::{Command, HARNESS_BINARY_PLACEHOLDER, Launch, NamedKey, Resolve};
 use termplane_proto::event::{Event, Exit, SurvivingPane};
 use termplane_proto::key::{b64url_decode, b64url_encode};
 use termplane_proto::{CommandResult, SubshellId};
 
 pub use events::{ExitTracker, MaintenanceWatch, TailRegistry};
+pub use host::{Daemonless, Host, Level, Log, Silent, no_daemon};
 use paths::{Policy, Uploads};
+pub use runner::{Runner, Stopped, runs_aside};
 use tmux::{Tmux, TmuxError, pane_target, session_name, session_target};
 
 /// Most bytes of a `log_read` / `agent_log_read` answer (base64 keeps it under one frame).
@@ -95,18 +105,16 @@ pub const CAPTURE_MAX_LINES: u32 = tmux::HISTORY_LIMIT;
 /// Where the executor keeps its state.
 #[derive(Debug, Clone)]
 pub struct ExecConfig {
-    /// Data directory (tmux socket, pane logs, allowlist, maintenance mirror).
+    /// Data directory (tmux socket, pane logs, exit files, allowlist, harness configuration
+    /// directories, and by default the maintenance mirror).
     pub data_dir: PathBuf,
     /// Home directory (`fs_ls` of `""`).
     pub home_dir: PathBuf,
     /// tmux binary.
     pub tmux_bin: String,
-    /// The config file (`set_server_url` rewrites it), if any.
-    pub config_path: Option<PathBuf>,
-    /// The node's own log file (`agent_log_read`).
-    pub log_path: PathBuf,
-    /// The node's binary (service definition, update).
-    pub binary_path: PathBuf,
+    /// Where the maintenance mirror is kept (`<dataDir>/maintenance.json` by default); `None`
+    /// keeps it in memory only, for a host that has no maintenance file (the plane's own host).
+    pub maintenance_file: Option<PathBuf>,
 }
 
 impl ExecConfig {
@@ -114,12 +122,9 @@ impl ExecConfig {
     #[must_use]
     pub fn new(data_dir: PathBuf) -> Self {
         Self {
-            log_path: data_dir.join("node.log"),
-            home_dir: crate::config::home_dir(),
+            home_dir: crate::fs::home_dir(),
             tmux_bin: "tmux".into(),
-            config_path: None,
-            binary_path: std::env::current_exe()
-                .unwrap_or_else(|_| PathBuf::from("termplane-node")),
+            maintenance_file: Some(data_dir.join("maintenance.json")),
             data_dir,
         }
     }
@@ -134,6 +139,7 @@ pub struct Executor {
     exits: ExitTracker,
     tails: TailRegistry,
     maintenance: MaintenanceWatch,
+    host: Arc<dyn Host>,
 }
 
 fn tmux_err(e: &TmuxError) -> String {
@@ -252,7 +258,9 @@ fn chunks(s: &str, n: usize) -> Vec<&str> {
     out
 }
 
-fn read_range(path: &Path, from: u64, max: u32) -> Result<Value, String> {
+/// Reads at most `max` (capped at [`LOG_READ_CAP`]) bytes of the file at `path` from byte
+/// `from`: `{ fromByte, toByte, size, data_b64 }` (a missing file reads as empty).
+pub fn read_range(path: &Path, from: u64, max: u32) -> Result<Value, String> {
     let max = max.min(LOG_READ_CAP) as usize;
     let mut f = match std::fs::File::open(path) {
         Ok(f) => f,
@@ -278,49 +286,14 @@ fn read_range(path: &Path, from: u64, max: u32) -> Result<Value, String> {
     }))
 }
 
-/// Which refusal, if any, a service action meets.
-#[must_use]
-pub fn service_refusal(
-    action: ServiceAction,
-    force: bool,
-    supervised: bool,
-    has_definition: bool,
-    panes_running: bool,
-) -> Option<&'static str> {
-    let kills = panes_running && !force;
-    match action {
-        ServiceAction::Install => None,
-        ServiceAction::Uninstall => (has_definition && kills).then_some("kills panes"),
-        ServiceAction::Start => (!has_definition).then_some("no service definition"),
-        ServiceAction::Stop => {
-            if !has_definition {
-                Some("no service definition")
-            } else if kills {
-                Some("kills panes")
-            } else {
-                None
-            }
-        }
-        ServiceAction::Restart => {
-            if !has_definition {
-                Some("no service definition")
-            } else if !supervised {
-                Some("not supervised")
-            } else if kills {
-                Some("kills panes")
-            } else {
-                None
-            }
-        }
-    }
-}
-
 impl Executor {
-    /// An executor and the receiver of the events it produces on its own (`output`).
-    pub fn new(cfg: ExecConfig) -> (Self, Receiver<Event>) {
+    /// An executor and the receiver of the events it produces on its own (`output`). The
+    /// daemon's own commands and the log lines go to `host`.
+    pub fn new(cfg: ExecConfig, host: Arc<dyn Host>) -> (Self, Receiver<Event>) {
         // Bounded: a tail waits for the link instead of buffering a fast pane without limit.
         let (tx, rx) = sync_channel(EVENT_BUFFER);
-        let tmux = Tmux::new(cfg.tmux_bin.clone(), cfg.data_dir.join("tmux.sock"));
+        let log: Arc<dyn Log> = host.clone();
+        let tmux = Tmux::new(cfg.tmux_bin.clone(), cfg.data_dir.join("tmux.sock")).with_log(log);
         let allowed: Vec<PathBuf> = std::fs::read(cfg.data_dir.join("allowed-dirs.json"))
             .ok()
             .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
@@ -330,7 +303,10 @@ impl Executor {
             .into_iter()
             .map(PathBuf::from)
             .collect();
-        let maintenance = MaintenanceWatch::new(cfg.data_dir.join("maintenance.json"));
+        let maintenance = match &cfg.maintenance_file {
+            Some(p) => MaintenanceWatch::new(p.clone()),
+            None => MaintenanceWatch::in_memory(),
+        };
         (
             Self {
                 tmux,
@@ -339,6 +315,7 @@ impl Executor {
                 exits: ExitTracker::new(cfg.data_dir.join("exits")),
                 tails: TailRegistry::new(tx),
                 maintenance,
+                host,
                 cfg,
             },
             rx,
@@ -357,6 +334,11 @@ impl Executor {
         &self.cfg
     }
 
+    /// Writes a log line through the host.
+    pub fn log(&self, level: Level, message: &str) {
+        self.host.log(level, message);
+    }
+
     /// The maintenance watch (heartbeat tick: `maintenance_watch().check()`).
     #[must_use]
     pub fn maintenance_watch(&self) -> &MaintenanceWatch {
@@ -371,8 +353,8 @@ impl Executor {
 
     /// Starts the private tmux server and begins tracking every pane that survived.
     pub fn start(&self) -> Result<(), String> {
-        crate::config::ensure_private_dir(&self.cfg.data_dir).map_err(|e| e.to_string())?;
-        crate::config::ensure_private_dir(&self.logs_dir()).map_err(|e| e.to_string())?;
+        crate::fs::ensure_private_dir(&self.cfg.data_dir).map_err(|e| e.to_string())?;
+        crate::fs::ensure_private_dir(&self.logs_dir()).map_err(|e| e.to_string())?;
         self.tmux.start_server().map_err(|e| tmux_err(&e))?;
         let _ = self.census();
         Ok(())
@@ -424,7 +406,7 @@ impl Executor {
 
     /// Runs one command.
     pub fn execute(&self, cmd: &Command) -> Result<Value, String> {
-        crate::logging::debug(&format!("command {}", cmd.kind()));
+        self.log(Level::Debug, &format!("command {}", cmd.kind()));
         match cmd {
             Command::Launch(l) => self.launch(l),
             Command::Terminate(r) => self.terminate(&r.subshell_id),
@@ -505,35 +487,15 @@ impl Executor {
                 Ok(json!({ "removed": removed, "failed": failed }))
             }
             Command::SetAllowedDirs(s) => self.set_allowed_dirs(&s.dirs),
-            Command::Service(s) => self.service(s.action, s.force),
-            Command::AgentLogRead(a) => read_range(&self.cfg.log_path, a.from_byte, a.max_bytes),
-            Command::SetServerUrl(s) => self.set_server_url(&s.url),
-            Command::SetLogLevel(s) => {
-                if crate::logging::debug_forced() {
-                    return Err("debug logging is forced by TERMPLANE_DEBUG_LOGGING".into());
-                }
-                let level = match s.level {
-                    termplane_proto::command::LogLevel::Info => "info",
-                    termplane_proto::command::LogLevel::Debug => "debug",
-                };
-                crate::config::write_private_atomic(
-                    &self.cfg.data_dir.join("log-level"),
-                    level.as_bytes(),
-                )
-                .map_err(|e| e.to_string())?;
-                crate::logging::set_debug(level == "debug");
-                Ok(json!({ "level": level }))
-            }
+            Command::Service(s) => self.host.service(self, s),
+            Command::AgentLogRead(a) => self.host.agent_log_read(self, a),
+            Command::SetServerUrl(s) => self.host.set_server_url(self, s),
+            Command::SetLogLevel(s) => self.host.set_log_level(self, s),
             Command::SetMaintenance(m) => {
-                let text = serde_json::to_vec(m).map_err(|e| e.to_string())?;
-                crate::config::write_private_atomic(
-                    &self.cfg.data_dir.join("maintenance.json"),
-                    &text,
-                )
-                .map_err(|e| e.to_string())?;
+                self.maintenance.set(m)?;
                 Ok(json!({ "on": m.on, "changedAt": m.changed_at }))
             }
-            Command::Update(u) => update::handle(self, u),
+            Command::Update(u) => self.host.update(self, u),
             Command::Probe(p) => self.probe(&p.subshell_ids),
             Command::Inventory(_) => Ok(json!({ "harnesses": [], "at": crate::util::now_iso() })),
             Command::Detect(d) => Ok(detect(d)),
@@ -630,8 +592,8 @@ impl Executor {
             Err(_) => {}
         }
         let log = self.log_path(&l.subshell_id);
-        crate::config::ensure_private_dir(&self.logs_dir()).map_err(|e| e.to_string())?;
-        crate::config::ensure_private_dir(self.exits.dir()).map_err(|e| e.to_string())?;
+        crate::fs::ensure_private_dir(&self.logs_dir()).map_err(|e| e.to_string())?;
+        crate::fs::ensure_private_dir(self.exits.dir()).map_err(|e| e.to_string())?;
         match std::fs::remove_file(events::exit_file(self.exits.dir(), &l.subshell_id)) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                 return Err(format!("stale exit file: {e}"));
@@ -740,15 +702,18 @@ impl Executor {
             .query(&pane, "#{pane_pid}")
             .ok()
             .and_then(|p| p.trim().parse().ok());
-        crate::logging::info(&format!(
-            "launched {} ({}) in {} flags={:?} resume={} isolated={}",
-            l.subshell_id,
-            l.harness_id,
-            cwd.display(),
-            l.preset.flags,
-            l.resume.as_deref().unwrap_or("-"),
-            isolation.is_some()
-        ));
+        self.log(
+            Level::Info,
+            &format!(
+                "launched {} ({}) in {} flags={:?} resume={} isolated={}",
+                l.subshell_id,
+                l.harness_id,
+                cwd.display(),
+                l.preset.flags,
+                l.resume.as_deref().unwrap_or("-"),
+                isolation.is_some()
+            ),
+        );
         let mut v = json!({
             "session": session_name(&l.subshell_id),
             "pane": pane,
@@ -779,9 +744,9 @@ impl Executor {
             ));
         }
         let root = self.cfg.data_dir.join("harness-config");
-        crate::config::ensure_private_dir(&root).map_err(|e| format!("config isolation: {e}"))?;
+        crate::fs::ensure_private_dir(&root).map_err(|e| format!("config isolation: {e}"))?;
         let dir = root.join(harness_id);
-        crate::config::ensure_private_dir(&dir).map_err(|e| format!("config isolation: {e}"))?;
+        crate::fs::ensure_private_dir(&dir).map_err(|e| format!("config isolation: {e}"))?;
         let sub = |name: &str| dir.join(name).to_string_lossy().into_owned();
         let vars = vec![
             ("TERMPLANE_CONFIG_DIR", dir.to_string_lossy().into_owned()),
@@ -794,7 +759,7 @@ impl Executor {
         ];
         for (k, v) in &vars {
             if *k != "TERMPLANE_CONFIG_DIR" {
-                crate::config::ensure_private_dir(Path::new(v))
+                crate::fs::ensure_private_dir(Path::new(v))
                     .map_err(|e| format!("config isolation: {k}: {e}"))?;
             }
         }
@@ -1002,7 +967,7 @@ impl Executor {
             .map(|p| p.to_string_lossy().into_owned())
             .collect();
         let text = serde_json::to_vec(&json!({ "dirs": list })).map_err(|e| e.to_string())?;
-        crate::config::write_private_atomic(&self.cfg.data_dir.join("allowed-dirs.json"), &text)
+        crate::fs::write_private_atomic(&self.cfg.data_dir.join("allowed-dirs.json"), &text)
             .map_err(|e| e.to_string())?;
         if let Ok(mut p) = self.policy.write() {
             *p = Policy::new(real);
@@ -1013,56 +978,6 @@ impl Executor {
     /// Whether any pane of the private server is alive.
     pub fn panes_running(&self) -> bool {
         self.census().is_ok_and(|c| !c.is_empty())
-    }
-
-    fn service(&self, action: ServiceAction, force: bool) -> Result<Value, String> {
-        use crate::service::{Action, Manager, definition_path, perform, supervised};
-        let has_def = definition_path(Manager::current()).exists();
-        if let Some(r) = service_refusal(action, force, supervised(), has_def, self.panes_running())
-        {
-            return Err(r.into());
-        }
-        let a = match action {
-            ServiceAction::Install => Action::Install,
-            ServiceAction::Uninstall => Action::Uninstall,
-            ServiceAction::Start => Action::Start,
-            ServiceAction::Stop => Action::Stop,
-            ServiceAction::Restart => Action::Restart,
-        };
-        let binary = self.cfg.binary_path.clone();
-        let config = self
-            .cfg
-            .config_path
-            .clone()
-            .unwrap_or_else(crate::config::default_config_path);
-        let log = self.cfg.log_path.clone();
-        if supervised() && matches!(a, Action::Stop | Action::Restart | Action::Uninstall) {
-            // These end this very process: answer first, act a moment later.
-            std::thread::spawn(move || {
-                std::thread::sleep(Duration::from_millis(500));
-                if let Err(e) = perform(a, &binary, &config, &log) {
-                    crate::logging::warn(&format!("service {a:?}: {e}"));
-                }
-            });
-            return Ok(json!({ "action": format!("{a:?}").to_lowercase(), "scheduled": true }));
-        }
-        let done = perform(a, &binary, &config, &log)?;
-        Ok(json!({ "action": format!("{a:?}").to_lowercase(), "done": done }))
-    }
-
-    fn set_server_url(&self, url: &str) -> Result<Value, String> {
-        let url = crate::config::validate_server_url(url)?;
-        let ws = crate::config::ws_url_for(&url)?;
-        let path = self
-            .cfg
-            .config_path
-            .as_ref()
-            .ok_or("this node has no config file to rewrite")?;
-        let mut cfg = crate::config::NodeConfig::load(path).map_err(|e| e.to_string())?;
-        cfg.server_url.clone_from(&url);
-        cfg.ws_url.clone_from(&ws);
-        cfg.save(path).map_err(|e| e.to_string())?;
-        Ok(json!({ "serverUrl": url, "wsUrl": ws, "restartRequired": true }))
     }
 }
 
@@ -1112,49 +1027,14 @@ fn detect(d: &termplane_proto::command::Detect) -> Value {
 }
 
 /// Shared executor plus its event receiver, as `run` builds them.
-pub fn shared(cfg: ExecConfig) -> (Arc<Executor>, Receiver<Event>) {
-    let (e, rx) = Executor::new(cfg);
+pub fn shared(cfg: ExecConfig, host: Arc<dyn Host>) -> (Arc<Executor>, Receiver<Event>) {
+    let (e, rx) = Executor::new(cfg, host);
     (Arc::new(e), rx)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn service_refusals_follow_the_spec() {
-        use ServiceAction as A;
-        assert_eq!(
-            service_refusal(A::Restart, false, false, true, false),
-            Some("not supervised")
-        );
-        assert_eq!(
-            service_refusal(A::Stop, false, true, true, true),
-            Some("kills panes")
-        );
-        assert_eq!(service_refusal(A::Stop, true, true, true, true), None);
-        assert_eq!(
-            service_refusal(A::Restart, false, true, true, true),
-            Some("kills panes")
-        );
-        assert_eq!(
-            service_refusal(A::Uninstall, false, true, true, true),
-            Some("kills panes")
-        );
-        assert_eq!(
-            service_refusal(A::Start, false, false, false, false),
-            Some("no service definition")
-        );
-        assert_eq!(
-            service_refusal(A::Stop, false, false, false, false),
-            Some("no service definition")
-        );
-        assert_eq!(
-            service_refusal(A::Uninstall, false, false, false, true),
-            None
-        );
-        assert_eq!(service_refusal(A::Install, false, false, false, true), None);
-    }
 
     #[test]
     fn chunking_keeps_characters_whole() {

@@ -23,7 +23,7 @@ use sha2::{Digest as _, Sha256};
 use termplane_proto::command::{ServiceAction, Update};
 use termplane_proto::limits::UPDATE_DOWNLOAD_MAX_BYTES;
 
-use super::Executor;
+use termplane_exec::Executor;
 
 fn sibling(binary: &Path, suffix: &str) -> PathBuf {
     let mut name = binary.file_name().unwrap_or_default().to_os_string();
@@ -77,7 +77,7 @@ pub fn file_sha256(p: &Path) -> std::io::Result<String> {
         }
         h.update(&buf[..n]);
     }
-    Ok(crate::util::hex(&h.finalize()))
+    Ok(termplane_exec::util::hex(&h.finalize()))
 }
 
 /// Verifies and installs `candidate` over `binary`: digest, chmod, `--version`, `.previous`,
@@ -95,7 +95,7 @@ pub fn install_candidate(
     }
     std::fs::set_permissions(candidate, std::fs::Permissions::from_mode(0o755))
         .map_err(|e| format!("download failed: {e}"))?;
-    let out = crate::util::run_bounded(
+    let out = termplane_exec::util::run_bounded(
         std::process::Command::new(candidate).arg("--version"),
         Duration::from_secs(10),
         4096,
@@ -113,10 +113,11 @@ pub fn install_candidate(
     }
     let prev = previous_path(binary);
     std::fs::rename(binary, &prev).map_err(|e| format!("keeping the previous binary: {e}"))?;
-    let marker = json!({ "version": version, "previous": prev.to_string_lossy(), "at": crate::util::now_iso() });
-    if let Err(e) =
-        crate::config::write_private_atomic(&marker_path(binary), marker.to_string().as_bytes())
-    {
+    let marker = json!({ "version": version, "previous": prev.to_string_lossy(), "at": termplane_exec::util::now_iso() });
+    if let Err(e) = termplane_exec::fs::write_private_atomic(
+        &marker_path(binary),
+        marker.to_string().as_bytes(),
+    ) {
         let _ = std::fs::rename(&prev, binary);
         return Err(format!("writing the update marker: {e}"));
     }
@@ -175,8 +176,8 @@ pub fn boot_check(binary: &Path) -> Result<Boot, String> {
         };
     }
     v["started"] = Value::Bool(true);
-    v["startedAt"] = Value::String(crate::util::now_iso());
-    crate::config::write_private_atomic(&marker, v.to_string().as_bytes())
+    v["startedAt"] = Value::String(termplane_exec::util::now_iso());
+    termplane_exec::fs::write_private_atomic(&marker, v.to_string().as_bytes())
         .map_err(|e| format!("recording the start in the update marker: {e}"))?;
     Ok(Boot::Probation)
 }
@@ -190,12 +191,12 @@ pub fn accept(binary: &Path) -> Result<(), String> {
     }
 }
 
-/// The `update` command.
-pub fn handle(exec: &Executor, u: &Update) -> Result<Value, String> {
+/// The `update` command, replacing `binary`.
+pub fn handle(exec: &Executor, binary: &Path, u: &Update) -> Result<Value, String> {
     validate(u)?;
     let force = u.force.unwrap_or(false);
     let has_def = crate::service::definition_path(crate::service::Manager::current()).exists();
-    if let Some(r) = super::service_refusal(
+    if let Some(r) = crate::service::service_refusal(
         ServiceAction::Restart,
         force,
         crate::service::supervised(),
@@ -204,8 +205,7 @@ pub fn handle(exec: &Executor, u: &Update) -> Result<Value, String> {
     ) {
         return Err(r.into());
     }
-    let binary = exec.config().binary_path.clone();
-    let candidate = sibling(&binary, ".download");
+    let candidate = sibling(binary, ".download");
     crate::logging::info(&format!("update to {}: downloading {}", u.version, u.url));
     let _ = std::fs::remove_file(&candidate);
     let mut file = std::fs::OpenOptions::new()
@@ -244,7 +244,7 @@ pub fn handle(exec: &Executor, u: &Update) -> Result<Value, String> {
         return Err(format!("download failed: HTTP {status}"));
     }
     crate::logging::info(&format!("update: downloaded {bytes} bytes"));
-    install_candidate(&binary, &candidate, &u.version, &u.sha256)?;
+    install_candidate(binary, &candidate, &u.version, &u.sha256)?;
     std::thread::spawn(|| {
         std::thread::sleep(Duration::from_secs(1));
         crate::logging::info("update installed; exiting for the restart");
@@ -261,7 +261,7 @@ mod tests {
     fn script(p: &Path, version: &str) -> String {
         let body = format!("#!/bin/sh\necho 'termplane-node {version}'\n");
         std::fs::write(p, &body).unwrap();
-        crate::util::hex(&Sha256::digest(body.as_bytes()))
+        termplane_exec::util::hex(&Sha256::digest(body.as_bytes()))
     }
 
     #[test]

@@ -398,9 +398,9 @@ fn i101_ids_are_validated_before_use() {
             serde_json::from_value::<termplane_proto::Command>(v).is_err(),
             "{bad:?}"
         );
-        assert!(!termplane_node::exec::tmux::is_pane_id(bad));
-        assert!(!termplane_node::exec::tmux::is_window_id(bad));
-        assert!(!termplane_node::exec::tmux::is_session_id(bad));
+        assert!(!termplane_exec::tmux::is_pane_id(bad));
+        assert!(!termplane_exec::tmux::is_window_id(bad));
+        assert!(!termplane_exec::tmux::is_session_id(bad));
     }
     let huge = "a".repeat(10_000);
     assert!(
@@ -409,7 +409,7 @@ fn i101_ids_are_validated_before_use() {
         )
         .is_err()
     );
-    assert!(!termplane_node::exec::tmux::is_pane_id(&format!(
+    assert!(!termplane_exec::tmux::is_pane_id(&format!(
         "%{}",
         "1".repeat(10_000)
     )));
@@ -558,7 +558,7 @@ fn i104_hash_paren_never_runs() {
         n.dir.path().to_path_buf(),
         cwd_dir.clone(),
         std::env::current_dir().unwrap(),
-        termplane_node::config::home_dir(),
+        termplane_exec::fs::home_dir(),
         std::path::PathBuf::from("/"),
     ] {
         assert!(

@@ -165,11 +165,11 @@ impl Control {
                 // The server did not answer the attach's own check: asking it again as a
                 // process would only wait another deadline.
                 Err(e) if e == TmuxError::TimedOut.to_string() => {
-                    crate::logging::debug("tmux control client not attached: no answer in time");
+                    tmux.debug("tmux control client not attached: no answer in time");
                     return Outcome::Failed(TmuxError::TimedOut);
                 }
                 Err(e) => {
-                    crate::logging::debug(&format!("tmux control client not attached: {e}"));
+                    tmux.debug(&format!("tmux control client not attached: {e}"));
                     return Outcome::Unavailable;
                 }
             }
@@ -193,12 +193,12 @@ impl Control {
             match conn.rx.try_recv() {
                 Ok(Line::Text(l)) if is_notification(&l) => {}
                 Ok(Line::Text(l)) => {
-                    crate::logging::debug(&format!("tmux control client out of step: {l:?}"));
+                    tmux.debug(&format!("tmux control client out of step: {l:?}"));
                     st.drop_conn();
                     return Outcome::Unavailable;
                 }
                 Ok(Line::End) => {
-                    crate::logging::debug("tmux control client exited");
+                    tmux.debug("tmux control client exited");
                     st.drop_conn();
                     return Outcome::Unavailable;
                 }
@@ -217,7 +217,7 @@ impl Control {
         match read_answer(&conn.rx, &marker, Instant::now() + deadline) {
             Ok(answer) => Outcome::Answer(answer),
             Err(e) => {
-                crate::logging::debug(&format!("tmux control call failed: {e}"));
+                tmux.debug(&format!("tmux control call failed: {e}"));
                 st.drop_conn();
                 Outcome::Failed(e)
             }

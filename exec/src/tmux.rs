@@ -22,6 +22,7 @@ use std::time::Duration;
 
 use termplane_proto::SubshellId;
 
+use super::host::{Level, Log, Silent};
 use crate::util::run_bounded;
 
 /// Deadline of one tmux call.
@@ -130,11 +131,22 @@ pub fn shell_quote_for_pipe(s: &str) -> String {
 }
 
 /// A handle on the node's tmux server (clones share one control-mode client).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Tmux {
     bin: String,
     socket: PathBuf,
     control: Arc<super::control::Control>,
+    log: Arc<dyn Log>,
+}
+
+impl std::fmt::Debug for Tmux {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tmux")
+            .field("bin", &self.bin)
+            .field("socket", &self.socket)
+            .field("control", &self.control)
+            .finish_non_exhaustive()
+    }
 }
 
 fn classify(stderr: &str) -> TmuxError {
@@ -157,14 +169,27 @@ fn classify(stderr: &str) -> TmuxError {
 }
 
 impl Tmux {
-    /// A handle for `bin` on `socket`.
+    /// A handle for `bin` on `socket` that logs nothing.
     #[must_use]
     pub fn new(bin: impl Into<String>, socket: impl Into<PathBuf>) -> Self {
         Self {
             bin: bin.into(),
             socket: socket.into(),
             control: Arc::new(super::control::Control::new()),
+            log: Arc::new(Silent),
         }
+    }
+
+    /// The same handle, writing its log lines (the control client's state) to `log`.
+    #[must_use]
+    pub fn with_log(mut self, log: Arc<dyn Log>) -> Self {
+        self.log = log;
+        self
+    }
+
+    /// Writes a debug line to the handle's log.
+    pub fn debug(&self, message: &str) {
+        self.log.log(Level::Debug, message);
     }
 
     /// Whether calls currently travel over the control-mode client.
@@ -303,7 +328,7 @@ impl Tmux {
     /// Starts the server (idempotent) with the node's options.
     pub fn start_server(&self) -> Result<(), TmuxError> {
         if let Some(dir) = self.socket.parent() {
-            crate::config::ensure_private_dir(dir)
+            crate::fs::ensure_private_dir(dir)
                 .map_err(|e| TmuxError::Failed(format!("{}: {e}", dir.display())))?;
         }
         let limit = HISTORY_LIMIT.to_string();

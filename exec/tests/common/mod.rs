@@ -8,10 +8,11 @@
 )]
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use termplane_node::exec::{ExecConfig, Executor};
+use termplane_exec::{Daemonless, ExecConfig, Executor, Silent};
 use termplane_proto::Command;
 use termplane_proto::event::Event;
 
@@ -55,20 +56,31 @@ pub fn tmux_ok() -> bool {
     ok
 }
 
-/// An executor on its own data dir and tmux socket; the server dies with it.
+/// An executor on its own data dir and tmux socket, with a host that runs no daemon; the
+/// server dies with it.
 pub struct Node {
-    pub exec: Executor,
+    pub exec: Arc<Executor>,
     pub events: std::sync::mpsc::Receiver<Event>,
     pub dir: TempDir,
 }
 
 impl Node {
     pub fn new(tag: &str) -> Self {
+        Self::with_config(tag, |_| {})
+    }
+
+    /// As [`Node::new`], with the configuration changed by `edit` first.
+    pub fn with_config(tag: &str, edit: impl FnOnce(&mut ExecConfig)) -> Self {
         let dir = TempDir::new(tag);
         let mut cfg = ExecConfig::new(dir.path().join("data"));
         cfg.home_dir = dir.path().to_path_buf();
-        let (exec, events) = Executor::new(cfg);
-        Self { exec, events, dir }
+        edit(&mut cfg);
+        let (exec, events) = Executor::new(cfg, Arc::new(Daemonless(Silent)));
+        Self {
+            exec: Arc::new(exec),
+            events,
+            dir,
+        }
     }
 
     pub fn run(&self, v: serde_json::Value) -> Result<serde_json::Value, String> {

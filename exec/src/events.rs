@@ -1,5 +1,5 @@
 //! Node-side event sources the runtime drives: pane exit detection (2 s tick), the
-//! `subshells_report` census, the maintenance-file watch and the log tails behind `output`.
+//! `subshells_report` census, the maintenance mirror's watch and the log tails behind `output`.
 
 use std::collections::HashMap;
 use std::io::{Read as _, Seek as _, SeekFrom};
@@ -297,10 +297,14 @@ impl ExitTracker {
     }
 }
 
-/// Watches the maintenance mirror file for the heartbeat tick.
+/// The maintenance mirror (`set_maintenance` sets it, `launch` obeys it) and its watch for the
+/// heartbeat tick. It lives in a file — the node daemon's `<dataDir>/maintenance.json`, so it
+/// survives a restart — or, for a host that keeps no such file (the plane's own host), in memory
+/// only.
 #[derive(Debug)]
 pub struct MaintenanceWatch {
-    path: PathBuf,
+    path: Option<PathBuf>,
+    held: Mutex<Option<Maintenance>>,
     last: Mutex<Option<Maintenance>>,
 }
 
@@ -313,25 +317,63 @@ pub fn read_maintenance(path: &std::path::Path) -> Option<Maintenance> {
 }
 
 impl MaintenanceWatch {
-    /// A watch on `path`, primed with its current content.
+    /// A mirror kept in the file at `path`, primed with its current content.
     #[must_use]
     pub fn new(path: PathBuf) -> Self {
         let last = read_maintenance(&path);
         Self {
-            path,
+            path: Some(path),
+            held: Mutex::new(None),
             last: Mutex::new(last),
         }
+    }
+
+    /// A mirror kept in memory only: off until [`Self::set`], forgotten with the process.
+    #[must_use]
+    pub fn in_memory() -> Self {
+        Self {
+            path: None,
+            held: Mutex::new(None),
+            last: Mutex::new(None),
+        }
+    }
+
+    /// The file the mirror is kept in, if any.
+    #[must_use]
+    pub fn path(&self) -> Option<&std::path::Path> {
+        self.path.as_deref()
     }
 
     /// The current mirror.
     #[must_use]
     pub fn current(&self) -> Option<Maintenance> {
-        read_maintenance(&self.path)
+        match &self.path {
+            Some(p) => read_maintenance(p),
+            None => self.held.lock().ok().and_then(|m| m.clone()),
+        }
     }
 
-    /// Answers the new mirror when the file changed since the last check.
+    /// Sets the mirror (`set_maintenance`): the file is replaced atomically (mode 0600).
+    pub fn set(&self, m: &Maintenance) -> Result<(), String> {
+        match &self.path {
+            Some(p) => {
+                let text = serde_json::to_vec(m).map_err(|e| e.to_string())?;
+                crate::fs::write_private_atomic(p, &text).map_err(|e| e.to_string())
+            }
+            None => {
+                let mut held = self
+                    .held
+                    .lock()
+                    .map_err(|_| "maintenance mirror poisoned")?;
+                *held = Some(m.clone());
+                Ok(())
+            }
+        }
+    }
+
+    /// Answers the new mirror when it changed since the last check.
     pub fn check(&self) -> Option<Maintenance> {
-        let now = read_maintenance(&self.path);
+        let now = self.current();
         let mut last = self.last.lock().ok()?;
         if *last == now {
             return None;
