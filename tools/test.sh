@@ -2,8 +2,8 @@
 # The whole test suite of termplane, from a fresh Debian machine with Rust, Node.js and Python.
 # Installs what is missing (idempotently), then runs: formatting, clippy (warnings are errors),
 # the architecture-invariant checks, every crate's tests (including the PyNaCl and jose
-# cross-checks, the OpenAPI validation, the Schemathesis run and the fuzz-corpus replay), a fuzz smoke run of every
-# target, and a build of the benchmarks.
+# cross-checks, the OpenAPI validation, the Schemathesis run, the MCP client test with real panes and
+# the fuzz-corpus replay), a fuzz smoke run of every target, and a build of the benchmarks.
 #
 # Environment:
 #   TERMPLANE_FUZZ_SECONDS  seconds per fuzz target (default 20; 0 skips the smoke run)
@@ -47,6 +47,10 @@ if ! python3 -c 'import nacl' >/dev/null 2>&1; then
 fi
 if ! python3 -c 'import openapi_spec_validator' >/dev/null 2>&1; then
   python3 -m pip install --quiet --disable-pip-version-check openapi-spec-validator
+fi
+# The official MCP client that agent/tests/subshells.rs drives the pane's MCP server with.
+if ! python3 -c 'import mcp' >/dev/null 2>&1; then
+  python3 -m pip install --quiet --disable-pip-version-check 'mcp==2.3.0'
 fi
 # The OpenAPI fuzzer run against the plane by plane/tests/schemathesis.rs.
 if ! command -v schemathesis >/dev/null 2>&1; then

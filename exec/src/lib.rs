@@ -507,6 +507,43 @@ impl Executor {
         self.maintenance.current().is_some_and(|m| m.on)
     }
 
+    /// The directory of the panes' MCP registration files: `<dataDir>/mcp`.
+    #[must_use]
+    pub fn registrations_dir(&self) -> PathBuf {
+        self.cfg.data_dir.join("mcp")
+    }
+
+    /// Writes a launch's MCP registration file (it holds the pane's token). A file directly in
+    /// [`Self::registrations_dir`] — where the plane puts them, under the data directory the
+    /// node named in `ready` — is written there whatever the path policy allows (the directory
+    /// is made 0700 on first use, the file is 0600, written through a fresh temporary file and
+    /// renamed into place); its name must be one plain component. Any other path is written
+    /// under the path policy, like every file the plane names.
+    fn write_registration(&self, path: &str, content: &[u8]) -> Result<(), String> {
+        let own = self.registrations_dir();
+        let p = Path::new(path);
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if p.parent() != Some(own.as_path()) {
+            return self.policy().write_private_file(path, content);
+        }
+        let plain = !name.is_empty()
+            && name.len() <= 128
+            && !name.starts_with('.')
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || b == b'-');
+        if !plain {
+            return Err(format!("{path}: not a plain file name"));
+        }
+        crate::fs::ensure_private_dir(&own).map_err(|e| format!("{}: {e}", own.display()))?;
+        let meta =
+            std::fs::symlink_metadata(&own).map_err(|e| format!("{}: {e}", own.display()))?;
+        if !meta.is_dir() {
+            return Err(format!("{}: not a directory", own.display()));
+        }
+        crate::fs::write_private_atomic(p, content).map_err(|e| format!("{path}: {e}"))
+    }
+
     fn launch(&self, l: &Launch) -> Result<Value, String> {
         if self.in_maintenance() {
             return Err("in maintenance".into());
@@ -569,8 +606,7 @@ impl Executor {
             env.insert(k, v);
         }
         if let Some(m) = &l.mcp {
-            self.policy()
-                .write_private_file(&m.path, m.file_content.as_bytes())
+            self.write_registration(&m.path, m.file_content.as_bytes())
                 .map_err(|e| format!("mcp registration file: {e}"))?;
         }
         self.tmux.start_server().map_err(|e| tmux_err(&e))?;

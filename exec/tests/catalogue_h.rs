@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::os::unix::fs::symlink;
+use std::os::unix::fs::{PermissionsExt as _, symlink};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -361,6 +361,48 @@ fn launch_with_mcp(f: &Fixture, id: &str, mcp_path: &str) -> Result<Value, Strin
         "cols": 80, "rows": 24,
         "mcp": { "path": mcp_path, "fileContent": "{\"planted\":true}", "env": {} },
     }))
+}
+
+#[test]
+fn h93_registration_files_go_to_the_nodes_own_mcp_directory_and_nowhere_else() {
+    // The allowlist holds only `allowed/`; the node's data directory is outside it, and its
+    // `mcp/` directory is where the plane puts registration files.
+    let f = fixture("h93own");
+    let own = f.node.exec.registrations_dir();
+    let file = own.join("0a1b2c3d.json");
+    launch_with_mcp(&f, "0a1b2c3d", &file.to_string_lossy()).unwrap();
+    assert_eq!(std::fs::read(&file).unwrap(), b"{\"planted\":true}");
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&file), 0o600);
+    assert_eq!(mode(&own), 0o700);
+    // A symlink planted where the next file goes is replaced, not followed.
+    let next = own.join("1a1b2c3d.json");
+    symlink(f.outside.path().join("victim"), &next).unwrap();
+    launch_with_mcp(&f, "1a1b2c3d", &next.to_string_lossy()).unwrap();
+    assert!(
+        !std::fs::symlink_metadata(&next)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    outside_untouched(&f);
+    // Only plain names directly in it; anything else is judged by the allowlist, and refused.
+    let data = own.parent().unwrap().to_string_lossy().into_owned();
+    for (i, path) in [
+        format!("{data}/mcp/.hidden.json"),
+        format!("{data}/mcp/sub/x.json"),
+        format!("{data}/mcp/../x.json"),
+        format!("{data}/elsewhere.json"),
+        format!("{data}/mcp/a b.json"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let e = launch_with_mcp(&f, &format!("b{i}"), path).unwrap_err();
+        assert!(e.starts_with("mcp registration file"), "{path}: {e}");
+    }
+    assert!(!own.join(".hidden.json").exists());
+    assert!(!own.parent().unwrap().join("x.json").exists());
 }
 
 #[test]

@@ -161,7 +161,8 @@ impl Service {
 
     /// `GET /api/users`.
     pub async fn users(&self, meta: &RequestMeta) -> Result<Vec<User>, ApiError> {
-        self.caller(meta).await?;
+        // People and scripts; a pane's token reaches subshells, not the account list.
+        self.user_caller(meta).await?;
         Ok(self.store.users().await?.iter().map(user_view).collect())
     }
 

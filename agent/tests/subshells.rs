@@ -1,0 +1,566 @@
+//! Subshells on a remote node, end to end with real processes on loopback: a `termplane serve`
+//! plane, an enrolled `termplane-node run` with its own tmux server, and people and panes using
+//! the plane's REST API.
+//!
+//! The harness binaries (`claude`, `codex`, `gemini`, `opencode`) are a stand-in script
+//! (`support/harness_standin.py`, its docs say why) that loads the pane's MCP server the way
+//! each harness does and drives it with the official Python MCP SDK's client — so these tests
+//! check each harness's registration dialect, the MCP server and the pane token together, with
+//! a real MCP client, from inside real panes.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use support::{WAIT, World, http, wait_until};
+
+const NODE: &str = env!("CARGO_BIN_EXE_termplane-node");
+const STANDIN: &str = include_str!("support/harness_standin.py");
+/// The harness plugins with an MCP client, and their binaries' names.
+const HARNESSES: [(&str, &str); 4] = [
+    ("claude-code", "claude"),
+    ("codex", "codex"),
+    ("gemini", "gemini"),
+    ("opencode", "opencode"),
+];
+
+/// The tools every pane's MCP server lists.
+const TOOLS: [&str; 6] = [
+    "launch_subshell",
+    "list_subshells",
+    "read_output",
+    "report_attention",
+    "report_session",
+    "send_input",
+];
+
+fn need(program: &str, check: &[&str]) {
+    assert!(
+        Command::new(program)
+            .args(check)
+            .output()
+            .is_ok_and(|o| o.status.success()),
+        "these tests need {program} {}",
+        check.join(" ")
+    );
+}
+
+/// A world whose node has the stand-in harnesses on its `PATH` (when `standins`).
+fn world(tag: &str, standins: bool) -> World {
+    need("tmux", &["-V"]);
+    need("python3", &["-c", "import mcp"]);
+    let mut w = World::new(tag, Path::new(NODE));
+    if standins {
+        let bin = w.dir.join("harness-bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        for (_, name) in HARNESSES {
+            let p = bin.join(name);
+            std::fs::write(&p, STANDIN).unwrap();
+            let mut perm = std::fs::metadata(&p).unwrap().permissions();
+            std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+            std::fs::set_permissions(&p, perm).unwrap();
+        }
+        let path = std::env::var("PATH").unwrap_or_default();
+        w.node_env
+            .push(("PATH".into(), format!("{}:{path}", bin.display())));
+    }
+    w.start_node();
+    w.wait_online(WAIT);
+    w
+}
+
+/// A request with `cookie` (and the plane's own `Origin` on writes).
+fn call(w: &World, cookie: &str, method: &str, path: &str, body: Option<&Value>) -> support::Resp {
+    let origin = w.base();
+    let mut h = vec![("Cookie", cookie)];
+    if method != "GET" {
+        h.push(("Origin", origin.as_str()));
+    }
+    http(w.port, method, path, &h, body).unwrap()
+}
+
+/// A request with a bearer token (a pane's, or a system key).
+fn bearer(w: &World, token: &str, method: &str, path: &str, body: Option<&Value>) -> support::Resp {
+    let auth = format!("Bearer {token}");
+    http(
+        w.port,
+        method,
+        path,
+        &[("Authorization", auth.as_str())],
+        body,
+    )
+    .unwrap()
+}
+
+/// A second administrator, signed in: its cookie.
+fn second_admin(w: &World) -> String {
+    let r = w.post(
+        "/api/users",
+        &json!({ "email": "other@example.test", "displayName": "Other", "password": "another horse battery", "role": "admin" }),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let r = http(
+        w.port,
+        "POST",
+        "/api/auth/sign-in",
+        &[("Origin", w.base().as_str())],
+        Some(&json!({ "email": "other@example.test", "password": "another horse battery" })),
+    )
+    .unwrap();
+    assert_eq!(r.status, 200, "{}", r.text());
+    r.header("set-cookie")
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned()
+}
+
+/// Launches `harness` in `cwd` as the world's administrator; the subshell.
+fn launch(w: &World, harness: &str, cwd: &Path) -> Value {
+    launch_with(w, harness, cwd, &json!({}))
+}
+
+/// [`launch`] with more fields of the request.
+fn launch_with(w: &World, harness: &str, cwd: &Path, more: &Value) -> Value {
+    let mut body =
+        json!({ "nodeId": w.node_id, "harnessId": harness, "cwd": cwd.display().to_string() });
+    for (k, v) in more.as_object().unwrap() {
+        body[k] = v.clone();
+    }
+    let r = w.post("/api/subshells", &body);
+    assert_eq!(r.status, 201, "launch {harness}: {}", r.text());
+    r.json()
+}
+
+fn subshell(w: &World, id: &str) -> Value {
+    let r = w.get(&format!("/api/subshells/{id}"));
+    assert_eq!(r.status, 200, "{}", r.text());
+    r.json()
+}
+
+/// Waits for the stand-in's report in `dir` and answers it (the file is removed, so a later
+/// run of the pane writes a fresh one).
+fn report(dir: &Path) -> Value {
+    let file = dir.join("standin-report.json");
+    let v: Value = wait_until(
+        &format!("the stand-in's report in {}", dir.display()),
+        Duration::from_secs(90),
+        || {
+            std::fs::read(&file)
+                .ok()
+                .and_then(|b| serde_json::from_slice(&b).ok())
+        },
+    );
+    std::fs::remove_file(&file).unwrap();
+    assert!(v.get("error").is_none(), "the stand-in failed: {v}");
+    v
+}
+
+/// The pane's current screen text.
+fn screen(w: &World, id: &str) -> String {
+    let r = w.get(&format!("/api/subshells/{id}/screen?lines=50"));
+    assert_eq!(r.status, 200, "{}", r.text());
+    r.json()["text"].as_str().unwrap().to_owned()
+}
+
+/// The node's MCP registration file of a subshell and the token in it.
+fn registered_token(w: &World, id: &str) -> (PathBuf, String) {
+    let dir = w.dir.join("xdg-data/termplane-node/mcp");
+    for ext in ["json", "env"] {
+        let p = dir.join(format!("{id}.{ext}"));
+        if let Ok(text) = std::fs::read_to_string(&p) {
+            let token = text
+                .split(['"', '\n', '='])
+                .find(|s| s.starts_with("tps_") || s.starts_with("tp_"))
+                .unwrap_or_else(|| panic!("no token in {}: {text}", p.display()))
+                .to_owned();
+            return (p, token);
+        }
+    }
+    panic!("no MCP registration file for {id} in {}", dir.display());
+}
+
+#[test]
+fn every_harness_loads_its_mcp_server_in_its_own_dialect_and_acts_as_its_pane() {
+    let w = world("mcp", true);
+    // Another administrator's pane on the same node: the panes below must not reach it.
+    let other = second_admin(&w);
+    let foreign_dir = w.dir.join("work/foreign");
+    std::fs::create_dir_all(&foreign_dir).unwrap();
+    let r = call(
+        &w,
+        &other,
+        "POST",
+        "/api/subshells",
+        Some(
+            &json!({ "nodeId": w.node_id, "harnessId": "shell", "cwd": foreign_dir.display().to_string() }),
+        ),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let foreign = r.json()["id"].as_str().unwrap().to_owned();
+
+    for (h, _) in HARNESSES {
+        let dir = w.dir.join("work").join(h);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("standin-plan.json"),
+            json!({ "foreignId": foreign }).to_string(),
+        )
+        .unwrap();
+        // Claude Code's pane may write to its owner's subshells; the others have the default
+        // ceiling (`subshells: read`).
+        let writer = h == "claude-code";
+        let more = if writer {
+            json!({ "permissions": { "channels": "write", "subshells": "write" } })
+        } else {
+            json!({})
+        };
+        let s = launch_with(&w, h, &dir, &more);
+        let id = s["id"].as_str().unwrap().to_owned();
+        let rep = report(&dir);
+        assert_eq!(rep["subshellId"], id.as_str(), "{rep}");
+        assert_eq!(rep["protocolVersion"], "2025-11-25", "{h}: {rep}");
+        assert_eq!(rep["tools"], json!(TOOLS), "{h}: {rep}");
+        // The registration: the node binary's `mcp`, credentials in the file (Codex's
+        // overrides carry no secret: its server reads a 0600 env file).
+        let reg = &rep["registration"];
+        assert!(
+            reg["command"].as_str().unwrap().ends_with("termplane-node"),
+            "{h}: {reg}"
+        );
+        assert_eq!(reg["args"][0], "mcp", "{h}: {reg}");
+        if h == "codex" {
+            assert_eq!(reg["envKeys"], json!([]), "{reg}");
+            assert_eq!(reg["args"][1], "--env-file", "{reg}");
+        } else {
+            assert!(
+                reg["envKeys"]
+                    .as_array()
+                    .unwrap()
+                    .contains(&json!("TERMPLANE_TOKEN")),
+                "{h}: {reg}"
+            );
+        }
+        let (file, _) = registered_token(&w, &id);
+        let mode = std::os::unix::fs::PermissionsExt::mode(
+            &std::fs::metadata(&file).unwrap().permissions(),
+        );
+        assert_eq!(mode & 0o777, 0o600, "{}", file.display());
+
+        // It lists its owner's panes, and only those.
+        let listed = rep["listSubshells"]["text"].as_str().unwrap();
+        assert_eq!(rep["listSubshells"]["isError"], false, "{rep}");
+        assert!(listed.contains(&id), "{h}: {listed}");
+        assert!(!listed.contains(&foreign), "{h}: {listed}");
+        // Another owner's pane is out of its reach; launching needs `subshells: write`, which
+        // a pane launched with the default permissions does not have.
+        assert_eq!(rep["readForeign"]["isError"], true, "{rep}");
+        assert!(
+            !rep["readForeign"]["text"].as_str().unwrap().contains("$ "),
+            "{rep}"
+        );
+        assert_eq!(rep["readOwn"]["isError"], false, "{rep}");
+        if writer {
+            // Within its ceiling: it types into its own pane and launches a child pane.
+            assert_eq!(rep["sendInput"]["isError"], false, "{rep}");
+            assert_eq!(rep["launchChild"]["isError"], false, "{rep}");
+            wait_until("the pane's own typing to arrive", WAIT, || {
+                screen(&w, &id)
+                    .contains("got: typed by my own tool")
+                    .then_some(())
+            });
+            let all = w.get("/api/subshells").json();
+            let child = all
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["parentSubshellId"] == id.as_str())
+                .unwrap_or_else(|| panic!("no child of {id} in {all}"));
+            assert_eq!(child["createdBy"], "pane", "{child}");
+            assert_eq!(child["harnessId"], "shell", "{child}");
+            // A child gets the default ceiling, never more than its parent's.
+            assert_eq!(child["permissions"]["subshells"], "read", "{child}");
+        } else {
+            for call in ["sendInput", "launchChild"] {
+                assert_eq!(rep[call]["isError"], true, "{call}: {rep}");
+                assert!(
+                    rep[call]["text"]
+                        .as_str()
+                        .unwrap()
+                        .contains("PERMISSION_DENIED"),
+                    "{call}: {rep}"
+                );
+            }
+        }
+        // What it reported is on its subshell.
+        let now = subshell(&w, &id);
+        assert_eq!(now["attention"], "needs_input", "{now}");
+        assert_eq!(now["status"], "needs_attention", "{now}");
+        if rep["argv"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("--session-id"))
+        {
+            assert_eq!(rep["reportSession"]["isError"], false, "{rep}");
+            assert!(now["harnessSessionId"].is_string(), "{now}");
+        }
+        // Typing reaches the harness.
+        let r = w.post(
+            &format!("/api/subshells/{id}/input"),
+            &json!({ "text": format!("hello {h}"), "keys": ["enter"] }),
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+        wait_until("the echo of the typed line", WAIT, || {
+            screen(&w, &id)
+                .contains(&format!("got: hello {h}"))
+                .then_some(())
+        });
+    }
+    // The foreign pane never saw a thing.
+    let theirs = call(
+        &w,
+        &other,
+        "GET",
+        &format!("/api/subshells/{foreign}"),
+        None,
+    );
+    assert_eq!(theirs.json()["attention"], "none", "{}", theirs.text());
+    // The audit log names the pane as the actor of the launch it made.
+    let audit = w.get("/api/audit").json();
+    let by_pane = audit
+        .as_array()
+        .or_else(|| audit["entries"].as_array())
+        .unwrap()
+        .iter()
+        .filter(|e| e["actorKind"] == "pane")
+        .count();
+    assert!(by_pane >= 1, "{audit}");
+}
+
+#[test]
+fn a_system_key_launches_on_a_node_only_once_an_admin_grants_it_and_types_into_it() {
+    let w = world("syskey", false);
+    let r = w.post("/api/system-keys", &json!({ "name": "ci" }));
+    assert_eq!(r.status, 201, "{}", r.text());
+    let key = r.json()["key"].as_str().unwrap().to_owned();
+    let body = json!({ "nodeId": w.node_id, "harnessId": "shell", "cwd": w.dir.join("work").display().to_string() });
+    // Not granted: to the key the node does not exist (it is not in its node list either).
+    let r = bearer(&w, &key, "POST", "/api/subshells", Some(&body));
+    assert_eq!(r.status, 404, "{}", r.text());
+    assert_eq!(r.json()["code"], "NOT_FOUND", "{}", r.text());
+    assert_eq!(w.get("/api/subshells").json(), json!([]));
+    let seen = |w: &World| {
+        let r = bearer(w, &key, "GET", "/api/nodes", None);
+        assert_eq!(r.status, 200, "{}", r.text());
+        r.json()
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n["nodeId"] == w.node_id.as_str())
+    };
+    assert!(!seen(&w));
+    // Only a person can grant it: the key itself is refused.
+    let grant = format!("/api/nodes/{}/system-access", w.node_id);
+    let r = bearer(&w, &key, "PUT", &grant, Some(&json!({ "allowed": true })));
+    assert_eq!(r.status, 403, "{}", r.text());
+    let r = call(
+        &w,
+        &w.cookie,
+        "PUT",
+        &grant,
+        Some(&json!({ "allowed": true })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert!(seen(&w));
+
+    let r = bearer(&w, &key, "POST", "/api/subshells", Some(&body));
+    assert_eq!(r.status, 201, "{}", r.text());
+    let s = r.json();
+    let id = s["id"].as_str().unwrap().to_owned();
+    assert_eq!(s["createdBy"], "system_key", "{s}");
+    let r = bearer(
+        &w,
+        &key,
+        "POST",
+        &format!("/api/subshells/{id}/input"),
+        Some(&json!({ "text": "echo sys-$((6*7))", "keys": ["enter"] })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    // The output, read back through the byte-ranged log.
+    wait_until("the output in the pane log", WAIT, || {
+        let r = bearer(
+            &w,
+            &key,
+            "GET",
+            &format!("/api/subshells/{id}/logs?fromByte=0"),
+            None,
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+        let b64 = r.json()["dataB64"].as_str().unwrap().to_owned();
+        let bytes = <base64ct::Base64 as base64ct::Encoding>::decode_vec(&b64).unwrap();
+        String::from_utf8_lossy(&bytes)
+            .contains("sys-42")
+            .then_some(())
+    });
+    // Withdrawn: no new launches; the running pane stays the key's.
+    let r = call(
+        &w,
+        &w.cookie,
+        "PUT",
+        &grant,
+        Some(&json!({ "allowed": false })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let r = bearer(&w, &key, "POST", "/api/subshells", Some(&body));
+    assert_eq!(r.status, 404, "{}", r.text());
+    assert!(!seen(&w));
+    let r = bearer(&w, &key, "GET", &format!("/api/subshells/{id}"), None);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let audit = w.get("/api/audit").json();
+    let entries = audit
+        .as_array()
+        .or_else(|| audit["entries"].as_array())
+        .unwrap();
+    assert!(
+        entries
+            .iter()
+            .any(|e| e["actorKind"] == "system_key" && e["target"] == id.as_str()),
+        "{audit}"
+    );
+}
+
+#[test]
+fn restart_resumes_the_session_with_a_new_token_and_terminate_revokes_it() {
+    let w = world("restart", true);
+    let dir = w.dir.join("work/claude");
+    std::fs::create_dir_all(&dir).unwrap();
+    let s = launch(&w, "claude-code", &dir);
+    let id = s["id"].as_str().unwrap().to_owned();
+    let first = report(&dir);
+    let argv = first["argv"].as_array().unwrap().clone();
+    let at = argv.iter().position(|a| a == "--session-id").unwrap();
+    let session = argv[at + 1].as_str().unwrap().to_owned();
+    let (_, old_token) = registered_token(&w, &id);
+    // The pane's own token reads its subshell.
+    let me = bearer(&w, &old_token, "GET", &format!("/api/subshells/{id}"), None);
+    assert_eq!(me.status, 200, "{}", me.text());
+    // A pane token is not a person: it cannot see the accounts.
+    let r = bearer(&w, &old_token, "GET", "/api/users", None);
+    assert_eq!(r.status, 403, "{}", r.text());
+
+    let r = w.post(&format!("/api/subshells/{id}/restart"), &Value::Null);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let second = report(&dir);
+    let argv: Vec<String> = serde_json::from_value(second["argv"].clone()).unwrap();
+    let at = argv.iter().position(|a| a == "--resume").unwrap();
+    assert_eq!(argv[at + 1], session, "{argv:?}");
+    assert_ne!(second["tokenSha256"], first["tokenSha256"]);
+    let (_, new_token) = registered_token(&w, &id);
+    assert_ne!(new_token, old_token);
+    let r = bearer(&w, &old_token, "GET", &format!("/api/subshells/{id}"), None);
+    assert_eq!(r.status, 401, "the old token still works: {}", r.text());
+    let r = bearer(&w, &new_token, "GET", &format!("/api/subshells/{id}"), None);
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(subshell(&w, &id)["restarts"], 1);
+
+    let r = w.post(&format!("/api/subshells/{id}/terminate"), &Value::Null);
+    assert!(r.status == 200 || r.status == 202, "{}", r.text());
+    let r = bearer(&w, &new_token, "GET", &format!("/api/subshells/{id}"), None);
+    assert_eq!(
+        r.status,
+        401,
+        "a stopped pane's token still works: {}",
+        r.text()
+    );
+    wait_until("the pane to stop", WAIT, || {
+        (subshell(&w, &id)["state"] == "stopped").then_some(())
+    });
+    // The pane's tmux session goes too (the node clears a dead pane at its next exit check).
+    wait_until("the pane's tmux session to go", WAIT, || {
+        let out = Command::new("tmux")
+            .arg("-S")
+            .arg(w.tmux_socket())
+            .args(["list-sessions", "-F", "#{session_name}"])
+            .output()
+            .unwrap();
+        (!String::from_utf8_lossy(&out.stdout).contains(&id)).then_some(())
+    });
+}
+
+#[test]
+fn a_killed_node_daemon_leaves_its_panes_unreachable_until_the_census_heals_them() {
+    let mut w = world("census", false);
+    let dir = w.dir.join("work");
+    let s = launch(&w, "shell", &dir);
+    let id = s["id"].as_str().unwrap().to_owned();
+    wait_until("the shell to run", WAIT, || {
+        (subshell(&w, &id)["state"] == "running").then_some(())
+    });
+    w.kill_node();
+    w.wait_offline();
+    let v = subshell(&w, &id);
+    assert_eq!(v["status"], "node_unreachable", "{v}");
+    assert_eq!(v["nodeReachable"], false, "{v}");
+    // Input to an unreachable pane is refused with a reason, not queued.
+    let r = w.post(
+        &format!("/api/subshells/{id}/input"),
+        &json!({ "text": "lost" }),
+    );
+    assert_eq!(r.status, 409, "{}", r.text());
+    w.start_node();
+    w.wait_online(WAIT);
+    wait_until("the census to heal the pane", WAIT, || {
+        let v = subshell(&w, &id);
+        (v["status"] == "running" && v["nodeReachable"] == true).then_some(())
+    });
+    // It is the same pane, usable again.
+    let r = w.post(
+        &format!("/api/subshells/{id}/input"),
+        &json!({ "text": "echo still-$((40+2))", "keys": ["enter"] }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    wait_until("the pane to answer", WAIT, || {
+        screen(&w, &id).contains("still-42").then_some(())
+    });
+    // The pane ends by itself: the node reports the exit and the state follows.
+    let r = w.post(
+        &format!("/api/subshells/{id}/input"),
+        &json!({ "text": "exit 3", "keys": ["enter"] }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    wait_until("the exit to be recorded", WAIT, || {
+        let v = subshell(&w, &id);
+        (v["state"] == "crashed" && v["exitCode"] == 3).then_some(())
+    });
+}
+
+#[test]
+fn a_harness_missing_on_the_node_is_refused_and_leaves_nothing_behind() {
+    let w = world("missing", false);
+    let r = w.post(
+        "/api/subshells",
+        &json!({ "nodeId": w.node_id, "harnessId": "opencode", "cwd": w.dir.join("work").display().to_string() }),
+    );
+    assert_eq!(r.status, 409, "{}", r.text());
+    assert_eq!(r.json()["code"], "HARNESS_NOT_INSTALLED", "{}", r.text());
+    assert_eq!(
+        r.json()["metadata"]["reason"],
+        "not_installed",
+        "{}",
+        r.text()
+    );
+    assert_eq!(w.get("/api/subshells").json(), json!([]));
+    // A directory the node does not have: refused by the node, and again nothing is kept.
+    let r = w.post(
+        "/api/subshells",
+        &json!({ "nodeId": w.node_id, "harnessId": "shell", "cwd": "/nonexistent/termplane-e2e" }),
+    );
+    assert_eq!(r.status, 422, "{}", r.text());
+    assert_eq!(r.json()["code"], "LAUNCH_REFUSED", "{}", r.text());
+    assert_eq!(w.get("/api/subshells").json(), json!([]));
+}

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""A stand-in for a harness's binary in the subshell tests, installed as `claude`, `codex`,
+`gemini` and `opencode` on the node's PATH.
+
+The harnesses themselves need accounts and network access a test does not have; what termplane
+owes them is (1) a command line and environment that make each one load the pane's MCP server
+in its own configuration dialect, and (2) an MCP server that a real MCP client can use. This
+stand-in checks both from inside a real pane: it finds the registration the way the harness
+named by argv[0] does (Claude Code's `--mcp-config=FILE`, Codex's `-c mcp_servers.NAME.*`
+overrides, Gemini CLI's `GEMINI_CLI_SYSTEM_SETTINGS_PATH`, opencode's `OPENCODE_CONFIG`),
+starts the server exactly as registered through the official Python MCP SDK's client, calls
+tools, and writes what it saw to `standin-report.json` in its working directory. Then it echoes
+each line typed into the pane as `got: LINE`, until end of input.
+
+`--version` prints a version, as detection asks. A `standin-plan.json` in the working directory
+names a foreign subshell id the pane must not be able to read.
+"""
+
+import asyncio
+import hashlib
+import json
+import os
+import sys
+import tomllib
+
+NAME = "termplane"
+
+
+def harness():
+    return os.path.basename(sys.argv[0])
+
+
+def registration():
+    """(command, args, env) of the `termplane` server, as this harness would read them."""
+    h = harness()
+    argv = sys.argv[1:]
+    if h == "claude":
+        path = next(a.split("=", 1)[1] for a in argv if a.startswith("--mcp-config="))
+        s = json.load(open(path))["mcpServers"][NAME]
+        return s["command"], s.get("args", []), s.get("env", {})
+    if h == "codex":
+        overrides = {}
+        for i, a in enumerate(argv):
+            if a == "-c" and i + 1 < len(argv):
+                key, value = argv[i + 1].split("=", 1)
+                overrides[key] = tomllib.loads("v = " + value)["v"]
+        prefix = f"mcp_servers.{NAME}."
+        return overrides[prefix + "command"], overrides.get(prefix + "args", []), {}
+    if h == "gemini":
+        path = os.environ["GEMINI_CLI_SYSTEM_SETTINGS_PATH"]
+        s = json.load(open(path))["mcpServers"][NAME]
+        return s["command"], s.get("args", []), s.get("env", {})
+    if h == "opencode":
+        path = os.environ["OPENCODE_CONFIG"]
+        s = json.load(open(path))["mcp"][NAME]
+        return s["command"][0], s["command"][1:], s.get("environment", {})
+    raise SystemExit(f"no registration dialect for {h}")
+
+
+def outcome(result):
+    """A tool call's result as `{isError, text}` (the SDK's 1.x and 2.x spellings)."""
+    is_error = getattr(result, "is_error", None)
+    if is_error is None:
+        is_error = getattr(result, "isError", False)
+    text = "".join(getattr(c, "text", "") for c in result.content)
+    return {"isError": bool(is_error), "text": text}
+
+
+async def exercise(report):
+    from mcp import Client, StdioServerParameters
+
+    command, args, env = registration()
+    report["registration"] = {"command": command, "args": args, "envKeys": sorted(env)}
+    plan = {}
+    if os.path.exists("standin-plan.json"):
+        plan = json.load(open("standin-plan.json"))
+    # The SDK passes only a small default environment (PATH, HOME…) plus `env` to the server:
+    # the credentials must come from the registration itself, as with the real harnesses.
+    params = StdioServerParameters(command=command, args=args, env=env)
+    async with Client(params) as client:
+        report["protocolVersion"] = client.protocol_version
+        tools = await client.list_tools()
+        report["tools"] = sorted(t.name for t in tools.tools)
+        listed = await client.call_tool("list_subshells", {})
+        report["listSubshells"] = outcome(listed)
+        argv = sys.argv[1:]
+        if "--session-id" in argv:
+            sid = argv[argv.index("--session-id") + 1]
+            r = await client.call_tool("report_session", {"sessionId": sid})
+            report["reportSession"] = outcome(r)
+        r = await client.call_tool("report_attention", {"attention": "needs_input"})
+        report["reportAttention"] = outcome(r)
+        if "foreignId" in plan:
+            r = await client.call_tool("read_output", {"subshellId": plan["foreignId"]})
+            report["readForeign"] = outcome(r)
+        r = await client.call_tool("read_output", {"lines": 5})
+        report["readOwn"] = outcome(r)
+        # Typed into its own pane: the tty holds the line until the echo loop below reads it.
+        own = os.environ.get("TERMPLANE_SUBSHELL_ID", "")
+        r = await client.call_tool(
+            "send_input",
+            {"subshellId": own, "text": "typed by my own tool", "keys": ["enter"]},
+        )
+        report["sendInput"] = outcome(r)
+        r = await client.call_tool(
+            "launch_subshell", {"harnessId": "shell", "name": "child of a pane"}
+        )
+        report["launchChild"] = outcome(r)
+
+
+def describe(e):
+    """An exception, with the members of an exception group spelled out."""
+    if isinstance(e, BaseExceptionGroup):
+        return "; ".join(describe(x) for x in e.exceptions)
+    return f"{type(e).__name__}: {e}"
+
+
+def main():
+    if "--version" in sys.argv[1:]:
+        print(f"{harness()} 0.0.0 (termplane test stand-in)")
+        return
+    token = os.environ.get("TERMPLANE_TOKEN", "")
+    report = {
+        "harness": harness(),
+        "argv": sys.argv[1:],
+        "tokenSha256": hashlib.sha256(token.encode()).hexdigest() if token else None,
+        "subshellId": os.environ.get("TERMPLANE_SUBSHELL_ID"),
+    }
+    try:
+        asyncio.run(asyncio.wait_for(exercise(report), 60))
+    except BaseException as e:  # the report says what failed; the pane stays up
+        report["error"] = describe(e)
+    with open("standin-report.json.part", "w") as f:
+        json.dump(report, f)
+    os.replace("standin-report.json.part", "standin-report.json")
+    print("standin ready", flush=True)
+    for line in sys.stdin:
+        print("got: " + line.rstrip("\n"), flush=True)
+
+
+main()
