@@ -55,15 +55,7 @@ fn world(tag: &str, standins: bool) -> World {
     need("python3", &["-c", "import mcp"]);
     let mut w = World::new(tag, Path::new(NODE));
     if standins {
-        let bin = w.dir.join("harness-bin");
-        std::fs::create_dir_all(&bin).unwrap();
-        for (_, name) in HARNESSES {
-            let p = bin.join(name);
-            std::fs::write(&p, STANDIN).unwrap();
-            let mut perm = std::fs::metadata(&p).unwrap().permissions();
-            std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
-            std::fs::set_permissions(&p, perm).unwrap();
-        }
+        let bin = install_standins(&w);
         let path = std::env::var("PATH").unwrap_or_default();
         w.node_env
             .push(("PATH".into(), format!("{}:{path}", bin.display())));
@@ -71,6 +63,51 @@ fn world(tag: &str, standins: bool) -> World {
     w.start_node();
     w.wait_online(WAIT);
     w
+}
+
+/// A world for the local node only: the plane (its local node on), no node daemon running; with
+/// the stand-in harnesses on the plane's `PATH` when `standins`.
+fn local_world(tag: &str, standins: bool) -> World {
+    need("tmux", &["-V"]);
+    need("python3", &["-c", "import mcp"]);
+    let mut w = World::new(tag, Path::new(NODE));
+    if standins {
+        let bin = install_standins(&w);
+        w.stop_plane();
+        let path = std::env::var("PATH").unwrap_or_default();
+        w.plane_env
+            .push(("PATH".into(), format!("{}:{path}", bin.display())));
+        w.start_plane();
+    }
+    w
+}
+
+/// Puts the stand-in harnesses in `<world>/harness-bin`; that directory.
+fn install_standins(w: &World) -> PathBuf {
+    let bin = w.dir.join("harness-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for (_, name) in HARNESSES {
+        let p = bin.join(name);
+        std::fs::write(&p, STANDIN).unwrap();
+        let mut perm = std::fs::metadata(&p).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+        std::fs::set_permissions(&p, perm).unwrap();
+    }
+    bin
+}
+
+/// The local node's id.
+fn local_node(w: &World) -> String {
+    let nodes = w.get("/api/nodes").json();
+    nodes
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["isLocal"] == true)
+        .unwrap_or_else(|| panic!("no local node in {nodes}"))["nodeId"]
+        .as_str()
+        .unwrap()
+        .to_owned()
 }
 
 /// A request with `cookie` (and the plane's own `Origin` on writes).
@@ -176,7 +213,7 @@ fn registered_token(w: &World, id: &str) -> (PathBuf, String) {
         if let Ok(text) = std::fs::read_to_string(&p) {
             let token = text
                 .split(['"', '\n', '='])
-                .find(|s| s.starts_with("tps_") || s.starts_with("tp_"))
+                .find(|s| s.starts_with("tp_"))
                 .unwrap_or_else(|| panic!("no token in {}: {text}", p.display()))
                 .to_owned();
             return (p, token);
@@ -563,4 +600,194 @@ fn a_harness_missing_on_the_node_is_refused_and_leaves_nothing_behind() {
     assert_eq!(r.status, 422, "{}", r.text());
     assert_eq!(r.json()["code"], "LAUNCH_REFUSED", "{}", r.text());
     assert_eq!(w.get("/api/subshells").json(), json!([]));
+}
+
+/// The text on screen of `id` once `needle` shows (as the given credential).
+fn wait_screen(w: &World, token: &str, id: &str, needle: &str) -> String {
+    wait_until(&format!("{needle:?} on the screen of {id}"), WAIT, || {
+        let r = bearer(
+            w,
+            token,
+            "GET",
+            &format!("/api/subshells/{id}/screen?lines=50"),
+            None,
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+        let text = r.json()["text"].as_str().unwrap().to_owned();
+        text.contains(needle).then_some(text)
+    })
+}
+
+/// Types `text` and Enter into `id` with `token`.
+fn type_line(w: &World, token: &str, id: &str, text: &str) {
+    let r = bearer(
+        w,
+        token,
+        "POST",
+        &format!("/api/subshells/{id}/input"),
+        Some(&json!({ "text": text, "keys": ["enter"] })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+}
+
+#[test]
+fn a_script_runs_a_shell_on_the_planes_own_host_with_the_same_lifecycle() {
+    let w = local_world("local", false);
+    let local = local_node(&w);
+    let r = w.post("/api/system-keys", &json!({ "name": "ci" }));
+    assert_eq!(r.status, 201, "{}", r.text());
+    let key = r.json()["key"].as_str().unwrap().to_owned();
+    // Scripts may use the local node without a grant.
+    let body = json!({ "nodeId": local, "harnessId": "shell", "cwd": w.dir.join("work").display().to_string() });
+    let r = bearer(&w, &key, "POST", "/api/subshells", Some(&body));
+    assert_eq!(r.status, 201, "{}", r.text());
+    let id = r.json()["id"].as_str().unwrap().to_owned();
+    assert_eq!(r.json()["nodeId"], local.as_str());
+    type_line(&w, &key, &id, "echo local-$((6*7))");
+    wait_screen(&w, &key, &id, "local-42");
+    // The pane runs in the plane's own tmux server, not a node daemon's.
+    let out = Command::new("tmux")
+        .arg("-S")
+        .arg(w.local_tmux_socket())
+        .args(["list-sessions", "-F", "#{session_name}"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&id));
+
+    // The pane's own token, as the pane sees it.
+    type_line(&w, &key, &id, "echo token=$TERMPLANE_TOKEN.");
+    let screen = wait_screen(&w, &key, &id, "token=tp_");
+    let old_token = screen
+        .split("token=")
+        .filter_map(|s| s.split('.').next())
+        .find(|t| t.starts_with("tp_"))
+        .unwrap()
+        .to_owned();
+    let r = bearer(&w, &old_token, "GET", &format!("/api/subshells/{id}"), None);
+    assert_eq!(r.status, 200, "{}", r.text());
+
+    let r = bearer(
+        &w,
+        &key,
+        "POST",
+        &format!("/api/subshells/{id}/restart"),
+        None,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let r = bearer(&w, &old_token, "GET", &format!("/api/subshells/{id}"), None);
+    assert_eq!(
+        r.status,
+        401,
+        "the old token outlived the restart: {}",
+        r.text()
+    );
+    type_line(&w, &key, &id, "echo again-$((6*7))");
+    wait_screen(&w, &key, &id, "again-42");
+
+    let r = bearer(
+        &w,
+        &key,
+        "POST",
+        &format!("/api/subshells/{id}/terminate"),
+        None,
+    );
+    assert!(r.status == 200 || r.status == 202, "{}", r.text());
+    wait_until("the pane to stop", WAIT, || {
+        (subshell(&w, &id)["state"] == "stopped").then_some(())
+    });
+
+    // The commands about a node daemon are refused here, with the reason.
+    for cmd in [
+        json!({ "type": "update", "version": "99.0.0", "url": "http://127.0.0.1:1/x", "sha256": "0".repeat(64) }),
+        json!({ "type": "service", "action": "install" }),
+        json!({ "type": "set_server_url", "url": "http://127.0.0.1:1" }),
+    ] {
+        let r = w.post(&format!("/api/nodes/{local}/commands"), &cmd);
+        assert_eq!(r.status, 200, "{cmd}: {}", r.text());
+        let res = &r.json()["result"];
+        assert_eq!(res["ok"], false, "{cmd}: {res}");
+        assert!(
+            res["error"]
+                .as_str()
+                .unwrap()
+                .contains("runs no node daemon"),
+            "{cmd}: {res}"
+        );
+    }
+}
+
+#[test]
+fn local_panes_outlive_a_plane_restart_and_its_census_heals_them() {
+    let mut w = local_world("local-restart", false);
+    let local = local_node(&w);
+    let cookie = w.cookie.clone();
+    let launch_local = |w: &World| {
+        let r = w.post(
+            "/api/subshells",
+            &json!({ "nodeId": local, "harnessId": "shell", "cwd": w.dir.join("work").display().to_string() }),
+        );
+        assert_eq!(r.status, 201, "{}", r.text());
+        r.json()["id"].as_str().unwrap().to_owned()
+    };
+    let kept = launch_local(&w);
+    let ending = launch_local(&w);
+    let as_cookie = |w: &World, id: &str, text: &str| {
+        let r = call(
+            w,
+            &cookie,
+            "POST",
+            &format!("/api/subshells/{id}/input"),
+            Some(&json!({ "text": text, "keys": ["enter"] })),
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+    };
+    as_cookie(&w, &kept, "export MARK=kept");
+    as_cookie(&w, &ending, "sleep 2; exit 7");
+    w.stop_plane();
+    // The second pane ends while no plane watches it.
+    std::thread::sleep(Duration::from_secs(3));
+    w.start_plane();
+    wait_until("the census to heal the rows", WAIT, || {
+        let a = subshell(&w, &kept);
+        let b = subshell(&w, &ending);
+        (a["status"] == "running" && a["nodeReachable"] == true && b["state"] == "crashed")
+            .then_some(())
+    });
+    as_cookie(&w, &kept, "echo $MARK-ok");
+    wait_until("the kept pane to answer", WAIT, || {
+        screen(&w, &kept).contains("kept-ok").then_some(())
+    });
+}
+
+#[test]
+fn a_harness_on_the_local_node_loads_termplane_mcp_and_acts_as_its_pane() {
+    let w = local_world("local-mcp", true);
+    let local = local_node(&w);
+    let dir = w.dir.join("work/local-claude");
+    std::fs::create_dir_all(&dir).unwrap();
+    let r = w.post(
+        "/api/subshells",
+        &json!({ "nodeId": local, "harnessId": "claude-code", "cwd": dir.display().to_string() }),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let id = r.json()["id"].as_str().unwrap().to_owned();
+    let rep = report(&dir);
+    let reg = &rep["registration"];
+    // The plane's own binary serves the pane's MCP: `termplane mcp`.
+    assert!(
+        reg["command"].as_str().unwrap().ends_with("/termplane"),
+        "{reg}"
+    );
+    assert_eq!(reg["args"], json!(["mcp"]), "{reg}");
+    assert_eq!(rep["tools"], json!(TOOLS), "{rep}");
+    assert_eq!(rep["listSubshells"]["isError"], false, "{rep}");
+    assert!(rep["listSubshells"]["text"].as_str().unwrap().contains(&id));
+    let file = w
+        .dir
+        .join("plane/local-node/mcp")
+        .join(format!("{id}.json"));
+    assert!(file.exists(), "{}", file.display());
+    let v = subshell(&w, &id);
+    assert_eq!(v["attention"], "needs_input", "{v}");
+    assert!(v["harnessSessionId"].is_string(), "{v}");
 }

@@ -15,6 +15,7 @@
 //! | — | `TERMPLANE_MIN_SEND_RATE` | 1024 (bytes per second an answer must at least be read at) |
 //! | — | `TERMPLANE_MAX_CONNS_PER_IP` | 256 (open not-upgraded connections per client address) |
 //! | — | `TERMPLANE_MAX_CONNS` | 2048 (open not-upgraded connections in all) |
+//! | `--no-local-node` | `TERMPLANE_LOCAL_NODE=off` | on: the plane runs panes on its own host (needs tmux); off, it only manages enrolled nodes and launches on the local node are refused |
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -69,6 +70,8 @@ pub struct Config {
     pub max_conns_per_ip: usize,
     /// Most open not-upgraded connections in all.
     pub max_conns: usize,
+    /// Whether panes run on the plane's own host (the local node).
+    pub local_node: bool,
 }
 
 impl Config {
@@ -89,7 +92,7 @@ pub const USAGE: &str = "\
 termplane — the termplane control plane
 
 USAGE:
-    termplane serve [--listen ADDR:PORT] [--data-dir DIR] [--database-url URL]
+    termplane serve [--listen ADDR:PORT] [--data-dir DIR] [--database-url URL] [--no-local-node]
     termplane mcp [--env-file PATH]    the pane's MCP server (a harness starts it)
     termplane --help | --version
 
@@ -103,6 +106,7 @@ ENVIRONMENT:
     TERMPLANE_HEADER_TIMEOUT_SECS, TERMPLANE_IO_TIMEOUT_SECS, TERMPLANE_BODY_TIMEOUT_SECS,
     TERMPLANE_MIN_SEND_RATE, TERMPLANE_MAX_CONNS_PER_IP, TERMPLANE_MAX_CONNS
                         deadlines of slow clients and caps on not-upgraded connections
+    TERMPLANE_LOCAL_NODE=off  run no panes on this host (as --no-local-node)
     RUST_LOG            log filter (default: info)
 ";
 
@@ -118,6 +122,15 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Co
     let mut listen = env("TERMPLANE_LISTEN");
     let mut data_dir = env("TERMPLANE_DATA_DIR").map(PathBuf::from);
     let mut database_url = env("TERMPLANE_DATABASE_URL");
+    let mut local_node = match env("TERMPLANE_LOCAL_NODE").as_deref().map(str::trim) {
+        None | Some("" | "on" | "1" | "true") => true,
+        Some("off" | "0" | "false") => false,
+        Some(other) => {
+            return Err(format!(
+                "TERMPLANE_LOCAL_NODE wants on or off, got `{other}`"
+            ));
+        }
+    };
     while let Some(flag) = it.next() {
         let (name, inline) = match flag.split_once('=') {
             Some((n, v)) => (n, Some(v.to_owned())),
@@ -125,6 +138,10 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Co
         };
         if matches!(name, "-h" | "--help") {
             return Ok(Command::Help);
+        }
+        if name == "--no-local-node" && inline.is_none() {
+            local_node = false;
+            continue;
         }
         let mut value = || {
             inline
@@ -197,6 +214,7 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Co
             .unwrap_or(usize::MAX),
         max_conns: usize::try_from(positive(env, "TERMPLANE_MAX_CONNS", 2048)?)
             .unwrap_or(usize::MAX),
+        local_node,
     })))
 }
 

@@ -20,6 +20,7 @@ pub mod error;
 pub mod http;
 pub mod keys;
 pub mod link;
+pub mod local;
 pub mod net;
 pub mod plugins;
 pub mod secret;

@@ -79,6 +79,16 @@ async fn run(cfg: Config) -> Result<(), String> {
     let svc = Service::new(store.clone(), clock, settings, secrets)
         .await
         .map_err(|e| e.to_string())?;
+    if cfg.local_node {
+        if let Err(e) = termplane::local::start(&svc, &cfg.data_dir).await {
+            tracing::warn!(
+                "panes cannot run on this host (the local node): {e}; install tmux and restart, \
+                 or pass --no-local-node to silence this"
+            );
+        }
+    } else {
+        tracing::info!("the local node is off (--no-local-node): panes run on enrolled nodes only");
+    }
     let mut signals =
         async_signal::Signals::new([async_signal::Signal::Term, async_signal::Signal::Int])
             .map_err(|e| format!("cannot install signal handlers: {e}"))?;

@@ -22,8 +22,16 @@ impl Drop for Running {
 }
 
 fn start(data_dir: &std::path::Path) -> Running {
+    // The local node (and its tmux server) is covered by the end-to-end tests of
+    // agent/tests/subshells.rs; these tests are about the plane process itself.
     let mut child = Command::new(env!("CARGO_BIN_EXE_termplane"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .args([
+            "serve",
+            "--no-local-node",
+            "--listen",
+            "127.0.0.1:0",
+            "--data-dir",
+        ])
         .arg(data_dir)
         .env_remove("RUST_LOG")
         .env_remove("APP_BASE_URL")

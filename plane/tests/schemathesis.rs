@@ -73,8 +73,16 @@ fn schemathesis_finds_no_failure_as_a_session_or_as_a_system_key() {
         return;
     }
     let dir = common::tempdir("schemathesis");
+    // No local node: generated requests would otherwise launch real shells on this host and
+    // type generated text into them.
     let mut child = Command::new(env!("CARGO_BIN_EXE_termplane"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .args([
+            "serve",
+            "--no-local-node",
+            "--listen",
+            "127.0.0.1:0",
+            "--data-dir",
+        ])
         .arg(&dir)
         .env("RUST_LOG", "warn")
         .env_remove("APP_BASE_URL")

@@ -517,14 +517,14 @@ impl World {
         }
     }
 
+    /// The tmux socket of the plane's local node (panes on the plane's own host).
+    pub fn local_tmux_socket(&self) -> PathBuf {
+        self.dir.join("plane/local-node/tmux.sock")
+    }
+
+    /// Kills the node's tmux server.
     pub fn kill_tmux(&self) {
-        let _ = Command::new("tmux")
-            .arg("-S")
-            .arg(self.tmux_socket())
-            .arg("kill-server")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
+        kill_tmux_server(&self.tmux_socket());
     }
 }
 
@@ -535,6 +535,7 @@ impl Drop for World {
         }
         self.kill_tmux();
         self.stop_plane();
+        kill_tmux_server(&self.local_tmux_socket());
         if std::thread::panicking() {
             eprintln!(
                 "--- node log ---\n{}\n--- node stderr ---\n{}",
@@ -545,6 +546,16 @@ impl Drop for World {
             let _ = std::fs::remove_dir_all(&self.dir);
         }
     }
+}
+
+fn kill_tmux_server(socket: &Path) {
+    let _ = Command::new("tmux")
+        .arg("-S")
+        .arg(socket)
+        .arg("kill-server")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
 }
 
 /// A bash launch command for `id` in `cwd`.

@@ -335,7 +335,10 @@ impl Service {
     /// of the dispatcher. The body is one node command as its JSON (`{ "type": "capture", … }`,
     /// the protocol's `Command`); it is signed and sent through the live link like any other and
     /// the node's `result` comes back as `result`, with `sentAtUs` (Unix microseconds just before
-    /// dispatch) and `elapsedUs` (dispatch to result, measured in the plane).
+    /// dispatch) and `elapsedUs` (dispatch to result, measured in the plane). On the local node
+    /// the command runs in the plane's own executor, unsigned (there is no link), and the
+    /// commands about a node daemon (`update`, `service`, `set_server_url`, `set_log_level`,
+    /// `agent_log_read`) come back refused: that node runs none.
     pub async fn node_command_admin(
         &self,
         meta: &RequestMeta,
@@ -343,12 +346,7 @@ impl Service {
         command: Command,
     ) -> Result<NodeCommandAnswer, ApiError> {
         let c = self.admin(meta).await?;
-        self.owned_remote_node(
-            &c,
-            id,
-            "the local node has no link to send commands through",
-        )
-        .await?;
+        self.owned_node(&c, id).await?;
         let sent_at = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX));

@@ -188,6 +188,18 @@ impl Service {
         ) && self.censused_now(node_id)
     }
 
+    /// 409 `NODE_OFFLINE` for `node_id`; for the local node, saying why it can be down.
+    fn offline(&self, node_id: &str) -> ApiError {
+        let message = if self.local_node_id() == Some(node_id) {
+            "the plane's own host runs no panes: tmux is missing or the local node is off \
+             (see the plane's log)"
+        } else {
+            "the node is offline"
+        };
+        ApiError::new(409, "NODE_OFFLINE", message)
+            .with_metadata(serde_json::json!({ "nodeId": node_id }))
+    }
+
     fn censused_now(&self, node_id: &str) -> bool {
         let conn = self.links.current_conn(node_id);
         self.censused
@@ -470,8 +482,7 @@ impl Service {
             None => None,
         };
         if !self.node_reachable(&node.id) {
-            return Err(ApiError::new(409, "NODE_OFFLINE", "the node is offline")
-                .with_metadata(serde_json::json!({ "nodeId": node.id })));
+            return Err(self.offline(&node.id));
         }
         if let Err(why) = self.launch_gate(&node.id, plugin.id, true).await? {
             let (status, code) = match why {
@@ -1053,8 +1064,7 @@ impl Service {
         let c = self.caller(meta).await?;
         let row = self.reach_subshell(&c, id, Need::Write).await?;
         if !self.node_reachable(&row.node_id) {
-            return Err(ApiError::new(409, "NODE_OFFLINE", "the node is offline")
-                .with_metadata(serde_json::json!({ "nodeId": row.node_id })));
+            return Err(self.offline(&row.node_id));
         }
         self.relaunch(&row, Trigger::RestartRequested).await?;
         self.audit_as(&c, "subshell.restarted", id).await?;

@@ -86,10 +86,11 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "/api/nodes/:id/commands",
             "sendNodeCommand",
             CookieAdmin,
-            "Admin and debug surface: send one node command through the link and answer its result",
+            "Admin and debug surface: send one node command (through the link, or to the plane's own executor for the local node) and answer its result",
         )
         .errors(&[
-            "LOCAL_NODE",
+            "LOCAL_NODE_UNAVAILABLE",
+            "COMMAND_TOO_LARGE",
             "NODE_OFFLINE",
             "NODE_LINK_CLOSED",
             "NODE_BAD_RESULT",

@@ -1,0 +1,147 @@
+//! The local node: panes on the plane's own host, run in-process.
+//!
+//! The local node "never runs a node daemon". The plane embeds the same executor the daemon
+//! uses ([`termplane_exec`]), driven the same way: one [`Runner`] keeps commands in arrival
+//! order (a `detect` beside them), an exit check every
+//! [`termplane_proto::limits::EXIT_DETECTION_TICK`] reports panes that ended, tails stream
+//! `output` events, and a census at start heals the rows before anything can read them. The
+//! five commands about a daemon process (`update`, `service`, `set_server_url`,
+//! `set_log_level`, `agent_log_read`) are refused by [`Daemonless`] with a message that says
+//! why. Events go where a remote node's go: the node event log (`GET /api/nodes/:id/events`)
+//! and the service's event application ([`Service::apply_node_event`]).
+//!
+//! Its data directory is `<plane data dir>/local-node` (0700): the private tmux socket, pane
+//! logs, exit files, the MCP registration files of its panes and the path allowlist. Panes
+//! outlive the plane process, as they outlive a node daemon: the next start's census finds
+//! them.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use termplane_exec::host::{Daemonless, Level, Log};
+use termplane_exec::{ExecConfig, Executor, Runner};
+use termplane_proto::event::SubshellsReport;
+use termplane_proto::{Command, CommandResult, Event};
+
+use crate::service::{LocalNode, Service};
+
+/// The connection number the local node's census is recorded under (remote sockets count
+/// from 1).
+const LOCAL_CONN: u64 = 0;
+
+/// Most local events waiting to be applied; more are dropped with a warning (as a remote
+/// socket's).
+const EVENT_QUEUE: usize = 4096;
+
+/// The executor's log lines, into the plane's log.
+struct Tracing;
+
+impl Log for Tracing {
+    fn log(&self, level: Level, message: &str) {
+        match level {
+            Level::Debug => tracing::debug!(target: "termplane::local", "{message}"),
+            Level::Info => tracing::info!(target: "termplane::local", "{message}"),
+            Level::Warn => tracing::warn!(target: "termplane::local", "{message}"),
+        }
+    }
+}
+
+/// The local node as the dispatcher sees it.
+struct Local {
+    runner: Runner,
+}
+
+impl LocalNode for Local {
+    fn submit(&self, jti: String, cmd: Command) -> smol::channel::Receiver<CommandResult> {
+        let (tx, rx) = smol::channel::bounded(1);
+        // A stopped runner drops `tx`: the dispatcher then answers that the executor stopped.
+        let _ = self.runner.submit(jti, cmd, move |r| {
+            let _ = tx.try_send(r);
+        });
+        rx
+    }
+}
+
+/// The local node's data directory under the plane's.
+#[must_use]
+pub fn data_dir(plane_data_dir: &Path) -> PathBuf {
+    plane_data_dir.join("local-node")
+}
+
+/// Starts the local node and attaches it to `svc`: the executor and its tmux server, the census
+/// applied, the runner, the exit checks and the event forwarding. An error (no tmux, say)
+/// leaves the plane without a local node: launches there are refused with a reason.
+pub async fn start(svc: &Arc<Service>, plane_data_dir: &Path) -> Result<(), String> {
+    let node_id = svc
+        .local_node_id()
+        .ok_or("the local node's row is missing")?
+        .to_owned();
+    let cfg = ExecConfig {
+        maintenance_file: None,
+        ..ExecConfig::new(data_dir(plane_data_dir))
+    };
+    let dirs = (
+        cfg.data_dir.to_string_lossy().into_owned(),
+        cfg.home_dir.to_string_lossy().into_owned(),
+    );
+    let (exec, output) = termplane_exec::shared(cfg, Arc::new(Daemonless(Tracing)));
+    let setup = Arc::clone(&exec);
+    let census = smol::unblock(move || {
+        setup.start()?;
+        setup.census()
+    })
+    .await?;
+    let alive = census.len();
+    svc.apply_node_event(
+        &node_id,
+        LOCAL_CONN,
+        &Event::SubshellsReport(SubshellsReport { subshells: census }),
+    )
+    .await;
+    let runner = Runner::start(Arc::clone(&exec)).map_err(|e| format!("runner: {e}"))?;
+
+    let (events, to_apply) = smol::channel::bounded::<Event>(EVENT_QUEUE);
+    smol::spawn(apply_events(Arc::clone(svc), node_id.clone(), to_apply)).detach();
+    let forward = events.clone();
+    std::thread::Builder::new()
+        .name("local-output".into())
+        .spawn(move || {
+            while let Ok(e) = output.recv() {
+                if forward.send_blocking(e).is_err() {
+                    return;
+                }
+            }
+        })
+        .map_err(|e| format!("output thread: {e}"))?;
+    let ticker = Arc::clone(&exec);
+    std::thread::Builder::new()
+        .name("local-exit-tick".into())
+        .spawn(move || exit_ticks(&ticker, &events))
+        .map_err(|e| format!("exit-tick thread: {e}"))?;
+
+    svc.attach_local_node(Arc::new(Local { runner }), &dirs.0, &dirs.1);
+    svc.push_allowed_dirs(&node_id).await;
+    tracing::info!(data_dir = %dirs.0, panes = alive, "local node running");
+    Ok(())
+}
+
+/// Checks for ended panes every tick, for the process's life.
+fn exit_ticks(exec: &Executor, events: &smol::channel::Sender<Event>) {
+    loop {
+        std::thread::sleep(termplane_proto::limits::EXIT_DETECTION_TICK);
+        for e in exec.exit_tick() {
+            tracing::info!(subshell = %e.subshell_id, code = ?e.exit_code, "local pane exited");
+            if events.send_blocking(Event::Exit(e)).is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// Applies the local node's events in order, as a remote socket's are.
+async fn apply_events(svc: Arc<Service>, node_id: String, rx: smol::channel::Receiver<Event>) {
+    while let Ok(e) = rx.recv().await {
+        svc.node_events().push(&node_id, &e);
+        svc.apply_node_event(&node_id, LOCAL_CONN, &e).await;
+    }
+}
