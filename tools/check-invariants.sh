@@ -63,6 +63,13 @@ if [ -d plane/src ]; then
   [ "$n" = 1 ] || bad "plane/src/link/mod.rs writes liveness in $n places (want only sync_liveness)"
 fi
 
+# The plane's one seam between local and remote nodes: only plane/src/local.rs names the
+# executor crate; the services reach the local node through the dispatcher's LocalNode trait.
+if [ -d plane/src ]; then
+  outside=$(grep -rIl --include='*.rs' -E '\btermplane_exec\b' plane/src | grep -v '^plane/src/local.rs$' || true)
+  [ -n "$outside" ] && bad "termplane_exec is named outside plane/src/local.rs: $outside"
+fi
+
 # The protocol document's worked example is checked against the code.
 if [ -f docs/protocol-14.md ]; then
   grep -q 'include_str!("../../docs/protocol-14.md")' machines/tests/protocol_doc.rs 2>/dev/null \

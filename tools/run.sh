@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds and starts the termplane control plane with its embedded SQLite database in the
-# per-user data directory, listening on loopback; it prints the URL to open.
+# per-user data directory, listening on loopback; it prints the URL to open. Panes on this host
+# (the local node) run in tmux, which is installed when missing (Debian, as root).
 # Extra arguments go to `termplane serve` (e.g. --listen 0.0.0.0:7420, --data-dir DIR,
 # --database-url postgres://...).
 set -euo pipefail
@@ -9,6 +10,16 @@ command -v cargo >/dev/null || { echo "cargo is required (install Rust with rust
 if [ -f plane/ui/package.json ] && [ ! -d plane/ui/node_modules ]; then
   command -v npm >/dev/null || { echo "npm is required (Node.js 20 or newer)" >&2; exit 1; }
   npm ci --silent --no-audit --no-fund --ignore-scripts --prefix plane/ui
+fi
+if ! command -v tmux >/dev/null; then
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null
+  else
+    echo "tmux is required for panes on this host: install it (apt-get install tmux)," >&2
+    echo "or pass --no-local-node to run the plane for enrolled nodes only" >&2
+    exit 1
+  fi
 fi
 cargo build --release --locked -p termplane -p termplane-node
 exec target/release/termplane serve "$@"

@@ -614,12 +614,15 @@ impl Service {
             .await;
         match outcome {
             Ok(r) if r.ok => {
+                // The table's row for an accepted launch (starting → running).
+                let to = lifecycle::next(SubshellState::Starting, Trigger::LaunchAccepted)
+                    .map_or(SubshellState::Running, |m| m.to);
                 self.store
                     .change_subshell(
                         &id,
                         SubshellState::Starting.as_str(),
                         &Change {
-                            state: SubshellState::Running.as_str(),
+                            state: to.as_str(),
                             started: true,
                             ..Change::default()
                         },
