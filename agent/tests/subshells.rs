@@ -334,8 +334,12 @@ fn every_harness_loads_its_mcp_server_in_its_own_dialect_and_acts_as_its_pane() 
                 );
             }
         }
-        // What it reported is on its subshell.
+        // What it reported is on its subshell, and the running MCP server extended the token.
         let now = subshell(&w, &id);
+        assert!(
+            now["tokenExpiresAt"].as_i64().unwrap() > s["tokenExpiresAt"].as_i64().unwrap(),
+            "{h}: the keepalive did not extend the token: {now}"
+        );
         assert_eq!(now["attention"], "needs_input", "{now}");
         assert_eq!(now["status"], "needs_attention", "{now}");
         if rep["argv"]
@@ -790,4 +794,43 @@ fn a_harness_on_the_local_node_loads_termplane_mcp_and_acts_as_its_pane() {
     let v = subshell(&w, &id);
     assert_eq!(v["attention"], "needs_input", "{v}");
     assert!(v["harnessSessionId"].is_string(), "{v}");
+}
+
+#[test]
+fn a_keystroke_does_not_wait_behind_another_panes_prompt_delivery() {
+    let w = world("prompt", false);
+    // Pane A never goes quiet (it prints every 100 ms), so its initial prompt stays pending:
+    // the plane keeps watching it for the quiet moment that does not come.
+    let r = w.post(
+        "/api/presets",
+        &json!({ "name": "ticker", "harnessId": "shell", "flags": ["-c", "while :; do date +%N; sleep 0.1; done"] }),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let preset = r.json()["id"].as_str().unwrap().to_owned();
+    let busy = launch_with(
+        &w,
+        "shell",
+        &w.dir.join("work"),
+        &json!({ "presetId": preset, "prompt": "never typed" }),
+    );
+    let busy_id = busy["id"].as_str().unwrap().to_owned();
+    assert_eq!(busy["promptState"], "pending", "{busy}");
+    let quick = launch(&w, "shell", &w.dir.join("work"));
+    let quick_id = quick["id"].as_str().unwrap().to_owned();
+    // Pane B answers typing while A's delivery is still under way (it would not before A's
+    // two-minute give-up if B's keystrokes queued behind it).
+    for i in 0..3 {
+        let r = w.post(
+            &format!("/api/subshells/{quick_id}/input"),
+            &json!({ "text": format!("echo quick-$(({i}+40))"), "keys": ["enter"] }),
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+        wait_until("pane B to answer", WAIT, || {
+            screen(&w, &quick_id)
+                .contains(&format!("quick-{}", i + 40))
+                .then_some(())
+        });
+        assert_eq!(subshell(&w, &busy_id)["promptState"], "pending");
+    }
+    assert!(!screen(&w, &busy_id).contains("never typed"));
 }

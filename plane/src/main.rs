@@ -11,6 +11,9 @@ use termplane::keys::PlaneSecrets;
 use termplane::service::{Service, Settings};
 use termplane::store::{Store, redact_url};
 
+/// How often live subshell rows are checked against their nodes' panes.
+const RECONCILE_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     // The pane's MCP server on the plane's own host: a harness's stdio child.
@@ -89,6 +92,7 @@ async fn run(cfg: Config) -> Result<(), String> {
     } else {
         tracing::info!("the local node is off (--no-local-node): panes run on enrolled nodes only");
     }
+    svc.spawn_reconcile_sweep(RECONCILE_EVERY);
     let mut signals =
         async_signal::Signals::new([async_signal::Signal::Term, async_signal::Signal::Int])
             .map_err(|e| format!("cannot install signal handlers: {e}"))?;

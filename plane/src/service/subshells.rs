@@ -1325,6 +1325,22 @@ impl Service {
         Ok(())
     }
 
+    /// Runs [`Self::reconcile`] every `every`, for the process's life (the first sweep after one
+    /// interval: a node's census already healed its rows when it came online).
+    pub fn spawn_reconcile_sweep(self: &Arc<Self>, every: Duration) {
+        let me = Arc::downgrade(self);
+        smol::spawn(async move {
+            loop {
+                smol::Timer::after(every).await;
+                let Some(svc) = me.upgrade() else { return };
+                if let Err(e) = svc.reconcile().await {
+                    tracing::warn!(code = e.code, "reconcile sweep failed");
+                }
+            }
+        })
+        .detach();
+    }
+
     /// The reconcile sweep: probes the live rows of every reachable node and moves those whose
     /// panes are gone. Rows of unreachable nodes are skipped (their panes may well run).
     pub async fn reconcile(self: &Arc<Self>) -> Result<(), ApiError> {
