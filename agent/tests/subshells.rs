@@ -490,8 +490,16 @@ fn restart_resumes_the_session_with_a_new_token_and_terminate_revokes_it() {
     // The pane's own token reads its subshell.
     let me = bearer(&w, &old_token, "GET", &format!("/api/subshells/{id}"), None);
     assert_eq!(me.status, 200, "{}", me.text());
-    // A pane token is not a person: it cannot see the accounts.
-    let r = bearer(&w, &old_token, "GET", "/api/users", None);
+    // A pane token is not a person: no admin surface, even though its owner is an admin.
+    let r = bearer(
+        &w,
+        &old_token,
+        "POST",
+        "/api/system-keys",
+        Some(&json!({ "name": "x" })),
+    );
+    assert_eq!(r.status, 403, "{}", r.text());
+    let r = bearer(&w, &old_token, "GET", "/api/audit", None);
     assert_eq!(r.status, 403, "{}", r.text());
 
     let r = w.post(&format!("/api/subshells/{id}/restart"), &Value::Null);
@@ -833,4 +841,125 @@ fn a_keystroke_does_not_wait_behind_another_panes_prompt_delivery() {
         assert_eq!(subshell(&w, &busy_id)["promptState"], "pending");
     }
     assert!(!screen(&w, &busy_id).contains("never typed"));
+}
+
+/// A local-node world with a system key: (world, local node id, key).
+fn local_with_key(tag: &str) -> (World, String, String) {
+    let w = local_world(tag, false);
+    let local = local_node(&w);
+    let r = w.post("/api/system-keys", &json!({ "name": tag }));
+    assert_eq!(r.status, 201, "{}", r.text());
+    let key = r.json()["key"].as_str().unwrap().to_owned();
+    (w, local, key)
+}
+
+/// Launches a shell on `node` with `key` (and `more` fields); its id.
+fn shell_as(w: &World, key: &str, node: &str, more: &Value) -> String {
+    let mut body = json!({ "nodeId": node, "harnessId": "shell", "cwd": w.dir.join("work").display().to_string() });
+    for (k, v) in more.as_object().unwrap() {
+        body[k] = v.clone();
+    }
+    let r = bearer(w, key, "POST", "/api/subshells", Some(&body));
+    assert_eq!(r.status, 201, "{}", r.text());
+    r.json()["id"].as_str().unwrap().to_owned()
+}
+
+/// The pane's token as the pane sees it (`$TERMPLANE_TOKEN`, echoed inside the pane).
+fn token_in_pane(w: &World, key: &str, id: &str) -> String {
+    let marker = format!("m{}", &id[..6]);
+    type_line(w, key, id, &format!("echo {marker}=$TERMPLANE_TOKEN."));
+    let screen = wait_screen(w, key, id, &format!("{marker}=tp_"));
+    screen
+        .split(&format!("{marker}="))
+        .filter_map(|s| s.split('.').next())
+        .find(|t| t.starts_with("tp_"))
+        .unwrap()
+        .to_owned()
+}
+
+fn reads_own_row(w: &World, token: &str, id: &str) -> u16 {
+    bearer(w, token, "GET", &format!("/api/subshells/{id}"), None).status
+}
+
+#[test]
+fn subshell_token_valid_then_terminated_is_revoked_at_once() {
+    let (w, local, key) = local_with_key("tok-term");
+    let id = shell_as(&w, &key, &local, &json!({}));
+    let token = token_in_pane(&w, &key, &id);
+    assert_eq!(reads_own_row(&w, &token, &id), 200);
+    let r = bearer(
+        &w,
+        &key,
+        "POST",
+        &format!("/api/subshells/{id}/terminate"),
+        None,
+    );
+    assert!(r.status == 200 || r.status == 202, "{}", r.text());
+    // Refused on the very next request, before the pane has even finished stopping.
+    assert_eq!(reads_own_row(&w, &token, &id), 401);
+}
+
+#[test]
+fn subshell_token_valid_then_deleted_is_revoked_and_refused_once_the_row_is_gone() {
+    let (w, local, key) = local_with_key("tok-del");
+    let id = shell_as(&w, &key, &local, &json!({}));
+    let token = token_in_pane(&w, &key, &id);
+    let r = bearer(&w, &key, "DELETE", &format!("/api/subshells/{id}"), None);
+    assert!(r.status == 200 || r.status == 204, "{}", r.text());
+    assert_eq!(reads_own_row(&w, &token, &id), 401);
+    let r = bearer(&w, &token, "GET", "/api/subshells", None);
+    assert_eq!(r.status, 401, "{}", r.text());
+    let r = bearer(&w, &key, "GET", &format!("/api/subshells/{id}"), None);
+    assert_eq!(r.status, 404, "{}", r.text());
+    // Deleting a live pane ends it.
+    wait_until("the deleted pane's session to go", WAIT, || {
+        let out = Command::new("tmux")
+            .arg("-S")
+            .arg(w.local_tmux_socket())
+            .args(["list-sessions", "-F", "#{session_name}"])
+            .output()
+            .unwrap();
+        (!String::from_utf8_lossy(&out.stdout).contains(&id)).then_some(())
+    });
+}
+
+#[test]
+fn subshell_token_valid_then_restarted_is_rotated_in_place_manually_and_automatically() {
+    let (w, local, key) = local_with_key("tok-restart");
+    let r = bearer(
+        &w,
+        &key,
+        "POST",
+        "/api/presets",
+        Some(&json!({ "name": "again", "harnessId": "shell", "autoRestart": true })),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let preset = r.json()["id"].as_str().unwrap().to_owned();
+    let id = shell_as(&w, &key, &local, &json!({ "presetId": preset }));
+    let first = token_in_pane(&w, &key, &id);
+
+    // Manual: the same row, a new token, the old one refused.
+    let r = bearer(
+        &w,
+        &key,
+        "POST",
+        &format!("/api/subshells/{id}/restart"),
+        None,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let second = token_in_pane(&w, &key, &id);
+    assert_ne!(second, first);
+    assert_eq!(reads_own_row(&w, &first, &id), 401);
+    assert_eq!(reads_own_row(&w, &second, &id), 200);
+
+    // Automatic: the program crashes, the preset relaunches it with yet another token.
+    type_line(&w, &key, &id, "exit 3");
+    wait_until("the automatic restart", WAIT, || {
+        let v = subshell(&w, &id);
+        (v["restarts"] == 2 && v["state"] == "running").then_some(())
+    });
+    let third = token_in_pane(&w, &key, &id);
+    assert_ne!(third, second);
+    assert_eq!(reads_own_row(&w, &second, &id), 401);
+    assert_eq!(reads_own_row(&w, &third, &id), 200);
 }

@@ -161,8 +161,8 @@ impl Service {
 
     /// `GET /api/users`.
     pub async fn users(&self, meta: &RequestMeta) -> Result<Vec<User>, ApiError> {
-        // People and scripts; a pane's token reaches subshells, not the account list.
-        self.user_caller(meta).await?;
+        // An instance-wide read: open to any valid credential, a pane's token included.
+        self.caller(meta).await?;
         Ok(self.store.users().await?.iter().map(user_view).collect())
     }
 
