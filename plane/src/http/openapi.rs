@@ -216,6 +216,14 @@ pub(crate) fn document(routes: &[RouteDef], base_url: &str, cookie_name: &str) -
     for s in schemas.values_mut() {
         bound_integers(s);
     }
+    // The subshell lifecycle, computed from the transition table the service applies.
+    if let Some(state) = schemas.get_mut("SubshellState") {
+        let said = state["description"].as_str().unwrap_or_default().to_owned();
+        state["description"] = Value::String(format!(
+            "{said}\n\nEvery move between states (any other pair is refused; \"node unreachable\" is a status, not a state):\n\n{}",
+            crate::service::lifecycle::table_markdown()
+        ));
+    }
     for p in paths.values_mut() {
         bound_integers(p);
     }
@@ -308,6 +316,19 @@ mod tests {
         }
         let (_, conflicts) = components_and_conflicts(gens);
         assert!(conflicts.is_empty(), "{conflicts:?}");
+    }
+
+    #[test]
+    fn the_reference_shows_the_subshell_lifecycle_table() {
+        let doc = document(&crate::http::routes::routes(), "http://x", "c").0;
+        let d = doc["components"]["schemas"]["SubshellState"]["description"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(
+            d.contains("| running | terminate requested | stopping | revoked |"),
+            "{d}"
+        );
     }
 
     #[test]

@@ -5,11 +5,13 @@
 //! | starting | launch accepted by the node | running | |
 //! | starting | launch refused by the node | failed | revoked |
 //! | starting, running | exit with code 0 | exited | revoked |
+//! | stopping | exit with code 0 | stopped | |
 //! | starting, running | exit with another code, or none | crashed | revoked |
+//! | stopping | exit with another code, or none | stopped | |
 //! | starting, running | census or probe: pane gone | crashed | revoked |
-//! | starting, running | census: pane alive | running | |
+//! | stopping | census or probe: pane gone | stopped | |
+//! | starting, running | census or probe: pane alive | running | |
 //! | running | terminate requested | stopping | revoked |
-//! | stopping | exit (any code), or pane gone | stopped | |
 //! | stopping | grace over (then killed) | stopped | |
 //! | starting, running, stopping | kill requested | stopped | revoked |
 //! | starting, running, stopping, stopped, exited, crashed, failed | restart requested | starting | rotated |
@@ -87,6 +89,68 @@ pub fn next(from: SubshellState, trigger: Trigger) -> Option<Move> {
         (Crashed, Trigger::AutoRestart) => go(Starting, Rotate),
         _ => None,
     }
+}
+
+/// Every state, in the order the table lists them.
+pub const STATES: [SubshellState; 7] = [
+    SubshellState::Starting,
+    SubshellState::Running,
+    SubshellState::Stopping,
+    SubshellState::Stopped,
+    SubshellState::Exited,
+    SubshellState::Crashed,
+    SubshellState::Failed,
+];
+
+/// Every trigger (an exit stands for its class: 0, and any other code or none), with the words
+/// the table uses for it.
+pub const TRIGGERS: [(Trigger, &str); 11] = [
+    (Trigger::LaunchAccepted, "launch accepted by the node"),
+    (Trigger::LaunchRefused, "launch refused by the node"),
+    (Trigger::Exit(Some(0)), "exit with code 0"),
+    (Trigger::Exit(None), "exit with another code, or none"),
+    (Trigger::PaneGone, "census or probe: pane gone"),
+    (Trigger::PaneAlive, "census or probe: pane alive"),
+    (Trigger::TerminateRequested, "terminate requested"),
+    (Trigger::GraceOver, "grace over (then killed)"),
+    (Trigger::KillRequested, "kill requested"),
+    (Trigger::RestartRequested, "restart requested"),
+    (
+        Trigger::AutoRestart,
+        "automatic restart (preset asks, under the limit)",
+    ),
+];
+
+/// The table as Markdown rows (`| from | trigger | to | token |`), computed from [`next`]: the
+/// API reference shows it, and a test holds this module's documentation to it.
+#[must_use]
+pub fn table_markdown() -> String {
+    let mut out = String::from("| from | trigger | to | token |\n|---|---|---|---|\n");
+    for (trigger, words) in TRIGGERS {
+        // The states this trigger moves, grouped by where they go, in table order.
+        let mut groups: Vec<(Move, Vec<&str>)> = Vec::new();
+        for from in STATES {
+            if let Some(m) = next(from, trigger) {
+                match groups.iter_mut().find(|(g, _)| *g == m) {
+                    Some((_, froms)) => froms.push(from.as_str()),
+                    None => groups.push((m, vec![from.as_str()])),
+                }
+            }
+        }
+        for (m, froms) in groups {
+            let token = match m.token {
+                TokenEffect::Keep => "",
+                TokenEffect::Revoke => "revoked",
+                TokenEffect::Rotate => "rotated",
+            };
+            out.push_str(&format!(
+                "| {} | {words} | {} | {token} |\n",
+                froms.join(", "),
+                m.to.as_str()
+            ));
+        }
+    }
+    out
 }
 
 /// Most automatic relaunches of one subshell within [`AUTO_RESTART_WINDOW_MS`].
@@ -201,6 +265,26 @@ mod tests {
         for s in ALL.into_iter().filter(|s| *s != Crashed) {
             assert_eq!(next(s, Trigger::AutoRestart), None, "{s:?}");
         }
+    }
+
+    #[test]
+    fn the_module_documentation_shows_exactly_the_table_the_code_applies() {
+        let source = include_str!("lifecycle.rs");
+        let documented: Vec<String> = source
+            .lines()
+            .filter_map(|l| l.strip_prefix("//! |"))
+            .map(|l| {
+                format!("|{l}")
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        let computed: Vec<String> = table_markdown()
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect();
+        assert_eq!(documented, computed);
     }
 
     #[test]
