@@ -5,53 +5,17 @@
 
 mod common;
 
-use std::sync::Arc;
-
 use common::Plane;
 use serde_json::json;
-use termplane::service::LocalNode;
-use termplane_exec::{Daemonless, ExecConfig, Runner, Silent};
-use termplane_proto::{Command, CommandResult};
-
-/// The executor behind the dispatcher's local seam, as `termplane::local` attaches it.
-struct Exec(Runner);
-
-impl LocalNode for Exec {
-    fn submit(&self, jti: String, cmd: Command) -> smol::channel::Receiver<CommandResult> {
-        let (tx, rx) = smol::channel::bounded(1);
-        let _ = self.0.submit(jti, cmd, move |r| {
-            let _ = tx.try_send(r);
-        });
-        rx
-    }
-}
 
 #[test]
 fn the_sweep_ends_rows_whose_panes_are_gone_and_skips_rows_of_offline_nodes() {
-    assert!(
-        std::process::Command::new("tmux")
-            .arg("-V")
-            .output()
-            .is_ok_and(|o| o.status.success()),
-        "this test needs tmux"
-    );
     let p = Plane::start();
     let admin = p.setup_admin();
-    let dir = common::tempdir("reconcile");
-    let data = dir.join("local-node");
-    let cfg = ExecConfig {
-        maintenance_file: None,
-        ..ExecConfig::new(data.clone())
-    };
-    let (exec, _output) = termplane_exec::shared(cfg, Arc::new(Daemonless(Silent)));
-    exec.start().unwrap();
-    let runner = Runner::start(Arc::clone(&exec)).unwrap();
-    p.svc.attach_local_node(
-        Arc::new(Exec(runner)),
-        &data.to_string_lossy(),
-        &dir.to_string_lossy(),
-    );
-    let local = p.svc.local_node_id().unwrap().to_owned();
+    let node = common::local::attach(&p);
+    let local = node.node_id.clone();
+    let dir = node.work.clone();
+    let data = node.data.clone();
 
     let launch = |cwd: &std::path::Path| {
         let r = p
@@ -113,5 +77,4 @@ fn the_sweep_ends_rows_whose_panes_are_gone_and_skips_rows_of_offline_nodes() {
         "a row of an offline node was judged: {f}"
     );
     assert_eq!(f["status"], "node_unreachable", "{f}");
-    exec.stop_server();
 }

@@ -249,6 +249,7 @@ impl World {
         std::fs::create_dir_all(&bin_dir).unwrap();
         let own = bin_dir.join("termplane-node");
         std::fs::copy(node_bin, &own).unwrap();
+        let dir_home = dir.join("home").display().to_string();
         let node_env = vec![
             ("HOME".into(), dir.join("home").display().to_string()),
             (
@@ -270,7 +271,9 @@ impl World {
             cookie: String::new(),
             node_id: String::new(),
             node_env,
-            plane_env: Vec::new(),
+            // The plane's own panes (its local node) get the same empty home as the node's, so
+            // no test depends on the start-up files of the account running it.
+            plane_env: vec![("HOME".into(), dir_home.clone())],
             proxy: None,
         };
         if behind_tls {
@@ -278,13 +281,13 @@ impl World {
             let ca_file = ca.write(&w.dir, "ca.pem");
             let cert = ca.server_cert(&["localhost"]);
             let proxy = tls::TlsProxy::start(cert.server_config(), w.port);
-            w.plane_env = vec![
+            w.plane_env.extend([
                 (
                     "APP_BASE_URL".into(),
                     format!("https://localhost:{}", proxy.port),
                 ),
                 ("TRUSTED_ORIGINS".into(), w.base()),
-            ];
+            ]);
             w.node_env
                 .push(("TERMPLANE_CA_FILE".into(), ca_file.display().to_string()));
             w.proxy = Some(proxy);

@@ -69,6 +69,7 @@ pub struct Plane {
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
+pub mod local;
 pub mod node;
 
 #[derive(Default)]

@@ -1,0 +1,119 @@
+//! The plane's real executor on a real tmux, attached as the local node of an in-process
+//! plane, without the exit checks `termplane::local::start` runs (so a test decides when a
+//! pane's end is noticed). The tmux server dies with the guard.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use termplane::service::LocalNode;
+use termplane_exec::{Daemonless, ExecConfig, Executor, Runner, Silent};
+use termplane_proto::{Command, CommandResult};
+
+use super::Plane;
+
+/// The executor behind the dispatcher's local seam, as `termplane::local` attaches it.
+struct Exec(Runner);
+
+impl LocalNode for Exec {
+    fn submit(&self, jti: String, cmd: Command) -> smol::channel::Receiver<CommandResult> {
+        let (tx, rx) = smol::channel::bounded(1);
+        let _ = self.0.submit(jti, cmd, move |r| {
+            let _ = tx.try_send(r);
+        });
+        rx
+    }
+}
+
+/// A running local node.
+pub struct Local {
+    pub exec: Arc<Executor>,
+    /// Its data directory (tmux socket, logs).
+    pub data: PathBuf,
+    /// A scratch directory panes may start in.
+    pub work: PathBuf,
+    /// The local node's id.
+    pub node_id: String,
+}
+
+impl Local {
+    /// The tmux socket of the node.
+    pub fn socket(&self) -> PathBuf {
+        self.data.join("tmux.sock")
+    }
+
+    /// `tmux display-message -p FORMAT -t TARGET` on the node's server.
+    pub fn tmux_query(&self, target: &str, format: &str) -> String {
+        let out = std::process::Command::new("tmux")
+            .arg("-S")
+            .arg(self.socket())
+            .args(["display-message", "-p", "-t", target, format])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+}
+
+impl Drop for Local {
+    fn drop(&mut self) {
+        self.exec.stop_server();
+    }
+}
+
+/// Attaches a local node to `p`.
+pub fn attach(p: &Plane) -> Local {
+    assert!(
+        std::process::Command::new("tmux")
+            .arg("-V")
+            .output()
+            .is_ok_and(|o| o.status.success()),
+        "this test needs tmux"
+    );
+    let dir = super::tempdir("local");
+    let data = dir.join("local-node");
+    let work = dir.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let cfg = ExecConfig {
+        maintenance_file: None,
+        ..ExecConfig::new(data.clone())
+    };
+    // The tmux server keeps the environment of the client that starts it for every pane: start
+    // it from a clean one, with an empty home, so no test depends on the start-up files of the
+    // account running it. The executor then finds it running and sets its options.
+    std::fs::create_dir_all(&data).unwrap();
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let st = std::process::Command::new("tmux")
+        .env_clear()
+        .env("HOME", &home)
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("TERM", "xterm-256color")
+        .arg("-S")
+        .arg(data.join("tmux.sock"))
+        .args([
+            "-f",
+            "/dev/null",
+            "start-server",
+            ";",
+            "set-option",
+            "-s",
+            "exit-empty",
+            "off",
+        ])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let (exec, _output) = termplane_exec::shared(cfg, Arc::new(Daemonless(Silent)));
+    exec.start().unwrap();
+    let runner = Runner::start(Arc::clone(&exec)).unwrap();
+    p.svc.attach_local_node(
+        Arc::new(Exec(runner)),
+        &data.to_string_lossy(),
+        &dir.to_string_lossy(),
+    );
+    Local {
+        exec,
+        data,
+        work,
+        node_id: p.svc.local_node_id().unwrap().to_owned(),
+    }
+}

@@ -1,0 +1,559 @@
+//! Subshells through the REST API of an in-process plane whose local node is the real executor
+//! on a real tmux: the catalog (plugins, presets, workspaces), the subshell routes a person or a
+//! script uses, the limits of a pane's own token, and the side effects of each refusal.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::local::Local;
+use common::{Plane, Resp};
+use serde_json::{Value, json};
+
+struct World {
+    p: Plane,
+    admin: String,
+    key: String,
+    node: Local,
+}
+
+fn world() -> World {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let (_, key) = p.system_key(&admin);
+    let node = common::local::attach(&p);
+    World {
+        p,
+        admin,
+        key,
+        node,
+    }
+}
+
+impl World {
+    fn as_admin(&self, method: &str, path: &str, body: Option<Value>) -> Resp {
+        let mut r = self
+            .p
+            .req()
+            .method(method)
+            .path(path)
+            .header("Origin", &self.p.origin())
+            .header("Cookie", &self.admin);
+        if let Some(b) = body {
+            r = r.json(b);
+        }
+        r.send()
+    }
+
+    fn as_bearer(&self, token: &str, method: &str, path: &str, body: Option<Value>) -> Resp {
+        let mut r = self.p.req().method(method).path(path).bearer(token);
+        if let Some(b) = body {
+            r = r.json(b);
+        }
+        r.send()
+    }
+
+    fn launch(&self, more: Value) -> Value {
+        let mut body = json!({ "nodeId": self.node.node_id, "harnessId": "shell", "cwd": self.node.work.to_string_lossy() });
+        for (k, v) in more.as_object().unwrap() {
+            body[k] = v.clone();
+        }
+        let r = self.as_bearer(&self.key, "POST", "/api/subshells", Some(body));
+        assert_eq!(r.status, 201, "{}", r.text());
+        r.json()
+    }
+
+    fn get(&self, id: &str) -> Value {
+        let r = self.as_bearer(&self.key, "GET", &format!("/api/subshells/{id}"), None);
+        assert_eq!(r.status, 200, "{}", r.text());
+        r.json()
+    }
+
+    fn type_line(&self, id: &str, text: &str) {
+        let r = self.as_bearer(
+            &self.key,
+            "POST",
+            &format!("/api/subshells/{id}/input"),
+            Some(json!({ "text": text, "keys": ["enter"] })),
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+    }
+
+    fn screen(&self, id: &str) -> String {
+        let r = self.as_bearer(
+            &self.key,
+            "GET",
+            &format!("/api/subshells/{id}/screen?lines=100"),
+            None,
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+        r.json()["text"].as_str().unwrap().to_owned()
+    }
+
+    fn wait_screen(&self, id: &str, needle: &str) -> String {
+        let last = std::cell::RefCell::new(String::new());
+        let found = wait_or_none(|| {
+            let s = self.screen(id);
+            let hit = s.contains(needle).then(|| s.clone());
+            *last.borrow_mut() = s;
+            hit
+        });
+        found.unwrap_or_else(|| {
+            panic!(
+                "timed out waiting for {needle:?} on the screen; it shows:\n{}",
+                last.borrow()
+            )
+        })
+    }
+
+    /// The pane's token, as the pane itself sees it.
+    fn token_of(&self, id: &str) -> String {
+        self.type_line(id, "echo tok=$TERMPLANE_TOKEN.");
+        let s = self.wait_screen(id, "tok=tp_");
+        s.split("tok=")
+            .filter_map(|x| x.split('.').next())
+            .find(|t| t.starts_with("tp_"))
+            .unwrap()
+            .to_owned()
+    }
+}
+
+fn wait_or_none<T>(mut f: impl FnMut() -> Option<T>) -> Option<T> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(v) = f() {
+            return Some(v);
+        }
+        if Instant::now() >= deadline {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn wait<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn plugins_are_listed_for_any_credential_and_a_disabled_one_cannot_launch() {
+    let w = world();
+    let r = w.as_bearer(&w.key, "GET", "/api/plugins", None);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let ids: Vec<String> = r
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_str().unwrap().to_owned())
+        .collect();
+    for id in ["shell", "claude-code", "codex", "gemini", "opencode"] {
+        assert!(ids.contains(&id.to_owned()), "{ids:?}");
+    }
+    // Switching is for an administrator's session only.
+    let r = w.as_bearer(
+        &w.key,
+        "PUT",
+        "/api/plugins/shell",
+        Some(json!({ "enabled": false })),
+    );
+    assert_eq!(r.status, 403, "{}", r.text());
+    let r = w.as_admin(
+        "PUT",
+        "/api/plugins/shell",
+        Some(json!({ "enabled": false })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["enabled"], false);
+    let body = json!({ "nodeId": w.node.node_id, "harnessId": "shell", "cwd": w.node.work.to_string_lossy() });
+    let r = w.as_bearer(&w.key, "POST", "/api/subshells", Some(body.clone()));
+    assert_eq!(r.error(409), "PLUGIN_DISABLED");
+    assert_eq!(r.json()["metadata"]["reason"], "plugin_disabled");
+    let r = w.as_bearer(&w.key, "GET", "/api/subshells", None);
+    assert_eq!(r.json(), json!([]), "a refused launch left a row");
+    // The node's view says why too.
+    let r = w.as_admin(
+        "GET",
+        &format!("/api/nodes/{}/harnesses", w.node.node_id),
+        None,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let shell = r
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["harnessId"] == "shell")
+        .cloned()
+        .unwrap();
+    assert_eq!(shell["launchable"], false, "{shell}");
+    let r = w.as_admin(
+        "PUT",
+        "/api/plugins/shell",
+        Some(json!({ "enabled": true })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let r = w.as_bearer(&w.key, "POST", "/api/subshells", Some(body));
+    assert_eq!(r.status, 201, "{}", r.text());
+}
+
+#[test]
+fn presets_are_their_creators_full_crud_and_bad_input_leaves_nothing() {
+    let w = world();
+    let good =
+        json!({ "name": "fast", "harnessId": "shell", "env": { "A_B": "1" }, "flags": ["--norc"] });
+    let r = w.as_admin("POST", "/api/presets", Some(good.clone()));
+    assert_eq!(r.status, 201, "{}", r.text());
+    let id = r.json()["id"].as_str().unwrap().to_owned();
+    assert_eq!(r.json()["env"]["A_B"], "1");
+    for bad in [
+        json!({ "name": "x", "env": { "1BAD": "v" } }),
+        json!({ "name": "x", "env": { "A": "v\u{0}" } }),
+        json!({ "name": "", "flags": [] }),
+        json!({ "name": "x", "flags": vec!["-x"; 33] }),
+        json!({ "name": "x", "harnessId": "nope" }),
+        json!({ "name": "x", "unknown": true }),
+    ] {
+        let r = w.as_admin("POST", "/api/presets", Some(bad.clone()));
+        assert_eq!(r.error(400), "INPUT_VALIDATION_ERROR", "{bad}");
+    }
+    let r = w.as_admin("GET", "/api/presets", None);
+    assert_eq!(r.json().as_array().unwrap().len(), 1, "{}", r.text());
+    // Replace, read back.
+    let r = w.as_admin(
+        "PUT",
+        &format!("/api/presets/{id}"),
+        Some(json!({ "name": "renamed", "autoRestart": true })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let r = w.as_admin("GET", &format!("/api/presets/{id}"), None);
+    assert_eq!(r.json()["name"], "renamed");
+    assert_eq!(r.json()["autoRestart"], true);
+    assert_eq!(r.json()["flags"], json!([]));
+    // Another caller (the system account) does not see it; it is not revealed.
+    let r = w.as_bearer(&w.key, "GET", &format!("/api/presets/{id}"), None);
+    assert_eq!(r.error(404), "NOT_FOUND");
+    let r = w.as_bearer(
+        &w.key,
+        "POST",
+        "/api/subshells",
+        Some(json!({ "nodeId": w.node.node_id, "harnessId": "shell", "presetId": id, "cwd": w.node.work.to_string_lossy() })),
+    );
+    assert_eq!(r.error(404), "NOT_FOUND");
+    let r = w.as_admin("DELETE", &format!("/api/presets/{id}"), None);
+    assert!(r.status == 200 || r.status == 204, "{}", r.text());
+    let r = w.as_admin("GET", &format!("/api/presets/{id}"), None);
+    assert_eq!(r.error(404), "NOT_FOUND");
+}
+
+#[test]
+fn a_workspace_starts_its_pane_in_its_directory_and_one_on_another_node_is_refused() {
+    let w = world();
+    let dir = w.node.work.join("project");
+    std::fs::create_dir_all(&dir).unwrap();
+    let r = w.as_bearer(
+        &w.key,
+        "POST",
+        "/api/workspaces",
+        Some(json!({ "name": "project", "nodeId": w.node.node_id, "path": dir.to_string_lossy() })),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let ws = r.json()["id"].as_str().unwrap().to_owned();
+    for bad in [
+        json!({ "name": "rel", "nodeId": w.node.node_id, "path": "relative/dir" }),
+        json!({ "name": "nul", "nodeId": w.node.node_id, "path": "/tmp/a\u{0}b" }),
+        json!({ "name": "", "nodeId": w.node.node_id, "path": "/tmp" }),
+    ] {
+        let r = w.as_bearer(&w.key, "POST", "/api/workspaces", Some(bad.clone()));
+        assert_eq!(r.error(400), "INPUT_VALIDATION_ERROR", "{bad}");
+    }
+    let r = w.as_bearer(
+        &w.key,
+        "POST",
+        "/api/workspaces",
+        Some(json!({ "name": "x", "nodeId": "00000000000000000000000000000000", "path": "/tmp" })),
+    );
+    assert_eq!(r.error(404), "NOT_FOUND");
+    let r = w.as_bearer(&w.key, "GET", "/api/workspaces", None);
+    assert_eq!(r.json().as_array().unwrap().len(), 1, "{}", r.text());
+
+    let r = w.as_bearer(
+        &w.key,
+        "POST",
+        "/api/subshells",
+        Some(json!({ "nodeId": w.node.node_id, "harnessId": "shell", "workspaceId": ws })),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let s = r.json();
+    assert_eq!(s["cwd"], dir.to_string_lossy().as_ref());
+    assert_eq!(s["workspaceId"], ws.as_str());
+    let id = s["id"].as_str().unwrap().to_owned();
+    w.type_line(&id, "pwd");
+    w.wait_screen(&id, &dir.to_string_lossy());
+
+    // A workspace of another node: refused, naming the field, nothing kept.
+    let (_, setup) = w.p.setup_key(&w.admin);
+    let r = w.p.enroll(&setup, "elsewhere");
+    assert_eq!(r.status, 201, "{}", r.text());
+    let other = r.json()["nodeId"].as_str().unwrap().to_owned();
+    let r = w.as_admin(
+        "POST",
+        "/api/workspaces",
+        Some(json!({ "name": "far", "nodeId": other, "path": "/srv" })),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let far = r.json()["id"].as_str().unwrap().to_owned();
+    let before = w.as_admin("GET", "/api/subshells", None).json();
+    let r = w.as_admin(
+        "POST",
+        "/api/subshells",
+        Some(json!({ "nodeId": w.node.node_id, "harnessId": "shell", "workspaceId": far })),
+    );
+    assert_eq!(r.error(409), "REFERENCE_MISMATCH");
+    assert_eq!(r.json()["metadata"]["field"], "workspaceId");
+    assert_eq!(w.as_admin("GET", "/api/subshells", None).json(), before);
+}
+
+#[test]
+fn resize_changes_the_panes_grid_and_kill_ends_it_at_once() {
+    let w = world();
+    let s = w.launch(json!({ "cols": 100, "rows": 30 }));
+    let id = s["id"].as_str().unwrap().to_owned();
+    let target = format!("tp-{id}");
+    assert_eq!(
+        w.node
+            .tmux_query(&target, "#{window_width}x#{window_height}"),
+        "100x30"
+    );
+    let r = w.as_bearer(
+        &w.key,
+        "POST",
+        &format!("/api/subshells/{id}/resize"),
+        Some(json!({ "cols": 132, "rows": 43 })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(
+        w.node
+            .tmux_query(&target, "#{window_width}x#{window_height}"),
+        "132x43"
+    );
+    let v = w.get(&id);
+    assert_eq!(
+        (v["cols"].clone(), v["rows"].clone()),
+        (json!(132), json!(43))
+    );
+    for bad in [
+        json!({ "cols": 0, "rows": 10 }),
+        json!({ "cols": 10, "rows": 100000 }),
+    ] {
+        let r = w.as_bearer(
+            &w.key,
+            "POST",
+            &format!("/api/subshells/{id}/resize"),
+            Some(bad.clone()),
+        );
+        assert_eq!(r.error(400), "INPUT_VALIDATION_ERROR", "{bad}");
+    }
+    assert_eq!(w.get(&id)["cols"], 132);
+
+    let r = w.as_bearer(&w.key, "POST", &format!("/api/subshells/{id}/kill"), None);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = w.get(&id);
+    assert_eq!(v["state"], "stopped", "{v}");
+    let out = std::process::Command::new("tmux")
+        .arg("-S")
+        .arg(w.node.socket())
+        .args(["has-session", "-t", &target])
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "the pane outlived kill");
+    // Typing into a stopped pane is refused, not queued.
+    let r = w.as_bearer(
+        &w.key,
+        "POST",
+        &format!("/api/subshells/{id}/input"),
+        Some(json!({ "text": "x" })),
+    );
+    assert_eq!(r.error(409), "SUBSHELL_NOT_RUNNING");
+}
+
+#[test]
+fn a_long_paste_is_split_into_ordered_pieces_and_arrives_whole() {
+    let w = world();
+    let s = w.launch(json!({}));
+    let id = s["id"].as_str().unwrap().to_owned();
+    let out = w.node.work.join("paste.txt");
+    w.type_line(&id, &format!("stty -echo; cat > {}", out.display()));
+    std::thread::sleep(Duration::from_millis(300));
+    // 200 lines of 80 characters with multi-byte characters spread through them (so piece
+    // boundaries fall inside and beside them): about 19 KiB, several input pieces.
+    let mut text = String::new();
+    for i in 0..200 {
+        let line: String = (0..80)
+            .map(|j| match (i * 80 + j) % 7 {
+                0 => 'é',
+                1 => '€',
+                2 => '字',
+                _ => char::from(b'a' + u8::try_from((i + j) % 26).unwrap()),
+            })
+            .collect();
+        text.push_str(&line);
+        text.push('\n');
+    }
+    assert!(text.len() > 3 * termplane::service::INPUT_PIECE_BYTES);
+    let r = w.as_bearer(
+        &w.key,
+        "POST",
+        &format!("/api/subshells/{id}/input"),
+        Some(json!({ "text": text, "keys": ["ctrl-d"] })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let got = wait("the whole paste in the file", || {
+        let got = std::fs::read_to_string(&out).ok()?;
+        (got.len() >= text.len()).then_some(got)
+    });
+    assert_eq!(got, text);
+}
+
+#[test]
+fn a_command_over_the_links_envelope_is_refused_before_dispatch() {
+    let w = world();
+    let s = w.launch(json!({}));
+    let id = s["id"].as_str().unwrap().to_owned();
+    let r = w.as_admin(
+        "POST",
+        &format!("/api/nodes/{}/commands", w.node.node_id),
+        Some(json!({ "type": "input", "subshellId": id, "data": "y".repeat(60 * 1024) })),
+    );
+    assert_eq!(r.error(413), "COMMAND_TOO_LARGE");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!w.screen(&id).contains("yyyy"), "the command ran");
+}
+
+#[test]
+fn the_list_filters_by_node_harness_and_state() {
+    let w = world();
+    let a = w.launch(json!({}))["id"].as_str().unwrap().to_owned();
+    let b = w.launch(json!({}))["id"].as_str().unwrap().to_owned();
+    let r = w.as_bearer(&w.key, "POST", &format!("/api/subshells/{b}/kill"), None);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let ids = |q: &str| -> Vec<String> {
+        let r = w.as_bearer(&w.key, "GET", &format!("/api/subshells{q}"), None);
+        assert_eq!(r.status, 200, "{q}: {}", r.text());
+        let mut v: Vec<String> = r
+            .json()
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["id"].as_str().unwrap().to_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let mut both = vec![a.clone(), b.clone()];
+    both.sort();
+    assert_eq!(ids(""), both);
+    assert_eq!(ids("?state=running"), vec![a.clone()]);
+    assert_eq!(ids("?state=stopped"), vec![b.clone()]);
+    assert_eq!(ids(&format!("?nodeId={}", w.node.node_id)), both);
+    assert_eq!(ids("?harnessId=shell&state=running"), vec![a]);
+    assert_eq!(ids("?harnessId=codex"), Vec::<String>::new());
+    let r = w.as_bearer(&w.key, "GET", "/api/subshells?state=sleeping", None);
+    assert_eq!(r.error(400), "INPUT_VALIDATION_ERROR");
+}
+
+#[test]
+fn a_panes_own_token_self_reports_only_on_its_own_row_and_types_only_within_its_ceiling() {
+    let w = world();
+    let reader = w.launch(json!({}))["id"].as_str().unwrap().to_owned();
+    let writer =
+        w.launch(json!({ "permissions": { "channels": "read", "subshells": "write" } }))["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+    let reader_token = w.token_of(&reader);
+    let writer_token = w.token_of(&writer);
+
+    // Self-reports: only the pane's own token, on its own row.
+    let attention = |token: &str, id: &str| {
+        w.as_bearer(
+            token,
+            "POST",
+            &format!("/api/subshells/{id}/attention"),
+            Some(json!({ "attention": "done" })),
+        )
+    };
+    assert_eq!(
+        attention(&reader_token, &writer).error(403),
+        "NOT_OWN_SUBSHELL"
+    );
+    let r = attention(&w.key, &reader);
+    assert_eq!(r.status, 403, "{}", r.text());
+    let r = w.as_admin(
+        "POST",
+        &format!("/api/subshells/{reader}/attention"),
+        Some(json!({ "attention": "done" })),
+    );
+    assert_eq!(r.status, 403, "{}", r.text());
+    assert_eq!(w.get(&reader)["attention"], "none");
+    let r = attention(&reader_token, &reader);
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(w.get(&reader)["attention"], "done");
+    let r = w.as_bearer(
+        &reader_token,
+        "PUT",
+        &format!("/api/subshells/{reader}/session"),
+        Some(json!({ "harnessSessionId": "s-1" })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(w.get(&reader)["harnessSessionId"], "s-1");
+
+    // The ceiling: `subshells: read` reads but does not type, resize, restart or stop.
+    let r = w.as_bearer(
+        &reader_token,
+        "GET",
+        &format!("/api/subshells/{writer}"),
+        None,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    for (path, body) in [
+        (
+            format!("/api/subshells/{writer}/input"),
+            json!({ "text": "x" }),
+        ),
+        (
+            format!("/api/subshells/{writer}/resize"),
+            json!({ "cols": 50, "rows": 20 }),
+        ),
+        (format!("/api/subshells/{writer}/restart"), Value::Null),
+        (format!("/api/subshells/{writer}/terminate"), Value::Null),
+    ] {
+        let r = w.as_bearer(&reader_token, "POST", &path, Some(body));
+        assert_eq!(r.error(403), "PERMISSION_DENIED", "{path}");
+    }
+    assert_eq!(w.get(&writer)["state"], "running");
+    // `subshells: write` types into another pane of its owner.
+    let r = w.as_bearer(
+        &writer_token,
+        "POST",
+        &format!("/api/subshells/{reader}/input"),
+        Some(json!({ "text": "echo from-a-pane-$((2*21))", "keys": ["enter"] })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    w.wait_screen(&reader, "from-a-pane-42");
+    // Neither reaches an administrator's surface.
+    for t in [&reader_token, &writer_token] {
+        let r = w.as_bearer(t, "GET", "/api/audit", None);
+        assert_eq!(r.status, 403, "{}", r.text());
+        let r = w.as_bearer(t, "POST", "/api/system-keys", Some(json!({ "name": "x" })));
+        assert_eq!(r.status, 403, "{}", r.text());
+    }
+}
