@@ -28,7 +28,7 @@
 //! | 409 | `SETUP_ALREADY_DONE` | `POST /api/setup` once the first account exists |
 //! | 409 | `EMAIL_TAKEN` | creating an account whose email exists |
 //! | 409 | `CANNOT_DISABLE_SELF` | an administrator disabling their own account |
-//! | 409 | `NODE_OFFLINE` | a command (launch, ping…) for a node whose link is not online |
+//! | 409 | `NODE_OFFLINE` | a command (launch, ping…) for a node whose link is not online, or for the local node when it is off (no tmux, or `--no-local-node`) |
 //! | 409 | `PLUGIN_DISABLED` | launching a harness whose plugin an administrator turned off |
 //! | 409 | `HARNESS_NOT_INSTALLED` | launching a harness the node's fresh detection did not find (`metadata.reason`) |
 //! | 409 | `INVALID_STATE` | a lifecycle move the subshell's state does not allow |
@@ -47,7 +47,6 @@
 //! | 502 | `NODE_LINK_CLOSED` | the node's socket closed before the command's result arrived |
 //! | 502 | `NODE_BAD_RESULT` | the node answered with a malformed result |
 //! | 504 | `NODE_TIMEOUT` | no result within the command deadline (10 s; 5 min for `update`) |
-//! | 503 | `LOCAL_NODE_UNAVAILABLE` | the plane's own executor is not running |
 //! | 505 | `HTTP_VERSION_NOT_SUPPORTED` | an HTTP version other than 1.0 and 1.1 |
 //!
 //! [`CODES`] holds the same table for the API reference; a test keeps the two identical.
@@ -182,7 +181,7 @@ pub const CODES: &[(u16, &str, &str)] = &[
     (
         409,
         "NODE_OFFLINE",
-        "a command (launch, ping…) for a node whose link is not online",
+        "a command (launch, ping…) for a node whose link is not online, or for the local node when it is off (no tmux, or `--no-local-node`)",
     ),
     (
         409,
@@ -265,11 +264,6 @@ pub const CODES: &[(u16, &str, &str)] = &[
         504,
         "NODE_TIMEOUT",
         "no result within the command deadline (10 s; 5 min for `update`)",
-    ),
-    (
-        503,
-        "LOCAL_NODE_UNAVAILABLE",
-        "the plane's own executor is not running",
     ),
     (
         505,

@@ -232,13 +232,7 @@ impl Service {
             termplane_proto::limits::COMMAND_DEADLINE
         };
         if self.local_node_id.get().is_some_and(|l| l == node_id) {
-            let local = self.local.get().ok_or_else(|| {
-                ApiError::new(
-                    503,
-                    "LOCAL_NODE_UNAVAILABLE",
-                    "the plane's own executor is not running",
-                )
-            })?;
+            let local = self.local.get().ok_or_else(|| self.offline(node_id))?;
             return Ok(Pending {
                 jti: jti.clone(),
                 deadline,

@@ -189,7 +189,7 @@ impl Service {
     }
 
     /// 409 `NODE_OFFLINE` for `node_id`; for the local node, saying why it can be down.
-    fn offline(&self, node_id: &str) -> ApiError {
+    pub(super) fn offline(&self, node_id: &str) -> ApiError {
         let message = if self.local_node_id() == Some(node_id) {
             "the plane's own host runs no panes: tmux is missing or the local node is off \
              (see the plane's log)"

@@ -46,7 +46,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "NODE_LINK_CLOSED",
             "NODE_BAD_RESULT",
             "NODE_TIMEOUT",
-            "LOCAL_NODE_UNAVAILABLE",
         ])
         .handle(harnesses),
         RouteDef::put(

@@ -89,7 +89,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "Admin and debug surface: send one node command (through the link, or to the plane's own executor for the local node) and answer its result",
         )
         .errors(&[
-            "LOCAL_NODE_UNAVAILABLE",
             "COMMAND_TOO_LARGE",
             "NODE_OFFLINE",
             "NODE_LINK_CLOSED",

@@ -21,7 +21,6 @@ const NODE_CODES: &[&str] = &[
     "NODE_LINK_CLOSED",
     "NODE_BAD_RESULT",
     "NODE_TIMEOUT",
-    "LOCAL_NODE_UNAVAILABLE",
 ];
 
 /// The routes of this domain, in the order the reference lists them.
@@ -48,7 +47,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "NODE_LINK_CLOSED",
             "NODE_BAD_RESULT",
             "NODE_TIMEOUT",
-            "LOCAL_NODE_UNAVAILABLE",
         ])
         .handle(launch),
         RouteDef::get(
@@ -82,7 +80,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "NODE_LINK_CLOSED",
             "NODE_BAD_RESULT",
             "NODE_TIMEOUT",
-            "LOCAL_NODE_UNAVAILABLE",
         ])
         .handle(logs),
         RouteDef::get(
@@ -99,7 +96,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "NODE_LINK_CLOSED",
             "NODE_BAD_RESULT",
             "NODE_TIMEOUT",
-            "LOCAL_NODE_UNAVAILABLE",
         ])
         .handle(screen),
         RouteDef::post(
@@ -116,7 +112,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "NODE_LINK_CLOSED",
             "NODE_BAD_RESULT",
             "NODE_TIMEOUT",
-            "LOCAL_NODE_UNAVAILABLE",
         ])
         .handle(input),
         RouteDef::post(
@@ -132,7 +127,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "NODE_LINK_CLOSED",
             "NODE_BAD_RESULT",
             "NODE_TIMEOUT",
-            "LOCAL_NODE_UNAVAILABLE",
         ])
         .handle(resize),
         RouteDef::post(
@@ -150,7 +144,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "NODE_LINK_CLOSED",
             "NODE_BAD_RESULT",
             "NODE_TIMEOUT",
-            "LOCAL_NODE_UNAVAILABLE",
         ])
         .handle(restart),
         RouteDef::post(
@@ -166,7 +159,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "NODE_LINK_CLOSED",
             "NODE_BAD_RESULT",
             "NODE_TIMEOUT",
-            "LOCAL_NODE_UNAVAILABLE",
         ])
         .handle(terminate),
         RouteDef::post(
@@ -182,7 +174,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "NODE_LINK_CLOSED",
             "NODE_BAD_RESULT",
             "NODE_TIMEOUT",
-            "LOCAL_NODE_UNAVAILABLE",
         ])
         .handle(kill),
         RouteDef::post(
