@@ -1,0 +1,207 @@
+//! What nodes report, applied to the rows: exits, the census, the reconcile sweep, automatic restarts.
+
+use super::*;
+
+impl Service {
+    // ----- what nodes report -----
+
+    /// Applies one event a node sent on its own (in the order the node sent them).
+    pub async fn apply_node_event(self: &Arc<Self>, node_id: &str, conn: u64, event: &Event) {
+        let outcome = match event {
+            Event::Exit(e) => self.apply_exit(node_id, e).await,
+            Event::SubshellsReport(r) => self.apply_census(node_id, conn, r).await,
+            Event::Inventory(inv) => match serde_json::to_string(inv) {
+                Ok(text) => self
+                    .store
+                    .record_inventory(node_id, &text, self.now())
+                    .await
+                    .map_err(ApiError::from),
+                Err(_) => Ok(()),
+            },
+            _ => Ok(()),
+        };
+        if let Err(e) = outcome {
+            tracing::warn!(node = %node_id, kind = event.kind(), code = e.code, "node event not applied");
+        }
+    }
+
+    pub(in crate::service) async fn apply_exit(
+        self: &Arc<Self>,
+        node_id: &str,
+        e: &termplane_proto::event::Exit,
+    ) -> Result<(), ApiError> {
+        let Some(row) = self
+            .store
+            .subshell(e.subshell_id.as_str())
+            .await?
+            .filter(|r| r.node_id == node_id)
+        else {
+            return Ok(());
+        };
+        let moved = self
+            .move_subshell(&row, Trigger::Exit(e.exit_code), None)
+            .await?;
+        if let Some((SubshellState::Crashed, _)) = moved {
+            self.maybe_auto_restart(&row.id);
+        }
+        Ok(())
+    }
+
+    /// The census a node sends after each connect: every live row of the node is found alive
+    /// or gone. Until it is applied, the node is not reachable for any reader.
+    pub(in crate::service) async fn apply_census(
+        self: &Arc<Self>,
+        node_id: &str,
+        conn: u64,
+        r: &termplane_proto::event::SubshellsReport,
+    ) -> Result<(), ApiError> {
+        let alive: HashSet<&str> = r.subshells.iter().map(|p| p.subshell_id.as_str()).collect();
+        self.heal(node_id, &alive).await?;
+        self.censused
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(node_id.to_owned(), conn);
+        Ok(())
+    }
+
+    /// Moves every live row of `node_id` by whether its pane is in `alive`.
+    pub(in crate::service) async fn heal(
+        self: &Arc<Self>,
+        node_id: &str,
+        alive: &HashSet<&str>,
+    ) -> Result<(), ApiError> {
+        let rows = self
+            .store
+            .subshells(&SubshellFilter {
+                node: Some(node_id),
+                ..SubshellFilter::default()
+            })
+            .await?;
+        for row in rows
+            .iter()
+            .filter(|r| SubshellState::from_stored(&r.state).is_live())
+        {
+            let trigger = if alive.contains(row.id.as_str()) {
+                Trigger::PaneAlive
+            } else {
+                Trigger::PaneGone
+            };
+            if let Some((SubshellState::Crashed, _)) =
+                self.move_subshell(row, trigger, None).await?
+            {
+                self.maybe_auto_restart(&row.id);
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs [`Self::reconcile`] every `every`, for the process's life (the first sweep after one
+    /// interval: a node's census already healed its rows when it came online).
+    pub fn spawn_reconcile_sweep(self: &Arc<Self>, every: Duration) {
+        let me = Arc::downgrade(self);
+        smol::spawn(async move {
+            loop {
+                smol::Timer::after(every).await;
+                let Some(svc) = me.upgrade() else { return };
+                if let Err(e) = svc.reconcile().await {
+                    tracing::warn!(code = e.code, "reconcile sweep failed");
+                }
+            }
+        })
+        .detach();
+    }
+
+    /// The reconcile sweep: probes the live rows of every reachable node and moves those whose
+    /// panes are gone. Rows of unreachable nodes are skipped (their panes may well run).
+    pub async fn reconcile(self: &Arc<Self>) -> Result<(), ApiError> {
+        let rows = self.store.subshells(&SubshellFilter::default()).await?;
+        let mut by_node: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for r in rows
+            .iter()
+            .filter(|r| SubshellState::from_stored(&r.state) == SubshellState::Running)
+        {
+            by_node
+                .entry(r.node_id.clone())
+                .or_default()
+                .push(r.id.clone());
+        }
+        for (node_id, ids) in by_node {
+            if !self.node_reachable(&node_id) {
+                continue;
+            }
+            let sids: Vec<SubshellId> = ids
+                .iter()
+                .filter_map(|i| SubshellId::parse(i).ok())
+                .collect();
+            let Ok(r) = self
+                .node_command(&node_id, Command::Probe(Probe { subshell_ids: sids }))
+                .await
+            else {
+                continue;
+            };
+            let Ok(d) = node_data(r) else { continue };
+            let alive: HashSet<String> = d
+                .get("subshells")
+                .and_then(serde_json::Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter(|e| {
+                            e.get("alive").and_then(serde_json::Value::as_bool) == Some(true)
+                        })
+                        .filter_map(|e| e.get("subshellId")?.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let alive_refs: HashSet<&str> = alive.iter().map(String::as_str).collect();
+            // Only the probed rows: a row launched meanwhile is not judged by an older probe.
+            let probed: HashSet<&str> = ids.iter().map(String::as_str).collect();
+            for row in self
+                .store
+                .subshells(&SubshellFilter {
+                    node: Some(&node_id),
+                    ..SubshellFilter::default()
+                })
+                .await?
+                .iter()
+                .filter(|r| probed.contains(r.id.as_str()))
+            {
+                let trigger = if alive_refs.contains(row.id.as_str()) {
+                    Trigger::PaneAlive
+                } else {
+                    Trigger::PaneGone
+                };
+                if let Some((SubshellState::Crashed, _)) =
+                    self.move_subshell(row, trigger, None).await?
+                {
+                    self.maybe_auto_restart(&row.id);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Relaunches a crashed subshell whose preset asks for it, after a short pause, unless it
+    /// already restarted [`lifecycle::AUTO_RESTART_LIMIT`] times.
+    pub(in crate::service) fn maybe_auto_restart(self: &Arc<Self>, id: &str) {
+        let me = self.clone();
+        let id = id.to_owned();
+        smol::spawn(async move {
+            let Ok(Some(row)) = me.store.subshell(&id).await else {
+                return;
+            };
+            if !row.auto_restart || row.restarts >= lifecycle::AUTO_RESTART_LIMIT {
+                return;
+            }
+            smol::Timer::after(Duration::from_secs(1)).await;
+            let Ok(Some(row)) = me.store.subshell(&id).await else {
+                return;
+            };
+            if me.node_reachable(&row.node_id)
+                && let Err(e) = me.relaunch(&row, Trigger::AutoRestart).await
+            {
+                tracing::info!(subshell = %id, code = e.code, "automatic restart failed");
+            }
+        })
+        .detach();
+    }
+}

@@ -1,0 +1,189 @@
+//! Reading a pane (logs, screen) and typing into it or resizing it.
+
+use super::*;
+
+impl Service {
+    // ----- reading -----
+
+    /// `GET /api/subshells/:id/logs`: a byte range of the pane's log.
+    pub async fn subshell_logs(
+        &self,
+        meta: &RequestMeta,
+        id: &str,
+        q: LogsQuery,
+    ) -> Result<LogChunk, ApiError> {
+        let c = self.caller(meta).await?;
+        let row = self.reach_subshell(&c, id, Need::Read).await?;
+        let r = self
+            .node_command(
+                &row.node_id,
+                Command::LogRead(LogRead {
+                    subshell_id: SubshellId::parse(&row.id).map_err(|_| ApiError::internal())?,
+                    from_byte: q.from_byte,
+                    max_bytes: q.max_bytes,
+                }),
+            )
+            .await?;
+        let d = node_data(r)?;
+        let get = |k: &str| d.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0);
+        // The node speaks unpadded base64url; the API answers the standard padded alphabet
+        // that `base64 -d` and every language's default decoder read.
+        let bytes = termplane_proto::key::b64url_decode(
+            d.get("data_b64")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default(),
+        )
+        .map_err(|_| {
+            ApiError::new(
+                502,
+                "NODE_BAD_RESULT",
+                "the node answered a log read that is not base64url",
+            )
+        })?;
+        Ok(LogChunk {
+            from_byte: get("fromByte"),
+            to_byte: get("toByte"),
+            size: get("size"),
+            data_b64: <base64ct::Base64 as base64ct::Encoding>::encode_string(&bytes),
+        })
+    }
+
+    /// `GET /api/subshells/:id/screen`: the pane's text as it shows now.
+    pub async fn subshell_screen(
+        &self,
+        meta: &RequestMeta,
+        id: &str,
+        q: ScreenQuery,
+    ) -> Result<Screen, ApiError> {
+        let c = self.caller(meta).await?;
+        let row = self.reach_subshell(&c, id, Need::Read).await?;
+        self.require_live(&row)?;
+        let r = self
+            .node_command(
+                &row.node_id,
+                Command::Capture(Capture {
+                    subshell_id: SubshellId::parse(&row.id).map_err(|_| ApiError::internal())?,
+                    lines: (q.lines > 0).then_some(q.lines),
+                }),
+            )
+            .await?;
+        let d = node_data(r)?;
+        let mut text = String::new();
+        for k in ["history", "text"] {
+            if let Some(t) = d.get(k).and_then(serde_json::Value::as_str) {
+                text.push_str(t);
+            }
+        }
+        Ok(Screen { text })
+    }
+
+    pub(in crate::service) fn require_live(&self, row: &store::Subshell) -> Result<(), ApiError> {
+        if SubshellState::from_stored(&row.state).is_live() {
+            Ok(())
+        } else {
+            Err(ApiError::new(
+                409,
+                "SUBSHELL_NOT_RUNNING",
+                format!("the subshell is {}", row.state),
+            ))
+        }
+    }
+
+    // ----- typing and resizing -----
+
+    /// Types `text` (in pieces of at most [`INPUT_PIECE_BYTES`], in order, back to back) and
+    /// then presses `keys`.
+    pub(in crate::service) async fn type_into(
+        &self,
+        node_id: &str,
+        id: &SubshellId,
+        text: &str,
+        keys: &[NamedKey],
+    ) -> Result<u64, ApiError> {
+        let mut pieces = Vec::new();
+        let mut rest = text;
+        while !rest.is_empty() {
+            let mut end = rest.len().min(INPUT_PIECE_BYTES);
+            while !rest.is_char_boundary(end) {
+                end -= 1;
+            }
+            pieces.push(&rest[..end]);
+            rest = &rest[end..];
+        }
+        let mut commands: Vec<Command> = pieces
+            .iter()
+            .map(|p| {
+                Command::Input(Input {
+                    subshell_id: id.clone(),
+                    data: (*p).to_owned(),
+                    keys: Vec::new(),
+                })
+            })
+            .collect();
+        if !keys.is_empty() || commands.is_empty() {
+            commands.push(Command::Input(Input {
+                subshell_id: id.clone(),
+                data: String::new(),
+                keys: keys.to_vec(),
+            }));
+        }
+        let n = commands.len() as u64;
+        for r in self.node_commands_in_order(node_id, commands).await? {
+            node_data(r)?;
+        }
+        Ok(n)
+    }
+
+    /// `POST /api/subshells/:id/input`.
+    pub async fn subshell_input(
+        &self,
+        meta: &RequestMeta,
+        id: &str,
+        req: InputRequest,
+    ) -> Result<InputDone, ApiError> {
+        let c = self.caller(meta).await?;
+        let row = self.reach_subshell(&c, id, Need::Write).await?;
+        self.require_live(&row)?;
+        let sid = SubshellId::parse(&row.id).map_err(|_| ApiError::internal())?;
+        let pieces = self
+            .type_into(&row.node_id, &sid, req.text.as_str(), &req.keys)
+            .await?;
+        Ok(InputDone {
+            chars: req.text.as_str().chars().count() as u64,
+            keys: req.keys.len() as u64,
+            pieces,
+        })
+    }
+
+    /// `POST /api/subshells/:id/resize`.
+    pub async fn subshell_resize(
+        &self,
+        meta: &RequestMeta,
+        id: &str,
+        req: ResizeRequest,
+    ) -> Result<Subshell, ApiError> {
+        let c = self.caller(meta).await?;
+        let row = self.reach_subshell(&c, id, Need::Write).await?;
+        self.require_live(&row)?;
+        let r = self
+            .node_command(
+                &row.node_id,
+                Command::Resize(Resize {
+                    subshell_id: SubshellId::parse(&row.id).map_err(|_| ApiError::internal())?,
+                    cols: req.cols.0,
+                    rows: req.rows.0,
+                }),
+            )
+            .await?;
+        node_data(r)?;
+        self.store
+            .set_subshell_grid(
+                &row.id,
+                i64::from(req.cols.0),
+                i64::from(req.rows.0),
+                self.now(),
+            )
+            .await?;
+        self.fresh_view(id).await
+    }
+}

@@ -1,0 +1,420 @@
+//! Launching: the node's `launch` built from the request, the preset and the harness plugin; the initial prompt.
+
+use super::*;
+
+impl Service {
+    // ----- launching -----
+
+    /// How the pane's MCP server is started on `node` with `env`: the plane's own binary on the
+    /// local node, the node daemon's binary (as its `ready` said to invoke it) elsewhere.
+    pub(in crate::service) async fn mcp_server(
+        &self,
+        node: &store::Node,
+        env: BTreeMap<String, String>,
+    ) -> Result<plugins::McpServer, ApiError> {
+        let (command, mut args) =
+            if node.is_local {
+                let exe = std::env::current_exe()
+                    .map_err(|_| ApiError::internal())?
+                    .to_string_lossy()
+                    .into_owned();
+                (exe, Vec::new())
+            } else {
+                let facts = self.store.node_facts(&node.id).await?.unwrap_or_default();
+                match facts.self_invoke.as_deref().and_then(|s| {
+                    serde_json::from_str::<termplane_proto::event::SelfInvoke>(s).ok()
+                }) {
+                    Some(si) => (si.command, si.args),
+                    None => ("termplane-node".to_owned(), Vec::new()),
+                }
+            };
+        args.push("mcp".to_owned());
+        Ok(plugins::McpServer { command, args, env })
+    }
+
+    /// The plane's address as the node reaches it: the base URL for the local node; for a
+    /// remote node, the address it dials (its `wsUrl`, with the WebSocket scheme and path
+    /// turned back into HTTP).
+    pub(in crate::service) fn plane_url_for(&self, node: &store::Node) -> String {
+        if node.is_local {
+            return self.settings.base_url.clone();
+        }
+        node.ws_url
+            .as_deref()
+            .and_then(|u| {
+                let u = u.strip_suffix("/ws/node")?;
+                Some(if let Some(rest) = u.strip_prefix("wss://") {
+                    format!("https://{rest}")
+                } else if let Some(rest) = u.strip_prefix("ws://") {
+                    format!("http://{rest}")
+                } else {
+                    u.to_owned()
+                })
+            })
+            .unwrap_or_else(|| self.settings.base_url.clone())
+    }
+
+    /// The node's data directory (where MCP registration files go) and home directory.
+    pub(in crate::service) async fn node_dirs(
+        &self,
+        node: &store::Node,
+    ) -> Result<(String, String), ApiError> {
+        if node.is_local {
+            let local = self.local_dirs.get().cloned().unwrap_or_default();
+            return Ok(local);
+        }
+        let facts = self.store.node_facts(&node.id).await?.unwrap_or_default();
+        Ok((
+            facts.data_dir.unwrap_or_default(),
+            facts.home_dir.unwrap_or_default(),
+        ))
+    }
+
+    /// Builds the node's `launch` for a subshell, with a fresh token's credentials: `resume`
+    /// continues a harness session, `new_session` starts one under a chosen id.
+    pub(in crate::service) async fn launch_command(
+        &self,
+        node: &store::Node,
+        spec: &LaunchSpec,
+        token: &str,
+        resume: Option<&str>,
+        new_session: Option<&str>,
+    ) -> Result<Launch, ApiError> {
+        let plugin = plugins::find(&spec.launch.harness_id)
+            .ok_or_else(|| ApiError::not_found("harness plugin"))?;
+        let id = spec.launch.subshell_id.as_str().to_owned();
+        let credentials = BTreeMap::from([
+            ("TERMPLANE_URL".to_owned(), self.plane_url_for(node)),
+            ("TERMPLANE_TOKEN".to_owned(), token.to_owned()),
+            ("TERMPLANE_SUBSHELL_ID".to_owned(), id.clone()),
+            ("TERMPLANE_NODE_ID".to_owned(), node.id.clone()),
+        ]);
+        let (data_dir, _) = self.node_dirs(node).await?;
+        let ext = if plugin.mcp == plugins::McpDialect::CodexOverrides {
+            "env"
+        } else {
+            "json"
+        };
+        let file = format!("{}/mcp/{id}.{ext}", data_dir.trim_end_matches('/'));
+        let server = self.mcp_server(node, credentials.clone()).await?;
+        let mcp = if data_dir.is_empty() {
+            None
+        } else {
+            plugin.registration(&server, &file)
+        };
+        let mut launch = spec.launch.clone();
+        launch.argv = plugin.argv(&spec.flags, resume, new_session);
+        launch.resume = resume.map(str::to_owned);
+        if let Some(m) = &mcp {
+            // The harness's own arguments for the registration come right after the binary.
+            let at = launch.argv.len().min(1);
+            for (i, a) in m.args.iter().enumerate() {
+                launch.argv.insert(at + i, a.clone());
+            }
+        }
+        launch.credential_env = credentials;
+        launch.mcp = mcp;
+        Ok(launch)
+    }
+
+    /// `POST /api/subshells`: launches a harness in a new pane. A launch the node refuses
+    /// leaves nothing behind (no row, no token) and answers 422 `LAUNCH_REFUSED` with the
+    /// node's reason.
+    pub async fn launch_subshell(
+        &self,
+        meta: &RequestMeta,
+        req: LaunchRequest,
+    ) -> Result<Subshell, ApiError> {
+        let c = self.caller(meta).await?;
+        let permissions = req.permissions.unwrap_or_default();
+        let mut parent = None;
+        if let Caller::Pane {
+            permissions: ceiling,
+            subshell_id,
+            ..
+        } = &c
+        {
+            if ceiling.subshells != Access::Write {
+                return Err(ApiError::new(
+                    403,
+                    "PERMISSION_DENIED",
+                    "the pane's token does not allow launching subshells",
+                ));
+            }
+            if !permissions.within(ceiling) {
+                return Err(ApiError::new(
+                    403,
+                    "PERMISSION_DENIED",
+                    "a pane cannot give a new subshell more than its own permissions",
+                ));
+            }
+            parent = Some(subshell_id.clone());
+        }
+        let node = self.launchable_node(&c, req.node_id.as_str()).await?;
+        let plugin = plugins::find(req.harness_id.as_str())
+            .ok_or_else(|| ApiError::not_found("harness plugin"))?;
+        let preset = match &req.preset_id {
+            Some(p) => Some(self.own_preset(&c, p.as_str()).await?),
+            None => None,
+        };
+        if let Some(p) = &preset
+            && p.harness_id.as_deref().is_some_and(|h| h != plugin.id)
+        {
+            return Err(ApiError::new(
+                409,
+                "REFERENCE_MISMATCH",
+                "the preset is for another harness",
+            )
+            .with_metadata(serde_json::json!({ "field": "presetId" })));
+        }
+        let workspace = match &req.workspace_id {
+            Some(w) => {
+                let w = self.own_workspace(&c, w.as_str()).await?;
+                if w.node_id != node.id {
+                    return Err(ApiError::new(
+                        409,
+                        "REFERENCE_MISMATCH",
+                        "the workspace is on another node",
+                    )
+                    .with_metadata(serde_json::json!({ "field": "workspaceId" })));
+                }
+                Some(w)
+            }
+            None => None,
+        };
+        if !self.node_reachable(&node.id) {
+            return Err(self.offline(&node.id));
+        }
+        if let Err(why) = self.launch_gate(&node.id, plugin.id, true).await? {
+            let (status, code) = match why {
+                crate::service::catalog::NotLaunchable::Disabled => (409, "PLUGIN_DISABLED"),
+                _ => (409, "HARNESS_NOT_INSTALLED"),
+            };
+            return Err(ApiError::new(
+                status,
+                code,
+                format!(
+                    "{} cannot be launched on this node: {}",
+                    plugin.name,
+                    why.as_str()
+                ),
+            )
+            .with_metadata(serde_json::json!({ "harnessId": plugin.id, "reason": why.as_str() })));
+        }
+        let (_, home) = self.node_dirs(&node).await?;
+        let cwd = match (&workspace, &req.cwd) {
+            (_, Some(p)) => p.as_str().to_owned(),
+            (Some(w), None) => w.path.clone(),
+            (None, None) if !home.is_empty() => home,
+            (None, None) => "/".to_owned(),
+        };
+        let flags: Vec<String> = preset
+            .as_ref()
+            .and_then(|p| serde_json::from_str(&p.flags).ok())
+            .unwrap_or_default();
+        let env: BTreeMap<String, String> = preset
+            .as_ref()
+            .and_then(|p| serde_json::from_str(&p.env).ok())
+            .unwrap_or_default();
+        let settings = preset
+            .as_ref()
+            .and_then(|p| p.settings.as_deref())
+            .and_then(|s| serde_json::from_str(s).ok());
+        let id = secret::new_id()?;
+        let subshell_id = SubshellId::parse(&id).map_err(|_| ApiError::internal())?;
+        let cols = req.cols.map_or(DEFAULT_COLS, |g| g.0);
+        let rows = req.rows.map_or(DEFAULT_ROWS, |g| g.0);
+        let resume = req.resume.as_ref().map(|r| r.as_str().to_owned());
+        // A harness that starts a session under a chosen id gets one now, so the session can
+        // be resumed without asking the harness.
+        let new_session = match (&resume, plugin.session_id_flag) {
+            (None, Some(_)) => Some(new_uuid()?),
+            _ => None,
+        };
+        let spec = LaunchSpec {
+            launch: Launch {
+                subshell_id,
+                argv: Vec::new(),
+                resolve: plugin.resolve(),
+                cwd: cwd.clone(),
+                harness_id: plugin.id.to_owned(),
+                preset: ProtoPreset {
+                    env,
+                    flags: Vec::new(),
+                    settings,
+                    config_isolation: preset.as_ref().is_some_and(|p| p.config_isolation),
+                },
+                credential_env: BTreeMap::new(),
+                mcp: None,
+                resume: None,
+                cols,
+                rows,
+                best_effort_log: false,
+            },
+            flags,
+            permissions,
+        };
+        let token = secret::new_token(BEARER_PREFIX)?;
+        let now = self.now();
+        let name = req.name.map_or_else(
+            || format!("{} {}", plugin.name, &id[..6]),
+            |n| n.into_string(),
+        );
+        let row = store::Subshell {
+            id: id.clone(),
+            owner_user_id: c.user().id.clone(),
+            node_id: node.id.clone(),
+            harness_id: plugin.id.to_owned(),
+            name,
+            cwd,
+            preset_id: preset.as_ref().map(|p| p.id.clone()),
+            workspace_id: workspace.as_ref().map(|w| w.id.clone()),
+            launch_spec: serde_json::to_string(&spec).map_err(|_| ApiError::internal())?,
+            state: SubshellState::Starting.as_str().to_owned(),
+            exit_code: None,
+            error: None,
+            cols: i64::from(cols),
+            rows: i64::from(rows),
+            prompt: req.prompt.as_ref().map(|p| p.as_str().to_owned()),
+            prompt_state: if req.prompt.is_some() {
+                "pending"
+            } else {
+                "none"
+            }
+            .to_owned(),
+            auto_restart: preset.as_ref().is_some_and(|p| p.auto_restart),
+            restarts: 0,
+            attention: Attention::None.as_str().to_owned(),
+            attention_at: None,
+            harness_session_id: new_session.clone().or_else(|| resume.clone()),
+            token_digest: Some(secret::digest(&token)),
+            token_perms: serde_json::to_string(&permissions).map_err(|_| ApiError::internal())?,
+            token_expires_at: Some(now + TOKEN_LIFETIME_MS),
+            parent_subshell_id: parent,
+            created_by_kind: c.actor_kind().to_owned(),
+            mcp_seen_at: None,
+            created_at: now,
+            updated_at: now,
+            started_at: None,
+            ended_at: None,
+        };
+        let launch = self
+            .launch_command(
+                &node,
+                &spec,
+                &token,
+                resume.as_deref(),
+                new_session.as_deref(),
+            )
+            .await?;
+        self.store
+            .insert_subshell(&row, &c.user().id, c.actor_kind())
+            .await?;
+        let outcome = self
+            .node_command(&node.id, Command::Launch(Box::new(launch)))
+            .await;
+        match outcome {
+            Ok(r) if r.ok => {
+                // The table's row for an accepted launch (starting → running).
+                let to = lifecycle::next(SubshellState::Starting, Trigger::LaunchAccepted)
+                    .map_or(SubshellState::Running, |m| m.to);
+                self.store
+                    .change_subshell(
+                        &id,
+                        SubshellState::Starting.as_str(),
+                        &Change {
+                            state: to.as_str(),
+                            started: true,
+                            ..Change::default()
+                        },
+                        self.now(),
+                    )
+                    .await?;
+            }
+            Ok(r) => {
+                self.store.forget_subshell(&id).await?;
+                let reason = r.error.unwrap_or_else(|| "refused".into());
+                return Err(ApiError::new(
+                    422,
+                    "LAUNCH_REFUSED",
+                    format!("the node refused the launch: {reason}"),
+                )
+                .with_metadata(refusal_metadata(reason, r.detail)));
+            }
+            Err(e) => {
+                self.store.forget_subshell(&id).await?;
+                return Err(e);
+            }
+        }
+        if let Some(p) = req.prompt {
+            self.spawn_prompt(id.clone(), node.id.clone(), p.as_str().to_owned());
+        }
+        self.fresh_view(&id).await
+    }
+
+    /// Types the initial prompt once the pane has been quiet for a moment, in the background.
+    pub(in crate::service) fn spawn_prompt(&self, id: String, node_id: String, text: String) {
+        let Some(me) = self.me.upgrade() else {
+            return;
+        };
+        smol::spawn(async move {
+            let state = match me.deliver_prompt(&id, &node_id, &text).await {
+                Ok(()) => "delivered",
+                Err(e) => {
+                    tracing::info!(subshell = %id, code = e.code, "initial prompt not delivered");
+                    "failed"
+                }
+            };
+            let _ = me.store.set_prompt_state(&id, state, me.now()).await;
+        })
+        .detach();
+    }
+
+    pub(in crate::service) async fn deliver_prompt(
+        &self,
+        id: &str,
+        node_id: &str,
+        text: &str,
+    ) -> Result<(), ApiError> {
+        let subshell_id = SubshellId::parse(id).map_err(|_| ApiError::internal())?;
+        let started = std::time::Instant::now();
+        let mut last = None;
+        let mut quiet_since = std::time::Instant::now();
+        loop {
+            if started.elapsed() > Duration::from_millis(PROMPT_TIMEOUT_MS) {
+                return Err(ApiError::new(
+                    504,
+                    "NODE_TIMEOUT",
+                    "the pane never went quiet",
+                ));
+            }
+            let r = self
+                .node_command(
+                    node_id,
+                    Command::Capture(Capture {
+                        subshell_id: subshell_id.clone(),
+                        lines: None,
+                    }),
+                )
+                .await?;
+            if !r.ok {
+                return Err(ApiError::new(
+                    409,
+                    "SUBSHELL_NOT_RUNNING",
+                    "the pane is gone",
+                ));
+            }
+            let text_now = r.data.as_ref().and_then(|d| d.get("text")).cloned();
+            if text_now != last {
+                last = text_now;
+                quiet_since = std::time::Instant::now();
+            } else if quiet_since.elapsed() >= Duration::from_millis(PROMPT_QUIET_MS) {
+                break;
+            }
+            smol::Timer::after(Duration::from_millis(250)).await;
+        }
+        self.type_into(node_id, &subshell_id, text, &[NamedKey::Enter])
+            .await
+            .map(|_| ())
+    }
+}

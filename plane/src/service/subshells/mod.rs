@@ -1,0 +1,360 @@
+//! Subshells: launching harness panes on a node, reading and typing into them, and moving them
+//! through their lifecycle ([`super::lifecycle`]).
+//!
+//! # Who may do what
+//!
+//! * A person (session) sees and acts on their own subshells; an administrator on every one.
+//! * A script (system key) acts as the `system` account: on `system`'s subshells.
+//! * A pane (its subshell's token) acts as its subshell's owner, on the owner's subshells only
+//!   (never with an administrator's boost, never through a share), within its permission map:
+//!   `subshells: read` lists and reads them, `subshells: write` also types into, resizes,
+//!   restarts, stops, deletes and launches them. A pane reports attention and its session
+//!   identity for its own subshell only.
+//!
+//! # Where a subshell may run
+//!
+//! * An administrator (session): any node.
+//! * A person: the nodes they own.
+//! * A script (system key): the local node, and the nodes an administrator opened to scripts
+//!   (`PUT /api/nodes/{id}/system-access`).
+//! * A pane: the node its own subshell runs on, and the nodes its owner may use as that owner
+//!   would from a script or a browser, without an administrator's boost.
+//!
+//! # Keeping the node's queue quick
+//!
+//! Commands to a node run in order, so none of them may take long. A graceful stop types
+//! Ctrl-C, then probes (short commands) until the program ends or the grace is over, then
+//! kills; an initial prompt is typed once repeated captures show the pane quiet; a long paste
+//! goes in pieces of at most [`INPUT_PIECE_BYTES`].
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+use termplane_proto::command::{
+    Capture, Command, Input, Launch, LogRead, NamedKey, Preset as ProtoPreset, Probe, Resize,
+    SubshellRef,
+};
+use termplane_proto::{Event, SubshellId};
+
+use super::lifecycle::{self, TokenEffect, Trigger};
+use super::{Caller, RequestMeta, Service};
+use crate::api::subshells::{
+    Access, Attention, AttentionRequest, CreatedBy, InputDone, InputRequest, KeptAlive,
+    LaunchRequest, LogChunk, LogsQuery, Permissions, ResizeRequest, Screen, ScreenQuery,
+    SessionRequest, Subshell, SubshellState, SubshellStatus, SubshellsQuery,
+};
+use crate::error::ApiError;
+use crate::plugins;
+use crate::secret::{self, BEARER_PREFIX};
+use crate::store::{self, Change, SubshellFilter};
+
+mod events;
+mod io;
+mod launch;
+mod moves;
+mod reports;
+
+/// Lifetime of a subshell token, extended while the pane's MCP child runs (ms).
+pub const TOKEN_LIFETIME_MS: i64 = 7 * 24 * 60 * 60 * 1000;
+/// Most bytes of text one `input` command carries (a longer paste is split, in order).
+pub const INPUT_PIECE_BYTES: usize = 4096;
+/// Default grid.
+pub(in crate::service) const DEFAULT_COLS: u16 = 120;
+pub(in crate::service) const DEFAULT_ROWS: u16 = 36;
+/// An initial prompt waits for this much quiet (ms), and gives up after this long (ms).
+pub(in crate::service) const PROMPT_QUIET_MS: u64 = 1_500;
+pub(in crate::service) const PROMPT_TIMEOUT_MS: u64 = 120_000;
+
+/// What a caller wants of a subshell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::service) enum Need {
+    Read,
+    Write,
+}
+
+/// The parts of a launch kept on the row for relaunches: the launch without its credentials,
+/// command line or session (rebuilt at each launch), and the preset's flags.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(in crate::service) struct LaunchSpec {
+    launch: Launch,
+    flags: Vec<String>,
+    permissions: Permissions,
+}
+
+impl Service {
+    // ----- who may see, act and launch -----
+
+    /// The subshell `id` as `c` may see it, or 404; 403 when `need` is more than a pane's
+    /// permission map allows.
+    pub(in crate::service) async fn reach_subshell(
+        &self,
+        c: &Caller,
+        id: &str,
+        need: Need,
+    ) -> Result<store::Subshell, ApiError> {
+        let row = self
+            .store
+            .subshell(id)
+            .await?
+            .ok_or_else(|| ApiError::not_found("subshell"))?;
+        let visible = match c {
+            Caller::Session { user, .. } => user.role == "admin" || row.owner_user_id == user.id,
+            Caller::SystemKey { user, .. } | Caller::Pane { user, .. } => {
+                row.owner_user_id == user.id
+            }
+        };
+        if !visible {
+            return Err(ApiError::not_found("subshell"));
+        }
+        if let Caller::Pane { permissions, .. } = c {
+            let allowed = match need {
+                Need::Read => true,
+                Need::Write => permissions.subshells == Access::Write,
+            };
+            if !allowed {
+                return Err(ApiError::new(
+                    403,
+                    "PERMISSION_DENIED",
+                    "the pane's token allows reading subshells, not changing them",
+                ));
+            }
+        }
+        Ok(row)
+    }
+
+    /// The node `node_id` if `c` may launch subshells on it (see the module documentation),
+    /// else 404 (a node the caller cannot see) or 403.
+    pub(in crate::service) async fn launchable_node(
+        &self,
+        c: &Caller,
+        node_id: &str,
+    ) -> Result<store::Node, ApiError> {
+        let node = self
+            .store
+            .node(node_id)
+            .await?
+            .ok_or_else(|| ApiError::not_found("node"))?;
+        let denied = || {
+            ApiError::new(
+                403,
+                "NODE_NOT_ALLOWED",
+                "this credential may not launch subshells on that node",
+            )
+        };
+        let owner = node.owner_user_id.as_deref();
+        let system_rules = |system_access: bool| node.is_local || system_access;
+        let allowed = match c {
+            Caller::Session { user, .. } if user.role == "admin" => true,
+            Caller::Session { user, .. } => owner == Some(user.id.as_str()),
+            Caller::SystemKey { user, .. } => {
+                owner == Some(user.id.as_str())
+                    || system_rules(self.node_system_access(node_id).await?)
+            }
+            Caller::Pane {
+                user,
+                node_id: own_node,
+                ..
+            } => {
+                own_node == node_id
+                    || owner == Some(user.id.as_str())
+                    || (user.role == "service"
+                        && system_rules(self.node_system_access(node_id).await?))
+            }
+        };
+        if allowed {
+            Ok(node)
+        } else if node.is_local || owner == Some(c.user().id.as_str()) {
+            Err(denied())
+        } else {
+            // A node the caller has no business with is not revealed.
+            Err(ApiError::not_found("node"))
+        }
+    }
+
+    pub(in crate::service) async fn node_system_access(
+        &self,
+        node_id: &str,
+    ) -> Result<bool, ApiError> {
+        Ok(self
+            .store
+            .node_facts(node_id)
+            .await?
+            .is_some_and(|f| f.system_access))
+    }
+
+    /// Whether commands can reach `node_id` now: the local node once its executor runs; a
+    /// remote node once its link is online and its census applied.
+    #[must_use]
+    pub fn node_reachable(&self, node_id: &str) -> bool {
+        if self.local_node_id() == Some(node_id) {
+            return self.local.get().is_some();
+        }
+        matches!(
+            self.links.status(node_id),
+            Some(crate::link::LinkStatus::Online)
+        ) && self.censused_now(node_id)
+    }
+
+    /// 409 `NODE_OFFLINE` for `node_id`; for the local node, saying why it can be down.
+    pub(in crate::service) fn offline(&self, node_id: &str) -> ApiError {
+        let message = if self.local_node_id() == Some(node_id) {
+            "the plane's own host runs no panes: tmux is missing or the local node is off \
+             (see the plane's log)"
+        } else {
+            "the node is offline"
+        };
+        ApiError::new(409, "NODE_OFFLINE", message)
+            .with_metadata(serde_json::json!({ "nodeId": node_id }))
+    }
+
+    pub(in crate::service) fn censused_now(&self, node_id: &str) -> bool {
+        let conn = self.links.current_conn(node_id);
+        self.censused
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(node_id)
+            .is_some_and(|c| Some(*c) == conn)
+    }
+
+    // ----- views -----
+
+    /// A subshell row as the API shows it.
+    pub(in crate::service) fn subshell_view(&self, r: &store::Subshell) -> Subshell {
+        let state = SubshellState::from_stored(&r.state);
+        let reachable = self.node_reachable(&r.node_id);
+        let attention = Attention::from_stored(&r.attention);
+        let status = match state {
+            s if s.is_live() && !reachable => SubshellStatus::NodeUnreachable,
+            SubshellState::Starting => SubshellStatus::Starting,
+            SubshellState::Running if attention == Attention::NeedsInput => {
+                SubshellStatus::NeedsAttention
+            }
+            SubshellState::Running => SubshellStatus::Running,
+            SubshellState::Stopping => SubshellStatus::Stopping,
+            SubshellState::Stopped => SubshellStatus::Stopped,
+            SubshellState::Exited => SubshellStatus::Exited,
+            SubshellState::Crashed => SubshellStatus::Crashed,
+            SubshellState::Failed => SubshellStatus::Failed,
+        };
+        Subshell {
+            id: r.id.clone(),
+            name: r.name.clone(),
+            owner_user_id: r.owner_user_id.clone(),
+            node_id: r.node_id.clone(),
+            harness_id: r.harness_id.clone(),
+            cwd: r.cwd.clone(),
+            preset_id: r.preset_id.clone(),
+            workspace_id: r.workspace_id.clone(),
+            state,
+            status,
+            node_reachable: reachable,
+            exit_code: r.exit_code.and_then(|c| i32::try_from(c).ok()),
+            error: r.error.clone(),
+            cols: u16::try_from(r.cols).unwrap_or(DEFAULT_COLS),
+            rows: u16::try_from(r.rows).unwrap_or(DEFAULT_ROWS),
+            attention,
+            attention_at: r.attention_at,
+            harness_session_id: r.harness_session_id.clone(),
+            permissions: serde_json::from_str(&r.token_perms).unwrap_or_default(),
+            token_expires_at: r.token_expires_at,
+            auto_restart: r.auto_restart,
+            restarts: r.restarts,
+            prompt_state: r.prompt_state.clone(),
+            parent_subshell_id: r.parent_subshell_id.clone(),
+            created_by: match r.created_by_kind.as_str() {
+                "system_key" => CreatedBy::SystemKey,
+                "pane" => CreatedBy::Pane,
+                _ => CreatedBy::Cookie,
+            },
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+            started_at: r.started_at,
+            ended_at: r.ended_at,
+        }
+    }
+
+    pub(in crate::service) async fn fresh_view(&self, id: &str) -> Result<Subshell, ApiError> {
+        let row = self
+            .store
+            .subshell(id)
+            .await?
+            .ok_or_else(|| ApiError::not_found("subshell"))?;
+        Ok(self.subshell_view(&row))
+    }
+
+    /// `GET /api/subshells`.
+    pub async fn subshells(
+        &self,
+        meta: &RequestMeta,
+        q: SubshellsQuery,
+    ) -> Result<Vec<Subshell>, ApiError> {
+        let c = self.caller(meta).await?;
+        let owner = match &c {
+            Caller::Session { user, .. } if user.role == "admin" => None,
+            _ => Some(c.user().id.as_str()),
+        };
+        let rows = self
+            .store
+            .subshells(&SubshellFilter {
+                owner,
+                node: q.node_id.as_ref().map(|n| n.as_str()),
+                harness: q.harness_id.as_ref().map(|h| h.as_str()),
+                state: q.state.map(SubshellState::as_str),
+            })
+            .await?;
+        Ok(rows.iter().map(|r| self.subshell_view(r)).collect())
+    }
+
+    /// `GET /api/subshells/:id`.
+    pub async fn subshell(&self, meta: &RequestMeta, id: &str) -> Result<Subshell, ApiError> {
+        let c = self.caller(meta).await?;
+        let row = self.reach_subshell(&c, id, Need::Read).await?;
+        Ok(self.subshell_view(&row))
+    }
+}
+
+/// A random (version 4) UUID.
+pub(in crate::service) fn new_uuid() -> Result<String, ApiError> {
+    let mut b = secret::random_bytes::<16>()?;
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let h = secret::hex_lower(&b);
+    Ok(format!(
+        "{}-{}-{}-{}-{}",
+        &h[..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..]
+    ))
+}
+
+/// `{ reason, detail? }`: a node's refusal as error metadata (`detail` only when the node gave
+/// one).
+pub(in crate::service) fn refusal_metadata(
+    reason: String,
+    detail: Option<String>,
+) -> serde_json::Value {
+    let mut m = serde_json::json!({ "reason": reason });
+    if let Some(d) = detail {
+        m["detail"] = serde_json::Value::String(d);
+    }
+    m
+}
+
+/// The data of a successful result; a refusal is 409 `NODE_REFUSED` with the node's words.
+pub(in crate::service) fn node_data(
+    r: termplane_proto::CommandResult,
+) -> Result<serde_json::Value, ApiError> {
+    if r.ok {
+        Ok(r.data.unwrap_or(serde_json::Value::Null))
+    } else {
+        let reason = r.error.unwrap_or_default();
+        Err(
+            ApiError::new(409, "NODE_REFUSED", format!("the node refused: {reason}"))
+                .with_metadata(refusal_metadata(reason, r.detail)),
+        )
+    }
+}

@@ -1,0 +1,292 @@
+//! Lifecycle moves a person, a script or a pane asks for: terminate, kill, restart, delete.
+
+use super::*;
+
+impl Service {
+    // ----- lifecycle moves -----
+
+    /// Applies `trigger` to the row if the table allows it: the state and the token change in
+    /// one statement, only if nobody moved the row meanwhile; `error` is recorded with a
+    /// refused launch. `None` when the move does not apply (or lost the race); else the new
+    /// state and, when the token rotated, the new token.
+    pub(in crate::service) async fn move_subshell(
+        &self,
+        row: &store::Subshell,
+        trigger: Trigger,
+        error: Option<&str>,
+    ) -> Result<Option<(SubshellState, Option<String>)>, ApiError> {
+        let from = SubshellState::from_stored(&row.state);
+        let Some(m) = lifecycle::next(from, trigger) else {
+            return Ok(None);
+        };
+        let now = self.now();
+        let token = match m.token {
+            TokenEffect::Rotate => Some(secret::new_token(BEARER_PREFIX)?),
+            _ => None,
+        };
+        let digest = token.as_deref().map(secret::digest);
+        let mut change = Change {
+            state: m.to.as_str(),
+            revoke: m.token == TokenEffect::Revoke,
+            rotate: digest.as_deref().map(|d| (d, now + TOKEN_LIFETIME_MS)),
+            ..Change::default()
+        };
+        match trigger {
+            Trigger::Exit(code) => {
+                change.exit_code = Some(code.map(i64::from));
+                change.ended = true;
+            }
+            Trigger::PaneGone | Trigger::GraceOver | Trigger::KillRequested => {
+                change.ended = true;
+            }
+            Trigger::LaunchAccepted => change.started = true,
+            Trigger::RestartRequested | Trigger::AutoRestart => {
+                change.exit_code = Some(None);
+                change.error = Some(None);
+                change.count_restart = true;
+            }
+            _ => {}
+        }
+        if error.is_some() {
+            change.error = Some(error);
+        }
+        if self
+            .store
+            .change_subshell(&row.id, &row.state, &change, now)
+            .await?
+        {
+            Ok(Some((m.to, token)))
+        } else {
+            Ok(None)
+        }
+    }
+
+    pub(in crate::service) fn invalid_move(row: &store::Subshell, what: &str) -> ApiError {
+        ApiError::new(
+            409,
+            "INVALID_STATE",
+            format!("a {} subshell cannot be {what}", row.state),
+        )
+    }
+
+    pub(in crate::service) async fn kill_pane(
+        &self,
+        node_id: &str,
+        id: &str,
+    ) -> Result<(), ApiError> {
+        let r = self
+            .node_command(
+                node_id,
+                Command::Kill(SubshellRef {
+                    subshell_id: SubshellId::parse(id).map_err(|_| ApiError::internal())?,
+                }),
+            )
+            .await?;
+        node_data(r).map(|_| ())
+    }
+
+    /// Whether the pane `id` is alive on `node_id` (`None` when the node cannot say).
+    pub(in crate::service) async fn pane_alive(
+        &self,
+        node_id: &str,
+        id: &str,
+    ) -> Result<Option<bool>, ApiError> {
+        let sid = SubshellId::parse(id).map_err(|_| ApiError::internal())?;
+        let r = self
+            .node_command(
+                node_id,
+                Command::Probe(Probe {
+                    subshell_ids: vec![sid],
+                }),
+            )
+            .await?;
+        let d = node_data(r)?;
+        Ok(d.get("subshells")
+            .and_then(serde_json::Value::as_array)
+            .and_then(|a| a.first())
+            .and_then(|e| e.get("alive"))
+            .and_then(serde_json::Value::as_bool))
+    }
+
+    /// `POST /api/subshells/:id/terminate`: the token is revoked at once; Ctrl-C is typed, and
+    /// the pane is killed if the program has not ended when the grace is over.
+    pub async fn terminate_subshell(
+        &self,
+        meta: &RequestMeta,
+        id: &str,
+    ) -> Result<Subshell, ApiError> {
+        let c = self.caller(meta).await?;
+        let row = self.reach_subshell(&c, id, Need::Write).await?;
+        if self
+            .move_subshell(&row, Trigger::TerminateRequested, None)
+            .await?
+            .is_none()
+        {
+            return Err(Self::invalid_move(&row, "terminated"));
+        }
+        self.audit_as(&c, "subshell.terminated", id).await?;
+        let sid = SubshellId::parse(id).map_err(|_| ApiError::internal())?;
+        let typed = self
+            .type_into(&row.node_id, &sid, "", &[NamedKey::CtrlC])
+            .await;
+        let deadline =
+            std::time::Instant::now() + Duration::from_millis(lifecycle::TERMINATE_GRACE_MS);
+        let mut ended = typed.is_err();
+        while !ended && std::time::Instant::now() < deadline {
+            smol::Timer::after(Duration::from_millis(150)).await;
+            ended = self.pane_alive(&row.node_id, id).await? == Some(false);
+        }
+        let now_row = self
+            .store
+            .subshell(id)
+            .await?
+            .ok_or_else(|| ApiError::not_found("subshell"))?;
+        if ended {
+            self.move_subshell(&now_row, Trigger::PaneGone, None)
+                .await?;
+        } else {
+            self.kill_pane(&row.node_id, id).await?;
+            self.move_subshell(&now_row, Trigger::GraceOver, None)
+                .await?;
+        }
+        self.fresh_view(id).await
+    }
+
+    /// `POST /api/subshells/:id/kill`: kills the pane at once.
+    pub async fn kill_subshell(&self, meta: &RequestMeta, id: &str) -> Result<Subshell, ApiError> {
+        let c = self.caller(meta).await?;
+        let row = self.reach_subshell(&c, id, Need::Write).await?;
+        if !SubshellState::from_stored(&row.state).is_live() {
+            return Err(Self::invalid_move(&row, "killed"));
+        }
+        self.kill_pane(&row.node_id, id).await?;
+        if self
+            .move_subshell(&row, Trigger::KillRequested, None)
+            .await?
+            .is_none()
+        {
+            // It ended on its own meanwhile (an exit or the census moved it): killed all the same.
+            tracing::debug!(subshell = %id, "killed a pane that had already ended");
+        }
+        self.audit_as(&c, "subshell.killed", id).await?;
+        self.fresh_view(id).await
+    }
+
+    /// `POST /api/subshells/:id/restart`: a live pane is killed first; the subshell starts
+    /// again with the same launch and a new token (the old one stops working at once).
+    pub async fn restart_subshell(
+        &self,
+        meta: &RequestMeta,
+        id: &str,
+    ) -> Result<Subshell, ApiError> {
+        let c = self.caller(meta).await?;
+        let row = self.reach_subshell(&c, id, Need::Write).await?;
+        if !self.node_reachable(&row.node_id) {
+            return Err(self.offline(&row.node_id));
+        }
+        self.relaunch(&row, Trigger::RestartRequested).await?;
+        self.audit_as(&c, "subshell.restarted", id).await?;
+        self.fresh_view(id).await
+    }
+
+    /// Kills a live pane, rotates the token and launches again; the row ends `running`, or
+    /// `failed` with the node's reason.
+    pub(in crate::service) async fn relaunch(
+        &self,
+        row: &store::Subshell,
+        trigger: Trigger,
+    ) -> Result<(), ApiError> {
+        let node = self
+            .store
+            .node(&row.node_id)
+            .await?
+            .ok_or_else(|| ApiError::not_found("node"))?;
+        let spec: LaunchSpec =
+            serde_json::from_str(&row.launch_spec).map_err(|_| ApiError::internal())?;
+        if SubshellState::from_stored(&row.state).is_live() {
+            self.kill_pane(&row.node_id, &row.id).await?;
+        }
+        let Some((_, Some(token))) = self.move_subshell(row, trigger, None).await? else {
+            return Err(Self::invalid_move(row, "restarted"));
+        };
+        // A harness that resumes continues the session it had; another starts afresh.
+        let plugin = plugins::find(&row.harness_id);
+        let resume = plugin
+            .as_ref()
+            .filter(|p| p.resume != plugins::Resume::No)
+            .and(row.harness_session_id.as_deref());
+        let launch = self
+            .launch_command(&node, &spec, &token, resume, None)
+            .await?;
+        let starting = self
+            .store
+            .subshell(&row.id)
+            .await?
+            .ok_or_else(|| ApiError::not_found("subshell"))?;
+        match self
+            .node_command(&row.node_id, Command::Launch(Box::new(launch)))
+            .await
+        {
+            Ok(r) if r.ok => {
+                self.move_subshell(&starting, Trigger::LaunchAccepted, None)
+                    .await?;
+                Ok(())
+            }
+            Ok(r) => {
+                let reason = r.error.unwrap_or_else(|| "refused".into());
+                self.move_subshell(&starting, Trigger::LaunchRefused, Some(&reason))
+                    .await?;
+                Err(ApiError::new(
+                    422,
+                    "LAUNCH_REFUSED",
+                    format!("the node refused the launch: {reason}"),
+                ))
+            }
+            Err(e) => {
+                self.move_subshell(&starting, Trigger::LaunchRefused, Some(&e.message))
+                    .await?;
+                Err(e)
+            }
+        }
+    }
+
+    /// `DELETE /api/subshells/:id`: a live pane is killed first; the row and its token go.
+    pub async fn delete_subshell(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
+        let c = self.caller(meta).await?;
+        let row = self.reach_subshell(&c, id, Need::Write).await?;
+        if SubshellState::from_stored(&row.state).is_live() && self.node_reachable(&row.node_id) {
+            self.kill_pane(&row.node_id, id).await?;
+        }
+        if !self
+            .store
+            .delete_subshell(id, &c.user().id, c.actor_kind(), self.now())
+            .await?
+        {
+            return Err(ApiError::not_found("subshell"));
+        }
+        Ok(())
+    }
+
+    pub(in crate::service) async fn audit_as(
+        &self,
+        c: &Caller,
+        action: &str,
+        target: &str,
+    ) -> Result<(), ApiError> {
+        let detail = match c {
+            Caller::Pane { subshell_id, .. } => serde_json::json!({ "pane": subshell_id }),
+            _ => serde_json::json!({}),
+        };
+        self.store
+            .audit(
+                self.now(),
+                Some(&c.user().id),
+                c.actor_kind(),
+                action,
+                Some(target),
+                &detail,
+            )
+            .await?;
+        Ok(())
+    }
+}
