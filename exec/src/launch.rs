@@ -1,0 +1,321 @@
+//! Launching a pane: the MCP registration file, the pane's environment, the log attached
+//! before the program starts (the FIFO gate), config isolation and the resume pin.
+//!
+//! # Config isolation and the resume pin
+//!
+//! `preset.configIsolation` gives the harness a private configuration directory,
+//! `<dataDir>/harness-config/<harnessId>/` (mode 0700, kept across launches so a harness's own
+//! sign-in survives), instead of the user's own dotfiles. The pane gets
+//! `TERMPLANE_CONFIG_DIR` naming it, the XDG base directories under it (`XDG_CONFIG_HOME`,
+//! `XDG_DATA_HOME`, `XDG_STATE_HOME`, `XDG_CACHE_HOME`) and the harness-specific homes that the
+//! common harnesses read (`CLAUDE_CONFIG_DIR` for Claude Code, `CODEX_HOME` for Codex);
+//! `HOME` is left alone so that the shell, git and ssh keep working. A variable the preset's
+//! own `env` sets wins. The `harnessId` must then be a plain name (letters, digits, `.`, `_`,
+//! `-`; at most 64; not `.` or `..`). `preset.settings` stays opaque to the node.
+//!
+//! The resume pin is the harness session the pane resumes. The plane places the harness's own
+//! resume arguments in `argv`; the node checks the pin (1 to 256 of letters, digits, `.`, `_`,
+//! `:`, `-`), refuses the launch otherwise, exports it as `TERMPLANE_RESUME_ID`, logs it and
+//! echoes it in the answer.
+
+use super::*;
+
+impl Executor {
+    /// The directory of the panes' MCP registration files: `<dataDir>/mcp`.
+    #[must_use]
+    pub fn registrations_dir(&self) -> PathBuf {
+        self.cfg.data_dir.join("mcp")
+    }
+
+    /// Writes a launch's MCP registration file (it holds the pane's token). A file directly in
+    /// [`Self::registrations_dir`] — where the plane puts them, under the data directory the
+    /// node named in `ready` — is written there whatever the path policy allows (the directory
+    /// is made 0700 on first use, the file is 0600, written through a fresh temporary file and
+    /// renamed into place); its name must be one plain component. Any other path is written
+    /// under the path policy, like every file the plane names.
+    pub(crate) fn write_registration(&self, path: &str, content: &[u8]) -> Result<(), String> {
+        let own = self.registrations_dir();
+        let p = Path::new(path);
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if p.parent() != Some(own.as_path()) {
+            return self.policy().write_private_file(path, content);
+        }
+        let plain = !name.is_empty()
+            && name.len() <= 128
+            && !name.starts_with('.')
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || b == b'-');
+        if !plain {
+            return Err(format!("{path}: not a plain file name"));
+        }
+        crate::fs::ensure_private_dir(&own).map_err(|e| format!("{}: {e}", own.display()))?;
+        let meta =
+            std::fs::symlink_metadata(&own).map_err(|e| format!("{}: {e}", own.display()))?;
+        if !meta.is_dir() {
+            return Err(format!("{}: not a directory", own.display()));
+        }
+        crate::fs::write_private_atomic(p, content).map_err(|e| format!("{path}: {e}"))
+    }
+
+    pub(crate) fn launch(&self, l: &Launch) -> Result<Value, String> {
+        if self.in_maintenance() {
+            return Err("in maintenance".into());
+        }
+        if !(1..=1000).contains(&l.cols) || !(1..=1000).contains(&l.rows) {
+            return Err("cols and rows must be 1 to 1,000".into());
+        }
+        if l.argv.is_empty() || l.argv.len() > 1024 {
+            return Err("argv must hold 1 to 1,024 words".into());
+        }
+        if l.argv.iter().any(|a| a.contains('\0')) {
+            return Err("argv holds a NUL byte".into());
+        }
+        let cwd = self.policy().resolve_dir(&l.cwd)?;
+        let mut binary_path = None;
+        let mut argv = l.argv.clone();
+        if argv.iter().any(|a| a == HARNESS_BINARY_PLACEHOLDER) {
+            let bin = resolve_binary(&l.resolve)
+                .ok_or_else(|| format!("harness binary {:?} not found", l.resolve.binary_name))?;
+            let s = bin.to_string_lossy().into_owned();
+            for a in &mut argv {
+                if a == HARNESS_BINARY_PLACEHOLDER {
+                    a.clone_from(&s);
+                }
+            }
+            binary_path = Some(s);
+        }
+        if let Some(pin) = &l.resume
+            && !valid_resume_pin(pin)
+        {
+            return Err(
+                "invalid resume pin: 1 to 256 of letters, digits, '.', '_', ':', '-'".into(),
+            );
+        }
+        let isolation = if l.preset.config_isolation {
+            Some(self.isolated_config(&l.harness_id)?)
+        } else {
+            None
+        };
+        let mut env: BTreeMap<&str, &str> = BTreeMap::new();
+        if let Some((_, vars)) = &isolation {
+            for (k, v) in vars {
+                env.insert(k, v);
+            }
+        }
+        if let Some(pin) = &l.resume {
+            env.insert("TERMPLANE_RESUME_ID", pin);
+        }
+        let mcp_env = l.mcp.as_ref().map(|m| &m.env);
+        for (k, v) in l
+            .preset
+            .env
+            .iter()
+            .chain(mcp_env.into_iter().flatten())
+            .chain(l.credential_env.iter())
+        {
+            if !valid_env_name(k) || v.contains('\0') {
+                return Err(format!("invalid environment entry {k:?}"));
+            }
+            env.insert(k, v);
+        }
+        if let Some(m) = &l.mcp {
+            self.write_registration(&m.path, m.file_content.as_bytes())
+                .map_err(|e| format!("mcp registration file: {e}"))?;
+        }
+        self.tmux.start_server().map_err(|e| tmux_err(&e))?;
+        // From the dead-pane check until the new pane is tracked, no exit tick runs.
+        let hold = self.exits.hold();
+        // A dead pane of an earlier run is cleared; a live one is refused.
+        match self
+            .tmux
+            .query(&pane_target(&l.subshell_id), "#{pane_dead}")
+        {
+            Ok(d) if d.trim() == "0" => return Err("subshell already running".into()),
+            Ok(_) => {
+                let _ = self.tmux.run(&[
+                    "kill-session",
+                    "-t",
+                    session_target(&l.subshell_id).as_str(),
+                ]);
+            }
+            Err(_) => {}
+        }
+        let log = self.log_path(&l.subshell_id);
+        crate::fs::ensure_private_dir(&self.logs_dir()).map_err(|e| e.to_string())?;
+        crate::fs::ensure_private_dir(self.exits.dir()).map_err(|e| e.to_string())?;
+        match std::fs::remove_file(events::exit_file(self.exits.dir(), &l.subshell_id)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(format!("stale exit file: {e}"));
+            }
+            _ => {}
+        }
+        let pipe = format!(
+            "exec cat >> {}",
+            tmux::shell_quote_for_pipe(&log.to_string_lossy())
+        );
+        // The wrapper waits on a FIFO gate until the log is attached. The node holds the FIFO
+        // open for reading and writing, so neither end blocks on open; a node that dies before
+        // writing closes it, and the wrapper then goes ahead (EOF) rather than hanging.
+        let gate_path = self
+            .exits
+            .dir()
+            .join(format!("{}.gate", l.subshell_id.as_str()));
+        let _ = std::fs::remove_file(&gate_path);
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            &gate_path,
+            rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+        )
+        .map_err(|e| format!("launch gate: {e}"))?;
+        let gate = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&gate_path)
+            .map_err(|e| format!("launch gate: {e}"))?;
+        // Opening the gate: the line goes into the FIFO at once, and the node's end stays open
+        // until the wrapper has taken it (it removes the FIFO), for at most GATE_HOLD: a FIFO's
+        // content is dropped when its last descriptor closes.
+        let open_gate = |gate: std::fs::File, path: PathBuf| {
+            let _ = std::io::Write::write_all(&mut &gate, b"go\n");
+            let _ = std::thread::Builder::new()
+                .name("launch-gate".into())
+                .spawn(move || {
+                    let start = Instant::now();
+                    while path.exists() && start.elapsed() < GATE_HOLD {
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                    drop(gate);
+                    let _ = std::fs::remove_file(&path);
+                });
+        };
+        // One tmux invocation creates the session and attaches the pane log, and the pane's
+        // program starts only after that (the gate).
+        let mut c = self.tmux.command();
+        c.current_dir(&cwd);
+        c.args(["new-session", "-d", "-s"])
+            .arg(session_name(&l.subshell_id))
+            .arg("-x")
+            .arg(l.cols.to_string())
+            .arg("-y")
+            .arg(l.rows.to_string())
+            .args(["-P", "-F", "#{pane_id}"]);
+        for (k, v) in &env {
+            c.arg("-e").arg(tmux::literal_arg(&format!("{k}={v}")));
+        }
+        // The pane runs the argv under the exit-status wrapper (several words, so tmux execs
+        // /bin/sh directly and never hands a single word to `sh -c`).
+        let exit_file = events::exit_file(self.exits.dir(), &l.subshell_id);
+        c.args(["--", "/bin/sh", "-c", PANE_WRAPPER, "termplane-pane"])
+            .arg(tmux::literal_arg(&exit_file.to_string_lossy()))
+            .arg(tmux::literal_arg(&gate_path.to_string_lossy()));
+        c.args(argv.iter().map(|a| tmux::literal_arg(a)));
+        c.arg(";")
+            .args(["pipe-pane", "-o", "-t"])
+            .arg(pane_target(&l.subshell_id))
+            .arg(tmux::literal_arg(&pipe));
+        let spawned = self.tmux.run_command_output(&mut c);
+        let Ok((out, verdict)) = spawned else {
+            let _ = std::fs::remove_file(&gate_path);
+            return Err(format!(
+                "launch failed: {}",
+                spawned.err().map(|e| e.to_string()).unwrap_or_default()
+            ));
+        };
+        let pane = out.trim().to_owned();
+        if !tmux::is_pane_id(&pane) {
+            let _ = std::fs::remove_file(&gate_path);
+            return Err(match verdict {
+                Err(e) => format!("launch failed: {e}"),
+                Ok(()) => "launch failed: tmux answered no pane id".into(),
+            });
+        }
+        self.exits.track(&l.subshell_id);
+        drop(hold);
+        let mut note = None;
+        if let Err(e) = verdict {
+            if l.best_effort_log {
+                note = Some(format!("pane log not attached: {e}"));
+            } else {
+                let _ = self.tmux.run(&[
+                    "kill-session",
+                    "-t",
+                    session_target(&l.subshell_id).as_str(),
+                ]);
+                let _ = std::fs::remove_file(&gate_path);
+                return Err(format!("pane log could not be attached: {e}"));
+            }
+        }
+        open_gate(gate, gate_path);
+        let pid: Option<u32> = self
+            .tmux
+            .query(&pane, "#{pane_pid}")
+            .ok()
+            .and_then(|p| p.trim().parse().ok());
+        self.log(
+            Level::Info,
+            &format!(
+                "launched {} ({}) in {} flags={:?} resume={} isolated={}",
+                l.subshell_id,
+                l.harness_id,
+                cwd.display(),
+                l.preset.flags,
+                l.resume.as_deref().unwrap_or("-"),
+                isolation.is_some()
+            ),
+        );
+        let mut v = json!({
+            "session": session_name(&l.subshell_id),
+            "pane": pane,
+            "pid": pid,
+            "logPath": log.to_string_lossy(),
+        });
+        if let Some(b) = binary_path {
+            v["binaryPath"] = json!(b);
+        }
+        if let Some((dir, _)) = &isolation {
+            v["configDir"] = json!(dir.to_string_lossy());
+        }
+        if let Some(pin) = &l.resume {
+            v["resume"] = json!(pin);
+        }
+        if let Some(n) = note {
+            v["note"] = json!(n);
+        }
+        Ok(v)
+    }
+
+    /// The private configuration directory of a harness and the environment that points the
+    /// harness at it (see the module docs).
+    pub(crate) fn isolated_config(
+        &self,
+        harness_id: &str,
+    ) -> Result<(PathBuf, IsolationEnv), String> {
+        if !valid_harness_dir_name(harness_id) {
+            return Err(format!(
+                "config isolation needs a plain harnessId (letters, digits, '.', '_', '-'), not {harness_id:?}"
+            ));
+        }
+        let root = self.cfg.data_dir.join("harness-config");
+        crate::fs::ensure_private_dir(&root).map_err(|e| format!("config isolation: {e}"))?;
+        let dir = root.join(harness_id);
+        crate::fs::ensure_private_dir(&dir).map_err(|e| format!("config isolation: {e}"))?;
+        let sub = |name: &str| dir.join(name).to_string_lossy().into_owned();
+        let vars = vec![
+            ("TERMPLANE_CONFIG_DIR", dir.to_string_lossy().into_owned()),
+            ("XDG_CONFIG_HOME", sub("config")),
+            ("XDG_DATA_HOME", sub("data")),
+            ("XDG_STATE_HOME", sub("state")),
+            ("XDG_CACHE_HOME", sub("cache")),
+            ("CLAUDE_CONFIG_DIR", sub("claude")),
+            ("CODEX_HOME", sub("codex")),
+        ];
+        for (k, v) in &vars {
+            if *k != "TERMPLANE_CONFIG_DIR" {
+                crate::fs::ensure_private_dir(Path::new(v))
+                    .map_err(|e| format!("config isolation: {k}: {e}"))?;
+            }
+        }
+        Ok((dir, vars))
+    }
+}
