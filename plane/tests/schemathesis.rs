@@ -161,7 +161,7 @@ fn schemathesis_finds_no_failure_as_a_session_or_as_a_system_key() {
                 "--max-examples",
                 &examples,
                 "--workers",
-                "2",
+                "1",
             ])
             .args(extra)
             .env("TERMPLANE_ST_SESSION", &session)
