@@ -669,13 +669,10 @@ pub fn replay_model(data: &[u8]) {
                 assert_ne!(d, v.digest);
             }
             Admission::Stale(_) => {
-                // Not recorded, never executed; an in-order stale command still uses its seq.
+                // A step (3) refusal: not recorded, never executed, and the seq gate (step 4)
+                // never sees it, so it uses up no seq whatever seq it carried and the link stays.
                 assert!(!cached);
-                assert_eq!(
-                    v.claims.seq, next_seq,
-                    "an out-of-order stale command kept the link"
-                );
-                next_seq += 1;
+                assert!(!cache.contains(&jti), "a stale command was recorded");
             }
             Admission::DropLink(_) => {
                 assert!(!cached);
