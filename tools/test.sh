@@ -53,8 +53,9 @@ if ! python3 -c 'import mcp' >/dev/null 2>&1; then
   python3 -m pip install --quiet --disable-pip-version-check 'mcp==2.3.0'
 fi
 # The OpenAPI fuzzer run against the plane by plane/tests/schemathesis.rs.
-if ! command -v schemathesis >/dev/null 2>&1; then
-  python3 -m pip install --quiet --disable-pip-version-check schemathesis
+# Pinned: the run's options and its zero-failure gate were set against this version.
+if [ "$(python3 -c 'import importlib.metadata as m; print(m.version("schemathesis"))' 2>/dev/null)" != 4.32.5 ]; then
+  python3 -m pip install --quiet --disable-pip-version-check 'schemathesis==4.32.5'
 fi
 if [ ! -d tools/interop/jose/node_modules/jose ]; then
   npm ci --silent --no-audit --no-fund --prefix tools/interop/jose
