@@ -53,6 +53,7 @@ pub const CAPABILITIES: &[&str] = &[
     "tmux",
     "tail",
     "capture",
+    termplane_proto::command::SCREEN_REPLAY,
     "write_file",
     "update",
     "maintenance",

@@ -51,6 +51,7 @@ pub mod host;
 mod launch;
 pub mod paths;
 pub mod runner;
+pub mod screen;
 pub mod tmux;
 pub mod util;
 
@@ -402,6 +403,7 @@ impl Executor {
             ),
             Command::Input(i) => self.input(&i.subshell_id, &i.data, &i.keys),
             Command::Resize(r) => self.resize(&r.subshell_id, r.cols, r.rows),
+            Command::Capture(c) if c.replay => self.replay(&c.subshell_id, c.lines.unwrap_or(0)),
             Command::Capture(c) => self.capture(&c.subshell_id, c.lines),
             Command::PaneSize(r) => self.pane_query(
                 &r.subshell_id,
@@ -647,6 +649,21 @@ impl Executor {
         }
         let text = self.tmux.run(&args).map_err(|e| tmux_err(&e))?;
         Ok(json!({ "text": text }))
+    }
+
+    fn replay(&self, id: &SubshellId, lines: u32) -> Result<Value, String> {
+        let lines = lines.min(CAPTURE_MAX_LINES);
+        match screen::replay(&self.tmux, &pane_target(id), &self.log_path(id), lines) {
+            Ok(Some(r)) => Ok(json!({
+                "replay_b64": b64url_encode(&r.bytes),
+                "logOffset": r.log_offset,
+                "cols": r.cols,
+                "rows": r.rows,
+                "alternate": r.alternate,
+            })),
+            Ok(None) => Ok(Value::Null),
+            Err(e) => Err(tmux_err(&e)),
+        }
     }
 
     fn pane_query(

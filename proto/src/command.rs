@@ -317,7 +317,16 @@ pub struct Capture {
     /// Lines of reflowed history to prepend (for attach replay).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lines: Option<u32>,
+    /// Answer the attach replay instead of the text: `{ replay_b64, logOffset, cols, rows,
+    /// alternate }` (`null` when the pane is gone), the bytes that put a fresh terminal in the
+    /// pane's state (screens, modes, cursor). Sent only to a node whose `ready` advertises the
+    /// capability [`SCREEN_REPLAY`]; an older node's strict decoder would refuse the field.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub replay: bool,
 }
+
+/// The `ready` capability of a node that answers `capture` with `replay: true`.
+pub const SCREEN_REPLAY: &str = "screen_replay";
 
 /// `log_read`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

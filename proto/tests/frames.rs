@@ -63,6 +63,12 @@ fn every_command() -> Vec<Command> {
         Command::Capture(Capture {
             subshell_id: s(),
             lines: Some(1000),
+            replay: false,
+        }),
+        Command::Capture(Capture {
+            subshell_id: s(),
+            lines: Some(2000),
+            replay: true,
         }),
         Command::PaneSize(SubshellRef { subshell_id: s() }),
         Command::PaneCursor(SubshellRef { subshell_id: s() }),

@@ -64,6 +64,7 @@ impl Service {
                 Command::Capture(Capture {
                     subshell_id: SubshellId::parse(&row.id).map_err(|_| ApiError::internal())?,
                     lines: (q.lines > 0).then_some(q.lines),
+                    replay: false,
                 }),
             )
             .await?;

@@ -394,6 +394,7 @@ impl Service {
                     Command::Capture(Capture {
                         subshell_id: subshell_id.clone(),
                         lines: None,
+                        replay: false,
                     }),
                 )
                 .await?;
