@@ -42,6 +42,8 @@ have python3 || { echo "python3 is required" >&2; exit 1; }
 have g++ || apt_install g++
 # The node daemon's executor tests drive a real tmux.
 have tmux || apt_install tmux
+# The attach-replay tests bring a viewer back to a running vim.
+have vim || have vim.tiny || apt_install vim-tiny
 if ! python3 -c 'import nacl' >/dev/null 2>&1; then
   python3 -m pip install --quiet --disable-pip-version-check pynacl
 fi

@@ -171,15 +171,22 @@ fn a_program_on_the_alternate_screen_comes_back_with_its_modes_cursor_and_the_hi
 
 #[test]
 fn arrow_keys_still_move_vim_after_a_reattach() {
-    if !tmux_ok()
-        || std::process::Command::new("vim")
-            .arg("--version")
-            .output()
-            .is_err()
-    {
-        assert!(std::env::var_os("CI").is_none(), "vim is missing");
+    if !tmux_ok() {
         return;
     }
+    let Some(vim) = ["vim", "vim.tiny"].into_iter().find(|v| {
+        std::process::Command::new(v)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }) else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "vim is missing (apt-get install vim-tiny)"
+        );
+        eprintln!("note: vim is not installed; this test checked nothing");
+        return;
+    };
     let n = Node::new("replay-vim");
     n.exec.start().unwrap();
     let cwd = TempDir::new("replay-vim-cwd");
@@ -191,7 +198,7 @@ fn arrow_keys_still_move_vim_after_a_reattach() {
         &n,
         id,
         json!([
-            "vim",
+            vim,
             "-u",
             "NONE",
             "-i",
