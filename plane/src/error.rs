@@ -8,6 +8,7 @@
 //! | 401 | `AUTH_HEADER_INVALID` | an `Authorization` header that is not exactly one `Bearer <token>` |
 //! | 401 | `INVALID_CREDENTIAL` | an unknown, disabled or malformed bearer credential or session |
 //! | 401 | `NODE_KEY_NOT_ACCEPTED` | a node key presented to REST (it only opens `/ws/node`) |
+//! | 401 | `ATTACH_TOKEN_INVALID` | a terminal attach with an unknown, spent or expired attach token, or one whose minter is no longer valid |
 //! | 401 | `INVALID_CREDENTIALS` | password sign-in failed (unknown and known accounts alike) |
 //! | 401 | `SETUP_KEY_INVALID` | enrollment with an unknown or malformed setup key |
 //! | 401 | `SETUP_KEY_EXPIRED` | enrollment with a setup key older than 24 hours |
@@ -18,6 +19,7 @@
 //! | 403 | `ADMIN_REQUIRED` | a signed-in non-admin on an admin surface |
 //! | 403 | `PANE_TOKEN_NOT_ALLOWED` | a subshell's token where only a person or a script may act |
 //! | 403 | `PERMISSION_DENIED` | a subshell's token acting beyond its permission map |
+//! | 403 | `ATTACH_TOKEN_BOUND` | an attach token bound to another subshell (or presented to the live feed) |
 //! | 403 | `NOT_OWN_SUBSHELL` | a report for a subshell made with another subshell's token or another credential |
 //! | 403 | `NODE_NOT_ALLOWED` | launching on a node the credential may not use |
 //! | 403 | `ORIGIN_REJECTED` | a browser-style state-changing request from an untrusted or missing Origin |
@@ -46,6 +48,7 @@
 //! | 501 | `NOT_IMPLEMENTED` | a method or transfer coding the server does not implement |
 //! | 502 | `NODE_LINK_CLOSED` | the node's socket closed before the command's result arrived |
 //! | 502 | `NODE_BAD_RESULT` | the node answered with a malformed result |
+//! | 502 | `PANE_UNREADABLE` | a terminal attach to a pane whose screen could not be read |
 //! | 504 | `NODE_TIMEOUT` | no result within the command deadline (10 s; 5 min for `update`) |
 //! | 505 | `HTTP_VERSION_NOT_SUPPORTED` | an HTTP version other than 1.0 and 1.1 |
 //!
@@ -85,6 +88,11 @@ pub const CODES: &[(u16, &str, &str)] = &[
         401,
         "NODE_KEY_NOT_ACCEPTED",
         "a node key presented to REST (it only opens `/ws/node`)",
+    ),
+    (
+        401,
+        "ATTACH_TOKEN_INVALID",
+        "a terminal attach with an unknown, spent or expired attach token, or one whose minter is no longer valid",
     ),
     (
         401,
@@ -135,6 +143,11 @@ pub const CODES: &[(u16, &str, &str)] = &[
         403,
         "PERMISSION_DENIED",
         "a subshell's token acting beyond its permission map",
+    ),
+    (
+        403,
+        "ATTACH_TOKEN_BOUND",
+        "an attach token bound to another subshell (or presented to the live feed)",
     ),
     (
         403,
@@ -259,6 +272,11 @@ pub const CODES: &[(u16, &str, &str)] = &[
         502,
         "NODE_BAD_RESULT",
         "the node answered with a malformed result",
+    ),
+    (
+        502,
+        "PANE_UNREADABLE",
+        "a terminal attach to a pane whose screen could not be read",
     ),
     (
         504,

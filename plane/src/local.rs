@@ -103,10 +103,17 @@ pub async fn start(svc: &Arc<Service>, plane_data_dir: &Path) -> Result<(), Stri
     let (events, to_apply) = smol::channel::bounded::<Event>(EVENT_QUEUE);
     smol::spawn(apply_events(Arc::clone(svc), node_id.clone(), to_apply)).detach();
     let forward = events.clone();
+    let router = Arc::clone(svc);
+    let local_id = node_id.clone();
     std::thread::Builder::new()
         .name("local-output".into())
         .spawn(move || {
             while let Ok(e) = output.recv() {
+                // Terminal output goes straight to the pane's viewers, without waiting.
+                if let Event::Output(o) = &e {
+                    router.route_output(&local_id, o);
+                    continue;
+                }
                 if forward.send_blocking(e).is_err() {
                     return;
                 }

@@ -547,6 +547,12 @@ fn docs_page_and_its_assets_are_served_from_the_plane() {
     let mut assets: Vec<String> = attrs(&html, "src");
     assets.extend(attrs(&html, "href"));
     assets.retain(|a| a.starts_with("/docs/"));
+    // The page links the terminal WebSocket's own reference, served from the same types.
+    assert!(assets.iter().any(|a| a == "/docs/terminal"), "{assets:?}");
+    let t = p.get("/docs/terminal").send();
+    assert_eq!(t.status, 200);
+    assert!(t.text().contains("\"attached\"") && t.text().contains("<td>4403</td>"));
+    assets.retain(|a| a != "/docs/terminal");
     assert!(assets.len() >= 3, "{assets:?}");
     assert!(!html.contains("<script>"), "no inline script");
     for a in &assets {

@@ -31,6 +31,7 @@ pub mod credentials;
 pub mod enrollment;
 pub mod nodes;
 pub mod subshells;
+pub mod terminals;
 
 use std::borrow::Cow;
 use std::fmt;

@@ -65,6 +65,7 @@ fn page() -> String {
          <body>\n\
          <noscript>The interactive reference needs JavaScript; the document itself is at \
          <a href=\"/api/openapi.json\">/api/openapi.json</a>.</noscript>\n\
+         <p><a href=\"/docs/terminal\">The terminal WebSocket</a> (frames and close codes)</p>\n\
          <div id=\"reference\" data-document=\"/api/openapi.json\"></div>\n\
          <script src=\"/docs/assets/swagger-ui-bundle.js?v={v}\"></script>\n\
          <script src=\"/docs/assets/init.js?v={v}\"></script>\n\
@@ -109,15 +110,94 @@ fn asset(
     })
 }
 
-/// Mounts `/docs` and `/docs/assets/:name`.
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// The terminal WebSocket's reference: the OpenAPI document cannot describe a socket, so this
+/// page is generated from the same types the socket parses and writes
+/// ([`crate::api::terminals`]): their JSON Schemas, the close codes and the attach query.
+fn terminal_page() -> String {
+    use crate::api::terminals::{AttachQuery, CLOSE_CODES, ClientFrame, ServerFrame};
+    let schema =
+        |s: schemars::Schema| escape(&serde_json::to_string_pretty(&s).unwrap_or_default());
+    let closes: String = CLOSE_CODES
+        .iter()
+        .map(|(c, why)| format!("<tr><td>{c}</td><td>{}</td></tr>\n", escape(why)))
+        .collect();
+    format!(
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>termplane terminal WebSocket</title>\n</head>\n<body>\n\
+         <h1>The terminal WebSocket</h1>\n\
+         <p>Mint an attach token with <code>POST /api/auth/ws-token</code> (30 seconds, one use), \
+         then open <code>GET /api/subshells/{{id}}/attach?token=…</code> as a WebSocket \
+         (optionally <code>&amp;cols=…&amp;rows=…</code> and <code>&amp;readOnly=true</code>). \
+         The socket never takes your own credential. A refused attach is an HTTP error with the \
+         API's error body.</p>\n\
+         <p>After <code>attached</code> the plane sends the replay as one binary frame (bytes that \
+         put a fresh terminal in the pane's state), then the pane's output as binary frames. \
+         The client sends keystrokes as binary frames (UTF-8) or as <code>input</code> text \
+         frames. The pane takes the smallest grid of the viewers that may type.</p>\n\
+         <h2>Query</h2>\n<pre>{}</pre>\n\
+         <h2>Text frames from the plane</h2>\n<pre>{}</pre>\n\
+         <h2>Text frames from the client</h2>\n<pre>{}</pre>\n\
+         <h2>Close codes</h2>\n<table>\n<tr><th>code</th><th>meaning</th></tr>\n{closes}</table>\n\
+         </body>\n</html>\n",
+        schema(schemars::schema_for!(AttachQuery)),
+        schema(schemars::schema_for!(ServerFrame)),
+        schema(schemars::schema_for!(ClientFrame)),
+    )
+}
+
+fn terminal_docs(
+    _: Arc<Ctx>,
+    _: Request,
+    _: ReqInfo,
+    _: Vec<(&'static str, String)>,
+) -> BoxFut<Response> {
+    Box::pin(async {
+        let mut res = Response::bytes(
+            200,
+            "text/html; charset=utf-8",
+            terminal_page().into_bytes(),
+        );
+        res.set_header("content-security-policy", CSP);
+        res.set_header("x-frame-options", "DENY");
+        res
+    })
+}
+
+/// Mounts `/docs`, `/docs/terminal` and `/docs/assets/:name`.
 pub(super) fn mount(router: &mut Router) {
     router.add(Method::Get, "/docs", Target::Raw(docs_page));
+    router.add(Method::Get, "/docs/terminal", Target::Raw(terminal_docs));
     router.add(Method::Get, "/docs/assets/:name", Target::Raw(asset));
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_terminal_page_lists_every_frame_and_close_code() {
+        let p = terminal_page();
+        for kind in [
+            "attached", "size", "presence", "resync", "pong", "error", "exit", "input", "resize",
+            "ping",
+        ] {
+            assert!(
+                p.contains(&format!("&quot;{kind}&quot;")) || p.contains(&format!("\"{kind}\"")),
+                "{kind}"
+            );
+        }
+        for (code, _) in crate::api::terminals::CLOSE_CODES {
+            assert!(p.contains(&format!("<td>{code}</td>")), "{code}");
+        }
+        assert!(!p.contains("<script"), "no script");
+    }
 
     #[test]
     fn page_names_only_embedded_assets() {

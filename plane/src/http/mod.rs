@@ -34,6 +34,7 @@ mod router;
 mod routes;
 mod schema;
 pub mod server;
+mod terminal;
 pub mod wire;
 mod ws;
 
@@ -372,6 +373,12 @@ fn app(svc: Arc<Service>, opts: &HttpOptions) -> Arc<Ctx> {
     docs::mount(&mut router);
     // The live node link (a WebSocket upgrade, not a REST route).
     router.add(Method::Get, "/ws/node", Target::Raw(ws::node_socket));
+    // The terminal WebSocket (an upgrade; its frames are on the `/docs/terminal` page).
+    router.add(
+        Method::Get,
+        "/api/subshells/:id/attach",
+        Target::Raw(terminal::attach_socket),
+    );
     if opts.panic_route {
         router.add(Method::Get, "/api/__test/panic", Target::Raw(panicking));
     }

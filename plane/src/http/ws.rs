@@ -36,6 +36,18 @@ fn websocket_key(req: &Request) -> Option<String> {
     ok.then(|| key.to_owned())
 }
 
+/// The `Sec-WebSocket-Key` of a well-formed WebSocket upgrade request (`Upgrade: websocket`,
+/// `Connection: upgrade`, `Sec-WebSocket-Version: 13`), or `None`.
+pub(super) fn upgrade_key(req: &Request) -> Option<String> {
+    let is_upgrade = req.head.has_token("upgrade", "websocket")
+        && req.head.has_token("connection", "upgrade")
+        && req
+            .head
+            .one("sec-websocket-version")
+            .is_some_and(|v| v.trim() == "13");
+    if is_upgrade { websocket_key(req) } else { None }
+}
+
 /// The `/ws/node` handler.
 pub(super) fn node_socket(
     ctx: Arc<Ctx>,
@@ -45,14 +57,7 @@ pub(super) fn node_socket(
 ) -> BoxFut<Response> {
     Box::pin(async move {
         let req_id = info.req_id;
-        let is_upgrade = req.head.has_token("upgrade", "websocket")
-            && req.head.has_token("connection", "upgrade")
-            && req
-                .head
-                .one("sec-websocket-version")
-                .is_some_and(|v| v.trim() == "13");
-        let key = websocket_key(&req);
-        let (true, Some(key)) = (is_upgrade, key) else {
+        let Some(key) = upgrade_key(&req) else {
             return error_response(
                 &ApiError::new(
                     400,

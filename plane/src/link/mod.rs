@@ -505,6 +505,10 @@ impl PlaneHooks for Hooks {
                         .await;
                 }
             }
+            PlaneAction::Event(termplane_proto::Event::Output(o)) => {
+                // Terminal output goes straight to the pane's viewers, without waiting.
+                self.svc.route_output(&self.node_id, &o);
+            }
             PlaneAction::Event(e) => {
                 tracing::debug!(node = %self.node_id, kind = e.kind(), "node event");
                 self.svc.node_events().push(&self.node_id, &e);

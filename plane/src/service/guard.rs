@@ -170,7 +170,19 @@ impl Service {
         if !secret::well_formed(token, BEARER_PREFIX) {
             return Err(invalid());
         }
-        let digest = secret::digest(token);
+        self.bearer_caller_by_digest(secret::digest(token)).await
+    }
+
+    /// The caller whose bearer credential has `digest` (a system key or a subshell's token), as
+    /// it stands now; 401 when it is not (or no longer) valid.
+    pub(super) async fn bearer_caller_by_digest(&self, digest: String) -> Result<Caller, ApiError> {
+        let invalid = || {
+            ApiError::new(
+                401,
+                "INVALID_CREDENTIAL",
+                "the credential is not valid here",
+            )
+        };
         if let Some(key) = self.store.system_key_by_digest(&digest).await? {
             if !secret::ct_eq(&key.digest, &digest) || !key.enabled {
                 return Err(invalid());

@@ -26,6 +26,7 @@ mod guard;
 pub mod lifecycle;
 mod nodes;
 mod subshells;
+pub mod terminals;
 
 pub use backoff::{
     ACCOUNT, ADDRESS, Backoff, ENROLL_ADDRESS, KNOWN_GOOD_MS, KnownGood, PAIR, Rule,
@@ -262,6 +263,8 @@ pub struct Service {
     /// The connection whose census was applied, per node: a node is reachable only once the
     /// census of its current connection is in.
     censused: std::sync::Mutex<std::collections::HashMap<String, u64>>,
+    /// Live terminals: attach tokens and output pumps.
+    terminals: terminals::Terminals,
     /// This service, for the tasks it starts.
     me: std::sync::Weak<Self>,
 }
@@ -375,6 +378,7 @@ impl Service {
             local_node_id,
             local_dirs: std::sync::OnceLock::new(),
             censused: std::sync::Mutex::default(),
+            terminals: terminals::Terminals::default(),
         }))
     }
 

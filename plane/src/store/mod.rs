@@ -14,6 +14,7 @@ mod catalog;
 mod credentials;
 mod enrollment;
 mod nodes;
+mod shares;
 mod subshells;
 
 pub use accounts::{SYSTEM_USER_EMAIL, User};
@@ -22,6 +23,7 @@ pub use catalog::{Detected, NodeFacts, Preset, Workspace};
 pub use credentials::{SetupKey, SystemKey};
 pub use enrollment::{Consume, NewNode};
 pub use nodes::{Node, ReportedIdentity};
+pub use shares::Share;
 pub use subshells::{Change, Subshell, SubshellFilter};
 
 use audit::audit_in;

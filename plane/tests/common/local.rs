@@ -102,7 +102,7 @@ pub fn attach(p: &Plane) -> Local {
         .status()
         .unwrap();
     assert!(st.success());
-    let (exec, _output) = termplane_exec::shared(cfg, Arc::new(Daemonless(Silent)));
+    let (exec, output) = termplane_exec::shared(cfg, Arc::new(Daemonless(Silent)));
     exec.start().unwrap();
     let runner = Runner::start(Arc::clone(&exec)).unwrap();
     p.svc.attach_local_node(
@@ -110,6 +110,18 @@ pub fn attach(p: &Plane) -> Local {
         &data.to_string_lossy(),
         &dir.to_string_lossy(),
     );
+    // The executor's own events, as the plane's local node hands them on: terminal output to
+    // the pumps, the rest applied to the rows.
+    let svc = Arc::clone(&p.svc);
+    let node_id = p.svc.local_node_id().unwrap().to_owned();
+    std::thread::spawn(move || {
+        while let Ok(e) = output.recv() {
+            match e {
+                termplane_proto::Event::Output(o) => svc.route_output(&node_id, &o),
+                other => smol::block_on(svc.apply_node_event(&node_id, 0, &other)),
+            }
+        }
+    });
     Local {
         exec,
         data,

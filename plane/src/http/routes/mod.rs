@@ -24,6 +24,7 @@ mod catalog;
 mod credentials;
 mod nodes;
 mod subshells;
+mod terminals;
 
 use std::sync::Arc;
 
@@ -243,6 +244,7 @@ pub(crate) fn routes() -> Vec<RouteDef> {
     all.extend(nodes::routes());
     all.extend(catalog::routes());
     all.extend(subshells::routes());
+    all.extend(terminals::routes());
     all.extend(audit::routes());
     all
 }

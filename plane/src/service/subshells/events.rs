@@ -8,7 +8,16 @@ impl Service {
     /// Applies one event a node sent on its own (in the order the node sent them).
     pub async fn apply_node_event(self: &Arc<Self>, node_id: &str, conn: u64, event: &Event) {
         let outcome = match event {
-            Event::Exit(e) => self.apply_exit(node_id, e).await,
+            Event::Exit(e) => {
+                let r = self.apply_exit(node_id, e).await;
+                if self
+                    .pump_of(e.subshell_id.as_str())
+                    .is_some_and(|p| p.node_id == node_id)
+                {
+                    self.pane_ended(e.subshell_id.as_str(), e.exit_code);
+                }
+                r
+            }
             Event::SubshellsReport(r) => self.apply_census(node_id, conn, r).await,
             Event::Inventory(inv) => match serde_json::to_string(inv) {
                 Ok(text) => self
@@ -61,6 +70,10 @@ impl Service {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(node_id.to_owned(), conn);
+        // Terminals watching panes of this node lost what it printed while the link was down.
+        let me = Arc::clone(self);
+        let node = node_id.to_owned();
+        smol::spawn(async move { me.node_relinked(&node).await }).detach();
         Ok(())
     }
 

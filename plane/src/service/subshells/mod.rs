@@ -3,7 +3,8 @@
 //!
 //! # Who may do what
 //!
-//! * A person (session) sees and acts on their own subshells; an administrator on every one.
+//! * A person (session) sees and acts on their own subshells; an administrator on every one. A
+//!   subshell shared with a person is readable by them too (`service::terminals` for sharing).
 //! * A script (system key) acts as the `system` account: on `system`'s subshells.
 //! * A pane (its subshell's token) acts as its subshell's owner, on the owner's subshells only
 //!   (never with an administrator's boost, never through a share), within its permission map:
@@ -100,7 +101,13 @@ impl Service {
             .await?
             .ok_or_else(|| ApiError::not_found("subshell"))?;
         let visible = match c {
-            Caller::Session { user, .. } => user.role == "admin" || row.owner_user_id == user.id,
+            // A share lets a person read a subshell over REST (typing goes through the terminal).
+            Caller::Session { user, .. } => {
+                user.role == "admin"
+                    || row.owner_user_id == user.id
+                    || (need == Need::Read
+                        && self.store.share_access(id, &user.id).await?.is_some())
+            }
             Caller::SystemKey { user, .. } | Caller::Pane { user, .. } => {
                 row.owner_user_id == user.id
             }

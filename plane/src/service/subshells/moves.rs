@@ -264,6 +264,7 @@ impl Service {
         {
             return Err(ApiError::not_found("subshell"));
         }
+        self.close_viewers(id, None, 4404, "the subshell was deleted");
         Ok(())
     }
 

@@ -1,0 +1,239 @@
+//! Live terminals: the attach token and the frames of the terminal WebSocket.
+//!
+//! # Attach tokens (`POST /api/auth/ws-token`)
+//!
+//! A terminal WebSocket never takes the caller's own credential: the caller first mints an
+//! attach token, then opens `GET /api/subshells/{id}/attach?token=…` within 30 seconds. A token
+//! opens one socket (it is spent by its first presentation, whether that attach succeeds or
+//! not) and is held only in the plane's memory (a restart spends every token).
+//!
+//! * A browser session may mint an unbound token (it attaches wherever the user's own access
+//!   reaches) or one bound to a subshell.
+//! * A bearer must name a subshell and the token is bound to it. A system key may name any
+//!   subshell; a pane's own token may name only its own.
+//! * A bound token is refused on every other pane and on the whole-user live feed.
+//! * A token dies with what minted it: a session signed out, a system key disabled or deleted,
+//!   a pane token revoked — checked when the token is presented.
+//!
+//! # The socket
+//!
+//! Frames are described by [`ServerFrame`] and [`ClientFrame`] (text frames, JSON) and by
+//! binary frames: from the plane, terminal bytes (the replay, then the live output); from the
+//! client, keystrokes (UTF-8). The `/docs/terminal` page lists them with their close codes.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::RowId;
+
+/// `POST /api/auth/ws-token`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct WsTokenRequest {
+    /// The subshell the token is bound to. Required for a bearer credential; a browser session
+    /// without it gets an unbound token.
+    #[serde(default)]
+    pub subshell_id: Option<RowId>,
+}
+
+/// A minted attach token.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WsToken {
+    /// The token: pass it as the `token` query parameter of the attach URL.
+    pub token: String,
+    /// When it stops being accepted (ms since the Unix epoch); 30 seconds after minting.
+    pub expires_at: i64,
+    /// The subshell it is bound to, if any.
+    pub subshell_id: Option<String>,
+}
+
+/// Query of `GET /api/subshells/{id}/attach`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AttachQuery {
+    /// The attach token.
+    pub token: String,
+    /// The viewer's grid, if it has one yet (1 to 1,000 each; both or neither).
+    #[serde(default)]
+    pub cols: Option<u16>,
+    /// See `cols`.
+    #[serde(default)]
+    pub rows: Option<u16>,
+    /// Watch only, even with the right to type.
+    #[serde(default)]
+    pub read_only: Option<bool>,
+}
+
+/// One viewer of a pane, as presence frames list them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Viewer {
+    /// The viewer's number on this pane.
+    pub viewer_id: u64,
+    /// The viewer's account.
+    pub user_id: String,
+    /// That account's display name.
+    pub display_name: String,
+    /// Whether it only watches.
+    pub read_only: bool,
+    /// Its grid, when it sent one.
+    pub cols: Option<u16>,
+    /// See `cols`.
+    pub rows: Option<u16>,
+}
+
+/// A text frame from the plane.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerFrame {
+    /// The first frame: the subscription is open; the replay follows as one binary frame.
+    Attached {
+        /// This viewer's number.
+        #[serde(rename = "viewerId")]
+        viewer_id: u64,
+        /// The subshell.
+        #[serde(rename = "subshellId")]
+        subshell_id: String,
+        /// Whether this viewer only watches (input and resize are refused).
+        #[serde(rename = "readOnly")]
+        read_only: bool,
+        /// The pane's grid as read from the pane (never a guess).
+        cols: u16,
+        /// See `cols`.
+        rows: u16,
+    },
+    /// The shared grid changed (the smallest of the typing viewers' grids).
+    Size {
+        /// Columns.
+        cols: u16,
+        /// Rows.
+        rows: u16,
+    },
+    /// Who is attached to the pane now.
+    Presence {
+        /// Every viewer.
+        viewers: Vec<Viewer>,
+    },
+    /// This viewer fell behind (or output was lost): a fresh replay follows as one binary
+    /// frame and replaces the screen.
+    Resync {
+        /// Why.
+        reason: String,
+    },
+    /// The answer to a `ping`.
+    Pong,
+    /// A frame of this viewer was refused; the socket stays open.
+    Error {
+        /// Machine-readable: `READ_ONLY`, `BAD_FRAME`, `INPUT_FAILED`, `RESIZE_FAILED`.
+        code: String,
+        /// Prose.
+        message: String,
+    },
+    /// The pane's program ended; the socket closes with 1000 next.
+    Exit {
+        /// Its exit code, when known.
+        #[serde(rename = "exitCode")]
+        exit_code: Option<i32>,
+    },
+}
+
+/// A text frame from the client. (Keystrokes may also come as binary frames.)
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClientFrame {
+    /// Keystrokes or a paste, as a terminal sends them.
+    Input {
+        /// The text (escape sequences included).
+        data: String,
+    },
+    /// This viewer's grid changed.
+    Resize {
+        /// Columns (1 to 1,000).
+        cols: u16,
+        /// Rows (1 to 1,000).
+        rows: u16,
+    },
+    /// Keepalive; answered with `pong`.
+    Ping,
+}
+
+/// Close codes of the terminal WebSocket.
+pub const CLOSE_CODES: &[(u16, &str)] = &[
+    (
+        1000,
+        "the pane's program ended (an `exit` frame came first)",
+    ),
+    (1001, "the control plane is shutting down"),
+    (1003, "a binary frame that is not UTF-8"),
+    (1009, "a frame above 64 KiB"),
+    (4400, "a text frame that is not a known frame"),
+    (
+        4403,
+        "access ended: the share was revoked, or what minted the token was",
+    ),
+    (4404, "the subshell was deleted"),
+    (4408, "the viewer fell behind too often to resynchronise"),
+    (
+        4502,
+        "the pane could not be read (its node is offline or answered an error)",
+    ),
+];
+
+/// Access a share gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ShareAccess {
+    /// Watch the pane (attach read-only; read its row, screen and logs).
+    Read,
+    /// Also type into it and resize it through the terminal.
+    Write,
+}
+
+impl ShareAccess {
+    /// The stored spelling.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Read => "read",
+            Self::Write => "write",
+        }
+    }
+}
+
+/// `PUT /api/subshells/{id}/shares/{userId}`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShareRequest {
+    /// What the account may do.
+    pub access: ShareAccess,
+}
+
+/// Path of the share routes.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShareParams {
+    /// The subshell.
+    pub id: RowId,
+    /// The account.
+    #[serde(rename = "userId")]
+    pub user_id: RowId,
+}
+
+/// One share of a subshell.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Share {
+    /// The subshell.
+    pub subshell_id: String,
+    /// The account it is shared with.
+    pub user_id: String,
+    /// What that account may do.
+    pub access: ShareAccess,
+    /// Who granted it.
+    pub granted_by: String,
+    /// When it was granted (ms since the Unix epoch).
+    pub created_at: i64,
+    /// When its access last changed.
+    pub updated_at: i64,
+}

@@ -1,0 +1,92 @@
+//! Routes of live terminals: the attach token and sharing a subshell. (The terminal WebSocket
+//! itself, `GET /api/subshells/{id}/attach`, is an upgrade, not a REST route: see
+//! `http/terminal.rs` and the `/docs/terminal` page.)
+
+use std::sync::Arc;
+
+use super::super::handler::{Json, NoContent, Path};
+use super::{Auth, RouteDef};
+use crate::api::IdParam;
+use crate::api::terminals::{Share, ShareParams, ShareRequest, WsToken, WsTokenRequest};
+use crate::error::ApiError;
+use crate::service::{RequestMeta, Service};
+
+/// The routes of this domain, in the order the reference lists them.
+pub(super) fn routes() -> Vec<RouteDef> {
+    vec![
+        RouteDef::post(
+            "/api/auth/ws-token",
+            "mintWsToken",
+            Auth::Subshells,
+            "Mint a 30-second single-use attach token for the terminal WebSocket (a bearer names \
+             one subshell; a pane's token only its own)",
+        )
+        .ok(201)
+        .errors(&["NOT_FOUND", "PERMISSION_DENIED"])
+        .handle(mint),
+        RouteDef::get(
+            "/api/subshells/:id/shares",
+            "listShares",
+            Auth::Cookie,
+            "The accounts a subshell is shared with (its owner or an administrator)",
+        )
+        .errors(&["NOT_FOUND"])
+        .handle(list),
+        RouteDef::put(
+            "/api/subshells/:id/shares/:userId",
+            "putShare",
+            Auth::Cookie,
+            "Share a subshell with an account for reading or writing, or change the access (open \
+             sockets of that account on the pane close with 4403 when it changes)",
+        )
+        .errors(&["NOT_FOUND"])
+        .handle(put),
+        RouteDef::delete(
+            "/api/subshells/:id/shares/:userId",
+            "deleteShare",
+            Auth::Cookie,
+            "Revoke a share; that account's sockets on the pane close with 4403",
+        )
+        .errors(&["NOT_FOUND"])
+        .handle(delete),
+    ]
+}
+
+type Res<T> = Result<T, ApiError>;
+
+async fn mint(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Json(b): Json<WsTokenRequest>,
+) -> Res<Json<WsToken>> {
+    svc.mint_ws_token(&meta, b).await.map(Json)
+}
+
+async fn list(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+) -> Res<Json<Vec<Share>>> {
+    svc.list_shares(&meta, p.id.as_str()).await.map(Json)
+}
+
+async fn put(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<ShareParams>,
+    Json(b): Json<ShareRequest>,
+) -> Res<Json<Share>> {
+    svc.put_share(&meta, p.id.as_str(), p.user_id.as_str(), b)
+        .await
+        .map(Json)
+}
+
+async fn delete(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<ShareParams>,
+) -> Res<NoContent> {
+    svc.delete_share(&meta, p.id.as_str(), p.user_id.as_str())
+        .await
+        .map(|()| NoContent)
+}

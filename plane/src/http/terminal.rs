@@ -1,0 +1,443 @@
+//! `GET /api/subshells/{id}/attach?token=…`: the terminal WebSocket, one contract for panes on
+//! the local node and on remote nodes.
+//!
+//! Before the 101 answer, in the spec's order: the attach token is spent and checked, the viewer
+//! joins the pane's pump (the node's tail runs from then on), the pane is fitted to the smallest
+//! typing viewer's grid, and the replay is read (with the pane's real grid). Any refusal on the
+//! way is an HTTP error body and leaves the pump again. After the upgrade the socket sends
+//! `attached`, the replay as one binary frame, then live output; presence goes to every viewer.
+//!
+//! The socket never takes the caller's own credential (only the token in the query, which the
+//! request log leaves out), and a browser upgrade (one with `Origin`) must come from a trusted
+//! origin. Frames and close codes: [`crate::api::terminals`] and the `/docs/terminal` page.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_tungstenite::WebSocketStream;
+use async_tungstenite::tungstenite::handshake::derive_accept_key;
+use async_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
+use async_tungstenite::tungstenite::{Bytes, Message, Utf8Bytes};
+use futures_lite::io::AsyncWriteExt as _;
+use futures_lite::{AsyncRead, AsyncWrite, FutureExt as _, StreamExt as _};
+
+use super::handler::BoxFut;
+use super::server::{Body, Request, Response, Upgraded};
+use super::{Ctx, ReqInfo, error_response};
+use crate::api::terminals::{AttachQuery, ClientFrame, ServerFrame, Viewer};
+use crate::error::ApiError;
+use crate::service::Service;
+use crate::service::normalize_origin;
+use crate::service::terminals::pump::{Chunk, Control, Next, Replay};
+use crate::service::terminals::{AttachGrant, ViewerHandle};
+
+/// Largest frame a viewer may send.
+pub(super) const MAX_CLIENT_FRAME: usize = 64 * 1024;
+/// A send that does not finish in this time ends the socket (a client that stopped reading).
+pub(super) const SEND_DEADLINE: Duration = Duration::from_secs(30);
+/// How often an open socket checks that its access still holds.
+pub(super) const RECHECK_EVERY: Duration = Duration::from_secs(15);
+/// Fresh replays one viewer may need in [`RESYNC_WINDOW`] before it is dropped (4408).
+pub(super) const MAX_RESYNCS: usize = 5;
+/// See [`MAX_RESYNCS`].
+pub(super) const RESYNC_WINDOW: Duration = Duration::from_secs(60);
+/// Keystroke messages waiting for the node, per viewer.
+const INPUT_QUEUE: usize = 64;
+
+fn config() -> WebSocketConfig {
+    WebSocketConfig::default()
+        .max_message_size(Some(MAX_CLIENT_FRAME))
+        .max_frame_size(Some(MAX_CLIENT_FRAME))
+        .accept_unmasked_frames(false)
+        .read_buffer_size(16 * 1024)
+        .write_buffer_size(0)
+        .max_write_buffer_size(4 * 1024 * 1024)
+}
+
+fn refuse(e: &ApiError, req_id: &str) -> Response {
+    error_response(e, req_id)
+}
+
+/// The handler.
+pub(super) fn attach_socket(
+    ctx: Arc<Ctx>,
+    req: Request,
+    info: ReqInfo,
+    params: Vec<(&'static str, String)>,
+) -> BoxFut<Response> {
+    Box::pin(async move {
+        let req_id = info.req_id.clone();
+        let Some(key) = super::ws::upgrade_key(&req) else {
+            return refuse(
+                &ApiError::new(
+                    400,
+                    "WEBSOCKET_UPGRADE_REQUIRED",
+                    "this endpoint only accepts a WebSocket upgrade",
+                ),
+                &req_id,
+            );
+        };
+        let svc = ctx.svc.clone();
+        // A browser upgrade carries Origin: it must be one of ours.
+        if let Some(origin) = info.meta.origin.as_deref() {
+            let trusted = normalize_origin(origin)
+                .is_some_and(|o| svc.settings().trusted_origins().contains(&o));
+            if !trusted {
+                return refuse(
+                    &ApiError::new(403, "ORIGIN_REJECTED", "request Origin is not trusted"),
+                    &req_id,
+                );
+            }
+        }
+        let id = params
+            .iter()
+            .find(|(k, _)| *k == "id")
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default();
+        let q: AttachQuery =
+            match serde_urlencoded::from_str(req.head.query.as_deref().unwrap_or("")) {
+                Ok(q) => q,
+                Err(e) => {
+                    return refuse(
+                        &ApiError::validation("query", format!("bad attach query: {e}")),
+                        &req_id,
+                    );
+                }
+            };
+        let grid = match (q.cols, q.rows) {
+            (None, None) => None,
+            (Some(c), Some(r)) if (1..=1000).contains(&c) && (1..=1000).contains(&r) => {
+                Some((c, r))
+            }
+            _ => {
+                return refuse(
+                    &ApiError::validation("cols", "cols and rows come together, each 1 to 1,000"),
+                    &req_id,
+                );
+            }
+        };
+        let grant = match svc.redeem_attach_token(&q.token, &id).await {
+            Ok(g) => g,
+            Err(e) => return refuse(&e, &req_id),
+        };
+        if svc.links().is_shutting_down() {
+            return refuse(
+                &ApiError::new(503, "SHUTTING_DOWN", "the control plane is shutting down"),
+                &req_id,
+            );
+        }
+        let read_only = !grant.can_write || q.read_only.unwrap_or(false);
+        let viewer = Viewer {
+            viewer_id: 0,
+            user_id: grant.user_id.clone(),
+            display_name: grant.display_name.clone(),
+            read_only,
+            cols: grid.map(|g| g.0),
+            rows: grid.map(|g| g.1),
+        };
+        let handle = match svc.join_pump(&grant.row, viewer, !read_only).await {
+            Ok(h) => h,
+            Err(e) => return refuse(&e, &req_id),
+        };
+        let first = async {
+            svc.fit(&handle.pump, &grant.row).await?;
+            svc.read_replay(&grant.row).await
+        };
+        let replay = match first.await {
+            Ok(r) => r,
+            Err(e) => {
+                svc.leave_pump(&handle).await;
+                return refuse(&e, &req_id);
+            }
+        };
+        let on_upgrade = Box::new(move |conn: Upgraded| -> BoxFut<()> {
+            Box::pin(async move {
+                let ws = WebSocketStream::from_raw_socket(conn, Role::Server, Some(config())).await;
+                let mut s = Session {
+                    svc: svc.clone(),
+                    grant,
+                    handle: handle.clone(),
+                    read_only,
+                    skip_until: None,
+                    resyncs: Vec::new(),
+                };
+                s.run(ws, replay).await;
+                svc.leave_pump(&handle).await;
+            })
+        });
+        Response {
+            status: 101,
+            headers: vec![
+                ("upgrade".into(), "websocket".into()),
+                (
+                    "sec-websocket-accept".into(),
+                    derive_accept_key(key.as_bytes()),
+                ),
+            ],
+            body: Body::Empty,
+            upgrade: Some(on_upgrade),
+            close: false,
+        }
+    })
+}
+
+/// How a socket ended.
+enum End {
+    Close(u16, String),
+    Gone,
+}
+
+enum Event {
+    Client(Option<Result<Message, async_tungstenite::tungstenite::Error>>),
+    Queue(Next),
+    Recheck,
+}
+
+struct Session {
+    svc: Arc<Service>,
+    grant: AttachGrant,
+    handle: ViewerHandle,
+    read_only: bool,
+    /// Output before this log offset is already in the last replay.
+    skip_until: Option<u64>,
+    resyncs: Vec<std::time::Instant>,
+}
+
+async fn send<S>(ws: &mut WebSocketStream<S>, m: Message) -> bool
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    async { ws.send(m).await.is_ok() }
+        .or(async {
+            smol::Timer::after(SEND_DEADLINE).await;
+            false
+        })
+        .await
+}
+
+fn text(f: &ServerFrame) -> Message {
+    Message::Text(Utf8Bytes::from(
+        serde_json::to_string(f).unwrap_or_else(|_| "{}".into()),
+    ))
+}
+
+impl Session {
+    async fn run<S>(&mut self, mut ws: WebSocketStream<S>, replay: Replay)
+    where
+        S: AsyncRead + AsyncWrite + Unpin + Send,
+    {
+        let (input_tx, input_rx) = smol::channel::bounded::<String>(INPUT_QUEUE);
+        let typist = smol::spawn(typist(self.svc.clone(), self.grant.row.clone(), input_rx));
+        let end = self.serve(&mut ws, replay, &input_tx).await;
+        drop(input_tx);
+        typist.cancel().await;
+        match end {
+            End::Close(code, reason) => {
+                let _ = termplane_runtime_smol::ws::close(&mut ws, code, &reason).await;
+            }
+            End::Gone => {
+                let _ = ws.get_mut().close().await;
+            }
+        }
+    }
+
+    async fn serve<S>(
+        &mut self,
+        ws: &mut WebSocketStream<S>,
+        replay: Replay,
+        input: &smol::channel::Sender<String>,
+    ) -> End
+    where
+        S: AsyncRead + AsyncWrite + Unpin + Send,
+    {
+        let attached = ServerFrame::Attached {
+            viewer_id: self.handle.id,
+            subshell_id: self.grant.row.id.clone(),
+            read_only: self.read_only,
+            cols: replay.cols,
+            rows: replay.rows,
+        };
+        if !send(ws, text(&attached)).await || !self.send_replay(ws, replay).await {
+            return End::Gone;
+        }
+        self.svc.broadcast_presence(&self.handle.pump);
+        let queue = self.handle.queue.clone();
+        loop {
+            let ev = async { Event::Client(ws.next().await) }
+                .or(async { Event::Queue(queue.next().await) })
+                .or(async {
+                    smol::Timer::after(RECHECK_EVERY).await;
+                    Event::Recheck
+                })
+                .await;
+            match ev {
+                Event::Client(None | Some(Err(_))) => return End::Gone,
+                Event::Client(Some(Ok(m))) => {
+                    if let Some(end) = self.on_client_frame(ws, m, input).await {
+                        return end;
+                    }
+                }
+                Event::Queue(Next::Chunk(c)) => {
+                    if let Some(bytes) = self.trim(&c)
+                        && !send(ws, Message::Binary(bytes)).await
+                    {
+                        return End::Close(4408, "the viewer stopped reading".into());
+                    }
+                }
+                Event::Queue(Next::Behind) => {
+                    let now = std::time::Instant::now();
+                    self.resyncs
+                        .retain(|t| now.duration_since(*t) < RESYNC_WINDOW);
+                    if self.resyncs.len() >= MAX_RESYNCS {
+                        return End::Close(4408, "the viewer fell behind too often".into());
+                    }
+                    self.resyncs.push(now);
+                    queue.resume();
+                    let Ok(replay) = self.svc.read_replay(&self.grant.row).await else {
+                        return End::Close(4502, "the pane could not be read".into());
+                    };
+                    let frame = ServerFrame::Resync {
+                        reason: "the viewer fell behind the pane's output".into(),
+                    };
+                    if !send(ws, text(&frame)).await || !self.send_replay(ws, replay).await {
+                        return End::Gone;
+                    }
+                }
+                Event::Queue(Next::Control(c)) => match c {
+                    Control::Presence(viewers) => {
+                        if !send(ws, text(&ServerFrame::Presence { viewers })).await {
+                            return End::Gone;
+                        }
+                    }
+                    Control::Size(cols, rows) => {
+                        if !send(ws, text(&ServerFrame::Size { cols, rows })).await {
+                            return End::Gone;
+                        }
+                    }
+                    Control::Exit(exit_code) => {
+                        if !send(ws, text(&ServerFrame::Exit { exit_code })).await {
+                            return End::Gone;
+                        }
+                    }
+                    Control::Close(code, reason) => return End::Close(code, reason),
+                },
+                Event::Recheck => match self.svc.grant_still_valid(&self.grant).await {
+                    Ok(_) => {}
+                    Err((code, reason)) => return End::Close(code, reason),
+                },
+            }
+        }
+    }
+
+    async fn send_replay<S>(&mut self, ws: &mut WebSocketStream<S>, r: Replay) -> bool
+    where
+        S: AsyncRead + AsyncWrite + Unpin,
+    {
+        self.skip_until = r.log_offset;
+        send(ws, Message::Binary(Bytes::from(r.bytes))).await
+    }
+
+    /// The part of a chunk the viewer has not seen in its replay.
+    fn trim(&self, c: &Chunk) -> Option<Bytes> {
+        match self.skip_until {
+            Some(skip) if c.to <= skip => None,
+            Some(skip) if c.from < skip => {
+                let cut = usize::try_from(skip - c.from).ok()?;
+                Some(Bytes::copy_from_slice(c.bytes.get(cut..)?))
+            }
+            _ => Some(Bytes::copy_from_slice(&c.bytes)),
+        }
+    }
+
+    async fn refuse_frame<S>(ws: &mut WebSocketStream<S>, code: &str, message: &str) -> bool
+    where
+        S: AsyncRead + AsyncWrite + Unpin,
+    {
+        send(
+            ws,
+            text(&ServerFrame::Error {
+                code: code.into(),
+                message: message.into(),
+            }),
+        )
+        .await
+    }
+
+    async fn on_client_frame<S>(
+        &mut self,
+        ws: &mut WebSocketStream<S>,
+        m: Message,
+        input: &smol::channel::Sender<String>,
+    ) -> Option<End>
+    where
+        S: AsyncRead + AsyncWrite + Unpin + Send,
+    {
+        let frame = match m {
+            Message::Binary(b) => match String::from_utf8(b.to_vec()) {
+                Ok(s) => ClientFrame::Input { data: s },
+                Err(_) => return Some(End::Close(1003, "keystrokes must be UTF-8".into())),
+            },
+            Message::Text(t) => match serde_json::from_str::<ClientFrame>(t.as_str()) {
+                Ok(f) => f,
+                Err(_) => return Some(End::Close(4400, "not a known frame".into())),
+            },
+            Message::Close(_) => return Some(End::Gone),
+            Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => return None,
+        };
+        match frame {
+            ClientFrame::Ping => (!send(ws, text(&ServerFrame::Pong)).await).then_some(End::Gone),
+            ClientFrame::Input { .. } | ClientFrame::Resize { .. } if self.read_only => {
+                (!Self::refuse_frame(ws, "READ_ONLY", "this viewer only watches").await)
+                    .then_some(End::Gone)
+            }
+            ClientFrame::Input { data } => {
+                if data.is_empty() {
+                    return None;
+                }
+                // Waits when the node is slower than the typing: the socket then stops reading,
+                // and the client's own buffer holds the keys.
+                input.send(data).await.err().map(|_| End::Gone)
+            }
+            ClientFrame::Resize { cols, rows } => {
+                if !(1..=1000).contains(&cols) || !(1..=1000).contains(&rows) {
+                    return (!Self::refuse_frame(
+                        ws,
+                        "BAD_FRAME",
+                        "cols and rows must be 1 to 1,000",
+                    )
+                    .await)
+                        .then_some(End::Gone);
+                }
+                match self
+                    .svc
+                    .viewer_grid(&self.handle, &self.grant.row, Some((cols, rows)))
+                    .await
+                {
+                    Ok(()) => None,
+                    Err(e) => (!Self::refuse_frame(ws, "RESIZE_FAILED", &e.message).await)
+                        .then_some(End::Gone),
+                }
+            }
+        }
+    }
+}
+
+/// Types a viewer's keystrokes into the pane in order; keys that queued up while one was on its
+/// way go together in the next command.
+async fn typist(
+    svc: Arc<Service>,
+    row: crate::store::Subshell,
+    rx: smol::channel::Receiver<String>,
+) {
+    while let Ok(mut data) = rx.recv().await {
+        while data.len() < 4096 {
+            match rx.try_recv() {
+                Ok(more) => data.push_str(&more),
+                Err(_) => break,
+            }
+        }
+        if let Err(e) = svc.type_into_pane(&row, data).await {
+            tracing::debug!(subshell = %row.id, code = e.code, "keystrokes not delivered");
+        }
+    }
+}

@@ -1,0 +1,451 @@
+//! Live terminals: attach tokens, who may attach with what rights, and one output pump per pane
+//! ([`pump`]).
+//!
+//! See [`crate::api::terminals`] for the token's rules as a client sees them. The socket itself
+//! is driven by the HTTP layer (`http/terminal.rs`); everything it decides comes from here.
+//!
+//! # The attach order (spec: "Terminal attach over a node")
+//!
+//! [`Service::attach`] does, in order: join the pane's pump (the first viewer starts the node's
+//! tail, so nothing printed from now on is missed); fit the pane to the smallest grid of the
+//! typing viewers; read the replay from the pane (its grid comes with it — a pane that cannot
+//! be read is a refusal, never a guessed size); then the socket task opens the subscription and
+//! the pump broadcasts presence. A refusal after joining leaves the pump again, so a refused
+//! attach leaves no tail running.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use termplane_proto::SubshellId;
+use termplane_proto::command::{Capture, Command, Resize, SCREEN_REPLAY, SubshellRef};
+
+use super::subshells::Need;
+use super::{Caller, RequestMeta, Service};
+use crate::api::subshells::Access;
+use crate::api::terminals::{WsToken, WsTokenRequest};
+use crate::error::ApiError;
+use crate::secret;
+use crate::store;
+
+pub mod pump;
+mod shares;
+
+pub use pump::{Chunk, Pump, ViewerHandle, ViewerQueue};
+
+/// How long an attach token is accepted (ms).
+pub const ATTACH_TOKEN_LIFETIME_MS: i64 = 30_000;
+/// Most attach tokens waiting to be used at once (older ones are dropped first when full).
+pub const MAX_PENDING_TOKENS: usize = 10_000;
+/// History lines a replay carries.
+pub const REPLAY_HISTORY_LINES: u32 = 2_000;
+/// Prefix of attach tokens (never accepted as a bearer credential).
+pub const ATTACH_TOKEN_PREFIX: &str = "tpa_";
+
+/// What minted a token; checked again when the token is presented.
+#[derive(Clone, Debug)]
+enum Minter {
+    /// A browser session (the session's digest).
+    Session(String),
+    /// A bearer credential: a system key or a pane's token (its digest).
+    Bearer(String),
+}
+
+#[derive(Clone, Debug)]
+struct Grant {
+    minter: Minter,
+    subshell_id: Option<String>,
+    expires_at: i64,
+    minted: u64,
+}
+
+/// What a presented token allows on one pane.
+#[derive(Clone, Debug)]
+pub struct AttachGrant {
+    /// The pane.
+    pub row: store::Subshell,
+    /// The acting account's id and display name.
+    pub user_id: String,
+    /// See `user_id`.
+    pub display_name: String,
+    /// Whether the viewer may type and resize.
+    pub can_write: bool,
+    /// The token's minter, for [`Service::grant_still_valid`].
+    minter: Minter,
+}
+
+/// The terminals of a plane: pending attach tokens and the pumps.
+#[derive(Default)]
+pub struct Terminals {
+    tokens: Mutex<HashMap<String, Grant>>,
+    minted: AtomicU64,
+    pub(crate) pumps: pump::Pumps,
+}
+
+impl std::fmt::Debug for Terminals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Terminals").finish_non_exhaustive()
+    }
+}
+
+impl Service {
+    /// The terminals (pumps and pending tokens).
+    #[must_use]
+    pub fn terminals(&self) -> &Terminals {
+        &self.terminals
+    }
+
+    /// `POST /api/auth/ws-token`.
+    pub async fn mint_ws_token(
+        &self,
+        meta: &RequestMeta,
+        req: WsTokenRequest,
+    ) -> Result<WsToken, ApiError> {
+        let c = self.caller(meta).await?;
+        let bound = req.subshell_id.map(|id| id.as_str().to_owned());
+        let minter = match &c {
+            Caller::Session { session_digest, .. } => Minter::Session(session_digest.clone()),
+            Caller::SystemKey { .. } | Caller::Pane { .. } => {
+                let token = self.bearer(meta)?.ok_or_else(ApiError::internal)?;
+                Minter::Bearer(secret::digest(token))
+            }
+        };
+        match (&c, &bound) {
+            (Caller::Session { .. }, None) => {}
+            (Caller::Session { .. }, Some(id)) => {
+                self.reach_for_attach(&c, id).await?;
+            }
+            (_, None) => {
+                return Err(ApiError::validation(
+                    "subshellId",
+                    "a bearer credential must name the subshell the token is for",
+                ));
+            }
+            (Caller::SystemKey { .. }, Some(id)) => {
+                // Rule 6: a system key may name any subshell.
+                self.store
+                    .subshell(id)
+                    .await?
+                    .ok_or_else(|| ApiError::not_found("subshell"))?;
+            }
+            (Caller::Pane { subshell_id, .. }, Some(id)) => {
+                if subshell_id != id {
+                    return Err(ApiError::new(
+                        403,
+                        "PERMISSION_DENIED",
+                        "a pane's token may mint an attach token for its own subshell only",
+                    ));
+                }
+            }
+        }
+        let token = secret::new_token(ATTACH_TOKEN_PREFIX)?;
+        let expires_at = self.now() + ATTACH_TOKEN_LIFETIME_MS;
+        let now = self.now();
+        let minted = self.terminals.minted.fetch_add(1, Ordering::Relaxed);
+        {
+            let mut t = self
+                .terminals
+                .tokens
+                .lock()
+                .map_err(|_| ApiError::internal())?;
+            t.retain(|_, g| g.expires_at > now);
+            if t.len() >= MAX_PENDING_TOKENS
+                && let Some(oldest) = t
+                    .iter()
+                    .min_by_key(|(_, g)| g.minted)
+                    .map(|(k, _)| k.clone())
+            {
+                t.remove(&oldest);
+            }
+            t.insert(
+                secret::digest(&token),
+                Grant {
+                    minter,
+                    subshell_id: bound.clone(),
+                    expires_at,
+                    minted,
+                },
+            );
+        }
+        Ok(WsToken {
+            token,
+            expires_at,
+            subshell_id: bound,
+        })
+    }
+
+    /// The subshell `id` as `c` reaches it for attaching: its row and whether `c` may type.
+    /// A session reaches its own subshells, every one as an administrator, and those shared with
+    /// it; a bearer never through a share.
+    async fn reach_for_attach(
+        &self,
+        c: &Caller,
+        id: &str,
+    ) -> Result<(store::Subshell, bool), ApiError> {
+        match c {
+            Caller::Session { user, .. } => {
+                let row = self
+                    .store
+                    .subshell(id)
+                    .await?
+                    .ok_or_else(|| ApiError::not_found("subshell"))?;
+                if user.role == "admin" || row.owner_user_id == user.id {
+                    return Ok((row, true));
+                }
+                match self.store.share_access(id, &user.id).await? {
+                    Some(access) => Ok((row, access == "write")),
+                    None => Err(ApiError::not_found("subshell")),
+                }
+            }
+            Caller::SystemKey { .. } => {
+                let row = self
+                    .store
+                    .subshell(id)
+                    .await?
+                    .ok_or_else(|| ApiError::not_found("subshell"))?;
+                Ok((row, true))
+            }
+            Caller::Pane {
+                subshell_id,
+                permissions,
+                ..
+            } => {
+                if subshell_id != id {
+                    return Err(ApiError::not_found("subshell"));
+                }
+                let row = self.reach_subshell(c, id, Need::Read).await?;
+                Ok((row, permissions.subshells == Access::Write))
+            }
+        }
+    }
+
+    async fn caller_of(&self, minter: &Minter) -> Result<Caller, ApiError> {
+        let gone = || {
+            ApiError::new(
+                401,
+                "ATTACH_TOKEN_INVALID",
+                "what minted this attach token is no longer valid",
+            )
+        };
+        match minter {
+            Minter::Session(digest) => self
+                .store
+                .session_user(digest, self.now())
+                .await?
+                .map(|(session_digest, user)| Caller::Session {
+                    user,
+                    session_digest,
+                })
+                .ok_or_else(gone),
+            Minter::Bearer(digest) => self
+                .bearer_caller_by_digest(digest.clone())
+                .await
+                .map_err(|_| gone()),
+        }
+    }
+
+    /// Spends attach token `token` for subshell `id`: the grant, or 401 (unknown, spent,
+    /// expired, minter gone), 403 `ATTACH_TOKEN_BOUND` (bound to another pane) or 404.
+    pub async fn redeem_attach_token(
+        &self,
+        token: &str,
+        id: &str,
+    ) -> Result<AttachGrant, ApiError> {
+        let invalid = || {
+            ApiError::new(
+                401,
+                "ATTACH_TOKEN_INVALID",
+                "the attach token is unknown, spent or expired",
+            )
+        };
+        if !secret::well_formed(token, ATTACH_TOKEN_PREFIX) {
+            return Err(invalid());
+        }
+        let grant = self
+            .terminals
+            .tokens
+            .lock()
+            .map_err(|_| ApiError::internal())?
+            .remove(&secret::digest(token))
+            .ok_or_else(invalid)?;
+        if grant.expires_at <= self.now() {
+            return Err(invalid());
+        }
+        if grant.subshell_id.as_deref().is_some_and(|b| b != id) {
+            return Err(ApiError::new(
+                403,
+                "ATTACH_TOKEN_BOUND",
+                "this attach token is bound to another subshell",
+            ));
+        }
+        let c = self.caller_of(&grant.minter).await?;
+        let (row, can_write) = self.reach_for_attach(&c, id).await?;
+        Ok(AttachGrant {
+            row,
+            user_id: c.user().id.clone(),
+            display_name: c.user().display_name.clone(),
+            can_write,
+            minter: grant.minter,
+        })
+    }
+
+    /// Whether an open viewer's grant still holds: its minter is valid and it still reaches the
+    /// pane (a revoked share, a deleted subshell, a disabled key end it). `Err` carries the
+    /// close code and reason.
+    pub async fn grant_still_valid(&self, g: &AttachGrant) -> Result<bool, (u16, String)> {
+        let c = self.caller_of(&g.minter).await.map_err(|_| {
+            (
+                4403,
+                "the credential that minted this token is no longer valid".into(),
+            )
+        })?;
+        match self.reach_for_attach(&c, &g.row.id).await {
+            Ok((_, w)) => Ok(w),
+            Err(e) if e.status == 404 => match self.store.subshell(&g.row.id).await {
+                Ok(None) => Err((4404, "the subshell was deleted".into())),
+                _ => Err((4403, "access to this subshell ended".into())),
+            },
+            Err(_) => Err((4403, "access to this subshell ended".into())),
+        }
+    }
+
+    /// Whether the node of a pane answers the full-screen replay.
+    async fn node_replays_screens(&self, node_id: &str) -> bool {
+        if self.local_node_id().is_some_and(|l| l == node_id) {
+            return true;
+        }
+        match self.store.node_facts(node_id).await {
+            Ok(Some(f)) => serde_json::from_str::<Vec<String>>(&f.capabilities)
+                .is_ok_and(|c| c.iter().any(|c| c == SCREEN_REPLAY)),
+            _ => false,
+        }
+    }
+
+    /// The replay of a pane and the log offset it stands for, with the pane's grid. A node
+    /// without the `screen_replay` capability gets the plainer replay: its text with colours
+    /// and the cursor.
+    pub async fn read_replay(&self, row: &store::Subshell) -> Result<pump::Replay, ApiError> {
+        let sid = SubshellId::parse(&row.id).map_err(|_| ApiError::internal())?;
+        let gone = || ApiError::new(502, "PANE_UNREADABLE", "the pane could not be read");
+        if self.node_replays_screens(&row.node_id).await {
+            let r = self
+                .node_command(
+                    &row.node_id,
+                    Command::Capture(Capture {
+                        subshell_id: sid,
+                        lines: Some(REPLAY_HISTORY_LINES),
+                        replay: true,
+                    }),
+                )
+                .await?;
+            let d = super::subshells::node_data(r)?;
+            let bytes = d
+                .get("replay_b64")
+                .and_then(serde_json::Value::as_str)
+                .and_then(|s| termplane_proto::key::b64url_decode(s).ok())
+                .ok_or_else(gone)?;
+            let num = |k: &str| d.get(k).and_then(serde_json::Value::as_u64);
+            let (Some(cols), Some(rows)) = (num("cols"), num("rows")) else {
+                return Err(gone());
+            };
+            return Ok(pump::Replay {
+                bytes,
+                log_offset: num("logOffset"),
+                cols: u16::try_from(cols).map_err(|_| gone())?,
+                rows: u16::try_from(rows).map_err(|_| gone())?,
+            });
+        }
+        // An older node: the screen's text, then the cursor.
+        let size = self
+            .node_command(
+                &row.node_id,
+                Command::PaneSize(SubshellRef {
+                    subshell_id: sid.clone(),
+                }),
+            )
+            .await?;
+        let size = super::subshells::node_data(size)?;
+        let num = |v: &serde_json::Value, k: &str| {
+            v.get(k)
+                .and_then(serde_json::Value::as_u64)
+                .and_then(|n| u16::try_from(n).ok())
+        };
+        let (Some(cols), Some(rows)) = (num(&size, "cols"), num(&size, "rows")) else {
+            return Err(gone());
+        };
+        let text = self
+            .node_command(
+                &row.node_id,
+                Command::Capture(Capture {
+                    subshell_id: sid.clone(),
+                    lines: Some(REPLAY_HISTORY_LINES),
+                    replay: false,
+                }),
+            )
+            .await?;
+        let text = super::subshells::node_data(text)?;
+        let cursor = self
+            .node_command(
+                &row.node_id,
+                Command::PaneCursor(SubshellRef { subshell_id: sid }),
+            )
+            .await?;
+        let cursor = super::subshells::node_data(cursor)?;
+        let mut bytes = b"\x1bc".to_vec();
+        let body = text
+            .get("text")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default();
+        bytes.extend_from_slice(body.trim_end_matches('\n').replace('\n', "\r\n").as_bytes());
+        if let (Some(x), Some(y)) = (num(&cursor, "x"), num(&cursor, "y")) {
+            bytes.extend_from_slice(format!("\x1b[0m\x1b[{};{}H", y + 1, x + 1).as_bytes());
+        }
+        Ok(pump::Replay {
+            bytes,
+            log_offset: None,
+            cols,
+            rows,
+        })
+    }
+
+    /// Resizes a pane to `cols` × `rows`.
+    pub async fn resize_pane(
+        &self,
+        row: &store::Subshell,
+        cols: u16,
+        rows: u16,
+    ) -> Result<(), ApiError> {
+        let sid = SubshellId::parse(&row.id).map_err(|_| ApiError::internal())?;
+        let r = self
+            .node_command(
+                &row.node_id,
+                Command::Resize(Resize {
+                    subshell_id: sid,
+                    cols,
+                    rows,
+                }),
+            )
+            .await?;
+        super::subshells::node_data(r).map(|_| ())
+    }
+
+    /// Types `data` into a pane.
+    pub async fn type_into_pane(
+        &self,
+        row: &store::Subshell,
+        data: String,
+    ) -> Result<(), ApiError> {
+        let sid = SubshellId::parse(&row.id).map_err(|_| ApiError::internal())?;
+        let r = self
+            .node_command(
+                &row.node_id,
+                Command::Input(termplane_proto::command::Input {
+                    subshell_id: sid,
+                    data,
+                    keys: Vec::new(),
+                }),
+            )
+            .await?;
+        super::subshells::node_data(r).map(|_| ())
+    }
+}

@@ -1,0 +1,610 @@
+//! One output pump per pane: the node tails the pane once (`tail_start`/`tail_stop` keyed by
+//! `view-<subshell id>`) however many viewers are attached, and stops when the last one leaves.
+//!
+//! `output` events are handed to [`Service::route_output`] by the task that reads the node link
+//! (or the local node's output thread) and fanned out without waiting: each viewer has its own
+//! [`ViewerQueue`], bounded by [`VIEWER_QUEUE_BYTES`]. A viewer whose queue is full is marked
+//! behind and its queue emptied (the memory is given back at once); its socket task then sends
+//! it a fresh replay. Nothing a viewer does can stall the pump, the other viewers or the link.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+
+use termplane_proto::SubshellId;
+use termplane_proto::command::{Command, TailStart, TailStop};
+use termplane_proto::event::Output;
+
+use super::super::Service;
+use crate::api::terminals::Viewer;
+use crate::error::ApiError;
+use crate::store;
+
+/// Most bytes of output waiting for one viewer before it counts as behind.
+pub const VIEWER_QUEUE_BYTES: usize = 1024 * 1024;
+
+/// A replay read from a pane.
+#[derive(Clone, Debug)]
+pub struct Replay {
+    /// Bytes for a fresh terminal.
+    pub bytes: Vec<u8>,
+    /// The pane-log offset it stands for (output before it is already in the replay); `None`
+    /// from a node without the screen replay.
+    pub log_offset: Option<u64>,
+    /// The pane's grid.
+    pub cols: u16,
+    /// See `cols`.
+    pub rows: u16,
+}
+
+/// A piece of a pane's output.
+#[derive(Clone, Debug)]
+pub struct Chunk {
+    /// Log offset of its first byte.
+    pub from: u64,
+    /// Log offset one past its last byte.
+    pub to: u64,
+    /// The bytes.
+    pub bytes: Arc<[u8]>,
+}
+
+/// Something for one viewer besides output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Control {
+    /// The viewers changed.
+    Presence(Vec<Viewer>),
+    /// The shared grid changed.
+    Size(u16, u16),
+    /// The pane's program ended.
+    Exit(Option<i32>),
+    /// Close the socket with this code and reason.
+    Close(u16, String),
+}
+
+/// What a viewer's socket task gets next.
+#[derive(Debug)]
+pub enum Next {
+    /// Output.
+    Chunk(Chunk),
+    /// The viewer fell behind (or output was lost): send a fresh replay.
+    Behind,
+    /// A control message.
+    Control(Control),
+}
+
+#[derive(Default)]
+struct QueueState {
+    chunks: VecDeque<Chunk>,
+    bytes: usize,
+    behind: bool,
+    controls: VecDeque<Control>,
+    closed: bool,
+}
+
+/// One viewer's queue.
+#[derive(Default)]
+pub struct ViewerQueue {
+    state: Mutex<QueueState>,
+    notify: event_listener::Event,
+}
+
+impl std::fmt::Debug for ViewerQueue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ViewerQueue").finish_non_exhaustive()
+    }
+}
+
+impl ViewerQueue {
+    /// Queues output without waiting; a full queue marks the viewer behind and is emptied.
+    pub fn push(&self, c: Chunk) {
+        if let Ok(mut s) = self.state.lock() {
+            if s.behind || s.closed {
+                return;
+            }
+            if s.bytes + c.bytes.len() > VIEWER_QUEUE_BYTES {
+                s.chunks.clear();
+                s.bytes = 0;
+                s.behind = true;
+            } else {
+                s.bytes += c.bytes.len();
+                s.chunks.push_back(c);
+            }
+        }
+        self.notify.notify(1);
+    }
+
+    /// Marks the viewer behind (output was lost upstream).
+    pub fn mark_behind(&self) {
+        if let Ok(mut s) = self.state.lock() {
+            s.chunks.clear();
+            s.bytes = 0;
+            s.behind = true;
+        }
+        self.notify.notify(1);
+    }
+
+    /// Queues a control message; a presence or size replaces an older one still waiting.
+    pub fn control(&self, c: Control) {
+        if let Ok(mut s) = self.state.lock() {
+            if s.closed {
+                return;
+            }
+            s.controls.retain(|old| {
+                !matches!(
+                    (old, &c),
+                    (Control::Presence(_), Control::Presence(_))
+                        | (Control::Size(..), Control::Size(..))
+                )
+            });
+            if matches!(c, Control::Close(..)) {
+                s.closed = true;
+            }
+            s.controls.push_back(c);
+        }
+        self.notify.notify(1);
+    }
+
+    /// Clears the behind mark (before a fresh replay is read): output from now on is queued.
+    pub fn resume(&self) {
+        if let Ok(mut s) = self.state.lock() {
+            s.behind = false;
+        }
+    }
+
+    /// Waits for the next thing to send. Control messages come first.
+    pub async fn next(&self) -> Next {
+        loop {
+            let listener = self.notify.listen();
+            if let Some(n) = self.try_next() {
+                return n;
+            }
+            listener.await;
+        }
+    }
+
+    fn try_next(&self) -> Option<Next> {
+        let mut s = self.state.lock().ok()?;
+        if let Some(c) = s.controls.pop_front() {
+            return Some(Next::Control(c));
+        }
+        if s.closed {
+            return None;
+        }
+        if s.behind {
+            return Some(Next::Behind);
+        }
+        let c = s.chunks.pop_front()?;
+        s.bytes -= c.bytes.len();
+        Some(Next::Chunk(c))
+    }
+
+    /// Bytes waiting (tests, metrics).
+    #[must_use]
+    pub fn queued_bytes(&self) -> usize {
+        self.state.lock().map_or(0, |s| s.bytes)
+    }
+}
+
+struct Entry {
+    queue: Arc<ViewerQueue>,
+    info: Viewer,
+    can_write: bool,
+}
+
+#[derive(Default)]
+struct PumpState {
+    viewers: BTreeMap<u64, Entry>,
+    next_id: u64,
+    grid: Option<(u16, u16)>,
+    /// One past the last byte delivered.
+    last_to: Option<u64>,
+}
+
+/// The pump of one pane.
+pub struct Pump {
+    /// The pane.
+    pub subshell_id: String,
+    /// Its node.
+    pub node_id: String,
+    state: Mutex<PumpState>,
+    /// Whether the node's tail runs (held while starting or stopping it).
+    tail: smol::lock::Mutex<bool>,
+}
+
+impl std::fmt::Debug for Pump {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pump")
+            .field("subshell_id", &self.subshell_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Pump {
+    /// The tail key of this pane on its node.
+    #[must_use]
+    pub fn sub_id(&self) -> String {
+        format!("view-{}", self.subshell_id)
+    }
+
+    fn presence(&self) -> Vec<Viewer> {
+        self.state
+            .lock()
+            .map(|s| s.viewers.values().map(|e| e.info.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    fn queues(&self) -> Vec<Arc<ViewerQueue>> {
+        self.state
+            .lock()
+            .map(|s| s.viewers.values().map(|e| Arc::clone(&e.queue)).collect())
+            .unwrap_or_default()
+    }
+
+    /// The smallest grid among the viewers that may type and sent one.
+    fn smallest_grid(&self) -> Option<(u16, u16)> {
+        let s = self.state.lock().ok()?;
+        let sizes = s
+            .viewers
+            .values()
+            .filter(|e| e.can_write && !e.info.read_only);
+        let cols = sizes.clone().filter_map(|e| e.info.cols).min()?;
+        let rows = sizes.filter_map(|e| e.info.rows).min()?;
+        Some((cols, rows))
+    }
+
+    /// Number of viewers.
+    #[must_use]
+    pub fn viewer_count(&self) -> usize {
+        self.state.lock().map_or(0, |s| s.viewers.len())
+    }
+}
+
+/// Every pump, by subshell id.
+#[derive(Default)]
+pub struct Pumps {
+    by_subshell: Mutex<HashMap<String, Arc<Pump>>>,
+}
+
+/// A viewer's place in a pump.
+#[derive(Clone, Debug)]
+pub struct ViewerHandle {
+    /// The pump.
+    pub pump: Arc<Pump>,
+    /// The viewer's number.
+    pub id: u64,
+    /// Its queue.
+    pub queue: Arc<ViewerQueue>,
+}
+
+impl Service {
+    /// Joins the pump of `row` (creating it, and starting the node's tail for the first viewer).
+    pub async fn join_pump(
+        &self,
+        row: &store::Subshell,
+        mut info: Viewer,
+        can_write: bool,
+    ) -> Result<ViewerHandle, ApiError> {
+        let queue = Arc::new(ViewerQueue::default());
+        let (pump, id) = {
+            let mut all = self
+                .terminals
+                .pumps
+                .by_subshell
+                .lock()
+                .map_err(|_| ApiError::internal())?;
+            let pump = Arc::clone(all.entry(row.id.clone()).or_insert_with(|| {
+                Arc::new(Pump {
+                    subshell_id: row.id.clone(),
+                    node_id: row.node_id.clone(),
+                    state: Mutex::default(),
+                    tail: smol::lock::Mutex::new(false),
+                })
+            }));
+            let mut s = pump.state.lock().map_err(|_| ApiError::internal())?;
+            s.next_id += 1;
+            let id = s.next_id;
+            info.viewer_id = id;
+            s.viewers.insert(
+                id,
+                Entry {
+                    queue: Arc::clone(&queue),
+                    info,
+                    can_write,
+                },
+            );
+            drop(s);
+            (pump, id)
+        };
+        let handle = ViewerHandle {
+            pump: Arc::clone(&pump),
+            id,
+            queue,
+        };
+        let mut running = pump.tail.lock().await;
+        if !*running {
+            let started = self
+                .node_command(
+                    &pump.node_id,
+                    Command::TailStart(TailStart {
+                        subshell_id: SubshellId::parse(&pump.subshell_id)
+                            .map_err(|_| ApiError::internal())?,
+                        sub_id: pump.sub_id(),
+                        from_byte: None,
+                    }),
+                )
+                .await
+                .and_then(super::super::subshells::node_data);
+            if let Err(e) = started {
+                drop(running);
+                self.leave_pump(&handle).await;
+                return Err(e);
+            }
+            *running = true;
+        }
+        Ok(handle)
+    }
+
+    /// Leaves a pump; the last viewer out stops the node's tail. Presence is broadcast.
+    pub async fn leave_pump(&self, h: &ViewerHandle) {
+        let pump = &h.pump;
+        let empty = pump
+            .state
+            .lock()
+            .map(|mut s| {
+                s.viewers.remove(&h.id);
+                s.viewers.is_empty()
+            })
+            .unwrap_or(true);
+        if !empty {
+            self.broadcast_presence(pump);
+            return;
+        }
+        let mut running = pump.tail.lock().await;
+        if *running && pump.viewer_count() == 0 {
+            let stop = self
+                .node_command(
+                    &pump.node_id,
+                    Command::TailStop(TailStop {
+                        sub_id: pump.sub_id(),
+                    }),
+                )
+                .await;
+            if let Err(e) = stop {
+                tracing::debug!(subshell = %pump.subshell_id, code = e.code, "tail_stop not delivered");
+            }
+            *running = false;
+        }
+        drop(running);
+        if let Ok(mut all) = self.terminals.pumps.by_subshell.lock()
+            && pump.viewer_count() == 0
+            && all
+                .get(&pump.subshell_id)
+                .is_some_and(|p| Arc::ptr_eq(p, pump))
+        {
+            all.remove(&pump.subshell_id);
+        }
+    }
+
+    /// The pump of a subshell, if any viewer is attached.
+    #[must_use]
+    pub fn pump_of(&self, subshell_id: &str) -> Option<Arc<Pump>> {
+        self.terminals
+            .pumps
+            .by_subshell
+            .lock()
+            .ok()
+            .and_then(|all| all.get(subshell_id).cloned())
+    }
+
+    /// Fans one `output` event of node `node_id` out to the viewers of its pane, without
+    /// waiting. An event for a tail this plane did not start, or from another node, is dropped.
+    pub fn route_output(&self, node_id: &str, o: &Output) {
+        let Some(id) = o.sub_id.strip_prefix("view-") else {
+            return;
+        };
+        let Some(pump) = self.pump_of(id) else { return };
+        if pump.node_id != node_id || o.to_byte < o.from_byte {
+            return;
+        }
+        let Ok(bytes) = termplane_proto::key::b64url_decode(&o.data_b64) else {
+            return;
+        };
+        let chunk = Chunk {
+            from: o.from_byte,
+            to: o.to_byte,
+            bytes: bytes.into(),
+        };
+        let gap = pump
+            .state
+            .lock()
+            .map(|mut s| {
+                let gap = s.last_to.is_some_and(|t| o.from_byte > t);
+                s.last_to = Some(o.to_byte);
+                gap
+            })
+            .unwrap_or(false);
+        for q in pump.queues() {
+            if gap {
+                // Output was lost on the way (a link that dropped and came back).
+                q.mark_behind();
+            } else {
+                q.push(chunk.clone());
+            }
+        }
+    }
+
+    /// Sends every viewer of a pump who is attached now.
+    pub fn broadcast_presence(&self, pump: &Pump) {
+        let p = pump.presence();
+        for q in pump.queues() {
+            q.control(Control::Presence(p.clone()));
+        }
+    }
+
+    /// Records viewer `h`'s grid (and read-only wish) and fits the pane to the smallest grid of
+    /// the typing viewers; broadcasts the new size when it changed. The pane's grid is resized
+    /// only when that smallest grid differs from what it was.
+    pub async fn viewer_grid(
+        &self,
+        h: &ViewerHandle,
+        row: &store::Subshell,
+        grid: Option<(u16, u16)>,
+    ) -> Result<(), ApiError> {
+        if let Ok(mut s) = h.pump.state.lock()
+            && let Some(e) = s.viewers.get_mut(&h.id)
+        {
+            e.info.cols = grid.map(|g| g.0);
+            e.info.rows = grid.map(|g| g.1);
+        }
+        self.fit(&h.pump, row).await
+    }
+
+    /// Fits the pane to the smallest typing viewer's grid.
+    pub async fn fit(&self, pump: &Pump, row: &store::Subshell) -> Result<(), ApiError> {
+        let Some(want) = pump.smallest_grid() else {
+            return Ok(());
+        };
+        let changed = pump
+            .state
+            .lock()
+            .map(|mut s| {
+                let changed = s.grid != Some(want);
+                s.grid = Some(want);
+                changed
+            })
+            .unwrap_or(false);
+        if changed {
+            self.resize_pane(row, want.0, want.1).await?;
+            for q in pump.queues() {
+                q.control(Control::Size(want.0, want.1));
+            }
+        }
+        Ok(())
+    }
+
+    /// Tells every viewer of a subshell that its program ended, then closes them (1000).
+    pub fn pane_ended(&self, subshell_id: &str, exit_code: Option<i32>) {
+        if let Some(p) = self.pump_of(subshell_id) {
+            for q in p.queues() {
+                q.control(Control::Exit(exit_code));
+                q.control(Control::Close(1000, "the pane's program ended".into()));
+            }
+        }
+    }
+
+    /// Closes the viewers of a subshell (all of them, or one account's) with `code`.
+    pub fn close_viewers(&self, subshell_id: &str, user_id: Option<&str>, code: u16, reason: &str) {
+        if let Some(p) = self.pump_of(subshell_id)
+            && let Ok(s) = p.state.lock()
+        {
+            for e in s.viewers.values() {
+                if user_id.is_none_or(|u| u == e.info.user_id) {
+                    e.queue.control(Control::Close(code, reason.to_owned()));
+                }
+            }
+        }
+    }
+
+    /// After a node's link came back: every pump on it starts its tail again where it stopped,
+    /// and its viewers get a fresh replay (output sent while the link was down was lost).
+    pub async fn node_relinked(&self, node_id: &str) {
+        let pumps: Vec<Arc<Pump>> = self
+            .terminals
+            .pumps
+            .by_subshell
+            .lock()
+            .map(|all| {
+                all.values()
+                    .filter(|p| p.node_id == node_id)
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default();
+        for pump in pumps {
+            let running = pump.tail.lock().await;
+            if !*running {
+                continue;
+            }
+            let from = pump.state.lock().ok().and_then(|s| s.last_to);
+            let Ok(sid) = SubshellId::parse(&pump.subshell_id) else {
+                continue;
+            };
+            let r = self
+                .node_command(
+                    node_id,
+                    Command::TailStart(TailStart {
+                        subshell_id: sid,
+                        sub_id: pump.sub_id(),
+                        from_byte: from,
+                    }),
+                )
+                .await;
+            drop(running);
+            if let Err(e) = r {
+                tracing::debug!(subshell = %pump.subshell_id, code = e.code, "tail not restarted");
+            }
+            for q in pump.queues() {
+                q.mark_behind();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use super::*;
+
+    fn chunk(from: u64, n: usize) -> Chunk {
+        Chunk {
+            from,
+            to: from + n as u64,
+            bytes: vec![b'x'; n].into(),
+        }
+    }
+
+    #[test]
+    fn a_full_queue_marks_the_viewer_behind_and_frees_its_memory() {
+        let q = ViewerQueue::default();
+        for i in 0..16 {
+            q.push(chunk(i * 65_536, 65_536));
+        }
+        assert_eq!(q.queued_bytes(), VIEWER_QUEUE_BYTES);
+        q.push(chunk(16 * 65_536, 1));
+        assert_eq!(q.queued_bytes(), 0, "a viewer behind holds nothing");
+        assert!(matches!(smol::block_on(q.next()), Next::Behind));
+        // Output keeps being dropped until the viewer resumes.
+        q.push(chunk(0, 10));
+        assert_eq!(q.queued_bytes(), 0);
+        q.resume();
+        q.push(chunk(0, 10));
+        assert!(matches!(smol::block_on(q.next()), Next::Chunk(c) if c.bytes.len() == 10));
+    }
+
+    #[test]
+    fn controls_come_first_and_a_newer_presence_replaces_an_older_one() {
+        let q = ViewerQueue::default();
+        q.push(chunk(0, 3));
+        q.control(Control::Presence(Vec::new()));
+        q.control(Control::Size(80, 24));
+        q.control(Control::Presence(vec![]));
+        q.control(Control::Size(100, 30));
+        assert_eq!(
+            match smol::block_on(q.next()) {
+                Next::Control(c) => c,
+                n => panic!("{n:?}"),
+            },
+            Control::Presence(vec![])
+        );
+        assert!(matches!(
+            smol::block_on(q.next()),
+            Next::Control(Control::Size(100, 30))
+        ));
+        assert!(matches!(smol::block_on(q.next()), Next::Chunk(_)));
+        q.control(Control::Close(4403, "x".into()));
+        q.push(chunk(3, 3));
+        assert!(matches!(
+            smol::block_on(q.next()),
+            Next::Control(Control::Close(4403, _))
+        ));
+    }
+}

@@ -1,0 +1,534 @@
+//! Live terminals through the real server and a real tmux (the local node): attach tokens, the
+//! terminal WebSocket seen by two clients written here, the replay of a full-screen program, and
+//! sharing.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use async_tungstenite::tungstenite::client::IntoClientRequest;
+use async_tungstenite::tungstenite::http::HeaderValue;
+use async_tungstenite::tungstenite::{self, Message, WebSocket};
+use common::local::Local;
+use common::{Plane, Resp};
+use serde_json::{Value, json};
+use termplane_proto::Command;
+use termplane_proto::command::SubshellRef;
+
+struct World {
+    p: Plane,
+    admin: String,
+    key_id: String,
+    key: String,
+    node: Local,
+}
+
+fn world() -> World {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let (key_id, key) = p.system_key(&admin);
+    let node = common::local::attach(&p);
+    World {
+        p,
+        admin,
+        key_id,
+        key,
+        node,
+    }
+}
+
+fn until<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(30));
+    }
+}
+
+impl World {
+    fn as_cookie(&self, cookie: &str, method: &str, path: &str, body: Option<Value>) -> Resp {
+        let mut r = self
+            .p
+            .req()
+            .method(method)
+            .path(path)
+            .header("Origin", &self.p.origin())
+            .header("Cookie", cookie);
+        if let Some(b) = body {
+            r = r.json(b);
+        }
+        r.send()
+    }
+
+    fn as_bearer(&self, token: &str, method: &str, path: &str, body: Option<Value>) -> Resp {
+        let mut r = self.p.req().method(method).path(path).bearer(token);
+        if let Some(b) = body {
+            r = r.json(b);
+        }
+        r.send()
+    }
+
+    fn launch_as(&self, cookie: Option<&str>) -> String {
+        let body = json!({
+            "nodeId": self.node.node_id, "harnessId": "shell",
+            "cwd": self.node.work.to_string_lossy(),
+        });
+        let r = match cookie {
+            Some(c) => self.as_cookie(c, "POST", "/api/subshells", Some(body)),
+            None => self.as_bearer(&self.key, "POST", "/api/subshells", Some(body)),
+        };
+        assert_eq!(r.status, 201, "{}", r.text());
+        let id = r.json()["id"].as_str().unwrap().to_owned();
+        until("the pane to run", || {
+            let path = format!("/api/subshells/{id}");
+            let r = match cookie {
+                Some(c) => self.as_cookie(c, "GET", &path, None),
+                None => self.as_bearer(&self.key, "GET", &path, None),
+            };
+            (r.status == 200 && r.json()["state"] == "running").then_some(())
+        });
+        id
+    }
+
+    fn launch(&self) -> String {
+        self.launch_as(None)
+    }
+
+    fn mint_cookie(&self, cookie: &str, subshell: Option<&str>) -> String {
+        let body = subshell.map_or_else(|| json!({}), |s| json!({ "subshellId": s }));
+        let r = self.as_cookie(cookie, "POST", "/api/auth/ws-token", Some(body));
+        assert_eq!(r.status, 201, "{}", r.text());
+        r.json()["token"].as_str().unwrap().to_owned()
+    }
+
+    fn mint_bearer(&self, bearer: &str, subshell: &str) -> Resp {
+        self.as_bearer(
+            bearer,
+            "POST",
+            "/api/auth/ws-token",
+            Some(json!({ "subshellId": subshell })),
+        )
+    }
+
+    fn pane_size(&self, id: &str) -> (u64, u64) {
+        let v = self
+            .node
+            .exec
+            .execute(&Command::PaneSize(SubshellRef {
+                subshell_id: termplane_proto::SubshellId::parse(id).unwrap(),
+            }))
+            .unwrap();
+        (v["cols"].as_u64().unwrap(), v["rows"].as_u64().unwrap())
+    }
+
+    fn type_line(&self, id: &str, text: &str) {
+        let r = self.as_bearer(
+            &self.key,
+            "POST",
+            &format!("/api/subshells/{id}/input"),
+            Some(json!({ "text": text, "keys": ["enter"] })),
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+    }
+
+    fn token_of(&self, id: &str) -> String {
+        self.type_line(id, "echo tok=$TERMPLANE_TOKEN.");
+        until("the pane's token", || {
+            let r = self.as_bearer(
+                &self.key,
+                "GET",
+                &format!("/api/subshells/{id}/screen?lines=50"),
+                None,
+            );
+            let s = r.json()["text"].as_str().unwrap_or("").to_owned();
+            s.split("tok=")
+                .filter_map(|x| x.split('.').next())
+                .find(|t| t.starts_with("tp_"))
+                .map(str::to_owned)
+        })
+    }
+}
+
+/// A terminal client written from the documented frames.
+struct Term {
+    ws: WebSocket<TcpStream>,
+    /// Everything binary received so far (replay and output).
+    bytes: Vec<u8>,
+    /// Every text frame received so far.
+    frames: Vec<Value>,
+    closed: Option<(u16, String)>,
+}
+
+/// Opens the terminal socket; `Err` holds the HTTP refusal's status and error code.
+fn attach(
+    p: &Plane,
+    id: &str,
+    token: &str,
+    extra: &str,
+    origin: Option<&str>,
+) -> Result<Term, (u16, String)> {
+    let url = format!(
+        "ws://{}/api/subshells/{id}/attach?token={token}{extra}",
+        p.addr
+    );
+    let mut req = url.into_client_request().unwrap();
+    if let Some(o) = origin {
+        req.headers_mut()
+            .insert("Origin", HeaderValue::from_str(o).unwrap());
+    }
+    let stream = TcpStream::connect(p.addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_millis(100)))
+        .unwrap();
+    match tungstenite::client::client(req, stream) {
+        Ok((ws, _)) => Ok(Term {
+            ws,
+            bytes: Vec::new(),
+            frames: Vec::new(),
+            closed: None,
+        }),
+        Err(tungstenite::HandshakeError::Failure(tungstenite::Error::Http(resp))) => {
+            let body: Value = resp
+                .body()
+                .as_ref()
+                .and_then(|b| serde_json::from_slice(b).ok())
+                .unwrap_or(Value::Null);
+            Err((
+                resp.status().as_u16(),
+                body["code"].as_str().unwrap_or("").to_owned(),
+            ))
+        }
+        Err(e) => panic!("handshake: {e:?}"),
+    }
+}
+
+impl Term {
+    /// Reads whatever arrives for `wait`.
+    fn pump(&mut self, wait: Duration) {
+        let end = Instant::now() + wait;
+        while Instant::now() < end && self.closed.is_none() {
+            match self.ws.read() {
+                Ok(Message::Binary(b)) => self.bytes.extend_from_slice(&b),
+                Ok(Message::Text(t)) => self.frames.push(serde_json::from_str(t.as_str()).unwrap()),
+                Ok(Message::Close(f)) => {
+                    self.closed = Some(f.map_or((1005, String::new()), |f| {
+                        (u16::from(f.code), f.reason.as_str().to_owned())
+                    }));
+                }
+                Ok(_) => {}
+                Err(tungstenite::Error::Io(e))
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed) => {
+                    self.closed.get_or_insert((1006, String::new()));
+                }
+                Err(e) => panic!("read: {e:?}"),
+            }
+        }
+    }
+
+    /// Reads until `f` holds (at most 20 s).
+    fn until(&mut self, what: &str, f: impl Fn(&Self) -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !f(self) {
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what}; frames {:?}; bytes {:?}",
+                self.frames,
+                String::from_utf8_lossy(&self.bytes)
+            );
+            self.pump(Duration::from_millis(50));
+        }
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.bytes).into_owned()
+    }
+
+    fn has_frame(&self, kind: &str, f: impl Fn(&Value) -> bool) -> bool {
+        self.frames.iter().any(|v| v["type"] == kind && f(v))
+    }
+
+    fn send_text(&mut self, v: Value) {
+        self.ws.send(Message::text(v.to_string())).unwrap();
+    }
+
+    fn type_keys(&mut self, s: &str) {
+        self.ws
+            .send(Message::binary(s.as_bytes().to_vec()))
+            .unwrap();
+    }
+}
+
+#[test]
+fn two_viewers_see_the_same_bytes_and_the_pane_takes_the_smallest_grid() {
+    let w = world();
+    let id = w.launch();
+    let a_tok = w.mint_cookie(&w.admin, None);
+    let b = w.mint_bearer(&w.key, &id);
+    assert_eq!(b.status, 201, "{}", b.text());
+    assert_eq!(b.json()["subshellId"], id.as_str());
+    let b_tok = b.json()["token"].as_str().unwrap().to_owned();
+
+    let mut a = attach(&w.p, &id, &a_tok, "&cols=100&rows=30", Some(&w.p.origin())).unwrap();
+    a.until("attached and its replay", |t| {
+        t.has_frame("attached", |_| true) && !t.bytes.is_empty()
+    });
+    let attached = a.frames.iter().find(|v| v["type"] == "attached").unwrap();
+    assert_eq!(
+        (attached["cols"].as_u64(), attached["rows"].as_u64()),
+        (Some(100), Some(30))
+    );
+    assert_eq!(attached["readOnly"], false);
+    assert!(
+        a.bytes.starts_with(b"\x1bc"),
+        "the replay starts from a reset"
+    );
+    let mut b = attach(&w.p, &id, &b_tok, "&cols=90&rows=25", None).unwrap();
+    b.until("attached", |t| t.has_frame("attached", |_| true));
+    // The pane takes the smallest grid, and every viewer hears of it.
+    until("the pane to be 90x25", || {
+        (w.pane_size(&id) == (90, 25)).then_some(())
+    });
+    a.until("the size frame", |t| {
+        t.has_frame("size", |v| v["cols"] == 90 && v["rows"] == 25)
+    });
+    // Presence: both viewers, each with its grid.
+    b.until("presence of two", |t| {
+        t.has_frame("presence", |v| {
+            v["viewers"].as_array().is_some_and(|a| a.len() == 2)
+        })
+    });
+    // Keystrokes from one viewer; the output reaches both.
+    a.type_keys("echo two-$((20+22))\r");
+    a.until("the echo on a", |t| t.text().contains("two-42"));
+    b.until("the echo on b", |t| t.text().contains("two-42"));
+    // One pump for the pane: the node tails it once, whatever the number of viewers, and the
+    // last viewer out stops it.
+    assert_eq!(w.p.svc.pump_of(&id).unwrap().viewer_count(), 2);
+    drop(a);
+    b.until("presence of one", |t| {
+        t.frames
+            .iter()
+            .rev()
+            .find(|v| v["type"] == "presence")
+            .is_some_and(|v| v["viewers"].as_array().is_some_and(|a| a.len() == 1))
+    });
+    drop(b);
+    until("the pump to stop", || {
+        w.p.svc.pump_of(&id).is_none().then_some(())
+    });
+    // Keepalive.
+    let tok = w.mint_cookie(&w.admin, Some(&id));
+    let mut c = attach(&w.p, &id, &tok, "", None).unwrap();
+    c.send_text(json!({ "type": "ping" }));
+    c.until("pong", |t| t.has_frame("pong", |_| true));
+    // An unknown frame closes with 4400.
+    c.send_text(json!({ "type": "launch-missiles" }));
+    c.until("the close", |t| t.closed.is_some());
+    assert_eq!(c.closed.as_ref().unwrap().0, 4400);
+}
+
+#[test]
+fn attach_tokens_are_single_use_bound_short_lived_and_die_with_their_minter() {
+    let w = world();
+    let one = w.launch();
+    let two = w.launch();
+    // Bound to `one`: refused on `two` (and spent by that attempt).
+    let tok = w.mint_bearer(&w.key, &one).json()["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        attach(&w.p, &two, &tok, "", None).err(),
+        Some((403, "ATTACH_TOKEN_BOUND".into()))
+    );
+    assert_eq!(
+        attach(&w.p, &one, &tok, "", None).err(),
+        Some((401, "ATTACH_TOKEN_INVALID".into()))
+    );
+    // Single use: a second attach with a token that opened a socket is refused.
+    let tok = w.mint_bearer(&w.key, &one).json()["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let _open = attach(&w.p, &one, &tok, "", None).unwrap();
+    assert_eq!(
+        attach(&w.p, &one, &tok, "", None).err(),
+        Some((401, "ATTACH_TOKEN_INVALID".into()))
+    );
+    // 30 seconds.
+    let tok = w.mint_cookie(&w.admin, None);
+    w.p.clock.advance_ms(30_001);
+    assert_eq!(
+        attach(&w.p, &one, &tok, "", None).err(),
+        Some((401, "ATTACH_TOKEN_INVALID".into()))
+    );
+    // A bearer must name the pane; a session's own credential never opens the socket.
+    let r = w.as_bearer(&w.key, "POST", "/api/auth/ws-token", Some(json!({})));
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(
+        attach(&w.p, &one, "tpa_notatoken", "", None).err(),
+        Some((401, "ATTACH_TOKEN_INVALID".into()))
+    );
+    assert_eq!(
+        attach(&w.p, &one, &w.key, "", None).err(),
+        Some((401, "ATTACH_TOKEN_INVALID".into()))
+    );
+    // A browser upgrade from an untrusted Origin.
+    let tok = w.mint_cookie(&w.admin, None);
+    assert_eq!(
+        attach(&w.p, &one, &tok, "", Some("https://evil.example")).err(),
+        Some((403, "ORIGIN_REJECTED".into()))
+    );
+    // A pane's token mints for its own pane only.
+    let pane = w.token_of(&one);
+    assert_eq!(w.mint_bearer(&pane, &two).status, 403);
+    let own = w.mint_bearer(&pane, &one);
+    assert_eq!(own.status, 201, "{}", own.text());
+    // Dies with its minter: a token minted by a system key that is then disabled.
+    let tok = w.mint_bearer(&w.key, &one).json()["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let r = w.as_cookie(
+        &w.admin,
+        "POST",
+        &format!("/api/system-keys/{}/disable", w.key_id),
+        Some(json!({})),
+    );
+    assert!(r.status < 300, "{}", r.text());
+    assert_eq!(
+        attach(&w.p, &one, &tok, "", None).err(),
+        Some((401, "ATTACH_TOKEN_INVALID".into()))
+    );
+}
+
+#[test]
+fn coming_back_to_a_full_screen_program_restores_its_screen_and_modes() {
+    let w = world();
+    let id = w.launch();
+    w.type_line(
+        &id,
+        "printf '\\033[?1049h\\033[?1h\\033=\\033[?2004h\\033[2J\\033[3;4HFULL-SCREEN'; sleep 600",
+    );
+    let tok = w.mint_cookie(&w.admin, Some(&id));
+    let mut t = attach(&w.p, &id, &tok, "", None).unwrap();
+    t.until("the replay", |t| t.text().contains("FULL-SCREEN"));
+    let (cols, rows) = w.pane_size(&id);
+    let mut vt = vt100::Parser::new(
+        u16::try_from(rows).unwrap(),
+        u16::try_from(cols).unwrap(),
+        0,
+    );
+    vt.process(&t.bytes);
+    let s = vt.screen();
+    assert!(
+        s.alternate_screen(),
+        "the program's alternate screen is back"
+    );
+    assert!(s.application_cursor() && s.application_keypad() && s.bracketed_paste());
+    assert_eq!(s.cell(2, 3).unwrap().contents(), "F");
+}
+
+#[test]
+fn a_read_share_watches_a_write_share_types_and_revoking_closes_the_socket() {
+    let w = world();
+    let id = w.launch_as(Some(&w.admin));
+    let bob_id = w.p.create_user(&w.admin, "bob@example.test", "user");
+    let bob = w.p.sign_in("bob@example.test", common::PASSWORD);
+    // Not shared: bob cannot see it, or attach.
+    let r = w.as_cookie(
+        &bob,
+        "POST",
+        "/api/auth/ws-token",
+        Some(json!({ "subshellId": id })),
+    );
+    assert_eq!(r.status, 404, "{}", r.text());
+    // Sharing routes take a session only.
+    let share = format!("/api/subshells/{id}/shares/{bob_id}");
+    let r = w.as_bearer(&w.key, "PUT", &share, Some(json!({ "access": "read" })));
+    assert_eq!(r.status, 403, "{}", r.text());
+    let r = w.as_cookie(&w.admin, "PUT", &share, Some(json!({ "access": "read" })));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let r = w.as_cookie(
+        &w.admin,
+        "GET",
+        &format!("/api/subshells/{id}/shares"),
+        None,
+    );
+    assert_eq!(r.json()[0]["access"], "read");
+    // A read share watches: attach is read-only; keys and resizes are refused.
+    let tok = w.mint_cookie(&bob, Some(&id));
+    let mut t = attach(&w.p, &id, &tok, "&cols=40&rows=10", None).unwrap();
+    t.until("attached", |t| {
+        t.has_frame("attached", |v| v["readOnly"] == true)
+    });
+    t.type_keys("echo sneaky-$((1+1))\r");
+    t.until("the refusal", |t| {
+        t.has_frame("error", |v| v["code"] == "READ_ONLY")
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        !w.node_screen(&id).contains("sneaky-2"),
+        "a read share typed"
+    );
+    // Its grid does not shrink the pane.
+    assert_ne!(w.pane_size(&id), (40, 10));
+    // Upgrading the share closes the socket (4403); the next attach can type.
+    let r = w.as_cookie(&w.admin, "PUT", &share, Some(json!({ "access": "write" })));
+    assert_eq!(r.status, 200, "{}", r.text());
+    t.until("the close", |t| t.closed.is_some());
+    assert_eq!(t.closed.as_ref().unwrap().0, 4403);
+    let tok = w.mint_cookie(&bob, Some(&id));
+    let mut t = attach(&w.p, &id, &tok, "", None).unwrap();
+    t.until("attached", |t| {
+        t.has_frame("attached", |v| v["readOnly"] == false)
+    });
+    t.type_keys("echo shared-$((2+3))\r");
+    t.until("bob's echo", |t| t.text().contains("shared-5"));
+    // Revoking closes bob's socket; bob no longer sees the pane.
+    let r = w.as_cookie(&w.admin, "DELETE", &share, None);
+    assert_eq!(r.status, 204, "{}", r.text());
+    t.until("the close", |t| t.closed.is_some());
+    assert_eq!(t.closed.as_ref().unwrap().0, 4403);
+    let r = w.as_cookie(&bob, "GET", &format!("/api/subshells/{id}"), None);
+    assert_eq!(r.status, 404);
+    let r = w.as_cookie(&w.admin, "DELETE", &share, None);
+    assert_eq!(r.status, 404, "revoking twice");
+}
+
+impl World {
+    fn node_screen(&self, id: &str) -> String {
+        let r = self.as_cookie(
+            &self.admin,
+            "GET",
+            &format!("/api/subshells/{id}/screen"),
+            None,
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+        r.json()["text"].as_str().unwrap_or("").to_owned()
+    }
+}
+
+#[test]
+fn deleting_a_subshell_closes_its_viewers_with_4404() {
+    let w = world();
+    let id = w.launch();
+    let tok = w.mint_cookie(&w.admin, Some(&id));
+    let mut t = attach(&w.p, &id, &tok, "", None).unwrap();
+    t.until("attached", |t| t.has_frame("attached", |_| true));
+    let r = w.as_bearer(&w.key, "DELETE", &format!("/api/subshells/{id}"), None);
+    assert_eq!(r.status, 204, "{}", r.text());
+    t.until("the close", |t| t.closed.is_some());
+    let (code, _) = t.closed.clone().unwrap();
+    // The kill may be seen first as the program's exit (1000), or the deletion (4404).
+    assert!(code == 4404 || code == 1000, "{code}");
+}
