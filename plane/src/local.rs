@@ -110,7 +110,9 @@ pub async fn start(svc: &Arc<Service>, plane_data_dir: &Path) -> Result<(), Stri
         .spawn(move || {
             while let Ok(e) = output.recv() {
                 // Terminal output goes straight to the pane's viewers, without waiting.
-                if let Event::Output(o) = &e {
+                if let Event::Output(o) = &e
+                    && crate::service::terminals::is_viewer_tail(&o.sub_id)
+                {
                     router.route_output(&local_id, o);
                     continue;
                 }

@@ -532,3 +532,59 @@ fn deleting_a_subshell_closes_its_viewers_with_4404() {
     // The kill may be seen first as the program's exit (1000), or the deletion (4404).
     assert!(code == 4404 || code == 1000, "{code}");
 }
+
+#[test]
+fn a_pane_token_never_reaches_a_pane_merely_shared_with_its_owner() {
+    let w = world();
+    // The admin's pane, and the admin's pane's own token.
+    let own = w.launch_as(Some(&w.admin));
+    let r = w.as_cookie(
+        &w.admin,
+        "POST",
+        &format!("/api/subshells/{own}/input"),
+        Some(json!({ "text": "echo tok=$TERMPLANE_TOKEN.", "keys": ["enter"] })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let pane = until("the pane's token", || {
+        let s = w.node_screen(&own);
+        s.split("tok=")
+            .filter_map(|x| x.split('.').next())
+            .find(|t| t.starts_with("tp_"))
+            .map(str::to_owned)
+    });
+    // Another person's pane, shared with the admin for writing.
+    w.p.create_user(&w.admin, "carol@example.test", "admin");
+    let carol = w.p.sign_in("carol@example.test", common::PASSWORD);
+    let theirs = w.launch_as(Some(&carol));
+    let admin_id = w
+        .as_cookie(&w.admin, "GET", "/api/users", None)
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["email"] == common::ADMIN)
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let r = w.as_cookie(
+        &carol,
+        "PUT",
+        &format!("/api/subshells/{theirs}/shares/{admin_id}"),
+        Some(json!({ "access": "write" })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    // The pane acts as its owner, but never through a share (nor with an admin's boost).
+    let r = w.as_bearer(&pane, "GET", &format!("/api/subshells/{theirs}"), None);
+    assert_eq!(r.status, 404, "{}", r.text());
+    let r = w.as_bearer(
+        &pane,
+        "POST",
+        &format!("/api/subshells/{theirs}/input"),
+        Some(json!({ "text": "echo no" })),
+    );
+    assert_eq!(r.status, 404, "{}", r.text());
+    assert_eq!(w.mint_bearer(&pane, &theirs).status, 403);
+    // Its own pane it still reaches.
+    assert_eq!(w.mint_bearer(&pane, &own).status, 201);
+}

@@ -140,7 +140,7 @@ pub(super) fn attach_socket(
             Err(e) => return refuse(&e, &req_id),
         };
         let first = async {
-            svc.fit(&handle.pump, &grant.row).await?;
+            svc.fit(&handle.pump).await?;
             svc.read_replay(&grant.row).await
         };
         let replay = match first.await {
@@ -381,7 +381,8 @@ impl Session {
                 Ok(f) => f,
                 Err(_) => return Some(End::Close(4400, "not a known frame".into())),
             },
-            Message::Close(_) => return Some(End::Gone),
+            // Answered with our own close frame (the closing handshake), not a bare TCP close.
+            Message::Close(_) => return Some(End::Close(1000, String::new())),
             Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => return None,
         };
         match frame {
@@ -408,11 +409,7 @@ impl Session {
                     .await)
                         .then_some(End::Gone);
                 }
-                match self
-                    .svc
-                    .viewer_grid(&self.handle, &self.grant.row, Some((cols, rows)))
-                    .await
-                {
+                match self.svc.viewer_grid(&self.handle, Some((cols, rows))).await {
                     Ok(()) => None,
                     Err(e) => (!Self::refuse_frame(ws, "RESIZE_FAILED", &e.message).await)
                         .then_some(End::Gone),

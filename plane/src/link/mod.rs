@@ -505,7 +505,9 @@ impl PlaneHooks for Hooks {
                         .await;
                 }
             }
-            PlaneAction::Event(termplane_proto::Event::Output(o)) => {
+            PlaneAction::Event(termplane_proto::Event::Output(o))
+                if crate::service::terminals::is_viewer_tail(&o.sub_id) =>
+            {
                 // Terminal output goes straight to the pane's viewers, without waiting.
                 self.svc.route_output(&self.node_id, &o);
             }

@@ -42,6 +42,14 @@ pub const REPLAY_HISTORY_LINES: u32 = 2_000;
 /// Prefix of attach tokens (never accepted as a bearer credential).
 pub const ATTACH_TOKEN_PREFIX: &str = "tpa_";
 
+/// Whether a tail key is a terminal pump's (`view-<subshell id>`): its `output` events go to
+/// the pane's viewers, not to the node's event log (other tails, started with the admin command
+/// route, stay readable at `GET /api/nodes/{id}/events`).
+#[must_use]
+pub fn is_viewer_tail(sub_id: &str) -> bool {
+    sub_id.starts_with(pump::VIEWER_TAIL_PREFIX)
+}
+
 /// What minted a token; checked again when the token is presented.
 #[derive(Clone, Debug)]
 enum Minter {
@@ -280,6 +288,8 @@ impl Service {
         }
         let c = self.caller_of(&grant.minter).await?;
         let (row, can_write) = self.reach_for_attach(&c, id).await?;
+        // A pane that does not run has nothing to attach to (its log stays readable over REST).
+        self.require_live(&row)?;
         Ok(AttachGrant {
             row,
             user_id: c.user().id.clone(),
@@ -411,14 +421,15 @@ impl Service {
     /// Resizes a pane to `cols` × `rows`.
     pub async fn resize_pane(
         &self,
-        row: &store::Subshell,
+        node_id: &str,
+        subshell_id: &str,
         cols: u16,
         rows: u16,
     ) -> Result<(), ApiError> {
-        let sid = SubshellId::parse(&row.id).map_err(|_| ApiError::internal())?;
+        let sid = SubshellId::parse(subshell_id).map_err(|_| ApiError::internal())?;
         let r = self
             .node_command(
-                &row.node_id,
+                node_id,
                 Command::Resize(Resize {
                     subshell_id: sid,
                     cols,

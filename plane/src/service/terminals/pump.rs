@@ -19,6 +19,9 @@ use crate::api::terminals::Viewer;
 use crate::error::ApiError;
 use crate::store;
 
+/// Prefix of the tail keys of pumps.
+pub const VIEWER_TAIL_PREFIX: &str = "view-";
+
 /// Most bytes of output waiting for one viewer before it counts as behind.
 pub const VIEWER_QUEUE_BYTES: usize = 1024 * 1024;
 
@@ -222,7 +225,7 @@ impl Pump {
     /// The tail key of this pane on its node.
     #[must_use]
     pub fn sub_id(&self) -> String {
-        format!("view-{}", self.subshell_id)
+        format!("{VIEWER_TAIL_PREFIX}{}", self.subshell_id)
     }
 
     fn presence(&self) -> Vec<Viewer> {
@@ -356,6 +359,10 @@ impl Service {
             .unwrap_or(true);
         if !empty {
             self.broadcast_presence(pump);
+            // The grid follows the viewers that remain.
+            if let Err(e) = self.fit(pump).await {
+                tracing::debug!(subshell = %pump.subshell_id, code = e.code, "grid not refitted");
+            }
             return;
         }
         let mut running = pump.tail.lock().await;
@@ -398,7 +405,7 @@ impl Service {
     /// Fans one `output` event of node `node_id` out to the viewers of its pane, without
     /// waiting. An event for a tail this plane did not start, or from another node, is dropped.
     pub fn route_output(&self, node_id: &str, o: &Output) {
-        let Some(id) = o.sub_id.strip_prefix("view-") else {
+        let Some(id) = o.sub_id.strip_prefix(VIEWER_TAIL_PREFIX) else {
             return;
         };
         let Some(pump) = self.pump_of(id) else { return };
@@ -446,7 +453,6 @@ impl Service {
     pub async fn viewer_grid(
         &self,
         h: &ViewerHandle,
-        row: &store::Subshell,
         grid: Option<(u16, u16)>,
     ) -> Result<(), ApiError> {
         if let Ok(mut s) = h.pump.state.lock()
@@ -455,11 +461,11 @@ impl Service {
             e.info.cols = grid.map(|g| g.0);
             e.info.rows = grid.map(|g| g.1);
         }
-        self.fit(&h.pump, row).await
+        self.fit(&h.pump).await
     }
 
     /// Fits the pane to the smallest typing viewer's grid.
-    pub async fn fit(&self, pump: &Pump, row: &store::Subshell) -> Result<(), ApiError> {
+    pub async fn fit(&self, pump: &Pump) -> Result<(), ApiError> {
         let Some(want) = pump.smallest_grid() else {
             return Ok(());
         };
@@ -473,7 +479,8 @@ impl Service {
             })
             .unwrap_or(false);
         if changed {
-            self.resize_pane(row, want.0, want.1).await?;
+            self.resize_pane(&pump.node_id, &pump.subshell_id, want.0, want.1)
+                .await?;
             for q in pump.queues() {
                 q.control(Control::Size(want.0, want.1));
             }

@@ -1,0 +1,319 @@
+//! Live terminals end to end with real processes on loopback: a `termplane serve` plane (with its
+//! local node) and an enrolled `termplane-node run`, and terminal clients written here from the
+//! documented frames (`/docs/terminal`): one contract for a local and a remote pane.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod support;
+
+use std::net::TcpStream;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use async_tungstenite::tungstenite::client::IntoClientRequest;
+use async_tungstenite::tungstenite::{self, Message, WebSocket};
+use serde_json::{Value, json};
+use support::{WAIT, World, http, wait_until};
+
+const NODE: &str = env!("CARGO_BIN_EXE_termplane-node");
+
+fn world(tag: &str) -> World {
+    assert!(
+        std::process::Command::new("tmux")
+            .arg("-V")
+            .output()
+            .is_ok_and(|o| o.status.success()),
+        "these tests need tmux"
+    );
+    let mut w = World::new(tag, Path::new(NODE));
+    w.start_node();
+    w.wait_online(WAIT);
+    w
+}
+
+fn local_node(w: &World) -> String {
+    let nodes = w.get("/api/nodes").json();
+    nodes
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["isLocal"] == true)
+        .unwrap()["nodeId"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+fn call(w: &World, cookie: &str, method: &str, path: &str, body: Option<&Value>) -> support::Resp {
+    let origin = w.base();
+    let mut h = vec![("Cookie", cookie)];
+    if method != "GET" {
+        h.push(("Origin", origin.as_str()));
+    }
+    http(w.port, method, path, &h, body).unwrap()
+}
+
+fn shell_on(w: &World, node: &str) -> String {
+    let body = json!({ "nodeId": node, "harnessId": "shell", "cwd": w.dir.join("work").display().to_string() });
+    let r = w.post("/api/subshells", &body);
+    assert_eq!(r.status, 201, "{}", r.text());
+    let id = r.json()["id"].as_str().unwrap().to_owned();
+    wait_until("the pane to run", WAIT, || {
+        (w.get(&format!("/api/subshells/{id}")).json()["state"] == "running").then_some(())
+    });
+    id
+}
+
+fn mint(w: &World, cookie: &str, id: &str) -> String {
+    let r = call(
+        w,
+        cookie,
+        "POST",
+        "/api/auth/ws-token",
+        Some(&json!({ "subshellId": id })),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    r.json()["token"].as_str().unwrap().to_owned()
+}
+
+/// A terminal client.
+struct Term {
+    ws: WebSocket<TcpStream>,
+    bytes: Vec<u8>,
+    frames: Vec<Value>,
+}
+
+fn attach(w: &World, id: &str, token: &str, extra: &str) -> Result<Term, u16> {
+    let url = format!(
+        "ws://127.0.0.1:{}/api/subshells/{id}/attach?token={token}{extra}",
+        w.port
+    );
+    let req = url.into_client_request().unwrap();
+    let stream = TcpStream::connect(("127.0.0.1", w.port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_millis(50)))
+        .unwrap();
+    match tungstenite::client::client(req, stream) {
+        Ok((ws, _)) => Ok(Term {
+            ws,
+            bytes: Vec::new(),
+            frames: Vec::new(),
+        }),
+        Err(tungstenite::HandshakeError::Failure(tungstenite::Error::Http(r))) => {
+            Err(r.status().as_u16())
+        }
+        Err(e) => panic!("handshake: {e:?}"),
+    }
+}
+
+impl Term {
+    fn pump(&mut self, wait: Duration) {
+        let end = Instant::now() + wait;
+        while Instant::now() < end {
+            match self.ws.read() {
+                Ok(Message::Binary(b)) => self.bytes.extend_from_slice(&b),
+                Ok(Message::Text(t)) => self.frames.push(serde_json::from_str(t.as_str()).unwrap()),
+                Ok(_) => {}
+                Err(tungstenite::Error::Io(e))
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(e) => panic!("read: {e:?}"),
+            }
+        }
+    }
+
+    fn until(&mut self, what: &str, f: impl Fn(&Self) -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !f(self) {
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what}; frames {:?}; bytes {:?}",
+                self.frames,
+                String::from_utf8_lossy(&self.bytes)
+            );
+            self.pump(Duration::from_millis(50));
+        }
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.bytes).into_owned()
+    }
+
+    fn has(&self, kind: &str, f: impl Fn(&Value) -> bool) -> bool {
+        self.frames.iter().any(|v| v["type"] == kind && f(v))
+    }
+
+    fn keys(&mut self, s: &str) {
+        self.ws
+            .send(Message::binary(s.as_bytes().to_vec()))
+            .unwrap();
+    }
+
+    /// Closes and waits (briefly) for the plane's answer; whatever ends the socket is fine here.
+    fn close(mut self) {
+        let _ = self.ws.close(None);
+        let end = Instant::now() + Duration::from_millis(500);
+        while Instant::now() < end {
+            match self.ws.read() {
+                Ok(_) => {}
+                Err(tungstenite::Error::Io(e))
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(_) => return,
+            }
+        }
+    }
+}
+
+/// Two clients on one pane: both get the replay, the pane takes the smaller grid, and the live
+/// bytes after that are the same for both.
+fn two_clients_on(w: &World, id: &str) {
+    let mut a = attach(w, id, &mint(w, &w.cookie, id), "&cols=100&rows=30").unwrap();
+    a.until("a's replay", |t| {
+        t.has("attached", |_| true) && !t.bytes.is_empty()
+    });
+    let mut b = attach(w, id, &mint(w, &w.cookie, id), "&cols=80&rows=24").unwrap();
+    b.until("b's replay", |t| {
+        t.has("attached", |_| true) && !t.bytes.is_empty()
+    });
+    a.until("the smaller grid", |t| {
+        t.has("size", |v| v["cols"] == 80 && v["rows"] == 24)
+    });
+    b.until("presence of both", |t| {
+        t.has("presence", |v| {
+            v["viewers"].as_array().is_some_and(|a| a.len() == 2)
+        })
+    });
+    // Let the resize's redraw pass, then compare what each receives from here on.
+    a.pump(Duration::from_millis(500));
+    b.pump(Duration::from_millis(500));
+    let (a0, b0) = (a.bytes.len(), b.bytes.len());
+    a.keys("echo both-$((40+2))\r");
+    a.until("the echo on a", |t| t.text().contains("both-42"));
+    b.until("the echo on b", |t| t.text().contains("both-42"));
+    a.pump(Duration::from_millis(500));
+    b.pump(Duration::from_millis(500));
+    assert_eq!(
+        String::from_utf8_lossy(&a.bytes[a0..]),
+        String::from_utf8_lossy(&b.bytes[b0..]),
+        "the two viewers saw different bytes"
+    );
+    a.close();
+    b.close();
+}
+
+#[test]
+fn two_clients_see_the_same_bytes_and_the_smallest_grid_on_a_local_and_a_remote_pane() {
+    let w = world("term-two");
+    let remote = shell_on(&w, &w.node_id);
+    two_clients_on(&w, &remote);
+    let local = shell_on(&w, &local_node(&w));
+    two_clients_on(&w, &local);
+    // A token bound to the remote pane is refused on the local one, and spent by the attempt.
+    let tok = mint(&w, &w.cookie, &remote);
+    assert_eq!(attach(&w, &local, &tok, "").err(), Some(403));
+    assert_eq!(attach(&w, &remote, &tok, "").err(), Some(401));
+}
+
+#[test]
+fn vim_on_a_remote_pane_still_takes_arrow_keys_after_a_reattach() {
+    let Some(vim) = ["vim", "vim.tiny"].into_iter().find(|v| {
+        std::process::Command::new(v)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }) else {
+        assert!(std::env::var_os("CI").is_none(), "vim is missing");
+        return;
+    };
+    let w = world("term-vim");
+    let id = shell_on(&w, &w.node_id);
+    let file = w.dir.join("work").join("notes.txt");
+    let body: String = (1..=200).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(&file, body).unwrap();
+    let mut t = attach(&w, &id, &mint(&w, &w.cookie, &id), "&cols=80&rows=24").unwrap();
+    t.until("attached", |t| t.has("attached", |_| true));
+    t.keys(&format!("{vim} -u NONE -i NONE -N -n {}\r", file.display()));
+    t.until("vim", |t| t.text().contains("line 20"));
+    t.pump(Duration::from_millis(300));
+    t.close();
+    // Come back: the replay must leave the terminal on vim's alternate screen in vim's modes.
+    let mut t = attach(&w, &id, &mint(&w, &w.cookie, &id), "&cols=80&rows=24").unwrap();
+    t.until("the replay", |t| t.text().contains("line 20"));
+    let mut vt = vt100::Parser::new(24, 80, 0);
+    vt.process(&t.bytes);
+    let before = vt.screen().cursor_position();
+    assert!(vt.screen().alternate_screen(), "not on vim's screen");
+    assert!(
+        vt.screen().application_cursor(),
+        "vim's cursor-key mode was lost"
+    );
+    // What a terminal in that mode sends for Down, three times.
+    let replayed = t.bytes.len();
+    t.keys("\x1bOB\x1bOB\x1bOB");
+    t.until("vim to move", |t| t.bytes.len() > replayed);
+    t.pump(Duration::from_millis(300));
+    vt.process(&t.bytes[replayed..]);
+    assert_eq!(
+        vt.screen().cursor_position(),
+        (before.0 + 3, before.1),
+        "the arrow keys did not move vim's cursor"
+    );
+    t.keys("\x1b:q!\r");
+    t.close();
+}
+
+#[test]
+fn a_read_only_share_on_a_remote_pane_cannot_type() {
+    let w = world("term-share");
+    let id = shell_on(&w, &w.node_id);
+    let r = w.post(
+        "/api/users",
+        &json!({ "email": "bob@example.test", "displayName": "Bob", "password": "another horse battery", "role": "user" }),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let bob_id = r.json()["id"].as_str().unwrap().to_owned();
+    let r = http(
+        w.port,
+        "POST",
+        "/api/auth/sign-in",
+        &[("Origin", w.base().as_str())],
+        Some(&json!({ "email": "bob@example.test", "password": "another horse battery" })),
+    )
+    .unwrap();
+    let bob = r
+        .header("set-cookie")
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
+    let r = call(
+        &w,
+        &w.cookie,
+        "PUT",
+        &format!("/api/subshells/{id}/shares/{bob_id}"),
+        Some(&json!({ "access": "read" })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let mut t = attach(&w, &id, &mint(&w, &bob, &id), "").unwrap();
+    t.until("attached read-only", |t| {
+        t.has("attached", |v| v["readOnly"] == true)
+    });
+    t.keys("echo from-bob-$((1+1))\r");
+    t.until("the refusal", |t| {
+        t.has("error", |v| v["code"] == "READ_ONLY")
+    });
+    // The owner watching the same pane sees nothing of it.
+    let mut owner = attach(&w, &id, &mint(&w, &w.cookie, &id), "").unwrap();
+    owner.until("attached", |t| t.has("attached", |_| true));
+    owner.keys("echo owner-$((2+2))\r");
+    owner.until("the owner's echo", |t| t.text().contains("owner-4"));
+    t.until("the owner's echo on bob's screen", |t| {
+        t.text().contains("owner-4")
+    });
+    assert!(!owner.text().contains("from-bob-2"), "a read share typed");
+}

@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""termplane beside the termbench peers (ttyd, terminado, tmux, the pty floor).
+
+Starts a release `termplane serve` on loopback with a fresh data directory, creates the first
+account and a system key, launches a shell pane on the plane's own host (`--node local`) or on an
+enrolled `termplane-node` started here (`--node remote`), and drives the pane's terminal
+WebSocket through termbench's procedures: keystroke-echo latency, then throughput to one viewer.
+Every connection mints its own attach token (`POST /api/auth/ws-token`, as a browser would).
+Prints one JSON line, like every termbench script.
+
+    TERMBENCH_DIR=/path/to/termbench python3 benches/termbench/bench_termplane.py \
+        --node local --samples 1000
+
+Needs the release binaries (`cargo build --release -p termplane -p termplane-node`) and a
+termbench checkout (its `tbcommon.py`) at $TERMBENCH_DIR.
+"""
+import argparse
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+TB = os.environ.get("TERMBENCH_DIR")
+if not TB or not os.path.exists(os.path.join(TB, "tbcommon.py")):
+    sys.exit("set TERMBENCH_DIR to a termbench checkout (the folder holding tbcommon.py)")
+sys.path.insert(0, TB)
+import tbcommon as tb  # noqa: E402
+
+
+def api(port, method, path, body=None, cookie=None, bearer=None):
+    """One JSON request to the plane; (status, parsed body, headers)."""
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method)
+    req.add_header("Content-Type", "application/json")
+    req.add_header("Origin", f"http://127.0.0.1:{port}")
+    if cookie:
+        req.add_header("Cookie", cookie)
+    if bearer:
+        req.add_header("Authorization", f"Bearer {bearer}")
+    try:
+        with urllib.request.urlopen(req, timeout=15) as r:
+            raw = r.read()
+            return r.status, (json.loads(raw) if raw else None), r.headers
+    except urllib.error.HTTPError as e:
+        raw = e.read()
+        return e.code, (json.loads(raw) if raw else None), e.headers
+
+
+def until(what, f, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        v = f()
+        if v:
+            return v
+        time.sleep(0.05)
+    raise TimeoutError(f"timed out waiting for {what}")
+
+
+class TermplaneProto(tb.Proto):
+    """termplane's terminal WebSocket (its frames are on the plane's /docs/terminal page)."""
+    name = "termplane"
+    text = False
+    frame_format = ("mint a 30 s single-use token (POST /api/auth/ws-token), then "
+                    "GET /api/subshells/{id}/attach?token=…&cols=80&rows=24. server->client: text "
+                    "JSON control frames (attached, size, presence, resync, pong, error, exit), "
+                    "binary frames of terminal bytes (first the replay, then live output). "
+                    "client->server: binary frames of keystrokes (UTF-8) or JSON text frames "
+                    "(input, resize, ping). No permessage-deflate. Per-viewer queue bounded at "
+                    "1 MiB: a viewer that falls behind gets a fresh replay, never stalls the pane.")
+
+    def __init__(self, key, subshell):
+        self.key = key
+        self.subshell = subshell
+
+    def url(self, port):
+        status, body, _ = api(port, "POST", "/api/auth/ws-token",
+                              {"subshellId": self.subshell}, bearer=self.key)
+        if status != 201:
+            raise RuntimeError(f"ws-token: {status} {body}")
+        return (f"ws://127.0.0.1:{port}/api/subshells/{self.subshell}/attach"
+                f"?token={body['token']}&cols=80&rows=24")
+
+    async def handshake(self, term):
+        # `attached`, then the replay (one binary frame): the screen so far, not new output.
+        seen_attached = False
+        async with asyncio.timeout(15):
+            while True:
+                m = await term.ws.recv()
+                if isinstance(m, str):
+                    if json.loads(m).get("type") == "attached":
+                        seen_attached = True
+                elif seen_attached:
+                    return
+
+    def enc_input(self, s):
+        return s.encode()
+
+    async def on_msg(self, term, msg):
+        if isinstance(msg, str):
+            if json.loads(msg).get("type") == "exit":
+                raise EOFError("termplane: the pane exited")
+            return None
+        return bytes(msg)
+
+
+def start(args, tmp):
+    """The plane (and the node, for --node remote), set up; (plane Server, node Server|None, port,
+    key, subshell id)."""
+    port = tb.free_port()
+    home = os.path.join(tmp, "home")
+    os.makedirs(home, exist_ok=True)
+    env = tb.shell_env()
+    env["HOME"] = home
+    env["RUST_LOG"] = "warn"
+    plane = tb.Server([os.path.join(args.bin_dir, "termplane"), "serve", "--data-dir",
+                       os.path.join(tmp, "plane"), "--listen", f"127.0.0.1:{port}"],
+                      env=env, name="termplane")
+    node = None
+    tb.wait_port(port, proc=plane.proc)
+    email, password = "bench@example.test", "correct horse battery staple"
+    st, body, _ = api(port, "POST", "/api/setup", {"email": email, "displayName": "Bench",
+                                                  "password": password})
+    assert st == 201, (st, body)
+    st, body, headers = api(port, "POST", "/api/auth/sign-in",
+                            {"email": email, "password": password})
+    assert st == 200, (st, body)
+    cookie = headers["Set-Cookie"].split(";")[0]
+    st, body, _ = api(port, "POST", "/api/system-keys", {"name": "bench"}, cookie=cookie)
+    assert st == 201, (st, body)
+    key = body["key"]
+    if args.node == "local":
+        st, nodes, _ = api(port, "GET", "/api/nodes", bearer=key)
+        node_id = next(n["nodeId"] for n in nodes if n["isLocal"])
+    else:
+        st, body, _ = api(port, "POST", "/api/setup-keys", None, cookie=cookie)
+        assert st == 201, (st, body)
+        cfg = os.path.join(tmp, "node.json")
+        node_bin = os.path.join(args.bin_dir, "termplane-node")
+        subprocess.run([node_bin, "enroll", "--server", f"http://127.0.0.1:{port}",
+                        "--setup-key", body["key"], "--name", "bench", "--config", cfg],
+                       env=env, check=True, capture_output=True, timeout=60)
+        with open(cfg) as f:
+            node_id = json.load(f)["nodeId"]
+        node = tb.Server([node_bin, "run", "--config", cfg], env=env, name="termplane-node")
+        until("the node online", lambda: api(port, "GET", f"/api/nodes/{node_id}",
+                                             cookie=cookie)[1].get("liveness") == "online")
+        st, body, _ = api(port, "PUT", f"/api/nodes/{node_id}/system-access",
+                          {"allowed": True}, cookie=cookie)
+        assert st == 200, (st, body)
+    work = os.path.join(tmp, "work")
+    os.makedirs(work, exist_ok=True)
+    st, body, _ = api(port, "POST", "/api/subshells",
+                      {"nodeId": node_id, "harnessId": "shell", "cwd": work}, bearer=key)
+    assert st == 201, (st, body)
+    sid = body["id"]
+    until("the pane running", lambda: api(port, "GET", f"/api/subshells/{sid}",
+                                          bearer=key)[1].get("state") == "running")
+    return plane, node, port, key, sid
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--node", choices=["local", "remote"], default="local",
+                   help="the pane on the plane's own host, or on an enrolled node daemon")
+    p.add_argument("--bin-dir", default=os.path.join(ROOT, "target", "release"))
+    tb.common_args(p)
+    args = p.parse_args()
+    tb.ensure_env(("websockets",))
+    tmp = tempfile.mkdtemp(prefix="termbench-termplane-")
+    plane = node = None
+    try:
+        plane, node, port, key, sid = start(args, tmp)
+        version = subprocess.run([os.path.join(args.bin_dir, "termplane"), "--version"],
+                                 capture_output=True, text=True).stdout.strip()
+        extra = {"peer": f"termplane-{args.node}", "version": version,
+                 "server_cmd": f"termplane serve; shell pane on the {args.node} node"}
+        proto = TermplaneProto(key, sid)
+        proto.name = f"termplane-{args.node}"
+        res = asyncio.run(tb.run_ws_bench(proto, port, plane, args, extra))
+        if node is not None:
+            res["node_rss_kib"] = node.mem()
+            res["node_pid_cpu_s_total"] = node.cpu_s()
+    except Exception as e:  # the result line says what failed
+        res = tb.error_result(f"termplane-{args.node}", e, plane)
+    finally:
+        if node is not None:
+            node.stop()
+        if plane is not None:
+            plane.stop()
+    tb.emit(res)
+
+
+if __name__ == "__main__":
+    main()
