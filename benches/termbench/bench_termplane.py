@@ -89,6 +89,11 @@ class TermplaneProto(tb.Proto):
     async def handshake(self, term):
         # `attached`, then the replay (one binary frame): the screen so far, not new output.
         seen_attached = False
+        # The plane writes `attached` and the replay right after its 101, often in the same TCP
+        # segment; termbench's lean client keeps those bytes but parses only after its next
+        # read, which never comes while the pane is quiet. Parse what it already holds.
+        if hasattr(term, "_parse"):
+            await term._parse()
         async with asyncio.timeout(15):
             while True:
                 m = await term.ws.recv()
