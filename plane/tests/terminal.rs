@@ -588,3 +588,26 @@ fn a_pane_token_never_reaches_a_pane_merely_shared_with_its_owner() {
     // Its own pane it still reaches.
     assert_eq!(w.mint_bearer(&pane, &own).status, 201);
 }
+
+#[test]
+fn the_admin_command_route_cannot_take_over_a_terminal_pump_tail() {
+    let w = world();
+    let id = w.launch();
+    let path = format!("/api/nodes/{}/commands", w.node.node_id);
+    for cmd in [
+        json!({ "type": "tail_start", "subshellId": id, "subId": format!("view-{id}") }),
+        json!({ "type": "tail_stop", "subId": format!("view-{id}") }),
+    ] {
+        let r = w.as_cookie(&w.admin, "POST", &path, Some(cmd));
+        assert_eq!(r.status, 400, "{}", r.text());
+        assert_eq!(r.json()["metadata"]["field"], "subId");
+    }
+    // Other tail keys are the administrator's to use.
+    let r = w.as_cookie(
+        &w.admin,
+        "POST",
+        &path,
+        Some(json!({ "type": "tail_start", "subshellId": id, "subId": "mine" })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+}

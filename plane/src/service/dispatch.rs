@@ -341,6 +341,18 @@ impl Service {
     ) -> Result<NodeCommandAnswer, ApiError> {
         let c = self.admin(meta).await?;
         self.owned_node(&c, id).await?;
+        // The terminal pumps' tails belong to the pumps: a raw command must not replace or stop one.
+        let pump_tail = match &command {
+            Command::TailStart(t) => super::terminals::is_viewer_tail(&t.sub_id),
+            Command::TailStop(t) => super::terminals::is_viewer_tail(&t.sub_id),
+            _ => false,
+        };
+        if pump_tail {
+            return Err(ApiError::validation(
+                "subId",
+                "tail keys starting with `view-` belong to the plane's terminal pumps",
+            ));
+        }
         let sent_at = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX));
