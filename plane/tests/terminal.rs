@@ -465,6 +465,19 @@ fn a_read_share_watches_a_write_share_types_and_revoking_closes_the_socket() {
         None,
     );
     assert_eq!(r.json()[0]["access"], "read");
+    let listed = |who: &str| {
+        let r = w.as_cookie(who, "GET", "/api/subshells", None);
+        assert_eq!(r.status, 200, "{}", r.text());
+        r.json()
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["id"] == id.as_str())
+    };
+    assert!(
+        listed(&bob),
+        "a shared subshell is listed for the account it is shared with"
+    );
     // A read share watches: attach is read-only; keys and resizes are refused.
     let tok = w.mint_cookie(&bob, Some(&id));
     let mut t = attach(&w.p, &id, &tok, "&cols=40&rows=10", None).unwrap();
@@ -501,6 +514,7 @@ fn a_read_share_watches_a_write_share_types_and_revoking_closes_the_socket() {
     assert_eq!(t.closed.as_ref().unwrap().0, 4403);
     let r = w.as_cookie(&bob, "GET", &format!("/api/subshells/{id}"), None);
     assert_eq!(r.status, 404);
+    assert!(!listed(&bob));
     let r = w.as_cookie(&w.admin, "DELETE", &share, None);
     assert_eq!(r.status, 404, "revoking twice");
 }

@@ -119,6 +119,8 @@ fn subshell_of(r: &AnyRow) -> Result<Subshell, sqlx::Error> {
 pub struct SubshellFilter<'a> {
     /// Only this owner's (none: every owner's).
     pub owner: Option<&'a str>,
+    /// With `owner`: also the subshells shared with that account.
+    pub with_shared: bool,
     /// Only this node's.
     pub node: Option<&'a str>,
     /// Only this harness's.
@@ -241,8 +243,19 @@ impl Store {
     pub async fn subshells(&self, f: &SubshellFilter<'_>) -> Result<Vec<Subshell>, sqlx::Error> {
         let mut conds = Vec::new();
         let mut binds: Vec<&str> = Vec::new();
+        if let Some(owner) = f.owner {
+            binds.push(owner);
+            let n = binds.len();
+            conds.push(if f.with_shared {
+                format!(
+                    "(owner_user_id = ${n} OR id IN \
+                     (SELECT subshell_id FROM subshell_shares WHERE user_id = ${n}))"
+                )
+            } else {
+                format!("owner_user_id = ${n}")
+            });
+        }
         for (col, v) in [
-            ("owner_user_id", f.owner),
             ("node_id", f.node),
             ("harness_id", f.harness),
             ("state", f.state),

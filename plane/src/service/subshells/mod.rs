@@ -291,7 +291,8 @@ impl Service {
         Ok(self.subshell_view(&row))
     }
 
-    /// `GET /api/subshells`.
+    /// `GET /api/subshells`: the caller's own subshells (every one for an administrator's
+    /// session), and for a person also those shared with them.
     pub async fn subshells(
         &self,
         meta: &RequestMeta,
@@ -306,6 +307,8 @@ impl Service {
             .store
             .subshells(&SubshellFilter {
                 owner,
+                // A person also sees what is shared with them; a bearer never reaches a share.
+                with_shared: matches!(c, Caller::Session { .. }),
                 node: q.node_id.as_ref().map(|n| n.as_str()),
                 harness: q.harness_id.as_ref().map(|h| h.as_str()),
                 state: q.state.map(SubshellState::as_str),
