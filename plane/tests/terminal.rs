@@ -172,10 +172,16 @@ fn attach(
     extra: &str,
     origin: Option<&str>,
 ) -> Result<Term, (u16, String)> {
-    let url = format!(
-        "ws://{}/api/subshells/{id}/attach?token={token}{extra}",
-        p.addr
-    );
+    open_ws(
+        p,
+        &format!("/api/subshells/{id}/attach?token={token}{extra}"),
+        origin,
+    )
+}
+
+/// Opens a WebSocket at `path` (with its query); `Err` holds the refusal's status and code.
+fn open_ws(p: &Plane, path: &str, origin: Option<&str>) -> Result<Term, (u16, String)> {
+    let url = format!("ws://{}{path}", p.addr);
     let mut req = url.into_client_request().unwrap();
     if let Some(o) = origin {
         req.headers_mut()
@@ -624,4 +630,79 @@ fn the_admin_command_route_cannot_take_over_a_terminal_pump_tail() {
         Some(json!({ "type": "tail_start", "subshellId": id, "subId": "mine" })),
     );
     assert_eq!(r.status, 200, "{}", r.text());
+}
+
+#[test]
+fn the_live_feed_follows_what_its_account_sees_and_takes_only_unbound_session_tokens() {
+    let w = world();
+    let bob_id = w.p.create_user(&w.admin, "bob@example.test", "user");
+    let bob = w.p.sign_in("bob@example.test", common::PASSWORD);
+    let feed = |cookie: &str| {
+        let tok = w.mint_cookie(cookie, None);
+        let mut f = open_ws(&w.p, &format!("/api/live?token={tok}"), Some(&w.p.origin())).unwrap();
+        f.until("hello", |t| t.has_frame("hello", |_| true));
+        f
+    };
+    let mut admin = feed(&w.admin);
+    let mut bobs = feed(&bob);
+    // A launch shows up as the running subshell.
+    let id = w.launch_as(Some(&w.admin));
+    admin.until("the subshell", |t| {
+        t.has_frame("subshell", |v| {
+            v["subshell"]["id"] == id.as_str() && v["subshell"]["state"] == "running"
+        })
+    });
+    // Presence of a viewer attached to it.
+    let tok = w.mint_cookie(&w.admin, Some(&id));
+    let mut viewer = attach(&w.p, &id, &tok, "", None).unwrap();
+    viewer.until("attached", |t| t.has_frame("attached", |_| true));
+    admin.until("presence", |t| {
+        t.has_frame("presence", |v| {
+            v["subshellId"] == id.as_str() && v["viewers"].as_array().is_some_and(|a| a.len() == 1)
+        })
+    });
+    // Bob hears nothing of it until the pane is shared with him.
+    bobs.pump(Duration::from_millis(300));
+    assert!(
+        !bobs.frames.iter().any(|v| v["type"] != "hello"),
+        "bob's feed heard of a pane he cannot see: {:?}",
+        bobs.frames
+    );
+    let share = format!("/api/subshells/{id}/shares/{bob_id}");
+    let r = w.as_cookie(&w.admin, "PUT", &share, Some(json!({ "access": "read" })));
+    assert_eq!(r.status, 200, "{}", r.text());
+    bobs.until("the shared subshell", |t| {
+        t.has_frame("subshell", |v| v["subshell"]["id"] == id.as_str())
+    });
+    // A deletion reaches both.
+    let r = w.as_cookie(&w.admin, "DELETE", &format!("/api/subshells/{id}"), None);
+    assert_eq!(r.status, 204, "{}", r.text());
+    admin.until("gone", |t| {
+        t.has_frame("subshell_gone", |v| v["subshellId"] == id.as_str())
+    });
+    bobs.until("gone", |t| {
+        t.has_frame("subshell_gone", |v| v["subshellId"] == id.as_str())
+    });
+    // Keepalive.
+    admin.send_text(json!({ "type": "ping" }));
+    admin.until("pong", |t| t.has_frame("pong", |_| true));
+    // Only an unbound token minted by a session opens the feed.
+    let other = w.launch();
+    let bound = w.mint_cookie(&w.admin, Some(&other));
+    assert_eq!(
+        open_ws(&w.p, &format!("/api/live?token={bound}"), None).err(),
+        Some((403, "ATTACH_TOKEN_BOUND".into()))
+    );
+    let by_key = w.mint_bearer(&w.key, &other).json()["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        open_ws(&w.p, &format!("/api/live?token={by_key}"), None).err(),
+        Some((403, "ATTACH_TOKEN_BOUND".into()))
+    );
+    assert_eq!(
+        open_ws(&w.p, &format!("/api/live?token={}", w.key), None).err(),
+        Some((401, "ATTACH_TOKEN_INVALID".into()))
+    );
 }

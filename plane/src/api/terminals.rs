@@ -237,3 +237,49 @@ pub struct Share {
     /// When its access last changed.
     pub updated_at: i64,
 }
+
+/// A text frame of the whole-user live feed (`GET /api/live?token=…`), from the plane.
+///
+/// The feed carries what changes on everything the account can see: its subshells (all of them
+/// for an administrator) and those shared with it, the nodes it can see, and who is attached to
+/// those panes. A client lists once over REST, then applies these frames. When the feed closes
+/// (4408: the client fell behind; 1001: the plane stops) the client lists again.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum FeedFrame {
+    /// The first frame.
+    Hello {
+        /// The account the feed is for.
+        #[serde(rename = "userId")]
+        user_id: String,
+    },
+    /// A subshell's row changed (state, attention, session, grid…): its whole view.
+    Subshell {
+        /// The subshell as `GET /api/subshells/{id}` shows it.
+        subshell: Box<super::subshells::Subshell>,
+    },
+    /// A subshell was deleted (or is no longer shared with this account).
+    SubshellGone {
+        /// Its id.
+        #[serde(rename = "subshellId")]
+        subshell_id: String,
+    },
+    /// A node went online or offline.
+    Node {
+        /// The node.
+        #[serde(rename = "nodeId")]
+        node_id: String,
+        /// `online` or `offline`.
+        liveness: String,
+    },
+    /// The viewers of a pane changed.
+    Presence {
+        /// The pane.
+        #[serde(rename = "subshellId")]
+        subshell_id: String,
+        /// Who is attached.
+        viewers: Vec<Viewer>,
+    },
+    /// The answer to a `ping`.
+    Pong,
+}

@@ -120,7 +120,7 @@ fn escape(s: &str) -> String {
 /// page is generated from the same types the socket parses and writes
 /// ([`crate::api::terminals`]): their JSON Schemas, the close codes and the attach query.
 fn terminal_page() -> String {
-    use crate::api::terminals::{AttachQuery, CLOSE_CODES, ClientFrame, ServerFrame};
+    use crate::api::terminals::{AttachQuery, CLOSE_CODES, ClientFrame, FeedFrame, ServerFrame};
     let schema =
         |s: schemars::Schema| escape(&serde_json::to_string_pretty(&s).unwrap_or_default());
     let closes: String = CLOSE_CODES
@@ -145,10 +145,17 @@ fn terminal_page() -> String {
          <h2>Text frames from the plane</h2>\n<pre>{}</pre>\n\
          <h2>Text frames from the client</h2>\n<pre>{}</pre>\n\
          <h2>Close codes</h2>\n<table>\n<tr><th>code</th><th>meaning</th></tr>\n{closes}</table>\n\
+         <h1>The live feed</h1>\n\
+         <p>Mint an unbound attach token from a browser session, then open \
+         <code>GET /api/live?token=…</code>. Frames (text, JSON) carry what changes on every \
+         subshell and node the account can see, and who is attached to those panes; the client \
+         may send <code>{{\"type\":\"ping\"}}</code>. A feed that falls behind closes with 4408: \
+         list again over REST and reopen.</p>\n<pre>{}</pre>\n\
          </body>\n</html>\n",
         schema(schemars::schema_for!(AttachQuery)),
         schema(schemars::schema_for!(ServerFrame)),
         schema(schemars::schema_for!(ClientFrame)),
+        schema(schemars::schema_for!(FeedFrame)),
     )
 }
 

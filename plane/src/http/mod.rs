@@ -29,6 +29,7 @@
 pub mod chunked;
 mod docs;
 mod handler;
+mod live;
 mod openapi;
 mod router;
 mod routes;
@@ -379,6 +380,8 @@ fn app(svc: Arc<Service>, opts: &HttpOptions) -> Arc<Ctx> {
         "/api/subshells/:id/attach",
         Target::Raw(terminal::attach_socket),
     );
+    // The whole-user live feed (an upgrade too).
+    router.add(Method::Get, "/api/live", Target::Raw(live::live_socket));
     if opts.panic_route {
         router.add(Method::Get, "/api/__test/panic", Target::Raw(panicking));
     }

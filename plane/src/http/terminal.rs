@@ -44,7 +44,7 @@ pub(super) const RESYNC_WINDOW: Duration = Duration::from_secs(60);
 /// Keystroke messages waiting for the node, per viewer.
 const INPUT_QUEUE: usize = 64;
 
-fn config() -> WebSocketConfig {
+pub(super) fn config() -> WebSocketConfig {
     WebSocketConfig::default()
         .max_message_size(Some(MAX_CLIENT_FRAME))
         .max_frame_size(Some(MAX_CLIENT_FRAME))
@@ -58,6 +58,34 @@ fn refuse(e: &ApiError, req_id: &str) -> Response {
     error_response(e, req_id)
 }
 
+/// The `Sec-WebSocket-Key` of a WebSocket upgrade whose `Origin`, when it has one (a browser),
+/// is trusted: 400 `WEBSOCKET_UPGRADE_REQUIRED` or 403 `ORIGIN_REJECTED` otherwise.
+pub(super) fn trusted_upgrade(
+    svc: &Service,
+    req: &Request,
+    info: &ReqInfo,
+) -> Result<String, ApiError> {
+    let key = super::ws::upgrade_key(req).ok_or_else(|| {
+        ApiError::new(
+            400,
+            "WEBSOCKET_UPGRADE_REQUIRED",
+            "this endpoint only accepts a WebSocket upgrade",
+        )
+    })?;
+    if let Some(origin) = info.meta.origin.as_deref() {
+        let trusted =
+            normalize_origin(origin).is_some_and(|o| svc.settings().trusted_origins().contains(&o));
+        if !trusted {
+            return Err(ApiError::new(
+                403,
+                "ORIGIN_REJECTED",
+                "request Origin is not trusted",
+            ));
+        }
+    }
+    Ok(key)
+}
+
 /// The handler.
 pub(super) fn attach_socket(
     ctx: Arc<Ctx>,
@@ -67,28 +95,11 @@ pub(super) fn attach_socket(
 ) -> BoxFut<Response> {
     Box::pin(async move {
         let req_id = info.req_id.clone();
-        let Some(key) = super::ws::upgrade_key(&req) else {
-            return refuse(
-                &ApiError::new(
-                    400,
-                    "WEBSOCKET_UPGRADE_REQUIRED",
-                    "this endpoint only accepts a WebSocket upgrade",
-                ),
-                &req_id,
-            );
-        };
         let svc = ctx.svc.clone();
-        // A browser upgrade carries Origin: it must be one of ours.
-        if let Some(origin) = info.meta.origin.as_deref() {
-            let trusted = normalize_origin(origin)
-                .is_some_and(|o| svc.settings().trusted_origins().contains(&o));
-            if !trusted {
-                return refuse(
-                    &ApiError::new(403, "ORIGIN_REJECTED", "request Origin is not trusted"),
-                    &req_id,
-                );
-            }
-        }
+        let key = match trusted_upgrade(&svc, &req, &info) {
+            Ok(k) => k,
+            Err(e) => return refuse(&e, &req_id),
+        };
         let id = params
             .iter()
             .find(|(k, _)| *k == "id")

@@ -359,6 +359,7 @@ where
     tracing::info!(node = %node.id, conn, end = ?end, "node socket ended");
     if hub.release(&node.id, conn) {
         hub.sync_liveness(svc.store(), &node.id, svc.now_ms()).await;
+        svc.publish_node(&node.id).await;
     }
     hub.forget(conn);
 }
@@ -491,6 +492,7 @@ impl PlaneHooks for Hooks {
                 if hub.set_status(&self.node_id, self.conn, LinkStatus::Online) {
                     hub.sync_liveness(self.svc.store(), &self.node_id, now)
                         .await;
+                    self.svc.publish_node(&self.node_id).await;
                     let svc = self.svc.clone();
                     let id = self.node_id.clone();
                     // Dispatching waits on this very socket's driver: never inline.
@@ -503,6 +505,7 @@ impl PlaneHooks for Hooks {
                 if hub.set_status(&self.node_id, self.conn, LinkStatus::Held { reason }) {
                     hub.sync_liveness(self.svc.store(), &self.node_id, now)
                         .await;
+                    self.svc.publish_node(&self.node_id).await;
                 }
             }
             PlaneAction::Event(termplane_proto::Event::Output(o))

@@ -185,6 +185,7 @@ impl Service {
                 self.now(),
             )
             .await?;
+        self.publish_subshell(id).await;
         self.fresh_view(id).await
     }
 }

@@ -346,6 +346,8 @@ impl Service {
                 return Err(e);
             }
         }
+        // A refused launch leaves nothing, so feeds hear of a subshell once it runs.
+        self.publish_subshell(&id).await;
         if let Some(p) = req.prompt {
             self.spawn_prompt(id.clone(), node.id.clone(), p.as_str().to_owned());
         }
@@ -366,6 +368,7 @@ impl Service {
                 }
             };
             let _ = me.store.set_prompt_state(&id, state, me.now()).await;
+            me.publish_subshell(&id).await;
         })
         .detach();
     }

@@ -55,6 +55,7 @@ impl Service {
             .change_subshell(&row.id, &row.state, &change, now)
             .await?
         {
+            self.publish_subshell(&row.id).await;
             Ok(Some((m.to, token)))
         } else {
             Ok(None)
@@ -257,6 +258,14 @@ impl Service {
         if SubshellState::from_stored(&row.state).is_live() && self.node_reachable(&row.node_id) {
             self.kill_pane(&row.node_id, id).await?;
         }
+        let mut audience: std::collections::HashSet<String> = self
+            .store
+            .shares(id)
+            .await?
+            .into_iter()
+            .map(|s| s.user_id)
+            .collect();
+        audience.insert(row.owner_user_id.clone());
         if !self
             .store
             .delete_subshell(id, &c.user().id, c.actor_kind(), self.now())
@@ -264,6 +273,7 @@ impl Service {
         {
             return Err(ApiError::not_found("subshell"));
         }
+        self.publish_subshell_gone(id, audience, true);
         self.close_viewers(id, None, 4404, "the subshell was deleted");
         Ok(())
     }

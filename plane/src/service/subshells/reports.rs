@@ -33,6 +33,7 @@ impl Service {
         self.store
             .set_subshell_attention(id, req.attention.as_str(), self.now())
             .await?;
+        self.publish_subshell(id).await;
         self.fresh_view(id).await
     }
 
@@ -48,6 +49,7 @@ impl Service {
         self.store
             .set_subshell_session(id, req.harness_session_id.as_str(), self.now())
             .await?;
+        self.publish_subshell(id).await;
         self.fresh_view(id).await
     }
 

@@ -28,6 +28,7 @@ use crate::error::ApiError;
 use crate::secret;
 use crate::store;
 
+pub mod live;
 pub mod pump;
 mod shares;
 
@@ -82,12 +83,23 @@ pub struct AttachGrant {
     minter: Minter,
 }
 
+/// What a presented token allows on the live feed.
+#[derive(Clone, Debug)]
+pub struct FeedGrant {
+    /// The account.
+    pub user_id: String,
+    /// Whether it is an administrator's (it then sees every subshell and node).
+    pub admin: bool,
+    minter: Minter,
+}
+
 /// The terminals of a plane: pending attach tokens and the pumps.
 #[derive(Default)]
 pub struct Terminals {
     tokens: Mutex<HashMap<String, Grant>>,
     minted: AtomicU64,
     pub(crate) pumps: pump::Pumps,
+    live: live::LiveBus,
 }
 
 impl std::fmt::Debug for Terminals {
@@ -297,6 +309,49 @@ impl Service {
             can_write,
             minter: grant.minter,
         })
+    }
+
+    /// Spends attach token `token` for the whole-user live feed: only an unbound token minted by
+    /// a browser session opens it (403 `ATTACH_TOKEN_BOUND` for a token bound to a pane).
+    pub async fn redeem_feed_token(&self, token: &str) -> Result<FeedGrant, ApiError> {
+        let invalid = || {
+            ApiError::new(
+                401,
+                "ATTACH_TOKEN_INVALID",
+                "the attach token is unknown, spent or expired",
+            )
+        };
+        if !secret::well_formed(token, ATTACH_TOKEN_PREFIX) {
+            return Err(invalid());
+        }
+        let grant = self
+            .terminals
+            .tokens
+            .lock()
+            .map_err(|_| ApiError::internal())?
+            .remove(&secret::digest(token))
+            .ok_or_else(invalid)?;
+        if grant.expires_at <= self.now() {
+            return Err(invalid());
+        }
+        if grant.subshell_id.is_some() || !matches!(grant.minter, Minter::Session(_)) {
+            return Err(ApiError::new(
+                403,
+                "ATTACH_TOKEN_BOUND",
+                "the live feed takes an unbound token minted by a browser session",
+            ));
+        }
+        let c = self.caller_of(&grant.minter).await?;
+        Ok(FeedGrant {
+            user_id: c.user().id.clone(),
+            admin: c.user().role == "admin",
+            minter: grant.minter,
+        })
+    }
+
+    /// Whether an open feed's session still holds.
+    pub async fn feed_still_valid(&self, g: &FeedGrant) -> bool {
+        self.caller_of(&g.minter).await.is_ok()
     }
 
     /// Whether an open viewer's grant still holds: its minter is valid and it still reaches the

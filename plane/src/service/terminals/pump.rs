@@ -445,6 +445,11 @@ impl Service {
         for q in pump.queues() {
             q.control(Control::Presence(p.clone()));
         }
+        // And to the live feeds of everyone who sees the pane.
+        if let Some(me) = self.me.upgrade() {
+            let id = pump.subshell_id.clone();
+            smol::spawn(async move { me.publish_presence(&id, p).await }).detach();
+        }
     }
 
     /// Records viewer `h`'s grid (and read-only wish) and fits the pane to the smallest grid of

@@ -1,0 +1,176 @@
+//! `GET /api/live?token=…`: the whole-user live feed, a WebSocket of
+//! [`crate::api::terminals::FeedFrame`]s (subshell changes, node liveness, presence) for
+//! everything the account can see. It opens only with an unbound attach token minted by a
+//! browser session; a token bound to a pane is refused (403 `ATTACH_TOKEN_BOUND`). A browser
+//! upgrade must come from a trusted Origin. The client may send `{"type":"ping"}`.
+
+use std::sync::Arc;
+
+use async_tungstenite::WebSocketStream;
+use async_tungstenite::tungstenite::handshake::derive_accept_key;
+use async_tungstenite::tungstenite::protocol::Role;
+use async_tungstenite::tungstenite::{Message, Utf8Bytes};
+use futures_lite::{AsyncRead, AsyncWrite, FutureExt as _, StreamExt as _};
+
+use super::handler::BoxFut;
+use super::server::{Body, Request, Response, Upgraded};
+use super::terminal::{RECHECK_EVERY, SEND_DEADLINE, config, trusted_upgrade};
+use super::{Ctx, ReqInfo, error_response};
+use crate::api::terminals::FeedFrame;
+use crate::error::ApiError;
+use crate::service::Service;
+use crate::service::terminals::FeedGrant;
+use crate::service::terminals::live::FeedNext;
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LiveQuery {
+    token: String,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+enum FeedClientFrame {
+    Ping,
+}
+
+/// The handler.
+pub(super) fn live_socket(
+    ctx: Arc<Ctx>,
+    req: Request,
+    info: ReqInfo,
+    _: Vec<(&'static str, String)>,
+) -> BoxFut<Response> {
+    Box::pin(async move {
+        let req_id = info.req_id.clone();
+        let svc = ctx.svc.clone();
+        let key = match trusted_upgrade(&svc, &req, &info) {
+            Ok(k) => k,
+            Err(e) => return error_response(&e, &req_id),
+        };
+        let q: LiveQuery = match serde_urlencoded::from_str(req.head.query.as_deref().unwrap_or(""))
+        {
+            Ok(q) => q,
+            Err(e) => {
+                return error_response(
+                    &ApiError::validation("token", format!("bad live-feed query: {e}")),
+                    &req_id,
+                );
+            }
+        };
+        let grant = match svc.redeem_feed_token(&q.token).await {
+            Ok(g) => g,
+            Err(e) => return error_response(&e, &req_id),
+        };
+        let Some((sub, queue)) = svc.live().subscribe(&grant.user_id, grant.admin) else {
+            return error_response(
+                &ApiError::new(503, "SHUTTING_DOWN", "too many live feeds are open"),
+                &req_id,
+            );
+        };
+        let on_upgrade = Box::new(move |conn: Upgraded| -> BoxFut<()> {
+            Box::pin(async move {
+                let mut ws =
+                    WebSocketStream::from_raw_socket(conn, Role::Server, Some(config())).await;
+                let (code, reason) = serve(&svc, &grant, &queue, &mut ws).await;
+                svc.live().unsubscribe(sub);
+                if code != 0 {
+                    let _ = termplane_runtime_smol::ws::close(&mut ws, code, &reason).await;
+                }
+            })
+        });
+        Response {
+            status: 101,
+            headers: vec![
+                ("upgrade".into(), "websocket".into()),
+                (
+                    "sec-websocket-accept".into(),
+                    derive_accept_key(key.as_bytes()),
+                ),
+            ],
+            body: Body::Empty,
+            upgrade: Some(on_upgrade),
+            close: false,
+        }
+    })
+}
+
+async fn send<S>(ws: &mut WebSocketStream<S>, text: String) -> bool
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    async { ws.send(Message::Text(Utf8Bytes::from(text))).await.is_ok() }
+        .or(async {
+            smol::Timer::after(SEND_DEADLINE).await;
+            false
+        })
+        .await
+}
+
+fn frame(f: &FeedFrame) -> String {
+    serde_json::to_string(f).unwrap_or_else(|_| "{}".into())
+}
+
+enum Ev {
+    Client(Option<Result<Message, async_tungstenite::tungstenite::Error>>),
+    Feed(FeedNext),
+    Recheck,
+}
+
+/// Runs one feed; answers the close code and reason (0: the client is gone).
+async fn serve<S>(
+    svc: &Arc<Service>,
+    grant: &FeedGrant,
+    queue: &crate::service::terminals::live::FeedQueue,
+    ws: &mut WebSocketStream<S>,
+) -> (u16, String)
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    let hello = FeedFrame::Hello {
+        user_id: grant.user_id.clone(),
+    };
+    if !send(ws, frame(&hello)).await {
+        return (0, String::new());
+    }
+    loop {
+        let ev = async { Ev::Client(ws.next().await) }
+            .or(async { Ev::Feed(queue.next().await) })
+            .or(async {
+                smol::Timer::after(RECHECK_EVERY).await;
+                Ev::Recheck
+            })
+            .await;
+        match ev {
+            Ev::Client(None | Some(Err(_))) => return (0, String::new()),
+            Ev::Client(Some(Ok(Message::Close(_)))) => return (1000, String::new()),
+            Ev::Client(Some(Ok(Message::Text(t)))) => {
+                match serde_json::from_str::<FeedClientFrame>(t.as_str()) {
+                    Ok(FeedClientFrame::Ping) => {
+                        if !send(ws, frame(&FeedFrame::Pong)).await {
+                            return (0, String::new());
+                        }
+                    }
+                    Err(_) => return (4400, "not a known frame".into()),
+                }
+            }
+            Ev::Client(Some(Ok(Message::Binary(_)))) => {
+                return (4400, "the live feed takes no binary frames".into());
+            }
+            Ev::Client(Some(Ok(_))) => {}
+            Ev::Feed(FeedNext::Frame(text)) => {
+                if !send(ws, text).await {
+                    return (4408, "the client stopped reading".into());
+                }
+            }
+            Ev::Feed(FeedNext::Behind) => {
+                return (4408, "the client fell behind; list again and reopen".into());
+            }
+            Ev::Recheck => {
+                if !svc.feed_still_valid(grant).await {
+                    return (4403, "the session that opened this feed ended".into());
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,284 @@
+//! The whole-user live feed: what changes on everything an account can see, pushed to its open
+//! feeds (`GET /api/live`, see [`crate::api::terminals::FeedFrame`]).
+//!
+//! Publishing never waits: each feed has a queue of at most [`FEED_QUEUE`] frames; a feed whose
+//! queue is full is closed (4408) and its client lists again over REST, so a client that stops
+//! reading costs at most that queue. Who receives a frame is decided when it is published:
+//! a subshell's owner, every administrator, and the accounts it is shared with; a node's owner,
+//! every administrator, and everyone for the local node; presence goes where the subshell goes.
+
+use std::collections::{HashSet, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::super::Service;
+use crate::api::terminals::{FeedFrame, Viewer};
+
+/// Most frames waiting for one feed.
+pub const FEED_QUEUE: usize = 1024;
+/// Most feeds open at once on the plane.
+pub const MAX_FEEDS: usize = 4096;
+
+/// What a feed's socket gets next.
+#[derive(Debug)]
+pub enum FeedNext {
+    /// A frame (JSON text).
+    Frame(String),
+    /// The feed fell behind: close it with 4408.
+    Behind,
+}
+
+#[derive(Default)]
+struct QueueState {
+    frames: VecDeque<String>,
+    behind: bool,
+}
+
+/// One feed's queue.
+#[derive(Default)]
+pub struct FeedQueue {
+    state: Mutex<QueueState>,
+    notify: event_listener::Event,
+}
+
+impl FeedQueue {
+    fn push(&self, frame: String) {
+        if let Ok(mut s) = self.state.lock() {
+            if s.behind {
+                return;
+            }
+            if s.frames.len() >= FEED_QUEUE {
+                s.frames.clear();
+                s.behind = true;
+            } else {
+                s.frames.push_back(frame);
+            }
+        }
+        self.notify.notify(1);
+    }
+
+    /// Waits for the next frame.
+    pub async fn next(&self) -> FeedNext {
+        loop {
+            let listener = self.notify.listen();
+            if let Ok(mut s) = self.state.lock() {
+                if s.behind {
+                    return FeedNext::Behind;
+                }
+                if let Some(f) = s.frames.pop_front() {
+                    return FeedNext::Frame(f);
+                }
+            }
+            listener.await;
+        }
+    }
+}
+
+struct Sub {
+    id: u64,
+    user_id: String,
+    admin: bool,
+    queue: Arc<FeedQueue>,
+}
+
+/// Every open feed.
+#[derive(Default)]
+pub struct LiveBus {
+    subs: Mutex<Vec<Sub>>,
+    next: AtomicU64,
+}
+
+/// Who a frame is for.
+pub(crate) struct Audience {
+    /// These accounts.
+    pub users: HashSet<String>,
+    /// Every administrator too.
+    pub admins: bool,
+    /// Everyone.
+    pub everyone: bool,
+}
+
+impl LiveBus {
+    /// Opens a feed for `user_id`; `None` when [`MAX_FEEDS`] are open.
+    pub fn subscribe(&self, user_id: &str, admin: bool) -> Option<(u64, Arc<FeedQueue>)> {
+        let mut subs = self.subs.lock().ok()?;
+        if subs.len() >= MAX_FEEDS {
+            return None;
+        }
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let queue = Arc::new(FeedQueue::default());
+        subs.push(Sub {
+            id,
+            user_id: user_id.to_owned(),
+            admin,
+            queue: Arc::clone(&queue),
+        });
+        Some((id, queue))
+    }
+
+    /// Closes a feed.
+    pub fn unsubscribe(&self, id: u64) {
+        if let Ok(mut subs) = self.subs.lock() {
+            subs.retain(|s| s.id != id);
+        }
+    }
+
+    /// Number of open feeds.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.subs.lock().map_or(0, |s| s.len())
+    }
+
+    /// Whether no feed is open.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub(crate) fn publish(&self, frame: &FeedFrame, to: &Audience) {
+        let Ok(text) = serde_json::to_string(frame) else {
+            return;
+        };
+        if let Ok(subs) = self.subs.lock() {
+            for s in subs.iter() {
+                if to.everyone || (to.admins && s.admin) || to.users.contains(&s.user_id) {
+                    s.queue.push(text.clone());
+                }
+            }
+        }
+    }
+}
+
+impl Service {
+    /// The live feeds.
+    #[must_use]
+    pub fn live(&self) -> &LiveBus {
+        &self.terminals.live
+    }
+
+    /// Who sees subshell `id` (owned by `owner`): its owner, administrators, its shares.
+    async fn subshell_audience(&self, id: &str, owner: &str) -> Audience {
+        let mut users: HashSet<String> = self
+            .store
+            .shares(id)
+            .await
+            .map(|v| v.into_iter().map(|s| s.user_id).collect())
+            .unwrap_or_default();
+        users.insert(owner.to_owned());
+        Audience {
+            users,
+            admins: true,
+            everyone: false,
+        }
+    }
+
+    /// Publishes subshell `id`'s current view (or its deletion) to the feeds that see it.
+    pub async fn publish_subshell(&self, id: &str) {
+        if self.live().is_empty() {
+            return;
+        }
+        match self.store.subshell(id).await {
+            Ok(Some(row)) => {
+                let to = self.subshell_audience(id, &row.owner_user_id).await;
+                let frame = FeedFrame::Subshell {
+                    subshell: Box::new(self.subshell_view(&row)),
+                };
+                self.live().publish(&frame, &to);
+            }
+            Ok(None) => {}
+            Err(e) => tracing::debug!(subshell = %id, error = %e, "live feed: row not read"),
+        }
+    }
+
+    /// Publishes that subshell `id` is gone for `users` (and administrators).
+    pub fn publish_subshell_gone(&self, id: &str, users: HashSet<String>, admins: bool) {
+        let frame = FeedFrame::SubshellGone {
+            subshell_id: id.to_owned(),
+        };
+        self.live().publish(
+            &frame,
+            &Audience {
+                users,
+                admins,
+                everyone: false,
+            },
+        );
+    }
+
+    /// Publishes node `node_id`'s liveness to the feeds that see it.
+    pub async fn publish_node(&self, node_id: &str) {
+        if self.live().is_empty() {
+            return;
+        }
+        let Ok(Some(n)) = self.store.node(node_id).await else {
+            return;
+        };
+        let to = Audience {
+            users: n.owner_user_id.iter().cloned().collect(),
+            admins: true,
+            everyone: n.is_local,
+        };
+        let frame = FeedFrame::Node {
+            node_id: n.id.clone(),
+            liveness: n.liveness.clone(),
+        };
+        self.live().publish(&frame, &to);
+    }
+
+    /// Publishes a pane's viewers to the feeds that see the pane.
+    pub async fn publish_presence(&self, subshell_id: &str, viewers: Vec<Viewer>) {
+        if self.live().is_empty() {
+            return;
+        }
+        let Ok(Some(row)) = self.store.subshell(subshell_id).await else {
+            return;
+        };
+        let to = self
+            .subshell_audience(subshell_id, &row.owner_user_id)
+            .await;
+        let frame = FeedFrame::Presence {
+            subshell_id: subshell_id.to_owned(),
+            viewers,
+        };
+        self.live().publish(&frame, &to);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use super::*;
+
+    #[test]
+    fn a_feed_that_stops_reading_is_closed_not_grown() {
+        let bus = LiveBus::default();
+        let (_, q) = bus.subscribe("u", false).unwrap();
+        let to = Audience {
+            users: ["u".to_owned()].into_iter().collect(),
+            admins: false,
+            everyone: false,
+        };
+        for _ in 0..FEED_QUEUE {
+            bus.publish(&FeedFrame::Pong, &to);
+        }
+        assert!(matches!(smol::block_on(q.next()), FeedNext::Frame(_)));
+        bus.publish(&FeedFrame::Pong, &to);
+        bus.publish(&FeedFrame::Pong, &to);
+        assert!(matches!(smol::block_on(q.next()), FeedNext::Behind));
+    }
+
+    #[test]
+    fn frames_go_only_to_their_audience() {
+        let bus = LiveBus::default();
+        let (_, alice) = bus.subscribe("alice", false).unwrap();
+        let (_, admin) = bus.subscribe("root", true).unwrap();
+        let to_bob = Audience {
+            users: ["bob".to_owned()].into_iter().collect(),
+            admins: true,
+            everyone: false,
+        };
+        bus.publish(&FeedFrame::Pong, &to_bob);
+        assert!(matches!(smol::block_on(admin.next()), FeedNext::Frame(_)));
+        assert!(alice.state.lock().unwrap().frames.is_empty());
+    }
+}
