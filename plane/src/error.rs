@@ -35,6 +35,8 @@
 //! | 409 | `HARNESS_NOT_INSTALLED` | launching a harness the node's fresh detection did not find (`metadata.reason`) |
 //! | 409 | `INVALID_STATE` | a lifecycle move the subshell's state does not allow |
 //! | 409 | `SUBSHELL_NOT_RUNNING` | reading the screen of, typing into or resizing a subshell that is not live |
+//! | 409 | `UPLOAD_EXISTS` | an upload to a file that exists (without `overwrite`) or is being uploaded, or too many uploads at once |
+//! | 409 | `UPLOAD_ABANDONED` | an upload piece out of order or of the wrong size: the upload was abandoned, nothing left behind |
 //! | 409 | `NODE_REFUSED` | the node refused a command (`metadata.reason` holds its words) |
 //! | 409 | `REFERENCE_MISMATCH` | a request naming rows that do not fit together (`metadata.field`: a preset for another harness, a workspace on another node) |
 //! | 413 | `PAYLOAD_TOO_LARGE` | a request body over the limit |
@@ -215,6 +217,16 @@ pub const CODES: &[(u16, &str, &str)] = &[
         409,
         "SUBSHELL_NOT_RUNNING",
         "reading the screen of, typing into or resizing a subshell that is not live",
+    ),
+    (
+        409,
+        "UPLOAD_EXISTS",
+        "an upload to a file that exists (without `overwrite`) or is being uploaded, or too many uploads at once",
+    ),
+    (
+        409,
+        "UPLOAD_ABANDONED",
+        "an upload piece out of order or of the wrong size: the upload was abandoned, nothing left behind",
     ),
     (
         409,

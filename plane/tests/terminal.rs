@@ -706,3 +706,131 @@ fn the_live_feed_follows_what_its_account_sees_and_takes_only_unbound_session_to
         Some((401, "ATTACH_TOKEN_INVALID".into()))
     );
 }
+
+fn b64(bytes: &[u8]) -> String {
+    <base64ct::Base64 as base64ct::Encoding>::encode_string(bytes)
+}
+
+/// Everything in the pane's working directory, hidden partial files included.
+fn work_files(w: &World) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(&w.node.work)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn an_upload_lands_whole_in_the_panes_directory_and_a_failure_leaves_nothing_behind() {
+    let w = world();
+    let id = w.launch();
+    let body: Vec<u8> = (0..500_000u32).map(|i| (i % 251) as u8).collect();
+    let start = |name: &str, size: usize, overwrite: bool| {
+        w.as_bearer(
+            &w.key,
+            "POST",
+            "/api/uploads",
+            Some(json!({ "subshellId": id, "name": name, "size": size, "overwrite": overwrite })),
+        )
+    };
+    let put = |up: &str, index: u64, bytes: &[u8]| {
+        w.as_bearer(
+            &w.key,
+            "PUT",
+            &format!("/api/uploads/{up}/pieces/{index}"),
+            Some(json!({ "dataB64": b64(bytes) })),
+        )
+    };
+    let r = start("data.bin", body.len(), false);
+    assert_eq!(r.status, 201, "{}", r.text());
+    let up = r.json();
+    let up_id = up["uploadId"].as_str().unwrap().to_owned();
+    let piece = up["pieceBytes"].as_u64().unwrap() as usize;
+    assert_eq!(up["pieces"], 3);
+    assert_eq!(
+        up["path"],
+        format!("{}/data.bin", w.node.work.display()).as_str()
+    );
+    for (i, part) in body.chunks(piece).enumerate() {
+        let r = put(&up_id, i as u64, part);
+        assert_eq!(r.status, 200, "{}", r.text());
+        // Progress.
+        assert_eq!(r.json()["received"], (piece * i + part.len()) as u64);
+        assert_eq!(r.json()["done"], i == 2);
+    }
+    assert_eq!(std::fs::read(w.node.work.join("data.bin")).unwrap(), body);
+    assert_eq!(work_files(&w), ["data.bin"], "no partial file is left");
+    // An existing file is replaced only on request.
+    let r = start("data.bin", 3, false);
+    assert_eq!(
+        (r.status, r.json()["code"].as_str()),
+        (409, Some("UPLOAD_EXISTS"))
+    );
+    let r = start("data.bin", 3, true);
+    assert_eq!(r.status, 201, "{}", r.text());
+    let r = put(r.json()["uploadId"].as_str().unwrap(), 0, b"new");
+    assert_eq!(r.json()["done"], true);
+    assert_eq!(std::fs::read(w.node.work.join("data.bin")).unwrap(), b"new");
+
+    // A piece out of order abandons the upload; nothing is left.
+    let r = start("half.bin", body.len(), false);
+    let half = r.json()["uploadId"].as_str().unwrap().to_owned();
+    assert_eq!(put(&half, 0, &body[..piece]).status, 200);
+    assert!(
+        work_files(&w).iter().any(|f| f.ends_with(".part")),
+        "the node writes a partial file"
+    );
+    let r = put(&half, 2, &body[2 * piece..]);
+    assert_eq!(
+        (r.status, r.json()["code"].as_str()),
+        (409, Some("UPLOAD_ABANDONED"))
+    );
+    assert_eq!(work_files(&w), ["data.bin"]);
+    assert_eq!(
+        w.as_bearer(&w.key, "GET", &format!("/api/uploads/{half}"), None)
+            .status,
+        404
+    );
+    // So does a piece of the wrong size, a cancel, and a minute of silence.
+    let r = start("short.bin", body.len(), false);
+    let short = r.json()["uploadId"].as_str().unwrap().to_owned();
+    assert_eq!(put(&short, 0, &body[..piece]).status, 200);
+    let r = put(&short, 1, &body[..10]);
+    assert_eq!(
+        (r.status, r.json()["code"].as_str()),
+        (409, Some("UPLOAD_ABANDONED"))
+    );
+    let r = start("cancel.bin", body.len(), false);
+    let cancel = r.json()["uploadId"].as_str().unwrap().to_owned();
+    assert_eq!(put(&cancel, 0, &body[..piece]).status, 200);
+    let r = w.as_bearer(&w.key, "DELETE", &format!("/api/uploads/{cancel}"), None);
+    assert_eq!(r.status, 204, "{}", r.text());
+    let r = start("idle.bin", body.len(), false);
+    let idle = r.json()["uploadId"].as_str().unwrap().to_owned();
+    assert_eq!(put(&idle, 0, &body[..piece]).status, 200);
+    w.p.clock.advance_ms(61_000);
+    until("the idle upload to be abandoned", || {
+        (w.as_bearer(&w.key, "GET", &format!("/api/uploads/{idle}"), None)
+            .status
+            == 404)
+            .then_some(())
+    });
+    until("no partial file", || {
+        (work_files(&w) == ["data.bin"]).then_some(())
+    });
+
+    // Names are file names; sizes are capped; another account's upload is not there.
+    for bad in ["../x", "a/b", ".", "..", ""] {
+        let r = start(bad, 1, false);
+        assert_eq!(r.status, 400, "{bad}: {}", r.text());
+        assert_eq!(r.json()["metadata"]["field"], "name", "{bad}");
+    }
+    let r = start("big.bin", 64 * 1024 * 1024 + 1, false);
+    assert_eq!(r.status, 400, "{}", r.text());
+    let r = start("mine.bin", 10, false);
+    let mine = r.json()["uploadId"].as_str().unwrap().to_owned();
+    let r = w.as_cookie(&w.admin, "GET", &format!("/api/uploads/{mine}"), None);
+    assert_eq!(r.status, 404, "an upload is its starter's");
+    assert_eq!(work_files(&w), ["data.bin"]);
+}

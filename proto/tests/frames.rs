@@ -65,11 +65,6 @@ fn every_command() -> Vec<Command> {
             lines: Some(1000),
             replay: false,
         }),
-        Command::Capture(Capture {
-            subshell_id: s(),
-            lines: Some(2000),
-            replay: true,
-        }),
         Command::PaneSize(SubshellRef { subshell_id: s() }),
         Command::PaneCursor(SubshellRef { subshell_id: s() }),
         Command::LogRead(LogRead {
@@ -552,4 +547,24 @@ fn refusal_strings_are_kept_exact_and_details_go_to_their_own_field() {
     let mut bad = CommandResult::ok("j", None);
     bad.detail = Some("x".into());
     assert!(!bad.is_well_formed());
+}
+
+#[test]
+fn capture_names_the_screen_replay_only_when_it_is_asked_for() {
+    let id = SubshellId::parse("0a1b").unwrap();
+    let plain = Command::Capture(Capture {
+        subshell_id: id.clone(),
+        lines: None,
+        replay: false,
+    });
+    let v = serde_json::to_value(&plain).unwrap();
+    assert!(v.get("replay").is_none(), "an older node's strict decoder must not see it: {v}");
+    let replay = Command::Capture(Capture {
+        subshell_id: id,
+        lines: Some(2000),
+        replay: true,
+    });
+    let v = serde_json::to_value(&replay).unwrap();
+    assert_eq!(v["replay"], true);
+    assert_eq!(serde_json::from_value::<Command>(v).unwrap(), replay);
 }

@@ -32,6 +32,7 @@ pub mod enrollment;
 pub mod nodes;
 pub mod subshells;
 pub mod terminals;
+pub mod uploads;
 
 use std::borrow::Cow;
 use std::fmt;

@@ -27,6 +27,7 @@ pub mod lifecycle;
 mod nodes;
 mod subshells;
 pub mod terminals;
+mod uploads;
 
 pub use backoff::{
     ACCOUNT, ADDRESS, Backoff, ENROLL_ADDRESS, KNOWN_GOOD_MS, KnownGood, PAIR, Rule,
@@ -265,6 +266,8 @@ pub struct Service {
     censused: std::sync::Mutex<std::collections::HashMap<String, u64>>,
     /// Live terminals: attach tokens and output pumps.
     terminals: terminals::Terminals,
+    /// Uploads into panes in progress.
+    uploads: uploads::Uploads,
     /// This service, for the tasks it starts.
     me: std::sync::Weak<Self>,
 }
@@ -379,6 +382,7 @@ impl Service {
             local_dirs: std::sync::OnceLock::new(),
             censused: std::sync::Mutex::default(),
             terminals: terminals::Terminals::default(),
+            uploads: uploads::Uploads::default(),
         }))
     }
 

@@ -25,6 +25,7 @@ mod credentials;
 mod nodes;
 mod subshells;
 mod terminals;
+mod uploads;
 
 use std::sync::Arc;
 
@@ -245,6 +246,7 @@ pub(crate) fn routes() -> Vec<RouteDef> {
     all.extend(catalog::routes());
     all.extend(subshells::routes());
     all.extend(terminals::routes());
+    all.extend(uploads::routes());
     all.extend(audit::routes());
     all
 }

@@ -1,0 +1,197 @@
+//! Uploads into a pane: a file dropped onto a terminal is written into the pane's working
+//! directory on its node, in pieces, with the node's path policy.
+//!
+//! 1. `POST /api/uploads` names the subshell, the file name and its size (at most
+//!    [`MAX_UPLOAD_BYTES`]); the answer has the upload's id, where the file will be, and the
+//!    piece size ([`PIECE_BYTES`]).
+//! 2. `PUT /api/uploads/{id}/pieces/{index}` sends the pieces in order, from 0, each exactly
+//!    `pieceBytes` long but the last; each answer says how much has arrived (the progress).
+//!    The last piece puts the file in place (an existing file is replaced only when the upload
+//!    asked for `overwrite`).
+//! 3. `DELETE /api/uploads/{id}` abandons it. So does any failure (a piece out of order or of
+//!    the wrong size, a node refusal, the node going offline) and 60 seconds without a piece:
+//!    the node's partial file is removed and nothing is left behind.
+//!
+//! Uploads are held in the plane's memory: a plane restart abandons those in progress (the
+//! client starts again).
+
+use std::borrow::Cow;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::de::{self, Deserializer};
+use serde::{Deserialize, Serialize};
+
+use super::{RowId, check_chars};
+
+/// Largest file an upload takes: 64 MiB.
+pub const MAX_UPLOAD_BYTES: u64 = 64 * 1024 * 1024;
+/// Bytes per piece (the last may be shorter): 192 KiB, a JSON body of about 256 KiB.
+pub const PIECE_BYTES: u64 = 192 * 1024;
+
+/// A file name: 1 to 255 characters, no `/`, not `.` or `..`, none of the forbidden characters.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct FileName(String);
+
+impl FileName {
+    /// Validates `s`.
+    pub fn new(s: &str) -> Result<Self, String> {
+        let n = s.chars().count();
+        if !(1..=255).contains(&n) {
+            return Err("must be 1 to 255 characters".into());
+        }
+        if s.contains('/') || s == "." || s == ".." {
+            return Err("must be a file name, not a path".into());
+        }
+        check_chars(s)?;
+        Ok(Self(s.to_owned()))
+    }
+
+    /// The name.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The pattern of [`FileName`], without look-ahead: a first character other than `.`, or `.`
+/// and a second other than `.`, or `..` and more; never `/` nor a forbidden character.
+#[must_use]
+pub fn file_name_pattern() -> String {
+    let f = super::forbidden_class();
+    format!("^([^./{f}][^/{f}]*|\\.[^./{f}][^/{f}]*|\\.\\.[^/{f}]+)$")
+}
+
+impl<'de> Deserialize<'de> for FileName {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Self::new(&s).map_err(de::Error::custom)
+    }
+}
+
+impl JsonSchema for FileName {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        "FileName".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 255,
+            "pattern": file_name_pattern(),
+            "description": "A file name: no `/`, not `.` or `..`, no control, invisible or bidirectional-control characters."
+        })
+    }
+}
+
+/// `POST /api/uploads`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct UploadRequest {
+    /// The pane whose working directory receives the file.
+    pub subshell_id: RowId,
+    /// The file's name there.
+    pub name: FileName,
+    /// Its size in bytes (0 to 64 MiB).
+    #[schemars(range(max = 67_108_864))]
+    pub size: u64,
+    /// Replace a file of that name (without it, an existing file is a 409).
+    #[serde(default)]
+    pub overwrite: bool,
+}
+
+/// An upload and its progress.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Upload {
+    /// Its id.
+    pub upload_id: String,
+    /// The pane.
+    pub subshell_id: String,
+    /// The file's absolute path on the pane's node.
+    pub path: String,
+    /// Its size.
+    pub size: u64,
+    /// Bytes per piece.
+    pub piece_bytes: u64,
+    /// Pieces in all.
+    pub pieces: u64,
+    /// Bytes written so far.
+    pub received: u64,
+    /// Whether the file is in place.
+    pub done: bool,
+}
+
+/// `PUT /api/uploads/{id}/pieces/{index}`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PieceRequest {
+    /// The piece's bytes, base64 (standard alphabet, padded).
+    #[schemars(length(max = 262_144))]
+    pub data_b64: String,
+}
+
+/// Path of the piece route.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PieceParams {
+    /// The upload.
+    pub id: RowId,
+    /// The piece's index, from 0.
+    pub index: PieceIndex,
+}
+
+/// A piece's index in a path: decimal digits, at most 7.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PieceIndex(pub u64);
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn the_file_name_pattern_and_the_parser_agree() {
+        let re = regex_lite_pattern();
+        for name in ["x", ".x", "..x", "...", ".a.", "a b", "é"] {
+            assert!(FileName::new(name).is_ok(), "{name}");
+            assert!(re(name), "{name}");
+        }
+        for name in [".", "..", "a/b", "/", "", "a\u{7}b"] {
+            assert!(FileName::new(name).is_err(), "{name:?}");
+            assert!(!re(name), "{name:?}");
+        }
+    }
+
+    /// The schema's pattern, checked with the JSON Schema validator the plane uses.
+    fn regex_lite_pattern() -> impl Fn(&str) -> bool {
+        let schema = serde_json::json!({ "type": "string", "pattern": file_name_pattern() });
+        let v = jsonschema::validator_for(&schema).unwrap();
+        move |s: &str| v.is_valid(&serde_json::json!(s))
+    }
+}
+
+impl<'de> Deserialize<'de> for PieceIndex {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        if s.is_empty() || s.len() > 7 || !s.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(de::Error::custom("a piece index is 1 to 7 decimal digits"));
+        }
+        s.parse().map(Self).map_err(de::Error::custom)
+    }
+}
+
+impl JsonSchema for PieceIndex {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        "PieceIndex".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "type": "string", "pattern": "^[0-9]{1,7}$" })
+    }
+}

@@ -1,0 +1,98 @@
+//! Routes of uploads into a pane (`crate::api::uploads` has the protocol).
+
+use std::sync::Arc;
+
+use super::super::handler::{Json, NoContent, Path};
+use super::{Auth, RouteDef};
+use crate::api::IdParam;
+use crate::api::uploads::{PieceParams, PieceRequest, Upload, UploadRequest};
+use crate::error::ApiError;
+use crate::service::{RequestMeta, Service};
+
+/// The routes of this domain, in the order the reference lists them.
+pub(super) fn routes() -> Vec<RouteDef> {
+    vec![
+        RouteDef::post(
+            "/api/uploads",
+            "startUpload",
+            Auth::Subshells,
+            "Start an upload of a file (at most 64 MiB) into a pane's working directory",
+        )
+        .ok(201)
+        .errors(&[
+            "NOT_FOUND",
+            "PERMISSION_DENIED",
+            "UPLOAD_EXISTS",
+            "NODE_OFFLINE",
+            "NODE_REFUSED",
+            "NODE_LINK_CLOSED",
+            "NODE_BAD_RESULT",
+            "NODE_TIMEOUT",
+        ])
+        .handle(start),
+        RouteDef::get(
+            "/api/uploads/:id",
+            "getUpload",
+            Auth::Subshells,
+            "An upload's progress",
+        )
+        .errors(&["NOT_FOUND"])
+        .handle(get),
+        RouteDef::delete(
+            "/api/uploads/:id",
+            "cancelUpload",
+            Auth::Subshells,
+            "Abandon an upload; the partial file on the node is removed",
+        )
+        .errors(&["NOT_FOUND"])
+        .handle(cancel),
+        RouteDef::put(
+            "/api/uploads/:id/pieces/:index",
+            "uploadPiece",
+            Auth::Subshells,
+            "Send the next piece of an upload (in order; the last one puts the file in place)",
+        )
+        .errors(&[
+            "NOT_FOUND",
+            "INVALID_STATE",
+            "UPLOAD_ABANDONED",
+            "NODE_OFFLINE",
+            "NODE_REFUSED",
+            "NODE_LINK_CLOSED",
+            "NODE_BAD_RESULT",
+            "NODE_TIMEOUT",
+        ])
+        .handle(piece),
+    ]
+}
+
+type Res<T> = Result<T, ApiError>;
+
+async fn start(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Json(b): Json<UploadRequest>,
+) -> Res<Json<Upload>> {
+    svc.start_upload(&meta, b).await.map(Json)
+}
+
+async fn get(svc: Arc<Service>, meta: RequestMeta, Path(p): Path<IdParam>) -> Res<Json<Upload>> {
+    svc.upload(&meta, p.id.as_str()).await.map(Json)
+}
+
+async fn cancel(svc: Arc<Service>, meta: RequestMeta, Path(p): Path<IdParam>) -> Res<NoContent> {
+    svc.cancel_upload(&meta, p.id.as_str())
+        .await
+        .map(|()| NoContent)
+}
+
+async fn piece(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<PieceParams>,
+    Json(b): Json<PieceRequest>,
+) -> Res<Json<Upload>> {
+    svc.upload_piece(&meta, p.id.as_str(), p.index, b)
+        .await
+        .map(Json)
+}

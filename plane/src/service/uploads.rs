@@ -1,0 +1,318 @@
+//! Uploads into a pane (see [`crate::api::uploads`] for the protocol a client follows).
+//!
+//! The plane holds each upload in memory and writes it on the pane's node with `write_file`, in
+//! node chunks of [`NODE_CHUNK_BYTES`] (a command must fit the link's 64 KiB envelope). The node
+//! writes into a hidden partial file next to the destination and renames it into place with the
+//! last chunk; a chunk out of order makes it remove the partial file, which is how the plane
+//! abandons an upload.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use termplane_proto::command::{Command, PathArg, WriteFile};
+
+use super::subshells::Need;
+use super::{RequestMeta, Service};
+use crate::api::uploads::{
+    MAX_UPLOAD_BYTES, PIECE_BYTES, PieceIndex, PieceRequest, Upload, UploadRequest,
+};
+use crate::error::ApiError;
+
+/// Raw bytes per `write_file` command.
+pub(super) const NODE_CHUNK_BYTES: usize = 32 * 1024;
+/// An upload with no piece for this long is abandoned (ms).
+pub(super) const UPLOAD_IDLE_MS: i64 = 60_000;
+/// Most uploads in progress on the plane at once.
+pub(super) const MAX_UPLOADS: usize = 256;
+
+#[derive(Debug)]
+struct State {
+    user_id: String,
+    subshell_id: String,
+    node_id: String,
+    path: String,
+    size: u64,
+    received: u64,
+    next_piece: u64,
+    next_chunk: u32,
+    last_ms: i64,
+    done: bool,
+}
+
+/// The uploads in progress.
+#[derive(Debug, Default)]
+pub(super) struct Uploads {
+    all: Mutex<HashMap<String, Arc<smol::lock::Mutex<State>>>>,
+}
+
+fn view(id: &str, s: &State) -> Upload {
+    Upload {
+        upload_id: id.to_owned(),
+        subshell_id: s.subshell_id.clone(),
+        path: s.path.clone(),
+        size: s.size,
+        piece_bytes: PIECE_BYTES,
+        pieces: s.size.div_ceil(PIECE_BYTES).max(1),
+        received: s.received,
+        done: s.done,
+    }
+}
+
+fn not_found() -> ApiError {
+    ApiError::not_found("upload")
+}
+
+impl Service {
+    fn upload_of(&self, id: &str) -> Result<Arc<smol::lock::Mutex<State>>, ApiError> {
+        self.uploads
+            .all
+            .lock()
+            .map_err(|_| ApiError::internal())?
+            .get(id)
+            .cloned()
+            .ok_or_else(not_found)
+    }
+
+    fn forget_upload(&self, id: &str) {
+        if let Ok(mut all) = self.uploads.all.lock() {
+            all.remove(id);
+        }
+    }
+
+    /// Makes the node drop its partial file (a chunk out of order abandons an upload there).
+    async fn abandon_on_node(&self, node_id: &str, path: &str) {
+        let r = self
+            .node_command(
+                node_id,
+                Command::WriteFile(WriteFile {
+                    path: path.to_owned(),
+                    chunk_b64: String::new(),
+                    chunk: u32::MAX,
+                    eof: false,
+                }),
+            )
+            .await;
+        if let Err(e) = r {
+            tracing::debug!(path, code = e.code, "upload abandon not delivered");
+        }
+    }
+
+    /// `POST /api/uploads`.
+    pub async fn start_upload(
+        &self,
+        meta: &RequestMeta,
+        req: UploadRequest,
+    ) -> Result<Upload, ApiError> {
+        let c = self.caller(meta).await?;
+        let row = self
+            .reach_subshell(&c, req.subshell_id.as_str(), Need::Write)
+            .await?;
+        if req.size > MAX_UPLOAD_BYTES {
+            return Err(ApiError::validation("size", "an upload is at most 64 MiB"));
+        }
+        let path = format!("{}/{}", row.cwd.trim_end_matches('/'), req.name.as_str());
+        let busy = self
+            .uploads
+            .all
+            .lock()
+            .map_err(|_| ApiError::internal())?
+            .len()
+            >= MAX_UPLOADS;
+        if busy {
+            return Err(ApiError::new(
+                409,
+                "UPLOAD_EXISTS",
+                "too many uploads are in progress; try again shortly",
+            ));
+        }
+        let exists = |d: &serde_json::Value| d.get("exists").and_then(serde_json::Value::as_bool);
+        if !req.overwrite {
+            let r = self
+                .node_command(
+                    &row.node_id,
+                    Command::PathExists(PathArg { path: path.clone() }),
+                )
+                .await?;
+            if exists(&super::subshells::node_data(r)?) != Some(false) {
+                return Err(ApiError::new(
+                    409,
+                    "UPLOAD_EXISTS",
+                    "a file of that name is in the pane's directory (ask for overwrite)",
+                )
+                .with_metadata(serde_json::json!({ "path": path })));
+            }
+        }
+        let id = crate::secret::new_id()?;
+        let state = State {
+            user_id: c.user().id.clone(),
+            subshell_id: row.id.clone(),
+            node_id: row.node_id.clone(),
+            path,
+            size: req.size,
+            received: 0,
+            next_piece: 0,
+            next_chunk: 0,
+            last_ms: self.now(),
+            done: false,
+        };
+        {
+            let mut all = self.uploads.all.lock().map_err(|_| ApiError::internal())?;
+            if all.values().any(|u| {
+                u.try_lock()
+                    .is_some_and(|u| u.node_id == state.node_id && u.path == state.path)
+            }) {
+                return Err(ApiError::new(
+                    409,
+                    "UPLOAD_EXISTS",
+                    "another upload to that file is in progress",
+                ));
+            }
+            all.insert(id.clone(), Arc::new(smol::lock::Mutex::new(state)));
+        }
+        let up = self.upload_of(&id)?;
+        if req.size == 0 {
+            // Nothing to send: the file is written empty at once.
+            return self.write_piece(&id, &up, PieceIndex(0), Vec::new()).await;
+        }
+        self.watch_upload(id.clone());
+        let s = up.lock().await;
+        Ok(view(&id, &s))
+    }
+
+    /// Abandons an upload that receives nothing for [`UPLOAD_IDLE_MS`].
+    fn watch_upload(&self, id: String) {
+        let Some(me) = self.me.upgrade() else { return };
+        smol::spawn(async move {
+            loop {
+                smol::Timer::after(Duration::from_secs(5)).await;
+                let Ok(up) = me.upload_of(&id) else { return };
+                let s = up.lock().await;
+                if s.done {
+                    return;
+                }
+                if me.now() - s.last_ms >= UPLOAD_IDLE_MS {
+                    me.forget_upload(&id);
+                    me.abandon_on_node(&s.node_id, &s.path).await;
+                    tracing::info!(upload = %id, "upload idle for 60 s; abandoned");
+                    return;
+                }
+            }
+        })
+        .detach();
+    }
+
+    async fn own_upload(
+        &self,
+        meta: &RequestMeta,
+        id: &str,
+    ) -> Result<Arc<smol::lock::Mutex<State>>, ApiError> {
+        let c = self.caller(meta).await?;
+        let up = self.upload_of(id)?;
+        if up.lock().await.user_id != c.user().id {
+            return Err(not_found());
+        }
+        Ok(up)
+    }
+
+    /// `GET /api/uploads/:id`.
+    pub async fn upload(&self, meta: &RequestMeta, id: &str) -> Result<Upload, ApiError> {
+        let up = self.own_upload(meta, id).await?;
+        let s = up.lock().await;
+        Ok(view(id, &s))
+    }
+
+    /// `DELETE /api/uploads/:id`: abandons it; the node's partial file is removed.
+    pub async fn cancel_upload(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
+        let up = self.own_upload(meta, id).await?;
+        let s = up.lock().await;
+        self.forget_upload(id);
+        if !s.done {
+            self.abandon_on_node(&s.node_id, &s.path).await;
+        }
+        Ok(())
+    }
+
+    /// `PUT /api/uploads/:id/pieces/:index`.
+    pub async fn upload_piece(
+        &self,
+        meta: &RequestMeta,
+        id: &str,
+        index: PieceIndex,
+        req: PieceRequest,
+    ) -> Result<Upload, ApiError> {
+        let up = self.own_upload(meta, id).await?;
+        let data = <base64ct::Base64 as base64ct::Encoding>::decode_vec(&req.data_b64)
+            .map_err(|_| ApiError::validation("dataB64", "must be standard padded base64"))?;
+        self.write_piece(id, &up, index, data).await
+    }
+
+    async fn write_piece(
+        &self,
+        id: &str,
+        up: &Arc<smol::lock::Mutex<State>>,
+        index: PieceIndex,
+        data: Vec<u8>,
+    ) -> Result<Upload, ApiError> {
+        let mut s = up.lock().await;
+        if s.done {
+            return Err(ApiError::new(
+                409,
+                "INVALID_STATE",
+                "the upload is complete",
+            ));
+        }
+        let expected = PIECE_BYTES.min(s.size - s.received);
+        if index.0 != s.next_piece || data.len() as u64 != expected {
+            let why = if index.0 == s.next_piece {
+                format!("piece {} must be {expected} bytes", index.0)
+            } else {
+                format!("piece {} out of order (expected {})", index.0, s.next_piece)
+            };
+            self.forget_upload(id);
+            if s.next_chunk > 0 {
+                self.abandon_on_node(&s.node_id, &s.path).await;
+            }
+            return Err(ApiError::new(
+                409,
+                "UPLOAD_ABANDONED",
+                format!("{why}; the upload was abandoned and nothing was left behind"),
+            ));
+        }
+        let last_piece = s.received + expected == s.size;
+        let chunks: Vec<&[u8]> = if data.is_empty() {
+            vec![&[][..]]
+        } else {
+            data.chunks(NODE_CHUNK_BYTES).collect()
+        };
+        let n = chunks.len();
+        for (i, chunk) in chunks.into_iter().enumerate() {
+            let r = self
+                .node_command(
+                    &s.node_id,
+                    Command::WriteFile(WriteFile {
+                        path: s.path.clone(),
+                        chunk_b64: termplane_proto::key::b64url_encode(chunk),
+                        chunk: s.next_chunk,
+                        eof: last_piece && i + 1 == n,
+                    }),
+                )
+                .await
+                .and_then(super::subshells::node_data);
+            if let Err(e) = r {
+                self.forget_upload(id);
+                self.abandon_on_node(&s.node_id, &s.path).await;
+                return Err(e);
+            }
+            s.next_chunk += 1;
+        }
+        s.received += expected;
+        s.next_piece += 1;
+        s.last_ms = self.now();
+        if last_piece {
+            s.done = true;
+            self.forget_upload(id);
+        }
+        Ok(view(id, &s))
+    }
+}
