@@ -558,7 +558,10 @@ fn capture_names_the_screen_replay_only_when_it_is_asked_for() {
         replay: false,
     });
     let v = serde_json::to_value(&plain).unwrap();
-    assert!(v.get("replay").is_none(), "an older node's strict decoder must not see it: {v}");
+    assert!(
+        v.get("replay").is_none(),
+        "an older node's strict decoder must not see it: {v}"
+    );
     let replay = Command::Capture(Capture {
         subshell_id: id,
         lines: Some(2000),

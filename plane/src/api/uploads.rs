@@ -148,6 +148,28 @@ pub struct PieceParams {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PieceIndex(pub u64);
 
+impl<'de> Deserialize<'de> for PieceIndex {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        if s.is_empty() || s.len() > 7 || !s.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(de::Error::custom("a piece index is 1 to 7 decimal digits"));
+        }
+        s.parse().map(Self).map_err(de::Error::custom)
+    }
+}
+
+impl JsonSchema for PieceIndex {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        "PieceIndex".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "type": "string", "pattern": "^[0-9]{1,7}$" })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -171,27 +193,5 @@ mod tests {
         let schema = serde_json::json!({ "type": "string", "pattern": file_name_pattern() });
         let v = jsonschema::validator_for(&schema).unwrap();
         move |s: &str| v.is_valid(&serde_json::json!(s))
-    }
-}
-
-impl<'de> Deserialize<'de> for PieceIndex {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        if s.is_empty() || s.len() > 7 || !s.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(de::Error::custom("a piece index is 1 to 7 decimal digits"));
-        }
-        s.parse().map(Self).map_err(de::Error::custom)
-    }
-}
-
-impl JsonSchema for PieceIndex {
-    fn inline_schema() -> bool {
-        true
-    }
-    fn schema_name() -> Cow<'static, str> {
-        "PieceIndex".into()
-    }
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({ "type": "string", "pattern": "^[0-9]{1,7}$" })
     }
 }
