@@ -834,3 +834,30 @@ fn an_upload_lands_whole_in_the_panes_directory_and_a_failure_leaves_nothing_beh
     assert_eq!(r.status, 404, "an upload is its starter's");
     assert_eq!(work_files(&w), ["data.bin"]);
 }
+
+#[test]
+fn an_open_socket_closes_once_its_system_key_is_disabled_even_while_output_flows() {
+    let w = world();
+    let id = w.launch();
+    // Output every 200 ms: the socket is never idle for the 15 s between checks.
+    w.type_line(&id, "while true; do echo tick; sleep 0.2; done");
+    let tok = w.mint_bearer(&w.key, &id).json()["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut t = attach(&w.p, &id, &tok, "", None).unwrap();
+    t.until("ticks", |t| t.text().matches("tick").count() > 3);
+    let r = w.as_cookie(
+        &w.admin,
+        "POST",
+        &format!("/api/system-keys/{}/disable", w.key_id),
+        Some(json!({})),
+    );
+    assert!(r.status < 300, "{}", r.text());
+    let deadline = Instant::now() + Duration::from_secs(25);
+    while t.closed.is_none() {
+        assert!(Instant::now() < deadline, "the socket outlived its key");
+        t.pump(Duration::from_millis(200));
+    }
+    assert_eq!(t.closed.as_ref().unwrap().0, 4403);
+}

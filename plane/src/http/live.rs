@@ -133,11 +133,13 @@ where
     if !send(ws, frame(&hello)).await {
         return (0, String::new());
     }
+    // A deadline, not a timer per turn: a feed that is always busy is still re-checked.
+    let mut next_check = std::time::Instant::now() + RECHECK_EVERY;
     loop {
         let ev = async { Ev::Client(ws.next().await) }
             .or(async { Ev::Feed(queue.next().await) })
             .or(async {
-                smol::Timer::after(RECHECK_EVERY).await;
+                smol::Timer::at(next_check).await;
                 Ev::Recheck
             })
             .await;
@@ -167,6 +169,7 @@ where
                 return (4408, "the client fell behind; list again and reopen".into());
             }
             Ev::Recheck => {
+                next_check = std::time::Instant::now() + RECHECK_EVERY;
                 if !svc.feed_still_valid(grant).await {
                     return (4403, "the session that opened this feed ended".into());
                 }

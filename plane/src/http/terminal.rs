@@ -273,11 +273,13 @@ impl Session {
         }
         self.svc.broadcast_presence(&self.handle.pump);
         let queue = self.handle.queue.clone();
+        // A deadline, not a timer per turn: a socket that is always busy is still re-checked.
+        let mut next_check = std::time::Instant::now() + RECHECK_EVERY;
         loop {
             let ev = async { Event::Client(ws.next().await) }
                 .or(async { Event::Queue(queue.next().await) })
                 .or(async {
-                    smol::Timer::after(RECHECK_EVERY).await;
+                    smol::Timer::at(next_check).await;
                     Event::Recheck
                 })
                 .await;
@@ -332,10 +334,12 @@ impl Session {
                     }
                     Control::Close(code, reason) => return End::Close(code, reason),
                 },
-                Event::Recheck => match self.svc.grant_still_valid(&self.grant).await {
-                    Ok(_) => {}
-                    Err((code, reason)) => return End::Close(code, reason),
-                },
+                Event::Recheck => {
+                    next_check = std::time::Instant::now() + RECHECK_EVERY;
+                    if let Err((code, reason)) = self.svc.grant_still_valid(&self.grant).await {
+                        return End::Close(code, reason);
+                    }
+                }
             }
         }
     }
