@@ -70,19 +70,25 @@ async def pinger(ws, pings, stop):
 
 
 async def slow_reader(ws, stop):
-    """Reads 64 KiB every 100 ms until `stop`; counts resyncs and notes the close."""
-    got = {"bytes": 0, "resyncs": 0, "close": None}
+    """Reads 64 KiB every 100 ms until `stop` and, after it, until its first resync (at most
+    15 s more); counts resyncs, notes the close and when the marker arrived."""
+    got = {"bytes": 0, "resyncs": 0, "close": None, "saw_end": False}
+    t0 = time.perf_counter()
+    tail = b""
     try:
-        while not stop.is_set():
+        while not (stop.is_set() and (got["resyncs"] > 0 or time.perf_counter() - t0 > 30)):
             budget = 64 * 1024
-            while budget > 0 and not stop.is_set():
+            while budget > 0:
                 m = await asyncio.wait_for(ws.recv(), 5)
                 if isinstance(m, str):
                     if json.loads(m).get("type") == "resync":
                         got["resyncs"] += 1
+                        got["resync_at_s"] = round(time.perf_counter() - t0, 2)
                 else:
                     got["bytes"] += len(m)
                     budget -= len(m)
+                    tail = (tail + m)[-4096:]
+                    got["saw_end"] = got["saw_end"] or END.encode() in tail
             await asyncio.sleep(0.1)
     except Exception as e:  # the plane closed it, or the run ended
         code = getattr(getattr(e, "rcvd", None), "code", None)
