@@ -264,13 +264,10 @@ impl Service {
         }
     }
 
-    /// Spends attach token `token` for subshell `id`: the grant, or 401 (unknown, spent,
-    /// expired, minter gone), 403 `ATTACH_TOKEN_BOUND` (bound to another pane) or 404.
-    pub async fn redeem_attach_token(
-        &self,
-        token: &str,
-        id: &str,
-    ) -> Result<AttachGrant, ApiError> {
+    /// Takes attach token `token` out of the pending ones (a token is spent by its first
+    /// presentation, whatever comes of it): its grant, or 401 when it is unknown, spent,
+    /// malformed or expired.
+    fn spend_token(&self, token: &str) -> Result<Grant, ApiError> {
         let invalid = || {
             ApiError::new(
                 401,
@@ -291,6 +288,17 @@ impl Service {
         if grant.expires_at <= self.now() {
             return Err(invalid());
         }
+        Ok(grant)
+    }
+
+    /// Spends attach token `token` for subshell `id`: the grant, or 401 (unknown, spent,
+    /// expired, minter gone), 403 `ATTACH_TOKEN_BOUND` (bound to another pane) or 404.
+    pub async fn redeem_attach_token(
+        &self,
+        token: &str,
+        id: &str,
+    ) -> Result<AttachGrant, ApiError> {
+        let grant = self.spend_token(token)?;
         if grant.subshell_id.as_deref().is_some_and(|b| b != id) {
             return Err(ApiError::new(
                 403,
@@ -314,26 +322,7 @@ impl Service {
     /// Spends attach token `token` for the whole-user live feed: only an unbound token minted by
     /// a browser session opens it (403 `ATTACH_TOKEN_BOUND` for a token bound to a pane).
     pub async fn redeem_feed_token(&self, token: &str) -> Result<FeedGrant, ApiError> {
-        let invalid = || {
-            ApiError::new(
-                401,
-                "ATTACH_TOKEN_INVALID",
-                "the attach token is unknown, spent or expired",
-            )
-        };
-        if !secret::well_formed(token, ATTACH_TOKEN_PREFIX) {
-            return Err(invalid());
-        }
-        let grant = self
-            .terminals
-            .tokens
-            .lock()
-            .map_err(|_| ApiError::internal())?
-            .remove(&secret::digest(token))
-            .ok_or_else(invalid)?;
-        if grant.expires_at <= self.now() {
-            return Err(invalid());
-        }
+        let grant = self.spend_token(token)?;
         if grant.subshell_id.is_some() || !matches!(grant.minter, Minter::Session(_)) {
             return Err(ApiError::new(
                 403,
