@@ -861,3 +861,27 @@ fn an_open_socket_closes_once_its_system_key_is_disabled_even_while_output_flows
     }
     assert_eq!(t.closed.as_ref().unwrap().0, 4403);
 }
+
+#[test]
+fn keys_the_node_cannot_type_are_reported_to_that_viewer() {
+    let w = world();
+    let id = w.launch();
+    let tok = w.mint_cookie(&w.admin, Some(&id));
+    let mut t = attach(&w.p, &id, &tok, "", None).unwrap();
+    t.until("attached", |t| t.has_frame("attached", |_| true));
+    // The pane vanishes behind the plane's back (this test's local node runs no exit checks).
+    w.node
+        .exec
+        .execute(&Command::Kill(SubshellRef {
+            subshell_id: termplane_proto::SubshellId::parse(&id).unwrap(),
+        }))
+        .unwrap();
+    t.type_keys("echo lost\r");
+    t.until("the refusal", |t| {
+        t.has_frame("error", |v| v["code"] == "INPUT_FAILED")
+    });
+    assert!(
+        t.closed.is_none(),
+        "a refused key does not close the socket"
+    );
+}

@@ -28,6 +28,7 @@ use crate::api::terminals::{AttachQuery, ClientFrame, ServerFrame, Viewer};
 use crate::error::ApiError;
 use crate::service::Service;
 use crate::service::normalize_origin;
+use crate::service::terminals::ViewerQueue;
 use crate::service::terminals::pump::{Chunk, Control, Next, Replay};
 use crate::service::terminals::{AttachGrant, ViewerHandle};
 
@@ -238,7 +239,12 @@ impl Session {
         S: AsyncRead + AsyncWrite + Unpin + Send,
     {
         let (input_tx, input_rx) = smol::channel::bounded::<String>(INPUT_QUEUE);
-        let typist = smol::spawn(typist(self.svc.clone(), self.grant.row.clone(), input_rx));
+        let typist = smol::spawn(typist(
+            self.svc.clone(),
+            self.grant.row.clone(),
+            input_rx,
+            self.handle.queue.clone(),
+        ));
         let end = self.serve(&mut ws, replay, &input_tx).await;
         drop(input_tx);
         typist.cancel().await;
@@ -333,6 +339,11 @@ impl Session {
                         }
                     }
                     Control::Close(code, reason) => return End::Close(code, reason),
+                    Control::Refused(code, message) => {
+                        if !Self::refuse_frame(ws, code, &message).await {
+                            return End::Gone;
+                        }
+                    }
                 },
                 Event::Recheck => {
                     next_check = std::time::Instant::now() + RECHECK_EVERY;
@@ -435,11 +446,13 @@ impl Session {
 }
 
 /// Types a viewer's keystrokes into the pane in order; keys that queued up while one was on its
-/// way go together in the next command.
+/// way go together in the next command. Keys the node could not type are reported to that viewer
+/// (`error INPUT_FAILED`).
 async fn typist(
     svc: Arc<Service>,
     row: crate::store::Subshell,
     rx: smol::channel::Receiver<String>,
+    queue: Arc<ViewerQueue>,
 ) {
     while let Ok(mut data) = rx.recv().await {
         while data.len() < 4096 {
@@ -450,6 +463,10 @@ async fn typist(
         }
         if let Err(e) = svc.type_into_pane(&row, data).await {
             tracing::debug!(subshell = %row.id, code = e.code, "keystrokes not delivered");
+            queue.control(Control::Refused(
+                "INPUT_FAILED",
+                format!("the keys were not typed: {}", e.message),
+            ));
         }
     }
 }

@@ -61,6 +61,8 @@ pub enum Control {
     Exit(Option<i32>),
     /// Close the socket with this code and reason.
     Close(u16, String),
+    /// Something this viewer sent could not be done (code, message); the socket stays open.
+    Refused(&'static str, String),
 }
 
 /// What a viewer's socket task gets next.
