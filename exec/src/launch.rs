@@ -269,6 +269,9 @@ impl Executor {
             "pane": pane,
             "pid": pid,
             "logPath": log.to_string_lossy(),
+            // On this node's clock, like an `exit` event's `at`: an exit seen at or before this
+            // instant is an earlier incarnation's (see the plane's `apply_exit`).
+            "startedAt": crate::util::now_iso(),
         });
         if let Some(b) = binary_path {
             v["binaryPath"] = json!(b);

@@ -268,6 +268,8 @@ pub struct Service {
     terminals: terminals::Terminals,
     /// Uploads into panes in progress.
     uploads: uploads::Uploads,
+    /// When each subshell's current pane started, on its node's clock (from the launch answer).
+    incarnations: std::sync::Mutex<std::collections::HashMap<String, String>>,
     /// This service, for the tasks it starts.
     me: std::sync::Weak<Self>,
 }
@@ -383,6 +385,7 @@ impl Service {
             censused: std::sync::Mutex::default(),
             terminals: terminals::Terminals::default(),
             uploads: uploads::Uploads::default(),
+            incarnations: std::sync::Mutex::default(),
         }))
     }
 

@@ -34,11 +34,35 @@ impl Service {
         }
     }
 
+    /// Records when the node started a subshell's current pane (its launch answer's
+    /// `startedAt`, on the node's clock).
+    pub(in crate::service) fn note_incarnation(&self, id: &str, data: Option<&serde_json::Value>) {
+        if let Some(at) = data
+            .and_then(|d| d.get("startedAt"))
+            .and_then(serde_json::Value::as_str)
+            && let Ok(mut m) = self.incarnations.lock()
+        {
+            m.insert(id.to_owned(), at.to_owned());
+        }
+    }
+
     pub(in crate::service) async fn apply_exit(
         self: &Arc<Self>,
         node_id: &str,
         e: &termplane_proto::event::Exit,
     ) -> Result<(), ApiError> {
+        // A restart kills the pane and launches it again under the same id; the node's exit
+        // check can see the killed pane go in between, and that `exit` can be applied after the
+        // new pane's launch answer. It belongs to the earlier pane: never to the new one.
+        let started = self
+            .incarnations
+            .lock()
+            .ok()
+            .and_then(|m| m.get(e.subshell_id.as_str()).cloned());
+        if started.is_some_and(|s| exit_is_stale(&e.at, &s)) {
+            tracing::debug!(subshell = %e.subshell_id, at = %e.at, "exit of an earlier pane ignored");
+            return Ok(());
+        }
         let Some(row) = self
             .store
             .subshell(e.subshell_id.as_str())
@@ -216,5 +240,26 @@ impl Service {
             }
         })
         .detach();
+    }
+}
+
+/// Whether an `exit` seen at `exit_at` happened no later than the pane's start at `started_at`
+/// (both ISO 8601 UTC with milliseconds from the same node's clock, so they compare as text).
+fn exit_is_stale(exit_at: &str, started_at: &str) -> bool {
+    exit_at.len() == started_at.len() && exit_at <= started_at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::exit_is_stale;
+
+    #[test]
+    fn an_exit_seen_before_the_current_pane_started_is_an_earlier_panes() {
+        let started = "2026-11-24T08:52:48.266Z";
+        assert!(exit_is_stale("2026-11-24T08:52:48.227Z", started));
+        assert!(exit_is_stale(started, started));
+        assert!(!exit_is_stale("2026-11-24T08:52:50.001Z", started));
+        // Spellings that do not compare as text are never taken as stale.
+        assert!(!exit_is_stale("2026-11-24T08:52:48Z", started));
     }
 }

@@ -315,6 +315,7 @@ impl Service {
             .await;
         match outcome {
             Ok(r) if r.ok => {
+                self.note_incarnation(&id, r.data.as_ref());
                 // The table's row for an accepted launch (starting → running).
                 let to = lifecycle::next(SubshellState::Starting, Trigger::LaunchAccepted)
                     .map_or(SubshellState::Running, |m| m.to);

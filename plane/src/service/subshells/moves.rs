@@ -229,6 +229,7 @@ impl Service {
             .await
         {
             Ok(r) if r.ok => {
+                self.note_incarnation(&row.id, r.data.as_ref());
                 self.move_subshell(&starting, Trigger::LaunchAccepted, None)
                     .await?;
                 Ok(())
@@ -275,6 +276,9 @@ impl Service {
         }
         self.publish_subshell_gone(id, audience, true);
         self.close_viewers(id, None, 4404, "the subshell was deleted");
+        if let Ok(mut m) = self.incarnations.lock() {
+            m.remove(id);
+        }
         Ok(())
     }
 
