@@ -270,6 +270,9 @@ pub struct Service {
     uploads: uploads::Uploads,
     /// When each subshell's current pane started, on its node's clock (from the launch answer).
     incarnations: std::sync::Mutex<std::collections::HashMap<String, String>>,
+    /// Exits that arrived while their subshell's launch was on its way (node id, event).
+    parked_exits:
+        std::sync::Mutex<std::collections::HashMap<String, (String, termplane_proto::event::Exit)>>,
     /// This service, for the tasks it starts.
     me: std::sync::Weak<Self>,
 }
@@ -386,6 +389,7 @@ impl Service {
             terminals: terminals::Terminals::default(),
             uploads: uploads::Uploads::default(),
             incarnations: std::sync::Mutex::default(),
+            parked_exits: std::sync::Mutex::default(),
         }))
     }
 

@@ -46,6 +46,27 @@ impl Service {
         }
     }
 
+    /// After a launch answered: an exit kept while it was on its way is applied if it is the
+    /// new pane's (seen after its start), dropped if it was the replaced pane's or the launch
+    /// failed.
+    pub(in crate::service) fn settle_parked_exit(&self, id: &str, launched: bool) {
+        let parked = self.parked_exits.lock().ok().and_then(|mut p| p.remove(id));
+        let Some((node_id, exit)) = parked else {
+            return;
+        };
+        if !launched {
+            return;
+        }
+        if let Some(me) = self.me.upgrade() {
+            smol::spawn(async move {
+                if let Err(e) = me.apply_exit(&node_id, &exit).await {
+                    tracing::warn!(subshell = %exit.subshell_id, code = e.code, "kept exit not applied");
+                }
+            })
+            .detach();
+        }
+    }
+
     pub(in crate::service) async fn apply_exit(
         self: &Arc<Self>,
         node_id: &str,
@@ -71,6 +92,14 @@ impl Service {
         else {
             return Ok(());
         };
+        // While a launch is on its way, whose pane an exit belongs to is known only once the
+        // launch answers: keep it until then (`settle_parked_exit`).
+        if SubshellState::from_stored(&row.state) == SubshellState::Starting {
+            if let Ok(mut p) = self.parked_exits.lock() {
+                p.insert(row.id.clone(), (node_id.to_owned(), e.clone()));
+            }
+            return Ok(());
+        }
         let moved = self
             .move_subshell(&row, Trigger::Exit(e.exit_code), None)
             .await?;

@@ -334,6 +334,7 @@ impl Service {
             }
             Ok(r) => {
                 self.store.forget_subshell(&id).await?;
+                self.settle_parked_exit(&id, false);
                 let reason = r.error.unwrap_or_else(|| "refused".into());
                 return Err(ApiError::new(
                     422,
@@ -344,9 +345,11 @@ impl Service {
             }
             Err(e) => {
                 self.store.forget_subshell(&id).await?;
+                self.settle_parked_exit(&id, false);
                 return Err(e);
             }
         }
+        self.settle_parked_exit(&id, true);
         // A refused launch leaves nothing, so feeds hear of a subshell once it runs.
         self.publish_subshell(&id).await;
         if let Some(p) = req.prompt {

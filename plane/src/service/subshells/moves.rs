@@ -232,12 +232,14 @@ impl Service {
                 self.note_incarnation(&row.id, r.data.as_ref());
                 self.move_subshell(&starting, Trigger::LaunchAccepted, None)
                     .await?;
+                self.settle_parked_exit(&row.id, true);
                 Ok(())
             }
             Ok(r) => {
                 let reason = r.error.unwrap_or_else(|| "refused".into());
                 self.move_subshell(&starting, Trigger::LaunchRefused, Some(&reason))
                     .await?;
+                self.settle_parked_exit(&row.id, false);
                 Err(ApiError::new(
                     422,
                     "LAUNCH_REFUSED",
@@ -247,6 +249,7 @@ impl Service {
             Err(e) => {
                 self.move_subshell(&starting, Trigger::LaunchRefused, Some(&e.message))
                     .await?;
+                self.settle_parked_exit(&row.id, false);
                 Err(e)
             }
         }
