@@ -17,6 +17,7 @@
 //!   [`Service::guard_origin`] once an operation is found), one error body for every failure
 //!   (a panicking handler included) and a log line per request (method, path, status, request
 //!   id, duration; never a header value, query or body);
+//! * [`app`] — the embedded browser app at `/`;
 //! * [`routes`] — the REST routes, declared once: that list mounts the handlers and generates
 //!   the OpenAPI document ([`openapi`], served at `/api/openapi.json`); [`handler`] — how a
 //!   handler's types parse and document a request; [`docs`] — the reference at `/docs`;
@@ -26,6 +27,7 @@
 //! with silence, accepted conflicting `Content-Length`s, had no body or write deadlines, and its
 //! router panicked on long percent-encoded parameters; see `docs/design-notes.md`.
 
+mod app;
 pub mod chunked;
 mod docs;
 mod handler;
@@ -233,7 +235,14 @@ impl Ctx {
                 res.set_header("allow", list.join(", "));
                 res
             }
-            Lookup::NoSuchPath => error_response(&ApiError::not_found("route"), &info.req_id),
+            Lookup::NoSuchPath => {
+                if req.head.method == Method::Get
+                    && let Some(res) = app::fallback(&req, &info.req_id)
+                {
+                    return res;
+                }
+                error_response(&ApiError::not_found("route"), &info.req_id)
+            }
             Lookup::BadPath(why) => {
                 error_response(&ApiError::new(400, "BAD_REQUEST", why), &info.req_id)
             }
@@ -328,27 +337,6 @@ impl server::App for AppRef {
 
 // ----- handlers outside the REST list -----
 
-fn landing(
-    ctx: Arc<Ctx>,
-    _: Request,
-    _: ReqInfo,
-    _: Vec<(&'static str, String)>,
-) -> BoxFut<Response> {
-    Box::pin(async move {
-        let name = ctx
-            .svc
-            .instance_settings()
-            .await
-            .map(|s| s.display_name)
-            .unwrap_or_default();
-        Response::bytes(
-            200,
-            "text/plain; charset=utf-8",
-            format!("{name} control plane is running. The API lives under /api.\n").into_bytes(),
-        )
-    })
-}
-
 #[allow(clippy::panic)]
 fn panicking(
     _: Arc<Ctx>,
@@ -370,7 +358,8 @@ fn app(svc: Arc<Service>, opts: &HttpOptions) -> Arc<Ctx> {
     for (i, r) in routes.iter().enumerate() {
         router.add(r.method, r.path, Target::Rest(i));
     }
-    router.add(Method::Get, "/", Target::Raw(landing));
+    // The browser app: its page at `/` (and, through the 404 fallback, at its own routes).
+    router.add(Method::Get, "/", Target::Raw(app::index));
     docs::mount(&mut router);
     // The live node link (a WebSocket upgrade, not a REST route).
     router.add(Method::Get, "/ws/node", Target::Raw(ws::node_socket));

@@ -9,7 +9,7 @@ use super::server::{Request, Response};
 use super::wire::Method;
 use super::{Ctx, ReqInfo};
 
-/// A handler outside the REST list: the landing page, the reference's page and assets, the node
+/// A handler outside the REST list: the browser app, the reference's page and assets, the node
 /// WebSocket and the test-only panic route.
 pub(super) type RawHandler =
     fn(Arc<Ctx>, Request, ReqInfo, Vec<(&'static str, String)>) -> BoxFut<Response>;
