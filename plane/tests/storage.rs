@@ -44,7 +44,7 @@ async fn exercise(url: &str) {
         "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g";
     let admin_email = format!("admin-{tag}@example.test");
     let admin = match store
-        .create_first_admin(&admin_email, "A", hash, NOW)
+        .create_first_admin(&admin_email, "A", hash, None, NOW)
         .await
         .unwrap()
     {
@@ -59,7 +59,7 @@ async fn exercise(url: &str) {
     assert!(store.setup_done().await.unwrap());
     assert!(
         store
-            .create_first_admin(&format!("b-{tag}@x"), "B", hash, NOW)
+            .create_first_admin(&format!("b-{tag}@x"), "B", hash, None, NOW)
             .await
             .unwrap()
             .is_none()

@@ -23,6 +23,21 @@ pub struct SetupRequest {
     pub display_name: DisplayName,
     /// The administrator's password (8 to 1024 characters).
     pub password: NewPassword,
+    /// The instance's name, shown in the browser's title bar and the app's header (1 to 64
+    /// characters; the name set when the database was created stays without it).
+    #[serde(default)]
+    pub instance_name: Option<InstanceName>,
+}
+
+/// An instance's name: 1 to 64 characters.
+pub type InstanceName = super::Text<1, 64>;
+
+/// `PUT /api/settings/instance`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct InstanceSettingsUpdate {
+    /// The instance's new name.
+    pub display_name: InstanceName,
 }
 
 /// `GET /api/settings/instance`.

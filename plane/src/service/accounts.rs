@@ -6,8 +6,8 @@ use super::{
     verify_password,
 };
 use crate::api::accounts::{
-    CreateUserRequest, InstanceSettings, PublicSettings, Role, SetupRequest, SetupStatus,
-    SignInRequest, User, Via, Whoami,
+    CreateUserRequest, InstanceSettings, InstanceSettingsUpdate, PublicSettings, Role,
+    SetupRequest, SetupStatus, SignInRequest, User, Via, Whoami,
 };
 use crate::error::ApiError;
 use crate::secret;
@@ -42,6 +42,7 @@ impl Service {
                 req.email.as_str(),
                 req.display_name.as_str(),
                 &hash,
+                req.instance_name.as_ref().map(|n| n.as_str()),
                 self.now(),
             )
             .await?
@@ -56,6 +57,19 @@ impl Service {
         Ok(InstanceSettings {
             display_name: self.store.display_name().await?,
         })
+    }
+
+    /// `PUT /api/settings/instance` (cookie-session admin): renames the instance.
+    pub async fn rename_instance(
+        &self,
+        meta: &RequestMeta,
+        req: InstanceSettingsUpdate,
+    ) -> Result<InstanceSettings, ApiError> {
+        let admin = self.admin(meta).await?;
+        self.store
+            .set_display_name(req.display_name.as_str(), &admin.user().id, self.now())
+            .await?;
+        self.instance_settings().await
     }
 
     /// `GET /api/settings/public`.

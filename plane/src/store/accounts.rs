@@ -61,6 +61,32 @@ impl Store {
             .try_get("display_name")
     }
 
+    /// Renames the instance, with its audit entry, in one transaction.
+    pub async fn set_display_name(
+        &self,
+        name: &str,
+        actor: &str,
+        now: i64,
+    ) -> Result<(), sqlx::Error> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("UPDATE instance SET display_name = $1 WHERE id = 1")
+            .bind(name)
+            .execute(&mut *tx)
+            .await?;
+        let detail = serde_json::json!({ "displayName": name }).to_string();
+        audit_in(
+            &mut tx,
+            now,
+            Some(actor),
+            "user",
+            "settings.instance_renamed",
+            None,
+            &detail,
+        )
+        .await?;
+        tx.commit().await
+    }
+
     /// Creates the first admin in one transaction with the single-winner flip of the setup flag.
     /// `None` when setup was already done.
     pub async fn create_first_admin(
@@ -68,6 +94,7 @@ impl Store {
         email: &str,
         display_name: &str,
         password_hash: &str,
+        instance_name: Option<&str>,
         now: i64,
     ) -> Result<Option<User>, sqlx::Error> {
         let mut tx = self.pool.begin().await?;
@@ -81,6 +108,12 @@ impl Store {
             == 1;
         if !won {
             return Ok(None);
+        }
+        if let Some(name) = instance_name {
+            sqlx::query("UPDATE instance SET display_name = $1 WHERE id = 1")
+                .bind(name)
+                .execute(&mut *tx)
+                .await?;
         }
         let id = secret::new_id().map_err(|e| sqlx::Error::Protocol(e.to_string()))?;
         sqlx::query(

@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use super::super::handler::{Json, MaybeJson, NoContent, Path, WithCookie};
 use crate::api::accounts::{
-    CreateUserRequest, InstanceSettings, PublicSettings, SetupRequest, SetupStatus, SignInRequest,
-    User, Whoami,
+    CreateUserRequest, InstanceSettings, InstanceSettingsUpdate, PublicSettings, SetupRequest,
+    SetupStatus, SignInRequest, User, Whoami,
 };
 use crate::api::{Empty, IdParam};
 use crate::error::ApiError;
@@ -51,6 +51,13 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "The instance's display name",
         )
         .handle(instance_settings),
+        RouteDef::put(
+            "/api/settings/instance",
+            "renameInstance",
+            CookieAdmin,
+            "Rename the instance",
+        )
+        .handle(rename_instance),
         RouteDef::get(
             "/api/settings/public",
             "publicSettings",
@@ -123,6 +130,14 @@ async fn setup(svc: Arc<Service>, _: RequestMeta, Json(b): Json<SetupRequest>) -
 
 async fn instance_settings(svc: Arc<Service>, _: RequestMeta) -> Res<Json<InstanceSettings>> {
     svc.instance_settings().await.map(Json)
+}
+
+async fn rename_instance(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Json(b): Json<InstanceSettingsUpdate>,
+) -> Res<Json<InstanceSettings>> {
+    svc.rename_instance(&meta, b).await.map(Json)
 }
 
 async fn public_settings(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<PublicSettings>> {
