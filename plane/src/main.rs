@@ -70,13 +70,20 @@ async fn run(cfg: Config) -> Result<(), String> {
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
     let local = listener.local_addr().map_err(|e| e.to_string())?;
-    let base_url = cfg
-        .app_base_url
-        .clone()
-        .unwrap_or_else(|| format!("http://{local}"));
+    // Without APP_BASE_URL, a plane on loopback is addressed as `localhost` (a passkey's
+    // relying-party id cannot be an IP address); the literal address stays a trusted origin.
+    let mut extra_origins = cfg.trusted_origins.clone();
+    let base_url = match &cfg.app_base_url {
+        Some(u) => u.clone(),
+        None if local.ip().is_loopback() => {
+            extra_origins.push(format!("http://{local}"));
+            format!("http://localhost:{}", local.port())
+        }
+        None => format!("http://{local}"),
+    };
     let settings = Settings {
         base_url: base_url.clone(),
-        extra_origins: cfg.trusted_origins.clone(),
+        extra_origins,
         downloads_dir: cfg.downloads_dir.clone(),
     };
     let svc = Service::new(store.clone(), clock, settings, secrets)

@@ -52,13 +52,17 @@ fn start(data_dir: &std::path::Path) -> Running {
 }
 
 fn post_setup(base: &str) -> String {
+    post_setup_from(base, base)
+}
+
+fn post_setup_from(base: &str, origin: &str) -> String {
     let addr = base.strip_prefix("http://").unwrap();
     let mut s = std::net::TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     let body = r#"{"email":"a@example.test","displayName":"A","password":"long enough pw"}"#;
     write!(
         s,
-        "POST /api/setup HTTP/1.1\r\nHost: {addr}\r\nOrigin: {base}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "POST /api/setup HTTP/1.1\r\nHost: {addr}\r\nOrigin: {origin}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     )
     .unwrap();
@@ -69,6 +73,23 @@ fn post_setup(base: &str) -> String {
 
 fn mode(p: &std::path::Path) -> u32 {
     std::fs::metadata(p).unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn a_loopback_plane_is_addressed_as_localhost_and_its_literal_address_is_trusted_too() {
+    let dir = common::tempdir("binary-localhost");
+    let mut run = start(&dir);
+    let port = run
+        .base
+        .strip_prefix("http://localhost:")
+        .unwrap_or_else(|| panic!("a loopback plane prints a localhost URL, not {}", run.base))
+        .to_owned();
+    let foreign = post_setup_from(&run.base, &format!("http://127.0.0.2:{port}"));
+    assert!(foreign.starts_with("HTTP/1.1 403"), "{foreign}");
+    let answer = post_setup_from(&run.base, &format!("http://127.0.0.1:{port}"));
+    assert!(answer.starts_with("HTTP/1.1 201"), "{answer}");
+    let _ = run.child.kill();
+    let _ = run.child.wait();
 }
 
 #[test]

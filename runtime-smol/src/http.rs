@@ -103,13 +103,30 @@ impl Write for Conn {
 /// Resolves and connects to `u` (10 s connect timeout, 60 s read timeout, 30 s write timeout);
 /// for `https://`, completes the TLS handshake so a refused certificate is reported as such.
 fn connect(u: &HttpUrl, tls_source: TlsSource<'_>) -> Result<Conn, String> {
-    let addr = (u.host.as_str(), u.port)
+    // Every address the name resolves to is tried in turn (`localhost` may give `::1` first
+    // while the plane listens on 127.0.0.1 only).
+    let addrs: Vec<_> = (u.host.as_str(), u.port)
         .to_socket_addrs()
         .map_err(|e| format!("cannot resolve {}: {e}", u.host))?
-        .next()
-        .ok_or_else(|| format!("cannot resolve {}", u.host))?;
-    let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(10))
-        .map_err(|e| format!("cannot connect to {}: {e}", u.authority))?;
+        .collect();
+    if addrs.is_empty() {
+        return Err(format!("cannot resolve {}", u.host));
+    }
+    let mut last = None;
+    let mut found = None;
+    for addr in &addrs {
+        match TcpStream::connect_timeout(addr, Duration::from_secs(10)) {
+            Ok(s) => {
+                found = Some(s);
+                break;
+            }
+            Err(e) => last = Some(e),
+        }
+    }
+    let mut s = found.ok_or_else(|| {
+        let why = last.map(|e| e.to_string()).unwrap_or_default();
+        format!("cannot connect to {}: {why}", u.authority)
+    })?;
     s.set_read_timeout(Some(Duration::from_secs(60)))
         .map_err(|e| e.to_string())?;
     s.set_write_timeout(Some(Duration::from_secs(30)))
