@@ -9,7 +9,7 @@
 //! | 401 | `INVALID_CREDENTIAL` | an unknown, disabled or malformed bearer credential or session |
 //! | 401 | `NODE_KEY_NOT_ACCEPTED` | a node key presented to REST (it only opens `/ws/node`) |
 //! | 401 | `ATTACH_TOKEN_INVALID` | a terminal attach with an unknown, spent or expired attach token, or one whose minter is no longer valid |
-//! | 401 | `INVALID_CREDENTIALS` | password sign-in failed (unknown and known accounts alike) |
+//! | 401 | `INVALID_CREDENTIALS` | password or passkey sign-in failed (unknown and known accounts alike) |
 //! | 401 | `SETUP_KEY_INVALID` | enrollment with an unknown or malformed setup key |
 //! | 401 | `SETUP_KEY_EXPIRED` | enrollment with a setup key older than 24 hours |
 //! | 401 | `SETUP_KEY_REVOKED` | enrollment with a revoked setup key |
@@ -44,6 +44,11 @@
 //! | 414 | `URI_TOO_LONG` | a request target over 8 KiB |
 //! | 417 | `EXPECTATION_FAILED` | an `Expect` other than `100-continue` |
 //! | 429 | `TOO_MANY_ATTEMPTS` | sign-in or enrollment backoff in force (`Retry-After` and `metadata.retryAfterMs`) |
+//! | 400 | `PASSKEY_CEREMONY_INVALID` | a passkey ceremony that is unknown, expired (5 minutes), already finished or another account's |
+//! | 400 | `PASSKEY_REJECTED` | the browser's passkey answer did not verify (`metadata.reason`) |
+//! | 409 | `PASSKEY_EXISTS` | that authenticator's passkey is already registered |
+//! | 409 | `PASSKEY_LIMIT` | an account holds at most 20 passkeys |
+//! | 409 | `PASSKEYS_UNAVAILABLE` | the plane is addressed by an IP address (`APP_BASE_URL`); a passkey needs a host name |
 //! | 431 | `HEADERS_TOO_LARGE` | a request head over 16 KiB or 64 fields |
 //! | 422 | `LAUNCH_REFUSED` | the node refused a launch (`metadata.reason`); nothing is left behind |
 //! | 500 | `INTERNAL_ERROR` | a server fault, including a panic in a handler |
@@ -99,7 +104,7 @@ pub const CODES: &[(u16, &str, &str)] = &[
     (
         401,
         "INVALID_CREDENTIALS",
-        "password sign-in failed (unknown and known accounts alike)",
+        "password or passkey sign-in failed (unknown and known accounts alike)",
     ),
     (
         401,
@@ -254,6 +259,27 @@ pub const CODES: &[(u16, &str, &str)] = &[
         429,
         "TOO_MANY_ATTEMPTS",
         "sign-in or enrollment backoff in force (`Retry-After` and `metadata.retryAfterMs`)",
+    ),
+    (
+        400,
+        "PASSKEY_CEREMONY_INVALID",
+        "a passkey ceremony that is unknown, expired (5 minutes), already finished or another account's",
+    ),
+    (
+        400,
+        "PASSKEY_REJECTED",
+        "the browser's passkey answer did not verify (`metadata.reason`)",
+    ),
+    (
+        409,
+        "PASSKEY_EXISTS",
+        "that authenticator's passkey is already registered",
+    ),
+    (409, "PASSKEY_LIMIT", "an account holds at most 20 passkeys"),
+    (
+        409,
+        "PASSKEYS_UNAVAILABLE",
+        "the plane is addressed by an IP address (`APP_BASE_URL`); a passkey needs a host name",
     ),
     (
         431,

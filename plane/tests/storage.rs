@@ -7,7 +7,7 @@ mod common;
 use std::sync::Arc;
 
 use termplane::secret;
-use termplane::store::{Backend, Consume, NewNode, SetupKey, Store};
+use termplane::store::{AddPasskey, Backend, Consume, NewNode, PasskeyRow, SetupKey, Store};
 
 const NOW: i64 = 1_800_000_000_000;
 
@@ -296,8 +296,60 @@ async fn exercise(url: &str) {
         "the local node stays"
     );
 
+    // Passkeys: a credential id is registered once across the plane; at most 20 per account;
+    // removal only by the owner; a use updates the row.
+    let pk = |n: usize, user: &str| PasskeyRow {
+        id: secret::new_id().unwrap(),
+        user_id: user.to_owned(),
+        name: format!("key {n}"),
+        credential_id: format!("cred-{tag}-{n}"),
+        passkey: "{}".into(),
+        created_at: NOW + i64::try_from(n).unwrap(),
+        last_used_at: None,
+    };
+    let first = pk(0, &admin.id);
+    assert_eq!(store.add_passkey(&first).await.unwrap(), AddPasskey::Added);
+    let mut dup = pk(0, &admin.id);
+    dup.id = secret::new_id().unwrap();
+    assert_eq!(store.add_passkey(&dup).await.unwrap(), AddPasskey::Exists);
+    for n in 1..20 {
+        assert_eq!(
+            store.add_passkey(&pk(n, &admin.id)).await.unwrap(),
+            AddPasskey::Added
+        );
+    }
+    assert_eq!(
+        store.add_passkey(&pk(20, &admin.id)).await.unwrap(),
+        AddPasskey::Limit
+    );
+    assert_eq!(store.passkeys_of(&admin.id).await.unwrap().len(), 20);
+    assert!(
+        !store
+            .delete_passkey(&first.id, "someone-else", NOW)
+            .await
+            .unwrap()
+    );
+    store
+        .passkey_used(&first.id, "{\"n\":1}", NOW + 5)
+        .await
+        .unwrap();
+    let row = store.passkeys_of(&admin.id).await.unwrap().remove(0);
+    assert_eq!(
+        (row.passkey.as_str(), row.last_used_at),
+        ("{\"n\":1}", Some(NOW + 5))
+    );
+    assert!(
+        store
+            .delete_passkey(&first.id, &admin.id, NOW)
+            .await
+            .unwrap()
+    );
+    assert_eq!(store.passkeys_of(&admin.id).await.unwrap().len(), 19);
+
     let audit = store.audit_entries(1000).await.unwrap();
     for a in [
+        "passkey.added",
+        "passkey.removed",
         "system_key.created",
         "system_key.disabled",
         "system_key.deleted",

@@ -30,6 +30,7 @@ pub mod catalog;
 pub mod credentials;
 pub mod enrollment;
 pub mod nodes;
+pub mod passkeys;
 pub mod subshells;
 pub mod terminals;
 pub mod uploads;

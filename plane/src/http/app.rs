@@ -99,10 +99,12 @@ pub(super) fn fallback(req: &Request, req_id: &str) -> Option<Response> {
         return None;
     }
     let top = path.trim_start_matches('/');
-    if !top.is_empty() && !top.contains('/') && top != "index.html" {
-        if let Some(res) = serve(req, top, TOP_CACHE) {
-            return Some(res);
-        }
+    if !top.is_empty()
+        && !top.contains('/')
+        && top != "index.html"
+        && let Some(res) = serve(req, top, TOP_CACHE)
+    {
+        return Some(res);
     }
     Some(page(req, req_id))
 }

@@ -127,6 +127,18 @@ impl Service {
             self.sign_in_backoff.refund(&address_key, ADDRESS);
         }
         self.known_good.insert(&email, &address, now);
+        let token = self.open_session(meta, &user.id, now).await?;
+        Ok((token, user_view(&user)))
+    }
+
+    /// A new session for `user_id` after a successful sign-in; the caller's previous session,
+    /// if any, ends (the session id rotates). Returns the token for the cookie.
+    pub(super) async fn open_session(
+        &self,
+        meta: &RequestMeta,
+        user_id: &str,
+        now: i64,
+    ) -> Result<String, ApiError> {
         let previous = match self.session_caller(meta).await? {
             Some(Caller::Session { session_digest, .. }) => Some(session_digest),
             _ => meta.session_cookie.as_deref().map(secret::digest),
@@ -135,13 +147,13 @@ impl Service {
         self.store
             .create_session(
                 &secret::digest(&token),
-                &user.id,
+                user_id,
                 previous.as_deref(),
                 now,
                 now + SESSION_LIFETIME_MS,
             )
             .await?;
-        Ok((token, user_view(&user)))
+        Ok(token)
     }
 
     /// `POST /api/auth/sign-out`: destroys the caller's session.

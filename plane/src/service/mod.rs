@@ -25,6 +25,7 @@ mod enrollment;
 mod guard;
 pub mod lifecycle;
 mod nodes;
+mod passkeys;
 mod subshells;
 pub mod terminals;
 mod uploads;
@@ -268,6 +269,8 @@ pub struct Service {
     terminals: terminals::Terminals,
     /// Uploads into panes in progress.
     uploads: uploads::Uploads,
+    /// The passkey verifier and its pending ceremonies.
+    passkeys: passkeys::Passkeys,
     /// When each subshell's current pane started, on its node's clock (from the launch answer).
     incarnations: std::sync::Mutex<std::collections::HashMap<String, String>>,
     /// Exits that arrived while their subshell's launch was on its way (node id, event).
@@ -357,6 +360,7 @@ impl Service {
         settings: Settings,
         secrets: PlaneSecrets,
     ) -> Result<Arc<Self>, ApiError> {
+        let base_url = settings.base_url.clone();
         let filler = secret::new_token("")?;
         let dummy_hash = smol::unblock(move || hash_password(&filler)).await?;
         let signer = Es256Signer::from_secret_bytes(&secrets.signing).map_err(|e| {
@@ -388,6 +392,7 @@ impl Service {
             censused: std::sync::Mutex::default(),
             terminals: terminals::Terminals::default(),
             uploads: uploads::Uploads::default(),
+            passkeys: passkeys::Passkeys::new(&base_url),
             incarnations: std::sync::Mutex::default(),
             parked_exits: std::sync::Mutex::default(),
         }))

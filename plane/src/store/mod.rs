@@ -14,6 +14,7 @@ mod catalog;
 mod credentials;
 mod enrollment;
 mod nodes;
+mod passkeys;
 mod shares;
 mod subshells;
 
@@ -23,6 +24,7 @@ pub use catalog::{Detected, NodeFacts, Preset, Workspace};
 pub use credentials::{SetupKey, SystemKey};
 pub use enrollment::{Consume, NewNode};
 pub use nodes::{Node, ReportedIdentity};
+pub use passkeys::{AddPasskey, MAX_PASSKEYS_PER_ACCOUNT, PasskeyRow};
 pub use shares::Share;
 pub use subshells::{Change, Subshell, SubshellFilter};
 

@@ -75,6 +75,8 @@ pub mod node;
 #[derive(Default)]
 pub struct Opts {
     pub base_url: Option<String>,
+    /// Address the plane as `http://localhost:PORT` (a host name, as passkeys need).
+    pub localhost: bool,
     pub body_limit: Option<usize>,
     pub drain: Option<Duration>,
     pub header_timeout: Option<Duration>,
@@ -105,10 +107,13 @@ impl Plane {
                 let store = Store::open(&url, T0).await.unwrap();
                 let listener = smol::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
                 let addr = listener.local_addr().unwrap();
-                let base = o
-                    .base_url
-                    .clone()
-                    .unwrap_or_else(|| format!("http://{addr}"));
+                let base = o.base_url.clone().unwrap_or_else(|| {
+                    if o.localhost {
+                        format!("http://localhost:{}", addr.port())
+                    } else {
+                        format!("http://{addr}")
+                    }
+                });
                 let settings = Settings {
                     base_url: base.clone(),
                     extra_origins: vec!["https://extra.example".into()],

@@ -144,7 +144,7 @@ async fn public_settings(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Publi
     svc.public_settings(&meta).await.map(Json)
 }
 
-fn session_cookie(svc: &Service, value: &str, max_age: i64) -> String {
+pub(super) fn session_cookie(svc: &Service, value: &str, max_age: i64) -> String {
     let s = svc.settings();
     let secure = if s.secure() { "; Secure" } else { "" };
     format!(

@@ -23,6 +23,7 @@ mod audit;
 mod catalog;
 mod credentials;
 mod nodes;
+mod passkeys;
 mod subshells;
 mod terminals;
 mod uploads;
@@ -241,6 +242,7 @@ async fn check_auth(svc: &Service, auth: Auth, meta: &RequestMeta) -> Result<(),
 /// domain, from the domain's own file. A new family is a new file here, added to this list.
 pub(crate) fn routes() -> Vec<RouteDef> {
     let mut all = accounts::routes();
+    all.extend(passkeys::routes());
     all.extend(credentials::routes());
     all.extend(nodes::routes());
     all.extend(catalog::routes());

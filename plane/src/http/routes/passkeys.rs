@@ -1,0 +1,138 @@
+//! Routes of passkeys: registering them on the signed-in account, listing and removing them,
+//! and signing in with one. The ceremony is described in [`crate::api::passkeys`].
+
+use std::sync::Arc;
+
+use super::super::handler::{Json, NoContent, Path, WithCookie};
+use super::accounts::session_cookie;
+use super::{Auth, RouteDef};
+use crate::api::IdParam;
+use crate::api::accounts::User;
+use crate::api::passkeys::{
+    PasskeyCeremony, PasskeyFinish, PasskeyInfo, PasskeyRegisterStart, PasskeySignInStart,
+};
+use crate::error::ApiError;
+use crate::service::{RequestMeta, Service};
+
+/// The routes of this domain, in the order the reference lists them.
+pub(super) fn routes() -> Vec<RouteDef> {
+    use Auth::{Cookie, None as Open};
+    vec![
+        RouteDef::get(
+            "/api/auth/passkeys",
+            "listPasskeys",
+            Cookie,
+            "The signed-in account's passkeys",
+        )
+        .tag("auth")
+        .handle(list),
+        RouteDef::post(
+            "/api/auth/passkeys/register/start",
+            "startPasskeyRegistration",
+            Cookie,
+            "Start registering a passkey on the signed-in account: WebAuthn creation options \
+             for `navigator.credentials.create`",
+        )
+        .tag("auth")
+        .ok(201)
+        .errors(&["PASSKEYS_UNAVAILABLE", "PASSKEY_LIMIT", "TOO_MANY_ATTEMPTS"])
+        .handle(register_start),
+        RouteDef::post(
+            "/api/auth/passkeys/register/finish",
+            "finishPasskeyRegistration",
+            Cookie,
+            "Finish registering: verify the browser's new credential and keep it",
+        )
+        .tag("auth")
+        .ok(201)
+        .errors(&[
+            "PASSKEYS_UNAVAILABLE",
+            "PASSKEY_CEREMONY_INVALID",
+            "PASSKEY_REJECTED",
+            "PASSKEY_EXISTS",
+            "PASSKEY_LIMIT",
+        ])
+        .handle(register_finish),
+        RouteDef::delete(
+            "/api/auth/passkeys/:id",
+            "deletePasskey",
+            Cookie,
+            "Remove one of the signed-in account's passkeys",
+        )
+        .tag("auth")
+        .errors(&["NOT_FOUND"])
+        .handle(delete),
+        RouteDef::post(
+            "/api/auth/passkey/start",
+            "startPasskeySignIn",
+            Open,
+            "Start signing in with a passkey: WebAuthn request options for \
+             `navigator.credentials.get` (an unknown account gets options of the same shape)",
+        )
+        .tag("auth")
+        .errors(&["PASSKEYS_UNAVAILABLE", "TOO_MANY_ATTEMPTS"])
+        .handle(sign_in_start),
+        RouteDef::post(
+            "/api/auth/passkey/finish",
+            "finishPasskeySignIn",
+            Open,
+            "Finish signing in with a passkey; sets the session cookie",
+        )
+        .tag("auth")
+        .errors(&[
+            "PASSKEYS_UNAVAILABLE",
+            "PASSKEY_CEREMONY_INVALID",
+            "INVALID_CREDENTIALS",
+            "TOO_MANY_ATTEMPTS",
+        ])
+        .handle(sign_in_finish),
+    ]
+}
+
+type Res<T> = Result<T, ApiError>;
+
+async fn list(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Vec<PasskeyInfo>>> {
+    svc.passkeys(&meta).await.map(Json)
+}
+
+async fn register_start(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Json(b): Json<PasskeyRegisterStart>,
+) -> Res<Json<PasskeyCeremony>> {
+    svc.passkey_register_start(&meta, b).await.map(Json)
+}
+
+async fn register_finish(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Json(b): Json<PasskeyFinish>,
+) -> Res<Json<PasskeyInfo>> {
+    svc.passkey_register_finish(&meta, b).await.map(Json)
+}
+
+async fn delete(svc: Arc<Service>, meta: RequestMeta, Path(p): Path<IdParam>) -> Res<NoContent> {
+    svc.delete_passkey(&meta, p.id.as_str()).await?;
+    Ok(NoContent)
+}
+
+async fn sign_in_start(
+    svc: Arc<Service>,
+    _: RequestMeta,
+    Json(b): Json<PasskeySignInStart>,
+) -> Res<Json<PasskeyCeremony>> {
+    svc.passkey_sign_in_start(b).await.map(Json)
+}
+
+async fn sign_in_finish(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Json(b): Json<PasskeyFinish>,
+) -> Res<WithCookie<Json<User>>> {
+    let (token, user) = svc.passkey_sign_in_finish(&meta, b).await?;
+    let max_age = crate::service::SESSION_LIFETIME_MS / 1000;
+    Ok(WithCookie {
+        set_cookie: session_cookie(&svc, &token, max_age),
+        answer: Json(user),
+    })
+}

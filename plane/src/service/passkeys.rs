@@ -1,0 +1,463 @@
+//! Passkeys: registering WebAuthn credentials on an account and signing in with them (the route
+//! shapes are described in [`crate::api::passkeys`]).
+//!
+//! Verification is webauthn-rs's: the challenge is this ceremony's, the origin is the plane's
+//! base URL and the relying-party id its host, user verification is required, the signature
+//! checks against the stored public key, and a signature counter that does not move forward
+//! refuses the sign-in (a cloned authenticator) and is logged. Ceremonies live in memory only,
+//! at most [`MAX_CEREMONIES`] at once, each for [`CEREMONY_MS`], and each is finished at most
+//! once (it is taken out of the table before its answer is verified).
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use base64ct::{Base64UrlUnpadded, Encoding};
+use sha2::{Digest, Sha256};
+use webauthn_rs::prelude::{
+    Passkey, PasskeyAuthentication, PasskeyRegistration, PublicKeyCredential,
+    RegisterPublicKeyCredential, Url, Uuid, Webauthn, WebauthnBuilder,
+};
+
+use super::backoff::{ACCOUNT, ADDRESS, PAIR};
+use super::{Caller, RequestMeta, Service, too_many, user_view};
+use crate::api::accounts::{Role, User};
+use crate::api::passkeys::{
+    PasskeyCeremony, PasskeyFinish, PasskeyInfo, PasskeyRegisterStart, PasskeySignInStart,
+    WebAuthnJson,
+};
+use crate::error::ApiError;
+use crate::secret;
+use crate::store::{AddPasskey, PasskeyRow};
+
+/// How long a ceremony may take, start to finish.
+pub(crate) const CEREMONY_MS: i64 = 5 * 60 * 1000;
+/// Ceremonies pending at once, in all (unauthenticated starts cannot grow memory further).
+pub(crate) const MAX_CEREMONIES: usize = 4096;
+
+enum Step {
+    Register {
+        user_id: String,
+        name: String,
+        state: PasskeyRegistration,
+    },
+    SignIn {
+        email: String,
+        /// `None` for the decoy ceremony of an unknown account or one without passkeys.
+        known: Option<(String, PasskeyAuthentication)>,
+    },
+}
+
+struct Ceremony {
+    expires_at: i64,
+    step: Step,
+}
+
+/// The verifier (absent when the base URL's host is an IP address) and pending ceremonies.
+pub(crate) struct Passkeys {
+    webauthn: Option<Webauthn>,
+    why_not: String,
+    rp_id: String,
+    ceremonies: Mutex<HashMap<String, Ceremony>>,
+    /// Keys the decoy credential ids of unknown accounts (fresh for each process).
+    decoy_key: [u8; 32],
+}
+
+impl Passkeys {
+    /// The verifier for a plane reached at `base_url`.
+    pub(crate) fn new(base_url: &str) -> Self {
+        let mut decoy_key = [0u8; 32];
+        if getrandom::fill(&mut decoy_key).is_err() {
+            tracing::warn!("no randomness for the passkey decoy key; passkeys are off");
+        }
+        let mut me = Self {
+            webauthn: None,
+            why_not: String::new(),
+            rp_id: String::new(),
+            ceremonies: Mutex::new(HashMap::new()),
+            decoy_key,
+        };
+        let url = match Url::parse(base_url) {
+            Ok(u) => u,
+            Err(e) => {
+                me.why_not = format!("the base URL {base_url} does not parse: {e}");
+                return me;
+            }
+        };
+        let host = match url.host_str() {
+            Some(h)
+                if h.trim_matches(['[', ']'])
+                    .parse::<std::net::IpAddr>()
+                    .is_err() =>
+            {
+                h.to_owned()
+            }
+            Some(_) => {
+                me.why_not = format!(
+                    "the plane is addressed by an IP address ({base_url}); passkeys need a host \
+                     name: set APP_BASE_URL (for a plane on this machine, \
+                     APP_BASE_URL=http://localhost:PORT)"
+                );
+                return me;
+            }
+            None => {
+                me.why_not = format!("the base URL {base_url} has no host");
+                return me;
+            }
+        };
+        match WebauthnBuilder::new(&host, &url).map(|b| {
+            b.rp_name("termplane")
+                .timeout(Duration::from_millis(CEREMONY_MS.unsigned_abs()))
+                .build()
+        }) {
+            Ok(Ok(w)) => {
+                me.webauthn = Some(w);
+                me.rp_id = host;
+            }
+            Ok(Err(e)) | Err(e) => me.why_not = format!("passkeys are off: {e}"),
+        }
+        me
+    }
+
+    fn verifier(&self) -> Result<&Webauthn, ApiError> {
+        self.webauthn
+            .as_ref()
+            .ok_or_else(|| ApiError::new(409, "PASSKEYS_UNAVAILABLE", self.why_not.clone()))
+    }
+
+    /// Stores a ceremony under a fresh id, dropping expired ones first.
+    fn hold(&self, step: Step, now: i64) -> Result<String, ApiError> {
+        let id = secret::new_token("")?;
+        let mut all = self
+            .ceremonies
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        all.retain(|_, c| c.expires_at > now);
+        if all.len() >= MAX_CEREMONIES {
+            return Err(too_many(60_000));
+        }
+        all.insert(
+            id.clone(),
+            Ceremony {
+                expires_at: now + CEREMONY_MS,
+                step,
+            },
+        );
+        Ok(id)
+    }
+
+    /// Takes a ceremony out (it can be finished once), if it has not expired.
+    fn take(&self, id: &str, now: i64) -> Option<Step> {
+        let mut all = self
+            .ceremonies
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        all.remove(id)
+            .filter(|c| c.expires_at > now)
+            .map(|c| c.step)
+    }
+
+    /// The decoy request options for `email`: one credential id derived from it.
+    fn decoy_options(&self, email: &str) -> Result<serde_json::Value, ApiError> {
+        let mut challenge = [0u8; 32];
+        getrandom::fill(&mut challenge).map_err(|_| ApiError::internal())?;
+        let mut h = Sha256::new();
+        h.update(self.decoy_key);
+        h.update(email.as_bytes());
+        let id = h.finalize();
+        Ok(serde_json::json!({
+            "challenge": Base64UrlUnpadded::encode_string(&challenge),
+            "timeout": CEREMONY_MS,
+            "rpId": self.rp_id,
+            "allowCredentials": [
+                { "type": "public-key", "id": Base64UrlUnpadded::encode_string(&id[..16]) }
+            ],
+            "userVerification": "required"
+        }))
+    }
+}
+
+fn ceremony_invalid() -> ApiError {
+    ApiError::new(
+        400,
+        "PASSKEY_CEREMONY_INVALID",
+        "this passkey ceremony is unknown, expired, already finished or another account's; \
+         start again",
+    )
+}
+
+fn rejected(why: impl std::fmt::Display) -> ApiError {
+    ApiError::new(400, "PASSKEY_REJECTED", "the passkey did not verify")
+        .with_metadata(serde_json::json!({ "reason": why.to_string() }))
+}
+
+fn sign_in_refused() -> ApiError {
+    ApiError::new(401, "INVALID_CREDENTIALS", "the passkey sign-in failed")
+}
+
+/// The `publicKey` member of a serialised challenge response.
+fn public_key_of<T: serde::Serialize>(answer: &T) -> Result<serde_json::Value, ApiError> {
+    let mut v = serde_json::to_value(answer).map_err(|_| ApiError::internal())?;
+    v.get_mut("publicKey")
+        .map(serde_json::Value::take)
+        .ok_or_else(ApiError::internal)
+}
+
+/// The stable WebAuthn user handle of an account (a digest of its id).
+fn user_handle(user_id: &str) -> Uuid {
+    let d = Sha256::digest(format!("termplane-user:{user_id}").as_bytes());
+    let mut b = [0u8; 16];
+    b.copy_from_slice(&d[..16]);
+    Uuid::from_bytes(b)
+}
+
+fn credential_id_text(p: &Passkey) -> Result<String, ApiError> {
+    Ok(Base64UrlUnpadded::encode_string(p.cred_id().as_slice()))
+}
+
+fn info(r: &PasskeyRow) -> PasskeyInfo {
+    PasskeyInfo {
+        id: r.id.clone(),
+        name: r.name.clone(),
+        created_at: r.created_at,
+        last_used_at: r.last_used_at,
+    }
+}
+
+impl Service {
+    /// The calling session's account (passkeys are managed from a browser session only).
+    async fn passkey_owner(&self, meta: &RequestMeta) -> Result<crate::store::User, ApiError> {
+        match self.session(meta).await? {
+            Caller::Session { user, .. } => Ok(user),
+            other => Ok(other.user().clone()),
+        }
+    }
+
+    /// `GET /api/auth/passkeys`.
+    pub async fn passkeys(&self, meta: &RequestMeta) -> Result<Vec<PasskeyInfo>, ApiError> {
+        let user = self.passkey_owner(meta).await?;
+        Ok(self
+            .store
+            .passkeys_of(&user.id)
+            .await?
+            .iter()
+            .map(info)
+            .collect())
+    }
+
+    /// `POST /api/auth/passkeys/register/start`.
+    pub async fn passkey_register_start(
+        &self,
+        meta: &RequestMeta,
+        req: PasskeyRegisterStart,
+    ) -> Result<PasskeyCeremony, ApiError> {
+        let user = self.passkey_owner(meta).await?;
+        let w = self.passkeys.verifier()?;
+        let held = self.store.passkeys_of(&user.id).await?;
+        if held.len() >= usize::try_from(crate::store::MAX_PASSKEYS_PER_ACCOUNT).unwrap_or(20) {
+            return Err(passkey_limit());
+        }
+        let mut exclude = Vec::new();
+        for r in &held {
+            if let Ok(p) = serde_json::from_str::<Passkey>(&r.passkey) {
+                exclude.push(p.cred_id().clone());
+            }
+        }
+        let (options, state) = w
+            .start_passkey_registration(
+                user_handle(&user.id),
+                &user.email,
+                &user.display_name,
+                Some(exclude),
+            )
+            .map_err(|e| {
+                tracing::error!(error = %e, "passkey registration could not start");
+                ApiError::internal()
+            })?;
+        let public_key = public_key_of(&options)?;
+        let ceremony_id = self.passkeys.hold(
+            Step::Register {
+                user_id: user.id.clone(),
+                name: req.name.into_string(),
+                state,
+            },
+            self.now(),
+        )?;
+        Ok(PasskeyCeremony {
+            ceremony_id,
+            public_key: WebAuthnJson(public_key),
+        })
+    }
+
+    /// `POST /api/auth/passkeys/register/finish`.
+    pub async fn passkey_register_finish(
+        &self,
+        meta: &RequestMeta,
+        req: PasskeyFinish,
+    ) -> Result<PasskeyInfo, ApiError> {
+        let user = self.passkey_owner(meta).await?;
+        let w = self.passkeys.verifier()?;
+        let now = self.now();
+        let Some(Step::Register {
+            user_id,
+            name,
+            state,
+        }) = self.passkeys.take(req.ceremony_id.as_str(), now)
+        else {
+            return Err(ceremony_invalid());
+        };
+        if user_id != user.id {
+            return Err(ceremony_invalid());
+        }
+        let credential: RegisterPublicKeyCredential =
+            serde_json::from_value(req.credential.0).map_err(rejected)?;
+        let passkey = w
+            .finish_passkey_registration(&credential, &state)
+            .map_err(rejected)?;
+        let row = PasskeyRow {
+            id: secret::new_id()?,
+            user_id: user.id.clone(),
+            name,
+            credential_id: credential_id_text(&passkey)?,
+            passkey: serde_json::to_string(&passkey).map_err(|_| ApiError::internal())?,
+            created_at: now,
+            last_used_at: None,
+        };
+        match self.store.add_passkey(&row).await? {
+            AddPasskey::Added => Ok(info(&row)),
+            AddPasskey::Exists => Err(ApiError::new(
+                409,
+                "PASSKEY_EXISTS",
+                "this authenticator's passkey is registered already",
+            )),
+            AddPasskey::Limit => Err(passkey_limit()),
+        }
+    }
+
+    /// `DELETE /api/auth/passkeys/{id}`.
+    pub async fn delete_passkey(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
+        let user = self.passkey_owner(meta).await?;
+        if self.store.delete_passkey(id, &user.id, self.now()).await? {
+            Ok(())
+        } else {
+            Err(ApiError::not_found("passkey"))
+        }
+    }
+
+    /// `POST /api/auth/passkey/start`: request options for the account's passkeys, or a decoy
+    /// of the same shape.
+    pub async fn passkey_sign_in_start(
+        &self,
+        req: PasskeySignInStart,
+    ) -> Result<PasskeyCeremony, ApiError> {
+        let w = self.passkeys.verifier()?;
+        let email = req.email.as_str().to_owned();
+        let user = self
+            .store
+            .user_by_email(&email)
+            .await?
+            .filter(|u| !u.disabled && u.role != Role::Service.as_str());
+        let mut keys = Vec::new();
+        if let Some(u) = &user {
+            for r in self.store.passkeys_of(&u.id).await? {
+                if let Ok(p) = serde_json::from_str::<Passkey>(&r.passkey) {
+                    keys.push(p);
+                }
+            }
+        }
+        let (public_key, known) = match (&user, keys.is_empty()) {
+            (Some(u), false) => {
+                let (options, state) = w.start_passkey_authentication(&keys).map_err(|e| {
+                    tracing::error!(error = %e, "passkey sign-in could not start");
+                    ApiError::internal()
+                })?;
+                (public_key_of(&options)?, Some((u.id.clone(), state)))
+            }
+            _ => (self.passkeys.decoy_options(&email)?, None),
+        };
+        let ceremony_id = self
+            .passkeys
+            .hold(Step::SignIn { email, known }, self.now())?;
+        Ok(PasskeyCeremony {
+            ceremony_id,
+            public_key: WebAuthnJson(public_key),
+        })
+    }
+
+    /// `POST /api/auth/passkey/finish`: a new session (its token, for the cookie) and the
+    /// account. Failures count toward the same backoff as passwords.
+    pub async fn passkey_sign_in_finish(
+        &self,
+        meta: &RequestMeta,
+        req: PasskeyFinish,
+    ) -> Result<(String, User), ApiError> {
+        let w = self.passkeys.verifier()?;
+        let now = self.now();
+        let Some(Step::SignIn { email, known }) = self.passkeys.take(req.ceremony_id.as_str(), now)
+        else {
+            return Err(ceremony_invalid());
+        };
+        let address = meta.peer_ip.clone();
+        let pair_key = format!("pair:{email}|{address}");
+        let account_key = format!("account:{email}");
+        let address_key = format!("address:{address}");
+        let good_before = self.known_good.contains(&email, &address, now);
+        let mut keys = vec![(pair_key.as_str(), PAIR)];
+        if !good_before {
+            keys.push((account_key.as_str(), ACCOUNT));
+            keys.push((address_key.as_str(), ADDRESS));
+        }
+        self.sign_in_backoff.reserve(&keys, now).map_err(too_many)?;
+        let Some((user_id, state)) = known else {
+            tracing::info!(ip = %address, "passkey sign-in refused");
+            return Err(sign_in_refused());
+        };
+        let verified = serde_json::from_value::<PublicKeyCredential>(req.credential.0)
+            .map_err(|e| e.to_string())
+            .and_then(|c| {
+                w.finish_passkey_authentication(&c, &state)
+                    .map_err(|e| e.to_string())
+            });
+        let result = match verified {
+            Ok(r) => r,
+            Err(why) => {
+                tracing::info!(ip = %address, reason = %why, "passkey sign-in refused");
+                return Err(sign_in_refused());
+            }
+        };
+        let user = match self.store.user_by_id(&user_id).await? {
+            Some(u) if !u.disabled && u.role != Role::Service.as_str() => u,
+            _ => return Err(sign_in_refused()),
+        };
+        // Record the use (counter, backup state) on the passkey that signed.
+        for r in self.store.passkeys_of(&user.id).await? {
+            let Ok(mut p) = serde_json::from_str::<Passkey>(&r.passkey) else {
+                continue;
+            };
+            if p.cred_id() == result.cred_id() {
+                p.update_credential(&result);
+                let text = serde_json::to_string(&p).map_err(|_| ApiError::internal())?;
+                self.store.passkey_used(&r.id, &text, now).await?;
+            }
+        }
+        self.sign_in_backoff.clear(&pair_key);
+        if !good_before {
+            self.sign_in_backoff.refund(&account_key, ACCOUNT);
+            self.sign_in_backoff.refund(&address_key, ADDRESS);
+        }
+        self.known_good.insert(&email, &address, now);
+        let token = self.open_session(meta, &user.id, now).await?;
+        Ok((token, user_view(&user)))
+    }
+}
+
+fn passkey_limit() -> ApiError {
+    ApiError::new(
+        409,
+        "PASSKEY_LIMIT",
+        format!(
+            "an account holds at most {} passkeys; remove one first",
+            crate::store::MAX_PASSKEYS_PER_ACCOUNT
+        ),
+    )
+}
