@@ -232,6 +232,116 @@ fn held_node_is_offline_listed_and_takes_only_update() {
 }
 
 #[test]
+fn an_admin_updates_a_held_node_with_the_binary_the_plane_serves_and_it_comes_back() {
+    let downloads = tempdir("downloads");
+    let binary = b"#!/bin/sh\necho not really a node\n".to_vec();
+    let p = Plane::start_with(Opts {
+        downloads_dir: Some(downloads.clone()),
+        ..Opts::default()
+    });
+    let admin = p.setup_admin();
+    let e = enroll(&p, &admin, "old", true);
+    let mut n = TestNode::start(&p, &e, "0.16.9");
+    n.wait_established();
+    for _ in 0..500 {
+        if matches!(
+            p.svc.links().status(&e.node_id),
+            Some(LinkStatus::Held { .. })
+        ) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let path = format!("/api/admin/updates/nodes/{}", e.node_id);
+    // The platform the node reported at its hello; nothing is served for it yet.
+    let row = node_row(&p, &e.node_id);
+    let platform = format!("{}-{}", row.os, row.arch);
+    p.post(&path, json!({}))
+        .header("Cookie", &admin)
+        .send()
+        .error(404);
+    std::fs::write(
+        downloads.join(format!("termplane-node-{platform}")),
+        &binary,
+    )
+    .unwrap();
+    // Refused to a bearer (admin surface) and to a non-admin.
+    let (_, sys) = p.system_key(&admin);
+    p.post(&path, json!({})).bearer(&sys).send().error(403);
+    p.create_user(&admin, "u@example.test", "user");
+    let user = p.sign_in("u@example.test", PASSWORD);
+    p.post(&path, json!({}))
+        .header("Cookie", &user)
+        .send()
+        .error(403);
+    assert!(n.exec.kinds().is_empty(), "nothing was sent");
+
+    let r = p.post(&path, json!({})).header("Cookie", &admin).send();
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = r.json();
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["fromVersion"], "0.16.9");
+    assert_eq!(v["toVersion"], env!("CARGO_PKG_VERSION"));
+    let sent = n.exec.ran.lock().unwrap().clone();
+    let Some(Command::Update(u)) = sent.last() else {
+        panic!("no update sent: {sent:?}");
+    };
+    assert_eq!(u.version, env!("CARGO_PKG_VERSION"));
+    assert_eq!(
+        u.url,
+        format!(
+            "{}/api/downloads/node/{platform}",
+            p.base.trim_end_matches('/')
+        )
+    );
+    use sha2::Digest as _;
+    assert_eq!(u.sha256, hex::encode(sha2::Sha256::digest(&binary)));
+    assert_eq!(u.force, None);
+    // The address it was given serves exactly that binary, to anyone.
+    let dl = p.get(&format!("/api/downloads/node/{platform}")).send();
+    assert_eq!(dl.body, binary);
+
+    // The bulk action reports the same node (still on its old version) and nothing else.
+    let r = p
+        .post("/api/admin/updates/outdated", json!({"force": true}))
+        .header("Cookie", &admin)
+        .send();
+    assert_eq!(r.status, 200, "{}", r.text());
+    let all = r.json();
+    assert_eq!(all.as_array().unwrap().len(), 1, "{all}");
+    assert_eq!(all[0]["nodeId"], e.node_id.as_str());
+    let Some(Command::Update(u)) = n.exec.ran.lock().unwrap().last().cloned() else {
+        panic!("no second update");
+    };
+    assert_eq!(u.force, Some(true));
+
+    // The node restarts on the new version and comes back online; nothing is outdated then.
+    let _ = n.shutdown();
+    let mut n = TestNode::start(&p, &e, env!("CARGO_PKG_VERSION"));
+    n.wait_established();
+    for _ in 0..500 {
+        if liveness(&p, &e.node_id) == "online" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(liveness(&p, &e.node_id), "online");
+    let r = p
+        .post("/api/admin/updates/outdated", json!({}))
+        .header("Cookie", &admin)
+        .send();
+    assert_eq!(r.json(), json!([]));
+    // The local node is never sent an update.
+    let local = p.svc.local_node_id().map(str::to_owned);
+    if let Some(local) = local {
+        p.post(&format!("/api/admin/updates/nodes/{local}"), json!({}))
+            .header("Cookie", &admin)
+            .send()
+            .error(403);
+    }
+}
+
+#[test]
 fn b17_rotated_key_closes_the_live_socket_4401_refuses_the_old_key_and_repairs() {
     let p = Plane::start();
     let admin = p.setup_admin();

@@ -336,3 +336,32 @@ pub struct HeldNodes {
     /// Rows below the floor.
     pub below_floor: Vec<BelowFloorNode>,
 }
+
+/// `POST /api/admin/updates/nodes/{id}` and `POST /api/admin/updates/outdated`.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct NodeUpdateRequest {
+    /// Update even if the node's panes would die with its restart (the node refuses otherwise
+    /// while panes run outside tmux's own server).
+    #[serde(default)]
+    pub force: Option<bool>,
+}
+
+/// What an update sent to one node came to.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeUpdateOutcome {
+    /// The node.
+    pub node_id: String,
+    /// Its name.
+    pub name: String,
+    /// The version it ran.
+    pub from_version: String,
+    /// The version it was sent (the plane's own: the plane serves node binaries of its version).
+    pub to_version: String,
+    /// Whether the node accepted, verified and installed the binary (it restarts next and comes
+    /// back online on the new version).
+    pub ok: bool,
+    /// Why not, when `ok` is false (the node's own words, or why it could not be asked).
+    pub reason: Option<String>,
+}

@@ -6,7 +6,7 @@ use termplane_proto::Command;
 use super::{Caller, RequestMeta, Service, iso8601_utc, node_view};
 use crate::api::nodes::{
     AllowedDirsRequest, BelowFloorNode, HeldNode, HeldNodes, Liveness, MaintenanceRequest,
-    MaintenanceSet, Node, NodeKeyRotated,
+    MaintenanceSet, Node, NodeKeyRotated, NodeUpdateOutcome, NodeUpdateRequest,
 };
 use crate::error::ApiError;
 use crate::secret::{self, BEARER_PREFIX};
@@ -266,6 +266,122 @@ impl Service {
             min_node_version: termplane_proto::MIN_NODE_VERSION.to_string(),
             held,
             below_floor,
+        })
+    }
+
+    /// `POST /api/admin/updates/nodes/{id}` (admin session): sends the node `update` with the
+    /// plane's version, the address the plane serves the node's binary at
+    /// (`/api/downloads/node/<os>-<arch>` under the base URL) and that binary's SHA-256, and
+    /// reports the node's answer. A node that is offline, the local node (it runs in the plane)
+    /// or a platform without a served binary is refused before anything is sent.
+    pub async fn update_node(
+        &self,
+        meta: &RequestMeta,
+        id: &str,
+        req: NodeUpdateRequest,
+    ) -> Result<NodeUpdateOutcome, ApiError> {
+        let c = self.admin(meta).await?;
+        let node = self.owned_node(&c, id).await?;
+        if node.is_local {
+            return Err(ApiError::new(
+                403,
+                "LOCAL_NODE",
+                "the local node runs inside the plane: update the plane itself",
+            ));
+        }
+        self.send_update(&node, req.force).await
+    }
+
+    /// `POST /api/admin/updates/outdated` (admin session): [`Self::update_node`] for every
+    /// remote node whose version is below the plane's (held nodes included), one after the
+    /// other; each node's outcome is reported, a failure does not stop the others.
+    pub async fn update_outdated_nodes(
+        &self,
+        meta: &RequestMeta,
+        req: NodeUpdateRequest,
+    ) -> Result<Vec<NodeUpdateOutcome>, ApiError> {
+        self.admin(meta).await?;
+        let mine = termplane_proto::Version::parse(env!("CARGO_PKG_VERSION"));
+        let mut out = Vec::new();
+        for node in self.store.nodes(None).await? {
+            let behind = match (termplane_proto::Version::parse(&node.agent_version), &mine) {
+                (Ok(v), Ok(m)) => v < *m,
+                _ => true,
+            };
+            if node.is_local || !behind {
+                continue;
+            }
+            let outcome = match self.send_update(&node, req.force).await {
+                Ok(o) => o,
+                Err(e) => NodeUpdateOutcome {
+                    node_id: node.id.clone(),
+                    name: node.name.clone(),
+                    from_version: node.agent_version.clone(),
+                    to_version: env!("CARGO_PKG_VERSION").to_owned(),
+                    ok: false,
+                    reason: Some(e.message.clone()),
+                },
+            };
+            out.push(outcome);
+        }
+        Ok(out)
+    }
+
+    async fn send_update(
+        &self,
+        node: &store::Node,
+        force: Option<bool>,
+    ) -> Result<NodeUpdateOutcome, ApiError> {
+        let platform = format!("{}-{}", node.os, node.arch);
+        let valid = serde_json::from_value::<crate::api::nodes::Platform>(
+            serde_json::Value::String(platform.clone()),
+        )
+        .is_ok();
+        let served = if valid {
+            self.node_download(&platform).await.ok()
+        } else {
+            None
+        };
+        let Some((_, _, sha256)) = served else {
+            return Err(ApiError::new(
+                404,
+                "NOT_FOUND",
+                format!("this plane serves no node binary for {platform}"),
+            ));
+        };
+        let version = env!("CARGO_PKG_VERSION").to_owned();
+        let url = format!(
+            "{}/api/downloads/node/{platform}",
+            self.settings.base_url.trim_end_matches('/')
+        );
+        let r = self
+            .node_command(
+                &node.id,
+                Command::Update(termplane_proto::command::Update {
+                    version: version.clone(),
+                    url,
+                    sha256,
+                    force: force.filter(|f| *f),
+                }),
+            )
+            .await?;
+        tracing::info!(node = %node.id, ok = r.ok, "update sent");
+        Ok(NodeUpdateOutcome {
+            node_id: node.id.clone(),
+            name: node.name.clone(),
+            from_version: node.agent_version.clone(),
+            to_version: version,
+            ok: r.ok,
+            reason: if r.ok {
+                None
+            } else {
+                Some(match (r.error, r.detail) {
+                    (Some(e), Some(d)) => format!("{e} ({d})"),
+                    (Some(e), None) => e,
+                    (None, Some(d)) => d,
+                    (None, None) => "refused".to_owned(),
+                })
+            },
         })
     }
 }

@@ -6,7 +6,8 @@ use super::super::handler::{Download, Json, MaybeJson, NoContent, Path, Query};
 use crate::api::enrollment::{EnrollRequest, Enrolled};
 use crate::api::nodes::{
     AllowedDirsRequest, HeldNodes, MaintenanceRequest, MaintenanceSet, Node, NodeCommandAnswer,
-    NodeCommandRequest, NodeEvents, NodeEventsQuery, NodeKeyRotated, NodePing, PlatformParam,
+    NodeCommandRequest, NodeEvents, NodeEventsQuery, NodeKeyRotated, NodePing, NodeUpdateOutcome,
+    NodeUpdateRequest, PlatformParam,
 };
 use crate::api::{Empty, IdParam};
 use crate::error::ApiError;
@@ -120,6 +121,23 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "Nodes held for an update (refused by a gate) and nodes below the version floor",
         )
         .handle(held_nodes),
+        RouteDef::post(
+            "/api/admin/updates/nodes/:id",
+            "updateNode",
+            CookieAdmin,
+            "Update one node to the plane's version with the binary the plane serves; the node \
+             verifies it, installs it and restarts (it comes back online on the new version)",
+        )
+        .errors(&["NOT_FOUND", "NODE_OFFLINE", "LOCAL_NODE", "NODE_TIMEOUT"])
+        .handle(update_node),
+        RouteDef::post(
+            "/api/admin/updates/outdated",
+            "updateOutdatedNodes",
+            CookieAdmin,
+            "Update every remote node below the plane's version (held ones included), one after \
+             the other, reporting each node's outcome",
+        )
+        .handle(update_outdated),
     ]
 }
 
@@ -217,6 +235,27 @@ async fn download_node(
 ) -> Res<Download> {
     let (path, len, sha256) = svc.node_download(p.platform.as_str()).await?;
     Ok(Download { path, len, sha256 })
+}
+
+async fn update_node(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    b: MaybeJson<NodeUpdateRequest>,
+) -> Res<Json<NodeUpdateOutcome>> {
+    svc.update_node(&meta, p.id.as_str(), b.0.unwrap_or_default())
+        .await
+        .map(Json)
+}
+
+async fn update_outdated(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    b: MaybeJson<NodeUpdateRequest>,
+) -> Res<Json<Vec<NodeUpdateOutcome>>> {
+    svc.update_outdated_nodes(&meta, b.0.unwrap_or_default())
+        .await
+        .map(Json)
 }
 
 async fn held_nodes(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<HeldNodes>> {
