@@ -557,3 +557,51 @@ fn a_panes_own_token_self_reports_only_on_its_own_row_and_types_only_within_its_
         assert_eq!(r.status, 403, "{}", r.text());
     }
 }
+
+#[test]
+fn a_folder_picker_lists_subdirectories_through_the_nodes_policy() {
+    let w = world();
+    for d in ["b", "a", ".hidden", "a/inner"] {
+        std::fs::create_dir_all(w.node.work.join(d)).unwrap();
+    }
+    std::fs::write(w.node.work.join("file.txt"), "x").unwrap();
+    let dirs = |q: &str| {
+        w.as_bearer(
+            &w.key,
+            "GET",
+            &format!("/api/nodes/{}/dirs{q}", w.node.node_id),
+            None,
+        )
+    };
+    let work = w.node.work.to_string_lossy().into_owned();
+    let enc = |s: &str| form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+    let r = dirs(&format!("?path={}", enc(&work)));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = r.json();
+    assert_eq!(v["path"], work.as_str());
+    let names: Vec<&str> = v["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["a", "b"], "directories only, not hidden, sorted");
+    assert_eq!(v["truncated"], false);
+    // No path: the node's home directory.
+    let r = dirs("");
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert!(r.json()["path"].as_str().unwrap().starts_with('/'));
+    // A relative path is refused before the node is asked; a missing one by the node.
+    assert_eq!(dirs("?path=relative").error(400), "INPUT_VALIDATION_ERROR");
+    let missing = format!("{work}/nope");
+    assert_eq!(
+        dirs(&format!("?path={}", enc(&missing))).error(409),
+        "NODE_REFUSED"
+    );
+    // A node that is not connected.
+    let (_, setup) = w.p.setup_key(&w.admin);
+    let r = w.p.enroll(&setup, "elsewhere");
+    let other = r.json()["nodeId"].as_str().unwrap().to_owned();
+    let r = w.as_admin("GET", &format!("/api/nodes/{other}/dirs"), None);
+    assert_eq!(r.error(409), "NODE_OFFLINE");
+}

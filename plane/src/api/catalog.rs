@@ -113,6 +113,35 @@ pub struct HarnessesQuery {
     pub refresh: bool,
 }
 
+/// `GET /api/nodes/{id}/dirs` query.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct DirsQuery {
+    /// The directory to list (absolute); the node's home directory when absent.
+    #[serde(default)]
+    pub path: Option<AbsPath>,
+}
+
+/// One directory on a node.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DirEntry {
+    /// Its name (not a path).
+    pub name: String,
+}
+
+/// `GET /api/nodes/{id}/dirs`: the directories in one directory of a node, for a folder picker.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DirListing {
+    /// The directory listed (absolute).
+    pub path: String,
+    /// Its subdirectories, by name, sorted (the node leaves hidden ones out).
+    pub entries: Vec<DirEntry>,
+    /// Whether the node stopped at its entry limit.
+    pub truncated: bool,
+}
+
 /// An environment variable name: a letter or `_`, then letters, digits and `_` (at most 128).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(transparent)]

@@ -255,6 +255,37 @@ impl Service {
     /// `GET /api/nodes/:id/harnesses`: every plugin as the node has it. Detection runs when
     /// asked (`refresh`) or when the node's answer is missing or stale, and only on a node
     /// that is reachable (an unreachable node answers from what is stored).
+    /// `GET /api/nodes/{id}/dirs` (a person or a script that may launch on the node): the
+    /// subdirectories of one directory, through the node's `fs_ls` — so the node's own path
+    /// policy (its allowed directories) decides what can be listed.
+    pub async fn list_node_dirs(
+        &self,
+        meta: &RequestMeta,
+        node_id: &str,
+        q: crate::api::catalog::DirsQuery,
+    ) -> Result<crate::api::catalog::DirListing, ApiError> {
+        let c = self.user_caller(meta).await?;
+        self.launchable_node(&c, node_id).await?;
+        let path = q.path.map(|p| p.as_str().to_owned()).unwrap_or_default();
+        let r = self
+            .node_command(
+                node_id,
+                termplane_proto::Command::FsLs(termplane_proto::command::PathArg { path }),
+            )
+            .await?;
+        let data = super::subshells::node_data(r)?;
+        let mut listing: crate::api::catalog::DirListing =
+            serde_json::from_value(data).map_err(|_| {
+                ApiError::new(
+                    502,
+                    "NODE_BAD_RESULT",
+                    "the node's directory listing is malformed",
+                )
+            })?;
+        listing.entries.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(listing)
+    }
+
     pub async fn node_harnesses(
         &self,
         meta: &RequestMeta,

@@ -48,6 +48,23 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "NODE_TIMEOUT",
         ])
         .handle(harnesses),
+        RouteDef::get(
+            "/api/nodes/:id/dirs",
+            "nodeDirs",
+            User,
+            "The subdirectories of one directory of a node (its home when no path is given), \
+             within the node's allowed directories: a folder picker's listing",
+        )
+        .errors(&[
+            "INPUT_VALIDATION_ERROR",
+            "NODE_NOT_ALLOWED",
+            "NODE_OFFLINE",
+            "NODE_REFUSED",
+            "NODE_LINK_CLOSED",
+            "NODE_BAD_RESULT",
+            "NODE_TIMEOUT",
+        ])
+        .handle(dirs),
         RouteDef::put(
             "/api/nodes/:id/system-access",
             "setNodeSystemAccess",
@@ -126,6 +143,15 @@ async fn set_plugin(
     svc.set_plugin_enabled(&meta, p.id.as_str(), b.enabled)
         .await
         .map(Json)
+}
+
+async fn dirs(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    Query(q): Query<crate::api::catalog::DirsQuery>,
+) -> Res<Json<crate::api::catalog::DirListing>> {
+    svc.list_node_dirs(&meta, p.id.as_str(), q).await.map(Json)
 }
 
 async fn harnesses(
