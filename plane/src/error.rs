@@ -29,7 +29,10 @@
 //! | 408 | `REQUEST_TIMEOUT` | a request head or body that did not arrive in time (the connection closes) |
 //! | 409 | `SETUP_ALREADY_DONE` | `POST /api/setup` once the first account exists |
 //! | 409 | `EMAIL_TAKEN` | creating an account whose email exists |
-//! | 409 | `CANNOT_DISABLE_SELF` | an administrator disabling their own account |
+//! | 409 | `CANNOT_DISABLE_SELF` | an administrator disabling or deleting their own account |
+//! | 409 | `LAST_ADMIN` | demoting or deleting the last enabled administrator |
+//! | 409 | `USER_HAS_LIVE_SUBSHELLS` | deleting an account whose subshells still run (`metadata.live`) |
+//! | 403 | `CURRENT_PASSWORD_WRONG` | a password change whose current password is wrong |
 //! | 409 | `NODE_OFFLINE` | a command (launch, ping…) for a node whose link is not online, or for the local node when it is off (no tmux, or `--no-local-node`) |
 //! | 409 | `PLUGIN_DISABLED` | launching a harness whose plugin an administrator turned off |
 //! | 409 | `HARNESS_NOT_INSTALLED` | launching a harness the node's fresh detection did not find (`metadata.reason`) |
@@ -196,7 +199,22 @@ pub const CODES: &[(u16, &str, &str)] = &[
     (
         409,
         "CANNOT_DISABLE_SELF",
-        "an administrator disabling their own account",
+        "an administrator disabling or deleting their own account",
+    ),
+    (
+        409,
+        "LAST_ADMIN",
+        "demoting or deleting the last enabled administrator",
+    ),
+    (
+        409,
+        "USER_HAS_LIVE_SUBSHELLS",
+        "deleting an account whose subshells still run (`metadata.live`)",
+    ),
+    (
+        403,
+        "CURRENT_PASSWORD_WRONG",
+        "a password change whose current password is wrong",
     ),
     (
         409,

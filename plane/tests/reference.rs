@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use common::*;
 use serde_json::{Map, Value, json};
 
-const METHODS: [&str; 4] = ["get", "post", "put", "delete"];
+const METHODS: [&str; 5] = ["get", "post", "put", "patch", "delete"];
 
 fn document(p: &Plane) -> Value {
     let r = p.get("/api/openapi.json").send();

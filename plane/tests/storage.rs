@@ -7,7 +7,9 @@ mod common;
 use std::sync::Arc;
 
 use termplane::secret;
-use termplane::store::{AddPasskey, Backend, Consume, NewNode, PasskeyRow, SetupKey, Store};
+use termplane::store::{
+    AddPasskey, AuditFilter, Backend, Consume, NewNode, PasskeyRow, SetupKey, Store,
+};
 
 const NOW: i64 = 1_800_000_000_000;
 
@@ -345,6 +347,36 @@ async fn exercise(url: &str) {
             .unwrap()
     );
     assert_eq!(store.passkeys_of(&admin.id).await.unwrap().len(), 19);
+
+    // Audit filters (every kind of parameter) and the cursor.
+    let f = AuditFilter {
+        actor: Some(admin.id.clone()),
+        actor_kind: Some("cookie".into()),
+        action: Some("passkey.".into()),
+        from: Some(NOW),
+        to: Some(NOW + 1000),
+        ..AuditFilter::default()
+    };
+    let page = store.audit_page(&f, 100).await.unwrap();
+    assert_eq!(page.len(), 21, "20 added, 1 removed");
+    let older = store
+        .audit_page(
+            &AuditFilter {
+                before: Some(page[9].id),
+                ..f.clone()
+            },
+            100,
+        )
+        .await
+        .unwrap();
+    assert_eq!(older.len(), 11);
+    assert_eq!(older[0].id, page[10].id);
+    let exact = AuditFilter {
+        action: Some("passkey.removed".into()),
+        target: Some(first.id.clone()),
+        ..AuditFilter::default()
+    };
+    assert_eq!(store.audit_page(&exact, 100).await.unwrap().len(), 1);
 
     let audit = store.audit_entries(1000).await.unwrap();
     for a in [

@@ -182,3 +182,36 @@ pub struct CreateUserRequest {
     #[serde(default)]
     pub role: GrantableRole,
 }
+
+/// `PATCH /api/users/{id}`: what to change (absent fields stay).
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct UpdateUserRequest {
+    /// The new role (the last enabled administrator cannot be demoted).
+    #[serde(default)]
+    pub role: Option<GrantableRole>,
+    /// The new display name.
+    #[serde(default)]
+    pub display_name: Option<DisplayName>,
+}
+
+/// `POST /api/auth/password`: the signed-in account changes its own password.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ChangePasswordRequest {
+    /// The password now.
+    pub current_password: Password,
+    /// The new one (8 to 1024 characters).
+    pub new_password: NewPassword,
+    /// End the account's other sessions too (default true); this session stays.
+    #[serde(default)]
+    pub sign_out_others: Option<bool>,
+}
+
+/// `POST /api/users/{id}/password`: an administrator sets another account's password.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ResetPasswordRequest {
+    /// The new password (8 to 1024 characters); every session of the account ends.
+    pub new_password: NewPassword,
+}

@@ -1,10 +1,12 @@
 //! The audit log.
 
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+use super::{RowId, Text};
 
 /// Who acted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ActorKind {
     /// A person with a browser session.
@@ -63,6 +65,42 @@ pub struct AuditEntry {
     pub target: Option<String>,
     /// Extra facts (never a secret).
     pub detail: serde_json::Value,
+}
+
+/// `GET /api/audit` query: filters (all optional, combined with AND) and the cursor.
+///
+/// Entries come newest first. To page, pass the `id` of the last entry of a page as `before`:
+/// the next page holds the entries older than it (a cursor, so entries written meanwhile never
+/// shift a page).
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AuditQuery {
+    /// Only entries by this account.
+    #[serde(default)]
+    pub actor: Option<RowId>,
+    /// Only entries by this kind of actor.
+    #[serde(default)]
+    pub actor_kind: Option<ActorKind>,
+    /// Only this action (`node.enrolled`), or, ending with a dot, this family of actions
+    /// (`node.`).
+    #[serde(default)]
+    pub action: Option<Text<1, 100>>,
+    /// Only entries about this row.
+    #[serde(default)]
+    pub target: Option<Text<1, 200>>,
+    /// Only entries at or after this time (ms since the Unix epoch).
+    #[serde(default)]
+    pub from: Option<i64>,
+    /// Only entries before this time (ms since the Unix epoch).
+    #[serde(default)]
+    pub to: Option<i64>,
+    /// Only entries older than the entry with this `id` (the cursor).
+    #[serde(default)]
+    pub before: Option<i64>,
+    /// Page size: 1 to 500 (default 100).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 500))]
+    pub limit: Option<u16>,
 }
 
 #[cfg(test)]

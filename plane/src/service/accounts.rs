@@ -6,11 +6,13 @@ use super::{
     verify_password,
 };
 use crate::api::accounts::{
-    CreateUserRequest, InstanceSettings, InstanceSettingsUpdate, PublicSettings, Role,
-    SetupRequest, SetupStatus, SignInRequest, User, Via, Whoami,
+    ChangePasswordRequest, CreateUserRequest, InstanceSettings, InstanceSettingsUpdate,
+    PublicSettings, ResetPasswordRequest, Role, SetupRequest, SetupStatus, SignInRequest,
+    UpdateUserRequest, User, Via, Whoami,
 };
 use crate::error::ApiError;
 use crate::secret;
+use crate::store::UserChange;
 
 impl Service {
     // ----- setup and settings -----
@@ -252,4 +254,143 @@ impl Service {
             .ok_or_else(|| ApiError::not_found("account"))?;
         Ok(user_view(&u))
     }
+
+    /// `PATCH /api/users/{id}` (admin session): role and display name.
+    pub async fn update_user(
+        &self,
+        meta: &RequestMeta,
+        id: &str,
+        req: UpdateUserRequest,
+    ) -> Result<User, ApiError> {
+        let admin = self.admin(meta).await?;
+        let role = req.role.map(|r| Role::from(r).as_str());
+        match self
+            .store
+            .update_user(
+                &admin.user().id,
+                id,
+                role,
+                req.display_name.as_ref().map(|d| d.as_str()),
+                self.now(),
+            )
+            .await?
+        {
+            UserChange::Done(u) => Ok(user_view(&u)),
+            UserChange::NotFound => Err(ApiError::not_found("account")),
+            UserChange::LastAdmin => Err(last_admin()),
+            UserChange::LiveSubshells(_) => Err(ApiError::internal()),
+        }
+    }
+
+    /// `DELETE /api/users/{id}` (admin session).
+    pub async fn delete_user(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
+        let admin = self.admin(meta).await?;
+        if admin.user().id == id {
+            return Err(ApiError::new(
+                409,
+                "CANNOT_DISABLE_SELF",
+                "an administrator cannot delete their own account",
+            ));
+        }
+        match self
+            .store
+            .delete_user(&admin.user().id, id, self.now())
+            .await?
+        {
+            UserChange::Done(_) => Ok(()),
+            UserChange::NotFound => Err(ApiError::not_found("account")),
+            UserChange::LastAdmin => Err(last_admin()),
+            UserChange::LiveSubshells(n) => Err(ApiError::new(
+                409,
+                "USER_HAS_LIVE_SUBSHELLS",
+                format!("the account has {n} live subshell(s): terminate them first"),
+            )
+            .with_metadata(serde_json::json!({ "live": n }))),
+        }
+    }
+
+    /// `POST /api/auth/password` (browser session): the account's own password, checked
+    /// against the current one (wrong guesses count toward the sign-in backoff). The other
+    /// sessions end unless `signOutOthers` is false; this one stays.
+    pub async fn change_password(
+        &self,
+        meta: &RequestMeta,
+        req: ChangePasswordRequest,
+    ) -> Result<(), ApiError> {
+        let Caller::Session {
+            user,
+            session_digest,
+        } = self.session(meta).await?
+        else {
+            return Err(ApiError::internal());
+        };
+        let now = self.now();
+        let key = format!("password-change:{}", user.id);
+        self.sign_in_backoff
+            .reserve(&[(key.as_str(), PAIR)], now)
+            .map_err(too_many)?;
+        let phc = user
+            .password_hash
+            .clone()
+            .unwrap_or_else(|| self.dummy_hash.clone());
+        let current = req.current_password.into_string();
+        if !smol::unblock(move || verify_password(&current, &phc)).await {
+            return Err(ApiError::new(
+                403,
+                "CURRENT_PASSWORD_WRONG",
+                "the current password is wrong",
+            ));
+        }
+        self.sign_in_backoff.clear(&key);
+        let password = req.new_password.into_string();
+        let hash = smol::unblock(move || hash_password(&password)).await?;
+        let keep_all = req.sign_out_others == Some(false);
+        if keep_all {
+            // Only the hash changes: no session ends.
+            self.store
+                .set_password_keep_sessions(&user.id, &hash, now)
+                .await?;
+        } else {
+            self.store
+                .set_password(&user.id, &user.id, &hash, Some(&session_digest), now)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// `POST /api/users/{id}/password` (admin session): sets another account's password; every
+    /// session of that account ends.
+    pub async fn reset_password(
+        &self,
+        meta: &RequestMeta,
+        id: &str,
+        req: ResetPasswordRequest,
+    ) -> Result<(), ApiError> {
+        let admin = self.admin(meta).await?;
+        if admin.user().id == id {
+            return Err(ApiError::validation(
+                "id",
+                "change your own password with POST /api/auth/password",
+            ));
+        }
+        let password = req.new_password.into_string();
+        let hash = smol::unblock(move || hash_password(&password)).await?;
+        if self
+            .store
+            .set_password(&admin.user().id, id, &hash, None, self.now())
+            .await?
+        {
+            Ok(())
+        } else {
+            Err(ApiError::not_found("account"))
+        }
+    }
+}
+
+fn last_admin() -> ApiError {
+    ApiError::new(
+        409,
+        "LAST_ADMIN",
+        "this is the last enabled administrator: make another account an administrator first",
+    )
 }

@@ -1,16 +1,34 @@
 //! The audit log.
 
 use super::{RequestMeta, Service};
-use crate::api::audit::{ActorKind, AuditEntry};
+use crate::api::audit::{ActorKind, AuditEntry, AuditQuery};
 use crate::error::ApiError;
 
 impl Service {
-    /// `GET /api/audit` (admin session only): the newest 500 entries, newest first.
-    pub async fn audit(&self, meta: &RequestMeta) -> Result<Vec<AuditEntry>, ApiError> {
+    /// `GET /api/audit` (admin session only): entries that pass the query's filters, newest
+    /// first, a page at a time (see [`AuditQuery`]).
+    pub async fn audit(
+        &self,
+        meta: &RequestMeta,
+        q: AuditQuery,
+    ) -> Result<Vec<AuditEntry>, ApiError> {
         self.admin(meta).await?;
+        let limit = q.limit.unwrap_or(100);
+        if !(1..=500).contains(&limit) {
+            return Err(ApiError::validation("limit", "must be 1 to 500"));
+        }
+        let filter = crate::store::AuditFilter {
+            actor: q.actor.map(|a| a.as_str().to_owned()),
+            actor_kind: q.actor_kind.map(|k| k.as_str().to_owned()),
+            action: q.action.map(|a| a.as_str().to_owned()),
+            target: q.target.map(|t| t.as_str().to_owned()),
+            from: q.from,
+            to: q.to,
+            before: q.before,
+        };
         Ok(self
             .store
-            .audit_entries(500)
+            .audit_page(&filter, i64::from(limit))
             .await?
             .into_iter()
             .map(|e| AuditEntry {

@@ -42,6 +42,19 @@ fn user_of(row: &AnyRow) -> Result<User, sqlx::Error> {
 pub(super) const USER_COLS: &str =
     "id, email, display_name, role, password_hash, disabled, created_at, updated_at";
 
+/// What a change to an account came to.
+#[derive(Debug)]
+pub enum UserChange {
+    /// Done; the account as it is now (as it was, for a deletion).
+    Done(User),
+    /// No such account (the `system` service account counts as none).
+    NotFound,
+    /// It would leave the plane without an enabled administrator.
+    LastAdmin,
+    /// The account still has this many live subshells.
+    LiveSubshells(i64),
+}
+
 impl Store {
     // ----- instance -----
 
@@ -78,7 +91,7 @@ impl Store {
             &mut tx,
             now,
             Some(actor),
-            "user",
+            "cookie",
             "settings.instance_renamed",
             None,
             &detail,
@@ -255,6 +268,225 @@ impl Store {
             "user.enabled"
         };
         audit_in(&mut tx, now, Some(actor), "cookie", action, Some(id), "{}").await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Serialises changes to the set of administrators: every transaction that could leave
+    /// the plane without one writes the instance row first (a row lock on PostgreSQL, the write
+    /// lock on SQLite), so two of them never both count the other admin.
+    async fn admin_change_lock(
+        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query("UPDATE instance SET display_name = display_name WHERE id = 1")
+            .execute(&mut **tx)
+            .await?;
+        Ok(())
+    }
+
+    /// Whether another enabled administrator than `id` exists (inside the lock).
+    async fn another_admin(
+        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+        id: &str,
+    ) -> Result<bool, sqlx::Error> {
+        let n: i64 = sqlx::query(
+            "SELECT COUNT(*) AS n FROM users WHERE role = 'admin' AND disabled = 0 AND id <> $1",
+        )
+        .bind(id)
+        .fetch_one(&mut **tx)
+        .await?
+        .try_get("n")?;
+        Ok(n > 0)
+    }
+
+    /// Changes an account's role and/or display name, with its audit entry. The last enabled
+    /// administrator cannot be demoted.
+    pub async fn update_user(
+        &self,
+        actor: &str,
+        id: &str,
+        role: Option<&str>,
+        display_name: Option<&str>,
+        now: i64,
+    ) -> Result<UserChange, sqlx::Error> {
+        let mut tx = self.pool.begin().await?;
+        Self::admin_change_lock(&mut tx).await?;
+        let Some(current) = sqlx::query(AssertSqlSafe(format!(
+            "SELECT {USER_COLS} FROM users WHERE id = $1 AND role <> 'service'"
+        )))
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?
+        .map(|r| user_of(&r))
+        .transpose()?
+        else {
+            return Ok(UserChange::NotFound);
+        };
+        if current.role == "admin"
+            && role.is_some_and(|r| r != "admin")
+            && !Self::another_admin(&mut tx, id).await?
+        {
+            return Ok(UserChange::LastAdmin);
+        }
+        let role = role.unwrap_or(&current.role);
+        let name = display_name.unwrap_or(&current.display_name);
+        sqlx::query("UPDATE users SET role = $1, display_name = $2, updated_at = $3 WHERE id = $4")
+            .bind(role)
+            .bind(name)
+            .bind(now)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        let detail = serde_json::json!({
+            "role": (role != current.role).then_some(role),
+            "displayName": (name != current.display_name).then_some(name),
+        })
+        .to_string();
+        audit_in(
+            &mut tx,
+            now,
+            Some(actor),
+            "cookie",
+            "user.updated",
+            Some(id),
+            &detail,
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(match self.user_by_id(id).await? {
+            Some(u) => UserChange::Done(u),
+            None => UserChange::NotFound,
+        })
+    }
+
+    /// Deletes an account (its sessions, passkeys, presets, workspaces and shares go with it;
+    /// nodes it enrolled and keys it minted stay, unowned), with its audit entry. Refused for
+    /// the last enabled administrator and while any of its subshells is live.
+    pub async fn delete_user(
+        &self,
+        actor: &str,
+        id: &str,
+        now: i64,
+    ) -> Result<UserChange, sqlx::Error> {
+        let mut tx = self.pool.begin().await?;
+        Self::admin_change_lock(&mut tx).await?;
+        let Some(current) = sqlx::query(AssertSqlSafe(format!(
+            "SELECT {USER_COLS} FROM users WHERE id = $1 AND role <> 'service'"
+        )))
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?
+        .map(|r| user_of(&r))
+        .transpose()?
+        else {
+            return Ok(UserChange::NotFound);
+        };
+        if current.role == "admin" && !Self::another_admin(&mut tx, id).await? {
+            return Ok(UserChange::LastAdmin);
+        }
+        let live: i64 = sqlx::query(
+            "SELECT COUNT(*) AS n FROM subshells WHERE owner_user_id = $1 \
+             AND state IN ('starting', 'running', 'stopping')",
+        )
+        .bind(id)
+        .fetch_one(&mut *tx)
+        .await?
+        .try_get("n")?;
+        if live > 0 {
+            return Ok(UserChange::LiveSubshells(live));
+        }
+        sqlx::query("DELETE FROM users WHERE id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        let detail = serde_json::json!({ "email": current.email }).to_string();
+        audit_in(
+            &mut tx,
+            now,
+            Some(actor),
+            "cookie",
+            "user.deleted",
+            Some(id),
+            &detail,
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(UserChange::Done(current))
+    }
+
+    /// Sets the account's own password hash and keeps every session, with its audit entry.
+    pub async fn set_password_keep_sessions(
+        &self,
+        id: &str,
+        hash: &str,
+        now: i64,
+    ) -> Result<(), sqlx::Error> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("UPDATE users SET password_hash = $1, updated_at = $2 WHERE id = $3")
+            .bind(hash)
+            .bind(now)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        let detail = serde_json::json!({ "otherSessionsEnded": false }).to_string();
+        audit_in(
+            &mut tx,
+            now,
+            Some(id),
+            "cookie",
+            "user.password_changed",
+            Some(id),
+            &detail,
+        )
+        .await?;
+        tx.commit().await
+    }
+
+    /// Sets an account's password hash and ends its sessions except `keep` (a session digest),
+    /// with its audit entry (`user.password_changed` by the account itself, else
+    /// `user.password_reset`).
+    pub async fn set_password(
+        &self,
+        actor: &str,
+        id: &str,
+        hash: &str,
+        keep: Option<&str>,
+        now: i64,
+    ) -> Result<bool, sqlx::Error> {
+        let mut tx = self.pool.begin().await?;
+        let n = sqlx::query(
+            "UPDATE users SET password_hash = $1, updated_at = $2 WHERE id = $3 AND role <> 'service'",
+        )
+        .bind(hash)
+        .bind(now)
+        .bind(id)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if n == 0 {
+            return Ok(false);
+        }
+        sqlx::query("DELETE FROM sessions WHERE user_id = $1 AND digest <> $2")
+            .bind(id)
+            .bind(keep.unwrap_or(""))
+            .execute(&mut *tx)
+            .await?;
+        let action = if actor == id {
+            "user.password_changed"
+        } else {
+            "user.password_reset"
+        };
+        let detail = serde_json::json!({ "otherSessionsEnded": true }).to_string();
+        audit_in(
+            &mut tx,
+            now,
+            Some(actor),
+            "cookie",
+            action,
+            Some(id),
+            &detail,
+        )
+        .await?;
         tx.commit().await?;
         Ok(true)
     }

@@ -52,25 +52,75 @@ impl Store {
 
     /// The newest `limit` audit entries, newest first.
     pub async fn audit_entries(&self, limit: i64) -> Result<Vec<AuditEntry>, sqlx::Error> {
-        sqlx::query("SELECT id, at, actor_user_id, actor_kind, action, target, detail FROM audit_log ORDER BY id DESC LIMIT $1")
-            .bind(limit)
-            .fetch_all(&self.pool)
-            .await?
-            .iter()
-            .map(|r| {
-                let detail: String = r.try_get("detail")?;
-                Ok(AuditEntry {
-                    id: r.try_get("id")?,
-                    at: r.try_get("at")?,
-                    actor_user_id: r.try_get("actor_user_id")?,
-                    actor_kind: r.try_get("actor_kind")?,
-                    action: r.try_get("action")?,
-                    target: r.try_get("target")?,
-                    detail: serde_json::from_str(&detail).unwrap_or_default(),
-                })
-            })
-            .collect()
+        self.audit_page(&AuditFilter::default(), limit).await
     }
+
+    /// Entries that pass `f`, newest first, at most `limit`.
+    pub async fn audit_page(
+        &self,
+        f: &AuditFilter,
+        limit: i64,
+    ) -> Result<Vec<AuditEntry>, sqlx::Error> {
+        let prefix = f.action.as_deref().filter(|a| a.ends_with('.'));
+        let exact = f.action.as_deref().filter(|a| !a.ends_with('.'));
+        sqlx::query(
+            "SELECT id, at, actor_user_id, actor_kind, action, target, detail FROM audit_log \
+             WHERE (CAST($1 AS TEXT) IS NULL OR actor_user_id = CAST($1 AS TEXT)) \
+             AND (CAST($2 AS TEXT) IS NULL OR actor_kind = CAST($2 AS TEXT)) \
+             AND (CAST($3 AS TEXT) IS NULL OR action = CAST($3 AS TEXT)) \
+             AND (CAST($4 AS TEXT) IS NULL \
+                  OR substr(action, 1, length(CAST($4 AS TEXT))) = CAST($4 AS TEXT)) \
+             AND (CAST($5 AS TEXT) IS NULL OR target = CAST($5 AS TEXT)) \
+             AND (CAST($6 AS BIGINT) IS NULL OR at >= CAST($6 AS BIGINT)) \
+             AND (CAST($7 AS BIGINT) IS NULL OR at < CAST($7 AS BIGINT)) \
+             AND (CAST($8 AS BIGINT) IS NULL OR id < CAST($8 AS BIGINT)) \
+             ORDER BY id DESC LIMIT $9",
+        )
+        .bind(f.actor.as_deref())
+        .bind(f.actor_kind.as_deref())
+        .bind(exact)
+        .bind(prefix)
+        .bind(f.target.as_deref())
+        .bind(f.from)
+        .bind(f.to)
+        .bind(f.before)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(|r| {
+            let detail: String = r.try_get("detail")?;
+            Ok(AuditEntry {
+                id: r.try_get("id")?,
+                at: r.try_get("at")?,
+                actor_user_id: r.try_get("actor_user_id")?,
+                actor_kind: r.try_get("actor_kind")?,
+                action: r.try_get("action")?,
+                target: r.try_get("target")?,
+                detail: serde_json::from_str(&detail).unwrap_or_default(),
+            })
+        })
+        .collect()
+    }
+}
+
+/// Filters of [`Store::audit_page`] (all optional, combined with AND).
+#[derive(Clone, Debug, Default)]
+pub struct AuditFilter {
+    /// The acting account.
+    pub actor: Option<String>,
+    /// The stored actor kind (`cookie`, `system_key`, …).
+    pub actor_kind: Option<String>,
+    /// An action, or a family of them when it ends with `.`.
+    pub action: Option<String>,
+    /// The row acted on.
+    pub target: Option<String>,
+    /// At or after (ms).
+    pub from: Option<i64>,
+    /// Before (ms).
+    pub to: Option<i64>,
+    /// Older than this entry id.
+    pub before: Option<i64>,
 }
 
 pub(super) async fn audit_in(

@@ -18,8 +18,8 @@ mod passkeys;
 mod shares;
 mod subshells;
 
-pub use accounts::{SYSTEM_USER_EMAIL, User};
-pub use audit::AuditEntry;
+pub use accounts::{SYSTEM_USER_EMAIL, User, UserChange};
+pub use audit::{AuditEntry, AuditFilter};
 pub use catalog::{Detected, NodeFacts, Preset, Workspace};
 pub use credentials::{SetupKey, SystemKey};
 pub use enrollment::{Consume, NewNode};

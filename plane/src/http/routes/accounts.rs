@@ -4,8 +4,9 @@ use std::sync::Arc;
 
 use super::super::handler::{Json, MaybeJson, NoContent, Path, WithCookie};
 use crate::api::accounts::{
-    CreateUserRequest, InstanceSettings, InstanceSettingsUpdate, PublicSettings, SetupRequest,
-    SetupStatus, SignInRequest, User, Whoami,
+    ChangePasswordRequest, CreateUserRequest, InstanceSettings, InstanceSettingsUpdate,
+    PublicSettings, ResetPasswordRequest, SetupRequest, SetupStatus, SignInRequest,
+    UpdateUserRequest, User, Whoami,
 };
 use crate::api::{Empty, IdParam};
 use crate::error::ApiError;
@@ -103,6 +104,46 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "Enable an account",
         )
         .handle(enable_user),
+        RouteDef::patch(
+            "/api/users/:id",
+            "updateUser",
+            CookieAdmin,
+            "Change an account's role or display name (the last enabled administrator cannot be \
+             demoted)",
+        )
+        .errors(&["NOT_FOUND", "LAST_ADMIN"])
+        .handle(update_user),
+        RouteDef::delete(
+            "/api/users/:id",
+            "deleteUser",
+            CookieAdmin,
+            "Delete an account: its sessions, passkeys, presets, workspaces and shares go with \
+             it; refused for the last administrator, for oneself and while its subshells run",
+        )
+        .errors(&[
+            "NOT_FOUND",
+            "LAST_ADMIN",
+            "CANNOT_DISABLE_SELF",
+            "USER_HAS_LIVE_SUBSHELLS",
+        ])
+        .handle(delete_user),
+        RouteDef::post(
+            "/api/users/:id/password",
+            "resetPassword",
+            CookieAdmin,
+            "Set another account's password; every session of that account ends",
+        )
+        .errors(&["NOT_FOUND"])
+        .handle(reset_password),
+        RouteDef::post(
+            "/api/auth/password",
+            "changePassword",
+            Cookie,
+            "Change your own password (the current one is checked); your other sessions end \
+             unless `signOutOthers` is false",
+        )
+        .errors(&["CURRENT_PASSWORD_WRONG", "TOO_MANY_ATTEMPTS"])
+        .handle(change_password),
     ]
 }
 
@@ -142,6 +183,43 @@ async fn rename_instance(
 
 async fn public_settings(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<PublicSettings>> {
     svc.public_settings(&meta).await.map(Json)
+}
+
+async fn update_user(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    Json(b): Json<UpdateUserRequest>,
+) -> Res<Json<User>> {
+    svc.update_user(&meta, p.id.as_str(), b).await.map(Json)
+}
+
+async fn delete_user(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+) -> Res<NoContent> {
+    svc.delete_user(&meta, p.id.as_str()).await?;
+    Ok(NoContent)
+}
+
+async fn reset_password(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    Json(b): Json<ResetPasswordRequest>,
+) -> Res<NoContent> {
+    svc.reset_password(&meta, p.id.as_str(), b).await?;
+    Ok(NoContent)
+}
+
+async fn change_password(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Json(b): Json<ChangePasswordRequest>,
+) -> Res<NoContent> {
+    svc.change_password(&meta, b).await?;
+    Ok(NoContent)
 }
 
 pub(super) fn session_cookie(svc: &Service, value: &str, max_age: i64) -> String {

@@ -2,8 +2,8 @@
 
 use std::sync::Arc;
 
-use super::super::handler::Json;
-use crate::api::audit::AuditEntry;
+use super::super::handler::{Json, Query};
+use crate::api::audit::{AuditEntry, AuditQuery};
 use crate::error::ApiError;
 use crate::service::{RequestMeta, Service};
 
@@ -19,14 +19,20 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "/api/audit",
             "auditLog",
             CookieAdmin,
-            "The latest audit entries, newest first",
+            "Audit entries, newest first, filtered by actor, actor kind, action, target and time; \
+             page with `before` (the last entry's `id`)",
         )
+        .errors(&["INPUT_VALIDATION_ERROR"])
         .handle(audit),
     ]
 }
 
 type Res<T> = Result<T, ApiError>;
 
-async fn audit(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Vec<AuditEntry>>> {
-    svc.audit(&meta).await.map(Json)
+async fn audit(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Query(q): Query<AuditQuery>,
+) -> Res<Json<Vec<AuditEntry>>> {
+    svc.audit(&meta, q).await.map(Json)
 }

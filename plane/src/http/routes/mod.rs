@@ -129,6 +129,9 @@ impl RouteDef {
     fn delete(path: &'static str, op: &'static str, auth: Auth, summary: &'static str) -> Self {
         Self::new(Method::Delete, path, op, auth, summary)
     }
+    fn patch(path: &'static str, op: &'static str, auth: Auth, summary: &'static str) -> Self {
+        Self::new(Method::Patch, path, op, auth, summary)
+    }
     fn tag(mut self, tag: &'static str) -> Self {
         self.tag = tag;
         self

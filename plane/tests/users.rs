@@ -1,0 +1,326 @@
+//! Accounts and the audit log through the real server: role changes and deletion under the
+//! last-administrator rule, a person's own password change and an administrator's reset (and
+//! which sessions each ends), and the audit log's filters and cursor paging. Every refusal is
+//! checked for what it left unchanged.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+
+fn send(p: &Plane, cookie: &str, method: &str, path: &str, body: Option<Value>) -> Resp {
+    let mut r = p
+        .req()
+        .method(method)
+        .path(path)
+        .header("Origin", &p.origin())
+        .header("Cookie", cookie);
+    if let Some(b) = body {
+        r = r.json(b);
+    }
+    r.send()
+}
+
+fn user(p: &Plane, admin: &str, id: &str) -> Value {
+    let all = send(p, admin, "GET", "/api/users", None).json();
+    all.as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["id"] == id)
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
+fn whoami(p: &Plane, cookie: &str) -> u16 {
+    p.get("/api/auth/session")
+        .header("Cookie", cookie)
+        .send()
+        .status
+}
+
+#[test]
+fn the_last_administrator_can_be_neither_demoted_nor_deleted() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let me = p
+        .get("/api/auth/session")
+        .header("Cookie", &admin)
+        .send()
+        .json()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let r = send(
+        &p,
+        &admin,
+        "PATCH",
+        &format!("/api/users/{me}"),
+        Some(json!({"role": "user"})),
+    );
+    assert_eq!(r.error(409), "LAST_ADMIN");
+    assert_eq!(user(&p, &admin, &me)["role"], "admin");
+
+    let b = p.create_user(&admin, "b@example.test", "user");
+    // A name change and a promotion.
+    let r = send(
+        &p,
+        &admin,
+        "PATCH",
+        &format!("/api/users/{b}"),
+        Some(json!({"role": "admin", "displayName": "Bea"})),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["role"], "admin");
+    assert_eq!(r.json()["displayName"], "Bea");
+    // Bad input changes nothing.
+    for bad in [
+        json!({"role": "service"}),
+        json!({"role": "root"}),
+        json!({"displayName": ""}),
+        json!({"email": "x@y"}),
+    ] {
+        let r = send(&p, &admin, "PATCH", &format!("/api/users/{b}"), Some(bad));
+        r.error(400);
+    }
+    assert_eq!(user(&p, &admin, &b)["displayName"], "Bea");
+    // Now there are two: one may step down; then the other is the last again.
+    let r = send(
+        &p,
+        &admin,
+        "PATCH",
+        &format!("/api/users/{me}"),
+        Some(json!({"role": "user"})),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let bea = p.sign_in("b@example.test", PASSWORD);
+    let r = send(
+        &p,
+        &bea,
+        "PATCH",
+        &format!("/api/users/{b}"),
+        Some(json!({"role": "user"})),
+    );
+    assert_eq!(r.error(409), "LAST_ADMIN");
+    let r = send(&p, &bea, "DELETE", &format!("/api/users/{b}"), None);
+    assert_eq!(r.error(409), "CANNOT_DISABLE_SELF");
+    // The former admin's session is no longer an administrator's.
+    let r = send(&p, &admin, "DELETE", &format!("/api/users/{b}"), None);
+    r.error(403);
+    assert!(user(&p, &bea, &b).is_object());
+    // A disabled admin does not count: with Bea the only enabled admin, promote me, disable
+    // Bea, and I am the last again.
+    send(
+        &p,
+        &bea,
+        "PATCH",
+        &format!("/api/users/{me}"),
+        Some(json!({"role": "admin"})),
+    );
+    let admin = p.sign_in(ADMIN, PASSWORD);
+    let r = send(
+        &p,
+        &admin,
+        "POST",
+        &format!("/api/users/{b}/disable"),
+        Some(json!({})),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let r = send(
+        &p,
+        &admin,
+        "PATCH",
+        &format!("/api/users/{me}"),
+        Some(json!({"role": "user"})),
+    );
+    assert_eq!(r.error(409), "LAST_ADMIN");
+    // Deleting Bea works and takes her sessions with her.
+    let r = send(&p, &admin, "DELETE", &format!("/api/users/{b}"), None);
+    assert_eq!(r.status, 204, "{}", r.text());
+    assert!(user(&p, &admin, &b).is_null());
+    assert_eq!(whoami(&p, &bea), 401);
+    let r = send(&p, &admin, "DELETE", &format!("/api/users/{b}"), None);
+    assert_eq!(r.error(404), "NOT_FOUND");
+    // A bearer is refused on every account write.
+    let (_, key) = p.system_key(&admin);
+    let r = p
+        .req()
+        .method("PATCH")
+        .path(&format!("/api/users/{me}"))
+        .bearer(&key)
+        .json(json!({"displayName": "x"}))
+        .send();
+    r.error(403);
+}
+
+#[test]
+fn a_password_change_needs_the_current_one_and_ends_the_other_sessions_f80() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    p.create_user(&admin, "c@example.test", "user");
+    let here = p.sign_in("c@example.test", PASSWORD);
+    let elsewhere = p.sign_in("c@example.test", PASSWORD);
+    let change =
+        |cookie: &str, body: Value| send(&p, cookie, "POST", "/api/auth/password", Some(body));
+
+    let r = change(
+        &here,
+        json!({"currentPassword": "not it", "newPassword": "a brand new secret"}),
+    );
+    assert_eq!(r.error(403), "CURRENT_PASSWORD_WRONG");
+    let r = change(
+        &here,
+        json!({"currentPassword": PASSWORD, "newPassword": "short"}),
+    );
+    assert_eq!(r.error(400), "INPUT_VALIDATION_ERROR");
+    assert_eq!(whoami(&p, &elsewhere), 200, "refusals end nothing");
+    assert!(
+        !p.sign_in("c@example.test", PASSWORD).is_empty(),
+        "the old password still works"
+    );
+
+    let r = change(
+        &here,
+        json!({"currentPassword": PASSWORD, "newPassword": "a brand new secret"}),
+    );
+    assert_eq!(r.status, 204, "{}", r.text());
+    assert_eq!(whoami(&p, &here), 200, "this session stays");
+    assert_eq!(whoami(&p, &elsewhere), 401, "the others end");
+    let old = p
+        .post(
+            "/api/auth/sign-in",
+            json!({"email": "c@example.test", "password": PASSWORD}),
+        )
+        .send();
+    assert_eq!(old.error(401), "INVALID_CREDENTIALS");
+    let fresh = p.sign_in("c@example.test", "a brand new secret");
+
+    // Keeping the other sessions, when asked.
+    let r = change(
+        &fresh,
+        json!({"currentPassword": "a brand new secret", "newPassword": "third secret here", "signOutOthers": false}),
+    );
+    assert_eq!(r.status, 204, "{}", r.text());
+    assert_eq!(whoami(&p, &here), 200);
+
+    // A bearer cannot change a password.
+    let (_, key) = p.system_key(&admin);
+    let r = p
+        .req()
+        .method("POST")
+        .path("/api/auth/password")
+        .bearer(&key)
+        .json(json!({"currentPassword": "x", "newPassword": "yyyyyyyyyy"}))
+        .send();
+    r.error(403);
+}
+
+#[test]
+fn an_administrators_reset_ends_every_session_of_the_account() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let d = p.create_user(&admin, "d@example.test", "user");
+    let theirs = p.sign_in("d@example.test", PASSWORD);
+    let r = send(
+        &p,
+        &theirs,
+        "POST",
+        &format!("/api/users/{d}/password"),
+        Some(json!({"newPassword": "chosen by them"})),
+    );
+    r.error(403);
+    let r = send(
+        &p,
+        &admin,
+        "POST",
+        &format!("/api/users/{d}/password"),
+        Some(json!({"newPassword": "set by the admin"})),
+    );
+    assert_eq!(r.status, 204, "{}", r.text());
+    assert_eq!(whoami(&p, &theirs), 401);
+    p.sign_in("d@example.test", "set by the admin");
+    assert_eq!(whoami(&p, &admin), 200);
+    let audit = send(
+        &p,
+        &admin,
+        "GET",
+        "/api/audit?action=user.password_reset",
+        None,
+    )
+    .json();
+    assert_eq!(audit.as_array().unwrap().len(), 1, "{audit}");
+    assert_eq!(audit[0]["target"], d.as_str());
+}
+
+#[test]
+fn the_audit_log_filters_and_pages_by_cursor() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let me = p
+        .get("/api/auth/session")
+        .header("Cookie", &admin)
+        .send()
+        .json()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for i in 0..7 {
+        p.create_user(&admin, &format!("u{i}@example.test"), "user");
+    }
+    let get = |q: &str| {
+        let r = send(&p, &admin, "GET", &format!("/api/audit{q}"), None);
+        assert_eq!(r.status, 200, "{q}: {}", r.text());
+        r.json().as_array().unwrap().clone()
+    };
+    let created = get("?action=user.created");
+    assert_eq!(created.len(), 7);
+    assert!(created.iter().all(|e| e["action"] == "user.created"));
+    assert!(
+        created
+            .windows(2)
+            .all(|w| w[0]["id"].as_i64() > w[1]["id"].as_i64()),
+        "newest first"
+    );
+    // A family of actions.
+    let family = get("?action=user.");
+    assert!(family.len() >= 7);
+    assert!(
+        family
+            .iter()
+            .all(|e| e["action"].as_str().unwrap().starts_with("user."))
+    );
+    // Paging: 3 + 3 + 1, no overlap, nothing lost.
+    let mut seen = Vec::new();
+    let mut before = String::new();
+    for want in [3, 3, 1, 0] {
+        let page = get(&format!("?action=user.created&limit=3{before}"));
+        assert_eq!(page.len(), want);
+        if let Some(last) = page.last() {
+            before = format!("&before={}", last["id"]);
+        }
+        seen.extend(page.into_iter().map(|e| e["id"].as_i64().unwrap()));
+    }
+    let all: Vec<i64> = created.iter().map(|e| e["id"].as_i64().unwrap()).collect();
+    assert_eq!(seen, all);
+    // Actor, actor kind, target and time.
+    assert_eq!(get(&format!("?actor={me}&action=user.created")).len(), 7);
+    assert_eq!(get("?actorKind=system_key").len(), 0);
+    assert!(!get("?actorKind=cookie").is_empty());
+    let target = created[0]["target"].as_str().unwrap();
+    let about = get(&format!("?target={target}"));
+    assert!(about.iter().all(|e| e["target"] == target) && !about.is_empty());
+    let at = created[0]["at"].as_i64().unwrap();
+    assert!(get(&format!("?from={}", at + 1)).is_empty());
+    assert_eq!(get(&format!("?to={at}&action=user.created")).len(), 0);
+    // Bad queries are refused.
+    for q in [
+        "?limit=0",
+        "?limit=501",
+        "?actorKind=robot",
+        "?from=soon",
+        "?color=red",
+    ] {
+        let r = send(&p, &admin, "GET", &format!("/api/audit{q}"), None);
+        assert_eq!(r.error(400), "INPUT_VALIDATION_ERROR", "{q}");
+    }
+}
