@@ -29,7 +29,7 @@
 //! | 408 | `REQUEST_TIMEOUT` | a request head or body that did not arrive in time (the connection closes) |
 //! | 409 | `SETUP_ALREADY_DONE` | `POST /api/setup` once the first account exists |
 //! | 409 | `EMAIL_TAKEN` | creating an account whose email exists |
-//! | 409 | `CANNOT_DISABLE_SELF` | an administrator disabling or deleting their own account |
+//! | 409 | `CANNOT_DISABLE_SELF` | an administrator disabling, deleting or resetting the password of their own account |
 //! | 409 | `LAST_ADMIN` | demoting or deleting the last enabled administrator |
 //! | 409 | `USER_HAS_LIVE_SUBSHELLS` | deleting an account whose subshells still run (`metadata.live`) |
 //! | 403 | `CURRENT_PASSWORD_WRONG` | a password change whose current password is wrong |
@@ -47,7 +47,7 @@
 //! | 414 | `URI_TOO_LONG` | a request target over 8 KiB |
 //! | 417 | `EXPECTATION_FAILED` | an `Expect` other than `100-continue` |
 //! | 429 | `TOO_MANY_ATTEMPTS` | sign-in or enrollment backoff in force (`Retry-After` and `metadata.retryAfterMs`) |
-//! | 400 | `PASSKEY_CEREMONY_INVALID` | a passkey ceremony that is unknown, expired (5 minutes), already finished or another account's |
+//! | 404 | `PASSKEY_CEREMONY_INVALID` | a passkey ceremony that is unknown, expired (5 minutes), already finished or another account's |
 //! | 400 | `PASSKEY_REJECTED` | the browser's passkey answer did not verify (`metadata.reason`) |
 //! | 409 | `PASSKEY_EXISTS` | that authenticator's passkey is already registered |
 //! | 409 | `PASSKEY_LIMIT` | an account holds at most 20 passkeys |
@@ -199,7 +199,7 @@ pub const CODES: &[(u16, &str, &str)] = &[
     (
         409,
         "CANNOT_DISABLE_SELF",
-        "an administrator disabling or deleting their own account",
+        "an administrator disabling, deleting or resetting the password of their own account",
     ),
     (
         409,
@@ -279,7 +279,7 @@ pub const CODES: &[(u16, &str, &str)] = &[
         "sign-in or enrollment backoff in force (`Retry-After` and `metadata.retryAfterMs`)",
     ),
     (
-        400,
+        404,
         "PASSKEY_CEREMONY_INVALID",
         "a passkey ceremony that is unknown, expired (5 minutes), already finished or another account's",
     ),

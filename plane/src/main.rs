@@ -85,6 +85,8 @@ async fn run(cfg: Config) -> Result<(), String> {
         base_url: base_url.clone(),
         extra_origins,
         downloads_dir: cfg.downloads_dir.clone(),
+        listen: Some(local.to_string()),
+        data_dir: Some(cfg.data_dir.clone()),
     };
     let svc = Service::new(store.clone(), clock, settings, secrets)
         .await

@@ -296,7 +296,7 @@ fn f84_a_challenge_is_single_use_and_expires() {
     let first = sign_in_finish(&p, &ceremony, cred.clone());
     assert_eq!(first.status, 200, "{}", first.text());
     assert_eq!(
-        sign_in_finish(&p, &ceremony, cred).error(400),
+        sign_in_finish(&p, &ceremony, cred).error(404),
         "PASSKEY_CEREMONY_INVALID"
     );
 
@@ -304,7 +304,7 @@ fn f84_a_challenge_is_single_use_and_expires() {
     let cred = a.get(&late["publicKey"]);
     p.clock.advance_ms(5 * 60 * 1000 + 1);
     assert_eq!(
-        sign_in_finish(&p, &late, cred).error(400),
+        sign_in_finish(&p, &late, cred).error(404),
         "PASSKEY_CEREMONY_INVALID"
     );
 
@@ -329,12 +329,12 @@ fn f84_a_challenge_is_single_use_and_expires() {
             "/api/auth/passkeys/register/finish",
             body.clone()
         )
-        .error(400),
+        .error(404),
         "PASSKEY_CEREMONY_INVALID",
         "another account cannot finish it (and that attempt spends it)"
     );
     assert_eq!(
-        post_as(&p, &admin, "/api/auth/passkeys/register/finish", body).error(400),
+        post_as(&p, &admin, "/api/auth/passkeys/register/finish", body).error(404),
         "PASSKEY_CEREMONY_INVALID"
     );
     let start = post_as(
@@ -354,7 +354,7 @@ fn f84_a_challenge_is_single_use_and_expires() {
     );
     assert_eq!(ok.status, 201, "{}", ok.text());
     assert_eq!(
-        post_as(&p, &admin, "/api/auth/passkeys/register/finish", body).error(400),
+        post_as(&p, &admin, "/api/auth/passkeys/register/finish", body).error(404),
         "PASSKEY_CEREMONY_INVALID"
     );
     for who in [&admin, &other] {

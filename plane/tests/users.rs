@@ -324,3 +324,100 @@ fn the_audit_log_filters_and_pages_by_cursor() {
         assert_eq!(r.error(400), "INPUT_VALIDATION_ERROR", "{q}");
     }
 }
+
+#[test]
+fn an_administrator_adds_trusted_origins_and_requests_from_them_pass_the_origin_check() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let sign_in_from = |origin: &str| {
+        p.req()
+            .method("POST")
+            .path("/api/auth/sign-in")
+            .header("Origin", origin)
+            .json(json!({"email": ADMIN, "password": PASSWORD}))
+            .send()
+            .status
+    };
+    assert_eq!(sign_in_from("http://lab.example:8080"), 403);
+    let view = send(&p, &admin, "GET", "/api/settings/trusted-origins", None).json();
+    assert_eq!(
+        view["configured"],
+        json!([p.origin(), "https://extra.example"])
+    );
+    assert_eq!(view["added"], json!([]));
+
+    let many: Vec<String> = (0..33).map(|i| format!("https://h{i}.example")).collect();
+    for bad in [
+        json!({"added": ["ftp://x.example"]}),
+        json!({"added": ["http://a.example/path"]}),
+        json!({"added": ["http://user@a.example"]}),
+        json!({"added": ["http://a.example?q=1"]}),
+        json!({"added": ["http://"]}),
+        json!({"added": ["lab.example"]}),
+        json!({"added": many}),
+        json!({"origins": []}),
+    ] {
+        let r = send(
+            &p,
+            &admin,
+            "PUT",
+            "/api/settings/trusted-origins",
+            Some(bad.clone()),
+        );
+        assert_eq!(r.error(400), "INPUT_VALIDATION_ERROR", "{bad}");
+    }
+    let view = send(&p, &admin, "GET", "/api/settings/trusted-origins", None).json();
+    assert_eq!(view["added"], json!([]), "refusals change nothing");
+
+    let r = send(
+        &p,
+        &admin,
+        "PUT",
+        "/api/settings/trusted-origins",
+        Some(
+            json!({"added": ["HTTP://Lab.Example:8080/", "https://b.example:443", "https://b.example"]}),
+        ),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(
+        r.json()["added"],
+        json!(["http://lab.example:8080", "https://b.example"])
+    );
+    let public = send(&p, &admin, "GET", "/api/settings/public", None).json();
+    assert!(
+        public["trustedOrigins"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("http://lab.example:8080")),
+        "{public}"
+    );
+    assert_eq!(sign_in_from("http://lab.example:8080"), 200);
+    assert_eq!(sign_in_from("http://lab.example:8081"), 403);
+
+    let r = send(
+        &p,
+        &admin,
+        "PUT",
+        "/api/settings/trusted-origins",
+        Some(json!({"added": []})),
+    );
+    assert_eq!(r.status, 200);
+    assert_eq!(sign_in_from("http://lab.example:8080"), 403);
+    let audit = send(
+        &p,
+        &admin,
+        "GET",
+        "/api/audit?action=settings.trusted_origins_changed",
+        None,
+    )
+    .json();
+    assert_eq!(audit.as_array().unwrap().len(), 2);
+    let (_, key) = p.system_key(&admin);
+    let r = p
+        .req()
+        .method("GET")
+        .path("/api/settings/trusted-origins")
+        .bearer(&key)
+        .send();
+    r.error(403);
+}

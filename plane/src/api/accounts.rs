@@ -215,3 +215,121 @@ pub struct ResetPasswordRequest {
     /// The new password (8 to 1024 characters); every session of the account ends.
     pub new_password: NewPassword,
 }
+
+/// `GET` and `PUT /api/settings/trusted-origins`.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TrustedOrigins {
+    /// Trusted by configuration: the base URL (`APP_BASE_URL`) and `TRUSTED_ORIGINS`; changed
+    /// only by restarting the plane with other settings.
+    pub configured: Vec<String>,
+    /// Added by administrators (stored in the database).
+    pub added: Vec<String>,
+}
+
+/// `PUT /api/settings/trusted-origins`: the whole list of added origins (at most 32), each
+/// `http(s)://host[:port]` with nothing after it.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct TrustedOriginsUpdate {
+    /// The origins, replacing the ones added before.
+    #[schemars(length(max = 32))]
+    pub added: Vec<OriginText>,
+}
+
+/// The pattern of an origin: `http(s)://host[:port]`, an optional `/` after it.
+pub const ORIGIN_PATTERN: &str = r"^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?/?$";
+
+/// An origin as a person types it (checked against [`ORIGIN_PATTERN`]): a host name or an
+/// IPv4 address; an IPv6 literal origin is trusted through `TRUSTED_ORIGINS` instead.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct OriginText(String);
+
+impl OriginText {
+    /// The text.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    fn valid(s: &str) -> bool {
+        let Some((scheme, rest)) = s.split_once("://") else {
+            return false;
+        };
+        if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
+            return false;
+        }
+        let rest = rest.strip_suffix('/').unwrap_or(rest);
+        let (host, port) = match rest.split_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (rest, None),
+        };
+        let host_ok = (1..=253).contains(&host.len())
+            && host
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-');
+        let port_ok = port
+            .is_none_or(|p| (1..=5).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()));
+        host_ok && port_ok
+    }
+}
+
+impl<'de> Deserialize<'de> for OriginText {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        if Self::valid(&s) {
+            Ok(Self(s))
+        } else {
+            Err(serde::de::Error::custom(
+                "must be http(s)://host[:port] with nothing after it",
+            ))
+        }
+    }
+}
+
+impl JsonSchema for OriginText {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Origin".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "string", "pattern": ORIGIN_PATTERN, "maxLength": 270 })
+    }
+}
+
+#[cfg(test)]
+mod origin_tests {
+    use super::OriginText;
+
+    #[test]
+    fn origins_are_scheme_host_and_port_only() {
+        for ok in [
+            "http://a.example",
+            "HTTPS://A.example:8443/",
+            "http://localhost:1",
+            "http://10.0.0.1",
+        ] {
+            assert!(OriginText::valid(ok), "{ok}");
+        }
+        for bad in [
+            "ftp://a",
+            "http://",
+            "http://a/b",
+            "http://u@a",
+            "http://a?q",
+            "http://a:",
+            "http://a:123456",
+            "http://a:b",
+            "http://[zz]",
+            "http://a b",
+            "a.example",
+            "http://[::1]:7420",
+            "http://[.8.1c3]",
+        ] {
+            assert!(!OriginText::valid(bad), "{bad}");
+        }
+    }
+}

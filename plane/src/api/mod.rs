@@ -25,6 +25,7 @@
 //! different strings look the same or reorder what a reader sees.
 
 pub mod accounts;
+pub mod admin;
 pub mod audit;
 pub mod catalog;
 pub mod credentials;

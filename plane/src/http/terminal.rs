@@ -74,8 +74,7 @@ pub(super) fn trusted_upgrade(
         )
     })?;
     if let Some(origin) = info.meta.origin.as_deref() {
-        let trusted =
-            normalize_origin(origin).is_some_and(|o| svc.settings().trusted_origins().contains(&o));
+        let trusted = normalize_origin(origin).is_some_and(|o| svc.trusted_origins().contains(&o));
         if !trusted {
             return Err(ApiError::new(
                 403,

@@ -8,7 +8,7 @@ use super::{
 use crate::api::accounts::{
     ChangePasswordRequest, CreateUserRequest, InstanceSettings, InstanceSettingsUpdate,
     PublicSettings, ResetPasswordRequest, Role, SetupRequest, SetupStatus, SignInRequest,
-    UpdateUserRequest, User, Via, Whoami,
+    TrustedOrigins, TrustedOriginsUpdate, UpdateUserRequest, User, Via, Whoami,
 };
 use crate::error::ApiError;
 use crate::secret;
@@ -74,11 +74,65 @@ impl Service {
         self.instance_settings().await
     }
 
+    /// `GET /api/settings/trusted-origins` (admin session).
+    pub async fn trusted_origin_settings(
+        &self,
+        meta: &RequestMeta,
+    ) -> Result<TrustedOrigins, ApiError> {
+        self.admin(meta).await?;
+        Ok(self.origin_view())
+    }
+
+    fn origin_view(&self) -> TrustedOrigins {
+        TrustedOrigins {
+            configured: self.settings.trusted_origins(),
+            added: self
+                .added_origins
+                .read()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone(),
+        }
+    }
+
+    /// `PUT /api/settings/trusted-origins` (admin session): replaces the added origins. Each
+    /// must be `http(s)://host[:port]` exactly (stored in its normal form); a refusal names the
+    /// entry and changes nothing.
+    pub async fn set_trusted_origins(
+        &self,
+        meta: &RequestMeta,
+        req: TrustedOriginsUpdate,
+    ) -> Result<TrustedOrigins, ApiError> {
+        let admin = self.admin(meta).await?;
+        if req.added.len() > 32 {
+            return Err(ApiError::validation("added", "at most 32 origins"));
+        }
+        let mut list: Vec<String> = Vec::new();
+        for (i, o) in req.added.iter().enumerate() {
+            let Some(n) = super::normalize_origin(o.as_str().trim_end_matches('/')) else {
+                return Err(ApiError::validation(
+                    &format!("added[{i}]"),
+                    "must be http(s)://host[:port] with nothing after it",
+                ));
+            };
+            if !list.contains(&n) {
+                list.push(n);
+            }
+        }
+        self.store
+            .set_added_origins(&list, &admin.user().id, self.now())
+            .await?;
+        *self
+            .added_origins
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = list;
+        Ok(self.origin_view())
+    }
+
     /// `GET /api/settings/public`.
     pub async fn public_settings(&self, meta: &RequestMeta) -> Result<PublicSettings, ApiError> {
         self.caller(meta).await?;
         Ok(PublicSettings {
-            trusted_origins: self.settings.trusted_origins(),
+            trusted_origins: self.trusted_origins(),
         })
     }
 
@@ -368,9 +422,10 @@ impl Service {
     ) -> Result<(), ApiError> {
         let admin = self.admin(meta).await?;
         if admin.user().id == id {
-            return Err(ApiError::validation(
-                "id",
-                "change your own password with POST /api/auth/password",
+            return Err(ApiError::new(
+                409,
+                "CANNOT_DISABLE_SELF",
+                "change your own password with POST /api/auth/password (it asks for the current one)",
             ));
         }
         let password = req.new_password.into_string();

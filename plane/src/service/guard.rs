@@ -124,7 +124,7 @@ impl Service {
                 .origin
                 .as_deref()
                 .and_then(normalize_origin)
-                .is_some_and(|o| self.settings.trusted_origins().contains(&o));
+                .is_some_and(|o| self.trusted_origins().contains(&o));
             if !trusted {
                 return Err(ApiError::new(
                     403,

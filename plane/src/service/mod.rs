@@ -16,6 +16,7 @@
 //! injected [`Clock`].
 
 mod accounts;
+mod admin;
 mod audit;
 mod backoff;
 mod catalog;
@@ -152,6 +153,10 @@ pub struct Settings {
     /// platform is `<dir>/termplane-node-<platform>`. Without it, the plane serves the
     /// `termplane-node` next to its own executable, for its own platform only.
     pub downloads_dir: Option<std::path::PathBuf>,
+    /// The address the plane listens on, as bound (for the admin's deployment view).
+    pub listen: Option<String>,
+    /// The data directory (for the admin's deployment view).
+    pub data_dir: Option<std::path::PathBuf>,
 }
 
 impl Settings {
@@ -271,6 +276,10 @@ pub struct Service {
     uploads: uploads::Uploads,
     /// The passkey verifier and its pending ceremonies.
     passkeys: passkeys::Passkeys,
+    /// Origins administrators added to the trusted list (mirrors the database).
+    added_origins: std::sync::RwLock<Vec<String>>,
+    /// When this service started (ms, on its clock).
+    started_at: i64,
     /// When each subshell's current pane started, on its node's clock (from the launch answer).
     incarnations: std::sync::Mutex<std::collections::HashMap<String, String>>,
     /// Exits that arrived while their subshell's launch was on its way (node id, event).
@@ -367,6 +376,8 @@ impl Service {
             tracing::error!(error = %e, "the signing key is unusable");
             ApiError::internal()
         })?;
+        let added_origins = store.added_origins().await?;
+        let started_at = clock.now_ms();
         // No link survives a restart: every remote row starts offline.
         store.all_remote_offline(clock.now_ms()).await?;
         let local_node_id = std::sync::OnceLock::new();
@@ -393,6 +404,8 @@ impl Service {
             terminals: terminals::Terminals::default(),
             uploads: uploads::Uploads::default(),
             passkeys: passkeys::Passkeys::new(&base_url),
+            added_origins: std::sync::RwLock::new(added_origins),
+            started_at,
             incarnations: std::sync::Mutex::default(),
             parked_exits: std::sync::Mutex::default(),
         }))
@@ -417,6 +430,23 @@ impl Service {
     #[must_use]
     pub fn store(&self) -> &Store {
         &self.store
+    }
+
+    /// Every origin a browser may send state-changing requests from: the configured ones
+    /// ([`Settings::trusted_origins`]) and the ones administrators added.
+    #[must_use]
+    pub fn trusted_origins(&self) -> Vec<String> {
+        let mut all = self.settings.trusted_origins();
+        let added = self
+            .added_origins
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for o in added.iter() {
+            if !all.contains(o) {
+                all.push(o.clone());
+            }
+        }
+        all
     }
 
     /// The settings.

@@ -179,7 +179,7 @@ impl Passkeys {
 
 fn ceremony_invalid() -> ApiError {
     ApiError::new(
-        400,
+        404,
         "PASSKEY_CEREMONY_INVALID",
         "this passkey ceremony is unknown, expired, already finished or another account's; \
          start again",

@@ -74,6 +74,42 @@ impl Store {
             .try_get("display_name")
     }
 
+    /// The origins administrators added to the trusted list.
+    pub async fn added_origins(&self) -> Result<Vec<String>, sqlx::Error> {
+        let text: String = sqlx::query("SELECT trusted_origins FROM instance WHERE id = 1")
+            .fetch_one(&self.pool)
+            .await?
+            .try_get("trusted_origins")?;
+        Ok(serde_json::from_str(&text).unwrap_or_default())
+    }
+
+    /// Replaces the added origins, with the audit entry, in one transaction.
+    pub async fn set_added_origins(
+        &self,
+        origins: &[String],
+        actor: &str,
+        now: i64,
+    ) -> Result<(), sqlx::Error> {
+        let mut tx = self.pool.begin().await?;
+        let text = serde_json::to_string(origins).unwrap_or_else(|_| "[]".into());
+        sqlx::query("UPDATE instance SET trusted_origins = $1 WHERE id = 1")
+            .bind(&text)
+            .execute(&mut *tx)
+            .await?;
+        let detail = serde_json::json!({ "added": origins }).to_string();
+        audit_in(
+            &mut tx,
+            now,
+            Some(actor),
+            "cookie",
+            "settings.trusted_origins_changed",
+            None,
+            &detail,
+        )
+        .await?;
+        tx.commit().await
+    }
+
     /// Renames the instance, with its audit entry, in one transaction.
     pub async fn set_display_name(
         &self,

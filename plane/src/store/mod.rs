@@ -122,6 +122,30 @@ impl Store {
         self.backend
     }
 
+    /// The database's size in bytes, when the backend tells.
+    pub async fn database_bytes(&self) -> Result<Option<i64>, sqlx::Error> {
+        let q = match self.backend {
+            Backend::Sqlite => {
+                "SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()"
+            }
+            Backend::Postgres => "SELECT pg_database_size(current_database()) AS n",
+        };
+        Ok(sqlx::query(q)
+            .fetch_optional(&self.pool)
+            .await?
+            .and_then(|r| r.try_get("n").ok()))
+    }
+
+    /// Subshells per stored state.
+    pub async fn subshell_state_counts(&self) -> Result<Vec<(String, i64)>, sqlx::Error> {
+        sqlx::query("SELECT state, COUNT(*) AS n FROM subshells GROUP BY state ORDER BY state")
+            .fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(|r| Ok((r.try_get("state")?, r.try_get("n")?)))
+            .collect()
+    }
+
     /// Switchable faults (tests).
     #[must_use]
     pub fn faults(&self) -> &Faults {

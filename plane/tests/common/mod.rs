@@ -118,6 +118,8 @@ impl Plane {
                     base_url: base.clone(),
                     extra_origins: vec!["https://extra.example".into()],
                     downloads_dir: o.downloads_dir.clone(),
+                    listen: Some(addr.to_string()),
+                    data_dir: Some(dir.clone()),
                 };
                 let secrets = PlaneSecrets::load_or_create(&dir).unwrap();
                 let svc = Service::new(store, Arc::new(c2), settings, secrets)

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use super::super::handler::{Json, MaybeJson, NoContent, Path, WithCookie};
 use crate::api::accounts::{
     ChangePasswordRequest, CreateUserRequest, InstanceSettings, InstanceSettingsUpdate,
-    PublicSettings, ResetPasswordRequest, SetupRequest, SetupStatus, SignInRequest,
-    UpdateUserRequest, User, Whoami,
+    PublicSettings, ResetPasswordRequest, SetupRequest, SetupStatus, SignInRequest, TrustedOrigins,
+    TrustedOriginsUpdate, UpdateUserRequest, User, Whoami,
 };
 use crate::api::{Empty, IdParam};
 use crate::error::ApiError;
@@ -59,6 +59,20 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "Rename the instance",
         )
         .handle(rename_instance),
+        RouteDef::get(
+            "/api/settings/trusted-origins",
+            "trustedOrigins",
+            CookieAdmin,
+            "The trusted origins: configured ones and ones administrators added",
+        )
+        .handle(trusted_origins),
+        RouteDef::put(
+            "/api/settings/trusted-origins",
+            "setTrustedOrigins",
+            CookieAdmin,
+            "Replace the origins administrators added to the trusted list",
+        )
+        .handle(set_trusted_origins),
         RouteDef::get(
             "/api/settings/public",
             "publicSettings",
@@ -133,7 +147,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
             CookieAdmin,
             "Set another account's password; every session of that account ends",
         )
-        .errors(&["NOT_FOUND"])
+        .errors(&["NOT_FOUND", "CANNOT_DISABLE_SELF"])
         .handle(reset_password),
         RouteDef::post(
             "/api/auth/password",
@@ -179,6 +193,18 @@ async fn rename_instance(
     Json(b): Json<InstanceSettingsUpdate>,
 ) -> Res<Json<InstanceSettings>> {
     svc.rename_instance(&meta, b).await.map(Json)
+}
+
+async fn trusted_origins(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<TrustedOrigins>> {
+    svc.trusted_origin_settings(&meta).await.map(Json)
+}
+
+async fn set_trusted_origins(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Json(b): Json<TrustedOriginsUpdate>,
+) -> Res<Json<TrustedOrigins>> {
+    svc.set_trusted_origins(&meta, b).await.map(Json)
 }
 
 async fn public_settings(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<PublicSettings>> {

@@ -1,8 +1,9 @@
-//! Routes of the audit log.
+//! Routes of the audit log and the administrator's status and deployment views.
 
 use std::sync::Arc;
 
 use super::super::handler::{Json, Query};
+use crate::api::admin::{AdminStatus, Deployment};
 use crate::api::audit::{AuditEntry, AuditQuery};
 use crate::error::ApiError;
 use crate::service::{RequestMeta, Service};
@@ -24,10 +25,34 @@ pub(super) fn routes() -> Vec<RouteDef> {
         )
         .errors(&["INPUT_VALIDATION_ERROR"])
         .handle(audit),
+        RouteDef::get(
+            "/api/admin/status",
+            "adminStatus",
+            CookieAdmin,
+            "The plane's version, uptime and database, nodes by liveness and version, held \
+             nodes and subshells by state",
+        )
+        .handle(status),
+        RouteDef::get(
+            "/api/admin/deployment",
+            "adminDeployment",
+            CookieAdmin,
+            "How the plane is deployed: listen addresses, base URL, data directory, database, \
+             trusted origins and the node binaries it serves",
+        )
+        .handle(deployment),
     ]
 }
 
 type Res<T> = Result<T, ApiError>;
+
+async fn status(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<AdminStatus>> {
+    svc.admin_status(&meta).await.map(Json)
+}
+
+async fn deployment(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Deployment>> {
+    svc.deployment(&meta).await.map(Json)
+}
 
 async fn audit(
     svc: Arc<Service>,

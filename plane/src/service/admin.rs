@@ -1,0 +1,108 @@
+//! The administrator's views: `GET /api/admin/status` and `GET /api/admin/deployment`.
+
+use std::collections::BTreeMap;
+
+use super::{RequestMeta, Service};
+use crate::api::admin::{AdminStatus, Deployment, NodeDownload};
+use crate::error::ApiError;
+use crate::store::Backend;
+
+fn backend_name(b: Backend) -> String {
+    match b {
+        Backend::Sqlite => "sqlite".into(),
+        Backend::Postgres => "postgres".into(),
+    }
+}
+
+impl Service {
+    /// `GET /api/admin/status` (admin session).
+    pub async fn admin_status(&self, meta: &RequestMeta) -> Result<AdminStatus, ApiError> {
+        self.admin(meta).await?;
+        let held: Vec<String> = self.links.held().into_iter().map(|h| h.node_id).collect();
+        let mut by_liveness = BTreeMap::new();
+        let mut by_version = BTreeMap::new();
+        for n in self.store.nodes(None).await? {
+            if n.is_local {
+                continue;
+            }
+            let liveness = if held.contains(&n.id) {
+                "held".to_owned()
+            } else {
+                n.liveness.clone()
+            };
+            *by_liveness.entry(liveness).or_insert(0) += 1;
+            *by_version.entry(n.agent_version.clone()).or_insert(0) += 1;
+        }
+        let mut by_state = BTreeMap::new();
+        for (state, n) in self.store.subshell_state_counts().await? {
+            by_state.insert(state, u64::try_from(n).unwrap_or(0));
+        }
+        Ok(AdminStatus {
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            uptime_secs: (self.now() - self.started_at).max(0) / 1000,
+            database: backend_name(self.store.backend()),
+            database_bytes: self.store.database_bytes().await?,
+            nodes_by_liveness: by_liveness,
+            nodes_by_version: by_version,
+            held_nodes: held.len() as u64,
+            local_node: self.local.get().is_some(),
+            subshells_by_state: by_state,
+        })
+    }
+
+    /// `GET /api/admin/deployment` (admin session).
+    pub async fn deployment(&self, meta: &RequestMeta) -> Result<Deployment, ApiError> {
+        self.admin(meta).await?;
+        let mut platforms = Vec::new();
+        match &self.settings.downloads_dir {
+            Some(dir) => {
+                if let Ok(entries) = std::fs::read_dir(dir) {
+                    for e in entries.flatten() {
+                        let name = e.file_name().to_string_lossy().into_owned();
+                        if let Some(p) = name.strip_prefix("termplane-node-") {
+                            platforms.push(p.to_owned());
+                        }
+                    }
+                }
+            }
+            None => platforms.push(format!(
+                "{}-{}",
+                std::env::consts::OS,
+                std::env::consts::ARCH
+            )),
+        }
+        platforms.sort();
+        let base = self.settings.base_url.trim_end_matches('/').to_owned();
+        let mut downloads = Vec::new();
+        for platform in platforms {
+            let valid = serde_json::from_value::<crate::api::nodes::Platform>(
+                serde_json::Value::String(platform.clone()),
+            )
+            .is_ok();
+            if !valid {
+                continue;
+            }
+            if let Ok((_, bytes, sha256)) = self.node_download(&platform).await {
+                downloads.push(NodeDownload {
+                    url: format!("{base}/api/downloads/node/{platform}"),
+                    platform,
+                    bytes,
+                    sha256,
+                });
+            }
+        }
+        Ok(Deployment {
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            listen: self.settings.listen.iter().cloned().collect(),
+            base_url: self.settings.base_url.clone(),
+            data_dir: self
+                .settings
+                .data_dir
+                .as_ref()
+                .map(|d| d.display().to_string()),
+            database: backend_name(self.store.backend()),
+            trusted_origins: self.trusted_origins(),
+            node_downloads: downloads,
+        })
+    }
+}
