@@ -99,6 +99,20 @@ fn security(auth: Auth) -> (Value, &'static str) {
     }
 }
 
+/// The credential class of an operation, as `x-credential` names it (the OpenAPI `security`
+/// list cannot tell a session from an administrator's session).
+fn credential_name(auth: Auth) -> &'static str {
+    match auth {
+        Auth::None => "none",
+        Auth::Any => "any",
+        Auth::User => "user",
+        Auth::Subshells => "subshells",
+        Auth::Cookie => "cookie",
+        Auth::CookieAdmin => "cookie-admin",
+        Auth::SetupKey => "setup-key",
+    }
+}
+
 fn reason(status: u16) -> &'static str {
     super::wire::reason(status)
 }
@@ -111,6 +125,7 @@ fn operation(r: &RouteDef, gens: &mut Gens) -> Value {
         "summary": r.summary,
         "description": format!("Authentication: {auth_text}"),
         "security": sec,
+        "x-credential": credential_name(r.auth),
     });
     let mut doc = OpDoc::default();
     (r.document)(&mut doc, gens);
