@@ -80,10 +80,11 @@ fn family_rule(method: &str, path: &str) -> Option<&'static [&'static str]> {
             || under("/api/setup-keys")
         {
             SIGNED_IN
-        } else if under("/api/setup") || under("/api/downloads/node") || path == "/api/openapi.json"
+        } else if under("/api/setup")
+            || under("/api/downloads/node")
+            || under("/api/auth")
+            || path == "/api/openapi.json"
         {
-            ANYONE
-        } else if under("/api/auth") {
             ANYONE
         } else {
             return None;
