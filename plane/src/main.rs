@@ -91,6 +91,9 @@ async fn run(cfg: Config) -> Result<(), String> {
     let svc = Service::new(store.clone(), clock, settings, secrets)
         .await
         .map_err(|e| e.to_string())?;
+    if let Err(e) = svc.sweep_files().await {
+        tracing::warn!(code = e.code, "the kept files could not be swept");
+    }
     if cfg.local_node {
         if let Err(e) = termplane::local::start(&svc, &cfg.data_dir).await {
             tracing::warn!(

@@ -77,6 +77,7 @@ fn family_rule(method: &str, path: &str) -> Option<&'static [&'static str]> {
             || under("/api/workspaces")
             || under("/api/presets")
             || under("/api/uploads")
+            || under("/api/files")
             || under("/api/setup-keys")
         {
             SIGNED_IN

@@ -30,6 +30,7 @@ pub mod audit;
 pub mod catalog;
 pub mod credentials;
 pub mod enrollment;
+pub mod files;
 pub mod nodes;
 pub mod passkeys;
 pub mod subshells;

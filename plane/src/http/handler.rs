@@ -281,6 +281,32 @@ pub(crate) struct Download {
     pub(crate) len: u64,
     /// Lowercase hex SHA-256 of its content.
     pub(crate) sha256: String,
+    /// The name a browser saves it under (`Content-Disposition: attachment`), if any.
+    pub(crate) file_name: Option<String>,
+}
+
+/// `attachment; filename="…"; filename*=UTF-8''…` for `name`: the quoted form keeps ASCII
+/// letters, digits and `._-` (others become `_`), the RFC 8187 form carries the exact name.
+fn content_disposition(name: &str) -> String {
+    let plain: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let mut exact = String::new();
+    for b in name.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-') {
+            exact.push(char::from(b));
+        } else {
+            exact.push_str(&format!("%{b:02X}"));
+        }
+    }
+    format!("attachment; filename=\"{plain}\"; filename*=UTF-8''{exact}")
 }
 
 impl IntoAnswer for Download {
@@ -290,10 +316,16 @@ impl IntoAnswer for Download {
                 path: self.path,
                 len: self.len,
             },
-            headers: vec![
-                ("content-type".into(), "application/octet-stream".into()),
-                ("x-content-sha256".into(), self.sha256),
-            ],
+            headers: {
+                let mut h = vec![
+                    ("content-type".into(), "application/octet-stream".into()),
+                    ("x-content-sha256".into(), self.sha256),
+                ];
+                if let Some(n) = self.file_name {
+                    h.push(("content-disposition".into(), content_disposition(&n)));
+                }
+                h
+            },
         })
     }
     fn document(doc: &mut OpDoc, _: &mut Gens) {

@@ -23,6 +23,7 @@ mod catalog;
 mod credentials;
 mod dispatch;
 mod enrollment;
+mod files;
 mod guard;
 pub mod lifecycle;
 mod nodes;
@@ -280,6 +281,8 @@ pub struct Service {
     added_origins: std::sync::RwLock<Vec<String>>,
     /// When this service started (ms, on its clock).
     started_at: i64,
+    /// Uploads of files to the plane in progress.
+    files: files::Files,
     /// When each subshell's current pane started, on its node's clock (from the launch answer).
     incarnations: std::sync::Mutex<std::collections::HashMap<String, String>>,
     /// Exits that arrived while their subshell's launch was on its way (node id, event).
@@ -406,6 +409,7 @@ impl Service {
             passkeys: passkeys::Passkeys::new(&base_url),
             added_origins: std::sync::RwLock::new(added_origins),
             started_at,
+            files: files::Files::default(),
             incarnations: std::sync::Mutex::default(),
             parked_exits: std::sync::Mutex::default(),
         }))

@@ -27,7 +27,7 @@ pub(super) const UPLOAD_IDLE_MS: i64 = 60_000;
 pub(super) const MAX_UPLOADS: usize = 256;
 
 #[derive(Debug)]
-struct State {
+pub(super) struct State {
     user_id: String,
     subshell_id: String,
     node_id: String,
@@ -64,7 +64,7 @@ fn not_found() -> ApiError {
 }
 
 impl Service {
-    fn upload_of(&self, id: &str) -> Result<Arc<smol::lock::Mutex<State>>, ApiError> {
+    pub(super) fn upload_of(&self, id: &str) -> Result<Arc<smol::lock::Mutex<State>>, ApiError> {
         self.uploads
             .all
             .lock()
@@ -247,7 +247,7 @@ impl Service {
         self.write_piece(id, &up, index, data).await
     }
 
-    async fn write_piece(
+    pub(super) async fn write_piece(
         &self,
         id: &str,
         up: &Arc<smol::lock::Mutex<State>>,

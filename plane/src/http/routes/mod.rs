@@ -22,6 +22,7 @@ mod accounts;
 mod audit;
 mod catalog;
 mod credentials;
+mod files;
 mod nodes;
 mod passkeys;
 mod subshells;
@@ -252,6 +253,7 @@ pub(crate) fn routes() -> Vec<RouteDef> {
     all.extend(subshells::routes());
     all.extend(terminals::routes());
     all.extend(uploads::routes());
+    all.extend(files::routes());
     all.extend(audit::routes());
     all
 }

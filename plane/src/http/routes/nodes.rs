@@ -234,7 +234,12 @@ async fn download_node(
     Path(p): Path<PlatformParam>,
 ) -> Res<Download> {
     let (path, len, sha256) = svc.node_download(p.platform.as_str()).await?;
-    Ok(Download { path, len, sha256 })
+    Ok(Download {
+        path,
+        len,
+        sha256,
+        file_name: None,
+    })
 }
 
 async fn update_node(

@@ -1,0 +1,128 @@
+//! Routes of files people keep on the plane (see [`crate::api::files`]).
+
+use std::sync::Arc;
+
+use super::super::handler::{Download, Json, NoContent, Path};
+use super::{Auth, RouteDef};
+use crate::api::IdParam;
+use crate::api::files::{FileStart, FileUpload, KeptFile, SendFile};
+use crate::api::uploads::{PieceParams, PieceRequest, Upload};
+use crate::error::ApiError;
+use crate::service::{RequestMeta, Service};
+
+/// The routes of this domain, in the order the reference lists them.
+pub(super) fn routes() -> Vec<RouteDef> {
+    use Auth::User;
+    vec![
+        RouteDef::get(
+            "/api/files",
+            "listFiles",
+            User,
+            "Your kept files, newest first",
+        )
+        .handle(list),
+        RouteDef::post(
+            "/api/files",
+            "startFile",
+            User,
+            "Start uploading a file to keep (at most 64 MiB; 1 GiB per account)",
+        )
+        .ok(201)
+        .errors(&["PAYLOAD_TOO_LARGE", "UPLOAD_EXISTS"])
+        .handle(start),
+        RouteDef::put(
+            "/api/files/:id/pieces/:index",
+            "putFilePiece",
+            User,
+            "Send the next piece of an upload; the last one keeps the file",
+        )
+        .errors(&["NOT_FOUND", "UPLOAD_ABANDONED"])
+        .handle(piece),
+        RouteDef::get("/api/files/:id", "getFile", User, "One kept file")
+            .errors(&["NOT_FOUND"])
+            .handle(get),
+        RouteDef::get(
+            "/api/files/:id/content",
+            "downloadFile",
+            User,
+            "A kept file's bytes (`Content-Disposition: attachment` with its name)",
+        )
+        .errors(&["NOT_FOUND"])
+        .handle(content),
+        RouteDef::delete(
+            "/api/files/:id",
+            "deleteFile",
+            User,
+            "Delete a kept file, or abandon its upload",
+        )
+        .errors(&["NOT_FOUND"])
+        .handle(delete),
+        RouteDef::post(
+            "/api/files/:id/send",
+            "sendFile",
+            User,
+            "Write a kept file into a pane's working directory on its node",
+        )
+        .errors(&[
+            "NOT_FOUND",
+            "UPLOAD_EXISTS",
+            "NODE_OFFLINE",
+            "NODE_REFUSED",
+            "SUBSHELL_NOT_RUNNING",
+        ])
+        .handle(send),
+    ]
+}
+
+type Res<T> = Result<T, ApiError>;
+
+async fn list(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Vec<KeptFile>>> {
+    svc.files(&meta).await.map(Json)
+}
+
+async fn start(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Json(b): Json<FileStart>,
+) -> Res<Json<FileUpload>> {
+    svc.start_file(&meta, b).await.map(Json)
+}
+
+async fn piece(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<PieceParams>,
+    Json(b): Json<PieceRequest>,
+) -> Res<Json<FileUpload>> {
+    svc.file_piece(&meta, p.id.as_str(), p.index, b)
+        .await
+        .map(Json)
+}
+
+async fn get(svc: Arc<Service>, meta: RequestMeta, Path(p): Path<IdParam>) -> Res<Json<KeptFile>> {
+    svc.file(&meta, p.id.as_str()).await.map(Json)
+}
+
+async fn content(svc: Arc<Service>, meta: RequestMeta, Path(p): Path<IdParam>) -> Res<Download> {
+    let (path, len, sha256, name) = svc.file_content(&meta, p.id.as_str()).await?;
+    Ok(Download {
+        path,
+        len,
+        sha256,
+        file_name: Some(name),
+    })
+}
+
+async fn delete(svc: Arc<Service>, meta: RequestMeta, Path(p): Path<IdParam>) -> Res<NoContent> {
+    svc.delete_file(&meta, p.id.as_str()).await?;
+    Ok(NoContent)
+}
+
+async fn send(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    Json(b): Json<SendFile>,
+) -> Res<Json<Upload>> {
+    svc.send_file(&meta, p.id.as_str(), b).await.map(Json)
+}

@@ -1,0 +1,418 @@
+//! Files people keep on the plane (the route shapes are in [`crate::api::files`]).
+//!
+//! On disk, under `<data dir>/files/`: `<sha256>` blobs (one per distinct content, written once,
+//! read-only) and `tmp/<upload id>` for uploads in progress, removed when an upload ends either
+//! way and emptied at start. A row is written only after its blob is complete and in place, so
+//! no row ever names a partial file; a blob no row names is removed with its last row, and at
+//! start.
+
+use std::collections::HashMap;
+use std::io::{Read as _, Write as _};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use sha2::{Digest, Sha256};
+
+use super::{RequestMeta, Service};
+use crate::api::files::{
+    FILE_PIECE_BYTES, FileStart, FileUpload, KeptFile, MAX_BYTES_PER_ACCOUNT, MAX_FILE_BYTES,
+    SendFile,
+};
+use crate::api::uploads::{PieceIndex, PieceRequest, Upload, UploadRequest};
+use crate::error::ApiError;
+use crate::secret;
+use crate::store::FileRow;
+
+/// An upload is abandoned after this long without a piece.
+const IDLE_MS: i64 = 60_000;
+/// Uploads in progress at once, in all.
+const MAX_IN_PROGRESS: usize = 64;
+
+struct Upload1 {
+    owner: String,
+    name: String,
+    size: u64,
+    received: u64,
+    next_piece: u64,
+    hasher: Sha256,
+    tmp: PathBuf,
+    last_ms: i64,
+}
+
+/// Uploads to the plane in progress.
+#[derive(Default)]
+pub(super) struct Files {
+    all: Mutex<HashMap<String, Arc<smol::lock::Mutex<Upload1>>>>,
+}
+
+fn not_found() -> ApiError {
+    ApiError::not_found("file")
+}
+
+fn io_fault(e: &std::io::Error) -> ApiError {
+    tracing::error!(error = %e, "file storage failed");
+    ApiError::internal()
+}
+
+fn kept(r: &FileRow) -> KeptFile {
+    KeptFile {
+        id: r.id.clone(),
+        name: r.name.clone(),
+        size: r.size,
+        sha256: r.sha256.clone(),
+        created_at: r.created_at,
+    }
+}
+
+fn progress(id: &str, u: &Upload1, done: bool) -> FileUpload {
+    FileUpload {
+        file_id: id.to_owned(),
+        name: u.name.clone(),
+        size: u.size,
+        piece_bytes: FILE_PIECE_BYTES,
+        pieces: u.size.div_ceil(FILE_PIECE_BYTES).max(1),
+        received: u.received,
+        done,
+    }
+}
+
+impl Service {
+    fn files_dir(&self) -> Result<PathBuf, ApiError> {
+        self.settings
+            .data_dir
+            .as_ref()
+            .map(|d| d.join("files"))
+            .ok_or_else(|| ApiError::new(409, "INVALID_STATE", "this plane keeps no files"))
+    }
+
+    /// Empties `files/tmp` and removes blobs no row names (run at start).
+    pub async fn sweep_files(&self) -> Result<(), ApiError> {
+        let Ok(dir) = self.files_dir() else {
+            return Ok(());
+        };
+        let _ = std::fs::remove_dir_all(dir.join("tmp"));
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return Ok(());
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.len() == 64
+                && name.bytes().all(|b| b.is_ascii_hexdigit())
+                && !self.store.blob_in_use(&name).await?
+            {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+        Ok(())
+    }
+
+    async fn file_owner(&self, meta: &RequestMeta) -> Result<String, ApiError> {
+        Ok(self.user_caller(meta).await?.user().id.clone())
+    }
+
+    /// Drops uploads idle for [`IDLE_MS`] (their partial files too).
+    fn drop_idle_file_uploads(&self) {
+        let now = self.now();
+        let mut gone = Vec::new();
+        if let Ok(mut all) = self.files.all.lock() {
+            all.retain(|_, u| {
+                let keep = u.try_lock().is_none_or(|u| now - u.last_ms < IDLE_MS);
+                if !keep && let Some(u) = u.try_lock() {
+                    gone.push(u.tmp.clone());
+                }
+                keep
+            });
+        }
+        for p in gone {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+
+    fn forget_file_upload(&self, id: &str) {
+        if let Ok(mut all) = self.files.all.lock() {
+            all.remove(id);
+        }
+    }
+
+    /// `POST /api/files`.
+    pub async fn start_file(
+        &self,
+        meta: &RequestMeta,
+        req: FileStart,
+    ) -> Result<FileUpload, ApiError> {
+        let owner = self.file_owner(meta).await?;
+        if req.size > MAX_FILE_BYTES {
+            return Err(ApiError::validation("size", "a file is at most 64 MiB"));
+        }
+        self.drop_idle_file_uploads();
+        let kept_bytes = u64::try_from(self.store.file_bytes_of(&owner).await?).unwrap_or(0);
+        let pending: u64 = {
+            let all = self.files.all.lock().map_err(|_| ApiError::internal())?;
+            if all.len() >= MAX_IN_PROGRESS {
+                return Err(ApiError::new(
+                    409,
+                    "UPLOAD_EXISTS",
+                    "too many uploads are in progress; try again shortly",
+                ));
+            }
+            all.values()
+                .filter_map(|u| u.try_lock().map(|u| (u.owner == owner).then_some(u.size)))
+                .flatten()
+                .sum()
+        };
+        if kept_bytes + pending + req.size > MAX_BYTES_PER_ACCOUNT {
+            return Err(ApiError::new(
+                413,
+                "PAYLOAD_TOO_LARGE",
+                "an account keeps at most 1 GiB of files: delete some first",
+            ));
+        }
+        let id = secret::new_id()?;
+        let tmp_dir = self.files_dir()?.join("tmp");
+        std::fs::create_dir_all(&tmp_dir).map_err(|e| io_fault(&e))?;
+        let tmp = tmp_dir.join(&id);
+        std::fs::File::create(&tmp).map_err(|e| io_fault(&e))?;
+        let up = Upload1 {
+            owner,
+            name: req.name.as_str().to_owned(),
+            size: req.size,
+            received: 0,
+            next_piece: 0,
+            hasher: Sha256::new(),
+            tmp,
+            last_ms: self.now(),
+        };
+        let view = progress(&id, &up, false);
+        self.files
+            .all
+            .lock()
+            .map_err(|_| ApiError::internal())?
+            .insert(id.clone(), Arc::new(smol::lock::Mutex::new(up)));
+        if req.size == 0 {
+            return self.finish_file(&id).await;
+        }
+        Ok(view)
+    }
+
+    /// `PUT /api/files/{id}/pieces/{index}`.
+    pub async fn file_piece(
+        &self,
+        meta: &RequestMeta,
+        id: &str,
+        index: PieceIndex,
+        req: PieceRequest,
+    ) -> Result<FileUpload, ApiError> {
+        let owner = self.file_owner(meta).await?;
+        let up = self
+            .files
+            .all
+            .lock()
+            .map_err(|_| ApiError::internal())?
+            .get(id)
+            .cloned()
+            .ok_or_else(not_found)?;
+        let data = <base64ct::Base64 as base64ct::Encoding>::decode_vec(&req.data_b64)
+            .map_err(|_| ApiError::validation("dataB64", "must be standard padded base64"))?;
+        let last = {
+            let mut u = up.lock().await;
+            if u.owner != owner {
+                return Err(not_found());
+            }
+            let expected = FILE_PIECE_BYTES.min(u.size - u.received);
+            if index.0 != u.next_piece || data.len() as u64 != expected {
+                let why = if index.0 == u.next_piece {
+                    format!("piece {} must be {expected} bytes", index.0)
+                } else {
+                    format!("piece {} out of order (expected {})", index.0, u.next_piece)
+                };
+                self.forget_file_upload(id);
+                let _ = std::fs::remove_file(&u.tmp);
+                return Err(ApiError::new(
+                    409,
+                    "UPLOAD_ABANDONED",
+                    format!("{why}; the upload was abandoned and nothing was kept"),
+                ));
+            }
+            let tmp = u.tmp.clone();
+            let written = smol::unblock(move || -> std::io::Result<Vec<u8>> {
+                let mut f = std::fs::OpenOptions::new().append(true).open(&tmp)?;
+                f.write_all(&data)?;
+                Ok(data)
+            })
+            .await;
+            let data = match written {
+                Ok(d) => d,
+                Err(e) => {
+                    self.forget_file_upload(id);
+                    let _ = std::fs::remove_file(&u.tmp);
+                    return Err(io_fault(&e));
+                }
+            };
+            u.hasher.update(&data);
+            u.received += expected;
+            u.next_piece += 1;
+            u.last_ms = self.now();
+            if u.received < u.size {
+                return Ok(progress(id, &u, false));
+            }
+            true
+        };
+        debug_assert!(last);
+        self.finish_file(id).await
+    }
+
+    /// The last piece arrived: move the bytes into their blob and write the row.
+    async fn finish_file(&self, id: &str) -> Result<FileUpload, ApiError> {
+        let up = self
+            .files
+            .all
+            .lock()
+            .map_err(|_| ApiError::internal())?
+            .remove(id)
+            .ok_or_else(not_found)?;
+        let u = up.lock().await;
+        let sha256 = secret::hex_lower(&u.hasher.clone().finalize());
+        let blob = self.files_dir()?.join(&sha256);
+        let tmp = u.tmp.clone();
+        let placed = smol::unblock({
+            let blob = blob.clone();
+            move || -> std::io::Result<()> {
+                std::fs::File::open(&tmp)?.sync_all()?;
+                if blob.exists() {
+                    std::fs::remove_file(&tmp)
+                } else {
+                    std::fs::rename(&tmp, &blob)
+                }
+            }
+        })
+        .await;
+        if let Err(e) = placed {
+            let _ = std::fs::remove_file(&u.tmp);
+            return Err(io_fault(&e));
+        }
+        let row = FileRow {
+            id: id.to_owned(),
+            owner_user_id: u.owner.clone(),
+            name: u.name.clone(),
+            size: i64::try_from(u.size).unwrap_or(i64::MAX),
+            sha256: sha256.clone(),
+            created_at: self.now(),
+        };
+        if let Err(e) = self.store.add_file(&row).await {
+            if !self.store.blob_in_use(&sha256).await.unwrap_or(true) {
+                let _ = std::fs::remove_file(&blob);
+            }
+            return Err(e.into());
+        }
+        Ok(progress(id, &u, true))
+    }
+
+    /// `GET /api/files`.
+    pub async fn files(&self, meta: &RequestMeta) -> Result<Vec<KeptFile>, ApiError> {
+        let owner = self.file_owner(meta).await?;
+        Ok(self
+            .store
+            .files_of(&owner)
+            .await?
+            .iter()
+            .map(kept)
+            .collect())
+    }
+
+    async fn own_file(&self, meta: &RequestMeta, id: &str) -> Result<FileRow, ApiError> {
+        let owner = self.file_owner(meta).await?;
+        self.store
+            .file(id)
+            .await?
+            .filter(|f| f.owner_user_id == owner)
+            .ok_or_else(not_found)
+    }
+
+    /// `GET /api/files/{id}`.
+    pub async fn file(&self, meta: &RequestMeta, id: &str) -> Result<KeptFile, ApiError> {
+        Ok(kept(&self.own_file(meta, id).await?))
+    }
+
+    /// `GET /api/files/{id}/content`: where the bytes are, their length, digest and name.
+    pub async fn file_content(
+        &self,
+        meta: &RequestMeta,
+        id: &str,
+    ) -> Result<(PathBuf, u64, String, String), ApiError> {
+        let f = self.own_file(meta, id).await?;
+        let path = self.files_dir()?.join(&f.sha256);
+        let len = std::fs::metadata(&path).map_err(|e| io_fault(&e))?.len();
+        Ok((path, len, f.sha256, f.name))
+    }
+
+    /// `DELETE /api/files/{id}`: an upload in progress is abandoned; a kept file's row goes,
+    /// and its blob when no other row names it.
+    pub async fn delete_file(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
+        let owner = self.file_owner(meta).await?;
+        let pending = self
+            .files
+            .all
+            .lock()
+            .map_err(|_| ApiError::internal())?
+            .get(id)
+            .cloned();
+        if let Some(up) = pending {
+            let u = up.lock().await;
+            if u.owner == owner {
+                self.forget_file_upload(id);
+                let _ = std::fs::remove_file(&u.tmp);
+                return Ok(());
+            }
+        }
+        let f = self.own_file(meta, id).await?;
+        if !self.store.delete_file(id, &owner, self.now()).await? {
+            return Err(not_found());
+        }
+        if !self.store.blob_in_use(&f.sha256).await? {
+            let _ = std::fs::remove_file(self.files_dir()?.join(&f.sha256));
+        }
+        Ok(())
+    }
+
+    /// `POST /api/files/{id}/send`: writes the file into a pane's working directory through
+    /// the same upload path a browser's drop takes (write access to the pane, the node's path
+    /// policy, nothing left behind on failure).
+    pub async fn send_file(
+        &self,
+        meta: &RequestMeta,
+        id: &str,
+        req: SendFile,
+    ) -> Result<Upload, ApiError> {
+        let f = self.own_file(meta, id).await?;
+        let start: UploadRequest = serde_json::from_value(serde_json::json!({
+            "subshellId": req.subshell_id.as_str(),
+            "name": f.name,
+            "size": f.size,
+            "overwrite": req.overwrite,
+        }))
+        .map_err(|_| ApiError::internal())?;
+        let mut view = self.start_upload(meta, start).await?;
+        let path = self.files_dir()?.join(&f.sha256);
+        let mut file = std::fs::File::open(&path).map_err(|e| io_fault(&e))?;
+        let piece = usize::try_from(FILE_PIECE_BYTES).unwrap_or(usize::MAX);
+        let mut index = 0;
+        while !view.done {
+            let mut buf = vec![0_u8; piece];
+            let mut n = 0;
+            while n < piece {
+                let got = file.read(&mut buf[n..]).map_err(|e| io_fault(&e))?;
+                if got == 0 {
+                    break;
+                }
+                n += got;
+            }
+            buf.truncate(n);
+            let up = self.upload_of(&view.upload_id)?;
+            view = self
+                .write_piece(&view.upload_id, &up, PieceIndex(index), buf)
+                .await?;
+            index += 1;
+        }
+        Ok(view)
+    }
+}

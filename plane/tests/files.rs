@@ -1,0 +1,313 @@
+//! Files kept on the plane, through the real server: chunked uploads whose refusals keep
+//! nothing, one blob per content, owners only, the caps, downloads with their name, and sending
+//! a file into a real pane's directory on the local node.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use base64ct::{Base64, Encoding};
+use common::*;
+use serde_json::{Value, json};
+use sha2::Digest as _;
+
+const PIECE: usize = 192 * 1024;
+
+fn send(p: &Plane, cookie: &str, method: &str, path: &str, body: Option<Value>) -> Resp {
+    let mut r = p
+        .req()
+        .method(method)
+        .path(path)
+        .header("Origin", &p.origin())
+        .header("Cookie", cookie);
+    if let Some(b) = body {
+        r = r.json(b);
+    }
+    r.send()
+}
+
+/// Uploads `bytes` as `name`; returns the kept file's id.
+fn keep(p: &Plane, cookie: &str, name: &str, bytes: &[u8]) -> String {
+    let r = send(
+        p,
+        cookie,
+        "POST",
+        "/api/files",
+        Some(json!({"name": name, "size": bytes.len()})),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let v = r.json();
+    assert_eq!(v["pieceBytes"], PIECE);
+    let id = v["fileId"].as_str().unwrap().to_owned();
+    let mut last = v;
+    for (i, chunk) in bytes.chunks(PIECE).enumerate() {
+        let r = send(
+            p,
+            cookie,
+            "PUT",
+            &format!("/api/files/{id}/pieces/{i}"),
+            Some(json!({"dataB64": Base64::encode_string(chunk)})),
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+        last = r.json();
+    }
+    assert_eq!(last["done"], true, "{last}");
+    id
+}
+
+fn files_dir(p: &Plane) -> std::path::PathBuf {
+    p.svc.settings().data_dir.clone().unwrap().join("files")
+}
+
+fn blobs(p: &Plane) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(files_dir(p))
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.len() == 64)
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+fn tmp_files(p: &Plane) -> usize {
+    std::fs::read_dir(files_dir(p).join("tmp")).map_or(0, Iterator::count)
+}
+
+#[test]
+fn a_file_is_kept_whole_downloaded_with_its_name_and_stored_once_per_content() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let bytes: Vec<u8> = (0..(PIECE * 2 + 1234)).map(|i| (i % 251) as u8).collect();
+    let id = keep(&p, &admin, "notes ☂.bin", &bytes);
+    let list = send(&p, &admin, "GET", "/api/files", None).json();
+    assert_eq!(list.as_array().unwrap().len(), 1);
+    let sha = hex::encode(sha2::Sha256::digest(&bytes));
+    assert_eq!(list[0]["sha256"], sha.as_str());
+    assert_eq!(list[0]["size"], bytes.len());
+    assert_eq!(list[0]["name"], "notes ☂.bin");
+
+    let r = send(&p, &admin, "GET", &format!("/api/files/{id}/content"), None);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.body, bytes);
+    assert_eq!(r.header("x-content-sha256"), Some(sha.as_str()));
+    assert_eq!(
+        r.header("content-disposition"),
+        Some("attachment; filename=\"notes__.bin\"; filename*=UTF-8''notes%20%E2%98%82.bin")
+    );
+
+    // The same content again: a second row, one blob.
+    let again = keep(&p, &admin, "copy.bin", &bytes);
+    assert_eq!(blobs(&p), vec![sha.clone()]);
+    assert_eq!(tmp_files(&p), 0);
+    let r = send(&p, &admin, "DELETE", &format!("/api/files/{id}"), None);
+    assert_eq!(r.status, 204);
+    assert_eq!(blobs(&p), vec![sha.clone()], "still named by the copy");
+    let r = send(&p, &admin, "DELETE", &format!("/api/files/{again}"), None);
+    assert_eq!(r.status, 204);
+    assert!(blobs(&p).is_empty(), "the last row took its blob");
+    send(&p, &admin, "GET", &format!("/api/files/{id}"), None).error(404);
+
+    // An empty file is kept at once.
+    let r = send(
+        &p,
+        &admin,
+        "POST",
+        "/api/files",
+        Some(json!({"name": "empty", "size": 0})),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    assert_eq!(r.json()["done"], true);
+}
+
+#[test]
+fn a_bad_piece_abandons_the_upload_and_keeps_nothing() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let start = |size: usize| {
+        let r = send(
+            &p,
+            &admin,
+            "POST",
+            "/api/files",
+            Some(json!({"name": "f", "size": size})),
+        );
+        assert_eq!(r.status, 201, "{}", r.text());
+        r.json()["fileId"].as_str().unwrap().to_owned()
+    };
+    let piece = |id: &str, i: usize, n: usize| {
+        send(
+            &p,
+            &admin,
+            "PUT",
+            &format!("/api/files/{id}/pieces/{i}"),
+            Some(json!({"dataB64": Base64::encode_string(&vec![7u8; n])})),
+        )
+    };
+    // Out of order.
+    let id = start(PIECE * 2);
+    assert_eq!(piece(&id, 1, PIECE).error(409), "UPLOAD_ABANDONED");
+    assert_eq!(piece(&id, 0, PIECE).error(404), "NOT_FOUND");
+    // Wrong size after a good piece.
+    let id = start(PIECE * 2);
+    assert_eq!(piece(&id, 0, PIECE).status, 200);
+    assert_eq!(piece(&id, 1, 10).error(409), "UPLOAD_ABANDONED");
+    // Not base64.
+    let id2 = start(10);
+    let r = send(
+        &p,
+        &admin,
+        "PUT",
+        &format!("/api/files/{id2}/pieces/0"),
+        Some(json!({"dataB64": "***"})),
+    );
+    assert_eq!(r.error(400), "INPUT_VALIDATION_ERROR");
+    // Abandoned by DELETE.
+    let r = send(&p, &admin, "DELETE", &format!("/api/files/{id2}"), None);
+    assert_eq!(r.status, 204);
+    assert_eq!(
+        send(&p, &admin, "GET", "/api/files", None).json(),
+        json!([])
+    );
+    assert_eq!(tmp_files(&p), 0, "no partial file left");
+    assert!(blobs(&p).is_empty());
+    // Abandoned by silence.
+    let id3 = start(PIECE * 2);
+    assert_eq!(piece(&id3, 0, PIECE).status, 200);
+    p.clock.advance_ms(61_000);
+    start(1);
+    assert_eq!(piece(&id3, 1, PIECE).error(404), "NOT_FOUND");
+    assert_eq!(tmp_files(&p), 1, "only the fresh upload's file");
+}
+
+#[test]
+fn files_are_their_owners_alone_and_capped() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    p.create_user(&admin, "o@example.test", "user");
+    let other = p.sign_in("o@example.test", PASSWORD);
+    let id = keep(&p, &admin, "secret.txt", b"mine");
+    for (m, path) in [
+        ("GET", format!("/api/files/{id}")),
+        ("GET", format!("/api/files/{id}/content")),
+        ("DELETE", format!("/api/files/{id}")),
+    ] {
+        send(&p, &other, m, &path, None).error(404);
+    }
+    assert_eq!(
+        send(&p, &other, "GET", "/api/files", None).json(),
+        json!([])
+    );
+    assert_eq!(
+        send(&p, &admin, "GET", "/api/files", None)
+            .json()
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    // 64 MiB per file; 1 GiB per account, uploads in progress included.
+    let r = send(
+        &p,
+        &other,
+        "POST",
+        "/api/files",
+        Some(json!({"name": "big", "size": 64 * 1024 * 1024 + 1})),
+    );
+    r.error(400);
+    for _ in 0..16 {
+        let r = send(
+            &p,
+            &other,
+            "POST",
+            "/api/files",
+            Some(json!({"name": "big", "size": 64 * 1024 * 1024})),
+        );
+        assert_eq!(r.status, 201, "{}", r.text());
+    }
+    let r = send(
+        &p,
+        &other,
+        "POST",
+        "/api/files",
+        Some(json!({"name": "one more", "size": 1})),
+    );
+    assert_eq!(r.error(413), "PAYLOAD_TOO_LARGE");
+    // Another account is not held back by it.
+    keep(&p, &admin, "small", b"x");
+}
+
+#[test]
+fn a_kept_file_is_sent_into_a_panes_directory() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let (_, key) = p.system_key(&admin);
+    let node = common::local::attach(&p);
+    let r = p
+        .req()
+        .method("POST")
+        .path("/api/subshells")
+        .bearer(&key)
+        .json(json!({ "nodeId": node.node_id, "harnessId": "shell", "cwd": node.work.to_string_lossy() }))
+        .send();
+    assert_eq!(r.status, 201, "{}", r.text());
+    let sub = r.json()["id"].as_str().unwrap().to_owned();
+    let until = Instant::now() + Duration::from_secs(20);
+    while p
+        .get(&format!("/api/subshells/{sub}"))
+        .bearer(&key)
+        .send()
+        .json()["state"]
+        != "running"
+    {
+        assert!(Instant::now() < until, "the pane never ran");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let bytes: Vec<u8> = (0..(PIECE + 99)).map(|i| (i % 13) as u8).collect();
+    let r = p
+        .req()
+        .method("POST")
+        .path("/api/files")
+        .bearer(&key)
+        .json(json!({"name": "brief.md", "size": bytes.len()}))
+        .send();
+    let id = r.json()["fileId"].as_str().unwrap().to_owned();
+    for (i, c) in bytes.chunks(PIECE).enumerate() {
+        let r = p
+            .req()
+            .method("PUT")
+            .path(&format!("/api/files/{id}/pieces/{i}"))
+            .bearer(&key)
+            .json(json!({"dataB64": Base64::encode_string(c)}))
+            .send();
+        assert_eq!(r.status, 200, "{}", r.text());
+    }
+    let send_it = |overwrite: bool| {
+        p.req()
+            .method("POST")
+            .path(&format!("/api/files/{id}/send"))
+            .bearer(&key)
+            .json(json!({"subshellId": sub, "overwrite": overwrite}))
+            .send()
+    };
+    let r = send_it(false);
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["done"], true);
+    assert_eq!(std::fs::read(node.work.join("brief.md")).unwrap(), bytes);
+    assert_eq!(send_it(false).error(409), "UPLOAD_EXISTS");
+    std::fs::write(node.work.join("brief.md"), b"changed").unwrap();
+    assert_eq!(send_it(true).status, 200);
+    assert_eq!(std::fs::read(node.work.join("brief.md")).unwrap(), bytes);
+    // The admin's session sees none of the system account's files.
+    send(
+        &p,
+        &admin,
+        "POST",
+        &format!("/api/files/{id}/send"),
+        Some(json!({"subshellId": sub})),
+    )
+    .error(404);
+}
