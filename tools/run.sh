@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds and starts the termplane control plane with its embedded SQLite database in the
+# Builds the browser app and starts the termplane control plane with its embedded SQLite database in the
 # per-user data directory, listening on loopback; it prints the URL to open. Panes on this host
 # (the local node) run in tmux, which is installed when missing (Debian, as root).
 # Extra arguments go to `termplane serve` (e.g. --listen 0.0.0.0:7420, --data-dir DIR,
@@ -7,10 +7,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v cargo >/dev/null || { echo "cargo is required (install Rust with rustup)" >&2; exit 1; }
-if [ -f plane/ui/package.json ] && [ ! -d plane/ui/node_modules ]; then
-  command -v npm >/dev/null || { echo "npm is required (Node.js 20 or newer)" >&2; exit 1; }
+command -v npm >/dev/null || { echo "npm is required (Node.js 20 or newer)" >&2; exit 1; }
+# The browser app and the API reference's front end, embedded into the plane when it compiles.
+if [ ! -d plane/ui/node_modules ] || [ plane/ui/package-lock.json -nt plane/ui/node_modules ]; then
   npm ci --silent --no-audit --no-fund --ignore-scripts --prefix plane/ui
 fi
+npm run --silent --prefix plane/ui build
 if ! command -v tmux >/dev/null; then
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
     DEBIAN_FRONTEND=noninteractive apt-get update -qq

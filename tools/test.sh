@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite of termplane, from a fresh Debian machine with Rust, Node.js and Python.
-# Installs what is missing (idempotently), then runs: formatting, clippy (warnings are errors),
-# the architecture-invariant checks, every crate's tests (including the PyNaCl and jose
+# Installs what is missing (idempotently), builds the browser app, then runs: formatting, clippy
+# (warnings are errors), the architecture-invariant checks, every crate's tests (including the PyNaCl and jose
 # cross-checks, the OpenAPI validation, the Schemathesis run, the MCP client test with real panes and
-# the fuzz-corpus replay), a fuzz smoke run of every target, and a build of the benchmarks.
+# the fuzz-corpus replay), the browser suite (Playwright driving Chromium), a fuzz smoke run of every target, and a build of the benchmarks.
 #
 # Environment:
 #   TERMPLANE_FUZZ_SECONDS  seconds per fuzz target (default 20; 0 skips the smoke run)
@@ -62,9 +62,12 @@ fi
 if [ ! -d tools/interop/jose/node_modules/jose ]; then
   npm ci --silent --no-audit --no-fund --prefix tools/interop/jose
 fi
-# The plane embeds the API reference's front end (swagger-ui-dist) at compile time; install scripts
-# are not needed (and not run).
+# The browser tests drive Debian's Chromium headless (playwright-core from npm talks to it).
+have chromium || apt_install chromium
+# The plane embeds the browser app (built here with Vite) and the API reference's front end
+# (swagger-ui-dist) at compile time; install scripts are not needed (and not run).
 npm ci --silent --no-audit --no-fund --ignore-scripts --prefix plane/ui
+npm run --silent --prefix plane/ui build
 if ! cargo fuzz --version >/dev/null 2>&1; then
   cargo install cargo-fuzz --locked --quiet
 fi
@@ -86,6 +89,11 @@ tools/check-invariants.sh
 
 step "tests"
 cargo test --workspace --locked
+
+step "browser tests (the app in Chromium against a real plane, node daemon and tmux)"
+cargo build --locked -p termplane -p termplane-node
+TERMPLANE_BIN="$PWD/target/debug/termplane" TERMPLANE_NODE_BIN="$PWD/target/debug/termplane-node" \
+  node --test plane/ui/tests/
 
 fuzz_secs="${TERMPLANE_FUZZ_SECONDS:-20}"
 if [ "$fuzz_secs" != 0 ]; then

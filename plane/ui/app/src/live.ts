@@ -1,0 +1,166 @@
+// The whole-user live feed: subshells, node liveness and presence, listed once over REST and
+// then kept current by the frames of `GET /api/live`. When the feed closes, everything is
+// listed again and the feed reopened (with backoff).
+
+import { api, socketUrl } from "./api";
+import { createStore } from "./store";
+import type { FeedFrame, Node, Subshell, Viewer, WsToken } from "./types";
+
+export type FeedStatus = "connecting" | "live" | "down";
+
+export const subshells = createStore<Record<string, Subshell>>({});
+export const nodes = createStore<Node[]>([]);
+export const presence = createStore<Record<string, Viewer[]>>({});
+export const feedStatus = createStore<FeedStatus>("connecting");
+/** Whether the first listing arrived. */
+export const listed = createStore<boolean>(false);
+
+let socket: WebSocket | null = null;
+let running = false;
+let retry = 0;
+let retryTimer: number | undefined;
+let pingTimer: number | undefined;
+let generation = 0;
+
+export function putSubshell(s: Subshell): void {
+  subshells.update((all) => {
+    const prev = all[s.id];
+    if (prev && prev.updatedAt > s.updatedAt) return all;
+    return { ...all, [s.id]: s };
+  });
+}
+
+export function dropSubshell(id: string): void {
+  subshells.update((all) => {
+    if (!(id in all)) return all;
+    const next = { ...all };
+    delete next[id];
+    return next;
+  });
+}
+
+export async function refreshNodes(): Promise<Node[]> {
+  const list = await api.get<Node[]>("/api/nodes");
+  nodes.set(list);
+  return list;
+}
+
+async function listAll(): Promise<void> {
+  const [list] = await Promise.all([api.get<Subshell[]>("/api/subshells"), refreshNodes()]);
+  const next: Record<string, Subshell> = {};
+  for (const s of list) next[s.id] = s;
+  subshells.set(next);
+  listed.set(true);
+}
+
+function apply(f: FeedFrame): void {
+  switch (f.type) {
+    case "subshell":
+      putSubshell(f.subshell);
+      break;
+    case "subshell_gone":
+      dropSubshell(f.subshellId);
+      presence.update((p) => {
+        const next = { ...p };
+        delete next[f.subshellId];
+        return next;
+      });
+      break;
+    case "node": {
+      const known = nodes.get().some((n) => n.nodeId === f.nodeId);
+      if (known) {
+        nodes.update((list) => list.map((n) => (n.nodeId === f.nodeId ? { ...n, liveness: f.liveness } : n)));
+      }
+      // A node this page has not listed yet (just enrolled): read the list again.
+      if (!known || f.liveness === "online") void refreshNodes().catch(() => undefined);
+      break;
+    }
+    case "presence":
+      presence.update((p) => ({ ...p, [f.subshellId]: f.viewers }));
+      break;
+    default:
+      break;
+  }
+}
+
+function schedule(): void {
+  if (!running) return;
+  feedStatus.set("down");
+  const wait = Math.min(15_000, 500 * 2 ** retry);
+  retry += 1;
+  window.clearTimeout(retryTimer);
+  retryTimer = window.setTimeout(() => void connect(), wait);
+}
+
+async function connect(): Promise<void> {
+  if (!running) return;
+  const gen = ++generation;
+  feedStatus.set("connecting");
+  let token: WsToken;
+  try {
+    token = await api.post<WsToken>("/api/auth/ws-token", {});
+  } catch {
+    if (gen === generation) schedule();
+    return;
+  }
+  if (!running || gen !== generation) return;
+  const ws = new WebSocket(socketUrl(`/api/live?token=${encodeURIComponent(token.token)}`));
+  socket = ws;
+  let queue: FeedFrame[] | null = [];
+  ws.onmessage = (ev) => {
+    if (typeof ev.data !== "string") return;
+    let f: FeedFrame;
+    try {
+      f = JSON.parse(ev.data) as FeedFrame;
+    } catch {
+      return;
+    }
+    if (f.type === "hello") {
+      // Subscribed: list now, then apply what arrived meanwhile.
+      listAll()
+        .then(() => {
+          const pending = queue ?? [];
+          queue = null;
+          pending.forEach(apply);
+          feedStatus.set("live");
+          retry = 0;
+        })
+        .catch(() => ws.close());
+      return;
+    }
+    if (queue) queue.push(f);
+    else apply(f);
+  };
+  ws.onclose = () => {
+    if (socket === ws) socket = null;
+    window.clearInterval(pingTimer);
+    if (gen === generation) schedule();
+  };
+  window.clearInterval(pingTimer);
+  pingTimer = window.setInterval(() => {
+    if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: "ping" }));
+  }, 25_000);
+}
+
+export function startFeed(): void {
+  if (running) return;
+  running = true;
+  retry = 0;
+  listed.set(false);
+  // Show something at once even before the socket is up.
+  void listAll().catch(() => undefined);
+  void connect();
+}
+
+export function stopFeed(): void {
+  running = false;
+  generation++;
+  window.clearTimeout(retryTimer);
+  window.clearInterval(pingTimer);
+  socket?.close();
+  socket = null;
+  subshells.set({});
+  nodes.set([]);
+  presence.set({});
+  listed.set(false);
+}

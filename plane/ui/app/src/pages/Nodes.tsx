@@ -1,0 +1,525 @@
+// Nodes: liveness, versions, held nodes, maintenance, allowed directories, key rotation,
+// removal, and adding a node with a setup key.
+
+import { Fragment } from "preact";
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { api } from "../api";
+import { nodes, refreshNodes } from "../live";
+import { session } from "../session";
+import { useStore } from "../store";
+import type { Deployment, HeldNodes, MaintenanceSet, Node, NodeKeyRotated, NodePing, NodeUpdateOutcome, SetupKey } from "../types";
+import { Badge, Checkbox, CodeBlock, confirmAction, Dialog, Empty, ErrorNote, Note, PageHead, SecretBox, Time, toast, useAction } from "../ui";
+
+const PLATFORMS = ["linux-x86_64", "linux-aarch64", "darwin-aarch64", "darwin-x86_64"];
+
+function planeUrl(): string {
+  return location.origin;
+}
+
+export function enrollCommand(key: string): string {
+  return `termplane-node enroll --server ${planeUrl()} --setup-key ${key}`;
+}
+
+function NodeState({ node, held }: { node: Node; held: string | undefined }) {
+  if (held) {
+    return (
+      <Badge tone="bad" title={held}>
+        <span aria-hidden="true">⏸</span> Held for update
+      </Badge>
+    );
+  }
+  return (
+    <span class="badges" data-liveness={node.liveness}>
+      {node.liveness === "online" ? (
+        <Badge tone="ok">
+          <span aria-hidden="true">●</span> Online
+        </Badge>
+      ) : (
+        <Badge tone="muted">
+          <span aria-hidden="true">○</span> Offline
+        </Badge>
+      )}
+      {node.maintenance?.on ? (
+        <Badge tone="warn">
+          <span aria-hidden="true">⚙</span> Maintenance
+        </Badge>
+      ) : null}
+    </span>
+  );
+}
+
+export function NodesPage() {
+  const list = useStore(nodes);
+  const s = useStore(session);
+  const isAdmin = s.kind === "signed-in" && s.me.isAdmin;
+  const [held, setHeld] = useState<HeldNodes | null>(null);
+  const [open, setOpen] = useState<string | null>(null);
+  const [adding, setAdding] = useState(false);
+  const [keys, setKeys] = useState<SetupKey[]>([]);
+  const act = useAction();
+
+  const loadKeys = () =>
+    api
+      .get<SetupKey[]>("/api/setup-keys")
+      .then(setKeys)
+      .catch(() => undefined);
+
+  useEffect(() => {
+    void act.run(refreshNodes);
+    void loadKeys();
+    if (isAdmin) {
+      api
+        .get<HeldNodes>("/api/admin/updates/held")
+        .then(setHeld)
+        .catch(() => undefined);
+    }
+  }, [isAdmin]);
+
+  const [outcomes, setOutcomes] = useState<NodeUpdateOutcome[] | null>(null);
+  const [forceAll, setForceAll] = useState(false);
+  const updateAll = async () => {
+    const ok = await confirmAction(
+      "Update every outdated node?",
+      "Each remote node below the plane's version is sent the plane's node program; it verifies it, installs it and restarts. Panes in tmux keep running.",
+      "Update",
+      false,
+    );
+    if (!ok) return;
+    const r = await act.run(() => api.post<NodeUpdateOutcome[]>("/api/admin/updates/outdated", forceAll ? { force: true } : {}));
+    if (r) {
+      setOutcomes(r);
+      toast(r.length ? `${r.filter((o) => o.ok).length} of ${r.length} updated.` : "Every node is up to date.");
+    }
+  };
+
+  const heldReason = useMemo(() => new Map((held?.held ?? []).map((h) => [h.nodeId, h.reason])), [held]);
+  const below = new Set((held?.belowFloor ?? []).map((b) => b.nodeId));
+  const active = keys.filter((k) => k.status === "active");
+
+  return (
+    <div class="page">
+      <PageHead title="Nodes">
+        <button
+          type="button"
+          class="btn btn-primary"
+          onClick={() => {
+            setAdding(true);
+          }}
+        >
+          Add a node
+        </button>
+      </PageHead>
+      <ErrorNote error={act.error} />
+      {held && held.held.length ? (
+        <Note tone="warn">
+          {held.held.length} {held.held.length === 1 ? "node is" : "nodes are"} held until updated to at least {held.minNodeVersion}.
+        </Note>
+      ) : null}
+      {outcomes && outcomes.length ? (
+        <ul class="list" aria-label="Update outcomes">
+          {outcomes.map((o) => (
+            <li class="list-row" key={o.nodeId}>
+              <span>
+                <strong>{o.name}</strong> {o.fromVersion} → {o.toVersion}
+              </span>
+              <span>{o.ok ? <Badge tone="ok">Updated</Badge> : <Badge tone="bad">Not updated: {o.reason ?? "unknown"}</Badge>}</span>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {list.length === 0 ? (
+        <Empty>No nodes yet.</Empty>
+      ) : (
+        <table class="table responsive" data-testid="nodes">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">State</th>
+              <th scope="col">Platform</th>
+              <th scope="col">Version</th>
+              <th scope="col">Host</th>
+              <th scope="col">
+                <span class="sr-only">Details</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.map((n) => (
+              <Fragment key={n.nodeId}>
+                <tr data-node={n.name} data-id={n.nodeId}>
+                  <td data-label="Name">
+                    <strong>{n.name}</strong>
+                    {n.isLocal ? <span class="muted"> · this plane's host</span> : null}
+                  </td>
+                  <td data-label="State">
+                    <NodeState node={n} held={heldReason.get(n.nodeId)} />
+                  </td>
+                  <td data-label="Platform">
+                    {n.os}/{n.arch}
+                  </td>
+                  <td data-label="Version">
+                    <span class="mono">{n.agentVersion || "—"}</span>
+                    {below.has(n.nodeId) ? <span class="muted"> (below {held?.minNodeVersion})</span> : null}
+                  </td>
+                  <td data-label="Host" class="truncate">
+                    {n.hostname}
+                  </td>
+                  <td data-label="">
+                    <button
+                      type="button"
+                      class="btn btn-small"
+                      aria-expanded={open === n.nodeId}
+                      aria-controls={`node-${n.nodeId}`}
+                      onClick={() => setOpen(open === n.nodeId ? null : n.nodeId)}
+                    >
+                      {open === n.nodeId ? "Hide" : "Manage"}
+                    </button>
+                  </td>
+                </tr>
+                {open === n.nodeId ? (
+                  <tr class="detail-row">
+                    <td colSpan={6} id={`node-${n.nodeId}`}>
+                      <NodeDetail node={n} held={heldReason.get(n.nodeId)} onClose={() => setOpen(null)} isAdmin={isAdmin} />
+                    </td>
+                  </tr>
+                ) : null}
+              </Fragment>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {isAdmin && list.some((n) => !n.isLocal) ? (
+        <section class="section">
+          <h2>Updates</h2>
+          <p class="muted">
+            Nodes must run at least version {held?.minNodeVersion ?? "the floor"}; a node below it is held until updated.
+          </p>
+          <div class="inline">
+            <Checkbox label="Even if panes outside tmux would stop" checked={forceAll} onChange={setForceAll} />
+            <button type="button" class="btn" onClick={updateAll} disabled={act.busy}>
+              Update outdated nodes
+            </button>
+          </div>
+        </section>
+      ) : null}
+      {active.length ? (
+        <section class="section">
+          <h2>Unused setup keys</h2>
+          <ul class="list">
+            {active.map((k) => (
+              <li class="list-row" key={k.id}>
+                <span>
+                  <span class="mono">{k.preview}</span> <span class="muted">expires <Time ms={k.expiresAt} /></span>
+                </span>
+                <span class="list-actions">
+                  {k.key ? <CopyKey value={enrollCommand(k.key)} /> : null}
+                  <button
+                    type="button"
+                    class="btn btn-small btn-danger"
+                    onClick={async () => {
+                      await act.run(() => api.del(`/api/setup-keys/${k.id}`));
+                      await loadKeys();
+                    }}
+                  >
+                    Revoke
+                  </button>
+                </span>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+      <AddNodeDialog
+        open={adding}
+        onClose={() => {
+          setAdding(false);
+          void loadKeys();
+        }}
+      />
+    </div>
+  );
+}
+
+function CopyKey({ value }: { value: string }) {
+  return (
+    <button
+      type="button"
+      class="btn btn-small"
+      onClick={() => {
+        void navigator.clipboard.writeText(value).then(
+          () => toast("Enroll command copied."),
+          () => toast("Copying is not allowed here.", "bad"),
+        );
+      }}
+    >
+      Copy enroll command
+    </button>
+  );
+}
+
+function NodeDetail({ node, held, onClose, isAdmin }: { node: Node; held: string | undefined; onClose: () => void; isAdmin: boolean }) {
+  const [dirs, setDirs] = useState(node.allowedDirs.join("\n"));
+  const [outcome, setOutcome] = useState<NodeUpdateOutcome | null>(null);
+  const [rotated, setRotated] = useState<string | null>(null);
+  const [ping, setPing] = useState<NodePing | null>(null);
+  const act = useAction();
+
+  const saveDirs = async (e: Event) => {
+    e.preventDefault();
+    const allowedDirs = dirs
+      .split("\n")
+      .map((d) => d.trim())
+      .filter(Boolean);
+    const r = await act.run(() => api.put<Node>(`/api/nodes/${node.nodeId}/allowed_dirs`, { allowedDirs }));
+    if (r) {
+      toast("Allowed directories saved.");
+      await refreshNodes();
+    }
+  };
+
+  const maintenance = async (on: boolean) => {
+    const r = await act.run(() => api.put<MaintenanceSet>(`/api/nodes/${node.nodeId}/maintenance`, { on }));
+    if (r) {
+      toast(on ? (r.pushed ? "Maintenance on." : "Maintenance on (the node takes it when it comes online).") : "Maintenance off.");
+      await refreshNodes();
+    }
+  };
+
+  const rotate = async () => {
+    const ok = await confirmAction(
+      "Rotate this node's key?",
+      "The old key stops working at once and the node disconnects until the new key is installed on it.",
+      "Rotate key",
+    );
+    if (!ok) return;
+    const r = await act.run(() => api.post<NodeKeyRotated>(`/api/nodes/${node.nodeId}/key_rotate`));
+    if (r) setRotated(r.nodeKey);
+  };
+
+  const remove = async () => {
+    const ok = await confirmAction(
+      `Delete ${node.name}?`,
+      "The node's key stops working and its row is removed. Its panes keep running on the machine until stopped there.",
+      "Delete node",
+    );
+    if (!ok) return;
+    const done = await act.run(async () => {
+      await api.del(`/api/nodes/${node.nodeId}`);
+      return true;
+    });
+    if (done) {
+      toast(`${node.name} deleted.`);
+      onClose();
+      await refreshNodes();
+    }
+  };
+
+  const runtime = node.runtime ?? {};
+  return (
+    <div class="detail">
+      <ErrorNote error={act.error} />
+      {held ? <Note tone="bad">Held: {held}</Note> : null}
+      <dl class="facts">
+        <dt>Node id</dt>
+        <dd class="mono">{node.nodeId}</dd>
+        <dt>Enrolled</dt>
+        <dd>
+          <Time ms={node.createdAt} />
+        </dd>
+        <dt>Last change</dt>
+        <dd>
+          <Time ms={node.updatedAt} />
+        </dd>
+        <dt>Link encryption</dt>
+        <dd>{node.isLocal ? "not needed (local)" : node.encryptPublicKey ? "paired" : "unpaired"}</dd>
+        {node.maintenance ? (
+          <>
+            <dt>Maintenance</dt>
+            <dd>
+              {node.maintenance.on ? "on" : "off"} since {new Date(node.maintenance.changedAt).toLocaleString()}
+            </dd>
+          </>
+        ) : null}
+      </dl>
+      {Object.keys(runtime).length ? (
+        <details>
+          <summary>Supervision snapshot</summary>
+          <pre class="json" tabIndex={0}>
+            {JSON.stringify(runtime, null, 2)}
+          </pre>
+        </details>
+      ) : null}
+      <form onSubmit={saveDirs} class="stack">
+        <div class="field">
+          <label for={`dirs-${node.nodeId}`}>Allowed directories</label>
+          <textarea
+            id={`dirs-${node.nodeId}`}
+            class="mono"
+            rows={3}
+            value={dirs}
+            onInput={(e) => setDirs((e.currentTarget as HTMLTextAreaElement).value)}
+            aria-describedby={`dirs-${node.nodeId}-hint`}
+          />
+          <div class="hint" id={`dirs-${node.nodeId}-hint`}>
+            One absolute path a line (at most 64). Empty means unrestricted.
+          </div>
+        </div>
+        <div class="actions actions-left">
+          <button type="submit" class="btn" disabled={act.busy}>
+            Save directories
+          </button>
+          {!node.isLocal ? (
+            <button type="button" class="btn" disabled={act.busy} onClick={() => maintenance(!node.maintenance?.on)}>
+              {node.maintenance?.on ? "End maintenance" : "Start maintenance"}
+            </button>
+          ) : null}
+          <button
+            type="button"
+            class="btn"
+            disabled={act.busy || node.liveness !== "online"}
+            onClick={async () => {
+              const r = await act.run(() => api.post<NodePing>(`/api/nodes/${node.nodeId}/ping`));
+              if (r) setPing(r);
+            }}
+          >
+            Ping
+          </button>
+          {!node.isLocal ? (
+            <>
+              <button type="button" class="btn" disabled={act.busy} onClick={rotate}>
+                Rotate key
+              </button>
+              {isAdmin ? (
+                <button
+                  type="button"
+                  class="btn"
+                  disabled={act.busy || node.liveness !== "online" && !held}
+                  onClick={async () => {
+                    const r = await act.run(() => api.post<NodeUpdateOutcome>(`/api/admin/updates/nodes/${node.nodeId}`, {}));
+                    if (r) setOutcome(r);
+                  }}
+                >
+                  Update node
+                </button>
+              ) : null}
+              <button type="button" class="btn btn-danger" disabled={act.busy} onClick={remove}>
+                Delete
+              </button>
+            </>
+          ) : null}
+        </div>
+      </form>
+      {outcome ? (
+        <p role="status">
+          {outcome.ok
+            ? `Sent ${outcome.toVersion} (was ${outcome.fromVersion}); the node restarts on it.`
+            : `Not updated: ${outcome.reason ?? "unknown reason"}`}
+        </p>
+      ) : null}
+      {ping ? (
+        <p role="status">{ping.ok ? `Answered in ${ping.rttMs} ms.` : `The node refused: ${ping.error ?? "unknown reason"}`}</p>
+      ) : null}
+      {rotated ? (
+        <div class="stack">
+          <Note tone="warn">Install this key on the node now; it is shown only once.</Note>
+          <SecretBox label="New node key" value={rotated} />
+          <CodeBlock label="On the node" code={`termplane-node configure --key ${rotated}\ntermplane-node service restart`} />
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+function AddNodeDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+  const [key, setKey] = useState<SetupKey | null>(null);
+  const [platforms, setPlatforms] = useState<string[]>(PLATFORMS);
+  const [platform, setPlatform] = useState(PLATFORMS[0]!);
+  const [before, setBefore] = useState<Set<string>>(new Set());
+  const list = useStore(nodes);
+  const act = useAction();
+
+  useEffect(() => {
+    if (!open) {
+      setKey(null);
+      return;
+    }
+    setBefore(new Set(nodes.get().map((n) => n.nodeId)));
+    void act.run(async () => setKey(await api.post<SetupKey>("/api/setup-keys")));
+    // An administrator can see which node programs this plane serves; others get the usual list.
+    api
+      .get<Deployment>("/api/admin/deployment", { quiet401: true })
+      .then((d) => {
+        const served = d.nodeDownloads.map((x) => x.platform);
+        if (served.length) {
+          setPlatforms(served);
+          setPlatform(served[0]!);
+        }
+      })
+      .catch(() => undefined);
+  }, [open]);
+
+  // While the dialog is open, look for the new node now and then (the feed also announces it).
+  useEffect(() => {
+    if (!open || !key) return;
+    const t = window.setInterval(() => void refreshNodes().catch(() => undefined), 3000);
+    return () => window.clearInterval(t);
+  }, [open, key]);
+
+  const fresh = list.filter((n) => !before.has(n.nodeId));
+  const download = `/api/downloads/node/${platform}`;
+  const fetchCmd = `curl -fLo termplane-node ${planeUrl()}${download} && chmod +x termplane-node`;
+
+  return (
+    <Dialog title="Add a node" open={open} onClose={onClose} wide>
+      <ErrorNote error={act.error} />
+      {act.error ? null : !key ? (
+        <p>Minting a setup key…</p>
+      ) : (
+        <div class="stack">
+          <p>
+            A node is any machine with tmux that can reach this plane; the plane never connects to it. The setup key below
+            works once, for 24 hours.
+          </p>
+          <SecretBox label="Setup key" value={key.key ?? ""} testId="setup-key" />
+          <h3>1. Get the node program</h3>
+          <div class="inline">
+            <div class="field field-inline">
+              <label for="dl-platform">Platform</label>
+              <select id="dl-platform" value={platform} onChange={(e) => setPlatform((e.currentTarget as HTMLSelectElement).value)}>
+                {platforms.map((p) => (
+                  <option key={p} value={p}>
+                    {p}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <a class="btn btn-small" href={download} download="termplane-node">
+              Download termplane-node ({platform})
+            </a>
+          </div>
+          <CodeBlock label="Or fetch it on the node" code={fetchCmd} />
+          <h3>2. Enroll it</h3>
+          <CodeBlock label="Enroll command" code={enrollCommand(key.key ?? "")} testId="enroll-command" />
+          <h3>3. Run it</h3>
+          <CodeBlock label="Run command" code={"termplane-node service install   # or, in the foreground: termplane-node run"} />
+          <div role="status" aria-live="polite" class="waiting">
+            {fresh.length ? (
+              fresh.map((n) => (
+                <p key={n.nodeId} data-testid="new-node" data-liveness={n.liveness}>
+                  <strong>{n.name}</strong> enrolled: {n.liveness === "online" ? "online." : "waiting for it to connect…"}
+                </p>
+              ))
+            ) : (
+              <p class="muted">Waiting for the node to enroll…</p>
+            )}
+          </div>
+          <div class="actions">
+            <button type="button" class="btn btn-primary" onClick={onClose}>
+              Done
+            </button>
+          </div>
+        </div>
+      )}
+    </Dialog>
+  );
+}

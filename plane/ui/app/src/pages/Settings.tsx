@@ -1,0 +1,890 @@
+// Administration: system keys, accounts, the audit log, and instance-wide settings.
+
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { api } from "../api";
+import { Link, useRoute } from "../router";
+import { loadInstanceName, session } from "../session";
+import { useStore } from "../store";
+import type {
+  AdminStatus,
+  AuditEntry,
+  Deployment,
+  InstanceSettings,
+  Plugin,
+  PublicSettings,
+  SystemKey,
+  SystemKeyCreated,
+  TrustedOrigins,
+  User,
+} from "../types";
+import { Badge, confirmAction, Dialog, Empty, ErrorNote, Note, PageHead, SecretBox, Time, TextField, toast, useAction, when } from "../ui";
+
+const TABS = [
+  ["/settings/general", "General"],
+  ["/settings/keys", "API keys"],
+  ["/settings/users", "Users"],
+  ["/settings/audit", "Audit log"],
+] as const;
+
+function Tabs() {
+  const { path } = useRoute();
+  return (
+    <nav class="tabs" aria-label="Settings sections">
+      {TABS.map(([href, label]) => (
+        <Link key={href} href={href} class={path === href ? "tab tab-on" : "tab"} aria-current={path === href ? "page" : undefined}>
+          {label}
+        </Link>
+      ))}
+    </nav>
+  );
+}
+
+// ----- system keys -----
+
+export function KeysPage() {
+  const [keys, setKeys] = useState<SystemKey[] | null>(null);
+  const [name, setName] = useState("");
+  const [created, setCreated] = useState<SystemKeyCreated | null>(null);
+  const act = useAction();
+  const load = async () => setKeys(await api.get<SystemKey[]>("/api/system-keys"));
+  useEffect(() => {
+    void act.run(load);
+  }, []);
+
+  const mint = async (e: Event) => {
+    e.preventDefault();
+    const r = await act.run(() => api.post<SystemKeyCreated>("/api/system-keys", { name: name.trim() }));
+    if (r) {
+      setCreated(r);
+      setName("");
+      await act.run(load);
+    }
+  };
+
+  return (
+    <div class="page">
+      <PageHead title="Settings" />
+      <Tabs />
+      <section class="section">
+        <h2>System keys</h2>
+        <p class="muted">
+          Scripts call the API with <span class="mono">Authorization: Bearer tp_…</span>. A key acts as the{" "}
+          <span class="mono">system</span> account, never as you, and cannot reach administration. Rotate by minting a new key,
+          moving its users, then disabling or deleting the old one.
+        </p>
+        <form class="row-form" onSubmit={mint}>
+          <TextField label="Key name" value={name} onValue={setName} required maxLength={100} placeholder="ci-deploy" id="key-name" />
+          <button type="submit" class="btn btn-primary" disabled={act.busy || !name.trim()}>
+            Mint key
+          </button>
+        </form>
+        <ErrorNote error={act.error} />
+        {created ? (
+          <div class="stack callout">
+            <Note tone="warn">Copy this key now: it is shown only once and cannot be shown again.</Note>
+            <SecretBox label={`New key “${created.name}”`} value={created.key} testId="new-system-key" />
+            <div>
+              <button type="button" class="btn btn-small" onClick={() => setCreated(null)}>
+                I have stored it
+              </button>
+            </div>
+          </div>
+        ) : null}
+        {keys && keys.length === 0 ? <Empty>No system keys.</Empty> : null}
+        {keys && keys.length ? (
+          <table class="table responsive" data-testid="system-keys">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Key</th>
+                <th scope="col">State</th>
+                <th scope="col">Created</th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.map((k) => (
+                <tr key={k.id}>
+                  <td data-label="Name">{k.name}</td>
+                  <td data-label="Key" class="mono">
+                    {k.preview}
+                  </td>
+                  <td data-label="State">
+                    {k.enabled ? (
+                      <Badge tone="ok">
+                        <span aria-hidden="true">●</span> Enabled
+                      </Badge>
+                    ) : (
+                      <Badge tone="muted">
+                        <span aria-hidden="true">○</span> Disabled
+                      </Badge>
+                    )}
+                  </td>
+                  <td data-label="Created">
+                    <Time ms={k.createdAt} />
+                  </td>
+                  <td data-label="" class="row-actions">
+                    {k.enabled ? (
+                      <button
+                        type="button"
+                        class="btn btn-small"
+                        onClick={async () => {
+                          if (!(await confirmAction(`Disable ${k.name}?`, "It stops working from its next request. A disabled key cannot be enabled again.", "Disable"))) return;
+                          await act.run(() => api.post(`/api/system-keys/${k.id}/disable`));
+                          await act.run(load);
+                        }}
+                      >
+                        Disable
+                      </button>
+                    ) : null}
+                    <button
+                      type="button"
+                      class="btn btn-small btn-danger"
+                      onClick={async () => {
+                        if (!(await confirmAction(`Delete ${k.name}?`, "The key stops working and its row is removed.", "Delete"))) return;
+                        await act.run(() => api.del(`/api/system-keys/${k.id}`));
+                        await act.run(load);
+                      }}
+                    >
+                      Delete
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : null}
+      </section>
+    </div>
+  );
+}
+
+// ----- users -----
+
+const ROLE_NAMES: Record<string, string> = { admin: "Administrator", user: "User", service: "Service (system keys)" };
+
+export function UsersPage() {
+  const [users, setUsers] = useState<User[] | null>(null);
+  const [creating, setCreating] = useState(false);
+  const [editing, setEditing] = useState<User | null>(null);
+  const [resetting, setResetting] = useState<User | null>(null);
+  const s = useStore(session);
+  const meId = s.kind === "signed-in" ? s.me.id : "";
+  const act = useAction();
+  const load = async () => setUsers(await api.get<User[]>("/api/users"));
+  useEffect(() => {
+    void act.run(load);
+  }, []);
+
+  const remove = async (u: User) => {
+    const ok = await confirmAction(
+      `Delete ${u.displayName}?`,
+      "Their sessions, passkeys, presets, workspaces and shares are removed. Stop their running subshells first.",
+      "Delete account",
+    );
+    if (!ok) return;
+    const done = await act.run(async () => {
+      await api.del(`/api/users/${u.id}`);
+      return true;
+    });
+    if (done) {
+      toast(`${u.displayName} deleted.`);
+      await act.run(load);
+    }
+  };
+
+  return (
+    <div class="page">
+      <PageHead title="Settings" />
+      <Tabs />
+      <section class="section">
+        <div class="section-head">
+          <h2>Users</h2>
+          <button type="button" class="btn btn-primary" onClick={() => setCreating(true)}>
+            Add user
+          </button>
+        </div>
+        <ErrorNote error={act.error} />
+        {users ? (
+          <table class="table responsive" data-testid="users">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Email</th>
+                <th scope="col">Role</th>
+                <th scope="col">State</th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {users.map((u) => (
+                <tr key={u.id} data-email={u.email}>
+                  <td data-label="Name">
+                    {u.displayName}
+                    {u.id === meId ? <span class="muted"> (you)</span> : null}
+                  </td>
+                  <td data-label="Email">{u.email}</td>
+                  <td data-label="Role">{ROLE_NAMES[u.role] ?? u.role}</td>
+                  <td data-label="State">
+                    {u.disabled ? (
+                      <Badge tone="muted">
+                        <span aria-hidden="true">○</span> Disabled
+                      </Badge>
+                    ) : (
+                      <Badge tone="ok">
+                        <span aria-hidden="true">●</span> Active
+                      </Badge>
+                    )}
+                  </td>
+                  <td data-label="" class="row-actions">
+                    {u.role !== "service" ? (
+                      <details class="menu">
+                        <summary class="btn btn-small" aria-label={`Actions for ${u.displayName}`}>
+                          Actions
+                        </summary>
+                        <div class="menu-list">
+                          <button type="button" class="btn btn-small" onClick={() => setEditing(u)}>
+                            Edit name and role
+                          </button>
+                          {u.id !== meId ? (
+                            <>
+                              <button type="button" class="btn btn-small" onClick={() => setResetting(u)}>
+                                Set password
+                              </button>
+                              <button
+                                type="button"
+                                class="btn btn-small"
+                                onClick={async () => {
+                                  if (
+                                    !u.disabled &&
+                                    !(await confirmAction(`Disable ${u.displayName}?`, "Their sessions end at once; they cannot sign in until enabled.", "Disable"))
+                                  )
+                                    return;
+                                  await act.run(() => api.post(`/api/users/${u.id}/${u.disabled ? "enable" : "disable"}`));
+                                  await act.run(load);
+                                }}
+                              >
+                                {u.disabled ? "Enable" : "Disable"}
+                              </button>
+                              <button type="button" class="btn btn-small btn-danger" onClick={() => remove(u)}>
+                                Delete
+                              </button>
+                            </>
+                          ) : null}
+                        </div>
+                      </details>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : null}
+        <p class="muted">
+          The <span class="mono">system</span> account is what system keys act as; it cannot sign in.
+        </p>
+      </section>
+      <CreateUserDialog
+        open={creating}
+        onClose={(saved) => {
+          setCreating(false);
+          if (saved) void act.run(load);
+        }}
+      />
+      <EditUserDialog
+        user={editing}
+        onClose={(saved) => {
+          setEditing(null);
+          if (saved) void act.run(load);
+        }}
+      />
+      <ResetPasswordDialog user={resetting} onClose={() => setResetting(null)} />
+    </div>
+  );
+}
+
+function CreateUserDialog({ open, onClose }: { open: boolean; onClose: (saved: boolean) => void }) {
+  const [email, setEmail] = useState("");
+  const [displayName, setDisplayName] = useState("");
+  const [password, setPassword] = useState("");
+  const [role, setRole] = useState<"user" | "admin">("user");
+  const act = useAction();
+  useEffect(() => {
+    if (open) {
+      setEmail("");
+      setDisplayName("");
+      setPassword("");
+      setRole("user");
+      act.setError(null);
+    }
+  }, [open]);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const r = await act.run(() => api.post<User>("/api/users", { email, displayName, password, role }));
+    if (r) {
+      toast(`${r.displayName} can now sign in.`);
+      onClose(true);
+    }
+  };
+  return (
+    <Dialog title="Add user" open={open} onClose={() => onClose(false)}>
+      <form class="stack" onSubmit={submit}>
+        <TextField label="Name" value={displayName} onValue={setDisplayName} required maxLength={100} id="nu-name" />
+        <TextField label="Email" type="email" value={email} onValue={setEmail} required id="nu-email" autoComplete="off" />
+        <TextField
+          label="Initial password"
+          type="password"
+          value={password}
+          onValue={setPassword}
+          required
+          minLength={8}
+          autoComplete="new-password"
+          hint="At least 8 characters; tell it to them by a safe channel."
+          id="nu-password"
+        />
+        <RoleSelect id="nu-role" value={role} onChange={setRole} />
+        <ErrorNote error={act.error} />
+        <div class="actions">
+          <button type="button" class="btn" onClick={() => onClose(false)}>
+            Cancel
+          </button>
+          <button type="submit" class="btn btn-primary" disabled={act.busy}>
+            Create
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+function RoleSelect({ id, value, onChange }: { id: string; value: "user" | "admin"; onChange: (r: "user" | "admin") => void }) {
+  return (
+    <div class="field">
+      <label for={id}>Role</label>
+      <select id={id} value={value} onChange={(e) => onChange((e.currentTarget as HTMLSelectElement).value as "user" | "admin")}>
+        <option value="user">User</option>
+        <option value="admin">Administrator</option>
+      </select>
+    </div>
+  );
+}
+
+function EditUserDialog({ user, onClose }: { user: User | null; onClose: (saved: boolean) => void }) {
+  const [displayName, setDisplayName] = useState("");
+  const [role, setRole] = useState<"user" | "admin">("user");
+  const act = useAction();
+  useEffect(() => {
+    if (!user) return;
+    setDisplayName(user.displayName);
+    setRole(user.role === "admin" ? "admin" : "user");
+    act.setError(null);
+  }, [user]);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (!user) return;
+    const body: Record<string, string> = {};
+    if (displayName.trim() !== user.displayName) body["displayName"] = displayName.trim();
+    if (role !== user.role) body["role"] = role;
+    if (!Object.keys(body).length) {
+      onClose(false);
+      return;
+    }
+    const r = await act.run(() => api.patch<User>(`/api/users/${user.id}`, body));
+    if (r) {
+      toast(`${r.displayName} saved.`);
+      onClose(true);
+    }
+  };
+  return (
+    <Dialog title={`Edit ${user?.displayName ?? ""}`} open={!!user} onClose={() => onClose(false)}>
+      <form class="stack" onSubmit={submit}>
+        <TextField label="Name" value={displayName} onValue={setDisplayName} required maxLength={100} id="eu-name" />
+        <RoleSelect id="eu-role" value={role} onChange={setRole} />
+        <ErrorNote error={act.error} />
+        <div class="actions">
+          <button type="button" class="btn" onClick={() => onClose(false)}>
+            Cancel
+          </button>
+          <button type="submit" class="btn btn-primary" disabled={act.busy}>
+            Save
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+function ResetPasswordDialog({ user, onClose }: { user: User | null; onClose: () => void }) {
+  const [password, setPassword] = useState("");
+  const act = useAction();
+  useEffect(() => {
+    setPassword("");
+    act.setError(null);
+  }, [user]);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (!user) return;
+    const done = await act.run(async () => {
+      await api.post(`/api/users/${user.id}/password`, { newPassword: password });
+      return true;
+    });
+    if (done) {
+      toast(`New password set for ${user.displayName}; their sessions ended.`);
+      onClose();
+    }
+  };
+  return (
+    <Dialog title={`Set a password for ${user?.displayName ?? ""}`} open={!!user} onClose={onClose}>
+      <form class="stack" onSubmit={submit}>
+        <TextField
+          label="New password"
+          type="password"
+          value={password}
+          onValue={setPassword}
+          required
+          minLength={8}
+          autoComplete="new-password"
+          hint="At least 8 characters. Every session of the account ends."
+          id="rp-password"
+        />
+        <ErrorNote error={act.error} />
+        <div class="actions">
+          <button type="button" class="btn" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" class="btn btn-primary" disabled={act.busy}>
+            Set password
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+// ----- audit -----
+
+const PAGE = 50;
+const ACTOR_NAMES: Record<string, string> = {
+  cookie: "person",
+  system_key: "system key",
+  setup_key: "setup key",
+  pane: "pane",
+  plane: "plane",
+};
+
+export function AuditPage() {
+  const [entries, setEntries] = useState<AuditEntry[] | null>(null);
+  const [users, setUsers] = useState<User[]>([]);
+  const [actor, setActor] = useState("");
+  const [actorKind, setActorKind] = useState("");
+  const [action, setAction] = useState("");
+  const [target, setTarget] = useState("");
+  const [from, setFrom] = useState("");
+  const [to, setTo] = useState("");
+  // Cursors of the pages seen so far (`before` of each), for going back to newer ones.
+  const [cursors, setCursors] = useState<(number | null)[]>([null]);
+  const [more, setMore] = useState(false);
+  // Open at first on wide screens; closed on phones, where the filters would fill the screen.
+  const [filtersOpen] = useState(() => !window.matchMedia("(max-width: 600px)").matches);
+  const act = useAction();
+
+  const current = { actor, actorKind, action, target, from, to };
+  type Filters = typeof current;
+  const fetchPage = async (before: number | null, f: Filters = current) => {
+    const q = new URLSearchParams({ limit: String(PAGE + 1) });
+    if (f.actor) q.set("actor", f.actor);
+    if (f.actorKind) q.set("actorKind", f.actorKind);
+    if (f.action.trim()) q.set("action", f.action.trim());
+    if (f.target.trim()) q.set("target", f.target.trim());
+    if (f.from) q.set("from", String(new Date(f.from).getTime()));
+    if (f.to) q.set("to", String(new Date(f.to).getTime()));
+    if (before !== null) q.set("before", String(before));
+    const list = await api.get<AuditEntry[]>(`/api/audit?${q}`);
+    setMore(list.length > PAGE);
+    setEntries(list.slice(0, PAGE));
+  };
+
+  const search = async (f: Filters = current) => {
+    setCursors([null]);
+    await act.run(() => fetchPage(null, f));
+  };
+
+  useEffect(() => {
+    void act.run(async () => {
+      setUsers(await api.get<User[]>("/api/users"));
+      await fetchPage(null);
+    });
+  }, []);
+
+  const names = useMemo(() => new Map(users.map((u) => [u.id, u.displayName])), [users]);
+  const page = cursors.length - 1;
+
+  return (
+    <div class="page">
+      <PageHead title="Settings" />
+      <Tabs />
+      <section class="section">
+        <h2>Audit log</h2>
+        <details class="filter-box" open={filtersOpen}>
+          <summary>Filters</summary>
+        <form
+          class="filters"
+          aria-label="Audit filters"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void search();
+          }}
+        >
+          <div class="field field-inline">
+            <label for="a-actor">Account</label>
+            <select id="a-actor" value={actor} onChange={(e) => setActor((e.currentTarget as HTMLSelectElement).value)}>
+              <option value="">Anyone</option>
+              {users.map((u) => (
+                <option key={u.id} value={u.id}>
+                  {u.displayName}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div class="field field-inline">
+            <label for="a-kind">Actor kind</label>
+            <select id="a-kind" value={actorKind} onChange={(e) => setActorKind((e.currentTarget as HTMLSelectElement).value)}>
+              <option value="">Any</option>
+              {Object.entries(ACTOR_NAMES).map(([k, v]) => (
+                <option key={k} value={k}>
+                  {v}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div class="field field-inline">
+            <label for="a-action">Action</label>
+            <input id="a-action" value={action} placeholder="node. or node.enrolled" onInput={(e) => setAction((e.currentTarget as HTMLInputElement).value)} />
+          </div>
+          <div class="field field-inline">
+            <label for="a-target">Target id</label>
+            <input id="a-target" class="mono" value={target} onInput={(e) => setTarget((e.currentTarget as HTMLInputElement).value)} />
+          </div>
+          <div class="field field-inline">
+            <label for="a-from">From</label>
+            <input id="a-from" type="datetime-local" value={from} onInput={(e) => setFrom((e.currentTarget as HTMLInputElement).value)} />
+          </div>
+          <div class="field field-inline">
+            <label for="a-to">To</label>
+            <input id="a-to" type="datetime-local" value={to} onInput={(e) => setTo((e.currentTarget as HTMLInputElement).value)} />
+          </div>
+          <div class="inline">
+            <button type="submit" class="btn btn-primary" disabled={act.busy}>
+              Search
+            </button>
+            <button
+              type="button"
+              class="btn"
+              onClick={() => {
+                setActor("");
+                setActorKind("");
+                setAction("");
+                setTarget("");
+                setFrom("");
+                setTo("");
+                void search({ actor: "", actorKind: "", action: "", target: "", from: "", to: "" });
+              }}
+            >
+              Clear
+            </button>
+          </div>
+        </form>
+        </details>
+        <ErrorNote error={act.error} />
+        {entries && entries.length === 0 ? <Empty>No entries.</Empty> : null}
+        {entries && entries.length ? (
+          <table class="table responsive" data-testid="audit">
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Action</th>
+                <th scope="col">Actor</th>
+                <th scope="col">Target</th>
+                <th scope="col">Detail</th>
+              </tr>
+            </thead>
+            <tbody>
+              {entries.map((e) => (
+                <tr key={e.id}>
+                  <td data-label="When" title={when(e.at)}>
+                    <Time ms={e.at} />
+                  </td>
+                  <td data-label="Action" class="mono">
+                    <button type="button" class="linkish mono" title="Show only this action" onClick={() => {
+                        setAction(e.action);
+                        void search({ ...current, action: e.action });
+                      }}>
+                      {e.action}
+                    </button>
+                  </td>
+                  <td data-label="Actor">
+                    {e.actorUserId ? names.get(e.actorUserId) ?? e.actorUserId.slice(0, 8) : "—"}{" "}
+                    <span class="muted">({ACTOR_NAMES[e.actorKind] ?? e.actorKind})</span>
+                  </td>
+                  <td data-label="Target" class="mono truncate" title={e.target ?? ""}>
+                    {e.target ?? "—"}
+                  </td>
+                  <td data-label="Detail" class="mono small truncate" title={JSON.stringify(e.detail)}>
+                    {e.detail && Object.keys(e.detail as object).length ? JSON.stringify(e.detail) : "—"}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : null}
+        <nav class="pager" aria-label="Audit pages">
+          <button
+            type="button"
+            class="btn btn-small"
+            disabled={page === 0 || act.busy}
+            onClick={() => {
+              const next = cursors.slice(0, -1);
+              setCursors(next);
+              void act.run(() => fetchPage(next[next.length - 1] ?? null));
+            }}
+          >
+            Newer
+          </button>
+          <span>Page {page + 1}</span>
+          <button
+            type="button"
+            class="btn btn-small"
+            disabled={!more || act.busy || !entries?.length}
+            onClick={() => {
+              const last = entries?.[entries.length - 1];
+              if (!last) return;
+              setCursors([...cursors, last.id]);
+              void act.run(() => fetchPage(last.id));
+            }}
+          >
+            Older
+          </button>
+        </nav>
+        <p class="muted small">Times are in this browser's time zone.</p>
+      </section>
+    </div>
+  );
+
+}
+
+// ----- general -----
+
+function uptime(secs: number): string {
+  const d = Math.floor(secs / 86400);
+  const h = Math.floor((secs % 86400) / 3600);
+  const m = Math.floor((secs % 3600) / 60);
+  return d ? `${d} d ${h} h` : h ? `${h} h ${m} min` : `${m} min`;
+}
+
+function counts(map: Record<string, number>): string {
+  const parts = Object.entries(map).map(([k, v]) => `${v} ${k.replace(/_/g, " ")}`);
+  return parts.length ? parts.join(", ") : "none";
+}
+
+export function GeneralPage() {
+  const [name, setName] = useState("");
+  const [plugins, setPlugins] = useState<Plugin[] | null>(null);
+  const [origins, setOrigins] = useState<TrustedOrigins | null>(null);
+  const [added, setAdded] = useState("");
+  const [status, setStatus] = useState<AdminStatus | null>(null);
+  const [deployment, setDeployment] = useState<Deployment | null>(null);
+  // What was typed is never replaced by a listing that arrives later.
+  const typed = useRef(false);
+  const act = useAction();
+  const load = async () => {
+    const [inst, pl] = await Promise.all([api.get<InstanceSettings>("/api/settings/instance"), api.get<Plugin[]>("/api/plugins")]);
+    setName(inst.displayName);
+    setPlugins(pl);
+    try {
+      const o = await api.get<TrustedOrigins>("/api/settings/trusted-origins");
+      setOrigins(o);
+      if (!typed.current) setAdded(o.added.join("\n"));
+    } catch {
+      // A plane without the write route: show what every caller may read.
+      const pub = await api.get<PublicSettings>("/api/settings/public");
+      setOrigins({ configured: pub.trustedOrigins, added: [] });
+    }
+    const [st, dep] = await Promise.all([
+      api.get<AdminStatus>("/api/admin/status").catch(() => null),
+      api.get<Deployment>("/api/admin/deployment").catch(() => null),
+    ]);
+    setStatus(st);
+    setDeployment(dep);
+  };
+  useEffect(() => {
+    void act.run(load);
+  }, []);
+
+  const saveName = async (e: Event) => {
+    e.preventDefault();
+    const r = await act.run(() => api.put<InstanceSettings>("/api/settings/instance", { displayName: name.trim() }));
+    if (r) {
+      toast("Instance name saved.");
+      await loadInstanceName();
+    }
+  };
+
+  const saveOrigins = async (e: Event) => {
+    e.preventDefault();
+    const list = added
+      .split("\n")
+      .map((o) => o.trim())
+      .filter(Boolean);
+    const r = await act.run(() => api.put<TrustedOrigins>("/api/settings/trusted-origins", { added: list }));
+    if (r) {
+      setOrigins(r);
+      setAdded(r.added.join("\n"));
+      toast("Trusted origins saved.");
+    }
+  };
+
+  return (
+    <div class="page">
+      <PageHead title="Settings" />
+      <Tabs />
+      <ErrorNote error={act.error} />
+      <section class="section">
+        <h2>Instance</h2>
+        <form class="row-form" onSubmit={saveName}>
+          <TextField label="Instance name" value={name} onValue={setName} required maxLength={64} id="inst-name" />
+          <button type="submit" class="btn btn-primary" disabled={act.busy}>
+            Save
+          </button>
+        </form>
+        {status ? (
+          <dl class="facts" aria-label="Status">
+            <dt>Version</dt>
+            <dd class="mono">{status.version}</dd>
+            <dt>Up for</dt>
+            <dd>{uptime(status.uptimeSecs)}</dd>
+            <dt>Database</dt>
+            <dd>
+              {status.database}
+              {status.databaseBytes !== null ? `, ${(status.databaseBytes / 1048576).toFixed(1)} MiB` : ""}
+            </dd>
+            <dt>Nodes</dt>
+            <dd>
+              {counts(status.nodesByLiveness)}
+              {status.heldNodes ? `, ${status.heldNodes} held` : ""}
+              {status.localNode ? "" : " (the local node is off)"}
+            </dd>
+            <dt>Subshells</dt>
+            <dd>{counts(status.subshellsByState)}</dd>
+          </dl>
+        ) : null}
+      </section>
+      <section class="section">
+        <h2>Harness plugins</h2>
+        <p class="muted">A plugin that is off cannot be launched on any node.</p>
+        {plugins ? (
+          <ul class="list">
+            {plugins.map((p) => (
+              <li class="list-row" key={p.id}>
+                <span>
+                  <strong>{p.name}</strong> <span class="muted">{p.description}</span>
+                </span>
+                <span class="list-actions">
+                  {p.enabled ? <Badge tone="ok">On</Badge> : <Badge tone="muted">Off</Badge>}
+                  <button
+                    type="button"
+                    class="btn btn-small"
+                    onClick={async () => {
+                      const r = await act.run(() => api.put<Plugin>(`/api/plugins/${p.id}`, { enabled: !p.enabled }));
+                      if (r) setPlugins((list) => (list ?? []).map((x) => (x.id === r.id ? r : x)));
+                    }}
+                  >
+                    {p.enabled ? "Turn off" : "Turn on"}
+                    <span class="sr-only"> {p.name}</span>
+                  </button>
+                </span>
+              </li>
+            ))}
+          </ul>
+        ) : null}
+      </section>
+      <section class="section">
+        <h2>Trusted origins</h2>
+        <p class="muted">
+          Browsers may sign in and send changes from these addresses only. The configured ones come from the plane's settings (
+          <span class="mono">APP_BASE_URL</span>, <span class="mono">TRUSTED_ORIGINS</span>) and change only with a restart.
+        </p>
+        {origins ? (
+          <ul class="list" aria-label="Configured origins">
+            {origins.configured.map((o) => (
+              <li class="list-row mono" key={o}>
+                {o}
+              </li>
+            ))}
+          </ul>
+        ) : null}
+        <form class="stack" onSubmit={saveOrigins}>
+          <div class="field">
+            <label for="origins-added">Added by administrators</label>
+            <textarea
+              id="origins-added"
+              class="mono"
+              rows={3}
+              value={added}
+              placeholder="https://plane.example"
+              onInput={(e) => {
+                typed.current = true;
+                setAdded((e.currentTarget as HTMLTextAreaElement).value);
+              }}
+              aria-describedby="origins-hint"
+            />
+            <div class="hint" id="origins-hint">
+              One origin a line, such as https://plane.example:8443 (at most 32).
+            </div>
+          </div>
+          <div>
+            <button type="submit" class="btn" disabled={act.busy}>
+              Save origins
+            </button>
+          </div>
+        </form>
+      </section>
+      {deployment ? (
+        <section class="section">
+          <h2>Deployment</h2>
+          <dl class="facts">
+            <dt>Base URL</dt>
+            <dd class="mono">{deployment.baseUrl}</dd>
+            <dt>Listening on</dt>
+            <dd class="mono">{deployment.listen.join(", ")}</dd>
+            <dt>Data directory</dt>
+            <dd class="mono">{deployment.dataDir ?? "—"}</dd>
+            <dt>Database</dt>
+            <dd>{deployment.database}</dd>
+            <dt>Node programs served</dt>
+            <dd>
+              {deployment.nodeDownloads.length
+                ? deployment.nodeDownloads.map((d) => (
+                    <div key={d.platform}>
+                      <a href={d.url}>{d.platform}</a> <span class="muted">{(d.bytes / 1048576).toFixed(1)} MiB</span>{" "}
+                      <span class="mono small muted">sha256 {d.sha256.slice(0, 16)}…</span>
+                    </div>
+                  ))
+                : "none"}
+            </dd>
+          </dl>
+        </section>
+      ) : null}
+      <section class="section">
+        <h2>API</h2>
+        <p>
+          Everything here is available to scripts: see the <a href="/docs">interactive API reference</a> and its{" "}
+          <a href="/docs/terminal">terminal socket frames</a>.
+        </p>
+      </section>
+    </div>
+  );
+}

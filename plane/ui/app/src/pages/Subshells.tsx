@@ -1,0 +1,400 @@
+// The subshell list (kept current by the live feed) and the launch form.
+
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { api } from "../api";
+import { feedStatus, listed, nodes, presence, putSubshell, subshells } from "../live";
+import { Link, navigate, useRoute } from "../router";
+import { useStore } from "../store";
+import type { Access, HarnessStatus, Node, Preset, Subshell, SubshellStatus, Workspace } from "../types";
+import { DirPicker } from "../dirs";
+import { Dialog, Empty, ErrorNote, PageHead, StatusBadge, Time, useAction } from "../ui";
+
+const STATUSES: SubshellStatus[] = [
+  "running",
+  "needs_attention",
+  "node_unreachable",
+  "starting",
+  "stopping",
+  "stopped",
+  "exited",
+  "crashed",
+  "failed",
+];
+
+const STATUS_NAMES: Record<string, string> = {
+  running: "Running",
+  needs_attention: "Needs attention",
+  node_unreachable: "Node unreachable",
+  starting: "Starting",
+  stopping: "Stopping",
+  stopped: "Stopped",
+  exited: "Exited",
+  crashed: "Crashed",
+  failed: "Failed",
+};
+
+export function SubshellsPage() {
+  const all = useStore(subshells);
+  const nodeList = useStore(nodes);
+  const seen = useStore(presence);
+  const isListed = useStore(listed);
+  const feed = useStore(feedStatus);
+  const { query } = useRoute();
+  const [launchOpen, setLaunchOpen] = useState(query.get("launch") === "1");
+  const fNode = query.get("node") ?? "";
+  const fHarness = query.get("harness") ?? "";
+  const fStatus = query.get("status") ?? "";
+
+  const setFilter = (key: string, value: string) => {
+    const q = new URLSearchParams(location.search);
+    if (value) q.set(key, value);
+    else q.delete(key);
+    q.delete("launch");
+    const s = q.toString();
+    navigate(`/subshells${s ? `?${s}` : ""}`, { replace: true });
+  };
+
+  const nodeName = useMemo(() => new Map(nodeList.map((n) => [n.nodeId, n.name])), [nodeList]);
+  const rows = Object.values(all)
+    .filter((s) => (!fNode || s.nodeId === fNode) && (!fHarness || s.harnessId === fHarness) && (!fStatus || s.status === fStatus))
+    .sort((a, b) => b.createdAt - a.createdAt);
+  const harnesses = Array.from(new Set(Object.values(all).map((s) => s.harnessId))).sort();
+
+  return (
+    <div class="page">
+      <PageHead title="Subshells">
+        <span class={`badge badge-${feed === "live" ? "ok" : "warn"}`} title="Updates arrive live while this is Live">
+          {feed === "live" ? "Live" : feed === "connecting" ? "Connecting" : "Reconnecting"}
+        </span>
+        <button type="button" class="btn btn-primary" onClick={() => setLaunchOpen(true)}>
+          Launch
+        </button>
+      </PageHead>
+      <div class="filters" role="group" aria-label="Filters">
+        <div class="field field-inline">
+          <label for="f-node">Node</label>
+          <select id="f-node" value={fNode} onChange={(e) => setFilter("node", (e.currentTarget as HTMLSelectElement).value)}>
+            <option value="">All nodes</option>
+            {nodeList.map((n) => (
+              <option key={n.nodeId} value={n.nodeId}>
+                {n.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field field-inline">
+          <label for="f-harness">Harness</label>
+          <select id="f-harness" value={fHarness} onChange={(e) => setFilter("harness", (e.currentTarget as HTMLSelectElement).value)}>
+            <option value="">All harnesses</option>
+            {harnesses.map((h) => (
+              <option key={h} value={h}>
+                {h}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field field-inline">
+          <label for="f-status">Status</label>
+          <select id="f-status" value={fStatus} onChange={(e) => setFilter("status", (e.currentTarget as HTMLSelectElement).value)}>
+            <option value="">Any status</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {STATUS_NAMES[s]}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      {!isListed ? (
+        <p class="muted">Loading…</p>
+      ) : rows.length === 0 ? (
+        <Empty>
+          {Object.keys(all).length === 0 ? "No subshells yet. Launch one to get a terminal on a node." : "No subshell matches these filters."}
+        </Empty>
+      ) : (
+        <table class="table responsive" data-testid="subshells">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Status</th>
+              <th scope="col">Harness</th>
+              <th scope="col">Node</th>
+              <th scope="col">Directory</th>
+              <th scope="col">Viewers</th>
+              <th scope="col">Started</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((s) => (
+              <tr key={s.id} data-id={s.id}>
+                <td data-label="Name">
+                  <Link href={`/subshells/${s.id}`} class="strong">
+                    {s.name}
+                  </Link>
+                </td>
+                <td data-label="Status">
+                  <StatusBadge status={s.status} />
+                </td>
+                <td data-label="Harness">{s.harnessId}</td>
+                <td data-label="Node">{nodeName.get(s.nodeId) ?? s.nodeId.slice(0, 8)}</td>
+                <td data-label="Directory" class="mono truncate" title={s.cwd}>
+                  {s.cwd}
+                </td>
+                <td data-label="Viewers">{seen[s.id]?.length ?? 0}</td>
+                <td data-label="Started">
+                  <Time ms={s.startedAt ?? s.createdAt} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <LaunchDialog open={launchOpen} onClose={() => setLaunchOpen(false)} nodes={nodeList} presetNode={fNode} />
+    </div>
+  );
+}
+
+const WHY_NOT: Record<string, string> = {
+  plugin_disabled: "turned off by an administrator",
+  not_detected: "not checked on this node yet (choose Re-check)",
+  detection_stale: "last check is over 10 minutes old (choose Re-check)",
+  not_installed: "not found on this node",
+};
+
+export function whyNot(h: HarnessStatus): string {
+  const base = (h.whyNot && WHY_NOT[h.whyNot]) || h.whyNot || "not launchable";
+  return h.reason && h.whyNot === "not_installed" ? `${base}: ${h.reason}` : base;
+}
+
+function LaunchDialog({
+  open,
+  onClose,
+  nodes: nodeList,
+  presetNode,
+}: {
+  open: boolean;
+  onClose: () => void;
+  nodes: Node[];
+  presetNode: string;
+}) {
+  const online = nodeList.filter((n) => n.liveness === "online");
+  const [nodeId, setNodeId] = useState("");
+  const [harnesses, setHarnesses] = useState<HarnessStatus[] | null>(null);
+  const [harnessId, setHarnessId] = useState("");
+  const [workspaces, setWorkspaces] = useState<Workspace[]>([]);
+  const [presets, setPresets] = useState<Preset[]>([]);
+  const [workspaceId, setWorkspaceId] = useState("");
+  const [presetId, setPresetId] = useState("");
+  const [cwd, setCwd] = useState("");
+  const [name, setName] = useState("");
+  const [prompt, setPrompt] = useState("");
+  const [picking, setPicking] = useState(false);
+  const [perm, setPerm] = useState<{ channels: Access; subshells: Access }>({ channels: "write", subshells: "read" });
+  const act = useAction();
+  const check = useAction();
+
+  useEffect(() => {
+    if (!open) return;
+    const first = presetNode && online.some((n) => n.nodeId === presetNode) ? presetNode : (online.find((n) => n.isLocal) ?? online[0])?.nodeId ?? "";
+    if (!nodeId || !online.some((n) => n.nodeId === nodeId)) setNodeId(first);
+    void Promise.all([api.get<Workspace[]>("/api/workspaces"), api.get<Preset[]>("/api/presets")])
+      .then(([w, p]) => {
+        setWorkspaces(w);
+        setPresets(p);
+      })
+      .catch(() => undefined);
+  }, [open, nodeList.length]);
+
+  const loadHarnesses = async (refresh: boolean) => {
+    if (!nodeId) return;
+    setHarnesses(null);
+    const list = await check.run(() => api.get<HarnessStatus[]>(`/api/nodes/${nodeId}/harnesses${refresh ? "?refresh=true" : ""}`));
+    if (!list) return;
+    setHarnesses(list);
+    const ok = list.filter((h) => h.launchable);
+    if (!ok.some((h) => h.harnessId === harnessId)) setHarnessId((ok.find((h) => h.harnessId === "shell") ?? ok[0])?.harnessId ?? "");
+  };
+
+  useEffect(() => {
+    if (open && nodeId) void loadHarnesses(false);
+    setPicking(false);
+  }, [open, nodeId]);
+
+  const nodeWorkspaces = workspaces.filter((w) => w.nodeId === nodeId);
+  const harnessPresets = presets.filter((p) => !p.harnessId || p.harnessId === harnessId);
+  const launchable = harnesses?.filter((h) => h.launchable) ?? [];
+  const blocked = harnesses?.filter((h) => !h.launchable) ?? [];
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const body: Record<string, unknown> = { nodeId, harnessId };
+    if (workspaceId) body["workspaceId"] = workspaceId;
+    if (cwd.trim()) body["cwd"] = cwd.trim();
+    if (presetId) body["presetId"] = presetId;
+    if (name.trim()) body["name"] = name.trim();
+    if (prompt.trim()) body["prompt"] = prompt;
+    if (perm.channels !== "write" || perm.subshells !== "read") body["permissions"] = perm;
+    const r = await act.run(() => api.post<Subshell>("/api/subshells", body));
+    if (r) {
+      putSubshell(r);
+      onClose();
+      navigate(`/subshells/${r.id}`);
+    }
+  };
+
+  return (
+    <Dialog title="Launch a subshell" open={open} onClose={onClose} wide>
+      {online.length === 0 ? (
+        <p>
+          No node is online. <Link href="/nodes">Add or check a node</Link>.
+        </p>
+      ) : (
+        <form onSubmit={submit} class="stack">
+          <div class="grid2">
+            <div class="field">
+              <label for="l-node">Node</label>
+              <select id="l-node" value={nodeId} onChange={(e) => setNodeId((e.currentTarget as HTMLSelectElement).value)} required>
+                {online.map((n) => (
+                  <option key={n.nodeId} value={n.nodeId}>
+                    {n.name}
+                    {n.isLocal ? " (this plane's host)" : ""}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <div class="field">
+              <label for="l-harness">Harness</label>
+              <div class="inline">
+                <select
+                  id="l-harness"
+                  value={harnessId}
+                  onChange={(e) => setHarnessId((e.currentTarget as HTMLSelectElement).value)}
+                  required
+                  disabled={!harnesses}
+                >
+                  {!harnesses ? <option value="">Checking the node…</option> : null}
+                  {harnesses && launchable.length === 0 ? <option value="">Nothing launchable</option> : null}
+                  {launchable.map((h) => (
+                    <option key={h.harnessId} value={h.harnessId}>
+                      {h.name}
+                      {h.version ? ` ${h.version}` : ""}
+                    </option>
+                  ))}
+                </select>
+                <button type="button" class="btn btn-small" onClick={() => loadHarnesses(true)} disabled={check.busy}>
+                  Re-check
+                </button>
+              </div>
+            </div>
+          </div>
+          <ErrorNote error={check.error} />
+          {blocked.length ? (
+            <details class="why">
+              <summary>
+                {blocked.length} {blocked.length === 1 ? "harness is" : "harnesses are"} not offered on this node
+              </summary>
+              <ul>
+                {blocked.map((h) => (
+                  <li key={h.harnessId}>
+                    <strong>{h.name}</strong>: {whyNot(h)}
+                  </li>
+                ))}
+              </ul>
+            </details>
+          ) : null}
+          <div class="grid2">
+            <div class="field">
+              <label for="l-ws">Workspace</label>
+              <select id="l-ws" value={workspaceId} onChange={(e) => setWorkspaceId((e.currentTarget as HTMLSelectElement).value)}>
+                <option value="">None</option>
+                {nodeWorkspaces.map((w) => (
+                  <option key={w.id} value={w.id}>
+                    {w.name} ({w.path})
+                  </option>
+                ))}
+              </select>
+            </div>
+            <div class="field">
+              <label for="l-preset">Preset</label>
+              <select id="l-preset" value={presetId} onChange={(e) => setPresetId((e.currentTarget as HTMLSelectElement).value)}>
+                <option value="">None</option>
+                {harnessPresets.map((p) => (
+                  <option key={p.id} value={p.id}>
+                    {p.name}
+                  </option>
+                ))}
+              </select>
+            </div>
+          </div>
+          <div class="field">
+            <label for="l-cwd">Directory</label>
+            <div class="inline inline-grow">
+              <input
+                id="l-cwd"
+                class="mono"
+                value={cwd}
+                placeholder={workspaceId ? "the workspace's directory" : "the node's home directory"}
+                onInput={(e) => setCwd((e.currentTarget as HTMLInputElement).value)}
+                aria-describedby="l-cwd-hint"
+                pattern="/.*"
+              />
+              <button type="button" class="btn" aria-expanded={picking} onClick={() => setPicking(!picking)} disabled={!nodeId}>
+                Browse…
+              </button>
+            </div>
+            <div class="hint" id="l-cwd-hint">
+              An absolute path on the node. Leave empty for the default.
+            </div>
+          </div>
+          {picking && nodeId ? (
+            <DirPicker
+              nodeId={nodeId}
+              start={cwd || nodeWorkspaces.find((w) => w.id === workspaceId)?.path || ""}
+              onPick={setCwd}
+              onClose={() => setPicking(false)}
+            />
+          ) : null}
+          <div class="field">
+            <label for="l-name">Name</label>
+            <input id="l-name" value={name} maxLength={100} placeholder="harness and a short id" onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)} />
+          </div>
+          <div class="field">
+            <label for="l-prompt">Initial prompt</label>
+            <textarea id="l-prompt" rows={3} value={prompt} onInput={(e) => setPrompt((e.currentTarget as HTMLTextAreaElement).value)} aria-describedby="l-prompt-hint" />
+            <div class="hint" id="l-prompt-hint">
+              Typed with Enter once the pane has been quiet for a moment.
+            </div>
+          </div>
+          <details>
+            <summary>Token permissions</summary>
+            <div class="grid2">
+              <div class="field">
+                <label for="l-pc">Channels</label>
+                <select id="l-pc" value={perm.channels} onChange={(e) => setPerm({ ...perm, channels: (e.currentTarget as HTMLSelectElement).value as Access })}>
+                  <option value="read">Read</option>
+                  <option value="write">Write</option>
+                </select>
+              </div>
+              <div class="field">
+                <label for="l-ps">Subshells</label>
+                <select id="l-ps" value={perm.subshells} onChange={(e) => setPerm({ ...perm, subshells: (e.currentTarget as HTMLSelectElement).value as Access })}>
+                  <option value="read">Read</option>
+                  <option value="write">Write (type into, restart and launch)</option>
+                </select>
+              </div>
+            </div>
+          </details>
+          <ErrorNote error={act.error} />
+          <div class="actions">
+            <button type="button" class="btn" onClick={onClose}>
+              Cancel
+            </button>
+            <button type="submit" class="btn btn-primary" disabled={act.busy || !harnessId || !nodeId}>
+              {act.busy ? "Launching…" : "Launch"}
+            </button>
+          </div>
+        </form>
+      )}
+    </Dialog>
+  );
+}

@@ -1,0 +1,361 @@
+// Workspaces (named directories on nodes) and presets (launch settings) of the account.
+
+import { useEffect, useState } from "preact/hooks";
+import { api } from "../api";
+import { nodes, refreshNodes } from "../live";
+import { useStore } from "../store";
+import type { Plugin, Preset, Workspace } from "../types";
+import { DirPicker } from "../dirs";
+import { Checkbox, confirmAction, Dialog, Empty, ErrorNote, PageHead, TextField, toast, useAction } from "../ui";
+
+export function WorkspacesPage() {
+  const [workspaces, setWorkspaces] = useState<Workspace[] | null>(null);
+  const [presets, setPresets] = useState<Preset[] | null>(null);
+  const [plugins, setPlugins] = useState<Plugin[]>([]);
+  const [editWs, setEditWs] = useState<Workspace | "new" | null>(null);
+  const [editPreset, setEditPreset] = useState<Preset | "new" | null>(null);
+  const nodeList = useStore(nodes);
+  const act = useAction();
+
+  const load = async () => {
+    const [w, p, pl] = await Promise.all([
+      api.get<Workspace[]>("/api/workspaces"),
+      api.get<Preset[]>("/api/presets"),
+      api.get<Plugin[]>("/api/plugins"),
+    ]);
+    setWorkspaces(w);
+    setPresets(p);
+    setPlugins(pl);
+  };
+  useEffect(() => {
+    void act.run(load);
+    if (!nodes.get().length) void refreshNodes().catch(() => undefined);
+  }, []);
+
+  const nodeName = (id: string) => nodeList.find((n) => n.nodeId === id)?.name ?? id.slice(0, 8);
+
+  return (
+    <div class="page">
+      <PageHead title="Workspaces and presets" />
+      <ErrorNote error={act.error} />
+      <section class="section">
+        <div class="section-head">
+          <h2>Workspaces</h2>
+          <button type="button" class="btn" onClick={() => setEditWs("new")}>
+            New workspace
+          </button>
+        </div>
+        <p class="muted">A workspace is a named directory on a node; a launch in it starts there.</p>
+        {workspaces && workspaces.length === 0 ? <Empty>No workspaces.</Empty> : null}
+        {workspaces && workspaces.length ? (
+          <table class="table responsive">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Node</th>
+                <th scope="col">Directory</th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {workspaces.map((w) => (
+                <tr key={w.id}>
+                  <td data-label="Name">{w.name}</td>
+                  <td data-label="Node">{nodeName(w.nodeId)}</td>
+                  <td data-label="Directory" class="mono">
+                    {w.path}
+                  </td>
+                  <td data-label="" class="row-actions">
+                    <button type="button" class="btn btn-small" onClick={() => setEditWs(w)}>
+                      Edit
+                    </button>
+                    <button
+                      type="button"
+                      class="btn btn-small btn-danger"
+                      onClick={async () => {
+                        if (!(await confirmAction(`Delete ${w.name}?`, "Subshells launched in it keep running.", "Delete"))) return;
+                        await act.run(() => api.del(`/api/workspaces/${w.id}`));
+                        await act.run(load);
+                      }}
+                    >
+                      Delete
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : null}
+      </section>
+      <section class="section">
+        <div class="section-head">
+          <h2>Presets</h2>
+          <button type="button" class="btn" onClick={() => setEditPreset("new")}>
+            New preset
+          </button>
+        </div>
+        <p class="muted">A preset carries environment variables, flags and restart behaviour for a launch.</p>
+        {presets && presets.length === 0 ? <Empty>No presets.</Empty> : null}
+        {presets && presets.length ? (
+          <table class="table responsive">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Harness</th>
+                <th scope="col">Settings</th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {presets.map((p) => (
+                <tr key={p.id}>
+                  <td data-label="Name">{p.name}</td>
+                  <td data-label="Harness">{p.harnessId ?? "any"}</td>
+                  <td data-label="Settings">
+                    {Object.keys(p.env).length} env · {p.flags.length} flags
+                    {p.autoRestart ? " · auto-restart" : ""}
+                    {p.configIsolation ? " · isolated config" : ""}
+                  </td>
+                  <td data-label="" class="row-actions">
+                    <button type="button" class="btn btn-small" onClick={() => setEditPreset(p)}>
+                      Edit
+                    </button>
+                    <button
+                      type="button"
+                      class="btn btn-small btn-danger"
+                      onClick={async () => {
+                        if (!(await confirmAction(`Delete ${p.name}?`, "Subshells launched with it keep running.", "Delete"))) return;
+                        await act.run(() => api.del(`/api/presets/${p.id}`));
+                        await act.run(load);
+                      }}
+                    >
+                      Delete
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : null}
+      </section>
+      <WorkspaceDialog
+        value={editWs}
+        onClose={(saved) => {
+          setEditWs(null);
+          if (saved) void act.run(load);
+        }}
+      />
+      <PresetDialog
+        value={editPreset}
+        plugins={plugins}
+        onClose={(saved) => {
+          setEditPreset(null);
+          if (saved) void act.run(load);
+        }}
+      />
+    </div>
+  );
+}
+
+function WorkspaceDialog({ value, onClose }: { value: Workspace | "new" | null; onClose: (saved: boolean) => void }) {
+  const nodeList = useStore(nodes);
+  const [name, setName] = useState("");
+  const [nodeId, setNodeId] = useState("");
+  const [path, setPath] = useState("");
+  const [picking, setPicking] = useState(false);
+  const act = useAction();
+  useEffect(() => {
+    if (!value) return;
+    act.setError(null);
+    setPicking(false);
+    if (value === "new") {
+      setName("");
+      setPath("");
+      setNodeId(nodeList[0]?.nodeId ?? "");
+    } else {
+      setName(value.name);
+      setPath(value.path);
+      setNodeId(value.nodeId);
+    }
+  }, [value]);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const body = { name, nodeId, path };
+    const r = await act.run(() =>
+      value === "new" || !value ? api.post<Workspace>("/api/workspaces", body) : api.put<Workspace>(`/api/workspaces/${value.id}`, body),
+    );
+    if (r) {
+      toast("Workspace saved.");
+      onClose(true);
+    }
+  };
+  return (
+    <Dialog title={value === "new" ? "New workspace" : "Edit workspace"} open={!!value} onClose={() => onClose(false)}>
+      <form class="stack" onSubmit={submit}>
+        <TextField label="Name" value={name} onValue={setName} required maxLength={100} id="ws-name" />
+        <div class="field">
+          <label for="ws-node">Node</label>
+          <select id="ws-node" value={nodeId} onChange={(e) => setNodeId((e.currentTarget as HTMLSelectElement).value)} required>
+            {nodeList.map((n) => (
+              <option key={n.nodeId} value={n.nodeId}>
+                {n.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="ws-path">Directory</label>
+          <div class="inline inline-grow">
+            <input
+              id="ws-path"
+              class="mono"
+              value={path}
+              required
+              pattern="/.*"
+              aria-describedby="ws-path-hint"
+              onInput={(e) => setPath((e.currentTarget as HTMLInputElement).value)}
+            />
+            <button type="button" class="btn" aria-expanded={picking} onClick={() => setPicking(!picking)} disabled={!nodeId}>
+              Browse…
+            </button>
+          </div>
+          <div class="hint" id="ws-path-hint">
+            An absolute path on the node.
+          </div>
+        </div>
+        {picking && nodeId ? <DirPicker nodeId={nodeId} start={path} onPick={setPath} onClose={() => setPicking(false)} /> : null}
+        <ErrorNote error={act.error} />
+        <div class="actions">
+          <button type="button" class="btn" onClick={() => onClose(false)}>
+            Cancel
+          </button>
+          <button type="submit" class="btn btn-primary" disabled={act.busy}>
+            Save
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+function parseEnv(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of text.split("\n")) {
+    const t = line.trim();
+    if (!t || t.startsWith("#")) continue;
+    const i = t.indexOf("=");
+    if (i <= 0) throw new Error(`"${t}" is not NAME=value`);
+    out[t.slice(0, i).trim()] = t.slice(i + 1);
+  }
+  return out;
+}
+
+function PresetDialog({
+  value,
+  plugins,
+  onClose,
+}: {
+  value: Preset | "new" | null;
+  plugins: Plugin[];
+  onClose: (saved: boolean) => void;
+}) {
+  const [name, setName] = useState("");
+  const [harnessId, setHarnessId] = useState("");
+  const [env, setEnv] = useState("");
+  const [flags, setFlags] = useState("");
+  const [settings, setSettings] = useState("");
+  const [configIsolation, setConfigIsolation] = useState(false);
+  const [autoRestart, setAutoRestart] = useState(false);
+  const act = useAction();
+  useEffect(() => {
+    if (!value) return;
+    act.setError(null);
+    const p = value === "new" ? null : value;
+    setName(p?.name ?? "");
+    setHarnessId(p?.harnessId ?? "");
+    setEnv(p ? Object.entries(p.env).map(([k, v]) => `${k}=${v}`).join("\n") : "");
+    setFlags(p ? p.flags.join("\n") : "");
+    setSettings(p?.settings ? JSON.stringify(p.settings, null, 2) : "");
+    setConfigIsolation(p?.configIsolation ?? false);
+    setAutoRestart(p?.autoRestart ?? false);
+  }, [value]);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const r = await act.run(async () => {
+      const body: Record<string, unknown> = {
+        name,
+        env: parseEnv(env),
+        flags: flags
+          .split("\n")
+          .map((f) => f.trim())
+          .filter(Boolean),
+        configIsolation,
+        autoRestart,
+      };
+      if (harnessId) body["harnessId"] = harnessId;
+      if (settings.trim()) {
+        const parsed: unknown = JSON.parse(settings);
+        if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("Harness settings must be a JSON object.");
+        body["settings"] = parsed;
+      }
+      return value === "new" || !value ? api.post<Preset>("/api/presets", body) : api.put<Preset>(`/api/presets/${value.id}`, body);
+    });
+    if (r) {
+      toast("Preset saved.");
+      onClose(true);
+    }
+  };
+  return (
+    <Dialog title={value === "new" ? "New preset" : "Edit preset"} open={!!value} onClose={() => onClose(false)} wide>
+      <form class="stack" onSubmit={submit}>
+        <div class="grid2">
+          <TextField label="Name" value={name} onValue={setName} required maxLength={100} id="pr-name" />
+          <div class="field">
+            <label for="pr-harness">Harness</label>
+            <select id="pr-harness" value={harnessId} onChange={(e) => setHarnessId((e.currentTarget as HTMLSelectElement).value)}>
+              <option value="">Any harness</option>
+              {plugins.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.name}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
+        <div class="field">
+          <label for="pr-env">Environment</label>
+          <textarea id="pr-env" class="mono" rows={4} value={env} onInput={(e) => setEnv((e.currentTarget as HTMLTextAreaElement).value)} aria-describedby="pr-env-hint" />
+          <div class="hint" id="pr-env-hint">
+            One NAME=value a line (at most 64).
+          </div>
+        </div>
+        <div class="field">
+          <label for="pr-flags">Flags</label>
+          <textarea id="pr-flags" class="mono" rows={3} value={flags} onInput={(e) => setFlags((e.currentTarget as HTMLTextAreaElement).value)} aria-describedby="pr-flags-hint" />
+          <div class="hint" id="pr-flags-hint">
+            One command-line argument a line, added in order (at most 32).
+          </div>
+        </div>
+        <div class="field">
+          <label for="pr-settings">Harness settings (JSON object)</label>
+          <textarea id="pr-settings" class="mono" rows={3} value={settings} onInput={(e) => setSettings((e.currentTarget as HTMLTextAreaElement).value)} />
+        </div>
+        <Checkbox label="Keep a private configuration directory for the harness on the node" checked={configIsolation} onChange={setConfigIsolation} />
+        <Checkbox label="Relaunch when the program crashes" checked={autoRestart} onChange={setAutoRestart} />
+        <ErrorNote error={act.error} />
+        <div class="actions">
+          <button type="button" class="btn" onClick={() => onClose(false)}>
+            Cancel
+          </button>
+          <button type="submit" class="btn btn-primary" disabled={act.busy}>
+            Save
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

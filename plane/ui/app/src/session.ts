@@ -1,0 +1,68 @@
+// Who is signed in, whether the plane has had its first run, and the instance's name.
+
+import { api, ApiError, onUnauthorized } from "./api";
+import { createStore } from "./store";
+import type { InstanceSettings, User, Whoami } from "./types";
+
+export type SessionState =
+  | { kind: "loading" }
+  | { kind: "unreachable"; message: string }
+  | { kind: "setup" }
+  | { kind: "signed-out" }
+  | { kind: "signed-in"; me: Whoami };
+
+export const session = createStore<SessionState>({ kind: "loading" });
+export const instanceName = createStore<string>("");
+
+export async function loadInstanceName(): Promise<void> {
+  try {
+    const s = await api.get<InstanceSettings>("/api/settings/instance", { quiet401: true });
+    instanceName.set(s.displayName);
+  } catch {
+    // The name is decoration; the page works without it.
+  }
+}
+
+/** Reads the first-run state and the session; sets `session`. */
+export async function boot(): Promise<void> {
+  try {
+    const status = await api.get<{ setupDone: boolean }>("/api/setup/status", { quiet401: true });
+    void loadInstanceName();
+    if (!status.setupDone) {
+      session.set({ kind: "setup" });
+      return;
+    }
+    await refreshSession();
+  } catch (e) {
+    session.set({ kind: "unreachable", message: e instanceof Error ? e.message : String(e) });
+  }
+}
+
+export async function refreshSession(): Promise<void> {
+  try {
+    const me = await api.get<Whoami>("/api/auth/session", { quiet401: true });
+    session.set({ kind: "signed-in", me });
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 401) session.set({ kind: "signed-out" });
+    else throw e;
+  }
+}
+
+/** After a sign-in answered with the account: read the full session view. */
+export async function signedIn(_user: User): Promise<void> {
+  await refreshSession();
+  void loadInstanceName();
+}
+
+export async function signOut(): Promise<void> {
+  try {
+    await api.post<void>("/api/auth/sign-out", undefined, { quiet401: true });
+  } catch {
+    // Signed out either way: the cookie is gone or was never valid.
+  }
+  session.set({ kind: "signed-out" });
+}
+
+onUnauthorized(() => {
+  if (session.get().kind === "signed-in") session.set({ kind: "signed-out" });
+});

@@ -1,0 +1,393 @@
+// Shared pieces of the interface: badges, fields, copy buttons, dialogs, notices.
+
+import type { ComponentChildren, LooseInputHTMLAttributes } from "preact";
+import { useEffect, useId, useRef, useState } from "preact/hooks";
+import { errorText } from "./api";
+import { createStore, useStore } from "./store";
+import type { SubshellStatus } from "./types";
+
+// ----- status badges (text and a glyph, never colour alone) -----
+
+const STATUS: Record<SubshellStatus, { label: string; tone: string; glyph: string }> = {
+  starting: { label: "Starting", tone: "info", glyph: "◌" },
+  running: { label: "Running", tone: "ok", glyph: "●" },
+  needs_attention: { label: "Needs attention", tone: "warn", glyph: "▲" },
+  node_unreachable: { label: "Node unreachable", tone: "warn", glyph: "⚠" },
+  stopping: { label: "Stopping", tone: "info", glyph: "◌" },
+  stopped: { label: "Stopped", tone: "muted", glyph: "■" },
+  exited: { label: "Exited", tone: "muted", glyph: "○" },
+  crashed: { label: "Crashed", tone: "bad", glyph: "✕" },
+  failed: { label: "Failed", tone: "bad", glyph: "✕" },
+};
+
+export function StatusBadge({ status }: { status: SubshellStatus }) {
+  const s = STATUS[status] ?? { label: status, tone: "muted", glyph: "•" };
+  return (
+    <span class={`badge badge-${s.tone}`} data-status={status}>
+      <span aria-hidden="true">{s.glyph}</span> {s.label}
+    </span>
+  );
+}
+
+export function statusLabel(status: SubshellStatus): string {
+  return STATUS[status]?.label ?? status;
+}
+
+export function Badge({ tone, children, title }: { tone: string; children: ComponentChildren; title?: string }) {
+  return (
+    <span class={`badge badge-${tone}`} title={title}>
+      {children}
+    </span>
+  );
+}
+
+// ----- form fields -----
+
+export function Field({
+  label,
+  hint,
+  children,
+  id,
+}: {
+  label: string;
+  hint?: ComponentChildren;
+  id: string;
+  children: ComponentChildren;
+}) {
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      {children}
+      {hint ? (
+        <div class="hint" id={`${id}-hint`}>
+          {hint}
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+type InputProps = Omit<LooseInputHTMLAttributes<HTMLInputElement>, "value"> & {
+  label: string;
+  hint?: ComponentChildren;
+  value: string;
+  onValue: (v: string) => void;
+};
+
+export function TextField({ label, hint, value, onValue, id, ...rest }: InputProps) {
+  const auto = useId();
+  const fid = (id as string | undefined) ?? `f${auto}`;
+  return (
+    <Field label={label} hint={hint} id={fid}>
+      <input
+        id={fid}
+        value={value}
+        aria-describedby={hint ? `${fid}-hint` : undefined}
+        onInput={(e) => onValue((e.currentTarget as HTMLInputElement).value)}
+        {...(rest as Record<string, never>)}
+      />
+    </Field>
+  );
+}
+
+export function Checkbox({
+  label,
+  checked,
+  onChange,
+  disabled,
+}: {
+  label: string;
+  checked: boolean;
+  onChange: (v: boolean) => void;
+  disabled?: boolean;
+}) {
+  return (
+    <label class="check">
+      <input
+        type="checkbox"
+        checked={checked}
+        disabled={disabled}
+        onChange={(e) => onChange((e.currentTarget as HTMLInputElement).checked)}
+      />
+      <span>{label}</span>
+    </label>
+  );
+}
+
+// ----- notices -----
+
+export function ErrorNote({ error }: { error: unknown }) {
+  if (!error) return null;
+  return (
+    <div class="note note-bad" role="alert">
+      {errorText(error)}
+    </div>
+  );
+}
+
+export function Note({ tone = "info", children }: { tone?: string; children: ComponentChildren }) {
+  return <div class={`note note-${tone}`}>{children}</div>;
+}
+
+interface Toast {
+  id: number;
+  text: string;
+  tone: string;
+}
+const toasts = createStore<Toast[]>([]);
+let toastSeq = 0;
+
+export function toast(text: string, tone: "ok" | "bad" | "info" = "ok"): void {
+  const id = ++toastSeq;
+  toasts.update((t) => [...t, { id, text, tone }]);
+  window.setTimeout(() => toasts.update((t) => t.filter((x) => x.id !== id)), tone === "bad" ? 8000 : 4000);
+}
+
+export function Toasts() {
+  const list = useStore(toasts);
+  return (
+    <div class="toasts" role="status" aria-live="polite">
+      {list.map((t) => (
+        <div key={t.id} class={`toast note-${t.tone}`}>
+          {t.text}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+// ----- copy -----
+
+async function writeClipboard(text: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    // Without the asynchronous clipboard (an insecure origin, say), copy a selection.
+    const area = document.createElement("textarea");
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.style.position = "fixed";
+    area.style.opacity = "0";
+    document.body.appendChild(area);
+    area.select();
+    let ok = false;
+    try {
+      ok = document.execCommand("copy");
+    } catch {
+      ok = false;
+    }
+    area.remove();
+    return ok;
+  }
+}
+
+export { writeClipboard };
+
+export function CopyButton({ text, label = "Copy", what }: { text: string; label?: string; what?: string }) {
+  const [done, setDone] = useState<"" | "ok" | "bad">("");
+  return (
+    <button
+      type="button"
+      class="btn btn-small"
+      onClick={async () => {
+        const ok = await writeClipboard(text);
+        setDone(ok ? "ok" : "bad");
+        window.setTimeout(() => setDone(""), 2000);
+      }}
+    >
+      {done === "ok" ? "Copied" : done === "bad" ? "Select and copy" : label}
+      {what ? <span class="sr-only"> {what}</span> : null}
+    </button>
+  );
+}
+
+/** A value shown once (a new key, a command) with a copy button. */
+export function SecretBox({ label, value, testId }: { label: string; value: string; testId?: string }) {
+  const id = useId();
+  return (
+    <div class="secret">
+      <label for={`s${id}`}>{label}</label>
+      <div class="secret-row">
+        <input
+          id={`s${id}`}
+          class="mono"
+          readOnly
+          value={value}
+          data-testid={testId}
+          onFocus={(e) => (e.currentTarget as HTMLInputElement).select()}
+        />
+        <CopyButton text={value} what={label} />
+      </div>
+    </div>
+  );
+}
+
+export function CodeBlock({ label, code, testId }: { label: string; code: string; testId?: string }) {
+  return (
+    <figure class="code">
+      <figcaption>
+        <span>{label}</span>
+        <CopyButton text={code} what={label} />
+      </figcaption>
+      <pre tabIndex={0} aria-label={label}>
+        <code data-testid={testId}>{code}</code>
+      </pre>
+    </figure>
+  );
+}
+
+// ----- dialogs -----
+
+export function Dialog({
+  title,
+  open,
+  onClose,
+  children,
+  wide,
+}: {
+  title: string;
+  open: boolean;
+  onClose: () => void;
+  children: ComponentChildren;
+  wide?: boolean;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  useEffect(() => {
+    const d = ref.current;
+    if (!d) return;
+    if (open && !d.open) d.showModal();
+    if (!open && d.open) d.close();
+  }, [open]);
+  return (
+    <dialog
+      ref={ref}
+      class={wide ? "dialog dialog-wide" : "dialog"}
+      aria-labelledby={`d${titleId}`}
+      onClose={() => open && onClose()}
+      onCancel={(e) => {
+        e.preventDefault();
+        onClose();
+      }}
+    >
+      {open ? (
+        <div class="dialog-body">
+          <header class="dialog-head">
+            <h2 id={`d${titleId}`}>{title}</h2>
+            <button type="button" class="btn btn-ghost btn-small" onClick={onClose} aria-label="Close dialog">
+              ✕
+            </button>
+          </header>
+          {children}
+        </div>
+      ) : null}
+    </dialog>
+  );
+}
+
+interface Confirm {
+  title: string;
+  body: string;
+  action: string;
+  danger: boolean;
+  resolve: (ok: boolean) => void;
+}
+const confirmState = createStore<Confirm | null>(null);
+
+/** Asks a yes/no question in a dialog. */
+export function confirmAction(title: string, body: string, action = "Confirm", danger = true): Promise<boolean> {
+  return new Promise((resolve) => {
+    confirmState.get()?.resolve(false);
+    confirmState.set({ title, body, action, danger, resolve });
+  });
+}
+
+export function ConfirmHost() {
+  const c = useStore(confirmState);
+  const close = (ok: boolean) => {
+    c?.resolve(ok);
+    confirmState.set(null);
+  };
+  return (
+    <Dialog title={c?.title ?? ""} open={!!c} onClose={() => close(false)}>
+      <p>{c?.body}</p>
+      <div class="actions">
+        <button type="button" class="btn" onClick={() => close(false)}>
+          Cancel
+        </button>
+        <button type="button" class={c?.danger ? "btn btn-danger" : "btn btn-primary"} onClick={() => close(true)}>
+          {c?.action}
+        </button>
+      </div>
+    </Dialog>
+  );
+}
+
+// ----- time -----
+
+export function when(ms: number | null | undefined): string {
+  if (!ms) return "—";
+  const d = new Date(ms);
+  return d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
+export function ago(ms: number | null | undefined, now = Date.now()): string {
+  if (!ms) return "never";
+  const s = Math.round((now - ms) / 1000);
+  if (s < 0) {
+    const f = -s;
+    if (f < 3600) return `in ${Math.max(1, Math.round(f / 60))} min`;
+    return `in ${Math.round(f / 3600)} h`;
+  }
+  if (s < 45) return "just now";
+  if (s < 3600) return `${Math.round(s / 60)} min ago`;
+  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
+  return `${Math.round(s / 86400)} d ago`;
+}
+
+export function Time({ ms }: { ms: number | null | undefined }) {
+  if (!ms) return <span>—</span>;
+  return (
+    <time dateTime={new Date(ms).toISOString()} title={when(ms)}>
+      {ago(ms)}
+    </time>
+  );
+}
+
+/** Runs an action with a busy flag and an error slot. */
+export function useAction(): {
+  busy: boolean;
+  error: unknown;
+  setError: (e: unknown) => void;
+  run: <T>(fn: () => Promise<T>) => Promise<T | undefined>;
+} {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const run = async <T,>(fn: () => Promise<T>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      return await fn();
+    } catch (e) {
+      setError(e);
+      return undefined;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, setError, run };
+}
+
+export function PageHead({ title, children }: { title: string; children?: ComponentChildren }) {
+  return (
+    <div class="page-head">
+      <h1>{title}</h1>
+      {children ? <div class="page-actions">{children}</div> : null}
+    </div>
+  );
+}
+
+export function Empty({ children }: { children: ComponentChildren }) {
+  return <p class="empty">{children}</p>;
+}
