@@ -64,6 +64,8 @@ if [ ! -d tools/interop/jose/node_modules/jose ]; then
 fi
 # The browser tests drive Debian's Chromium headless (playwright-core from npm talks to it).
 have chromium || apt_install chromium
+# ... and use a minted system key with curl, as a script would.
+have curl || apt_install curl
 # The plane embeds the browser app (built here with Vite) and the API reference's front end
 # (swagger-ui-dist) at compile time; install scripts are not needed (and not run).
 npm ci --silent --no-audit --no-fund --ignore-scripts --prefix plane/ui

@@ -428,9 +428,17 @@ describe("termplane browser app", { concurrency: false }, () => {
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     assert.equal(copied, key);
     await capture(page, "settings-keys");
-    const r = await fetch(`http://127.0.0.1:${port}/api/nodes`, { headers: { Authorization: `Bearer ${key}` } });
-    assert.equal(r.status, 200);
-    const list = await r.json();
+    // The copied key, used from a shell the way a script would.
+    const out = await new Promise((done, fail) =>
+      execFile(
+        "curl",
+        ["-sS", "--max-time", "10", "-w", "\n%{http_code}", "-H", `Authorization: Bearer ${copied}`, `http://127.0.0.1:${port}/api/nodes`],
+        (err, stdout) => (err ? fail(err) : done(stdout)),
+      ),
+    );
+    const [body, status] = [out.slice(0, out.lastIndexOf("\n")), out.slice(out.lastIndexOf("\n") + 1)];
+    assert.equal(status, "200", body);
+    const list = JSON.parse(body);
     assert.ok(Array.isArray(list) && list.some((n) => n.isLocal), "the local node is listed");
   });
 
