@@ -23,6 +23,7 @@ pub mod link;
 pub mod local;
 pub mod net;
 pub mod plugins;
+pub mod push;
 pub mod secret;
 pub mod service;
 pub mod store;
