@@ -27,7 +27,7 @@ use crate::service::{LocalNode, Service};
 
 /// The connection number the local node's census is recorded under (remote sockets count
 /// from 1).
-const LOCAL_CONN: u64 = 0;
+pub const LOCAL_CONN: u64 = 0;
 
 /// Most local events waiting to be applied; more are dropped with a warning (as a remote
 /// socket's).

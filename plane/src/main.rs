@@ -87,6 +87,7 @@ async fn run(cfg: Config) -> Result<(), String> {
         downloads_dir: cfg.downloads_dir.clone(),
         listen: Some(local.to_string()),
         data_dir: Some(cfg.data_dir.clone()),
+        push_http: std::env::var("TERMPLANE_PUSH_ALLOW_HTTP").is_ok_and(|v| v == "1"),
     };
     let svc = Service::new(store.clone(), clock, settings, secrets)
         .await

@@ -78,6 +78,8 @@ fn family_rule(method: &str, path: &str) -> Option<&'static [&'static str]> {
             || under("/api/presets")
             || under("/api/uploads")
             || under("/api/files")
+            || under("/api/devices")
+            || under("/api/notifications")
             || under("/api/setup-keys")
         {
             SIGNED_IN

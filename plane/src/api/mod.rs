@@ -32,6 +32,7 @@ pub mod credentials;
 pub mod enrollment;
 pub mod files;
 pub mod nodes;
+pub mod notifications;
 pub mod passkeys;
 pub mod subshells;
 pub mod terminals;

@@ -27,6 +27,7 @@ mod files;
 mod guard;
 pub mod lifecycle;
 mod nodes;
+mod notifications;
 mod passkeys;
 mod subshells;
 pub mod terminals;
@@ -156,8 +157,10 @@ pub struct Settings {
     pub downloads_dir: Option<std::path::PathBuf>,
     /// The address the plane listens on, as bound (for the admin's deployment view).
     pub listen: Option<String>,
-    /// The data directory (for the admin's deployment view).
+    /// The data directory (for the admin's deployment view, kept files, the VAPID key).
     pub data_dir: Option<std::path::PathBuf>,
+    /// Whether push endpoints may be plain `http://` (`TERMPLANE_PUSH_ALLOW_HTTP=1`).
+    pub push_http: bool,
 }
 
 impl Settings {
@@ -283,6 +286,8 @@ pub struct Service {
     started_at: i64,
     /// Uploads of files to the plane in progress.
     files: files::Files,
+    /// What notifications last saw, and the VAPID key.
+    notifier: notifications::Notifier,
     /// When each subshell's current pane started, on its node's clock (from the launch answer).
     incarnations: std::sync::Mutex<std::collections::HashMap<String, String>>,
     /// Exits that arrived while their subshell's launch was on its way (node id, event).
@@ -410,6 +415,7 @@ impl Service {
             added_origins: std::sync::RwLock::new(added_origins),
             started_at,
             files: files::Files::default(),
+            notifier: notifications::Notifier::default(),
             incarnations: std::sync::Mutex::default(),
             parked_exits: std::sync::Mutex::default(),
         }))

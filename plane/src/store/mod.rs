@@ -15,6 +15,7 @@ mod credentials;
 mod enrollment;
 mod files;
 mod nodes;
+mod notifications;
 mod passkeys;
 mod shares;
 mod subshells;
@@ -26,6 +27,9 @@ pub use credentials::{SetupKey, SystemKey};
 pub use enrollment::{Consume, NewNode};
 pub use files::FileRow;
 pub use nodes::{Node, ReportedIdentity};
+pub use notifications::{
+    DeviceRow, KEPT_NOTIFICATIONS, MAX_DEVICES_PER_ACCOUNT, NotificationRow, Prefs,
+};
 pub use passkeys::{AddPasskey, MAX_PASSKEYS_PER_ACCOUNT, PasskeyRow};
 pub use shares::Share;
 pub use subshells::{Change, Subshell, SubshellFilter};

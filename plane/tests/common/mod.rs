@@ -120,6 +120,7 @@ impl Plane {
                     downloads_dir: o.downloads_dir.clone(),
                     listen: Some(addr.to_string()),
                     data_dir: Some(dir.clone()),
+                    push_http: true,
                 };
                 let secrets = PlaneSecrets::load_or_create(&dir).unwrap();
                 let svc = Service::new(store, Arc::new(c2), settings, secrets)

@@ -24,6 +24,7 @@ mod catalog;
 mod credentials;
 mod files;
 mod nodes;
+mod notifications;
 mod passkeys;
 mod subshells;
 mod terminals;
@@ -254,6 +255,7 @@ pub(crate) fn routes() -> Vec<RouteDef> {
     all.extend(terminals::routes());
     all.extend(uploads::routes());
     all.extend(files::routes());
+    all.extend(notifications::routes());
     all.extend(audit::routes());
     all
 }

@@ -1,5 +1,5 @@
 //! The whole-user live feed: what changes on everything an account can see, pushed to its open
-//! feeds (`GET /api/live`, see [`crate::api::terminals::FeedFrame`]).
+//! feeds (and, through the same calls, to the notifier: `service/notifications.rs`) (`GET /api/live`, see [`crate::api::terminals::FeedFrame`]).
 //!
 //! Publishing never waits: each feed has a queue of at most [`FEED_QUEUE`] frames; a feed whose
 //! queue is full is closed (4408) and its client lists again over REST, so a client that stops
@@ -174,11 +174,12 @@ impl Service {
 
     /// Publishes subshell `id`'s current view (or its deletion) to the feeds that see it.
     pub async fn publish_subshell(&self, id: &str) {
-        if self.live().is_empty() {
-            return;
-        }
         match self.store.subshell(id).await {
             Ok(Some(row)) => {
+                self.notice_subshell(&row).await;
+                if self.live().is_empty() {
+                    return;
+                }
                 let to = self.subshell_audience(id, &row.owner_user_id).await;
                 let frame = FeedFrame::Subshell {
                     subshell: Box::new(self.subshell_view(&row)),
@@ -207,12 +208,13 @@ impl Service {
 
     /// Publishes node `node_id`'s liveness to the feeds that see it.
     pub async fn publish_node(&self, node_id: &str) {
-        if self.live().is_empty() {
-            return;
-        }
         let Ok(Some(n)) = self.store.node(node_id).await else {
             return;
         };
+        self.notice_node(&n).await;
+        if self.live().is_empty() {
+            return;
+        }
         let to = Audience {
             users: n.owner_user_id.iter().cloned().collect(),
             admins: true,

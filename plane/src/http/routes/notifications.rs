@@ -1,0 +1,146 @@
+//! Routes of push devices and notifications (see [`crate::api::notifications`]). A browser
+//! session's own: a bearer credential is refused.
+
+use std::sync::Arc;
+
+use super::super::handler::{Json, MaybeJson, NoContent, Path, Query};
+use super::{Auth, RouteDef};
+use crate::api::notifications::{
+    Device, DeviceRequest, MarkedRead, Notification, NotificationPrefs, NotificationsQuery,
+    VapidKey,
+};
+use crate::api::{Empty, IdParam};
+use crate::error::ApiError;
+use crate::service::{RequestMeta, Service};
+
+/// The routes of this domain, in the order the reference lists them.
+pub(super) fn routes() -> Vec<RouteDef> {
+    use Auth::Cookie;
+    vec![
+        RouteDef::get(
+            "/api/devices/vapid",
+            "vapidKey",
+            Cookie,
+            "The plane's VAPID public key (the Push API's `applicationServerKey`)",
+        )
+        .handle(vapid),
+        RouteDef::get("/api/devices", "listDevices", Cookie, "Your push devices").handle(devices),
+        RouteDef::post(
+            "/api/devices",
+            "addDevice",
+            Cookie,
+            "Register a browser's push subscription (the same endpoint again replaces its keys)",
+        )
+        .ok(201)
+        .errors(&["DEVICE_LIMIT"])
+        .handle(add_device),
+        RouteDef::delete(
+            "/api/devices/:id",
+            "deleteDevice",
+            Cookie,
+            "Remove a push device",
+        )
+        .errors(&["NOT_FOUND"])
+        .handle(delete_device),
+        RouteDef::get(
+            "/api/notifications",
+            "listNotifications",
+            Cookie,
+            "Your notifications, newest first (`unread`, `before` cursor, `limit`)",
+        )
+        .handle(list),
+        RouteDef::post(
+            "/api/notifications/:id/read",
+            "markNotificationRead",
+            Cookie,
+            "Mark one notification read",
+        )
+        .errors(&["NOT_FOUND"])
+        .handle(read_one),
+        RouteDef::post(
+            "/api/notifications/read-all",
+            "markAllNotificationsRead",
+            Cookie,
+            "Mark every notification read",
+        )
+        .handle(read_all),
+        RouteDef::get(
+            "/api/notifications/preferences",
+            "notificationPreferences",
+            Cookie,
+            "What you are notified about",
+        )
+        .handle(prefs),
+        RouteDef::put(
+            "/api/notifications/preferences",
+            "setNotificationPreferences",
+            Cookie,
+            "Choose what you are notified about",
+        )
+        .handle(set_prefs),
+    ]
+}
+
+type Res<T> = Result<T, ApiError>;
+
+async fn vapid(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<VapidKey>> {
+    svc.vapid_key(&meta).await.map(Json)
+}
+
+async fn devices(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Vec<Device>>> {
+    svc.devices(&meta).await.map(Json)
+}
+
+async fn add_device(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Json(b): Json<DeviceRequest>,
+) -> Res<Json<Device>> {
+    svc.add_device(&meta, b).await.map(Json)
+}
+
+async fn delete_device(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+) -> Res<NoContent> {
+    svc.delete_device(&meta, p.id.as_str()).await?;
+    Ok(NoContent)
+}
+
+async fn list(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Query(q): Query<NotificationsQuery>,
+) -> Res<Json<Vec<Notification>>> {
+    svc.notifications(&meta, q).await.map(Json)
+}
+
+async fn read_one(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Path(p): Path<IdParam>,
+    _: MaybeJson<Empty>,
+) -> Res<Json<MarkedRead>> {
+    svc.mark_read(&meta, Some(p.id.as_str())).await.map(Json)
+}
+
+async fn read_all(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    _: MaybeJson<Empty>,
+) -> Res<Json<MarkedRead>> {
+    svc.mark_read(&meta, None).await.map(Json)
+}
+
+async fn prefs(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<NotificationPrefs>> {
+    svc.notification_prefs(&meta).await.map(Json)
+}
+
+async fn set_prefs(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Json(b): Json<NotificationPrefs>,
+) -> Res<Json<NotificationPrefs>> {
+    svc.set_notification_prefs(&meta, b).await.map(Json)
+}

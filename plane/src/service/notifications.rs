@@ -1,0 +1,492 @@
+//! Devices, the notification inbox and Web Push delivery (the route shapes and the message are
+//! described in [`crate::api::notifications`]).
+//!
+//! Notifications come from the same places the live feed does: every change of a subshell row
+//! and of a node's liveness passes [`Service::notice_subshell`] or [`Service::notice_node`],
+//! which compare it with what they saw last (in memory; nothing is told about the state a row
+//! had when the plane started) and tell the *owner* — not administrators, not accounts a pane
+//! is shared with, never the `system` account of scripts — when a pane starts needing input,
+//! exits or crashes, or a node goes offline. The notification is stored first, then pushed to
+//! each of the owner's devices from a task of its own, so a slow push service delays nothing.
+//!
+//! Delivery: `POST` to the endpoint with `Content-Encoding: aes128gcm`, `TTL: 86400`, `Urgency`
+//! (`high` for needs-input), and `Authorization: vapid …`; 2xx is delivered, 404 or 410
+//! removes the device, anything else is kept as the device's `lastError`. Endpoints must be
+//! `https://` (a plane started with `TERMPLANE_PUSH_ALLOW_HTTP=1` also takes `http://`, for a
+//! push service on a private network or in tests).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use base64ct::{Base64UrlUnpadded, Encoding};
+use termplane_machines::jws::Es256Signer;
+
+use super::{RequestMeta, Service};
+use crate::api::notifications::{
+    Device, DeviceRequest, MarkedRead, Notification, NotificationKind, NotificationPrefs,
+    NotificationsQuery, VapidKey,
+};
+use crate::error::ApiError;
+use crate::secret;
+use crate::store::{DeviceRow, NotificationRow, Prefs};
+
+/// File of the VAPID key in the data directory (mode 0600, like the other key files).
+pub(crate) const VAPID_KEY_FILE: &str = "vapid.key";
+/// The largest push response body read.
+const RESPONSE_CAP: u64 = 16 * 1024;
+
+/// What the notifier last saw, and the VAPID key.
+#[derive(Default)]
+pub(super) struct Notifier {
+    subshells: Mutex<HashMap<String, (String, String)>>,
+    nodes: Mutex<HashMap<String, String>>,
+    vapid: OnceLock<Arc<Es256Signer>>,
+}
+
+fn device_view(d: &DeviceRow) -> Device {
+    let push_service = d
+        .endpoint
+        .split_once("://")
+        .map(|(s, rest)| format!("{s}://{}", rest.split(['/', '?', '#']).next().unwrap_or("")))
+        .unwrap_or_default();
+    Device {
+        id: d.id.clone(),
+        name: d.name.clone(),
+        push_service,
+        created_at: d.created_at,
+        last_sent_at: d.last_sent_at,
+        last_error: d.last_error.clone(),
+    }
+}
+
+fn notification_view(n: &NotificationRow) -> Notification {
+    Notification {
+        id: n.id.clone(),
+        kind: NotificationKind::from_stored(&n.kind),
+        subject_id: n.subject_id.clone(),
+        title: n.title.clone(),
+        body: n.body.clone(),
+        created_at: n.created_at,
+        read_at: n.read_at,
+    }
+}
+
+fn allowed(p: Prefs, kind: NotificationKind) -> bool {
+    match kind {
+        NotificationKind::NeedsInput => p.needs_input,
+        NotificationKind::Exited => p.exited,
+        NotificationKind::Crashed => p.crashed,
+        NotificationKind::NodeOffline => p.node_offline,
+    }
+}
+
+impl Service {
+    /// The plane's VAPID key: `<data dir>/vapid.key`, created on first use (a plane without a
+    /// data directory keeps one in memory).
+    fn vapid(&self) -> Result<Arc<Es256Signer>, ApiError> {
+        if let Some(k) = self.notifier.vapid.get() {
+            return Ok(k.clone());
+        }
+        let secret = match &self.settings.data_dir {
+            Some(dir) => crate::keys::load_or_create_file(&dir.join(VAPID_KEY_FILE), |b| {
+                Es256Signer::from_secret_bytes(b).is_ok()
+            })
+            .map_err(|e| {
+                tracing::error!(error = %e, "the VAPID key is unusable");
+                ApiError::internal()
+            })?,
+            None => {
+                let mut b = [0u8; 32];
+                loop {
+                    getrandom::fill(&mut b).map_err(|_| ApiError::internal())?;
+                    if Es256Signer::from_secret_bytes(&b).is_ok() {
+                        break b;
+                    }
+                }
+            }
+        };
+        let key = Es256Signer::from_secret_bytes(&secret).map_err(|_| ApiError::internal())?;
+        Ok(self.notifier.vapid.get_or_init(|| Arc::new(key)).clone())
+    }
+
+    async fn person(&self, meta: &RequestMeta) -> Result<String, ApiError> {
+        Ok(self.session(meta).await?.user().id.clone())
+    }
+
+    /// `GET /api/devices/vapid`.
+    pub async fn vapid_key(&self, meta: &RequestMeta) -> Result<VapidKey, ApiError> {
+        self.person(meta).await?;
+        Ok(VapidKey {
+            public_key: crate::push::vapid_public_key(&*self.vapid()?),
+        })
+    }
+
+    /// `GET /api/devices`.
+    pub async fn devices(&self, meta: &RequestMeta) -> Result<Vec<Device>, ApiError> {
+        let me = self.person(meta).await?;
+        Ok(self
+            .store
+            .devices_of(&me)
+            .await?
+            .iter()
+            .map(device_view)
+            .collect())
+    }
+
+    /// `POST /api/devices`: registers a subscription (the same endpoint again replaces its
+    /// keys).
+    pub async fn add_device(
+        &self,
+        meta: &RequestMeta,
+        req: DeviceRequest,
+    ) -> Result<Device, ApiError> {
+        let me = self.person(meta).await?;
+        let endpoint = req.endpoint.as_str();
+        let https = endpoint.starts_with("https://");
+        let http = self.settings.push_http && endpoint.starts_with("http://");
+        let host_ok = endpoint
+            .split_once("://")
+            .and_then(|(_, r)| r.split(['/', '?', '#']).next())
+            .is_some_and(|h| !h.is_empty() && !h.contains('@'));
+        if !(https || http) || !host_ok || endpoint.chars().any(char::is_whitespace) {
+            return Err(ApiError::validation(
+                "endpoint",
+                "must be the push service's https:// URL",
+            ));
+        }
+        let key = Base64UrlUnpadded::decode_vec(req.keys.p256dh.trim_end_matches('='))
+            .ok()
+            .filter(|k| k.len() == 65 && p256::PublicKey::from_sec1_bytes(k).is_ok())
+            .ok_or_else(|| {
+                ApiError::validation("keys.p256dh", "must be a P-256 point, base64url")
+            })?;
+        let auth = Base64UrlUnpadded::decode_vec(req.keys.auth.trim_end_matches('='))
+            .ok()
+            .filter(|a| a.len() == 16)
+            .ok_or_else(|| ApiError::validation("keys.auth", "must be 16 bytes, base64url"))?;
+        let row = DeviceRow {
+            id: secret::new_id()?,
+            user_id: me,
+            name: req.name.as_str().to_owned(),
+            endpoint: endpoint.to_owned(),
+            p256dh: Base64UrlUnpadded::encode_string(&key),
+            auth: Base64UrlUnpadded::encode_string(&auth),
+            created_at: self.now(),
+            last_sent_at: None,
+            last_error: None,
+        };
+        match self.store.put_device(&row).await? {
+            Some(d) => Ok(device_view(&d)),
+            None => Err(ApiError::new(
+                409,
+                "DEVICE_LIMIT",
+                format!(
+                    "an account registers at most {} devices; remove one first",
+                    crate::store::MAX_DEVICES_PER_ACCOUNT
+                ),
+            )),
+        }
+    }
+
+    /// `DELETE /api/devices/{id}`.
+    pub async fn delete_device(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
+        let me = self.person(meta).await?;
+        if self.store.delete_device(id, Some(&me), self.now()).await? {
+            Ok(())
+        } else {
+            Err(ApiError::not_found("device"))
+        }
+    }
+
+    /// `GET /api/notifications`.
+    pub async fn notifications(
+        &self,
+        meta: &RequestMeta,
+        q: NotificationsQuery,
+    ) -> Result<Vec<Notification>, ApiError> {
+        let me = self.person(meta).await?;
+        let limit = q.limit.unwrap_or(50);
+        if !(1..=200).contains(&limit) {
+            return Err(ApiError::validation("limit", "must be 1 to 200"));
+        }
+        Ok(self
+            .store
+            .notifications_of(&me, q.unread, q.before, i64::from(limit))
+            .await?
+            .iter()
+            .map(notification_view)
+            .collect())
+    }
+
+    /// `POST /api/notifications/{id}/read` (`id: None`: `…/read-all`).
+    pub async fn mark_read(
+        &self,
+        meta: &RequestMeta,
+        id: Option<&str>,
+    ) -> Result<MarkedRead, ApiError> {
+        let me = self.person(meta).await?;
+        if let Some(id) = id
+            && !self.store.has_notification(&me, id).await?
+        {
+            return Err(ApiError::not_found("notification"));
+        }
+        Ok(MarkedRead {
+            marked: self.store.mark_read(&me, id, self.now()).await?,
+        })
+    }
+
+    /// `GET /api/notifications/preferences`.
+    pub async fn notification_prefs(
+        &self,
+        meta: &RequestMeta,
+    ) -> Result<NotificationPrefs, ApiError> {
+        let me = self.person(meta).await?;
+        let p = self.store.prefs_of(&me).await?;
+        Ok(NotificationPrefs {
+            needs_input: p.needs_input,
+            exited: p.exited,
+            crashed: p.crashed,
+            node_offline: p.node_offline,
+        })
+    }
+
+    /// `PUT /api/notifications/preferences`.
+    pub async fn set_notification_prefs(
+        &self,
+        meta: &RequestMeta,
+        p: NotificationPrefs,
+    ) -> Result<NotificationPrefs, ApiError> {
+        let me = self.person(meta).await?;
+        self.store
+            .set_prefs(
+                &me,
+                Prefs {
+                    needs_input: p.needs_input,
+                    exited: p.exited,
+                    crashed: p.crashed,
+                    node_offline: p.node_offline,
+                },
+            )
+            .await?;
+        Ok(p)
+    }
+
+    /// Compares a subshell row with what was seen last and tells its owner what changed.
+    pub(super) async fn notice_subshell(&self, row: &crate::store::Subshell) {
+        let now = (row.state.clone(), row.attention.clone());
+        let before = self
+            .notifier
+            .subshells
+            .lock()
+            .ok()
+            .and_then(|mut m| m.insert(row.id.clone(), now.clone()));
+        let Some((state_was, attention_was)) = before else {
+            return;
+        };
+        let mut told = Vec::new();
+        if now.1 == "needs_input" && attention_was != "needs_input" {
+            told.push(NotificationKind::NeedsInput);
+        }
+        if now.0 != state_was {
+            match now.0.as_str() {
+                "exited" => told.push(NotificationKind::Exited),
+                "crashed" => told.push(NotificationKind::Crashed),
+                _ => {}
+            }
+        }
+        for kind in told {
+            let (title, body) = match kind {
+                NotificationKind::NeedsInput => (
+                    format!("{} needs input", row.name),
+                    format!("{} is waiting for you", row.harness_id),
+                ),
+                NotificationKind::Exited => (
+                    format!("{} exited", row.name),
+                    format!("{} finished (exit code 0)", row.harness_id),
+                ),
+                _ => (
+                    format!("{} crashed", row.name),
+                    match row.exit_code {
+                        Some(c) => format!("{} ended with exit code {c}", row.harness_id),
+                        None => format!("{}'s pane is gone", row.harness_id),
+                    },
+                ),
+            };
+            self.tell(
+                &row.owner_user_id,
+                kind,
+                &row.id,
+                title,
+                body,
+                format!("/subshells/{}", row.id),
+            )
+            .await;
+        }
+    }
+
+    /// Compares a node's liveness with what was seen last and tells its owner when it went
+    /// offline.
+    pub(super) async fn notice_node(&self, node: &crate::store::Node) {
+        if node.is_local {
+            return;
+        }
+        let before = self
+            .notifier
+            .nodes
+            .lock()
+            .ok()
+            .and_then(|mut m| m.insert(node.id.clone(), node.liveness.clone()));
+        if before.as_deref() == Some("online")
+            && node.liveness != "online"
+            && let Some(owner) = &node.owner_user_id
+        {
+            self.tell(
+                owner,
+                NotificationKind::NodeOffline,
+                &node.id,
+                format!("{} went offline", node.name),
+                "its link to the plane is down".to_owned(),
+                "/nodes".to_owned(),
+            )
+            .await;
+        }
+    }
+
+    /// Stores a notification for `user_id` (when its preferences allow) and pushes it to the
+    /// account's devices from a task of its own.
+    async fn tell(
+        &self,
+        user_id: &str,
+        kind: NotificationKind,
+        subject: &str,
+        title: String,
+        body: String,
+        url: String,
+    ) {
+        let person = match self.store.user_by_id(user_id).await {
+            Ok(Some(u)) => u.role != "service" && !u.disabled,
+            _ => false,
+        };
+        if !person {
+            return;
+        }
+        let prefs = self.store.prefs_of(user_id).await.unwrap_or_default();
+        if !allowed(prefs, kind) {
+            return;
+        }
+        let Ok(id) = secret::new_id() else {
+            return;
+        };
+        let row = NotificationRow {
+            id: id.clone(),
+            user_id: user_id.to_owned(),
+            kind: kind.as_str().to_owned(),
+            subject_id: subject.to_owned(),
+            title,
+            body,
+            created_at: self.now(),
+            read_at: None,
+        };
+        if let Err(e) = self.store.add_notification(&row).await {
+            tracing::warn!(error = %e, "a notification could not be stored");
+            return;
+        }
+        let message = serde_json::json!({
+            "id": row.id, "kind": row.kind, "subjectId": row.subject_id,
+            "title": row.title, "body": row.body, "url": url,
+        })
+        .to_string();
+        let Some(me) = self.me.upgrade() else {
+            return;
+        };
+        let user = user_id.to_owned();
+        let urgent = kind == NotificationKind::NeedsInput;
+        smol::spawn(async move { me.push_to_devices(&user, message, urgent).await }).detach();
+    }
+
+    async fn push_to_devices(self: Arc<Self>, user_id: &str, message: String, urgent: bool) {
+        let Ok(devices) = self.store.devices_of(user_id).await else {
+            return;
+        };
+        let Ok(vapid) = self.vapid() else {
+            return;
+        };
+        for d in devices {
+            let outcome = self.push_one(&vapid, &d, &message, urgent).await;
+            let now = self.now();
+            let stored = match outcome {
+                Ok(()) => self.store.device_delivery(&d.id, None, now).await,
+                Err(Gone) => self.store.delete_device(&d.id, None, now).await.map(|_| ()),
+                Err(Failed(why)) => self.store.device_delivery(&d.id, Some(&why), now).await,
+            };
+            if let Err(e) = stored {
+                tracing::debug!(error = %e, "a push outcome was not stored");
+            }
+        }
+    }
+
+    async fn push_one(
+        &self,
+        vapid: &Arc<Es256Signer>,
+        d: &DeviceRow,
+        message: &str,
+        urgent: bool,
+    ) -> Result<(), Delivery> {
+        use Delivery::{Failed, Gone};
+        let ua = Base64UrlUnpadded::decode_vec(&d.p256dh).map_err(|_| Gone)?;
+        let auth = Base64UrlUnpadded::decode_vec(&d.auth).map_err(|_| Gone)?;
+        let mut eph = [0u8; 32];
+        let mut salt = [0u8; 16];
+        let body = loop {
+            getrandom::fill(&mut eph).map_err(|_| Failed("no randomness".into()))?;
+            getrandom::fill(&mut salt).map_err(|_| Failed("no randomness".into()))?;
+            match crate::push::encrypt(&ua, &auth, message.as_bytes(), &eph, &salt) {
+                Ok(b) => break b,
+                Err(crate::push::PushError::BadKey) => {}
+                Err(crate::push::PushError::BadSubscription) => return Err(Gone),
+                Err(crate::push::PushError::TooLong) => {
+                    return Err(Failed("the message is too long".into()));
+                }
+            }
+        };
+        let authorization = crate::push::vapid_authorization(
+            vapid,
+            &d.endpoint,
+            &self.settings.base_url,
+            self.now() / 1000,
+        );
+        let endpoint = d.endpoint.clone();
+        let r = smol::unblock(move || {
+            termplane_runtime_smol::http::request_headers(
+                "POST",
+                &endpoint,
+                &[
+                    ("Authorization", authorization.as_str()),
+                    ("Content-Encoding", "aes128gcm"),
+                    ("TTL", "86400"),
+                    ("Urgency", if urgent { "high" } else { "normal" }),
+                ],
+                Some("application/octet-stream"),
+                &body,
+                RESPONSE_CAP,
+            )
+        })
+        .await;
+        match r {
+            Ok(resp) if (200..300).contains(&resp.status) => Ok(()),
+            Ok(resp) if resp.status == 404 || resp.status == 410 => Err(Gone),
+            Ok(resp) => Err(Failed(format!("the push service answered {}", resp.status))),
+            Err(e) => Err(Failed(e)),
+        }
+    }
+}
+
+/// Why a push was not delivered.
+enum Delivery {
+    /// The push service forgot the subscription (404/410), or it cannot be used.
+    Gone,
+    /// Anything else (kept as the device's `lastError`).
+    Failed(String),
+}
+
+use Delivery::{Failed, Gone};

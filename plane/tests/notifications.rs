@@ -1,0 +1,456 @@
+//! Notifications through the real server, delivered by Web Push to a push service written here
+//! (a loopback HTTP listener): a real pane on the local node's tmux says it needs input, the
+//! push arrives, carries a VAPID header that verifies with the plane's key, and decrypts with
+//! the subscription's keys (RFC 8291, receiver side written here from the RFC); a gone endpoint
+//! removes its device; preferences and the inbox; bad subscriptions are refused.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use aes_gcm::aead::Aead;
+use aes_gcm::{Aes128Gcm, KeyInit};
+use base64ct::{Base64UrlUnpadded, Encoding};
+use common::*;
+use p256::ecdsa::signature::Verifier;
+use p256::elliptic_curve::sec1::ToSec1Point;
+use serde_json::{Value, json};
+
+/// One push as the push service received it.
+struct Push {
+    path: String,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Push {
+    fn header(&self, name: &str) -> &str {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map_or("", |(_, v)| v.as_str())
+    }
+}
+
+/// A push service on loopback: `/gone…` answers 410, anything else 201.
+fn push_service() -> (String, mpsc::Receiver<Push>) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", l.local_addr().unwrap());
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for s in l.incoming() {
+            let Ok(mut s) = s else { continue };
+            s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+            let mut r = BufReader::new(s.try_clone().unwrap());
+            let mut line = String::new();
+            if r.read_line(&mut line).is_err() {
+                continue;
+            }
+            let path = line.split(' ').nth(1).unwrap_or("").to_owned();
+            let mut headers = Vec::new();
+            loop {
+                let mut h = String::new();
+                r.read_line(&mut h).unwrap();
+                let h = h.trim_end();
+                if h.is_empty() {
+                    break;
+                }
+                let (k, v) = h.split_once(':').unwrap();
+                headers.push((k.trim().to_owned(), v.trim().to_owned()));
+            }
+            let len: usize = headers
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+                .map_or(0, |(_, v)| v.parse().unwrap());
+            let mut body = vec![0; len];
+            r.read_exact(&mut body).unwrap();
+            let status = if path.starts_with("/gone") {
+                "410 Gone"
+            } else {
+                "201 Created"
+            };
+            let _ = write!(
+                s,
+                "HTTP/1.1 {status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            );
+            let _ = tx.send(Push {
+                path,
+                headers,
+                body,
+            });
+        }
+    });
+    (base, rx)
+}
+
+/// A browser's subscription keys.
+struct Subscription {
+    secret: p256::SecretKey,
+    auth: [u8; 16],
+}
+
+impl Subscription {
+    fn new(seed: u8) -> Self {
+        Self {
+            secret: p256::SecretKey::from_slice(&[seed; 32]).unwrap(),
+            auth: [seed.wrapping_add(1); 16],
+        }
+    }
+
+    fn public(&self) -> Vec<u8> {
+        self.secret
+            .public_key()
+            .to_sec1_point(false)
+            .as_bytes()
+            .to_vec()
+    }
+
+    fn json(&self, endpoint: &str, name: &str) -> Value {
+        json!({
+            "name": name,
+            "endpoint": endpoint,
+            "keys": {
+                "p256dh": Base64UrlUnpadded::encode_string(&self.public()),
+                "auth": Base64UrlUnpadded::encode_string(&self.auth),
+            },
+            "expirationTime": null
+        })
+    }
+
+    /// RFC 8291 as a user agent applies it.
+    fn decrypt(&self, body: &[u8]) -> Vec<u8> {
+        let salt = &body[..16];
+        let rs = u32::from_be_bytes(body[16..20].try_into().unwrap());
+        assert_eq!(rs, 4096);
+        assert_eq!(body[20], 65);
+        let as_public = &body[21..86];
+        let sender = p256::PublicKey::from_sec1_bytes(as_public).unwrap();
+        let shared =
+            p256::ecdh::diffie_hellman(self.secret.to_nonzero_scalar(), sender.as_affine());
+        let ua_public = self.public();
+        let mut ikm = [0u8; 32];
+        hkdf::Hkdf::<sha2::Sha256>::new(Some(&self.auth), shared.raw_secret_bytes().as_slice())
+            .expand_multi_info(&[b"WebPush: info\0", &ua_public, as_public], &mut ikm)
+            .unwrap();
+        let prk = hkdf::Hkdf::<sha2::Sha256>::new(Some(salt), &ikm);
+        let mut cek = [0u8; 16];
+        prk.expand(b"Content-Encoding: aes128gcm\0", &mut cek)
+            .unwrap();
+        let mut nonce = [0u8; 12];
+        prk.expand(b"Content-Encoding: nonce\0", &mut nonce)
+            .unwrap();
+        let mut plain = Aes128Gcm::new_from_slice(&cek)
+            .unwrap()
+            .decrypt(&nonce.into(), &body[86..])
+            .expect("the push decrypts with the subscription's keys");
+        assert_eq!(plain.pop(), Some(2), "a last-record delimiter");
+        plain
+    }
+}
+
+fn send(p: &Plane, cookie: &str, method: &str, path: &str, body: Option<Value>) -> Resp {
+    let mut r = p
+        .req()
+        .method(method)
+        .path(path)
+        .header("Origin", &p.origin())
+        .header("Cookie", cookie);
+    if let Some(b) = body {
+        r = r.json(b);
+    }
+    r.send()
+}
+
+fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let until = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(Instant::now() < until, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_pane_that_needs_input_pushes_an_encrypted_signed_message_to_its_owners_devices() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let node = common::local::attach(&p);
+    let (push_base, pushes) = push_service();
+    let sub = Subscription::new(5);
+    let r = send(
+        &p,
+        &admin,
+        "POST",
+        "/api/devices",
+        Some(sub.json(&format!("{push_base}/push/laptop"), "laptop")),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    assert_eq!(r.json()["pushService"], push_base.as_str());
+    let gone = Subscription::new(9);
+    let r = send(
+        &p,
+        &admin,
+        "POST",
+        "/api/devices",
+        Some(gone.json(&format!("{push_base}/gone/old-phone"), "old phone")),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let vapid = send(&p, &admin, "GET", "/api/devices/vapid", None).json()["publicKey"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    // The administrator's own pane (a person's, so its owner is told).
+    let r = send(
+        &p,
+        &admin,
+        "POST",
+        "/api/subshells",
+        Some(
+            json!({ "nodeId": node.node_id, "harnessId": "shell", "cwd": node.work.to_string_lossy(), "name": "agent-1" }),
+        ),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let id = r.json()["id"].as_str().unwrap().to_owned();
+    let r = send(
+        &p,
+        &admin,
+        "POST",
+        &format!("/api/subshells/{id}/input"),
+        Some(json!({ "text": "echo tok=$TERMPLANE_TOKEN.", "keys": ["enter"] })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let pane = wait_for("the pane's token", || {
+        let s = send(
+            &p,
+            &admin,
+            "GET",
+            &format!("/api/subshells/{id}/screen?lines=50"),
+            None,
+        )
+        .json()["text"]
+            .as_str()?
+            .to_owned();
+        s.split("tok=")
+            .filter_map(|x| x.split('.').next())
+            .find(|t| t.starts_with("tp_"))
+            .map(str::to_owned)
+    });
+    let attention = |what: &str| {
+        let r = p
+            .req()
+            .method("POST")
+            .path(&format!("/api/subshells/{id}/attention"))
+            .bearer(&pane)
+            .json(json!({ "attention": what }))
+            .send();
+        assert_eq!(r.status, 200, "{}", r.text());
+    };
+    attention("needs_input");
+
+    let mut got = Vec::new();
+    while got.len() < 2 {
+        got.push(
+            pushes
+                .recv_timeout(Duration::from_secs(20))
+                .expect("a push"),
+        );
+    }
+    let push = got.iter().find(|p| p.path == "/push/laptop").unwrap();
+    assert_eq!(push.header("content-encoding"), "aes128gcm");
+    assert_eq!(push.header("ttl"), "86400");
+    assert_eq!(push.header("urgency"), "high");
+    let auth = push.header("authorization");
+    let (t, k) = auth
+        .strip_prefix("vapid t=")
+        .unwrap()
+        .split_once(", k=")
+        .unwrap();
+    assert_eq!(k, vapid);
+    let parts: Vec<&str> = t.split('.').collect();
+    let claims: Value =
+        serde_json::from_slice(&Base64UrlUnpadded::decode_vec(parts[1]).unwrap()).unwrap();
+    assert_eq!(claims["aud"], push_base.as_str());
+    let key =
+        p256::ecdsa::VerifyingKey::from_sec1_bytes(&Base64UrlUnpadded::decode_vec(k).unwrap())
+            .unwrap();
+    let sig = p256::ecdsa::Signature::from_slice(&Base64UrlUnpadded::decode_vec(parts[2]).unwrap())
+        .unwrap();
+    key.verify(format!("{}.{}", parts[0], parts[1]).as_bytes(), &sig)
+        .expect("the VAPID token verifies with the plane's key");
+    let message: Value = serde_json::from_slice(&sub.decrypt(&push.body)).unwrap();
+    assert_eq!(message["kind"], "needs_input");
+    assert_eq!(message["subjectId"], id.as_str());
+    assert_eq!(message["title"], "agent-1 needs input");
+    assert_eq!(message["url"], format!("/subshells/{id}"));
+
+    // The gone endpoint's device was removed; the other one recorded its delivery.
+    let devices = wait_for("the gone device to be removed", || {
+        let d = send(&p, &admin, "GET", "/api/devices", None).json();
+        (d.as_array().unwrap().len() == 1).then_some(d)
+    });
+    assert_eq!(devices[0]["name"], "laptop");
+    assert!(devices[0]["lastSentAt"].is_i64(), "{devices}");
+
+    // The inbox.
+    let inbox = send(&p, &admin, "GET", "/api/notifications?unread=true", None).json();
+    assert_eq!(inbox.as_array().unwrap().len(), 1, "{inbox}");
+    assert_eq!(inbox[0]["kind"], "needs_input");
+    let nid = inbox[0]["id"].as_str().unwrap();
+    let r = send(
+        &p,
+        &admin,
+        "POST",
+        &format!("/api/notifications/{nid}/read"),
+        Some(json!({})),
+    );
+    assert_eq!(r.json()["marked"], 1);
+    assert_eq!(
+        send(&p, &admin, "GET", "/api/notifications?unread=true", None).json(),
+        json!([])
+    );
+
+    // Switched off: a second needs-input tells nobody; the pane's exit still does.
+    let r = send(
+        &p,
+        &admin,
+        "PUT",
+        "/api/notifications/preferences",
+        Some(json!({"needsInput": false, "exited": true, "crashed": true, "nodeOffline": true})),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    attention("none");
+    attention("needs_input");
+    send(
+        &p,
+        &admin,
+        "POST",
+        &format!("/api/subshells/{id}/input"),
+        Some(json!({ "text": "exit 0", "keys": ["enter"] })),
+    );
+    // The test's local node has no exit checks of its own: run them here, as the plane's
+    // local node does every tick, and hand the exit to the plane.
+    let exit = wait_for("the pane's exit", || {
+        node.exec.exit_tick().into_iter().next()
+    });
+    assert_eq!(exit.exit_code, Some(0));
+    let svc = p.svc.clone();
+    smol::block_on(svc.apply_node_event(
+        &node.node_id,
+        termplane::local::LOCAL_CONN,
+        &termplane_proto::Event::Exit(exit),
+    ));
+    let next = pushes
+        .recv_timeout(Duration::from_secs(20))
+        .unwrap_or_else(|_| {
+            let row = send(&p, &admin, "GET", &format!("/api/subshells/{id}"), None).text();
+            let inbox = send(&p, &admin, "GET", "/api/notifications", None).text();
+            panic!("no push after the exit; the row: {row}; the inbox: {inbox}")
+        });
+    let message: Value = serde_json::from_slice(&sub.decrypt(&next.body)).unwrap();
+    assert_eq!(message["kind"], "exited", "{message}");
+    assert_eq!(next.header("urgency"), "normal");
+    let all = send(&p, &admin, "GET", "/api/notifications", None).json();
+    let kinds: Vec<&str> = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["exited", "needs_input"]);
+    let r = send(
+        &p,
+        &admin,
+        "POST",
+        "/api/notifications/read-all",
+        Some(json!({})),
+    );
+    assert_eq!(r.json()["marked"], 1);
+}
+
+#[test]
+fn bad_subscriptions_are_refused_and_devices_are_their_owners_alone() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let sub = Subscription::new(3);
+    let good = sub.json("https://push.example/send/1", "phone");
+    let mut cases = Vec::new();
+    for (field, value) in [
+        ("endpoint", json!("ftp://push.example/x")),
+        ("endpoint", json!("https://")),
+        ("endpoint", json!("https://user@push.example/x")),
+        ("endpoint", json!("https://push.example/a b")),
+    ] {
+        let mut b = good.clone();
+        b[field] = value;
+        cases.push(b);
+    }
+    let mut off_curve = sub.public();
+    off_curve[64] ^= 1;
+    let mut b = good.clone();
+    b["keys"]["p256dh"] = json!(Base64UrlUnpadded::encode_string(&off_curve));
+    cases.push(b);
+    let mut b = good.clone();
+    b["keys"]["auth"] = json!(Base64UrlUnpadded::encode_string(&[1u8; 15]));
+    cases.push(b);
+    let mut b = good.clone();
+    b["extra"] = json!(1);
+    cases.push(b);
+    for bad in cases {
+        let r = send(&p, &admin, "POST", "/api/devices", Some(bad.clone()));
+        assert_eq!(r.error(400), "INPUT_VALIDATION_ERROR", "{bad}");
+    }
+    assert_eq!(
+        send(&p, &admin, "GET", "/api/devices", None).json(),
+        json!([])
+    );
+
+    // Ten devices, then a refusal; the same endpoint again is an update, not an eleventh.
+    for i in 0..10 {
+        let r = send(
+            &p,
+            &admin,
+            "POST",
+            "/api/devices",
+            Some(sub.json(&format!("https://push.example/send/{i}"), "d")),
+        );
+        assert_eq!(r.status, 201, "{}", r.text());
+    }
+    let r = send(
+        &p,
+        &admin,
+        "POST",
+        "/api/devices",
+        Some(sub.json("https://push.example/send/10", "d")),
+    );
+    assert_eq!(r.error(409), "DEVICE_LIMIT");
+    let r = send(
+        &p,
+        &admin,
+        "POST",
+        "/api/devices",
+        Some(sub.json("https://push.example/send/3", "renamed")),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let list = send(&p, &admin, "GET", "/api/devices", None).json();
+    assert_eq!(list.as_array().unwrap().len(), 10);
+
+    // Another account sees none of them and cannot remove one.
+    p.create_user(&admin, "w@example.test", "user");
+    let w = p.sign_in("w@example.test", PASSWORD);
+    assert_eq!(send(&p, &w, "GET", "/api/devices", None).json(), json!([]));
+    let some = list[0]["id"].as_str().unwrap();
+    send(&p, &w, "DELETE", &format!("/api/devices/{some}"), None).error(404);
+    let r = send(&p, &admin, "DELETE", &format!("/api/devices/{some}"), None);
+    assert_eq!(r.status, 204);
+    // A bearer credential is refused.
+    let (_, key) = p.system_key(&admin);
+    p.get("/api/devices").bearer(&key).send().error(403);
+    p.get("/api/notifications").bearer(&key).send().error(403);
+}
