@@ -50,6 +50,7 @@
 //! | 404 | `PASSKEY_CEREMONY_INVALID` | a passkey ceremony that is unknown, expired (5 minutes), already finished or another account's |
 //! | 400 | `PASSKEY_REJECTED` | the browser's passkey answer did not verify (`metadata.reason`) |
 //! | 409 | `PASSKEY_EXISTS` | that authenticator's passkey is already registered |
+//! | 409 | `NETWORK_BIND_FAILED` | a network plugin whose address the plane cannot listen on (`metadata.reason`) |
 //! | 409 | `DEVICE_LIMIT` | an account registers at most 10 push devices |
 //! | 409 | `PASSKEY_LIMIT` | an account holds at most 20 passkeys |
 //! | 409 | `PASSKEYS_UNAVAILABLE` | the plane is addressed by an IP address (`APP_BASE_URL`); a passkey needs a host name |
@@ -293,6 +294,11 @@ pub const CODES: &[(u16, &str, &str)] = &[
         409,
         "PASSKEY_EXISTS",
         "that authenticator's passkey is already registered",
+    ),
+    (
+        409,
+        "NETWORK_BIND_FAILED",
+        "a network plugin whose address the plane cannot listen on (`metadata.reason`)",
     ),
     (
         409,

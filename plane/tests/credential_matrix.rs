@@ -61,7 +61,11 @@ fn family_rule(method: &str, path: &str) -> Option<&'static [&'static str]> {
     const SIGNED_IN: &[&str] = &["any", "user", "subshells", "cookie", "cookie-admin"];
     const ANYONE: &[&str] = &["none", "any", "user", "subshells", "cookie", "cookie-admin"];
     Some(
-        if under("/api/system-keys") || under("/api/audit") || under("/api/admin") {
+        if under("/api/system-keys")
+            || under("/api/audit")
+            || under("/api/admin")
+            || under("/api/network")
+        {
             ADMIN
         } else if under("/api/settings") || under("/api/users") || under("/api/plugins") {
             if write { ADMIN } else { ANYONE }

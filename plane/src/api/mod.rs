@@ -31,6 +31,7 @@ pub mod catalog;
 pub mod credentials;
 pub mod enrollment;
 pub mod files;
+pub mod network;
 pub mod nodes;
 pub mod notifications;
 pub mod passkeys;

@@ -480,6 +480,47 @@ async fn accept_loop(
     }
 }
 
+/// Network plugins' listeners: each serves the same application on its own accept loop (its own
+/// connection caps) on the server's executor, until stopped or the server stops.
+struct ExtraListeners {
+    ex: Arc<smol::Executor<'static>>,
+    app: Arc<AppRef>,
+    in_flight: Arc<AtomicUsize>,
+    opts: HttpOptions,
+}
+
+impl crate::service::network::ListenerHost for ExtraListeners {
+    fn start(
+        &self,
+        addr: SocketAddr,
+    ) -> Result<(SocketAddr, crate::service::network::StopListener), String> {
+        let std_listener = std::net::TcpListener::bind(addr).map_err(|e| e.to_string())?;
+        let bound = std_listener.local_addr().map_err(|e| e.to_string())?;
+        let listener = smol::net::TcpListener::try_from(std_listener).map_err(|e| e.to_string())?;
+        let (stop_tx, stop_rx) = smol::channel::bounded::<()>(1);
+        let (ex, app, in_flight, opts) = (
+            self.ex.clone(),
+            self.app.clone(),
+            self.in_flight.clone(),
+            self.opts.clone(),
+        );
+        self.ex
+            .spawn(async move {
+                accept_loop(&listener, &ex, &app, &in_flight, &opts)
+                    .or(async {
+                        let _ = stop_rx.recv().await;
+                    })
+                    .await;
+                tracing::info!(address = %bound, "network plugin stopped listening");
+            })
+            .detach();
+        let stop = crate::service::network::StopListener(Box::new(move || {
+            stop_tx.close();
+        }));
+        Ok((bound, stop))
+    }
+}
+
 /// Serves `svc` on `listener` until `shutdown` completes, then stops accepting, closes the node
 /// links, waits up to `opts.drain_timeout` for requests in flight and drops the remaining
 /// connections.
@@ -490,11 +531,23 @@ pub async fn serve(
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
     let svc_links = svc.clone();
-    let app = Arc::new(AppRef(app(svc, &opts)));
+    let app = Arc::new(AppRef(app(svc.clone(), &opts)));
     let ex: Arc<smol::Executor<'static>> = Arc::new(smol::Executor::new());
     let in_flight = Arc::new(AtomicUsize::new(0));
-    ex.run(accept_loop(&listener, &ex, &app, &in_flight, &opts).or(shutdown))
-        .await;
+    let host = Arc::new(ExtraListeners {
+        ex: ex.clone(),
+        app: app.clone(),
+        in_flight: in_flight.clone(),
+        opts: opts.clone(),
+    });
+    ex.run(
+        async {
+            svc.attach_listener_host(host).await;
+            accept_loop(&listener, &ex, &app, &in_flight, &opts).await;
+        }
+        .or(shutdown),
+    )
+    .await;
     drop(listener);
     let links = svc_links.links();
     links.begin_shutdown();

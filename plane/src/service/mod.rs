@@ -26,6 +26,7 @@ mod enrollment;
 mod files;
 mod guard;
 pub mod lifecycle;
+pub mod network;
 mod nodes;
 mod notifications;
 mod passkeys;
@@ -288,6 +289,8 @@ pub struct Service {
     files: files::Files,
     /// What notifications last saw, and the VAPID key.
     notifier: notifications::Notifier,
+    /// Network plugins: extra listen addresses.
+    network: network::Network,
     /// When each subshell's current pane started, on its node's clock (from the launch answer).
     incarnations: std::sync::Mutex<std::collections::HashMap<String, String>>,
     /// Exits that arrived while their subshell's launch was on its way (node id, event).
@@ -416,6 +419,7 @@ impl Service {
             started_at,
             files: files::Files::default(),
             notifier: notifications::Notifier::default(),
+            network: network::Network::default(),
             incarnations: std::sync::Mutex::default(),
             parked_exits: std::sync::Mutex::default(),
         }))
@@ -443,7 +447,8 @@ impl Service {
     }
 
     /// Every origin a browser may send state-changing requests from: the configured ones
-    /// ([`Settings::trusted_origins`]) and the ones administrators added.
+    /// ([`Settings::trusted_origins`]), the ones administrators added, and those of the
+    /// running network plugins.
     #[must_use]
     pub fn trusted_origins(&self) -> Vec<String> {
         let mut all = self.settings.trusted_origins();
@@ -451,9 +456,9 @@ impl Service {
             .added_origins
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        for o in added.iter() {
-            if !all.contains(o) {
-                all.push(o.clone());
+        for o in added.iter().cloned().chain(self.network.origins()) {
+            if !all.contains(&o) {
+                all.push(o);
             }
         }
         all

@@ -14,6 +14,7 @@ mod catalog;
 mod credentials;
 mod enrollment;
 mod files;
+mod network;
 mod nodes;
 mod notifications;
 mod passkeys;
@@ -26,6 +27,7 @@ pub use catalog::{Detected, NodeFacts, Preset, Workspace};
 pub use credentials::{SetupKey, SystemKey};
 pub use enrollment::{Consume, NewNode};
 pub use files::FileRow;
+pub use network::ListenerRow;
 pub use nodes::{Node, ReportedIdentity};
 pub use notifications::{
     DeviceRow, KEPT_NOTIFICATIONS, MAX_DEVICES_PER_ACCOUNT, NotificationRow, Prefs,

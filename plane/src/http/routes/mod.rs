@@ -23,6 +23,7 @@ mod audit;
 mod catalog;
 mod credentials;
 mod files;
+mod network;
 mod nodes;
 mod notifications;
 mod passkeys;
@@ -256,6 +257,7 @@ pub(crate) fn routes() -> Vec<RouteDef> {
     all.extend(uploads::routes());
     all.extend(files::routes());
     all.extend(notifications::routes());
+    all.extend(network::routes());
     all.extend(audit::routes());
     all
 }

@@ -1,0 +1,61 @@
+//! Routes of network plugins (see [`crate::api::network`]); an administrator's session only.
+
+use std::sync::Arc;
+
+use super::super::handler::{Json, NoContent, Path};
+use super::{Auth, RouteDef};
+use crate::api::IdParam;
+use crate::api::network::{Listener, ListenerRequest};
+use crate::error::ApiError;
+use crate::service::{RequestMeta, Service};
+
+/// The routes of this domain, in the order the reference lists them.
+pub(super) fn routes() -> Vec<RouteDef> {
+    use Auth::CookieAdmin;
+    vec![
+        RouteDef::get(
+            "/api/network",
+            "listNetworkPlugins",
+            CookieAdmin,
+            "The extra addresses the plane listens on, and whether each listens",
+        )
+        .handle(list),
+        RouteDef::post(
+            "/api/network",
+            "addNetworkPlugin",
+            CookieAdmin,
+            "Listen on one more address now (and at every start); its origin is trusted while \
+             it listens",
+        )
+        .ok(201)
+        .errors(&["NETWORK_BIND_FAILED"])
+        .handle(add),
+        RouteDef::delete(
+            "/api/network/:id",
+            "deleteNetworkPlugin",
+            CookieAdmin,
+            "Stop listening on an extra address and forget it",
+        )
+        .errors(&["NOT_FOUND"])
+        .handle(delete),
+    ]
+}
+
+type Res<T> = Result<T, ApiError>;
+
+async fn list(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Vec<Listener>>> {
+    svc.listeners(&meta).await.map(Json)
+}
+
+async fn add(
+    svc: Arc<Service>,
+    meta: RequestMeta,
+    Json(b): Json<ListenerRequest>,
+) -> Res<Json<Listener>> {
+    svc.add_listener(&meta, b).await.map(Json)
+}
+
+async fn delete(svc: Arc<Service>, meta: RequestMeta, Path(p): Path<IdParam>) -> Res<NoContent> {
+    svc.delete_listener(&meta, p.id.as_str()).await?;
+    Ok(NoContent)
+}
