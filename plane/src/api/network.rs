@@ -17,6 +17,9 @@ pub struct ListenerRequest {
     /// A name ("tailnet", "lan").
     pub name: Text<1, 64>,
     /// `ip:port` to listen on (port 0 picks a free one); an IPv6 address in brackets.
+    #[schemars(regex(
+        pattern = r"^([0-9]{1,3}(\.[0-9]{1,3}){3}|\[[0-9A-Fa-f:.]{2,45}\]):[0-9]{1,5}$"
+    ))]
     pub address: Text<3, 64>,
     /// The origin browsers use to reach it (a host name on the overlay network, say); by
     /// default `http://<address>`.

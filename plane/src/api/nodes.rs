@@ -59,6 +59,9 @@ pub struct Node {
     pub allowed_dirs: Vec<String>,
     /// The plane host's own row (it runs no node daemon).
     pub is_local: bool,
+    /// Whether scripts (system keys) may launch subshells on it (`PUT
+    /// /api/nodes/{id}/system-access`; the local node is always open to them).
+    pub system_access: bool,
     /// Creation time (ms).
     pub created_at: i64,
     /// Last change (ms).

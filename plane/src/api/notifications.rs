@@ -24,6 +24,7 @@ pub struct DeviceRequest {
     /// A name to tell it from the account's other devices.
     pub name: Text<1, 64>,
     /// The push service's URL for this subscription (`https://`).
+    #[schemars(regex(pattern = r"^https?://[^\s/?#@]+(/[^\s]*)?$"))]
     pub endpoint: Text<1, 2048>,
     /// The subscription's keys.
     pub keys: DeviceKeys,
@@ -36,11 +37,11 @@ pub struct DeviceRequest {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DeviceKeys {
-    /// The P-256 public key (an uncompressed point, 65 bytes).
-    #[schemars(length(min = 86, max = 88))]
+    /// The P-256 public key (an uncompressed point, 65 bytes, base64url).
+    #[schemars(regex(pattern = r"^B[A-Za-z0-9_-]{86}=?$"))]
     pub p256dh: String,
-    /// The 16-byte authentication secret.
-    #[schemars(length(min = 22, max = 24))]
+    /// The 16-byte authentication secret (base64url).
+    #[schemars(regex(pattern = r"^[A-Za-z0-9_-]{21}[AQgw](==)?$"))]
     pub auth: String,
 }
 
