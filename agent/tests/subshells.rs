@@ -405,6 +405,18 @@ fn a_system_key_launches_on_a_node_only_once_an_admin_grants_it_and_types_into_i
             .any(|n| n["nodeId"] == w.node_id.as_str())
     };
     assert!(!seen(&w));
+    let access = |w: &World| {
+        call(
+            w,
+            &w.cookie,
+            "GET",
+            &format!("/api/nodes/{}", w.node_id),
+            None,
+        )
+        .json()["systemAccess"]
+            .clone()
+    };
+    assert_eq!(access(&w), json!(false));
     // Only a person can grant it: the key itself is refused.
     let grant = format!("/api/nodes/{}/system-access", w.node_id);
     let r = bearer(&w, &key, "PUT", &grant, Some(&json!({ "allowed": true })));
@@ -418,6 +430,7 @@ fn a_system_key_launches_on_a_node_only_once_an_admin_grants_it_and_types_into_i
     );
     assert_eq!(r.status, 200, "{}", r.text());
     assert!(seen(&w));
+    assert_eq!(access(&w), json!(true), "the node's row says so");
 
     let r = bearer(&w, &key, "POST", "/api/subshells", Some(&body));
     assert_eq!(r.status, 201, "{}", r.text());
