@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use termplane::secret;
 use termplane::store::{
-    AddPasskey, AuditFilter, Backend, Consume, NewNode, PasskeyRow, SetupKey, Store,
+    AddPasskey, AuditFilter, Backend, Consume, DeviceRow, FileRow, ListenerRow, NewNode,
+    NotificationRow, PasskeyRow, Prefs, SetupKey, Store,
 };
 
 const NOW: i64 = 1_800_000_000_000;
@@ -347,6 +348,172 @@ async fn exercise(url: &str) {
             .unwrap()
     );
     assert_eq!(store.passkeys_of(&admin.id).await.unwrap().len(), 19);
+
+    // Kept files: rows only for complete files, one owner, bytes per account, blob references.
+    let file = |n: i64, sha: &str| FileRow {
+        id: secret::new_id().unwrap(),
+        owner_user_id: admin.id.clone(),
+        name: format!("f{n}"),
+        size: 100 * n,
+        sha256: sha.to_owned(),
+        created_at: NOW + n,
+    };
+    let blob = format!("{tag:0>64}");
+    let (f1, f2) = (file(1, &blob), file(2, &blob));
+    store.add_file(&f1).await.unwrap();
+    store.add_file(&f2).await.unwrap();
+    assert_eq!(store.file_bytes_of(&admin.id).await.unwrap(), 300);
+    assert_eq!(
+        store.files_of(&admin.id).await.unwrap()[0].id,
+        f2.id,
+        "newest first"
+    );
+    assert!(
+        !store
+            .delete_file(&f1.id, "someone-else", NOW)
+            .await
+            .unwrap()
+    );
+    assert!(store.delete_file(&f1.id, &admin.id, NOW).await.unwrap());
+    assert!(store.blob_in_use(&blob).await.unwrap());
+    assert!(store.delete_file(&f2.id, &admin.id, NOW).await.unwrap());
+    assert!(!store.blob_in_use(&blob).await.unwrap());
+    assert_eq!(store.file_bytes_of(&admin.id).await.unwrap(), 0);
+
+    // Push devices (one row per endpoint and account, at most ten), notifications, preferences.
+    let device = |endpoint: &str| DeviceRow {
+        id: secret::new_id().unwrap(),
+        user_id: admin.id.clone(),
+        name: "d".into(),
+        endpoint: endpoint.to_owned(),
+        p256dh: "k".into(),
+        auth: "a".into(),
+        created_at: NOW,
+        last_sent_at: None,
+        last_error: None,
+    };
+    let first_device = store
+        .put_device(&device("https://push.example/1"))
+        .await
+        .unwrap()
+        .unwrap();
+    let replaced = store
+        .put_device(&DeviceRow {
+            p256dh: "k2".into(),
+            ..device("https://push.example/1")
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (replaced.id.as_str(), replaced.p256dh.as_str()),
+        (first_device.id.as_str(), "k2")
+    );
+    for i in 2..=10 {
+        assert!(
+            store
+                .put_device(&device(&format!("https://push.example/{i}")))
+                .await
+                .unwrap()
+                .is_some()
+        );
+    }
+    assert!(
+        store
+            .put_device(&device("https://push.example/11"))
+            .await
+            .unwrap()
+            .is_none(),
+        "at most ten"
+    );
+    store
+        .device_delivery(&first_device.id, Some("503"), NOW)
+        .await
+        .unwrap();
+    assert!(
+        store
+            .delete_device(&first_device.id, None, NOW)
+            .await
+            .unwrap()
+    );
+    assert_eq!(store.devices_of(&admin.id).await.unwrap().len(), 9);
+    assert_eq!(store.prefs_of(&admin.id).await.unwrap(), Prefs::default());
+    let quiet = Prefs {
+        needs_input: false,
+        ..Prefs::default()
+    };
+    store.set_prefs(&admin.id, quiet).await.unwrap();
+    store.set_prefs(&admin.id, quiet).await.unwrap();
+    assert_eq!(store.prefs_of(&admin.id).await.unwrap(), quiet);
+    for n in 0..3 {
+        store
+            .add_notification(&NotificationRow {
+                id: secret::new_id().unwrap(),
+                user_id: admin.id.clone(),
+                kind: "exited".into(),
+                subject_id: "s".into(),
+                title: "t".into(),
+                body: "b".into(),
+                created_at: NOW + n,
+                read_at: None,
+            })
+            .await
+            .unwrap();
+    }
+    let unread = store
+        .notifications_of(&admin.id, true, None, 10)
+        .await
+        .unwrap();
+    assert_eq!(unread.len(), 3);
+    let older = store
+        .notifications_of(&admin.id, false, Some(NOW + 2), 10)
+        .await
+        .unwrap();
+    assert_eq!(older.len(), 2);
+    assert_eq!(
+        store
+            .mark_read(&admin.id, Some(&unread[0].id), NOW)
+            .await
+            .unwrap(),
+        1
+    );
+    assert_eq!(store.mark_read(&admin.id, None, NOW).await.unwrap(), 2);
+    assert!(
+        store
+            .notifications_of(&admin.id, true, None, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+
+    // Network plugins: one row per address.
+    let listener = ListenerRow {
+        id: secret::new_id().unwrap(),
+        name: "lan".into(),
+        address: format!("10.{}.0.1:7420", tag.len()),
+        origin: "http://10.0.0.1:7420".into(),
+        created_at: NOW,
+    };
+    let _ = store.delete_listener(&listener.id, &admin.id, NOW).await;
+    for l in store.listeners().await.unwrap() {
+        if l.address == listener.address {
+            store.delete_listener(&l.id, &admin.id, NOW).await.unwrap();
+        }
+    }
+    assert!(store.add_listener(&listener, &admin.id).await.unwrap());
+    let twin = ListenerRow {
+        id: secret::new_id().unwrap(),
+        ..listener.clone()
+    };
+    assert!(!store.add_listener(&twin, &admin.id).await.unwrap());
+    assert!(store.listeners().await.unwrap().contains(&listener));
+    assert!(
+        store
+            .delete_listener(&listener.id, &admin.id, NOW)
+            .await
+            .unwrap()
+    );
+    assert!(!store.listeners().await.unwrap().contains(&listener));
 
     // Audit filters (every kind of parameter) and the cursor.
     let f = AuditFilter {

@@ -61,15 +61,14 @@ impl Store {
 
     /// Bytes an account keeps in all.
     pub async fn file_bytes_of(&self, owner: &str) -> Result<i64, sqlx::Error> {
-        let n: Option<i64> =
-            sqlx::query("SELECT SUM(size) AS n FROM files WHERE owner_user_id = $1")
-                .bind(owner)
-                .fetch_one(&self.pool)
-                .await?
-                .try_get("n")
-                .ok()
-                .flatten();
-        Ok(n.unwrap_or(0))
+        // PostgreSQL sums BIGINTs as NUMERIC: cast back, so both backends answer an integer.
+        sqlx::query(
+            "SELECT CAST(COALESCE(SUM(size), 0) AS BIGINT) AS n FROM files WHERE owner_user_id = $1",
+        )
+        .bind(owner)
+        .fetch_one(&self.pool)
+        .await?
+        .try_get("n")
     }
 
     /// Whether any row names the blob `sha256`.
