@@ -29,9 +29,11 @@ const HARNESSES: [(&str, &str); 4] = [
 ];
 
 /// The tools every pane's MCP server lists.
-const TOOLS: [&str; 6] = [
+const TOOLS: [&str; 8] = [
     "launch_subshell",
+    "list_files",
     "list_subshells",
+    "publish_file",
     "read_output",
     "report_attention",
     "report_session",
@@ -241,7 +243,7 @@ fn every_harness_loads_its_mcp_server_in_its_own_dialect_and_acts_as_its_pane() 
     assert_eq!(r.status, 201, "{}", r.text());
     let foreign = r.json()["id"].as_str().unwrap().to_owned();
 
-    for (h, _) in HARNESSES {
+    for (h, binary) in HARNESSES {
         let dir = w.dir.join("work").join(h);
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(
@@ -302,6 +304,35 @@ fn every_harness_loads_its_mcp_server_in_its_own_dialect_and_acts_as_its_pane() 
             "{rep}"
         );
         assert_eq!(rep["readOwn"]["isError"], false, "{rep}");
+        // It published an artifact for its owner, who finds it whole among their files.
+        assert_eq!(rep["publishFile"]["isError"], false, "{rep}");
+        let artifact = format!("artifact-{binary}.txt");
+        let expected = format!("artifact of {binary}\n").repeat(10000);
+        let kept = w.get("/api/files").json();
+        let row = kept
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["name"] == artifact.as_str())
+            .unwrap_or_else(|| panic!("{artifact} not among {kept}"))
+            .clone();
+        assert_eq!(row["size"], expected.len(), "{row}");
+        use sha2::Digest as _;
+        assert_eq!(
+            row["sha256"],
+            sha2::Sha256::digest(expected.as_bytes())
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>(),
+            "{row}"
+        );
+        assert!(
+            rep["listFiles"]["text"]
+                .as_str()
+                .unwrap()
+                .contains(&artifact),
+            "{rep}"
+        );
         if writer {
             // Within its ceiling: it types into its own pane and launches a child pane.
             assert_eq!(rep["sendInput"]["isError"], false, "{rep}");

@@ -34,6 +34,9 @@ pub const PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26
 /// How often the server tells the plane the pane is alive.
 pub const KEEPALIVE_EVERY: Duration = Duration::from_secs(60 * 60);
 
+/// Largest file `publish_file` sends (the plane's limit for a kept file).
+pub const MAX_PUBLISHED_BYTES: u64 = 64 * 1024 * 1024;
+
 /// Most bytes of one incoming message.
 pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 
@@ -186,6 +189,28 @@ fn tools() -> Vec<Tool> {
                     "additionalProperties": false
                 })
             },
+        },
+        Tool {
+            name: "publish_file",
+            title: "Publish a file",
+            description: "Keep a file of this pane (a report, a patch, a build artifact) on the plane, where its owner and their other panes find it (`list_files`); at most 64 MiB.",
+            schema: || {
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "path": { "type": "string", "description": "The file, absolute or relative to this pane's directory" },
+                        "name": { "type": "string", "description": "The name to keep it under (default: the file's own name)" }
+                    },
+                    "required": ["path"],
+                    "additionalProperties": false
+                })
+            },
+        },
+        Tool {
+            name: "list_files",
+            title: "List kept files",
+            description: "The files this pane's owner keeps on the plane (attachments and published artifacts), newest first.",
+            schema: || json!({ "type": "object", "properties": {}, "additionalProperties": false }),
         },
         Tool {
             name: "report_session",
@@ -374,6 +399,8 @@ impl<P: Plane> Server<P> {
                 format!("/api/subshells/{}/attention", encode(own)),
                 Some(json!({ "attention": args.get("attention").cloned().unwrap_or(Value::Null) })),
             ),
+            "list_files" => ("GET", "/api/files".to_owned(), None),
+            "publish_file" => return Some(self.publish_file(args)),
             "report_session" => (
                 "PUT",
                 format!("/api/subshells/{}/session", encode(own)),
@@ -397,6 +424,80 @@ impl<P: Plane> Server<P> {
             ),
             Err(e) => tool_text(format!("the plane could not be reached: {e}"), true),
         })
+    }
+
+    /// `publish_file`: reads the file and uploads it piece by piece with the pane's token.
+    fn publish_file(&self, args: &Value) -> Value {
+        let Some(path) = str_arg(args, "path") else {
+            return tool_text("publish_file needs a path".into(), true);
+        };
+        let path = std::path::Path::new(path);
+        let name = str_arg(args, "name")
+            .map(str::to_owned)
+            .or_else(|| path.file_name().map(|n| n.to_string_lossy().into_owned()));
+        let Some(name) = name else {
+            return tool_text("publish_file needs a file, not a directory".into(), true);
+        };
+        let bytes = match std::fs::metadata(path) {
+            Ok(m) if !m.is_file() => {
+                return tool_text(format!("{} is not a regular file", path.display()), true);
+            }
+            Ok(m) if m.len() > MAX_PUBLISHED_BYTES => {
+                return tool_text(format!("{} is over 64 MiB", path.display()), true);
+            }
+            Ok(_) => match std::fs::read(path) {
+                Ok(b) => b,
+                Err(e) => return tool_text(format!("cannot read {}: {e}", path.display()), true),
+            },
+            Err(e) => return tool_text(format!("cannot read {}: {e}", path.display()), true),
+        };
+        let refused = |status: u16, v: &Value| {
+            tool_text(
+                format!(
+                    "refused ({status} {}): {}",
+                    v.get("code").and_then(Value::as_str).unwrap_or("ERROR"),
+                    message(v)
+                ),
+                true,
+            )
+        };
+        let start = json!({ "name": name, "size": bytes.len() });
+        let mut answer = match self.plane.request("POST", "/api/files", Some(&start)) {
+            Ok((status, v)) if (200..300).contains(&status) => v,
+            Ok((status, v)) => return refused(status, &v),
+            Err(e) => return tool_text(format!("the plane could not be reached: {e}"), true),
+        };
+        let Some(id) = answer
+            .get("fileId")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+        else {
+            return tool_text("the plane's answer names no file".into(), true);
+        };
+        let piece = answer
+            .get("pieceBytes")
+            .and_then(Value::as_u64)
+            .and_then(|p| usize::try_from(p).ok())
+            .filter(|p| *p > 0)
+            .unwrap_or(192 * 1024);
+        for (i, chunk) in bytes.chunks(piece).enumerate() {
+            let body = json!({
+                "dataB64": <base64ct::Base64 as base64ct::Encoding>::encode_string(chunk)
+            });
+            match self.plane.request(
+                "PUT",
+                &format!("/api/files/{}/pieces/{i}", encode(&id)),
+                Some(&body),
+            ) {
+                Ok((status, v)) if (200..300).contains(&status) => answer = v,
+                Ok((status, v)) => return refused(status, &v),
+                Err(e) => return tool_text(format!("the plane could not be reached: {e}"), true),
+            }
+        }
+        tool_text(
+            serde_json::to_string_pretty(&answer).unwrap_or_default(),
+            false,
+        )
     }
 
     /// Serves `input` until it ends, writing answers to `output`.
@@ -578,6 +679,57 @@ mod tests {
         assert_eq!(seen[0].1, "/api/subshells/abc/attention");
         assert_eq!(seen[1].2.as_ref().unwrap()["nodeId"], "n1");
         assert_eq!(seen[2].1, "/api/subshells/abc/screen?lines=100");
+    }
+
+    #[test]
+    fn publish_file_starts_a_kept_file_and_sends_its_pieces_in_order() {
+        let r = Recorder {
+            seen: RefCell::default(),
+            answer: (201, json!({"fileId": "f1", "pieceBytes": 4, "done": true})),
+        };
+        let s = Server::new(&r, pane());
+        let dir = std::env::temp_dir().join(format!("tp-mcp-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("notes.txt");
+        std::fs::write(&file, b"0123456789").unwrap();
+        let a = s
+            .handle_line(&format!(
+                r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"publish_file","arguments":{{"path":"{}"}}}}}}"#,
+                file.display()
+            ))
+            .unwrap();
+        assert_eq!(a["result"]["isError"], false, "{a}");
+        let seen = r.seen.borrow();
+        assert_eq!(seen[0].0, "POST");
+        assert_eq!(seen[0].1, "/api/files");
+        assert_eq!(seen[0].2, Some(json!({"name": "notes.txt", "size": 10})));
+        let pieces: Vec<(String, Value)> = seen[1..]
+            .iter()
+            .map(|(m, p, b)| (format!("{m} {p}"), b.clone().unwrap()))
+            .collect();
+        assert_eq!(
+            pieces,
+            vec![
+                (
+                    "PUT /api/files/f1/pieces/0".to_owned(),
+                    json!({"dataB64": "MDEyMw=="})
+                ),
+                (
+                    "PUT /api/files/f1/pieces/1".to_owned(),
+                    json!({"dataB64": "NDU2Nw=="})
+                ),
+                (
+                    "PUT /api/files/f1/pieces/2".to_owned(),
+                    json!({"dataB64": "ODk="})
+                ),
+            ]
+        );
+        drop(seen);
+        let missing = s
+            .handle_line(r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"publish_file","arguments":{"path":"/no/such/file"}}}"#)
+            .unwrap();
+        assert_eq!(missing["result"]["isError"], true);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -95,6 +95,14 @@ async def exercise(report):
             report["readForeign"] = outcome(r)
         r = await client.call_tool("read_output", {"lines": 5})
         report["readOwn"] = outcome(r)
+        # An artifact of this pane, published for its owner (two pieces' worth).
+        artifact = f"artifact-{harness()}.txt"
+        with open(artifact, "w") as f:
+            f.write(f"artifact of {harness()}\n" * 10000)
+        r = await client.call_tool("publish_file", {"path": artifact})
+        report["publishFile"] = outcome(r)
+        r = await client.call_tool("list_files", {})
+        report["listFiles"] = outcome(r)
         # Typed into its own pane: the tty holds the line until the echo loop below reads it.
         own = os.environ.get("TERMPLANE_SUBSHELL_ID", "")
         r = await client.call_tool(

@@ -13,7 +13,8 @@
 //!
 //! The bytes are stored under the plane's data directory named by their SHA-256 — never by a
 //! name from a request — and one copy serves every row with that content. Files are their
-//! owner's alone (an administrator does not see other accounts' files).
+//! owner's alone (an administrator does not see other accounts' files); a pane's token reaches
+//! its owner's files (a pane publishes artifacts with its MCP server's `publish_file`).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -106,8 +106,10 @@ impl Service {
         Ok(())
     }
 
+    /// Whose files a caller reaches: a person's, a script's (the `system` account's), or — for
+    /// a pane's token — the pane's owner's.
     async fn file_owner(&self, meta: &RequestMeta) -> Result<String, ApiError> {
-        Ok(self.user_caller(meta).await?.user().id.clone())
+        Ok(self.caller(meta).await?.user().id.clone())
     }
 
     /// Drops uploads idle for [`IDLE_MS`] (their partial files too).
