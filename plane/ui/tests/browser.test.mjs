@@ -18,6 +18,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtemp, mkdir, readFile, readdir, rm, stat } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -37,6 +38,8 @@ const PREVIEW = process.env.TERMPLANE_UI_PREVIEW === "1";
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
+// The accounts. Some of this changes on the way: the administrator changes their password on
+// the account page, and renames the reader and sets theirs.
 const ADMIN = { email: "admin@example.com", name: "Ada Admin", password: "correct horse battery" };
 const READER = { email: "reader@example.com", name: "Rita Reader", password: "reader password 1" };
 const INSTANCE = "Test Plane";
@@ -220,6 +223,21 @@ async function signIn(page, who) {
   await page.getByLabel("Password", { exact: true }).fill(who.password);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await page.waitForURL(/\/subshells/);
+}
+
+/** Launches a shell on the plane's local node as the page's account, through the API. */
+async function launchShell(page, name) {
+  return page.evaluate(async (n) => {
+    const nodes = await (await fetch("/api/nodes")).json();
+    const local = nodes.find((x) => x.isLocal);
+    const r = await fetch("/api/subshells", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ nodeId: local.nodeId, harnessId: "shell", name: n }),
+    });
+    if (!r.ok) throw new Error(`launch: ${r.status} ${await r.text()}`);
+    return r.json();
+  }, name);
 }
 
 // ----- the run -----
@@ -584,6 +602,61 @@ describe("termplane browser app", { concurrency: false }, () => {
     assert.deepEqual(await readFile(join(workDir, "dropped.bin")), expected(1000));
   });
 
+  test("files: upload from the page, download, send into the pane, delete", async () => {
+    await page.getByRole("link", { name: "Files", exact: true }).click();
+    await page.waitForURL(/\/files$/);
+    await page.getByText("No files yet.").waitFor();
+    // Two pieces of at most 192 KiB.
+    const name = "kept-file.bin";
+    const content = Buffer.from(Array.from({ length: 300 * 1024 + 17 }, (_, i) => (i * 7 + 3) & 0xff));
+    const sha256 = createHash("sha256").update(content).digest("hex");
+    await page.getByLabel("Choose files").setInputFiles({ name, mimeType: "application/octet-stream", buffer: content });
+    await page.getByTestId("uploads").locator('[data-state="done"]').waitFor({ timeout: 20_000 });
+    const row = page.locator(`tr[data-name="${name}"]`);
+    await row.waitFor();
+    assert.equal(await row.getAttribute("data-size"), String(content.length));
+    assert.equal(await row.getAttribute("data-sha256"), sha256);
+    await row.getByText(`${sha256.slice(0, 12)}…`).waitFor();
+    await row.getByText("300.0 KiB").waitFor();
+    const fileId = await row.getAttribute("data-id");
+    // Download: a plain link, the session cookie is enough.
+    const [download] = await Promise.all([page.waitForEvent("download"), row.getByRole("link", { name: `Download ${name}` }).click()]);
+    assert.equal(download.suggestedFilename(), name);
+    assert.deepEqual(await readFile(await download.path()), content);
+    await capture(page, "files");
+    // Into the running pane's directory.
+    const paneId = paneUrl.split("/").pop();
+    await row.getByRole("button", { name: /^Send to a pane/ }).click();
+    const dialog = page.getByRole("dialog", { name: `Send ${name} to a pane` });
+    await dialog.getByLabel("Subshell").selectOption(paneId);
+    await dialog.getByText(workDir, { exact: true }).waitFor();
+    await capture(page, "files-send", { phone: false });
+    await dialog.getByRole("button", { name: "Send", exact: true }).click();
+    await dialog.waitFor({ state: "hidden" });
+    await page.getByText(`Sent ${name} to ${join(workDir, name)}`).waitFor();
+    assert.deepEqual(await readFile(join(workDir, name)), content);
+    // Again: the file is there, the dialog offers to replace it.
+    await row.getByRole("button", { name: /^Send to a pane/ }).click();
+    await dialog.getByLabel("Subshell").selectOption(paneId);
+    await dialog.getByRole("button", { name: "Send", exact: true }).click();
+    await dialog.getByText(`${join(workDir, name)} already exists in the pane's directory.`).waitFor();
+    await dialog.getByRole("button", { name: "Replace it" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    // The pane's shell sees it.
+    await page.goto(paneUrl);
+    await live(page);
+    await typeInTerminal(page, `ls ${name}\n`);
+    await waitLine(page, name);
+    // Delete it; its content is gone from the plane.
+    await page.getByRole("link", { name: "Files", exact: true }).click();
+    await row.getByRole("button", { name: `Delete ${name}` }).click();
+    await page.getByRole("dialog", { name: `Delete ${name}?` }).getByRole("button", { name: "Delete", exact: true }).click();
+    await row.waitFor({ state: "detached" });
+    await page.getByText("No files yet.").waitFor();
+    const gone = await page.evaluate(async (id) => (await fetch(`/api/files/${id}/content`)).status, fileId);
+    assert.equal(gone, 404);
+  });
+
   test("a read-only share: the reader watches and cannot type", async () => {
     await page.goto("/settings/users");
     await page.getByRole("button", { name: "Add user" }).click();
@@ -663,6 +736,178 @@ describe("termplane browser app", { concurrency: false }, () => {
     await pp.screenshot({ path: join(SHOTS, "menu-phone-390x844.png") });
   });
 
+  test("account: a wrong current password is refused; the new password signs in", async () => {
+    const next = "a new passphrase for Ada";
+    await page.getByRole("link", { name: ADMIN.name }).click();
+    await page.waitForURL(/\/account$/);
+    await page.getByRole("heading", { name: "Password", exact: true }).waitFor();
+    await page.getByLabel("Current password").fill("not the password at all");
+    await page.getByLabel("New password", { exact: true }).fill(next);
+    await page.getByLabel("New password again").fill(next);
+    await page.getByRole("button", { name: "Change password" }).click();
+    await page.getByText("The current password is wrong.").waitFor();
+    await page.getByLabel("Current password").fill(ADMIN.password);
+    await page.getByRole("button", { name: "Change password" }).click();
+    await page.getByText("Password changed; your other sessions ended.").waitFor();
+    assert.equal(await page.getByLabel("Current password").inputValue(), "");
+    // From here on the administrator signs in with the new one.
+    const old = ADMIN.password;
+    ADMIN.password = next;
+    await page.getByRole("button", { name: "Sign out" }).first().click();
+    await page.waitForURL(/\/sign-in/);
+    const refused = await page.evaluate(
+      async ([email, password]) => (await fetch("/api/auth/sign-in", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ email, password }) })).status,
+      [ADMIN.email, old],
+    );
+    assert.equal(refused, 401, "the old password still signs in");
+    await signIn(page, ADMIN);
+    await page.getByRole("link", { name: ADMIN.name }).waitFor();
+  });
+
+  test("notifications: preferences round trip, push explained, and a pane's exit reaches the inbox", async () => {
+    // A shell of the administrator's own that ends badly: the plane tells its owner. (Exit code
+    // 3: a pane that ends is "crashed" whether its exit code or only its absence is seen first;
+    // an exit code of 0 is "exited" only when the node's exit check sees the pane first.)
+    const pane = await launchShell(page, "ui-exit");
+    await page.goto(`/subshells/${pane.id}`);
+    await live(page);
+    await page.locator(".xterm-rows").waitFor();
+    await sleep(300);
+    await typeInTerminal(page, "exit 3\n");
+
+    await page.goto("/account");
+    const prefs = page.getByRole("group", { name: "Tell me when" });
+    const box = (label) => prefs.getByLabel(label);
+    await box("One of my nodes goes offline").waitFor();
+    for (const label of ["One of my subshells needs input", "One of my subshells exits", "One of my subshells crashes or its pane vanishes", "One of my nodes goes offline"]) {
+      assert.equal(await box(label).isChecked(), true, `${label} is on at first`);
+    }
+    await box("One of my subshells needs input").uncheck();
+    await box("One of my nodes goes offline").uncheck();
+    await page.getByRole("button", { name: "Save notification settings" }).click();
+    await page.getByText("Notification settings saved.").waitFor();
+    await page.reload();
+    await box("One of my nodes goes offline").waitFor();
+    assert.equal(await box("One of my subshells needs input").isChecked(), false);
+    assert.equal(await box("One of my nodes goes offline").isChecked(), false);
+    assert.equal(await box("One of my subshells exits").isChecked(), true);
+    const stored = await page.evaluate(async () => (await fetch("/api/notifications/preferences")).json());
+    assert.deepEqual(stored, { needsInput: false, exited: true, crashed: true, nodeOffline: false });
+    await box("One of my subshells needs input").check();
+    await box("One of my nodes goes offline").check();
+    await page.getByRole("button", { name: "Save notification settings" }).click();
+    await page.getByText("Notification settings saved.").waitFor();
+
+    // Push: no device yet. Headless Chromium has no push service: the page says why.
+    const push = page.locator("#push");
+    await push.getByText("No device receives push notifications.").waitFor();
+    await admin.grantPermissions(["clipboard-read", "clipboard-write", "notifications"], { origin: base });
+    await push.getByRole("button", { name: "Turn on for this browser" }).click();
+    await push.getByText(/push service did not give a subscription|receives push notifications as/).waitFor({ timeout: 20_000 });
+    // The worker itself installed under the page's policy.
+    const worker = await page.evaluate(async () => (await navigator.serviceWorker.getRegistration("/"))?.active?.scriptURL ?? null);
+    assert.equal(worker, `${base}/sw.js`);
+    await page.locator("#notifications").scrollIntoViewIfNeeded();
+    await capture(page, "account-notifications");
+
+    // The inbox has the exit (the local node looks at its panes every few seconds).
+    await page.getByRole("link", { name: /^Inbox/ }).click();
+    await page.waitForURL(/\/notifications$/);
+    const item = page.getByTestId("inbox").locator('li[data-kind="crashed"]', { hasText: "ui-exit crashed" });
+    await item.waitFor({ timeout: 20_000 });
+    await item.getByText(/^shell(?: ended with exit code 3|'s pane is gone) ·/).waitFor();
+    assert.equal(await item.getAttribute("data-read"), "no");
+    await page.getByTestId("unread").waitFor();
+    await capture(page, "notifications");
+    await page.getByRole("button", { name: "Mark all read" }).click();
+    await page.getByText(/^\d+ notifications? marked read\.$/).waitFor();
+    await page.getByTestId("unread").waitFor({ state: "detached" });
+    await page.getByTestId("inbox").locator('li[data-kind="crashed"][data-read="yes"]', { hasText: "ui-exit crashed" }).waitFor();
+    await item.getByRole("link", { name: "ui-exit crashed" }).click();
+    await page.waitForURL(new RegExp(`/subshells/${pane.id}$`));
+    await page.locator('[data-status="crashed"]').first().waitFor();
+  });
+
+  test("users: rename, promote, reset a password and sign in as them, demote, delete", async () => {
+    await page.goto("/settings/users");
+    const row = page.locator(`tr[data-email="${READER.email}"]`);
+    const menu = async (r, action) => {
+      await r.locator("summary").click();
+      await r.getByRole("button", { name: action, exact: true }).click();
+    };
+    // Rename.
+    await menu(row, "Rename…");
+    const rename = page.getByRole("dialog", { name: `Rename ${READER.name}` });
+    READER.name = "Rita Root";
+    await rename.getByLabel("Name").fill(READER.name);
+    await rename.getByRole("button", { name: "Save" }).click();
+    await row.getByText(READER.name, { exact: true }).waitFor();
+    // Promote.
+    await menu(row, "Make administrator");
+    await page.getByRole("dialog", { name: `Make ${READER.name} an administrator?` }).getByRole("button", { name: "Make administrator" }).click();
+    await page.locator(`tr[data-email="${READER.email}"][data-role="admin"]`).waitFor();
+    await row.getByText("Administrator", { exact: true }).waitFor();
+    // A new password; they sign in with it elsewhere, an administrator now.
+    await menu(row, "Set password…");
+    const reset = page.getByRole("dialog", { name: `Set a password for ${READER.name}` });
+    READER.password = "set by the administrator 2";
+    await reset.getByLabel("New password").fill(READER.password);
+    await reset.getByRole("button", { name: "Set password" }).click();
+    await page.getByText(`New password set for ${READER.name}; their sessions ended.`).waitFor();
+    const ctx = await newContext();
+    const rita = await ctx.newPage();
+    await signIn(rita, READER);
+    await rita.getByRole("link", { name: "Settings" }).waitFor();
+    // A pane of theirs keeps running after what follows.
+    const pane = await launchShell(rita, "rita-shell");
+    // Demote.
+    await menu(row, "Make regular user");
+    await page.getByRole("dialog", { name: `Make ${READER.name} a regular user?` }).getByRole("button", { name: "Make regular user" }).click();
+    await page.locator(`tr[data-email="${READER.email}"][data-role="user"]`).waitFor();
+    // The last administrator cannot step down.
+    const me = page.locator(`tr[data-email="${ADMIN.email}"]`);
+    await menu(me, "Make regular user");
+    await page.getByRole("dialog", { name: "Give up your administrator role?" }).getByRole("button", { name: "Make regular user" }).click();
+    await page.getByText(`${ADMIN.name} is the last enabled administrator`, { exact: false }).waitFor();
+    await page.locator(`tr[data-email="${ADMIN.email}"][data-role="admin"]`).waitFor();
+    // Deleting them waits for their pane to end.
+    const remove = async () => {
+      await menu(row, "Delete");
+      await page.getByRole("dialog", { name: `Delete ${READER.name}?` }).getByRole("button", { name: "Delete account" }).click();
+    };
+    await remove();
+    await page.getByText(`${READER.name} has 1 live subshell.`, { exact: false }).waitFor();
+    await capture(page, "settings-users-refused", { phone: false });
+    await page.evaluate(async (id) => (await fetch(`/api/subshells/${id}/terminate`, { method: "POST" })).status, pane.id);
+    await waitFor(
+      "their pane to end",
+      async () => {
+        const s = await page.evaluate(async (id) => (await fetch(`/api/subshells/${id}`)).json(), pane.id);
+        return ["stopped", "exited", "crashed", "failed"].includes(s.state);
+      },
+      15_000,
+    );
+    await remove();
+    await page.getByText(`${READER.name} deleted.`).waitFor();
+    await row.waitFor({ state: "detached" });
+    assert.equal(await rita.evaluate(async () => (await fetch("/api/auth/session")).status), 401);
+  });
+
+  test("settings status: version, database and deployment", async () => {
+    await page.goto("/settings/status");
+    const facts = page.getByTestId("status");
+    await facts.waitFor();
+    const status = await page.evaluate(async () => (await fetch("/api/admin/status")).json());
+    assert.match(status.version, /^\d+\.\d+\.\d+/);
+    await facts.getByText(status.version, { exact: true }).waitFor();
+    await facts.getByText(/^sqlite/).waitFor();
+    const deployment = page.getByTestId("deployment");
+    await deployment.getByText(base, { exact: true }).first().waitFor();
+    await deployment.getByText(join(tmp, "plane"), { exact: true }).waitFor();
+    await page.getByRole("table", { name: "Subshells by state" }).waitFor();
+    await capture(page, "settings-status");
+  });
+
   test("the remaining pages pass axe at both sizes", async () => {
     await page.goto("/subshells");
     await page.getByTestId("subshells").waitFor();
@@ -677,9 +922,18 @@ describe("termplane browser app", { concurrency: false }, () => {
       await page.waitForLoadState("networkidle").catch(() => undefined);
       await capture(page, name);
     }
-    // An administrator adds a trusted origin; it is kept.
+    // An administrator renames the instance (the header follows), and adds a trusted origin;
+    // both are kept.
     await page.goto("/settings/general");
-    await page.getByRole("heading", { name: "Deployment" }).waitFor();
+    await page.getByRole("heading", { name: "Trusted origins" }).waitFor();
+    await waitFor("the instance name", async () => (await page.getByLabel("Instance name").inputValue()) === INSTANCE);
+    await page.getByLabel("Instance name").fill(`${INSTANCE} renamed`);
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.locator(".brand-name", { hasText: `${INSTANCE} renamed` }).waitFor();
+    await waitFor("the tab title", async () => (await page.title()) === `${INSTANCE} renamed`);
+    await page.getByLabel("Instance name").fill(INSTANCE);
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.locator(".brand-name").filter({ hasText: new RegExp(`^${INSTANCE}$`) }).waitFor();
     await page.getByLabel("Added by administrators").fill("https://plane.example:8443");
     await page.getByRole("button", { name: "Save origins" }).click();
     await page.getByText("Trusted origins saved.").waitFor();

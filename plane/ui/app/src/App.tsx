@@ -2,14 +2,17 @@
 
 import { useEffect, useState } from "preact/hooks";
 import { feedStatus, startFeed, stopFeed, subshells } from "./live";
+import { startUnread, stopUnread, unread, unreadLabel } from "./notifications";
 import { Link, match, navigate, useRoute } from "./router";
 import { boot, instanceName, session, signOut } from "./session";
 import { useStore } from "./store";
 import { ConfirmHost, Toasts } from "./ui";
 import { AccountPage } from "./pages/Account";
 import { SetupPage, SignInPage } from "./pages/Auth";
+import { FilesPage } from "./pages/Files";
 import { NodesPage } from "./pages/Nodes";
-import { AuditPage, GeneralPage, KeysPage, UsersPage } from "./pages/Settings";
+import { NotificationsPage } from "./pages/Notifications";
+import { AuditPage, GeneralPage, KeysPage, StatusPage, UsersPage } from "./pages/Settings";
 import { SubshellPage } from "./pages/Subshell";
 import { SubshellsPage } from "./pages/Subshells";
 import { WorkspacesPage } from "./pages/Workspaces";
@@ -50,8 +53,13 @@ export function App() {
   }, [s.kind, path]);
 
   useEffect(() => {
-    if (s.kind === "signed-in") startFeed();
-    else stopFeed();
+    if (s.kind === "signed-in") {
+      startFeed();
+      startUnread();
+    } else {
+      stopFeed();
+      stopUnread();
+    }
   }, [s.kind]);
 
   switch (s.kind) {
@@ -94,11 +102,24 @@ export function App() {
   }
 }
 
-function NavLink({ href, label, path, prefix }: { href: string; label: string; path: string; prefix?: string }) {
+function NavLink({
+  href,
+  label,
+  path,
+  prefix,
+  children,
+}: {
+  href: string;
+  label: string;
+  path: string;
+  prefix?: string;
+  children?: preact.ComponentChildren;
+}) {
   const on = path === href || path.startsWith(`${prefix ?? href}/`);
   return (
     <Link href={href} class={on ? "nav-link nav-on" : "nav-link"} aria-current={on ? "page" : undefined}>
       {label}
+      {children}
     </Link>
   );
 }
@@ -107,6 +128,7 @@ function Shell({ isAdmin, name, path }: { isAdmin: boolean; name: string; path: 
   const instance = useStore(instanceName);
   const feed = useStore(feedStatus);
   const all = useStore(subshells);
+  const unreadCount = useStore(unread);
   const [menu, setMenu] = useState(false);
   const attention = Object.values(all).filter((x) => x.status === "needs_attention").length;
   const paneId = match("/subshells/:id", path)?.["id"];
@@ -121,12 +143,15 @@ function Shell({ isAdmin, name, path }: { isAdmin: boolean; name: string; path: 
   else if (path === "/subshells") page = <SubshellsPage />;
   else if (path === "/nodes") page = <NodesPage />;
   else if (path === "/workspaces") page = <WorkspacesPage />;
+  else if (path === "/files") page = <FilesPage />;
+  else if (path === "/notifications") page = <NotificationsPage />;
   else if (path === "/account") page = <AccountPage />;
   else if (path.startsWith("/settings")) {
     if (!isAdmin) page = <NotAllowed />;
     else if (path === "/settings/keys") page = <KeysPage />;
     else if (path === "/settings/users") page = <UsersPage />;
     else if (path === "/settings/audit") page = <AuditPage />;
+    else if (path === "/settings/status") page = <StatusPage />;
     else if (path === "/settings" || path === "/settings/general") page = <GeneralPage />;
     else page = <NotFound />;
   } else page = <NotFound />;
@@ -151,11 +176,20 @@ function Shell({ isAdmin, name, path }: { isAdmin: boolean; name: string; path: 
           onClick={() => setMenu(!menu)}
         >
           <span aria-hidden="true">☰</span> Menu
+          {unreadCount ? (
+            <>
+              <span class="count" aria-hidden="true">
+                {unreadLabel(unreadCount)}
+              </span>
+              <span class="sr-only"> ({unreadLabel(unreadCount)} unread notifications)</span>
+            </>
+          ) : null}
         </button>
         <nav id="nav" class={menu ? "nav nav-open" : "nav"} aria-label="Main">
           <NavLink href="/subshells" label={attention ? `Subshells (${attention} need attention)` : "Subshells"} path={path} />
           <NavLink href="/nodes" label="Nodes" path={path} />
           <NavLink href="/workspaces" label="Workspaces" path={path} />
+          <NavLink href="/files" label="Files" path={path} />
           {isAdmin ? <NavLink href="/settings/general" label="Settings" path={path} prefix="/settings" /> : null}
           <a class="nav-link" href="/docs">
             API
@@ -166,6 +200,16 @@ function Shell({ isAdmin, name, path }: { isAdmin: boolean; name: string; path: 
               {feed === "connecting" ? "Connecting" : "Offline, retrying"}
             </span>
           ) : null}
+          <NavLink href="/notifications" label="Inbox" path={path}>
+            {unreadCount ? (
+              <>
+                <span class="count" aria-hidden="true" data-testid="unread" data-count={unreadCount}>
+                  {unreadLabel(unreadCount)}
+                </span>
+                <span class="sr-only"> ({unreadLabel(unreadCount)} unread)</span>
+              </>
+            ) : null}
+          </NavLink>
           <NavLink href="/account" label={name} path={path} />
           <button type="button" class="btn btn-ghost nav-link" onClick={() => void signOut()}>
             Sign out

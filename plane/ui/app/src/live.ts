@@ -1,6 +1,8 @@
 // The whole-user live feed: subshells, node liveness and presence, listed once over REST and
 // then kept current by the frames of `GET /api/live`. When the feed closes, everything is
-// listed again and the feed reopened (with backoff).
+// listed again and the feed reopened (with backoff). A subshell that changes state or attention,
+// a node that changes liveness, and every fresh listing (changes may have passed unseen) are
+// told to `onFeedChange` listeners: the plane may have a notification about them.
 
 import { api, socketUrl } from "./api";
 import { createStore } from "./store";
@@ -21,6 +23,18 @@ let retry = 0;
 let retryTimer: number | undefined;
 let pingTimer: number | undefined;
 let generation = 0;
+
+const changeListeners = new Set<() => void>();
+
+/** Calls `fn` when the feed reports a change the plane may notify about. */
+export function onFeedChange(fn: () => void): () => void {
+  changeListeners.add(fn);
+  return () => changeListeners.delete(fn);
+}
+
+function changed(): void {
+  changeListeners.forEach((fn) => fn());
+}
 
 export function putSubshell(s: Subshell): void {
   subshells.update((all) => {
@@ -55,9 +69,12 @@ async function listAll(): Promise<void> {
 
 function apply(f: FeedFrame): void {
   switch (f.type) {
-    case "subshell":
+    case "subshell": {
+      const prev = subshells.get()[f.subshell.id];
       putSubshell(f.subshell);
+      if (!prev || prev.state !== f.subshell.state || prev.attention !== f.subshell.attention) changed();
       break;
+    }
     case "subshell_gone":
       dropSubshell(f.subshellId);
       presence.update((p) => {
@@ -73,6 +90,7 @@ function apply(f: FeedFrame): void {
       }
       // A node this page has not listed yet (just enrolled): read the list again.
       if (!known || f.liveness === "online") void refreshNodes().catch(() => undefined);
+      changed();
       break;
     }
     case "presence":
@@ -124,6 +142,7 @@ async function connect(): Promise<void> {
           pending.forEach(apply);
           feedStatus.set("live");
           retry = 0;
+          changed();
         })
         .catch(() => ws.close());
       return;

@@ -19,8 +19,9 @@ window.addEventListener("popstate", () => route.set(current()));
 export function navigate(to: string, opts: { replace?: boolean } = {}): void {
   const target = new URL(to, location.origin);
   const same = target.pathname + target.search === location.pathname + location.search;
-  if (opts.replace || same) history.replaceState(null, "", target.pathname + target.search);
-  else history.pushState(null, "", target.pathname + target.search);
+  const url = target.pathname + target.search + target.hash;
+  if (opts.replace || same) history.replaceState(null, "", url);
+  else history.pushState(null, "", url);
   route.set(current());
   if (!same) window.scrollTo(0, 0);
 }

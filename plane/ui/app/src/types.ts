@@ -334,3 +334,61 @@ export interface Deployment {
   trustedOrigins: string[];
   nodeDownloads: NodeDownload[];
 }
+
+export type NotificationKind = "needs_input" | "exited" | "crashed" | "node_offline";
+
+export interface Notification {
+  id: string;
+  kind: NotificationKind;
+  subjectId: string;
+  title: string;
+  body: string;
+  createdAt: number;
+  readAt: number | null;
+}
+
+export interface NotificationPrefs {
+  needsInput: boolean;
+  exited: boolean;
+  crashed: boolean;
+  nodeOffline: boolean;
+}
+
+export interface Device {
+  id: string;
+  name: string;
+  pushService: string;
+  createdAt: number;
+  lastSentAt: number | null;
+  lastError: string | null;
+}
+
+export interface VapidKey {
+  publicKey: string;
+}
+
+/** `POST /api/devices`: a `PushSubscription.toJSON()` and a name. */
+export interface DeviceRequest {
+  name: string;
+  endpoint: string;
+  keys: { p256dh: string; auth: string };
+  expirationTime: number | null;
+}
+
+export interface KeptFile {
+  id: string;
+  name: string;
+  size: number;
+  sha256: string;
+  createdAt: number;
+}
+
+export interface FileUpload {
+  fileId: string;
+  name: string;
+  size: number;
+  pieceBytes: number;
+  pieces: number;
+  received: number;
+  done: boolean;
+}

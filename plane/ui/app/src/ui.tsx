@@ -346,6 +346,14 @@ export function ago(ms: number | null | undefined, now = Date.now()): string {
   return `${Math.round(s / 86400)} d ago`;
 }
 
+/** A size in bytes, in binary units. */
+export function bytesText(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  if (n < 1024 * 1024 * 1024) return `${(n / 1048576).toFixed(1)} MiB`;
+  return `${(n / 1073741824).toFixed(2)} GiB`;
+}
+
 export function Time({ ms }: { ms: number | null | undefined }) {
   if (!ms) return <span>—</span>;
   return (

@@ -1,10 +1,13 @@
-// The signed-in account: who it is, its passkeys, signing out.
+// The signed-in account: who it is, its password and passkeys, what it is notified about and
+// where (push to this browser, the account's devices), signing out.
 
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError } from "../api";
+import { defaultDeviceName, pushSupport, removeDevice, subscribeThisBrowser, thisDevice } from "../push";
+import { Link } from "../router";
 import { session, signOut } from "../session";
 import { useStore } from "../store";
-import type { Passkey } from "../types";
+import type { Device, NotificationPrefs, Passkey } from "../types";
 import { Checkbox, confirmAction, Empty, ErrorNote, Note, PageHead, Time, TextField, toast, useAction } from "../ui";
 import { passkeysSupported, registerPasskey } from "../webauthn";
 
@@ -99,6 +102,8 @@ export function AccountPage() {
         ) : null}
       </section>
       <PasswordSection />
+      <NotificationsSection />
+      <PushSection />
       <section class="section">
         <h2>Session</h2>
         <button type="button" class="btn" onClick={() => void signOut()}>
@@ -114,15 +119,38 @@ function PasswordSection() {
   const [next, setNext] = useState("");
   const [again, setAgain] = useState("");
   const [others, setOthers] = useState(true);
+  const [waitUntil, setWaitUntil] = useState(0);
+  const [now, setNow] = useState(Date.now());
   const act = useAction();
+
+  useEffect(() => {
+    if (waitUntil <= now) return;
+    const t = window.setTimeout(() => setNow(Date.now()), 250);
+    return () => window.clearTimeout(t);
+  }, [waitUntil, now]);
+  const left = Math.max(0, Math.ceil((waitUntil - now) / 1000));
+
   const submit = async (e: Event) => {
     e.preventDefault();
+    if (left > 0) return;
     if (next !== again) {
       act.setError(new Error("The two new passwords differ."));
       return;
     }
     const done = await act.run(async () => {
-      await api.post("/api/auth/password", { currentPassword: current, newPassword: next, signOutOthers: others });
+      try {
+        await api.post("/api/auth/password", { currentPassword: current, newPassword: next, signOutOthers: others });
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 429) {
+          setWaitUntil(Date.now() + (err.retryAfter ?? 1) * 1000);
+          setNow(Date.now());
+          return false;
+        }
+        if (err instanceof ApiError && err.code === "CURRENT_PASSWORD_WRONG") {
+          throw new Error("The current password is wrong.");
+        }
+        throw err;
+      }
       return true;
     });
     if (done) {
@@ -150,13 +178,208 @@ function PasswordSection() {
         />
         <TextField label="New password again" type="password" value={again} onValue={setAgain} required autoComplete="new-password" id="pw-again" />
         <Checkbox label="Sign out my other sessions" checked={others} onChange={setOthers} />
+        {left > 0 ? (
+          <div class="note note-warn" role="alert" data-testid="password-backoff">
+            Too many attempts; try again in {left} {left === 1 ? "second" : "seconds"}.
+          </div>
+        ) : null}
         <ErrorNote error={act.error} />
         <div>
-          <button type="submit" class="btn" disabled={act.busy}>
+          <button type="submit" class="btn" disabled={act.busy || left > 0}>
             Change password
           </button>
         </div>
       </form>
+    </section>
+  );
+}
+
+const PREFS: [keyof NotificationPrefs, string][] = [
+  ["needsInput", "One of my subshells needs input"],
+  ["exited", "One of my subshells exits"],
+  ["crashed", "One of my subshells crashes or its pane vanishes"],
+  ["nodeOffline", "One of my nodes goes offline"],
+];
+
+function NotificationsSection() {
+  const [prefs, setPrefs] = useState<NotificationPrefs | null>(null);
+  const act = useAction();
+
+  useEffect(() => {
+    void act.run(async () => {
+      setPrefs(await api.get<NotificationPrefs>("/api/notifications/preferences"));
+      if (location.hash === "#notifications") document.getElementById("notifications")?.scrollIntoView();
+    });
+  }, []);
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    if (!prefs) return;
+    const body: NotificationPrefs = {
+      needsInput: prefs.needsInput,
+      exited: prefs.exited,
+      crashed: prefs.crashed,
+      nodeOffline: prefs.nodeOffline,
+    };
+    const r = await act.run(() => api.put<NotificationPrefs>("/api/notifications/preferences", body));
+    if (r) {
+      setPrefs(r);
+      toast("Notification settings saved.");
+    }
+  };
+
+  return (
+    <section class="section" id="notifications">
+      <h2>Notifications</h2>
+      <p class="muted">
+        What the plane tells you about, in your <Link href="/notifications">inbox</Link> and on the devices below.
+      </p>
+      <ErrorNote error={act.error} />
+      {prefs ? (
+        <form class="stack" onSubmit={save}>
+          <fieldset class="checks">
+            <legend>Tell me when</legend>
+            {PREFS.map(([key, label]) => (
+              <Checkbox key={key} label={label} checked={prefs[key]} onChange={(v) => setPrefs({ ...prefs, [key]: v })} />
+            ))}
+          </fieldset>
+          <div>
+            <button type="submit" class="btn" disabled={act.busy}>
+              Save notification settings
+            </button>
+          </div>
+        </form>
+      ) : null}
+    </section>
+  );
+}
+
+function PushSection() {
+  const support = pushSupport();
+  const [devices, setDevices] = useState<Device[] | null>(null);
+  const [mine, setMine] = useState<string | null>(null);
+  const [name, setName] = useState(defaultDeviceName);
+  const [permission, setPermission] = useState(() => (support === "ok" ? Notification.permission : "default"));
+  const act = useAction();
+
+  const load = async () => {
+    const list = await api.get<Device[]>("/api/devices");
+    setDevices(list);
+    setMine(await thisDevice(list));
+  };
+  useEffect(() => {
+    void act.run(load);
+  }, []);
+
+  const turnOn = async (e: Event) => {
+    e.preventDefault();
+    const d = await act.run(() => subscribeThisBrowser(name.trim() || defaultDeviceName()));
+    setPermission(Notification.permission);
+    // A refusal by the browser is explained by the note above the form.
+    if (Notification.permission === "denied") act.setError(null);
+    if (d) {
+      toast(`This browser now receives notifications as “${d.name}”.`);
+      await act.run(load);
+    }
+  };
+
+  const remove = async (d: Device) => {
+    const self = d.id === mine;
+    const ok = await confirmAction(
+      `Remove ${d.name}?`,
+      self ? "This browser stops receiving push notifications." : "That device stops receiving push notifications.",
+      "Remove",
+    );
+    if (!ok) return;
+    await act.run(() => removeDevice(d.id));
+    await act.run(load);
+  };
+
+  let here;
+  if (support === "insecure") {
+    here = (
+      <Note tone="muted">
+        Push notifications need a secure address: open this plane over https:// (or at localhost on this computer). The inbox
+        works either way.
+      </Note>
+    );
+  } else if (support === "unsupported") {
+    here = <Note tone="muted">This browser cannot receive push notifications (it has no Push API). The inbox works either way.</Note>;
+  } else if (mine) {
+    here = (
+      <p>
+        This browser receives push notifications as <strong>{devices?.find((d) => d.id === mine)?.name}</strong>.
+      </p>
+    );
+  } else {
+    here = (
+      <>
+        {permission === "denied" ? (
+          <Note tone="warn">Notifications are blocked for this site. Allow them in the browser's site settings, then turn them on here.</Note>
+        ) : null}
+        <form class="row-form" onSubmit={turnOn}>
+          <TextField label="Name of this device" value={name} onValue={setName} required maxLength={64} id="push-name" />
+          <button type="submit" class="btn btn-primary" disabled={act.busy}>
+            Turn on for this browser
+          </button>
+        </form>
+      </>
+    );
+  }
+
+  return (
+    <section class="section" id="push">
+      <h2>Push notifications</h2>
+      <p class="muted">The same notifications, shown by this browser or phone even when no page of this plane is open.</p>
+      {here}
+      <ErrorNote error={act.error} />
+      <h3>Your devices</h3>
+      {devices && devices.length === 0 ? <Empty>No device receives push notifications.</Empty> : null}
+      {devices && devices.length ? (
+        <table class="table responsive" data-testid="devices">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Push service</th>
+              <th scope="col">Added</th>
+              <th scope="col">Last delivery</th>
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {devices.map((d) => (
+              <tr key={d.id}>
+                <td data-label="Name">
+                  {d.name}
+                  {d.id === mine ? <span class="muted"> (this browser)</span> : null}
+                </td>
+                <td data-label="Push service" class="mono truncate" title={d.pushService}>
+                  {d.pushService}
+                </td>
+                <td data-label="Added">
+                  <Time ms={d.createdAt} />
+                </td>
+                <td data-label="Last delivery">
+                  {d.lastError ? (
+                    <span class="badge badge-bad" title={d.lastError}>
+                      <span aria-hidden="true">✕</span> Failed: {d.lastError}
+                    </span>
+                  ) : (
+                    <Time ms={d.lastSentAt} />
+                  )}
+                </td>
+                <td data-label="" class="row-actions">
+                  <button type="button" class="btn btn-small btn-danger" onClick={() => remove(d)}>
+                    Remove<span class="sr-only"> {d.name}</span>
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
     </section>
   );
 }

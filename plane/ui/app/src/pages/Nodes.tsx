@@ -7,8 +7,8 @@ import { api } from "../api";
 import { nodes, refreshNodes } from "../live";
 import { session } from "../session";
 import { useStore } from "../store";
-import type { Deployment, HeldNodes, MaintenanceSet, Node, NodeKeyRotated, NodePing, NodeUpdateOutcome, SetupKey } from "../types";
-import { Badge, Checkbox, CodeBlock, confirmAction, Dialog, Empty, ErrorNote, Note, PageHead, SecretBox, Time, toast, useAction } from "../ui";
+import type { Deployment, HeldNodes, MaintenanceSet, Node, NodeDownload, NodeKeyRotated, NodePing, NodeUpdateOutcome, SetupKey } from "../types";
+import { Badge, bytesText, Checkbox, CodeBlock, confirmAction, Dialog, Empty, ErrorNote, Note, PageHead, SecretBox, Time, toast, useAction } from "../ui";
 
 const PLATFORMS = ["linux-x86_64", "linux-aarch64", "darwin-aarch64", "darwin-x86_64"];
 
@@ -434,6 +434,7 @@ function AddNodeDialog({ open, onClose }: { open: boolean; onClose: () => void }
   const [key, setKey] = useState<SetupKey | null>(null);
   const [platforms, setPlatforms] = useState<string[]>(PLATFORMS);
   const [platform, setPlatform] = useState(PLATFORMS[0]!);
+  const [served, setServed] = useState<NodeDownload[]>([]);
   const [before, setBefore] = useState<Set<string>>(new Set());
   const list = useStore(nodes);
   const act = useAction();
@@ -449,10 +450,11 @@ function AddNodeDialog({ open, onClose }: { open: boolean; onClose: () => void }
     api
       .get<Deployment>("/api/admin/deployment", { quiet401: true })
       .then((d) => {
-        const served = d.nodeDownloads.map((x) => x.platform);
-        if (served.length) {
-          setPlatforms(served);
-          setPlatform(served[0]!);
+        const names = d.nodeDownloads.map((x) => x.platform);
+        setServed(d.nodeDownloads);
+        if (names.length) {
+          setPlatforms(names);
+          setPlatform(names[0]!);
         }
       })
       .catch(() => undefined);
@@ -466,6 +468,7 @@ function AddNodeDialog({ open, onClose }: { open: boolean; onClose: () => void }
   }, [open, key]);
 
   const fresh = list.filter((n) => !before.has(n.nodeId));
+  const chosen = served.find((d) => d.platform === platform);
   const download = `/api/downloads/node/${platform}`;
   const fetchCmd = `curl -fLo termplane-node ${planeUrl()}${download} && chmod +x termplane-node`;
 
@@ -497,6 +500,11 @@ function AddNodeDialog({ open, onClose }: { open: boolean; onClose: () => void }
               Download termplane-node ({platform})
             </a>
           </div>
+          {chosen ? (
+            <p class="hint">
+              {bytesText(chosen.bytes)}, SHA-256 <span class="mono hash">{chosen.sha256}</span>
+            </p>
+          ) : null}
           <CodeBlock label="Or fetch it on the node" code={fetchCmd} />
           <h3>2. Enroll it</h3>
           <CodeBlock label="Enroll command" code={enrollCommand(key.key ?? "")} testId="enroll-command" />

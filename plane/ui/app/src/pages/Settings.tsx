@@ -1,9 +1,10 @@
-// Administration: system keys, accounts, the audit log, and instance-wide settings.
+// Administration: system keys, accounts, the audit log, instance-wide settings, and the
+// plane's status and deployment.
 
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { api } from "../api";
+import { api, ApiError } from "../api";
 import { Link, useRoute } from "../router";
-import { loadInstanceName, session } from "../session";
+import { loadInstanceName, refreshSession, session } from "../session";
 import { useStore } from "../store";
 import type {
   AdminStatus,
@@ -11,19 +12,35 @@ import type {
   Deployment,
   InstanceSettings,
   Plugin,
-  PublicSettings,
   SystemKey,
   SystemKeyCreated,
   TrustedOrigins,
   User,
 } from "../types";
-import { Badge, confirmAction, Dialog, Empty, ErrorNote, Note, PageHead, SecretBox, Time, TextField, toast, useAction, when } from "../ui";
+import {
+  Badge,
+  bytesText,
+  confirmAction,
+  CopyButton,
+  Dialog,
+  Empty,
+  ErrorNote,
+  Note,
+  PageHead,
+  SecretBox,
+  Time,
+  TextField,
+  toast,
+  useAction,
+  when,
+} from "../ui";
 
 const TABS = [
   ["/settings/general", "General"],
   ["/settings/keys", "API keys"],
   ["/settings/users", "Users"],
   ["/settings/audit", "Audit log"],
+  ["/settings/status", "Status"],
 ] as const;
 
 function Tabs() {
@@ -165,10 +182,36 @@ export function KeysPage() {
 
 const ROLE_NAMES: Record<string, string> = { admin: "Administrator", user: "User", service: "Service (system keys)" };
 
+/** The plane's refusals about accounts, explained for the account `u`. */
+function explain(e: unknown, u: User): unknown {
+  if (!(e instanceof ApiError)) return e;
+  const again = (text: string) => new ApiError(e.status, e.code, text, e.metadata);
+  switch (e.code) {
+    case "LAST_ADMIN":
+      return again(
+        `${u.displayName} is the last enabled administrator, and the plane always keeps one. Make another account an administrator first.`,
+      );
+    case "CANNOT_DISABLE_SELF":
+      return again("You cannot do this to your own account; another administrator can. Your own password changes on the Account page.");
+    case "USER_HAS_LIVE_SUBSHELLS": {
+      const live = Number(e.metadata?.["live"] ?? 0);
+      const what = live === 1 ? "1 live subshell" : `${live} live subshells`;
+      return again(`${u.displayName} has ${what}. Terminate ${live === 1 ? "it" : "them"} under Subshells first, then delete the account.`);
+    }
+    default:
+      return e;
+  }
+}
+
+/** Closes the actions menu a button sits in. */
+function closeMenu(e: Event): void {
+  (e.currentTarget as HTMLElement).closest("details")?.removeAttribute("open");
+}
+
 export function UsersPage() {
   const [users, setUsers] = useState<User[] | null>(null);
   const [creating, setCreating] = useState(false);
-  const [editing, setEditing] = useState<User | null>(null);
+  const [renaming, setRenaming] = useState<User | null>(null);
   const [resetting, setResetting] = useState<User | null>(null);
   const s = useStore(session);
   const meId = s.kind === "signed-in" ? s.me.id : "";
@@ -178,6 +221,31 @@ export function UsersPage() {
     void act.run(load);
   }, []);
 
+  const setRole = async (u: User, role: "admin" | "user") => {
+    const self = u.id === meId;
+    const ok =
+      role === "admin"
+        ? await confirmAction(
+            `Make ${u.displayName} an administrator?`,
+            "Administrators manage accounts, system keys and the plane's settings, and see every account's subshells and nodes.",
+            "Make administrator",
+            false,
+          )
+        : await confirmAction(
+            self ? "Give up your administrator role?" : `Make ${u.displayName} a regular user?`,
+            self
+              ? "You lose Settings at once; only another administrator can give the role back."
+              : "They lose Settings and other accounts' subshells; their own subshells, nodes and files stay theirs.",
+            "Make regular user",
+          );
+    if (!ok) return;
+    const r = await act.run(() => api.patch<User>(`/api/users/${u.id}`, { role }).catch((e: unknown) => Promise.reject(explain(e, u))));
+    if (!r) return;
+    toast(role === "admin" ? `${r.displayName} is now an administrator.` : `${r.displayName} is now a regular user.`);
+    if (self) await refreshSession();
+    else await act.run(load);
+  };
+
   const remove = async (u: User) => {
     const ok = await confirmAction(
       `Delete ${u.displayName}?`,
@@ -186,7 +254,7 @@ export function UsersPage() {
     );
     if (!ok) return;
     const done = await act.run(async () => {
-      await api.del(`/api/users/${u.id}`);
+      await api.del(`/api/users/${u.id}`).catch((e: unknown) => Promise.reject(explain(e, u)));
       return true;
     });
     if (done) {
@@ -222,7 +290,7 @@ export function UsersPage() {
             </thead>
             <tbody>
               {users.map((u) => (
-                <tr key={u.id} data-email={u.email}>
+                <tr key={u.id} data-email={u.email} data-role={u.role}>
                   <td data-label="Name">
                     {u.displayName}
                     {u.id === meId ? <span class="muted"> (you)</span> : null}
@@ -247,18 +315,43 @@ export function UsersPage() {
                           Actions
                         </summary>
                         <div class="menu-list">
-                          <button type="button" class="btn btn-small" onClick={() => setEditing(u)}>
-                            Edit name and role
+                          <button
+                            type="button"
+                            class="btn btn-small"
+                            onClick={(e) => {
+                              closeMenu(e);
+                              setRenaming(u);
+                            }}
+                          >
+                            Rename…
+                          </button>
+                          <button
+                            type="button"
+                            class="btn btn-small"
+                            onClick={(e) => {
+                              closeMenu(e);
+                              void setRole(u, u.role === "admin" ? "user" : "admin");
+                            }}
+                          >
+                            {u.role === "admin" ? "Make regular user" : "Make administrator"}
                           </button>
                           {u.id !== meId ? (
                             <>
-                              <button type="button" class="btn btn-small" onClick={() => setResetting(u)}>
-                                Set password
+                              <button
+                                type="button"
+                                class="btn btn-small"
+                                onClick={(e) => {
+                                  closeMenu(e);
+                                  setResetting(u);
+                                }}
+                              >
+                                Set password…
                               </button>
                               <button
                                 type="button"
                                 class="btn btn-small"
-                                onClick={async () => {
+                                onClick={async (e) => {
+                                  closeMenu(e);
                                   if (
                                     !u.disabled &&
                                     !(await confirmAction(`Disable ${u.displayName}?`, "Their sessions end at once; they cannot sign in until enabled.", "Disable"))
@@ -270,7 +363,14 @@ export function UsersPage() {
                               >
                                 {u.disabled ? "Enable" : "Disable"}
                               </button>
-                              <button type="button" class="btn btn-small btn-danger" onClick={() => remove(u)}>
+                              <button
+                                type="button"
+                                class="btn btn-small btn-danger"
+                                onClick={(e) => {
+                                  closeMenu(e);
+                                  void remove(u);
+                                }}
+                              >
                                 Delete
                               </button>
                             </>
@@ -285,7 +385,8 @@ export function UsersPage() {
           </table>
         ) : null}
         <p class="muted">
-          The <span class="mono">system</span> account is what system keys act as; it cannot sign in.
+          The <span class="mono">system</span> account is what system keys act as; it cannot sign in. The plane always keeps one
+          enabled administrator.
         </p>
       </section>
       <CreateUserDialog
@@ -295,11 +396,13 @@ export function UsersPage() {
           if (saved) void act.run(load);
         }}
       />
-      <EditUserDialog
-        user={editing}
+      <RenameUserDialog
+        user={renaming}
         onClose={(saved) => {
-          setEditing(null);
+          const self = renaming?.id === meId;
+          setRenaming(null);
           if (saved) void act.run(load);
+          if (saved && self) void refreshSession();
         }}
       />
       <ResetPasswordDialog user={resetting} onClose={() => setResetting(null)} />
@@ -373,37 +476,32 @@ function RoleSelect({ id, value, onChange }: { id: string; value: "user" | "admi
   );
 }
 
-function EditUserDialog({ user, onClose }: { user: User | null; onClose: (saved: boolean) => void }) {
+function RenameUserDialog({ user, onClose }: { user: User | null; onClose: (saved: boolean) => void }) {
   const [displayName, setDisplayName] = useState("");
-  const [role, setRole] = useState<"user" | "admin">("user");
   const act = useAction();
   useEffect(() => {
     if (!user) return;
     setDisplayName(user.displayName);
-    setRole(user.role === "admin" ? "admin" : "user");
     act.setError(null);
   }, [user]);
   const submit = async (e: Event) => {
     e.preventDefault();
     if (!user) return;
-    const body: Record<string, string> = {};
-    if (displayName.trim() !== user.displayName) body["displayName"] = displayName.trim();
-    if (role !== user.role) body["role"] = role;
-    if (!Object.keys(body).length) {
+    const name = displayName.trim();
+    if (name === user.displayName) {
       onClose(false);
       return;
     }
-    const r = await act.run(() => api.patch<User>(`/api/users/${user.id}`, body));
+    const r = await act.run(() => api.patch<User>(`/api/users/${user.id}`, { displayName: name }));
     if (r) {
-      toast(`${r.displayName} saved.`);
+      toast(`Renamed to ${r.displayName}.`);
       onClose(true);
     }
   };
   return (
-    <Dialog title={`Edit ${user?.displayName ?? ""}`} open={!!user} onClose={() => onClose(false)}>
+    <Dialog title={`Rename ${user?.displayName ?? ""}`} open={!!user} onClose={() => onClose(false)}>
       <form class="stack" onSubmit={submit}>
         <TextField label="Name" value={displayName} onValue={setDisplayName} required maxLength={100} id="eu-name" />
-        <RoleSelect id="eu-role" value={role} onChange={setRole} />
         <ErrorNote error={act.error} />
         <div class="actions">
           <button type="button" class="btn" onClick={() => onClose(false)}>
@@ -429,7 +527,7 @@ function ResetPasswordDialog({ user, onClose }: { user: User | null; onClose: ()
     e.preventDefault();
     if (!user) return;
     const done = await act.run(async () => {
-      await api.post(`/api/users/${user.id}/password`, { newPassword: password });
+      await api.post(`/api/users/${user.id}/password`, { newPassword: password }).catch((err: unknown) => Promise.reject(explain(err, user)));
       return true;
     });
     if (done) {
@@ -678,47 +776,28 @@ export function AuditPage() {
 
 // ----- general -----
 
-function uptime(secs: number): string {
-  const d = Math.floor(secs / 86400);
-  const h = Math.floor((secs % 86400) / 3600);
-  const m = Math.floor((secs % 3600) / 60);
-  return d ? `${d} d ${h} h` : h ? `${h} h ${m} min` : `${m} min`;
-}
-
-function counts(map: Record<string, number>): string {
-  const parts = Object.entries(map).map(([k, v]) => `${v} ${k.replace(/_/g, " ")}`);
-  return parts.length ? parts.join(", ") : "none";
-}
-
 export function GeneralPage() {
   const [name, setName] = useState("");
   const [plugins, setPlugins] = useState<Plugin[] | null>(null);
   const [origins, setOrigins] = useState<TrustedOrigins | null>(null);
   const [added, setAdded] = useState("");
-  const [status, setStatus] = useState<AdminStatus | null>(null);
-  const [deployment, setDeployment] = useState<Deployment | null>(null);
   // What was typed is never replaced by a listing that arrives later.
-  const typed = useRef(false);
+  const typedName = useRef(false);
+  const typedOrigins = useRef(false);
   const act = useAction();
+  const nameAct = useAction();
+  const pluginAct = useAction();
+  const originAct = useAction();
   const load = async () => {
-    const [inst, pl] = await Promise.all([api.get<InstanceSettings>("/api/settings/instance"), api.get<Plugin[]>("/api/plugins")]);
-    setName(inst.displayName);
-    setPlugins(pl);
-    try {
-      const o = await api.get<TrustedOrigins>("/api/settings/trusted-origins");
-      setOrigins(o);
-      if (!typed.current) setAdded(o.added.join("\n"));
-    } catch {
-      // A plane without the write route: show what every caller may read.
-      const pub = await api.get<PublicSettings>("/api/settings/public");
-      setOrigins({ configured: pub.trustedOrigins, added: [] });
-    }
-    const [st, dep] = await Promise.all([
-      api.get<AdminStatus>("/api/admin/status").catch(() => null),
-      api.get<Deployment>("/api/admin/deployment").catch(() => null),
+    const [inst, pl, o] = await Promise.all([
+      api.get<InstanceSettings>("/api/settings/instance"),
+      api.get<Plugin[]>("/api/plugins"),
+      api.get<TrustedOrigins>("/api/settings/trusted-origins"),
     ]);
-    setStatus(st);
-    setDeployment(dep);
+    if (!typedName.current) setName(inst.displayName);
+    if (!typedOrigins.current) setAdded(o.added.join("\n"));
+    setPlugins(pl);
+    setOrigins(o);
   };
   useEffect(() => {
     void act.run(load);
@@ -726,8 +805,9 @@ export function GeneralPage() {
 
   const saveName = async (e: Event) => {
     e.preventDefault();
-    const r = await act.run(() => api.put<InstanceSettings>("/api/settings/instance", { displayName: name.trim() }));
+    const r = await nameAct.run(() => api.put<InstanceSettings>("/api/settings/instance", { displayName: name.trim() }));
     if (r) {
+      setName(r.displayName);
       toast("Instance name saved.");
       await loadInstanceName();
     }
@@ -736,13 +816,14 @@ export function GeneralPage() {
   const saveOrigins = async (e: Event) => {
     e.preventDefault();
     const list = added
-      .split("\n")
+      .split(/[\s,]+/)
       .map((o) => o.trim())
       .filter(Boolean);
-    const r = await act.run(() => api.put<TrustedOrigins>("/api/settings/trusted-origins", { added: list }));
+    const r = await originAct.run(() => api.put<TrustedOrigins>("/api/settings/trusted-origins", { added: list }));
     if (r) {
       setOrigins(r);
       setAdded(r.added.join("\n"));
+      typedOrigins.current = false;
       toast("Trusted origins saved.");
     }
   };
@@ -755,36 +836,27 @@ export function GeneralPage() {
       <section class="section">
         <h2>Instance</h2>
         <form class="row-form" onSubmit={saveName}>
-          <TextField label="Instance name" value={name} onValue={setName} required maxLength={64} id="inst-name" />
-          <button type="submit" class="btn btn-primary" disabled={act.busy}>
+          <TextField
+            label="Instance name"
+            value={name}
+            onValue={(v) => {
+              typedName.current = true;
+              setName(v);
+            }}
+            required
+            maxLength={64}
+            id="inst-name"
+          />
+          <button type="submit" class="btn btn-primary" disabled={nameAct.busy || !name.trim()}>
             Save
           </button>
         </form>
-        {status ? (
-          <dl class="facts" aria-label="Status">
-            <dt>Version</dt>
-            <dd class="mono">{status.version}</dd>
-            <dt>Up for</dt>
-            <dd>{uptime(status.uptimeSecs)}</dd>
-            <dt>Database</dt>
-            <dd>
-              {status.database}
-              {status.databaseBytes !== null ? `, ${(status.databaseBytes / 1048576).toFixed(1)} MiB` : ""}
-            </dd>
-            <dt>Nodes</dt>
-            <dd>
-              {counts(status.nodesByLiveness)}
-              {status.heldNodes ? `, ${status.heldNodes} held` : ""}
-              {status.localNode ? "" : " (the local node is off)"}
-            </dd>
-            <dt>Subshells</dt>
-            <dd>{counts(status.subshellsByState)}</dd>
-          </dl>
-        ) : null}
+        <ErrorNote error={nameAct.error} />
       </section>
       <section class="section">
         <h2>Harness plugins</h2>
         <p class="muted">A plugin that is off cannot be launched on any node.</p>
+        <ErrorNote error={pluginAct.error} />
         {plugins ? (
           <ul class="list">
             {plugins.map((p) => (
@@ -797,8 +869,9 @@ export function GeneralPage() {
                   <button
                     type="button"
                     class="btn btn-small"
+                    disabled={pluginAct.busy}
                     onClick={async () => {
-                      const r = await act.run(() => api.put<Plugin>(`/api/plugins/${p.id}`, { enabled: !p.enabled }));
+                      const r = await pluginAct.run(() => api.put<Plugin>(`/api/plugins/${p.id}`, { enabled: !p.enabled }));
                       if (r) setPlugins((list) => (list ?? []).map((x) => (x.id === r.id ? r : x)));
                     }}
                   >
@@ -836,48 +909,24 @@ export function GeneralPage() {
               value={added}
               placeholder="https://plane.example"
               onInput={(e) => {
-                typed.current = true;
+                typedOrigins.current = true;
                 setAdded((e.currentTarget as HTMLTextAreaElement).value);
               }}
               aria-describedby="origins-hint"
             />
             <div class="hint" id="origins-hint">
-              One origin a line, such as https://plane.example:8443 (at most 32).
+              One origin a line: a scheme, a host name or IPv4 address, and an optional port, such as https://plane.example:8443
+              (at most 32). Saving an empty list removes them all.
             </div>
           </div>
+          <ErrorNote error={originAct.error} />
           <div>
-            <button type="submit" class="btn" disabled={act.busy}>
+            <button type="submit" class="btn" disabled={originAct.busy}>
               Save origins
             </button>
           </div>
         </form>
       </section>
-      {deployment ? (
-        <section class="section">
-          <h2>Deployment</h2>
-          <dl class="facts">
-            <dt>Base URL</dt>
-            <dd class="mono">{deployment.baseUrl}</dd>
-            <dt>Listening on</dt>
-            <dd class="mono">{deployment.listen.join(", ")}</dd>
-            <dt>Data directory</dt>
-            <dd class="mono">{deployment.dataDir ?? "—"}</dd>
-            <dt>Database</dt>
-            <dd>{deployment.database}</dd>
-            <dt>Node programs served</dt>
-            <dd>
-              {deployment.nodeDownloads.length
-                ? deployment.nodeDownloads.map((d) => (
-                    <div key={d.platform}>
-                      <a href={d.url}>{d.platform}</a> <span class="muted">{(d.bytes / 1048576).toFixed(1)} MiB</span>{" "}
-                      <span class="mono small muted">sha256 {d.sha256.slice(0, 16)}…</span>
-                    </div>
-                  ))
-                : "none"}
-            </dd>
-          </dl>
-        </section>
-      ) : null}
       <section class="section">
         <h2>API</h2>
         <p>
@@ -885,6 +934,169 @@ export function GeneralPage() {
           <a href="/docs/terminal">terminal socket frames</a>.
         </p>
       </section>
+    </div>
+  );
+}
+
+// ----- status -----
+
+function uptime(secs: number): string {
+  if (secs < 60) return `${secs} s`;
+  const d = Math.floor(secs / 86400);
+  const h = Math.floor((secs % 86400) / 3600);
+  const m = Math.floor((secs % 3600) / 60);
+  return d ? `${d} d ${h} h` : h ? `${h} h ${m} min` : `${m} min`;
+}
+
+/** A count by key, as a small table. */
+function Counts({ label, map, names }: { label: string; map: Record<string, number>; names?: Record<string, string> }) {
+  const rows = Object.entries(map).filter(([, n]) => n > 0);
+  if (!rows.length) return <p class="muted">None.</p>;
+  return (
+    <table class="table counts" aria-label={label}>
+      <tbody>
+        {rows.map(([k, n]) => (
+          <tr key={k}>
+            <th scope="row">{names?.[k] ?? k.replace(/_/g, " ")}</th>
+            <td>{n}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+const LIVENESS_NAMES: Record<string, string> = { online: "Online", offline: "Offline", held: "Held for update" };
+const STATE_NAMES: Record<string, string> = {
+  starting: "Starting",
+  running: "Running",
+  stopping: "Stopping",
+  stopped: "Stopped",
+  exited: "Exited",
+  crashed: "Crashed",
+  failed: "Failed",
+};
+
+export function StatusPage() {
+  const [status, setStatus] = useState<AdminStatus | null>(null);
+  const [deployment, setDeployment] = useState<Deployment | null>(null);
+  const act = useAction();
+  const load = async () => {
+    const [st, dep] = await Promise.all([api.get<AdminStatus>("/api/admin/status"), api.get<Deployment>("/api/admin/deployment")]);
+    setStatus(st);
+    setDeployment(dep);
+  };
+  useEffect(() => {
+    void act.run(load);
+  }, []);
+
+  return (
+    <div class="page">
+      <PageHead title="Settings">
+        <button type="button" class="btn" disabled={act.busy} onClick={() => void act.run(load)}>
+          Refresh
+        </button>
+      </PageHead>
+      <Tabs />
+      <ErrorNote error={act.error} />
+      {status ? (
+        <>
+          <section class="section">
+            <h2>Plane</h2>
+            <dl class="facts" data-testid="status">
+              <dt>Version</dt>
+              <dd class="mono">{status.version}</dd>
+              <dt>Up for</dt>
+              <dd>{uptime(status.uptimeSecs)}</dd>
+              <dt>Database</dt>
+              <dd>
+                {status.database}
+                {status.databaseBytes !== null ? `, ${bytesText(status.databaseBytes)}` : ""}
+              </dd>
+              <dt>Local node</dt>
+              <dd>{status.localNode ? "runs panes on this host" : "off (no tmux, or turned off)"}</dd>
+            </dl>
+          </section>
+          <div class="grid2">
+            <section class="section">
+              <h2>Remote nodes</h2>
+              <Counts label="Remote nodes by liveness" map={status.nodesByLiveness} names={LIVENESS_NAMES} />
+              {status.heldNodes ? (
+                <Note tone="warn">
+                  {status.heldNodes} {status.heldNodes === 1 ? "node is" : "nodes are"} held until updated: see <Link href="/nodes">Nodes</Link>.
+                </Note>
+              ) : null}
+              <h3>By version</h3>
+              <Counts label="Remote nodes by version" map={status.nodesByVersion} />
+            </section>
+            <section class="section">
+              <h2>Subshells</h2>
+              <Counts label="Subshells by state" map={status.subshellsByState} names={STATE_NAMES} />
+            </section>
+          </div>
+        </>
+      ) : null}
+      {deployment ? (
+        <section class="section">
+          <h2>Deployment</h2>
+          <dl class="facts" data-testid="deployment">
+            <dt>Base URL</dt>
+            <dd class="mono">{deployment.baseUrl}</dd>
+            <dt>Listening on</dt>
+            <dd class="mono">{deployment.listen.join(", ") || "—"}</dd>
+            <dt>Data directory</dt>
+            <dd class="mono">{deployment.dataDir ?? "— (in memory)"}</dd>
+            <dt>Database</dt>
+            <dd>{deployment.database}</dd>
+            <dt>Trusted origins</dt>
+            <dd>
+              {deployment.trustedOrigins.map((o) => (
+                <div key={o} class="mono">
+                  {o}
+                </div>
+              ))}
+              <Link href="/settings/general" class="small">
+                Add origins under General
+              </Link>
+            </dd>
+          </dl>
+          <h3>Node programs served</h3>
+          {deployment.nodeDownloads.length ? (
+            <table class="table responsive" data-testid="node-downloads">
+              <thead>
+                <tr>
+                  <th scope="col">Platform</th>
+                  <th scope="col">Size</th>
+                  <th scope="col">SHA-256</th>
+                  <th scope="col">
+                    <span class="sr-only">Download</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {deployment.nodeDownloads.map((d) => (
+                  <tr key={d.platform}>
+                    <td data-label="Platform" class="mono">
+                      {d.platform}
+                    </td>
+                    <td data-label="Size">{bytesText(d.bytes)}</td>
+                    <td data-label="SHA-256">
+                      <span class="mono small hash">{d.sha256}</span> <CopyButton text={d.sha256} what={`SHA-256 of ${d.platform}`} />
+                    </td>
+                    <td data-label="" class="row-actions">
+                      <a class="btn btn-small" href={d.url} download="termplane-node">
+                        Download<span class="sr-only"> {d.platform}</span>
+                      </a>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : (
+            <p class="muted">None: this plane has no node program to serve.</p>
+          )}
+        </section>
+      ) : null}
     </div>
   );
 }

@@ -1,13 +1,14 @@
-// A file dropped onto a terminal goes into the pane's working directory: `POST /api/uploads`
-// names it and its size, then the pieces follow in order (each `pieceBytes` long but the
-// last, as standard padded base64); the last one puts the file in place. Any failure abandons
-// the upload on the plane's side, so a retry starts from the beginning.
+// Files go to the plane in pieces. A file dropped onto a terminal goes into the pane's working
+// directory: `POST /api/uploads` names it and its size. A file kept on the plane (the Files
+// page): `POST /api/files` does. Either way the pieces follow in order (each `pieceBytes` long
+// but the last, as standard padded base64); the last one puts the file in place. Any failure
+// abandons the upload on the plane's side, so a retry starts from the beginning.
 
 import { api, ApiError } from "../api";
 import { toB64 } from "../b64";
-import type { Upload } from "../types";
+import type { FileUpload, Upload } from "../types";
 
-/** The plane's cap (plane/src/api/uploads.rs). */
+/** The plane's cap for one file (plane/src/api/uploads.rs and files.rs). */
 export const MAX_UPLOAD_BYTES = 64 * 1024 * 1024;
 
 export interface UploadProgress {
@@ -17,6 +18,48 @@ export interface UploadProgress {
   path: string | null;
 }
 
+interface Pieced {
+  pieceBytes: number;
+  received: number;
+  done: boolean;
+}
+
+function checkSize(file: File): void {
+  if (file.size > MAX_UPLOAD_BYTES) {
+    throw new ApiError(400, "TOO_LARGE", `${file.name} is larger than 64 MiB, the most an upload takes.`);
+  }
+}
+
+/**
+ * Sends `file` piece by piece after `first` (the plane's answer to the start), reporting each
+ * answer; on any failure (or `signal`) it calls `abandon` and throws.
+ */
+async function sendPieces<T extends Pieced>(
+  file: File,
+  first: T,
+  piecePath: (index: number) => string,
+  abandon: () => Promise<unknown>,
+  onAnswer: (t: T) => void,
+  signal: AbortSignal,
+): Promise<T> {
+  let up = first;
+  onAnswer(up);
+  try {
+    for (let index = 0; !up.done; index++) {
+      if (signal.aborted) throw new DOMException("cancelled", "AbortError");
+      const start = index * up.pieceBytes;
+      const piece = await file.slice(start, Math.min(file.size, start + up.pieceBytes)).arrayBuffer();
+      up = await api.put<T>(piecePath(index), { dataB64: toB64(piece) });
+      onAnswer(up);
+    }
+  } catch (e) {
+    if (!up.done) await abandon().catch(() => undefined);
+    throw e;
+  }
+  return up;
+}
+
+/** Uploads `file` into a pane's working directory. */
 export async function uploadFile(
   subshellId: string,
   file: File,
@@ -24,29 +67,35 @@ export async function uploadFile(
   onProgress: (p: UploadProgress) => void,
   signal: AbortSignal,
 ): Promise<Upload> {
-  if (file.size > MAX_UPLOAD_BYTES) {
-    throw new ApiError(400, "TOO_LARGE", `${file.name} is larger than 64 MiB, the most an upload takes.`);
-  }
-  let up = await api.post<Upload>("/api/uploads", {
+  checkSize(file);
+  const first = await api.post<Upload>("/api/uploads", {
     subshellId,
     name: file.name,
     size: file.size,
     overwrite,
   });
-  onProgress({ name: file.name, size: file.size, received: up.received, path: up.path });
-  try {
-    for (let index = 0; !up.done; index++) {
-      if (signal.aborted) throw new DOMException("cancelled", "AbortError");
-      const start = index * up.pieceBytes;
-      const piece = await file.slice(start, Math.min(file.size, start + up.pieceBytes)).arrayBuffer();
-      up = await api.put<Upload>(`/api/uploads/${encodeURIComponent(up.uploadId)}/pieces/${index}`, {
-        dataB64: toB64(piece),
-      });
-      onProgress({ name: file.name, size: file.size, received: up.received, path: up.path });
-    }
-  } catch (e) {
-    if (!up.done) await api.del(`/api/uploads/${encodeURIComponent(up.uploadId)}`).catch(() => undefined);
-    throw e;
-  }
-  return up;
+  const id = encodeURIComponent(first.uploadId);
+  return sendPieces(
+    file,
+    first,
+    (index) => `/api/uploads/${id}/pieces/${index}`,
+    () => api.del(`/api/uploads/${id}`),
+    (up) => onProgress({ name: file.name, size: file.size, received: up.received, path: up.path }),
+    signal,
+  );
+}
+
+/** Keeps `file` on the plane (the account's files); the answer's `fileId` names it. */
+export async function keepFile(file: File, onProgress: (p: UploadProgress) => void, signal: AbortSignal): Promise<FileUpload> {
+  checkSize(file);
+  const first = await api.post<FileUpload>("/api/files", { name: file.name, size: file.size });
+  const id = encodeURIComponent(first.fileId);
+  return sendPieces(
+    file,
+    first,
+    (index) => `/api/files/${id}/pieces/${index}`,
+    () => api.del(`/api/files/${id}`),
+    (up) => onProgress({ name: file.name, size: file.size, received: up.received, path: null }),
+    signal,
+  );
 }
