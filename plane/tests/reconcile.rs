@@ -67,6 +67,10 @@ fn the_sweep_ends_rows_whose_panes_are_gone_and_skips_rows_of_offline_nodes() {
     };
     assert_eq!(state(&gone)["state"], "running", "nothing noticed it yet");
 
+    // The first sweep that finds it gone leaves the node's exit check time to report it.
+    smol::block_on(p.svc.reconcile()).unwrap();
+    assert_eq!(state(&gone)["state"], "running", "judged before the grace");
+    p.clock.advance_ms(termplane::service::GONE_GRACE_MS);
     smol::block_on(p.svc.reconcile()).unwrap();
     let g = state(&gone);
     assert_eq!(g["state"], "crashed", "{g}");
@@ -77,4 +81,52 @@ fn the_sweep_ends_rows_whose_panes_are_gone_and_skips_rows_of_offline_nodes() {
         "a row of an offline node was judged: {f}"
     );
     assert_eq!(f["status"], "node_unreachable", "{f}");
+}
+
+#[test]
+fn an_exit_reported_after_a_sweep_found_the_pane_gone_keeps_its_code() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let node = common::local::attach(&p);
+    let r = p
+        .post(
+            "/api/subshells",
+            json!({ "nodeId": node.node_id, "harnessId": "shell", "cwd": node.work.to_string_lossy() }),
+        )
+        .header("Cookie", &admin)
+        .send();
+    assert_eq!(r.status, 201, "{}", r.text());
+    let id = r.json()["id"].as_str().unwrap().to_owned();
+    let r = p
+        .post(
+            &format!("/api/subshells/{id}/input"),
+            json!({ "text": "exit 0", "keys": ["enter"] }),
+        )
+        .header("Cookie", &admin)
+        .send();
+    assert_eq!(r.status, 200, "{}", r.text());
+    // The pane has ended; the sweep sees it gone before the node's exit check reports it.
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let exit = loop {
+        if let Some(e) = node.exec.exit_tick().into_iter().next() {
+            break e;
+        }
+        assert!(std::time::Instant::now() < until, "the pane never ended");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    smol::block_on(p.svc.reconcile()).unwrap();
+    smol::block_on(p.svc.apply_node_event(
+        &node.node_id,
+        termplane::local::LOCAL_CONN,
+        &termplane_proto::Event::Exit(exit),
+    ));
+    p.clock.advance_ms(termplane::service::GONE_GRACE_MS);
+    smol::block_on(p.svc.reconcile()).unwrap();
+    let v = p
+        .get(&format!("/api/subshells/{id}"))
+        .header("Cookie", &admin)
+        .send()
+        .json();
+    assert_eq!(v["state"], "exited", "{v}");
+    assert_eq!(v["exitCode"], 0, "{v}");
 }

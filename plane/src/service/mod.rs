@@ -41,6 +41,7 @@ pub use catalog::DETECTION_FRESH_MS;
 pub use credentials::setup_key_status;
 pub use dispatch::{LocalNode, MAX_COMMAND_JSON};
 pub use guard::{ADMIN_WRITE_FAMILIES, canonical_path, is_admin_surface};
+pub use subshells::GONE_GRACE_MS;
 pub use subshells::{INPUT_PIECE_BYTES, TOKEN_LIFETIME_MS};
 
 use std::sync::Arc;
@@ -291,6 +292,8 @@ pub struct Service {
     notifier: notifications::Notifier,
     /// Network plugins: extra listen addresses.
     network: network::Network,
+    /// Panes the reconcile sweep found gone, and when it first did (ms).
+    gone_seen: std::sync::Mutex<std::collections::HashMap<String, i64>>,
     /// When each subshell's current pane started, on its node's clock (from the launch answer).
     incarnations: std::sync::Mutex<std::collections::HashMap<String, String>>,
     /// Exits that arrived while their subshell's launch was on its way (node id, event).
@@ -421,6 +424,7 @@ impl Service {
             files: files::Files::default(),
             notifier: notifications::Notifier::default(),
             network: network::Network::default(),
+            gone_seen: std::sync::Mutex::default(),
             incarnations: std::sync::Mutex::default(),
             parked_exits: std::sync::Mutex::default(),
         }))

@@ -2,6 +2,21 @@
 
 use super::*;
 
+/// How long a pane found gone waits for the node's `exit` before a sweep moves its row:
+/// two exit-check ticks.
+pub const GONE_GRACE_MS: i64 = 2 * 2000;
+
+#[cfg(test)]
+mod grace_tests {
+    #[test]
+    fn the_grace_is_two_exit_check_ticks() {
+        assert_eq!(
+            u128::try_from(super::GONE_GRACE_MS).unwrap_or(0),
+            2 * termplane_proto::limits::EXIT_DETECTION_TICK.as_millis()
+        );
+    }
+}
+
 impl Service {
     // ----- what nodes report -----
 
@@ -178,7 +193,8 @@ impl Service {
     }
 
     /// The reconcile sweep: probes the live rows of every reachable node and moves those whose
-    /// panes are gone. Rows of unreachable nodes are skipped (their panes may well run).
+    /// panes are gone (after a grace for the node's own exit report, see below). Rows of
+    /// unreachable nodes are skipped (their panes may well run).
     pub async fn reconcile(self: &Arc<Self>) -> Result<(), ApiError> {
         let rows = self.store.subshells(&SubshellFilter::default()).await?;
         let mut by_node: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -221,6 +237,28 @@ impl Service {
             let alive_refs: HashSet<&str> = alive.iter().map(String::as_str).collect();
             // Only the probed rows: a row launched meanwhile is not judged by an older probe.
             let probed: HashSet<&str> = ids.iter().map(String::as_str).collect();
+            // A pane found gone is given the node's exit checks first: its `exit` (with the
+            // code) normally follows within a tick, and a row moved to "gone" now would lose
+            // that code (an `exit 0` would read as a crash). Only a pane still gone at a sweep
+            // at least [`GONE_GRACE_MS`] after it was first seen gone is moved here.
+            let now = self.now();
+            let due: HashSet<String> = {
+                let mut seen = self
+                    .gone_seen
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                seen.retain(|id, _| {
+                    probed.contains(id.as_str()) && !alive_refs.contains(id.as_str())
+                });
+                ids.iter()
+                    .filter(|id| !alive_refs.contains(id.as_str()))
+                    .filter(|id| {
+                        let first = *seen.entry((*id).clone()).or_insert(now);
+                        now - first >= GONE_GRACE_MS
+                    })
+                    .cloned()
+                    .collect()
+            };
             for row in self
                 .store
                 .subshells(&SubshellFilter {
@@ -233,8 +271,10 @@ impl Service {
             {
                 let trigger = if alive_refs.contains(row.id.as_str()) {
                     Trigger::PaneAlive
-                } else {
+                } else if due.contains(&row.id) {
                     Trigger::PaneGone
+                } else {
+                    continue;
                 };
                 if let Some((SubshellState::Crashed, _)) =
                     self.move_subshell(row, trigger, None).await?

@@ -51,6 +51,7 @@ use crate::secret::{self, BEARER_PREFIX};
 use crate::store::{self, Change, SubshellFilter};
 
 mod events;
+pub use events::GONE_GRACE_MS;
 mod io;
 mod launch;
 mod moves;
