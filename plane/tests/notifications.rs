@@ -302,6 +302,7 @@ fn a_pane_that_needs_input_pushes_an_encrypted_signed_message_to_its_owners_devi
     let inbox = send(&p, &admin, "GET", "/api/notifications?unread=true", None).json();
     assert_eq!(inbox.as_array().unwrap().len(), 1, "{inbox}");
     assert_eq!(inbox[0]["kind"], "needs_input");
+    assert_eq!(inbox[0]["url"], format!("/subshells/{id}"));
     let nid = inbox[0]["id"].as_str().unwrap();
     let r = send(
         &p,

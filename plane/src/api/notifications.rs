@@ -127,6 +127,8 @@ pub struct Notification {
     pub created_at: i64,
     /// When it was marked read.
     pub read_at: Option<i64>,
+    /// The app's page for its subject (`/subshells/{id}` or `/nodes`), as the push carries it.
+    pub url: String,
 }
 
 /// `GET /api/notifications` query.

@@ -59,10 +59,20 @@ fn device_view(d: &DeviceRow) -> Device {
     }
 }
 
+/// The app's page for a notification's subject.
+fn subject_url(kind: NotificationKind, subject: &str) -> String {
+    match kind {
+        NotificationKind::NodeOffline => "/nodes".to_owned(),
+        _ => format!("/subshells/{subject}"),
+    }
+}
+
 fn notification_view(n: &NotificationRow) -> Notification {
+    let kind = NotificationKind::from_stored(&n.kind);
     Notification {
+        url: subject_url(kind, &n.subject_id),
         id: n.id.clone(),
-        kind: NotificationKind::from_stored(&n.kind),
+        kind,
         subject_id: n.subject_id.clone(),
         title: n.title.clone(),
         body: n.body.clone(),
@@ -318,7 +328,7 @@ impl Service {
                 &row.id,
                 title,
                 body,
-                format!("/subshells/{}", row.id),
+                subject_url(kind, &row.id),
             )
             .await;
         }
@@ -346,7 +356,7 @@ impl Service {
                 &node.id,
                 format!("{} went offline", node.name),
                 "its link to the plane is down".to_owned(),
-                "/nodes".to_owned(),
+                subject_url(NotificationKind::NodeOffline, &node.id),
             )
             .await;
         }
