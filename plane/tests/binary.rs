@@ -147,3 +147,90 @@ fn an_existing_readable_database_is_tightened_at_start() {
     assert_eq!(mode(&db), 0o600);
     drop(run);
 }
+
+/// One request over a fresh connection to `addr`; answers the whole raw response.
+fn raw(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> String {
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    write!(s, "{head}\r\n{body}").unwrap();
+    let mut all = String::new();
+    s.read_to_string(&mut all).unwrap();
+    all
+}
+
+#[test]
+fn a_network_plugin_listens_again_when_the_plane_restarts() {
+    let dir = common::tempdir("binary-network");
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let extra = format!("127.0.0.1:{port}");
+    {
+        let run = start(&dir);
+        assert!(post_setup(&run.base).starts_with("HTTP/1.1 201"));
+        let addr = run.base.strip_prefix("http://").unwrap().to_owned();
+        let json = [
+            ("Origin", run.base.as_str()),
+            ("Content-Type", "application/json"),
+        ];
+        let signed = raw(
+            &addr,
+            "POST",
+            "/api/auth/sign-in",
+            &json,
+            r#"{"email":"a@example.test","password":"long enough pw"}"#,
+        );
+        assert!(signed.starts_with("HTTP/1.1 200"), "{signed}");
+        let cookie = signed
+            .lines()
+            .find_map(|l| l.strip_prefix("set-cookie: "))
+            .unwrap()
+            .split(';')
+            .next()
+            .unwrap()
+            .to_owned();
+        let mut with_cookie = json.to_vec();
+        with_cookie.push(("Cookie", cookie.as_str()));
+        let added = raw(
+            &addr,
+            "POST",
+            "/api/network",
+            &with_cookie,
+            &format!(r#"{{"name":"lan","address":"{extra}"}}"#),
+        );
+        assert!(added.starts_with("HTTP/1.1 201"), "{added}");
+        let there = raw(&extra, "GET", "/api/setup/status", &[], "");
+        assert!(there.starts_with("HTTP/1.1 200"), "{there}");
+    }
+    // Stopped: nothing listens there any more.
+    let mut closed = false;
+    for _ in 0..100 {
+        if std::net::TcpStream::connect(&extra).is_err() {
+            closed = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(closed, "{extra} still listens after the plane stopped");
+    // Started again: the stored plugin listens again.
+    let _run = start(&dir);
+    let mut answer = String::new();
+    for _ in 0..200 {
+        if std::net::TcpStream::connect(&extra).is_ok() {
+            answer = raw(&extra, "GET", "/api/setup/status", &[], "");
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+}
