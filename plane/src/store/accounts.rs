@@ -320,6 +320,21 @@ impl Store {
         Ok(())
     }
 
+    /// The account `id` (not the `system` service account), read inside a transaction.
+    async fn person_in(
+        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+        id: &str,
+    ) -> Result<Option<User>, sqlx::Error> {
+        sqlx::query(AssertSqlSafe(format!(
+            "SELECT {USER_COLS} FROM users WHERE id = $1 AND role <> 'service'"
+        )))
+        .bind(id)
+        .fetch_optional(&mut **tx)
+        .await?
+        .map(|r| user_of(&r))
+        .transpose()
+    }
+
     /// Whether another enabled administrator than `id` exists (inside the lock).
     async fn another_admin(
         tx: &mut sqlx::Transaction<'_, sqlx::Any>,
@@ -347,15 +362,7 @@ impl Store {
     ) -> Result<UserChange, sqlx::Error> {
         let mut tx = self.pool.begin().await?;
         Self::admin_change_lock(&mut tx).await?;
-        let Some(current) = sqlx::query(AssertSqlSafe(format!(
-            "SELECT {USER_COLS} FROM users WHERE id = $1 AND role <> 'service'"
-        )))
-        .bind(id)
-        .fetch_optional(&mut *tx)
-        .await?
-        .map(|r| user_of(&r))
-        .transpose()?
-        else {
+        let Some(current) = Self::person_in(&mut tx, id).await? else {
             return Ok(UserChange::NotFound);
         };
         if current.role == "admin"
@@ -406,15 +413,7 @@ impl Store {
     ) -> Result<UserChange, sqlx::Error> {
         let mut tx = self.pool.begin().await?;
         Self::admin_change_lock(&mut tx).await?;
-        let Some(current) = sqlx::query(AssertSqlSafe(format!(
-            "SELECT {USER_COLS} FROM users WHERE id = $1 AND role <> 'service'"
-        )))
-        .bind(id)
-        .fetch_optional(&mut *tx)
-        .await?
-        .map(|r| user_of(&r))
-        .transpose()?
-        else {
+        let Some(current) = Self::person_in(&mut tx, id).await? else {
             return Ok(UserChange::NotFound);
         };
         if current.role == "admin" && !Self::another_admin(&mut tx, id).await? {
