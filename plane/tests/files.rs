@@ -9,28 +9,14 @@ use std::time::{Duration, Instant};
 
 use base64ct::{Base64, Encoding};
 use common::*;
-use serde_json::{Value, json};
+use serde_json::json;
 use sha2::Digest as _;
 
 const PIECE: usize = 192 * 1024;
 
-fn send(p: &Plane, cookie: &str, method: &str, path: &str, body: Option<Value>) -> Resp {
-    let mut r = p
-        .req()
-        .method(method)
-        .path(path)
-        .header("Origin", &p.origin())
-        .header("Cookie", cookie);
-    if let Some(b) = body {
-        r = r.json(b);
-    }
-    r.send()
-}
-
 /// Uploads `bytes` as `name`; returns the kept file's id.
 fn keep(p: &Plane, cookie: &str, name: &str, bytes: &[u8]) -> String {
-    let r = send(
-        p,
+    let r = p.call(
         cookie,
         "POST",
         "/api/files",
@@ -42,8 +28,7 @@ fn keep(p: &Plane, cookie: &str, name: &str, bytes: &[u8]) -> String {
     let id = v["fileId"].as_str().unwrap().to_owned();
     let mut last = v;
     for (i, chunk) in bytes.chunks(PIECE).enumerate() {
-        let r = send(
-            p,
+        let r = p.call(
             cookie,
             "PUT",
             &format!("/api/files/{id}/pieces/{i}"),
@@ -83,14 +68,14 @@ fn a_file_is_kept_whole_downloaded_with_its_name_and_stored_once_per_content() {
     let admin = p.setup_admin();
     let bytes: Vec<u8> = (0..(PIECE * 2 + 1234)).map(|i| (i % 251) as u8).collect();
     let id = keep(&p, &admin, "notes ☂.bin", &bytes);
-    let list = send(&p, &admin, "GET", "/api/files", None).json();
+    let list = p.call(&admin, "GET", "/api/files", None).json();
     assert_eq!(list.as_array().unwrap().len(), 1);
     let sha = hex::encode(sha2::Sha256::digest(&bytes));
     assert_eq!(list[0]["sha256"], sha.as_str());
     assert_eq!(list[0]["size"], bytes.len());
     assert_eq!(list[0]["name"], "notes ☂.bin");
 
-    let r = send(&p, &admin, "GET", &format!("/api/files/{id}/content"), None);
+    let r = p.call(&admin, "GET", &format!("/api/files/{id}/content"), None);
     assert_eq!(r.status, 200);
     assert_eq!(r.body, bytes);
     assert_eq!(r.header("x-content-sha256"), Some(sha.as_str()));
@@ -103,17 +88,17 @@ fn a_file_is_kept_whole_downloaded_with_its_name_and_stored_once_per_content() {
     let again = keep(&p, &admin, "copy.bin", &bytes);
     assert_eq!(blobs(&p), vec![sha.clone()]);
     assert_eq!(tmp_files(&p), 0);
-    let r = send(&p, &admin, "DELETE", &format!("/api/files/{id}"), None);
+    let r = p.call(&admin, "DELETE", &format!("/api/files/{id}"), None);
     assert_eq!(r.status, 204);
     assert_eq!(blobs(&p), vec![sha.clone()], "still named by the copy");
-    let r = send(&p, &admin, "DELETE", &format!("/api/files/{again}"), None);
+    let r = p.call(&admin, "DELETE", &format!("/api/files/{again}"), None);
     assert_eq!(r.status, 204);
     assert!(blobs(&p).is_empty(), "the last row took its blob");
-    send(&p, &admin, "GET", &format!("/api/files/{id}"), None).error(404);
+    p.call(&admin, "GET", &format!("/api/files/{id}"), None)
+        .error(404);
 
     // An empty file is kept at once.
-    let r = send(
-        &p,
+    let r = p.call(
         &admin,
         "POST",
         "/api/files",
@@ -128,8 +113,7 @@ fn a_bad_piece_abandons_the_upload_and_keeps_nothing() {
     let p = Plane::start();
     let admin = p.setup_admin();
     let start = |size: usize| {
-        let r = send(
-            &p,
+        let r = p.call(
             &admin,
             "POST",
             "/api/files",
@@ -139,8 +123,7 @@ fn a_bad_piece_abandons_the_upload_and_keeps_nothing() {
         r.json()["fileId"].as_str().unwrap().to_owned()
     };
     let piece = |id: &str, i: usize, n: usize| {
-        send(
-            &p,
+        p.call(
             &admin,
             "PUT",
             &format!("/api/files/{id}/pieces/{i}"),
@@ -157,8 +140,7 @@ fn a_bad_piece_abandons_the_upload_and_keeps_nothing() {
     assert_eq!(piece(&id, 1, 10).error(409), "UPLOAD_ABANDONED");
     // Not base64.
     let id2 = start(10);
-    let r = send(
-        &p,
+    let r = p.call(
         &admin,
         "PUT",
         &format!("/api/files/{id2}/pieces/0"),
@@ -166,12 +148,9 @@ fn a_bad_piece_abandons_the_upload_and_keeps_nothing() {
     );
     assert_eq!(r.error(400), "INPUT_VALIDATION_ERROR");
     // Abandoned by DELETE.
-    let r = send(&p, &admin, "DELETE", &format!("/api/files/{id2}"), None);
+    let r = p.call(&admin, "DELETE", &format!("/api/files/{id2}"), None);
     assert_eq!(r.status, 204);
-    assert_eq!(
-        send(&p, &admin, "GET", "/api/files", None).json(),
-        json!([])
-    );
+    assert_eq!(p.call(&admin, "GET", "/api/files", None).json(), json!([]));
     assert_eq!(tmp_files(&p), 0, "no partial file left");
     assert!(blobs(&p).is_empty());
     // Abandoned by silence.
@@ -195,14 +174,11 @@ fn files_are_their_owners_alone_and_capped() {
         ("GET", format!("/api/files/{id}/content")),
         ("DELETE", format!("/api/files/{id}")),
     ] {
-        send(&p, &other, m, &path, None).error(404);
+        p.call(&other, m, &path, None).error(404);
     }
+    assert_eq!(p.call(&other, "GET", "/api/files", None).json(), json!([]));
     assert_eq!(
-        send(&p, &other, "GET", "/api/files", None).json(),
-        json!([])
-    );
-    assert_eq!(
-        send(&p, &admin, "GET", "/api/files", None)
+        p.call(&admin, "GET", "/api/files", None)
             .json()
             .as_array()
             .unwrap()
@@ -210,8 +186,7 @@ fn files_are_their_owners_alone_and_capped() {
         1
     );
     // 64 MiB per file; 1 GiB per account, uploads in progress included.
-    let r = send(
-        &p,
+    let r = p.call(
         &other,
         "POST",
         "/api/files",
@@ -219,8 +194,7 @@ fn files_are_their_owners_alone_and_capped() {
     );
     r.error(400);
     for _ in 0..16 {
-        let r = send(
-            &p,
+        let r = p.call(
             &other,
             "POST",
             "/api/files",
@@ -228,8 +202,7 @@ fn files_are_their_owners_alone_and_capped() {
         );
         assert_eq!(r.status, 201, "{}", r.text());
     }
-    let r = send(
-        &p,
+    let r = p.call(
         &other,
         "POST",
         "/api/files",
@@ -302,8 +275,7 @@ fn a_kept_file_is_sent_into_a_panes_directory() {
     assert_eq!(send_it(true).status, 200);
     assert_eq!(std::fs::read(node.work.join("brief.md")).unwrap(), bytes);
     // The admin's session sees none of the system account's files.
-    send(
-        &p,
+    p.call(
         &admin,
         "POST",
         &format!("/api/files/{id}/send"),

@@ -9,23 +9,10 @@ use std::net::TcpStream;
 use std::time::Duration;
 
 use common::*;
-use serde_json::{Value, json};
-
-fn send(p: &Plane, cookie: &str, method: &str, path: &str, body: Option<Value>) -> Resp {
-    let mut r = p
-        .req()
-        .method(method)
-        .path(path)
-        .header("Origin", &p.origin())
-        .header("Cookie", cookie);
-    if let Some(b) = body {
-        r = r.json(b);
-    }
-    r.send()
-}
+use serde_json::json;
 
 fn trusted(p: &Plane, cookie: &str) -> Vec<String> {
-    send(p, cookie, "GET", "/api/settings/public", None).json()["trustedOrigins"]
+    p.call(cookie, "GET", "/api/settings/public", None).json()["trustedOrigins"]
         .as_array()
         .unwrap()
         .iter()
@@ -39,8 +26,7 @@ fn an_extra_address_listens_at_once_and_its_origin_is_trusted_while_it_does() {
     let admin = p.setup_admin();
     let before = trusted(&p, &admin);
 
-    let r = send(
-        &p,
+    let r = p.call(
         &admin,
         "POST",
         "/api/network",
@@ -70,12 +56,11 @@ fn an_extra_address_listens_at_once_and_its_origin_is_trusted_while_it_does() {
     };
     assert_eq!(other.send().status, 200);
     assert!(trusted(&p, &admin).contains(&format!("http://{address}")));
-    let list = send(&p, &admin, "GET", "/api/network", None).json();
+    let list = p.call(&admin, "GET", "/api/network", None).json();
     assert_eq!(list.as_array().unwrap().len(), 1);
 
     // An address in use is refused with the reason; nothing is stored or trusted.
-    let r = send(
-        &p,
+    let r = p.call(
         &admin,
         "POST",
         "/api/network",
@@ -89,16 +74,14 @@ fn an_extra_address_listens_at_once_and_its_origin_is_trusted_while_it_does() {
         json!({"name": "", "address": "127.0.0.1:0"}),
         json!({"name": "x", "address": "127.0.0.1:0", "origin": "ftp://x"}),
     ] {
-        let r = send(&p, &admin, "POST", "/api/network", Some(bad.clone()));
+        let r = p.call(&admin, "POST", "/api/network", Some(bad.clone()));
         assert_eq!(r.error(400), "INPUT_VALIDATION_ERROR", "{bad}");
     }
-    let list = send(&p, &admin, "GET", "/api/network", None).json();
+    let list = p.call(&admin, "GET", "/api/network", None).json();
     assert_eq!(list.as_array().unwrap().len(), 1, "{list}");
 
     // A named origin (an overlay network's host name).
-    let r = send(
-        &p,
-        &admin,
+    let r = p.call(&admin,
         "POST",
         "/api/network",
         Some(
@@ -110,7 +93,7 @@ fn an_extra_address_listens_at_once_and_its_origin_is_trusted_while_it_does() {
     assert!(trusted(&p, &admin).contains(&"http://box.tailnet.example:7420".to_owned()));
 
     // Removing stops the listener and its trust.
-    let r = send(&p, &admin, "DELETE", &format!("/api/network/{id}"), None);
+    let r = p.call(&admin, "DELETE", &format!("/api/network/{id}"), None);
     assert_eq!(r.status, 204, "{}", r.text());
     let mut closed = false;
     for _ in 0..100 {
@@ -122,16 +105,19 @@ fn an_extra_address_listens_at_once_and_its_origin_is_trusted_while_it_does() {
     }
     assert!(closed, "{address} still accepts connections");
     assert!(!trusted(&p, &admin).contains(&format!("http://{address}")));
-    send(&p, &admin, "DELETE", &format!("/api/network/{named}"), None);
+    p.call(&admin, "DELETE", &format!("/api/network/{named}"), None);
     assert_eq!(trusted(&p, &admin), before);
-    send(&p, &admin, "DELETE", &format!("/api/network/{id}"), None).error(404);
+    p.call(&admin, "DELETE", &format!("/api/network/{id}"), None)
+        .error(404);
 
     // An administrator's session only.
     let (_, key) = p.system_key(&admin);
     p.get("/api/network").bearer(&key).send().error(403);
     p.create_user(&admin, "n@example.test", "user");
     let user = p.sign_in("n@example.test", PASSWORD);
-    send(&p, &user, "GET", "/api/network", None).error(403);
-    let audit = send(&p, &admin, "GET", "/api/audit?action=network.", None).json();
+    p.call(&user, "GET", "/api/network", None).error(403);
+    let audit = p
+        .call(&admin, "GET", "/api/audit?action=network.", None)
+        .json();
     assert_eq!(audit.as_array().unwrap().len(), 4, "{audit}");
 }

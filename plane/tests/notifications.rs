@@ -152,19 +152,6 @@ impl Subscription {
     }
 }
 
-fn send(p: &Plane, cookie: &str, method: &str, path: &str, body: Option<Value>) -> Resp {
-    let mut r = p
-        .req()
-        .method(method)
-        .path(path)
-        .header("Origin", &p.origin())
-        .header("Cookie", cookie);
-    if let Some(b) = body {
-        r = r.json(b);
-    }
-    r.send()
-}
-
 fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
     let until = Instant::now() + Duration::from_secs(20);
     loop {
@@ -183,8 +170,7 @@ fn a_pane_that_needs_input_pushes_an_encrypted_signed_message_to_its_owners_devi
     let node = common::local::attach(&p);
     let (push_base, pushes) = push_service();
     let sub = Subscription::new(5);
-    let r = send(
-        &p,
+    let r = p.call(
         &admin,
         "POST",
         "/api/devices",
@@ -193,23 +179,20 @@ fn a_pane_that_needs_input_pushes_an_encrypted_signed_message_to_its_owners_devi
     assert_eq!(r.status, 201, "{}", r.text());
     assert_eq!(r.json()["pushService"], push_base.as_str());
     let gone = Subscription::new(9);
-    let r = send(
-        &p,
+    let r = p.call(
         &admin,
         "POST",
         "/api/devices",
         Some(gone.json(&format!("{push_base}/gone/old-phone"), "old phone")),
     );
     assert_eq!(r.status, 201, "{}", r.text());
-    let vapid = send(&p, &admin, "GET", "/api/devices/vapid", None).json()["publicKey"]
+    let vapid = p.call(&admin, "GET", "/api/devices/vapid", None).json()["publicKey"]
         .as_str()
         .unwrap()
         .to_owned();
 
     // The administrator's own pane (a person's, so its owner is told).
-    let r = send(
-        &p,
-        &admin,
+    let r = p.call(&admin,
         "POST",
         "/api/subshells",
         Some(
@@ -218,8 +201,7 @@ fn a_pane_that_needs_input_pushes_an_encrypted_signed_message_to_its_owners_devi
     );
     assert_eq!(r.status, 201, "{}", r.text());
     let id = r.json()["id"].as_str().unwrap().to_owned();
-    let r = send(
-        &p,
+    let r = p.call(
         &admin,
         "POST",
         &format!("/api/subshells/{id}/input"),
@@ -227,14 +209,14 @@ fn a_pane_that_needs_input_pushes_an_encrypted_signed_message_to_its_owners_devi
     );
     assert_eq!(r.status, 200, "{}", r.text());
     let pane = wait_for("the pane's token", || {
-        let s = send(
-            &p,
-            &admin,
-            "GET",
-            &format!("/api/subshells/{id}/screen?lines=50"),
-            None,
-        )
-        .json()["text"]
+        let s = p
+            .call(
+                &admin,
+                "GET",
+                &format!("/api/subshells/{id}/screen?lines=50"),
+                None,
+            )
+            .json()["text"]
             .as_str()?
             .to_owned();
         s.split("tok=")
@@ -292,20 +274,21 @@ fn a_pane_that_needs_input_pushes_an_encrypted_signed_message_to_its_owners_devi
 
     // The gone endpoint's device was removed; the other one recorded its delivery.
     let devices = wait_for("the gone device to be removed", || {
-        let d = send(&p, &admin, "GET", "/api/devices", None).json();
+        let d = p.call(&admin, "GET", "/api/devices", None).json();
         (d.as_array().unwrap().len() == 1).then_some(d)
     });
     assert_eq!(devices[0]["name"], "laptop");
     assert!(devices[0]["lastSentAt"].is_i64(), "{devices}");
 
     // The inbox.
-    let inbox = send(&p, &admin, "GET", "/api/notifications?unread=true", None).json();
+    let inbox = p
+        .call(&admin, "GET", "/api/notifications?unread=true", None)
+        .json();
     assert_eq!(inbox.as_array().unwrap().len(), 1, "{inbox}");
     assert_eq!(inbox[0]["kind"], "needs_input");
     assert_eq!(inbox[0]["url"], format!("/subshells/{id}"));
     let nid = inbox[0]["id"].as_str().unwrap();
-    let r = send(
-        &p,
+    let r = p.call(
         &admin,
         "POST",
         &format!("/api/notifications/{nid}/read"),
@@ -313,13 +296,13 @@ fn a_pane_that_needs_input_pushes_an_encrypted_signed_message_to_its_owners_devi
     );
     assert_eq!(r.json()["marked"], 1);
     assert_eq!(
-        send(&p, &admin, "GET", "/api/notifications?unread=true", None).json(),
+        p.call(&admin, "GET", "/api/notifications?unread=true", None)
+            .json(),
         json!([])
     );
 
     // Switched off: a second needs-input tells nobody; the pane's exit still does.
-    let r = send(
-        &p,
+    let r = p.call(
         &admin,
         "PUT",
         "/api/notifications/preferences",
@@ -328,8 +311,9 @@ fn a_pane_that_needs_input_pushes_an_encrypted_signed_message_to_its_owners_devi
     assert_eq!(r.status, 200, "{}", r.text());
     attention("none");
     attention("needs_input");
-    send(
-        &p,
+    // Later than the first notification (the inbox is newest first).
+    p.clock.advance_ms(1000);
+    p.call(
         &admin,
         "POST",
         &format!("/api/subshells/{id}/input"),
@@ -350,14 +334,16 @@ fn a_pane_that_needs_input_pushes_an_encrypted_signed_message_to_its_owners_devi
     let next = pushes
         .recv_timeout(Duration::from_secs(20))
         .unwrap_or_else(|_| {
-            let row = send(&p, &admin, "GET", &format!("/api/subshells/{id}"), None).text();
-            let inbox = send(&p, &admin, "GET", "/api/notifications", None).text();
+            let row = p
+                .call(&admin, "GET", &format!("/api/subshells/{id}"), None)
+                .text();
+            let inbox = p.call(&admin, "GET", "/api/notifications", None).text();
             panic!("no push after the exit; the row: {row}; the inbox: {inbox}")
         });
     let message: Value = serde_json::from_slice(&sub.decrypt(&next.body)).unwrap();
     assert_eq!(message["kind"], "exited", "{message}");
     assert_eq!(next.header("urgency"), "normal");
-    let all = send(&p, &admin, "GET", "/api/notifications", None).json();
+    let all = p.call(&admin, "GET", "/api/notifications", None).json();
     let kinds: Vec<&str> = all
         .as_array()
         .unwrap()
@@ -365,8 +351,7 @@ fn a_pane_that_needs_input_pushes_an_encrypted_signed_message_to_its_owners_devi
         .map(|n| n["kind"].as_str().unwrap())
         .collect();
     assert_eq!(kinds, ["exited", "needs_input"]);
-    let r = send(
-        &p,
+    let r = p.call(
         &admin,
         "POST",
         "/api/notifications/read-all",
@@ -404,18 +389,17 @@ fn bad_subscriptions_are_refused_and_devices_are_their_owners_alone() {
     b["extra"] = json!(1);
     cases.push(b);
     for bad in cases {
-        let r = send(&p, &admin, "POST", "/api/devices", Some(bad.clone()));
+        let r = p.call(&admin, "POST", "/api/devices", Some(bad.clone()));
         assert_eq!(r.error(400), "INPUT_VALIDATION_ERROR", "{bad}");
     }
     assert_eq!(
-        send(&p, &admin, "GET", "/api/devices", None).json(),
+        p.call(&admin, "GET", "/api/devices", None).json(),
         json!([])
     );
 
     // Ten devices, then a refusal; the same endpoint again is an update, not an eleventh.
     for i in 0..10 {
-        let r = send(
-            &p,
+        let r = p.call(
             &admin,
             "POST",
             "/api/devices",
@@ -423,32 +407,31 @@ fn bad_subscriptions_are_refused_and_devices_are_their_owners_alone() {
         );
         assert_eq!(r.status, 201, "{}", r.text());
     }
-    let r = send(
-        &p,
+    let r = p.call(
         &admin,
         "POST",
         "/api/devices",
         Some(sub.json("https://push.example/send/10", "d")),
     );
     assert_eq!(r.error(409), "DEVICE_LIMIT");
-    let r = send(
-        &p,
+    let r = p.call(
         &admin,
         "POST",
         "/api/devices",
         Some(sub.json("https://push.example/send/3", "renamed")),
     );
     assert_eq!(r.status, 201, "{}", r.text());
-    let list = send(&p, &admin, "GET", "/api/devices", None).json();
+    let list = p.call(&admin, "GET", "/api/devices", None).json();
     assert_eq!(list.as_array().unwrap().len(), 10);
 
     // Another account sees none of them and cannot remove one.
     p.create_user(&admin, "w@example.test", "user");
     let w = p.sign_in("w@example.test", PASSWORD);
-    assert_eq!(send(&p, &w, "GET", "/api/devices", None).json(), json!([]));
+    assert_eq!(p.call(&w, "GET", "/api/devices", None).json(), json!([]));
     let some = list[0]["id"].as_str().unwrap();
-    send(&p, &w, "DELETE", &format!("/api/devices/{some}"), None).error(404);
-    let r = send(&p, &admin, "DELETE", &format!("/api/devices/{some}"), None);
+    p.call(&w, "DELETE", &format!("/api/devices/{some}"), None)
+        .error(404);
+    let r = p.call(&admin, "DELETE", &format!("/api/devices/{some}"), None);
     assert_eq!(r.status, 204);
     // A bearer credential is refused.
     let (_, key) = p.system_key(&admin);

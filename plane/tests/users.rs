@@ -9,21 +9,8 @@ mod common;
 use common::*;
 use serde_json::{Value, json};
 
-fn send(p: &Plane, cookie: &str, method: &str, path: &str, body: Option<Value>) -> Resp {
-    let mut r = p
-        .req()
-        .method(method)
-        .path(path)
-        .header("Origin", &p.origin())
-        .header("Cookie", cookie);
-    if let Some(b) = body {
-        r = r.json(b);
-    }
-    r.send()
-}
-
 fn user(p: &Plane, admin: &str, id: &str) -> Value {
-    let all = send(p, admin, "GET", "/api/users", None).json();
+    let all = p.call(admin, "GET", "/api/users", None).json();
     all.as_array()
         .unwrap()
         .iter()
@@ -51,8 +38,7 @@ fn the_last_administrator_can_be_neither_demoted_nor_deleted() {
         .as_str()
         .unwrap()
         .to_owned();
-    let r = send(
-        &p,
+    let r = p.call(
         &admin,
         "PATCH",
         &format!("/api/users/{me}"),
@@ -63,8 +49,7 @@ fn the_last_administrator_can_be_neither_demoted_nor_deleted() {
 
     let b = p.create_user(&admin, "b@example.test", "user");
     // A name change and a promotion.
-    let r = send(
-        &p,
+    let r = p.call(
         &admin,
         "PATCH",
         &format!("/api/users/{b}"),
@@ -80,13 +65,12 @@ fn the_last_administrator_can_be_neither_demoted_nor_deleted() {
         json!({"displayName": ""}),
         json!({"email": "x@y"}),
     ] {
-        let r = send(&p, &admin, "PATCH", &format!("/api/users/{b}"), Some(bad));
+        let r = p.call(&admin, "PATCH", &format!("/api/users/{b}"), Some(bad));
         r.error(400);
     }
     assert_eq!(user(&p, &admin, &b)["displayName"], "Bea");
     // Now there are two: one may step down; then the other is the last again.
-    let r = send(
-        &p,
+    let r = p.call(
         &admin,
         "PATCH",
         &format!("/api/users/{me}"),
@@ -94,40 +78,36 @@ fn the_last_administrator_can_be_neither_demoted_nor_deleted() {
     );
     assert_eq!(r.status, 200, "{}", r.text());
     let bea = p.sign_in("b@example.test", PASSWORD);
-    let r = send(
-        &p,
+    let r = p.call(
         &bea,
         "PATCH",
         &format!("/api/users/{b}"),
         Some(json!({"role": "user"})),
     );
     assert_eq!(r.error(409), "LAST_ADMIN");
-    let r = send(&p, &bea, "DELETE", &format!("/api/users/{b}"), None);
+    let r = p.call(&bea, "DELETE", &format!("/api/users/{b}"), None);
     assert_eq!(r.error(409), "CANNOT_DISABLE_SELF");
     // The former admin's session is no longer an administrator's.
-    let r = send(&p, &admin, "DELETE", &format!("/api/users/{b}"), None);
+    let r = p.call(&admin, "DELETE", &format!("/api/users/{b}"), None);
     r.error(403);
     assert!(user(&p, &bea, &b).is_object());
     // A disabled admin does not count: with Bea the only enabled admin, promote me, disable
     // Bea, and I am the last again.
-    send(
-        &p,
+    p.call(
         &bea,
         "PATCH",
         &format!("/api/users/{me}"),
         Some(json!({"role": "admin"})),
     );
     let admin = p.sign_in(ADMIN, PASSWORD);
-    let r = send(
-        &p,
+    let r = p.call(
         &admin,
         "POST",
         &format!("/api/users/{b}/disable"),
         Some(json!({})),
     );
     assert_eq!(r.status, 200, "{}", r.text());
-    let r = send(
-        &p,
+    let r = p.call(
         &admin,
         "PATCH",
         &format!("/api/users/{me}"),
@@ -135,11 +115,11 @@ fn the_last_administrator_can_be_neither_demoted_nor_deleted() {
     );
     assert_eq!(r.error(409), "LAST_ADMIN");
     // Deleting Bea works and takes her sessions with her.
-    let r = send(&p, &admin, "DELETE", &format!("/api/users/{b}"), None);
+    let r = p.call(&admin, "DELETE", &format!("/api/users/{b}"), None);
     assert_eq!(r.status, 204, "{}", r.text());
     assert!(user(&p, &admin, &b).is_null());
     assert_eq!(whoami(&p, &bea), 401);
-    let r = send(&p, &admin, "DELETE", &format!("/api/users/{b}"), None);
+    let r = p.call(&admin, "DELETE", &format!("/api/users/{b}"), None);
     assert_eq!(r.error(404), "NOT_FOUND");
     // A bearer is refused on every account write.
     let (_, key) = p.system_key(&admin);
@@ -161,7 +141,7 @@ fn a_password_change_needs_the_current_one_and_ends_the_other_sessions_f80() {
     let here = p.sign_in("c@example.test", PASSWORD);
     let elsewhere = p.sign_in("c@example.test", PASSWORD);
     let change =
-        |cookie: &str, body: Value| send(&p, cookie, "POST", "/api/auth/password", Some(body));
+        |cookie: &str, body: Value| p.call(cookie, "POST", "/api/auth/password", Some(body));
 
     let r = change(
         &here,
@@ -221,16 +201,14 @@ fn an_administrators_reset_ends_every_session_of_the_account() {
     let admin = p.setup_admin();
     let d = p.create_user(&admin, "d@example.test", "user");
     let theirs = p.sign_in("d@example.test", PASSWORD);
-    let r = send(
-        &p,
+    let r = p.call(
         &theirs,
         "POST",
         &format!("/api/users/{d}/password"),
         Some(json!({"newPassword": "chosen by them"})),
     );
     r.error(403);
-    let r = send(
-        &p,
+    let r = p.call(
         &admin,
         "POST",
         &format!("/api/users/{d}/password"),
@@ -240,14 +218,9 @@ fn an_administrators_reset_ends_every_session_of_the_account() {
     assert_eq!(whoami(&p, &theirs), 401);
     p.sign_in("d@example.test", "set by the admin");
     assert_eq!(whoami(&p, &admin), 200);
-    let audit = send(
-        &p,
-        &admin,
-        "GET",
-        "/api/audit?action=user.password_reset",
-        None,
-    )
-    .json();
+    let audit = p
+        .call(&admin, "GET", "/api/audit?action=user.password_reset", None)
+        .json();
     assert_eq!(audit.as_array().unwrap().len(), 1, "{audit}");
     assert_eq!(audit[0]["target"], d.as_str());
 }
@@ -268,7 +241,7 @@ fn the_audit_log_filters_and_pages_by_cursor() {
         p.create_user(&admin, &format!("u{i}@example.test"), "user");
     }
     let get = |q: &str| {
-        let r = send(&p, &admin, "GET", &format!("/api/audit{q}"), None);
+        let r = p.call(&admin, "GET", &format!("/api/audit{q}"), None);
         assert_eq!(r.status, 200, "{q}: {}", r.text());
         r.json().as_array().unwrap().clone()
     };
@@ -320,7 +293,7 @@ fn the_audit_log_filters_and_pages_by_cursor() {
         "?from=soon",
         "?color=red",
     ] {
-        let r = send(&p, &admin, "GET", &format!("/api/audit{q}"), None);
+        let r = p.call(&admin, "GET", &format!("/api/audit{q}"), None);
         assert_eq!(r.error(400), "INPUT_VALIDATION_ERROR", "{q}");
     }
 }
@@ -339,7 +312,9 @@ fn an_administrator_adds_trusted_origins_and_requests_from_them_pass_the_origin_
             .status
     };
     assert_eq!(sign_in_from("http://lab.example:8080"), 403);
-    let view = send(&p, &admin, "GET", "/api/settings/trusted-origins", None).json();
+    let view = p
+        .call(&admin, "GET", "/api/settings/trusted-origins", None)
+        .json();
     assert_eq!(
         view["configured"],
         json!([p.origin(), "https://extra.example"])
@@ -357,8 +332,7 @@ fn an_administrator_adds_trusted_origins_and_requests_from_them_pass_the_origin_
         json!({"added": many}),
         json!({"origins": []}),
     ] {
-        let r = send(
-            &p,
+        let r = p.call(
             &admin,
             "PUT",
             "/api/settings/trusted-origins",
@@ -366,12 +340,12 @@ fn an_administrator_adds_trusted_origins_and_requests_from_them_pass_the_origin_
         );
         assert_eq!(r.error(400), "INPUT_VALIDATION_ERROR", "{bad}");
     }
-    let view = send(&p, &admin, "GET", "/api/settings/trusted-origins", None).json();
+    let view = p
+        .call(&admin, "GET", "/api/settings/trusted-origins", None)
+        .json();
     assert_eq!(view["added"], json!([]), "refusals change nothing");
 
-    let r = send(
-        &p,
-        &admin,
+    let r = p.call(&admin,
         "PUT",
         "/api/settings/trusted-origins",
         Some(
@@ -383,7 +357,7 @@ fn an_administrator_adds_trusted_origins_and_requests_from_them_pass_the_origin_
         r.json()["added"],
         json!(["http://lab.example:8080", "https://b.example"])
     );
-    let public = send(&p, &admin, "GET", "/api/settings/public", None).json();
+    let public = p.call(&admin, "GET", "/api/settings/public", None).json();
     assert!(
         public["trustedOrigins"]
             .as_array()
@@ -394,8 +368,7 @@ fn an_administrator_adds_trusted_origins_and_requests_from_them_pass_the_origin_
     assert_eq!(sign_in_from("http://lab.example:8080"), 200);
     assert_eq!(sign_in_from("http://lab.example:8081"), 403);
 
-    let r = send(
-        &p,
+    let r = p.call(
         &admin,
         "PUT",
         "/api/settings/trusted-origins",
@@ -403,14 +376,14 @@ fn an_administrator_adds_trusted_origins_and_requests_from_them_pass_the_origin_
     );
     assert_eq!(r.status, 200);
     assert_eq!(sign_in_from("http://lab.example:8080"), 403);
-    let audit = send(
-        &p,
-        &admin,
-        "GET",
-        "/api/audit?action=settings.trusted_origins_changed",
-        None,
-    )
-    .json();
+    let audit = p
+        .call(
+            &admin,
+            "GET",
+            "/api/audit?action=settings.trusted_origins_changed",
+            None,
+        )
+        .json();
     assert_eq!(audit.as_array().unwrap().len(), 2);
     let (_, key) = p.system_key(&admin);
     let r = p

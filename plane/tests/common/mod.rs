@@ -208,6 +208,20 @@ impl Plane {
             .json(body)
     }
 
+    /// A browser-style request with the session `cookie` (and a JSON body, if any).
+    pub fn call(&self, cookie: &str, method: &str, path: &str, body: Option<Value>) -> Resp {
+        let mut r = self
+            .req()
+            .method(method)
+            .path(path)
+            .header("Origin", &self.origin())
+            .header("Cookie", cookie);
+        if let Some(b) = body {
+            r = r.json(b);
+        }
+        r.send()
+    }
+
     pub fn setup_admin(&self) -> String {
         let r = self
             .post(
