@@ -466,10 +466,43 @@ async fn exercise(url: &str) {
         .unwrap();
     assert_eq!(unread.len(), 3);
     let older = store
-        .notifications_of(&admin.id, false, Some(NOW + 2), 10)
+        .notifications_of(&admin.id, false, Some((NOW + 2, None)), 10)
         .await
         .unwrap();
     assert_eq!(older.len(), 2);
+    // Two more in one millisecond: a page edge between them loses neither.
+    let mut twins = Vec::new();
+    for _ in 0..2 {
+        let n = NotificationRow {
+            id: secret::new_id().unwrap(),
+            user_id: admin.id.clone(),
+            kind: "crashed".into(),
+            subject_id: "s".into(),
+            title: "t".into(),
+            body: "b".into(),
+            created_at: NOW + 10,
+            read_at: None,
+        };
+        store.add_notification(&n).await.unwrap();
+        twins.push(n.id);
+    }
+    let page1 = store
+        .notifications_of(&admin.id, false, None, 1)
+        .await
+        .unwrap();
+    let page2 = store
+        .notifications_of(
+            &admin.id,
+            false,
+            Some((page1[0].created_at, Some(page1[0].id.as_str()))),
+            1,
+        )
+        .await
+        .unwrap();
+    let mut seen = vec![page1[0].id.clone(), page2[0].id.clone()];
+    seen.sort();
+    twins.sort();
+    assert_eq!(seen, twins);
     assert_eq!(
         store
             .mark_read(&admin.id, Some(&unread[0].id), NOW)
@@ -477,7 +510,7 @@ async fn exercise(url: &str) {
             .unwrap(),
         1
     );
-    assert_eq!(store.mark_read(&admin.id, None, NOW).await.unwrap(), 2);
+    assert_eq!(store.mark_read(&admin.id, None, NOW).await.unwrap(), 4);
     assert!(
         store
             .notifications_of(&admin.id, true, None, 10)

@@ -141,6 +141,10 @@ pub struct NotificationsQuery {
     /// Only ones older than this `createdAt` (the cursor: the last entry's `createdAt`).
     #[serde(default)]
     pub before: Option<i64>,
+    /// With `before`: the last entry's `id` too, so entries of the same millisecond at a page's
+    /// edge are neither skipped nor repeated.
+    #[serde(default)]
+    pub before_id: Option<super::RowId>,
     /// Page size: 1 to 200 (default 50).
     #[serde(default)]
     #[schemars(range(min = 1, max = 200))]

@@ -221,7 +221,13 @@ impl Service {
         }
         Ok(self
             .store
-            .notifications_of(&me, q.unread, q.before, i64::from(limit))
+            .notifications_of(
+                &me,
+                q.unread,
+                q.before
+                    .map(|b| (b, q.before_id.as_ref().map(|i| i.as_str()))),
+                i64::from(limit),
+            )
             .await?
             .iter()
             .map(notification_view)

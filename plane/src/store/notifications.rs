@@ -307,26 +307,29 @@ impl Store {
         tx.commit().await
     }
 
-    /// An account's notifications, newest first (only unread ones when asked), older than the
-    /// `before` cursor (a `created_at`) when given.
+    /// An account's notifications, newest first (only unread ones when asked), after the
+    /// `before` cursor (a `created_at`, and the id of the entry it came from) when given.
     pub async fn notifications_of(
         &self,
         user_id: &str,
         unread_only: bool,
-        before: Option<i64>,
+        before: Option<(i64, Option<&str>)>,
         limit: i64,
     ) -> Result<Vec<NotificationRow>, sqlx::Error> {
         sqlx::query(
             "SELECT id, user_id, kind, subject_id, title, body, created_at, read_at \
              FROM notifications WHERE user_id = $1 \
              AND ($2 = 0 OR read_at IS NULL) \
-             AND (CAST($3 AS BIGINT) IS NULL OR created_at < CAST($3 AS BIGINT)) \
+             AND (CAST($3 AS BIGINT) IS NULL OR created_at < CAST($3 AS BIGINT) \
+                  OR (created_at = CAST($3 AS BIGINT) AND CAST($5 AS TEXT) IS NOT NULL \
+                      AND id < CAST($5 AS TEXT))) \
              ORDER BY created_at DESC, id DESC LIMIT $4",
         )
         .bind(user_id)
         .bind(i64::from(unread_only))
-        .bind(before)
+        .bind(before.map(|b| b.0))
         .bind(limit)
+        .bind(before.and_then(|b| b.1))
         .fetch_all(&self.pool)
         .await?
         .iter()
