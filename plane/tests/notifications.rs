@@ -152,6 +152,49 @@ impl Subscription {
     }
 }
 
+/// The account's live feed (an unbound token minted by its session), past its `hello`.
+fn live_feed(
+    p: &Plane,
+    cookie: &str,
+) -> async_tungstenite::tungstenite::WebSocket<std::net::TcpStream> {
+    use async_tungstenite::tungstenite::client::IntoClientRequest;
+    let tok = p
+        .call(cookie, "POST", "/api/auth/ws-token", Some(json!({})))
+        .json()["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut req = format!("ws://{}/api/live?token={tok}", p.addr)
+        .into_client_request()
+        .unwrap();
+    req.headers_mut()
+        .insert("Origin", p.origin().parse().unwrap());
+    let stream = std::net::TcpStream::connect(p.addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let (mut ws, _) = async_tungstenite::tungstenite::client::client(req, stream).unwrap();
+    let hello: Value = serde_json::from_str(ws.read().unwrap().to_text().unwrap()).unwrap();
+    assert_eq!(hello["type"], "hello");
+    ws
+}
+
+/// Reads feed frames until one of `kind` (bounded by the socket's 20 s read timeout).
+fn next_frame_of(
+    ws: &mut async_tungstenite::tungstenite::WebSocket<std::net::TcpStream>,
+    kind: &str,
+) -> Value {
+    loop {
+        let m = ws.read().expect("a feed frame");
+        if let Ok(t) = m.to_text() {
+            let v: Value = serde_json::from_str(t).unwrap_or(Value::Null);
+            if v["type"] == kind {
+                return v;
+            }
+        }
+    }
+}
+
 fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
     let until = Instant::now() + Duration::from_secs(20);
     loop {
@@ -234,7 +277,12 @@ fn a_pane_that_needs_input_pushes_an_encrypted_signed_message_to_its_owners_devi
             .send();
         assert_eq!(r.status, 200, "{}", r.text());
     };
+    let mut feed = live_feed(&p, &admin);
     attention("needs_input");
+    // The owner's live feed hears of it too.
+    let frame = next_frame_of(&mut feed, "notification");
+    assert_eq!(frame["notification"]["kind"], "needs_input", "{frame}");
+    assert_eq!(frame["notification"]["subjectId"], id.as_str(), "{frame}");
 
     let mut got = Vec::new();
     while got.len() < 2 {

@@ -280,6 +280,11 @@ pub enum FeedFrame {
         /// Who is attached.
         viewers: Vec<Viewer>,
     },
+    /// A notification for this account was stored (it is in `GET /api/notifications`).
+    Notification {
+        /// The notification.
+        notification: Box<super::notifications::Notification>,
+    },
     /// The answer to a `ping`.
     Pong,
 }

@@ -407,6 +407,16 @@ impl Service {
             tracing::warn!(error = %e, "a notification could not be stored");
             return;
         }
+        self.live().publish(
+            &crate::api::terminals::FeedFrame::Notification {
+                notification: Box::new(notification_view(&row)),
+            },
+            &super::terminals::live::Audience {
+                users: std::iter::once(user_id.to_owned()).collect(),
+                admins: false,
+                everyone: false,
+            },
+        );
         let message = serde_json::json!({
             "id": row.id, "kind": row.kind, "subjectId": row.subject_id,
             "title": row.title, "body": row.body, "url": url,

@@ -96,6 +96,10 @@ function apply(f: FeedFrame): void {
     case "presence":
       presence.update((p) => ({ ...p, [f.subshellId]: f.viewers }));
       break;
+    case "notification":
+      // A new entry in this account's inbox: the unread count reads it again.
+      changed();
+      break;
     default:
       break;
   }

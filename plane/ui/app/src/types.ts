@@ -299,6 +299,7 @@ export type FeedFrame =
   | { type: "subshell_gone"; subshellId: string }
   | { type: "node"; nodeId: string; liveness: "online" | "offline" }
   | { type: "presence"; subshellId: string; viewers: Viewer[] }
+  | { type: "notification"; notification: Notification }
   | { type: "pong" };
 
 export interface TrustedOrigins {
