@@ -35,6 +35,11 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 }
 
+# A CI run builds once: incremental compilation only costs disk there.
+if [ -n "${CI:-}" ]; then
+  export CARGO_INCREMENTAL=0
+fi
+
 step "prerequisites"
 have cargo || { echo "cargo is required (install Rust with rustup)" >&2; exit 1; }
 have node || { echo "node is required (Node.js 20 or newer)" >&2; exit 1; }
@@ -93,7 +98,10 @@ step "tests"
 cargo test --workspace --locked
 
 step "browser tests (the app in Chromium against a real plane, node daemon and tmux)"
-cargo build --locked -p termplane -p termplane-node
+# The binaries the tests above built (the integration tests run them), with the app embedded.
+for b in termplane termplane-node; do
+  [ -x "target/debug/$b" ] || { echo "target/debug/$b is missing after the tests" >&2; exit 1; }
+done
 TERMPLANE_BIN="$PWD/target/debug/termplane" TERMPLANE_NODE_BIN="$PWD/target/debug/termplane-node" \
   node --test plane/ui/tests/
 
