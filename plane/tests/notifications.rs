@@ -152,49 +152,6 @@ impl Subscription {
     }
 }
 
-/// The account's live feed (an unbound token minted by its session), past its `hello`.
-fn live_feed(
-    p: &Plane,
-    cookie: &str,
-) -> async_tungstenite::tungstenite::WebSocket<std::net::TcpStream> {
-    use async_tungstenite::tungstenite::client::IntoClientRequest;
-    let tok = p
-        .call(cookie, "POST", "/api/auth/ws-token", Some(json!({})))
-        .json()["token"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let mut req = format!("ws://{}/api/live?token={tok}", p.addr)
-        .into_client_request()
-        .unwrap();
-    req.headers_mut()
-        .insert("Origin", p.origin().parse().unwrap());
-    let stream = std::net::TcpStream::connect(p.addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(20)))
-        .unwrap();
-    let (mut ws, _) = async_tungstenite::tungstenite::client::client(req, stream).unwrap();
-    let hello: Value = serde_json::from_str(ws.read().unwrap().to_text().unwrap()).unwrap();
-    assert_eq!(hello["type"], "hello");
-    ws
-}
-
-/// Reads feed frames until one of `kind` (bounded by the socket's 20 s read timeout).
-fn next_frame_of(
-    ws: &mut async_tungstenite::tungstenite::WebSocket<std::net::TcpStream>,
-    kind: &str,
-) -> Value {
-    loop {
-        let m = ws.read().expect("a feed frame");
-        if let Ok(t) = m.to_text() {
-            let v: Value = serde_json::from_str(t).unwrap_or(Value::Null);
-            if v["type"] == kind {
-                return v;
-            }
-        }
-    }
-}
-
 fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
     let until = Instant::now() + Duration::from_secs(20);
     loop {
