@@ -29,11 +29,15 @@ const HARNESSES: [(&str, &str); 4] = [
 ];
 
 /// The tools every pane's MCP server lists.
-const TOOLS: [&str; 8] = [
+const TOOLS: [&str; 12] = [
+    "create_channel",
     "launch_subshell",
+    "list_channels",
     "list_files",
     "list_subshells",
+    "post_to_channel",
     "publish_file",
+    "read_channel",
     "read_output",
     "report_attention",
     "report_session",
@@ -242,13 +246,17 @@ fn every_harness_loads_its_mcp_server_in_its_own_dialect_and_acts_as_its_pane() 
     );
     assert_eq!(r.status, 201, "{}", r.text());
     let foreign = r.json()["id"].as_str().unwrap().to_owned();
+    // A channel of the panes' owner, which each pane posts to through its MCP server.
+    let r = w.post("/api/channels", &json!({ "name": "coordination" }));
+    assert_eq!(r.status, 201, "{}", r.text());
+    let channel = r.json()["id"].as_str().unwrap().to_owned();
 
     for (h, binary) in HARNESSES {
         let dir = w.dir.join("work").join(h);
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(
             dir.join("standin-plan.json"),
-            json!({ "foreignId": foreign }).to_string(),
+            json!({ "foreignId": foreign, "channelName": "coordination" }).to_string(),
         )
         .unwrap();
         // Claude Code's pane may write to its owner's subshells; the others have the default
@@ -333,6 +341,27 @@ fn every_harness_loads_its_mcp_server_in_its_own_dialect_and_acts_as_its_pane() 
                 .contains(&artifact),
             "{rep}"
         );
+        // It posted to its owner's channel, signed as its own identity, and read it back; its
+        // owner reads the entry, verified and attributed to the pane.
+        assert_eq!(rep["postChannel"]["isError"], false, "{rep}");
+        assert_eq!(rep["readChannel"]["isError"], false, "{rep}");
+        let text = format!("progress from {binary}");
+        assert!(
+            rep["readChannel"]["text"].as_str().unwrap().contains(&text),
+            "{rep}"
+        );
+        let page = w
+            .get(&format!("/api/channels/{channel}/entries?limit=200"))
+            .json();
+        let entry = page["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["body"] == text.as_str())
+            .unwrap_or_else(|| panic!("{text} not in {page}"))
+            .clone();
+        assert_eq!(entry["verified"], true, "{entry}");
+        assert_eq!(entry["author"]["subshellId"], id.as_str(), "{entry}");
         if writer {
             // Within its ceiling: it types into its own pane and launches a child pane.
             assert_eq!(rep["sendInput"]["isError"], false, "{rep}");

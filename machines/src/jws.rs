@@ -206,6 +206,13 @@ impl Es256Signer {
         PublicJwk::from_verifying_key(self.key.verifying_key())
     }
 
+    /// Signs `message` as it is (ES256 over its SHA-256, RFC 6979 nonce); the raw `r || s`.
+    #[must_use]
+    pub fn sign_message(&self, message: &[u8]) -> [u8; SIGNATURE_BYTES] {
+        let signature: Signature = self.key.sign(message);
+        signature.to_bytes().into()
+    }
+
     /// Signs `claims` under our fixed header; returns the compact serialization.
     #[must_use]
     pub fn sign(&self, claims: &Claims) -> String {

@@ -62,6 +62,7 @@
 
 pub mod agent_link;
 pub mod backoff;
+pub mod channel;
 pub mod jws;
 pub mod kx;
 pub mod plane_link;

@@ -21,6 +21,7 @@
 //! While the server runs it tells the plane every [`KEEPALIVE_EVERY`] that the pane is alive,
 //! which keeps the token from expiring.
 
+mod channels;
 pub mod stdio;
 
 use std::io::{BufRead, Write};
@@ -62,6 +63,9 @@ pub struct Pane {
     pub subshell_id: String,
     /// The node the pane runs on.
     pub node_id: Option<String>,
+    /// Where the pane's channel identity key is kept (`TERMPLANE_IDENTITY_DIR`, else
+    /// `$XDG_STATE_HOME/termplane/identities`, else `~/.local/state/termplane/identities`).
+    pub key_dir: Option<std::path::PathBuf>,
 }
 
 impl Pane {
@@ -77,6 +81,7 @@ impl Pane {
             token: need("TERMPLANE_TOKEN")?,
             subshell_id: need("TERMPLANE_SUBSHELL_ID")?,
             node_id: get("TERMPLANE_NODE_ID").filter(|v| !v.is_empty()),
+            key_dir: channels::key_dir(get),
         })
     }
 
@@ -213,6 +218,62 @@ fn tools() -> Vec<Tool> {
             schema: || json!({ "type": "object", "properties": {}, "additionalProperties": false }),
         },
         Tool {
+            name: "list_channels",
+            title: "List channels",
+            description: "The channels (signed, encrypted logs shared by people and their panes) this pane can read, with its access and each channel's newest entry.",
+            schema: || json!({ "type": "object", "properties": {}, "additionalProperties": false }),
+        },
+        Tool {
+            name: "create_channel",
+            title: "Create a channel",
+            description: "Make a channel owned by this pane's owner, for coordinating work with other panes and people. Needs the token's `channels: write`.",
+            schema: || {
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "name": { "type": "string", "minLength": 1, "maxLength": 64 },
+                        "description": { "type": "string", "maxLength": 500 }
+                    },
+                    "required": ["name"],
+                    "additionalProperties": false
+                })
+            },
+        },
+        Tool {
+            name: "read_channel",
+            title: "Read a channel",
+            description: "Read a channel's entries after a cursor (`after`, the last seq you saw; 0 for the first), oldest first, each with its author and whether its signature and chain verified. Give `waitMs` to wait for a new entry. The answer's `next` is the cursor for the next read.",
+            schema: || {
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "channel": { "type": "string", "description": "The channel's id or name." },
+                        "after": { "type": "integer", "minimum": 0 },
+                        "limit": { "type": "integer", "minimum": 1, "maximum": 200 },
+                        "waitMs": { "type": "integer", "minimum": 0, "maximum": 25000 }
+                    },
+                    "required": ["channel"],
+                    "additionalProperties": false
+                })
+            },
+        },
+        Tool {
+            name: "post_to_channel",
+            title: "Post to a channel",
+            description: "Append a message to a channel, signed with this pane's own identity (made on first use; its private key never leaves this machine). Needs the token's `channels: write` and write access to the channel.",
+            schema: || {
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "channel": { "type": "string", "description": "The channel's id or name." },
+                        "text": { "type": "string", "minLength": 1, "maxLength": 16384 }
+                    },
+                    "required": ["channel", "text"],
+                    "additionalProperties": false
+                })
+            },
+        },
+        Tool {
             name: "report_session",
             title: "Report the session id",
             description: "Record this harness's own session id on the pane, so a restart resumes it.",
@@ -232,6 +293,8 @@ fn tools() -> Vec<Tool> {
 pub struct Server<P> {
     plane: P,
     pane: Pane,
+    /// The pane's channel identity, once loaded or made: its id and secret scalar.
+    identity: std::sync::Mutex<Option<channels::Held>>,
 }
 
 fn rpc_error(id: &Value, code: i64, message: &str) -> Value {
@@ -254,7 +317,11 @@ fn str_arg<'a>(args: &'a Value, k: &str) -> Option<&'a str> {
 impl<P: Plane> Server<P> {
     /// A server for `pane`, talking to `plane`.
     pub fn new(plane: P, pane: Pane) -> Self {
-        Self { plane, pane }
+        Self {
+            plane,
+            pane,
+            identity: std::sync::Mutex::new(None),
+        }
     }
 
     /// The pane it serves.
@@ -400,6 +467,10 @@ impl<P: Plane> Server<P> {
                 Some(json!({ "attention": args.get("attention").cloned().unwrap_or(Value::Null) })),
             ),
             "list_files" => ("GET", "/api/files".to_owned(), None),
+            "list_channels" => ("GET", "/api/channels".to_owned(), None),
+            "create_channel" => ("POST", "/api/channels".to_owned(), Some(args.clone())),
+            "read_channel" => return Some(self.read_channel(args)),
+            "post_to_channel" => return Some(self.post_to_channel(args)),
             "publish_file" => return Some(self.publish_file(args)),
             "report_session" => (
                 "PUT",
@@ -606,6 +677,7 @@ mod tests {
             token: "tp_x".into(),
             subshell_id: "abc".into(),
             node_id: Some("n1".into()),
+            key_dir: None,
         }
     }
 

@@ -54,6 +54,12 @@
 //! | 409 | `DEVICE_LIMIT` | an account registers at most 10 push devices |
 //! | 409 | `PASSKEY_LIMIT` | an account holds at most 20 passkeys |
 //! | 409 | `PASSKEYS_UNAVAILABLE` | the plane is addressed by an IP address (`APP_BASE_URL`); a passkey needs a host name |
+//! | 400 | `SIGNATURE_INVALID` | a signature that does not verify with its identity's key: an identity's proof or a channel entry |
+//! | 403 | `IDENTITY_NOT_YOURS` | signing with, or revoking, an identity the caller does not hold (a pane holds only the ones its token registered) |
+//! | 409 | `IDENTITY_EXISTS` | registering a public key that is registered already |
+//! | 409 | `IDENTITY_REVOKED` | posting with a revoked identity |
+//! | 409 | `CHANNEL_HEAD_MOVED` | an entry whose `seq` and `prev` are not the channel's head + 1 (`metadata.head` is the current head; sign again) |
+//! | 409 | `CHANNEL_LIMIT` | an account owns at most 1,000 channels and holds at most 1,000 identities |
 //! | 431 | `HEADERS_TOO_LARGE` | a request head over 16 KiB or 64 fields |
 //! | 422 | `LAUNCH_REFUSED` | the node refused a launch (`metadata.reason`); nothing is left behind |
 //! | 500 | `INTERNAL_ERROR` | a server fault, including a panic in a handler |
@@ -310,6 +316,32 @@ pub const CODES: &[(u16, &str, &str)] = &[
         409,
         "PASSKEYS_UNAVAILABLE",
         "the plane is addressed by an IP address (`APP_BASE_URL`); a passkey needs a host name",
+    ),
+    (
+        400,
+        "SIGNATURE_INVALID",
+        "a signature that does not verify with its identity's key: an identity's proof or a channel entry",
+    ),
+    (
+        403,
+        "IDENTITY_NOT_YOURS",
+        "signing with, or revoking, an identity the caller does not hold (a pane holds only the ones its token registered)",
+    ),
+    (
+        409,
+        "IDENTITY_EXISTS",
+        "registering a public key that is registered already",
+    ),
+    (409, "IDENTITY_REVOKED", "posting with a revoked identity"),
+    (
+        409,
+        "CHANNEL_HEAD_MOVED",
+        "an entry whose `seq` and `prev` are not the channel's head + 1 (`metadata.head` is the current head; sign again)",
+    ),
+    (
+        409,
+        "CHANNEL_LIMIT",
+        "an account owns at most 1,000 channels and holds at most 1,000 identities",
     ),
     (
         431,

@@ -84,6 +84,8 @@ fn family_rule(method: &str, path: &str) -> Option<&'static [&'static str]> {
             || under("/api/files")
             || under("/api/devices")
             || under("/api/notifications")
+            || under("/api/channels")
+            || under("/api/identities")
             || under("/api/setup-keys")
         {
             SIGNED_IN

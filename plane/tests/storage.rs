@@ -8,8 +8,9 @@ use std::sync::Arc;
 
 use termplane::secret;
 use termplane::store::{
-    AddPasskey, AuditFilter, Backend, Consume, DeviceRow, FileRow, ListenerRow, NewNode,
-    NotificationRow, PasskeyRow, Prefs, SetupKey, Store,
+    AddPasskey, AppendError, AuditFilter, Backend, ChannelRow, Consume, DeviceRow, EntryRow,
+    FileRow, IdentityRow, ListenerRow, NewNode, NotificationRow, PasskeyRow, Prefs, SetupKey,
+    Store,
 };
 
 const NOW: i64 = 1_800_000_000_000;
@@ -578,6 +579,147 @@ async fn exercise(url: &str) {
     };
     assert_eq!(store.audit_page(&exact, 100).await.unwrap().len(), 1);
 
+    // Channels: an identity's key registered once; an append moves the head only from the head
+    // it names; members set, changed and removed; a deleted member account leaves its identity
+    // (its entries keep their author) and a deleted channel takes its entries.
+    let member = store
+        .create_user(
+            &admin.id,
+            &format!("m-{tag}@example.test"),
+            "M",
+            "user",
+            hash,
+            NOW,
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    let ident = |user: &str, n: u8| IdentityRow {
+        id: secret::new_id().unwrap(),
+        user_id: Some(user.to_owned()),
+        subshell_id: None,
+        name: format!("i{n}"),
+        public_jwk: "{}".into(),
+        thumbprint: format!("{tag}-{n}"),
+        created_at: NOW,
+        revoked_at: None,
+    };
+    let i1 = ident(&admin.id, 1);
+    assert!(store.add_identity(&i1, "cookie").await.unwrap());
+    let dup = IdentityRow {
+        id: secret::new_id().unwrap(),
+        ..i1.clone()
+    };
+    assert!(!store.add_identity(&dup, "cookie").await.unwrap());
+    let i2 = ident(&member.id, 2);
+    assert!(store.add_identity(&i2, "cookie").await.unwrap());
+    assert_eq!(store.identity_count(&admin.id).await.unwrap(), 1);
+    assert!(
+        store
+            .revoke_identity(&i1.id, &admin.id, "cookie", NOW)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .revoke_identity(&i1.id, &admin.id, "cookie", NOW)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store.identity(&i1.id).await.unwrap().unwrap().revoked_at,
+        Some(NOW)
+    );
+    let genesis = "0".repeat(64);
+    let chan = ChannelRow {
+        id: secret::new_id().unwrap(),
+        owner_user_id: admin.id.clone(),
+        name: "c".into(),
+        description: String::new(),
+        sealed_key: "k".into(),
+        head_seq: 0,
+        head_hash: genesis.clone(),
+        created_at: NOW,
+    };
+    store.add_channel(&chan, "cookie").await.unwrap();
+    let e = |seq: i64, prev: &str, hash: &str, by: &str| EntryRow {
+        channel_id: chan.id.clone(),
+        seq,
+        identity_id: by.to_owned(),
+        prev_hash: prev.to_owned(),
+        hash: hash.to_owned(),
+        signature: "s".into(),
+        sealed_body: format!("b{seq}"),
+        created_at: NOW + seq,
+    };
+    store
+        .append_entry(&e(1, &genesis, "h1", &i1.id))
+        .await
+        .unwrap();
+    store.append_entry(&e(2, "h1", "h2", &i2.id)).await.unwrap();
+    match store.append_entry(&e(2, "h1", "other", &i1.id)).await {
+        Err(AppendError::HeadMoved { seq, hash }) => assert_eq!((seq, hash.as_str()), (2, "h2")),
+        other => panic!("a stale head was accepted: {other:?}"),
+    }
+    let rows = store.entries(&chan.id, 2, 10).await.unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!((rows[0].seq, rows[0].sealed_body.as_str()), (2, "b2"));
+    assert_eq!(store.entries(&chan.id, 1, 1).await.unwrap()[0].hash, "h1");
+    let c = store.channel(&chan.id).await.unwrap().unwrap();
+    assert_eq!((c.head_seq, c.head_hash.as_str()), (2, "h2"));
+    store
+        .set_member(&chan.id, &member.id, "read", &admin.id, "cookie", NOW)
+        .await
+        .unwrap();
+    store
+        .set_member(&chan.id, &member.id, "write", &admin.id, "cookie", NOW)
+        .await
+        .unwrap();
+    assert_eq!(
+        store
+            .member_access(&chan.id, &member.id)
+            .await
+            .unwrap()
+            .as_deref(),
+        Some("write")
+    );
+    let seen = store.channels_of(&member.id).await.unwrap();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].1, "write");
+    assert_eq!(store.channels_of(&admin.id).await.unwrap()[0].1, "write");
+    assert_eq!(store.members(&chan.id).await.unwrap().len(), 1);
+    store.delete_user(&admin.id, &member.id, NOW).await.unwrap();
+    assert!(
+        store
+            .member_access(&chan.id, &member.id)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let orphan = store.identity(&i2.id).await.unwrap().unwrap();
+    assert_eq!(orphan.user_id, None, "the identity outlives its account");
+    assert_eq!(store.entries(&chan.id, 1, 10).await.unwrap().len(), 2);
+    assert!(
+        store
+            .remove_member(&chan.id, &member.id, &admin.id, "cookie", NOW)
+            .await
+            .is_ok_and(|gone| !gone)
+    );
+    assert!(
+        store
+            .delete_channel(&chan.id, &admin.id, "cookie", NOW)
+            .await
+            .unwrap()
+    );
+    assert!(store.channel(&chan.id).await.unwrap().is_none());
+    assert!(store.entries(&chan.id, 1, 10).await.unwrap().is_empty());
+    assert!(
+        !store
+            .delete_channel(&chan.id, &admin.id, "cookie", NOW)
+            .await
+            .unwrap()
+    );
+
     let audit = store.audit_entries(1000).await.unwrap();
     for a in [
         "passkey.added",
@@ -590,6 +732,11 @@ async fn exercise(url: &str) {
         "node.key_rotated",
         "node.deleted",
         "user.disabled",
+        "identity.registered",
+        "identity.revoked",
+        "channel.created",
+        "channel.member_set",
+        "channel.deleted",
     ] {
         assert!(
             audit.iter().any(|e| e.action == a && e.detail.is_object()),

@@ -13,7 +13,7 @@ tools, and writes what it saw to `standin-report.json` in its working directory.
 each line typed into the pane as `got: LINE`, until end of input.
 
 `--version` prints a version, as detection asks. A `standin-plan.json` in the working directory
-names a foreign subshell id the pane must not be able to read.
+names a foreign subshell id the pane must not be able to read, and a channel to post to.
 """
 
 import asyncio
@@ -103,6 +103,15 @@ async def exercise(report):
         report["publishFile"] = outcome(r)
         r = await client.call_tool("list_files", {})
         report["listFiles"] = outcome(r)
+        # A note for the people and panes of a channel its owner made, signed as this pane.
+        if "channelName" in plan:
+            r = await client.call_tool(
+                "post_to_channel",
+                {"channel": plan["channelName"], "text": f"progress from {harness()}"},
+            )
+            report["postChannel"] = outcome(r)
+            r = await client.call_tool("read_channel", {"channel": plan["channelName"]})
+            report["readChannel"] = outcome(r)
         # Typed into its own pane: the tty holds the line until the echo loop below reads it.
         own = os.environ.get("TERMPLANE_SUBSHELL_ID", "")
         r = await client.call_tool(

@@ -28,6 +28,7 @@ pub mod accounts;
 pub mod admin;
 pub mod audit;
 pub mod catalog;
+pub mod channels;
 pub mod credentials;
 pub mod enrollment;
 pub mod files;

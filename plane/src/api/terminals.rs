@@ -285,6 +285,17 @@ pub enum FeedFrame {
         /// The notification.
         notification: Box<super::notifications::Notification>,
     },
+    /// A new entry in a channel this account can read (read it with
+    /// `GET /api/channels/{channelId}/entries?after=<seq - 1>`).
+    ChannelEntry {
+        /// The channel.
+        #[serde(rename = "channelId")]
+        channel_id: String,
+        /// The entry's `seq`.
+        seq: i64,
+        /// The entry's hash.
+        hash: String,
+    },
     /// The answer to a `ping`.
     Pong,
 }

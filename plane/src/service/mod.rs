@@ -20,6 +20,7 @@ mod admin;
 mod audit;
 mod backoff;
 mod catalog;
+mod channels;
 mod credentials;
 mod dispatch;
 mod enrollment;
@@ -292,6 +293,8 @@ pub struct Service {
     notifier: notifications::Notifier,
     /// Network plugins: extra listen addresses.
     network: network::Network,
+    /// The channel key and new-entry signal.
+    channels: channels::Channels,
     /// Panes the reconcile sweep found gone, and when it first did (ms).
     gone_seen: std::sync::Mutex<std::collections::HashMap<String, i64>>,
     /// When each subshell's current pane started, on its node's clock (from the launch answer).
@@ -424,6 +427,7 @@ impl Service {
             files: files::Files::default(),
             notifier: notifications::Notifier::default(),
             network: network::Network::default(),
+            channels: channels::Channels::default(),
             gone_seen: std::sync::Mutex::default(),
             incarnations: std::sync::Mutex::default(),
             parked_exits: std::sync::Mutex::default(),

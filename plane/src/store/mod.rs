@@ -11,6 +11,7 @@
 mod accounts;
 mod audit;
 mod catalog;
+mod channels;
 mod credentials;
 mod enrollment;
 mod files;
@@ -24,6 +25,7 @@ mod subshells;
 pub use accounts::{SYSTEM_USER_EMAIL, User, UserChange};
 pub use audit::{AuditEntry, AuditFilter};
 pub use catalog::{Detected, NodeFacts, Preset, Workspace};
+pub use channels::{AppendError, ChannelRow, EntryRow, IdentityRow};
 pub use credentials::{SetupKey, SystemKey};
 pub use enrollment::{Consume, NewNode};
 pub use files::FileRow;

@@ -21,6 +21,7 @@
 mod accounts;
 mod audit;
 mod catalog;
+mod channels;
 mod credentials;
 mod files;
 mod network;
@@ -256,6 +257,7 @@ pub(crate) fn routes() -> Vec<RouteDef> {
     all.extend(terminals::routes());
     all.extend(uploads::routes());
     all.extend(files::routes());
+    all.extend(channels::routes());
     all.extend(notifications::routes());
     all.extend(network::routes());
     all.extend(audit::routes());

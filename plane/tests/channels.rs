@@ -1,0 +1,818 @@
+//! Channels and identities through the real server: signed entries in a hash chain, sealed at
+//! rest, and each claim of the threat model in `plane/src/api/channels.rs` tried as the party
+//! it is about — another user, a read member, a pane within and beyond its ceiling, someone
+//! holding a copy of the database, someone editing it.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use base64ct::{Base64, Encoding as _};
+use common::*;
+use serde_json::{Value, json};
+use termplane_machines::channel as signed;
+use termplane_machines::jws::Es256Signer;
+
+/// Who sends a request.
+#[derive(Clone)]
+enum Cred {
+    Cookie(String),
+    Bearer(String),
+}
+
+fn call(p: &Plane, who: &Cred, method: &str, path: &str, body: Option<Value>) -> Resp {
+    let mut r = p.req().method(method).path(path);
+    r = match who {
+        Cred::Cookie(c) => r.header("Origin", &p.origin()).header("Cookie", c),
+        Cred::Bearer(t) => r.bearer(t),
+    };
+    if let Some(b) = body {
+        r = r.json(b);
+    }
+    r.send()
+}
+
+fn new_key() -> Es256Signer {
+    loop {
+        let mut b = [0u8; 32];
+        getrandom::fill(&mut b).unwrap();
+        if let Ok(k) = Es256Signer::from_secret_bytes(&b) {
+            return k;
+        }
+    }
+}
+
+/// Registers a new identity; its id and key.
+fn identity(p: &Plane, who: &Cred, name: &str) -> (String, Es256Signer) {
+    let key = new_key();
+    let jwk = key.public_jwk();
+    let proof = signed::sign(&key, &signed::identity_proof_input(name, &jwk));
+    let r = call(
+        p,
+        who,
+        "POST",
+        "/api/identities",
+        Some(json!({ "name": name, "publicKey": jwk, "proof": proof })),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    (r.json()["id"].as_str().unwrap().to_owned(), key)
+}
+
+fn channel(p: &Plane, who: &Cred, name: &str) -> String {
+    let r = call(
+        p,
+        who,
+        "POST",
+        "/api/channels",
+        Some(json!({ "name": name })),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    r.json()["id"].as_str().unwrap().to_owned()
+}
+
+fn head(p: &Plane, who: &Cred, chan: &str) -> (u64, String) {
+    let v = call(p, who, "GET", &format!("/api/channels/{chan}"), None).json();
+    (
+        v["head"]["seq"].as_u64().unwrap(),
+        v["head"]["hash"].as_str().unwrap().to_owned(),
+    )
+}
+
+/// A signed entry at `seq` after `prev`.
+fn entry(chan: &str, seq: u64, prev: &str, ident: &str, key: &Es256Signer, body: &str) -> Value {
+    let input = signed::entry_signing_input(chan, seq, prev, ident, body);
+    json!({ "identityId": ident, "seq": seq, "prev": prev, "body": body,
+            "signature": signed::sign(key, &input) })
+}
+
+/// Posts `body` at the channel's head as `ident`.
+fn post(p: &Plane, who: &Cred, chan: &str, ident: &str, key: &Es256Signer, body: &str) -> Resp {
+    let (seq, prev) = head(p, who, chan);
+    call(
+        p,
+        who,
+        "POST",
+        &format!("/api/channels/{chan}/entries"),
+        Some(entry(chan, seq + 1, &prev, ident, key, body)),
+    )
+}
+
+fn read(p: &Plane, who: &Cred, chan: &str, query: &str) -> Value {
+    let r = call(
+        p,
+        who,
+        "GET",
+        &format!("/api/channels/{chan}/entries?{query}"),
+        None,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    r.json()
+}
+
+fn problems(page: &Value) -> Vec<(i64, Option<String>)> {
+    page["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["seq"].as_i64().unwrap(),
+                e["problem"].as_str().map(str::to_owned),
+            )
+        })
+        .collect()
+}
+
+/// The database file (and its write-ahead log) of a test plane.
+fn db_bytes(p: &Plane) -> Vec<u8> {
+    let dir = p.svc.settings().data_dir.clone().unwrap();
+    let mut all = Vec::new();
+    for f in ["t.db", "t.db-wal"] {
+        all.extend(std::fs::read(dir.join(f)).unwrap_or_default());
+    }
+    all
+}
+
+/// Runs SQL on the test plane's database directly, as someone with the file would.
+fn tamper(p: &Plane, sql: &str) {
+    let dir = p.svc.settings().data_dir.clone().unwrap();
+    let url = format!("sqlite://{}", dir.join("t.db").display());
+    smol::block_on(async {
+        sqlx::any::install_default_drivers();
+        let pool = sqlx::AnyPool::connect(&url).await.unwrap();
+        sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_owned()))
+            .execute(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+    });
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+#[test]
+fn signed_entries_form_a_chain_that_reads_back_verified_and_pages_by_cursor() {
+    let p = Plane::start();
+    let admin = Cred::Cookie(p.setup_admin());
+    let chan = channel(&p, &admin, "release-1.4");
+    let (me, key) = identity(&p, &admin, "admin's laptop");
+    // Bodies in every form: newlines, NFC and NFD spellings, astral characters, the longest.
+    let bodies = [
+        "first line\nsecond line\n".to_owned(),
+        "caf\u{e9}".to_owned(),
+        "cafe\u{301}".to_owned(),
+        "\u{1F980} \u{1D11E} \u{202E}reversed".to_owned(),
+        "\u{10FFFF}".repeat(16_384),
+    ];
+    for b in &bodies {
+        let r = post(&p, &admin, &chan, &me, &key, b);
+        assert_eq!(r.status, 201, "{}", r.text());
+    }
+    let page = read(&p, &admin, &chan, "after=0&limit=200");
+    let got: Vec<&str> = page["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["body"].as_str().unwrap())
+        .collect();
+    assert_eq!(got, bodies.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(problems(&page).iter().all(|(_, p)| p.is_none()), "{page}");
+    // Each entry names the one before it, and the reader can redo every check.
+    let mut prev = signed::GENESIS.to_owned();
+    let ident = call(&p, &admin, "GET", &format!("/api/identities/{me}"), None).json();
+    let jwk: termplane_machines::jws::PublicJwk =
+        serde_json::from_value(ident["publicKey"].clone()).unwrap();
+    for e in page["entries"].as_array().unwrap() {
+        assert_eq!(e["prev"], prev.as_str());
+        let input = signed::entry_signing_input(
+            &chan,
+            e["seq"].as_u64().unwrap(),
+            &prev,
+            &me,
+            e["body"].as_str().unwrap(),
+        );
+        assert_eq!(e["hash"], signed::entry_hash(&input).as_str());
+        signed::verify(&jwk, &input, e["signature"].as_str().unwrap()).unwrap();
+        assert_eq!(e["author"]["thumbprint"], ident["thumbprint"]);
+        prev = e["hash"].as_str().unwrap().to_owned();
+    }
+    assert_eq!(page["head"]["seq"], 5);
+    assert_eq!(page["head"]["hash"], prev.as_str());
+    // Paging: two at a time from a cursor; the first page's link is still checked.
+    let first = read(&p, &admin, &chan, "after=0&limit=2");
+    assert_eq!(first["next"], 2);
+    let second = read(&p, &admin, &chan, "after=2&limit=2");
+    assert_eq!(problems(&second), vec![(3, None), (4, None)], "{second}");
+    assert_eq!(read(&p, &admin, &chan, "after=5")["entries"], json!([]));
+    assert_eq!(read(&p, &admin, &chan, "after=5")["next"], 5);
+
+    // Bad input changes nothing: a body one character too long, a signature that does not
+    // verify, the same signed entry again (a replay), an entry that skips the head.
+    let before = head(&p, &admin, &chan);
+    let (seq, prev) = before.clone();
+    let long = "x".repeat(16_385);
+    let r = call(
+        &p,
+        &admin,
+        "POST",
+        &format!("/api/channels/{chan}/entries"),
+        Some(entry(&chan, seq + 1, &prev, &me, &key, &long)),
+    );
+    assert_eq!((r.status, r.code()), (400, "INPUT_VALIDATION_ERROR".into()));
+    let mut forged = entry(&chan, seq + 1, &prev, &me, &key, "signed");
+    forged["body"] = json!("not what was signed");
+    let r = call(
+        &p,
+        &admin,
+        "POST",
+        &format!("/api/channels/{chan}/entries"),
+        Some(forged),
+    );
+    assert_eq!((r.status, r.code()), (400, "SIGNATURE_INVALID".into()));
+    let good = entry(&chan, seq + 1, &prev, &me, &key, "once");
+    let path = format!("/api/channels/{chan}/entries");
+    assert_eq!(
+        call(&p, &admin, "POST", &path, Some(good.clone())).status,
+        201
+    );
+    let r = call(&p, &admin, "POST", &path, Some(good));
+    assert_eq!((r.status, r.code()), (409, "CHANNEL_HEAD_MOVED".into()));
+    assert_eq!(r.json()["metadata"]["head"]["seq"], seq + 1);
+    let (seq2, prev2) = head(&p, &admin, &chan);
+    let r = call(
+        &p,
+        &admin,
+        "POST",
+        &path,
+        Some(entry(&chan, seq2 + 2, &prev2, &me, &key, "skips one")),
+    );
+    assert_eq!((r.status, r.code()), (409, "CHANNEL_HEAD_MOVED".into()));
+    assert_eq!(head(&p, &admin, &chan), (seq2, prev2));
+    assert_eq!(seq2, seq + 1);
+    assert_eq!(
+        read(&p, &admin, &chan, "after=0&limit=200")["entries"]
+            .as_array()
+            .unwrap()
+            .len(),
+        6
+    );
+}
+
+#[test]
+fn identities_prove_possession_register_once_and_revoked_ones_sign_nothing_more() {
+    let p = Plane::start();
+    let admin = Cred::Cookie(p.setup_admin());
+    p.create_user(
+        match &admin {
+            Cred::Cookie(c) => c,
+            Cred::Bearer(_) => unreachable!(),
+        },
+        "bob@example.test",
+        "user",
+    );
+    let bob = Cred::Cookie(p.sign_in("bob@example.test", PASSWORD));
+    let key = new_key();
+    let jwk = key.public_jwk();
+    // A proof made by another key, or for another name, proves nothing.
+    let other = new_key();
+    let wrong = signed::sign(&other, &signed::identity_proof_input("mine", &jwk));
+    let r = call(
+        &p,
+        &admin,
+        "POST",
+        "/api/identities",
+        Some(json!({ "name": "mine", "publicKey": jwk, "proof": wrong })),
+    );
+    assert_eq!((r.status, r.code()), (400, "SIGNATURE_INVALID".into()));
+    let for_other_name = signed::sign(&key, &signed::identity_proof_input("other", &jwk));
+    let r = call(
+        &p,
+        &admin,
+        "POST",
+        "/api/identities",
+        Some(json!({ "name": "mine", "publicKey": jwk, "proof": for_other_name })),
+    );
+    assert_eq!((r.status, r.code()), (400, "SIGNATURE_INVALID".into()));
+    // A point off the curve.
+    let mut off = serde_json::to_value(&jwk).unwrap();
+    off["y"] = off["x"].clone();
+    let r = call(
+        &p,
+        &admin,
+        "POST",
+        "/api/identities",
+        Some(json!({ "name": "mine", "publicKey": off, "proof": wrong })),
+    );
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(r.json()["metadata"]["field"], "publicKey");
+    assert_eq!(
+        call(&p, &admin, "GET", "/api/identities", None).json(),
+        json!([])
+    );
+    // Registered once: the same key again — by anyone — is refused.
+    let proof = signed::sign(&key, &signed::identity_proof_input("mine", &jwk));
+    let body = json!({ "name": "mine", "publicKey": jwk, "proof": proof });
+    let r = call(&p, &admin, "POST", "/api/identities", Some(body.clone()));
+    assert_eq!(r.status, 201, "{}", r.text());
+    let id = r.json()["id"].as_str().unwrap().to_owned();
+    assert_eq!(r.json()["thumbprint"], signed::thumbprint(&jwk).as_str());
+    let r = call(&p, &bob, "POST", "/api/identities", Some(body));
+    assert_eq!((r.status, r.code()), (409, "IDENTITY_EXISTS".into()));
+    // Anyone signed in reads its public key; only its holder revokes it.
+    let r = call(&p, &bob, "GET", &format!("/api/identities/{id}"), None);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["publicKey"], serde_json::to_value(&jwk).unwrap());
+    let r = call(&p, &bob, "DELETE", &format!("/api/identities/{id}"), None);
+    assert_eq!((r.status, r.code()), (403, "IDENTITY_NOT_YOURS".into()));
+    assert!(call(&p, &bob, "GET", "/api/identities", None).json() == json!([]));
+
+    let chan = channel(&p, &admin, "notes");
+    assert_eq!(post(&p, &admin, &chan, &id, &key, "before").status, 201);
+    let r = call(&p, &admin, "DELETE", &format!("/api/identities/{id}"), None);
+    assert_eq!(r.status, 204);
+    assert!(
+        call(&p, &admin, "GET", &format!("/api/identities/{id}"), None).json()["revokedAt"]
+            .is_i64()
+    );
+    let r = post(&p, &admin, &chan, &id, &key, "after");
+    assert_eq!((r.status, r.code()), (409, "IDENTITY_REVOKED".into()));
+    // What it signed before still verifies.
+    let page = read(&p, &admin, &chan, "");
+    assert_eq!(problems(&page), vec![(1, None)], "{page}");
+    assert_eq!(head(&p, &admin, &chan).0, 1);
+}
+
+#[test]
+fn threat_another_user_sees_no_channel_they_are_not_in_and_a_read_member_does_not_post() {
+    let p = Plane::start();
+    let admin_cookie = p.setup_admin();
+    let admin = Cred::Cookie(admin_cookie.clone());
+    let bob_id = p.create_user(&admin_cookie, "bob@example.test", "user");
+    let bob = Cred::Cookie(p.sign_in("bob@example.test", PASSWORD));
+    let (_, system_key) = p.system_key(&admin_cookie);
+    let script = Cred::Bearer(system_key);
+    // Bob's channel: the administrator is not in it, and is no exception.
+    let chan = channel(&p, &bob, "bob's notes");
+    let (bob_ident, bob_key) = identity(&p, &bob, "bob");
+    assert_eq!(
+        post(&p, &bob, &chan, &bob_ident, &bob_key, "private").status,
+        201
+    );
+    let (admin_ident, admin_key) = identity(&p, &admin, "admin");
+    for who in [&admin, &script] {
+        for path in [
+            format!("/api/channels/{chan}"),
+            format!("/api/channels/{chan}/entries"),
+            format!("/api/channels/{chan}/members"),
+        ] {
+            let r = call(&p, who, "GET", &path, None);
+            assert_eq!((r.status, r.code()), (404, "NOT_FOUND".into()), "{path}");
+        }
+        assert_eq!(
+            call(&p, who, "GET", "/api/channels", None).json(),
+            json!([])
+        );
+        let r = call(
+            &p,
+            who,
+            "POST",
+            &format!("/api/channels/{chan}/entries"),
+            Some(entry(
+                &chan,
+                2,
+                signed::GENESIS,
+                &admin_ident,
+                &admin_key,
+                "x",
+            )),
+        );
+        assert_eq!(r.status, 404, "{}", r.text());
+        let r = call(&p, who, "DELETE", &format!("/api/channels/{chan}"), None);
+        assert_eq!(r.status, 404, "{}", r.text());
+    }
+    // Let the administrator read: it reads, but does not post, add members or delete.
+    let member = format!("/api/channels/{chan}/members/{}", admin_id(&p, &admin));
+    let r = call(&p, &bob, "PUT", &member, Some(json!({ "access": "read" })));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let page = read(&p, &admin, &chan, "");
+    assert_eq!(page["entries"][0]["body"], "private");
+    assert_eq!(
+        call(&p, &admin, "GET", &format!("/api/channels/{chan}"), None).json()["access"],
+        "read"
+    );
+    let r = post(&p, &admin, &chan, &admin_ident, &admin_key, "from a reader");
+    assert_eq!((r.status, r.code()), (403, "PERMISSION_DENIED".into()));
+    let r = call(
+        &p,
+        &admin,
+        "PUT",
+        &format!("/api/channels/{chan}/members/{bob_id}"),
+        Some(json!({ "access": "write" })),
+    );
+    assert_eq!(r.status, 403, "{}", r.text());
+    let r = call(&p, &admin, "DELETE", &format!("/api/channels/{chan}"), None);
+    assert_eq!((r.status, r.code()), (403, "PERMISSION_DENIED".into()));
+    // With write it posts — as itself, never as bob.
+    let r = call(&p, &bob, "PUT", &member, Some(json!({ "access": "write" })));
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(
+        post(&p, &admin, &chan, &admin_ident, &admin_key, "from a writer").status,
+        201
+    );
+    let r = post(&p, &admin, &chan, &bob_ident, &bob_key, "as bob");
+    assert_eq!((r.status, r.code()), (403, "IDENTITY_NOT_YOURS".into()));
+    let members = call(
+        &p,
+        &bob,
+        "GET",
+        &format!("/api/channels/{chan}/members"),
+        None,
+    )
+    .json();
+    assert_eq!(members[0]["owner"], true);
+    assert_eq!(members[1]["access"], "write");
+    // Removed, it is a stranger again; a member may also leave by itself.
+    assert_eq!(call(&p, &bob, "DELETE", &member, None).status, 204);
+    let r = call(
+        &p,
+        &admin,
+        "GET",
+        &format!("/api/channels/{chan}/entries"),
+        None,
+    );
+    assert_eq!(r.status, 404);
+    assert_eq!(
+        call(&p, &bob, "PUT", &member, Some(json!({ "access": "read" }))).status,
+        200
+    );
+    assert_eq!(call(&p, &admin, "DELETE", &member, None).status, 204);
+    assert_eq!(
+        call(&p, &admin, "GET", &format!("/api/channels/{chan}"), None).status,
+        404
+    );
+    // The owner deletes it, with its entries.
+    assert_eq!(
+        call(&p, &bob, "DELETE", &format!("/api/channels/{chan}"), None).status,
+        204
+    );
+    assert_eq!(
+        call(&p, &bob, "GET", "/api/channels", None).json(),
+        json!([])
+    );
+}
+
+fn admin_id(p: &Plane, admin: &Cred) -> String {
+    let v = call(p, admin, "GET", "/api/auth/session", None).json();
+    v["id"]
+        .as_str()
+        .or_else(|| v["user"]["id"].as_str())
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn threat_a_database_copy_holds_no_body_and_edits_to_it_show_as_unverified() {
+    let p = Plane::start();
+    let admin = Cred::Cookie(p.setup_admin());
+    let chan = channel(&p, &admin, "ops");
+    let (me, key) = identity(&p, &admin, "ops");
+    let marker = "the launch code is 0451-swordfish";
+    for i in 1..=4 {
+        let r = post(&p, &admin, &chan, &me, &key, &format!("{marker} #{i}"));
+        assert_eq!(r.status, 201, "{}", r.text());
+    }
+    // The database holds no body, in any spelling, nor the channel keys in the clear.
+    let db = db_bytes(&p);
+    assert!(!db.is_empty());
+    assert!(!contains(&db, marker.as_bytes()));
+    assert!(!contains(
+        &db,
+        Base64::encode_string(marker.as_bytes()).as_bytes()
+    ));
+    assert!(!contains(&db, b"swordfish"));
+    let dir = p.svc.settings().data_dir.clone().unwrap();
+    let master = std::fs::read(dir.join("channels.key")).unwrap();
+    assert_eq!(master.len(), 32);
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(dir.join("channels.key"))
+            .unwrap()
+            .permissions(),
+    );
+    assert_eq!(mode & 0o777, 0o600);
+    assert!(!contains(&db, &master));
+
+    // Swapping two sealed bodies: neither opens anywhere but in its own row.
+    tamper(
+        &p,
+        "UPDATE channel_entries SET sealed_body = (SELECT sealed_body FROM channel_entries WHERE seq = 2) WHERE seq = 1",
+    );
+    let page = read(&p, &admin, &chan, "");
+    assert_eq!(
+        problems(&page),
+        vec![
+            (1, Some("UNREADABLE".into())),
+            (2, None),
+            (3, None),
+            (4, None)
+        ],
+        "{page}"
+    );
+    assert!(page["entries"][0]["body"].is_null());
+    // Deleting an entry in the middle breaks the link of the one after it.
+    tamper(&p, "DELETE FROM channel_entries WHERE seq = 3");
+    let page = read(&p, &admin, &chan, "after=1");
+    assert_eq!(
+        problems(&page),
+        vec![(2, None), (4, Some("CHAIN".into()))],
+        "{page}"
+    );
+    // An entry slipped in under an identity of the intruder's own: they cannot seal its body.
+    let intruder = new_key();
+    let jwk = serde_json::to_string(&intruder.public_jwk()).unwrap();
+    let input = signed::entry_signing_input(&chan, 5, "h", "intruder", "hello");
+    let sig = signed::sign(&intruder, &input);
+    tamper(
+        &p,
+        &format!(
+            "INSERT INTO identities (id, user_id, subshell_id, name, public_jwk, thumbprint, created_at) \
+             VALUES ('intruder', NULL, NULL, 'x', '{jwk}', 'tp', 0); \
+             INSERT INTO channel_entries VALUES ('{chan}', 5, 'intruder', 'h', '{h}', '{sig}', '{b}', 0); \
+             UPDATE channels SET head_seq = 5, head_hash = '{h}'",
+            h = signed::entry_hash(&input),
+            b = Base64::encode_string(b"0123456789abhello, I am a body"),
+        ),
+    );
+    let page = read(&p, &admin, &chan, "after=4");
+    assert_eq!(
+        problems(&page),
+        vec![(5, Some("UNREADABLE".into()))],
+        "{page}"
+    );
+    // The operator swaps the writer's public key: its earlier entries stop verifying, and the
+    // thumbprint a reader pinned no longer matches.
+    let pinned =
+        call(&p, &admin, "GET", &format!("/api/identities/{me}"), None).json()["thumbprint"]
+            .clone();
+    tamper(
+        &p,
+        &format!("UPDATE identities SET public_jwk = '{jwk}' WHERE id = '{me}'"),
+    );
+    let page = read(&p, &admin, &chan, "after=1&limit=1");
+    assert_eq!(
+        problems(&page),
+        vec![(2, Some("SIGNATURE".into()))],
+        "{page}"
+    );
+    let shown = page["entries"][0]["author"]["thumbprint"].clone();
+    let served = call(&p, &admin, "GET", &format!("/api/identities/{me}"), None).json();
+    assert_eq!(shown, pinned, "the row's thumbprint was left alone");
+    assert_ne!(
+        json!(signed::thumbprint(
+            &serde_json::from_value(served["publicKey"].clone()).unwrap()
+        )),
+        pinned,
+        "a reader recomputing the thumbprint of the served key sees the swap"
+    );
+}
+
+/// Launches a shell pane with `perms` as the script and reads its token off its screen.
+fn pane(p: &Plane, script: &Cred, node: &common::local::Local, perms: Value) -> (String, Cred) {
+    let r = call(
+        p,
+        script,
+        "POST",
+        "/api/subshells",
+        Some(json!({ "nodeId": node.node_id, "harnessId": "shell",
+                     "cwd": node.work.to_string_lossy(), "permissions": perms })),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let sub = r.json()["id"].as_str().unwrap().to_owned();
+    let r = call(
+        p,
+        script,
+        "POST",
+        &format!("/api/subshells/{sub}/input"),
+        Some(json!({ "text": "echo tok=$TERMPLANE_TOKEN.", "keys": ["enter"] })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let until = Instant::now() + Duration::from_secs(20);
+    loop {
+        let s = call(
+            p,
+            script,
+            "GET",
+            &format!("/api/subshells/{sub}/screen?lines=50"),
+            None,
+        )
+        .json()["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        if let Some(t) = s
+            .split("tok=")
+            .filter_map(|x| x.split('.').next())
+            .find(|t| t.starts_with("tp_"))
+        {
+            return (sub, Cred::Bearer(t.to_owned()));
+        }
+        assert!(Instant::now() < until, "no token on the pane's screen");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn threat_a_pane_reaches_channels_within_its_ceiling_and_signs_only_as_itself() {
+    let p = Plane::start();
+    let admin_cookie = p.setup_admin();
+    let admin = Cred::Cookie(admin_cookie.clone());
+    let (_, system_key) = p.system_key(&admin_cookie);
+    let script = Cred::Bearer(system_key);
+    let node = common::local::attach(&p);
+    let (writer_id, writer) = pane(
+        &p,
+        &script,
+        &node,
+        json!({ "channels": "write", "subshells": "read" }),
+    );
+    let (_, reader) = pane(
+        &p,
+        &script,
+        &node,
+        json!({ "channels": "read", "subshells": "read" }),
+    );
+    let chan = channel(&p, &script, "agents");
+    let (script_ident, script_key) = identity(&p, &script, "ci");
+    // The writing pane registers its own identity and posts; the entry names the pane.
+    let (pane_ident, pane_key) = identity(&p, &writer, "writer pane");
+    let r = post(
+        &p,
+        &writer,
+        &chan,
+        &pane_ident,
+        &pane_key,
+        "tests pass on x86_64",
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    assert_eq!(r.json()["author"]["subshellId"], writer_id.as_str());
+    // It signs as nobody else, and nobody — its owner included — signs as it.
+    let r = post(
+        &p,
+        &writer,
+        &chan,
+        &script_ident,
+        &script_key,
+        "as the script",
+    );
+    assert_eq!((r.status, r.code()), (403, "IDENTITY_NOT_YOURS".into()));
+    let r = post(&p, &script, &chan, &pane_ident, &pane_key, "as the pane");
+    assert_eq!((r.status, r.code()), (403, "IDENTITY_NOT_YOURS".into()));
+    let r = post(
+        &p,
+        &reader,
+        &chan,
+        &pane_ident,
+        &pane_key,
+        "as the other pane",
+    );
+    assert_eq!(r.status, 403, "{}", r.text());
+    // Its identities are its own; its owner sees them and may revoke them.
+    let listed = call(&p, &writer, "GET", "/api/identities", None).json();
+    assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+    assert_eq!(listed[0]["id"], pane_ident.as_str());
+    assert_eq!(
+        call(&p, &script, "GET", "/api/identities", None)
+            .json()
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    // The reading pane reads, and writes nothing: no identity, no entry, no channel.
+    let page = read(&p, &reader, &chan, "");
+    assert_eq!(page["entries"][0]["body"], "tests pass on x86_64");
+    assert_eq!(
+        call(&p, &reader, "GET", &format!("/api/channels/{chan}"), None).json()["access"],
+        "read"
+    );
+    let key = new_key();
+    let jwk = key.public_jwk();
+    let proof = signed::sign(&key, &signed::identity_proof_input("r", &jwk));
+    let r = call(
+        &p,
+        &reader,
+        "POST",
+        "/api/identities",
+        Some(json!({ "name": "r", "publicKey": jwk, "proof": proof })),
+    );
+    assert_eq!((r.status, r.code()), (403, "PERMISSION_DENIED".into()));
+    let r = call(
+        &p,
+        &reader,
+        "POST",
+        "/api/channels",
+        Some(json!({ "name": "mine" })),
+    );
+    assert_eq!((r.status, r.code()), (403, "PERMISSION_DENIED".into()));
+    let (seq, prev) = head(&p, &reader, &chan);
+    let r = call(
+        &p,
+        &reader,
+        "POST",
+        &format!("/api/channels/{chan}/entries"),
+        Some(entry(&chan, seq + 1, &prev, &pane_ident, &pane_key, "x")),
+    );
+    assert_eq!((r.status, r.code()), (403, "PERMISSION_DENIED".into()));
+    // Channels of another account stay out of every pane's reach.
+    let theirs = channel(&p, &admin, "admin only");
+    for who in [&writer, &reader] {
+        let r = call(
+            &p,
+            who,
+            "GET",
+            &format!("/api/channels/{theirs}/entries"),
+            None,
+        );
+        assert_eq!(r.status, 404, "{}", r.text());
+    }
+    // Member management and deletion are for people and scripts.
+    let r = call(
+        &p,
+        &writer,
+        "DELETE",
+        &format!("/api/channels/{chan}"),
+        None,
+    );
+    assert_eq!((r.status, r.code()), (403, "PANE_TOKEN_NOT_ALLOWED".into()));
+    // The owner revokes the pane's identity; the pane's entries still verify.
+    let r = call(
+        &p,
+        &script,
+        "DELETE",
+        &format!("/api/identities/{pane_ident}"),
+        None,
+    );
+    assert_eq!(r.status, 204);
+    let r = post(&p, &writer, &chan, &pane_ident, &pane_key, "again");
+    assert_eq!((r.status, r.code()), (409, "IDENTITY_REVOKED".into()));
+    assert_eq!(problems(&read(&p, &script, &chan, "")), vec![(1, None)]);
+}
+
+#[test]
+fn a_waiting_reader_and_the_live_feed_hear_of_a_new_entry_at_once() {
+    let p = Plane::start();
+    let cookie = p.setup_admin();
+    let admin = Cred::Cookie(cookie.clone());
+    let chan = channel(&p, &admin, "live");
+    let (me, key) = identity(&p, &admin, "me");
+    // Nothing arrives: the wait ends at its bound with an empty page.
+    let t = Instant::now();
+    let page = read(&p, &admin, &chan, "after=0&waitMs=300");
+    assert!(
+        t.elapsed() >= Duration::from_millis(250),
+        "{:?}",
+        t.elapsed()
+    );
+    assert_eq!(page["entries"], json!([]));
+    let r = call(
+        &p,
+        &admin,
+        "GET",
+        &format!("/api/channels/{chan}/entries?waitMs=25001"),
+        None,
+    );
+    assert_eq!(r.status, 400);
+
+    let mut feed = live_feed(&p, &cookie);
+    let waiter = {
+        let base = (p.addr, p.origin(), cookie.clone(), chan.clone());
+        std::thread::spawn(move || {
+            let t = Instant::now();
+            let r = Req {
+                addr: base.0,
+                method: "GET".into(),
+                path: String::new(),
+                headers: vec![],
+                body: None,
+            }
+            .path(&format!(
+                "/api/channels/{}/entries?after=0&waitMs=20000",
+                base.3
+            ))
+            .header("Origin", &base.1)
+            .header("Cookie", &base.2)
+            .send();
+            (t.elapsed(), r.json())
+        })
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(post(&p, &admin, &chan, &me, &key, "wake up").status, 201);
+    let (waited, page) = waiter.join().unwrap();
+    assert!(waited < Duration::from_secs(10), "{waited:?}");
+    assert_eq!(page["entries"][0]["body"], "wake up", "{page}");
+    let frame = next_frame_of(&mut feed, "channel_entry");
+    assert_eq!(frame["channelId"], chan.as_str());
+    assert_eq!(frame["seq"], 1);
+}
