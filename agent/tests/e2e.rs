@@ -8,7 +8,8 @@
 //! lists it); a plane restart (the node reconnects); SIGTERM (close 1000, exit 0); `update`
 //! refusals (digest, version), an installed update (exit 75, `.previous`, marker), acceptance
 //! by a verified command, and the rollback of an update whose first start died before it was
-//! accepted; enrollment, the link and an update download through a TLS-terminating proxy in front
+//! accepted; an older release (this binary restamped with a lower version) held by the plane,
+//! updated through `POST /api/admin/updates/outdated` and back online on the plane's version; enrollment, the link and an update download through a TLS-terminating proxy in front
 //! of the plane (`https://`, `wss://`, a test CA trusted through `TERMPLANE_CA_FILE`); the
 //! rollback on a 4406 close (then the process exits; it does not dial again); a revoked node
 //! key said plainly in the log and in `status`. The plane sends 4406 only to a held node (below its version floor,
@@ -538,4 +539,110 @@ fn a_revoked_key_is_said_plainly_in_the_log_and_in_status() {
             .any(|l| l.starts_with("link: not connected: the plane refuses this node's key"))
             .then_some(())
     });
+}
+
+/// A version below `VERSION` of the same length (so a binary can be restamped with it).
+fn older_version() -> String {
+    let v: Vec<u64> = VERSION.split('.').map(|p| p.parse().unwrap()).collect();
+    let (major, minor, patch) = (v[0], v[1], v[2]);
+    let mut candidates = Vec::new();
+    if patch > 0 {
+        candidates.push(format!("{major}.{minor}.{}", patch - 1));
+    }
+    if minor > 0 {
+        for p in [9, 99, 999] {
+            candidates.push(format!("{major}.{}.{p}", minor - 1));
+        }
+    }
+    candidates
+        .into_iter()
+        .find(|c| c.len() == VERSION.len())
+        .expect("no older version of the same length")
+}
+
+/// The node binary stamped with `old` wherever it says its version: what a build of this
+/// source released as `old` reports (`--version`, the `ready` frame, the user agent). A
+/// second build of the tree at another version would take minutes; rewriting its version
+/// string takes none, and changes nothing else.
+fn restamped(old: &str) -> Vec<u8> {
+    let mut bytes = std::fs::read(NODE).unwrap();
+    let (from, to) = (VERSION.as_bytes(), old.as_bytes());
+    assert_eq!(from.len(), to.len());
+    let mut n = 0;
+    let mut i = 0;
+    while i + from.len() <= bytes.len() {
+        if &bytes[i..i + from.len()] == from {
+            bytes[i..i + from.len()].copy_from_slice(to);
+            n += 1;
+            i += from.len();
+        } else {
+            i += 1;
+        }
+    }
+    assert!(n > 0, "the binary never says its version");
+    bytes
+}
+
+#[test]
+fn an_outdated_node_is_updated_from_the_admin_route_and_comes_back_on_the_planes_version() {
+    let old = older_version();
+    let mut w = supervised_world("admin-update");
+    // The node runs an older release: below the version floor, so the plane holds it.
+    std::fs::write(&w.node_bin, restamped(&old)).unwrap();
+    let out = w.node_command().arg("--version").output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        format!("termplane-node {old}")
+    );
+    // The plane serves this version's binary for the node's platform.
+    let real = std::fs::read(NODE).unwrap();
+    let (_, sha) = publish(&w, &platform(), &real);
+    start_supervised(&mut w);
+    let node = wait_until("the old node to be held", WAIT, || {
+        let n = w.get(&format!("/api/nodes/{}", w.node_id)).json();
+        (n["agentVersion"] == old.as_str()).then_some(n)
+    });
+    assert_eq!(
+        node["liveness"], "offline",
+        "a held node is offline: {node}"
+    );
+    let held = w.get("/api/admin/updates/held").json();
+    assert!(held.to_string().contains(&w.node_id), "{held}");
+
+    // One call updates every outdated node and reports each outcome.
+    let r = w.post("/api/admin/updates/outdated", &json!({}));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let outcomes = r.json();
+    assert_eq!(outcomes.as_array().unwrap().len(), 1, "{outcomes}");
+    let o = &outcomes[0];
+    assert_eq!(o["nodeId"], w.node_id.as_str(), "{o}");
+    assert_eq!(o["ok"], true, "{o}");
+    assert_eq!(o["fromVersion"], old.as_str(), "{o}");
+    assert_eq!(o["toVersion"], VERSION, "{o}");
+    // The node verified and installed the plane's binary, then exited for its service manager.
+    let mut child = w.node.take().unwrap();
+    let status = wait_until("the node to exit after the update", WAIT, || {
+        child.try_wait().unwrap()
+    });
+    assert_eq!(status.code(), Some(75), "{status:?}");
+    let installed = std::fs::read(&w.node_bin).unwrap();
+    let digest: String = sha2::Sha256::digest(&installed)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(
+        digest, sha,
+        "the installed binary is the one the plane serves"
+    );
+    // Restarted, it comes back online on the plane's version, and nothing is outdated.
+    start_supervised(&mut w);
+    w.wait_online(WAIT);
+    let n = w.get(&format!("/api/nodes/{}", w.node_id)).json();
+    assert_eq!(n["agentVersion"], VERSION, "{n}");
+    w.ok(&json!({ "type": "ping" }));
+    wait_until("the update to be accepted", WAIT, || {
+        (!support_marker(&w).exists()).then_some(())
+    });
+    let r = w.post("/api/admin/updates/outdated", &json!({}));
+    assert_eq!(r.json(), json!([]), "{}", r.text());
 }
