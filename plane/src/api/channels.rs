@@ -268,6 +268,7 @@ pub struct MemberParams {
 pub struct EntriesQuery {
     /// Entries after this `seq` (default 0: from the first).
     #[serde(default)]
+    #[schemars(range(max = 9_007_199_254_740_991_u64))]
     pub after: Option<u64>,
     /// Page size: 1 to 200 (default 50).
     #[serde(default)]
@@ -287,7 +288,7 @@ pub struct PostEntry {
     /// The identity that signed it (the caller's own).
     pub identity_id: RowId,
     /// Its `seq`: the channel's `head.seq + 1`.
-    #[schemars(range(min = 1))]
+    #[schemars(range(min = 1, max = 9_007_199_254_740_991_u64))]
     pub seq: u64,
     /// The channel's `head.hash`.
     pub prev: HashText,

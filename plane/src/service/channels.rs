@@ -433,10 +433,12 @@ impl Service {
             return Err(denied("only a channel's owner changes its members"));
         }
         if user_id == row.owner_user_id {
-            return Err(ApiError::validation(
-                "userId",
-                "the owner has write access already",
-            ));
+            return Err(ApiError::new(
+                409,
+                "REFERENCE_MISMATCH",
+                "the channel's owner has write access already",
+            )
+            .with_metadata(serde_json::json!({ "field": "userId" })));
         }
         if self.store.user_by_id(user_id).await?.is_none() {
             return Err(ApiError::not_found("user"));
@@ -600,8 +602,7 @@ impl Service {
         if wait > MAX_WAIT_MS {
             return Err(ApiError::validation("waitMs", "must be at most 25000"));
         }
-        let after = i64::try_from(q.after.unwrap_or(0))
-            .map_err(|_| ApiError::validation("after", "too large"))?;
+        let after = i64::try_from(q.after.unwrap_or(0)).unwrap_or(i64::MAX);
         let (mut row, _) = self.reach_channel(&c, id, Need::Read).await?;
         if row.head_seq <= after && wait > 0 {
             let until = std::time::Instant::now() + Duration::from_millis(u64::from(wait));

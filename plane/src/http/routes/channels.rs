@@ -95,7 +95,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
             Auth::User,
             "Give an account read or write access to a channel you own",
         )
-        .errors(&["NOT_FOUND", "PERMISSION_DENIED"])
+        .errors(&["NOT_FOUND", "PERMISSION_DENIED", "REFERENCE_MISMATCH"])
         .handle(set_member),
         RouteDef::delete(
             "/api/channels/:id/members/:userId",
