@@ -31,14 +31,16 @@
 //! | 409 | `EMAIL_TAKEN` | creating an account whose email exists |
 //! | 409 | `CANNOT_DISABLE_SELF` | an administrator disabling, deleting or resetting the password of their own account |
 //! | 409 | `LAST_ADMIN` | demoting or deleting the last enabled administrator |
-//! | 409 | `USER_HAS_LIVE_SUBSHELLS` | deleting an account whose subshells still run (`metadata.live`) |
+//! | 409 | `USER_HAS_LIVE_SUBSHELLS` | deleting an account whose subshells still run (`metadata.live`: how many; `metadata.subshells`: their `id` and `name`) |
 //! | 403 | `CURRENT_PASSWORD_WRONG` | a password change whose current password is wrong |
 //! | 409 | `NODE_OFFLINE` | a command (launch, ping…) for a node whose link is not online, or for the local node when it is off (no tmux, or `--no-local-node`) |
 //! | 409 | `PLUGIN_DISABLED` | launching a harness whose plugin an administrator turned off |
 //! | 409 | `HARNESS_NOT_INSTALLED` | launching a harness the node's fresh detection did not find (`metadata.reason`) |
 //! | 409 | `INVALID_STATE` | a lifecycle move the subshell's state does not allow |
 //! | 409 | `SUBSHELL_NOT_RUNNING` | reading the screen of, typing into or resizing a subshell that is not live |
-//! | 409 | `UPLOAD_EXISTS` | an upload to a file that exists (without `overwrite`) or is being uploaded, or too many uploads at once |
+//! | 409 | `UPLOAD_EXISTS` | an upload to a file that exists (without `overwrite`) or is being uploaded |
+//! | 409 | `UPLOADS_BUSY` | too many uploads in progress on the plane at once (64 of each kind); try again shortly |
+//! | 409 | `QUOTA_EXCEEDED` | a file an account would keep past its 1 GiB of kept files |
 //! | 409 | `UPLOAD_ABANDONED` | an upload piece out of order or of the wrong size: the upload was abandoned, nothing left behind |
 //! | 409 | `NODE_REFUSED` | the node refused a command (`metadata.reason` holds its words) |
 //! | 409 | `REFERENCE_MISMATCH` | a request naming rows that do not fit together (`metadata.field`: a preset for another harness, a workspace on another node) |
@@ -217,7 +219,7 @@ pub const CODES: &[(u16, &str, &str)] = &[
     (
         409,
         "USER_HAS_LIVE_SUBSHELLS",
-        "deleting an account whose subshells still run (`metadata.live`)",
+        "deleting an account whose subshells still run (`metadata.live`: how many; `metadata.subshells`: their `id` and `name`)",
     ),
     (
         403,
@@ -252,7 +254,17 @@ pub const CODES: &[(u16, &str, &str)] = &[
     (
         409,
         "UPLOAD_EXISTS",
-        "an upload to a file that exists (without `overwrite`) or is being uploaded, or too many uploads at once",
+        "an upload to a file that exists (without `overwrite`) or is being uploaded",
+    ),
+    (
+        409,
+        "UPLOADS_BUSY",
+        "too many uploads in progress on the plane at once (64 of each kind); try again shortly",
+    ),
+    (
+        409,
+        "QUOTA_EXCEEDED",
+        "a file an account would keep past its 1 GiB of kept files",
     ),
     (
         409,

@@ -208,9 +208,45 @@ fn files_are_their_owners_alone_and_capped() {
         "/api/files",
         Some(json!({"name": "one more", "size": 1})),
     );
-    assert_eq!(r.error(413), "PAYLOAD_TOO_LARGE");
+    assert_eq!(r.error(409), "QUOTA_EXCEEDED");
     // Another account is not held back by it.
     keep(&p, &admin, "small", b"x");
+    // At most 64 uploads are in progress on the plane at once (the 16 above among them); the
+    // next waits for one to end, and its refusal leaves nothing behind.
+    let mut started = Vec::new();
+    for _ in 16..64 {
+        let r = p.call(
+            &admin,
+            "POST",
+            "/api/files",
+            Some(json!({"name": "pending", "size": 1})),
+        );
+        assert_eq!(r.status, 201, "{}", r.text());
+        started.push(r.json()["fileId"].as_str().unwrap().to_owned());
+    }
+    let before = tmp_files(&p);
+    let r = p.call(
+        &admin,
+        "POST",
+        "/api/files",
+        Some(json!({"name": "one too many", "size": 1})),
+    );
+    assert_eq!(r.error(409), "UPLOADS_BUSY");
+    assert_eq!(tmp_files(&p), before);
+    let r = p.call(
+        &admin,
+        "DELETE",
+        &format!("/api/files/{}", started[0]),
+        None,
+    );
+    assert!(r.status < 300, "{}", r.text());
+    let r = p.call(
+        &admin,
+        "POST",
+        "/api/files",
+        Some(json!({"name": "now it fits", "size": 1})),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
 }
 
 #[test]

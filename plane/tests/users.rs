@@ -394,3 +394,56 @@ fn an_administrator_adds_trusted_origins_and_requests_from_them_pass_the_origin_
         .send();
     r.error(403);
 }
+
+#[test]
+fn an_account_with_live_subshells_is_not_deleted_and_the_refusal_names_them() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let node = common::local::attach(&p);
+    let cleo = p.create_user(&admin, "cleo@example.test", "admin");
+    let cleo_cookie = p.sign_in("cleo@example.test", PASSWORD);
+    let r = p.call(
+        &cleo_cookie,
+        "POST",
+        "/api/subshells",
+        Some(
+            json!({ "nodeId": node.node_id, "harnessId": "shell", "name": "build watcher",
+                     "cwd": node.work.to_string_lossy() }),
+        ),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let sub = r.json()["id"].as_str().unwrap().to_owned();
+    let r = p.call(&admin, "DELETE", &format!("/api/users/{cleo}"), None);
+    assert_eq!(r.error(409), "USER_HAS_LIVE_SUBSHELLS");
+    assert_eq!(r.json()["metadata"]["live"], 1, "{}", r.text());
+    assert_eq!(
+        r.json()["metadata"]["subshells"],
+        json!([{ "id": sub, "name": "build watcher" }])
+    );
+    // Nothing changed: the account, its session and its pane are all still there.
+    assert_eq!(user(&p, &admin, &cleo)["email"], "cleo@example.test");
+    assert_eq!(whoami(&p, &cleo_cookie), 200);
+    let state = || {
+        p.call(&admin, "GET", &format!("/api/subshells/{sub}"), None)
+            .json()["state"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert_eq!(state(), "running");
+    // Once the pane has ended, the account goes.
+    let r = p.call(
+        &cleo_cookie,
+        "POST",
+        &format!("/api/subshells/{sub}/terminate"),
+        Some(json!({})),
+    );
+    assert!(r.status < 300, "{}", r.text());
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while ["running", "stopping", "starting"].contains(&state().as_str()) {
+        assert!(std::time::Instant::now() < until, "the pane did not end");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let r = p.call(&admin, "DELETE", &format!("/api/users/{cleo}"), None);
+    assert_eq!(r.status, 204, "{}", r.text());
+}

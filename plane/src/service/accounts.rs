@@ -354,12 +354,21 @@ impl Service {
             UserChange::Done(_) => Ok(()),
             UserChange::NotFound => Err(ApiError::not_found("account")),
             UserChange::LastAdmin => Err(last_admin()),
-            UserChange::LiveSubshells(n) => Err(ApiError::new(
+            UserChange::LiveSubshells(live) => Err(ApiError::new(
                 409,
                 "USER_HAS_LIVE_SUBSHELLS",
-                format!("the account has {n} live subshell(s): terminate them first"),
+                format!(
+                    "the account has {} live subshell(s): terminate them first",
+                    live.len()
+                ),
             )
-            .with_metadata(serde_json::json!({ "live": n }))),
+            .with_metadata(serde_json::json!({
+                "live": live.len(),
+                "subshells": live
+                    .iter()
+                    .map(|(id, name)| serde_json::json!({ "id": id, "name": name }))
+                    .collect::<Vec<_>>(),
+            }))),
         }
     }
 

@@ -153,7 +153,7 @@ impl Service {
             if all.len() >= MAX_IN_PROGRESS {
                 return Err(ApiError::new(
                     409,
-                    "UPLOAD_EXISTS",
+                    "UPLOADS_BUSY",
                     "too many uploads are in progress; try again shortly",
                 ));
             }
@@ -164,8 +164,8 @@ impl Service {
         };
         if kept_bytes + pending + req.size > MAX_BYTES_PER_ACCOUNT {
             return Err(ApiError::new(
-                413,
-                "PAYLOAD_TOO_LARGE",
+                409,
+                "QUOTA_EXCEEDED",
                 "an account keeps at most 1 GiB of files: delete some first",
             ));
         }

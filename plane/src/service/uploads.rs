@@ -122,7 +122,7 @@ impl Service {
         if busy {
             return Err(ApiError::new(
                 409,
-                "UPLOAD_EXISTS",
+                "UPLOADS_BUSY",
                 "too many uploads are in progress; try again shortly",
             ));
         }

@@ -51,8 +51,8 @@ pub enum UserChange {
     NotFound,
     /// It would leave the plane without an enabled administrator.
     LastAdmin,
-    /// The account still has this many live subshells.
-    LiveSubshells(i64),
+    /// The account still has these live subshells (id, name), oldest first.
+    LiveSubshells(Vec<(String, String)>),
 }
 
 impl Store {
@@ -419,15 +419,17 @@ impl Store {
         if current.role == "admin" && !Self::another_admin(&mut tx, id).await? {
             return Ok(UserChange::LastAdmin);
         }
-        let live: i64 = sqlx::query(
-            "SELECT COUNT(*) AS n FROM subshells WHERE owner_user_id = $1 \
-             AND state IN ('starting', 'running', 'stopping')",
+        let live = sqlx::query(
+            "SELECT id, name FROM subshells WHERE owner_user_id = $1 \
+             AND state IN ('starting', 'running', 'stopping') ORDER BY created_at, id",
         )
         .bind(id)
-        .fetch_one(&mut *tx)
+        .fetch_all(&mut *tx)
         .await?
-        .try_get("n")?;
-        if live > 0 {
+        .iter()
+        .map(|r| Ok((r.try_get("id")?, r.try_get("name")?)))
+        .collect::<Result<Vec<(String, String)>, sqlx::Error>>()?;
+        if !live.is_empty() {
             return Ok(UserChange::LiveSubshells(live));
         }
         sqlx::query("DELETE FROM users WHERE id = $1")

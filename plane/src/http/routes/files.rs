@@ -30,7 +30,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "Start uploading a file to keep (at most 64 MiB; 1 GiB per account)",
         )
         .ok(201)
-        .errors(&["PAYLOAD_TOO_LARGE", "UPLOAD_EXISTS"])
+        .errors(&["QUOTA_EXCEEDED", "UPLOADS_BUSY"])
         .handle(start),
         RouteDef::put(
             "/api/files/:id/pieces/:index",
@@ -68,6 +68,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
         .errors(&[
             "NOT_FOUND",
             "UPLOAD_EXISTS",
+            "UPLOADS_BUSY",
             "NODE_OFFLINE",
             "NODE_REFUSED",
             "SUBSHELL_NOT_RUNNING",

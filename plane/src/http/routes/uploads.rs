@@ -23,6 +23,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "NOT_FOUND",
             "PERMISSION_DENIED",
             "UPLOAD_EXISTS",
+            "UPLOADS_BUSY",
             "NODE_OFFLINE",
             "NODE_REFUSED",
             "NODE_LINK_CLOSED",

@@ -195,8 +195,13 @@ function explain(e: unknown, u: User): unknown {
       return again("You cannot do this to your own account; another administrator can. Your own password changes on the Account page.");
     case "USER_HAS_LIVE_SUBSHELLS": {
       const live = Number(e.metadata?.["live"] ?? 0);
+      const listed = e.metadata?.["subshells"];
+      const names = Array.isArray(listed)
+        ? listed.map((s) => (s as { name?: unknown } | null)?.name).filter((n): n is string => typeof n === "string" && n !== "")
+        : [];
       const what = live === 1 ? "1 live subshell" : `${live} live subshells`;
-      return again(`${u.displayName} has ${what}. Terminate ${live === 1 ? "it" : "them"} under Subshells first, then delete the account.`);
+      const which = names.length > 0 ? ` (${names.join(", ")})` : "";
+      return again(`${u.displayName} has ${what}${which}. Terminate ${live === 1 ? "it" : "them"} under Subshells first, then delete the account.`);
     }
     default:
       return e;
