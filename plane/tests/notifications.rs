@@ -290,6 +290,12 @@ fn a_pane_that_needs_input_pushes_an_encrypted_signed_message_to_its_owners_devi
         .call(&admin, "GET", "/api/notifications?unread=true", None)
         .json();
     assert_eq!(inbox.as_array().unwrap().len(), 1, "{inbox}");
+    let unread = || {
+        p.call(&admin, "GET", "/api/notifications/unread", None)
+            .json()["unread"]
+            .clone()
+    };
+    assert_eq!(unread(), 1);
     assert_eq!(inbox[0]["kind"], "needs_input");
     assert_eq!(inbox[0]["url"], format!("/subshells/{id}"));
     let nid = inbox[0]["id"].as_str().unwrap();
@@ -305,6 +311,7 @@ fn a_pane_that_needs_input_pushes_an_encrypted_signed_message_to_its_owners_devi
             .json(),
         json!([])
     );
+    assert_eq!(unread(), 0);
 
     // Switched off: a second needs-input tells nobody; the pane's exit still does.
     let r = p.call(

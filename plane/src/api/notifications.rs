@@ -131,6 +131,14 @@ pub struct Notification {
     pub url: String,
 }
 
+/// `GET /api/notifications/unread`.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UnreadCount {
+    /// How many of the account's notifications are unread.
+    pub unread: i64,
+}
+
 /// `GET /api/notifications` query.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]

@@ -24,7 +24,7 @@ use termplane_machines::jws::Es256Signer;
 use super::{RequestMeta, Service};
 use crate::api::notifications::{
     Device, DeviceRequest, MarkedRead, Notification, NotificationKind, NotificationPrefs,
-    NotificationsQuery, VapidKey,
+    NotificationsQuery, UnreadCount, VapidKey,
 };
 use crate::error::ApiError;
 use crate::secret;
@@ -206,6 +206,14 @@ impl Service {
         } else {
             Err(ApiError::not_found("device"))
         }
+    }
+
+    /// `GET /api/notifications/unread`.
+    pub async fn unread_count(&self, meta: &RequestMeta) -> Result<UnreadCount, ApiError> {
+        let me = self.person(meta).await?;
+        Ok(UnreadCount {
+            unread: self.store.unread_count(&me).await?,
+        })
     }
 
     /// `GET /api/notifications`.

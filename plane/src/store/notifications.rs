@@ -307,6 +307,17 @@ impl Store {
         tx.commit().await
     }
 
+    /// How many of an account's notifications are unread.
+    pub async fn unread_count(&self, user_id: &str) -> Result<i64, sqlx::Error> {
+        sqlx::query(
+            "SELECT COUNT(*) AS n FROM notifications WHERE user_id = $1 AND read_at IS NULL",
+        )
+        .bind(user_id)
+        .fetch_one(&self.pool)
+        .await?
+        .try_get("n")
+    }
+
     /// An account's notifications, newest first (only unread ones when asked), after the
     /// `before` cursor (a `created_at`, and the id of the entry it came from) when given.
     pub async fn notifications_of(

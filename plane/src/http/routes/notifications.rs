@@ -7,7 +7,7 @@ use super::super::handler::{Json, MaybeJson, NoContent, Path, Query};
 use super::{Auth, RouteDef};
 use crate::api::notifications::{
     Device, DeviceRequest, MarkedRead, Notification, NotificationPrefs, NotificationsQuery,
-    VapidKey,
+    UnreadCount, VapidKey,
 };
 use crate::api::{Empty, IdParam};
 use crate::error::ApiError;
@@ -49,6 +49,13 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "Your notifications, newest first (`unread`, `before` cursor, `limit`)",
         )
         .handle(list),
+        RouteDef::get(
+            "/api/notifications/unread",
+            "unreadNotificationCount",
+            Cookie,
+            "How many of your notifications are unread",
+        )
+        .handle(unread),
         RouteDef::post(
             "/api/notifications/:id/read",
             "markNotificationRead",
@@ -106,6 +113,10 @@ async fn delete_device(
 ) -> Res<NoContent> {
     svc.delete_device(&meta, p.id.as_str()).await?;
     Ok(NoContent)
+}
+
+async fn unread(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<UnreadCount>> {
+    svc.unread_count(&meta).await.map(Json)
 }
 
 async fn list(

@@ -5,9 +5,8 @@
 import { api } from "./api";
 import { onFeedChange } from "./live";
 import { createStore } from "./store";
-import type { Notification } from "./types";
 
-/** Unread notifications are counted up to this many; more show as "99+". */
+/** From this many unread notifications on, the count shows as "99+". */
 export const UNREAD_CAP = 100;
 export const unread = createStore<number>(0);
 
@@ -21,8 +20,8 @@ let stopListening: (() => void) | null = null;
 
 export async function refreshUnread(): Promise<void> {
   try {
-    const list = await api.get<Notification[]>(`/api/notifications?unread=true&limit=${UNREAD_CAP}`);
-    if (running) unread.set(list.length);
+    const { unread: n } = await api.get<{ unread: number }>("/api/notifications/unread");
+    if (running) unread.set(n);
   } catch {
     // The count is a hint; the next poll tries again.
   }
