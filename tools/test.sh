@@ -3,12 +3,14 @@
 # Installs what is missing (idempotently), builds the browser app, then runs: formatting, clippy
 # (warnings are errors), the architecture-invariant checks, every crate's tests (including the PyNaCl and jose
 # cross-checks, the OpenAPI validation, the Schemathesis run, the MCP client test with real panes and
-# the fuzz-corpus replay), the browser suite (Playwright driving Chromium), a fuzz smoke run of every target, and a build of the benchmarks.
+# the fuzz-corpus replay), the plane's in-process tests again on PostgreSQL, the browser suite
+# (Playwright driving Chromium), a fuzz smoke run of every target, and a build of the benchmarks.
 #
 # Environment:
 #   TERMPLANE_FUZZ_SECONDS  seconds per fuzz target (default 20; 0 skips the smoke run)
-#   TERMPLANE_TEST_POSTGRES_URL  an existing PostgreSQL database for the storage tests (default:
-#                           install and start a local cluster with tools/ci/postgres.sh)
+#   TERMPLANE_TEST_POSTGRES_URL  an existing PostgreSQL database for the storage tests, whose role
+#                           may create databases (each test plane on PostgreSQL gets its own);
+#                           default: install and start a local cluster with tools/ci/postgres.sh
 #   CI                      when set, a missing cross-check peer fails its test instead of noting it
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -96,6 +98,17 @@ tools/check-invariants.sh
 
 step "tests"
 cargo test --workspace --locked
+
+step "the plane's tests again, each test plane on a PostgreSQL database of its own"
+# Every route family through the real server on the second backend (the storage tests above
+# already ran on both; the real-binary tests run SQLite, the default; schemathesis runs once).
+pg_tests=()
+for t in plane/tests/*.rs; do
+  name="$(basename "$t" .rs)"
+  case "$name" in schemathesis|binary|storage) continue ;; esac
+  pg_tests+=(--test "$name")
+done
+TERMPLANE_TEST_PLANE_DB=postgres cargo test --locked -p termplane "${pg_tests[@]}"
 
 step "browser tests (the app in Chromium against a real plane, node daemon and tmux)"
 # The binaries the tests above built (the integration tests run them), with the app embedded.

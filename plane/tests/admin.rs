@@ -28,7 +28,14 @@ fn status_and_deployment_describe_the_plane_for_an_admin_session_only() {
     assert_eq!(r.status, 200, "{}", r.text());
     let s = r.json();
     assert_eq!(s["version"], env!("CARGO_PKG_VERSION"));
-    assert_eq!(s["database"], "sqlite");
+    assert_eq!(
+        s["database"],
+        if common::on_postgres() {
+            "postgres"
+        } else {
+            "sqlite"
+        }
+    );
     assert!(s["databaseBytes"].as_i64().unwrap() > 0, "{s}");
     assert_eq!(s["nodesByLiveness"], serde_json::json!({"offline": 1}));
     assert_eq!(s["nodesByVersion"].as_object().unwrap().len(), 1, "{s}");

@@ -124,31 +124,6 @@ fn problems(page: &Value) -> Vec<(i64, Option<String>)> {
         .collect()
 }
 
-/// The database file (and its write-ahead log) of a test plane.
-fn db_bytes(p: &Plane) -> Vec<u8> {
-    let dir = p.svc.settings().data_dir.clone().unwrap();
-    let mut all = Vec::new();
-    for f in ["t.db", "t.db-wal"] {
-        all.extend(std::fs::read(dir.join(f)).unwrap_or_default());
-    }
-    all
-}
-
-/// Runs SQL on the test plane's database directly, as someone with the file would.
-fn tamper(p: &Plane, sql: &str) {
-    let dir = p.svc.settings().data_dir.clone().unwrap();
-    let url = format!("sqlite://{}", dir.join("t.db").display());
-    smol::block_on(async {
-        sqlx::any::install_default_drivers();
-        let pool = sqlx::AnyPool::connect(&url).await.unwrap();
-        sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_owned()))
-            .execute(&pool)
-            .await
-            .unwrap();
-        pool.close().await;
-    });
-}
-
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)
 }
@@ -485,7 +460,7 @@ fn threat_a_database_copy_holds_no_body_and_edits_to_it_show_as_unverified() {
         assert_eq!(r.status, 201, "{}", r.text());
     }
     // The database holds no body, in any spelling, nor the channel keys in the clear.
-    let db = db_bytes(&p);
+    let db = database_copy(&p);
     assert!(!db.is_empty());
     assert!(!contains(&db, marker.as_bytes()));
     assert!(!contains(

@@ -39,6 +39,8 @@ DO \$\$ BEGIN
     CREATE ROLE $user LOGIN PASSWORD '$pass';
   END IF;
 END \$\$;
+-- The plane's tests on PostgreSQL give each test plane a database of its own.
+ALTER ROLE $user CREATEDB;
 SQL
 if ! su postgres -c "psql -p $port -Atqc \"select 1 from pg_database where datname = '$db'\"" | grep -q 1; then
     su postgres -c "createdb -p $port -O $user $db" >&2

@@ -61,6 +61,9 @@ pub const ADMIN: &str = "admin@example.test";
 pub const T0: i64 = 1_800_000_000_000;
 
 pub struct Plane {
+    /// The database the plane runs on (a SQLite file in its data directory, or a PostgreSQL
+    /// database of its own: see [`test_database`]).
+    pub db_url: String,
     pub addr: SocketAddr,
     pub base: String,
     pub clock: ManualClock,
@@ -101,9 +104,10 @@ impl Plane {
         let (tx, rx) = std::sync::mpsc::channel();
         let (stop_tx, stop_rx) = smol::channel::bounded::<()>(1);
         let c2 = clock.clone();
+        let db_url = test_database(&dir);
+        let url = db_url.clone();
         let thread = std::thread::spawn(move || {
             smol::block_on(async move {
-                let url = format!("sqlite://{}?mode=rwc", dir.join("t.db").display());
                 let store = Store::open(&url, T0).await.unwrap();
                 let listener = smol::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
                 let addr = listener.local_addr().unwrap();
@@ -162,6 +166,7 @@ impl Plane {
         });
         let (addr, base, svc) = rx.recv_timeout(Duration::from_secs(60)).unwrap();
         Self {
+            db_url,
             addr,
             base,
             clock,
@@ -299,7 +304,118 @@ impl Plane {
 impl Drop for Plane {
     fn drop(&mut self) {
         self.stop();
+        if let Some(name) = self
+            .db_url
+            .strip_prefix("postgres")
+            .and_then(|u| u.rsplit('/').next())
+        {
+            // The service (and its pool) may outlive the plane's thread: force the drop. A
+            // failure only leaves a database behind; it never fails a test from here.
+            let _ = try_sql_on_server(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+        }
     }
+}
+
+/// Whether the test planes run on PostgreSQL: `TERMPLANE_TEST_PLANE_DB=postgres`, with
+/// `TERMPLANE_TEST_POSTGRES_URL` naming a database whose role may create databases.
+pub fn on_postgres() -> bool {
+    std::env::var("TERMPLANE_TEST_PLANE_DB").is_ok_and(|v| v == "postgres")
+}
+
+/// Runs one statement on the PostgreSQL server of `TERMPLANE_TEST_POSTGRES_URL` (outside any
+/// transaction, as `CREATE DATABASE` needs).
+fn run_sql_on_server(sql: &str) {
+    try_sql_on_server(sql).unwrap();
+}
+
+fn try_sql_on_server(sql: &str) -> Result<(), String> {
+    let url = std::env::var("TERMPLANE_TEST_POSTGRES_URL")
+        .map_err(|_| "TERMPLANE_TEST_PLANE_DB=postgres needs TERMPLANE_TEST_POSTGRES_URL")?;
+    let sql = sql.to_owned();
+    smol::block_on(async move {
+        sqlx::any::install_default_drivers();
+        let pool = sqlx::AnyPool::connect(&url)
+            .await
+            .map_err(|e| e.to_string())?;
+        let done = sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
+            .execute(&pool)
+            .await
+            .map(|_| ())
+            .map_err(|e| e.to_string());
+        pool.close().await;
+        done
+    })
+}
+
+/// The database of a new test plane: a SQLite file in `dir`, or, on PostgreSQL
+/// ([`on_postgres`]), a fresh database of its own on the same server, dropped with the plane.
+pub fn test_database(dir: &std::path::Path) -> String {
+    if !on_postgres() {
+        return format!("sqlite://{}?mode=rwc", dir.join("t.db").display());
+    }
+    let base = std::env::var("TERMPLANE_TEST_POSTGRES_URL").unwrap();
+    let name = format!("tp_{}", termplane::secret::new_id().unwrap());
+    run_sql_on_server(&format!("CREATE DATABASE {name}"));
+    let (server, _) = base.rsplit_once('/').unwrap();
+    format!("{server}/{name}")
+}
+
+/// Runs SQL statements on a test plane's own database directly, as someone holding it would.
+pub fn tamper(p: &Plane, sql: &str) {
+    let url = p.db_url.replace("?mode=rwc", "");
+    let sql = sql.to_owned();
+    smol::block_on(async move {
+        sqlx::any::install_default_drivers();
+        let pool = sqlx::AnyPool::connect(&url).await.unwrap();
+        sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
+            .execute(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+    });
+}
+
+/// Everything a copy of a test plane's database holds: the SQLite file with its write-ahead
+/// log, or every row of every table of its PostgreSQL database as text.
+pub fn database_copy(p: &Plane) -> Vec<u8> {
+    if !on_postgres() {
+        let dir = p.svc.settings().data_dir.clone().unwrap();
+        let mut all = Vec::new();
+        for f in ["t.db", "t.db-wal"] {
+            all.extend(std::fs::read(dir.join(f)).unwrap_or_default());
+        }
+        return all;
+    }
+    let url = p.db_url.clone();
+    smol::block_on(async move {
+        use sqlx::Row as _;
+        sqlx::any::install_default_drivers();
+        let pool = sqlx::AnyPool::connect(&url).await.unwrap();
+        let tables: Vec<String> = sqlx::query(
+            "SELECT CAST(table_name AS TEXT) AS t FROM information_schema.tables WHERE table_schema = 'public'",
+        )
+        .fetch_all(&pool)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.try_get("t").unwrap())
+        .collect();
+        let mut all = Vec::new();
+        for t in tables {
+            let rows = sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+                "SELECT CAST(x AS TEXT) AS row FROM \"{t}\" x"
+            )))
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+            for r in rows {
+                let row: String = r.try_get("row").unwrap();
+                all.extend(row.into_bytes());
+            }
+        }
+        pool.close().await;
+        all
+    })
 }
 
 /// A real P-256 identity (a fixed test key) as the node's JWK.
