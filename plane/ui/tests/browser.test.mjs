@@ -18,7 +18,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, execFile } from "node:child_process";
-import { createHash } from "node:crypto";
+import { createHash, createPublicKey, verify as verifySignature } from "node:crypto";
 import { mkdtemp, mkdir, readFile, readdir, rm, stat } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -701,6 +701,184 @@ describe("termplane browser app", { concurrency: false }, () => {
     await rp.getByRole("heading", { name: "Administrators only" }).waitFor();
   });
 
+  test("channels: a signed entry, checked again here, and a read member who follows it live", async () => {
+    await page.goto("/channels");
+    await page.getByRole("heading", { name: "Your channels" }).waitFor();
+    await page.getByText("No channels yet.", { exact: false }).waitFor();
+    await page.getByRole("button", { name: "New channel" }).click();
+    const dialog = page.getByRole("dialog", { name: "New channel" });
+    await dialog.getByLabel("Name").fill("deploys");
+    await dialog.getByLabel("Description").fill("Release notes from the agents");
+    await dialog.getByRole("button", { name: "Create channel" }).click();
+    await page.waitForURL(/\/channels\/[0-9a-f]+$/);
+    const channelId = new URL(page.url()).pathname.split("/").pop();
+    const channelPath = `/channels/${channelId}`;
+    await page.getByRole("heading", { name: "deploys", exact: true }).waitFor();
+    await page.getByText("No entries yet.", { exact: false }).waitFor();
+
+    // The first post makes this browser's identity, then signs and posts.
+    const first = "Deploy plan\nstep 1: café ✓";
+    await page.getByLabel("Message").fill(first);
+    await page.getByRole("button", { name: "Post", exact: true }).click();
+    const e1 = page.getByTestId("entries").locator('li[data-seq="1"]');
+    await e1.waitFor();
+    assert.equal(await e1.getAttribute("data-verified"), "yes");
+    await e1.locator(".badge-ok", { hasText: "Verified" }).waitFor();
+    assert.equal(await e1.locator("pre.entry-body").textContent(), first);
+    assert.equal(await page.getByLabel("Message").inputValue(), "");
+    await page.getByTestId("entry-count").getByText("1 entry").waitFor();
+    // The identity shown by the composer is the entry's author.
+    const signing = page.locator('[data-testid="signing-as"][data-thumbprint]');
+    await signing.waitFor();
+    const identityId = await signing.getAttribute("data-identity");
+    const thumb = await signing.getAttribute("data-thumbprint");
+    assert.equal(await e1.getAttribute("data-identity"), identityId);
+    assert.equal(await e1.getAttribute("data-thumbprint"), thumb);
+    await e1.getByText(thumb, { exact: true }).waitFor();
+    const identity = await page.evaluate(async (id) => (await fetch(`/api/identities/${id}`)).json(), identityId);
+    assert.equal(identity.thumbprint, thumb);
+    assert.equal(identity.revokedAt, null);
+    assert.equal(await e1.locator(".entry-author strong").textContent(), identity.name);
+    await signing.getByText(identity.name, { exact: true }).waitFor();
+
+    // The private key is in IndexedDB, and not extractable.
+    const me = await page.evaluate(async () => (await fetch("/api/auth/session")).json());
+    const kept = await page.evaluate(async (userId) => {
+      const db = await new Promise((ok, fail) => {
+        const r = indexedDB.open("termplane");
+        r.onsuccess = () => ok(r.result);
+        r.onerror = () => fail(r.error);
+      });
+      const rec = await new Promise((ok, fail) => {
+        const r = db.transaction("identities").objectStore("identities").get(userId);
+        r.onsuccess = () => ok(r.result);
+        r.onerror = () => fail(r.error);
+      });
+      db.close();
+      if (!rec) return null;
+      const key = rec.keyPair.privateKey;
+      let exported = "exported";
+      try {
+        await crypto.subtle.exportKey("pkcs8", key);
+      } catch (e) {
+        exported = e.name;
+      }
+      return {
+        identityId: rec.identityId,
+        isCryptoKey: key instanceof CryptoKey,
+        type: key.type,
+        extractable: key.extractable,
+        algorithm: key.algorithm.name,
+        curve: key.algorithm.namedCurve,
+        exported,
+      };
+    }, me.id);
+    assert.ok(kept, "the key pair is kept in IndexedDB under the account's id");
+    assert.equal(kept.identityId, identityId);
+    assert.equal(kept.isCryptoKey, true);
+    assert.equal(kept.type, "private");
+    assert.equal(kept.extractable, false, "the private key is extractable");
+    assert.equal(kept.algorithm, "ECDSA");
+    assert.equal(kept.curve, "P-256");
+    assert.equal(kept.exported, "InvalidAccessError");
+
+    // The entry verifies here, from the documented texts and the identity's public key alone.
+    const read = await page.evaluate(async (id) => (await fetch(`/api/channels/${id}/entries?after=0&limit=10`)).json(), channelId);
+    assert.equal(read.entries.length, 1);
+    assert.deepEqual(read.head, { seq: 1, hash: read.entries[0].hash });
+    assert.equal(read.next, 1);
+    const entry = read.entries[0];
+    assert.equal(entry.channelId, channelId);
+    assert.equal(entry.seq, 1);
+    assert.equal(entry.identityId, identityId);
+    assert.equal(entry.prev, "0".repeat(64));
+    assert.equal(entry.body, first);
+    assert.equal(entry.verified, true);
+    assert.equal(entry.problem, null);
+    assert.equal(entry.author.userId, me.id);
+    assert.equal(entry.author.subshellId, null);
+    assert.equal(entry.author.thumbprint, thumb);
+    const sha256hex = (text) => createHash("sha256").update(Buffer.from(text, "utf8")).digest("hex");
+    const signingInput = (e, body) =>
+      ["termplane-channel-entry/1", `channel=${e.channelId}`, `seq=${e.seq}`, `prev=${e.prev}`, `identity=${e.identityId}`, `sha256=${sha256hex(body)}`].join("\n");
+    const input = signingInput(entry, first);
+    assert.equal(entry.hash, sha256hex(input));
+    const { x, y } = identity.publicKey;
+    assert.deepEqual(identity.publicKey, { kty: "EC", crv: "P-256", x, y });
+    const canonical = `{"crv":"P-256","kty":"EC","x":"${x}","y":"${y}"}`;
+    assert.equal(createHash("sha256").update(canonical).digest("base64url"), thumb, "the RFC 7638 thumbprint");
+    const publicKey = createPublicKey({ key: { kty: "EC", crv: "P-256", x, y }, format: "jwk" });
+    const signature = Buffer.from(entry.signature, "base64url");
+    assert.equal(signature.length, 64);
+    const verifies = (text) => verifySignature("sha256", Buffer.from(text, "utf8"), { key: publicKey, dsaEncoding: "ieee-p1363" }, signature);
+    assert.equal(verifies(input), true, "the signature verifies with the identity's key");
+    assert.equal(verifies(signingInput(entry, "Deploy plan\nstep 1: cafe ✓")), false, "a changed body verifies");
+    assert.equal(verifies(signingInput({ ...entry, seq: 2 }, first)), false, "a changed seq verifies");
+
+    // The reader becomes a read member.
+    await page.getByLabel("Account", { exact: true }).selectOption({ label: `${READER.name} (${READER.email})` });
+    await page.getByLabel("Access", { exact: true }).selectOption("read");
+    await page.getByRole("button", { name: "Add member" }).click();
+    await page.getByTestId("members").locator(`li[data-email="${READER.email}"][data-access="read"]`).waitFor();
+    await page.getByText(`${READER.name} added (read only).`).waitFor();
+    await capture(page, "channel");
+
+    // The reader, in a browser of their own: the entry, verified; no composer.
+    const readerCtx = await newContext();
+    const rp = await readerCtx.newPage();
+    await signIn(rp, READER);
+    await rp.getByRole("link", { name: "Channels", exact: true }).click();
+    await rp.waitForURL(/\/channels$/);
+    const row = rp.locator(`tr[data-id="${channelId}"]`);
+    await row.getByText("Read only", { exact: true }).waitFor();
+    await row.getByRole("link", { name: "deploys" }).click();
+    await rp.waitForURL(new RegExp(`${channelPath}$`));
+    const r1 = rp.getByTestId("entries").locator('li[data-seq="1"][data-verified="yes"]');
+    await r1.waitFor();
+    await r1.locator(".badge-ok", { hasText: "Verified" }).waitFor();
+    assert.equal(await r1.locator("pre.entry-body").textContent(), first);
+    assert.equal(await r1.getAttribute("data-thumbprint"), thumb);
+    await rp.getByTestId("channel-readonly").waitFor();
+    assert.equal(await rp.getByTestId("composer").count(), 0);
+    assert.equal(await rp.getByLabel("Message").count(), 0);
+    assert.equal(await rp.getByRole("button", { name: "Delete channel" }).count(), 0);
+    await rp.getByRole("button", { name: "Leave" }).waitFor();
+    await capture(rp, "channel-readonly");
+
+    // The administrator posts again (Ctrl+Enter); the reader's page shows it without a reload.
+    await rp.getByRole("status").filter({ hasText: /^(Connecting|Offline, retrying)$/ }).waitFor({ state: "detached" });
+    await rp.evaluate(() => {
+      window.__sameDocument = true;
+    });
+    const second = "step 2: migrate\n  done — 2 tables";
+    await page.getByLabel("Message").fill(second);
+    await page.getByLabel("Message").press("Control+Enter");
+    await page.getByTestId("entries").locator('li[data-seq="2"][data-verified="yes"]').waitFor();
+    const r2 = rp.getByTestId("entries").locator('li[data-seq="2"][data-verified="yes"]');
+    await r2.waitFor({ timeout: 15_000 });
+    assert.equal(await r2.locator("pre.entry-body").textContent(), second);
+    await rp.getByTestId("entry-count").getByText("2 entries").waitFor();
+    assert.equal(await rp.evaluate(() => window.__sameDocument), true, "the reader's page was reloaded");
+    // The chain: the second entry follows the first.
+    const next = await rp.evaluate(async (id) => (await fetch(`/api/channels/${id}/entries?after=1`)).json(), channelId);
+    assert.equal(next.entries.length, 1);
+    assert.equal(next.entries[0].prev, entry.hash);
+    assert.equal(next.entries[0].verified, true);
+
+    // The reader leaves; the channel is gone for them.
+    await rp.getByRole("button", { name: "Leave" }).click();
+    await rp.getByRole("dialog", { name: "Leave deploys?" }).getByRole("button", { name: "Leave", exact: true }).click();
+    await rp.waitForURL(/\/channels$/);
+    await rp.getByText("You left deploys.").waitFor();
+    await rp.getByText("No channels yet.", { exact: false }).waitFor();
+    assert.equal(await rp.evaluate(async (id) => (await fetch(`/api/channels/${id}`)).status, channelId), 404);
+
+    // The list: two entries, and this browser's identity with its thumbprint.
+    await page.goto("/channels");
+    await page.locator(`tr[data-id="${channelId}"][data-entries="2"]`).getByText("Owner", { exact: true }).waitFor();
+    await page.locator(`[data-testid="identity"][data-thumbprint="${thumb}"]`).getByText(thumb, { exact: true }).waitFor();
+  });
+
   test("phone layout: the key row's Ctrl then c interrupts a command", async () => {
     const phone = await newContext({
       viewport: PHONE,
@@ -876,7 +1054,8 @@ describe("termplane browser app", { concurrency: false }, () => {
       await page.getByRole("dialog", { name: `Delete ${READER.name}?` }).getByRole("button", { name: "Delete account" }).click();
     };
     await remove();
-    await page.getByText(`${READER.name} has 1 live subshell.`, { exact: false }).waitFor();
+    // The refusal names the pane that holds the account back.
+    await page.getByText(`${READER.name} has 1 live subshell (rita-shell).`, { exact: false }).waitFor();
     await capture(page, "settings-users-refused", { phone: false });
     await page.evaluate(async (id) => (await fetch(`/api/subshells/${id}/terminate`, { method: "POST" })).status, pane.id);
     await waitFor(
@@ -914,6 +1093,7 @@ describe("termplane browser app", { concurrency: false }, () => {
     await capture(page, "subshells");
     for (const [path, name, ready] of [
       ["/workspaces", "workspaces", "Presets"],
+      ["/channels", "channels", "Your channels"],
       ["/settings/general", "settings-general", "Harness plugins"],
       ["/settings/audit", "settings-audit", "Audit log"],
     ]) {

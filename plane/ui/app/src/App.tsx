@@ -9,6 +9,7 @@ import { useStore } from "./store";
 import { ConfirmHost, Toasts } from "./ui";
 import { AccountPage } from "./pages/Account";
 import { SetupPage, SignInPage } from "./pages/Auth";
+import { ChannelPage, ChannelsPage } from "./pages/Channels";
 import { FilesPage } from "./pages/Files";
 import { NodesPage } from "./pages/Nodes";
 import { NotificationsPage } from "./pages/Notifications";
@@ -132,6 +133,7 @@ function Shell({ isAdmin, name, path }: { isAdmin: boolean; name: string; path: 
   const [menu, setMenu] = useState(false);
   const attention = Object.values(all).filter((x) => x.status === "needs_attention").length;
   const paneId = match("/subshells/:id", path)?.["id"];
+  const channelId = match("/channels/:id", path)?.["id"];
 
   useEffect(() => setMenu(false), [path]);
   useEffect(() => {
@@ -144,6 +146,8 @@ function Shell({ isAdmin, name, path }: { isAdmin: boolean; name: string; path: 
   else if (path === "/nodes") page = <NodesPage />;
   else if (path === "/workspaces") page = <WorkspacesPage />;
   else if (path === "/files") page = <FilesPage />;
+  else if (path === "/channels") page = <ChannelsPage />;
+  else if (channelId) page = <ChannelPage id={channelId} key={channelId} />;
   else if (path === "/notifications") page = <NotificationsPage />;
   else if (path === "/account") page = <AccountPage />;
   else if (path.startsWith("/settings")) {
@@ -190,6 +194,7 @@ function Shell({ isAdmin, name, path }: { isAdmin: boolean; name: string; path: 
           <NavLink href="/nodes" label="Nodes" path={path} />
           <NavLink href="/workspaces" label="Workspaces" path={path} />
           <NavLink href="/files" label="Files" path={path} />
+          <NavLink href="/channels" label="Channels" path={path} />
           {isAdmin ? <NavLink href="/settings/general" label="Settings" path={path} prefix="/settings" /> : null}
           <a class="nav-link" href="/docs">
             API

@@ -2,7 +2,8 @@
 // then kept current by the frames of `GET /api/live`. When the feed closes, everything is
 // listed again and the feed reopened (with backoff). A subshell that changes state or attention,
 // a node that changes liveness, and every fresh listing (changes may have passed unseen) are
-// told to `onFeedChange` listeners: the plane may have a notification about them.
+// told to `onFeedChange` listeners: the plane may have a notification about them. A new entry
+// in a channel this account reads is told to `onChannelEntry` listeners.
 
 import { api, socketUrl } from "./api";
 import { createStore } from "./store";
@@ -34,6 +35,24 @@ export function onFeedChange(fn: () => void): () => void {
 
 function changed(): void {
   changeListeners.forEach((fn) => fn());
+}
+
+/** A `channel_entry` frame: a new entry in a channel this account can read. */
+export interface ChannelEntryFrame {
+  channelId: string;
+  seq: number;
+  hash: string;
+}
+
+const channelListeners = new Set<(f: ChannelEntryFrame) => void>();
+
+/**
+ * Calls `fn` for each new entry of a channel this account can read. Frames sent while the feed
+ * was down are not repeated: a reader also catches up when `feedStatus` turns `live` again.
+ */
+export function onChannelEntry(fn: (f: ChannelEntryFrame) => void): () => void {
+  channelListeners.add(fn);
+  return () => channelListeners.delete(fn);
 }
 
 export function putSubshell(s: Subshell): void {
@@ -100,6 +119,11 @@ function apply(f: FeedFrame): void {
       // A new entry in this account's inbox: the unread count reads it again.
       changed();
       break;
+    case "channel_entry": {
+      const frame = { channelId: f.channelId, seq: f.seq, hash: f.hash };
+      channelListeners.forEach((fn) => fn(frame));
+      break;
+    }
     default:
       break;
   }

@@ -300,6 +300,7 @@ export type FeedFrame =
   | { type: "node"; nodeId: string; liveness: "online" | "offline" }
   | { type: "presence"; subshellId: string; viewers: Viewer[] }
   | { type: "notification"; notification: Notification }
+  | { type: "channel_entry"; channelId: string; seq: number; hash: string }
   | { type: "pong" };
 
 export interface TrustedOrigins {
@@ -392,4 +393,72 @@ export interface FileUpload {
   pieces: number;
   received: number;
   done: boolean;
+}
+
+/** A P-256 public key as a JWK. */
+export interface PublicJwk {
+  kty: "EC";
+  crv: "P-256";
+  x: string;
+  y: string;
+}
+
+export interface Identity {
+  id: string;
+  name: string;
+  publicKey: PublicJwk;
+  /** RFC 7638 thumbprint of the public key. */
+  thumbprint: string;
+  owner: { userId: string | null; subshellId: string | null };
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+/** A channel's newest entry (`seq` 0 and 64 zeros when it is empty). */
+export interface ChannelHead {
+  seq: number;
+  hash: string;
+}
+
+export interface Channel {
+  id: string;
+  name: string;
+  description: string;
+  ownerUserId: string;
+  /** What the caller may do. */
+  access: Access;
+  head: ChannelHead;
+  createdAt: number;
+}
+
+export interface ChannelMember {
+  userId: string;
+  email: string;
+  access: Access;
+  owner: boolean;
+}
+
+export type EntryProblem = "UNREADABLE" | "HASH" | "SIGNATURE" | "CHAIN";
+
+export interface ChannelEntry {
+  channelId: string;
+  seq: number;
+  identityId: string;
+  prev: string;
+  hash: string;
+  signature: string;
+  /** The text (null when the plane could not decrypt it). */
+  body: string | null;
+  author: { name: string; userId: string | null; subshellId: string | null; thumbprint: string };
+  createdAt: number;
+  /** Whether every check the plane made as it read the entry held. */
+  verified: boolean;
+  problem: EntryProblem | null;
+}
+
+export interface EntryPage {
+  entries: ChannelEntry[];
+  /** The cursor (`after`) for the next page. */
+  next: number;
+  head: ChannelHead;
 }
