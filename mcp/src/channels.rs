@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use termplane_machines::channel as signed;
 use termplane_machines::jws::Es256Signer;
 
-use crate::{Plane, Server, encode, message, str_arg, tool_text};
+use crate::{Plane, Server, encode, message, refused, str_arg, tool_text};
 
 /// How many times a post is signed again when another writer moved the head first.
 const MAX_HEAD_RETRIES: usize = 8;
@@ -33,17 +33,6 @@ pub(crate) fn key_dir(get: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
     set("TERMPLANE_IDENTITY_DIR")
         .or_else(|| set("XDG_STATE_HOME").map(|d| d.join("termplane/identities")))
         .or_else(|| set("HOME").map(|d| d.join(".local/state/termplane/identities")))
-}
-
-fn refused(status: u16, v: &Value) -> Value {
-    tool_text(
-        format!(
-            "refused ({status} {}): {}",
-            v.get("code").and_then(Value::as_str).unwrap_or("ERROR"),
-            message(v)
-        ),
-        true,
-    )
 }
 
 fn is_row_id(s: &str) -> bool {

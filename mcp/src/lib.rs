@@ -485,14 +485,7 @@ impl<P: Plane> Server<P> {
             Ok((status, v)) if (200..300).contains(&status) => {
                 tool_text(serde_json::to_string_pretty(&v).unwrap_or_default(), false)
             }
-            Ok((status, v)) => tool_text(
-                format!(
-                    "refused ({status} {}): {}",
-                    v.get("code").and_then(Value::as_str).unwrap_or("ERROR"),
-                    message(&v)
-                ),
-                true,
-            ),
+            Ok((status, v)) => refused(status, &v),
             Err(e) => tool_text(format!("the plane could not be reached: {e}"), true),
         })
     }
@@ -521,16 +514,6 @@ impl<P: Plane> Server<P> {
                 Err(e) => return tool_text(format!("cannot read {}: {e}", path.display()), true),
             },
             Err(e) => return tool_text(format!("cannot read {}: {e}", path.display()), true),
-        };
-        let refused = |status: u16, v: &Value| {
-            tool_text(
-                format!(
-                    "refused ({status} {}): {}",
-                    v.get("code").and_then(Value::as_str).unwrap_or("ERROR"),
-                    message(v)
-                ),
-                true,
-            )
         };
         let start = json!({ "name": name, "size": bytes.len() });
         let mut answer = match self.plane.request("POST", "/api/files", Some(&start)) {
@@ -623,6 +606,18 @@ fn read_line_capped(r: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<
             return Ok(consumed);
         }
     }
+}
+
+/// A refusal by the plane, as a tool's error text.
+fn refused(status: u16, v: &Value) -> Value {
+    tool_text(
+        format!(
+            "refused ({status} {}): {}",
+            v.get("code").and_then(Value::as_str).unwrap_or("ERROR"),
+            message(v)
+        ),
+        true,
+    )
 }
 
 fn message(v: &Value) -> String {

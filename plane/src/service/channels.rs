@@ -299,22 +299,38 @@ impl Service {
         }
     }
 
-    /// `DELETE /api/identities/{id}`: revokes it (again: nothing changes).
-    pub async fn revoke_identity(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
-        let c = self.caller(meta).await?;
-        pane_ceiling(&c, Need::Write)?;
+    /// Identity `id` when `c` holds it ([`Self::holds`]): 404 when there is none, 403
+    /// `IDENTITY_NOT_YOURS` (saying `why`) when it is another's.
+    async fn held_identity(
+        &self,
+        c: &Caller,
+        id: &str,
+        panes_too: bool,
+        why: &str,
+    ) -> Result<IdentityRow, ApiError> {
         let r = self
             .store
             .identity(id)
             .await?
             .ok_or_else(|| ApiError::not_found("identity"))?;
-        if !Self::holds(&c, &r, true) {
-            return Err(ApiError::new(
-                403,
-                "IDENTITY_NOT_YOURS",
-                "only its holder (or the account of the pane that holds it) revokes an identity",
-            ));
+        if Self::holds(c, &r, panes_too) {
+            Ok(r)
+        } else {
+            Err(ApiError::new(403, "IDENTITY_NOT_YOURS", why))
         }
+    }
+
+    /// `DELETE /api/identities/{id}`: revokes it (again: nothing changes).
+    pub async fn revoke_identity(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
+        let c = self.caller(meta).await?;
+        pane_ceiling(&c, Need::Write)?;
+        self.held_identity(
+            &c,
+            id,
+            true,
+            "only its holder (or the account of the pane that holds it) revokes an identity",
+        )
+        .await?;
         self.store
             .revoke_identity(id, &c.user().id, c.actor_kind(), self.now())
             .await?;
@@ -490,17 +506,13 @@ impl Service {
         let c = self.caller(meta).await?;
         let (row, _) = self.reach_channel(&c, id, Need::Write).await?;
         let ident = self
-            .store
-            .identity(b.identity_id.as_str())
-            .await?
-            .ok_or_else(|| ApiError::not_found("identity"))?;
-        if !Self::holds(&c, &ident, false) {
-            return Err(ApiError::new(
-                403,
-                "IDENTITY_NOT_YOURS",
+            .held_identity(
+                &c,
+                b.identity_id.as_str(),
+                false,
                 "an entry is signed with one of the caller's own identities",
-            ));
-        }
+            )
+            .await?;
         if ident.revoked_at.is_some() {
             return Err(ApiError::new(
                 409,
