@@ -791,3 +791,65 @@ fn a_waiting_reader_and_the_live_feed_hear_of_a_new_entry_at_once() {
     assert_eq!(frame["channelId"], chan.as_str());
     assert_eq!(frame["seq"], 1);
 }
+
+#[test]
+fn writers_racing_for_the_head_each_land_once_and_the_chain_stays_whole() {
+    let p = Plane::start();
+    let admin = Cred::Cookie(p.setup_admin());
+    let chan = channel(&p, &admin, "race");
+    const WRITERS: usize = 6;
+    const EACH: usize = 8;
+    let writers: Vec<(String, Es256Signer)> = (0..WRITERS)
+        .map(|i| identity(&p, &admin, &format!("writer {i}")))
+        .collect();
+    let moved = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for (i, (ident, key)) in writers.iter().enumerate() {
+            let (p, admin, chan, moved) = (&p, &admin, &chan, &moved);
+            s.spawn(move || {
+                for n in 0..EACH {
+                    let body = format!("writer {i} note {n}");
+                    // Sign at the head as read; when another writer got there first, sign again
+                    // at the head the refusal names (bounded).
+                    let (mut seq, mut prev) = head(p, admin, chan);
+                    let mut tries = 0;
+                    loop {
+                        let r = call(
+                            p,
+                            admin,
+                            "POST",
+                            &format!("/api/channels/{chan}/entries"),
+                            Some(entry(chan, seq + 1, &prev, ident, key, &body)),
+                        );
+                        if r.status == 201 {
+                            break;
+                        }
+                        assert_eq!((r.status, r.code()), (409, "CHANNEL_HEAD_MOVED".into()));
+                        moved.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let h = &r.json()["metadata"]["head"];
+                        seq = h["seq"].as_u64().unwrap();
+                        prev = h["hash"].as_str().unwrap().to_owned();
+                        tries += 1;
+                        assert!(tries < 200, "writer {i} never got the head");
+                    }
+                }
+            });
+        }
+    });
+    let page = read(&p, &admin, &chan, "after=0&limit=200");
+    let all = page["entries"].as_array().unwrap();
+    assert_eq!(all.len(), WRITERS * EACH);
+    assert!(problems(&page).iter().all(|(_, p)| p.is_none()), "{page}");
+    let mut bodies: Vec<&str> = all.iter().map(|e| e["body"].as_str().unwrap()).collect();
+    bodies.sort_unstable();
+    bodies.dedup();
+    assert_eq!(
+        bodies.len(),
+        WRITERS * EACH,
+        "each note landed exactly once"
+    );
+    for (i, e) in all.iter().enumerate() {
+        assert_eq!(e["seq"], i + 1);
+    }
+    assert_eq!(page["head"]["seq"], WRITERS * EACH);
+}
