@@ -12,7 +12,7 @@ use crate::api::accounts::{
 };
 use crate::error::ApiError;
 use crate::secret;
-use crate::store::UserChange;
+use crate::store::{EndSessions, UserChange};
 
 impl Service {
     // ----- setup and settings -----
@@ -407,17 +407,14 @@ impl Service {
         self.sign_in_backoff.clear(&key);
         let password = req.new_password.into_string();
         let hash = smol::unblock(move || hash_password(&password)).await?;
-        let keep_all = req.sign_out_others == Some(false);
-        if keep_all {
-            // Only the hash changes: no session ends.
-            self.store
-                .set_password_keep_sessions(&user.id, &hash, now)
-                .await?;
+        let end = if req.sign_out_others == Some(false) {
+            EndSessions::None
         } else {
-            self.store
-                .set_password(&user.id, &user.id, &hash, Some(&session_digest), now)
-                .await?;
-        }
+            EndSessions::AllBut(&session_digest)
+        };
+        self.store
+            .set_password(&user.id, &user.id, &hash, end, now)
+            .await?;
         Ok(())
     }
 
@@ -441,7 +438,7 @@ impl Service {
         let hash = smol::unblock(move || hash_password(&password)).await?;
         if self
             .store
-            .set_password(&admin.user().id, id, &hash, None, self.now())
+            .set_password(&admin.user().id, id, &hash, EndSessions::All, self.now())
             .await?
         {
             Ok(())

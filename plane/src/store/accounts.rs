@@ -42,6 +42,17 @@ fn user_of(row: &AnyRow) -> Result<User, sqlx::Error> {
 pub(super) const USER_COLS: &str =
     "id, email, display_name, role, password_hash, disabled, created_at, updated_at";
 
+/// Which of an account's sessions a password change ends.
+#[derive(Clone, Copy, Debug)]
+pub enum EndSessions<'a> {
+    /// None of them.
+    None,
+    /// All but the one with this digest (the session that made the change).
+    AllBut(&'a str),
+    /// Every one.
+    All,
+}
+
 /// What a change to an account came to.
 #[derive(Debug)]
 pub enum UserChange {
@@ -451,43 +462,15 @@ impl Store {
         Ok(UserChange::Done(current))
     }
 
-    /// Sets the account's own password hash and keeps every session, with its audit entry.
-    pub async fn set_password_keep_sessions(
-        &self,
-        id: &str,
-        hash: &str,
-        now: i64,
-    ) -> Result<(), sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
-        sqlx::query("UPDATE users SET password_hash = $1, updated_at = $2 WHERE id = $3")
-            .bind(hash)
-            .bind(now)
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
-        let detail = serde_json::json!({ "otherSessionsEnded": false }).to_string();
-        audit_in(
-            &mut tx,
-            now,
-            Some(id),
-            "cookie",
-            "user.password_changed",
-            Some(id),
-            &detail,
-        )
-        .await?;
-        tx.commit().await
-    }
-
-    /// Sets an account's password hash and ends its sessions except `keep` (a session digest),
-    /// with its audit entry (`user.password_changed` by the account itself, else
-    /// `user.password_reset`).
+    /// Sets an account's password hash and ends the sessions `end` says, with its audit entry
+    /// (`user.password_changed` by the account itself, else `user.password_reset`); `false`
+    /// when there is no such person.
     pub async fn set_password(
         &self,
         actor: &str,
         id: &str,
         hash: &str,
-        keep: Option<&str>,
+        end: EndSessions<'_>,
         now: i64,
     ) -> Result<bool, sqlx::Error> {
         let mut tx = self.pool.begin().await?;
@@ -503,17 +486,24 @@ impl Store {
         if n == 0 {
             return Ok(false);
         }
-        sqlx::query("DELETE FROM sessions WHERE user_id = $1 AND digest <> $2")
-            .bind(id)
-            .bind(keep.unwrap_or(""))
-            .execute(&mut *tx)
-            .await?;
+        let keep = match end {
+            EndSessions::None => None,
+            EndSessions::AllBut(digest) => Some(digest),
+            EndSessions::All => Some(""),
+        };
+        if let Some(keep) = keep {
+            sqlx::query("DELETE FROM sessions WHERE user_id = $1 AND digest <> $2")
+                .bind(id)
+                .bind(keep)
+                .execute(&mut *tx)
+                .await?;
+        }
         let action = if actor == id {
             "user.password_changed"
         } else {
             "user.password_reset"
         };
-        let detail = serde_json::json!({ "otherSessionsEnded": true }).to_string();
+        let detail = serde_json::json!({ "otherSessionsEnded": keep.is_some() }).to_string();
         audit_in(
             &mut tx,
             now,

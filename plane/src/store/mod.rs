@@ -22,7 +22,7 @@ mod passkeys;
 mod shares;
 mod subshells;
 
-pub use accounts::{SYSTEM_USER_EMAIL, User, UserChange};
+pub use accounts::{EndSessions, SYSTEM_USER_EMAIL, User, UserChange};
 pub use audit::{AuditEntry, AuditFilter};
 pub use catalog::{Detected, NodeFacts, Preset, Workspace};
 pub use channels::{AppendError, ChannelRow, EntryRow, IdentityRow};
