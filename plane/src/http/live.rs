@@ -7,13 +7,12 @@
 use std::sync::Arc;
 
 use async_tungstenite::WebSocketStream;
-use async_tungstenite::tungstenite::handshake::derive_accept_key;
 use async_tungstenite::tungstenite::protocol::Role;
 use async_tungstenite::tungstenite::{Message, Utf8Bytes};
 use futures_lite::{AsyncRead, AsyncWrite, FutureExt as _, StreamExt as _};
 
 use super::handler::BoxFut;
-use super::server::{Body, Request, Response, Upgraded};
+use super::server::{Request, Response, Upgraded};
 use super::terminal::{RECHECK_EVERY, SEND_DEADLINE, config, trusted_upgrade};
 use super::{Ctx, ReqInfo, error_response};
 use crate::api::terminals::FeedFrame;
@@ -79,19 +78,7 @@ pub(super) fn live_socket(
                 }
             })
         });
-        Response {
-            status: 101,
-            headers: vec![
-                ("upgrade".into(), "websocket".into()),
-                (
-                    "sec-websocket-accept".into(),
-                    derive_accept_key(key.as_bytes()),
-                ),
-            ],
-            body: Body::Empty,
-            upgrade: Some(on_upgrade),
-            close: false,
-        }
+        Response::switching_protocols(&key, on_upgrade)
     })
 }
 

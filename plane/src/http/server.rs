@@ -92,6 +92,25 @@ pub struct Response {
 }
 
 impl Response {
+    /// A WebSocket's `101 Switching Protocols` for the client's `Sec-WebSocket-Key`, handing the
+    /// connection to `on_upgrade` (no extension, no subprotocol).
+    #[must_use]
+    pub fn switching_protocols(key: &str, on_upgrade: OnUpgrade) -> Self {
+        Self {
+            status: 101,
+            headers: vec![
+                ("upgrade".into(), "websocket".into()),
+                (
+                    "sec-websocket-accept".into(),
+                    async_tungstenite::tungstenite::handshake::derive_accept_key(key.as_bytes()),
+                ),
+            ],
+            body: Body::Empty,
+            upgrade: Some(on_upgrade),
+            close: false,
+        }
+    }
+
     /// An answer with a body of bytes.
     #[must_use]
     pub fn bytes(status: u16, content_type: &str, body: Vec<u8>) -> Self {

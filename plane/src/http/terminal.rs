@@ -15,14 +15,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_tungstenite::WebSocketStream;
-use async_tungstenite::tungstenite::handshake::derive_accept_key;
 use async_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 use async_tungstenite::tungstenite::{Bytes, Message, Utf8Bytes};
 use futures_lite::io::AsyncWriteExt as _;
 use futures_lite::{AsyncRead, AsyncWrite, FutureExt as _, StreamExt as _};
 
 use super::handler::BoxFut;
-use super::server::{Body, Request, Response, Upgraded};
+use super::server::{Request, Response, Upgraded};
 use super::{Ctx, ReqInfo, error_response};
 use crate::api::terminals::{AttachQuery, ClientFrame, ServerFrame, Viewer};
 use crate::error::ApiError;
@@ -176,19 +175,7 @@ pub(super) fn attach_socket(
                 svc.leave_pump(&handle).await;
             })
         });
-        Response {
-            status: 101,
-            headers: vec![
-                ("upgrade".into(), "websocket".into()),
-                (
-                    "sec-websocket-accept".into(),
-                    derive_accept_key(key.as_bytes()),
-                ),
-            ],
-            body: Body::Empty,
-            upgrade: Some(on_upgrade),
-            close: false,
-        }
+        Response::switching_protocols(&key, on_upgrade)
     })
 }
 

@@ -13,11 +13,10 @@
 use std::sync::Arc;
 
 use async_tungstenite::WebSocketStream;
-use async_tungstenite::tungstenite::handshake::derive_accept_key;
 use async_tungstenite::tungstenite::protocol::Role;
 
 use super::handler::BoxFut;
-use super::server::{Body, Request, Response, Upgraded};
+use super::server::{Request, Response, Upgraded};
 use super::{Ctx, ReqInfo, error_response};
 use crate::error::ApiError;
 
@@ -89,18 +88,6 @@ pub(super) fn node_socket(
                 crate::link::serve(svc, node, ws).await;
             })
         });
-        Response {
-            status: 101,
-            headers: vec![
-                ("upgrade".into(), "websocket".into()),
-                (
-                    "sec-websocket-accept".into(),
-                    derive_accept_key(key.as_bytes()),
-                ),
-            ],
-            body: Body::Empty,
-            upgrade: Some(on_upgrade),
-            close: false,
-        }
+        Response::switching_protocols(&key, on_upgrade)
     })
 }
