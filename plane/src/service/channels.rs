@@ -85,12 +85,15 @@ fn to_public(jwk: &Jwk) -> Option<PublicJwk> {
         .and_then(|v| serde_json::from_value(v).ok())
 }
 
+/// An identity as the API shows it. Its thumbprint is computed from the key it serves, never
+/// read from the row, so a key changed in the database shows a thumbprint its pinners do not know.
 fn identity_view(r: &IdentityRow) -> Option<Identity> {
+    let public_key: Jwk = serde_json::from_str(&r.public_jwk).ok()?;
     Some(Identity {
         id: r.id.clone(),
         name: r.name.clone(),
-        public_key: serde_json::from_str(&r.public_jwk).ok()?,
-        thumbprint: r.thumbprint.clone(),
+        thumbprint: signed::thumbprint(&to_public(&public_key)?),
+        public_key,
         owner: IdentityOwner {
             user_id: r.user_id.clone(),
             subshell_id: r.subshell_id.clone(),
@@ -694,11 +697,11 @@ impl Service {
             };
             prev = Some((e.seq, e.hash.clone()));
             let author = match ident {
-                Some((r, _)) => Author {
+                Some((r, jwk)) => Author {
                     name: r.name.clone(),
                     user_id: r.user_id.clone(),
                     subshell_id: r.subshell_id.clone(),
-                    thumbprint: r.thumbprint.clone(),
+                    thumbprint: signed::thumbprint(jwk),
                 },
                 None => Author {
                     name: String::new(),
