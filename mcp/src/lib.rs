@@ -742,10 +742,21 @@ mod tests {
         );
         call("launch_subshell", json!({"harnessId":"shell"}));
         call("read_output", json!({}));
+        call("create_channel", json!({"name":"notes","description":"d"}));
+        call("list_channels", json!({}));
         let seen = r.seen.borrow();
         assert_eq!(seen[0].1, "/api/subshells/abc/attention");
         assert_eq!(seen[1].2.as_ref().unwrap()["nodeId"], "n1");
         assert_eq!(seen[2].1, "/api/subshells/abc/screen?lines=100");
+        assert_eq!(
+            (seen[3].0.as_str(), seen[3].1.as_str()),
+            ("POST", "/api/channels")
+        );
+        assert_eq!(seen[3].2, Some(json!({"name":"notes","description":"d"})));
+        assert_eq!(
+            (seen[4].0.as_str(), seen[4].1.as_str()),
+            ("GET", "/api/channels")
+        );
     }
 
     #[test]
