@@ -18,6 +18,9 @@ use termplane_machines::jws::Es256Signer;
 
 use crate::{Plane, Server, encode, message, refused, str_arg, tool_text};
 
+/// How many entries `read_channel` answers without a `limit` (the plane's default page).
+const DEFAULT_READ: u64 = 50;
+
 /// How many times a post is signed again when another writer moved the head first.
 const MAX_HEAD_RETRIES: usize = 8;
 
@@ -209,11 +212,25 @@ impl<P: Plane> Server<P> {
             Ok(id) => id,
             Err(e) => return e,
         };
-        let mut q = vec![format!(
-            "after={}",
-            args.get("after").and_then(Value::as_u64).unwrap_or(0)
-        )];
-        if let Some(l) = args.get("limit").and_then(Value::as_u64) {
+        let limit = args.get("limit").and_then(Value::as_u64);
+        // Without a cursor, the newest entries: what a reader coming to a channel wants first.
+        let after = match args.get("after").and_then(Value::as_u64) {
+            Some(a) => a,
+            None => match self
+                .plane
+                .request("GET", &format!("/api/channels/{}", encode(&id)), None)
+            {
+                Ok((200, v)) => v
+                    .pointer("/head/seq")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0)
+                    .saturating_sub(limit.unwrap_or(DEFAULT_READ)),
+                Ok((status, v)) => return refused(status, &v),
+                Err(e) => return tool_text(format!("the plane could not be reached: {e}"), true),
+            },
+        };
+        let mut q = vec![format!("after={after}")];
+        if let Some(l) = limit {
             q.push(format!("limit={l}"));
         }
         if let Some(w) = args.get("waitMs").and_then(Value::as_u64) {
@@ -465,6 +482,14 @@ mod tests {
                 ),
                 (
                     200,
+                    json!({ "id": CHAN, "head": { "seq": 42, "hash": "h" } }),
+                ),
+                (
+                    200,
+                    json!({ "entries": [], "next": 42, "head": { "seq": 42 } }),
+                ),
+                (
+                    200,
                     json!([{ "id": IDENT, "name": "dup" }, { "id": "x", "name": "dup" }]),
                 ),
                 (200, json!([])),
@@ -478,10 +503,17 @@ mod tests {
             plane.seen.borrow()[1].1,
             format!("/api/channels/{CHAN}/entries?after=3&waitMs=100")
         );
+        let out = s.read_channel(&json!({ "channel": CHAN, "limit": 10 }));
+        assert_eq!(out["isError"], false, "{out}");
+        assert_eq!(
+            plane.seen.borrow()[3].1,
+            format!("/api/channels/{CHAN}/entries?after=32&limit=10"),
+            "without a cursor: the newest ten of 42"
+        );
         let out = s.read_channel(&json!({ "channel": "dup" }));
         assert_eq!(out["isError"], true);
         let out = s.read_channel(&json!({ "channel": "none" }));
         assert_eq!(out["isError"], true);
-        assert_eq!(plane.seen.borrow().len(), 4);
+        assert_eq!(plane.seen.borrow().len(), 6);
     }
 }

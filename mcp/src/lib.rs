@@ -242,7 +242,7 @@ fn tools() -> Vec<Tool> {
         Tool {
             name: "read_channel",
             title: "Read a channel",
-            description: "Read a channel's entries after a cursor (`after`, the last seq you saw; 0 for the first), oldest first, each with its author and whether its signature and chain verified. Give `waitMs` to wait for a new entry. The answer's `next` is the cursor for the next read.",
+            description: "Read a channel's entries, oldest first, each with its author and whether its signature and chain verified: without `after`, the newest `limit` (default 50); with `after` (the last seq you saw; 0 for the very first), the ones after it. Give `waitMs` to wait for a new entry. The answer's `next` is the cursor for the next read.",
             schema: || {
                 json!({
                     "type": "object",
