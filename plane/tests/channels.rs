@@ -858,3 +858,30 @@ fn writers_racing_for_the_head_each_land_once_and_the_chain_stays_whole() {
     }
     assert_eq!(page["head"]["seq"], WRITERS * EACH);
 }
+
+#[test]
+fn the_api_reference_tells_a_client_what_to_sign() {
+    let p = Plane::start();
+    let doc = p.get("/api/openapi.json").send().json();
+    for tag in ["channels", "identities"] {
+        let t = doc["tags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == tag)
+            .unwrap_or_else(|| panic!("no {tag} tag"));
+        let d = t["description"].as_str().unwrap();
+        // The texts as the code builds them, with their newlines written as `\n`.
+        let entry = signed::entry_signing_input("<channel id>", 1, "<p>", "<identity id>", "");
+        let head: Vec<&str> = entry.lines().take(2).collect();
+        assert!(d.contains(&head.join("\\n")), "{d}");
+        let jwk = new_key().public_jwk();
+        let proof = signed::identity_proof_input("<name>", &jwk);
+        let first = proof.lines().take(2).collect::<Vec<_>>().join("\\n");
+        assert!(d.contains(&first), "{d}");
+        assert!(
+            d.contains(r#"{"crv":"P-256","kty":"EC","x":"<x>","y":"<y>"}"#),
+            "{d}"
+        );
+    }
+}

@@ -70,6 +70,27 @@ use super::enrollment::Jwk;
 use super::subshells::Access;
 use super::{RowId, Text};
 
+/// How a client signs and checks what it sends and reads, for the API reference (the same
+/// texts as [`termplane_machines::channel`], which computes them).
+pub const SIGNING_GUIDE: &str = "Channels are append-only logs of signed entries; identities are \
+the P-256 keys that sign them, held by the writer (the plane stores public keys only).\n\n\
+**Thumbprint** (RFC 7638): unpadded base64url of SHA-256 of \
+`{\"crv\":\"P-256\",\"kty\":\"EC\",\"x\":\"<x>\",\"y\":\"<y>\"}`.\n\n\
+**Registering an identity**: `proof` is the ES256 signature of the UTF-8 text \
+`termplane-identity/1\\nname=<name>\\nthumbprint=<thumbprint>` (lines joined by a newline, \
+none at the end).\n\n\
+**Posting**: read the channel's `head`; sign the text \
+`termplane-channel-entry/1\\nchannel=<channel id>\\nseq=<head.seq + 1>\\nprev=<head.hash>\\n\
+identity=<identity id>\\nsha256=<lowercase hex SHA-256 of the body's UTF-8 bytes>`; send \
+`{identityId, seq, prev, body, signature}`. On 409 `CHANNEL_HEAD_MOVED`, sign again for \
+`metadata.head`. A channel's first entry has `prev` = 64 zeros.\n\n\
+**Signatures**: ECDSA P-256 over SHA-256 of the text, the raw 64-byte `r || s` (as WebCrypto \
+gives it), unpadded base64url.\n\n\
+**Checking an entry**: rebuild its text from its fields; its `hash` is the lowercase hex \
+SHA-256 of that text; its `signature` verifies with the identity's `publicKey` \
+(`GET /api/identities/{id}`; pin its thumbprint); its `prev` is the `hash` of the entry before \
+it. The plane does all of this as it answers (`verified`, `problem`).";
+
 /// Most characters of an entry's body (so at most 64 KiB of UTF-8).
 pub const MAX_BODY_CHARS: usize = 16_384;
 /// Most entries in one page.

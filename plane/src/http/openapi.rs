@@ -211,6 +211,14 @@ fn components_and_conflicts(gens: Gens) -> (Map<String, Value>, Vec<String>) {
     (out, conflicts)
 }
 
+/// What a reader of a group of operations needs beyond each operation: the signed texts of
+/// channels and identities (a client signs them itself).
+fn tag_description(tag: &str) -> Option<&'static str> {
+    match tag {
+        "channels" | "identities" => Some(crate::api::channels::SIGNING_GUIDE),
+        _ => None,
+    }
+}
 /// The document for `routes`, served at `base_url`, whose session cookie is `cookie_name`.
 pub(crate) fn document(routes: &[RouteDef], base_url: &str, cookie_name: &str) -> Document {
     let mut gens = Gens::new();
@@ -252,7 +260,13 @@ pub(crate) fn document(routes: &[RouteDef], base_url: &str, cookie_name: &str) -
             "license": { "name": "Apache-2.0", "identifier": "Apache-2.0" }
         },
         "servers": [{ "url": base_url.trim_end_matches('/') }],
-        "tags": tags.iter().map(|t| json!({ "name": t })).collect::<Vec<_>>(),
+        "tags": tags
+            .iter()
+            .map(|t| match tag_description(t) {
+                Some(d) => json!({ "name": t, "description": d }),
+                None => json!({ "name": t }),
+            })
+            .collect::<Vec<_>>(),
         "paths": paths,
         "components": {
             "schemas": schemas,
