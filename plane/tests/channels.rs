@@ -738,6 +738,38 @@ fn threat_a_pane_reaches_channels_within_its_ceiling_and_signs_only_as_itself() 
     let r = post(&p, &writer, &chan, &pane_ident, &pane_key, "again");
     assert_eq!((r.status, r.code()), (409, "IDENTITY_REVOKED".into()));
     assert_eq!(problems(&read(&p, &script, &chan, "")), vec![(1, None)]);
+    // A pane's identities end with its subshell: deleting the pane revokes the one it still held.
+    let (held, _) = identity(&p, &writer, "writer pane, second key");
+    let r = call(
+        &p,
+        &script,
+        "POST",
+        &format!("/api/subshells/{writer_id}/terminate"),
+        Some(json!({})),
+    );
+    assert!(r.status < 300, "{}", r.text());
+    let until = Instant::now() + Duration::from_secs(20);
+    loop {
+        let r = call(
+            &p,
+            &script,
+            "DELETE",
+            &format!("/api/subshells/{writer_id}"),
+            None,
+        );
+        if r.status == 204 {
+            break;
+        }
+        assert!(
+            Instant::now() < until,
+            "the pane was not deleted: {}",
+            r.text()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let i = call(&p, &script, "GET", &format!("/api/identities/{held}"), None).json();
+    assert!(i["revokedAt"].is_i64(), "{i}");
+    assert_eq!(problems(&read(&p, &script, &chan, "")), vec![(1, None)]);
 }
 
 #[test]

@@ -11,7 +11,7 @@
 //! that registered it, or, when a pane's token registered it, to that pane alone: a person
 //! cannot post as their pane's identity, nor a pane as its owner's or another pane's. A public
 //! key is registered once in all. `DELETE` revokes an identity: it posts nothing more, and the
-//! entries it signed keep verifying.
+//! entries it signed keep verifying. Deleting a subshell revokes its pane's identities.
 //!
 //! # Channels
 //! A channel has an owner (the account that made it; a pane makes channels for its owner) and

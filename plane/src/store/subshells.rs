@@ -365,6 +365,14 @@ impl Store {
         if n == 0 {
             return Ok(false);
         }
+        // The pane's channel identities sign nothing more; what they signed keeps verifying.
+        sqlx::query(
+            "UPDATE identities SET revoked_at = $1 WHERE subshell_id = $2 AND revoked_at IS NULL",
+        )
+        .bind(now)
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
         audit_in(
             &mut tx,
             now,
