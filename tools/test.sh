@@ -102,13 +102,16 @@ cargo test --workspace --locked
 step "the plane's tests again, each test plane on a PostgreSQL database of its own"
 # Every route family through the real server on the second backend (the storage tests above
 # already ran on both; the real-binary tests run SQLite, the default; schemathesis runs once).
-pg_tests=()
-for t in plane/tests/*.rs; do
-  name="$(basename "$t" .rs)"
-  case "$name" in schemathesis|binary|storage) continue ;; esac
-  pg_tests+=(--test "$name")
-done
-TERMPLANE_TEST_PLANE_DB=postgres cargo test --locked -p termplane "${pg_tests[@]}"
+# These are the binaries the workspace build above made, run as cargo runs them (from the
+# package's directory): `cargo test -p termplane` would resolve the plane's features on their
+# own and build all of it again (several GB of disk in a CI run).
+pg_bins="$(cargo test --workspace --locked --no-run --message-format=json 2>/dev/null |
+  python3 tools/ci/test-binaries.py termplane schemathesis binary storage)"
+[ -n "$pg_bins" ] || { echo "no plane test binaries found for the PostgreSQL pass" >&2; exit 1; }
+while IFS=$'\t' read -r dir bin; do
+  echo "--- $(basename "$bin") on PostgreSQL"
+  (cd "$dir" && TERMPLANE_TEST_PLANE_DB=postgres "$bin")
+done <<<"$pg_bins"
 
 step "browser tests (the app in Chromium against a real plane, node daemon and tmux)"
 # The binaries the tests above built (the integration tests run them), with the app embedded.
