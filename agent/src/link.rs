@@ -326,6 +326,20 @@ pub fn run_link(
 
     let runner = Runner::start(Arc::clone(&exec)).map_err(|e| LinkError::Start(e.to_string()))?;
 
+    // A pane's output goes from its tail thread straight onto the link's queue (waiting there
+    // when the link is backed up, which holds the tail back), without a thread hand-off.
+    let to_link = control_tx.clone();
+    exec.set_output_hook(Arc::new(move |sub_id: &str, from: u64, bytes: &[u8]| {
+        let ev = Event::Output(termplane_proto::event::Output {
+            sub_id: sub_id.to_owned(),
+            from_byte: from,
+            to_byte: from + bytes.len() as u64,
+            data_b64: termplane_proto::key::b64url_encode(bytes),
+        });
+        to_link
+            .send_blocking(AgentControl::Send(Box::new(ev)))
+            .is_ok()
+    }));
     let forward = control_tx.clone();
     spawn_named("events", move || {
         while let Ok(e) = events.recv() {

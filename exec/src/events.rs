@@ -400,6 +400,15 @@ pub const TAIL_COALESCE: Duration = Duration::from_millis(4);
 /// Most tails at once.
 pub const MAX_TAILS: usize = 256;
 
+/// An embedder's direct receiver of pane output, called on the tail's own thread with the
+/// tail's key, the log offset of the first byte and the bytes. It answers whether it took them;
+/// output it leaves goes out as an `output` event as usual. While it runs the tail reads no
+/// more, so it may wait to hold a fast pane back (the node daemon waits for room on its link's
+/// queue), and must not wait for anything else. The plane's local node hands its viewers'
+/// output to the terminal pumps this way, and the daemon to its link, each without a thread
+/// hand-off (and the plane without a base64 round trip).
+pub type OutputHook = Arc<dyn Fn(&str, u64, &[u8]) -> bool + Send + Sync>;
+
 struct Tail {
     stop: Arc<AtomicBool>,
     wake: Arc<OwnedFd>,
@@ -415,6 +424,7 @@ struct Tail {
 /// yet is looked for every [`TAIL_POLL`].
 pub struct TailRegistry {
     tx: Mutex<SyncSender<Event>>,
+    hook: Mutex<Option<OutputHook>>,
     tails: Mutex<HashMap<String, Tail>>,
 }
 
@@ -424,7 +434,15 @@ impl TailRegistry {
     pub fn new(tx: SyncSender<Event>) -> Self {
         Self {
             tx: Mutex::new(tx),
+            hook: Mutex::new(None),
             tails: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Sets the [`OutputHook`] of the tails started from now on.
+    pub fn set_output_hook(&self, hook: OutputHook) {
+        if let Ok(mut h) = self.hook.lock() {
+            *h = Some(hook);
         }
     }
 
@@ -447,12 +465,13 @@ impl TailRegistry {
                 .map_err(|e| format!("tail: {e}"))?,
         );
         let tx = self.tx.lock().map_err(|_| "tail sender poisoned")?.clone();
+        let hook = self.hook.lock().map_err(|_| "tail hook poisoned")?.clone();
         let key = sub_id.to_owned();
         let flag = Arc::clone(&stop);
         let wake_fd = Arc::clone(&wake);
         let thread = std::thread::Builder::new()
             .name(format!("tail-{key}"))
-            .spawn(move || tail_loop(&key, &log, start, &flag, &wake_fd, &tx))
+            .spawn(move || tail_loop(&key, &log, start, &flag, &wake_fd, &tx, hook.as_ref()))
             .map_err(|e| e.to_string())?;
         tails.insert(
             sub_id.to_owned(),
@@ -513,6 +532,7 @@ fn tail_loop(
     stop: &AtomicBool,
     wake: &OwnedFd,
     tx: &SyncSender<Event>,
+    hook: Option<&OutputHook>,
 ) {
     let mut buf = vec![0_u8; TAIL_CHUNK];
     let mut file: Option<std::fs::File> = None;
@@ -537,6 +557,10 @@ fn tail_loop(
         };
         if n > 0 {
             last_read = Some((n, std::time::Instant::now()));
+            if hook.is_some_and(|h| h(key, pos, &buf[..n])) {
+                pos += n as u64;
+                continue;
+            }
             let ev = Event::Output(Output {
                 sub_id: key.to_owned(),
                 from_byte: pos,
@@ -578,6 +602,7 @@ fn tail_loop(
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
 
     #[test]
@@ -592,5 +617,68 @@ mod tests {
         // The first output after a pause, even after a large repaint.
         assert!(!should_gather(TAIL_CHUNK, TAIL_STREAM_WINDOW));
         assert!(!should_gather(TAIL_CHUNK, ms(250)));
+    }
+
+    fn append(log: &std::path::Path, bytes: &[u8]) {
+        use std::io::Write as _;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .unwrap();
+        f.write_all(bytes).unwrap();
+    }
+
+    #[test]
+    fn an_output_hook_takes_what_it_accepts_and_the_rest_goes_out_as_events() {
+        let dir = std::env::temp_dir().join(format!("tp-hook-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("pane.log");
+        let _ = std::fs::remove_file(&log);
+        append(&log, b"before ");
+        let (tx, rx) = std::sync::mpsc::sync_channel(16);
+        let tails = TailRegistry::new(tx);
+        let (seen_tx, seen) = std::sync::mpsc::channel::<(String, u64, Vec<u8>)>();
+        let seen_tx = Mutex::new(seen_tx);
+        tails.set_output_hook(Arc::new(move |key: &str, from: u64, bytes: &[u8]| {
+            let _ = seen_tx
+                .lock()
+                .unwrap()
+                .send((key.to_owned(), from, bytes.to_vec()));
+            key.starts_with("view-")
+        }));
+        // From offset 0: the bytes already there, then what is appended, with their offsets.
+        assert_eq!(tails.start("view-1", log.clone(), Some(0)).unwrap(), 0);
+        let wait = Duration::from_secs(10);
+        let (key, from, bytes) = seen.recv_timeout(wait).unwrap();
+        assert_eq!(
+            (key.as_str(), from, bytes.as_slice()),
+            ("view-1", 0, &b"before "[..])
+        );
+        append(&log, "é\x1b[A".as_bytes());
+        let (_, from, bytes) = seen.recv_timeout(wait).unwrap();
+        assert_eq!((from, bytes.as_slice()), (7, "é\x1b[A".as_bytes()));
+        // Taken by the hook: no event for it.
+        assert!(rx.recv_timeout(Duration::from_millis(300)).is_err());
+        assert!(tails.stop("view-1"));
+        // A tail the hook leaves: the same bytes arrive as an `output` event as well.
+        tails.start("other", log.clone(), Some(7)).unwrap();
+        let (key, from, _) = seen.recv_timeout(wait).unwrap();
+        assert_eq!((key.as_str(), from), ("other", 7));
+        match rx.recv_timeout(wait).unwrap() {
+            Event::Output(o) => {
+                assert_eq!(
+                    (o.sub_id.as_str(), o.from_byte, o.to_byte),
+                    ("other", 7, 12)
+                );
+                assert_eq!(
+                    termplane_proto::key::b64url_decode(&o.data_b64).unwrap(),
+                    "é\x1b[A".as_bytes()
+                );
+            }
+            other => panic!("expected output, got {other:?}"),
+        }
+        tails.stop_all();
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -69,7 +69,7 @@ use termplane_proto::event::{Event, Exit, SurvivingPane};
 use termplane_proto::key::{b64url_decode, b64url_encode};
 use termplane_proto::{CommandResult, SubshellId};
 
-pub use events::{ExitTracker, MaintenanceWatch, TailRegistry};
+pub use events::{ExitTracker, MaintenanceWatch, OutputHook, TailRegistry};
 pub use host::{Daemonless, Host, Level, Log, Silent, no_daemon};
 use paths::{Policy, Uploads};
 pub use runner::{Runner, Stopped, runs_aside};
@@ -304,6 +304,11 @@ impl Executor {
             },
             rx,
         )
+    }
+
+    /// Hands the output of the tails started from now on to `hook` first (see [`OutputHook`]).
+    pub fn set_output_hook(&self, hook: OutputHook) {
+        self.tails.set_output_hook(hook);
     }
 
     /// The tmux handle.

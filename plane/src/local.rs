@@ -102,26 +102,25 @@ pub async fn start(svc: &Arc<Service>, plane_data_dir: &Path) -> Result<(), Stri
 
     let (events, to_apply) = smol::channel::bounded::<Event>(EVENT_QUEUE);
     smol::spawn(apply_events(Arc::clone(svc), node_id.clone(), to_apply)).detach();
-    let forward = events.clone();
+    // Terminal output goes straight from a pane's tail thread to its viewers' queues, without
+    // waiting and without a thread hand-off; everything else the executor reports is applied
+    // in order.
     let router = Arc::clone(svc);
     let local_id = node_id.clone();
+    exec.set_output_hook(Arc::new(move |sub_id: &str, from: u64, bytes: &[u8]| {
+        router.route_bytes(&local_id, sub_id, from, bytes)
+    }));
+    let forward = events.clone();
     std::thread::Builder::new()
-        .name("local-output".into())
+        .name("local-events".into())
         .spawn(move || {
             while let Ok(e) = output.recv() {
-                // Terminal output goes straight to the pane's viewers, without waiting.
-                if let Event::Output(o) = &e
-                    && crate::service::terminals::is_viewer_tail(&o.sub_id)
-                {
-                    router.route_output(&local_id, o);
-                    continue;
-                }
                 if forward.send_blocking(e).is_err() {
                     return;
                 }
             }
         })
-        .map_err(|e| format!("output thread: {e}"))?;
+        .map_err(|e| format!("event thread: {e}"))?;
     let ticker = Arc::clone(&exec);
     std::thread::Builder::new()
         .name("local-exit-tick".into())

@@ -103,6 +103,13 @@ pub fn attach(p: &Plane) -> Local {
         .unwrap();
     assert!(st.success());
     let (exec, output) = termplane_exec::shared(cfg, Arc::new(Daemonless(Silent)));
+    // The executor's own events, as the plane's local node hands them on: terminal output from
+    // the tails straight to the pumps, the rest applied to the rows.
+    let router = Arc::clone(&p.svc);
+    let local_id = p.svc.local_node_id().unwrap().to_owned();
+    exec.set_output_hook(Arc::new(move |sub_id: &str, from: u64, bytes: &[u8]| {
+        router.route_bytes(&local_id, sub_id, from, bytes)
+    }));
     exec.start().unwrap();
     let runner = Runner::start(Arc::clone(&exec)).unwrap();
     p.svc.attach_local_node(
@@ -110,8 +117,6 @@ pub fn attach(p: &Plane) -> Local {
         &data.to_string_lossy(),
         &dir.to_string_lossy(),
     );
-    // The executor's own events, as the plane's local node hands them on: terminal output to
-    // the pumps, the rest applied to the rows.
     let svc = Arc::clone(&p.svc);
     let node_id = p.svc.local_node_id().unwrap().to_owned();
     std::thread::spawn(move || {

@@ -407,27 +407,43 @@ impl Service {
     /// Fans one `output` event of node `node_id` out to the viewers of its pane, without
     /// waiting. An event for a tail this plane did not start, or from another node, is dropped.
     pub fn route_output(&self, node_id: &str, o: &Output) {
-        let Some(id) = o.sub_id.strip_prefix(VIEWER_TAIL_PREFIX) else {
-            return;
-        };
-        let Some(pump) = self.pump_of(id) else { return };
-        if pump.node_id != node_id || o.to_byte < o.from_byte {
+        if o.to_byte < o.from_byte || !o.sub_id.starts_with(VIEWER_TAIL_PREFIX) {
             return;
         }
         let Ok(bytes) = termplane_proto::key::b64url_decode(&o.data_b64) else {
             return;
         };
+        if o.to_byte - o.from_byte != bytes.len() as u64 {
+            return;
+        }
+        self.route_bytes(node_id, &o.sub_id, o.from_byte, &bytes);
+    }
+
+    /// [`Service::route_output`] for bytes already decoded: `bytes` read from the log of tail
+    /// `sub_id` at offset `from`. Answers whether the tail is a viewer tail (whatever became of
+    /// the bytes), so the local node's tails hand their output here directly.
+    pub fn route_bytes(&self, node_id: &str, sub_id: &str, from: u64, bytes: &[u8]) -> bool {
+        let Some(id) = sub_id.strip_prefix(VIEWER_TAIL_PREFIX) else {
+            return false;
+        };
+        let Some(pump) = self.pump_of(id) else {
+            return true;
+        };
+        if pump.node_id != node_id {
+            return true;
+        }
+        let to = from + bytes.len() as u64;
         let chunk = Chunk {
-            from: o.from_byte,
-            to: o.to_byte,
+            from,
+            to,
             bytes: bytes.into(),
         };
         let gap = pump
             .state
             .lock()
             .map(|mut s| {
-                let gap = s.last_to.is_some_and(|t| o.from_byte > t);
-                s.last_to = Some(o.to_byte);
+                let gap = s.last_to.is_some_and(|t| from > t);
+                s.last_to = Some(to);
                 gap
             })
             .unwrap_or(false);
@@ -439,6 +455,7 @@ impl Service {
                 q.push(chunk.clone());
             }
         }
+        true
     }
 
     /// Sends every viewer of a pump who is attached now.
