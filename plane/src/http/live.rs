@@ -120,13 +120,14 @@ where
     if !send(ws, frame(&hello)).await {
         return (0, String::new());
     }
-    // A deadline, not a timer per turn: a feed that is always busy is still re-checked.
-    let mut next_check = std::time::Instant::now() + RECHECK_EVERY;
+    // One timer for the socket, reset when it fires: a feed that is always busy is still
+    // re-checked, and a turn of the loop registers no timer.
+    let mut recheck = smol::Timer::after(RECHECK_EVERY);
     loop {
         let ev = async { Ev::Client(ws.next().await) }
             .or(async { Ev::Feed(queue.next().await) })
             .or(async {
-                smol::Timer::at(next_check).await;
+                (&mut recheck).await;
                 Ev::Recheck
             })
             .await;
@@ -156,7 +157,7 @@ where
                 return (4408, "the client fell behind; list again and reopen".into());
             }
             Ev::Recheck => {
-                next_check = std::time::Instant::now() + RECHECK_EVERY;
+                recheck.set_after(RECHECK_EVERY);
                 if !svc.feed_still_valid(grant).await {
                     return (4403, "the session that opened this feed ended".into());
                 }

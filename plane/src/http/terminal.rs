@@ -225,15 +225,23 @@ impl Session {
         S: AsyncRead + AsyncWrite + Unpin + Send,
     {
         let (input_tx, input_rx) = smol::channel::bounded::<String>(INPUT_QUEUE);
-        let typist = smol::spawn(typist(
+        // The typist runs beside the socket in this same task, not on another thread: a
+        // keystroke reaches it without a wake-up across threads, and a slow node command still
+        // never holds up reading the socket. It ends with the socket (dropped with this future).
+        let typist = typist(
             self.svc.clone(),
             self.grant.row.clone(),
             input_rx,
             self.handle.queue.clone(),
-        ));
-        let end = self.serve(&mut ws, replay, &input_tx).await;
+        );
+        let end = self
+            .serve(&mut ws, replay, &input_tx)
+            .or(async {
+                typist.await;
+                std::future::pending::<End>().await
+            })
+            .await;
         drop(input_tx);
-        typist.cancel().await;
         match end {
             End::Close(code, reason) => {
                 let _ = termplane_runtime_smol::ws::close(&mut ws, code, &reason).await;
@@ -265,13 +273,15 @@ impl Session {
         }
         self.svc.broadcast_presence(&self.handle.pump);
         let queue = self.handle.queue.clone();
-        // A deadline, not a timer per turn: a socket that is always busy is still re-checked.
-        let mut next_check = std::time::Instant::now() + RECHECK_EVERY;
+        // One timer for the session, reset only when it fires: a socket that is always busy is
+        // still re-checked, and a turn of the loop (a keystroke's echo) registers no timer with
+        // the reactor, which would wake the reactor's thread.
+        let mut recheck = smol::Timer::after(RECHECK_EVERY);
         loop {
             let ev = async { Event::Client(ws.next().await) }
                 .or(async { Event::Queue(queue.next().await) })
                 .or(async {
-                    smol::Timer::at(next_check).await;
+                    (&mut recheck).await;
                     Event::Recheck
                 })
                 .await;
@@ -332,7 +342,7 @@ impl Session {
                     }
                 },
                 Event::Recheck => {
-                    next_check = std::time::Instant::now() + RECHECK_EVERY;
+                    recheck.set_after(RECHECK_EVERY);
                     if let Err((code, reason)) = self.svc.grant_still_valid(&self.grant).await {
                         return End::Close(code, reason);
                     }
