@@ -114,6 +114,17 @@ class TermplaneProto(tb.Proto):
         return bytes(msg)
 
 
+def kill_tmux_servers(tmp):
+    """Ends the tmux servers the run started under `tmp`: panes outlive the plane and the node
+    daemon by design, and a pane still printing would weigh on every later run."""
+    import shutil
+    for root, _dirs, files in os.walk(tmp):
+        if "tmux.sock" in files:
+            subprocess.run(["tmux", "-S", os.path.join(root, "tmux.sock"), "kill-server"],
+                           capture_output=True, timeout=10)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 def start(args, tmp):
     """The plane (and the node, for --node remote), set up; (plane Server, node Server|None, port,
     key, subshell id)."""
@@ -198,6 +209,7 @@ def main():
             node.stop()
         if plane is not None:
             plane.stop()
+        kill_tmux_servers(tmp)
     tb.emit(res)
 
 

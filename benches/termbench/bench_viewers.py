@@ -168,6 +168,7 @@ def main():
             node.stop()
         if plane is not None:
             plane.stop()
+        bt.kill_tmux_servers(tmp)
     tb.emit(res)
 
 
