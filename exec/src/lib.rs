@@ -50,6 +50,7 @@ pub mod fs;
 pub mod host;
 mod launch;
 pub mod paths;
+pub mod procs;
 pub mod runner;
 pub mod screen;
 pub mod tmux;
@@ -349,10 +350,23 @@ impl Executor {
         Ok(())
     }
 
-    /// Kills the private tmux server (tests; uninstall).
+    /// Kills the private tmux server and whatever its live panes leave behind (tests; uninstall).
     pub fn stop_server(&self) {
         self.tails.stop_all();
+        // As `kill` does for one pane: what outlives the hangup is ended too (see [`procs`]).
+        let sessions: Vec<(i32, Vec<i32>)> = self
+            .tmux
+            .run(&["list-panes", "-a", "-F", "#{pane_dead} #{pane_pid}"])
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.strip_prefix("0 ")?.parse::<i32>().ok())
+            .filter(|&sid| sid > 1)
+            .map(|sid| (sid, procs::session_members(sid)))
+            .collect();
         let _ = self.tmux.kill_server();
+        for (sid, members) in sessions {
+            procs::kill_left(&members, sid);
+        }
     }
 
     fn logs_dir(&self) -> PathBuf {
@@ -539,10 +553,7 @@ impl Executor {
                 _ => std::thread::sleep(Duration::from_millis(50)),
             }
         }
-        match self
-            .tmux
-            .run(&["kill-session", "-t", session_target(id).as_str()])
-        {
+        match self.close_pane(id) {
             Ok(_) => {}
             Err(e) if e.is_authoritative_gone() => {}
             Err(e) => return Err(tmux_err(&e)),
@@ -554,14 +565,39 @@ impl Executor {
         if let Ok(Some(code)) = self.pane_dead(id) {
             self.exits.note_code(id, code);
         }
-        match self
-            .tmux
-            .run(&["kill-session", "-t", session_target(id).as_str()])
-        {
+        match self.close_pane(id) {
             Ok(_) => Ok(json!({ "existed": true })),
             Err(e) if e.is_authoritative_gone() => Ok(json!({ "existed": false })),
             Err(e) => Err(tmux_err(&e)),
         }
+    }
+
+    /// Closes a pane's session and then ends every process of the pane that outlived the
+    /// hangup (see [`procs`]).
+    fn close_pane(&self, id: &SubshellId) -> Result<String, TmuxError> {
+        // Listed while the wrapper is alive: then its pid is the session's id and no one else's.
+        let session = self
+            .tmux
+            .query(&pane_target(id), "#{pane_dead} #{pane_pid}")
+            .ok()
+            .and_then(|s| s.strip_prefix("0 ").and_then(|p| p.parse::<i32>().ok()))
+            .filter(|&sid| sid > 1)
+            .map(|sid| (sid, procs::session_members(sid)));
+        let closed = self
+            .tmux
+            .run(&["kill-session", "-t", session_target(id).as_str()])?;
+        if let Some((sid, members)) = session {
+            let killed = procs::kill_left(&members, sid);
+            if killed > 0 {
+                self.log(
+                    Level::Info,
+                    &format!(
+                        "{killed} process(es) of pane {id} outlived its hangup and were killed"
+                    ),
+                );
+            }
+        }
+        Ok(closed)
     }
 
     fn send_literal(&self, target: &str, text: &str) -> Result<(), String> {

@@ -842,3 +842,68 @@ fn a_stopped_tmux_server_fails_probes_and_commands_within_their_deadlines() {
     assert_eq!(exits[0].exit_code, None);
     assert!(took < Duration::from_secs(25), "probes took {took:?}");
 }
+
+/// The processes whose session id is `sid`, read from `/proc` (Linux).
+fn session_members(sid: i32) -> Vec<(i32, String)> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let close = stat.rfind(')')?;
+            let session: i32 = stat[close + 1..].split_whitespace().nth(3)?.parse().ok()?;
+            (session == sid).then(|| (pid, stat[..=close].to_owned()))
+        })
+        .collect()
+}
+
+/// The pid of a live pane's wrapper (the leader of the pane's session).
+fn pane_pid(n: &Node, id: &str) -> i32 {
+    let out = n
+        .exec
+        .tmux()
+        .run(&["list-panes", "-a", "-F", "#{session_name} #{pane_pid}"])
+        .unwrap();
+    out.lines()
+        .find(|l| l.split(' ').next().is_some_and(|s| s.contains(id)))
+        .and_then(|l| l.split(' ').nth(1)?.parse().ok())
+        .unwrap_or_else(|| panic!("no pane {id} in {out}"))
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn kill_and_terminate_end_the_processes_that_outlive_the_hangup() {
+    if !tmux_ok() {
+        return;
+    }
+    let n = Node::new("hup");
+    let cwd = n.dir.path().to_string_lossy().into_owned();
+    // A loop that ignores SIGHUP (and so do the `sleep`s it starts): closing the pane's terminal
+    // alone would leave it running for ever. The second also ignores the Ctrl-C of `terminate`.
+    let cases = [
+        ("0dd5", "trap '' HUP; while :; do sleep 0.1; done", "kill"),
+        (
+            "0dd6",
+            "trap '' HUP INT; while :; do sleep 0.1; done",
+            "terminate",
+        ),
+    ];
+    for (id, script, how) in cases {
+        launch(&n, id, json!(["sh", "-c", script]), &cwd).unwrap();
+        let sid = pane_pid(&n, id);
+        wait_for(Duration::from_secs(5), || {
+            (session_members(sid).len() >= 2).then_some(())
+        })
+        .expect("the loop and its sleep running");
+        let r = n.run(json!({ "type": how, "subshellId": id })).unwrap();
+        assert_eq!(r["existed"], true, "{r}");
+        let gone = wait_for(Duration::from_secs(5), || {
+            session_members(sid).is_empty().then_some(())
+        });
+        assert!(
+            gone.is_some(),
+            "{how} left {:?} running",
+            session_members(sid)
+        );
+    }
+}

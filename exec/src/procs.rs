@@ -1,0 +1,78 @@
+//! The processes of a pane: every process in the session its wrapper leads.
+//!
+//! Closing a pane (tmux `kill-session`) hangs its terminal up, and most programs end with the
+//! SIGHUP. Not all do: a program that ignores SIGHUP never hears it, and a shell running a loop
+//! whose foreground job took the hangup goes on writing to a dead terminal for ever. tmux starts
+//! each pane's wrapper as a session leader, so every process the pane started and did not move
+//! out of its session carries the wrapper's pid as its session id.
+//!
+//! `kill`, and `terminate` when the pane did not end by itself, list that session while the
+//! wrapper is alive (its pid is then the session's and no one else's), close the pane, and send
+//! SIGKILL to what is left of the list, reading each pid's session again just before (a pid that
+//! ended and was reused belongs to someone else and is left alone). A dead pane's wrapper no
+//! longer holds its pid, so nothing is listed for it. Linux only, as it reads `/proc`; elsewhere
+//! the hangup is all a pane gets.
+
+/// The session id of process `pid`, from `/proc/<pid>/stat` (None when it is gone).
+#[cfg(target_os = "linux")]
+fn session_of(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `pid (comm) state ppid pgrp session …`; the command name may hold spaces and parentheses.
+    let rest = stat.get(stat.rfind(')')? + 1..)?;
+    rest.split_ascii_whitespace().nth(3)?.parse().ok()
+}
+
+/// The processes whose session id is `sid`.
+#[cfg(target_os = "linux")]
+#[must_use]
+pub fn session_members(sid: i32) -> Vec<i32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| session_of(pid) == Some(sid))
+        .collect()
+}
+
+/// Sends SIGKILL to each of `members` still in session `sid`; answers how many it signalled.
+#[cfg(target_os = "linux")]
+pub fn kill_left(members: &[i32], sid: i32) -> usize {
+    use rustix::process::{Pid, Signal, kill_process};
+    members
+        .iter()
+        .filter(|&&pid| session_of(pid) == Some(sid))
+        .filter_map(|&pid| Pid::from_raw(pid))
+        .filter(|&pid| kill_process(pid, Signal::KILL).is_ok())
+        .count()
+}
+
+/// The processes whose session id is `sid` (none known off Linux).
+#[cfg(not(target_os = "linux"))]
+#[must_use]
+pub fn session_members(_sid: i32) -> Vec<i32> {
+    Vec::new()
+}
+
+/// Nothing to do off Linux.
+#[cfg(not(target_os = "linux"))]
+pub fn kill_left(_members: &[i32], _sid: i32) -> usize {
+    0
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_process_is_found_in_its_own_session_and_nowhere_else() {
+        let me = i32::try_from(std::process::id()).unwrap_or(0);
+        let sid = session_of(me);
+        assert!(sid.is_some());
+        if let Some(sid) = sid {
+            assert!(session_members(sid).contains(&me));
+            // A session no process has: nothing listed, nothing signalled.
+            assert!(session_members(-7).is_empty());
+            assert_eq!(kill_left(&[me], sid.wrapping_add(1)), 0);
+        }
+    }
+}
