@@ -12,7 +12,7 @@
 
 mod common;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use common::node::*;
 use common::*;
@@ -795,5 +795,60 @@ fn a_maintenance_event_updates_the_rows_mirror() {
     assert_eq!(
         m,
         json!({ "on": true, "changedAt": "2026-11-22T13:30:39.123Z" })
+    );
+}
+
+/// A launch on a node the API already shows online, in the moment before its census arrives,
+/// waits for the census instead of being refused as offline; a node whose census never comes
+/// is refused once the wait is over.
+#[test]
+fn a_launch_waits_for_the_census_of_a_node_that_just_came_online() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let e = enroll(&p, &admin, "fresh", true);
+    let mut n = TestNode::start_without_census(&p, &e, "0.17.0");
+    n.wait_established();
+    wait_liveness(&p, &e.node_id, "online");
+    let launch = |p: &Plane| {
+        p.post(
+            "/api/subshells",
+            json!({
+                "nodeId": e.node_id, "harnessId": "shell", "cwd": "/srv/work",
+            }),
+        )
+        .header("Origin", &p.origin())
+        .header("Cookie", &admin)
+        .send()
+    };
+    // No census yet: refused, but only after the wait.
+    let t = Instant::now();
+    let r = launch(&p);
+    assert_eq!(r.status, 409, "{}", r.text());
+    assert_eq!(r.json()["code"], "NODE_OFFLINE", "{}", r.text());
+    assert!(t.elapsed() >= Duration::from_secs(4), "{:?}", t.elapsed());
+    // The census arrives while a launch waits: the launch goes on to the node.
+    let census = termplane_proto::Event::SubshellsReport(termplane_proto::event::SubshellsReport {
+        subshells: Vec::new(),
+    });
+    let t = Instant::now();
+    let sent = std::thread::scope(|s| {
+        let waiting = s.spawn(|| launch(&p));
+        std::thread::sleep(Duration::from_millis(500));
+        n.send(census);
+        waiting.join().unwrap()
+    });
+    assert_ne!(sent.json()["code"], "NODE_OFFLINE", "{}", sent.text());
+    assert!(
+        t.elapsed() >= Duration::from_millis(500),
+        "{:?}",
+        t.elapsed()
+    );
+    assert!(
+        n.exec
+            .kinds()
+            .iter()
+            .any(|k| k == "detect" || k == "launch"),
+        "the launch reached the node: {:?}",
+        n.exec.kinds()
     );
 }

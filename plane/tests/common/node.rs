@@ -103,6 +103,8 @@ pub fn ready(version: &str) -> Ready {
 pub struct FakeExec {
     pub ran: Arc<Mutex<Vec<Command>>>,
     pub pin: Arc<Mutex<Option<Option<Key32>>>>,
+    /// Sends no census after establishing (a node between its `ready` and its census).
+    pub withhold_census: bool,
 }
 
 impl FakeExec {
@@ -130,6 +132,20 @@ impl Executor for FakeExec {
         })
     }
 
+    fn on_established(&self, at: String) -> Vec<termplane_proto::Event> {
+        let all = vec![
+            termplane_proto::Event::SubshellsReport(termplane_proto::event::SubshellsReport {
+                subshells: vec![],
+            }),
+            termplane_proto::Event::Inventory(termplane_proto::event::Inventory {
+                harnesses: vec![],
+                at,
+            }),
+        ];
+        let skip = usize::from(self.withhold_census);
+        all.into_iter().skip(skip).collect()
+    }
+
     fn persist_control_pin(&self, pin: Option<Key32>) {
         *self.pin.lock().unwrap() = Some(pin);
     }
@@ -149,7 +165,26 @@ impl TestNode {
         Self::start_with(p, e, e.control_pin, version)
     }
 
+    /// A node that sends no census after establishing until the test sends one.
+    pub fn start_without_census(p: &Plane, e: &Enrolled, version: &str) -> Self {
+        let exec = FakeExec {
+            withhold_census: true,
+            ..FakeExec::default()
+        };
+        Self::start_exec(p, e, e.control_pin, version, exec)
+    }
+
     pub fn start_with(p: &Plane, e: &Enrolled, pin: Option<Key32>, version: &str) -> Self {
+        Self::start_exec(p, e, pin, version, FakeExec::default())
+    }
+
+    fn start_exec(
+        p: &Plane,
+        e: &Enrolled,
+        pin: Option<Key32>,
+        version: &str,
+        exec: FakeExec,
+    ) -> Self {
         let cfg = AgentConfig {
             node_id: e.node_id.clone(),
             node_key: e.node_key.clone(),
@@ -165,7 +200,6 @@ impl TestNode {
         let mut opts = AgentOptions::new(e.ws_url.clone());
         opts.reports = Some(rtx);
         opts.dial_timeout = Duration::from_secs(5);
-        let exec = FakeExec::default();
         let exec2 = exec.clone();
         let clock = TestClock(p.clock.clone());
         let thread = std::thread::spawn(move || {
@@ -207,6 +241,11 @@ impl TestNode {
 
     pub fn wait_established(&mut self) {
         self.wait_for("established", |r| matches!(r, AgentReport::Established));
+    }
+
+    /// Sends `event` to the plane, as the node's own event sources would.
+    pub fn send(&self, event: termplane_proto::Event) {
+        let _ = self.control.try_send(AgentControl::Send(Box::new(event)));
     }
 
     /// Reports already delivered, without waiting.

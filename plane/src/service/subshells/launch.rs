@@ -182,7 +182,7 @@ impl Service {
             }
             None => None,
         };
-        if !self.node_reachable(&node.id) {
+        if !self.node_reachable_soon(&node.id).await {
             return Err(self.offline(&node.id));
         }
         if let Err(why) = self.launch_gate(&node.id, plugin.id, true).await? {

@@ -39,6 +39,10 @@ use termplane_proto::command::{
 use termplane_proto::{Event, SubshellId};
 
 use super::lifecycle::{self, TokenEffect, Trigger};
+
+/// The longest a launch or restart waits for the census of a node whose link has just come up
+/// (it normally follows the link within milliseconds).
+pub(in crate::service) const CENSUS_WAIT: Duration = Duration::from_secs(5);
 use super::{Caller, RequestMeta, Service};
 use crate::api::subshells::{
     Access, Attention, AttentionRequest, CreatedBy, InputDone, InputRequest, KeptAlive,
@@ -203,6 +207,27 @@ impl Service {
             self.links.status(node_id),
             Some(crate::link::LinkStatus::Online)
         ) && self.censused_now(node_id)
+    }
+
+    /// [`Service::node_reachable`], but a remote node whose link is online and whose census has
+    /// not been applied yet (the moment between its `ready` and its `subshells_report`) is waited
+    /// for, at most [`CENSUS_WAIT`]: a launch or restart on a node the API already shows online
+    /// is not refused as offline in that moment.
+    pub(in crate::service) async fn node_reachable_soon(&self, node_id: &str) -> bool {
+        let deadline = std::time::Instant::now() + CENSUS_WAIT;
+        loop {
+            if self.node_reachable(node_id) {
+                return true;
+            }
+            let online = matches!(
+                self.links.status(node_id),
+                Some(crate::link::LinkStatus::Online)
+            );
+            if !online || std::time::Instant::now() >= deadline {
+                return false;
+            }
+            smol::Timer::after(Duration::from_millis(10)).await;
+        }
     }
 
     /// 409 `NODE_OFFLINE` for `node_id`; for the local node, saying why it can be down.

@@ -182,7 +182,7 @@ impl Service {
     ) -> Result<Subshell, ApiError> {
         let c = self.caller(meta).await?;
         let row = self.reach_subshell(&c, id, Need::Write).await?;
-        if !self.node_reachable(&row.node_id) {
+        if !self.node_reachable_soon(&row.node_id).await {
             return Err(self.offline(&row.node_id));
         }
         self.relaunch(&row, Trigger::RestartRequested).await?;
