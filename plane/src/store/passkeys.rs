@@ -72,7 +72,11 @@ impl Store {
             .fetch_one(&mut *tx)
             .await?
             .try_get("n")?;
+        // The early answers end their transaction here: a dropped one is rolled back only when
+        // its connection is next used, and until then its lock refuses the next writer on a
+        // SQLite file ("database is locked").
         if held >= MAX_PASSKEYS_PER_ACCOUNT {
+            tx.rollback().await?;
             return Ok(AddPasskey::Limit);
         }
         let inserted = sqlx::query(
@@ -90,6 +94,7 @@ impl Store {
         .await?
         .rows_affected();
         if inserted == 0 {
+            tx.rollback().await?;
             return Ok(AddPasskey::Exists);
         }
         let detail = serde_json::json!({ "name": p.name }).to_string();
