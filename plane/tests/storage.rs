@@ -773,3 +773,78 @@ fn storage_postgres() {
         ),
     }
 }
+
+/// Writers that read before they write, many at once on one database, all succeed and keep the
+/// limit they check: none is refused "database is locked" on SQLite because another wrote
+/// between its read and its write (a write transaction takes the write lock when it begins and
+/// waits for it under the busy timeout), and on PostgreSQL two cannot both see room for one
+/// more passkey and both add it.
+async fn concurrent_writers(url: &str) {
+    let store = Arc::new(Store::open(url, NOW).await.unwrap());
+    let hash = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaA";
+    let tag = secret::new_id().unwrap();
+    let user = store
+        .create_user(
+            "x",
+            &format!("owner-{tag}@example.test"),
+            "O",
+            "user",
+            hash,
+            NOW,
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    let mut tasks = Vec::new();
+    for w in 0..8 {
+        let store = Arc::clone(&store);
+        let user_id = user.id.clone();
+        let tag = tag.clone();
+        tasks.push(smol::spawn(async move {
+            let mut failures = Vec::new();
+            for i in 0..12 {
+                let p = PasskeyRow {
+                    id: secret::new_id().unwrap(),
+                    user_id: user_id.clone(),
+                    name: format!("key {w}-{i}"),
+                    credential_id: format!("cred-{tag}-{w}-{i}"),
+                    passkey: "{}".into(),
+                    created_at: NOW,
+                    last_used_at: None,
+                };
+                if let Err(e) = store.add_passkey(&p).await {
+                    failures.push(e.to_string());
+                }
+            }
+            failures
+        }));
+    }
+    let mut failures = Vec::new();
+    for t in tasks {
+        failures.extend(t.await);
+    }
+    assert!(failures.is_empty(), "writers refused: {failures:?}");
+    let held = store.passkeys_of(&user.id).await.unwrap().len();
+    let cap = usize::try_from(termplane::store::MAX_PASSKEYS_PER_ACCOUNT).unwrap();
+    assert_eq!(
+        held, cap,
+        "96 attempts fill the account exactly to its limit"
+    );
+    store.close().await;
+}
+
+#[test]
+fn concurrent_read_then_write_transactions_on_a_sqlite_file_all_succeed() {
+    let dir = common::tempdir("store-concurrent");
+    let url = format!("sqlite://{}?mode=rwc", dir.join("s.db").display());
+    smol::block_on(concurrent_writers(&url));
+}
+
+#[test]
+fn concurrent_read_then_write_transactions_on_postgres_keep_their_limits() {
+    if let Ok(url) = std::env::var("TERMPLANE_TEST_POSTGRES_URL") {
+        if !url.is_empty() {
+            smol::block_on(concurrent_writers(&url));
+        }
+    }
+}

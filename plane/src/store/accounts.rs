@@ -101,7 +101,7 @@ impl Store {
         actor: &str,
         now: i64,
     ) -> Result<(), sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let text = serde_json::to_string(origins).unwrap_or_else(|_| "[]".into());
         sqlx::query("UPDATE instance SET trusted_origins = $1 WHERE id = 1")
             .bind(&text)
@@ -128,7 +128,7 @@ impl Store {
         actor: &str,
         now: i64,
     ) -> Result<(), sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         sqlx::query("UPDATE instance SET display_name = $1 WHERE id = 1")
             .bind(name)
             .execute(&mut *tx)
@@ -157,7 +157,7 @@ impl Store {
         instance_name: Option<&str>,
         now: i64,
     ) -> Result<Option<User>, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let won = sqlx::query(
             "UPDATE instance SET setup_done_at = $1 WHERE id = 1 AND setup_done_at IS NULL",
         )
@@ -249,7 +249,7 @@ impl Store {
         password_hash: &str,
         now: i64,
     ) -> Result<Option<User>, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let id = secret::new_id().map_err(|e| sqlx::Error::Protocol(e.to_string()))?;
         let inserted = sqlx::query(
             "INSERT INTO users (id, email, display_name, role, password_hash, disabled, created_at, updated_at) \
@@ -290,7 +290,7 @@ impl Store {
         disabled: bool,
         now: i64,
     ) -> Result<bool, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let n = sqlx::query(
             "UPDATE users SET disabled = $1, updated_at = $2 WHERE id = $3 AND role <> 'service'",
         )
@@ -371,7 +371,7 @@ impl Store {
         display_name: Option<&str>,
         now: i64,
     ) -> Result<UserChange, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         Self::admin_change_lock(&mut tx).await?;
         let Some(current) = Self::person_in(&mut tx, id).await? else {
             return Ok(UserChange::NotFound);
@@ -422,7 +422,7 @@ impl Store {
         id: &str,
         now: i64,
     ) -> Result<UserChange, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         Self::admin_change_lock(&mut tx).await?;
         let Some(current) = Self::person_in(&mut tx, id).await? else {
             return Ok(UserChange::NotFound);
@@ -473,7 +473,7 @@ impl Store {
         end: EndSessions<'_>,
         now: i64,
     ) -> Result<bool, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let n = sqlx::query(
             "UPDATE users SET password_hash = $1, updated_at = $2 WHERE id = $3 AND role <> 'service'",
         )
@@ -530,7 +530,7 @@ impl Store {
         now: i64,
         expires_at: i64,
     ) -> Result<(), sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         if let Some(prev) = previous_digest {
             sqlx::query("DELETE FROM sessions WHERE digest = $1")
                 .bind(prev)

@@ -36,7 +36,7 @@ impl Store {
         target: Option<&str>,
         detail: &serde_json::Value,
     ) -> Result<(), sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         audit_in(
             &mut tx,
             now,

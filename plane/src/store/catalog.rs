@@ -137,7 +137,7 @@ impl Store {
         enabled: bool,
         now: i64,
     ) -> Result<(), sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         sqlx::query(
             "INSERT INTO plugin_settings (plugin_id, enabled, updated_at) VALUES ($1, $2, $3) \
              ON CONFLICT (plugin_id) DO UPDATE SET enabled = $2, updated_at = $3",
@@ -173,7 +173,7 @@ impl Store {
         node_id: &str,
         found: &[Detected],
     ) -> Result<(), sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         for d in found {
             sqlx::query(
                 "INSERT INTO node_harnesses (node_id, harness_id, installed, version, binary_path, \
@@ -299,7 +299,7 @@ impl Store {
         allowed: bool,
         now: i64,
     ) -> Result<bool, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let n = sqlx::query("UPDATE nodes SET system_access = $1, updated_at = $2 WHERE id = $3")
             .bind(i64::from(allowed))
             .bind(now)

@@ -154,7 +154,7 @@ impl Store {
         i: &IdentityRow,
         actor_kind: &str,
     ) -> Result<bool, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let taken = sqlx::query("SELECT id FROM identities WHERE thumbprint = $1")
             .bind(&i.thumbprint)
             .fetch_optional(&mut *tx)
@@ -248,7 +248,7 @@ impl Store {
         actor_kind: &str,
         now: i64,
     ) -> Result<bool, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let done = sqlx::query(
             "UPDATE identities SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL",
         )
@@ -278,7 +278,7 @@ impl Store {
 
     /// Makes a channel, with its audit entry.
     pub async fn add_channel(&self, c: &ChannelRow, actor_kind: &str) -> Result<(), sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         sqlx::query(
             "INSERT INTO channels (id, owner_user_id, name, description, sealed_key, head_seq, \
              head_hash, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
@@ -399,7 +399,7 @@ impl Store {
         actor_kind: &str,
         now: i64,
     ) -> Result<(), sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let updated = sqlx::query(
             "UPDATE channel_members SET access = $1 WHERE channel_id = $2 AND user_id = $3",
         )
@@ -442,7 +442,7 @@ impl Store {
         actor_kind: &str,
         now: i64,
     ) -> Result<bool, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let gone =
             sqlx::query("DELETE FROM channel_members WHERE channel_id = $1 AND user_id = $2")
                 .bind(channel_id)
@@ -476,7 +476,7 @@ impl Store {
         actor_kind: &str,
         now: i64,
     ) -> Result<bool, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         sqlx::query("DELETE FROM channel_entries WHERE channel_id = $1")
             .bind(id)
             .execute(&mut *tx)
@@ -512,7 +512,7 @@ impl Store {
     /// Appends `e` when the channel's head is still `e.seq - 1` / `e.prev_hash`: the head moves
     /// and the entry is written in one transaction, so two writers never both take a `seq`.
     pub async fn append_entry(&self, e: &EntryRow) -> Result<(), AppendError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let moved = sqlx::query(
             "UPDATE channels SET head_seq = $1, head_hash = $2 \
              WHERE id = $3 AND head_seq = $4 AND head_hash = $5",

@@ -86,7 +86,7 @@ impl Store {
         now: i64,
     ) -> Result<SystemKey, sqlx::Error> {
         let id = secret::new_id().map_err(|e| sqlx::Error::Protocol(e.to_string()))?;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         sqlx::query(
             "INSERT INTO system_keys (id, name, digest, preview, enabled, created_by, created_at, updated_at) \
              VALUES ($1, $2, $3, $4, 1, $5, $6, $6)",
@@ -150,7 +150,7 @@ impl Store {
         id: &str,
         now: i64,
     ) -> Result<bool, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let n = sqlx::query("UPDATE system_keys SET enabled = 0, updated_at = $1 WHERE id = $2")
             .bind(now)
             .bind(id)
@@ -181,7 +181,7 @@ impl Store {
         id: &str,
         now: i64,
     ) -> Result<bool, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let n = sqlx::query("DELETE FROM system_keys WHERE id = $1")
             .bind(id)
             .execute(&mut *tx)
@@ -208,7 +208,7 @@ impl Store {
 
     /// Stores a new setup key.
     pub async fn create_setup_key(&self, key: &SetupKey) -> Result<(), sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         sqlx::query(
             "INSERT INTO setup_keys (id, key_text, digest, owner_user_id, created_at, expires_at) \
              VALUES ($1, $2, $3, $4, $5, $6)",
@@ -283,7 +283,7 @@ impl Store {
         id: &str,
         now: i64,
     ) -> Result<bool, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let n = sqlx::query(
             "UPDATE setup_keys SET revoked_at = $1 WHERE id = $2 AND used_at IS NULL AND revoked_at IS NULL",
         )

@@ -46,7 +46,7 @@ impl Store {
         now: i64,
     ) -> Result<Consume, sqlx::Error> {
         let node_id = secret::new_id().map_err(|e| sqlx::Error::Protocol(e.to_string()))?;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let won = sqlx::query(
             "UPDATE setup_keys SET used_at = $1, used_by_node_id = $2 \
              WHERE id = $3 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > $1",

@@ -84,7 +84,7 @@ impl Store {
 
     /// Keeps a complete file, with its audit entry.
     pub async fn add_file(&self, f: &FileRow) -> Result<(), sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         sqlx::query(
             "INSERT INTO files (id, owner_user_id, name, size, sha256, created_at) \
              VALUES ($1, $2, $3, $4, $5, $6)",
@@ -114,7 +114,7 @@ impl Store {
 
     /// Removes a file row, with its audit entry; `false` when the owner has no such file.
     pub async fn delete_file(&self, id: &str, owner: &str, now: i64) -> Result<bool, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let gone = sqlx::query("DELETE FROM files WHERE id = $1 AND owner_user_id = $2")
             .bind(id)
             .bind(owner)

@@ -126,6 +126,34 @@ impl Store {
         Ok(store)
     }
 
+    /// Begins a transaction that may write. On SQLite it begins `IMMEDIATE`, taking the write
+    /// lock at once (waiting for it under the busy timeout): a deferred transaction that read
+    /// first and then wrote would be refused "database is locked" at once, without waiting,
+    /// whenever another connection wrote in between. On PostgreSQL it is a plain `BEGIN`.
+    pub(crate) async fn write_tx(
+        &self,
+    ) -> Result<sqlx::Transaction<'static, sqlx::Any>, sqlx::Error> {
+        match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
+            Backend::Postgres => self.pool.begin().await,
+        }
+    }
+
+    /// Serialises a transaction's writes that are checked against an account's own limits
+    /// (how many passkeys, devices…): it writes the account's row first, a row lock on
+    /// PostgreSQL (where two transactions would otherwise both count room for one more), and
+    /// on SQLite inside a write transaction the lock is already held.
+    pub(crate) async fn account_lock(
+        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+        user_id: &str,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query("UPDATE users SET updated_at = updated_at WHERE id = $1")
+            .bind(user_id)
+            .execute(&mut **tx)
+            .await?;
+        Ok(())
+    }
+
     /// The backend in use.
     #[must_use]
     pub fn backend(&self) -> Backend {
@@ -168,7 +196,7 @@ impl Store {
     }
 
     async fn seed(&self, now: i64) -> Result<(), sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         sqlx::query(
             "INSERT INTO instance (id, display_name, created_at) VALUES (1, 'termplane', $1) \
              ON CONFLICT (id) DO NOTHING",

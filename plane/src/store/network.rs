@@ -44,7 +44,7 @@ impl Store {
     /// Stores a listener that is running, with its audit entry; `false` when its address is
     /// stored already.
     pub async fn add_listener(&self, l: &ListenerRow, actor: &str) -> Result<bool, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let n = sqlx::query(
             "INSERT INTO network_listeners (id, name, address, origin, created_at) \
              VALUES ($1, $2, $3, $4, $5) ON CONFLICT (address) DO NOTHING",
@@ -84,7 +84,7 @@ impl Store {
         actor: &str,
         now: i64,
     ) -> Result<bool, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let gone = sqlx::query("DELETE FROM network_listeners WHERE id = $1")
             .bind(id)
             .execute(&mut *tx)

@@ -177,7 +177,7 @@ impl Store {
 
     /// Deletes a remote node row (its seen ephemeral keys go with it).
     pub async fn delete_node(&self, actor: &str, id: &str, now: i64) -> Result<bool, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let n = sqlx::query("DELETE FROM nodes WHERE id = $1 AND is_local = 0")
             .bind(id)
             .execute(&mut *tx)
@@ -209,7 +209,7 @@ impl Store {
         new_digest: &str,
         now: i64,
     ) -> Result<bool, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let n = sqlx::query(
             "UPDATE nodes SET node_key_digest = $1, key_disabled = 0, encrypt_public_key = NULL, \
              liveness = 'offline', updated_at = $2 WHERE id = $3 AND is_local = 0",
@@ -245,7 +245,7 @@ impl Store {
         dirs_json: &str,
         now: i64,
     ) -> Result<bool, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let n = sqlx::query("UPDATE nodes SET allowed_dirs = $1, updated_at = $2 WHERE id = $3")
             .bind(dirs_json)
             .bind(now)
@@ -270,7 +270,7 @@ impl Store {
         mirror_json: &str,
         now: i64,
     ) -> Result<bool, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let n = sqlx::query("UPDATE nodes SET maintenance = $1, updated_at = $2 WHERE id = $3")
             .bind(mirror_json)
             .bind(now)

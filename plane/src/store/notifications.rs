@@ -122,7 +122,8 @@ impl Store {
     /// Adds a device, or replaces the keys of the account's device with that endpoint; `None`
     /// when the account has [`MAX_DEVICES_PER_ACCOUNT`] others.
     pub async fn put_device(&self, d: &DeviceRow) -> Result<Option<DeviceRow>, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
+        Self::account_lock(&mut tx, &d.user_id).await?;
         let existing: Option<String> =
             sqlx::query("SELECT id FROM devices WHERE user_id = $1 AND endpoint = $2")
                 .bind(&d.user_id)
@@ -194,7 +195,7 @@ impl Store {
         owner: Option<&str>,
         now: i64,
     ) -> Result<bool, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let row: Option<String> = sqlx::query("SELECT user_id FROM devices WHERE id = $1")
             .bind(id)
             .fetch_optional(&mut *tx)
@@ -281,7 +282,7 @@ impl Store {
 
     /// Stores a notification and drops the account's oldest beyond [`KEPT_NOTIFICATIONS`].
     pub async fn add_notification(&self, n: &NotificationRow) -> Result<(), sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         sqlx::query(
             "INSERT INTO notifications (id, user_id, kind, subject_id, title, body, created_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7)",

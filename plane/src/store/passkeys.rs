@@ -66,7 +66,8 @@ impl Store {
 
     /// Adds a passkey with its audit entry, in one transaction (the limit is checked inside it).
     pub async fn add_passkey(&self, p: &PasskeyRow) -> Result<AddPasskey, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
+        Self::account_lock(&mut tx, &p.user_id).await?;
         let held: i64 = sqlx::query("SELECT COUNT(*) AS n FROM passkeys WHERE user_id = $1")
             .bind(&p.user_id)
             .fetch_one(&mut *tx)
@@ -120,7 +121,7 @@ impl Store {
         user_id: &str,
         now: i64,
     ) -> Result<bool, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let gone = sqlx::query("DELETE FROM passkeys WHERE id = $1 AND user_id = $2")
             .bind(id)
             .bind(user_id)

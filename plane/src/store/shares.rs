@@ -78,7 +78,7 @@ impl Store {
         actor: &str,
         now: i64,
     ) -> Result<Share, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let n = sqlx::query(
             "UPDATE subshell_shares SET access = $1, updated_at = $2 \
              WHERE subshell_id = $3 AND user_id = $4",
@@ -143,7 +143,7 @@ impl Store {
         actor: &str,
         now: i64,
     ) -> Result<bool, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let n = sqlx::query("DELETE FROM subshell_shares WHERE subshell_id = $1 AND user_id = $2")
             .bind(subshell_id)
             .bind(user_id)

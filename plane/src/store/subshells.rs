@@ -158,7 +158,7 @@ impl Store {
         actor: &str,
         actor_kind: &str,
     ) -> Result<(), sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         sqlx::query(sqlx::AssertSqlSafe(format!(
             "INSERT INTO subshells ({COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, \
              $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, \
@@ -356,7 +356,7 @@ impl Store {
         actor_kind: &str,
         now: i64,
     ) -> Result<bool, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let n = sqlx::query("DELETE FROM subshells WHERE id = $1")
             .bind(id)
             .execute(&mut *tx)
