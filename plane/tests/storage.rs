@@ -842,9 +842,9 @@ fn concurrent_read_then_write_transactions_on_a_sqlite_file_all_succeed() {
 
 #[test]
 fn concurrent_read_then_write_transactions_on_postgres_keep_their_limits() {
-    if let Ok(url) = std::env::var("TERMPLANE_TEST_POSTGRES_URL") {
-        if !url.is_empty() {
-            smol::block_on(concurrent_writers(&url));
-        }
+    if let Ok(url) = std::env::var("TERMPLANE_TEST_POSTGRES_URL")
+        && !url.is_empty()
+    {
+        smol::block_on(concurrent_writers(&url));
     }
 }
