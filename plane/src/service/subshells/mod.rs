@@ -40,9 +40,6 @@ use termplane_proto::{Event, SubshellId};
 
 use super::lifecycle::{self, TokenEffect, Trigger};
 
-/// The longest a launch or restart waits for the census of a node whose link has just come up
-/// (it normally follows the link within milliseconds).
-pub(in crate::service) const CENSUS_WAIT: Duration = Duration::from_secs(5);
 use super::{Caller, RequestMeta, Service};
 use crate::api::subshells::{
     Access, Attention, AttentionRequest, CreatedBy, InputDone, InputRequest, KeptAlive,
@@ -61,6 +58,9 @@ mod launch;
 mod moves;
 mod reports;
 
+/// The longest a launch or restart waits for the census of a node whose link has just come up
+/// (it normally follows the link within milliseconds).
+pub(in crate::service) const CENSUS_WAIT: Duration = Duration::from_secs(5);
 /// Lifetime of a subshell token, extended while the pane's MCP child runs (ms).
 pub const TOKEN_LIFETIME_MS: i64 = 7 * 24 * 60 * 60 * 1000;
 /// Most bytes of text one `input` command carries (a longer paste is split, in order).
