@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use termplane::secret;
 use termplane::store::{
-    AddPasskey, AppendError, AuditFilter, Backend, ChannelRow, Consume, DeviceRow, EntryRow,
-    FileRow, IdentityRow, ListenerRow, NewNode, NotificationRow, PasskeyRow, Prefs, SetupKey,
-    Store,
+    AddIdentity, AddPasskey, AppendError, AuditFilter, Backend, ChannelRow, Consume, DeviceRow,
+    EntryRow, FileRow, IdentityRow, ListenerRow, NewNode, NotificationRow, PasskeyRow, Prefs,
+    SetupKey, Store,
 };
 
 const NOW: i64 = 1_800_000_000_000;
@@ -605,14 +605,23 @@ async fn exercise(url: &str) {
         revoked_at: None,
     };
     let i1 = ident(&admin.id, 1);
-    assert!(store.add_identity(&i1, "cookie").await.unwrap());
+    assert_eq!(
+        store.add_identity(&i1, "cookie", 1_000).await.unwrap(),
+        AddIdentity::Added
+    );
     let dup = IdentityRow {
         id: secret::new_id().unwrap(),
         ..i1.clone()
     };
-    assert!(!store.add_identity(&dup, "cookie").await.unwrap());
+    assert_eq!(
+        store.add_identity(&dup, "cookie", 1_000).await.unwrap(),
+        AddIdentity::Taken
+    );
     let i2 = ident(&member.id, 2);
-    assert!(store.add_identity(&i2, "cookie").await.unwrap());
+    assert_eq!(
+        store.add_identity(&i2, "cookie", 1_000).await.unwrap(),
+        AddIdentity::Added
+    );
     assert_eq!(store.identity_count(&admin.id).await.unwrap(), 1);
     assert!(
         store
@@ -641,7 +650,7 @@ async fn exercise(url: &str) {
         head_hash: genesis.clone(),
         created_at: NOW,
     };
-    store.add_channel(&chan, "cookie").await.unwrap();
+    assert!(store.add_channel(&chan, "cookie", 1_000).await.unwrap());
     let e = |seq: i64, prev: &str, hash: &str, by: &str| EntryRow {
         channel_id: chan.id.clone(),
         seq,
@@ -778,7 +787,7 @@ fn storage_postgres() {
 /// limit they check: none is refused "database is locked" on SQLite because another wrote
 /// between its read and its write (a write transaction takes the write lock when it begins and
 /// waits for it under the busy timeout), and on PostgreSQL two cannot both see room for one
-/// more passkey and both add it.
+/// more passkey, identity or channel and both add it.
 async fn concurrent_writers(url: &str) {
     let store = Arc::new(Store::open(url, NOW).await.unwrap());
     let hash = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaA";
@@ -830,6 +839,55 @@ async fn concurrent_writers(url: &str) {
         held, cap,
         "96 attempts fill the account exactly to its limit"
     );
+
+    // Identities, then channels, against a limit of 5: 48 attempts each, all at once.
+    for phase in ["identity", "channel"] {
+        let mut tasks = Vec::new();
+        for w in 0..8 {
+            let store = Arc::clone(&store);
+            let user_id = user.id.clone();
+            let tag = tag.clone();
+            tasks.push(smol::spawn(async move {
+                let mut out = Vec::new();
+                for i in 0..6 {
+                    let r = if phase == "identity" {
+                        let ident = IdentityRow {
+                            id: secret::new_id().unwrap(),
+                            user_id: Some(user_id.clone()),
+                            subshell_id: None,
+                            name: format!("i{w}-{i}"),
+                            public_jwk: "{}".into(),
+                            thumbprint: format!("{tag}-{w}-{i}"),
+                            created_at: NOW,
+                            revoked_at: None,
+                        };
+                        store.add_identity(&ident, "cookie", 5).await.map(|_| ())
+                    } else {
+                        let chan = ChannelRow {
+                            id: secret::new_id().unwrap(),
+                            owner_user_id: user_id.clone(),
+                            name: format!("c{w}-{i}"),
+                            description: String::new(),
+                            sealed_key: "k".into(),
+                            head_seq: 0,
+                            head_hash: "h".into(),
+                            created_at: NOW,
+                        };
+                        store.add_channel(&chan, "cookie", 5).await.map(|_| ())
+                    };
+                    out.push(r);
+                }
+                out
+            }));
+        }
+        for t in tasks {
+            for r in t.await {
+                r.unwrap();
+            }
+        }
+    }
+    assert_eq!(store.identity_count(&user.id).await.unwrap(), 5);
+    assert_eq!(store.channel_count(&user.id).await.unwrap(), 5);
     store.close().await;
 }
 

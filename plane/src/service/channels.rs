@@ -30,7 +30,7 @@ use crate::api::subshells::Access;
 use crate::api::terminals::FeedFrame;
 use crate::error::ApiError;
 use crate::secret;
-use crate::store::{AppendError, ChannelRow, EntryRow, IdentityRow};
+use crate::store::{AddIdentity, AppendError, ChannelRow, EntryRow, IdentityRow};
 
 /// The plane's channel key file in the data directory.
 pub(crate) const CHANNEL_KEY_FILE: &str = "channels.key";
@@ -232,11 +232,7 @@ impl Service {
         }
         let user = c.user().id.clone();
         if self.store.identity_count(&user).await? >= MAX_IDENTITIES_PER_ACCOUNT {
-            return Err(ApiError::new(
-                409,
-                "CHANNEL_LIMIT",
-                "an account holds at most 1,000 identities",
-            ));
+            return Err(identity_limit());
         }
         let row = IdentityRow {
             id: secret::new_id().map_err(|_| ApiError::internal())?,
@@ -251,12 +247,21 @@ impl Service {
             created_at: self.now(),
             revoked_at: None,
         };
-        if !self.store.add_identity(&row, c.actor_kind()).await? {
-            return Err(ApiError::new(
-                409,
-                "IDENTITY_EXISTS",
-                "that public key is registered already",
-            ));
+        match self
+            .store
+            .add_identity(&row, c.actor_kind(), MAX_IDENTITIES_PER_ACCOUNT)
+            .await?
+        {
+            AddIdentity::Added => {}
+            AddIdentity::Taken => {
+                return Err(ApiError::new(
+                    409,
+                    "IDENTITY_EXISTS",
+                    "that public key is registered already",
+                ));
+            }
+            // Another registration took the last place after the check above.
+            AddIdentity::Limit => return Err(identity_limit()),
         }
         identity_view(&row).ok_or_else(ApiError::internal)
     }
@@ -363,11 +368,7 @@ impl Service {
         pane_ceiling(&c, Need::Write)?;
         let owner = c.user().id.clone();
         if self.store.channel_count(&owner).await? >= MAX_CHANNELS_PER_ACCOUNT {
-            return Err(ApiError::new(
-                409,
-                "CHANNEL_LIMIT",
-                "an account owns at most 1,000 channels",
-            ));
+            return Err(channel_limit());
         }
         let id = secret::new_id().map_err(|_| ApiError::internal())?;
         let key = secret::random_bytes::<32>().map_err(|_| ApiError::internal())?;
@@ -384,7 +385,15 @@ impl Service {
             head_hash: signed::GENESIS.to_owned(),
             created_at: self.now(),
         };
-        self.store.add_channel(&row, c.actor_kind()).await?;
+        // The store counts again under the account's lock: another creation may have taken
+        // the last place since the check above.
+        if !self
+            .store
+            .add_channel(&row, c.actor_kind(), MAX_CHANNELS_PER_ACCOUNT)
+            .await?
+        {
+            return Err(channel_limit());
+        }
         Ok(channel_view(&row, Access::Write))
     }
 
@@ -733,4 +742,20 @@ impl Service {
             },
         })
     }
+}
+
+fn identity_limit() -> ApiError {
+    ApiError::new(
+        409,
+        "CHANNEL_LIMIT",
+        "an account holds at most 1,000 identities",
+    )
+}
+
+fn channel_limit() -> ApiError {
+    ApiError::new(
+        409,
+        "CHANNEL_LIMIT",
+        "an account owns at most 1,000 channels",
+    )
 }

@@ -68,6 +68,17 @@ pub struct EntryRow {
     pub created_at: i64,
 }
 
+/// What registering an identity did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum AddIdentity {
+    /// Registered.
+    Added,
+    /// Its key is registered already.
+    Taken,
+    /// Its account holds the most identities it may.
+    Limit,
+}
+
 /// Why an append did not happen.
 #[derive(Debug)]
 pub enum AppendError {
@@ -148,20 +159,36 @@ fn entry(r: &sqlx::any::AnyRow) -> Result<EntryRow, sqlx::Error> {
 impl Store {
     // ----- identities -----
 
-    /// Registers an identity, with its audit entry; `false` when its key is registered already.
+    /// Registers an identity, with its audit entry, unless its key is registered already or
+    /// its account holds `limit` identities (counted inside the transaction, under the
+    /// account's lock, so concurrent registrations cannot pass the limit together).
     pub async fn add_identity(
         &self,
         i: &IdentityRow,
         actor_kind: &str,
-    ) -> Result<bool, sqlx::Error> {
+        limit: i64,
+    ) -> Result<AddIdentity, sqlx::Error> {
         let mut tx = self.write_tx().await?;
+        if let Some(user) = &i.user_id {
+            Self::account_lock(&mut tx, user).await?;
+            let held: i64 = sqlx::query("SELECT COUNT(*) AS n FROM identities WHERE user_id = $1")
+                .bind(user)
+                .fetch_one(&mut *tx)
+                .await?
+                .try_get("n")?;
+            if held >= limit {
+                tx.rollback().await?;
+                return Ok(AddIdentity::Limit);
+            }
+        }
         let taken = sqlx::query("SELECT id FROM identities WHERE thumbprint = $1")
             .bind(&i.thumbprint)
             .fetch_optional(&mut *tx)
             .await?
             .is_some();
         if taken {
-            return Ok(false);
+            tx.rollback().await?;
+            return Ok(AddIdentity::Taken);
         }
         let inserted = sqlx::query(
             "INSERT INTO identities (id, user_id, subshell_id, name, public_jwk, thumbprint, \
@@ -178,7 +205,10 @@ impl Store {
         .await;
         match inserted {
             // Another registration of the same key got in between the check and the insert.
-            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => return Ok(false),
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+                tx.rollback().await?;
+                return Ok(AddIdentity::Taken);
+            }
             other => {
                 other?;
             }
@@ -198,7 +228,7 @@ impl Store {
         )
         .await?;
         tx.commit().await?;
-        Ok(true)
+        Ok(AddIdentity::Added)
     }
 
     /// Identities an account registered, for itself or through its panes, newest first.
@@ -277,8 +307,26 @@ impl Store {
     // ----- channels -----
 
     /// Makes a channel, with its audit entry.
-    pub async fn add_channel(&self, c: &ChannelRow, actor_kind: &str) -> Result<(), sqlx::Error> {
+    ///
+    /// `false` (and nothing written) when the owner already owns `limit` channels, counted
+    /// inside the transaction under the account's lock.
+    pub async fn add_channel(
+        &self,
+        c: &ChannelRow,
+        actor_kind: &str,
+        limit: i64,
+    ) -> Result<bool, sqlx::Error> {
         let mut tx = self.write_tx().await?;
+        Self::account_lock(&mut tx, &c.owner_user_id).await?;
+        let owned: i64 = sqlx::query("SELECT COUNT(*) AS n FROM channels WHERE owner_user_id = $1")
+            .bind(&c.owner_user_id)
+            .fetch_one(&mut *tx)
+            .await?
+            .try_get("n")?;
+        if owned >= limit {
+            tx.rollback().await?;
+            return Ok(false);
+        }
         sqlx::query(
             "INSERT INTO channels (id, owner_user_id, name, description, sealed_key, head_seq, \
              head_hash, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
@@ -304,7 +352,8 @@ impl Store {
             &detail,
         )
         .await?;
-        tx.commit().await
+        tx.commit().await?;
+        Ok(true)
     }
 
     /// How many channels an account owns.

@@ -25,7 +25,7 @@ mod subshells;
 pub use accounts::{EndSessions, SYSTEM_USER_EMAIL, User, UserChange};
 pub use audit::{AuditEntry, AuditFilter};
 pub use catalog::{Detected, NodeFacts, Preset, Workspace};
-pub use channels::{AppendError, ChannelRow, EntryRow, IdentityRow};
+pub use channels::{AddIdentity, AppendError, ChannelRow, EntryRow, IdentityRow};
 pub use credentials::{SetupKey, SystemKey};
 pub use enrollment::{Consume, NewNode};
 pub use files::FileRow;
