@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""Summarises the keystroke probe's timestamps (see keystroke-probe.patch).
+
+The probed build appends `<monotonic ns> <point>` to $TERMPLANE_LAT_FILE at each point a
+keystroke passes on its way from the terminal socket to tmux and back. This prints, for each
+point, the median time since the keystroke's frame arrived (`ws_in`), skipping the warm-up.
+
+    python3 benches/termbench/probe_summary.py /tmp/lat.txt [--skip 100]
+"""
+import argparse
+import statistics
+
+ORDER = ["ws_in", "typist", "submit", "runner", "ctl_send", "tail_wake", "tail_read",
+         "route", "sock_q", "sock_sent", "ctl_done", "typed"]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("file")
+    p.add_argument("--skip", type=int, default=100, help="keystrokes of warm-up to leave out")
+    a = p.parse_args()
+    keystrokes, cur = [], None
+    with open(a.file) as f:
+        for line in f:
+            ns, point = line.split()
+            if point == "ws_in":
+                cur = {}
+                keystrokes.append(cur)
+            if cur is not None:
+                cur.setdefault(point, int(ns))
+    keystrokes = keystrokes[a.skip:]
+    for point in ORDER:
+        since = [(k[point] - k["ws_in"]) / 1000 for k in keystrokes if point in k]
+        if since:
+            print(f"{point:10s} {len(since):5d} keystrokes  median {statistics.median(since):7.1f} µs")
+
+
+if __name__ == "__main__":
+    main()
