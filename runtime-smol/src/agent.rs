@@ -37,7 +37,7 @@ use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use async_tungstenite::WebSocketStream;
 use async_tungstenite::tungstenite::client::IntoClientRequest;
@@ -327,6 +327,7 @@ pub async fn run<C: Clock + Sync>(
     };
     let mut control_open = true;
     let mut streak = 0usize;
+    let mut deadline = crate::deadline::Deadline::new();
     loop {
         r.drain().await;
         if let Some(outcome) = r.outcome.take() {
@@ -354,13 +355,13 @@ pub async fn run<C: Clock + Sync>(
             streak = 0;
             futures_lite::future::yield_now().await;
         }
-        let deadline = r.machine.poll_timeout().map(|(at, _)| at);
+        deadline.arm(r.machine.poll_timeout().map(|(at, _)| at));
         let wake = wait(
             &mut r.socket,
             &mut r.running,
             &control,
             control_open,
-            deadline,
+            &mut deadline,
         )
         .await;
         let now = clock.now();
@@ -453,7 +454,7 @@ async fn wait(
     running: &mut Vec<BoxFuture<CommandResult>>,
     control: &Receiver<AgentControl>,
     control_open: bool,
-    deadline: Option<Instant>,
+    deadline: &mut crate::deadline::Deadline,
 ) -> Wake {
     let ctl = async {
         if control_open {
@@ -487,13 +488,8 @@ async fn wait(
         }
     });
     let timer = async {
-        match deadline {
-            Some(at) => {
-                smol::Timer::at(at).await;
-                Wake::Timer
-            }
-            None => futures_lite::future::pending().await,
-        }
+        deadline.fired().await;
+        Wake::Timer
     };
     // The order settles ties: a steady stream of control messages (output events) must not
     // starve the socket, a finished command or the timers.

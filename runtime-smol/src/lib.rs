@@ -13,6 +13,7 @@
 
 pub mod agent;
 pub mod capped;
+mod deadline;
 pub mod http;
 pub mod plane;
 pub mod tls;

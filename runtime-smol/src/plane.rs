@@ -1,11 +1,11 @@
 //! The plane's link driver: runs one [`PlaneLink`] over one upgraded `/ws/node` socket.
 //!
 //! Each wake does a bounded amount of work: it waits for whichever comes first of an inbound
-//! message, a command from the plane, or the machine's next deadline (`Timer::at`), feeds it,
-//! then drains the machine's actions in order. Decisions ([`PlaneAction::CheckBinding`],
-//! [`PlaneAction::ClaimPin`]) are answered through the caller's [`PlaneHooks`] and fed straight
-//! back; everything the plane must mirror (authenticated, identity, online, held, events) goes
-//! to [`PlaneHooks::effect`].
+//! message, a command from the plane, or the machine's next deadline (one timer for the socket's
+//! life, see `deadline.rs`), feeds it, then drains the machine's actions in order. Decisions
+//! ([`PlaneAction::CheckBinding`], [`PlaneAction::ClaimPin`]) are answered through the caller's
+//! [`PlaneHooks`] and fed straight back; everything the plane must mirror (authenticated,
+//! identity, online, held, events) goes to [`PlaneHooks::effect`].
 //!
 //! Commands correlate here: a [`Dispatch`] is sealed by the machine (which assigns its `seq`) and
 //! its reply channel waits in this connection's table under its jti. Only a `result` event read
@@ -25,7 +25,7 @@
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use async_tungstenite::WebSocketStream;
 use futures_lite::{AsyncRead, AsyncWrite, FutureExt};
@@ -159,6 +159,7 @@ where
     let mut commands_open = true;
     let mut streak = 0usize;
     machine.set_silence_limit(opts.silence_limit);
+    let mut deadline = crate::deadline::Deadline::new();
     loop {
         // Drain whatever the last input produced.
         if let Some(end) = drain(&mut ws, &mut machine, hooks, &mut pending, clock, opts).await {
@@ -171,8 +172,8 @@ where
             streak = 0;
             futures_lite::future::yield_now().await;
         }
-        let deadline = machine.poll_timeout().map(|(at, _)| at);
-        let wake = wait(&mut ws, &commands, commands_open, deadline).await;
+        deadline.arm(machine.poll_timeout().map(|(at, _)| at));
+        let wake = wait(&mut ws, &commands, commands_open, &mut deadline).await;
         let now = clock.now();
         match wake {
             Wake::In(inbound) => match inbound {
@@ -223,7 +224,7 @@ async fn wait<S>(
     ws: &mut WebSocketStream<S>,
     commands: &Receiver<PlaneCommand>,
     commands_open: bool,
-    deadline: Option<Instant>,
+    deadline: &mut crate::deadline::Deadline,
 ) -> Wake
 where
     S: AsyncRead + AsyncWrite + Unpin,
@@ -237,13 +238,8 @@ where
         }
     };
     let timer = async {
-        match deadline {
-            Some(at) => {
-                smol::Timer::at(at).await;
-                Wake::Timer
-            }
-            None => futures_lite::future::pending().await,
-        }
+        deadline.fired().await;
+        Wake::Timer
     };
     // Commands first so a flood of inbound frames cannot starve a shutdown.
     cmd.or(inbound).or(timer).await
