@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Summarises the keystroke probe's timestamps (see keystroke-probe.patch).
 
-The probed build appends `<monotonic ns> <point>` to $TERMPLANE_LAT_FILE at each point a
+The probed build appends `<ns> <point>` (wall clock, shared by the plane and the node daemon
+on one machine) to $TERMPLANE_LAT_FILE at each point a
 keystroke passes on its way from the terminal socket to tmux and back. This prints, for each
 point, the median time since the keystroke's frame arrived (`ws_in`), skipping the warm-up.
 
@@ -10,8 +11,13 @@ point, the median time since the keystroke's frame arrived (`ws_in`), skipping t
 import argparse
 import statistics
 
-ORDER = ["ws_in", "typist", "submit", "runner", "ctl_send", "tail_wake", "tail_read",
-         "route", "sock_q", "sock_sent", "ctl_done", "typed"]
+# Local pane: ws_in … submit (the local node's queue) … runner … route … sock_sent.
+# Remote pane: ws_in … p_dispatch (the plane's link task) … p_signed … p_sent, then at the node
+# n_in … n_verified … n_exec … runner … ctl_send … tail_read … n_event … n_send, then at the
+# plane p_in … p_opened … route … sock_sent. Points a path does not pass are left out.
+ORDER = ["ws_in", "typist", "submit", "p_dispatch", "p_signed", "p_sent", "n_in", "n_verified",
+         "n_exec", "runner", "ctl_send", "tail_wake", "tail_read", "n_event", "n_send", "p_in",
+         "p_opened", "route", "sock_q", "sock_sent", "ctl_done", "typed"]
 
 
 def main():
@@ -22,7 +28,8 @@ def main():
     a = p.parse_args()
     keystrokes, cur = [], None
     with open(a.file) as f:
-        for line in f:
+        lines = sorted(f, key=lambda l: int(l.split()[0]))
+        for line in lines:
             ns, point = line.split()
             if point == "ws_in":
                 cur = {}
