@@ -28,9 +28,9 @@ def main():
     a = p.parse_args()
     keystrokes, cur = [], None
     with open(a.file) as f:
-        lines = sorted(f, key=lambda l: int(l.split()[0]))
-        for line in lines:
-            ns, point = line.split()
+        rows = [line.split() for line in f]
+        rows = sorted((r for r in rows if len(r) == 2 and r[0].isdigit()), key=lambda r: int(r[0]))
+        for ns, point in rows:
             if point == "ws_in":
                 cur = {}
                 keystrokes.append(cur)
