@@ -756,11 +756,29 @@ async fn exercise(url: &str) {
     again.close().await;
 }
 
+/// A fresh SQLite file's URL in a directory of its own.
+fn sqlite_file(tag: &str) -> String {
+    let dir = common::tempdir(tag);
+    format!("sqlite://{}?mode=rwc", dir.join("s.db").display())
+}
+
+/// The test PostgreSQL database, when one is given (under `CI` its absence is a failure).
+fn postgres_url() -> Option<String> {
+    match std::env::var("TERMPLANE_TEST_POSTGRES_URL") {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI is set but TERMPLANE_TEST_POSTGRES_URL is not: run `export TERMPLANE_TEST_POSTGRES_URL=\"$(bash tools/ci/postgres.sh)\"` first"
+            );
+            None
+        }
+    }
+}
+
 #[test]
 fn storage_sqlite_file() {
-    let dir = common::tempdir("store");
-    let url = format!("sqlite://{}?mode=rwc", dir.join("s.db").display());
-    smol::block_on(exercise(&url));
+    smol::block_on(exercise(&sqlite_file("store")));
 }
 
 #[test]
@@ -774,12 +792,8 @@ fn storage_sqlite_memory() {
 
 #[test]
 fn storage_postgres() {
-    match std::env::var("TERMPLANE_TEST_POSTGRES_URL") {
-        Ok(url) if !url.is_empty() => smol::block_on(exercise(&url)),
-        _ => assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but TERMPLANE_TEST_POSTGRES_URL is not: run `export TERMPLANE_TEST_POSTGRES_URL=\"$(bash tools/ci/postgres.sh)\"` first"
-        ),
+    if let Some(url) = postgres_url() {
+        smol::block_on(exercise(&url));
     }
 }
 
@@ -893,16 +907,12 @@ async fn concurrent_writers(url: &str) {
 
 #[test]
 fn concurrent_read_then_write_transactions_on_a_sqlite_file_all_succeed() {
-    let dir = common::tempdir("store-concurrent");
-    let url = format!("sqlite://{}?mode=rwc", dir.join("s.db").display());
-    smol::block_on(concurrent_writers(&url));
+    smol::block_on(concurrent_writers(&sqlite_file("store-concurrent")));
 }
 
 #[test]
 fn concurrent_read_then_write_transactions_on_postgres_keep_their_limits() {
-    if let Ok(url) = std::env::var("TERMPLANE_TEST_POSTGRES_URL")
-        && !url.is_empty()
-    {
+    if let Some(url) = postgres_url() {
         smol::block_on(concurrent_writers(&url));
     }
 }
