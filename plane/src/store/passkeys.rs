@@ -73,9 +73,8 @@ impl Store {
             .fetch_one(&mut *tx)
             .await?
             .try_get("n")?;
-        // The early answers end their transaction here: a dropped one is rolled back only when
-        // its connection is next used, and until then its lock refuses the next writer on a
-        // SQLite file ("database is locked").
+        // The early answers end their transaction here rather than leave the rollback to the
+        // drop, so the account's lock is let go before the answer is returned.
         if held >= MAX_PASSKEYS_PER_ACCOUNT {
             tx.rollback().await?;
             return Ok(AddPasskey::Limit);
