@@ -54,6 +54,13 @@ for f in proto/clippy.toml machines/clippy.toml; do
   grep -q 'Instant::now' "$f" && grep -q 'SystemTime::now' "$f" || bad "$f does not forbid clocks"
 done
 
+# Every store transaction begins through Store::write_tx (BEGIN IMMEDIATE on SQLite, so a writer
+# waits for the lock instead of being refused when another wrote between its read and its write).
+if [ -d plane/src ]; then
+  begins=$(grep -rIn --include='*.rs' -E 'pool\.begin(_with)?\(|\.try_begin(_with)?\(' plane/src | grep -v '^plane/src/store/mod.rs:' || true)
+  [ -n "$begins" ] && bad "a transaction begins outside Store::write_tx: $begins"
+fi
+
 # A node row's liveness mirrors the link registry: it is written only by LinkHub::sync_liveness
 # (under the per-node liveness lock), so writes for ended sockets can never land out of order.
 if [ -d plane/src ]; then
