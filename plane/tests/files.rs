@@ -319,3 +319,64 @@ fn a_kept_file_is_sent_into_a_panes_directory() {
     )
     .error(404);
 }
+
+/// An upload whose piece is being written still counts against its owner's quota: with the
+/// account full of uploads in progress and pieces arriving on them all the time, no new start
+/// is let in (the pending bytes used to be summed only over uploads not busy with a piece).
+#[test]
+fn uploads_busy_with_a_piece_still_count_against_the_quota() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let ids: Vec<String> = (0..16)
+        .map(|_| {
+            let r = p.call(
+                &admin,
+                "POST",
+                "/api/files",
+                Some(json!({"name": "big", "size": 64 * 1024 * 1024})),
+            );
+            assert_eq!(r.status, 201, "{}", r.text());
+            r.json()["fileId"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    let piece = Base64::encode_string(&vec![7_u8; PIECE]);
+    let writing = std::sync::atomic::AtomicUsize::new(ids.len());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let let_in = std::thread::scope(|s| {
+        for id in &ids {
+            let (p, admin, piece, writing) = (&p, &admin, &piece, &writing);
+            s.spawn(move || {
+                for i in 0..12 {
+                    let r = p.call(
+                        admin,
+                        "PUT",
+                        &format!("/api/files/{id}/pieces/{i}"),
+                        Some(json!({"dataB64": piece})),
+                    );
+                    assert_eq!(r.status, 200, "{}", r.text());
+                    if Instant::now() > deadline {
+                        break;
+                    }
+                }
+                writing.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+            });
+        }
+        let mut let_in = Vec::new();
+        while writing.load(std::sync::atomic::Ordering::SeqCst) > 0 && Instant::now() < deadline {
+            let r = p.call(
+                &admin,
+                "POST",
+                "/api/files",
+                Some(json!({"name": "one more", "size": 1})),
+            );
+            if r.status != 409 {
+                let_in.push(r.text());
+            }
+        }
+        let_in
+    });
+    assert!(
+        let_in.is_empty(),
+        "starts let in past the quota: {let_in:?}"
+    );
+}

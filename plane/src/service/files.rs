@@ -43,6 +43,14 @@ struct Upload1 {
 #[derive(Default)]
 pub(super) struct Files {
     all: Mutex<HashMap<String, Arc<smol::lock::Mutex<Upload1>>>>,
+    /// Bytes each upload holds against its owner's quota (upload id → owner, size), from its
+    /// start until it ends either way; a finished upload's are released only after its row is
+    /// written, so a start counts them as pending or as kept, never neither. Kept outside the
+    /// uploads' own locks, which a piece being written holds.
+    reserved: Mutex<HashMap<String, (String, u64)>>,
+    /// Serialises starts: reading the bytes kept and reserving the new upload's happen as one
+    /// step, so concurrent starts cannot all fit in the same room.
+    start_gate: smol::lock::Mutex<()>,
 }
 
 fn not_found() -> ApiError {
@@ -117,22 +125,30 @@ impl Service {
         let now = self.now();
         let mut gone = Vec::new();
         if let Ok(mut all) = self.files.all.lock() {
-            all.retain(|_, u| {
+            all.retain(|id, u| {
                 let keep = u.try_lock().is_none_or(|u| now - u.last_ms < IDLE_MS);
                 if !keep && let Some(u) = u.try_lock() {
-                    gone.push(u.tmp.clone());
+                    gone.push((id.clone(), u.tmp.clone()));
                 }
                 keep
             });
         }
-        for p in gone {
+        for (id, p) in gone {
             let _ = std::fs::remove_file(p);
+            self.release_file_bytes(&id);
         }
     }
 
     fn forget_file_upload(&self, id: &str) {
         if let Ok(mut all) = self.files.all.lock() {
             all.remove(id);
+        }
+        self.release_file_bytes(id);
+    }
+
+    fn release_file_bytes(&self, id: &str) {
+        if let Ok(mut reserved) = self.files.reserved.lock() {
+            reserved.remove(id);
         }
     }
 
@@ -147,21 +163,31 @@ impl Service {
             return Err(ApiError::validation("size", "a file is at most 64 MiB"));
         }
         self.drop_idle_file_uploads();
+        let gate = self.files.start_gate.lock().await;
+        if self
+            .files
+            .all
+            .lock()
+            .map_err(|_| ApiError::internal())?
+            .len()
+            >= MAX_IN_PROGRESS
+        {
+            return Err(ApiError::new(
+                409,
+                "UPLOADS_BUSY",
+                "too many uploads are in progress; try again shortly",
+            ));
+        }
         let kept_bytes = u64::try_from(self.store.file_bytes_of(&owner).await?).unwrap_or(0);
-        let pending: u64 = {
-            let all = self.files.all.lock().map_err(|_| ApiError::internal())?;
-            if all.len() >= MAX_IN_PROGRESS {
-                return Err(ApiError::new(
-                    409,
-                    "UPLOADS_BUSY",
-                    "too many uploads are in progress; try again shortly",
-                ));
-            }
-            all.values()
-                .filter_map(|u| u.try_lock().map(|u| (u.owner == owner).then_some(u.size)))
-                .flatten()
-                .sum()
-        };
+        let pending: u64 = self
+            .files
+            .reserved
+            .lock()
+            .map_err(|_| ApiError::internal())?
+            .values()
+            .filter(|(o, _)| *o == owner)
+            .map(|(_, size)| size)
+            .sum();
         if kept_bytes + pending + req.size > MAX_BYTES_PER_ACCOUNT {
             return Err(ApiError::new(
                 409,
@@ -186,10 +212,16 @@ impl Service {
         };
         let view = progress(&id, &up, false);
         self.files
+            .reserved
+            .lock()
+            .map_err(|_| ApiError::internal())?
+            .insert(id.clone(), (up.owner.clone(), up.size));
+        self.files
             .all
             .lock()
             .map_err(|_| ApiError::internal())?
             .insert(id.clone(), Arc::new(smol::lock::Mutex::new(up)));
+        drop(gate);
         if req.size == 0 {
             return self.finish_file(&id).await;
         }
@@ -263,8 +295,15 @@ impl Service {
         self.finish_file(id).await
     }
 
-    /// The last piece arrived: move the bytes into their blob and write the row.
+    /// The last piece arrived: move the bytes into their blob and write the row; the upload's
+    /// bytes stop being reserved once the row is written (or the upload failed).
     async fn finish_file(&self, id: &str) -> Result<FileUpload, ApiError> {
+        let done = self.place_file(id).await;
+        self.release_file_bytes(id);
+        done
+    }
+
+    async fn place_file(&self, id: &str) -> Result<FileUpload, ApiError> {
         let up = self
             .files
             .all
