@@ -835,6 +835,55 @@ fn an_upload_lands_whole_in_the_panes_directory_and_a_failure_leaves_nothing_beh
     assert_eq!(work_files(&w), ["data.bin"]);
 }
 
+/// A second upload to a file that one is writing is refused even while a piece of the first is
+/// on its way to the node (the collision check used to skip an upload busy with a piece, and
+/// two uploads then wrote one file).
+#[test]
+fn an_upload_busy_with_a_piece_still_holds_its_file() {
+    let w = world();
+    let id = w.launch();
+    let start = || {
+        w.as_bearer(
+            &w.key,
+            "POST",
+            "/api/uploads",
+            Some(json!({ "subshellId": id, "name": "busy.bin", "size": 64 * 1024 * 1024 })),
+        )
+    };
+    let r = start();
+    assert_eq!(r.status, 201, "{}", r.text());
+    let up = r.json()["uploadId"].as_str().unwrap().to_owned();
+    let piece = vec![5_u8; usize::try_from(r.json()["pieceBytes"].as_u64().unwrap()).unwrap()];
+    let writing = std::sync::atomic::AtomicBool::new(true);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let let_in = std::thread::scope(|s| {
+        s.spawn(|| {
+            for i in 0..40_u64 {
+                let r = w.as_bearer(
+                    &w.key,
+                    "PUT",
+                    &format!("/api/uploads/{up}/pieces/{i}"),
+                    Some(json!({ "dataB64": b64(&piece) })),
+                );
+                assert_eq!(r.status, 200, "{}", r.text());
+                if Instant::now() > deadline {
+                    break;
+                }
+            }
+            writing.store(false, std::sync::atomic::Ordering::SeqCst);
+        });
+        let mut let_in = Vec::new();
+        while writing.load(std::sync::atomic::Ordering::SeqCst) && Instant::now() < deadline {
+            let r = start();
+            if r.status != 409 {
+                let_in.push(r.text());
+            }
+        }
+        let_in
+    });
+    assert!(let_in.is_empty(), "second uploads to one file: {let_in:?}");
+}
+
 #[test]
 fn an_open_socket_closes_once_its_system_key_is_disabled_even_while_output_flows() {
     let w = world();

@@ -43,7 +43,16 @@ pub(super) struct State {
 /// The uploads in progress.
 #[derive(Debug, Default)]
 pub(super) struct Uploads {
-    all: Mutex<HashMap<String, Arc<smol::lock::Mutex<State>>>>,
+    all: Mutex<HashMap<String, Entry>>,
+}
+
+/// One upload in progress: where it writes, kept outside its state's lock (which a chunk on its
+/// way to the node holds) so a new upload to the same file is always seen to collide with it.
+#[derive(Debug)]
+struct Entry {
+    node_id: String,
+    path: String,
+    state: Arc<smol::lock::Mutex<State>>,
 }
 
 fn view(id: &str, s: &State) -> Upload {
@@ -70,7 +79,7 @@ impl Service {
             .lock()
             .map_err(|_| ApiError::internal())?
             .get(id)
-            .cloned()
+            .map(|e| Arc::clone(&e.state))
             .ok_or_else(not_found)
     }
 
@@ -158,17 +167,24 @@ impl Service {
         };
         {
             let mut all = self.uploads.all.lock().map_err(|_| ApiError::internal())?;
-            if all.values().any(|u| {
-                u.try_lock()
-                    .is_some_and(|u| u.node_id == state.node_id && u.path == state.path)
-            }) {
+            if all
+                .values()
+                .any(|e| e.node_id == state.node_id && e.path == state.path)
+            {
                 return Err(ApiError::new(
                     409,
                     "UPLOAD_EXISTS",
                     "another upload to that file is in progress",
                 ));
             }
-            all.insert(id.clone(), Arc::new(smol::lock::Mutex::new(state)));
+            all.insert(
+                id.clone(),
+                Entry {
+                    node_id: state.node_id.clone(),
+                    path: state.path.clone(),
+                    state: Arc::new(smol::lock::Mutex::new(state)),
+                },
+            );
         }
         let up = self.upload_of(&id)?;
         if req.size == 0 {
