@@ -884,6 +884,48 @@ fn an_upload_busy_with_a_piece_still_holds_its_file() {
     assert!(let_in.is_empty(), "second uploads to one file: {let_in:?}");
 }
 
+/// The cap on uploads in progress holds when starts arrive together: 320 starts from 16
+/// clients at once, and exactly 256 are taken (each start asks the node about its file between
+/// the first look at the count and adding itself).
+#[test]
+fn concurrent_upload_starts_keep_to_the_cap() {
+    let w = world();
+    let id = w.launch();
+    let outcomes: Vec<(u16, String)> = std::thread::scope(|s| {
+        let clients: Vec<_> = (0..16)
+            .map(|c| {
+                let (w, id) = (&w, &id);
+                s.spawn(move || {
+                    (0..20)
+                        .map(|n| {
+                            let r = w.as_bearer(
+                                &w.key,
+                                "POST",
+                                "/api/uploads",
+                                Some(json!({
+                                    "subshellId": id, "name": format!("f{c}-{n}.bin"), "size": 10,
+                                })),
+                            );
+                            let code = r.json()["code"].as_str().unwrap_or_default().to_owned();
+                            (r.status, code)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        clients
+            .into_iter()
+            .flat_map(|c| c.join().unwrap())
+            .collect()
+    });
+    let taken = outcomes.iter().filter(|(s, _)| *s == 201).count();
+    let busy = outcomes
+        .iter()
+        .filter(|(s, c)| *s == 409 && c == "UPLOADS_BUSY")
+        .count();
+    assert_eq!((taken, busy), (256, 64));
+}
+
 #[test]
 fn an_open_socket_closes_once_its_system_key_is_disabled_even_while_output_flows() {
     let w = world();

@@ -72,6 +72,14 @@ fn not_found() -> ApiError {
     ApiError::not_found("upload")
 }
 
+fn uploads_busy() -> ApiError {
+    ApiError::new(
+        409,
+        "UPLOADS_BUSY",
+        "too many uploads are in progress; try again shortly",
+    )
+}
+
 impl Service {
     pub(super) fn upload_of(&self, id: &str) -> Result<Arc<smol::lock::Mutex<State>>, ApiError> {
         self.uploads
@@ -129,11 +137,7 @@ impl Service {
             .len()
             >= MAX_UPLOADS;
         if busy {
-            return Err(ApiError::new(
-                409,
-                "UPLOADS_BUSY",
-                "too many uploads are in progress; try again shortly",
-            ));
+            return Err(uploads_busy());
         }
         let exists = |d: &serde_json::Value| d.get("exists").and_then(serde_json::Value::as_bool);
         if !req.overwrite {
@@ -167,6 +171,11 @@ impl Service {
         };
         {
             let mut all = self.uploads.all.lock().map_err(|_| ApiError::internal())?;
+            // Checked again where the upload is added: other starts may have been added while
+            // this one asked the node about the file.
+            if all.len() >= MAX_UPLOADS {
+                return Err(uploads_busy());
+            }
             if all
                 .values()
                 .any(|e| e.node_id == state.node_id && e.path == state.path)
