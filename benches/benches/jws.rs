@@ -21,6 +21,12 @@ fn jws(c: &mut Criterion) {
                 .unwrap()
         });
     });
+    // A node makes one per link machine: the key's table of multiples is built for the first
+    // and taken from a memo after that (so this measures the memo; the build is in fixed_key's docs).
+    g.bench_function("new_verifier", |b| {
+        let jwk = signer.public_jwk();
+        b.iter(|| Es256Verifier::new(black_box(&jwk), NODE).unwrap());
+    });
     g.finish();
 }
 

@@ -39,6 +39,7 @@ use termplane_proto::json::{check_no_duplicate_keys, from_str_strict};
 use termplane_proto::limits::{CLOCK_SKEW, COMMAND_LIFETIME, MAX_JTI_BYTES, MAX_JWS_BYTES};
 use termplane_proto::{COMMAND_ISSUER, COMMAND_JWS_ALG, COMMAND_JWS_TYPE, Claims, node_audience};
 
+use crate::fixed_key::FixedKey;
 use crate::time::UnixSecs;
 
 /// Largest `iat`, `exp` and `seq` accepted: 2^53, the largest integer every JSON peer can carry
@@ -246,7 +247,7 @@ impl core::fmt::Debug for Es256Signer {
 /// The node's verifier, bound to the plane's key and to this node's audience.
 #[derive(Clone, Debug)]
 pub struct Es256Verifier {
-    key: VerifyingKey,
+    key: FixedKey,
     audience: String,
 }
 
@@ -254,15 +255,18 @@ impl Es256Verifier {
     /// A verifier for `node_id` trusting `key`.
     pub fn new(key: &PublicJwk, node_id: &str) -> Result<Self, KeyError> {
         Ok(Self {
-            key: key.to_verifying_key()?,
+            key: FixedKey::new(key.to_verifying_key()?),
             audience: node_audience(node_id),
         })
     }
 
     /// Steps (1) and (2) of the verification order at wall time `now`.
     pub fn verify(&self, compact: &str, now: UnixSecs) -> Result<Verified, VerifyError> {
-        let (payload, digest) =
-            verify_with_key(&self.key, compact, HeaderPolicy::Typed(COMMAND_JWS_TYPE))?;
+        let (payload, digest) = verify_with_key(
+            KeyRef::Fixed(&self.key),
+            compact,
+            HeaderPolicy::Typed(COMMAND_JWS_TYPE),
+        )?;
         let text = core::str::from_utf8(&payload)
             .map_err(|_| VerifyError::Payload("claims are not UTF-8".into()))?;
         let claims: Claims =
@@ -340,7 +344,7 @@ pub fn verify_signature(
         Some(typ) => HeaderPolicy::Typed(typ),
         None => HeaderPolicy::ThirdParty,
     };
-    verify_with_key(&key, compact, policy)
+    verify_with_key(KeyRef::Plain(&key), compact, policy)
 }
 
 /// Verifies a raw `r || s` signature over `message` with the very function the JWS path uses
@@ -350,16 +354,41 @@ pub fn verify_p1363(key: &PublicJwk, message: &[u8], signature: &[u8]) -> Result
     let key = key
         .to_verifying_key()
         .map_err(|e| VerifyError::Header(e.to_string()))?;
-    verify_raw(&key, message, signature)
+    verify_raw(KeyRef::Plain(&key), message, signature)
 }
 
-fn verify_raw(key: &VerifyingKey, message: &[u8], signature: &[u8]) -> Result<(), VerifyError> {
+/// As [`verify_p1363`], through the precomputed tables a node's verifier uses (tests hold the
+/// two to the same answers).
+pub fn verify_p1363_fixed(
+    key: &FixedKey,
+    message: &[u8],
+    signature: &[u8],
+) -> Result<(), VerifyError> {
+    verify_raw(KeyRef::Fixed(key), message, signature)
+}
+
+/// The key a signature is checked against: a one-off key through the `p256` crate's own
+/// verification, or a long-lived one through its precomputed tables ([`FixedKey`]).
+#[derive(Clone, Copy)]
+enum KeyRef<'a> {
+    Plain(&'a VerifyingKey),
+    Fixed(&'a FixedKey),
+}
+
+fn verify_raw(key: KeyRef<'_>, message: &[u8], signature: &[u8]) -> Result<(), VerifyError> {
     let signature: &[u8; SIGNATURE_BYTES] = signature
         .try_into()
         .map_err(|_| VerifyError::Format(format!("signature must be {SIGNATURE_BYTES} bytes")))?;
     let signature = Signature::from_slice(signature).map_err(|_| VerifyError::Signature)?;
-    key.verify(message, &signature)
-        .map_err(|_| VerifyError::Signature)
+    let verifies = match key {
+        KeyRef::Plain(key) => key.verify(message, &signature).is_ok(),
+        KeyRef::Fixed(key) => key.verifies(message, &signature),
+    };
+    if verifies {
+        Ok(())
+    } else {
+        Err(VerifyError::Signature)
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -371,7 +400,7 @@ enum HeaderPolicy<'a> {
 }
 
 fn verify_with_key(
-    key: &VerifyingKey,
+    key: KeyRef<'_>,
     compact: &str,
     policy: HeaderPolicy<'_>,
 ) -> Result<(Vec<u8>, [u8; 32]), VerifyError> {

@@ -11,6 +11,7 @@
 //! | [`kx`] | the protocol-14 handshake: one X25519 DH plus a BLAKE2b hash binding; typestates `Initiator` (agent) and `Responder → AwaitBinding → BindingOpened → Established` (plane) |
 //! | [`seal`] | the sealed stream, byte-compatible with libsodium's `crypto_secretstream_xchacha20poly1305` |
 //! | [`jws`] | the plane's ES256 signer and the node's verifier (steps 1–2 of the verification order) |
+//! | [`fixed_key`] | ECDSA P-256 verification under one long-lived key with precomputed multiples (the node verifies every command under the plane's key) |
 //! | [`replay`] | the jti cache and the per-connection seq gate (steps 3–4) |
 //! | [`plane_link`] | the plane's end of one socket |
 //! | [`agent_link`] | the node's end, across every socket of the daemon's life |
@@ -63,6 +64,7 @@
 pub mod agent_link;
 pub mod backoff;
 pub mod channel;
+pub mod fixed_key;
 pub mod jws;
 pub mod kx;
 pub mod plane_link;

@@ -1,9 +1,11 @@
 //! Wycheproof ECDSA P-256 / SHA-256 vectors in IEEE P1363 form (`r || s`, the JWS form) through
-//! the signature function the JWS verifier uses.
+//! both signature paths: the `p256` crate's verification (one-off keys) and the precomputed
+//! tables of `fixed_key` (the node's verifier of commands).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use base64ct::{Base64UrlUnpadded, Encoding as _};
-use termplane_machines::jws::{PublicJwk, verify_p1363};
+use termplane_machines::fixed_key::FixedKey;
+use termplane_machines::jws::{PublicJwk, verify_p1363, verify_p1363_fixed};
 use wycheproof::TestResult;
 use wycheproof::ecdsa::{TestName, TestSet};
 
@@ -24,8 +26,17 @@ fn wycheproof_ecdsa_secp256r1_sha256_p1363() {
     let (mut valid, mut invalid) = (0, 0);
     for group in &set.test_groups {
         let key = jwk_of(&group.key.key);
+        let fixed =
+            FixedKey::new(p256::ecdsa::VerifyingKey::from_sec1_bytes(&group.key.key).unwrap());
         for t in &group.tests {
             let result = verify_p1363(&key, &t.msg, &t.sig);
+            let tabled = verify_p1363_fixed(&fixed, &t.msg, &t.sig);
+            assert_eq!(
+                result.is_ok(),
+                tabled.is_ok(),
+                "tcId {}: the two paths disagree",
+                t.tc_id
+            );
             match t.result {
                 TestResult::Valid => {
                     assert!(
