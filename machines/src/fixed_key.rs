@@ -178,6 +178,14 @@ impl FixedKey {
         Self { key, table }
     }
 
+    /// The key a JWK names (see [`crate::jws::PublicJwk`] for what is refused).
+    ///
+    /// # Errors
+    /// The JWK is not a P-256 point in the strict form the plane hands out.
+    pub fn from_jwk(jwk: &crate::jws::PublicJwk) -> Result<Self, crate::jws::KeyError> {
+        Ok(Self::new(jwk.to_verifying_key()?))
+    }
+
     /// The key itself.
     #[must_use]
     pub fn key(&self) -> &VerifyingKey {

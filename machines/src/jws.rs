@@ -75,7 +75,7 @@ pub struct PublicJwk {
 impl PublicJwk {
     /// The verifying key this JWK names: `kty` `EC`, `crv` `P-256`, both coordinates exactly 32
     /// bytes of strict base64url, and the point on the curve.
-    fn to_verifying_key(&self) -> Result<VerifyingKey, KeyError> {
+    pub(crate) fn to_verifying_key(&self) -> Result<VerifyingKey, KeyError> {
         if self.kty != "EC" {
             return Err(KeyError("kty must be EC".into()));
         }
@@ -255,7 +255,7 @@ impl Es256Verifier {
     /// A verifier for `node_id` trusting `key`.
     pub fn new(key: &PublicJwk, node_id: &str) -> Result<Self, KeyError> {
         Ok(Self {
-            key: FixedKey::new(key.to_verifying_key()?),
+            key: FixedKey::from_jwk(key)?,
             audience: node_audience(node_id),
         })
     }

@@ -5,13 +5,17 @@
 //! they run through [`verify_signature`] with that key and `expected_typ: None` (which tolerates
 //! `kid`); the node's verifier never takes that path. The `base64` group is HS256: our ES256-only
 //! verifier must refuse every one of them, whatever Wycheproof expects of an HS256 verifier, and
-//! the strict decoder must refuse the mis-encoded ones before looking at the header.
+//! the strict decoder must refuse the mis-encoded ones before looking at the header. The ES256
+//! groups' signatures also go through the node's table path (`fixed_key`), which must agree.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod jws_common;
 
 use base64ct::{Base64UrlUnpadded, Encoding as _};
-use termplane_machines::jws::{PublicJwk, VerifyError, verify_signature};
+use termplane_machines::fixed_key::FixedKey;
+use termplane_machines::jws::{
+    PublicJwk, VerifyError, verify_p1363, verify_p1363_fixed, verify_signature,
+};
 
 fn group<'a>(file: &'a serde_json::Value, comment: &str) -> &'a serde_json::Value {
     let groups: Vec<_> = file["testGroups"]
@@ -45,10 +49,24 @@ fn run_es256_group(comment: &str) -> (usize, usize) {
     let file = jws_common::wycheproof_jws();
     let g = group(&file, comment);
     let key = key_of(g);
+    let fixed = FixedKey::from_jwk(&key).unwrap();
     let (mut valid, mut invalid) = (0, 0);
     for t in g["tests"].as_array().unwrap() {
         let id = &t["tcId"];
-        let result = verify_signature(&key, &compact_of(t), None);
+        let compact = compact_of(t);
+        let result = verify_signature(&key, &compact, None);
+        // The node verifies through its key's table: on every vector whose signature segment
+        // decodes, that path gives the same verdict on the signature as the crate's own.
+        if let [header, payload, signature] = compact.split('.').collect::<Vec<_>>()[..]
+            && let Ok(signature) = Base64UrlUnpadded::decode_vec(signature)
+        {
+            let input = format!("{header}.{payload}");
+            assert_eq!(
+                verify_p1363(&key, input.as_bytes(), &signature).is_ok(),
+                verify_p1363_fixed(&fixed, input.as_bytes(), &signature).is_ok(),
+                "tcId {id}: the two signature paths disagree"
+            );
+        }
         match t["result"].as_str().unwrap() {
             "valid" => {
                 let (payload, _) = result.unwrap_or_else(|e| panic!("tcId {id}: {e}"));
