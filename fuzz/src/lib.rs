@@ -121,6 +121,72 @@ pub fn jws_verify(data: &[u8]) {
     }
 }
 
+/// The node's verification through its key's table (`fixed_key`) against the `p256` crate's:
+/// never a panic, and always the same answer. Keys are one of four fixed ones (the table memo
+/// holds four, so the fuzzer is not slowed by building tables).
+pub fn p256_fixed_key(data: &[u8]) {
+    use p256::ecdsa::signature::{Signer as _, Verifier as _};
+    use p256::ecdsa::{Signature, SigningKey};
+    use p256::elliptic_curve::ops::Reduce as _;
+    use p256::{FieldBytes, ProjectivePoint, Scalar};
+    use termplane_machines::fixed_key::FixedKey;
+
+    let Some((&selector, rest)) = data.split_first() else {
+        return;
+    };
+    let mut secret = [0x44_u8; 32];
+    secret[0] = 1 + (selector & 3);
+    let signing = SigningKey::from_slice(&secret).expect("fixed scalar is valid");
+    let key = *signing.verifying_key();
+    let fixed = FixedKey::new(key);
+    let scalar = |bytes: &[u8]| {
+        let mut b = [0_u8; 32];
+        for (dst, src) in b.iter_mut().zip(bytes) {
+            *dst = *src;
+        }
+        Scalar::reduce(&FieldBytes::from(b))
+    };
+    match selector >> 2 & 3 {
+        // The table walk itself, on any two scalars.
+        0 => {
+            let (a, b) = (scalar(rest), scalar(rest.get(32..).unwrap_or_default()));
+            let q = ProjectivePoint::from(*key.as_affine());
+            assert_eq!(
+                fixed.mul_add(&a, &b),
+                ProjectivePoint::GENERATOR * a + q * b
+            );
+        }
+        // A genuine signature over the rest, with fuzz-chosen bytes of it flipped.
+        1 => {
+            let (message, edits) = rest.split_at(rest.len() / 2);
+            let signature: Signature = signing.sign(message);
+            let mut bytes = signature.to_bytes();
+            for pair in edits.chunks(2) {
+                if let [pos, xor] = pair {
+                    let at = usize::from(*pos) % bytes.len();
+                    bytes[at] ^= *xor;
+                }
+            }
+            if let Ok(signature) = Signature::from_slice(&bytes) {
+                assert_eq!(
+                    fixed.verifies(message, &signature),
+                    key.verify(message, &signature).is_ok()
+                );
+            }
+        }
+        // Any 64 bytes as a signature over the rest.
+        _ => {
+            let (signature, message) = rest.split_at(rest.len().min(64));
+            if let Ok(signature) = Signature::from_slice(signature) {
+                assert_eq!(
+                    fixed.verifies(message, &signature),
+                    key.verify(message, &signature).is_ok()
+                );
+            }
+        }
+    }
+}
+
 #[derive(Arbitrary, Debug)]
 enum SealOp {
     /// A frame from the genuine sealer, possibly mutated at one byte.
@@ -755,13 +821,18 @@ mod corpus {
     fn replay_model_corpus() {
         replay("replay_model", replay_model);
     }
+    #[test]
+    fn p256_fixed_key_corpus() {
+        replay("p256_fixed_key", p256_fixed_key);
+    }
 
     /// Deterministic pseudo-random inputs through every body: a smoke run that needs no
     /// libFuzzer, so a broken invariant shows up in the ordinary test suite too.
     #[test]
     fn every_body_survives_pseudo_random_inputs() {
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let bodies: [fn(&[u8]); 7] = [
+        let bodies: [fn(&[u8]); 8] = [
+            p256_fixed_key,
             frame_decode,
             jws_verify,
             seal_open,
@@ -811,6 +882,11 @@ mod corpus {
             ("agent_link_ops", "sevens", vec![7; 300]),
             ("replay_model", "ops", (0u8..=255).map(|b| b.wrapping_mul(37)).collect()),
             ("replay_model", "zeros", vec![0; 120]),
+            ("p256_fixed_key", "walk", (0u8..64).map(|b| b.wrapping_mul(73)).collect()),
+            ("p256_fixed_key", "walk_edges", [&[1u8][..], &[0xff; 32], &[0; 31], &[1]].concat()),
+            ("p256_fixed_key", "genuine", [&[4u8][..], b"keystroke", &[0; 9]].concat()),
+            ("p256_fixed_key", "flipped", [&[5u8][..], b"input", &[3, 1, 40, 128, 0, 0]].concat()),
+            ("p256_fixed_key", "raw", [&[8u8][..], &[0x11; 64], b"m"].concat()),
         ];
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus");
         for (target, name, bytes) in seeds.drain(..) {

@@ -192,6 +192,16 @@ impl FixedKey {
         &self.key
     }
 
+    /// `a·G + b·Q`, where `Q` is this key: the one computation a verification does through the
+    /// tables (public so the fuzz target can hold it to the `p256` crate's multiplication).
+    #[must_use]
+    pub fn mul_add(&self, a: &Scalar, b: &Scalar) -> ProjectivePoint {
+        let mut point = ProjectivePoint::IDENTITY;
+        generator_table().add_multiple(&mut point, a);
+        self.table.add_multiple(&mut point, b);
+        point
+    }
+
     /// Whether `signature` is an ECDSA signature by this key over SHA-256 of `message`, with the
     /// same answer as the `p256` crate's `VerifyingKey::verify` (high-S signatures included: see
     /// the module `jws` on malleability).
@@ -210,11 +220,8 @@ impl FixedKey {
         let s_inv: Scalar = *s.invert_vartime();
         let u1 = z * s_inv;
         let u2 = *r * s_inv;
-        let mut point = ProjectivePoint::IDENTITY;
-        generator_table().add_multiple(&mut point, &u1);
-        self.table.add_multiple(&mut point, &u2);
         // The identity's affine x is zero, which never equals r.
-        let x = point.to_affine().x();
+        let x = self.mul_add(&u1, &u2).to_affine().x();
         Scalar::reduce(&x) == *r
     }
 }
