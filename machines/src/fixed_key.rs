@@ -5,7 +5,7 @@
 //! is on the path of every remote echo. The generic verification of the `ecdsa` crate computes
 //! `u1·G + u2·Q` with a fresh window table for `Q` on every call and 256 doublings. Here both `G`
 //! and `Q` get a table once, of every multiple `j · 128^i · P` for `j` in `1..=64` and each 7-bit
-//! window `i` of a scalar (37 windows, 2,368 affine points, about 167 KiB per point, built in
+//! window `i` of a scalar (37 windows, 2,368 affine points, about 167 KiB per table, built in
 //! about 3 ms): a scalar multiplication is then at most 37 mixed additions and no doubling, and
 //! a verification about 83 µs instead of 347 µs (`cargo bench -p termplane-benches --bench jws`;
 //! 4-bit windows gave 125 µs with 34 KiB, 8-bit ones 75 µs with 297 KiB and 5.5 ms to build).
@@ -15,8 +15,9 @@
 //! law, the field and scalar arithmetic and the parsing of keys and signatures all stay the
 //! `p256` crate's; what is ours is the recoding of a scalar into signed digits and the table
 //! walk. The result is compared with that crate's verification on the Wycheproof vectors and on
-//! random keys, messages and tampered signatures (`tests/wycheproof_ecdsa.rs`, `tests/jws_props.rs`
-//! and the unit tests below).
+//! random keys, messages and tampered signatures (`tests/wycheproof_ecdsa.rs`,
+//! `tests/wycheproof_jws.rs`, `tests/jws_props.rs`, the unit tests below and the fuzz target
+//! `p256_fixed_key`).
 
 use p256::ecdsa::{Signature, VerifyingKey};
 use p256::elliptic_curve::ops::{Double as _, Invert as _, Reduce as _};
@@ -40,7 +41,8 @@ const WINDOWS: usize = 256 / WINDOW_BITS
         0
     };
 
-/// Every `j · 16^i · P` for `j` in `1..=HALF` and `i` in `0..WINDOWS`, affine, row by row.
+/// Every `j · 2^(WINDOW_BITS·i) · P` for `j` in `1..=HALF` and `i` in `0..WINDOWS`, affine, row
+/// by row.
 struct Table {
     points: Vec<AffinePoint>,
 }
@@ -56,7 +58,7 @@ impl Table {
                 multiple += base;
                 projective.push(multiple);
             }
-            // HALF · base doubled once is 16 · base, the next window's base.
+            // HALF · base doubled once is 2^WINDOW_BITS · base, the next window's base.
             base = multiple.double();
         }
         Self {
