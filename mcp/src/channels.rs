@@ -398,7 +398,8 @@ mod tests {
 
     #[test]
     fn a_post_registers_a_kept_identity_once_and_signs_again_when_the_head_moved() {
-        let dir = std::env::temp_dir().join(format!("tp-mcp-{}", std::process::id()));
+        // A directory of this test's own: tests of this binary run on parallel threads.
+        let dir = std::env::temp_dir().join(format!("tp-mcp-identity-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let h1 = "1".repeat(64);
         let plane = Scripted {

@@ -766,7 +766,8 @@ mod tests {
             answer: (201, json!({"fileId": "f1", "pieceBytes": 4, "done": true})),
         };
         let s = Server::new(&r, pane());
-        let dir = std::env::temp_dir().join(format!("tp-mcp-{}", std::process::id()));
+        // A directory of this test's own: tests of this binary run on parallel threads.
+        let dir = std::env::temp_dir().join(format!("tp-mcp-publish-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("notes.txt");
         std::fs::write(&file, b"0123456789").unwrap();
