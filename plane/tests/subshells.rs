@@ -605,3 +605,100 @@ fn a_folder_picker_lists_subdirectories_through_the_nodes_policy() {
     let r = w.as_admin("GET", &format!("/api/nodes/{other}/dirs"), None);
     assert_eq!(r.error(409), "NODE_OFFLINE");
 }
+
+/// Catalogue 75, a pane's token: used on another pane, minting a child above its ceiling, an
+/// action outside its ceiling, and used after its pane is deleted; each refusal leaves nothing
+/// behind.
+#[test]
+fn e75_a_panes_token_keeps_to_its_pane_and_ceiling_and_dies_with_its_pane() {
+    let w = world();
+    let parent =
+        w.launch(json!({ "permissions": { "channels": "read", "subshells": "write" } }))["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+    let other = w.launch(json!({}))["id"].as_str().unwrap().to_owned();
+    let token = w.token_of(&parent);
+    let rows = || {
+        let r = w.as_bearer(&w.key, "GET", "/api/subshells", None);
+        assert_eq!(r.status, 200, "{}", r.text());
+        r.json().as_array().unwrap().len()
+    };
+    let channels = || {
+        let r = w.as_admin("GET", "/api/channels", None);
+        assert_eq!(r.status, 200, "{}", r.text());
+        r.json().to_string()
+    };
+
+    // On another pane: its self-reports and an attach token for it are refused.
+    let r = w.as_bearer(
+        &token,
+        "POST",
+        &format!("/api/subshells/{other}/attention"),
+        Some(json!({ "attention": "done" })),
+    );
+    assert_eq!(r.error(403), "NOT_OWN_SUBSHELL");
+    assert_eq!(w.get(&other)["attention"], "none");
+    let r = w.as_bearer(
+        &token,
+        "PUT",
+        &format!("/api/subshells/{other}/session"),
+        Some(json!({ "harnessSessionId": "stolen" })),
+    );
+    assert_eq!(r.error(403), "NOT_OWN_SUBSHELL");
+    assert!(w.get(&other)["harnessSessionId"].is_null());
+    let r = w.as_bearer(
+        &token,
+        "POST",
+        "/api/auth/ws-token",
+        Some(json!({ "subshellId": other })),
+    );
+    assert_eq!(r.status, 403, "{}", r.text());
+
+    // A child above the ceiling (channels: write over read): refused, no row, no pane.
+    let before = rows();
+    let launch = |permissions: Value| {
+        w.as_bearer(
+            &token,
+            "POST",
+            "/api/subshells",
+            Some(json!({
+                "nodeId": w.node.node_id, "harnessId": "shell",
+                "cwd": w.node.work.to_string_lossy(), "permissions": permissions,
+            })),
+        )
+    };
+    let r = launch(json!({ "channels": "write", "subshells": "read" }));
+    assert_eq!(r.error(403), "PERMISSION_DENIED");
+    assert_eq!(rows(), before);
+    // Within it, the same launch goes through and the child names its parent.
+    let r = launch(json!({ "channels": "read", "subshells": "write" }));
+    assert_eq!(r.status, 201, "{}", r.text());
+    assert_eq!(r.json()["parentSubshellId"], parent.as_str());
+    assert_eq!(rows(), before + 1);
+
+    // An action outside the ceiling (creating a channel needs channels: write): refused, and
+    // no channel appears.
+    let seen = channels();
+    let r = w.as_bearer(
+        &token,
+        "POST",
+        "/api/channels",
+        Some(json!({ "name": "from-a-reader" })),
+    );
+    assert_eq!(r.error(403), "PERMISSION_DENIED");
+    assert_eq!(channels(), seen);
+
+    // After its pane is deleted: 401 wherever it is presented.
+    let r = w.as_admin("DELETE", &format!("/api/subshells/{parent}"), None);
+    assert_eq!(r.status, 204, "{}", r.text());
+    for (method, path) in [
+        ("GET", "/api/subshells".to_owned()),
+        ("GET", format!("/api/subshells/{other}")),
+        ("POST", format!("/api/subshells/{parent}/attention")),
+    ] {
+        let body = (method == "POST").then(|| json!({ "attention": "done" }));
+        let r = w.as_bearer(&token, method, &path, body);
+        assert_eq!(r.status, 401, "{method} {path}: {}", r.text());
+    }
+}

@@ -181,13 +181,24 @@ fn attach(
 
 /// Opens a WebSocket at `path` (with its query); `Err` holds the refusal's status and code.
 fn open_ws(p: &Plane, path: &str, origin: Option<&str>) -> Result<Term, (u16, String)> {
-    let url = format!("ws://{}{path}", p.addr);
+    let headers: Vec<(&str, &str)> = origin.map(|o| ("Origin", o)).into_iter().collect();
+    open_ws_at(p.addr, path, &headers)
+}
+
+/// [`open_ws`] at `addr` with any request headers (callable from other threads).
+fn open_ws_at(
+    addr: std::net::SocketAddr,
+    path: &str,
+    headers: &[(&str, &str)],
+) -> Result<Term, (u16, String)> {
+    let url = format!("ws://{addr}{path}");
     let mut req = url.into_client_request().unwrap();
-    if let Some(o) = origin {
+    for (k, v) in headers {
+        let name = tungstenite::http::HeaderName::from_bytes(k.as_bytes()).unwrap();
         req.headers_mut()
-            .insert("Origin", HeaderValue::from_str(o).unwrap());
+            .insert(name, HeaderValue::from_str(v).unwrap());
     }
-    let stream = TcpStream::connect(p.addr).unwrap();
+    let stream = TcpStream::connect(addr).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_millis(100)))
         .unwrap();
@@ -975,4 +986,160 @@ fn keys_the_node_cannot_type_are_reported_to_that_viewer() {
         t.closed.is_none(),
         "a refused key does not close the socket"
     );
+}
+
+/// Catalogue 76, the attach token: eight upgrades racing with one token get exactly one 101
+/// (twenty rounds); 29.999 s old it opens, 30.001 s old it does not; it carries its minter's
+/// reach (another account's session mints nothing that opens this pane); the mint is
+/// `no-store` and `no-referrer`; and no token, used or refused, appears in any log line.
+#[test]
+fn e76_one_attach_token_opens_one_socket_however_many_race_and_is_never_logged() {
+    let w = world();
+    let id = w.launch();
+    let addr = w.p.addr;
+    let mut tokens = Vec::new();
+    for round in 0..20 {
+        let tok = w.mint_cookie(&w.admin, Some(&id));
+        tokens.push(tok.clone());
+        let barrier = std::sync::Barrier::new(8);
+        let path = format!("/api/subshells/{id}/attach?token={tok}");
+        let results: Vec<Result<Term, (u16, String)>> = std::thread::scope(|s| {
+            let racers: Vec<_> = (0..8)
+                .map(|_| {
+                    s.spawn(|| {
+                        barrier.wait();
+                        open_ws_at(addr, &path, &[])
+                    })
+                })
+                .collect();
+            racers.into_iter().map(|r| r.join().unwrap()).collect()
+        });
+        let opened = results.iter().filter(|r| r.is_ok()).count();
+        assert_eq!(opened, 1, "round {round}: {opened} sockets opened");
+        for r in &results {
+            if let Err(e) = r {
+                assert_eq!(
+                    e,
+                    &(401, "ATTACH_TOKEN_INVALID".to_owned()),
+                    "round {round}"
+                );
+            }
+        }
+        let mut open = results.into_iter().find_map(Result::ok).unwrap();
+        open.until("attached", |t| t.has_frame("attached", |_| true));
+    }
+    until("the racers' viewers to leave", || {
+        w.p.svc.pump_of(&id).is_none().then_some(())
+    });
+
+    // Thirty seconds to the millisecond.
+    let young = w.mint_cookie(&w.admin, Some(&id));
+    let old = w.mint_cookie(&w.admin, Some(&id));
+    tokens.extend([young.clone(), old.clone()]);
+    w.p.clock.advance_ms(29_999);
+    let mut t = attach(&w.p, &id, &young, "", None).unwrap();
+    t.until("attached", |t| t.has_frame("attached", |_| true));
+    w.p.clock.advance_ms(2);
+    assert_eq!(
+        attach(&w.p, &id, &old, "", None).err(),
+        Some((401, "ATTACH_TOKEN_INVALID".into()))
+    );
+
+    // Bound to its minter's reach: another account's unbound token does not open this pane.
+    w.p.create_user(&w.admin, "carol@example.test", "user");
+    let carol = w.p.sign_in("carol@example.test", common::PASSWORD);
+    let hers = w.mint_cookie(&carol, None);
+    tokens.push(hers.clone());
+    let refused = attach(&w.p, &id, &hers, "", None).err().unwrap();
+    assert!(matches!(refused.0, 403 | 404), "{refused:?}");
+
+    // The mint is neither cached nor leaked through a Referer.
+    let r = w.as_cookie(
+        &w.admin,
+        "POST",
+        "/api/auth/ws-token",
+        Some(json!({ "subshellId": id })),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    assert_eq!(r.header("cache-control"), Some("no-store"));
+    assert_eq!(r.header("referrer-policy"), Some("no-referrer"));
+    tokens.push(r.json()["token"].as_str().unwrap().to_owned());
+
+    drop(t);
+    let logs = String::from_utf8_lossy(&common::logs().lock().unwrap()).into_owned();
+    assert!(
+        logs.contains(&format!("/api/subshells/{id}/attach")),
+        "the attaches were not logged at all, so this check would prove nothing"
+    );
+    for tok in &tokens {
+        assert!(
+            !logs.contains(tok.as_str()),
+            "an attach token is in the logs"
+        );
+    }
+}
+
+/// Catalogue 82, cross-site WebSocket hijacking: a browser-style upgrade carrying the
+/// session's cookie and a valid token, from a foreign, `null`, other-port, other-scheme or
+/// lookalike Origin, is refused 403 before any 101, on the terminal socket and on the live
+/// feed; the refusal spends nothing (the same tokens then open both from a trusted Origin).
+#[test]
+fn f82_a_foreign_origin_upgrade_is_refused_before_101_and_spends_nothing() {
+    let w = world();
+    let id = w.launch();
+    let port = w.p.addr.port();
+    let own = w.p.origin();
+    // The test plane trusts its own origin and `https://extra.example`.
+    let foreign = [
+        "https://evil.example".to_owned(),
+        "null".to_owned(),
+        String::new(),
+        format!("http://127.0.0.1:{}", port.wrapping_add(1)),
+        format!("https://127.0.0.1:{port}"),
+        "http://127.0.0.1".to_owned(),
+        format!("{own}.evil.example"),
+        format!("http://127.0.0.1:{port}@evil.example"),
+        "https://extra.example.evil.example".to_owned(),
+        "https://evilextra.example".to_owned(),
+        "http://extra.example".to_owned(),
+        "https://extra.example:8443".to_owned(),
+        "https://extra.example.".to_owned(),
+        "wss://extra.example".to_owned(),
+        "file://".to_owned(),
+    ];
+    let pane_tok = w.mint_cookie(&w.admin, Some(&id));
+    let feed_tok = w.mint_cookie(&w.admin, None);
+    let pane_path = format!("/api/subshells/{id}/attach?token={pane_tok}");
+    let feed_path = format!("/api/live?token={feed_tok}");
+    for origin in &foreign {
+        for path in [&pane_path, &feed_path] {
+            let r = open_ws_at(
+                w.p.addr,
+                path,
+                &[("Origin", origin.as_str()), ("Cookie", w.admin.as_str())],
+            );
+            assert_eq!(
+                r.err(),
+                Some((403, "ORIGIN_REJECTED".into())),
+                "Origin {origin:?} on {path}"
+            );
+        }
+    }
+    assert!(
+        w.p.svc.pump_of(&id).is_none(),
+        "a refused upgrade joined the pane"
+    );
+    // Nothing was spent: the same tokens open both sockets from a trusted Origin.
+    let mut t = open_ws_at(
+        w.p.addr,
+        &pane_path,
+        &[
+            ("Origin", "https://extra.example"),
+            ("Cookie", w.admin.as_str()),
+        ],
+    )
+    .unwrap();
+    t.until("attached", |t| t.has_frame("attached", |_| true));
+    let mut f = open_ws_at(w.p.addr, &feed_path, &[("Origin", own.as_str())]).unwrap();
+    f.until("hello", |t| t.has_frame("hello", |_| true));
 }
