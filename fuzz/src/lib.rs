@@ -857,6 +857,49 @@ mod corpus {
         }
     }
 
+    /// Catalogue 105: every body at the lengths on its limits (nothing, one byte, 0xffff, the
+    /// pre-handshake, JWS and frame caps and one either side), filled with bytes that parse as
+    /// little as possible and as much as possible: no panic, and each input done in bounded time.
+    #[test]
+    fn j105_every_parser_takes_inputs_at_its_length_limits() {
+        use termplane_proto::limits::{
+            MAX_FRAME_BYTES, MAX_JWS_BYTES, MAX_PRE_HANDSHAKE_FRAME_BYTES,
+        };
+        type Body = (&'static str, fn(&[u8]));
+        let bodies: [Body; 8] = [
+            ("p256_fixed_key", p256_fixed_key),
+            ("frame_decode", frame_decode),
+            ("jws_verify", jws_verify),
+            ("seal_open", seal_open),
+            ("kx_responder", kx_responder),
+            ("plane_link_ops", plane_link_ops),
+            ("agent_link_ops", agent_link_ops),
+            ("replay_model", replay_model),
+        ];
+        let mut lengths = vec![0, 1, 0xffff];
+        for cap in [
+            MAX_PRE_HANDSHAKE_FRAME_BYTES,
+            MAX_JWS_BYTES,
+            MAX_FRAME_BYTES,
+        ] {
+            lengths.extend([cap - 1, cap, cap + 1]);
+        }
+        for len in lengths {
+            for fill in [0u8, 1, b'{', b'A', 0xff] {
+                let input = vec![fill; len];
+                for (name, body) in bodies {
+                    let started = Instant::now();
+                    body(&input);
+                    let took = started.elapsed();
+                    assert!(
+                        took < Duration::from_secs(10),
+                        "{name} took {took:?} on {len} bytes of {fill:#04x}"
+                    );
+                }
+            }
+        }
+    }
+
     /// Regenerates the committed seeds: `TERMPLANE_WRITE_SEEDS=1 cargo test -p termplane-fuzz
     /// write_seeds`. Without the variable it only checks that generation still works.
     #[test]
