@@ -228,11 +228,10 @@ impl World {
     }
 
     fn build(tag: &str, node_bin: &Path, behind_tls: bool) -> Self {
-        let dir = std::env::temp_dir().join(format!(
-            "tp-e2e-{tag}-{}-{}",
-            std::process::id(),
-            Instant::now().elapsed().as_nanos()
-        ));
+        let dir = std::env::temp_dir().join(format!("tp-e2e-{tag}-{}-{}", std::process::id(), {
+            static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+            NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        }));
         let _ = std::fs::remove_dir_all(&dir);
         for sub in [
             "plane",

@@ -311,11 +311,10 @@ pub struct NodeProc {
 impl NodeProc {
     /// A temp dir with the node's config written in it (not started).
     pub fn prepare(tag: &str, plane: &ScriptedPlane, pinned: bool) -> Self {
-        let dir = std::env::temp_dir().join(format!(
-            "tps-{tag}-{}-{}",
-            std::process::id(),
-            Instant::now().elapsed().as_nanos()
-        ));
+        let dir = std::env::temp_dir().join(format!("tps-{tag}-{}-{}", std::process::id(), {
+            static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+            NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        }));
         let _ = std::fs::remove_dir_all(&dir);
         for sub in ["home", "data", "cfg"] {
             std::fs::create_dir_all(dir.join(sub)).unwrap();
