@@ -145,3 +145,42 @@ pub(super) async fn audit_in(
     .await?;
     Ok(())
 }
+
+/// An audit entry's fields besides its time (see [`audit_in`]).
+pub(super) struct Entry<'a> {
+    pub actor: Option<&'a str>,
+    pub kind: &'a str,
+    pub action: &'a str,
+    pub target: Option<&'a str>,
+    pub detail: &'a str,
+}
+
+impl<'a> Entry<'a> {
+    /// An entry for what a signed-in person (a browser session) did to `target`.
+    pub(super) fn by_cookie(actor: &'a str, action: &'a str, target: &'a str, detail: &'a str) -> Self {
+        Self {
+            actor: Some(actor),
+            kind: "cookie",
+            action,
+            target: Some(target),
+            detail,
+        }
+    }
+}
+
+/// Ends a change made by one statement that touched `rows` rows. None touched: `false`, and the
+/// transaction is dropped, so nothing is written (no audit entry either). Otherwise the audit
+/// entry is written in the same transaction, which commits, and the answer is `true`.
+pub(super) async fn commit_if_changed(
+    mut tx: sqlx::Transaction<'_, sqlx::Any>,
+    rows: u64,
+    now: i64,
+    e: Entry<'_>,
+) -> Result<bool, sqlx::Error> {
+    if rows == 0 {
+        return Ok(false);
+    }
+    audit_in(&mut tx, now, e.actor, e.kind, e.action, e.target, e.detail).await?;
+    tx.commit().await?;
+    Ok(true)
+}

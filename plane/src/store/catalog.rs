@@ -4,7 +4,7 @@
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
-use super::{Store, audit_in, flag};
+use super::{Entry, Store, audit_in, commit_if_changed, flag};
 
 /// A preset row (JSON columns as text).
 #[derive(Clone, Debug)]
@@ -307,21 +307,18 @@ impl Store {
             .execute(&mut *tx)
             .await?
             .rows_affected();
-        if n == 0 {
-            return Ok(false);
-        }
-        audit_in(
-            &mut tx,
+        commit_if_changed(
+            tx,
+            n,
             now,
-            Some(actor),
-            "cookie",
-            "node.system_access_set",
-            Some(node_id),
-            &serde_json::json!({ "allowed": allowed }).to_string(),
+            Entry::by_cookie(
+                actor,
+                "node.system_access_set",
+                node_id,
+                &serde_json::json!({ "allowed": allowed }).to_string(),
+            ),
         )
-        .await?;
-        tx.commit().await?;
-        Ok(true)
+        .await
     }
 
     // ----- presets -----

@@ -157,21 +157,13 @@ impl Store {
             .execute(&mut *tx)
             .await?
             .rows_affected();
-        if n == 0 {
-            return Ok(false);
-        }
-        audit_in(
-            &mut tx,
+        commit_if_changed(
+            tx,
+            n,
             now,
-            Some(actor),
-            "cookie",
-            "system_key.disabled",
-            Some(id),
-            "{}",
+            Entry::by_cookie(actor, "system_key.disabled", id, "{}"),
         )
-        .await?;
-        tx.commit().await?;
-        Ok(true)
+        .await
     }
 
     /// Deletes a system key; `false` when absent.
@@ -187,21 +179,13 @@ impl Store {
             .execute(&mut *tx)
             .await?
             .rows_affected();
-        if n == 0 {
-            return Ok(false);
-        }
-        audit_in(
-            &mut tx,
+        commit_if_changed(
+            tx,
+            n,
             now,
-            Some(actor),
-            "cookie",
-            "system_key.deleted",
-            Some(id),
-            "{}",
+            Entry::by_cookie(actor, "system_key.deleted", id, "{}"),
         )
-        .await?;
-        tx.commit().await?;
-        Ok(true)
+        .await
     }
 
     // ----- setup keys -----
@@ -292,20 +276,12 @@ impl Store {
         .execute(&mut *tx)
         .await?
         .rows_affected();
-        if n == 0 {
-            return Ok(false);
-        }
-        audit_in(
-            &mut tx,
+        commit_if_changed(
+            tx,
+            n,
             now,
-            Some(actor),
-            "cookie",
-            "setup_key.revoked",
-            Some(id),
-            "{}",
+            Entry::by_cookie(actor, "setup_key.revoked", id, "{}"),
         )
-        .await?;
-        tx.commit().await?;
-        Ok(true)
+        .await
     }
 }

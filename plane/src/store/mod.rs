@@ -38,7 +38,7 @@ pub use passkeys::{AddPasskey, MAX_PASSKEYS_PER_ACCOUNT, PasskeyRow};
 pub use shares::Share;
 pub use subshells::{Change, Subshell, SubshellFilter};
 
-use audit::audit_in;
+use audit::{Entry, audit_in, commit_if_changed};
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

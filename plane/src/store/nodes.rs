@@ -183,21 +183,13 @@ impl Store {
             .execute(&mut *tx)
             .await?
             .rows_affected();
-        if n == 0 {
-            return Ok(false);
-        }
-        audit_in(
-            &mut tx,
+        commit_if_changed(
+            tx,
+            n,
             now,
-            Some(actor),
-            "cookie",
-            "node.deleted",
-            Some(id),
-            "{}",
+            Entry::by_cookie(actor, "node.deleted", id, "{}"),
         )
-        .await?;
-        tx.commit().await?;
-        Ok(true)
+        .await
     }
 
     /// Replaces a remote node's key digest (the old key stops matching at once), clears its
@@ -220,21 +212,13 @@ impl Store {
         .execute(&mut *tx)
         .await?
         .rows_affected();
-        if n == 0 {
-            return Ok(false);
-        }
-        audit_in(
-            &mut tx,
+        commit_if_changed(
+            tx,
+            n,
             now,
-            Some(actor),
-            "cookie",
-            "node.key_rotated",
-            Some(id),
-            "{}",
+            Entry::by_cookie(actor, "node.key_rotated", id, "{}"),
         )
-        .await?;
-        tx.commit().await?;
-        Ok(true)
+        .await
     }
 
     /// Stores a node's allowed directories (JSON array text).
@@ -253,12 +237,15 @@ impl Store {
             .execute(&mut *tx)
             .await?
             .rows_affected();
-        if n == 0 {
-            return Ok(false);
-        }
-        audit_in(&mut tx, now, Some(actor), "cookie", "node.allowed_dirs_set", Some(id), &serde_json::json!({"allowedDirs": serde_json::from_str::<serde_json::Value>(dirs_json).unwrap_or_default()}).to_string()).await?;
-        tx.commit().await?;
-        Ok(true)
+        let dirs = serde_json::from_str::<serde_json::Value>(dirs_json).unwrap_or_default();
+        let detail = serde_json::json!({ "allowedDirs": dirs }).to_string();
+        commit_if_changed(
+            tx,
+            n,
+            now,
+            Entry::by_cookie(actor, "node.allowed_dirs_set", id, &detail),
+        )
+        .await
     }
 
     /// Writes a node's maintenance mirror (`{ on, changedAt }` JSON) and audits it, in one
@@ -278,21 +265,13 @@ impl Store {
             .execute(&mut *tx)
             .await?
             .rows_affected();
-        if n == 0 {
-            return Ok(false);
-        }
-        audit_in(
-            &mut tx,
+        commit_if_changed(
+            tx,
+            n,
             now,
-            Some(actor),
-            "cookie",
-            "node.maintenance_set",
-            Some(id),
-            mirror_json,
+            Entry::by_cookie(actor, "node.maintenance_set", id, mirror_json),
         )
-        .await?;
-        tx.commit().await?;
-        Ok(true)
+        .await
     }
 
     /// Writes a node's maintenance mirror as the node itself reported it (its `maintenance`
