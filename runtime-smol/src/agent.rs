@@ -175,13 +175,6 @@ pub enum AgentReport {
         /// Close code.
         code: u16,
     },
-    /// A verified command started executing.
-    Executing {
-        /// Its jti.
-        jti: String,
-        /// Its type.
-        kind: String,
-    },
     /// The control pin was stored (register-ok) or dropped (4411).
     ControlPin(Option<String>),
     /// The machine told the process to exit.
@@ -335,13 +328,7 @@ pub async fn run<C: Clock + Sync>(
         }
         if let Some((jti, command, record)) = r.queue.pop_front() {
             match executor.record_admission(&record) {
-                Ok(()) => {
-                    r.report(AgentReport::Executing {
-                        jti: jti.clone(),
-                        kind: command.kind().to_owned(),
-                    });
-                    r.running.push(executor.execute(jti, command));
-                }
+                Ok(()) => r.running.push(executor.execute(jti, command)),
                 Err(e) => {
                     r.report(AgentReport::Note(format!("{NOT_RECORDED}: {e}")));
                     r.machine
