@@ -33,10 +33,11 @@
 //! once a second after a call shows that the server is up. A control client that fails while a
 //! command may already have run does not re-run it: the call reports the failure.
 
+use std::collections::VecDeque;
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::Mutex;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError, channel};
 use std::time::{Duration, Instant};
 
 use super::tmux::TmuxError;
@@ -57,10 +58,50 @@ enum Line {
     End,
 }
 
+/// The client's output as its reader thread hands it over: every line that could be read
+/// without waiting travels in one batch, so a caller is woken once per burst of tmux's output
+/// (a call's answer is five lines) instead of once per line.
+struct Lines {
+    rx: Receiver<Vec<Line>>,
+    ready: VecDeque<Line>,
+}
+
+impl Lines {
+    fn new(rx: Receiver<Vec<Line>>) -> Self {
+        Self {
+            rx,
+            ready: VecDeque::new(),
+        }
+    }
+
+    /// The next line if one has arrived (`None` when none has, or the reader is gone).
+    fn try_next(&mut self) -> Option<Line> {
+        if self.ready.is_empty() {
+            match self.rx.try_recv() {
+                Ok(batch) => self.ready.extend(batch),
+                Err(TryRecvError::Empty | TryRecvError::Disconnected) => return None,
+            }
+        }
+        self.ready.pop_front()
+    }
+
+    /// The next line, waiting until `deadline`.
+    fn next(&mut self, deadline: Instant) -> Result<Line, RecvTimeoutError> {
+        loop {
+            if let Some(l) = self.ready.pop_front() {
+                return Ok(l);
+            }
+            let wait = deadline.saturating_duration_since(Instant::now());
+            let batch = self.rx.recv_timeout(wait)?;
+            self.ready.extend(batch);
+        }
+    }
+}
+
 struct Conn {
     child: Child,
     stdin: ChildStdin,
-    rx: Receiver<Line>,
+    lines: Lines,
 }
 
 impl Conn {
@@ -190,19 +231,19 @@ impl Control {
         };
         // Notifications that arrived since the last call; anything else is out of step.
         loop {
-            match conn.rx.try_recv() {
-                Ok(Line::Text(l)) if is_notification(&l) => {}
-                Ok(Line::Text(l)) => {
+            match conn.lines.try_next() {
+                Some(Line::Text(l)) if is_notification(&l) => {}
+                Some(Line::Text(l)) => {
                     tmux.debug(&format!("tmux control client out of step: {l:?}"));
                     st.drop_conn();
                     return Outcome::Unavailable;
                 }
-                Ok(Line::End) => {
+                Some(Line::End) => {
                     tmux.debug("tmux control client exited");
                     st.drop_conn();
                     return Outcome::Unavailable;
                 }
-                Err(_) => break,
+                None => break,
             }
         }
         if conn
@@ -214,7 +255,7 @@ impl Control {
             st.drop_conn();
             return Outcome::Unavailable;
         }
-        match read_answer(&conn.rx, &marker, Instant::now() + deadline) {
+        match read_answer(&mut conn.lines, &marker, Instant::now() + deadline) {
             Ok(answer) => Outcome::Answer(answer),
             Err(e) => {
                 tmux.debug(&format!("tmux control call failed: {e}"));
@@ -287,15 +328,14 @@ fn out_of_step(what: &str) -> TmuxError {
 
 /// Reads the two blocks of one call: the command's, then the marker's.
 fn read_answer(
-    rx: &Receiver<Line>,
+    lines: &mut Lines,
     marker: &str,
     deadline: Instant,
 ) -> Result<Result<String, String>, TmuxError> {
     let mut first: Option<Result<String, String>> = None;
     let mut open: Option<(String, String)> = None;
     loop {
-        let wait = deadline.saturating_duration_since(Instant::now());
-        let line = match rx.recv_timeout(wait) {
+        let line = match lines.next(deadline) {
             Ok(Line::Text(l)) => l,
             Ok(Line::End) | Err(RecvTimeoutError::Disconnected) => {
                 return Err(TmuxError::Failed("tmux control client exited".into()));
@@ -391,6 +431,7 @@ fn attach(tmux: &super::tmux::Tmux) -> Result<Conn, String> {
         .spawn(move || {
             let mut r = BufReader::new(stdout);
             let mut buf = Vec::new();
+            let mut batch = Vec::new();
             loop {
                 buf.clear();
                 let limit = u64::try_from(LINE_CAP).unwrap_or(u64::MAX);
@@ -403,27 +444,32 @@ fn attach(tmux: &super::tmux::Tmux) -> Result<Conn, String> {
                             // A cut line: end the stream so the caller sees it out of step.
                             break;
                         }
-                        let text = String::from_utf8_lossy(&buf).into_owned();
-                        if tx.send(Line::Text(text)).is_err() {
+                        batch.push(Line::Text(String::from_utf8_lossy(&buf).into_owned()));
+                        // Hand over what was read once nothing more is buffered.
+                        if r.buffer().is_empty() && tx.send(std::mem::take(&mut batch)).is_err() {
                             return;
                         }
                     }
                 }
             }
-            let _ = tx.send(Line::End);
+            batch.push(Line::End);
+            let _ = tx.send(batch);
         });
     if let Err(e) = spawned {
         let _ = child.kill();
         let _ = child.wait();
         return Err(e.to_string());
     }
-    let conn = Conn { child, stdin, rx };
+    let mut conn = Conn {
+        child,
+        stdin,
+        lines: Lines::new(rx),
+    };
     // The attach command's own block comes first.
     let deadline = Instant::now() + ATTACH_DEADLINE;
     let mut guard: Option<String> = None;
     loop {
-        let wait = deadline.saturating_duration_since(Instant::now());
-        let Ok(Line::Text(line)) = conn.rx.recv_timeout(wait) else {
+        let Ok(Line::Text(line)) = conn.lines.next(deadline) else {
             conn.kill();
             return Err("tmux control client did not attach".into());
         };
@@ -470,20 +516,57 @@ mod tests {
         }
     }
 
-    fn feed(lines: &[&str]) -> Receiver<Line> {
+    /// `lines` as the reader thread would hand them over in batches of `per` lines.
+    fn feed(lines: &[&str], per: usize) -> Lines {
         let (tx, rx) = channel();
-        for l in lines {
-            tx.send(Line::Text((*l).to_owned())).unwrap();
+        for chunk in lines.chunks(per) {
+            tx.send(chunk.iter().map(|l| Line::Text((*l).to_owned())).collect())
+                .unwrap();
         }
-        rx
+        Lines::new(rx)
     }
 
+    /// The answer read from `lines`; the same whichever way they were batched.
     fn read(lines: &[&str]) -> Result<Result<String, String>, TmuxError> {
+        let answers: Vec<String> = [1, 2, 3, lines.len().max(1)]
+            .into_iter()
+            .map(|per| {
+                let r = read_answer(
+                    &mut feed(lines, per),
+                    "tpsync s 1",
+                    Instant::now() + Duration::from_millis(50),
+                );
+                format!("{r:?}")
+            })
+            .collect();
+        assert!(answers.windows(2).all(|w| w[0] == w[1]), "{answers:?}");
         read_answer(
-            &feed(lines),
+            &mut feed(lines, 1),
             "tpsync s 1",
             Instant::now() + Duration::from_millis(50),
         )
+    }
+
+    #[test]
+    fn lines_come_out_in_order_across_batches_and_end_after_the_last() {
+        let (tx, rx) = channel();
+        tx.send(vec![Line::Text("a".into()), Line::Text("b".into())])
+            .unwrap();
+        tx.send(vec![Line::Text("c".into()), Line::End]).unwrap();
+        drop(tx);
+        let mut lines = Lines::new(rx);
+        let mut seen = Vec::new();
+        while let Some(l) = lines.try_next() {
+            seen.push(match l {
+                Line::Text(t) => t,
+                Line::End => "<end>".into(),
+            });
+        }
+        assert_eq!(seen, ["a", "b", "c", "<end>"]);
+        assert!(matches!(
+            lines.next(Instant::now()),
+            Err(RecvTimeoutError::Disconnected)
+        ));
     }
 
     #[test]
