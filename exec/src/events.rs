@@ -2,7 +2,6 @@
 //! `subshells_report` census, the maintenance mirror's watch and the log tails behind `output`.
 
 use std::collections::HashMap;
-use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::SyncSender;
@@ -548,11 +547,9 @@ fn tail_loop(
         if let (Some(w), false, Some(_)) = (&watch, watching, &file) {
             watching = inotify::add_watch(w, log, inotify::WatchFlags::MODIFY).is_ok();
         }
-        let n = match file.as_mut() {
-            Some(f) => f
-                .seek(SeekFrom::Start(pos))
-                .and_then(|_| f.read(&mut buf))
-                .unwrap_or(0),
+        // A positional read: one system call, and the file's own offset is never used.
+        let n = match file.as_ref() {
+            Some(f) => std::os::unix::fs::FileExt::read_at(f, &mut buf, pos).unwrap_or(0),
             None => 0,
         };
         if n > 0 {
@@ -585,8 +582,9 @@ fn tail_loop(
                     PollFd::new(wake, PollFlags::IN),
                 ];
                 let _ = poll(&mut fds, Some(&timeout));
-                // Drain the change notices; their content is not needed.
-                while matches!(rustix::io::read(w, &mut notes), Ok(n) if n > 0) {}
+                // Drop the change notices (their content is not needed). One read takes up to
+                // 256 of them; any left make the next poll return at once.
+                let _ = rustix::io::read(w, &mut notes);
                 let gather = last_read.is_some_and(|(n, at)| should_gather(n, at.elapsed()));
                 if gather && !stop.load(Ordering::Relaxed) {
                     std::thread::sleep(TAIL_COALESCE);

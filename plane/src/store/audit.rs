@@ -157,7 +157,12 @@ pub(super) struct Entry<'a> {
 
 impl<'a> Entry<'a> {
     /// An entry for what a signed-in person (a browser session) did to `target`.
-    pub(super) fn by_cookie(actor: &'a str, action: &'a str, target: &'a str, detail: &'a str) -> Self {
+    pub(super) fn by_cookie(
+        actor: &'a str,
+        action: &'a str,
+        target: &'a str,
+        detail: &'a str,
+    ) -> Self {
         Self {
             actor: Some(actor),
             kind: "cookie",
