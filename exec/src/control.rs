@@ -47,6 +47,8 @@ pub const CONTROL_SESSION: &str = "termplane-ctl";
 /// Longest line read from the control client (longer lines are cut and the stream is
 /// treated as out of step).
 const LINE_CAP: usize = 8 * 1024 * 1024;
+/// Most lines the reader hands over in one batch.
+const BATCH_LINES: usize = 256;
 /// Least time between two attach attempts.
 const RECONNECT_GAP: Duration = Duration::from_secs(1);
 /// How long an attach may take.
@@ -445,8 +447,12 @@ fn attach(tmux: &super::tmux::Tmux) -> Result<Conn, String> {
                             break;
                         }
                         batch.push(Line::Text(String::from_utf8_lossy(&buf).into_owned()));
-                        // Hand over what was read once nothing more is buffered.
-                        if r.buffer().is_empty() && tx.send(std::mem::take(&mut batch)).is_err() {
+                        // Hand over what was read once nothing more is buffered (or a batch
+                        // is full: a long answer still streams to the caller).
+                        let full = batch.len() >= BATCH_LINES;
+                        if (full || r.buffer().is_empty())
+                            && tx.send(std::mem::take(&mut batch)).is_err()
+                        {
                             return;
                         }
                     }
