@@ -10,7 +10,12 @@
 //! * **validate** — the constrained field types below ([`Text`], [`Email`], [`AbsPath`],
 //!   [`Key32Text`], [`RowId`], …) check their rule *while* they are decoded, so a value of a
 //!   request type is valid by construction; serde's error, with the path of the failing field,
-//!   becomes the spec's 400 `INPUT_VALIDATION_ERROR` with `metadata.field`;
+//!   becomes the spec's 400 `INPUT_VALIDATION_ERROR` with `metadata.field`, its message in
+//!   JSON's words (`expected an integer from 0 to 65535`, never a Rust type's name), and a body
+//!   of the wrong kind (an array where an object is taken) is said to be one. A body is read as
+//!   JSON whatever its `Content-Type` says (`curl -d` sends a form type): what would make that
+//!   dangerous, a browser's cross-site request riding the session cookie, is refused by the
+//!   Origin check of every cookie-authenticated write;
 //! * **document** — each type derives (or, for the constrained types, implements) `JsonSchema`
 //!   from the same constants its validation uses, and the OpenAPI document
 //!   (`/api/openapi.json`) is generated from these schemas by the route list.

@@ -29,8 +29,11 @@ pub(crate) fn validation_error(path: &str, message: &str) -> ApiError {
                 .strip_prefix("duplicate key \"")
                 .and_then(|rest| rest.split('"').next())
         });
+    // An unknown field's path already ends with its name; a missing one's is the parent's.
+    let at_key = message.starts_with("unknown field `");
     let full = match (path, named) {
         ("." | "", Some(n)) => n.to_owned(),
+        (p, Some(n)) if at_key && (p == n || p.ends_with(&format!(".{n}"))) => p.to_owned(),
         (p, Some(n)) => format!("{p}.{n}"),
         (p, None) => p.to_owned(),
     };
@@ -45,6 +48,7 @@ pub(crate) fn validation_error(path: &str, message: &str) -> ApiError {
         .filter(|s| !s.is_empty())
         .unwrap_or("body")
         .to_owned();
+    let message = json_words(message);
     let text = if top == "body" {
         format!("the body is not valid: {message}")
     } else {
@@ -55,6 +59,39 @@ pub(crate) fn validation_error(path: &str, message: &str) -> ApiError {
         meta["path"] = Value::String(full);
     }
     ApiError::new(400, "INPUT_VALIDATION_ERROR", text).with_metadata(meta)
+}
+
+/// serde's words for what it expected, said in JSON's terms: a client reads the reference's
+/// schemas, not our Rust types (`expected u16` becomes `expected an integer from 0 to 65535`,
+/// `expected struct LaunchRequest` `expected an object`).
+fn json_words(message: &str) -> String {
+    let Some(i) = message.rfind("expected ") else {
+        return message.to_owned();
+    };
+    let (head, what) = message.split_at(i + "expected ".len());
+    let integer = INTEGER_BOUNDS
+        .iter()
+        .find(|(format, _, _)| {
+            let rust = format
+                .strip_prefix("uint")
+                .map(|bits| format!("u{bits}"))
+                .or_else(|| format.strip_prefix("int").map(|bits| format!("i{bits}")));
+            rust.is_some_and(|r| r == what)
+                || (what == "usize" && *format == "uint64")
+                || (what == "isize" && *format == "int64")
+        })
+        .map(|(_, lo, hi)| format!("an integer from {lo} to {hi}"));
+    let plain = match what {
+        _ if integer.is_some() => integer,
+        _ if what.starts_with("struct ") || what == "a map" => Some("an object".to_owned()),
+        "a sequence" | "a tuple" => Some("an array".to_owned()),
+        "f32" | "f64" => Some("a number".to_owned()),
+        _ => None,
+    };
+    match plain {
+        Some(p) => format!("{head}{p}"),
+        None => message.to_owned(),
+    }
 }
 
 /// Decodes a JSON body into `T`: strict JSON (UTF-8, no key repeated in any object, at most
@@ -88,10 +125,16 @@ pub(crate) fn decode_json<T: DeserializeOwned + JsonSchema + 'static>(
     let mut value: Value = serde_json::from_str(text)
         .map_err(|e| ApiError::validation("body", format!("the body is not JSON: {e}")))?;
     integral_numbers(&mut value);
-    let decoded = serde_path_to_error::deserialize(value.clone()).map_err(|e| {
-        let path = e.path().to_string();
-        validation_error(&path, &e.into_inner().to_string())
-    })?;
+    let decoded = match serde_path_to_error::deserialize(value.clone()) {
+        Ok(d) => d,
+        Err(e) => {
+            // A document of the wrong kind altogether (an array where the route takes an
+            // object) is said as such, not as the first field serde tried to read from it.
+            root_kind::<T>(&value)?;
+            let path = e.path().to_string();
+            return Err(validation_error(&path, &e.into_inner().to_string()));
+        }
+    };
     schema_gate::<T>(&value)?;
     Ok(decoded)
 }
@@ -131,6 +174,57 @@ fn validator_for<T: JsonSchema + 'static>() -> Result<Arc<jsonschema::Validator>
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .insert(id, v.clone());
     Ok(v)
+}
+
+/// Refuses a document whose own kind (object, array, string…) is not the one `T`'s schema
+/// takes.
+fn root_kind<T: JsonSchema + 'static>(value: &Value) -> Result<(), ApiError> {
+    let validator = validator_for::<T>()?;
+    let wrong = validator.iter_errors(value).find(|e| {
+        e.instance_path().as_str().is_empty()
+            && matches!(
+                e.kind(),
+                jsonschema::error::ValidationErrorKind::Type { .. }
+            )
+    });
+    let Some(e) = wrong else {
+        return Ok(());
+    };
+    let found = match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    };
+    let wanted = match e.kind() {
+        jsonschema::error::ValidationErrorKind::Type { kind } => kind_words(kind),
+        _ => String::new(),
+    };
+    Err(ApiError::validation(
+        "body",
+        format!("the body must be {wanted}, not {found}"),
+    ))
+}
+
+fn kind_words(kind: &jsonschema::error::TypeKind) -> String {
+    use jsonschema::JsonType;
+    let one = |t: &JsonType| match t {
+        JsonType::Array => "an array",
+        JsonType::Boolean => "a boolean",
+        JsonType::Integer => "an integer",
+        JsonType::Null => "null",
+        JsonType::Number => "a number",
+        JsonType::Object => "a JSON object",
+        JsonType::String => "a string",
+    };
+    match kind {
+        jsonschema::error::TypeKind::Single(t) => one(t).to_owned(),
+        jsonschema::error::TypeKind::Multiple(ts) => {
+            ts.iter().map(|t| one(&t)).collect::<Vec<_>>().join(" or ")
+        }
+    }
 }
 
 /// Refuses a decoded document that its type's published schema does not describe.
@@ -310,6 +404,81 @@ mod tests {
         let m = e.metadata.unwrap();
         assert_eq!(m["field"], "allowedDirs");
         assert_eq!(m["path"], "allowedDirs[1]");
+    }
+
+    #[test]
+    fn an_unknown_field_is_named_once_and_a_missing_one_under_its_parent() {
+        let top = decode_json::<crate::api::subshells::LaunchRequest>(
+            br#"{"nodeId":"0123456789abcdef0123456789abcdef","harnessId":"shell","bogus":1}"#,
+        )
+        .unwrap_err();
+        assert!(
+            top.message.starts_with("`bogus`: unknown field"),
+            "{}",
+            top.message
+        );
+        let m = top.metadata.unwrap();
+        assert_eq!(m["field"], "bogus");
+        assert!(m.get("path").is_none(), "{m}");
+        let nested = decode_json::<crate::api::subshells::LaunchRequest>(
+            br#"{"nodeId":"0123456789abcdef0123456789abcdef","harnessId":"shell","permissions":{"x":1}}"#,
+        )
+        .unwrap_err();
+        let m = nested.metadata.unwrap();
+        assert_eq!(
+            (m["field"].as_str(), m["path"].as_str()),
+            (Some("permissions"), Some("permissions.x"))
+        );
+        // serde reports a missing field at its parent's path.
+        let missing = validation_error("rules[0]", "missing field `resolve`");
+        let m = missing.metadata.unwrap();
+        assert_eq!(
+            (m["field"].as_str(), m["path"].as_str()),
+            (Some("rules"), Some("rules[0].resolve"))
+        );
+    }
+
+    #[test]
+    fn a_body_of_the_wrong_kind_is_said_so_in_json_terms() {
+        for (body, found) in [
+            (&b"[]"[..], "an array"),
+            (b"[1,2,3,4,5,6,7,8,9,10,11]", "an array"),
+            (b"\"text\"", "a string"),
+            (b"7", "a number"),
+            (b"null", "null"),
+        ] {
+            let e = decode_json::<crate::api::subshells::LaunchRequest>(body).unwrap_err();
+            assert_eq!(
+                e.message,
+                format!("the body must be a JSON object, not {found}")
+            );
+            assert_eq!(e.metadata.unwrap()["field"], "body");
+        }
+        // Rust's names for what serde expected do not reach the client.
+        let e = decode_json::<crate::api::subshells::LaunchRequest>(
+            br#"{"nodeId":"0123456789abcdef0123456789abcdef","harnessId":"shell","cols":"wide"}"#,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.message,
+            "`cols`: invalid type: string \"wide\", expected an integer from 0 to 65535"
+        );
+        assert_eq!(
+            json_words("invalid length 0, expected struct X with 2 elements"),
+            "invalid length 0, expected an object"
+        );
+        assert_eq!(
+            json_words("invalid type: map, expected a sequence"),
+            "invalid type: map, expected an array"
+        );
+        assert_eq!(
+            json_words("invalid value: integer `-1`, expected i8"),
+            "invalid value: integer `-1`, expected an integer from -128 to 127"
+        );
+        assert_eq!(
+            json_words("must be an absolute path"),
+            "must be an absolute path"
+        );
     }
 
     #[test]
