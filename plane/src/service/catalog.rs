@@ -49,6 +49,45 @@ impl NotLaunchable {
     }
 }
 
+/// What a harness's version output says, as the inventory shows it: the first line that holds
+/// more than blanks (`bash --version` goes on with a licence), control characters (a terminal
+/// escape sequence such as a colour, a carriage return) left out, at most 200 characters; `None`
+/// when nothing is left.
+fn version_line(raw: &str) -> Option<String> {
+    let line = raw
+        .lines()
+        .find(|l| l.chars().any(|c| !c.is_whitespace()))?;
+    let mut clean = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            // ESC [ parameters… final byte (a CSI sequence); or ESC, intermediate bytes
+            // (` ` to `/`) and one final character (`ESC ( B`, `ESC 7`).
+            match chars.next() {
+                Some('[') => {
+                    for p in chars.by_ref() {
+                        if ('@'..='~').contains(&p) {
+                            break;
+                        }
+                    }
+                }
+                Some(' '..='/') => {
+                    for p in chars.by_ref() {
+                        if !(' '..='/').contains(&p) {
+                            break;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        } else if !c.is_control() {
+            clean.push(c);
+        }
+    }
+    let text: String = clean.trim().chars().take(200).collect();
+    (!text.is_empty()).then_some(text)
+}
+
 fn preset_view(p: &store::Preset) -> Preset {
     Preset {
         id: p.id.clone(),
@@ -194,7 +233,7 @@ impl Service {
                             version: h
                                 .get("version")
                                 .and_then(serde_json::Value::as_str)
-                                .map(|v| v.chars().take(200).collect()),
+                                .and_then(version_line),
                             binary_path: h
                                 .get("binaryPath")
                                 .and_then(serde_json::Value::as_str)
@@ -543,5 +582,33 @@ impl Service {
             return Err(ApiError::not_found("workspace"));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::version_line;
+
+    #[test]
+    fn a_version_is_its_first_line_without_control_characters() {
+        let bash = "GNU bash, version 5.2.15(1)-release (x86_64-pc-linux-gnu)\nCopyright (C) 2022 Free \
+                    Software Foundation, Inc.\nLicense GPLv3+";
+        assert_eq!(
+            version_line(bash).as_deref(),
+            Some("GNU bash, version 5.2.15(1)-release (x86_64-pc-linux-gnu)")
+        );
+        assert_eq!(version_line("\n  \n 1.2.3 \r\n").as_deref(), Some("1.2.3"));
+        assert_eq!(
+            version_line("\u{1b}[1mtool\u{1b}[0m 2.0").as_deref(),
+            Some("tool 2.0")
+        );
+        assert_eq!(version_line("v\u{1b}(B1").as_deref(), Some("v1"));
+        assert_eq!(version_line("\u{1b}[31"), None);
+        assert_eq!(version_line(""), None);
+        assert_eq!(version_line(" \n\t\n"), None);
+        assert_eq!(
+            version_line(&"é".repeat(300)).map(|v| v.chars().count()),
+            Some(200)
+        );
     }
 }
