@@ -203,6 +203,25 @@ fn plugins_are_listed_for_any_credential_and_a_disabled_one_cannot_launch() {
     assert_eq!(r.status, 200, "{}", r.text());
     let r = w.as_bearer(&w.key, "POST", "/api/subshells", Some(body));
     assert_eq!(r.status, 201, "{}", r.text());
+    // The launch detected the shell: its version is the first line of `--version` (bash goes
+    // on with a licence), with nothing a terminal would act on.
+    let r = w.as_admin(
+        "GET",
+        &format!("/api/nodes/{}/harnesses", w.node.node_id),
+        None,
+    );
+    let listed = r.json();
+    let shell = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["harnessId"] == "shell")
+        .unwrap();
+    let version = shell["version"].as_str().unwrap_or_default();
+    assert!(
+        !version.is_empty() && !version.contains(['\n', '\r', '\u{1b}']),
+        "{shell}"
+    );
 }
 
 #[test]

@@ -367,7 +367,7 @@ impl Service {
                     name: p.name.to_owned(),
                     enabled,
                     installed: d.is_some_and(|d| d.installed),
-                    version: d.and_then(|d| d.version.clone()),
+                    version: d.and_then(|d| d.version.as_deref()).and_then(version_line),
                     binary_path: d.and_then(|d| d.binary_path.clone()),
                     reason: d.and_then(|d| d.reason.clone()),
                     checked_at: d.map(|d| d.checked_at),
