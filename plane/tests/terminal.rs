@@ -565,6 +565,46 @@ fn deleting_a_subshell_closes_its_viewers_with_4404() {
 }
 
 #[test]
+fn a_client_that_closes_gets_its_close_frame_back_on_the_terminal_and_the_live_feed() {
+    let w = world();
+    let id = w.launch();
+    let tok = w.mint_cookie(&w.admin, Some(&id));
+    let mut stays = attach(&w.p, &id, &tok, "", None).unwrap();
+    stays.until("attached", |t| t.has_frame("attached", |_| true));
+    let tok = w.mint_cookie(&w.admin, Some(&id));
+    let mut leaves = attach(&w.p, &id, &tok, "", None).unwrap();
+    leaves.until("attached", |t| t.has_frame("attached", |_| true));
+    stays.until("presence of two", |t| {
+        t.has_frame("presence", |v| {
+            v["viewers"].as_array().is_some_and(|a| a.len() == 2)
+        })
+    });
+    // The closing handshake (RFC 6455 §5.5.1): the plane echoes the client's close frame
+    // before its TCP connection ends, instead of a bare end that the client reads as 1006.
+    let bye = |t: &mut Term| {
+        t.ws.close(Some(tungstenite::protocol::CloseFrame {
+            code: tungstenite::protocol::frame::coding::CloseCode::Normal,
+            reason: "bye".into(),
+        }))
+        .unwrap();
+        t.until("the close", |t| t.closed.is_some());
+        assert_eq!(t.closed, Some((1000, "bye".to_owned())));
+    };
+    bye(&mut leaves);
+    stays.until("presence of one", |t| {
+        t.frames
+            .iter()
+            .rev()
+            .find(|v| v["type"] == "presence")
+            .is_some_and(|v| v["viewers"].as_array().is_some_and(|a| a.len() == 1))
+    });
+    let tok = w.mint_cookie(&w.admin, None);
+    let mut feed = open_ws(&w.p, &format!("/api/live?token={tok}"), Some(&w.p.origin())).unwrap();
+    feed.until("hello", |t| t.has_frame("hello", |_| true));
+    bye(&mut feed);
+}
+
+#[test]
 fn a_pane_token_never_reaches_a_pane_merely_shared_with_its_owner() {
     let w = world();
     // The admin's pane, and the admin's pane's own token.

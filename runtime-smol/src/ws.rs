@@ -155,6 +155,12 @@ pub struct PeerClose {
 /// Sends a close frame, then waits (bounded by [`CLOSE_LINGER`]) for the peer's close or EOF,
 /// discarding whatever data arrives meanwhile. Answers the peer's close frame when one arrived:
 /// its own close can have crossed ours, and it says what the peer meant.
+///
+/// When the peer's close was read first, the closing handshake is the peer's: `code` is not
+/// sent, the peer's own close frame is echoed back (RFC 6455 §5.5.1) and the answer is `None`.
+/// tungstenite queues that echo when it reads the close but refuses any later send, so it leaves
+/// on the one further read this function makes; without it the peer saw its TCP connection end
+/// with no close frame (1006).
 pub async fn close<S>(ws: &mut WebSocketStream<S>, code: u16, reason: &str) -> Option<PeerClose>
 where
     S: AsyncRead + AsyncWrite + Unpin,
@@ -165,6 +171,8 @@ where
     };
     let send = async {
         if ws.close(Some(frame)).await.is_err() {
+            // The peer closed first (or the socket broke): this read sends the queued echo.
+            let _ = ws.next().await;
             return None;
         }
         for _ in 0..256 {
@@ -315,6 +323,50 @@ mod tests {
                     reason: "superseded".into()
                 }
             );
+        });
+    }
+
+    #[test]
+    fn a_close_read_first_is_echoed_back_to_its_sender() {
+        smol::block_on(async {
+            let (mut server, mut client) = pair().await;
+            // The client starts the closing handshake; the server reads it, then closes as
+            // every handler does on a peer's close.
+            let client_side = async {
+                client
+                    .close(Some(CloseFrame {
+                        code: WsCloseCode::from(1000),
+                        reason: Utf8Bytes::from("bye".to_owned()),
+                    }))
+                    .await
+                    .unwrap();
+                // Bounded: without the echo the server keeps the connection open.
+                client
+                    .next()
+                    .or(async {
+                        smol::Timer::after(Duration::from_secs(5)).await;
+                        None
+                    })
+                    .await
+            };
+            let server_side = async {
+                assert_eq!(
+                    next_inbound(&mut server).await,
+                    Inbound::Closed {
+                        code: Some(1000),
+                        reason: "bye".into()
+                    }
+                );
+                close(&mut server, 4000, "ignored").await
+            };
+            let (echo, answered) = futures_lite::future::zip(client_side, server_side).await;
+            assert_eq!(answered, None);
+            match echo {
+                Some(Ok(Message::Close(Some(f)))) => {
+                    assert_eq!((u16::from(f.code), f.reason.as_str()), (1000, "bye"));
+                }
+                other => panic!("the client got no close frame back: {other:?}"),
+            }
         });
     }
 }
