@@ -132,14 +132,17 @@ pub fn http(
     })
 }
 
-/// Where the built binaries are: next to the node binary.
+/// Where the built binaries are: next to the node binary. The plane is another package's
+/// binary, which `cargo test -p termplane-node` does not build, so it is built here (once per
+/// test process; a no-op when it is up to date): a plane binary left from an older build would
+/// otherwise be tested in place of the code.
 pub fn plane_binary(node_bin: &Path) -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT
         .get_or_init(|| {
             let dir = node_bin.parent().unwrap();
             let plane = dir.join("termplane");
-            if !plane.exists() {
+            {
                 // Same profile and target directory as the node binary.
                 let target = dir.parent().unwrap();
                 let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
