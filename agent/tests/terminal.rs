@@ -317,3 +317,45 @@ fn a_read_only_share_on_a_remote_pane_cannot_type() {
     });
     assert!(!owner.text().contains("from-bob-2"), "a read share typed");
 }
+
+#[test]
+fn a_viewer_of_a_remote_pane_outlives_its_node_going_away_and_is_redrawn_when_it_returns() {
+    let mut w = world("term-back");
+    let id = shell_on(&w, &w.node_id);
+    let mut t = attach(&w, &id, &mint(&w, &w.cookie, &id), "&cols=80&rows=24").unwrap();
+    t.until("attached", |t| t.has("attached", |_| true));
+    t.keys("echo before-$((1+1))\r");
+    t.until("the first echo", |t| t.text().contains("before-2"));
+    w.kill_node();
+    w.wait_offline();
+    // Keys typed while the node is away are refused to this viewer, not queued or lost
+    // silently; the socket stays open.
+    t.keys("echo lost\r");
+    t.until("the refusal", |t| {
+        t.has("error", |v| v["code"] == "INPUT_FAILED")
+    });
+    // The pane printed while nobody could see it.
+    let pane = format!("=tp-{id}:");
+    let tmux = std::process::Command::new("tmux")
+        .arg("-S")
+        .arg(w.tmux_socket())
+        .args(["send-keys", "-t", &pane, "-l", "echo while-$((3*3))-away\r"])
+        .status()
+        .unwrap();
+    assert!(tmux.success());
+    w.start_node();
+    w.wait_online(WAIT);
+    // The viewer hears why its screen is redrawn, and the replay holds what it missed.
+    t.until("the resync", |t| {
+        t.has("resync", |v| v["reason"] == "the node's link came back")
+    });
+    t.until("the missed output", |t| t.text().contains("while-9-away"));
+    assert!(
+        !t.has("resync", |v| v["reason"] != "the node's link came back"),
+        "{:?}",
+        t.frames
+    );
+    t.keys("echo after-$((2+2))\r");
+    t.until("typing again", |t| t.text().contains("after-4"));
+    t.close();
+}

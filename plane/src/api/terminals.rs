@@ -115,10 +115,13 @@ pub enum ServerFrame {
         /// Every viewer.
         viewers: Vec<Viewer>,
     },
-    /// This viewer fell behind (or output was lost): a fresh replay follows as one binary
-    /// frame and replaces the screen.
+    /// The viewer's screen cannot be continued from where it is: a fresh replay follows as one
+    /// binary frame and replaces the screen.
     Resync {
-        /// Why.
+        /// Why, in words: `the viewer fell behind the pane's output` (its queue of 1 MiB
+        /// filled; a sixth within a minute closes the socket with 4408 instead), `output was
+        /// lost on the way from the node`, or `the node's link came back` (neither counts
+        /// against the viewer).
         reason: String,
     },
     /// The answer to a `ping`.

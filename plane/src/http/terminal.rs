@@ -28,7 +28,7 @@ use crate::error::ApiError;
 use crate::service::Service;
 use crate::service::normalize_origin;
 use crate::service::terminals::ViewerQueue;
-use crate::service::terminals::pump::{Chunk, Control, Next, Replay};
+use crate::service::terminals::pump::{Behind, Chunk, Control, Next, Replay};
 use crate::service::terminals::{AttachGrant, ViewerHandle};
 
 /// Largest frame a viewer may send.
@@ -299,20 +299,24 @@ impl Session {
                         return End::Close(4408, "the viewer stopped reading".into());
                     }
                 }
-                Event::Queue(Next::Behind) => {
-                    let now = std::time::Instant::now();
-                    self.resyncs
-                        .retain(|t| now.duration_since(*t) < RESYNC_WINDOW);
-                    if self.resyncs.len() >= MAX_RESYNCS {
-                        return End::Close(4408, "the viewer fell behind too often".into());
+                Event::Queue(Next::Behind(why)) => {
+                    // Only a viewer's own slowness counts towards closing it; a node that drops
+                    // and comes back is no fault of the viewer's.
+                    if why == Behind::Slow {
+                        let now = std::time::Instant::now();
+                        self.resyncs
+                            .retain(|t| now.duration_since(*t) < RESYNC_WINDOW);
+                        if self.resyncs.len() >= MAX_RESYNCS {
+                            return End::Close(4408, "the viewer fell behind too often".into());
+                        }
+                        self.resyncs.push(now);
                     }
-                    self.resyncs.push(now);
                     queue.resume();
                     let Ok(replay) = self.svc.read_replay(&self.grant.row).await else {
                         return End::Close(4502, "the pane could not be read".into());
                     };
                     let frame = ServerFrame::Resync {
-                        reason: "the viewer fell behind the pane's output".into(),
+                        reason: why.reason().into(),
                     };
                     if !send(ws, text(&frame)).await || !self.send_replay(ws, replay).await {
                         return End::Gone;

@@ -70,17 +70,41 @@ pub enum Control {
 pub enum Next {
     /// Output.
     Chunk(Chunk),
-    /// The viewer fell behind (or output was lost): send a fresh replay.
-    Behind,
+    /// The viewer's copy of the screen cannot be continued: send a fresh replay.
+    Behind(Behind),
     /// A control message.
     Control(Control),
+}
+
+/// Why a viewer needs a fresh replay; its `resync` frame says which, and only the first counts
+/// against a viewer that keeps falling behind (the others are no fault of its own).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Behind {
+    /// Its queue filled: it reads more slowly than the pane prints.
+    Slow,
+    /// Output was lost between the node and the plane (a gap in the log's offsets).
+    Lost,
+    /// The node's link came back and the pane's tail started again.
+    Reconnected,
+}
+
+impl Behind {
+    /// The `resync` frame's reason.
+    #[must_use]
+    pub fn reason(self) -> &'static str {
+        match self {
+            Self::Slow => "the viewer fell behind the pane's output",
+            Self::Lost => "output was lost on the way from the node",
+            Self::Reconnected => "the node's link came back",
+        }
+    }
 }
 
 #[derive(Default)]
 struct QueueState {
     chunks: VecDeque<Chunk>,
     bytes: usize,
-    behind: bool,
+    behind: Option<Behind>,
     controls: VecDeque<Control>,
     closed: bool,
 }
@@ -102,13 +126,13 @@ impl ViewerQueue {
     /// Queues output without waiting; a full queue marks the viewer behind and is emptied.
     pub fn push(&self, c: Chunk) {
         if let Ok(mut s) = self.state.lock() {
-            if s.behind || s.closed {
+            if s.behind.is_some() || s.closed {
                 return;
             }
             if s.bytes + c.bytes.len() > VIEWER_QUEUE_BYTES {
                 s.chunks.clear();
                 s.bytes = 0;
-                s.behind = true;
+                s.behind = Some(Behind::Slow);
             } else {
                 s.bytes += c.bytes.len();
                 s.chunks.push_back(c);
@@ -117,12 +141,13 @@ impl ViewerQueue {
         self.notify.notify(1);
     }
 
-    /// Marks the viewer behind (output was lost upstream).
-    pub fn mark_behind(&self) {
+    /// Marks the viewer behind for a cause upstream of it ([`Behind::Lost`],
+    /// [`Behind::Reconnected`]); a mark already set keeps its first cause.
+    pub fn mark_behind(&self, why: Behind) {
         if let Ok(mut s) = self.state.lock() {
             s.chunks.clear();
             s.bytes = 0;
-            s.behind = true;
+            s.behind.get_or_insert(why);
         }
         self.notify.notify(1);
     }
@@ -151,7 +176,7 @@ impl ViewerQueue {
     /// Clears the behind mark (before a fresh replay is read): output from now on is queued.
     pub fn resume(&self) {
         if let Ok(mut s) = self.state.lock() {
-            s.behind = false;
+            s.behind = None;
         }
     }
 
@@ -174,8 +199,8 @@ impl ViewerQueue {
         if s.closed {
             return None;
         }
-        if s.behind {
-            return Some(Next::Behind);
+        if let Some(why) = s.behind {
+            return Some(Next::Behind(why));
         }
         let c = s.chunks.pop_front()?;
         s.bytes -= c.bytes.len();
@@ -450,7 +475,7 @@ impl Service {
         for q in pump.queues() {
             if gap {
                 // Output was lost on the way (a link that dropped and came back).
-                q.mark_behind();
+                q.mark_behind(Behind::Lost);
             } else {
                 q.push(chunk.clone());
             }
@@ -574,7 +599,7 @@ impl Service {
                 tracing::debug!(subshell = %pump.subshell_id, code = e.code, "tail not restarted");
             }
             for q in pump.queues() {
-                q.mark_behind();
+                q.mark_behind(Behind::Reconnected);
             }
         }
     }
@@ -602,7 +627,10 @@ mod tests {
         assert_eq!(q.queued_bytes(), VIEWER_QUEUE_BYTES);
         q.push(chunk(16 * 65_536, 1));
         assert_eq!(q.queued_bytes(), 0, "a viewer behind holds nothing");
-        assert!(matches!(smol::block_on(q.next()), Next::Behind));
+        assert!(matches!(
+            smol::block_on(q.next()),
+            Next::Behind(Behind::Slow)
+        ));
         // Output keeps being dropped until the viewer resumes.
         q.push(chunk(0, 10));
         assert_eq!(q.queued_bytes(), 0);

@@ -423,7 +423,10 @@ export class TerminalClient {
         this.patch({ viewers: f.viewers });
         break;
       case "resync":
+        // The screen is redrawn from the pane (after a slow spell, or once the node is back):
+        // a refusal shown before it, such as "the node is offline", no longer holds.
         this.resetBeforeWrite = true;
+        this.patch({ frameError: null });
         break;
       case "error":
         this.patch({ frameError: f.message });
