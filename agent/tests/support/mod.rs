@@ -132,17 +132,20 @@ pub fn http(
     })
 }
 
-/// Where the built binaries are: next to the node binary. The plane is another package's
-/// binary, which `cargo test -p termplane-node` does not build, so it is built here (once per
-/// test process; a no-op when it is up to date): a plane binary left from an older build would
-/// otherwise be tested in place of the code.
+/// Where the built binaries are: next to the node binary.
+///
+/// The plane is another package's binary, which `cargo test -p termplane-node` does not build.
+/// It is built here when missing; when it is older than a source file it is made of, the test
+/// stops and says so, rather than test an older plane in place of the code. (It is not rebuilt
+/// here: `cargo build -p termplane` resolves features apart from the workspace's test build and
+/// would build much of the tree again.)
 pub fn plane_binary(node_bin: &Path) -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT
         .get_or_init(|| {
             let dir = node_bin.parent().unwrap();
             let plane = dir.join("termplane");
-            {
+            if !plane.exists() {
                 // Same profile and target directory as the node binary.
                 let target = dir.parent().unwrap();
                 let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -156,9 +159,48 @@ pub fn plane_binary(node_bin: &Path) -> PathBuf {
                 assert!(st.success(), "building the plane failed");
             }
             assert!(plane.exists(), "no plane binary at {}", plane.display());
+            let built = std::fs::metadata(&plane)
+                .and_then(|m| m.modified())
+                .unwrap();
+            let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+            let sources = [
+                "proto/src",
+                "machines/src",
+                "runtime-smol/src",
+                "exec/src",
+                "plane/src",
+                "plane/migrations",
+            ];
+            if let Some(newer) = sources
+                .iter()
+                .find_map(|d| newer_than(&root.join(d), built))
+            {
+                panic!(
+                    "{} is older than {}: build it first (`cargo build -p termplane`, or run \
+                     `cargo test --workspace`)",
+                    plane.display(),
+                    newer.display()
+                );
+            }
             plane
         })
         .clone()
+}
+
+/// A file under `dir` modified after `than`, if any.
+fn newer_than(dir: &Path, than: std::time::SystemTime) -> Option<PathBuf> {
+    for e in std::fs::read_dir(dir).ok()?.flatten() {
+        let path = e.path();
+        let Ok(meta) = e.metadata() else { continue };
+        if meta.is_dir() {
+            if let Some(p) = newer_than(&path, than) {
+                return Some(p);
+            }
+        } else if meta.modified().is_ok_and(|m| m > than) {
+            return Some(path);
+        }
+    }
+    None
 }
 
 /// A free loopback port for a plane that must come back on the same port after a restart.
