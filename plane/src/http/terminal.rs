@@ -169,7 +169,7 @@ pub(super) fn attach_socket(
                     handle: handle.clone(),
                     read_only,
                     skip_until: None,
-                    resyncs: Vec::new(),
+                    resyncs: Resyncs::default(),
                 };
                 s.run(ws, replay).await;
                 svc.leave_pump(&handle).await;
@@ -198,7 +198,28 @@ struct Session {
     read_only: bool,
     /// Output before this log offset is already in the last replay.
     skip_until: Option<u64>,
-    resyncs: Vec<std::time::Instant>,
+    resyncs: Resyncs,
+}
+
+/// The fresh replays a viewer needed because it was slow, within the last [`RESYNC_WINDOW`].
+#[derive(Debug, Default)]
+struct Resyncs(Vec<std::time::Instant>);
+
+impl Resyncs {
+    /// Whether the viewer may have one more fresh replay for `why` at `now` (and counts it);
+    /// `false` means it fell behind once too often and is closed. Only [`Behind::Slow`]
+    /// counts: a node that drops and comes back is no fault of the viewer's.
+    fn allow(&mut self, why: Behind, now: std::time::Instant) -> bool {
+        if why != Behind::Slow {
+            return true;
+        }
+        self.0.retain(|t| now.duration_since(*t) < RESYNC_WINDOW);
+        if self.0.len() >= MAX_RESYNCS {
+            return false;
+        }
+        self.0.push(now);
+        true
+    }
 }
 
 async fn send<S>(ws: &mut WebSocketStream<S>, m: Message) -> bool
@@ -300,16 +321,8 @@ impl Session {
                     }
                 }
                 Event::Queue(Next::Behind(why)) => {
-                    // Only a viewer's own slowness counts towards closing it; a node that drops
-                    // and comes back is no fault of the viewer's.
-                    if why == Behind::Slow {
-                        let now = std::time::Instant::now();
-                        self.resyncs
-                            .retain(|t| now.duration_since(*t) < RESYNC_WINDOW);
-                        if self.resyncs.len() >= MAX_RESYNCS {
-                            return End::Close(4408, "the viewer fell behind too often".into());
-                        }
-                        self.resyncs.push(now);
+                    if !self.resyncs.allow(why, std::time::Instant::now()) {
+                        return End::Close(4408, "the viewer fell behind too often".into());
                     }
                     queue.resume();
                     let Ok(replay) = self.svc.read_replay(&self.grant.row).await else {
@@ -468,5 +481,32 @@ async fn typist(
                 format!("the keys were not typed: {}", e.message),
             ));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_slow_viewer_runs_out_of_fresh_replays() {
+        let start = std::time::Instant::now();
+        let mut r = Resyncs::default();
+        // A node that comes back, or output lost on the way, costs the viewer nothing.
+        for _ in 0..3 * MAX_RESYNCS {
+            assert!(r.allow(Behind::Reconnected, start));
+            assert!(r.allow(Behind::Lost, start));
+        }
+        for _ in 0..MAX_RESYNCS {
+            assert!(r.allow(Behind::Slow, start));
+        }
+        assert!(!r.allow(Behind::Slow, start), "one slow spell too many");
+        assert!(r.allow(Behind::Reconnected, start));
+        // The window moves on: a minute later the old spells no longer count.
+        let later = start + RESYNC_WINDOW;
+        for _ in 0..MAX_RESYNCS {
+            assert!(r.allow(Behind::Slow, later));
+        }
+        assert!(!r.allow(Behind::Slow, later));
     }
 }
