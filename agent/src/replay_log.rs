@@ -43,7 +43,15 @@ fn window() -> i64 {
 #[derive(Debug)]
 pub struct ReplayLog {
     path: PathBuf,
-    lines: Mutex<usize>,
+    state: Mutex<Appender>,
+}
+
+/// Lines in the file, and the file held open for appending (opened on the first append after
+/// each start or compaction, since a compaction replaces the file).
+#[derive(Debug)]
+struct Appender {
+    lines: usize,
+    file: Option<std::fs::File>,
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -101,31 +109,47 @@ impl ReplayLog {
             .map_err(|e| format!("{}: {e}", path.display()))?;
         let log = Self {
             path,
-            lines: Mutex::new(live.len()),
+            state: Mutex::new(Appender {
+                lines: live.len(),
+                file: None,
+            }),
         };
         Ok((log, live))
     }
 
     /// Appends `record` (before its command runs); `now` is wall time in seconds, used when the
     /// file is compacted.
+    ///
+    /// The file stays open between appends (one `write` per command on the keystroke path);
+    /// a compaction writes a new file in its place, so the handle is dropped and the next
+    /// append opens the new one. A failed write drops it too: the next append starts afresh.
     pub fn append(&self, record: &ReplayRecord, now: i64) -> Result<(), String> {
-        let mut lines = self
-            .lines
+        let mut state = self
+            .state
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if *lines >= COMPACT_AFTER {
+        if state.lines >= COMPACT_AFTER {
+            state.file = None;
             let dir = self.path.parent().unwrap_or_else(|| Path::new("."));
             let (_, live) = Self::open(dir, now)?;
-            *lines = live.len();
+            state.lines = live.len();
         }
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(&self.path)
-            .map_err(|e| format!("{}: {e}", self.path.display()))?;
-        f.write_all(line_of(record).as_bytes())
-            .map_err(|e| format!("{}: {e}", self.path.display()))?;
-        *lines += 1;
+        let failed = |e: std::io::Error| format!("{}: {e}", self.path.display());
+        let file = match &mut state.file {
+            Some(f) => f,
+            empty => empty.insert(
+                std::fs::OpenOptions::new()
+                    .append(true)
+                    .create(true)
+                    .open(&self.path)
+                    .map_err(failed)?,
+            ),
+        };
+        if let Err(e) = file.write_all(line_of(record).as_bytes()) {
+            state.file = None;
+            return Err(failed(e));
+        }
+        state.lines += 1;
         Ok(())
     }
 }
@@ -162,6 +186,30 @@ mod tests {
         // 35 s after its iat an envelope cannot verify any more: its record goes.
         let (_, back) = ReplayLog::open(&d, 1026).unwrap();
         assert_eq!(back, vec![rec("b", 1000)]);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn appends_after_a_compaction_land_in_the_new_file() {
+        let d = tmp("compact");
+        let (log, _) = ReplayLog::open(&d, 1000).unwrap();
+        // A full file of records too old to verify at the time of the next append.
+        for i in 0..COMPACT_AFTER {
+            log.append(&rec(&format!("old{i}"), 900), 900).unwrap();
+        }
+        log.append(&rec("new1", 1000), 1000).unwrap();
+        log.append(&rec("new2", 1000), 1000).unwrap();
+        let text = std::fs::read_to_string(d.join(FILE_NAME)).unwrap();
+        assert_eq!(
+            text,
+            format!(
+                "{}{}",
+                line_of(&rec("new1", 1000)),
+                line_of(&rec("new2", 1000))
+            )
+        );
+        let (_, back) = ReplayLog::open(&d, 1001).unwrap();
+        assert_eq!(back, vec![rec("new1", 1000), rec("new2", 1000)]);
         let _ = std::fs::remove_dir_all(&d);
     }
 
