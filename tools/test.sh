@@ -58,7 +58,9 @@ if ! python3 -c 'import openapi_spec_validator' >/dev/null 2>&1; then
   python3 -m pip install --quiet --disable-pip-version-check openapi-spec-validator
 fi
 # The official MCP client that agent/tests/subshells.rs drives the pane's MCP server with.
-if ! python3 -c 'import mcp' >/dev/null 2>&1; then
+# Asked by its installed version: `import mcp` run here would find the repository's own `mcp/`
+# folder (a namespace package) and pass with nothing installed.
+if [ "$(python3 -c 'import importlib.metadata as m; print(m.version("mcp"))' 2>/dev/null)" != 2.3.0 ]; then
   python3 -m pip install --quiet --disable-pip-version-check 'mcp==2.3.0'
 fi
 # The OpenAPI fuzzer run against the plane by plane/tests/schemathesis.rs.

@@ -58,7 +58,7 @@ fn need(program: &str, check: &[&str]) {
 /// A world whose node has the stand-in harnesses on its `PATH` (when `standins`).
 fn world(tag: &str, standins: bool) -> World {
     need("tmux", &["-V"]);
-    need("python3", &["-c", "import mcp"]);
+    need("python3", &["-c", "import mcp.client.stdio"]);
     let mut w = World::new(tag, Path::new(NODE));
     if standins {
         let bin = install_standins(&w);
@@ -75,7 +75,7 @@ fn world(tag: &str, standins: bool) -> World {
 /// the stand-in harnesses on the plane's `PATH` when `standins`.
 fn local_world(tag: &str, standins: bool) -> World {
     need("tmux", &["-V"]);
-    need("python3", &["-c", "import mcp"]);
+    need("python3", &["-c", "import mcp.client.stdio"]);
     let mut w = World::new(tag, Path::new(NODE));
     if standins {
         let bin = install_standins(&w);
