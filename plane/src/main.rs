@@ -56,6 +56,12 @@ fn main() -> ExitCode {
 }
 
 async fn run(cfg: Config) -> Result<(), String> {
+    // The port first: a second plane started by mistake on a busy port stops here, before it
+    // creates, migrates or reads keys from a data directory that may be the running one's.
+    // (Connections that arrive while the database opens wait in the listen backlog.)
+    let listener = smol::net::TcpListener::bind(cfg.listen)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
     create_private_dir(&cfg.data_dir)?;
     warn_if_exposed(&cfg.data_dir);
     let secrets = PlaneSecrets::load_or_create(&cfg.data_dir).map_err(|e| e.to_string())?;
@@ -66,9 +72,6 @@ async fn run(cfg: Config) -> Result<(), String> {
     let store = Store::open(&url, termplane::clock::Clock::now_ms(&*clock))
         .await
         .map_err(|e| format!("cannot open database {}: {e}", redact_url(&url)))?;
-    let listener = smol::net::TcpListener::bind(cfg.listen)
-        .await
-        .map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
     let local = listener.local_addr().map_err(|e| e.to_string())?;
     // Without APP_BASE_URL, a plane on loopback is addressed as `localhost` (a passkey's
     // relying-party id cannot be an IP address); the literal address stays a trusted origin.

@@ -93,6 +93,29 @@ fn a_loopback_plane_is_addressed_as_localhost_and_its_literal_address_is_trusted
 }
 
 #[test]
+fn a_plane_on_a_busy_port_stops_before_it_touches_its_data_directory() {
+    let dir = common::tempdir("binary-busy-port");
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let data = dir.join("never-made");
+    let out = Command::new(env!("CARGO_BIN_EXE_termplane"))
+        .args(["serve", "--no-local-node", "--listen"])
+        .arg(format!("127.0.0.1:{port}"))
+        .arg("--data-dir")
+        .arg(&data)
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("termplane: cannot listen on 127.0.0.1:{port}")),
+        "{err}"
+    );
+    assert!(!data.exists(), "a data directory was made: {err}");
+}
+
+#[test]
 fn database_files_are_private_in_a_world_readable_data_dir_and_the_log_is_plain() {
     let dir = common::tempdir("binary");
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
