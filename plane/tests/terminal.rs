@@ -547,15 +547,21 @@ impl World {
         assert_eq!(r.status, 200, "{}", r.text());
         r.json()["text"].as_str().unwrap_or("").to_owned()
     }
+
+    /// The administrator attached to `id` with a token of their session, once `attached` came.
+    fn admin_viewer(&self, id: &str) -> Term {
+        let tok = self.mint_cookie(&self.admin, Some(id));
+        let mut t = attach(&self.p, id, &tok, "", None).unwrap();
+        t.until("attached", |t| t.has_frame("attached", |_| true));
+        t
+    }
 }
 
 #[test]
 fn deleting_a_subshell_closes_its_viewers_with_4404() {
     let w = world();
     let id = w.launch();
-    let tok = w.mint_cookie(&w.admin, Some(&id));
-    let mut t = attach(&w.p, &id, &tok, "", None).unwrap();
-    t.until("attached", |t| t.has_frame("attached", |_| true));
+    let mut t = w.admin_viewer(&id);
     let r = w.as_bearer(&w.key, "DELETE", &format!("/api/subshells/{id}"), None);
     assert_eq!(r.status, 204, "{}", r.text());
     t.until("the close", |t| t.closed.is_some());
@@ -568,12 +574,8 @@ fn deleting_a_subshell_closes_its_viewers_with_4404() {
 fn a_client_that_closes_gets_its_close_frame_back_on_the_terminal_and_the_live_feed() {
     let w = world();
     let id = w.launch();
-    let tok = w.mint_cookie(&w.admin, Some(&id));
-    let mut stays = attach(&w.p, &id, &tok, "", None).unwrap();
-    stays.until("attached", |t| t.has_frame("attached", |_| true));
-    let tok = w.mint_cookie(&w.admin, Some(&id));
-    let mut leaves = attach(&w.p, &id, &tok, "", None).unwrap();
-    leaves.until("attached", |t| t.has_frame("attached", |_| true));
+    let mut stays = w.admin_viewer(&id);
+    let mut leaves = w.admin_viewer(&id);
     stays.until("presence of two", |t| {
         t.has_frame("presence", |v| {
             v["viewers"].as_array().is_some_and(|a| a.len() == 2)
@@ -704,9 +706,7 @@ fn the_live_feed_follows_what_its_account_sees_and_takes_only_unbound_session_to
         })
     });
     // Presence of a viewer attached to it.
-    let tok = w.mint_cookie(&w.admin, Some(&id));
-    let mut viewer = attach(&w.p, &id, &tok, "", None).unwrap();
-    viewer.until("attached", |t| t.has_frame("attached", |_| true));
+    let mut viewer = w.admin_viewer(&id);
     admin.until("presence", |t| {
         t.has_frame("presence", |v| {
             v["subshellId"] == id.as_str() && v["viewers"].as_array().is_some_and(|a| a.len() == 1)
@@ -1008,9 +1008,7 @@ fn an_open_socket_closes_once_its_system_key_is_disabled_even_while_output_flows
 fn keys_the_node_cannot_type_are_reported_to_that_viewer() {
     let w = world();
     let id = w.launch();
-    let tok = w.mint_cookie(&w.admin, Some(&id));
-    let mut t = attach(&w.p, &id, &tok, "", None).unwrap();
-    t.until("attached", |t| t.has_frame("attached", |_| true));
+    let mut t = w.admin_viewer(&id);
     // The pane vanishes behind the plane's back (this test's local node runs no exit checks).
     w.node
         .exec
