@@ -706,7 +706,7 @@ fn the_live_feed_follows_what_its_account_sees_and_takes_only_unbound_session_to
         })
     });
     // Presence of a viewer attached to it.
-    let mut viewer = w.admin_viewer(&id);
+    let _viewer = w.admin_viewer(&id); // stays attached to the end of the test
     admin.until("presence", |t| {
         t.has_frame("presence", |v| {
             v["subshellId"] == id.as_str() && v["viewers"].as_array().is_some_and(|a| a.len() == 1)
