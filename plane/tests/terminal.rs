@@ -273,6 +273,12 @@ impl Term {
         self.frames.iter().any(|v| v["type"] == kind && f(v))
     }
 
+    /// How many viewers the latest `presence` frame lists (`None` before the first one).
+    fn viewers_now(&self) -> Option<usize> {
+        let latest = self.frames.iter().rev().find(|v| v["type"] == "presence")?;
+        latest["viewers"].as_array().map(Vec::len)
+    }
+
     fn send_text(&mut self, v: Value) {
         self.ws.send(Message::text(v.to_string())).unwrap();
     }
@@ -318,11 +324,7 @@ fn two_viewers_see_the_same_bytes_and_the_pane_takes_the_smallest_grid() {
         t.has_frame("size", |v| v["cols"] == 90 && v["rows"] == 25)
     });
     // Presence: both viewers, each with its grid.
-    b.until("presence of two", |t| {
-        t.has_frame("presence", |v| {
-            v["viewers"].as_array().is_some_and(|a| a.len() == 2)
-        })
-    });
+    b.until("presence of two", |t| t.viewers_now() == Some(2));
     // Keystrokes from one viewer; the output reaches both.
     a.type_keys("echo two-$((20+22))\r");
     a.until("the echo on a", |t| t.text().contains("two-42"));
@@ -331,13 +333,7 @@ fn two_viewers_see_the_same_bytes_and_the_pane_takes_the_smallest_grid() {
     // last viewer out stops it.
     assert_eq!(w.p.svc.pump_of(&id).unwrap().viewer_count(), 2);
     drop(a);
-    b.until("presence of one", |t| {
-        t.frames
-            .iter()
-            .rev()
-            .find(|v| v["type"] == "presence")
-            .is_some_and(|v| v["viewers"].as_array().is_some_and(|a| a.len() == 1))
-    });
+    b.until("presence of one", |t| t.viewers_now() == Some(1));
     drop(b);
     until("the pump to stop", || {
         w.p.svc.pump_of(&id).is_none().then_some(())
@@ -576,11 +572,7 @@ fn a_client_that_closes_gets_its_close_frame_back_on_the_terminal_and_the_live_f
     let id = w.launch();
     let mut stays = w.admin_viewer(&id);
     let mut leaves = w.admin_viewer(&id);
-    stays.until("presence of two", |t| {
-        t.has_frame("presence", |v| {
-            v["viewers"].as_array().is_some_and(|a| a.len() == 2)
-        })
-    });
+    stays.until("presence of two", |t| t.viewers_now() == Some(2));
     // The closing handshake (RFC 6455 §5.5.1): the plane echoes the client's close frame
     // before its TCP connection ends, instead of a bare end that the client reads as 1006.
     let bye = |t: &mut Term| {
@@ -593,13 +585,7 @@ fn a_client_that_closes_gets_its_close_frame_back_on_the_terminal_and_the_live_f
         assert_eq!(t.closed, Some((1000, "bye".to_owned())));
     };
     bye(&mut leaves);
-    stays.until("presence of one", |t| {
-        t.frames
-            .iter()
-            .rev()
-            .find(|v| v["type"] == "presence")
-            .is_some_and(|v| v["viewers"].as_array().is_some_and(|a| a.len() == 1))
-    });
+    stays.until("presence of one", |t| t.viewers_now() == Some(1));
     let tok = w.mint_cookie(&w.admin, None);
     let mut feed = open_ws(&w.p, &format!("/api/live?token={tok}"), Some(&w.p.origin())).unwrap();
     feed.until("hello", |t| t.has_frame("hello", |_| true));
