@@ -334,6 +334,14 @@ fn a_viewer_of_a_remote_pane_outlives_its_node_going_away_and_is_redrawn_when_it
     t.until("the refusal", |t| {
         t.has("error", |v| v["code"] == "INPUT_FAILED")
     });
+    // So is a new grid (the viewer's window changed meanwhile)...
+    t.ws.send(Message::text(
+        serde_json::json!({"type": "resize", "cols": 70, "rows": 20}).to_string(),
+    ))
+    .unwrap();
+    t.until("the resize's refusal", |t| {
+        t.has("error", |v| v["code"] == "RESIZE_FAILED")
+    });
     // The pane printed while nobody could see it.
     let pane = format!("=tp-{id}:");
     let tmux = std::process::Command::new("tmux")
@@ -350,6 +358,23 @@ fn a_viewer_of_a_remote_pane_outlives_its_node_going_away_and_is_redrawn_when_it
         t.has("resync", |v| v["reason"] == "the node's link came back")
     });
     t.until("the missed output", |t| t.text().contains("while-9-away"));
+    // ...and once the node is back the pane takes the grid it was refused.
+    t.until("the grid refused while away", |t| {
+        t.has("size", |v| v["cols"] == 70 && v["rows"] == 20)
+    });
+    let size = std::process::Command::new("tmux")
+        .arg("-S")
+        .arg(w.tmux_socket())
+        .args([
+            "display-message",
+            "-p",
+            "-t",
+            &pane,
+            "#{pane_width}x#{pane_height}",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&size.stdout).trim(), "70x20");
     assert!(
         !t.has("resync", |v| v["reason"] != "the node's link came back"),
         "{:?}",

@@ -528,8 +528,17 @@ impl Service {
             })
             .unwrap_or(false);
         if changed {
-            self.resize_pane(&pump.node_id, &pump.subshell_id, want.0, want.1)
-                .await?;
+            if let Err(e) = self
+                .resize_pane(&pump.node_id, &pump.subshell_id, want.0, want.1)
+                .await
+            {
+                // The pane keeps a size nobody knows for sure now: the next fit resizes it
+                // whatever it wants (a viewer's next grid, or the node's link coming back).
+                if let Ok(mut s) = pump.state.lock() {
+                    s.grid = None;
+                }
+                return Err(e);
+            }
             for q in pump.queues() {
                 q.control(Control::Size(want.0, want.1));
             }
@@ -600,6 +609,14 @@ impl Service {
             }
             for q in pump.queues() {
                 q.mark_behind(Behind::Reconnected);
+            }
+            // A resize refused while the link was down, or one made on the node meanwhile:
+            // the pane is fitted to its viewers again.
+            if let Ok(mut s) = pump.state.lock() {
+                s.grid = None;
+            }
+            if let Err(e) = self.fit(&pump).await {
+                tracing::debug!(subshell = %pump.subshell_id, code = e.code, "pane not refitted");
             }
         }
     }
