@@ -226,18 +226,22 @@ async function signIn(page, who) {
 }
 
 /** Launches a shell on the plane's local node as the page's account, through the API. */
-async function launchShell(page, name) {
-  return page.evaluate(async (n) => {
-    const nodes = await (await fetch("/api/nodes")).json();
-    const local = nodes.find((x) => x.isLocal);
-    const r = await fetch("/api/subshells", {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ nodeId: local.nodeId, harnessId: "shell", name: n }),
-    });
-    if (!r.ok) throw new Error(`launch: ${r.status} ${await r.text()}`);
-    return r.json();
-  }, name);
+async function launchShell(page, name, nodeName = null) {
+  return page.evaluate(
+    async ([n, on]) => {
+      const nodes = await (await fetch("/api/nodes")).json();
+      const node = nodes.find((x) => (on === null ? x.isLocal : x.name === on));
+      if (!node) throw new Error(`no node ${on}`);
+      const r = await fetch("/api/subshells", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ nodeId: node.nodeId, harnessId: "shell", name: n }),
+      });
+      if (!r.ok) throw new Error(`launch: ${r.status} ${await r.text()}`);
+      return r.json();
+    },
+    [name, nodeName],
+  );
 }
 
 // ----- the run -----
@@ -248,6 +252,7 @@ describe("termplane browser app", { concurrency: false }, () => {
   let paneUrl;
   let nodeProc;
   let nodeDir;
+  let startNode; // starts the enrolled node daemon again
   let second; // the administrator's second window on the pane
   let workDir; // the pane's working directory
 
@@ -267,7 +272,7 @@ describe("termplane browser app", { concurrency: false }, () => {
     axeSource = await readFile(join(UI, "node_modules/axe-core/axe.min.js"), "utf8");
     port = await freePort();
     planeUrl = `http://localhost:${port}`;
-    const env = { ...process.env, APP_BASE_URL: planeUrl, RUST_LOG: "info" };
+    const env = { ...process.env, APP_BASE_URL: planeUrl, RUST_LOG: process.env.TERMPLANE_UI_LOG ?? "info" }; // the plane's log level
     let previewPort;
     if (PREVIEW) {
       // The preview is the address the plane lives at (passkeys and the node link use it).
@@ -481,7 +486,8 @@ describe("termplane browser app", { concurrency: false }, () => {
     };
     const args = shown.split(/\s+/).slice(1);
     await run(NODE_BIN, [...args, "--name", "ui-test-node", "--config", config], { env: nodeEnv, timeout: 30_000 });
-    nodeProc = await start("node", NODE_BIN, ["run", "--config", config], { env: nodeEnv, cwd: nodeDir });
+    startNode = () => start("node", NODE_BIN, ["run", "--config", config], { env: nodeEnv, cwd: nodeDir });
+    nodeProc = await startNode();
     await page.locator('[data-testid="new-node"][data-liveness="online"]').waitFor({ timeout: 30_000 });
     await page.getByRole("button", { name: "Done" }).click();
     const row = page.locator('tr[data-node="ui-test-node"]');
@@ -571,6 +577,41 @@ describe("termplane browser app", { concurrency: false }, () => {
     await live(page);
     await waitLine(page, "hi");
     await waitLine(page, "from-the-first");
+  });
+
+  test("a remote pane's viewer hears that the node went away, and the refusal clears when it returns", async () => {
+    const p = await admin.newPage();
+    await p.goto("/subshells");
+    const sub = await launchShell(p, "ui-remote", "ui-test-node");
+    await p.goto(`/subshells/${sub.id}`);
+    await live(p);
+    await p.locator(".xterm-rows").waitFor();
+    await sleep(500);
+    await typeInTerminal(p, "echo before-$((6*7))\n");
+    await waitLine(p, "before-42");
+    // The node daemon stops; the viewer stays attached, and its keys are refused, saying why (a
+    // resize the window makes meanwhile is refused the same way).
+    process.kill(-nodeProc.child.pid, "SIGTERM");
+    await waitExit(nodeProc, 10_000);
+    const refused = p.locator(".note-warn", { hasText: "the node is offline" });
+    await waitFor(
+      "the refusal of keys typed while the node is away",
+      async () => {
+        await typeInTerminal(p, "x");
+        return refused.isVisible();
+      },
+      30_000,
+      1_000,
+    );
+    await capture(p, "subshell-node-away", { phone: false });
+    // The node comes back: the screen is redrawn, the refusal no longer holds, and typing works.
+    nodeProc = await startNode();
+    await refused.waitFor({ state: "detached", timeout: 30_000 });
+    await live(p);
+    // A fresh line first (an `x` typed just as the node came back may be on it), then type again.
+    await typeInTerminal(p, "\necho after-$((6*7))\n");
+    await waitLine(p, "after-42");
+    await p.close();
   });
 
   test("drop files on the terminal: they are uploaded into the pane's directory", async () => {
