@@ -132,6 +132,13 @@ pub(crate) fn decode_json<T: DeserializeOwned + JsonSchema + 'static>(
             // object) is said as such, not as the first field serde tried to read from it.
             root_kind::<T>(&value)?;
             let path = e.path().to_string();
+            // Where serde lost the field's path (inside a tagged enum) the schema says it.
+            if path == "."
+                && let Some((pointer, message)) = precise_schema_error::<T>(&value)
+                && pointer.len() > 1
+            {
+                return Err(schema_error(&pointer, &message));
+            }
             return Err(validation_error(&path, &e.into_inner().to_string()));
         }
     };
@@ -233,20 +240,57 @@ fn schema_gate<T: JsonSchema + 'static>(value: &Value) -> Result<(), ApiError> {
     let Err(e) = validator.validate(value) else {
         return Ok(());
     };
-    let pointer = e.instance_path().to_string();
+    let (pointer, message) = precise(&e);
+    Err(schema_error(&pointer, &message))
+}
+
+/// The error the published schema finds in `value`, as precisely as it can say where: inside a
+/// `oneOf` (a tagged enum) it is the error of the one branch whose tag matched.
+///
+/// Serde reads such an enum's fields from a buffer of the whole object, and the path of a field
+/// read there is lost (`field: body`); the schema still knows it.
+fn precise_schema_error<T: JsonSchema + 'static>(value: &Value) -> Option<(String, String)> {
+    let validator = validator_for::<T>().ok()?;
+    let e = validator.iter_errors(value).next()?;
+    Some(precise(&e))
+}
+
+/// An error's JSON pointer and message (`masked`: the value is left out, it may be a password),
+/// descending into the branch of a `oneOf` or `anyOf` whose tag matched.
+fn precise(e: &jsonschema::ValidationError<'_>) -> (String, String) {
+    use jsonschema::error::ValidationErrorKind as K;
+    let here = e.instance_path().to_string();
+    if let K::OneOfNotValid { context } | K::AnyOf { context } = e.kind() {
+        // A branch whose tag is not the document's fails on a `const` (or one-value `enum`)
+        // one level down; the branch left is the variant the document names.
+        let is_tag_miss = |b: &jsonschema::ValidationError<'_>| {
+            matches!(b.kind(), K::Constant { .. } | K::Enum { .. })
+                && b.instance_path()
+                    .to_string()
+                    .strip_prefix(here.as_str())
+                    .is_some_and(|rest| rest.matches('/').count() == 1)
+        };
+        let mut named = context
+            .iter()
+            .filter(|branch| !branch.iter().any(is_tag_miss));
+        if let (Some(branch), None) = (named.next(), named.next())
+            && let Some(inner) = branch.first()
+        {
+            return precise(inner);
+        }
+    }
+    (here, e.masked().to_string())
+}
+
+/// The error body for a schema error at JSON pointer `pointer`.
+fn schema_error(pointer: &str, message: &str) -> ApiError {
     let segments: Vec<&str> = pointer.split('/').skip(1).collect();
     let top = segments.first().copied().unwrap_or("body").to_owned();
     let mut meta = json!({ "field": top });
     if segments.len() > 1 {
         meta["path"] = Value::String(segments.join("."));
     }
-    // `masked` leaves the value out of the message (it may be a password).
-    Err(ApiError::new(
-        400,
-        "INPUT_VALIDATION_ERROR",
-        format!("`{top}`: {}", e.masked()),
-    )
-    .with_metadata(meta))
+    ApiError::new(400, "INPUT_VALIDATION_ERROR", format!("`{top}`: {message}")).with_metadata(meta)
 }
 
 /// Rewrites every number with a zero fraction that fits 64 bits as an integer.
@@ -404,6 +448,49 @@ mod tests {
         let m = e.metadata.unwrap();
         assert_eq!(m["field"], "allowedDirs");
         assert_eq!(m["path"], "allowedDirs[1]");
+    }
+
+    #[test]
+    fn a_field_inside_a_tagged_command_keeps_its_path() {
+        use crate::api::nodes::NodeCommandRequest;
+        let id = "0123456789abcdef0123456789abcdef";
+        let cases = [
+            (
+                format!(
+                    r#"{{"type":"tail_start","subshellId":"{id}","subId":"s","fromByte":"x"}}"#
+                ),
+                "fromByte",
+                None,
+                "integer",
+            ),
+            (
+                format!(
+                    r#"{{"type":"launch","subshellId":"{id}","argv":["a"],"cwd":"/","harnessId":"h",
+                        "cols":80,"rows":24,"resolve":{{"binaryName":"a","knownPaths":[1]}}}}"#
+                ),
+                "resolve",
+                Some("resolve.knownPaths.0"),
+                "string",
+            ),
+            (
+                format!(
+                    r#"{{"type":"launch","subshellId":"{id}","argv":["a"],"cwd":"/","harnessId":"h",
+                        "cols":80,"rows":24,"resolve":{{"binaryName":"a","bogus":1}}}}"#
+                ),
+                "resolve",
+                None,
+                "'bogus' was unexpected",
+            ),
+        ];
+        for (body, field, path, says) in cases {
+            let e = decode_json::<NodeCommandRequest>(body.as_bytes()).unwrap_err();
+            let m = e.metadata.clone().unwrap();
+            assert_eq!(m["field"], field, "{body}: {}", e.message);
+            assert!(e.message.contains(says), "{body}: {}", e.message);
+            if let Some(p) = path {
+                assert_eq!(m["path"], p, "{body}: {}", e.message);
+            }
+        }
     }
 
     #[test]
