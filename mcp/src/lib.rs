@@ -38,6 +38,9 @@ pub const KEEPALIVE_EVERY: Duration = Duration::from_secs(60 * 60);
 /// Largest file `publish_file` sends (the plane's limit for a kept file).
 pub const MAX_PUBLISHED_BYTES: u64 = 64 * 1024 * 1024;
 
+/// Most tool calls [`Server::serve`] runs at once.
+pub const MAX_CALLS_IN_FLIGHT: usize = 8;
+
 /// Most bytes of one incoming message.
 pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 
@@ -297,6 +300,16 @@ pub struct Server<P> {
     identity: std::sync::Mutex<Option<channels::Held>>,
 }
 
+/// Locks `m`, whatever a panicking holder left (the map stays consistent: one insert or remove).
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// An id MCP allows: a string or an integer.
+fn valid_id(id: &Value) -> bool {
+    id.is_string() || id.is_i64() || id.is_u64()
+}
+
 fn rpc_error(id: &Value, code: i64, message: &str) -> Value {
     json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } })
 }
@@ -312,6 +325,126 @@ fn tool_text(text: String, is_error: bool) -> Value {
 
 fn str_arg<'a>(args: &'a Value, k: &str) -> Option<&'a str> {
     args.get(k).and_then(Value::as_str)
+}
+
+/// The schema keywords [`check_args`] reads; a tool schema using any other is caught by a test.
+#[cfg(test)]
+const CHECKED_KEYWORDS: &[&str] = &[
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "enum",
+    "minimum",
+    "maximum",
+    "minLength",
+    "maxLength",
+    "items",
+    "description",
+    "pattern",
+];
+
+/// Checks a tool's arguments against its published input schema before anything is called, so
+/// an argument of the wrong kind is refused by name instead of read as absent (a `subshellId`
+/// given as a number must not fall back to this pane's own).
+///
+/// It reads the keywords the tools' schemas use ([`CHECKED_KEYWORDS`]); `pattern` is left to
+/// the plane, which checks the same rule on the REST call. A `null` stands for an absent
+/// optional argument (some clients send one).
+fn check_args(schema: &Value, v: &Value, at: &str) -> Result<(), String> {
+    let name = if at.is_empty() { "arguments" } else { at };
+    let kind_ok = match schema.get("type").and_then(Value::as_str) {
+        Some("object") => v.is_object(),
+        Some("string") => v.is_string(),
+        Some("integer") => v.is_i64() || v.is_u64(),
+        Some("array") => v.is_array(),
+        Some("boolean") => v.is_boolean(),
+        _ => true,
+    };
+    if !kind_ok {
+        let kind = schema
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("value");
+        let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
+        return Err(format!("`{name}` must be {article} {kind}"));
+    }
+    if let Some(options) = schema.get("enum").and_then(Value::as_array)
+        && !options.contains(v)
+    {
+        let list: Vec<String> = options.iter().map(Value::to_string).collect();
+        return Err(format!("`{name}` must be one of {}", list.join(", ")));
+    }
+    if let Some(n) = v.as_i64().map(i128::from).or(v.as_u64().map(i128::from)) {
+        let min = schema.get("minimum").and_then(Value::as_i64);
+        let max = schema.get("maximum").and_then(Value::as_i64);
+        if min.is_some_and(|m| n < i128::from(m)) || max.is_some_and(|m| n > i128::from(m)) {
+            let from = min.map_or_else(|| "any".to_owned(), |m| m.to_string());
+            let to = max.map_or_else(|| "any".to_owned(), |m| m.to_string());
+            return Err(format!("`{name}` must be from {from} to {to}"));
+        }
+    }
+    if let Some(text) = v.as_str() {
+        let chars = text.chars().count();
+        let min = schema.get("minLength").and_then(Value::as_u64);
+        let max = schema.get("maxLength").and_then(Value::as_u64);
+        let n = chars as u64;
+        if min.is_some_and(|m| n < m) || max.is_some_and(|m| n > m) {
+            return Err(format!(
+                "`{name}` must be {} to {} characters",
+                min.unwrap_or(0),
+                max.map_or_else(|| "any number of".to_owned(), |m| m.to_string())
+            ));
+        }
+    }
+    if let (Some(items), Some(list)) = (schema.get("items"), v.as_array()) {
+        for (i, item) in list.iter().enumerate() {
+            check_args(items, item, &format!("{name}[{i}]"))?;
+        }
+    }
+    if let Some(obj) = v.as_object() {
+        let props = schema.get("properties").and_then(Value::as_object);
+        let child = |k: &str| {
+            if at.is_empty() {
+                k.to_owned()
+            } else {
+                format!("{at}.{k}")
+            }
+        };
+        if let Some(required) = schema.get("required").and_then(Value::as_array) {
+            for k in required.iter().filter_map(Value::as_str) {
+                if obj.get(k).is_none_or(Value::is_null) {
+                    return Err(format!("`{}` is required", child(k)));
+                }
+            }
+        }
+        for (k, item) in obj {
+            match props.and_then(|p| p.get(k)) {
+                Some(_) if item.is_null() => {}
+                Some(s) => check_args(s, item, &child(k))?,
+                None if schema.get("additionalProperties") == Some(&Value::Bool(false)) => {
+                    let known: Vec<&str> = props
+                        .map(|p| p.keys().map(String::as_str).collect())
+                        .unwrap_or_default();
+                    return Err(format!(
+                        "unknown argument `{}`; this tool takes {}",
+                        child(k),
+                        if known.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            known.join(", ")
+                        }
+                    ));
+                }
+                None => {}
+            }
+        }
+    }
+    Ok(())
 }
 
 impl<P: Plane> Server<P> {
@@ -341,14 +474,49 @@ impl<P: Plane> Server<P> {
 
     /// Handles one incoming line; the answer to write, if any (notifications get none).
     pub fn handle_line(&self, line: &str) -> Option<Value> {
-        let msg: Value = match serde_json::from_str(line) {
-            Ok(v) => v,
-            Err(_) => return Some(rpc_error(&Value::Null, -32700, "parse error")),
-        };
+        match serde_json::from_str::<Value>(line) {
+            Ok(msg) => self.handle_value(msg),
+            Err(_) => Some(rpc_error(&Value::Null, -32700, "parse error")),
+        }
+    }
+
+    /// Handles one parsed message, or a batch of them (JSON-RPC 2.0 batches, which the
+    /// 2025-03-26 revision of MCP has; their answers come back as one array, in order).
+    fn handle_value(&self, msg: Value) -> Option<Value> {
+        match msg {
+            Value::Array(items) if !items.is_empty() => {
+                let answers: Vec<Value> = items
+                    .into_iter()
+                    .filter_map(|m| self.handle_message(&m))
+                    .collect();
+                (!answers.is_empty()).then_some(Value::Array(answers))
+            }
+            other => self.handle_message(&other),
+        }
+    }
+
+    /// Handles one JSON-RPC message.
+    fn handle_message(&self, msg: &Value) -> Option<Value> {
         let Some(obj) = msg.as_object() else {
             return Some(rpc_error(&Value::Null, -32600, "invalid request"));
         };
         let id = obj.get("id").cloned();
+        // MCP: an id is a string or an integer, never null, and every message says `jsonrpc`
+        // "2.0".
+        if id.as_ref().is_some_and(|i| !valid_id(i)) {
+            return Some(rpc_error(
+                &Value::Null,
+                -32600,
+                "invalid request: an id is a string or an integer",
+            ));
+        }
+        if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+            return Some(rpc_error(
+                id.as_ref().unwrap_or(&Value::Null),
+                -32600,
+                "invalid request: `jsonrpc` must be \"2.0\"",
+            ));
+        }
         let Some(method) = obj.get("method").and_then(Value::as_str) else {
             // A response to a request of ours (we send none), or garbage.
             return id.map(|id| rpc_error(&id, -32600, "invalid request"));
@@ -399,6 +567,13 @@ impl<P: Plane> Server<P> {
                     .unwrap_or_else(|| json!({}));
                 if !args.is_object() {
                     return Some(rpc_error(&id, -32602, "arguments must be an object"));
+                }
+                // Arguments the schema refuses are the model's to correct: a tool error that
+                // says which, as MCP has input validation reported.
+                if let Some(t) = tools().iter().find(|t| t.name == name)
+                    && let Err(e) = check_args(&(t.schema)(), &args, "")
+                {
+                    return Some(rpc_result(&id, tool_text(format!("{name}: {e}"), true)));
                 }
                 match self.call(name, &args) {
                     Some(result) => rpc_result(&id, result),
@@ -492,7 +667,7 @@ impl<P: Plane> Server<P> {
 
     /// `publish_file`: reads the file and uploads it piece by piece with the pane's token.
     fn publish_file(&self, args: &Value) -> Value {
-        let Some(path) = str_arg(args, "path") else {
+        let Some(path) = str_arg(args, "path").filter(|p| !p.is_empty()) else {
             return tool_text("publish_file needs a path".into(), true);
         };
         let path = std::path::Path::new(path);
@@ -555,30 +730,93 @@ impl<P: Plane> Server<P> {
     }
 
     /// Serves `input` until it ends, writing answers to `output`.
-    pub fn serve(&self, input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
-        let mut reader = input;
-        let mut line = Vec::new();
-        loop {
-            line.clear();
-            let n = read_line_capped(&mut reader, &mut line)?;
-            if n == 0 {
-                return Ok(());
+    ///
+    /// Tool calls run on threads of their own (at most [`MAX_CALLS_IN_FLIGHT`]; beyond that the
+    /// next is run before more input is read), so a `ping`, or a quick call, is answered while
+    /// a long one (`read_channel` waiting for an entry) is under way. A call the client
+    /// cancels (`notifications/cancelled`) is not answered: the plane's side of it may still
+    /// happen, as MCP allows, but its result is dropped.
+    pub fn serve(&self, input: impl BufRead, output: impl Write + Send) -> std::io::Result<()>
+    where
+        P: Sync,
+    {
+        let out = std::sync::Mutex::new(output);
+        // Calls under way, by their id's JSON text: whether the client cancelled them.
+        let in_flight = std::sync::Mutex::new(std::collections::HashMap::<String, bool>::new());
+        let failed: std::sync::Mutex<Option<std::io::Error>> = std::sync::Mutex::new(None);
+        let write = |a: &Value| {
+            let mut bytes = serde_json::to_vec(a).unwrap_or_default();
+            bytes.push(b'\n');
+            let mut o = lock(&out);
+            if let Err(e) = o.write_all(&bytes).and_then(|()| o.flush()) {
+                lock(&failed).get_or_insert(e);
             }
-            let answer = match std::str::from_utf8(&line) {
-                _ if line.len() > MAX_MESSAGE_BYTES => {
-                    Some(rpc_error(&Value::Null, -32600, "message too large"))
+        };
+        std::thread::scope(|scope| {
+            let mut reader = input;
+            let mut line = Vec::new();
+            loop {
+                if let Some(e) = lock(&failed).take() {
+                    return Err(e);
                 }
-                Ok(text) if text.trim().is_empty() => None,
-                Ok(text) => self.handle_line(text.trim()),
-                Err(_) => Some(rpc_error(&Value::Null, -32700, "parse error")),
-            };
-            if let Some(a) = answer {
-                let mut bytes = serde_json::to_vec(&a).unwrap_or_default();
-                bytes.push(b'\n');
-                output.write_all(&bytes)?;
-                output.flush()?;
+                line.clear();
+                if read_line_capped(&mut reader, &mut line)? == 0 {
+                    return Ok(());
+                }
+                let msg = match std::str::from_utf8(&line) {
+                    _ if line.len() > MAX_MESSAGE_BYTES => {
+                        write(&rpc_error(&Value::Null, -32600, "message too large"));
+                        continue;
+                    }
+                    Ok(text) if text.trim().is_empty() => continue,
+                    Ok(text) => match serde_json::from_str::<Value>(text.trim()) {
+                        Ok(v) => v,
+                        Err(_) => {
+                            write(&rpc_error(&Value::Null, -32700, "parse error"));
+                            continue;
+                        }
+                    },
+                    Err(_) => {
+                        write(&rpc_error(&Value::Null, -32700, "parse error"));
+                        continue;
+                    }
+                };
+                let method = msg.get("method").and_then(Value::as_str);
+                if method == Some("notifications/cancelled") && msg.get("id").is_none() {
+                    if let Some(r) = msg.pointer("/params/requestId")
+                        && let Some(cancelled) = lock(&in_flight).get_mut(&r.to_string())
+                    {
+                        *cancelled = true;
+                    }
+                    continue;
+                }
+                let call_id = msg
+                    .get("id")
+                    .filter(|i| valid_id(i) && method == Some("tools/call"))
+                    .map(Value::to_string);
+                let Some(key) = call_id.filter(|k| {
+                    let mut f = lock(&in_flight);
+                    if f.len() >= MAX_CALLS_IN_FLIGHT || f.contains_key(k) {
+                        return false;
+                    }
+                    f.insert(k.clone(), false);
+                    true
+                }) else {
+                    if let Some(a) = self.handle_value(msg) {
+                        write(&a);
+                    }
+                    continue;
+                };
+                let (write, in_flight) = (&write, &in_flight);
+                scope.spawn(move || {
+                    let answer = self.handle_value(msg);
+                    let cancelled = lock(in_flight).remove(&key).unwrap_or(false);
+                    if let Some(a) = answer.filter(|_| !cancelled) {
+                        write(&a);
+                    }
+                });
             }
-        }
+        })
     }
 }
 
@@ -609,12 +847,21 @@ fn read_line_capped(r: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<
 }
 
 /// A refusal by the plane, as a tool's error text.
+/// A refusal by the plane, as a tool's error text, naming the field the plane named (its error
+/// body's `metadata.path`, else `metadata.field`) when the message does not already.
 fn refused(status: u16, v: &Value) -> Value {
+    let text = message(v);
+    let meta = v.get("metadata");
+    let field = meta
+        .and_then(|m| m.get("path"))
+        .or_else(|| meta.and_then(|m| m.get("field")))
+        .and_then(Value::as_str)
+        .filter(|f| !text.contains(&format!("`{f}`")));
     tool_text(
         format!(
-            "refused ({status} {}): {}",
+            "refused ({status} {}): {}{text}",
             v.get("code").and_then(Value::as_str).unwrap_or("ERROR"),
-            message(v)
+            field.map_or_else(String::new, |f| format!("`{f}`: ")),
         ),
         true,
     )
@@ -643,12 +890,12 @@ fn encode(s: &str) -> String {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
-    use std::cell::RefCell;
+    use std::sync::Mutex;
 
     /// Records requests and answers them from a table (a unit test of the protocol layer; the
     /// integration tests run the real plane).
     struct Recorder {
-        seen: RefCell<Vec<(String, String, Option<Value>)>>,
+        seen: Mutex<Vec<(String, String, Option<Value>)>>,
         answer: (u16, Value),
     }
 
@@ -660,7 +907,8 @@ mod tests {
             body: Option<&Value>,
         ) -> Result<(u16, Value), String> {
             self.seen
-                .borrow_mut()
+                .lock()
+                .unwrap()
                 .push((method.into(), path.into(), body.cloned()));
             Ok(self.answer.clone())
         }
@@ -679,7 +927,7 @@ mod tests {
     #[test]
     fn initialize_negotiates_a_known_version() {
         let r = Recorder {
-            seen: RefCell::default(),
+            seen: Mutex::default(),
             answer: (200, json!({})),
         };
         let s = Server::new(&r, pane());
@@ -701,7 +949,7 @@ mod tests {
     #[test]
     fn protocol_faults_get_json_rpc_errors() {
         let r = Recorder {
-            seen: RefCell::default(),
+            seen: Mutex::default(),
             answer: (200, json!({})),
         };
         let s = Server::new(&r, pane());
@@ -719,13 +967,13 @@ mod tests {
             .unwrap()["error"]["code"],
             -32602
         );
-        assert!(r.seen.borrow().is_empty());
+        assert!(r.seen.lock().unwrap().is_empty());
     }
 
     #[test]
     fn tools_map_to_the_panes_own_rest_calls() {
         let r = Recorder {
-            seen: RefCell::default(),
+            seen: Mutex::default(),
             answer: (200, json!({"ok": true})),
         };
         let s = Server::new(&r, pane());
@@ -744,7 +992,7 @@ mod tests {
         call("read_output", json!({}));
         call("create_channel", json!({"name":"notes","description":"d"}));
         call("list_channels", json!({}));
-        let seen = r.seen.borrow();
+        let seen = r.seen.lock().unwrap();
         assert_eq!(seen[0].1, "/api/subshells/abc/attention");
         assert_eq!(seen[1].2.as_ref().unwrap()["nodeId"], "n1");
         assert_eq!(seen[2].1, "/api/subshells/abc/screen?lines=100");
@@ -762,7 +1010,7 @@ mod tests {
     #[test]
     fn publish_file_starts_a_kept_file_and_sends_its_pieces_in_order() {
         let r = Recorder {
-            seen: RefCell::default(),
+            seen: Mutex::default(),
             answer: (201, json!({"fileId": "f1", "pieceBytes": 4, "done": true})),
         };
         let s = Server::new(&r, pane());
@@ -778,7 +1026,7 @@ mod tests {
             ))
             .unwrap();
         assert_eq!(a["result"]["isError"], false, "{a}");
-        let seen = r.seen.borrow();
+        let seen = r.seen.lock().unwrap();
         assert_eq!(seen[0].0, "POST");
         assert_eq!(seen[0].1, "/api/files");
         assert_eq!(seen[0].2, Some(json!({"name": "notes.txt", "size": 10})));
@@ -814,7 +1062,7 @@ mod tests {
     #[test]
     fn a_refusal_is_a_tool_error_naming_the_code() {
         let r = Recorder {
-            seen: RefCell::default(),
+            seen: Mutex::default(),
             answer: (403, json!({"code": "PERMISSION_DENIED", "message": "no"})),
         };
         let s = Server::new(&r, pane());
@@ -833,7 +1081,7 @@ mod tests {
     #[test]
     fn serve_answers_line_by_line_and_caps_messages() {
         let r = Recorder {
-            seen: RefCell::default(),
+            seen: Mutex::default(),
             answer: (200, json!({})),
         };
         let s = Server::new(&r, pane());
@@ -854,6 +1102,231 @@ mod tests {
         assert_eq!(lines[0]["id"], 1);
         assert_eq!(lines[1]["error"]["code"], -32600);
         assert_eq!(lines[2]["id"], 2);
+    }
+
+    #[test]
+    fn every_tool_schema_uses_only_keywords_the_argument_check_reads() {
+        fn walk(v: &Value, tool: &str) {
+            let Some(obj) = v.as_object() else { return };
+            for (k, child) in obj {
+                assert!(
+                    CHECKED_KEYWORDS.contains(&k.as_str()),
+                    "{tool}: `{k}` is not checked"
+                );
+                match k.as_str() {
+                    "properties" => {
+                        for p in child.as_object().unwrap().values() {
+                            walk(p, tool);
+                        }
+                    }
+                    "items" => walk(child, tool),
+                    _ => {}
+                }
+            }
+        }
+        for t in tools() {
+            walk(&(t.schema)(), t.name);
+        }
+    }
+
+    #[test]
+    fn an_argument_of_the_wrong_kind_is_refused_by_name_not_read_as_absent() {
+        let r = Recorder {
+            seen: Mutex::default(),
+            answer: (200, json!({})),
+        };
+        let s = Server::new(&r, pane());
+        let call = |name: &str, args: Value| {
+            let a = s
+                .handle_line(
+                    &json!({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":name,"arguments":args}})
+                        .to_string(),
+                )
+                .unwrap();
+            assert_eq!(a["result"]["isError"], true, "{name} {a}");
+            a["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        };
+        let cases = [
+            (
+                "send_input",
+                json!({"subshellId": ["other"], "text": "x"}),
+                "`subshellId` must be a string",
+            ),
+            (
+                "send_input",
+                json!({"subshellId": 12345, "text": "x"}),
+                "`subshellId` must be a string",
+            ),
+            (
+                "send_input",
+                json!({"text": "x"}),
+                "`subshellId` is required",
+            ),
+            (
+                "send_input",
+                json!({"subshellId": "a", "keys": ["enter", "f13"]}),
+                "`keys[1]` must be one of",
+            ),
+            (
+                "read_output",
+                json!({"lines": -1}),
+                "`lines` must be from 0 to 10000",
+            ),
+            (
+                "read_output",
+                json!({"lines": "5"}),
+                "`lines` must be an integer",
+            ),
+            (
+                "list_subshells",
+                json!({"state": 5}),
+                "`state` must be a string",
+            ),
+            (
+                "list_subshells",
+                json!({"state": "asleep"}),
+                "`state` must be one of",
+            ),
+            (
+                "read_channel",
+                json!({"channel": "c", "after": "1"}),
+                "`after` must be an integer",
+            ),
+            (
+                "read_channel",
+                json!({"channel": "c", "limit": 0}),
+                "`limit` must be from 1 to 200",
+            ),
+            (
+                "post_to_channel",
+                json!({"channel": "c", "text": ""}),
+                "`text` must be 1 to 16384 characters",
+            ),
+            (
+                "launch_subshell",
+                json!({"harnessId": "shell", "permissions": {"channels": "all", "subshells": "read"}}),
+                "`permissions.channels` must be one of",
+            ),
+            (
+                "list_files",
+                json!({"bogus": 1}),
+                "unknown argument `bogus`; this tool takes none",
+            ),
+        ];
+        for (name, args, says) in cases {
+            let text = call(name, args.clone());
+            assert!(text.contains(says), "{name} {args}: {text}");
+        }
+        assert!(
+            r.seen.lock().unwrap().is_empty(),
+            "nothing reached the plane"
+        );
+        // An optional argument sent as null is absent.
+        let a = s
+            .handle_line(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_output","arguments":{"lines":null}}}"#)
+            .unwrap();
+        assert_eq!(a["result"]["isError"], false, "{a}");
+        assert_eq!(
+            r.seen.lock().unwrap()[0].1,
+            "/api/subshells/abc/screen?lines=100"
+        );
+    }
+
+    #[test]
+    fn a_refusal_names_the_field_the_plane_named() {
+        let r = Recorder {
+            seen: Mutex::default(),
+            answer: (
+                400,
+                json!({"code": "INPUT_VALIDATION_ERROR", "message": "must be 1 to 200", "metadata": {"field": "limit"}}),
+            ),
+        };
+        let s = Server::new(&r, pane());
+        let a = s
+            .handle_line(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_channels","arguments":{}}}"#)
+            .unwrap();
+        assert_eq!(
+            a["result"]["content"][0]["text"],
+            "refused (400 INPUT_VALIDATION_ERROR): `limit`: must be 1 to 200"
+        );
+    }
+
+    #[test]
+    fn ids_and_versions_are_checked_and_batches_answered_in_order() {
+        let r = Recorder {
+            seen: Mutex::default(),
+            answer: (200, json!({})),
+        };
+        let s = Server::new(&r, pane());
+        for bad in [
+            r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+            r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#,
+            r#"{"id":1,"method":"ping"}"#,
+        ] {
+            assert_eq!(
+                s.handle_line(bad).unwrap()["error"]["code"],
+                -32600,
+                "{bad}"
+            );
+        }
+        let a = s
+            .handle_line(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":"b","method":"nope"}]"#)
+            .unwrap();
+        let a = a.as_array().unwrap();
+        assert_eq!(a.len(), 2);
+        assert_eq!(a[0]["id"], 1);
+        assert_eq!(a[1]["id"], "b");
+        assert_eq!(a[1]["error"]["code"], -32601);
+        assert!(
+            s.handle_line(r#"[{"jsonrpc":"2.0","method":"notifications/initialized"}]"#)
+                .is_none()
+        );
+    }
+
+    /// A plane that takes `delay` to answer each request.
+    struct Slow {
+        delay: Duration,
+    }
+
+    impl Plane for &Slow {
+        fn request(&self, _: &str, _: &str, _: Option<&Value>) -> Result<(u16, Value), String> {
+            std::thread::sleep(self.delay);
+            Ok((200, json!({"slow": true})))
+        }
+    }
+
+    fn serve_lines(s: &Server<&Slow>, lines: &[&str]) -> Vec<Value> {
+        let input = lines.join("\n") + "\n";
+        let mut out = Vec::new();
+        s.serve(input.as_bytes(), &mut out).unwrap();
+        out.split(|b| *b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_ping_is_answered_while_a_long_call_runs_and_a_cancelled_call_is_not_answered() {
+        let slow = Slow {
+            delay: Duration::from_millis(400),
+        };
+        let s = Server::new(&slow, pane());
+        let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_files","arguments":{}}}"#;
+        let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+        let answers = serve_lines(&s, &[call, ping]);
+        assert_eq!(answers.len(), 2);
+        assert_eq!(answers[0]["id"], 2, "the ping first: {answers:?}");
+        assert_eq!(answers[1]["id"], 1);
+        assert_eq!(answers[1]["result"]["isError"], false);
+        let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"changed my mind"}}"#;
+        let answers = serve_lines(&s, &[call, cancel, ping]);
+        assert_eq!(answers.len(), 1, "{answers:?}");
+        assert_eq!(answers[0]["id"], 2);
     }
 
     #[test]

@@ -119,8 +119,8 @@ pub fn main(program: &str, args: &[String]) -> ExitCode {
             }
         });
     let stdin = std::io::stdin();
-    let stdout = std::io::stdout();
-    match server.serve(stdin.lock(), stdout.lock()) {
+    // Answers of calls that run on their own threads go to stdout under the server's lock.
+    match server.serve(stdin.lock(), std::io::stdout()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("{program} mcp: {e}");
