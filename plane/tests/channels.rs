@@ -931,3 +931,42 @@ fn the_api_reference_tells_a_client_what_to_sign() {
         );
     }
 }
+
+#[test]
+fn a_pane_that_names_no_permissions_launches_one_capped_by_its_own() {
+    let p = Plane::start();
+    let admin_cookie = p.setup_admin();
+    let (_, system_key) = p.system_key(&admin_cookie);
+    let script = Cred::Bearer(system_key);
+    let node = common::local::attach(&p);
+    let (_, launcher) = pane(
+        &p,
+        &script,
+        &node,
+        json!({ "channels": "read", "subshells": "write" }),
+    );
+    let launch = |perms: Option<Value>| {
+        let mut body = json!({ "nodeId": node.node_id, "harnessId": "shell",
+                               "cwd": node.work.to_string_lossy() });
+        if let Some(p) = perms {
+            body["permissions"] = p;
+        }
+        call(&p, &launcher, "POST", "/api/subshells", Some(body))
+    };
+    // The default (channels write, subshells read) capped by the launcher's channels read.
+    let r = launch(None);
+    assert_eq!(r.status, 201, "{}", r.text());
+    assert_eq!(
+        r.json()["permissions"],
+        json!({ "channels": "read", "subshells": "read" })
+    );
+    // A map it names is taken as named, and refused above its own.
+    let r = launch(Some(json!({ "channels": "write", "subshells": "read" })));
+    assert_eq!((r.status, r.code()), (403, "PERMISSION_DENIED".into()));
+    let r = launch(Some(json!({ "channels": "read", "subshells": "write" })));
+    assert_eq!(r.status, 201, "{}", r.text());
+    assert_eq!(
+        r.json()["permissions"],
+        json!({ "channels": "read", "subshells": "write" })
+    );
+}

@@ -166,6 +166,15 @@ impl Permissions {
     pub fn within(&self, ceiling: &Self) -> bool {
         self.channels <= ceiling.channels && self.subshells <= ceiling.subshells
     }
+
+    /// The most of `self` that fits within `ceiling`, permission by permission.
+    #[must_use]
+    pub fn capped(&self, ceiling: &Self) -> Self {
+        Self {
+            channels: self.channels.min(ceiling.channels),
+            subshells: self.subshells.min(ceiling.subshells),
+        }
+    }
 }
 
 /// Who started a subshell.
@@ -398,7 +407,9 @@ pub struct LaunchRequest {
     #[serde(default)]
     pub prompt: Option<Prompt>,
     /// The permission map of the pane's token (default: channels write, subshells read). A pane
-    /// that launches cannot give more than its own.
+    /// that launches cannot give more than its own: one that names no map gives the default
+    /// capped by its own (a pane that may only read channels launches one that may only read
+    /// them too), one that names a map above its own is refused.
     #[serde(default)]
     pub permissions: Option<Permissions>,
     /// A harness session to resume (when the harness supports it): 1 to 256 of

@@ -126,7 +126,7 @@ impl Service {
         req: LaunchRequest,
     ) -> Result<Subshell, ApiError> {
         let c = self.caller(meta).await?;
-        let permissions = req.permissions.unwrap_or_default();
+        let mut permissions = req.permissions.unwrap_or_default();
         let mut parent = None;
         if let Caller::Pane {
             permissions: ceiling,
@@ -140,6 +140,9 @@ impl Service {
                     "PERMISSION_DENIED",
                     "the pane's token does not allow launching subshells",
                 ));
+            }
+            if req.permissions.is_none() {
+                permissions = permissions.capped(ceiling);
             }
             if !permissions.within(ceiling) {
                 return Err(ApiError::new(
