@@ -1167,3 +1167,65 @@ fn f82_a_foreign_origin_upgrade_is_refused_before_101_and_spends_nothing() {
     let mut f = open_ws_at(w.p.addr, &feed_path, &[("Origin", own.as_str())]).unwrap();
     f.until("hello", |t| t.has_frame("hello", |_| true));
 }
+
+#[test]
+fn a_demoted_administrator_stops_typing_through_a_read_share_and_its_feed_is_reopened() {
+    let w = world();
+    let id = w.launch_as(Some(&w.admin));
+    let carol_id = w.p.create_user(&w.admin, "carol@example.test", "admin");
+    let carol = w.p.sign_in("carol@example.test", common::PASSWORD);
+    let r = w.as_cookie(
+        &w.admin,
+        "PUT",
+        &format!("/api/subshells/{id}/shares/{carol_id}"),
+        Some(json!({ "access": "read" })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    // As an administrator she types, whatever the share says, and her feed is an
+    // administrator's.
+    let tok = w.mint_cookie(&carol, None);
+    let mut t = attach(&w.p, &id, &tok, "", Some(&w.p.origin())).unwrap();
+    t.until("attached", |t| {
+        t.has_frame("attached", |v| v["readOnly"] == false)
+    });
+    let tok = w.mint_cookie(&carol, None);
+    let mut feed = open_ws(&w.p, &format!("/api/live?token={tok}"), Some(&w.p.origin())).unwrap();
+    feed.until("hello", |t| t.has_frame("hello", |_| true));
+    let r = w.as_cookie(
+        &w.admin,
+        "PATCH",
+        &format!("/api/users/{carol_id}"),
+        Some(json!({ "role": "user" })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    // Within the plane's next check (15 s): the typing socket ends, and so does the feed that
+    // listed every account's panes; both say why.
+    let deadline = Instant::now() + Duration::from_secs(25);
+    while t.closed.is_none() || feed.closed.is_none() {
+        assert!(
+            Instant::now() < deadline,
+            "open after the demotion: terminal {:?}, feed {:?}",
+            t.closed,
+            feed.closed
+        );
+        t.pump(Duration::from_millis(100));
+        feed.pump(Duration::from_millis(100));
+    }
+    assert_eq!(
+        t.closed,
+        Some((4403, "write access to this subshell ended".to_owned()))
+    );
+    assert_eq!(
+        feed.closed,
+        Some((
+            4403,
+            "the account's role changed; list again and reopen".to_owned()
+        ))
+    );
+    // She may still watch, read-only.
+    let tok = w.mint_cookie(&carol, Some(&id));
+    let mut t = attach(&w.p, &id, &tok, "", Some(&w.p.origin())).unwrap();
+    t.until("attached", |t| {
+        t.has_frame("attached", |v| v["readOnly"] == true)
+    });
+}

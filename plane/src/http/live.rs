@@ -158,8 +158,8 @@ where
             }
             Ev::Recheck => {
                 recheck.set_after(RECHECK_EVERY);
-                if !svc.feed_still_valid(grant).await {
-                    return (4403, "the session that opened this feed ended".into());
+                if let Err(end) = svc.feed_still_valid(grant).await {
+                    return end;
                 }
             }
         }

@@ -360,8 +360,15 @@ impl Session {
                 },
                 Event::Recheck => {
                     recheck.set_after(RECHECK_EVERY);
-                    if let Err((code, reason)) = self.svc.grant_still_valid(&self.grant).await {
-                        return End::Close(code, reason);
+                    match self.svc.grant_still_valid(&self.grant).await {
+                        Err((code, reason)) => return End::Close(code, reason),
+                        // It may still watch but no longer type (an administrator demoted
+                        // while watching through a read share): the socket that types ends,
+                        // as it does when a share is lowered to read.
+                        Ok(false) if !self.read_only => {
+                            return End::Close(4403, "write access to this subshell ended".into());
+                        }
+                        Ok(_) => {}
                     }
                 }
             }

@@ -339,8 +339,21 @@ impl Service {
     }
 
     /// Whether an open feed's session still holds.
-    pub async fn feed_still_valid(&self, g: &FeedGrant) -> bool {
-        self.caller_of(&g.minter).await.is_ok()
+    pub async fn feed_still_valid(&self, g: &FeedGrant) -> Result<(), (u16, String)> {
+        let c = self
+            .caller_of(&g.minter)
+            .await
+            .map_err(|_| (4403, "the session that opened this feed ended".to_owned()))?;
+        // The feed's audience was fixed when it opened: an administrator sees every subshell.
+        // A role that changed since closes it, and the client lists again and reopens it with
+        // the audience the account has now.
+        if (c.user().role == "admin") != g.admin {
+            return Err((
+                4403,
+                "the account's role changed; list again and reopen".to_owned(),
+            ));
+        }
+        Ok(())
     }
 
     /// Whether an open viewer's grant still holds: its minter is valid and it still reaches the
