@@ -503,17 +503,14 @@ impl Service {
         row: &store::Subshell,
         data: String,
     ) -> Result<(), ApiError> {
+        if data.is_empty() {
+            return Ok(());
+        }
         let sid = SubshellId::parse(&row.id).map_err(|_| ApiError::internal())?;
-        let r = self
-            .node_command(
-                &row.node_id,
-                Command::Input(termplane_proto::command::Input {
-                    subshell_id: sid,
-                    data,
-                    keys: Vec::new(),
-                }),
-            )
-            .await?;
-        super::subshells::node_data(r).map(|_| ())
+        // In pieces, as the REST route types: a frame of up to 64 KiB, or several queued
+        // together, can be more than one command carries once JSON escapes it.
+        self.type_into(&row.node_id, &sid, &data, &[])
+            .await
+            .map(|_| ())
     }
 }
