@@ -1229,3 +1229,75 @@ fn a_demoted_administrator_stops_typing_through_a_read_share_and_its_feed_is_reo
         t.has_frame("attached", |v| v["readOnly"] == true)
     });
 }
+
+#[test]
+fn frames_sent_back_to_back_all_reach_the_pane_even_above_one_commands_size() {
+    let w = world();
+    let id = w.launch();
+    let out = std::env::temp_dir().join(format!(
+        "tp-typed-{}-{}",
+        std::process::id(),
+        Instant::now().elapsed().as_nanos()
+    ));
+    w.type_line(&id, &format!("stty -icanon -echo; cat > {}", out.display()));
+    let mut t = w.admin_viewer(&id);
+    std::thread::sleep(Duration::from_millis(500));
+    // Three frames in one go: queued together they are above what one node command carries
+    // (47 KiB of JSON); and one frame of escape bytes, 9,000 of them, six times that as JSON.
+    let frames = [
+        "a".repeat(10),
+        "b".repeat(4_000),
+        "c".repeat(45_000),
+        "\u{1b}".repeat(9_000),
+    ];
+    for f in &frames {
+        t.type_keys(f);
+    }
+    let want: usize = frames.iter().map(String::len).sum();
+    let got = until("every byte in the file", || {
+        let n = std::fs::metadata(&out).map_or(0, |m| m.len() as usize);
+        (n >= want).then_some(n)
+    });
+    assert_eq!(got, want);
+    t.pump(Duration::from_millis(200));
+    assert!(!t.has_frame("error", |_| true), "a refusal: {:?}", t.frames);
+    let typed = std::fs::read(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    let expected: Vec<u8> = frames.concat().into_bytes();
+    assert!(typed == expected, "the bytes arrived out of order");
+}
+
+#[test]
+fn a_frame_above_64_kib_closes_with_1009_and_a_ping_with_fields_is_not_a_known_frame() {
+    let w = world();
+    let id = w.launch();
+    let mut t = w.admin_viewer(&id);
+    t.ws.send(Message::binary(vec![b'x'; 64 * 1024 + 1]))
+        .unwrap();
+    t.until("the close", |t| t.closed.is_some());
+    assert_eq!(t.closed, Some((1009, "a frame above 64 KiB".to_owned())));
+    let mut t = w.admin_viewer(&id);
+    t.send_text(json!({ "type": "ping", "x": 1 }));
+    t.until("the close", |t| t.closed.is_some());
+    assert_eq!(t.closed.as_ref().map(|c| c.0), Some(4400));
+    // The live feed alike.
+    let open_feed = || {
+        let tok = w.mint_cookie(&w.admin, None);
+        let mut feed =
+            open_ws(&w.p, &format!("/api/live?token={tok}"), Some(&w.p.origin())).unwrap();
+        feed.until("hello", |t| t.has_frame("hello", |_| true));
+        feed
+    };
+    let mut feed = open_feed();
+    feed.ws
+        .send(Message::text("x".repeat(64 * 1024 + 1)))
+        .unwrap();
+    feed.until("the close", |t| t.closed.is_some());
+    assert_eq!(feed.closed, Some((1009, "a frame above 64 KiB".to_owned())));
+    let mut feed = open_feed();
+    feed.send_text(json!({ "type": "ping" }));
+    feed.until("the pong", |t| t.has_frame("pong", |_| true));
+    feed.send_text(json!({ "type": "ping", "x": 1 }));
+    feed.until("the close", |t| t.closed.is_some());
+    assert_eq!(feed.closed.as_ref().map(|c| c.0), Some(4400));
+}

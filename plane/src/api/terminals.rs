@@ -157,8 +157,9 @@ pub enum ClientFrame {
         /// Rows (1 to 1,000).
         rows: u16,
     },
-    /// Keepalive; answered with `pong`.
-    Ping,
+    /// Keepalive; answered with `pong`. (A struct variant: a `ping` with other fields is not
+    /// a known frame, as for every other frame.)
+    Ping {},
 }
 
 /// Close codes of the terminal WebSocket.
@@ -246,7 +247,8 @@ pub struct Share {
 /// The feed carries what changes on everything the account can see: its subshells (all of them
 /// for an administrator) and those shared with it, the nodes it can see, and who is attached to
 /// those panes. A client lists once over REST, then applies these frames. When the feed closes
-/// (4408: the client fell behind; 1001: the plane stops) the client lists again.
+/// (4408: the client fell behind; 4403: its session ended or its account's role changed; 1001:
+/// the plane stops) the client lists again.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum FeedFrame {

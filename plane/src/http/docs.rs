@@ -149,8 +149,10 @@ fn terminal_page() -> String {
          <p>Mint an unbound attach token from a browser session, then open \
          <code>GET /api/live?token=…</code>. Frames (text, JSON) carry what changes on every \
          subshell and node the account can see, and who is attached to those panes; the client \
-         may send <code>{{\"type\":\"ping\"}}</code>. A feed that falls behind closes with 4408: \
-         list again over REST and reopen.</p>\n<pre>{}</pre>\n\
+         may send <code>{{\"type\":\"ping\"}}</code> (answered <code>pong</code>). A feed that \
+         falls behind closes with 4408, and one whose session ended or whose account's role \
+         changed with 4403; any other frame closes it with 4400, one above 64 KiB with 1009. \
+         On any close, list again over REST and reopen.</p>\n<pre>{}</pre>\n\
          </body>\n</html>\n",
         schema(schemars::schema_for!(AttachQuery)),
         schema(schemars::schema_for!(ServerFrame)),

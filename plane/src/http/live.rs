@@ -30,7 +30,9 @@ struct LiveQuery {
 #[derive(serde::Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 enum FeedClientFrame {
-    Ping,
+    /// Keepalive. A struct variant, so that `deny_unknown_fields` holds for it too (serde lets
+    /// any field through on a unit variant of a tagged enum).
+    Ping {},
 }
 
 /// The handler.
@@ -132,11 +134,14 @@ where
             })
             .await;
         match ev {
+            Ev::Client(Some(Err(async_tungstenite::tungstenite::Error::Capacity(_)))) => {
+                return (1009, "a frame above 64 KiB".into());
+            }
             Ev::Client(None | Some(Err(_))) => return (0, String::new()),
             Ev::Client(Some(Ok(Message::Close(_)))) => return (1000, String::new()),
             Ev::Client(Some(Ok(Message::Text(t)))) => {
                 match serde_json::from_str::<FeedClientFrame>(t.as_str()) {
-                    Ok(FeedClientFrame::Ping) => {
+                    Ok(FeedClientFrame::Ping {}) => {
                         if !send(ws, frame(&FeedFrame::Pong)).await {
                             return (0, String::new());
                         }

@@ -307,6 +307,10 @@ impl Session {
                 })
                 .await;
             match ev {
+                // Read past the frame limit: the socket says so (1009) before it ends.
+                Event::Client(Some(Err(async_tungstenite::tungstenite::Error::Capacity(_)))) => {
+                    return End::Close(1009, "a frame above 64 KiB".into());
+                }
                 Event::Client(None | Some(Err(_))) => return End::Gone,
                 Event::Client(Some(Ok(m))) => {
                     if let Some(end) = self.on_client_frame(ws, m, input).await {
@@ -432,7 +436,9 @@ impl Session {
             Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => return None,
         };
         match frame {
-            ClientFrame::Ping => (!send(ws, text(&ServerFrame::Pong)).await).then_some(End::Gone),
+            ClientFrame::Ping {} => {
+                (!send(ws, text(&ServerFrame::Pong)).await).then_some(End::Gone)
+            }
             ClientFrame::Input { .. } | ClientFrame::Resize { .. } if self.read_only => {
                 (!Self::refuse_frame(ws, "READ_ONLY", "this viewer only watches").await)
                     .then_some(End::Gone)
