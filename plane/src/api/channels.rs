@@ -287,8 +287,8 @@ pub struct MemberParams {
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct EntriesQuery {
-    /// Entries after this `seq` (default 0: from the first); at most the channel's head `seq`
-    /// (a cursor past it is refused, 400 `INPUT_VALIDATION_ERROR` on `after`).
+    /// Entries after this `seq` (default 0: from the first). A cursor past the channel's head
+    /// reads as the head: no entries, and `next` is the head's `seq`.
     #[serde(default)]
     #[schemars(range(max = 9_007_199_254_740_991_u64))]
     pub after: Option<u64>,

@@ -628,17 +628,9 @@ impl Service {
         }
         let after = i64::try_from(q.after.unwrap_or(0)).unwrap_or(i64::MAX);
         let (mut row, _) = self.reach_channel(&c, id, Need::Read).await?;
-        // A cursor past the newest entry is a reader's mistake: answered as is, its `next`
-        // would skip every entry up to it once they are written.
-        if after > row.head_seq {
-            return Err(ApiError::validation(
-                "after",
-                format!(
-                    "is past the channel's newest entry (seq {}); read from there",
-                    row.head_seq
-                ),
-            ));
-        }
+        // A cursor past the newest entry reads as the newest entry: echoed back as `next`, it
+        // would have the reader skip every entry written up to it.
+        let after = after.min(row.head_seq);
         if row.head_seq <= after && wait > 0 {
             let until = std::time::Instant::now() + Duration::from_millis(u64::from(wait));
             loop {
