@@ -1036,3 +1036,148 @@ fn subshell_token_valid_then_restarted_is_rotated_in_place_manually_and_automati
     assert_eq!(reads_own_row(&w, &second, &id), 401);
     assert_eq!(reads_own_row(&w, &third, &id), 200);
 }
+
+/// Whether the node's tmux server has the pane of subshell `id`.
+fn node_has_pane(w: &World, id: &str) -> bool {
+    Command::new("tmux")
+        .arg("-S")
+        .arg(w.tmux_socket())
+        .args(["has-session", "-t", &format!("=tp-{id}")])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+#[test]
+fn stops_and_deletes_that_could_not_reach_the_node_are_finished_when_it_returns() {
+    let mut w = world("strays", false);
+    let dir = w.dir.join("work");
+    let ids: Vec<String> = (0..3)
+        .map(|_| launch(&w, "shell", &dir)["id"].as_str().unwrap().to_owned())
+        .collect();
+    let (kept, deleted, stopping) = (&ids[0], &ids[1], &ids[2]);
+    for id in &ids {
+        wait_until("the shell to run", WAIT, || {
+            (subshell(&w, id)["state"] == "running").then_some(())
+        });
+    }
+    // One pane ignores Ctrl-C, so its stop waits out the grace; the node goes away during it.
+    let r = w.post(
+        &format!("/api/subshells/{stopping}/input"),
+        &json!({ "text": "trap '' INT; echo trap-$((6*7))", "keys": ["enter"] }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    wait_until("the trap", WAIT, || {
+        screen(&w, stopping).contains("trap-42").then_some(())
+    });
+    let stop = {
+        let (port, headers) = (
+            w.port,
+            vec![("Origin", w.base()), ("Cookie", w.cookie.clone())],
+        );
+        let path = format!("/api/subshells/{stopping}/terminate");
+        std::thread::spawn(move || {
+            let h: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            http(port, "POST", &path, &h, Some(&json!({}))).unwrap()
+        })
+    };
+    std::thread::sleep(Duration::from_millis(1_000));
+    w.kill_node();
+    let r = stop.join().unwrap();
+    assert_ne!(
+        r.status,
+        200,
+        "a stop cut short is not a stop: {}",
+        r.text()
+    );
+    assert_eq!(subshell(&w, stopping)["state"], "stopping");
+    w.wait_offline();
+    // A stop of a pane out of reach is refused, and the row does not move.
+    let r = w.post(&format!("/api/subshells/{kept}/terminate"), &json!({}));
+    assert_eq!(r.status, 409, "{}", r.text());
+    assert_eq!(r.json()["code"], "NODE_OFFLINE");
+    assert_eq!(subshell(&w, kept)["state"], "running");
+    // A delete goes through; its pane cannot be killed yet.
+    let h = [("Origin", w.base()), ("Cookie", w.cookie.clone())];
+    let h: Vec<(&str, &str)> = h.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let r = http(
+        w.port,
+        "DELETE",
+        &format!("/api/subshells/{deleted}"),
+        &h,
+        None,
+    )
+    .unwrap();
+    assert_eq!(r.status, 204, "{}", r.text());
+    assert!(node_has_pane(&w, deleted));
+    // The node returns: its census names a pane with no row (killed) and a pane whose stop
+    // was cut short (killed, the row stopped); the other pane runs on.
+    w.start_node();
+    w.wait_online(WAIT);
+    wait_until("the deleted subshell's pane to be killed", WAIT, || {
+        (!node_has_pane(&w, deleted)).then_some(())
+    });
+    wait_until("the cut-short stop to finish", WAIT, || {
+        (subshell(&w, stopping)["state"] == "stopped" && !node_has_pane(&w, stopping)).then_some(())
+    });
+    assert!(node_has_pane(&w, kept));
+    assert_eq!(subshell(&w, kept)["state"], "running");
+}
+
+#[test]
+fn a_launch_that_got_no_answer_leaves_no_pane_when_the_node_runs_it_late() {
+    let mut w = world("late", false);
+    let dir = w.dir.join("work");
+    // A first pane: the node's harnesses are known from here on, so the next launch goes
+    // straight to the node.
+    let first = launch(&w, "shell", &dir)["id"].as_str().unwrap().to_owned();
+    wait_until("the shell to run", WAIT, || {
+        (subshell(&w, &first)["state"] == "running").then_some(())
+    });
+    let pid = w.node.as_ref().unwrap().id().to_string();
+    let signal = |sig: &str| {
+        let ok = Command::new("kill")
+            .args([sig, &pid])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "kill {sig} {pid}");
+    };
+    // A frozen node: its link stays up for a while, so the launch waits out the command's
+    // deadline and fails; nothing of it may be left behind.
+    signal("-STOP");
+    let body =
+        json!({ "nodeId": w.node_id, "harnessId": "shell", "cwd": dir.display().to_string() });
+    let r = w.post("/api/subshells", &body);
+    signal("-CONT");
+    assert_eq!(r.status, 504, "{}", r.text());
+    let r = w.get("/api/subshells");
+    assert_eq!(
+        r.json().as_array().map(Vec::len),
+        Some(1),
+        "a row was left: {}",
+        r.text()
+    );
+    // The node wakes up and runs the launch it had queued; the kill the plane queued behind it
+    // follows.
+    let panes = || {
+        let out = Command::new("tmux")
+            .arg("-S")
+            .arg(w.tmux_socket())
+            .args(["list-sessions", "-F", "#{session_name}"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.starts_with("tp-"))
+            .count()
+    };
+    wait_until("the node to run the launch it had queued", WAIT, || {
+        (w.node_log().matches("launched ").count() == 2).then_some(())
+    });
+    wait_until("only the first pane left on the node", WAIT, || {
+        (panes() == 1).then_some(())
+    });
+    assert!(node_has_pane(&w, &first));
+    assert_eq!(subshell(&w, &first)["state"], "running");
+    w.kill_node();
+}

@@ -133,7 +133,19 @@ impl Service {
         r: &termplane_proto::event::SubshellsReport,
     ) -> Result<(), ApiError> {
         let alive: HashSet<&str> = r.subshells.iter().map(|p| p.subshell_id.as_str()).collect();
-        self.heal(node_id, &alive).await?;
+        let known = self.heal(node_id, &alive).await?;
+        // Doomed panes (a row deleted while the node was out of reach, a launch that answered
+        // after the plane gave up on it) found alive: nobody can reach them, they are killed. A
+        // pane with a row again is not doomed any more (its row rules). Panes with no row that
+        // nobody doomed (the admin's raw `launch` command) are left alone.
+        for stray in self
+            .take_doomed(node_id)
+            .iter()
+            .filter(|id| alive.contains(id.as_str()) && !known.contains(*id))
+        {
+            tracing::info!(node = %node_id, subshell = %stray, "killing a pane whose subshell is gone");
+            self.kill_late_launch(node_id, stray);
+        }
         self.censused
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -145,12 +157,15 @@ impl Service {
         Ok(())
     }
 
-    /// Moves every live row of `node_id` by whether its pane is in `alive`.
+    /// Moves every live row of `node_id` by whether its pane is in `alive`; answers the ids of
+    /// all the node's rows. A row left `stopping` (its stop was cut short: the node went away,
+    /// or the plane restarted, before the grace ended) whose pane still runs is killed now, its
+    /// grace long over.
     pub(in crate::service) async fn heal(
         self: &Arc<Self>,
         node_id: &str,
         alive: &HashSet<&str>,
-    ) -> Result<(), ApiError> {
+    ) -> Result<HashSet<String>, ApiError> {
         let rows = self
             .store
             .subshells(&SubshellFilter {
@@ -162,6 +177,24 @@ impl Service {
             .iter()
             .filter(|r| SubshellState::from_stored(&r.state).is_live())
         {
+            if SubshellState::from_stored(&row.state) == SubshellState::Stopping
+                && alive.contains(row.id.as_str())
+            {
+                let me = Arc::clone(self);
+                let row = row.clone();
+                smol::spawn(async move {
+                    match me.kill_pane(&row.node_id, &row.id).await {
+                        Ok(()) => {
+                            let _ = me.move_subshell(&row, Trigger::GraceOver, None).await;
+                        }
+                        Err(e) => {
+                            tracing::debug!(subshell = %row.id, code = e.code, "stop not finished");
+                        }
+                    }
+                })
+                .detach();
+                continue;
+            }
             let trigger = if alive.contains(row.id.as_str()) {
                 Trigger::PaneAlive
             } else {
@@ -173,7 +206,7 @@ impl Service {
                 self.maybe_auto_restart(&row.id);
             }
         }
-        Ok(())
+        Ok(rows.into_iter().map(|r| r.id).collect())
     }
 
     /// Runs [`Self::reconcile`] every `every`, for the process's life (the first sweep after one

@@ -349,6 +349,7 @@ impl Service {
             Err(e) => {
                 self.store.forget_subshell(&id).await?;
                 self.settle_parked_exit(&id, false);
+                self.kill_late_launch(&node.id, &id);
                 return Err(e);
             }
         }

@@ -118,6 +118,13 @@ impl Service {
     ) -> Result<Subshell, ApiError> {
         let c = self.caller(meta).await?;
         let row = self.reach_subshell(&c, id, Need::Write).await?;
+        // A pane on a node out of reach cannot be stopped (and must not read as stopped while
+        // it runs on): refused like kill and restart, before the row moves.
+        if SubshellState::from_stored(&row.state) == SubshellState::Running
+            && !self.node_reachable_soon(&row.node_id).await
+        {
+            return Err(self.offline(&row.node_id));
+        }
         if self
             .move_subshell(&row, Trigger::TerminateRequested, None)
             .await?
@@ -127,12 +134,13 @@ impl Service {
         }
         self.audit_as(&c, "subshell.terminated", id).await?;
         let sid = SubshellId::parse(id).map_err(|_| ApiError::internal())?;
-        let typed = self
-            .type_into(&row.node_id, &sid, "", &[NamedKey::CtrlC])
-            .await;
+        // Should the node go away from here on, the row stays `stopping` and the node's census
+        // finishes the stop when it is back (`heal`).
+        self.type_into(&row.node_id, &sid, "", &[NamedKey::CtrlC])
+            .await?;
         let deadline =
             std::time::Instant::now() + Duration::from_millis(lifecycle::TERMINATE_GRACE_MS);
-        let mut ended = typed.is_err();
+        let mut ended = false;
         while !ended && std::time::Instant::now() < deadline {
             smol::Timer::after(Duration::from_millis(150)).await;
             ended = self.pane_alive(&row.node_id, id).await? == Some(false);
@@ -206,6 +214,11 @@ impl Service {
             serde_json::from_str(&row.launch_spec).map_err(|_| ApiError::internal())?;
         if SubshellState::from_stored(&row.state).is_live() {
             self.kill_pane(&row.node_id, &row.id).await?;
+        } else if let Err(e) = self.kill_pane(&row.node_id, &row.id).await {
+            // An ended row normally has no pane, and the node says so; one may be left by a
+            // launch that answered too late, and it is killed here rather than refuse the
+            // launch ("already running").
+            tracing::debug!(subshell = %row.id, code = e.code, "no pane left to kill before the restart");
         }
         let Some((_, Some(token))) = self.move_subshell(row, trigger, None).await? else {
             return Err(Self::invalid_move(row, "restarted"));
@@ -250,17 +263,70 @@ impl Service {
                 self.move_subshell(&starting, Trigger::LaunchRefused, Some(&e.message))
                     .await?;
                 self.settle_parked_exit(&row.id, false);
+                self.kill_late_launch(&row.node_id, &row.id);
                 Err(e)
             }
         }
     }
 
-    /// `DELETE /api/subshells/:id`: a live pane is killed first; the row and its token go.
+    /// After a launch that got no answer (the node timed out or went away): a kill queued
+    /// behind it, so that a node that runs the launch late kills that pane right after (its
+    /// commands run in order); the row already says the launch failed, or is gone. A node that
+    /// never had the launch answers that there is nothing to kill. Should the kill not reach
+    /// the node either, the pane is doomed: the node's next census has it killed.
+    pub(in crate::service) fn kill_late_launch(&self, node_id: &str, id: &str) {
+        let Some(me) = self.me.upgrade() else {
+            return;
+        };
+        let (node_id, id) = (node_id.to_owned(), id.to_owned());
+        smol::spawn(async move {
+            match me.kill_pane(&node_id, &id).await {
+                Ok(()) => {}
+                // The node answered: there is no such pane.
+                Err(e) if e.code == "NODE_REFUSED" => {}
+                Err(e) => {
+                    tracing::debug!(subshell = %id, code = e.code, "kill deferred to the census");
+                    me.doom(&node_id, &id);
+                }
+            }
+        })
+        .detach();
+    }
+
+    /// Has the pane `id` killed at `node_id`'s next census.
+    pub(in crate::service) fn doom(&self, node_id: &str, id: &str) {
+        self.doomed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .entry(node_id.to_owned())
+            .or_default()
+            .insert(id.to_owned());
+    }
+
+    /// The doomed panes of `node_id`, forgotten here (the census kills those it finds).
+    pub(in crate::service) fn take_doomed(
+        &self,
+        node_id: &str,
+    ) -> std::collections::HashSet<String> {
+        self.doomed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(node_id)
+            .unwrap_or_default()
+    }
+
+    /// `DELETE /api/subshells/:id`: a live pane is killed first; the row and its token go. A
+    /// pane on a node out of reach is killed when that node is back (its census names it, see
+    /// [`Self::doom`]); a plane restart before then forgets it, its token revoked all the same.
     pub async fn delete_subshell(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
         let c = self.caller(meta).await?;
         let row = self.reach_subshell(&c, id, Need::Write).await?;
-        if SubshellState::from_stored(&row.state).is_live() && self.node_reachable(&row.node_id) {
-            self.kill_pane(&row.node_id, id).await?;
+        if SubshellState::from_stored(&row.state).is_live() {
+            if self.node_reachable(&row.node_id) {
+                self.kill_pane(&row.node_id, id).await?;
+            } else {
+                self.doom(&row.node_id, id);
+            }
         }
         let mut audience: std::collections::HashSet<String> = self
             .store
