@@ -338,7 +338,10 @@ fn cmd_run(args: &Args) -> ExitCode {
         config: cfg,
         host,
     };
-    match link::run_link(args, exec, events) {
+    let end = link::run_link(args, std::sync::Arc::clone(&exec), events);
+    // Uploads under way cannot be finished by this process: no partial file is left.
+    exec.abandon_uploads();
+    match end {
         Ok(link::LinkEnd::Shutdown) => {
             logging::info("link closed (1000); exiting");
             ExitCode::SUCCESS

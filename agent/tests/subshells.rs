@@ -1181,3 +1181,79 @@ fn a_launch_that_got_no_answer_leaves_no_pane_when_the_node_runs_it_late() {
     assert_eq!(subshell(&w, &first)["state"], "running");
     w.kill_node();
 }
+
+/// Starts an upload of two pieces into a pane of `node` working in `dir` and sends the first;
+/// the partial files in `dir` are then checked by the caller.
+fn half_an_upload(w: &World, node: &str, dir: &Path) {
+    let r = w.post(
+        "/api/subshells",
+        &json!({ "nodeId": node, "harnessId": "shell", "cwd": dir.display().to_string() }),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let id = r.json()["id"].as_str().unwrap().to_owned();
+    wait_until("the shell to run", WAIT, || {
+        (subshell(w, &id)["state"] == "running").then_some(())
+    });
+    let r = w.post(
+        "/api/uploads",
+        &json!({ "subshellId": id, "name": "big.bin", "size": 600_000 }),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let up = r.json();
+    let piece = up["pieceBytes"].as_u64().unwrap() as usize;
+    let h = [("Origin", w.base()), ("Cookie", w.cookie.clone())];
+    let h: Vec<(&str, &str)> = h.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let path = format!("/api/uploads/{}/pieces/0", up["uploadId"].as_str().unwrap());
+    let data = vec![7u8; piece];
+    let body = json!({ "dataB64": <base64ct::Base64 as base64ct::Encoding>::encode_string(&data) });
+    let r = http(w.port, "PUT", &path, &h, Some(&body)).unwrap();
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(
+        partial_files(dir).len(),
+        1,
+        "the partial file while the upload runs"
+    );
+}
+
+fn partial_files(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".part"))
+        .collect()
+}
+
+#[test]
+fn a_node_daemon_or_a_plane_that_stops_mid_upload_leaves_no_partial_file() {
+    let mut w = world("upload-stop", false);
+    let dir = w.dir.join("work");
+    // The node daemon is asked to stop (SIGTERM, as a service manager does).
+    half_an_upload(&w, &w.node_id.clone(), &dir);
+    let pid = w.node.as_ref().unwrap().id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let mut node = w.node.take().unwrap();
+    wait_until("the daemon to exit", WAIT, || node.try_wait().unwrap());
+    assert!(
+        partial_files(&dir).is_empty(),
+        "left behind: {:?}",
+        partial_files(&dir)
+    );
+    // The plane stops with an upload under way into a pane of its own host.
+    let local = local_node(&w);
+    let local_dir = w.dir.join("local-work");
+    std::fs::create_dir_all(&local_dir).unwrap();
+    half_an_upload(&w, &local, &local_dir);
+    w.stop_plane();
+    assert!(
+        partial_files(&local_dir).is_empty(),
+        "left behind: {:?}",
+        partial_files(&local_dir)
+    );
+    assert!(!dir.join("big.bin").exists() && !local_dir.join("big.bin").exists());
+}

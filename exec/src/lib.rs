@@ -379,8 +379,21 @@ impl Executor {
         self.logs_dir().join(format!("{id}.log"))
     }
 
-    /// One exit-detection tick (every 2 s).
+    /// Abandons every upload under way, removing its partial file (the daemon stops: the
+    /// plane cannot finish them).
+    pub fn abandon_uploads(&self) {
+        self.uploads.abandon_all();
+    }
+
+    /// One exit-detection tick (every 2 s); it also abandons uploads gone idle.
     pub fn exit_tick(&self) -> Vec<Exit> {
+        let dropped = self.uploads.sweep(std::time::Instant::now());
+        if dropped > 0 {
+            self.log(
+                Level::Info,
+                &format!("{dropped} idle upload(s) abandoned, their partial files removed"),
+            );
+        }
         self.exits.tick(&self.tmux)
     }
 

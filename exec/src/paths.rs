@@ -27,6 +27,12 @@ const MAX_REMOVE_DEPTH: usize = 128;
 /// Most uploads in progress at once.
 const MAX_UPLOADS: usize = 64;
 
+/// An upload that received no chunk for this long is abandoned, its temp file removed: the
+/// plane gives up on an idle upload after 60 s, and an upload whose plane restarted or whose
+/// link dropped never hears more. (Twice the plane's idle limit, so a slow upload the plane
+/// still holds is never cut here first.)
+pub const UPLOAD_IDLE: std::time::Duration = std::time::Duration::from_secs(120);
+
 /// The node's allowlist and its resolution rules.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Policy {
@@ -405,6 +411,15 @@ struct Upload {
     file: std::fs::File,
     next_chunk: u32,
     bytes: u64,
+    /// When the last chunk was written.
+    last: std::time::Instant,
+}
+
+impl Upload {
+    /// Removes the temp file (the upload is abandoned).
+    fn discard(&self) {
+        let _ = rustix::fs::unlinkat(&self.parent, self.tmp.as_str(), AtFlags::empty());
+    }
 }
 
 /// Chunked uploads in progress, keyed by destination path. Each upload writes a fresh temp file
@@ -424,7 +439,40 @@ pub struct ChunkWritten {
     pub done: bool,
 }
 
+impl Drop for Uploads {
+    /// A table that goes away leaves no partial file of the uploads it had under way.
+    fn drop(&mut self) {
+        self.abandon_all();
+    }
+}
+
 impl Uploads {
+    /// Abandons every upload under way, removing their temp files (the daemon stops).
+    pub fn abandon_all(&self) {
+        if let Ok(mut active) = self.active.lock() {
+            for (_, up) in active.drain() {
+                up.discard();
+            }
+        }
+    }
+
+    /// Abandons the uploads idle for [`UPLOAD_IDLE`] at `now`, removing their temp files;
+    /// answers how many.
+    pub fn sweep(&self, now: std::time::Instant) -> usize {
+        let Ok(mut active) = self.active.lock() else {
+            return 0;
+        };
+        let before = active.len();
+        active.retain(|_, up| {
+            let keep = now.saturating_duration_since(up.last) < UPLOAD_IDLE;
+            if !keep {
+                up.discard();
+            }
+            keep
+        });
+        before - active.len()
+    }
+
     /// Writes one chunk of `path`.
     pub fn write_chunk(
         &self,
@@ -435,6 +483,8 @@ impl Uploads {
         eof: bool,
     ) -> Result<ChunkWritten, String> {
         use std::io::Write as _;
+        let now = std::time::Instant::now();
+        self.sweep(now);
         let mut active = self.active.lock().map_err(|_| "upload table poisoned")?;
         if chunk == 0 {
             if let Some(old) = active.remove(path) {
@@ -473,6 +523,7 @@ impl Uploads {
                     file: std::fs::File::from(fd),
                     next_chunk: 0,
                     bytes: 0,
+                    last: now,
                 },
             );
         }
@@ -497,6 +548,7 @@ impl Uploads {
         }
         up.bytes += data.len() as u64;
         up.next_chunk += 1;
+        up.last = now;
         let bytes = up.bytes;
         if !eof {
             return Ok(ChunkWritten { bytes, done: false });
@@ -556,5 +608,46 @@ mod tests {
         assert_eq!(p.locate("/home/app/x").unwrap().rel, vec!["x".to_owned()]);
         assert!(p.locate("/home/app").unwrap().rel.is_empty());
         assert!(p.locate("/home/app/").unwrap().rel.is_empty());
+    }
+    /// The temp files in `dir` (an upload's partial file).
+    fn parts(dir: &Path) -> Vec<String> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.ends_with(".part"))
+            .collect()
+    }
+
+    #[test]
+    fn an_idle_upload_is_abandoned_and_its_partial_file_removed() {
+        let dir = std::env::temp_dir().join(format!("tp-upload-idle-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let policy = Policy::new(vec![dir.clone()]);
+        let up = Uploads::default();
+        let started = std::time::Instant::now();
+        for i in 0..MAX_UPLOADS {
+            let path = format!("{}/f{i}", dir.display());
+            up.write_chunk(&policy, &path, 0, b"part", false).unwrap();
+        }
+        assert_eq!(parts(&dir).len(), MAX_UPLOADS);
+        // The table is full: a new upload waits for one of these to end or go idle.
+        let extra = format!("{}/extra", dir.display());
+        assert!(up.write_chunk(&policy, &extra, 0, b"x", false).is_err());
+        assert_eq!(up.sweep(started + UPLOAD_IDLE / 2), 0);
+        assert_eq!(parts(&dir).len(), MAX_UPLOADS);
+        assert_eq!(
+            up.sweep(started + UPLOAD_IDLE + std::time::Duration::from_secs(1)),
+            MAX_UPLOADS
+        );
+        assert!(parts(&dir).is_empty(), "{:?}", parts(&dir));
+        // A chunk of a swept upload is refused by name; a new upload starts.
+        let path = format!("{}/f0", dir.display());
+        assert!(up.write_chunk(&policy, &path, 1, b"more", true).is_err());
+        up.write_chunk(&policy, &extra, 0, b"x", false).unwrap();
+        assert_eq!(parts(&dir).len(), 1);
+        // A table that goes away (the daemon stops) leaves no partial file.
+        drop(up);
+        assert!(parts(&dir).is_empty(), "{:?}", parts(&dir));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

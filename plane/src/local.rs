@@ -49,6 +49,7 @@ impl Log for Tracing {
 /// The local node as the dispatcher sees it.
 struct Local {
     runner: Runner,
+    exec: Arc<Executor>,
 }
 
 impl LocalNode for Local {
@@ -59,6 +60,10 @@ impl LocalNode for Local {
             let _ = tx.try_send(r);
         });
         rx
+    }
+
+    fn stopping(&self) {
+        self.exec.abandon_uploads();
     }
 }
 
@@ -127,7 +132,14 @@ pub async fn start(svc: &Arc<Service>, plane_data_dir: &Path) -> Result<(), Stri
         .spawn(move || exit_ticks(&ticker, &events))
         .map_err(|e| format!("exit-tick thread: {e}"))?;
 
-    svc.attach_local_node(Arc::new(Local { runner }), &dirs.0, &dirs.1);
+    svc.attach_local_node(
+        Arc::new(Local {
+            runner,
+            exec: Arc::clone(&exec),
+        }),
+        &dirs.0,
+        &dirs.1,
+    );
     svc.push_allowed_dirs(&node_id).await;
     tracing::info!(data_dir = %dirs.0, panes = alive, "local node running");
     Ok(())

@@ -13,7 +13,11 @@
 //!    the node's partial file is removed and nothing is left behind.
 //!
 //! Uploads are held in the plane's memory: a plane restart abandons those in progress (the
-//! client starts again).
+//! client starts again). The node cleans up by itself where the plane cannot tell it to: a
+//! daemon (or the plane, for its own host) that stops removes the partial files of the uploads
+//! it had under way, and one that receives no piece for 120 seconds (its plane restarted, or
+//! the link dropped) removes its partial file then. Only a node that is killed outright
+//! (SIGKILL, power loss) can leave one (`.<name>.tp-upload-<tag>.part`, beside the file).
 
 use std::borrow::Cow;
 

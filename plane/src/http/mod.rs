@@ -565,6 +565,8 @@ pub async fn serve(
         }
     })
     .await;
+    // No request writes a piece any more: uploads the local node has under way are undone.
+    svc_links.local_node_stopping();
     let left = in_flight.load(Ordering::SeqCst);
     if left > 0 {
         tracing::warn!(

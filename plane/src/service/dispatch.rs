@@ -20,6 +20,9 @@ pub const MAX_COMMAND_JSON: usize = 47 * 1024;
 pub trait LocalNode: Send + Sync {
     /// Queues `cmd` (identified by `jti`); its result arrives on the returned channel.
     fn submit(&self, jti: String, cmd: Command) -> smol::channel::Receiver<CommandResult>;
+
+    /// The plane stops: work this process cannot finish (uploads under way) is undone.
+    fn stopping(&self) {}
 }
 
 enum Answer {

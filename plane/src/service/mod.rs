@@ -448,6 +448,14 @@ impl Service {
         let _ = self.local.set(local);
     }
 
+    /// Tells the local node the plane stops (its uploads under way are abandoned, leaving no
+    /// partial file).
+    pub fn local_node_stopping(&self) {
+        if let Some(l) = self.local.get() {
+            l.stopping();
+        }
+    }
+
     /// The local node's row id.
     #[must_use]
     pub fn local_node_id(&self) -> Option<&str> {
