@@ -685,6 +685,17 @@ fn a_harness_missing_on_the_node_is_refused_and_leaves_nothing_behind() {
     assert_eq!(r.status, 422, "{}", r.text());
     assert_eq!(r.json()["code"], "LAUNCH_REFUSED", "{}", r.text());
     assert_eq!(w.get("/api/subshells").json(), json!([]));
+    // The audit log keeps the attempt and says how it ended.
+    let audit = w.get("/api/audit?action=subshell.").json();
+    let actions: Vec<&str> = audit["entries"]
+        .as_array()
+        .or_else(|| audit.as_array())
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["action"].as_str())
+        .collect();
+    assert!(actions.contains(&"subshell.launched"), "{audit}");
+    assert!(actions.contains(&"subshell.launch_failed"), "{audit}");
 }
 
 /// The text on screen of `id` once `needle` shows (as the given credential).

@@ -387,14 +387,34 @@ impl Store {
         Ok(true)
     }
 
-    /// Deletes a subshell row without an audit entry (a launch the node refused: nothing was
-    /// created, so nothing is left).
-    pub async fn forget_subshell(&self, id: &str) -> Result<(), sqlx::Error> {
+    /// Deletes the row of a launch that failed (the node refused it, or did not answer):
+    /// nothing was created, so nothing is left but the audit log's account of the attempt,
+    /// which this ends with `subshell.launch_failed` and the reason.
+    pub async fn forget_subshell(
+        &self,
+        id: &str,
+        actor: &str,
+        actor_kind: &str,
+        reason: &str,
+        now: i64,
+    ) -> Result<(), sqlx::Error> {
+        let mut tx = self.write_tx().await?;
         sqlx::query("DELETE FROM subshells WHERE id = $1")
             .bind(id)
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await?;
-        Ok(())
+        // The log keeps the attempt (`subshell.launched`) and says how it ended.
+        audit_in(
+            &mut tx,
+            now,
+            Some(actor),
+            actor_kind,
+            "subshell.launch_failed",
+            Some(id),
+            &serde_json::json!({ "reason": reason }).to_string(),
+        )
+        .await?;
+        tx.commit().await
     }
 
     /// Sets the grid of a subshell.

@@ -336,9 +336,11 @@ impl Service {
                     .await?;
             }
             Ok(r) => {
-                self.store.forget_subshell(&id).await?;
-                self.settle_parked_exit(&id, false);
                 let reason = r.error.unwrap_or_else(|| "refused".into());
+                self.store
+                    .forget_subshell(&id, &c.user().id, c.actor_kind(), &reason, self.now())
+                    .await?;
+                self.settle_parked_exit(&id, false);
                 return Err(ApiError::new(
                     422,
                     "LAUNCH_REFUSED",
@@ -347,7 +349,9 @@ impl Service {
                 .with_metadata(refusal_metadata(reason, r.detail)));
             }
             Err(e) => {
-                self.store.forget_subshell(&id).await?;
+                self.store
+                    .forget_subshell(&id, &c.user().id, c.actor_kind(), &e.message, self.now())
+                    .await?;
                 self.settle_parked_exit(&id, false);
                 self.kill_late_launch(&node.id, &id);
                 return Err(e);

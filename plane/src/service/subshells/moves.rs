@@ -66,7 +66,7 @@ impl Service {
         ApiError::new(
             409,
             "INVALID_STATE",
-            format!("a {} subshell cannot be {what}", row.state),
+            format!("the subshell is {}: it cannot be {what}", row.state),
         )
     }
 
