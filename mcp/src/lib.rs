@@ -201,7 +201,7 @@ fn tools() -> Vec<Tool> {
         Tool {
             name: "publish_file",
             title: "Publish a file",
-            description: "Keep a file of this pane (a report, a patch, a build artifact) on the plane, where its owner and their other panes find it (`list_files`); at most 64 MiB.",
+            description: "Keep a file of this pane (a report, a patch, a build artifact) on the plane, where its owner and their other panes find it (`list_files`); at most 64 MiB. Needs the token's `channels: write`.",
             schema: || {
                 json!({
                     "type": "object",

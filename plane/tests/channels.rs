@@ -964,3 +964,46 @@ fn a_pane_that_names_no_permissions_launches_one_capped_by_its_own() {
         json!({ "channels": "read", "subshells": "write" })
     );
 }
+
+#[test]
+fn a_pane_that_may_only_read_channels_neither_keeps_nor_deletes_files() {
+    let p = Plane::start();
+    let admin_cookie = p.setup_admin();
+    let (_, system_key) = p.system_key(&admin_cookie);
+    let script = Cred::Bearer(system_key);
+    let node = common::local::attach(&p);
+    let (_, writer) = pane(
+        &p,
+        &script,
+        &node,
+        json!({ "channels": "write", "subshells": "read" }),
+    );
+    let (_, reader) = pane(
+        &p,
+        &script,
+        &node,
+        json!({ "channels": "read", "subshells": "read" }),
+    );
+    let start = json!({ "name": "notes.txt", "size": 2 });
+    let r = call(&p, &reader, "POST", "/api/files", Some(start.clone()));
+    assert_eq!((r.status, r.code()), (403, "PERMISSION_DENIED".into()));
+    let r = call(&p, &writer, "POST", "/api/files", Some(start));
+    assert_eq!(r.status, 201, "{}", r.text());
+    let id = r.json()["fileId"].as_str().unwrap().to_owned();
+    let r = call(
+        &p,
+        &writer,
+        "PUT",
+        &format!("/api/files/{id}/pieces/0"),
+        Some(json!({ "dataB64": "aGk=" })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    // The reader sees the kept file, and cannot delete it.
+    let listed = call(&p, &reader, "GET", "/api/files", None);
+    assert_eq!(listed.status, 200, "{}", listed.text());
+    assert!(listed.text().contains(&id), "{}", listed.text());
+    let r = call(&p, &reader, "DELETE", &format!("/api/files/{id}"), None);
+    assert_eq!((r.status, r.code()), (403, "PERMISSION_DENIED".into()));
+    let r = call(&p, &writer, "DELETE", &format!("/api/files/{id}"), None);
+    assert_eq!(r.status, 204, "{}", r.text());
+}

@@ -120,6 +120,24 @@ impl Service {
         Ok(self.caller(meta).await?.user().id.clone())
     }
 
+    /// [`Self::file_owner`] for a change (keeping a file, a piece of one, deleting one). A
+    /// pane's token needs `channels: write` for it: kept files are what panes publish for
+    /// people and other panes, the audience of a channel post, and a pane that may only read
+    /// channels neither publishes nor deletes what its owner keeps.
+    async fn file_writer(&self, meta: &RequestMeta) -> Result<String, ApiError> {
+        let c = self.caller(meta).await?;
+        if let super::Caller::Pane { permissions, .. } = &c
+            && permissions.channels != crate::api::subshells::Access::Write
+        {
+            return Err(ApiError::new(
+                403,
+                "PERMISSION_DENIED",
+                "the pane's token may only read channels: it cannot keep or delete files",
+            ));
+        }
+        Ok(c.user().id.clone())
+    }
+
     /// Drops uploads idle for [`IDLE_MS`] (their partial files too).
     fn drop_idle_file_uploads(&self) {
         let now = self.now();
@@ -158,7 +176,7 @@ impl Service {
         meta: &RequestMeta,
         req: FileStart,
     ) -> Result<FileUpload, ApiError> {
-        let owner = self.file_owner(meta).await?;
+        let owner = self.file_writer(meta).await?;
         if req.size > MAX_FILE_BYTES {
             return Err(ApiError::validation("size", "a file is at most 64 MiB"));
         }
@@ -236,7 +254,7 @@ impl Service {
         index: PieceIndex,
         req: PieceRequest,
     ) -> Result<FileUpload, ApiError> {
-        let owner = self.file_owner(meta).await?;
+        let owner = self.file_writer(meta).await?;
         let up = self
             .files
             .all
@@ -389,7 +407,7 @@ impl Service {
     /// `DELETE /api/files/{id}`: an upload in progress is abandoned; a kept file's row goes,
     /// and its blob when no other row names it.
     pub async fn delete_file(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
-        let owner = self.file_owner(meta).await?;
+        let owner = self.file_writer(meta).await?;
         let pending = self
             .files
             .all
