@@ -54,6 +54,7 @@ pub const CAPABILITIES: &[&str] = &[
     "tail",
     "capture",
     termplane_proto::command::SCREEN_REPLAY,
+    termplane_proto::command::FORGET,
     "write_file",
     "update",
     "maintenance",

@@ -1133,6 +1133,26 @@ fn stops_and_deletes_that_could_not_reach_the_node_are_finished_when_it_returns(
     });
     assert!(node_has_pane(&w, kept));
     assert_eq!(subshell(&w, kept)["state"], "running");
+    // What the deleted subshell printed goes with it: the node forgets its pane log, at the
+    // census for the one deleted while the node was away, at once for one deleted now.
+    let log = |id: &str| w.dir.join(format!("xdg-data/termplane-node/logs/{id}.log"));
+    assert!(log(kept).exists() && log(stopping).exists());
+    wait_until("the deleted subshell's log to go", WAIT, || {
+        (!log(deleted).exists()).then_some(())
+    });
+    let r = http(
+        w.port,
+        "DELETE",
+        &format!("/api/subshells/{kept}"),
+        &h,
+        None,
+    )
+    .unwrap();
+    assert_eq!(r.status, 204, "{}", r.text());
+    wait_until("the log of the subshell deleted now to go", WAIT, || {
+        (!log(kept).exists() && !node_has_pane(&w, kept)).then_some(())
+    });
+    assert!(log(stopping).exists(), "a stopped subshell keeps its log");
 }
 
 #[test]

@@ -427,6 +427,7 @@ impl Executor {
             Command::Launch(l) => self.launch(l),
             Command::Terminate(r) => self.terminate(&r.subshell_id),
             Command::Kill(r) => self.kill(&r.subshell_id),
+            Command::Forget(r) => self.forget(&r.subshell_id),
             Command::PromptDeliver(p) => self.prompt_deliver(
                 &p.subshell_id,
                 &p.text,
@@ -572,6 +573,23 @@ impl Executor {
             Err(e) => return Err(tmux_err(&e)),
         }
         Ok(json!({ "existed": true, "graceful": graceful }))
+    }
+
+    /// `forget`: the pane log and exit record of a subshell whose pane is gone are removed
+    /// (the subshell was deleted: what it printed goes with it). Refused while the pane runs.
+    fn forget(&self, id: &SubshellId) -> Result<Value, String> {
+        if self.pane_dead(id).is_ok_and(|d| d.is_none()) {
+            return Err(format!("{id}: the pane still runs"));
+        }
+        let mut removed = 0;
+        for path in [self.log_path(id), events::exit_file(self.exits.dir(), id)] {
+            match std::fs::remove_file(&path) {
+                Ok(()) => removed += 1,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(format!("{}: {e}", path.display())),
+            }
+        }
+        Ok(json!({ "removed": removed }))
     }
 
     fn kill(&self, id: &SubshellId) -> Result<Value, String> {

@@ -25,6 +25,10 @@ pub enum Command {
     Terminate(SubshellRef),
     /// Hard kill of a subshell's multiplexer tree.
     Kill(SubshellRef),
+    /// Remove what the node keeps of a subshell whose pane is gone (its pane log, its exit
+    /// record): the subshell was deleted. Refused while the pane runs. Sent only to a node
+    /// whose `ready` advertises [`FORGET`].
+    Forget(SubshellRef),
     /// Wait for a quiet pane, then type text and Enter.
     PromptDeliver(PromptDeliver),
     /// Keystrokes into a pane.
@@ -85,6 +89,7 @@ impl Command {
             Self::Launch(_) => "launch",
             Self::Terminate(_) => "terminate",
             Self::Kill(_) => "kill",
+            Self::Forget(_) => "forget",
             Self::PromptDeliver(_) => "prompt_deliver",
             Self::Input(_) => "input",
             Self::Resize(_) => "resize",
@@ -327,6 +332,9 @@ pub struct Capture {
 
 /// The `ready` capability of a node that answers `capture` with `replay: true`.
 pub const SCREEN_REPLAY: &str = "screen_replay";
+
+/// The `ready` capability of a node that takes the `forget` command.
+pub const FORGET: &str = "forget";
 
 /// `log_read`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -141,10 +141,12 @@ impl Service {
         for stray in self
             .take_doomed(node_id)
             .iter()
-            .filter(|id| alive.contains(id.as_str()) && !known.contains(*id))
+            .filter(|id| !known.contains(*id))
         {
-            tracing::info!(node = %node_id, subshell = %stray, "killing a pane whose subshell is gone");
-            self.kill_late_launch(node_id, stray);
+            if alive.contains(stray.as_str()) {
+                tracing::info!(node = %node_id, subshell = %stray, "killing a pane whose subshell is gone");
+            }
+            self.kill_late_launch(node_id, stray, true);
         }
         self.censused
             .lock()

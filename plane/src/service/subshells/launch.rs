@@ -353,7 +353,7 @@ impl Service {
                     .forget_subshell(&id, &c.user().id, c.actor_kind(), &e.message, self.now())
                     .await?;
                 self.settle_parked_exit(&id, false);
-                self.kill_late_launch(&node.id, &id);
+                self.kill_late_launch(&node.id, &id, true);
                 return Err(e);
             }
         }

@@ -263,7 +263,7 @@ impl Service {
                 self.move_subshell(&starting, Trigger::LaunchRefused, Some(&e.message))
                     .await?;
                 self.settle_parked_exit(&row.id, false);
-                self.kill_late_launch(&row.node_id, &row.id);
+                self.kill_late_launch(&row.node_id, &row.id, false);
                 Err(e)
             }
         }
@@ -273,21 +273,56 @@ impl Service {
     /// behind it, so that a node that runs the launch late kills that pane right after (its
     /// commands run in order); the row already says the launch failed, or is gone. A node that
     /// never had the launch answers that there is nothing to kill. Should the kill not reach
-    /// the node either, the pane is doomed: the node's next census has it killed.
-    pub(in crate::service) fn kill_late_launch(&self, node_id: &str, id: &str) {
+    /// the node either, the pane is doomed: the node's next census has it killed. With
+    /// `forget` (no row names the pane any more) the node then forgets its log too.
+    pub(in crate::service) fn kill_late_launch(&self, node_id: &str, id: &str, forget: bool) {
         let Some(me) = self.me.upgrade() else {
             return;
         };
         let (node_id, id) = (node_id.to_owned(), id.to_owned());
         smol::spawn(async move {
             match me.kill_pane(&node_id, &id).await {
-                Ok(()) => {}
-                // The node answered: there is no such pane.
-                Err(e) if e.code == "NODE_REFUSED" => {}
+                Ok(())
+                | Err(ApiError {
+                    code: "NODE_REFUSED",
+                    ..
+                }) => {
+                    if forget {
+                        me.forget_pane(&node_id, &id);
+                    }
+                }
                 Err(e) => {
                     tracing::debug!(subshell = %id, code = e.code, "kill deferred to the census");
                     me.doom(&node_id, &id);
                 }
+            }
+        })
+        .detach();
+    }
+
+    /// Has the node forget what it keeps of the gone pane `id` (its log: what it printed goes
+    /// with the deleted subshell), when the node takes `forget`; in the background.
+    pub(in crate::service) fn forget_pane(&self, node_id: &str, id: &str) {
+        let Some(me) = self.me.upgrade() else {
+            return;
+        };
+        let (node_id, id) = (node_id.to_owned(), id.to_owned());
+        smol::spawn(async move {
+            if !me
+                .node_can(&node_id, termplane_proto::command::FORGET)
+                .await
+            {
+                return;
+            }
+            let Ok(sid) = SubshellId::parse(&id) else {
+                return;
+            };
+            let r = me
+                .node_command(&node_id, Command::Forget(SubshellRef { subshell_id: sid }))
+                .await
+                .and_then(node_data);
+            if let Err(e) = r {
+                tracing::debug!(subshell = %id, code = e.code, "pane log not forgotten");
             }
         })
         .detach();
@@ -321,12 +356,16 @@ impl Service {
     pub async fn delete_subshell(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
         let c = self.caller(meta).await?;
         let row = self.reach_subshell(&c, id, Need::Write).await?;
+        let reachable = self.node_reachable(&row.node_id);
         if SubshellState::from_stored(&row.state).is_live() {
-            if self.node_reachable(&row.node_id) {
+            if reachable {
                 self.kill_pane(&row.node_id, id).await?;
             } else {
                 self.doom(&row.node_id, id);
             }
+        } else if !reachable {
+            // Its pane is gone, its log is not: the census has the node forget it.
+            self.doom(&row.node_id, id);
         }
         let mut audience: std::collections::HashSet<String> = self
             .store
@@ -342,6 +381,9 @@ impl Service {
             .await?
         {
             return Err(ApiError::not_found("subshell"));
+        }
+        if reachable {
+            self.forget_pane(&row.node_id, id);
         }
         self.publish_subshell_gone(id, audience, true);
         self.close_viewers(id, None, 4404, "the subshell was deleted");

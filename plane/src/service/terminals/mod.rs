@@ -378,12 +378,17 @@ impl Service {
 
     /// Whether the node of a pane answers the full-screen replay.
     async fn node_replays_screens(&self, node_id: &str) -> bool {
+        self.node_can(node_id, SCREEN_REPLAY).await
+    }
+
+    /// Whether a node's `ready` advertised `capability` (the local node, this build, has all).
+    pub(in crate::service) async fn node_can(&self, node_id: &str, capability: &str) -> bool {
         if self.local_node_id().is_some_and(|l| l == node_id) {
             return true;
         }
         match self.store.node_facts(node_id).await {
             Ok(Some(f)) => serde_json::from_str::<Vec<String>>(&f.capabilities)
-                .is_ok_and(|c| c.iter().any(|c| c == SCREEN_REPLAY)),
+                .is_ok_and(|c| c.iter().any(|c| c == capability)),
             _ => false,
         }
     }
