@@ -708,6 +708,18 @@ fn e75_a_panes_token_keeps_to_its_pane_and_ceiling_and_dies_with_its_pane() {
     assert_eq!(r.error(403), "PERMISSION_DENIED");
     assert_eq!(channels(), seen);
 
+    // It opens no node link, and is told why.
+    let r =
+        w.p.get("/ws/node")
+            .bearer(&token)
+            .header("Upgrade", "websocket")
+            .header("Connection", "Upgrade")
+            .header("Sec-WebSocket-Version", "13")
+            .header("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+            .send();
+    assert_eq!(r.error(401), "NODE_KEY_WRONG_KIND");
+    assert!(r.text().contains("a subshell's token"), "{}", r.text());
+
     // After its pane is deleted: 401 wherever it is presented.
     let log = w
         .node

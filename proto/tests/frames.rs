@@ -148,7 +148,11 @@ fn every_command_of_the_table_round_trips_under_its_spec_name() {
     let cmds = every_command();
     // The specification's table has 28; `forget` is this build's own, sent only to a node
     // that advertises it.
-    assert_eq!(cmds.len(), 29, "the command table has 28 commands, and forget");
+    assert_eq!(
+        cmds.len(),
+        29,
+        "the command table has 28 commands, and forget"
+    );
     for c in cmds {
         let v = serde_json::to_value(&c).unwrap();
         assert_eq!(v["type"], c.kind(), "{c:?}");

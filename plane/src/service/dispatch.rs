@@ -106,6 +106,12 @@ impl Service {
                     "a system key cannot open the node WebSocket",
                 ));
             }
+            if self.store.subshell_by_token(&digest).await?.is_some() {
+                return Err(unauthorized(
+                    "NODE_KEY_WRONG_KIND",
+                    "a subshell's token cannot open the node WebSocket",
+                ));
+            }
             return Err(unauthorized(
                 "NODE_KEY_INVALID",
                 "unknown node key (rotated, or its node was deleted)",
