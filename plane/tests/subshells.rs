@@ -747,3 +747,32 @@ fn e75_a_panes_token_keeps_to_its_pane_and_ceiling_and_dies_with_its_pane() {
         assert_eq!(r.status, 401, "{method} {path}: {}", r.text());
     }
 }
+
+#[test]
+fn a_restart_during_a_stops_grace_is_not_killed_by_that_stop() {
+    let w = world();
+    let id = w.launch(json!({}))["id"].as_str().unwrap().to_owned();
+    // The pane ignores Ctrl-C, so the stop waits out its grace before it kills.
+    w.type_line(&id, "trap '' INT; echo trap-$((6*7))");
+    w.wait_screen(&id, "trap-42");
+    let (stopped, restarted) = std::thread::scope(|s| {
+        let stop = s.spawn(|| w.as_admin("POST", &format!("/api/subshells/{id}/terminate"), None));
+        std::thread::sleep(std::time::Duration::from_millis(600));
+        let restarted = w.as_admin("POST", &format!("/api/subshells/{id}/restart"), None);
+        (stop.join().unwrap(), restarted)
+    });
+    assert_eq!(stopped.status, 200, "{}", stopped.text());
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let row = w.get(&id);
+    if restarted.status == 200 {
+        // The stop ended when the restart took over: the new pane runs, and keeps running.
+        assert_eq!(row["state"], "running", "{row}");
+        w.type_line(&id, "echo alive-$((6*7))");
+        w.wait_screen(&id, "alive-42");
+    } else {
+        // The stop finished first (the old pane went between the restart's kill and its
+        // move): the restart is refused, and the row says what is true, stopped.
+        assert_eq!(restarted.status, 409, "{}", restarted.text());
+        assert_eq!(row["state"], "stopped", "{row}");
+    }
+}

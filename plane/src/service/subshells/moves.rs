@@ -150,6 +150,11 @@ impl Service {
             .subshell(id)
             .await?
             .ok_or_else(|| ApiError::not_found("subshell"))?;
+        // Moved on meanwhile (killed, or restarted: the pane there now is a new one, not the
+        // one this stop was for): the stop is over, and nothing is killed.
+        if SubshellState::from_stored(&now_row.state) != SubshellState::Stopping {
+            return self.fresh_view(id).await;
+        }
         if ended {
             self.move_subshell(&now_row, Trigger::PaneGone, None)
                 .await?;
