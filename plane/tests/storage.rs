@@ -77,14 +77,19 @@ async fn exercise(url: &str) {
     );
 
     // Sessions: rotation deletes the previous one; disabling deletes all.
+    let person = store
+        .create_user(&admin.id, &format!("p-{tag}@x"), "P", "user", hash, NOW)
+        .await
+        .unwrap()
+        .unwrap();
     let s1 = secret::digest(&format!("s1-{tag}"));
     let s2 = secret::digest(&format!("s2-{tag}"));
     store
-        .create_session(&s1, &admin.id, None, NOW, NOW + 1000)
+        .create_session(&s1, &person.id, None, NOW, NOW + 1000)
         .await
         .unwrap();
     store
-        .create_session(&s2, &admin.id, Some(&s1), NOW, NOW + 1000)
+        .create_session(&s2, &person.id, Some(&s1), NOW, NOW + 1000)
         .await
         .unwrap();
     assert!(store.session_user(&s1, NOW).await.unwrap().is_none());
@@ -94,12 +99,12 @@ async fn exercise(url: &str) {
         "expired"
     );
     store
-        .set_user_disabled("x", &admin.id, true, NOW)
+        .set_user_disabled("x", &person.id, true, NOW)
         .await
         .unwrap();
-    assert_eq!(store.session_count(&admin.id).await.unwrap(), 0);
+    assert_eq!(store.session_count(&person.id).await.unwrap(), 0);
     store
-        .set_user_disabled("x", &admin.id, false, NOW)
+        .set_user_disabled("x", &person.id, false, NOW)
         .await
         .unwrap();
 

@@ -447,3 +447,75 @@ fn an_account_with_live_subshells_is_not_deleted_and_the_refusal_names_them() {
     let r = p.call(&admin, "DELETE", &format!("/api/users/{cleo}"), None);
     assert_eq!(r.status, 204, "{}", r.text());
 }
+
+#[test]
+fn two_administrators_disabling_each_other_at_once_leave_one_enabled() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let ids = p.get("/api/users").header("Cookie", &admin).send().json();
+    let a_id = ids
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["role"] == "admin")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let b_id = p.create_user(&admin, "b@example.test", "admin");
+    let a_email = common::ADMIN;
+    for round in 0..40 {
+        let a = p.sign_in(a_email, common::PASSWORD);
+        let b = p.sign_in("b@example.test", common::PASSWORD);
+        let barrier = std::sync::Barrier::new(2);
+        let (ra, rb) = std::thread::scope(|s| {
+            let ta = s.spawn(|| {
+                barrier.wait();
+                p.call(
+                    &a,
+                    "POST",
+                    &format!("/api/users/{b_id}/disable"),
+                    Some(json!({})),
+                )
+            });
+            let tb = s.spawn(|| {
+                barrier.wait();
+                p.call(
+                    &b,
+                    "POST",
+                    &format!("/api/users/{a_id}/disable"),
+                    Some(json!({})),
+                )
+            });
+            (ta.join().unwrap(), tb.join().unwrap())
+        });
+        // One of them is disabled; the other never is, whatever the order.
+        let oks = [ra.status, rb.status].iter().filter(|s| **s == 200).count();
+        assert_eq!(oks, 1, "round {round}: {} / {}", ra.text(), rb.text());
+        let (winner, loser_id, lost) = if ra.status == 200 {
+            (&a, &b_id, &rb)
+        } else {
+            (&b, &a_id, &ra)
+        };
+        assert!(
+            lost.status == 401 || lost.error(409) == "LAST_ADMIN",
+            "round {round}: {}",
+            lost.text()
+        );
+        let users = p.get("/api/users").header("Cookie", winner).send().json();
+        let enabled_admins = users
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|u| u["role"] == "admin" && u["disabled"] == false)
+            .count();
+        assert_eq!(enabled_admins, 1, "round {round}: {users}");
+        let r = p.call(
+            winner,
+            "POST",
+            &format!("/api/users/{loser_id}/enable"),
+            Some(json!({})),
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+    }
+}

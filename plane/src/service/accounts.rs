@@ -294,19 +294,16 @@ impl Service {
                 "an administrator cannot disable their own account",
             ));
         }
-        if !self
+        match self
             .store
             .set_user_disabled(&admin.user().id, id, disabled, self.now())
             .await?
         {
-            return Err(ApiError::not_found("account"));
+            UserChange::Done(u) => Ok(user_view(&u)),
+            UserChange::NotFound => Err(ApiError::not_found("account")),
+            UserChange::LastAdmin => Err(last_admin()),
+            UserChange::LiveSubshells(_) => Err(ApiError::internal()),
         }
-        let u = self
-            .store
-            .user_by_id(id)
-            .await?
-            .ok_or_else(|| ApiError::not_found("account"))?;
-        Ok(user_view(&u))
     }
 
     /// `PATCH /api/users/{id}` (admin session): role and display name.

@@ -282,15 +282,23 @@ impl Store {
     }
 
     /// Sets an account's disabled flag; disabling also deletes every session of the account, in
-    /// the same transaction. `false` when no such (non-service) account exists.
+    /// the same transaction. The last enabled administrator cannot be disabled (two
+    /// administrators disabling each other at once: the second finds itself the last).
     pub async fn set_user_disabled(
         &self,
         actor: &str,
         id: &str,
         disabled: bool,
         now: i64,
-    ) -> Result<bool, sqlx::Error> {
+    ) -> Result<UserChange, sqlx::Error> {
         let mut tx = self.write_tx().await?;
+        Self::admin_change_lock(&mut tx).await?;
+        let Some(current) = Self::person_in(&mut tx, id).await? else {
+            return Ok(UserChange::NotFound);
+        };
+        if disabled && current.role == "admin" && !Self::another_admin(&mut tx, id).await? {
+            return Ok(UserChange::LastAdmin);
+        }
         let n = sqlx::query(
             "UPDATE users SET disabled = $1, updated_at = $2 WHERE id = $3 AND role <> 'service'",
         )
@@ -301,7 +309,7 @@ impl Store {
         .await?
         .rows_affected();
         if n == 0 {
-            return Ok(false);
+            return Ok(UserChange::NotFound);
         }
         if disabled {
             sqlx::query("DELETE FROM sessions WHERE user_id = $1")
@@ -316,7 +324,10 @@ impl Store {
         };
         audit_in(&mut tx, now, Some(actor), "cookie", action, Some(id), "{}").await?;
         tx.commit().await?;
-        Ok(true)
+        Ok(match self.user_by_id(id).await? {
+            Some(u) => UserChange::Done(u),
+            None => UserChange::NotFound,
+        })
     }
 
     /// Serialises changes to the set of administrators: every transaction that could leave
