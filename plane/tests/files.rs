@@ -380,3 +380,21 @@ fn uploads_busy_with_a_piece_still_count_against_the_quota() {
         "starts let in past the quota: {let_in:?}"
     );
 }
+
+#[test]
+fn deleting_an_account_removes_the_bytes_of_its_kept_files() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let carol_id = p.create_user(&admin, "carol@example.test", "user");
+    let carol = p.sign_in("carol@example.test", common::PASSWORD);
+    keep(&p, &carol, "only-hers.txt", b"carol's own bytes");
+    // The same content kept by another account stays: its blob is shared.
+    keep(&p, &carol, "shared.txt", b"the same bytes");
+    keep(&p, &admin, "shared.txt", b"the same bytes");
+    assert_eq!(blobs(&p).len(), 2);
+    let r = p.call(&admin, "DELETE", &format!("/api/users/{carol_id}"), None);
+    assert_eq!(r.status, 204, "{}", r.text());
+    assert_eq!(blobs(&p).len(), 1, "{:?}", blobs(&p));
+    let mine = p.get("/api/files").header("Cookie", &admin).send().json();
+    assert_eq!(mine.as_array().unwrap().len(), 1, "{mine}");
+}

@@ -343,12 +343,17 @@ impl Service {
                 "an administrator cannot delete their own account",
             ));
         }
+        let kept = self.store.files_of(id).await?;
         match self
             .store
             .delete_user(&admin.user().id, id, self.now())
             .await?
         {
-            UserChange::Done(_) => Ok(()),
+            UserChange::Done(_) => {
+                // Its kept files went with the account: their bytes go too, not at the next
+                // start.
+                self.drop_unused_blobs(&kept).await
+            }
             UserChange::NotFound => Err(ApiError::not_found("account")),
             UserChange::LastAdmin => Err(last_admin()),
             UserChange::LiveSubshells(live) => Err(ApiError::new(

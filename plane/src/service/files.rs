@@ -433,6 +433,18 @@ impl Service {
         Ok(())
     }
 
+    /// Removes the blobs of `rows` that no row names any more (their rows were deleted with
+    /// their account).
+    pub(super) async fn drop_unused_blobs(&self, rows: &[FileRow]) -> Result<(), ApiError> {
+        let dir = self.files_dir()?;
+        for f in rows {
+            if !self.store.blob_in_use(&f.sha256).await? {
+                let _ = std::fs::remove_file(dir.join(&f.sha256));
+            }
+        }
+        Ok(())
+    }
+
     /// `POST /api/files/{id}/send`: writes the file into a pane's working directory through
     /// the same upload path a browser's drop takes (write access to the pane, the node's path
     /// policy, nothing left behind on failure).
