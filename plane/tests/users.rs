@@ -329,6 +329,9 @@ fn an_administrator_adds_trusted_origins_and_requests_from_them_pass_the_origin_
         json!({"added": ["http://a.example?q=1"]}),
         json!({"added": ["http://"]}),
         json!({"added": ["lab.example"]}),
+        json!({"added": ["http://x.example:99999"]}),
+        json!({"added": ["http://-.-"]}),
+        json!({"added": ["http://a..b"]}),
         json!({"added": many}),
         json!({"origins": []}),
     ] {
