@@ -104,6 +104,7 @@ enum Ev {
     Client(Option<Result<Message, async_tungstenite::tungstenite::Error>>),
     Feed(FeedNext),
     Recheck,
+    AccessChanged,
 }
 
 /// Runs one feed; answers the close code and reason (0: the client is gone).
@@ -125,12 +126,17 @@ where
     // One timer for the socket, reset when it fires: a feed that is always busy is still
     // re-checked, and a turn of the loop registers no timer.
     let mut recheck = smol::Timer::after(RECHECK_EVERY);
+    let mut changed = svc.on_access_change();
     loop {
         let ev = async { Ev::Client(ws.next().await) }
             .or(async { Ev::Feed(queue.next().await) })
             .or(async {
                 (&mut recheck).await;
                 Ev::Recheck
+            })
+            .or(async {
+                (&mut changed).await;
+                Ev::AccessChanged
             })
             .await;
         match ev {
@@ -161,8 +167,12 @@ where
             Ev::Feed(FeedNext::Behind) => {
                 return (4408, "the client fell behind; list again and reopen".into());
             }
-            Ev::Recheck => {
-                recheck.set_after(RECHECK_EVERY);
+            Ev::Recheck | Ev::AccessChanged => {
+                if matches!(ev, Ev::AccessChanged) {
+                    changed = svc.on_access_change();
+                } else {
+                    recheck.set_after(RECHECK_EVERY);
+                }
                 if let Err(end) = svc.feed_still_valid(grant).await {
                     return end;
                 }

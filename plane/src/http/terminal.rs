@@ -189,6 +189,8 @@ enum Event {
     Client(Option<Result<Message, async_tungstenite::tungstenite::Error>>),
     Queue(Next),
     Recheck,
+    /// A credential or account changed somewhere: re-check now.
+    AccessChanged,
 }
 
 struct Session {
@@ -298,12 +300,19 @@ impl Session {
         // still re-checked, and a turn of the loop (a keystroke's echo) registers no timer with
         // the reactor, which would wake the reactor's thread.
         let mut recheck = smol::Timer::after(RECHECK_EVERY);
+        // Armed once and again after it fires, like the timer: a session ended, an account
+        // disabled or demoted, a key disabled — the grant is re-checked at once.
+        let mut changed = self.svc.on_access_change();
         loop {
             let ev = async { Event::Client(ws.next().await) }
                 .or(async { Event::Queue(queue.next().await) })
                 .or(async {
                     (&mut recheck).await;
                     Event::Recheck
+                })
+                .or(async {
+                    (&mut changed).await;
+                    Event::AccessChanged
                 })
                 .await;
             match ev {
@@ -362,8 +371,12 @@ impl Session {
                         }
                     }
                 },
-                Event::Recheck => {
-                    recheck.set_after(RECHECK_EVERY);
+                Event::Recheck | Event::AccessChanged => {
+                    if matches!(ev, Event::AccessChanged) {
+                        changed = self.svc.on_access_change();
+                    } else {
+                        recheck.set_after(RECHECK_EVERY);
+                    }
                     match self.svc.grant_still_valid(&self.grant).await {
                         Err((code, reason)) => return End::Close(code, reason),
                         // It may still watch but no longer type (an administrator demoted

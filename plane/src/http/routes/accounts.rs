@@ -217,7 +217,10 @@ async fn update_user(
     Path(p): Path<IdParam>,
     Json(b): Json<UpdateUserRequest>,
 ) -> Res<Json<User>> {
-    svc.update_user(&meta, p.id.as_str(), b).await.map(Json)
+    let u = svc.update_user(&meta, p.id.as_str(), b).await?;
+    // Open terminals and feeds re-check their grants now (a demotion ends typing at once).
+    svc.access_changed();
+    Ok(Json(u))
 }
 
 async fn delete_user(
@@ -226,6 +229,7 @@ async fn delete_user(
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
     svc.delete_user(&meta, p.id.as_str()).await?;
+    svc.access_changed();
     Ok(NoContent)
 }
 
@@ -236,6 +240,7 @@ async fn reset_password(
     Json(b): Json<ResetPasswordRequest>,
 ) -> Res<NoContent> {
     svc.reset_password(&meta, p.id.as_str(), b).await?;
+    svc.access_changed();
     Ok(NoContent)
 }
 
@@ -245,6 +250,7 @@ async fn change_password(
     Json(b): Json<ChangePasswordRequest>,
 ) -> Res<NoContent> {
     svc.change_password(&meta, b).await?;
+    svc.access_changed();
     Ok(NoContent)
 }
 
@@ -272,6 +278,8 @@ async fn sign_in(
 
 async fn sign_out(svc: Arc<Service>, meta: RequestMeta) -> Res<WithCookie<NoContent>> {
     svc.sign_out(&meta).await?;
+    // The session's open terminals and feed close now, not at their next check.
+    svc.access_changed();
     Ok(WithCookie {
         set_cookie: session_cookie(&svc, "", 0),
         answer: NoContent,
@@ -300,9 +308,9 @@ async fn disable_user(
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
 ) -> Res<Json<User>> {
-    svc.set_user_disabled(&meta, p.id.as_str(), true)
-        .await
-        .map(Json)
+    let u = svc.set_user_disabled(&meta, p.id.as_str(), true).await?;
+    svc.access_changed();
+    Ok(Json(u))
 }
 
 async fn enable_user(

@@ -94,7 +94,9 @@ async fn disable_system_key(
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
 ) -> Res<Json<SystemKeyDisabled>> {
-    svc.disable_system_key(&meta, p.id.as_str()).await.map(Json)
+    let d = svc.disable_system_key(&meta, p.id.as_str()).await?;
+    svc.access_changed();
+    Ok(Json(d))
 }
 
 async fn delete_system_key(
@@ -103,6 +105,7 @@ async fn delete_system_key(
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
     svc.delete_system_key(&meta, p.id.as_str()).await?;
+    svc.access_changed();
     Ok(NoContent)
 }
 

@@ -96,6 +96,11 @@ pub struct FeedGrant {
 /// The terminals of a plane: pending attach tokens and the pumps.
 #[derive(Default)]
 pub struct Terminals {
+    /// Notified when a credential or an account changed (a sign-out, a password change that
+    /// ended other sessions, an account disabled, deleted or demoted, a system key disabled or
+    /// deleted): every open socket re-checks its grant at once instead of at its next
+    /// periodic check.
+    pub(crate) access_changed: event_listener::Event,
     tokens: Mutex<HashMap<String, Grant>>,
     minted: AtomicU64,
     pub(crate) pumps: pump::Pumps,
@@ -336,6 +341,17 @@ impl Service {
             admin: c.user().role == "admin",
             minter: grant.minter,
         })
+    }
+
+    /// Has every open terminal socket and live feed re-check its grant now: a credential or
+    /// an account changed (see [`Terminals::access_changed`]).
+    pub fn access_changed(&self) {
+        self.terminals.access_changed.notify(usize::MAX);
+    }
+
+    /// A listener for [`Self::access_changed`].
+    pub fn on_access_change(&self) -> event_listener::EventListener {
+        self.terminals.access_changed.listen()
     }
 
     /// Whether an open feed's session still holds.
