@@ -522,3 +522,39 @@ fn two_administrators_disabling_each_other_at_once_leave_one_enabled() {
         assert_eq!(r.status, 200, "{}", r.text());
     }
 }
+
+#[test]
+fn a_blank_name_is_refused_and_creates_nothing() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let before = p.get("/api/users").header("Cookie", &admin).send().json();
+    let r = p.call(
+        &admin,
+        "POST",
+        "/api/users",
+        Some(json!({"email": "blank@example.test", "displayName": "   ", "password": PASSWORD, "role": "user"})),
+    );
+    assert_eq!(r.error(400), "INPUT_VALIDATION_ERROR");
+    assert_eq!(r.json()["metadata"]["field"], "displayName");
+    assert!(r.text().contains("must not be blank"), "{}", r.text());
+    assert_eq!(
+        p.get("/api/users").header("Cookie", &admin).send().json(),
+        before
+    );
+    let r = p.call(
+        &admin,
+        "POST",
+        "/api/workspaces",
+        Some(json!({"name": "\u{3000}\t", "nodeId": "0123456789abcdef0123456789abcdef", "path": "/tmp"})),
+    );
+    assert_eq!(r.error(400), "INPUT_VALIDATION_ERROR");
+    assert_eq!(r.json()["metadata"]["field"], "name");
+    // A name with blanks around it is a name.
+    let r = p.call(
+        &admin,
+        "POST",
+        "/api/users",
+        Some(json!({"email": "bea@example.test", "displayName": " Bea ", "password": PASSWORD, "role": "user"})),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+}

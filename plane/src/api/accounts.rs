@@ -30,7 +30,7 @@ pub struct SetupRequest {
 }
 
 /// An instance's name: 1 to 64 characters.
-pub type InstanceName = super::Text<1, 64>;
+pub type InstanceName = super::Name<1, 64>;
 
 /// `PUT /api/settings/instance`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
@@ -237,8 +237,13 @@ pub struct TrustedOriginsUpdate {
     pub added: Vec<OriginText>,
 }
 
-/// The pattern of an origin: `http(s)://host[:port]`, an optional `/` after it.
-pub const ORIGIN_PATTERN: &str = r"^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?/?$";
+/// The pattern of an origin: `http(s)://host[:port]`, an optional `/` after it; the host's
+/// labels of letters, digits and inner hyphens (1 to 63 long), the port 1 to 65535.
+pub const ORIGIN_PATTERN: &str = concat!(
+    r"^[Hh][Tt][Tt][Pp][Ss]?://",
+    r"[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*",
+    r"(:(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?/?$"
+);
 
 /// An origin as a person types it (checked against [`ORIGIN_PATTERN`]): a host name or an
 /// IPv4 address; an IPv6 literal origin is trusted through `TRUSTED_ORIGINS` instead.
@@ -265,12 +270,21 @@ impl OriginText {
             Some((h, p)) => (h, Some(p)),
             None => (rest, None),
         };
-        let host_ok = (1..=253).contains(&host.len())
-            && host
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-');
-        let port_ok = port
-            .is_none_or(|p| (1..=5).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()));
+        // As ORIGIN_PATTERN says, so that the published schema and this check agree.
+        let host_ok = host.split('.').all(|label| {
+            (1..=63).contains(&label.len())
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+        });
+        let port_ok = port.is_none_or(|p| {
+            (1..=5).contains(&p.len())
+                && p.bytes().all(|b| b.is_ascii_digit())
+                && !p.starts_with('0')
+                && p.parse::<u16>().is_ok()
+        });
         host_ok && port_ok
     }
 }
@@ -302,6 +316,7 @@ impl JsonSchema for OriginText {
 
 #[cfg(test)]
 mod origin_tests {
+    #![allow(clippy::unwrap_used)]
     use super::OriginText;
 
     #[test]
@@ -328,8 +343,46 @@ mod origin_tests {
             "a.example",
             "http://[::1]:7420",
             "http://[.8.1c3]",
+            "http://x.example:99999",
+            "http://x.example:0",
+            "http://x.example:080",
+            "http://-.-",
+            "http://a..b",
+            "http://a.example.",
+            "http://-a.example",
+            "http://a_b.example",
         ] {
             assert!(!OriginText::valid(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_published_pattern_and_the_check_agree() {
+        let schema = serde_json::json!({ "type": "string", "pattern": super::ORIGIN_PATTERN });
+        let v = jsonschema::validator_for(&schema).unwrap();
+        for s in [
+            "http://a.example",
+            "HTTPS://A.example:8443/",
+            "http://localhost:1",
+            "http://10.0.0.1:65535",
+            "http://x.example:65536",
+            "http://x.example:99999",
+            "http://x.example:0",
+            "http://x.example:080",
+            "http://-.-",
+            "http://a..b",
+            "http://a.example.",
+            "http://-a.example",
+            "http://a-.example",
+            "http://a_b.example",
+            "http://a:b",
+            "http://a/b",
+        ] {
+            assert_eq!(
+                v.is_valid(&serde_json::json!(s)),
+                OriginText::valid(s),
+                "{s}"
+            );
         }
     }
 }

@@ -228,7 +228,7 @@ pub type Flag = Text<1, 1024>;
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PresetRequest {
     /// Name.
-    pub name: Text<1, 100>,
+    pub name: super::Name<1, 100>,
     /// The harness it is for (any, when absent).
     #[serde(default)]
     pub harness_id: Option<PluginId>,
@@ -291,7 +291,7 @@ pub struct Preset {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct WorkspaceRequest {
     /// Name.
-    pub name: Text<1, 100>,
+    pub name: super::Name<1, 100>,
     /// The node the directory is on.
     pub node_id: RowId,
     /// The directory (absolute; the node checks it against its allowed directories at launch).

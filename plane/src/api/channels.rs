@@ -173,7 +173,7 @@ fn de_body<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RegisterIdentity {
     /// A name people recognise it by (`alice's laptop`, `reviewer pane`).
-    pub name: Text<1, 64>,
+    pub name: super::Name<1, 64>,
     /// Its public key.
     pub public_key: Jwk,
     /// ES256 signature of the identity proof text by the key's private half.
@@ -215,7 +215,7 @@ pub struct Identity {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CreateChannel {
     /// Its name (`release-1.4`, `db-migration notes`).
-    pub name: Text<1, 64>,
+    pub name: super::Name<1, 64>,
     /// What it is for.
     #[serde(default)]
     pub description: Option<Text<0, 500>>,

@@ -130,7 +130,7 @@ pub struct EnrollRequest {
     /// The setup key: the credential of this route, spent by a successful enrollment.
     pub setup_key: SetupKeyText,
     /// The node's name (at most 64 characters).
-    pub name: Text<1, 64>,
+    pub name: super::Name<1, 64>,
     /// The node's operating system.
     pub os: Os,
     /// CPU architecture.

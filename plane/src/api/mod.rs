@@ -171,12 +171,75 @@ impl<const MIN: usize, const MAX: usize> JsonSchema for Text<MIN, MAX> {
     }
 }
 
+// ----- Name -----
+
+/// A name: a [`Text`] that is more than white space (a name of blanks shows as nothing: an
+/// empty link, a blank row, an option no one can read).
+#[derive(Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
+pub struct Name<const MIN: usize, const MAX: usize>(Text<MIN, MAX>);
+
+impl<const MIN: usize, const MAX: usize> Name<MIN, MAX> {
+    /// Validates `s`.
+    pub fn new(s: impl Into<String>) -> Result<Self, String> {
+        let t = Text::new(s)?;
+        if t.as_str().chars().all(char::is_whitespace) {
+            return Err("must not be blank".into());
+        }
+        Ok(Self(t))
+    }
+
+    /// The name.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        self.0.as_str()
+    }
+
+    /// The name, owned.
+    #[must_use]
+    pub fn into_string(self) -> String {
+        self.0.into_string()
+    }
+}
+
+impl<const MIN: usize, const MAX: usize> fmt::Debug for Name<MIN, MAX> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl<'de, const MIN: usize, const MAX: usize> Deserialize<'de> for Name<MIN, MAX> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Self::new(s).map_err(de::Error::custom)
+    }
+}
+
+impl<const MIN: usize, const MAX: usize> JsonSchema for Name<MIN, MAX> {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        format!("Name{MIN}to{MAX}").into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "string",
+            "minLength": MIN,
+            "maxLength": MAX,
+            "pattern": text_pattern(),
+            "not": { "type": "string", "pattern": "^\\s*$" },
+            "description": "Not blank (more than white space)."
+        })
+    }
+}
+
 /// A password as set (`8` to `1024` characters).
 pub type NewPassword = Text<8, 1024>;
 /// A password as presented at sign-in (`1` to `1024` characters: the policy is not revealed).
 pub type Password = Text<1, 1024>;
 /// A person's or a key's display name.
-pub type DisplayName = Text<1, 100>;
+pub type DisplayName = Name<1, 100>;
 
 // ----- Email -----
 
@@ -511,6 +574,17 @@ mod tests {
         }
         // Joiners used by scripts and emoji sequences stay allowed.
         assert!(T::new("a\u{200d}b").is_ok());
+    }
+
+    #[test]
+    fn a_name_is_more_than_white_space() {
+        type N = Name<1, 10>;
+        assert!(N::new(" Bea ").is_ok());
+        for blank in [" ", "   ", "\t", "\u{3000}", "\u{a0}\u{a0}"] {
+            assert!(N::new(blank).is_err(), "{blank:?}");
+        }
+        let v: Result<N, _> = serde_json::from_str("\"   \"");
+        assert!(v.unwrap_err().to_string().contains("must not be blank"));
     }
 
     #[test]

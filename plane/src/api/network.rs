@@ -15,7 +15,7 @@ use super::accounts::OriginText;
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ListenerRequest {
     /// A name ("tailnet", "lan").
-    pub name: Text<1, 64>,
+    pub name: super::Name<1, 64>,
     /// `ip:port` to listen on (port 0 picks a free one); an IPv6 address in brackets.
     #[schemars(regex(
         pattern = r"^([0-9]{1,3}(\.[0-9]{1,3}){3}|\[[0-9A-Fa-f:.]{2,45}\]):[0-9]{1,5}$"

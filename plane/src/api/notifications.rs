@@ -22,7 +22,7 @@ use super::Text;
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct DeviceRequest {
     /// A name to tell it from the account's other devices.
-    pub name: Text<1, 64>,
+    pub name: super::Name<1, 64>,
     /// The push service's URL for this subscription (`https://`).
     #[schemars(regex(pattern = r"^https?://[^\s/?#@]+(/[^\s]*)?$"))]
     pub endpoint: Text<1, 2048>,

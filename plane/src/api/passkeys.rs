@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use super::{Email, Text};
 
 /// A passkey's name: 1 to 64 characters.
-pub type PasskeyName = Text<1, 64>;
+pub type PasskeyName = super::Name<1, 64>;
 
 /// A ceremony's id, as the start answer gave it.
 pub type CeremonyId = Text<1, 128>;

@@ -10,7 +10,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize};
 
-use super::{AbsPath, RowId, Text, forbidden_class, is_forbidden_char};
+use super::{AbsPath, RowId, forbidden_class, is_forbidden_char};
 
 /// Where a subshell is in its life (see `service::lifecycle` for every move).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -396,7 +396,7 @@ pub struct LaunchRequest {
     pub preset_id: Option<RowId>,
     /// A name to show (default: the harness and a short id).
     #[serde(default)]
-    pub name: Option<Text<1, 100>>,
+    pub name: Option<super::Name<1, 100>>,
     /// Columns (default 120).
     #[serde(default)]
     pub cols: Option<GridSize>,
