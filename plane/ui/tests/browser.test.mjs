@@ -737,6 +737,12 @@ describe("termplane browser app", { concurrency: false }, () => {
     await sleep(1500);
     const lines = await screenLines(page);
     assert.ok(!lines.some((l) => l.includes("typed-by-reader")), "the reader's keys reached the pane");
+    // A share carries no lifecycle: the owner's actions are not offered.
+    await rp.locator("summary", { hasText: "Actions" }).click();
+    await rp.getByRole("button", { name: "Reconnect" }).waitFor();
+    for (const owners of ["Restart", "Terminate", "Kill", "Delete"]) {
+      assert.equal(await rp.getByRole("button", { name: owners, exact: true }).count(), 0, `${owners} offered to a reader`);
+    }
     // The reader's settings address shows no admin content either.
     await rp.goto("/settings/keys");
     await rp.getByRole("heading", { name: "Administrators only" }).waitFor();
@@ -1045,6 +1051,13 @@ describe("termplane browser app", { concurrency: false }, () => {
     await item.getByRole("link", { name: "ui-exit crashed" }).click();
     await page.waitForURL(new RegExp(`/subshells/${pane.id}$`));
     await page.locator('[data-status="crashed"]').first().waitFor();
+    // Restart from the banner: the pane runs again, watched by this one window once (not by
+    // a second socket the page opened beside the first).
+    await page.locator(".note", { hasText: "The pane's program ended" }).getByRole("button", { name: "Restart" }).click();
+    await live(page);
+    await page.locator('[data-testid="viewers"][data-count="1"]').waitFor();
+    await sleep(1_000);
+    assert.equal(await page.getByTestId("viewers").getAttribute("data-count"), "1", "one viewer after the restart");
   });
 
   test("users: rename, promote, reset a password and sign in as them, demote, delete", async () => {

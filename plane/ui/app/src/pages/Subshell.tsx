@@ -65,6 +65,9 @@ export function SubshellPage({ id }: { id: string }) {
   const live = row ? LIVE.includes(row.state) : false;
   const owner = !!(me && row && row.ownerUserId === me.id);
   const canShare = !!(me && row && (owner || me.isAdmin) && me.via === "session");
+  // Restart, stop and delete are the owner's (and an administrator's): a share, read or
+  // write, does not carry them, and the plane refuses them (as not found) to anyone else.
+  const canManage = !!(me && row && (owner || me.isAdmin));
 
   // Restarted elsewhere (or here): a live row while the socket has ended means reconnect.
   useEffect(() => {
@@ -189,22 +192,26 @@ export function SubshellPage({ id }: { id: string }) {
                 Share…
               </button>
             ) : null}
-            <button type="button" class="btn btn-small" disabled={act.busy} onClick={() => lifecycle("restart")}>
-              Restart
-            </button>
-            {live ? (
+            {canManage ? (
               <>
-                <button type="button" class="btn btn-small" disabled={act.busy} onClick={() => lifecycle("terminate")}>
-                  Terminate
+                <button type="button" class="btn btn-small" disabled={act.busy} onClick={() => lifecycle("restart")}>
+                  Restart
                 </button>
-                <button type="button" class="btn btn-small btn-danger" disabled={act.busy} onClick={() => lifecycle("kill")}>
-                  Kill
+                {live ? (
+                  <>
+                    <button type="button" class="btn btn-small" disabled={act.busy} onClick={() => lifecycle("terminate")}>
+                      Terminate
+                    </button>
+                    <button type="button" class="btn btn-small btn-danger" disabled={act.busy} onClick={() => lifecycle("kill")}>
+                      Kill
+                    </button>
+                  </>
+                ) : null}
+                <button type="button" class="btn btn-small btn-danger" disabled={act.busy} onClick={remove}>
+                  Delete
                 </button>
               </>
             ) : null}
-            <button type="button" class="btn btn-small btn-danger" disabled={act.busy} onClick={remove}>
-              Delete
-            </button>
           </div>
         </details>
       </div>
@@ -235,7 +242,7 @@ export function SubshellPage({ id }: { id: string }) {
           <div class={`note ${t.conn === "ended" ? "note-muted" : "note-warn"}`} role="status">
             {t.notice}
             {t.exitCode !== undefined && t.exitCode !== null ? ` Exit code ${t.exitCode}.` : ""}
-            {t.conn === "ended" && row && !live ? (
+            {t.conn === "ended" && row && !live && canManage ? (
               <>
                 {" "}
                 <button type="button" class="btn btn-small" onClick={() => lifecycle("restart")}>

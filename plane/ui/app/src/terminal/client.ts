@@ -107,6 +107,8 @@ export class TerminalClient {
   private disposed = false;
   private resetBeforeWrite = false;
   private attempt = 0;
+  /** Counts `connect` calls: only the newest one opens a socket. */
+  private connectGen = 0;
   private retryTimer: number | undefined;
   private pingTimer: number | undefined;
   private resizeTimer: number | undefined;
@@ -312,11 +314,15 @@ export class TerminalClient {
 
   private async connect(): Promise<void> {
     if (this.disposed) return;
+    // Only the newest call connects: a reopen while an earlier call still waits on the plane
+    // (a restart's own reopen and the page's, say) must not leave two sockets.
+    const gen = ++this.connectGen;
     this.patch({ conn: this.attempt === 0 ? "connecting" : "reconnecting" });
     let token: WsToken;
     try {
       // The pane may be gone or ended: read it first, and stop there if so.
       const row = await api.get<Subshell>(`/api/subshells/${encodeURIComponent(this.subshellId)}`);
+      if (gen !== this.connectGen) return;
       this.onSubshell(row);
       if (!["starting", "running", "stopping"].includes(row.state)) {
         this.end(row.state === "exited" || row.state === "crashed" ? "The pane's program ended." : `This subshell is ${row.state}.`);
@@ -324,6 +330,7 @@ export class TerminalClient {
       }
       token = await api.post<WsToken>("/api/auth/ws-token", { subshellId: this.subshellId });
     } catch (e) {
+      if (gen !== this.connectGen) return;
       if (e instanceof ApiError && (e.status === 404 || e.status === 403 || e.status === 401)) {
         if (e.status === 404) this.onSubshell(null);
         this.end(e.status === 404 ? "This subshell does not exist (or is no longer shared with you)." : e.message, true);
@@ -332,7 +339,7 @@ export class TerminalClient {
       this.retry(e instanceof Error ? e.message : "The plane cannot be reached.");
       return;
     }
-    if (this.disposed) return;
+    if (this.disposed || gen !== this.connectGen) return;
     const own = this.ownGrid();
     const q = new URLSearchParams({ token: token.token });
     if (own) {
