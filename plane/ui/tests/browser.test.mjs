@@ -743,6 +743,32 @@ describe("termplane browser app", { concurrency: false }, () => {
     for (const owners of ["Restart", "Terminate", "Kill", "Delete"]) {
       assert.equal(await rp.getByRole("button", { name: owners, exact: true }).count(), 0, `${owners} offered to a reader`);
     }
+    await rp.locator("summary", { hasText: "Actions" }).click();
+    // The owner raises the share while the reader watches: the reader's view comes back able
+    // to type (the plane closes the old socket; the app asks again), then read-only again
+    // when the share is lowered — never "access ended" while access remains.
+    const setShare = (access) =>
+      page.evaluate(
+        async ([pane, email, a]) => {
+          const users = await (await fetch("/api/users")).json();
+          const u = users.find((x) => x.email === email);
+          const r = await fetch(`/api/subshells/${pane}/shares/${u.id}`, {
+            method: "PUT",
+            headers: { "Content-Type": "application/json" },
+            body: JSON.stringify({ access: a }),
+          });
+          return r.status;
+        },
+        [paneUrl.split("/").pop(), READER.email, access],
+      );
+    assert.equal(await setShare("write"), 200);
+    await rp.getByTestId("readonly").waitFor({ state: "detached" });
+    await live(rp);
+    await typeInTerminal(rp, "echo typed-by-$((1+1))-sharers\n");
+    await waitLine(page, "typed-by-2-sharers");
+    assert.equal(await setShare("read"), 200);
+    await rp.getByTestId("readonly").waitFor();
+    await live(rp);
     // The reader's settings address shows no admin content either.
     await rp.goto("/settings/keys");
     await rp.getByRole("heading", { name: "Administrators only" }).waitFor();

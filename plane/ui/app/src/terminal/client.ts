@@ -109,6 +109,8 @@ export class TerminalClient {
   private attempt = 0;
   /** Counts `connect` calls: only the newest one opens a socket. */
   private connectGen = 0;
+  /** When a 4403 close last led to asking the plane again (ms; -1: never). */
+  private accessRetryAt = -1;
   private retryTimer: number | undefined;
   private pingTimer: number | undefined;
   private resizeTimer: number | undefined;
@@ -361,6 +363,15 @@ export class TerminalClient {
       this.ws = null;
       window.clearInterval(this.pingTimer);
       this.term.options.disableStdin = true;
+      // Access changed (a share raised or lowered, an account demoted): the plane says which
+      // access remains when asked again, so ask once — reattached read-only, or told the pane is
+      // no longer shared. A 4403 before the view attached again since the last ask ends it.
+      if (ev.code === 4403 && this.attachedAt > this.accessRetryAt) {
+        this.accessRetryAt = Date.now();
+        this.attempt = 0;
+        void this.connect();
+        return;
+      }
       const final = FINAL_CLOSES[ev.code];
       if (final) {
         this.end(this.state.get().exitCode !== undefined ? "The pane's program ended." : final, ev.code === 4403 || ev.code === 4404);
