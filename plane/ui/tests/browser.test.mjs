@@ -593,6 +593,8 @@ describe("termplane browser app", { concurrency: false }, () => {
     // resize the window makes meanwhile is refused the same way).
     process.kill(-nodeProc.child.pid, "SIGTERM");
     await waitExit(nodeProc, 10_000);
+    // The page says the node is out of reach before anyone types.
+    await p.locator('[data-status="node_unreachable"]').first().waitFor({ timeout: 20_000 });
     const refused = p.locator(".note-warn", { hasText: "the node is offline" });
     await waitFor(
       "the refusal of keys typed while the node is away",
@@ -608,6 +610,7 @@ describe("termplane browser app", { concurrency: false }, () => {
     nodeProc = await startNode();
     await refused.waitFor({ state: "detached", timeout: 30_000 });
     await live(p);
+    await p.locator('[data-status="running"]').first().waitFor({ timeout: 20_000 });
     // A fresh line first (an `x` typed just as the node came back may be on it), then type again.
     await typeInTerminal(p, "\necho after-$((6*7))\n");
     await waitLine(p, "after-42");

@@ -109,6 +109,23 @@ function apply(f: FeedFrame): void {
       }
       // A node this page has not listed yet (just enrolled): read the list again.
       if (!known || f.liveness === "online") void refreshNodes().catch(() => undefined);
+      if (f.liveness === "online") {
+        // Its panes are reachable again once the plane has its census: list them afresh (and
+        // once more a moment later, the census being applied just after the link is up).
+        void listAll().catch(() => undefined);
+        window.setTimeout(() => void listAll().catch(() => undefined), 2_000);
+      } else {
+        // Its live panes cannot be reached now: say so at once, as a fresh listing would.
+        subshells.update((all) => {
+          const next = { ...all };
+          for (const [sid, row] of Object.entries(all)) {
+            if (row.nodeId === f.nodeId && ["starting", "running", "stopping"].includes(row.state)) {
+              next[sid] = { ...row, nodeReachable: false, status: "node_unreachable" };
+            }
+          }
+          return next;
+        });
+      }
       changed();
       break;
     }
