@@ -746,7 +746,10 @@ describe("termplane browser app", { concurrency: false }, () => {
     for (const owners of ["Restart", "Terminate", "Kill", "Delete"]) {
       assert.equal(await rp.getByRole("button", { name: owners, exact: true }).count(), 0, `${owners} offered to a reader`);
     }
-    await rp.locator("summary", { hasText: "Actions" }).click();
+    // A menu closes on Escape, focus back on its button.
+    await rp.keyboard.press("Escape");
+    await rp.getByRole("button", { name: "Reconnect" }).waitFor({ state: "hidden" });
+    assert.equal(await rp.evaluate(() => document.activeElement?.textContent), "Actions");
     // The owner raises the share while the reader watches: the reader's view comes back able
     // to type (the plane closes the old socket; the app asks again), then read-only again
     // when the share is lowered — never "access ended" while access remains.
