@@ -1288,3 +1288,34 @@ fn a_node_daemon_or_a_plane_that_stops_mid_upload_leaves_no_partial_file() {
     );
     assert!(!dir.join("big.bin").exists() && !local_dir.join("big.bin").exists());
 }
+
+#[test]
+fn a_node_that_allows_only_other_directories_than_its_home_starts_there() {
+    let w = world("allowed-start", false);
+    let work = w.dir.join("work");
+    let h = [("Origin", w.base()), ("Cookie", w.cookie.clone())];
+    let h: Vec<(&str, &str)> = h.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let r = http(
+        w.port,
+        "PUT",
+        &format!("/api/nodes/{}/allowed_dirs", w.node_id),
+        &h,
+        Some(&json!({ "allowedDirs": [work.display().to_string()] })),
+    )
+    .unwrap();
+    assert_eq!(r.status, 200, "{}", r.text());
+    // The folder picker, asked for no path, starts in the allowed directory (the home, outside
+    // it, would be refused).
+    let listing = wait_until("the node to take the new list", WAIT, || {
+        let r = w.get(&format!("/api/nodes/{}/dirs", w.node_id));
+        (r.status == 200).then(|| r.json())
+    });
+    assert_eq!(listing["path"], work.display().to_string(), "{listing}");
+    // A launch that names no directory starts there too.
+    let r = w.post(
+        "/api/subshells",
+        &json!({ "nodeId": w.node_id, "harnessId": "shell" }),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    assert_eq!(r.json()["cwd"], work.display().to_string());
+}

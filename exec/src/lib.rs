@@ -471,8 +471,19 @@ impl Executor {
                 Ok(json!({ "exists": paths::exists(Path::new(&p.path)) }))
             }
             Command::FsLs(p) => {
+                // No path: the home directory, or the first allowed directory when the home
+                // is outside them (the picker must start somewhere it may go).
                 let path = if p.path.is_empty() {
-                    self.cfg.home_dir.to_string_lossy().into_owned()
+                    let home = self.cfg.home_dir.to_string_lossy().into_owned();
+                    let policy = self.policy();
+                    if policy.locate(&home).is_ok() {
+                        home
+                    } else {
+                        policy
+                            .allowed()
+                            .first()
+                            .map_or(home, |d| d.to_string_lossy().into_owned())
+                    }
                 } else {
                     p.path.clone()
                 };

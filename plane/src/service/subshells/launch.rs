@@ -208,8 +208,7 @@ impl Service {
         let cwd = match (&workspace, &req.cwd) {
             (_, Some(p)) => p.as_str().to_owned(),
             (Some(w), None) => w.path.clone(),
-            (None, None) if !home.is_empty() => home,
-            (None, None) => "/".to_owned(),
+            (None, None) => default_dir(&home, &node.allowed_dirs),
         };
         let flags: Vec<String> = preset
             .as_ref()
@@ -432,5 +431,48 @@ impl Service {
         self.type_into(node_id, &subshell_id, text, &[NamedKey::Enter])
             .await
             .map(|_| ())
+    }
+}
+
+/// Where a launch that names no directory starts: the node's home, unless the node allows only
+/// other directories — then the first of those (a home outside them would be refused).
+fn default_dir(home: &str, allowed_json: &str) -> String {
+    let allowed: Vec<String> = serde_json::from_str(allowed_json).unwrap_or_default();
+    let within = |dir: &str| {
+        let d = dir.trim_end_matches('/');
+        home == d
+            || home
+                .strip_prefix(d)
+                .is_some_and(|rest| rest.starts_with('/'))
+            || d.is_empty()
+    };
+    if !home.is_empty() && (allowed.is_empty() || allowed.iter().any(|d| within(d))) {
+        return home.to_owned();
+    }
+    allowed.first().cloned().unwrap_or_else(|| {
+        if home.is_empty() {
+            "/".to_owned()
+        } else {
+            home.to_owned()
+        }
+    })
+}
+
+#[cfg(test)]
+mod default_dir_tests {
+    use super::default_dir;
+
+    #[test]
+    fn a_launch_with_no_directory_starts_where_the_node_allows() {
+        assert_eq!(default_dir("/home/a", "[]"), "/home/a");
+        assert_eq!(default_dir("/home/a", r#"["/home"]"#), "/home/a");
+        assert_eq!(default_dir("/home/a", r#"["/home/a"]"#), "/home/a");
+        assert_eq!(
+            default_dir("/home/a", r#"["/srv/work","/opt"]"#),
+            "/srv/work"
+        );
+        assert_eq!(default_dir("/home/ab", r#"["/home/a"]"#), "/home/a");
+        assert_eq!(default_dir("/home/a", r#"["/"]"#), "/home/a");
+        assert_eq!(default_dir("", "[]"), "/");
     }
 }
