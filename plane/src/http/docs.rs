@@ -4,7 +4,7 @@
 //! embedded into the binary at compile time from `plane/ui/node_modules` (`build.rs` refuses to
 //! build without it), plus a small starter script of our own (`plane/ui/init.js`). The page reads
 //! the document from `/api/openapi.json`. Nothing is loaded from anywhere but this plane: the
-//! page's Content-Security-Policy allows only `'self'`.
+//! page's Content-Security-Policy allows only `'self'` (and `data:` images, see [`CSP`]).
 
 use std::sync::Arc;
 
@@ -46,9 +46,11 @@ pub(crate) const SWAGGER_UI_VERSION: &str = env!("TERMPLANE_SWAGGER_UI_VERSION")
 /// plane or of Swagger UI, so a day of caching never serves a stale file to a fresh page.
 const ASSET_CACHE: &str = "public, max-age=86400";
 
-/// Only this plane; no inline script or style, no plugins, no framing, no form posts.
+/// Only this plane; no inline script or style, no plugins, no framing, no form posts. Images
+/// may also be `data:` URLs: Swagger UI's stylesheet draws its icons (the servers list's arrow)
+/// as inline SVG images, which run nothing.
 pub(crate) const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; \
-    img-src 'self'; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; \
+    img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; \
     form-action 'none'; frame-ancestors 'none'";
 
 fn page() -> String {
@@ -65,7 +67,8 @@ fn page() -> String {
          <body>\n\
          <noscript>The interactive reference needs JavaScript; the document itself is at \
          <a href=\"/api/openapi.json\">/api/openapi.json</a>.</noscript>\n\
-         <p><a href=\"/docs/terminal\">The terminal WebSocket</a> (frames and close codes)</p>\n\
+         <p><a href=\"/\">Back to termplane</a> · <a href=\"/docs/terminal\">The terminal WebSocket</a> \
+         (frames and close codes)</p>\n\
          <div id=\"reference\" data-document=\"/api/openapi.json\"></div>\n\
          <script src=\"/docs/assets/swagger-ui-bundle.js?v={v}\"></script>\n\
          <script src=\"/docs/assets/init.js?v={v}\"></script>\n\
