@@ -1339,3 +1339,31 @@ fn signing_out_closes_the_sessions_terminals_and_feed_at_once() {
     other.type_keys("echo still-$((6*7))\r");
     other.until("the other session types", |t| t.text().contains("still-42"));
 }
+
+#[test]
+fn a_feed_that_opens_hears_who_already_watches() {
+    let w = world();
+    let id = w.launch_as(Some(&w.admin));
+    let mut viewer = w.admin_viewer(&id);
+    viewer.until("attached", |t| t.has_frame("attached", |_| true));
+    let open_feed = |cookie: &str| {
+        let tok = w.mint_cookie(cookie, None);
+        let mut feed =
+            open_ws(&w.p, &format!("/api/live?token={tok}"), Some(&w.p.origin())).unwrap();
+        feed.until("hello", |t| t.has_frame("hello", |_| true));
+        feed.pump(Duration::from_millis(300));
+        feed
+    };
+    let feed = open_feed(&w.admin);
+    assert!(
+        feed.has_frame("presence", |v| v["subshellId"] == id.as_str()
+            && v["viewers"].as_array().is_some_and(|a| a.len() == 1)),
+        "{:?}",
+        feed.frames
+    );
+    // Someone who may not see the pane hears nothing of it.
+    w.p.create_user(&w.admin, "dora@example.test", "user");
+    let dora = w.p.sign_in("dora@example.test", common::PASSWORD);
+    let feed = open_feed(&dora);
+    assert!(!feed.has_frame("presence", |_| true), "{:?}", feed.frames);
+}

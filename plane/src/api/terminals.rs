@@ -277,7 +277,8 @@ pub enum FeedFrame {
         /// `online` or `offline`.
         liveness: String,
     },
-    /// The viewers of a pane changed.
+    /// The viewers of a pane changed; also sent right after `hello` for every pane someone
+    /// watches already.
     Presence {
         /// The pane.
         #[serde(rename = "subshellId")]

@@ -123,6 +123,12 @@ where
     if !send(ws, frame(&hello)).await {
         return (0, String::new());
     }
+    // Who watches what, now: the panes' presence so far.
+    for f in svc.presence_for(&grant.user_id, grant.admin).await {
+        if !send(ws, frame(&f)).await {
+            return (0, String::new());
+        }
+    }
     // One timer for the socket, reset when it fires: a feed that is always busy is still
     // re-checked, and a turn of the loop registers no timer.
     let mut recheck = smol::Timer::after(RECHECK_EVERY);

@@ -228,6 +228,39 @@ impl Service {
     }
 
     /// Publishes a pane's viewers to the feeds that see the pane.
+    /// The presence of every watched pane a feed of `user_id` may see, for a feed that just
+    /// opened (presence frames otherwise come only when a viewer joins or leaves, and a list
+    /// read now would show nobody watching).
+    pub async fn presence_for(&self, user_id: &str, admin: bool) -> Vec<FeedFrame> {
+        let pumps: Vec<Arc<super::pump::Pump>> = self
+            .terminals
+            .pumps
+            .by_subshell
+            .lock()
+            .map(|all| all.values().cloned().collect())
+            .unwrap_or_default();
+        let mut out = Vec::new();
+        for pump in pumps {
+            let viewers = pump.presence();
+            if viewers.is_empty() {
+                continue;
+            }
+            let Ok(Some(row)) = self.store.subshell(&pump.subshell_id).await else {
+                continue;
+            };
+            let to = self
+                .subshell_audience(&pump.subshell_id, &row.owner_user_id)
+                .await;
+            if to.everyone || to.users.contains(user_id) || (admin && to.admins) {
+                out.push(FeedFrame::Presence {
+                    subshell_id: pump.subshell_id.clone(),
+                    viewers,
+                });
+            }
+        }
+        out
+    }
+
     pub async fn publish_presence(&self, subshell_id: &str, viewers: Vec<Viewer>) {
         if self.live().is_empty() {
             return;

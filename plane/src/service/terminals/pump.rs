@@ -255,7 +255,7 @@ impl Pump {
         format!("{VIEWER_TAIL_PREFIX}{}", self.subshell_id)
     }
 
-    fn presence(&self) -> Vec<Viewer> {
+    pub(crate) fn presence(&self) -> Vec<Viewer> {
         self.state
             .lock()
             .map(|s| s.viewers.values().map(|e| e.info.clone()).collect())
@@ -291,7 +291,7 @@ impl Pump {
 /// Every pump, by subshell id.
 #[derive(Default)]
 pub struct Pumps {
-    by_subshell: Mutex<HashMap<String, Arc<Pump>>>,
+    pub(super) by_subshell: Mutex<HashMap<String, Arc<Pump>>>,
 }
 
 /// A viewer's place in a pump.

@@ -336,7 +336,9 @@ function LaunchDialog({
                 placeholder={workspaceId ? "the workspace's directory" : "the node's home directory"}
                 onInput={(e) => setCwd((e.currentTarget as HTMLInputElement).value)}
                 aria-describedby="l-cwd-hint"
-                pattern="/.*"
+                // Blanks around a pasted path are dropped when the form is sent.
+                pattern="\s*/.*"
+                title="An absolute path: it starts with /"
               />
               <button type="button" class="btn" aria-expanded={picking} onClick={() => setPicking(!picking)} disabled={!nodeId}>
                 Browse…
