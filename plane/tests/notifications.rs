@@ -163,6 +163,60 @@ fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
     }
 }
 
+/// Launches a shell pane of `admin`'s on the local node and reads its token off its screen;
+/// answers its id and a function that reports an attention signal with that token.
+fn own_pane<'a>(
+    p: &'a Plane,
+    admin: &'a str,
+    node: &common::local::Local,
+    name: &str,
+) -> (String, impl Fn(&str) + 'a) {
+    let r = p.call(admin,
+        "POST",
+        "/api/subshells",
+        Some(
+            json!({ "nodeId": node.node_id, "harnessId": "shell", "cwd": node.work.to_string_lossy(), "name": name }),
+        ),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let id = r.json()["id"].as_str().unwrap().to_owned();
+    let r = p.call(
+        admin,
+        "POST",
+        &format!("/api/subshells/{id}/input"),
+        Some(json!({ "text": "echo tok=$TERMPLANE_TOKEN.", "keys": ["enter"] })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let pane = wait_for("the pane's token", || {
+        let s = p
+            .call(
+                admin,
+                "GET",
+                &format!("/api/subshells/{id}/screen?lines=50"),
+                None,
+            )
+            .json()["text"]
+            .as_str()?
+            .to_owned();
+        s.split("tok=")
+            .filter_map(|x| x.split('.').next())
+            .find(|t| t.starts_with("tp_"))
+            .map(str::to_owned)
+    });
+    let path = format!("/api/subshells/{id}/attention");
+    let attention = move |what: &str| {
+        let r = p
+            .req()
+            .method("POST")
+            .path(&path)
+            .bearer(&pane)
+            .json(json!({ "attention": what }))
+            .send();
+        assert_eq!(r.status, 200, "{}", r.text());
+    };
+    (id, attention)
+}
+
 #[test]
 fn a_pane_that_needs_input_pushes_an_encrypted_signed_message_to_its_owners_devices() {
     let p = Plane::start();
@@ -192,48 +246,7 @@ fn a_pane_that_needs_input_pushes_an_encrypted_signed_message_to_its_owners_devi
         .to_owned();
 
     // The administrator's own pane (a person's, so its owner is told).
-    let r = p.call(&admin,
-        "POST",
-        "/api/subshells",
-        Some(
-            json!({ "nodeId": node.node_id, "harnessId": "shell", "cwd": node.work.to_string_lossy(), "name": "agent-1" }),
-        ),
-    );
-    assert_eq!(r.status, 201, "{}", r.text());
-    let id = r.json()["id"].as_str().unwrap().to_owned();
-    let r = p.call(
-        &admin,
-        "POST",
-        &format!("/api/subshells/{id}/input"),
-        Some(json!({ "text": "echo tok=$TERMPLANE_TOKEN.", "keys": ["enter"] })),
-    );
-    assert_eq!(r.status, 200, "{}", r.text());
-    let pane = wait_for("the pane's token", || {
-        let s = p
-            .call(
-                &admin,
-                "GET",
-                &format!("/api/subshells/{id}/screen?lines=50"),
-                None,
-            )
-            .json()["text"]
-            .as_str()?
-            .to_owned();
-        s.split("tok=")
-            .filter_map(|x| x.split('.').next())
-            .find(|t| t.starts_with("tp_"))
-            .map(str::to_owned)
-    });
-    let attention = |what: &str| {
-        let r = p
-            .req()
-            .method("POST")
-            .path(&format!("/api/subshells/{id}/attention"))
-            .bearer(&pane)
-            .json(json!({ "attention": what }))
-            .send();
-        assert_eq!(r.status, 200, "{}", r.text());
-    };
+    let (id, attention) = own_pane(&p, &admin, &node, "agent-1");
     let mut feed = live_feed(&p, &admin);
     attention("needs_input");
     // The owner's live feed hears of it too.
