@@ -91,6 +91,7 @@ async fn run(cfg: Config) -> Result<(), String> {
         listen: Some(local.to_string()),
         data_dir: Some(cfg.data_dir.clone()),
         push_http: std::env::var("TERMPLANE_PUSH_ALLOW_HTTP").is_ok_and(|v| v == "1"),
+        push_private: std::env::var("TERMPLANE_PUSH_ALLOW_PRIVATE").is_ok_and(|v| v == "1"),
     };
     let svc = Service::new(store.clone(), clock, settings, secrets)
         .await

@@ -463,3 +463,77 @@ fn bad_subscriptions_are_refused_and_devices_are_their_owners_alone() {
     p.get("/api/devices").bearer(&key).send().error(403);
     p.get("/api/notifications").bearer(&key).send().error(403);
 }
+
+#[test]
+fn push_endpoints_inside_the_planes_host_or_network_are_refused_and_never_reached() {
+    let p = Plane::start_with(Opts {
+        public_push_only: true,
+        ..Opts::default()
+    });
+    let admin = p.setup_admin();
+    let sub = Subscription::new(4);
+    // Literals of loopback, private, link-local (the cloud metadata service) and mapped
+    // addresses, and localhost, are refused when they are registered.
+    for endpoint in [
+        "https://127.0.0.1/push",
+        "https://[::1]/push",
+        "https://10.1.2.3/push",
+        "https://192.168.0.10:8443/push",
+        "https://169.254.169.254/latest/meta-data",
+        "https://[::ffff:127.0.0.1]/push",
+        "https://[fd00::5]/push",
+        "https://0.0.0.0/push",
+        "https://localhost/push",
+        "https://LocalHost./push",
+        "https://api.localhost/push",
+    ] {
+        let r = p.call(
+            &admin,
+            "POST",
+            "/api/devices",
+            Some(sub.json(endpoint, "d")),
+        );
+        assert_eq!(r.error(400), "INPUT_VALIDATION_ERROR", "{endpoint}");
+        assert!(
+            r.text().contains("public internet"),
+            "{endpoint}: {}",
+            r.text()
+        );
+    }
+    assert_eq!(
+        p.call(&admin, "GET", "/api/devices", None).json(),
+        json!([])
+    );
+
+    // A form that only the resolver reads as loopback passes registration; the push is not
+    // sent to it, and the device says why.
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    l.set_nonblocking(true).unwrap();
+    let port = l.local_addr().unwrap().port();
+    let r = p.call(
+        &admin,
+        "POST",
+        "/api/devices",
+        Some(sub.json(&format!("http://127.1:{port}/push/x"), "sneaky")),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let node = common::local::attach(&p);
+    let (_id, attention) = own_pane(&p, &admin, &node, "agent-2");
+    attention("needs_input");
+    let device = wait_for("the push to fail", || {
+        let d = p.call(&admin, "GET", "/api/devices", None).json();
+        d[0]["lastError"].is_string().then(|| d[0].clone())
+    });
+    assert!(
+        device["lastError"]
+            .as_str()
+            .unwrap()
+            .contains("is not on the public internet"),
+        "{device}"
+    );
+    assert!(device["lastSentAt"].is_null(), "{device}");
+    assert!(
+        l.accept().is_err(),
+        "the plane connected to a loopback listener"
+    );
+}

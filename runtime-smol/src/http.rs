@@ -9,7 +9,7 @@
 //! read by `Content-Length`, chunked transfer coding, or to end of stream, and capped.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
-use std::net::{TcpStream, ToSocketAddrs as _};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, TcpStream, ToSocketAddrs as _};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -100,17 +100,94 @@ impl Write for Conn {
     }
 }
 
+/// Which addresses a request may connect to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// Any address the host resolves to (the node's own enrollment and downloads, which name
+    /// the plane its owner chose).
+    Any,
+    /// Only addresses of the public internet ([`is_public`]): a URL that someone else chose
+    /// (a browser's push endpoint) must not make the caller a way into its own host or private
+    /// network. The check is made on the addresses the name resolves to at connect time, so a
+    /// name that resolves to a private address, or a literal in a form only the resolver reads
+    /// (`127.1`, `2130706433`), is refused as well.
+    PublicOnly,
+}
+
+/// Whether `ip` is an address of the public internet: not unspecified, loopback, private
+/// (RFC 1918, unique local `fc00::/7`), shared (`100.64.0.0/10`), link-local (cloud metadata
+/// services live at `169.254.169.254`), multicast, broadcast, documentation, benchmarking or
+/// reserved; an IPv4 address carried in IPv6 (mapped, compatible, NAT64 `64:ff9b::/96`, 6to4
+/// `2002::/16`) is judged as that IPv4 address.
+#[must_use]
+pub fn is_public(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => is_public_v4(v4),
+        IpAddr::V6(v6) => is_public_v6(v6),
+    }
+}
+
+fn is_public_v4(ip: Ipv4Addr) -> bool {
+    let [a, b, c, _] = ip.octets();
+    !(a == 0
+        || a == 10
+        || a == 127
+        || (a == 100 && (64..128).contains(&b))
+        || (a == 169 && b == 254)
+        || (a == 172 && (16..32).contains(&b))
+        || (a == 192 && b == 0 && (c == 0 || c == 2))
+        || (a == 192 && b == 88 && c == 99)
+        || (a == 192 && b == 168)
+        || (a == 198 && (b == 18 || b == 19))
+        || (a == 198 && b == 51 && c == 100)
+        || (a == 203 && b == 0 && c == 113)
+        || a >= 224)
+}
+
+fn is_public_v6(ip: Ipv6Addr) -> bool {
+    let s = ip.segments();
+    let o = ip.octets();
+    let v4 = || Ipv4Addr::new(o[12], o[13], o[14], o[15]);
+    if s[..5] == [0; 5] && (s[5] == 0xffff || s[5] == 0) {
+        // IPv4-mapped (`::ffff:a.b.c.d`) and IPv4-compatible (`::a.b.c.d`, which also
+        // covers `::` and `::1`).
+        return is_public_v4(v4());
+    }
+    if s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+        return is_public_v4(v4());
+    }
+    if s[0] == 0x2002 {
+        return is_public_v4(Ipv4Addr::new(o[2], o[3], o[4], o[5]));
+    }
+    !((s[0] & 0xfe00) == 0xfc00           // unique local
+        || (s[0] & 0xffc0) == 0xfe80      // link-local
+        || (s[0] & 0xffc0) == 0xfec0      // site-local (deprecated)
+        || (s[0] & 0xff00) == 0xff00      // multicast
+        || (s[0] == 0x2001 && s[1] == 0x0db8) // documentation
+        || (s[0] == 0x2001 && s[1] < 0x0200) // IETF protocol assignments (Teredo, ORCHID…)
+        || (s[0] == 0x0100 && s[1..4] == [0, 0, 0])) // discard-only
+}
+
 /// Resolves and connects to `u` (10 s connect timeout, 60 s read timeout, 30 s write timeout);
 /// for `https://`, completes the TLS handshake so a refused certificate is reported as such.
-fn connect(u: &HttpUrl, tls_source: TlsSource<'_>) -> Result<Conn, String> {
+fn connect(u: &HttpUrl, tls_source: TlsSource<'_>, reach: Reach) -> Result<Conn, String> {
     // Every address the name resolves to is tried in turn (`localhost` may give `::1` first
     // while the plane listens on 127.0.0.1 only).
-    let addrs: Vec<_> = (u.host.as_str(), u.port)
+    let mut addrs: Vec<_> = (u.host.as_str(), u.port)
         .to_socket_addrs()
         .map_err(|e| format!("cannot resolve {}: {e}", u.host))?
         .collect();
     if addrs.is_empty() {
         return Err(format!("cannot resolve {}", u.host));
+    }
+    if reach == Reach::PublicOnly {
+        addrs.retain(|a| is_public(a.ip()));
+        if addrs.is_empty() {
+            return Err(format!(
+                "{} is not on the public internet (it resolves to a loopback, private or reserved address)",
+                u.host
+            ));
+        }
     }
     let mut last = None;
     let mut found = None;
@@ -214,6 +291,28 @@ pub fn request(
     request_with(&env_tls, method, url, &[], content_type, body, cap)
 }
 
+/// [`request_headers`] to a URL someone else chose: it connects only to addresses of the public
+/// internet ([`Reach::PublicOnly`]).
+pub fn request_public(
+    method: &str,
+    url: &str,
+    headers: &[(&str, &str)],
+    content_type: Option<&str>,
+    body: &[u8],
+    cap: u64,
+) -> Result<Response, String> {
+    send(
+        &env_tls,
+        Reach::PublicOnly,
+        method,
+        url,
+        headers,
+        content_type,
+        body,
+        cap,
+    )
+}
+
 /// [`request`] with extra header fields (an `Authorization`, say); a name or value holding a
 /// control character is refused before anything is sent.
 pub fn request_headers(
@@ -230,6 +329,29 @@ pub fn request_headers(
 /// [`request_headers`] with the TLS configuration of `https://` URLs taken from `tls_source`.
 pub fn request_with(
     tls_source: TlsSource<'_>,
+    method: &str,
+    url: &str,
+    headers: &[(&str, &str)],
+    content_type: Option<&str>,
+    body: &[u8],
+    cap: u64,
+) -> Result<Response, String> {
+    send(
+        tls_source,
+        Reach::Any,
+        method,
+        url,
+        headers,
+        content_type,
+        body,
+        cap,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn send(
+    tls_source: TlsSource<'_>,
+    reach: Reach,
     method: &str,
     url: &str,
     headers: &[(&str, &str)],
@@ -259,7 +381,7 @@ pub fn request_with(
         head.push_str(&format!("{name}: {value}\r\n"));
     }
     head.push_str("\r\n");
-    let mut s = connect(&u, tls_source)?;
+    let mut s = connect(&u, tls_source, reach)?;
     s.write_all(head.as_bytes())
         .and_then(|()| s.write_all(body))
         .and_then(|()| s.flush())
@@ -289,7 +411,7 @@ pub fn download_with(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(u16, u64), String> {
     let u = parse_url(url)?;
-    let mut s = connect(&u, tls_source)?;
+    let mut s = connect(&u, tls_source, Reach::Any)?;
     let head = format!(
         "GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: {USER_AGENT}\r\nAccept: */*\r\nConnection: close\r\n\r\n",
         u.path, u.authority,
@@ -410,6 +532,119 @@ fn read_response(s: impl Read, cap: u64) -> Result<Response, String> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn only_addresses_of_the_public_internet_count_as_public() {
+        let private = [
+            "0.0.0.0",
+            "0.1.2.3",
+            "10.0.0.1",
+            "127.0.0.1",
+            "127.255.255.254",
+            "100.64.0.1",
+            "100.127.255.255",
+            "169.254.169.254",
+            "172.16.0.1",
+            "172.31.255.255",
+            "192.0.0.8",
+            "192.0.2.1",
+            "192.88.99.1",
+            "192.168.1.1",
+            "198.18.0.1",
+            "198.19.255.255",
+            "198.51.100.7",
+            "203.0.113.9",
+            "224.0.0.1",
+            "239.255.255.250",
+            "240.0.0.1",
+            "255.255.255.255",
+            "::",
+            "::1",
+            "::127.0.0.1",
+            "::ffff:127.0.0.1",
+            "::ffff:10.1.2.3",
+            "::ffff:169.254.169.254",
+            "64:ff9b::a9fe:a9fe",
+            "2002:7f00:1::",
+            "2002:c0a8:101::1",
+            "fc00::1",
+            "fd12:3456::1",
+            "fe80::1",
+            "febf::1",
+            "fec0::1",
+            "ff02::1",
+            "2001:db8::1",
+            "2001::1",
+            "100::1",
+        ];
+        for a in private {
+            assert!(!is_public(a.parse().unwrap()), "{a} was taken as public");
+        }
+        let public = [
+            "1.1.1.1",
+            "8.8.8.8",
+            "100.63.255.255",
+            "100.128.0.0",
+            "142.250.1.1",
+            "172.15.255.255",
+            "172.32.0.0",
+            "169.253.0.1",
+            "192.167.1.1",
+            "198.20.0.1",
+            "223.255.255.255",
+            "::ffff:8.8.8.8",
+            "64:ff9b::808:808",
+            "2002:808:808::1",
+            "2606:4700::1111",
+            "2a00:1450:4001::200e",
+            "2001:4860:4860::8888",
+        ];
+        for a in public {
+            assert!(is_public(a.parse().unwrap()), "{a} was taken as not public");
+        }
+    }
+
+    #[test]
+    fn a_public_only_request_never_connects_to_a_loopback_listener_whatever_names_it() {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.set_nonblocking(true).unwrap();
+        let port = l.local_addr().unwrap().port();
+        // Forms the resolver reads as 127.0.0.1, a name that resolves to it, and IPv6 forms.
+        for host in [
+            "127.0.0.1",
+            "127.1",
+            "2130706433",
+            "0x7f.0.0.1",
+            "localhost",
+            "[::ffff:127.0.0.1]",
+            "[::1]",
+        ] {
+            let url = format!("http://{host}:{port}/push");
+            let e = request_public("POST", &url, &[], None, b"x", 1024).unwrap_err();
+            assert!(
+                e.contains("is not on the public internet") || e.contains("cannot resolve"),
+                "{url}: {e}"
+            );
+            assert!(l.accept().is_err(), "{url} reached the listener");
+        }
+        // The same request without the restriction does connect (the check above can fail).
+        let url = format!("http://127.1:{port}/push");
+        let t =
+            std::thread::spawn(move || request_with(&env_tls, "POST", &url, &[], None, b"x", 1024));
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            if l.accept().is_ok() {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the unrestricted request never came"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        drop(l);
+        let _ = t.join();
+    }
 
     #[test]
     fn http_and_https_urls_parse_with_their_default_ports() {

@@ -164,6 +164,11 @@ pub struct Settings {
     pub data_dir: Option<std::path::PathBuf>,
     /// Whether push endpoints may be plain `http://` (`TERMPLANE_PUSH_ALLOW_HTTP=1`).
     pub push_http: bool,
+    /// Whether push endpoints may be on loopback, private or reserved addresses
+    /// (`TERMPLANE_PUSH_ALLOW_PRIVATE=1`, for a push service on the plane's own network).
+    /// Without it a push goes only to addresses of the public internet, so no account can
+    /// point the plane at a service of its host or its network.
+    pub push_private: bool,
 }
 
 impl Settings {

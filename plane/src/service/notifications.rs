@@ -14,6 +14,15 @@
 //! removes the device, anything else is kept as the device's `lastError`. Endpoints must be
 //! `https://` (a plane started with `TERMPLANE_PUSH_ALLOW_HTTP=1` also takes `http://`, for a
 //! push service on a private network or in tests).
+//!
+//! An endpoint is chosen by whoever registers the device, so the plane must not become their
+//! way to the services of its own host or network (a blind request forgery whose `lastError`
+//! would tell them what answered). Pushes go only to addresses of the public internet: an
+//! endpoint naming a loopback, private, link-local or reserved address literal, or `localhost`,
+//! is refused when it is registered, and at delivery the address the host resolves to *then* is
+//! checked (so a name that resolves inside, or one rebound since, is not reached; the device
+//! keeps the reason as its `lastError`). A plane whose push service lives on its own network is
+//! started with `TERMPLANE_PUSH_ALLOW_PRIVATE=1`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -162,6 +171,14 @@ impl Service {
             return Err(ApiError::validation(
                 "endpoint",
                 "must be the push service's https:// URL",
+            ));
+        }
+        if !self.settings.push_private && names_an_inside_host(endpoint) {
+            return Err(ApiError::validation(
+                "endpoint",
+                "names a loopback, private or reserved address; push services are on the public \
+                 internet (a plane whose push service is on its own network is started with \
+                 TERMPLANE_PUSH_ALLOW_PRIVATE=1)",
             ));
         }
         let key = Base64UrlUnpadded::decode_vec(req.keys.p256dh.trim_end_matches('='))
@@ -490,8 +507,13 @@ impl Service {
             self.now() / 1000,
         );
         let endpoint = d.endpoint.clone();
+        let send = if self.settings.push_private {
+            termplane_runtime_smol::http::request_headers
+        } else {
+            termplane_runtime_smol::http::request_public
+        };
         let r = smol::unblock(move || {
-            termplane_runtime_smol::http::request_headers(
+            send(
                 "POST",
                 &endpoint,
                 &[
@@ -513,6 +535,21 @@ impl Service {
             Err(e) => Err(Failed(e)),
         }
     }
+}
+
+/// Whether an endpoint's host is `localhost` (or a name under it) or an address literal that
+/// is not on the public internet. Forms only a resolver reads (`127.1`) pass here and are
+/// caught at delivery, where the resolved address is checked.
+fn names_an_inside_host(endpoint: &str) -> bool {
+    let Ok(u) = termplane_runtime_smol::http::parse_url(endpoint) else {
+        return false;
+    };
+    let host = u.host.trim_end_matches('.').to_ascii_lowercase();
+    if host == "localhost" || host.ends_with(".localhost") {
+        return true;
+    }
+    host.parse::<std::net::IpAddr>()
+        .is_ok_and(|ip| !termplane_runtime_smol::http::is_public(ip))
 }
 
 /// Why a push was not delivered.

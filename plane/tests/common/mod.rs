@@ -90,6 +90,9 @@ pub struct Opts {
     pub min_send_rate: Option<u64>,
     pub trusted_proxies: Vec<&'static str>,
     pub downloads_dir: Option<std::path::PathBuf>,
+    /// Push only to public addresses (as a plane started without
+    /// `TERMPLANE_PUSH_ALLOW_PRIVATE=1`); tests otherwise push to a loopback service.
+    pub public_push_only: bool,
 }
 
 impl Plane {
@@ -125,6 +128,7 @@ impl Plane {
                     listen: Some(addr.to_string()),
                     data_dir: Some(dir.clone()),
                     push_http: true,
+                    push_private: !o.public_push_only,
                 };
                 let secrets = PlaneSecrets::load_or_create(&dir).unwrap();
                 let svc = Service::new(store, Arc::new(c2), settings, secrets)
