@@ -216,6 +216,8 @@ impl Service {
     pub async fn sign_out(&self, meta: &RequestMeta) -> Result<(), ApiError> {
         if let Caller::Session { session_digest, .. } = self.session(meta).await? {
             self.store.delete_session(&session_digest).await?;
+            // The session's open terminals and feed close now, not at their next check.
+            self.access_changed();
         }
         Ok(())
     }
@@ -299,7 +301,12 @@ impl Service {
             .set_user_disabled(&admin.user().id, id, disabled, self.now())
             .await?
         {
-            UserChange::Done(u) => Ok(user_view(&u)),
+            UserChange::Done(u) => {
+                if disabled {
+                    self.access_changed();
+                }
+                Ok(user_view(&u))
+            }
             UserChange::NotFound => Err(ApiError::not_found("account")),
             UserChange::LastAdmin => Err(last_admin()),
             UserChange::LiveSubshells(_) => Err(ApiError::internal()),
@@ -326,7 +333,12 @@ impl Service {
             )
             .await?
         {
-            UserChange::Done(u) => Ok(user_view(&u)),
+            UserChange::Done(u) => {
+                // Open terminals and feeds re-check their grants now (a demotion ends typing
+                // at once).
+                self.access_changed();
+                Ok(user_view(&u))
+            }
             UserChange::NotFound => Err(ApiError::not_found("account")),
             UserChange::LastAdmin => Err(last_admin()),
             UserChange::LiveSubshells(_) => Err(ApiError::internal()),
@@ -350,6 +362,7 @@ impl Service {
             .await?
         {
             UserChange::Done(_) => {
+                self.access_changed();
                 // Its kept files went with the account: their bytes go too, not at the next
                 // start.
                 self.drop_unused_blobs(&kept).await
@@ -417,6 +430,7 @@ impl Service {
         self.store
             .set_password(&user.id, &user.id, &hash, end, now)
             .await?;
+        self.access_changed();
         Ok(())
     }
 
@@ -443,6 +457,7 @@ impl Service {
             .set_password(&admin.user().id, id, &hash, EndSessions::All, self.now())
             .await?
         {
+            self.access_changed();
             Ok(())
         } else {
             Err(ApiError::not_found("account"))

@@ -107,6 +107,8 @@ impl Service {
         {
             return Err(ApiError::not_found("system key"));
         }
+        // Terminals opened with its attach tokens and feeds re-check their grants now.
+        self.access_changed();
         Ok(SystemKeyDisabled {
             id: id.to_owned(),
             enabled: false,
@@ -123,6 +125,7 @@ impl Service {
         {
             return Err(ApiError::not_found("system key"));
         }
+        self.access_changed();
         Ok(())
     }
 

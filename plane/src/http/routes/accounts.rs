@@ -217,10 +217,7 @@ async fn update_user(
     Path(p): Path<IdParam>,
     Json(b): Json<UpdateUserRequest>,
 ) -> Res<Json<User>> {
-    let u = svc.update_user(&meta, p.id.as_str(), b).await?;
-    // Open terminals and feeds re-check their grants now (a demotion ends typing at once).
-    svc.access_changed();
-    Ok(Json(u))
+    svc.update_user(&meta, p.id.as_str(), b).await.map(Json)
 }
 
 async fn delete_user(
@@ -229,7 +226,6 @@ async fn delete_user(
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
     svc.delete_user(&meta, p.id.as_str()).await?;
-    svc.access_changed();
     Ok(NoContent)
 }
 
@@ -240,7 +236,6 @@ async fn reset_password(
     Json(b): Json<ResetPasswordRequest>,
 ) -> Res<NoContent> {
     svc.reset_password(&meta, p.id.as_str(), b).await?;
-    svc.access_changed();
     Ok(NoContent)
 }
 
@@ -250,7 +245,6 @@ async fn change_password(
     Json(b): Json<ChangePasswordRequest>,
 ) -> Res<NoContent> {
     svc.change_password(&meta, b).await?;
-    svc.access_changed();
     Ok(NoContent)
 }
 
@@ -278,8 +272,6 @@ async fn sign_in(
 
 async fn sign_out(svc: Arc<Service>, meta: RequestMeta) -> Res<WithCookie<NoContent>> {
     svc.sign_out(&meta).await?;
-    // The session's open terminals and feed close now, not at their next check.
-    svc.access_changed();
     Ok(WithCookie {
         set_cookie: session_cookie(&svc, "", 0),
         answer: NoContent,
@@ -308,9 +300,9 @@ async fn disable_user(
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
 ) -> Res<Json<User>> {
-    let u = svc.set_user_disabled(&meta, p.id.as_str(), true).await?;
-    svc.access_changed();
-    Ok(Json(u))
+    svc.set_user_disabled(&meta, p.id.as_str(), true)
+        .await
+        .map(Json)
 }
 
 async fn enable_user(

@@ -94,9 +94,7 @@ async fn disable_system_key(
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
 ) -> Res<Json<SystemKeyDisabled>> {
-    let d = svc.disable_system_key(&meta, p.id.as_str()).await?;
-    svc.access_changed();
-    Ok(Json(d))
+    svc.disable_system_key(&meta, p.id.as_str()).await.map(Json)
 }
 
 async fn delete_system_key(
@@ -105,7 +103,6 @@ async fn delete_system_key(
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
     svc.delete_system_key(&meta, p.id.as_str()).await?;
-    svc.access_changed();
     Ok(NoContent)
 }
 
