@@ -146,7 +146,7 @@ impl Service {
             if alive.contains(stray.as_str()) {
                 tracing::info!(node = %node_id, subshell = %stray, "killing a pane whose subshell is gone");
             }
-            self.kill_late_launch(node_id, stray, true);
+            self.kill_and_forget(node_id, stray, true);
         }
         self.censused
             .lock()

@@ -352,7 +352,7 @@ impl Service {
                     .forget_subshell(&id, &c.user().id, c.actor_kind(), &e.message, self.now())
                     .await?;
                 self.settle_parked_exit(&id, false);
-                self.kill_late_launch(&node.id, &id, true);
+                self.kill_and_forget(&node.id, &id, true);
                 return Err(e);
             }
         }

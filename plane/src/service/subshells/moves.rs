@@ -268,19 +268,20 @@ impl Service {
                 self.move_subshell(&starting, Trigger::LaunchRefused, Some(&e.message))
                     .await?;
                 self.settle_parked_exit(&row.id, false);
-                self.kill_late_launch(&row.node_id, &row.id, false);
+                self.kill_and_forget(&row.node_id, &row.id, false);
                 Err(e)
             }
         }
     }
 
-    /// After a launch that got no answer (the node timed out or went away): a kill queued
-    /// behind it, so that a node that runs the launch late kills that pane right after (its
-    /// commands run in order); the row already says the launch failed, or is gone. A node that
-    /// never had the launch answers that there is nothing to kill. Should the kill not reach
-    /// the node either, the pane is doomed: the node's next census has it killed. With
-    /// `forget` (no row names the pane any more) the node then forgets its log too.
-    pub(in crate::service) fn kill_late_launch(&self, node_id: &str, id: &str, forget: bool) {
+    /// Kills a pane no live row stands for, from a task of its own, and retries at the node's
+    /// next census if the kill cannot reach it now (the pane is doomed). Used after a launch
+    /// that got no answer (the node timed out or went away: the kill is queued behind it, so a
+    /// node that runs the launch late kills that pane right after, its commands running in
+    /// order; a node that never had the launch answers that there is nothing to kill) and, at
+    /// a census, for the doomed panes of deleted subshells. With `forget` (no row names the
+    /// pane any more) the node then forgets its log too.
+    pub(in crate::service) fn kill_and_forget(&self, node_id: &str, id: &str, forget: bool) {
         let Some(me) = self.me.upgrade() else {
             return;
         };
