@@ -108,15 +108,23 @@ fn length_message(min: usize, max: usize) -> String {
     }
 }
 
-// ----- Text -----
+// ----- Text and Name -----
 
 /// A string of `MIN` to `MAX` characters (Unicode scalar values, as JSON Schema counts them)
-/// with none of [`FORBIDDEN_CHARS`].
+/// with none of [`FORBIDDEN_CHARS`]; unless `BLANK_OK`, more than white space. Used through
+/// its two names, [`Text`] and [`Name`].
 #[derive(Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(transparent)]
-pub struct Text<const MIN: usize, const MAX: usize>(String);
+pub struct Bounded<const MIN: usize, const MAX: usize, const BLANK_OK: bool>(String);
 
-impl<const MIN: usize, const MAX: usize> Text<MIN, MAX> {
+/// A string of `MIN` to `MAX` characters with none of [`FORBIDDEN_CHARS`].
+pub type Text<const MIN: usize, const MAX: usize> = Bounded<MIN, MAX, true>;
+
+/// A name: a [`Text`] that is more than white space (a name of blanks shows as nothing: an
+/// empty link, a blank row, an option no one can read).
+pub type Name<const MIN: usize, const MAX: usize> = Bounded<MIN, MAX, false>;
+
+impl<const MIN: usize, const MAX: usize, const BLANK_OK: bool> Bounded<MIN, MAX, BLANK_OK> {
     /// Validates `s`.
     pub fn new(s: impl Into<String>) -> Result<Self, String> {
         let s = s.into();
@@ -125,6 +133,9 @@ impl<const MIN: usize, const MAX: usize> Text<MIN, MAX> {
             return Err(length_message(MIN, MAX));
         }
         check_chars(&s)?;
+        if !BLANK_OK && s.chars().all(char::is_whitespace) {
+            return Err("must not be blank".into());
+        }
         Ok(Self(s))
     }
 
@@ -141,96 +152,51 @@ impl<const MIN: usize, const MAX: usize> Text<MIN, MAX> {
     }
 }
 
-impl<const MIN: usize, const MAX: usize> fmt::Debug for Text<MIN, MAX> {
+impl<const MIN: usize, const MAX: usize, const BLANK_OK: bool> fmt::Debug
+    for Bounded<MIN, MAX, BLANK_OK>
+{
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&self.0, f)
     }
 }
 
-impl<'de, const MIN: usize, const MAX: usize> Deserialize<'de> for Text<MIN, MAX> {
+impl<'de, const MIN: usize, const MAX: usize, const BLANK_OK: bool> Deserialize<'de>
+    for Bounded<MIN, MAX, BLANK_OK>
+{
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
         Self::new(s).map_err(de::Error::custom)
     }
 }
 
-impl<const MIN: usize, const MAX: usize> JsonSchema for Text<MIN, MAX> {
+impl<const MIN: usize, const MAX: usize, const BLANK_OK: bool> JsonSchema
+    for Bounded<MIN, MAX, BLANK_OK>
+{
     fn inline_schema() -> bool {
         true
     }
     fn schema_name() -> Cow<'static, str> {
-        format!("Text{MIN}to{MAX}").into()
+        let kind = if BLANK_OK { "Text" } else { "Name" };
+        format!("{kind}{MIN}to{MAX}").into()
     }
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "type": "string",
-            "minLength": MIN,
-            "maxLength": MAX,
-            "pattern": text_pattern(),
-        })
-    }
-}
-
-// ----- Name -----
-
-/// A name: a [`Text`] that is more than white space (a name of blanks shows as nothing: an
-/// empty link, a blank row, an option no one can read).
-#[derive(Clone, PartialEq, Eq, Hash, Serialize)]
-#[serde(transparent)]
-pub struct Name<const MIN: usize, const MAX: usize>(Text<MIN, MAX>);
-
-impl<const MIN: usize, const MAX: usize> Name<MIN, MAX> {
-    /// Validates `s`.
-    pub fn new(s: impl Into<String>) -> Result<Self, String> {
-        let t = Text::new(s)?;
-        if t.as_str().chars().all(char::is_whitespace) {
-            return Err("must not be blank".into());
+        if BLANK_OK {
+            json_schema!({
+                "type": "string",
+                "minLength": MIN,
+                "maxLength": MAX,
+                "pattern": text_pattern(),
+            })
+        } else {
+            json_schema!({
+                "type": "string",
+                "minLength": MIN,
+                "maxLength": MAX,
+                "pattern": text_pattern(),
+                "not": { "type": "string", "pattern": "^\\s*$" },
+                "description": "Not blank (more than white space)."
+            })
         }
-        Ok(Self(t))
-    }
-
-    /// The name.
-    #[must_use]
-    pub fn as_str(&self) -> &str {
-        self.0.as_str()
-    }
-
-    /// The name, owned.
-    #[must_use]
-    pub fn into_string(self) -> String {
-        self.0.into_string()
-    }
-}
-
-impl<const MIN: usize, const MAX: usize> fmt::Debug for Name<MIN, MAX> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&self.0, f)
-    }
-}
-
-impl<'de, const MIN: usize, const MAX: usize> Deserialize<'de> for Name<MIN, MAX> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        Self::new(s).map_err(de::Error::custom)
-    }
-}
-
-impl<const MIN: usize, const MAX: usize> JsonSchema for Name<MIN, MAX> {
-    fn inline_schema() -> bool {
-        true
-    }
-    fn schema_name() -> Cow<'static, str> {
-        format!("Name{MIN}to{MAX}").into()
-    }
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "type": "string",
-            "minLength": MIN,
-            "maxLength": MAX,
-            "pattern": text_pattern(),
-            "not": { "type": "string", "pattern": "^\\s*$" },
-            "description": "Not blank (more than white space)."
-        })
     }
 }
 
