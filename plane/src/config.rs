@@ -16,6 +16,8 @@
 //! | — | `TERMPLANE_MAX_CONNS_PER_IP` | 256 (open not-upgraded connections per client address) |
 //! | — | `TERMPLANE_MAX_CONNS` | 2048 (open not-upgraded connections in all) |
 //! | `--no-local-node` | `TERMPLANE_LOCAL_NODE=off` | on: the plane runs panes on its own host (needs tmux); off, it only manages enrolled nodes and launches on the local node are refused |
+//! | — | `TERMPLANE_PUSH_ALLOW_HTTP=1` | off: Web Push endpoints must be `https://` |
+//! | — | `TERMPLANE_PUSH_ALLOW_PRIVATE=1` | off: pushes go only to addresses of the public internet (no loopback, private, link-local or reserved address, checked again at each delivery) |
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -107,6 +109,8 @@ ENVIRONMENT:
     TERMPLANE_MIN_SEND_RATE, TERMPLANE_MAX_CONNS_PER_IP, TERMPLANE_MAX_CONNS
                         deadlines of slow clients and caps on not-upgraded connections
     TERMPLANE_LOCAL_NODE=off  run no panes on this host (as --no-local-node)
+    TERMPLANE_PUSH_ALLOW_HTTP=1     push endpoints may be plain http://
+    TERMPLANE_PUSH_ALLOW_PRIVATE=1  push endpoints may be on loopback or private addresses
     RUST_LOG            log filter (default: info)
 ";
 
