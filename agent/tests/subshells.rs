@@ -1060,7 +1060,8 @@ fn node_has_pane(w: &World, id: &str) -> bool {
 }
 
 #[test]
-fn stops_and_deletes_that_could_not_reach_the_node_are_finished_when_it_returns() {
+fn stops_and_deletes_that_could_not_reach_the_node_are_finished_when_it_returns_after_a_plane_restart()
+ {
     let mut w = world("strays", false);
     let dir = w.dir.join("work");
     let ids: Vec<String> = (0..3)
@@ -1121,6 +1122,9 @@ fn stops_and_deletes_that_could_not_reach_the_node_are_finished_when_it_returns(
     .unwrap();
     assert_eq!(r.status, 204, "{}", r.text());
     assert!(node_has_pane(&w, deleted));
+    // The plane restarts before the node is back: what it owes the node is in its store.
+    w.stop_plane();
+    w.start_plane();
     // The node returns: its census names a pane with no row (killed) and a pane whose stop
     // was cut short (killed, the row stopped); the other pane runs on.
     w.start_node();

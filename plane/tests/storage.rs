@@ -285,7 +285,25 @@ async fn exercise(url: &str) {
         store.node(&node_id).await.unwrap().unwrap().allowed_dirs,
         "[\"/srv\"]"
     );
+    // Doomed panes: once each, taken once; none for a node that does not exist; they go with
+    // their node.
+    for id in ["pane-a", "pane-b", "pane-a"] {
+        store.doom_pane(&node_id, id, NOW).await.unwrap();
+    }
+    store
+        .doom_pane("no-such-node", "pane-c", NOW)
+        .await
+        .unwrap();
+    let mut doomed = store.take_doomed(&node_id).await.unwrap();
+    doomed.sort();
+    assert_eq!(doomed, ["pane-a", "pane-b"]);
+    assert!(store.take_doomed(&node_id).await.unwrap().is_empty());
+    assert!(store.take_doomed("no-such-node").await.unwrap().is_empty());
+    store.doom_pane(&node_id, "pane-d", NOW).await.unwrap();
     assert!(store.delete_node(&admin.id, &node_id, NOW).await.unwrap());
+    assert!(store.take_doomed(&node_id).await.unwrap().is_empty());
+    store.doom_pane(&node_id, "pane-e", NOW).await.unwrap();
+    assert!(store.take_doomed(&node_id).await.unwrap().is_empty());
     assert!(
         store
             .record_ephemeral(&node_id, "eph-1", NOW)

@@ -302,10 +302,6 @@ pub struct Service {
     channels: channels::Channels,
     /// Panes the reconcile sweep found gone, and when it first did (ms).
     gone_seen: std::sync::Mutex<std::collections::HashMap<String, i64>>,
-    /// Panes to kill when their node is next in reach, by node id: those of subshells deleted
-    /// while their node was out of reach, and of launches that got no answer. Kept in memory (a
-    /// plane restart forgets them; the panes' tokens are revoked all the same).
-    doomed: std::sync::Mutex<std::collections::HashMap<String, std::collections::HashSet<String>>>,
     /// When each subshell's current pane started, on its node's clock (from the launch answer).
     incarnations: std::sync::Mutex<std::collections::HashMap<String, String>>,
     /// Exits that arrived while their subshell's launch was on its way (node id, event).
@@ -438,7 +434,6 @@ impl Service {
             network: network::Network::default(),
             channels: channels::Channels::default(),
             gone_seen: std::sync::Mutex::default(),
-            doomed: std::sync::Mutex::default(),
             incarnations: std::sync::Mutex::default(),
             parked_exits: std::sync::Mutex::default(),
         }))

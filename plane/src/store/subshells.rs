@@ -348,12 +348,14 @@ impl Store {
         Ok(n == 1)
     }
 
-    /// Deletes a subshell row (its token goes with it) and audits it.
+    /// Deletes a subshell row (its token goes with it) and audits it; with `doom`, its pane
+    /// on `doom`'s node is doomed in the same transaction ([`Self::doom_pane`]).
     pub async fn delete_subshell(
         &self,
         id: &str,
         actor: &str,
         actor_kind: &str,
+        doom: Option<&str>,
         now: i64,
     ) -> Result<bool, sqlx::Error> {
         let mut tx = self.write_tx().await?;
@@ -364,6 +366,9 @@ impl Store {
             .rows_affected();
         if n == 0 {
             return Ok(false);
+        }
+        if let Some(node_id) = doom {
+            doom_in(&mut tx, node_id, id, now).await?;
         }
         // The pane's channel identities sign nothing more; what they signed keeps verifying.
         sqlx::query(
@@ -385,6 +390,39 @@ impl Store {
         .await?;
         tx.commit().await?;
         Ok(true)
+    }
+
+    /// Dooms the pane `subshell_id` of `node_id`: no row stands for it, and the node's next
+    /// census has it killed and forgotten ([`Self::take_doomed`]). Dooming it again is no
+    /// change; a node's doomed panes go with the node.
+    pub async fn doom_pane(
+        &self,
+        node_id: &str,
+        subshell_id: &str,
+        now: i64,
+    ) -> Result<(), sqlx::Error> {
+        let mut tx = self.write_tx().await?;
+        doom_in(&mut tx, node_id, subshell_id, now).await?;
+        tx.commit().await
+    }
+
+    /// The doomed panes of `node_id`, taken off the list (a kill that fails again dooms its
+    /// pane again).
+    pub async fn take_doomed(&self, node_id: &str) -> Result<Vec<String>, sqlx::Error> {
+        let mut tx = self.write_tx().await?;
+        let ids = sqlx::query("SELECT subshell_id FROM doomed_panes WHERE node_id = $1")
+            .bind(node_id)
+            .fetch_all(&mut *tx)
+            .await?
+            .iter()
+            .map(|r| r.try_get::<String, _>(0))
+            .collect::<Result<Vec<_>, _>>()?;
+        sqlx::query("DELETE FROM doomed_panes WHERE node_id = $1")
+            .bind(node_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(ids)
     }
 
     /// Deletes the row of a launch that failed (the node refused it, or did not answer):
@@ -511,4 +549,24 @@ impl Store {
             .await?;
         Ok(())
     }
+}
+
+async fn doom_in(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    node_id: &str,
+    subshell_id: &str,
+    now: i64,
+) -> Result<(), sqlx::Error> {
+    // A node deleted meanwhile has no panes to doom (the foreign key would refuse the row).
+    sqlx::query(
+        "INSERT INTO doomed_panes (node_id, subshell_id, doomed_at) \
+         SELECT id, $2, $3 FROM nodes WHERE id = $1 \
+         ON CONFLICT (node_id, subshell_id) DO NOTHING",
+    )
+    .bind(node_id)
+    .bind(subshell_id)
+    .bind(now)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
 }

@@ -140,6 +140,7 @@ impl Service {
         // nobody doomed (the admin's raw `launch` command) are left alone.
         for stray in self
             .take_doomed(node_id)
+            .await?
             .iter()
             .filter(|id| !known.contains(*id))
         {

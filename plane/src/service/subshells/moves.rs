@@ -299,7 +299,7 @@ impl Service {
                 }
                 Err(e) => {
                     tracing::debug!(subshell = %id, code = e.code, "kill deferred to the census");
-                    me.doom(&node_id, &id);
+                    me.doom(&node_id, &id).await;
                 }
             }
         })
@@ -334,45 +334,36 @@ impl Service {
         .detach();
     }
 
-    /// Has the pane `id` killed at `node_id`'s next census.
-    pub(in crate::service) fn doom(&self, node_id: &str, id: &str) {
-        self.doomed
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .entry(node_id.to_owned())
-            .or_default()
-            .insert(id.to_owned());
+    /// Has the pane `id` killed at `node_id`'s next census (kept in the store, so a plane
+    /// restart before the node returns does not forget it).
+    pub(in crate::service) async fn doom(&self, node_id: &str, id: &str) {
+        if let Err(e) = self.store.doom_pane(node_id, id, self.now()).await {
+            tracing::warn!(node = %node_id, subshell = %id, error = %e, "a pane could not be doomed");
+        }
     }
 
-    /// The doomed panes of `node_id`, forgotten here (the census kills those it finds).
-    pub(in crate::service) fn take_doomed(
+    /// The doomed panes of `node_id`, taken off the list (the census kills those it finds).
+    pub(in crate::service) async fn take_doomed(
         &self,
         node_id: &str,
-    ) -> std::collections::HashSet<String> {
-        self.doomed
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .remove(node_id)
-            .unwrap_or_default()
+    ) -> Result<std::collections::HashSet<String>, ApiError> {
+        Ok(self.store.take_doomed(node_id).await?.into_iter().collect())
     }
 
     /// `DELETE /api/subshells/:id`: a live pane is killed first; the row and its token go. A
-    /// pane on a node out of reach is killed when that node is back (its census names it, see
-    /// [`Self::doom`]); a plane restart before then forgets it, its token revoked all the same.
+    /// pane on a node out of reach is doomed with the row's deletion, in one transaction, and
+    /// killed when that node is back (its census names it, see [`Self::doom`]), a plane
+    /// restart between the two included.
     pub async fn delete_subshell(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
         let c = self.caller(meta).await?;
         let row = self.reach_subshell(&c, id, Need::Write).await?;
         let reachable = self.node_reachable(&row.node_id);
-        if SubshellState::from_stored(&row.state).is_live() {
-            if reachable {
-                self.kill_pane(&row.node_id, id).await?;
-            } else {
-                self.doom(&row.node_id, id);
-            }
-        } else if !reachable {
-            // Its pane is gone, its log is not: the census has the node forget it.
-            self.doom(&row.node_id, id);
+        if reachable && SubshellState::from_stored(&row.state).is_live() {
+            self.kill_pane(&row.node_id, id).await?;
         }
+        // Out of reach, the pane (or, for an ended row, its log) is doomed: the census has the
+        // node kill it and forget its log.
+        let doom = (!reachable).then_some(row.node_id.as_str());
         let mut audience: std::collections::HashSet<String> = self
             .store
             .shares(id)
@@ -383,7 +374,7 @@ impl Service {
         audience.insert(row.owner_user_id.clone());
         if !self
             .store
-            .delete_subshell(id, &c.user().id, c.actor_kind(), self.now())
+            .delete_subshell(id, &c.user().id, c.actor_kind(), doom, self.now())
             .await?
         {
             return Err(ApiError::not_found("subshell"));
