@@ -278,7 +278,8 @@ impl Executor {
         // Bounded: a tail waits for the link instead of buffering a fast pane without limit.
         let (tx, rx) = sync_channel(EVENT_BUFFER);
         let log: Arc<dyn Log> = host.clone();
-        let tmux = Tmux::new(cfg.tmux_bin.clone(), cfg.data_dir.join("tmux.sock")).with_log(log);
+        let tmux =
+            Tmux::new(cfg.tmux_bin.clone(), cfg.data_dir.join("tmux.sock")).with_log(log.clone());
         let allowed: Vec<PathBuf> = std::fs::read(cfg.data_dir.join("allowed-dirs.json"))
             .ok()
             .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
@@ -288,6 +289,14 @@ impl Executor {
             .into_iter()
             .map(PathBuf::from)
             .collect();
+        // Temp files of uploads a killed daemon left behind go now.
+        let (uploads, removed) = Uploads::with_journal(cfg.data_dir.join("uploads"));
+        if removed > 0 {
+            log.log(
+                crate::host::Level::Info,
+                &format!("removed {removed} partial upload file(s) a previous run left behind"),
+            );
+        }
         let maintenance = match &cfg.maintenance_file {
             Some(p) => MaintenanceWatch::new(p.clone()),
             None => MaintenanceWatch::in_memory(),
@@ -296,7 +305,7 @@ impl Executor {
             Self {
                 tmux,
                 policy: RwLock::new(Policy::new(allowed)),
-                uploads: Uploads::default(),
+                uploads,
                 exits: ExitTracker::new(cfg.data_dir.join("exits")),
                 tails: TailRegistry::new(tx),
                 maintenance,

@@ -413,6 +413,16 @@ struct Upload {
     bytes: u64,
     /// When the last chunk was written.
     last: std::time::Instant,
+    /// Its journal entry, removed when the upload is dropped (finished or abandoned).
+    entry: Option<PathBuf>,
+}
+
+impl Drop for Upload {
+    fn drop(&mut self) {
+        if let Some(entry) = &self.entry {
+            let _ = std::fs::remove_file(entry);
+        }
+    }
 }
 
 impl Upload {
@@ -425,9 +435,15 @@ impl Upload {
 /// Chunked uploads in progress, keyed by destination path. Each upload writes a fresh temp file
 /// (`O_CREAT | O_EXCL | O_NOFOLLOW`, mode 0600) beside the destination and renames it into place
 /// on the last chunk, relative to the parent directory's fd.
+///
+/// With a journal ([`Uploads::with_journal`]), each temp file's path is written to a file of
+/// its own in the journal directory before the temp file is created, and removed once the
+/// upload is finished or abandoned; a daemon killed outright (SIGKILL, power loss) leaves its
+/// entries behind, and the next start removes the temp files they name.
 #[derive(Default)]
 pub struct Uploads {
     active: Mutex<HashMap<String, Upload>>,
+    journal: Option<PathBuf>,
 }
 
 /// Progress of one upload after a chunk.
@@ -447,6 +463,59 @@ impl Drop for Uploads {
 }
 
 impl Uploads {
+    /// A table that journals its temp files in `dir` (created, mode 0700), after removing the
+    /// temp files a previous run's journal still names; answers it and how many it removed.
+    pub fn with_journal(dir: PathBuf) -> (Self, usize) {
+        use std::os::unix::fs::DirBuilderExt as _;
+        let _ = std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&dir);
+        let mut removed = 0;
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let tmp = std::fs::read_to_string(entry.path()).unwrap_or_default();
+            let tmp = Path::new(tmp.trim_end_matches('\n'));
+            // Only a temp file of ours, and only a regular file (never through a symlink).
+            let ours = tmp.is_absolute()
+                && tmp
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.contains(".tp-upload-") && n.ends_with(".part"));
+            let file = std::fs::symlink_metadata(tmp).is_ok_and(|m| m.file_type().is_file());
+            if ours && file && std::fs::remove_file(tmp).is_ok() {
+                removed += 1;
+            }
+            let _ = std::fs::remove_file(entry.path());
+        }
+        let uploads = Self {
+            active: Mutex::default(),
+            journal: Some(dir),
+        };
+        (uploads, removed)
+    }
+
+    /// Writes the journal entry of the temp file `tmp` (absolute), named `tag`.
+    fn journal_entry(&self, tag: &str, tmp: &Path) -> Result<Option<PathBuf>, String> {
+        use std::io::Write as _;
+        use std::os::unix::fs::OpenOptionsExt as _;
+        let Some(dir) = &self.journal else {
+            return Ok(None);
+        };
+        let entry = dir.join(tag);
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&entry)
+            .map_err(|e| format!("cannot record the upload: {e}"))?;
+        let line = format!("{}\n", tmp.to_str().ok_or("the path is not UTF-8")?);
+        if let Err(e) = f.write_all(line.as_bytes()) {
+            let _ = std::fs::remove_file(&entry);
+            return Err(format!("cannot record the upload: {e}"));
+        }
+        Ok(Some(entry))
+    }
+
     /// Abandons every upload under way, removing their temp files (the daemon stops).
     pub fn abandon_all(&self) {
         if let Ok(mut active) = self.active.lock() {
@@ -488,7 +557,7 @@ impl Uploads {
         let mut active = self.active.lock().map_err(|_| "upload table poisoned")?;
         if chunk == 0 {
             if let Some(old) = active.remove(path) {
-                let _ = rustix::fs::unlinkat(&old.parent, old.tmp.as_str(), AtFlags::empty());
+                old.discard();
             }
             if active.len() >= MAX_UPLOADS {
                 return Err("too many uploads in progress".into());
@@ -507,13 +576,21 @@ impl Uploads {
             } else {
                 format!(".{name}.tp-upload-{tag}.part")
             };
+            let mut at = loc.root.clone();
+            at.extend(&loc.rel[..loc.rel.len() - 1]);
+            let entry = self.journal_entry(&tag, &at.join(&tmp))?;
             let fd = rustix::fs::openat(
                 &parent,
                 tmp.as_str(),
                 OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
                 Mode::from_raw_mode(0o600),
             )
-            .map_err(|e| errno(e, path))?;
+            .map_err(|e| {
+                if let Some(entry) = &entry {
+                    let _ = std::fs::remove_file(entry);
+                }
+                errno(e, path)
+            })?;
             active.insert(
                 path.to_owned(),
                 Upload {
@@ -524,6 +601,7 @@ impl Uploads {
                     next_chunk: 0,
                     bytes: 0,
                     last: now,
+                    entry,
                 },
             );
         }
@@ -533,7 +611,7 @@ impl Uploads {
         if up.next_chunk != chunk {
             let expected = up.next_chunk;
             if let Some(old) = active.remove(path) {
-                let _ = rustix::fs::unlinkat(&old.parent, old.tmp.as_str(), AtFlags::empty());
+                old.discard();
             }
             return Err(format!(
                 "{path}: chunk {chunk} out of order (expected {expected}); upload abandoned"
@@ -542,7 +620,7 @@ impl Uploads {
         let wrote = up.file.write_all(data);
         if let Err(e) = wrote {
             if let Some(old) = active.remove(path) {
-                let _ = rustix::fs::unlinkat(&old.parent, old.tmp.as_str(), AtFlags::empty());
+                old.discard();
             }
             return Err(format!("{path}: {e}"));
         }
@@ -565,7 +643,7 @@ impl Uploads {
                 .map_err(|e| errno(e, path))
         })();
         if finish.is_err() {
-            let _ = rustix::fs::unlinkat(&up.parent, up.tmp.as_str(), AtFlags::empty());
+            up.discard();
         }
         finish.map(|()| ChunkWritten { bytes, done: true })
     }
@@ -649,5 +727,53 @@ mod tests {
         drop(up);
         assert!(parts(&dir).is_empty(), "{:?}", parts(&dir));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn partial_files_a_killed_run_left_are_removed_by_the_next_and_nothing_else_is() {
+        let base = std::env::temp_dir().join(format!("tp-upload-journal-{}", std::process::id()));
+        let (dir, journal) = (base.join("work"), base.join("journal"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let policy = Policy::new(vec![dir.clone()]);
+        let entries = || std::fs::read_dir(&journal).unwrap().count();
+        let (up, removed) = Uploads::with_journal(journal.clone());
+        assert_eq!(removed, 0);
+        // A finished upload and an abandoned one leave no entry.
+        let done = format!("{}/done.txt", dir.display());
+        up.write_chunk(&policy, &done, 0, b"all", true).unwrap();
+        let broken = format!("{}/broken.txt", dir.display());
+        up.write_chunk(&policy, &broken, 0, b"a", false).unwrap();
+        assert_eq!(entries(), 1);
+        assert!(up.write_chunk(&policy, &broken, 5, b"b", false).is_err());
+        assert_eq!(entries(), 0);
+        // Two uploads under way when the daemon is killed outright (no destructor runs).
+        for name in ["a.bin", "b.bin"] {
+            let path = format!("{}/{name}", dir.display());
+            up.write_chunk(&policy, &path, 0, b"half", false).unwrap();
+        }
+        std::mem::forget(up);
+        assert_eq!(parts(&dir).len(), 2);
+        assert_eq!(entries(), 2);
+        // An entry naming a file that is not a temp file of ours, and one naming a symlink to
+        // one, are dropped without touching either.
+        std::fs::write(dir.join("keep.txt"), b"mine").unwrap();
+        std::fs::write(
+            journal.join("forged"),
+            format!("{}\n", dir.join("keep.txt").display()),
+        )
+        .unwrap();
+        let target = dir.join(".x.tp-upload-000000000000.part");
+        std::fs::write(&target, b"not through a link").unwrap();
+        let link = base.join("l.tp-upload-111111111111.part");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        std::fs::write(journal.join("linked"), format!("{}\n", link.display())).unwrap();
+        let (_up, removed) = Uploads::with_journal(journal.clone());
+        assert_eq!(removed, 2);
+        assert_eq!(parts(&dir), [".x.tp-upload-000000000000.part"]);
+        assert_eq!(entries(), 0);
+        assert_eq!(std::fs::read(dir.join("keep.txt")).unwrap(), b"mine");
+        assert_eq!(std::fs::read(dir.join("done.txt")).unwrap(), b"all");
+        assert!(link.exists());
+        let _ = std::fs::remove_dir_all(&base);
     }
 }

@@ -16,8 +16,9 @@
 //! client starts again). The node cleans up by itself where the plane cannot tell it to: a
 //! daemon (or the plane, for its own host) that stops removes the partial files of the uploads
 //! it had under way, and one that receives no piece for 120 seconds (its plane restarted, or
-//! the link dropped) removes its partial file then. Only a node that is killed outright
-//! (SIGKILL, power loss) can leave one (`.<name>.tp-upload-<tag>.part`, beside the file).
+//! the link dropped) removes its partial file then. A node that is killed outright (SIGKILL,
+//! power loss) leaves its partial files (`.<name>.tp-upload-<tag>.part`, beside the file), and
+//! removes them when it next starts: it notes each one in its data directory before writing it.
 
 use std::borrow::Cow;
 
