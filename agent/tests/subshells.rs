@@ -1259,7 +1259,7 @@ fn partial_files(dir: &Path) -> Vec<String> {
 }
 
 #[test]
-fn a_node_daemon_or_a_plane_that_stops_mid_upload_leaves_no_partial_file() {
+fn a_node_daemon_or_a_plane_that_stops_or_is_killed_mid_upload_leaves_no_partial_file() {
     let mut w = world("upload-stop", false);
     let dir = w.dir.join("work");
     // The node daemon is asked to stop (SIGTERM, as a service manager does).
@@ -1278,6 +1278,18 @@ fn a_node_daemon_or_a_plane_that_stops_mid_upload_leaves_no_partial_file() {
         partial_files(&dir).is_empty(),
         "left behind: {:?}",
         partial_files(&dir)
+    );
+    // A daemon killed outright (SIGKILL) cannot clean up: its next start does.
+    w.start_node();
+    w.wait_online(WAIT);
+    half_an_upload(&w, &w.node_id.clone(), &dir);
+    w.kill_node();
+    assert_eq!(partial_files(&dir).len(), 1, "SIGKILL runs no clean-up");
+    w.start_node();
+    wait_until(
+        "the restarted daemon to remove the partial file",
+        WAIT,
+        || partial_files(&dir).is_empty().then_some(()),
     );
     // The plane stops with an upload under way into a pane of its own host.
     let local = local_node(&w);

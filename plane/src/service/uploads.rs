@@ -97,6 +97,39 @@ impl Service {
         }
     }
 
+    /// Abandons every upload to `node_id` (its link came up anew: a daemon that restarted has
+    /// none of them any more, and one that only reconnected may have lost a chunk on the way),
+    /// so that the file can be uploaded again at once rather than after [`UPLOAD_IDLE_MS`].
+    /// Their next piece is answered 404; the node drops what partial files it still has.
+    pub(super) fn abandon_uploads_to(&self, node_id: &str) {
+        let gone: Vec<String> = match self.uploads.all.lock() {
+            Ok(mut all) => {
+                let ids: Vec<String> = all
+                    .iter()
+                    .filter(|(_, e)| e.node_id == node_id)
+                    .map(|(id, _)| id.clone())
+                    .collect();
+                ids.iter()
+                    .filter_map(|id| all.remove(id))
+                    .map(|e| e.path)
+                    .collect()
+            }
+            Err(_) => return,
+        };
+        if gone.is_empty() {
+            return;
+        }
+        tracing::info!(node = %node_id, uploads = gone.len(), "uploads cut off by the node's link abandoned");
+        let Some(me) = self.me.upgrade() else { return };
+        let node = node_id.to_owned();
+        smol::spawn(async move {
+            for path in gone {
+                me.abandon_on_node(&node, &path).await;
+            }
+        })
+        .detach();
+    }
+
     /// Makes the node drop its partial file (a chunk out of order abandons an upload there).
     async fn abandon_on_node(&self, node_id: &str, path: &str) {
         let r = self

@@ -149,6 +149,7 @@ impl Service {
             }
             self.kill_and_forget(node_id, stray, true);
         }
+        self.abandon_uploads_to(node_id);
         self.censused
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
