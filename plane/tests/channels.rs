@@ -326,6 +326,23 @@ fn identities_prove_possession_register_once_and_revoked_ones_sign_nothing_more(
     let page = read(&p, &admin, &chan, "");
     assert_eq!(problems(&page), vec![(1, None)], "{page}");
     assert_eq!(head(&p, &admin, &chan).0, 1);
+
+    // A deleted account's identities are revoked with it: nobody holds them to account.
+    let (bobs, _) = identity(&p, &bob, "bob's laptop");
+    let users = call(&p, &admin, "GET", "/api/users", None).json();
+    let bob_id = users
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["email"] == "bob@example.test")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let r = call(&p, &admin, "DELETE", &format!("/api/users/{bob_id}"), None);
+    assert_eq!(r.status, 204, "{}", r.text());
+    let bobs = call(&p, &admin, "GET", &format!("/api/identities/{bobs}"), None).json();
+    assert!(bobs["revokedAt"].is_i64(), "{bobs}");
 }
 
 #[test]

@@ -454,6 +454,15 @@ impl Store {
         if !live.is_empty() {
             return Ok(UserChange::LiveSubshells(live));
         }
+        // Its identities (its panes' included) sign nothing more; what they signed keeps
+        // verifying, their rows outliving the account.
+        sqlx::query(
+            "UPDATE identities SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL",
+        )
+        .bind(now)
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
         sqlx::query("DELETE FROM users WHERE id = $1")
             .bind(id)
             .execute(&mut *tx)
