@@ -493,6 +493,16 @@ describe("termplane browser app", { concurrency: false }, () => {
     const row = page.locator('tr[data-node="ui-test-node"]');
     await row.getByText("Online").waitFor({ timeout: 15_000 });
     assert.equal(nodeProc.exited, false, "the node daemon runs");
+    // A refused list names the line at fault in the form's words, not the API's field path.
+    await row.getByRole("button", { name: "Manage" }).click();
+    await page.getByLabel("Allowed directories").fill("/srv/projects\nprojects/relative");
+    await page.getByRole("button", { name: "Save directories" }).click();
+    const refusal = page.getByRole("alert").filter({ hasText: "Allowed directory 2:" });
+    await refusal.waitFor();
+    assert.doesNotMatch(await refusal.innerText(), /allowedDirs/);
+    const node = await page.evaluate(async () => (await (await fetch("/api/nodes")).json()).find((n) => n.name === "ui-test-node"));
+    assert.deepEqual(node.allowedDirs, [], "nothing of the refused list was kept");
+    await row.getByRole("button", { name: "Hide" }).click();
   });
 
   test("launch a shell on the local node and type into it", async () => {

@@ -23,15 +23,61 @@ export class ApiError extends Error {
     this.retryAfter = retryAfter;
   }
 
-  /** The message, with the field a validation error names. */
+  /** The message, with the field a validation error names (in words, where the app has words
+   * for it: "Allowed directory 2: …" rather than "`allowedDirs[1]`: …"). */
   describe(): string {
     const field = this.metadata?.["field"];
     const reason = this.metadata?.["reason"];
     let text = this.message;
-    if (typeof field === "string" && !text.includes(field)) text = `${field}: ${text}`;
+    // A message that starts with the field's path (`allowedDirs[1]`: …) names the item at fault.
+    const lead = /^`([^`]+)`: ([\s\S]*)$/.exec(text);
+    if (lead) {
+      const words = fieldWords(lead[1]!);
+      if (words) text = `${words}: ${lead[2]}`;
+    } else if (typeof field === "string") {
+      const words = fieldWords(field);
+      if (words) text = `${words}: ${text}`;
+      else if (!text.includes(field)) text = `${field}: ${text}`;
+    }
     if (typeof reason === "string" && !text.includes(reason)) text = `${text} (${reason})`;
     return text;
   }
+}
+
+/** What the app's forms call the request fields people type into; a list's item is named with
+ * its place (1-based). */
+const FIELD_WORDS: Record<string, [string, string?]> = {
+  email: ["Email"],
+  password: ["Password"],
+  newPassword: ["New password"],
+  currentPassword: ["Current password"],
+  displayName: ["Name"],
+  name: ["Name"],
+  instanceName: ["Instance name"],
+  cwd: ["Directory"],
+  allowedDirs: ["Allowed directories", "Allowed directory"],
+  dirs: ["Directories", "Directory"],
+  args: ["Arguments", "Argument"],
+  prompt: ["Prompt"],
+  description: ["Description"],
+  origin: ["Origin"],
+  address: ["Address"],
+  endpoint: ["Push endpoint"],
+  role: ["Role"],
+  text: ["Text"],
+  body: ["Message"],
+  subshellIds: ["Subshells", "Subshell"],
+};
+
+/** `allowedDirs[1]` → "Allowed directory 2"; `name` → "Name"; a path the app has no words for
+ * (nested, or unknown) → undefined. */
+export function fieldWords(field: string): string | undefined {
+  const m = /^([A-Za-z]+)(?:\[(\d+)\])?$/.exec(field);
+  if (!m) return undefined;
+  const words = FIELD_WORDS[m[1]!];
+  if (!words) return undefined;
+  if (m[2] === undefined) return words[0];
+  return `${words[1] ?? words[0]} ${Number(m[2]) + 1}`;
 }
 
 /** Anything thrown, as words for a person. */
