@@ -147,7 +147,10 @@ pub struct Permissions {
     /// Channels (encrypted agent logs).
     pub channels: Access,
     /// Subshells of the pane's owner: `read` lists and reads them, `write` also types into,
-    /// resizes, restarts, stops and launches them.
+    /// resizes, restarts, stops and launches them. Typing into a pane is full control of it
+    /// (it can print its own token, which the typist then reads off its screen), so `write`
+    /// reaches as far as the widest token among the owner's panes: give it only to a pane you
+    /// would trust with all of them.
     pub subshells: Access,
 }
 
