@@ -1110,16 +1110,7 @@ fn stops_and_deletes_that_could_not_reach_the_node_are_finished_when_it_returns_
     assert_eq!(r.json()["code"], "NODE_OFFLINE");
     assert_eq!(subshell(&w, kept)["state"], "running");
     // A delete goes through; its pane cannot be killed yet.
-    let h = [("Origin", w.base()), ("Cookie", w.cookie.clone())];
-    let h: Vec<(&str, &str)> = h.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let r = http(
-        w.port,
-        "DELETE",
-        &format!("/api/subshells/{deleted}"),
-        &h,
-        None,
-    )
-    .unwrap();
+    let r = w.send("DELETE", &format!("/api/subshells/{deleted}"), None);
     assert_eq!(r.status, 204, "{}", r.text());
     assert!(node_has_pane(&w, deleted));
     // The plane restarts before the node is back: what it owes the node is in its store.
@@ -1144,14 +1135,7 @@ fn stops_and_deletes_that_could_not_reach_the_node_are_finished_when_it_returns_
     wait_until("the deleted subshell's log to go", WAIT, || {
         (!log(deleted).exists()).then_some(())
     });
-    let r = http(
-        w.port,
-        "DELETE",
-        &format!("/api/subshells/{kept}"),
-        &h,
-        None,
-    )
-    .unwrap();
+    let r = w.send("DELETE", &format!("/api/subshells/{kept}"), None);
     assert_eq!(r.status, 204, "{}", r.text());
     wait_until("the log of the subshell deleted now to go", WAIT, || {
         (!log(kept).exists() && !node_has_pane(&w, kept)).then_some(())
@@ -1236,12 +1220,10 @@ fn half_an_upload(w: &World, node: &str, dir: &Path) {
     assert_eq!(r.status, 201, "{}", r.text());
     let up = r.json();
     let piece = up["pieceBytes"].as_u64().unwrap() as usize;
-    let h = [("Origin", w.base()), ("Cookie", w.cookie.clone())];
-    let h: Vec<(&str, &str)> = h.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let path = format!("/api/uploads/{}/pieces/0", up["uploadId"].as_str().unwrap());
     let data = vec![7u8; piece];
     let body = json!({ "dataB64": <base64ct::Base64 as base64ct::Encoding>::encode_string(&data) });
-    let r = http(w.port, "PUT", &path, &h, Some(&body)).unwrap();
+    let r = w.send("PUT", &path, Some(&body));
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(
         partial_files(dir).len(),
@@ -1309,16 +1291,11 @@ fn a_node_daemon_or_a_plane_that_stops_or_is_killed_mid_upload_leaves_no_partial
 fn a_node_that_allows_only_other_directories_than_its_home_starts_there() {
     let w = world("allowed-start", false);
     let work = w.dir.join("work");
-    let h = [("Origin", w.base()), ("Cookie", w.cookie.clone())];
-    let h: Vec<(&str, &str)> = h.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let r = http(
-        w.port,
+    let r = w.send(
         "PUT",
         &format!("/api/nodes/{}/allowed_dirs", w.node_id),
-        &h,
         Some(&json!({ "allowedDirs": [work.display().to_string()] })),
-    )
-    .unwrap();
+    );
     assert_eq!(r.status, 200, "{}", r.text());
     // The folder picker, asked for no path, starts in the allowed directory (the home, outside
     // it, would be refused).

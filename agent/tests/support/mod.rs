@@ -407,9 +407,15 @@ impl World {
     }
 
     pub fn post(&self, path: &str, body: &Value) -> Resp {
+        self.send("POST", path, Some(body))
+    }
+
+    /// A request of the signed-in administrator's browser session (its cookie and the plane's
+    /// origin).
+    pub fn send(&self, method: &str, path: &str, body: Option<&Value>) -> Resp {
         let h = self.origin_headers();
         let h: Vec<(&str, &str)> = h.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-        http(self.port, "POST", path, &h, Some(body)).unwrap()
+        http(self.port, method, path, &h, body).unwrap()
     }
 
     pub fn get(&self, path: &str) -> Resp {
