@@ -583,6 +583,15 @@ fn threat_a_database_copy_holds_no_body_and_edits_to_it_show_as_unverified() {
     );
 }
 
+/// A plane with an administrator, a system key (the script) and the local node.
+fn scripted_local_node() -> (Plane, Cred, common::local::Local) {
+    let p = Plane::start();
+    let admin_cookie = p.setup_admin();
+    let (_, system_key) = p.system_key(&admin_cookie);
+    let node = common::local::attach(&p);
+    (p, Cred::Bearer(system_key), node)
+}
+
 /// Launches a shell pane with `perms` as the script and reads its token off its screen.
 fn pane(p: &Plane, script: &Cred, node: &common::local::Local, perms: Value) -> (String, Cred) {
     let r = call(
@@ -945,11 +954,7 @@ fn the_api_reference_tells_a_client_what_to_sign() {
 
 #[test]
 fn a_pane_that_names_no_permissions_launches_one_capped_by_its_own() {
-    let p = Plane::start();
-    let admin_cookie = p.setup_admin();
-    let (_, system_key) = p.system_key(&admin_cookie);
-    let script = Cred::Bearer(system_key);
-    let node = common::local::attach(&p);
+    let (p, script, node) = scripted_local_node();
     let (_, launcher) = pane(
         &p,
         &script,
@@ -984,11 +989,7 @@ fn a_pane_that_names_no_permissions_launches_one_capped_by_its_own() {
 
 #[test]
 fn a_pane_that_may_only_read_channels_neither_keeps_nor_deletes_files() {
-    let p = Plane::start();
-    let admin_cookie = p.setup_admin();
-    let (_, system_key) = p.system_key(&admin_cookie);
-    let script = Cred::Bearer(system_key);
-    let node = common::local::attach(&p);
+    let (p, script, node) = scripted_local_node();
     let (_, writer) = pane(
         &p,
         &script,
