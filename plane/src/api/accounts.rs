@@ -319,40 +319,42 @@ mod origin_tests {
     #![allow(clippy::unwrap_used)]
     use super::OriginText;
 
+    /// Texts and whether each is a trusted origin.
+    const CASES: &[(&str, bool)] = &[
+        ("http://a.example", true),
+        ("HTTPS://A.example:8443/", true),
+        ("http://localhost:1", true),
+        ("http://10.0.0.1", true),
+        ("http://10.0.0.1:65535", true),
+        ("http://a-.example", false),
+        ("ftp://a", false),
+        ("http://", false),
+        ("http://a/b", false),
+        ("http://u@a", false),
+        ("http://a?q", false),
+        ("http://a:", false),
+        ("http://a:123456", false),
+        ("http://a:b", false),
+        ("http://[zz]", false),
+        ("http://a b", false),
+        ("a.example", false),
+        ("http://[::1]:7420", false),
+        ("http://[.8.1c3]", false),
+        ("http://x.example:65536", false),
+        ("http://x.example:99999", false),
+        ("http://x.example:0", false),
+        ("http://x.example:080", false),
+        ("http://-.-", false),
+        ("http://a..b", false),
+        ("http://a.example.", false),
+        ("http://-a.example", false),
+        ("http://a_b.example", false),
+    ];
+
     #[test]
     fn origins_are_scheme_host_and_port_only() {
-        for ok in [
-            "http://a.example",
-            "HTTPS://A.example:8443/",
-            "http://localhost:1",
-            "http://10.0.0.1",
-        ] {
-            assert!(OriginText::valid(ok), "{ok}");
-        }
-        for bad in [
-            "ftp://a",
-            "http://",
-            "http://a/b",
-            "http://u@a",
-            "http://a?q",
-            "http://a:",
-            "http://a:123456",
-            "http://a:b",
-            "http://[zz]",
-            "http://a b",
-            "a.example",
-            "http://[::1]:7420",
-            "http://[.8.1c3]",
-            "http://x.example:99999",
-            "http://x.example:0",
-            "http://x.example:080",
-            "http://-.-",
-            "http://a..b",
-            "http://a.example.",
-            "http://-a.example",
-            "http://a_b.example",
-        ] {
-            assert!(!OriginText::valid(bad), "{bad}");
+        for &(s, ok) in CASES {
+            assert_eq!(OriginText::valid(s), ok, "{s}");
         }
     }
 
@@ -360,24 +362,7 @@ mod origin_tests {
     fn the_published_pattern_and_the_check_agree() {
         let schema = serde_json::json!({ "type": "string", "pattern": super::ORIGIN_PATTERN });
         let v = jsonschema::validator_for(&schema).unwrap();
-        for s in [
-            "http://a.example",
-            "HTTPS://A.example:8443/",
-            "http://localhost:1",
-            "http://10.0.0.1:65535",
-            "http://x.example:65536",
-            "http://x.example:99999",
-            "http://x.example:0",
-            "http://x.example:080",
-            "http://-.-",
-            "http://a..b",
-            "http://a.example.",
-            "http://-a.example",
-            "http://a-.example",
-            "http://a_b.example",
-            "http://a:b",
-            "http://a/b",
-        ] {
+        for &(s, _) in CASES {
             assert_eq!(
                 v.is_valid(&serde_json::json!(s)),
                 OriginText::valid(s),
