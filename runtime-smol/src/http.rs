@@ -291,9 +291,10 @@ pub fn request(
     request_with(&env_tls, method, url, &[], content_type, body, cap)
 }
 
-/// [`request_headers`] to a URL someone else chose: it connects only to addresses of the public
-/// internet ([`Reach::PublicOnly`]).
-pub fn request_public(
+/// [`request_headers`] limited to the addresses `reach` allows: a URL someone else chose is
+/// sent with [`Reach::PublicOnly`].
+pub fn request_reaching(
+    reach: Reach,
     method: &str,
     url: &str,
     headers: &[(&str, &str)],
@@ -303,7 +304,7 @@ pub fn request_public(
 ) -> Result<Response, String> {
     send(
         &env_tls,
-        Reach::PublicOnly,
+        reach,
         method,
         url,
         headers,
@@ -323,7 +324,7 @@ pub fn request_headers(
     body: &[u8],
     cap: u64,
 ) -> Result<Response, String> {
-    request_with(&env_tls, method, url, headers, content_type, body, cap)
+    request_reaching(Reach::Any, method, url, headers, content_type, body, cap)
 }
 
 /// [`request_headers`] with the TLS configuration of `https://` URLs taken from `tls_source`.
@@ -620,7 +621,8 @@ mod tests {
             "[::1]",
         ] {
             let url = format!("http://{host}:{port}/push");
-            let e = request_public("POST", &url, &[], None, b"x", 1024).unwrap_err();
+            let e = request_reaching(Reach::PublicOnly, "POST", &url, &[], None, b"x", 1024)
+                .unwrap_err();
             assert!(
                 e.contains("is not on the public internet") || e.contains("cannot resolve"),
                 "{url}: {e}"

@@ -507,13 +507,14 @@ impl Service {
             self.now() / 1000,
         );
         let endpoint = d.endpoint.clone();
-        let send = if self.settings.push_private {
-            termplane_runtime_smol::http::request_headers
+        let reach = if self.settings.push_private {
+            termplane_runtime_smol::http::Reach::Any
         } else {
-            termplane_runtime_smol::http::request_public
+            termplane_runtime_smol::http::Reach::PublicOnly
         };
         let r = smol::unblock(move || {
-            send(
+            termplane_runtime_smol::http::request_reaching(
+                reach,
                 "POST",
                 &endpoint,
                 &[
