@@ -87,5 +87,12 @@ fi
 # unsafe is forbidden workspace-wide.
 grep -q 'unsafe_code = "forbid"' Cargo.toml || bad "unsafe_code is not forbidden"
 
+# The plane sends requests only to URLs its accounts choose (push endpoints), and always through
+# request_reaching, whose Reach decides whether private addresses may be reached.
+if [ -d plane/src ]; then
+  direct=$(grep -rIn --include='*.rs' -E 'http::(request|request_headers|request_with|download|download_with)\(' plane/src || true)
+  [ -n "$direct" ] && bad "the plane sends a request without a Reach: $direct"
+fi
+
 [ $fail -eq 0 ] && echo "architecture invariants hold"
 exit $fail
