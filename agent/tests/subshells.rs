@@ -1312,3 +1312,37 @@ fn a_node_that_allows_only_other_directories_than_its_home_starts_there() {
     assert_eq!(r.status, 201, "{}", r.text());
     assert_eq!(r.json()["cwd"], work.display().to_string());
 }
+
+#[test]
+fn a_stop_or_kill_the_node_answers_too_late_still_ends_stopped() {
+    let w = world("late-stop", false);
+    let dir = w.dir.join("work");
+    let pid = w.node.as_ref().unwrap().id().to_string();
+    let signal = |sig: &str| {
+        let ok = Command::new("kill")
+            .args([sig, &pid])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "kill {sig} {pid}");
+    };
+    for op in ["terminate", "kill"] {
+        let id = launch(&w, "shell", &dir)["id"].as_str().unwrap().to_owned();
+        wait_until("the shell to run", WAIT, || {
+            (subshell(&w, &id)["state"] == "running").then_some(())
+        });
+        // A frozen node: the command waits out its deadline and fails.
+        signal("-STOP");
+        let r = w.post(&format!("/api/subshells/{id}/{op}"), &json!({}));
+        signal("-CONT");
+        assert_eq!(r.status, 504, "{op}: {}", r.text());
+        // The user asked for a stop: the row says so at once (its token is revoked), and the
+        // stop is finished once the node answers, never read as a crash.
+        assert_eq!(subshell(&w, &id)["state"], "stopping", "{op}");
+        let row = wait_until("the stop to finish", WAIT, || {
+            let row = subshell(&w, &id);
+            (row["state"] != "stopping").then_some(row)
+        });
+        assert_eq!(row["state"], "stopped", "{op}: {row}");
+        assert!(!node_has_pane(&w, &id), "{op}: the pane outlived the stop");
+    }
+}

@@ -776,3 +776,51 @@ fn a_restart_during_a_stops_grace_is_not_killed_by_that_stop() {
         assert_eq!(row["state"], "stopped", "{row}");
     }
 }
+
+#[test]
+fn a_restart_and_a_delete_at_once_leave_no_pane_behind() {
+    let w = world();
+    let pane_of = |id: &str| {
+        std::process::Command::new("tmux")
+            .arg("-S")
+            .arg(w.node.socket())
+            .args(["has-session", "-t", &format!("=tp-{id}")])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    // Bounded: eight rounds, each within the waits below.
+    for round in 0..8 {
+        let id = w.launch(json!({}))["id"].as_str().unwrap().to_owned();
+        assert_eq!(w.get(&id)["state"], "running");
+        let (restarted, deleted) = std::thread::scope(|s| {
+            let restart =
+                s.spawn(|| w.as_admin("POST", &format!("/api/subshells/{id}/restart"), None));
+            // The restart gets a head start of a few milliseconds, as in the rounds that
+            // failed: the delete lands while the relaunch is on its way.
+            std::thread::sleep(std::time::Duration::from_millis(2 * (round % 4)));
+            let deleted = w.as_admin("DELETE", &format!("/api/subshells/{id}"), None);
+            (restart.join().unwrap(), deleted)
+        });
+        assert_eq!(deleted.status, 204, "{}", deleted.text());
+        assert!(
+            [200, 404].contains(&restarted.status),
+            "round {round}: {} {}",
+            restarted.status,
+            restarted.text()
+        );
+        let r = w.as_admin("GET", &format!("/api/subshells/{id}"), None);
+        assert_eq!(r.status, 404, "round {round}: {}", r.text());
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while pane_of(&id) {
+            assert!(
+                std::time::Instant::now() < until,
+                "round {round}: a pane runs for the deleted subshell {id}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        // And it stays gone (a launch on its way does not bring it back).
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert!(!pane_of(&id), "round {round}: a pane came back for {id}");
+    }
+}

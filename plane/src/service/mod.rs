@@ -302,6 +302,9 @@ pub struct Service {
     channels: channels::Channels,
     /// Panes the reconcile sweep found gone, and when it first did (ms).
     gone_seen: std::sync::Mutex<std::collections::HashMap<String, i64>>,
+    /// One lifecycle move at a time per subshell (see `Service::hold_subshell`).
+    subshell_locks:
+        std::sync::Mutex<std::collections::HashMap<String, std::sync::Weak<smol::lock::Mutex<()>>>>,
     /// When each subshell's current pane started, on its node's clock (from the launch answer).
     incarnations: std::sync::Mutex<std::collections::HashMap<String, String>>,
     /// Exits that arrived while their subshell's launch was on its way (node id, event).
@@ -434,6 +437,7 @@ impl Service {
             network: network::Network::default(),
             channels: channels::Channels::default(),
             gone_seen: std::sync::Mutex::default(),
+            subshell_locks: std::sync::Mutex::default(),
             incarnations: std::sync::Mutex::default(),
             parked_exits: std::sync::Mutex::default(),
         }))

@@ -336,6 +336,7 @@ impl Service {
                 return;
             }
             smol::Timer::after(Duration::from_secs(1)).await;
+            let _held = me.hold_subshell(&id).await;
             let Ok(Some(row)) = me.store.subshell(&id).await else {
                 return;
             };

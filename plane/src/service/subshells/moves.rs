@@ -62,6 +62,82 @@ impl Service {
         }
     }
 
+    /// Waits for, and holds, the lifecycle lock of subshell `id`: terminate, kill, restart
+    /// (an automatic one too) and delete of one subshell run one at a time, each reading the
+    /// row once it holds the lock, so none acts on a row another has just moved or removed (a
+    /// restart and a delete at once left a pane running that no row named). A stop's grace
+    /// runs without it, so a kill is not kept waiting by the stop it overrides.
+    pub(in crate::service) async fn hold_subshell(
+        &self,
+        id: &str,
+    ) -> smol::lock::MutexGuardArc<()> {
+        let lock = {
+            let mut all = self
+                .subshell_locks
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            all.retain(|_, l| l.strong_count() > 0);
+            if let Some(l) = all.get(id).and_then(std::sync::Weak::upgrade) {
+                l
+            } else {
+                let l = Arc::new(smol::lock::Mutex::new(()));
+                all.insert(id.to_owned(), Arc::downgrade(&l));
+                l
+            }
+        };
+        lock.lock_arc().await
+    }
+
+    /// Finishes, in the background, a stop the node did not answer in time: the row is
+    /// `stopping`, its token revoked; the pane is killed once the node answers and the row
+    /// moves to `stopped`. A node that goes away meanwhile has its census finish the stop when
+    /// it is back (`heal`); a row that moved on meanwhile is left alone.
+    pub(in crate::service) fn finish_stop_later(&self, node_id: &str, id: &str) {
+        let Some(me) = self.me.upgrade() else {
+            return;
+        };
+        let (node_id, id) = (node_id.to_owned(), id.to_owned());
+        smol::spawn(async move {
+            // Bounded: 20 tries 3 s apart, each also bounded by the node command deadline.
+            for _ in 0..20 {
+                smol::Timer::after(Duration::from_secs(3)).await;
+                let _held = me.hold_subshell(&id).await;
+                let Ok(Some(row)) = me.store.subshell(&id).await else {
+                    return;
+                };
+                if SubshellState::from_stored(&row.state) != SubshellState::Stopping
+                    || !me.node_reachable(&node_id)
+                {
+                    return;
+                }
+                if me.kill_or_gone(&node_id, &id).await.is_ok() {
+                    if let Err(e) = me.move_subshell(&row, Trigger::GraceOver, None).await {
+                        tracing::debug!(subshell = %id, code = e.code, "a late stop was not recorded");
+                    }
+                    return;
+                }
+            }
+            tracing::info!(subshell = %id, "a stop the node never answered is left to its census");
+        })
+        .detach();
+    }
+
+    /// Kills the pane `id`, taking a node that says there is no such pane as done (it ended on
+    /// its own, or a kill queued before this one got there first).
+    pub(in crate::service) async fn kill_or_gone(
+        &self,
+        node_id: &str,
+        id: &str,
+    ) -> Result<(), ApiError> {
+        match self.kill_pane(node_id, id).await {
+            Err(e) if e.code == "NODE_REFUSED" => match self.pane_alive(node_id, id).await? {
+                Some(false) => Ok(()),
+                _ => Err(e),
+            },
+            r => r,
+        }
+    }
+
     pub(in crate::service) fn invalid_move(row: &store::Subshell, what: &str) -> ApiError {
         ApiError::new(
             409,
@@ -117,6 +193,7 @@ impl Service {
         id: &str,
     ) -> Result<Subshell, ApiError> {
         let c = self.caller(meta).await?;
+        let held = self.hold_subshell(id).await;
         let row = self.reach_subshell(&c, id, Need::Write).await?;
         // A pane on a node out of reach cannot be stopped (and must not read as stopped while
         // it runs on): refused like kill and restart, before the row moves.
@@ -134,17 +211,34 @@ impl Service {
         }
         self.audit_as(&c, "subshell.terminated", id).await?;
         let sid = SubshellId::parse(id).map_err(|_| ApiError::internal())?;
-        // Should the node go away from here on, the row stays `stopping` and the node's census
-        // finishes the stop when it is back (`heal`).
-        self.type_into(&row.node_id, &sid, "", &[NamedKey::CtrlC])
-            .await?;
+        // From here on the row is `stopping`. Should the node go away, its census finishes the
+        // stop when it is back (`heal`); should it only be slow, `finish_stop_later` does.
+        let late = |e: ApiError| {
+            self.finish_stop_later(&row.node_id, id);
+            e
+        };
+        let mut ended = false;
+        if let Err(e) = self
+            .type_into(&row.node_id, &sid, "", &[NamedKey::CtrlC])
+            .await
+        {
+            // No pane to type into: it ended (on its own, or a kill got there first).
+            if e.code != "NODE_REFUSED"
+                || self.pane_alive(&row.node_id, id).await.map_err(late)? != Some(false)
+            {
+                return Err(late(e));
+            }
+            ended = true;
+        }
+        // The grace runs without the lock: a kill or a restart may overtake this stop.
+        drop(held);
         let deadline =
             std::time::Instant::now() + Duration::from_millis(lifecycle::TERMINATE_GRACE_MS);
-        let mut ended = false;
         while !ended && std::time::Instant::now() < deadline {
             smol::Timer::after(Duration::from_millis(150)).await;
-            ended = self.pane_alive(&row.node_id, id).await? == Some(false);
+            ended = self.pane_alive(&row.node_id, id).await.map_err(late)? == Some(false);
         }
+        let _held = self.hold_subshell(id).await;
         let now_row = self
             .store
             .subshell(id)
@@ -159,7 +253,7 @@ impl Service {
             self.move_subshell(&now_row, Trigger::PaneGone, None)
                 .await?;
         } else {
-            self.kill_pane(&row.node_id, id).await?;
+            self.kill_or_gone(&row.node_id, id).await.map_err(late)?;
             self.move_subshell(&now_row, Trigger::GraceOver, None)
                 .await?;
         }
@@ -169,11 +263,18 @@ impl Service {
     /// `POST /api/subshells/:id/kill`: kills the pane at once.
     pub async fn kill_subshell(&self, meta: &RequestMeta, id: &str) -> Result<Subshell, ApiError> {
         let c = self.caller(meta).await?;
+        let _held = self.hold_subshell(id).await;
         let row = self.reach_subshell(&c, id, Need::Write).await?;
         if !SubshellState::from_stored(&row.state).is_live() {
             return Err(Self::invalid_move(&row, "killed"));
         }
-        self.kill_pane(&row.node_id, id).await?;
+        if !self.node_reachable_soon(&row.node_id).await {
+            return Err(self.offline(&row.node_id));
+        }
+        if let Err(e) = self.kill_or_gone(&row.node_id, id).await {
+            self.stop_unanswered(&row).await;
+            return Err(e);
+        }
         if self
             .move_subshell(&row, Trigger::KillRequested, None)
             .await?
@@ -194,6 +295,7 @@ impl Service {
         id: &str,
     ) -> Result<Subshell, ApiError> {
         let c = self.caller(meta).await?;
+        let _held = self.hold_subshell(id).await;
         let row = self.reach_subshell(&c, id, Need::Write).await?;
         if !self.node_reachable_soon(&row.node_id).await {
             return Err(self.offline(&row.node_id));
@@ -203,8 +305,24 @@ impl Service {
         self.fresh_view(id).await
     }
 
+    /// A kill the node did not answer (it may yet run it, its commands queued in order): the
+    /// row moves to `stopping` (its token revoked) and the stop is finished once the node
+    /// answers, so the row ends `stopped`, not `crashed` when the pane is found gone.
+    async fn stop_unanswered(&self, row: &store::Subshell) {
+        match self
+            .move_subshell(row, Trigger::TerminateRequested, None)
+            .await
+        {
+            Ok(Some(_)) => self.finish_stop_later(&row.node_id, &row.id),
+            Ok(None) => {}
+            Err(e) => {
+                tracing::debug!(subshell = %row.id, code = e.code, "an unanswered kill was not recorded")
+            }
+        }
+    }
+
     /// Kills a live pane, rotates the token and launches again; the row ends `running`, or
-    /// `failed` with the node's reason.
+    /// `failed` with the node's reason. The caller holds the subshell's lifecycle lock.
     pub(in crate::service) async fn relaunch(
         &self,
         row: &store::Subshell,
@@ -218,7 +336,10 @@ impl Service {
         let spec: LaunchSpec =
             serde_json::from_str(&row.launch_spec).map_err(|_| ApiError::internal())?;
         if SubshellState::from_stored(&row.state).is_live() {
-            self.kill_pane(&row.node_id, &row.id).await?;
+            if let Err(e) = self.kill_or_gone(&row.node_id, &row.id).await {
+                self.stop_unanswered(row).await;
+                return Err(e);
+            }
         } else if let Err(e) = self.kill_pane(&row.node_id, &row.id).await {
             // An ended row normally has no pane, and the node says so; one may be left by a
             // launch that answered too late, and it is killed here rather than refuse the
@@ -248,8 +369,15 @@ impl Service {
         {
             Ok(r) if r.ok => {
                 self.note_incarnation(&row.id, r.data.as_ref());
-                self.move_subshell(&starting, Trigger::LaunchAccepted, None)
+                let moved = self
+                    .move_subshell(&starting, Trigger::LaunchAccepted, None)
                     .await?;
+                if moved.is_none() && self.store.subshell(&row.id).await?.is_none() {
+                    // The row went while the launch was on its way: the pane it started has
+                    // no row to stand for it.
+                    self.kill_and_forget(&row.node_id, &row.id, true);
+                    return Err(ApiError::not_found("subshell"));
+                }
                 self.settle_parked_exit(&row.id, true);
                 Ok(())
             }
@@ -356,6 +484,7 @@ impl Service {
     /// restart between the two included.
     pub async fn delete_subshell(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
         let c = self.caller(meta).await?;
+        let _held = self.hold_subshell(id).await;
         let row = self.reach_subshell(&c, id, Need::Write).await?;
         let reachable = self.node_reachable(&row.node_id);
         if reachable && SubshellState::from_stored(&row.state).is_live() {
