@@ -1291,12 +1291,29 @@ fn a_node_daemon_or_a_plane_that_stops_or_is_killed_mid_upload_leaves_no_partial
 fn a_node_that_allows_only_other_directories_than_its_home_starts_there() {
     let w = world("allowed-start", false);
     let work = w.dir.join("work");
+    let dirs_path = format!("/api/nodes/{}/allowed_dirs", w.node_id);
+    // A list the node refuses (a file where a directory is named) is not kept: the plane never
+    // shows a list the node does not enforce.
+    let file = w.dir.join("a-file");
+    std::fs::write(&file, b"").unwrap();
     let r = w.send(
         "PUT",
-        &format!("/api/nodes/{}/allowed_dirs", w.node_id),
-        Some(&json!({ "allowedDirs": [work.display().to_string()] })),
+        &dirs_path,
+        Some(&json!({ "allowedDirs": [work.display().to_string(), file.display().to_string()] })),
+    );
+    assert_eq!(r.status, 409, "{}", r.text());
+    assert_eq!(r.json()["code"], "NODE_REFUSED");
+    let node = w.get(&format!("/api/nodes/{}", w.node_id)).json();
+    assert_eq!(node["allowedDirs"], json!([]), "{node}");
+    // A directory that does not exist yet is kept (and restricts: nothing opens under it).
+    let later = w.dir.join("not-yet");
+    let r = w.send(
+        "PUT",
+        &dirs_path,
+        Some(&json!({ "allowedDirs": [work.display().to_string(), later.display().to_string()] })),
     );
     assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["allowedDirs"].as_array().map(Vec::len), Some(2));
     // The folder picker, asked for no path, starts in the allowed directory (the home, outside
     // it, would be refused).
     let listing = wait_until("the node to take the new list", WAIT, || {
@@ -1345,4 +1362,29 @@ fn a_stop_or_kill_the_node_answers_too_late_still_ends_stopped() {
         assert_eq!(row["state"], "stopped", "{op}: {row}");
         assert!(!node_has_pane(&w, &id), "{op}: the pane outlived the stop");
     }
+}
+
+#[test]
+fn a_node_with_live_subshells_is_not_deleted_until_they_end() {
+    let w = world("delete-node", false);
+    let dir = w.dir.join("work");
+    let id = launch(&w, "shell", &dir)["id"].as_str().unwrap().to_owned();
+    wait_until("the shell to run", WAIT, || {
+        (subshell(&w, &id)["state"] == "running").then_some(())
+    });
+    let node_path = format!("/api/nodes/{}", w.node_id);
+    let r = w.send("DELETE", &node_path, None);
+    assert_eq!(r.status, 409, "{}", r.text());
+    assert_eq!(r.json()["code"], "NODE_HAS_LIVE_SUBSHELLS");
+    assert_eq!(r.json()["metadata"]["subshells"][0]["id"], id.as_str());
+    // Nothing moved: the node, its subshell and its pane are all there.
+    assert_eq!(w.get(&node_path).status, 200);
+    assert_eq!(subshell(&w, &id)["state"], "running");
+    assert!(node_has_pane(&w, &id));
+    let r = w.post(&format!("/api/subshells/{id}/kill"), &json!({}));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let r = w.send("DELETE", &node_path, None);
+    assert_eq!(r.status, 204, "{}", r.text());
+    assert_eq!(w.get(&node_path).status, 404);
+    assert!(!node_has_pane(&w, &id));
 }

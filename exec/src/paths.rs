@@ -168,12 +168,25 @@ impl Policy {
     }
 
     /// Canonicalises and checks a new allowlist: each entry absolute, passing the lexical
-    /// check, an existing directory. Answers the realpaths (duplicates removed).
+    /// check, a directory. Answers the realpaths (duplicates removed). An entry that does not
+    /// exist (yet) is kept as written: nothing can be opened under it until it does, so the list
+    /// still restricts (refusing the whole list would leave the old one, perhaps unrestricted,
+    /// in force).
     pub fn canonicalize(dirs: &[String]) -> Result<Vec<PathBuf>, String> {
         let mut out: Vec<PathBuf> = Vec::new();
         for d in dirs {
             lexical_components(d).map_err(|e| format!("{d:?}: {e}"))?;
-            let real = std::fs::canonicalize(d).map_err(|e| format!("{d:?}: {e}"))?;
+            let real = match std::fs::canonicalize(d) {
+                Ok(real) => real,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    let kept = PathBuf::from(d.trim_end_matches('/'));
+                    if !out.contains(&kept) {
+                        out.push(kept);
+                    }
+                    continue;
+                }
+                Err(e) => return Err(format!("{d:?}: {e}")),
+            };
             if !real.is_dir() {
                 return Err(format!("{d:?}: not a directory"));
             }
@@ -774,6 +787,34 @@ mod tests {
         assert_eq!(std::fs::read(dir.join("keep.txt")).unwrap(), b"mine");
         assert_eq!(std::fs::read(dir.join("done.txt")).unwrap(), b"all");
         assert!(link.exists());
+        let _ = std::fs::remove_dir_all(&base);
+    }
+
+    #[test]
+    fn an_allowlist_naming_a_missing_directory_is_kept_and_still_restricts() {
+        let base = std::env::temp_dir().join(format!("tp-allow-missing-{}", std::process::id()));
+        std::fs::create_dir_all(base.join("here")).unwrap();
+        let missing = base.join("not-yet");
+        let dirs = vec![
+            missing.display().to_string(),
+            base.join("here").display().to_string(),
+        ];
+        let list = Policy::canonicalize(&dirs).unwrap();
+        assert_eq!(list.len(), 2, "{list:?}");
+        assert_eq!(list[0], missing);
+        let policy = Policy::new(list);
+        // Nothing outside the list, nothing under the missing directory while it is missing.
+        assert!(
+            policy
+                .locate(&format!("{}/x", base.join("elsewhere").display()))
+                .is_err()
+        );
+        let under = policy.locate(&format!("{}/x", missing.display()));
+        assert!(under.is_err() || under.unwrap().open_root().is_err());
+        // A file where a directory is named is still refused, as is a relative path.
+        std::fs::write(base.join("file"), b"").unwrap();
+        assert!(Policy::canonicalize(&[base.join("file").display().to_string()]).is_err());
+        assert!(Policy::canonicalize(&["relative/dir".to_owned()]).is_err());
         let _ = std::fs::remove_dir_all(&base);
     }
 }

@@ -73,8 +73,31 @@ impl Service {
         let c = self.session(meta).await?;
         self.owned_remote_node(&c, id, "the local node cannot be deleted")
             .await?;
-        if !self.store.delete_node(&c.user().id, id, self.now()).await? {
-            return Err(ApiError::not_found("node"));
+        match self
+            .store
+            .delete_idle_node(&c.user().id, id, self.now())
+            .await?
+        {
+            crate::store::NodeDeletion::Deleted => {}
+            crate::store::NodeDeletion::NotFound => return Err(ApiError::not_found("node")),
+            crate::store::NodeDeletion::LiveSubshells(live) => {
+                return Err(ApiError::new(
+                    409,
+                    "NODE_HAS_LIVE_SUBSHELLS",
+                    format!(
+                        "{} subshell(s) on the node are live: terminate them first (deleting the \
+                         node would leave their panes running out of reach)",
+                        live.len()
+                    ),
+                )
+                .with_metadata(serde_json::json!({
+                    "live": live.len(),
+                    "subshells": live
+                        .iter()
+                        .map(|(id, name)| serde_json::json!({ "id": id, "name": name }))
+                        .collect::<Vec<_>>(),
+                })));
+            }
         }
         self.links.kick(id);
         Ok(())
@@ -114,8 +137,35 @@ impl Service {
     ) -> Result<Node, ApiError> {
         let c = self.session(meta).await?;
         self.owned_node(&c, id).await?;
-        let dirs: Vec<&str> = req.allowed_dirs.iter().map(|d| d.as_str()).collect();
+        let dirs: Vec<String> = req
+            .allowed_dirs
+            .iter()
+            .map(|d| d.as_str().to_owned())
+            .collect();
         let text = serde_json::to_string(&dirs).map_err(|_| ApiError::internal())?;
+        // The write and its push in one order across concurrent edits. A node in reach is told
+        // first, and a list it refuses is not kept: the plane never shows a list the node does
+        // not enforce. A node out of reach (or that does not answer) is told at its next
+        // `ready`.
+        let lock = self.links.node_lock(id);
+        let _serial = lock.lock().await;
+        if self.node_reachable(id) {
+            let cmd = Command::SetAllowedDirs(termplane_proto::command::SetAllowedDirs { dirs });
+            match self.node_command_serialized(id, cmd).await {
+                Ok(r) if !r.ok => {
+                    let reason = r.error.unwrap_or_else(|| "refused".into());
+                    return Err(ApiError::new(
+                        409,
+                        "NODE_REFUSED",
+                        format!("the node refused the list, which was not kept: {reason}"),
+                    ));
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::debug!(node = %id, code = e.code, "allowed directories pushed at the next ready");
+                }
+            }
+        }
         if !self
             .store
             .set_allowed_dirs(&c.user().id, id, &text, self.now())
@@ -123,7 +173,6 @@ impl Service {
         {
             return Err(ApiError::not_found("node"));
         }
-        self.push_allowed_dirs(id).await;
         self.node(meta, id).await
     }
 

@@ -30,7 +30,7 @@ pub use credentials::{SetupKey, SystemKey};
 pub use enrollment::{Consume, NewNode};
 pub use files::FileRow;
 pub use network::ListenerRow;
-pub use nodes::{Node, ReportedIdentity};
+pub use nodes::{Node, NodeDeletion, ReportedIdentity};
 pub use notifications::{
     DeviceRow, KEPT_NOTIFICATIONS, MAX_DEVICES_PER_ACCOUNT, NotificationRow, Prefs,
 };

@@ -177,7 +177,35 @@ impl Store {
 
     /// Deletes a remote node row (its seen ephemeral keys go with it).
     pub async fn delete_node(&self, actor: &str, id: &str, now: i64) -> Result<bool, sqlx::Error> {
+        Ok(matches!(
+            self.delete_idle_node(actor, id, now).await?,
+            NodeDeletion::Deleted
+        ))
+    }
+
+    /// Deletes a remote node unless a subshell on it is live (`starting`, `running`,
+    /// `stopping`): its rows would go with the node while its panes ran on, out of anyone's
+    /// reach. The check and the delete are one transaction.
+    pub async fn delete_idle_node(
+        &self,
+        actor: &str,
+        id: &str,
+        now: i64,
+    ) -> Result<NodeDeletion, sqlx::Error> {
         let mut tx = self.write_tx().await?;
+        let live = sqlx::query(
+            "SELECT id, name FROM subshells WHERE node_id = $1 \
+             AND state IN ('starting', 'running', 'stopping') ORDER BY created_at, id",
+        )
+        .bind(id)
+        .fetch_all(&mut *tx)
+        .await?
+        .iter()
+        .map(|r| Ok((r.try_get("id")?, r.try_get("name")?)))
+        .collect::<Result<Vec<(String, String)>, sqlx::Error>>()?;
+        if !live.is_empty() {
+            return Ok(NodeDeletion::LiveSubshells(live));
+        }
         let n = sqlx::query("DELETE FROM nodes WHERE id = $1 AND is_local = 0")
             .bind(id)
             .execute(&mut *tx)
@@ -190,6 +218,13 @@ impl Store {
             Entry::by_cookie(actor, "node.deleted", id, "{}"),
         )
         .await
+        .map(|done| {
+            if done {
+                NodeDeletion::Deleted
+            } else {
+                NodeDeletion::NotFound
+            }
+        })
     }
 
     /// Replaces a remote node's key digest (the old key stops matching at once), clears its
@@ -399,4 +434,15 @@ impl Store {
             .await?
             .try_get("n")
     }
+}
+
+/// What [`Store::delete_idle_node`] did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum NodeDeletion {
+    /// The node and its rows are gone.
+    Deleted,
+    /// No such remote node.
+    NotFound,
+    /// Refused: these subshells (id, name) on it are live.
+    LiveSubshells(Vec<(String, String)>),
 }

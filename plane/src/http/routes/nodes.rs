@@ -44,8 +44,13 @@ pub(super) fn routes() -> Vec<RouteDef> {
         )
         .handle(nodes),
         RouteDef::get("/api/nodes/:id", "getNode", Cookie, "One node").handle(node),
-        RouteDef::delete("/api/nodes/:id", "deleteNode", Cookie, "Delete a node")
-            .errors(&["LOCAL_NODE"])
+        RouteDef::delete(
+            "/api/nodes/:id",
+            "deleteNode",
+            Cookie,
+            "Delete a node; refused while subshells on it are live",
+        )
+        .errors(&["LOCAL_NODE", "NODE_HAS_LIVE_SUBSHELLS"])
             .handle(delete_node),
         RouteDef::post(
             "/api/nodes/:id/key_rotate",
