@@ -1388,3 +1388,33 @@ fn a_node_with_live_subshells_is_not_deleted_until_they_end() {
     assert_eq!(w.get(&node_path).status, 404);
     assert!(!node_has_pane(&w, &id));
 }
+
+#[test]
+fn maintenance_set_while_the_node_is_away_reaches_it_when_it_returns() {
+    let mut w = world("maintenance-away", false);
+    let node_path = format!("/api/nodes/{}", w.node_id);
+    w.kill_node();
+    w.wait_offline();
+    let r = w.send(
+        "PUT",
+        &format!("{node_path}/maintenance"),
+        Some(&json!({ "on": true })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["pushed"], false);
+    w.start_node();
+    w.wait_online(WAIT);
+    // The owner's choice, newer than anything the node had, holds on both sides.
+    let file = w.dir.join("xdg-data/termplane-node/maintenance.json");
+    let on_node = wait_until("the node to take the mirror", WAIT, || {
+        let text = std::fs::read_to_string(&file).ok()?;
+        let v: Value = serde_json::from_str(&text).ok()?;
+        (v["on"] == true).then_some(v)
+    });
+    let row = w.get(&node_path).json();
+    assert_eq!(row["maintenance"]["on"], true, "{row}");
+    assert_eq!(
+        row["maintenance"]["changedAt"], on_node["changedAt"],
+        "{row}"
+    );
+}

@@ -453,10 +453,7 @@ impl PlaneHooks for Hooks {
                         .runtime
                         .as_ref()
                         .and_then(|r| serde_json::to_string(r).ok()),
-                    maintenance: ready
-                        .maintenance
-                        .as_ref()
-                        .and_then(|m| serde_json::to_string(m).ok()),
+                    maintenance: self.newer_maintenance(ready.maintenance.as_ref()).await,
                 };
                 if let Err(e) = self
                     .svc
@@ -496,7 +493,11 @@ impl PlaneHooks for Hooks {
                     let svc = self.svc.clone();
                     let id = self.node_id.clone();
                     // Dispatching waits on this very socket's driver: never inline.
-                    smol::spawn(async move { svc.push_allowed_dirs(&id).await }).detach();
+                    smol::spawn(async move {
+                        svc.push_allowed_dirs(&id).await;
+                        svc.push_maintenance(&id).await;
+                    })
+                    .detach();
                 }
             }
             PlaneAction::Held(reason) => {
@@ -536,6 +537,38 @@ impl PlaneHooks for Hooks {
             | PlaneAction::SendBinary(_)
             | PlaneAction::CheckBinding { .. }
             | PlaneAction::ClaimPin(_) => {}
+        }
+    }
+}
+
+impl Hooks {
+    /// The maintenance mirror to keep at a connect: the one `ready` reports, unless the row's
+    /// is newer (set by the owner while the node was away, `pushed: false`), which is kept and
+    /// pushed to the node once it is online (`Service::push_maintenance`).
+    async fn newer_maintenance(
+        &self,
+        reported: Option<&termplane_proto::command::Maintenance>,
+    ) -> Option<String> {
+        let row = self
+            .svc
+            .store()
+            .node(&self.node_id)
+            .await
+            .ok()
+            .flatten()
+            .and_then(|n| n.maintenance);
+        let row_mirror = row
+            .as_deref()
+            .and_then(|t| serde_json::from_str::<termplane_proto::command::Maintenance>(t).ok());
+        let keep_row = match (&row_mirror, reported) {
+            (Some(r), Some(n)) => r.changed_at > n.changed_at,
+            (Some(_), None) => true,
+            _ => false,
+        };
+        if keep_row {
+            row
+        } else {
+            reported.and_then(|m| serde_json::to_string(m).ok())
         }
     }
 }

@@ -309,6 +309,36 @@ impl Service {
         }
     }
 
+    /// Pushes a remote node's maintenance mirror from its row (kept there at the connect when
+    /// it was newer than the node's own: set by the owner while the node was away).
+    pub async fn push_maintenance(&self, node_id: &str) {
+        let lock = self.links.node_lock(node_id);
+        let _serial = lock.lock().await;
+        let Ok(Some(node)) = self.store.node(node_id).await else {
+            return;
+        };
+        let Some(mirror) = node
+            .maintenance
+            .as_deref()
+            .filter(|_| !node.is_local)
+            .and_then(|t| serde_json::from_str::<termplane_proto::command::Maintenance>(t).ok())
+        else {
+            return;
+        };
+        match self
+            .node_command_serialized(node_id, Command::SetMaintenance(mirror))
+            .await
+        {
+            Ok(r) if r.ok => tracing::debug!(node = %node_id, "maintenance mirror pushed"),
+            Ok(r) => {
+                tracing::warn!(node = %node_id, error = ?r.error, "node refused set_maintenance")
+            }
+            Err(e) => {
+                tracing::debug!(node = %node_id, code = e.code, "maintenance mirror not pushed")
+            }
+        }
+    }
+
     /// `POST /api/nodes/:id/ping` (session only): `{ ok, rttMs }` (and `error` when the node
     /// refused).
     pub async fn ping_node(&self, meta: &RequestMeta, id: &str) -> Result<NodePing, ApiError> {

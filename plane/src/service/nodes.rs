@@ -178,9 +178,10 @@ impl Service {
 
     /// `PUT /api/nodes/:id/maintenance` (session only): `{ on }`. Writes the row's maintenance
     /// mirror `{ on, changedAt }` (the plane's clock, ISO 8601 UTC), audits it, and pushes the
-    /// same mirror to the node with `set_maintenance` when its link is online. Nothing re-sends
-    /// the mirror to a node that was offline: the node's own maintenance file is what it reports
-    /// in `ready`, so the answer says whether the push reached it (`pushed`).
+    /// same mirror to the node with `set_maintenance` when its link is online; the answer says
+    /// whether the push reached it (`pushed`). A mirror that did not reach it is pushed at its
+    /// next connect: of the row's mirror and the one the node reports in `ready`, the newer
+    /// (`changedAt`) is kept.
     pub async fn set_maintenance(
         &self,
         meta: &RequestMeta,
