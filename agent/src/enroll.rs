@@ -26,6 +26,8 @@ pub struct EnrollArgs {
     pub config_path: std::path::PathBuf,
     /// Multiplexer binary to check (`tmux`).
     pub tmux: String,
+    /// Replace a config that is already there (`--force`).
+    pub force: bool,
 }
 
 /// The `os` value the plane knows.
@@ -84,6 +86,50 @@ pub fn check_tmux(tmux: &str) -> Result<String, String> {
     }
 }
 
+/// Refuses a config path that is a directory, or that already holds a config unless `force`
+/// (enrolling again would replace the identity of a node whose daemon may be running).
+fn check_config_path(path: &Path, force: bool) -> Result<(), String> {
+    let p = path.display();
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => Err(format!("{p} is a directory: name a file with --config")),
+        Ok(_) if !force => Err(format!(
+            "{p} already holds a node's config: enrolling again would replace this node's \
+             identity. Stop its daemon and enroll with --force, or name another file with --config"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// `wsUrl` as a node can dial it: a plane listening on every address (`0.0.0.0`, `[::]`) with
+/// no public address configured answers a `wsUrl` with that host, which a node would dial as
+/// itself; the host and port the node reached the plane at (`server`) are used instead.
+fn usable_ws_url(ws_url: &str, server: &str) -> String {
+    let Some((scheme, rest)) = ws_url.split_once("://") else {
+        return ws_url.to_owned();
+    };
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let host = authority.rsplit_once(':').map_or(authority, |(h, p)| {
+        if p.chars().all(|c| c.is_ascii_digit()) {
+            h
+        } else {
+            authority
+        }
+    });
+    if !matches!(host, "0.0.0.0" | "[::]" | "[0:0:0:0:0:0:0:0]") {
+        return ws_url.to_owned();
+    }
+    let Some((server_scheme, server_rest)) = server.split_once("://") else {
+        return ws_url.to_owned();
+    };
+    let server_authority = server_rest.split('/').next().unwrap_or(server_rest);
+    let ws_scheme = if server_scheme == "https" || scheme == "wss" {
+        "wss"
+    } else {
+        "ws"
+    };
+    format!("{ws_scheme}://{server_authority}{path}")
+}
+
 /// Runs the whole procedure; returns the written config.
 pub fn enroll(args: &EnrollArgs) -> Result<NodeConfig, String> {
     check_tmux(&args.tmux)?;
@@ -101,7 +147,17 @@ pub fn enroll(args: &EnrollArgs) -> Result<NodeConfig, String> {
         .parent()
         .unwrap_or_else(|| Path::new("."))
         .to_path_buf();
-    termplane_exec::fs::ensure_private_dir(&config_dir).map_err(|e| e.to_string())?;
+    check_config_path(&args.config_path, args.force)?;
+    termplane_exec::fs::ensure_private_dir(&config_dir)
+        .map_err(|e| format!("{}: {e}", config_dir.display()))?;
+    // The config must be writable before the setup key is spent on the plane.
+    let probe = args.config_path.with_extension("enrolling");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+        .map_err(|e| format!("cannot write beside {}: {e}", args.config_path.display()))?;
+    let _ = std::fs::remove_file(&probe);
     let identity_path = config_dir.join("identity.jwk");
     let had_identity = identity_path.exists();
     let id = identity::load_or_create(&identity_path).map_err(|e| e.to_string())?;
@@ -171,9 +227,10 @@ fn enroll_with(
         _ => None,
     };
     let mut secret = link.secret_bytes();
+    let ws_url = usable_ws_url(&field("wsUrl")?, &server);
     let cfg = NodeConfig {
         server_url: server,
-        ws_url: field("wsUrl")?,
+        ws_url,
         node_id: field("nodeId")?,
         node_key: field("nodeKey")?,
         signing_public_jwk: signing,
@@ -185,6 +242,66 @@ fn enroll_with(
         data_dir: None,
     };
     zeroize::Zeroize::zeroize(&mut secret);
-    cfg.save(&args.config_path).map_err(|e| e.to_string())?;
+    cfg.save(&args.config_path)
+        .map_err(|e| format!("{}: {e}", args.config_path.display()))?;
     Ok(cfg)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_ws_url_on_every_address_is_dialled_where_the_node_reached_the_plane() {
+        let cases = [
+            (
+                "ws://0.0.0.0:7420/ws/node",
+                "http://192.0.2.2:7420",
+                "ws://192.0.2.2:7420/ws/node",
+            ),
+            (
+                "ws://[::]:7420/ws/node",
+                "http://plane.example:7420",
+                "ws://plane.example:7420/ws/node",
+            ),
+            (
+                "ws://0.0.0.0:7420/ws/node",
+                "https://plane.example",
+                "wss://plane.example/ws/node",
+            ),
+            (
+                "ws://plane.example:7420/ws/node",
+                "http://10.0.0.2:7420",
+                "ws://plane.example:7420/ws/node",
+            ),
+            (
+                "wss://plane.example/ws/node",
+                "https://other.example",
+                "wss://plane.example/ws/node",
+            ),
+            (
+                "ws://localhost:7420/ws/node",
+                "http://127.0.0.1:7420",
+                "ws://localhost:7420/ws/node",
+            ),
+        ];
+        for (ws, server, want) in cases {
+            assert_eq!(usable_ws_url(ws, server), want, "{ws} via {server}");
+        }
+    }
+
+    #[test]
+    fn a_config_path_that_is_a_directory_or_holds_a_config_is_refused_before_anything_is_sent() {
+        let dir = std::env::temp_dir().join(format!("tp-enroll-path-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("config.json")).unwrap();
+        let e = check_config_path(&dir.join("config.json"), true).unwrap_err();
+        assert!(e.contains("is a directory"), "{e}");
+        std::fs::write(dir.join("node.json"), b"{}").unwrap();
+        let e = check_config_path(&dir.join("node.json"), false).unwrap_err();
+        assert!(e.contains("--force"), "{e}");
+        assert!(check_config_path(&dir.join("node.json"), true).is_ok());
+        assert!(check_config_path(&dir.join("new.json"), false).is_ok());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

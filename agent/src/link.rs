@@ -16,7 +16,8 @@
 //! * Every 2 s the exit tick runs; when panes ended, a changed maintenance mirror is sent first,
 //!   then one `exit` event per pane.
 //! * `output` events of tails flow from the executor's bounded channel into the link.
-//! * SIGINT / SIGTERM close the socket with 1000 and end the driver ([`LinkEnd::Shutdown`]).
+//! * SIGINT / SIGTERM / SIGHUP close the socket with 1000 and end the driver
+//!   ([`LinkEnd::Shutdown`]).
 //! * Before a command runs, its replay record is appended to `<dataDir>/replay-guard`
 //!   ([`crate::replay_log`]); the next process reads it back, so no restart runs a command
 //!   twice.
@@ -399,14 +400,25 @@ pub fn run_link(
     opts.reports = Some(reports_tx);
     logging::info(&format!("dialing {}", c.ws_url));
     let outcome = smol::block_on(async {
-        let signals =
-            async_signal::Signals::new([async_signal::Signal::Term, async_signal::Signal::Int]);
+        // SIGHUP too: a closed terminal or a supervisor's hangup stops the daemon cleanly
+        // rather than by the default action (no close frame, no clean-up).
+        let signals = async_signal::Signals::new([
+            async_signal::Signal::Term,
+            async_signal::Signal::Int,
+            async_signal::Signal::Hup,
+        ]);
         match signals {
             Ok(mut signals) => {
                 let stop = control_tx.clone();
                 smol::spawn(async move {
                     if let Some(sig) = signals.next().await {
-                        logging::info(&format!("{sig:?} received; closing the link"));
+                        let name = match sig {
+                            Ok(async_signal::Signal::Term) => "SIGTERM",
+                            Ok(async_signal::Signal::Int) => "SIGINT",
+                            Ok(async_signal::Signal::Hup) => "SIGHUP",
+                            _ => "a signal",
+                        };
+                        logging::info(&format!("{name} received; closing the link"));
                         let _ = stop.send(AgentControl::Shutdown).await;
                     }
                 })

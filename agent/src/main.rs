@@ -15,7 +15,7 @@
 //! # Exit status of `run`
 //! | status | when |
 //! |---|---|
-//! | 0 | SIGINT / SIGTERM (the link closed with 1000), or the plane closed with 4409 (another daemon took this node over; restarting would fight it) |
+//! | 0 | SIGINT / SIGTERM / SIGHUP (the link closed with 1000), or the plane closed with 4409 (another daemon took this node over; restarting would fight it) |
 //! | 3 | the plane closed with 4406 (this version is refused), after rolling back a just-installed update if there was one |
 //! | 75 | an `update` was installed; the service manager (`Restart=on-failure`) restarts into the new binary |
 //! | 1 | the daemon could not start |
@@ -37,7 +37,7 @@ use termplane_node::{enroll, link, logging, service, update};
 const EXIT_UPDATE_REQUIRED: u8 = 3;
 
 const USAGE: &str = "usage:
-  termplane-node enroll --server URL --setup-key nsk_... [--name NAME] [--config PATH]
+  termplane-node enroll --server URL --setup-key nsk_... [--name NAME] [--config PATH] [--force]
   termplane-node configure [--key KEY] [--server URL] [--config PATH]
   termplane-node status [--config PATH]
   termplane-node service install|uninstall|start|stop|restart [--config PATH]
@@ -57,6 +57,17 @@ impl Args {
         let mut it = raw.iter();
         while let Some(a) = it.next() {
             if let Some(name) = a.strip_prefix("--") {
+                // Switches take no value.
+                if matches!(name, "force" | "help") {
+                    flags.push((name.to_owned(), String::new()));
+                    continue;
+                }
+                if !matches!(
+                    name.split_once('=').map_or(name, |(k, _)| k),
+                    "server" | "setup-key" | "name" | "config" | "key"
+                ) {
+                    return Err(format!("unknown option --{name}"));
+                }
                 let (k, v) = match name.split_once('=') {
                     Some((k, v)) => (k.to_owned(), v.to_owned()),
                     None => (
@@ -78,6 +89,10 @@ impl Args {
             }
         }
         Ok(Self { positional, flags })
+    }
+
+    fn has(&self, k: &str) -> bool {
+        self.flags.iter().any(|(n, _)| n == k)
     }
 
     fn get(&self, k: &str) -> Option<&str> {
@@ -122,6 +137,10 @@ fn main() -> ExitCode {
         Ok(a) => a,
         Err(e) => return fail(&format!("{e}\n{USAGE}")),
     };
+    if args.has("help") {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
     let cmd = args.positional.first().map(String::as_str).unwrap_or("");
     match cmd {
         "enroll" => cmd_enroll(&args),
@@ -144,6 +163,7 @@ fn cmd_enroll(args: &Args) -> ExitCode {
         name: args.get("name").map(str::to_owned),
         config_path: path.clone(),
         tmux: "tmux".into(),
+        force: args.has("force"),
     };
     match enroll::enroll(&e) {
         Ok(cfg) => {

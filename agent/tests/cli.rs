@@ -191,6 +191,26 @@ fn enroll_status_configure_never_print_secrets() {
         assert!(!o.contains(&id_secret), "identity secret printed: {o}");
     }
 
+    // Enrolling over a config is refused (it would replace this node's identity, perhaps under
+    // a running daemon), before anything is sent, unless asked for.
+    let config = d.path().join("cfg/termplane-node/config.json");
+    let before = std::fs::read(&config).unwrap();
+    let mut c = bin();
+    c.args([
+        "enroll",
+        "--server",
+        "http://127.0.0.1:9",
+        "--setup-key",
+        "nsk_abc",
+    ]);
+    let (ok, s) = run(c, d.path());
+    assert!(!ok);
+    assert!(
+        s.contains("already holds a node's config") && s.contains("--force"),
+        "{s}"
+    );
+    assert_eq!(std::fs::read(&config).unwrap(), before);
+
     // A corrupt identity is quarantined, never rotated.
     std::fs::write(d.path().join("cfg/termplane-node/identity.jwk"), b"garbage").unwrap();
     let mut c = bin();
@@ -200,6 +220,7 @@ fn enroll_status_configure_never_print_secrets() {
         "http://127.0.0.1:9",
         "--setup-key",
         "nsk_abc",
+        "--force",
     ]);
     let (ok, s) = run(c, d.path());
     assert!(!ok);

@@ -5,7 +5,7 @@
 //!
 //! Covered: enroll → online → ping → launch bash → input → capture → tail → terminate → exit;
 //! SIGKILL of the daemon with a live pane (the pane survives, the restarted daemon's census
-//! lists it); a plane restart (the node reconnects); SIGTERM (close 1000, exit 0); `update`
+//! lists it); a plane restart (the node reconnects); SIGTERM and SIGHUP (close 1000, exit 0); `update`
 //! refusals (digest, version), an installed update (exit 75, `.previous`, marker), acceptance
 //! by a verified command, and the rollback of an update whose first start died before it was
 //! accepted; an older release (this binary restamped with a lower version) held by the plane,
@@ -127,6 +127,18 @@ fn enroll_ping_launch_echo_capture_tail_terminate_exit() {
         "{}",
         w.node_log()
     );
+    w.wait_offline();
+
+    // SIGHUP (a closed terminal, a supervisor's hangup) stops it the same clean way, not by
+    // the default action.
+    w.start_node();
+    w.wait_online(WAIT);
+    let mut child = w.node.take().unwrap();
+    let pid = rustix::process::Pid::from_raw(i32::try_from(child.id()).unwrap()).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::HUP).unwrap();
+    let status = wait_until("the daemon to exit", WAIT, || child.try_wait().unwrap());
+    assert!(status.success(), "{status:?}");
+    assert!(w.node_log().contains("SIGHUP received"), "{}", w.node_log());
     w.wait_offline();
 }
 
