@@ -102,17 +102,42 @@ pub struct LinkArgs {
 /// The file under the data directory that says how the link stands (read by `status`).
 pub const LINK_STATUS_FILE: &str = "link-status";
 
-/// What `status` prints for the link, if the daemon ever wrote it.
+/// What `status` prints for the link, if a daemon ever wrote it. The file names the daemon's
+/// process; when that process is gone (stopped, killed), the status says so rather than
+/// repeat what the daemon last saw.
 #[must_use]
 pub fn read_link_status(data_dir: &std::path::Path) -> Option<String> {
-    std::fs::read_to_string(data_dir.join(LINK_STATUS_FILE))
+    let text = std::fs::read_to_string(data_dir.join(LINK_STATUS_FILE))
         .ok()
         .map(|s| s.trim().to_owned())
-        .filter(|s| !s.is_empty())
+        .filter(|s| !s.is_empty())?;
+    let Some((pid, said)) = text
+        .strip_prefix("pid ")
+        .and_then(|r| r.split_once(": "))
+        .and_then(|(p, said)| Some((p.parse::<i32>().ok()?, said)))
+    else {
+        return Some(text);
+    };
+    // Only "no such process" means gone (another user's process answers EPERM).
+    let alive = rustix::process::Pid::from_raw(pid).is_some_and(|p| {
+        !matches!(
+            rustix::process::test_kill_process(p),
+            Err(rustix::io::Errno::SRCH)
+        )
+    });
+    Some(if alive {
+        said.to_owned()
+    } else {
+        format!("the daemon is not running (it last said: {said})")
+    })
 }
 
 fn write_link_status(data_dir: &std::path::Path, text: &str) {
-    let line = format!("{text} (since {})\n", termplane_exec::util::now_iso());
+    let line = format!(
+        "pid {}: {text} (since {})\n",
+        std::process::id(),
+        termplane_exec::util::now_iso()
+    );
     if let Err(e) =
         termplane_exec::fs::write_private_atomic(&data_dir.join(LINK_STATUS_FILE), line.as_bytes())
     {
@@ -503,3 +528,35 @@ async fn log_link_reports(reports: smol::channel::Receiver<agent::AgentReport>, 
 
 /// How long a just-installed binary stays on probation without a verified command.
 pub const UPDATE_QUIET_ACCEPT: Duration = Duration::from_secs(15 * 60);
+
+#[cfg(test)]
+mod status_tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn the_link_status_of_a_daemon_that_is_gone_says_so() {
+        let dir = std::env::temp_dir().join(format!("tp-link-status-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // Written by this (running) process: read as written.
+        write_link_status(&dir, "connected");
+        let now = read_link_status(&dir).unwrap();
+        assert!(now.starts_with("connected (since "), "{now}");
+        // Written by a process that has ended.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let gone = child.id();
+        child.wait().unwrap();
+        let line = std::fs::read_to_string(dir.join(LINK_STATUS_FILE)).unwrap();
+        let rest = line.split_once(": ").unwrap().1;
+        std::fs::write(dir.join(LINK_STATUS_FILE), format!("pid {gone}: {rest}")).unwrap();
+        let then = read_link_status(&dir).unwrap();
+        assert!(
+            then.starts_with("the daemon is not running (it last said: connected"),
+            "{then}"
+        );
+        // A file of an older daemon (no pid) is shown as it is.
+        std::fs::write(dir.join(LINK_STATUS_FILE), "connected (since x)\n").unwrap();
+        assert_eq!(read_link_status(&dir).unwrap(), "connected (since x)");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -140,6 +140,19 @@ fn enroll_ping_launch_echo_capture_tail_terminate_exit() {
     assert!(status.success(), "{status:?}");
     assert!(w.node_log().contains("SIGHUP received"), "{}", w.node_log());
     w.wait_offline();
+    // `status` does not read a stopped daemon's last words as the link's state.
+    let out = w
+        .node_command()
+        .args(["status", "--config"])
+        .arg(w.config())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        said.lines()
+            .any(|l| l.starts_with("link: the daemon is not running")),
+        "{said}"
+    );
 }
 
 #[test]
