@@ -132,6 +132,31 @@ impl NodeConfig {
         })
     }
 
+    /// Makes a config that others may read (it holds the node key and the link secret) private
+    /// again (mode 0600); answers what it did, for the log, or `None` when it was private.
+    #[must_use]
+    pub fn tighten(path: &Path) -> Option<String> {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = fs::metadata(path).ok()?.permissions().mode() & 0o777;
+        if mode & 0o077 == 0 {
+            return None;
+        }
+        Some(
+            match fs::set_permissions(path, fs::Permissions::from_mode(0o600)) {
+                Ok(()) => format!(
+                    "{} was readable by others (mode {mode:03o}) and holds this node's key: set to 0600; \
+                     if others could read it, rotate the node's key",
+                    path.display()
+                ),
+                Err(e) => format!(
+                    "{} is readable by others (mode {mode:03o}) and holds this node's key; \
+                     it could not be set to 0600: {e}",
+                    path.display()
+                ),
+            },
+        )
+    }
+
     /// Writes the config to `path` with mode 0600, atomically.
     pub fn save(&self, path: &Path) -> Result<(), ConfigError> {
         let text = serde_json::to_string_pretty(self).map_err(|e| ConfigError::Parse {

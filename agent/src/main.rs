@@ -224,6 +224,9 @@ fn cmd_status(args: &Args) -> ExitCode {
     println!("config: {}", path.display());
     match NodeConfig::load(&path) {
         Ok(cfg) => {
+            if let Some(warning) = NodeConfig::tighten(&path) {
+                eprintln!("termplane-node: {warning}");
+            }
             println!("node id: {}", cfg.node_id);
             println!("name: {}", cfg.name);
             println!("server: {}", cfg.server_url);
@@ -310,6 +313,9 @@ fn cmd_run(args: &Args) -> ExitCode {
     }
     let debug = std::fs::read_to_string(data.join("log-level")).is_ok_and(|l| l.trim() == "debug");
     logging::init(&data.join("node.log"), debug);
+    if let Some(warning) = NodeConfig::tighten(&path) {
+        logging::warn(&warning);
+    }
     if let Some(n) = termplane_node::util::raise_open_file_limit() {
         logging::debug(&format!("open-file limit {n}"));
     }

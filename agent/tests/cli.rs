@@ -258,6 +258,11 @@ fn run_refuses_a_broken_config_clearly_and_never_prints_secrets() {
     // The link refuses to start on a config whose keys do not decode, and says which field.
     assert!(s.contains("link: config: linkPublic"), "{s}");
     assert!(!s.contains(NODE_KEY) && !s.contains("c2VjcmV0"));
+    // The config was written readable by others (mode 0644 here): made private, and said so.
+    use std::os::unix::fs::PermissionsExt as _;
+    let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "{mode:o}");
+    assert!(s.contains("was readable by others (mode 644)"), "{s}");
     let _ = Command::new("tmux")
         .arg("-S")
         .arg(d.path().join("data/tmux.sock"))
