@@ -273,7 +273,10 @@ fn cmd_service(args: &Args) -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Err(e) => fail(&format!("service {action:?} failed: {e}")),
+        Err(e) => fail(&format!(
+            "service {} failed: {e}",
+            args.positional.get(1).map_or("", String::as_str)
+        )),
     }
 }
 

@@ -290,11 +290,23 @@ pub fn perform(
             if let Some(dir) = def.parent() {
                 std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
             }
+            let had = def.exists();
             std::fs::write(&def, systemd_unit(binary, config, &carried_env()))
                 .map_err(|e| format!("{}: {e}", def.display()))?;
             done.push(format!("wrote {}", def.display()));
-            run_tool(&["systemctl", "--user", "daemon-reload"])?;
-            run_tool(&["systemctl", "--user", "enable", "--now", SYSTEMD_UNIT])?;
+            let enabled = run_tool(&["systemctl", "--user", "daemon-reload"])
+                .and_then(|_| run_tool(&["systemctl", "--user", "enable", "--now", SYSTEMD_UNIT]));
+            if let Err(e) = enabled {
+                // Nothing half-installed is left: a unit systemd never took is removed again.
+                if !had {
+                    let _ = std::fs::remove_file(&def);
+                }
+                return Err(format!(
+                    "{e}\nsystemd's user manager could not take the service (no systemd here, or \
+                     no user session: `loginctl enable-linger` as root helps on servers); run \
+                     `termplane-node run` under the supervisor you use instead"
+                ));
+            }
             done.push(format!("enabled and started {SYSTEMD_UNIT}"));
             match run_tool(&["loginctl", "enable-linger", &user_name()]) {
                 Ok(_) => done.push("enabled lingering (the service survives logout)".into()),
@@ -306,7 +318,10 @@ pub fn perform(
                 done.push("no service definition; nothing to remove".into());
                 return Ok(done);
             }
-            run_tool(&["systemctl", "--user", "disable", "--now", SYSTEMD_UNIT])?;
+            // A systemd that cannot be reached runs nothing of it: the file goes all the same.
+            if let Err(e) = run_tool(&["systemctl", "--user", "disable", "--now", SYSTEMD_UNIT]) {
+                done.push(format!("warning: {e}"));
+            }
             std::fs::remove_file(&def).map_err(|e| format!("{}: {e}", def.display()))?;
             let _ = run_tool(&["systemctl", "--user", "daemon-reload"]);
             done.push(format!("removed {}", def.display()));

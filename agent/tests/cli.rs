@@ -321,3 +321,30 @@ fn an_enrollment_answer_with_a_low_order_plane_key_pins_nothing() {
         "{cfg}"
     );
 }
+
+#[test]
+fn a_service_install_that_systemd_cannot_take_leaves_no_unit_behind() {
+    let d = TempDir::new("service");
+    let unit = d.path().join("cfg/systemd/user/termplane-node.service");
+    let mut c = bin();
+    c.args(["service", "install"]).env("HOME", d.path());
+    let (ok, s) = run(c, d.path());
+    if ok {
+        // A machine with a user systemd took it: take it away again.
+        let mut c = bin();
+        c.args(["service", "uninstall"]).env("HOME", d.path());
+        assert!(run(c, d.path()).0);
+        assert!(!unit.exists());
+        return;
+    }
+    assert!(s.contains("service install failed"), "{s}");
+    assert!(
+        s.contains("termplane-node run"),
+        "the way out is named: {s}"
+    );
+    assert!(!unit.exists(), "a half-installed unit was left: {s}");
+    // Nothing installed: status says so, and uninstall has nothing to do.
+    let mut c = bin();
+    c.args(["status"]).env("HOME", d.path());
+    assert!(run(c, d.path()).1.contains("service: not installed"));
+}
