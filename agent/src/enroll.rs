@@ -202,8 +202,14 @@ fn enroll_with(
             .get("message")
             .and_then(Value::as_str)
             .unwrap_or("no message");
+        // An answer without the plane's error body is not the plane's.
+        let hint = if code.is_empty() || resp.status == 404 {
+            format!(" — is {server} the address of a termplane plane (its base URL, no path)?")
+        } else {
+            String::new()
+        };
         return Err(format!(
-            "enrollment refused (HTTP {} {code}): {msg}",
+            "enrollment refused (HTTP {} {code}): {msg}{hint}",
             resp.status
         ));
     }

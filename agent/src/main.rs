@@ -38,7 +38,7 @@ const EXIT_UPDATE_REQUIRED: u8 = 3;
 
 const USAGE: &str = "usage:
   termplane-node enroll --server URL --setup-key nsk_... [--name NAME] [--config PATH] [--force]
-  termplane-node configure [--key KEY] [--server URL] [--config PATH]
+  termplane-node configure [--key KEY|-] [--server URL] [--config PATH]   (- reads the key from stdin)
   termplane-node status [--config PATH]
   termplane-node service install|uninstall|start|stop|restart [--config PATH]
   termplane-node run [--config PATH]
@@ -187,10 +187,21 @@ fn cmd_configure(args: &Args) -> ExitCode {
     };
     let mut changed = Vec::new();
     if let Some(k) = args.get("key") {
+        // `--key -` reads the key from standard input, so it shows in no process list or
+        // shell history.
+        let k = if k == "-" {
+            let mut line = String::new();
+            if let Err(e) = std::io::stdin().read_line(&mut line) {
+                return fail(&format!("cannot read the key from standard input: {e}"));
+            }
+            line.trim().to_owned()
+        } else {
+            k.to_owned()
+        };
         if !k.starts_with("tp_") || k.len() > 512 || k.chars().any(char::is_whitespace) {
             return fail("the node key must start with tp_");
         }
-        cfg.node_key = k.to_owned();
+        cfg.node_key = k;
         changed.push("node key");
     }
     if let Some(s) = args.get("server") {
@@ -245,7 +256,12 @@ fn cmd_status(args: &Args) -> ExitCode {
                 None => println!("link: never started"),
             }
         }
-        Err(e) => println!("not enrolled ({e})"),
+        Err(e) => {
+            println!("not enrolled ({e})");
+            println!("service: {}", service::state());
+            // Scripts can tell an enrolled node from one that is not.
+            return ExitCode::FAILURE;
+        }
     }
     println!("service: {}", service::state());
     ExitCode::SUCCESS
@@ -308,6 +324,11 @@ fn cmd_run(args: &Args) -> ExitCode {
     };
     let cfg = match NodeConfig::load(&path) {
         Ok(c) => c,
+        Err(e) if path.exists() => {
+            return failed_start(format!(
+                "{e} (fix or restore it; `enroll --force` would make this machine a new node)"
+            ));
+        }
         Err(e) => return failed_start(format!("{e} (enroll first)")),
     };
     let data = cfg.data_dir();

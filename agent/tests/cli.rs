@@ -175,6 +175,23 @@ fn enroll_status_configure_never_print_secrets() {
     let cfg2: Value = serde_json::from_str(&std::fs::read_to_string(&cfg_path).unwrap()).unwrap();
     assert_eq!(cfg2["wsUrl"], "ws://127.0.0.1:9/tp/ws/node");
     assert_eq!(cfg2["nodeKey"], NODE_KEY);
+    // A rotated key read from standard input (`--key -`): never on a command line.
+    let rotated = "tp_rotatedkeyfromstdin0123456789";
+    let mut child = bin()
+        .args(["configure", "--key", "-"])
+        .env("XDG_CONFIG_HOME", d.path().join("cfg"))
+        .env("XDG_DATA_HOME", d.path().join("data"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    writeln!(child.stdin.take().unwrap(), "{rotated}").unwrap();
+    assert!(child.wait().unwrap().success());
+    let cfg3: Value = serde_json::from_str(&std::fs::read_to_string(&cfg_path).unwrap()).unwrap();
+    assert_eq!(cfg3["nodeKey"], rotated);
+    let mut c = bin();
+    c.args(["configure", "--key", NODE_KEY]);
+    assert!(run(c, d.path()).0);
     for args in [
         vec!["--help"],
         vec!["bogus"],
@@ -289,6 +306,27 @@ fn a_refused_enrollment_leaves_no_identity_key_and_no_config_behind() {
     let dir = d.path().join("cfg/termplane-node");
     assert!(!dir.join("identity.jwk").exists(), "identity left behind");
     assert!(!dir.join("config.json").exists());
+    assert!(
+        !out.contains("address of a termplane plane"),
+        "the plane's own refusal: {out}"
+    );
+
+    // Something that is not a plane answers: the message asks whether the URL is right.
+    let (url, other) = fake_plane_answering("501 Not Implemented", json!(null));
+    let mut c = bin();
+    c.args(["enroll", "--server", &url, "--setup-key", "nsk_any"]);
+    let (ok, out) = run(c, d.path());
+    other.join().unwrap();
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains(&format!("is {url} the address of a termplane plane")),
+        "{out}"
+    );
+    // Not enrolled: status says so, and exits non-zero for scripts.
+    let mut c = bin();
+    c.arg("status");
+    let (ok, out) = run(c, d.path());
+    assert!(!ok && out.contains("not enrolled"), "{out}");
 }
 
 #[test]
