@@ -1132,6 +1132,10 @@ fn stops_and_deletes_that_could_not_reach_the_node_are_finished_when_it_returns_
     // census for the one deleted while the node was away, at once for one deleted now.
     let log = |id: &str| w.dir.join(format!("xdg-data/termplane-node/logs/{id}.log"));
     assert!(log(kept).exists() && log(stopping).exists());
+    // What a pane prints is its owner's alone.
+    use std::os::unix::fs::PermissionsExt as _;
+    let mode = std::fs::metadata(log(kept)).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "pane log mode {mode:o}");
     wait_until("the deleted subshell's log to go", WAIT, || {
         (!log(deleted).exists()).then_some(())
     });

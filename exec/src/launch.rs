@@ -150,6 +150,20 @@ impl Executor {
             }
             _ => {}
         }
+        // The log is created private (0600) before `cat` appends to it: what a pane prints is
+        // its owner's alone, whatever the umask the tmux server runs with.
+        {
+            use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
+            let f = std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .mode(0o600)
+                .custom_flags(libc_o_nofollow())
+                .open(&log)
+                .map_err(|e| format!("pane log: {e}"))?;
+            f.set_permissions(std::fs::Permissions::from_mode(0o600))
+                .map_err(|e| format!("pane log: {e}"))?;
+        }
         let pipe = format!(
             "exec cat >> {}",
             tmux::shell_quote_for_pipe(&log.to_string_lossy())
@@ -321,4 +335,9 @@ impl Executor {
         }
         Ok((dir, vars))
     }
+}
+
+/// `O_NOFOLLOW`: a pane log that is a symlink is refused, not followed.
+fn libc_o_nofollow() -> i32 {
+    i32::try_from(rustix::fs::OFlags::NOFOLLOW.bits()).unwrap_or(0)
 }
