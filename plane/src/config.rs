@@ -5,7 +5,7 @@
 //! | `--listen ADDR:PORT` | `TERMPLANE_LISTEN` | `127.0.0.1:7420` (loopback only) |
 //! | `--data-dir DIR` | `TERMPLANE_DATA_DIR` | `$XDG_DATA_HOME/termplane`, else `~/.local/share/termplane` |
 //! | `--database-url URL` | `TERMPLANE_DATABASE_URL` | SQLite file `termplane.db` in the data directory |
-//! | — | `APP_BASE_URL` | `http://<listen address>` |
+//! | — | `APP_BASE_URL` | `http://<listen address>`; `http://localhost:<port>` when listening on loopback or on every address (`0.0.0.0`, `[::]`: a warning says to set it) |
 //! | — | `TRUSTED_ORIGINS` | none (comma-separated extra origins) |
 //! | — | `TERMPLANE_NODE_DOWNLOADS` | none: the `termplane-node` next to the plane's binary is served for the plane's own platform (a directory of `termplane-node-<os>-<arch>` files otherwise) |
 //! | — | `TRUSTED_PROXIES` | none (comma-separated addresses or CIDR ranges of reverse proxies whose `X-Forwarded-For` names the client) |

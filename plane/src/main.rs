@@ -82,6 +82,20 @@ async fn run(cfg: Config) -> Result<(), String> {
             extra_origins.push(format!("http://{local}"));
             format!("http://localhost:{}", local.port())
         }
+        // Every address: no one can browse to `0.0.0.0`, and a browser on another machine
+        // sends an origin the plane cannot guess. This host's browser works; the others need
+        // the address they use set as the plane's.
+        None if local.ip().is_unspecified() => {
+            tracing::warn!(
+                "listening on every address ({local}) with no APP_BASE_URL: set APP_BASE_URL to \
+                 the address people and nodes reach this plane at (http://<host>:{port}); until \
+                 then only a browser on this host can sign in, and the enroll command it shows \
+                 names localhost",
+                port = local.port()
+            );
+            extra_origins.push(format!("http://127.0.0.1:{}", local.port()));
+            format!("http://localhost:{}", local.port())
+        }
         None => format!("http://{local}"),
     };
     let settings = Settings {

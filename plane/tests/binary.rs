@@ -22,16 +22,14 @@ impl Drop for Running {
 }
 
 fn start(data_dir: &std::path::Path) -> Running {
+    start_on(data_dir, "127.0.0.1:0")
+}
+
+fn start_on(data_dir: &std::path::Path, listen: &str) -> Running {
     // The local node (and its tmux server) is covered by the end-to-end tests of
     // agent/tests/subshells.rs; these tests are about the plane process itself.
     let mut child = Command::new(env!("CARGO_BIN_EXE_termplane"))
-        .args([
-            "serve",
-            "--no-local-node",
-            "--listen",
-            "127.0.0.1:0",
-            "--data-dir",
-        ])
+        .args(["serve", "--no-local-node", "--listen", listen, "--data-dir"])
         .arg(data_dir)
         .env_remove("RUST_LOG")
         .env_remove("APP_BASE_URL")
@@ -90,6 +88,35 @@ fn a_loopback_plane_is_addressed_as_localhost_and_its_literal_address_is_trusted
     assert!(answer.starts_with("HTTP/1.1 201"), "{answer}");
     let _ = run.child.kill();
     let _ = run.child.wait();
+}
+
+#[test]
+fn a_plane_on_every_address_with_no_base_url_says_to_set_one_and_serves_this_host_meanwhile() {
+    let dir = common::tempdir("binary-every-address");
+    let mut run = start_on(&dir, "0.0.0.0:0");
+    let port = run
+        .base
+        .strip_prefix("http://localhost:")
+        .unwrap_or_else(|| panic!("no one can browse to 0.0.0.0: printed {}", run.base))
+        .to_owned();
+    let answer = post_setup_from(
+        &format!("http://127.0.0.1:{port}"),
+        &format!("http://127.0.0.1:{port}"),
+    );
+    assert!(answer.starts_with("HTTP/1.1 201"), "{answer}");
+    let _ = run.child.kill();
+    let _ = run.child.wait();
+    let mut log = String::new();
+    run.child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut log)
+        .unwrap();
+    assert!(
+        log.contains("with no APP_BASE_URL: set APP_BASE_URL to the address"),
+        "{log}"
+    );
 }
 
 #[test]
