@@ -1296,28 +1296,24 @@ fn a_node_that_allows_only_other_directories_than_its_home_starts_there() {
     let w = world("allowed-start", false);
     let work = w.dir.join("work");
     let dirs_path = format!("/api/nodes/{}/allowed_dirs", w.node_id);
-    // A list the node refuses (a file where a directory is named) is not kept: the plane never
-    // shows a list the node does not enforce.
+    // A directory that does not exist yet, and a file where a directory is named, are kept
+    // (and restrict: nothing opens under them), pushed at once or at the node's next ready
+    // alike: a list never fails open.
+    let later = w.dir.join("not-yet");
     let file = w.dir.join("a-file");
     std::fs::write(&file, b"").unwrap();
     let r = w.send(
         "PUT",
         &dirs_path,
-        Some(&json!({ "allowedDirs": [work.display().to_string(), file.display().to_string()] })),
-    );
-    assert_eq!(r.status, 409, "{}", r.text());
-    assert_eq!(r.json()["code"], "NODE_REFUSED");
-    let node = w.get(&format!("/api/nodes/{}", w.node_id)).json();
-    assert_eq!(node["allowedDirs"], json!([]), "{node}");
-    // A directory that does not exist yet is kept (and restricts: nothing opens under it).
-    let later = w.dir.join("not-yet");
-    let r = w.send(
-        "PUT",
-        &dirs_path,
-        Some(&json!({ "allowedDirs": [work.display().to_string(), later.display().to_string()] })),
+        Some(&json!({ "allowedDirs": [work.display().to_string(), later.display().to_string(), file.display().to_string()] })),
     );
     assert_eq!(r.status, 200, "{}", r.text());
-    assert_eq!(r.json()["allowedDirs"].as_array().map(Vec::len), Some(2));
+    assert_eq!(r.json()["allowedDirs"].as_array().map(Vec::len), Some(3));
+    let r = w.post(
+        "/api/subshells",
+        &json!({ "nodeId": w.node_id, "harnessId": "shell", "cwd": w.dir.display().to_string() }),
+    );
+    assert_eq!(r.status, 422, "outside the list: {}", r.text());
     // The folder picker, asked for no path, starts in the allowed directory (the home, outside
     // it, would be refused).
     let listing = wait_until("the node to take the new list", WAIT, || {

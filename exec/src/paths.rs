@@ -167,11 +167,11 @@ impl Policy {
         &self.allowed
     }
 
-    /// Canonicalises and checks a new allowlist: each entry absolute, passing the lexical
-    /// check, a directory. Answers the realpaths (duplicates removed). An entry that does not
-    /// exist (yet) is kept as written: nothing can be opened under it until it does, so the list
-    /// still restricts (refusing the whole list would leave the old one, perhaps unrestricted,
-    /// in force).
+    /// Canonicalises and checks a new allowlist: each entry absolute and passing the lexical
+    /// check. Answers the realpaths (duplicates removed). An entry that does not exist (yet),
+    /// or is not a directory, is kept as written: nothing can be opened under it, so the list
+    /// still restricts. Refusing the whole list would leave the old one in force, perhaps
+    /// unrestricted, and a list pushed while the node was away would then fail open.
     pub fn canonicalize(dirs: &[String]) -> Result<Vec<PathBuf>, String> {
         let mut out: Vec<PathBuf> = Vec::new();
         for d in dirs {
@@ -188,7 +188,11 @@ impl Policy {
                 Err(e) => return Err(format!("{d:?}: {e}")),
             };
             if !real.is_dir() {
-                return Err(format!("{d:?}: not a directory"));
+                let kept = PathBuf::from(d.trim_end_matches('/'));
+                if !out.contains(&kept) {
+                    out.push(kept);
+                }
+                continue;
             }
             if real.to_str().is_none() {
                 return Err(format!("{d:?}: not UTF-8"));
@@ -811,9 +815,13 @@ mod tests {
         );
         let under = policy.locate(&format!("{}/x", missing.display()));
         assert!(under.is_err() || under.unwrap().open_root().is_err());
-        // A file where a directory is named is still refused, as is a relative path.
+        // A file where a directory is named is kept too, and opens nothing; a relative path is
+        // refused.
         std::fs::write(base.join("file"), b"").unwrap();
-        assert!(Policy::canonicalize(&[base.join("file").display().to_string()]).is_err());
+        let file = base.join("file").display().to_string();
+        let with_file = Policy::new(Policy::canonicalize(std::slice::from_ref(&file)).unwrap());
+        let under = with_file.locate(&format!("{file}/x"));
+        assert!(under.is_err() || under.unwrap().open_root().is_err());
         assert!(Policy::canonicalize(&["relative/dir".to_owned()]).is_err());
         let _ = std::fs::remove_dir_all(&base);
     }
