@@ -132,8 +132,9 @@ impl NodeConfig {
         })
     }
 
-    /// Makes a config that others may read (it holds the node key and the link secret) private
-    /// again (mode 0600); answers what it did, for the log, or `None` when it was private.
+    /// Makes a file of the node's secrets that others may read (the config holds the node key
+    /// and the link secret, the identity file its private key) private again (mode 0600);
+    /// answers what it did, for the log, or `None` when it was private (or is not there).
     #[must_use]
     pub fn tighten(path: &Path) -> Option<String> {
         use std::os::unix::fs::PermissionsExt as _;

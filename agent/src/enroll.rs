@@ -115,13 +115,29 @@ fn usable_ws_url(ws_url: &str, server: &str) -> String {
             authority
         }
     });
-    if !matches!(host, "0.0.0.0" | "[::]" | "[0:0:0:0:0:0:0:0]") {
-        return ws_url.to_owned();
-    }
     let Some((server_scheme, server_rest)) = server.split_once("://") else {
         return ws_url.to_owned();
     };
     let server_authority = server_rest.split('/').next().unwrap_or(server_rest);
+    let server_host = server_authority
+        .rsplit_once(':')
+        .map_or(server_authority, |(h, p)| {
+            if p.chars().all(|c| c.is_ascii_digit()) {
+                h
+            } else {
+                server_authority
+            }
+        });
+    let loopback = |h: &str| {
+        h == "localhost" || h.ends_with(".localhost") || h.starts_with("127.") || h == "[::1]"
+    };
+    // Every address, or this machine's own loopback when the node reached the plane through
+    // another host (a plane that calls itself localhost, listening on every address).
+    let unusable = matches!(host, "0.0.0.0" | "[::]" | "[0:0:0:0:0:0:0:0]")
+        || (loopback(host) && !loopback(server_host));
+    if !unusable {
+        return ws_url.to_owned();
+    }
     let ws_scheme = if server_scheme == "https" || scheme == "wss" {
         "wss"
     } else {
@@ -208,10 +224,12 @@ fn enroll_with(
         } else {
             String::new()
         };
-        return Err(format!(
-            "enrollment refused (HTTP {} {code}): {msg}{hint}",
-            resp.status
-        ));
+        let status = if code.is_empty() {
+            resp.status.to_string()
+        } else {
+            format!("{} {code}", resp.status)
+        };
+        return Err(format!("enrollment refused (HTTP {status}): {msg}{hint}"));
     }
     let field = |k: &str| {
         v.get(k)
@@ -290,6 +308,22 @@ mod tests {
                 "ws://localhost:7420/ws/node",
                 "http://127.0.0.1:7420",
                 "ws://localhost:7420/ws/node",
+            ),
+            // A plane that calls itself localhost, reached from another machine.
+            (
+                "ws://localhost:7420/ws/node",
+                "http://192.0.2.2:7420",
+                "ws://192.0.2.2:7420/ws/node",
+            ),
+            (
+                "ws://127.0.0.1:7420/ws/node",
+                "http://plane.lan:7420",
+                "ws://plane.lan:7420/ws/node",
+            ),
+            (
+                "ws://[::1]:7420/ws/node",
+                "http://localhost:7420",
+                "ws://[::1]:7420/ws/node",
             ),
         ];
         for (ws, server, want) in cases {

@@ -25,7 +25,7 @@
 //! pending update and the process exits (status 3) without dialing again; a service manager
 //! restarts the restored binary, which dials as a new process.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use termplane_exec::{ExecConfig, shared};
@@ -235,8 +235,10 @@ fn cmd_status(args: &Args) -> ExitCode {
     println!("config: {}", path.display());
     match NodeConfig::load(&path) {
         Ok(cfg) => {
-            if let Some(warning) = NodeConfig::tighten(&path) {
-                eprintln!("termplane-node: {warning}");
+            for file in [path.as_path(), Path::new(&cfg.identity_key_path)] {
+                if let Some(warning) = NodeConfig::tighten(file) {
+                    eprintln!("termplane-node: {warning}");
+                }
             }
             println!("node id: {}", cfg.node_id);
             println!("name: {}", cfg.name);
@@ -337,8 +339,10 @@ fn cmd_run(args: &Args) -> ExitCode {
     }
     let debug = std::fs::read_to_string(data.join("log-level")).is_ok_and(|l| l.trim() == "debug");
     logging::init(&data.join("node.log"), debug);
-    if let Some(warning) = NodeConfig::tighten(&path) {
-        logging::warn(&warning);
+    for file in [path.as_path(), Path::new(&cfg.identity_key_path)] {
+        if let Some(warning) = NodeConfig::tighten(file) {
+            logging::warn(&warning);
+        }
     }
     if let Some(n) = termplane_node::util::raise_open_file_limit() {
         logging::debug(&format!("open-file limit {n}"));

@@ -260,10 +260,12 @@ fn run_refuses_a_broken_config_clearly_and_never_prints_secrets() {
         return;
     }
     let d = TempDir::new("run");
+    let identity = d.path().join("identity.jwk");
+    std::fs::write(&identity, b"{}").unwrap();
     let cfg = json!({
         "serverUrl": "http://127.0.0.1:9", "wsUrl": "ws://127.0.0.1:9/ws/node", "nodeId": "n",
         "nodeKey": NODE_KEY, "signingPublicJwk": { "kty": "EC", "crv": "P-256", "x": "x", "y": "y" },
-        "linkSecret": "c2VjcmV0", "linkPublic": "p", "identityKeyPath": "/nonexistent",
+        "linkSecret": "c2VjcmV0", "linkPublic": "p", "identityKeyPath": identity.to_string_lossy(),
         "dataDir": d.path().join("data").to_string_lossy(),
     });
     let p = d.path().join("c.json");
@@ -280,6 +282,9 @@ fn run_refuses_a_broken_config_clearly_and_never_prints_secrets() {
     let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600, "{mode:o}");
     assert!(s.contains("was readable by others (mode 644)"), "{s}");
+    // So was the identity's private key.
+    let mode = std::fs::metadata(&identity).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "identity {mode:o}");
     let _ = Command::new("tmux")
         .arg("-S")
         .arg(d.path().join("data/tmux.sock"))
