@@ -304,12 +304,12 @@ async fn exercise(url: &str) {
     assert!(store.take_doomed(&node_id).await.unwrap().is_empty());
     store.doom_pane(&node_id, "pane-e", NOW).await.unwrap();
     assert!(store.take_doomed(&node_id).await.unwrap().is_empty());
+    let refused = store.record_ephemeral(&node_id, "eph-1", NOW).await;
     assert!(
-        store
-            .record_ephemeral(&node_id, "eph-1", NOW)
-            .await
-            .is_err(),
-        "foreign key to a deleted node"
+        refused
+            .as_ref()
+            .is_err_and(termplane::store::is_foreign_key_violation),
+        "foreign key to a deleted node, told apart from other errors: {refused:?}"
     );
     let local = store
         .nodes(None)

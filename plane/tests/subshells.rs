@@ -824,3 +824,24 @@ fn a_restart_and_a_delete_at_once_leave_no_pane_behind() {
         assert!(!pane_of(&id), "round {round}: a pane came back for {id}");
     }
 }
+
+#[test]
+fn the_local_node_reads_offline_while_the_plane_runs_no_panes_on_its_host() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let local = |p: &Plane| {
+        p.call(&admin, "GET", "/api/nodes", None)
+            .json()
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["isLocal"] == true)
+            .unwrap()
+            .clone()
+    };
+    // As a plane started with --no-local-node (or without tmux): launches there are refused,
+    // and the node list says so.
+    assert_eq!(local(&p)["liveness"], "offline");
+    let _node = common::local::attach(&p);
+    assert_eq!(local(&p)["liveness"], "online");
+}

@@ -292,3 +292,9 @@ pub fn redact_url(url: &str) -> String {
         _ => url.to_owned(),
     }
 }
+
+/// Whether `e` is a write refused because a row it refers to is gone (a foreign key).
+#[must_use]
+pub fn is_foreign_key_violation(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(d) if d.kind() == sqlx::error::ErrorKind::ForeignKeyViolation)
+}

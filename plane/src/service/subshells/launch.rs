@@ -311,7 +311,15 @@ impl Service {
             .await?;
         self.store
             .insert_subshell(&row, &c.user().id, c.actor_kind())
-            .await?;
+            .await
+            .map_err(|e| {
+                // The node was deleted while the launch was being prepared.
+                if crate::store::is_foreign_key_violation(&e) {
+                    ApiError::not_found("node")
+                } else {
+                    ApiError::from(e)
+                }
+            })?;
         let outcome = self
             .node_command(&node.id, Command::Launch(Box::new(launch)))
             .await;
