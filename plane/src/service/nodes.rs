@@ -168,7 +168,8 @@ impl Service {
                         409,
                         "NODE_REFUSED",
                         format!("the node refused the list, which was not kept: {reason}"),
-                    ));
+                    )
+                    .with_metadata(serde_json::json!({ "reason": reason })));
                 }
                 Ok(_) => {}
                 Err(e) => {
