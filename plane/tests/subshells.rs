@@ -761,17 +761,24 @@ fn a_restart_during_a_stops_grace_is_not_killed_by_that_stop() {
         let restarted = w.as_admin("POST", &format!("/api/subshells/{id}/restart"), None);
         (stop.join().unwrap(), restarted)
     });
-    assert_eq!(stopped.status, 200, "{}", stopped.text());
     std::thread::sleep(std::time::Duration::from_millis(500));
     let row = w.get(&id);
     if restarted.status == 200 {
-        // The stop ended when the restart took over: the new pane runs, and keeps running.
+        // The stop ended when the restart took over, and says it did not happen: the new pane
+        // runs, and keeps running.
+        assert_eq!(stopped.status, 409, "{}", stopped.text());
+        assert!(
+            stopped.text().contains("restarted while this stop waited"),
+            "{}",
+            stopped.text()
+        );
         assert_eq!(row["state"], "running", "{row}");
         w.type_line(&id, "echo alive-$((6*7))");
         w.wait_screen(&id, "alive-42");
     } else {
         // The stop finished first (the old pane went between the restart's kill and its
         // move): the restart is refused, and the row says what is true, stopped.
+        assert_eq!(stopped.status, 200, "{}", stopped.text());
         assert_eq!(restarted.status, 409, "{}", restarted.text());
         assert_eq!(row["state"], "stopped", "{row}");
     }

@@ -150,7 +150,8 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "/api/subshells/:id/terminate",
             "terminateSubshell",
             Subshells,
-            "Graceful stop: the token is revoked at once, Ctrl-C is typed, and the pane is killed when the grace ends",
+            "Graceful stop: the token is revoked at once, Ctrl-C is typed, and the pane is killed when the grace ends; \
+             a kill during the grace finishes the stop, a restart during it supersedes the stop (409 INVALID_STATE)",
         )
         .errors(&[
             "INVALID_STATE",

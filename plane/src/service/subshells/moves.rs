@@ -244,9 +244,18 @@ impl Service {
             .subshell(id)
             .await?
             .ok_or_else(|| ApiError::not_found("subshell"))?;
-        // Moved on meanwhile (killed, or restarted: the pane there now is a new one, not the
-        // one this stop was for): the stop is over, and nothing is killed.
-        if SubshellState::from_stored(&now_row.state) != SubshellState::Stopping {
+        // Moved on meanwhile: killed (the stop is done, by another hand) or restarted (the pane
+        // there now is a new one, not the one this stop was for: nothing is killed, and the
+        // stop did not happen, so it is not answered as done).
+        let state = SubshellState::from_stored(&now_row.state);
+        if state != SubshellState::Stopping {
+            if state.is_live() {
+                return Err(ApiError::new(
+                    409,
+                    "INVALID_STATE",
+                    "the subshell was restarted while this stop waited for it to end: it runs again",
+                ));
+            }
             return self.fresh_view(id).await;
         }
         if ended {
