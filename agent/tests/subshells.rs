@@ -1266,17 +1266,27 @@ fn a_node_daemon_or_a_plane_that_stops_or_is_killed_mid_upload_leaves_no_partial
         partial_files(&dir)
     );
     // A daemon killed outright (SIGKILL) cannot clean up: its next start does.
+    let links = |w: &World| w.node_log().matches("link established").count();
+    let before = links(&w);
     w.start_node();
-    w.wait_online(WAIT);
+    wait_until("the daemon to link", WAIT, || {
+        (links(&w) > before).then_some(())
+    });
     half_an_upload(&w, &w.node_id.clone(), &dir);
     w.kill_node();
     assert_eq!(partial_files(&dir).len(), 1, "SIGKILL runs no clean-up");
+    let before = links(&w);
     w.start_node();
     wait_until(
         "the restarted daemon to remove the partial file",
         WAIT,
         || partial_files(&dir).is_empty().then_some(()),
     );
+    // Linked before the test goes on (a daemon stopped while it starts its tmux server can
+    // leave that server running past the test).
+    wait_until("the daemon to link", WAIT, || {
+        (links(&w) > before).then_some(())
+    });
     // The plane stops with an upload under way into a pane of its own host.
     let local = local_node(&w);
     let local_dir = w.dir.join("local-work");

@@ -609,6 +609,32 @@ fn kill_tmux_server(socket: &Path) {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status();
+    // A server that cannot finish exiting (a control client of a SIGKILLed daemon still
+    // attached to it) outlives `kill-server`, and the test's directory, socket and all: any
+    // tmux process still naming this socket goes. Bounded: one pass over /proc.
+    let needle = socket.as_os_str().as_encoded_bytes();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let tmux = cmdline
+            .split(|b| *b == 0)
+            .next()
+            .is_some_and(|argv0| argv0.ends_with(b"tmux"));
+        if tmux
+            && cmdline.windows(needle.len()).any(|w| w == needle)
+            && let Some(pid) = rustix::process::Pid::from_raw(pid)
+        {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        }
+    }
 }
 
 /// A bash launch command for `id` in `cwd`.
