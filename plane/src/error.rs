@@ -31,7 +31,7 @@
 //! | 409 | `EMAIL_TAKEN` | creating an account whose email exists |
 //! | 409 | `CANNOT_DISABLE_SELF` | an administrator disabling, deleting or resetting the password of their own account |
 //! | 409 | `LAST_ADMIN` | demoting or deleting the last enabled administrator |
-//! | 409 | `NODE_HAS_LIVE_SUBSHELLS` | deleting a node on which subshells still run (`metadata.live`, `metadata.subshells` as below) |
+//! | 409 | `NODE_HAS_LIVE_SUBSHELLS` | deleting a node on which subshells still run (`metadata.live`: how many; `metadata.subshells`: their `id` and `name`) |
 //! | 409 | `USER_HAS_LIVE_SUBSHELLS` | deleting an account whose subshells still run (`metadata.live`: how many; `metadata.subshells`: their `id` and `name`) |
 //! | 403 | `CURRENT_PASSWORD_WRONG` | a password change whose current password is wrong |
 //! | 409 | `NODE_OFFLINE` | a command (launch, ping…) for a node whose link is not online, or for the local node when it is off (no tmux, or `--no-local-node`) |
