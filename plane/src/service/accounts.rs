@@ -369,21 +369,14 @@ impl Service {
             }
             UserChange::NotFound => Err(ApiError::not_found("account")),
             UserChange::LastAdmin => Err(last_admin()),
-            UserChange::LiveSubshells(live) => Err(ApiError::new(
-                409,
+            UserChange::LiveSubshells(live) => Err(super::live_subshells_refusal(
                 "USER_HAS_LIVE_SUBSHELLS",
                 format!(
                     "the account has {} live subshell(s): terminate them first",
                     live.len()
                 ),
-            )
-            .with_metadata(serde_json::json!({
-                "live": live.len(),
-                "subshells": live
-                    .iter()
-                    .map(|(id, name)| serde_json::json!({ "id": id, "name": name }))
-                    .collect::<Vec<_>>(),
-            }))),
+                &live,
+            )),
         }
     }
 

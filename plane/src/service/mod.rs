@@ -358,6 +358,22 @@ fn user_view(u: &User) -> api::accounts::User {
     }
 }
 
+/// A 409 refusing a delete while subshells are live, naming them (`metadata.live`: how many;
+/// `metadata.subshells`: their `id` and `name`).
+fn live_subshells_refusal(
+    code: &'static str,
+    message: String,
+    live: &[(String, String)],
+) -> ApiError {
+    ApiError::new(409, code, message).with_metadata(serde_json::json!({
+        "live": live.len(),
+        "subshells": live
+            .iter()
+            .map(|(id, name)| serde_json::json!({ "id": id, "name": name }))
+            .collect::<Vec<_>>(),
+    }))
+}
+
 /// A node row as the API shows it. Stored JSON that does not parse reads as absent.
 fn node_view(n: &Node) -> api::nodes::Node {
     fn parse<T: serde::de::DeserializeOwned>(s: &Option<String>) -> Option<T> {

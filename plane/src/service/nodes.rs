@@ -91,22 +91,15 @@ impl Service {
             crate::store::NodeDeletion::Deleted => {}
             crate::store::NodeDeletion::NotFound => return Err(ApiError::not_found("node")),
             crate::store::NodeDeletion::LiveSubshells(live) => {
-                return Err(ApiError::new(
-                    409,
+                return Err(super::live_subshells_refusal(
                     "NODE_HAS_LIVE_SUBSHELLS",
                     format!(
                         "{} subshell(s) on the node are live: terminate them first (deleting the \
                          node would leave their panes running out of reach)",
                         live.len()
                     ),
-                )
-                .with_metadata(serde_json::json!({
-                    "live": live.len(),
-                    "subshells": live
-                        .iter()
-                        .map(|(id, name)| serde_json::json!({ "id": id, "name": name }))
-                        .collect::<Vec<_>>(),
-                })));
+                    &live,
+                ));
             }
         }
         self.links.kick(id);

@@ -441,16 +441,7 @@ impl Store {
         if current.role == "admin" && !Self::another_admin(&mut tx, id).await? {
             return Ok(UserChange::LastAdmin);
         }
-        let live = sqlx::query(
-            "SELECT id, name FROM subshells WHERE owner_user_id = $1 \
-             AND state IN ('starting', 'running', 'stopping') ORDER BY created_at, id",
-        )
-        .bind(id)
-        .fetch_all(&mut *tx)
-        .await?
-        .iter()
-        .map(|r| Ok((r.try_get("id")?, r.try_get("name")?)))
-        .collect::<Result<Vec<(String, String)>, sqlx::Error>>()?;
+        let live = super::live_subshells_in(&mut tx, super::LiveOf::Owner, id).await?;
         if !live.is_empty() {
             return Ok(UserChange::LiveSubshells(live));
         }

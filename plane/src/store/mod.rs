@@ -298,3 +298,39 @@ pub fn redact_url(url: &str) -> String {
 pub fn is_foreign_key_violation(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(d) if d.kind() == sqlx::error::ErrorKind::ForeignKeyViolation)
 }
+
+/// Whose live subshells [`live_subshells_in`] lists.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum LiveOf {
+    /// An account's.
+    Owner,
+    /// A node's.
+    Node,
+}
+
+/// The live subshells (`starting`, `running`, `stopping`) of an account or a node, as (id,
+/// name), oldest first, read in `tx` (a delete that refuses while any is live checks and
+/// deletes in one transaction).
+pub(crate) async fn live_subshells_in(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    of: LiveOf,
+    id: &str,
+) -> Result<Vec<(String, String)>, sqlx::Error> {
+    let sql = match of {
+        LiveOf::Owner => {
+            "SELECT id, name FROM subshells WHERE owner_user_id = $1 \
+             AND state IN ('starting', 'running', 'stopping') ORDER BY created_at, id"
+        }
+        LiveOf::Node => {
+            "SELECT id, name FROM subshells WHERE node_id = $1 \
+             AND state IN ('starting', 'running', 'stopping') ORDER BY created_at, id"
+        }
+    };
+    sqlx::query(sql)
+        .bind(id)
+        .fetch_all(&mut **tx)
+        .await?
+        .iter()
+        .map(|r| Ok((r.try_get("id")?, r.try_get("name")?)))
+        .collect()
+}

@@ -193,16 +193,7 @@ impl Store {
         now: i64,
     ) -> Result<NodeDeletion, sqlx::Error> {
         let mut tx = self.write_tx().await?;
-        let live = sqlx::query(
-            "SELECT id, name FROM subshells WHERE node_id = $1 \
-             AND state IN ('starting', 'running', 'stopping') ORDER BY created_at, id",
-        )
-        .bind(id)
-        .fetch_all(&mut *tx)
-        .await?
-        .iter()
-        .map(|r| Ok((r.try_get("id")?, r.try_get("name")?)))
-        .collect::<Result<Vec<(String, String)>, sqlx::Error>>()?;
+        let live = super::live_subshells_in(&mut tx, super::LiveOf::Node, id).await?;
         if !live.is_empty() {
             return Ok(NodeDeletion::LiveSubshells(live));
         }
