@@ -212,15 +212,19 @@ fn enroll_status_configure_never_print_secrets() {
     // a running daemon), before anything is sent, unless asked for.
     let config = d.path().join("cfg/termplane-node/config.json");
     let before = std::fs::read(&config).unwrap();
-    let mut c = bin();
-    c.args([
-        "enroll",
-        "--server",
-        "http://127.0.0.1:9",
-        "--setup-key",
-        "nsk_abc",
-    ]);
-    let (ok, s) = run(c, d.path());
+    let enroll_again = |more: &[&str]| {
+        let mut c = bin();
+        c.args([
+            "enroll",
+            "--server",
+            "http://127.0.0.1:9",
+            "--setup-key",
+            "nsk_abc",
+        ])
+        .args(more);
+        run(c, d.path())
+    };
+    let (ok, s) = enroll_again(&[]);
     assert!(!ok);
     assert!(
         s.contains("already holds a node's config") && s.contains("--force"),
@@ -230,16 +234,7 @@ fn enroll_status_configure_never_print_secrets() {
 
     // A corrupt identity is quarantined, never rotated.
     std::fs::write(d.path().join("cfg/termplane-node/identity.jwk"), b"garbage").unwrap();
-    let mut c = bin();
-    c.args([
-        "enroll",
-        "--server",
-        "http://127.0.0.1:9",
-        "--setup-key",
-        "nsk_abc",
-        "--force",
-    ]);
-    let (ok, s) = run(c, d.path());
+    let (ok, s) = enroll_again(&["--force"]);
     assert!(!ok);
     assert!(s.contains("corrupt") && s.contains("moved aside"), "{s}");
     assert!(!d.path().join("cfg/termplane-node/identity.jwk").exists());

@@ -141,13 +141,7 @@ fn enroll_ping_launch_echo_capture_tail_terminate_exit() {
     assert!(w.node_log().contains("SIGHUP received"), "{}", w.node_log());
     w.wait_offline();
     // `status` does not read a stopped daemon's last words as the link's state.
-    let out = w
-        .node_command()
-        .args(["status", "--config"])
-        .arg(w.config())
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    let said = w.node_status();
     assert!(
         said.lines()
             .any(|l| l.starts_with("link: the daemon is not running")),
@@ -549,15 +543,7 @@ fn a_revoked_key_is_said_plainly_in_the_log_and_in_status() {
     let log = w.node_log();
     assert!(log.contains("4401"), "{log}");
     assert!(log.contains("termplane-node configure --key"), "{log}");
-    let status = || {
-        let out = w
-            .node_command()
-            .args(["status", "--config"])
-            .arg(w.config())
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
+    let status = || w.node_status();
     wait_until("status to say the key is refused", WAIT, || {
         status()
             .lines()

@@ -1049,6 +1049,16 @@ fn subshell_token_valid_then_restarted_is_rotated_in_place_manually_and_automati
 }
 
 /// Whether the node's tmux server has the pane of subshell `id`.
+/// Sends `sig` (`-STOP`, `-CONT`, …) to the running node daemon.
+fn signal_node(w: &World, sig: &str) {
+    let pid = w.node.as_ref().unwrap().id().to_string();
+    let ok = Command::new("kill")
+        .args([sig, &pid])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "kill {sig} {pid}");
+}
+
 fn node_has_pane(w: &World, id: &str) -> bool {
     Command::new("tmux")
         .arg("-S")
@@ -1157,14 +1167,7 @@ fn a_launch_that_got_no_answer_leaves_no_pane_when_the_node_runs_it_late() {
     wait_until("the shell to run", WAIT, || {
         (subshell(&w, &first)["state"] == "running").then_some(())
     });
-    let pid = w.node.as_ref().unwrap().id().to_string();
-    let signal = |sig: &str| {
-        let ok = Command::new("kill")
-            .args([sig, &pid])
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(ok, "kill {sig} {pid}");
-    };
+    let signal = |sig: &str| signal_node(&w, sig);
     // A frozen node: its link stays up for a while, so the launch waits out the command's
     // deadline and fails; nothing of it may be left behind.
     signal("-STOP");
@@ -1344,14 +1347,7 @@ fn a_node_that_allows_only_other_directories_than_its_home_starts_there() {
 fn a_stop_or_kill_the_node_answers_too_late_still_ends_stopped() {
     let w = world("late-stop", false);
     let dir = w.dir.join("work");
-    let pid = w.node.as_ref().unwrap().id().to_string();
-    let signal = |sig: &str| {
-        let ok = Command::new("kill")
-            .args([sig, &pid])
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(ok, "kill {sig} {pid}");
-    };
+    let signal = |sig: &str| signal_node(&w, sig);
     for op in ["terminate", "kill"] {
         let id = launch(&w, "shell", &dir)["id"].as_str().unwrap().to_owned();
         wait_until("the shell to run", WAIT, || {

@@ -361,6 +361,17 @@ impl World {
         self.dir.join("xdg-data/termplane-node/tmux.sock")
     }
 
+    /// What `termplane-node status` prints for this world's node.
+    pub fn node_status(&self) -> String {
+        let out = self
+            .node_command()
+            .args(["status", "--config"])
+            .arg(self.config())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     pub fn node_log(&self) -> String {
         std::fs::read_to_string(self.dir.join("xdg-data/termplane-node/node.log"))
             .unwrap_or_default()
