@@ -657,6 +657,82 @@ fn concurrent_edits_leave_the_node_with_the_rows_maintenance_and_allowed_dirs() 
     assert_eq!(last_on, row_on);
 }
 
+/// `PUT /api/nodes/:id/allowed_dirs` as the admin.
+fn put_allowed_dirs(p: &Plane, cookie: &str, id: &str, dirs: serde_json::Value) -> Resp {
+    p.req()
+        .method("PUT")
+        .path(&format!("/api/nodes/{id}/allowed_dirs"))
+        .header("Origin", &p.origin())
+        .header("Cookie", cookie)
+        .json(json!({ "allowedDirs": dirs }))
+        .send()
+}
+
+/// An allowed-dirs edit in the moment between a node's `ready` and its census (the link is up,
+/// the census not applied) still reaches the node: the list pushed after `ready` was the old
+/// one, and no later `ready` would come to correct it.
+#[test]
+fn an_allowed_dirs_edit_before_the_census_reaches_the_node() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let e = enroll(&p, &admin, "early", true);
+    let mut n = TestNode::start_without_census(&p, &e, "0.17.0");
+    n.wait_established();
+    wait_liveness(&p, &e.node_id, "online");
+    let r = put_allowed_dirs(&p, &admin, &e.node_id, json!(["/srv/early"]));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let last = n
+        .exec
+        .ran
+        .lock()
+        .unwrap()
+        .iter()
+        .rev()
+        .find_map(|c| match c {
+            Command::SetAllowedDirs(d) => Some(d.dirs.clone()),
+            _ => None,
+        });
+    assert_eq!(last, Some(vec!["/srv/early".to_owned()]));
+    assert_eq!(n.shutdown(), AgentOutcome::Shutdown);
+}
+
+/// A list that passes validation but could never be carried to a node (64 paths of 1,000
+/// characters overflow the link's envelope) is refused 413 and not kept, whether the node is
+/// online or offline: a stored list no push can deliver would leave the node on its old one.
+#[test]
+fn an_allowed_dirs_list_too_large_for_the_link_is_refused_and_not_kept() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let e = enroll(&p, &admin, "big", true);
+    let huge: Vec<String> = (0..64)
+        .map(|i| format!("/srv/{i:02}/{}", "d".repeat(990)))
+        .collect();
+    // Offline.
+    let before = node_row(&p, &e.node_id).allowed_dirs;
+    let r = put_allowed_dirs(&p, &admin, &e.node_id, json!(huge));
+    assert_eq!(r.error(413), "COMMAND_TOO_LARGE");
+    assert_eq!(node_row(&p, &e.node_id).allowed_dirs, before);
+    // Online, with a list in force.
+    let mut n = TestNode::start(&p, &e, "0.17.0");
+    n.wait_established();
+    wait_liveness(&p, &e.node_id, "online");
+    let r = put_allowed_dirs(&p, &admin, &e.node_id, json!(["/srv/kept"]));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let r = put_allowed_dirs(&p, &admin, &e.node_id, json!(huge));
+    assert_eq!(r.error(413), "COMMAND_TOO_LARGE");
+    let row: Vec<String> = serde_json::from_str(&node_row(&p, &e.node_id).allowed_dirs).unwrap();
+    assert_eq!(row, vec!["/srv/kept".to_owned()]);
+    assert!(
+        !n.exec
+            .ran
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|c| matches!(c, Command::SetAllowedDirs(d) if d.dirs.len() == 64))
+    );
+    assert_eq!(n.shutdown(), AgentOutcome::Shutdown);
+}
+
 /// Reads the next sealed command on a hand-driven link: its jti and its type.
 fn next_command(
     ws: &mut RawWs,

@@ -146,29 +146,30 @@ impl Service {
             .map(|d| d.as_str().to_owned())
             .collect();
         let text = serde_json::to_string(&dirs).map_err(|_| ApiError::internal())?;
-        // The write and its push in one order across concurrent edits. A node in reach is told
-        // first, and a list it refuses is not kept: the plane never shows a list the node does
-        // not enforce. A node out of reach (or that does not answer) is told at its next
-        // `ready`.
+        // The write and its push in one order across concurrent edits. A node whose link is up
+        // is told first (whether or not its census has been applied: the list does not depend
+        // on it), and a list it refuses is not kept: the plane never shows a list the node does
+        // not enforce. A node offline, or that does not answer in time, is told at its next
+        // `ready` (which reads the row under this same lock). A list that could never reach a
+        // node (too large for the link's envelope) is refused and not kept.
         let lock = self.links.node_lock(id);
         let _serial = lock.lock().await;
-        if self.node_reachable(id) {
-            let cmd = Command::SetAllowedDirs(termplane_proto::command::SetAllowedDirs { dirs });
-            match self.node_command_serialized(id, cmd).await {
-                Ok(r) if !r.ok => {
-                    let reason = r.error.unwrap_or_else(|| "refused".into());
-                    return Err(ApiError::new(
-                        409,
-                        "NODE_REFUSED",
-                        format!("the node refused the list, which was not kept: {reason}"),
-                    )
-                    .with_metadata(serde_json::json!({ "reason": reason })));
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    tracing::debug!(node = %id, code = e.code, "allowed directories pushed at the next ready");
-                }
+        let cmd = Command::SetAllowedDirs(termplane_proto::command::SetAllowedDirs { dirs });
+        match self.node_command_serialized(id, cmd).await {
+            Ok(r) if !r.ok => {
+                let reason = r.error.unwrap_or_else(|| "refused".into());
+                return Err(ApiError::new(
+                    409,
+                    "NODE_REFUSED",
+                    format!("the node refused the list, which was not kept: {reason}"),
+                )
+                .with_metadata(serde_json::json!({ "reason": reason })));
             }
+            Ok(_) => {}
+            Err(e) if matches!(e.code, "NODE_OFFLINE" | "NODE_TIMEOUT" | "NODE_LINK_CLOSED") => {
+                tracing::debug!(node = %id, code = e.code, "allowed directories pushed at the next ready");
+            }
+            Err(e) => return Err(e),
         }
         if !self
             .store

@@ -66,6 +66,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
             Cookie,
             "Replace a node's allowed directories",
         )
+        .errors(&["NODE_REFUSED", "COMMAND_TOO_LARGE"])
         .handle(set_allowed_dirs),
         RouteDef::put(
             "/api/nodes/:id/maintenance",
