@@ -87,7 +87,9 @@ pub fn check_tmux(tmux: &str) -> Result<String, String> {
 }
 
 /// Refuses a config path that is a directory, or that already holds a config unless `force`
-/// (enrolling again would replace the identity of a node whose daemon may be running).
+/// (enrolling again would replace the identity of a node whose daemon may be running), and
+/// even with `force` while the daemon of the config there is running: it would go on as the
+/// old node beside a config that names the new one.
 fn check_config_path(path: &Path, force: bool) -> Result<(), String> {
     let p = path.display();
     match std::fs::symlink_metadata(path) {
@@ -96,7 +98,17 @@ fn check_config_path(path: &Path, force: bool) -> Result<(), String> {
             "{p} already holds a node's config: enrolling again would replace this node's \
              identity. Stop its daemon and enroll with --force, or name another file with --config"
         )),
-        _ => Ok(()),
+        Ok(_) => match crate::config::NodeConfig::load(path)
+            .ok()
+            .and_then(|old| crate::link::running_daemon(&old.data_dir()))
+        {
+            Some(pid) => Err(format!(
+                "the daemon of the node {p} names is running (pid {pid}): stop it first \
+                 (`termplane-node service stop`, or end its `run`), then enroll with --force"
+            )),
+            None => Ok(()),
+        },
+        Err(_) => Ok(()),
     }
 }
 

@@ -103,39 +103,83 @@ pub struct LinkArgs {
 pub const LINK_STATUS_FILE: &str = "link-status";
 
 /// What `status` prints for the link, if a daemon ever wrote it. The file names the daemon's
-/// process; when that process is gone (stopped, killed), the status says so rather than
-/// repeat what the daemon last saw.
+/// process (its pid and, on Linux, its start time, so a pid reused by another process after a
+/// crash does not read as the daemon); when that process is gone (stopped, killed), the status
+/// says so rather than repeat what the daemon last saw.
 #[must_use]
 pub fn read_link_status(data_dir: &std::path::Path) -> Option<String> {
     let text = std::fs::read_to_string(data_dir.join(LINK_STATUS_FILE))
         .ok()
         .map(|s| s.trim().to_owned())
         .filter(|s| !s.is_empty())?;
-    let Some((pid, said)) = text
-        .strip_prefix("pid ")
-        .and_then(|r| r.split_once(": "))
-        .and_then(|(p, said)| Some((p.parse::<i32>().ok()?, said)))
-    else {
+    let Some((daemon, said)) = parse_link_status(&text) else {
         return Some(text);
     };
-    // Only "no such process" means gone (another user's process answers EPERM).
-    let alive = rustix::process::Pid::from_raw(pid).is_some_and(|p| {
-        !matches!(
-            rustix::process::test_kill_process(p),
-            Err(rustix::io::Errno::SRCH)
-        )
-    });
-    Some(if alive {
+    Some(if daemon.is_alive() {
         said.to_owned()
     } else {
         format!("the daemon is not running (it last said: {said})")
     })
 }
 
+/// The pid of the daemon that writes the link status under `data_dir`, when it is running.
+#[must_use]
+pub fn running_daemon(data_dir: &std::path::Path) -> Option<i32> {
+    let text = std::fs::read_to_string(data_dir.join(LINK_STATUS_FILE)).ok()?;
+    let (daemon, _) = parse_link_status(text.trim())?;
+    daemon.is_alive().then_some(daemon.pid)
+}
+
+/// The process a link-status line names.
+#[derive(Debug, PartialEq, Eq)]
+struct Daemon {
+    pid: i32,
+    /// Its start time (clock ticks since boot), written since `status` checks it.
+    start: Option<u64>,
+}
+
+impl Daemon {
+    fn is_alive(&self) -> bool {
+        // Only "no such process" means gone (another user's process answers EPERM).
+        let signalled = rustix::process::Pid::from_raw(self.pid).is_some_and(|p| {
+            !matches!(
+                rustix::process::test_kill_process(p),
+                Err(rustix::io::Errno::SRCH)
+            )
+        });
+        signalled
+            && match (self.start, termplane_exec::procs::start_ticks(self.pid)) {
+                (Some(wrote), Some(now)) => wrote == now,
+                _ => true,
+            }
+    }
+}
+
+/// `pid N[ start T]: what it said`.
+fn parse_link_status(text: &str) -> Option<(Daemon, &str)> {
+    let (who, said) = text.strip_prefix("pid ")?.split_once(": ")?;
+    let (pid, start) = match who.split_once(" start ") {
+        Some((p, t)) => (p, Some(t.parse().ok()?)),
+        None => (who, None),
+    };
+    Some((
+        Daemon {
+            pid: pid.parse().ok()?,
+            start,
+        },
+        said,
+    ))
+}
+
 fn write_link_status(data_dir: &std::path::Path, text: &str) {
+    let pid = std::process::id();
+    let start = i32::try_from(pid)
+        .ok()
+        .and_then(termplane_exec::procs::start_ticks)
+        .map(|t| format!(" start {t}"))
+        .unwrap_or_default();
     let line = format!(
-        "pid {}: {text} (since {})\n",
-        std::process::id(),
+        "pid {pid}{start}: {text} (since {})\n",
         termplane_exec::util::now_iso()
     );
     if let Err(e) =
@@ -557,6 +601,38 @@ mod status_tests {
         // A file of an older daemon (no pid) is shown as it is.
         std::fs::write(dir.join(LINK_STATUS_FILE), "connected (since x)\n").unwrap();
         assert_eq!(read_link_status(&dir).unwrap(), "connected (since x)");
+        assert_eq!(running_daemon(&dir), None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A daemon that crashed and whose pid another process took since: the pid is alive, its
+    /// start time is not the one written, so the daemon reads as not running.
+    #[test]
+    fn a_pid_reused_by_another_process_is_not_the_daemon() {
+        let dir = std::env::temp_dir().join(format!("tp-link-reuse-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        write_link_status(&dir, "connected");
+        let me = std::process::id();
+        assert_eq!(running_daemon(&dir), i32::try_from(me).ok());
+        let line = std::fs::read_to_string(dir.join(LINK_STATUS_FILE)).unwrap();
+        let (who, rest) = line.split_once(": ").unwrap();
+        let start: u64 = who.split_once(" start ").unwrap().1.parse().unwrap();
+        // This process, but as if it had started at another time.
+        let other = format!("pid {me} start {}: {rest}", start + 1);
+        std::fs::write(dir.join(LINK_STATUS_FILE), other).unwrap();
+        let said = read_link_status(&dir).unwrap();
+        assert!(said.starts_with("the daemon is not running"), "{said}");
+        assert_eq!(running_daemon(&dir), None);
+        // The line an older daemon wrote (no start time) still reads by its pid alone.
+        std::fs::write(dir.join(LINK_STATUS_FILE), format!("pid {me}: {rest}")).unwrap();
+        assert!(read_link_status(&dir).unwrap().starts_with("connected"));
+        // Garbage after `start` is shown as it is, not read as a process.
+        std::fs::write(
+            dir.join(LINK_STATUS_FILE),
+            format!("pid {me} start x: {rest}"),
+        )
+        .unwrap();
+        assert!(read_link_status(&dir).unwrap().starts_with("pid "));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -232,6 +232,33 @@ fn enroll_status_configure_never_print_secrets() {
     );
     assert_eq!(std::fs::read(&config).unwrap(), before);
 
+    // Even with --force, not while the daemon of the config there runs (it would go on as the
+    // old node beside a config naming the new one). A live process stands in for the daemon
+    // in its link-status file, under the config's data directory.
+    let data = d.path().join("data/termplane-node");
+    std::fs::create_dir_all(&data).unwrap();
+    let mut daemon = Command::new("sleep").arg("30").spawn().unwrap();
+    let pid = i32::try_from(daemon.id()).unwrap();
+    let start = termplane_exec::procs::start_ticks(pid).unwrap();
+    std::fs::write(
+        data.join("link-status"),
+        format!("pid {pid} start {start}: connected (since x)\n"),
+    )
+    .unwrap();
+    let (ok, s) = enroll_again(&["--force"]);
+    assert!(!ok);
+    assert!(
+        s.contains(&format!("is running (pid {pid})")) && s.contains("stop it first"),
+        "{s}"
+    );
+    assert_eq!(std::fs::read(&config).unwrap(), before);
+    let _ = daemon.kill();
+    let _ = daemon.wait();
+    // Once it has stopped, --force goes on (and here fails at the unreachable plane).
+    let (ok, s) = enroll_again(&["--force"]);
+    assert!(!ok);
+    assert!(!s.contains("stop it first"), "{s}");
+
     // A corrupt identity is quarantined, never rotated.
     std::fs::write(d.path().join("cfg/termplane-node/identity.jwk"), b"garbage").unwrap();
     let (ok, s) = enroll_again(&["--force"]);
@@ -364,6 +391,7 @@ fn an_enrollment_answer_with_a_low_order_plane_key_pins_nothing() {
 fn a_service_install_that_systemd_cannot_take_leaves_no_unit_behind() {
     let d = TempDir::new("service");
     let unit = d.path().join("cfg/systemd/user/termplane-node.service");
+    std::fs::create_dir_all(d.path().join("cfg")).unwrap();
     let mut c = bin();
     c.args(["service", "install"]).env("HOME", d.path());
     let (ok, s) = run(c, d.path());
@@ -381,6 +409,12 @@ fn a_service_install_that_systemd_cannot_take_leaves_no_unit_behind() {
         "the way out is named: {s}"
     );
     assert!(!unit.exists(), "a half-installed unit was left: {s}");
+    // Nor the directories made for it (`cfg` itself was there before).
+    assert!(
+        !d.path().join("cfg/systemd").exists(),
+        "directories made for the unit were left: {s}"
+    );
+    assert!(d.path().join("cfg").exists());
     // Nothing installed: status says so, and uninstall has nothing to do.
     let mut c = bin();
     c.args(["status"]).env("HOME", d.path());

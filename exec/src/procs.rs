@@ -46,6 +46,25 @@ pub fn kill_left(members: &[i32], sid: i32) -> usize {
         .count()
 }
 
+/// When process `pid` started, in clock ticks since boot (`/proc/<pid>/stat`, field 22); None
+/// when it is gone. A pid and its start time name one process for good: a pid reused after
+/// a process ended comes with a later start.
+#[cfg(target_os = "linux")]
+#[must_use]
+pub fn start_ticks(pid: i32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = stat.get(stat.rfind(')')? + 1..)?;
+    // After the command name: state is field 3, so start time (22) is the 20th word.
+    rest.split_ascii_whitespace().nth(19)?.parse().ok()
+}
+
+/// Not known off Linux.
+#[cfg(not(target_os = "linux"))]
+#[must_use]
+pub fn start_ticks(_pid: i32) -> Option<u64> {
+    None
+}
+
 /// The processes whose session id is `sid` (none known off Linux).
 #[cfg(not(target_os = "linux"))]
 #[must_use]
@@ -74,5 +93,23 @@ mod tests {
             assert!(session_members(-7).is_empty());
             assert_eq!(kill_left(&[me], sid.wrapping_add(1)), 0);
         }
+    }
+
+    #[test]
+    fn a_start_time_is_read_for_a_live_process_and_differs_between_processes() {
+        let me = i32::try_from(std::process::id()).unwrap_or(0);
+        let mine = start_ticks(me);
+        assert!(mine.is_some());
+        assert_eq!(start_ticks(me), mine, "stable for one process");
+        let mut child = std::process::Command::new("sleep")
+            .arg("5")
+            .spawn()
+            .unwrap();
+        let theirs = start_ticks(i32::try_from(child.id()).unwrap_or(0));
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(theirs.is_some());
+        assert!(theirs >= mine);
+        assert_eq!(start_ticks(-1), None);
     }
 }
