@@ -287,9 +287,10 @@ pub fn perform(
     let mut done = Vec::new();
     match (m, action) {
         (Manager::Systemd, Action::Install) => {
-            if let Some(dir) = def.parent() {
-                std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-            }
+            let made = match def.parent() {
+                Some(dir) => create_dirs(dir)?,
+                None => Vec::new(),
+            };
             let had = def.exists();
             std::fs::write(&def, systemd_unit(binary, config, &carried_env()))
                 .map_err(|e| format!("{}: {e}", def.display()))?;
@@ -300,6 +301,10 @@ pub fn perform(
                 // Nothing half-installed is left: a unit systemd never took is removed again.
                 if !had {
                     let _ = std::fs::remove_file(&def);
+                    // And the directories made for it (emptied again, deepest first).
+                    for d in made.iter().rev() {
+                        let _ = std::fs::remove_dir(d);
+                    }
                 }
                 return Err(format!(
                     "{e}\nsystemd's user manager could not take the service (no systemd here, or \
@@ -387,6 +392,19 @@ pub fn perform(
         }
     }
     Ok(done)
+}
+
+/// `create_dir_all(dir)`, answering the directories it made (outermost first), so a step that
+/// fails after it can take them away again.
+fn create_dirs(dir: &Path) -> Result<Vec<std::path::PathBuf>, String> {
+    let mut missing: Vec<std::path::PathBuf> = dir
+        .ancestors()
+        .take_while(|a| !a.as_os_str().is_empty() && std::fs::symlink_metadata(a).is_err())
+        .map(Path::to_path_buf)
+        .collect();
+    missing.reverse();
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(missing)
 }
 
 /// A one-word state for `status`: `running`, `installed`, `not installed`, or `unknown (…)`.
