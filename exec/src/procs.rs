@@ -80,6 +80,7 @@ pub fn kill_left(_members: &[i32], _sid: i32) -> usize {
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
