@@ -592,6 +592,28 @@ fn a_client_that_closes_gets_its_close_frame_back_on_the_terminal_and_the_live_f
     bye(&mut feed);
 }
 
+/// A plane that stops says goodbye on every terminal socket and live feed with 1001, as the
+/// close-code table promises, instead of dropping the connection (a client could not tell a
+/// restart from a network fault).
+#[test]
+fn a_plane_that_stops_closes_terminals_and_feeds_with_1001() {
+    let mut w = world();
+    let id = w.launch();
+    let mut viewer = w.admin_viewer(&id);
+    viewer.until("the replay", |t| t.has_frame("attached", |_| true));
+    let tok = w.mint_cookie(&w.admin, None);
+    let mut feed = open_ws(&w.p, &format!("/api/live?token={tok}"), Some(&w.p.origin())).unwrap();
+    feed.until("hello", |t| t.has_frame("hello", |_| true));
+    w.p.stop();
+    for t in [&mut viewer, &mut feed] {
+        t.until("the close", |t| t.closed.is_some());
+        assert_eq!(
+            t.closed,
+            Some((1001, "the control plane is shutting down".to_owned()))
+        );
+    }
+}
+
 #[test]
 fn a_pane_token_never_reaches_a_pane_merely_shared_with_its_owner() {
     let w = world();

@@ -69,8 +69,10 @@ pub(super) fn live_socket(
                 &req_id,
             );
         };
+        let open = svc.socket_opened();
         let on_upgrade = Box::new(move |conn: Upgraded| -> BoxFut<()> {
             Box::pin(async move {
+                let _open = open;
                 let mut ws =
                     WebSocketStream::from_raw_socket(conn, Role::Server, Some(config())).await;
                 let (code, reason) = serve(&svc, &grant, &queue, &mut ws).await;

@@ -551,8 +551,19 @@ pub async fn serve(
     drop(listener);
     let links = svc_links.links();
     links.begin_shutdown();
-    let open = ex.run(links.wait_closed(opts.drain_timeout)).await;
+    // Node links close with 1000; terminal sockets and live feeds with 1001 (see
+    // `Service::close_sockets_for_shutdown`), both at once.
+    let (open, sockets) = ex
+        .run(futures_lite::future::zip(
+            links.wait_closed(opts.drain_timeout),
+            svc_links.close_sockets_for_shutdown(opts.drain_timeout),
+        ))
+        .await;
     tracing::info!(still_open = open, "node links closed");
+    tracing::info!(
+        still_open = sockets,
+        "terminal sockets and live feeds closed"
+    );
     let pending = in_flight.load(Ordering::SeqCst);
     tracing::info!(
         in_flight = pending,

@@ -160,8 +160,10 @@ pub(super) fn attach_socket(
                 return refuse(&e, &req_id);
             }
         };
+        let open = svc.socket_opened();
         let on_upgrade = Box::new(move |conn: Upgraded| -> BoxFut<()> {
             Box::pin(async move {
+                let _open = open;
                 let ws = WebSocketStream::from_raw_socket(conn, Role::Server, Some(config())).await;
                 let mut s = Session {
                     svc: svc.clone(),

@@ -14,8 +14,9 @@
 //! attach leaves no tail running.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use termplane_proto::SubshellId;
 use termplane_proto::command::{Capture, Command, Resize, SCREEN_REPLAY, SubshellRef};
@@ -93,6 +94,16 @@ pub struct FeedGrant {
     minter: Minter,
 }
 
+/// One open terminal socket or live feed, counted until dropped.
+#[derive(Debug)]
+pub struct OpenSocket(Arc<AtomicU64>);
+
+impl Drop for OpenSocket {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// The terminals of a plane: pending attach tokens and the pumps.
 #[derive(Default)]
 pub struct Terminals {
@@ -101,6 +112,9 @@ pub struct Terminals {
     /// deleted): every open socket re-checks its grant at once instead of at its next
     /// periodic check.
     pub(crate) access_changed: event_listener::Event,
+    /// Terminal sockets and live feeds open now (upgraded), so a shutdown can wait for them
+    /// to say goodbye (1001) before the plane exits.
+    open_sockets: Arc<AtomicU64>,
     tokens: Mutex<HashMap<String, Grant>>,
     minted: AtomicU64,
     pub(crate) pumps: pump::Pumps,
@@ -343,6 +357,27 @@ impl Service {
         })
     }
 
+    /// Counts one open terminal socket or live feed for as long as the answer lives.
+    #[must_use]
+    pub fn socket_opened(&self) -> OpenSocket {
+        self.terminals.open_sockets.fetch_add(1, Ordering::SeqCst);
+        OpenSocket(self.terminals.open_sockets.clone())
+    }
+
+    /// Closes every open terminal socket and live feed with 1001 ("the control plane is
+    /// shutting down", once shutdown began: their next grant check says so) and waits until
+    /// they are closed, at most `limit`; answers how many are still open.
+    pub async fn close_sockets_for_shutdown(&self, limit: Duration) -> u64 {
+        self.access_changed();
+        let deadline = std::time::Instant::now() + limit;
+        while self.terminals.open_sockets.load(Ordering::SeqCst) > 0
+            && std::time::Instant::now() < deadline
+        {
+            smol::Timer::after(Duration::from_millis(10)).await;
+        }
+        self.terminals.open_sockets.load(Ordering::SeqCst)
+    }
+
     /// Has every open terminal socket and live feed re-check its grant now: a credential or
     /// an account changed (see [`Terminals::access_changed`]).
     pub fn access_changed(&self) {
@@ -354,8 +389,17 @@ impl Service {
         self.terminals.access_changed.listen()
     }
 
+    /// 1001 once the plane began shutting down.
+    fn still_serving(&self) -> Result<(), (u16, String)> {
+        if self.links().is_shutting_down() {
+            return Err((1001, "the control plane is shutting down".to_owned()));
+        }
+        Ok(())
+    }
+
     /// Whether an open feed's session still holds.
     pub async fn feed_still_valid(&self, g: &FeedGrant) -> Result<(), (u16, String)> {
+        self.still_serving()?;
         let c = self
             .caller_of(&g.minter)
             .await
@@ -376,6 +420,7 @@ impl Service {
     /// pane (a revoked share, a deleted subshell, a disabled key end it). `Err` carries the
     /// close code and reason.
     pub async fn grant_still_valid(&self, g: &AttachGrant) -> Result<bool, (u16, String)> {
+        self.still_serving()?;
         let c = self.caller_of(&g.minter).await.map_err(|_| {
             (
                 4403,
