@@ -1324,6 +1324,93 @@ fn a_frame_above_64_kib_closes_with_1009_and_a_ping_with_fields_is_not_a_known_f
     assert_eq!(feed.closed.as_ref().map(|c| c.0), Some(4400));
 }
 
+/// A text frame whose payload is not UTF-8 closes with 1007 (RFC 6455 §7.4.1) on the terminal
+/// socket and on the live feed, rather than a connection dropped without a close frame.
+#[test]
+fn a_text_frame_that_is_not_utf8_closes_with_1007() {
+    let w = world();
+    let id = w.launch();
+    // A masked, final text frame of two bytes that are no UTF-8 (mask 0: payload as is),
+    // written under the client library, which only sends valid text.
+    let bad_text = |t: &mut Term| {
+        use std::io::Write as _;
+        t.ws.get_mut()
+            .write_all(&[0x81, 0x82, 0, 0, 0, 0, 0xff, 0xfe])
+            .unwrap();
+        t.until("the close", |t| t.closed.is_some());
+        assert_eq!(
+            t.closed,
+            Some((1007, "text frames must be UTF-8".to_owned()))
+        );
+    };
+    let mut t = w.admin_viewer(&id);
+    t.until("the replay", |t| t.has_frame("attached", |_| true));
+    bad_text(&mut t);
+    let tok = w.mint_cookie(&w.admin, None);
+    let mut feed = open_ws(&w.p, &format!("/api/live?token={tok}"), Some(&w.p.origin())).unwrap();
+    feed.until("hello", |t| t.has_frame("hello", |_| true));
+    bad_text(&mut feed);
+}
+
+/// A whole number written with a fraction (`80.0`) is an integer, as in request bodies: a
+/// resize so written is taken, not closed as an unknown frame; `80.5` still is one.
+#[test]
+fn a_resize_written_with_zero_fractions_is_taken() {
+    let w = world();
+    let id = w.launch();
+    let mut t = w.admin_viewer(&id);
+    t.until("the replay", |t| t.has_frame("attached", |_| true));
+    t.ws.send(Message::text(
+        r#"{"type":"resize","cols":83.0,"rows":2.4e1}"#,
+    ))
+    .unwrap();
+    t.until("the new grid", |t| {
+        t.has_frame("size", |f| f["cols"] == 83 && f["rows"] == 24)
+    });
+    assert!(t.closed.is_none());
+    t.ws.send(Message::text(r#"{"type":"resize","cols":80.5,"rows":24}"#))
+        .unwrap();
+    t.until("the close", |t| t.closed.is_some());
+    assert_eq!(t.closed.as_ref().map(|c| c.0), Some(4400));
+}
+
+/// RFC 6455 §4.1: an opening handshake is HTTP/1.1. The same upgrade in HTTP/1.0 is refused
+/// with 400 on the terminal, the live feed and the node socket, and spends no token.
+#[test]
+fn an_upgrade_in_http_1_0_is_refused_and_spends_nothing() {
+    use std::io::{Read as _, Write as _};
+    let w = world();
+    let id = w.launch();
+    let pane_tok = w.mint_cookie(&w.admin, Some(&id));
+    let feed_tok = w.mint_cookie(&w.admin, None);
+    let pane_path = format!("/api/subshells/{id}/attach?token={pane_tok}");
+    let feed_path = format!("/api/live?token={feed_tok}");
+    for path in [pane_path.as_str(), feed_path.as_str(), "/ws/node"] {
+        let mut s = TcpStream::connect(w.p.addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        write!(
+            s,
+            "GET {path} HTTP/1.0\r\nHost: {}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+             Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\
+             Authorization: Bearer tp_x\r\n\r\n",
+            w.p.addr
+        )
+        .unwrap();
+        let mut answer = String::new();
+        let _ = s.read_to_string(&mut answer);
+        assert!(answer.starts_with("HTTP/1.1 400 "), "{path}: {answer}");
+        assert!(
+            answer.contains("WEBSOCKET_UPGRADE_REQUIRED"),
+            "{path}: {answer}"
+        );
+    }
+    // Nothing was spent: both tokens still open their sockets.
+    let mut t = attach(&w.p, &id, &pane_tok, "", Some(&w.p.origin())).unwrap();
+    t.until("the replay", |t| t.has_frame("attached", |_| true));
+    let mut feed = open_ws(&w.p, &feed_path, Some(&w.p.origin())).unwrap();
+    feed.until("hello", |t| t.has_frame("hello", |_| true));
+}
+
 #[test]
 fn signing_out_closes_the_sessions_terminals_and_feed_at_once() {
     let w = world();

@@ -170,6 +170,7 @@ pub const CLOSE_CODES: &[(u16, &str)] = &[
     ),
     (1001, "the control plane is shutting down"),
     (1003, "a binary frame that is not UTF-8"),
+    (1007, "a text frame that is not UTF-8"),
     (1009, "a frame above 64 KiB"),
     (4400, "a text frame that is not a known frame"),
     (
@@ -248,7 +249,8 @@ pub struct Share {
 /// for an administrator) and those shared with it, the nodes it can see, and who is attached to
 /// those panes. A client lists once over REST, then applies these frames. When the feed closes
 /// (4408: the client fell behind; 4403: its session ended or its account's role changed; 1001:
-/// the plane stops) the client lists again.
+/// the plane stops; 1007, 1009, 4400: the client sent a text frame that is not UTF-8, is above
+/// 64 KiB, or is not a known frame) the client lists again.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum FeedFrame {

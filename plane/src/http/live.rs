@@ -151,6 +151,10 @@ where
             Ev::Client(Some(Err(async_tungstenite::tungstenite::Error::Capacity(_)))) => {
                 return (1009, "a frame above 64 KiB".into());
             }
+            // A text frame that is not UTF-8: 1007 (RFC 6455 §7.4.1), not a bare end.
+            Ev::Client(Some(Err(async_tungstenite::tungstenite::Error::Utf8(_)))) => {
+                return (1007, "text frames must be UTF-8".into());
+            }
             Ev::Client(None | Some(Err(_))) => return (0, String::new()),
             Ev::Client(Some(Ok(Message::Close(_)))) => return (1000, String::new()),
             Ev::Client(Some(Ok(Message::Text(t)))) => {

@@ -293,6 +293,18 @@ fn schema_error(pointer: &str, message: &str) -> ApiError {
     ApiError::new(400, "INPUT_VALIDATION_ERROR", format!("`{top}`: {message}")).with_metadata(meta)
 }
 
+/// Decodes a client's text frame on a WebSocket (terminal, live feed): serde's reading first,
+/// and only when that fails, again with numbers of zero fraction read as integers (`80.0`), as
+/// for request bodies.
+pub(crate) fn decode_frame<T: DeserializeOwned>(text: &str) -> Option<T> {
+    if let Ok(f) = serde_json::from_str(text) {
+        return Some(f);
+    }
+    let mut v: Value = serde_json::from_str(text).ok()?;
+    integral_numbers(&mut v);
+    serde_json::from_value(v).ok()
+}
+
 /// Rewrites every number with a zero fraction that fits 64 bits as an integer.
 fn integral_numbers(v: &mut Value) {
     match v {

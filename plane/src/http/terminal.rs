@@ -322,6 +322,10 @@ impl Session {
                 Event::Client(Some(Err(async_tungstenite::tungstenite::Error::Capacity(_)))) => {
                     return End::Close(1009, "a frame above 64 KiB".into());
                 }
+                // A text frame that is not UTF-8: 1007 (RFC 6455 §7.4.1), not a bare end.
+                Event::Client(Some(Err(async_tungstenite::tungstenite::Error::Utf8(_)))) => {
+                    return End::Close(1007, "text frames must be UTF-8".into());
+                }
                 Event::Client(None | Some(Err(_))) => return End::Gone,
                 Event::Client(Some(Ok(m))) => {
                     if let Some(end) = self.on_client_frame(ws, m, input).await {
@@ -442,9 +446,9 @@ impl Session {
                 Ok(s) => ClientFrame::Input { data: s },
                 Err(_) => return Some(End::Close(1003, "keystrokes must be UTF-8".into())),
             },
-            Message::Text(t) => match serde_json::from_str::<ClientFrame>(t.as_str()) {
-                Ok(f) => f,
-                Err(_) => return Some(End::Close(4400, "not a known frame".into())),
+            Message::Text(t) => match super::schema::decode_frame::<ClientFrame>(t.as_str()) {
+                Some(f) => f,
+                None => return Some(End::Close(4400, "not a known frame".into())),
             },
             // Answered with our own close frame (the closing handshake), not a bare TCP close.
             Message::Close(_) => return Some(End::Close(1000, String::new())),

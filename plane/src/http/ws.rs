@@ -35,10 +35,12 @@ fn websocket_key(req: &Request) -> Option<String> {
     ok.then(|| key.to_owned())
 }
 
-/// The `Sec-WebSocket-Key` of a well-formed WebSocket upgrade request (`Upgrade: websocket`,
-/// `Connection: upgrade`, `Sec-WebSocket-Version: 13`), or `None`.
+/// The `Sec-WebSocket-Key` of a well-formed WebSocket upgrade request (HTTP/1.1, as RFC 6455
+/// §4.1 requires; `Upgrade: websocket`, `Connection: upgrade`, `Sec-WebSocket-Version: 13`),
+/// or `None`.
 pub(super) fn upgrade_key(req: &Request) -> Option<String> {
-    let is_upgrade = req.head.has_token("upgrade", "websocket")
+    let is_upgrade = req.head.http11
+        && req.head.has_token("upgrade", "websocket")
         && req.head.has_token("connection", "upgrade")
         && req
             .head
