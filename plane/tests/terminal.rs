@@ -349,6 +349,62 @@ fn two_viewers_see_the_same_bytes_and_the_pane_takes_the_smallest_grid() {
     assert_eq!(c.closed.as_ref().unwrap().0, 4400);
 }
 
+/// The grid of a pane people type into follows their windows: the subshell's row shows it
+/// (and the live feed hears of it), and a grid set through the API while such a viewer is
+/// attached is refused (409 `GRID_HELD`, naming the grid kept) rather than lay the screen out
+/// for a size no viewer has. A viewer that only watches holds nothing.
+#[test]
+fn the_grid_typing_viewers_hold_shows_on_the_row_and_is_not_overridden_by_the_api() {
+    let w = world();
+    let id = w.launch();
+    let tok = w.mint_cookie(&w.admin, None);
+    let mut feed = open_ws(&w.p, &format!("/api/live?token={tok}"), Some(&w.p.origin())).unwrap();
+    feed.until("hello", |t| t.has_frame("hello", |_| true));
+    let tok = w.mint_cookie(&w.admin, Some(&id));
+    let mut typist = attach(&w.p, &id, &tok, "&cols=50&rows=15", Some(&w.p.origin())).unwrap();
+    typist.until("attached", |t| t.has_frame("attached", |_| true));
+    assert_eq!(w.pane_size(&id), (50, 15));
+    let row = w.as_cookie(&w.admin, "GET", &format!("/api/subshells/{id}"), None);
+    assert_eq!(
+        (row.json()["cols"].as_u64(), row.json()["rows"].as_u64()),
+        (Some(50), Some(15))
+    );
+    feed.until("the row's new grid on the feed", |t| {
+        t.has_frame("subshell", |f| {
+            f["subshell"]["cols"] == 50 && f["subshell"]["rows"] == 15
+        })
+    });
+    let resize = |cols: u16, rows: u16| {
+        w.as_bearer(
+            &w.key,
+            "POST",
+            &format!("/api/subshells/{id}/resize"),
+            Some(json!({ "cols": cols, "rows": rows })),
+        )
+    };
+    let r = resize(90, 25);
+    assert_eq!(r.error(409), "GRID_HELD");
+    assert_eq!(r.json()["metadata"], json!({ "cols": 50, "rows": 15 }));
+    assert_eq!(
+        w.pane_size(&id),
+        (50, 15),
+        "the pane kept the viewer's grid"
+    );
+    // A watcher holds no grid; once the typist is gone the API sets it.
+    let tok = w.mint_cookie(&w.admin, Some(&id));
+    let mut watcher = attach(&w.p, &id, &tok, "&cols=40&rows=10&readOnly=true", None).unwrap();
+    watcher.until("attached", |t| t.has_frame("attached", |_| true));
+    drop(typist);
+    watcher.until("presence of one", |t| t.viewers_now() == Some(1));
+    let r = resize(90, 25);
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(
+        (r.json()["cols"].as_u64(), r.json()["rows"].as_u64()),
+        (Some(90), Some(25))
+    );
+    assert_eq!(w.pane_size(&id), (90, 25));
+}
+
 #[test]
 fn attach_tokens_are_single_use_bound_short_lived_and_die_with_their_minter() {
     let w = world();

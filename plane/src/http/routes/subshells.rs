@@ -118,10 +118,11 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "/api/subshells/:id/resize",
             "resizeSubshell",
             Subshells,
-            "Set the pane's grid",
+            "Set the pane's grid (while no viewer that may type is attached)",
         )
         .errors(&[
             "SUBSHELL_NOT_RUNNING",
+            "GRID_HELD",
             "NODE_OFFLINE",
             "NODE_REFUSED",
             "NODE_LINK_CLOSED",

@@ -166,6 +166,19 @@ impl Service {
         let c = self.caller(meta).await?;
         let row = self.reach_subshell(&c, id, Need::Write).await?;
         self.require_live(&row)?;
+        // The grid of a pane that people type into follows their windows (the smallest of
+        // them, as the terminal socket fits it); a grid set here would show them a screen laid
+        // out for another size. It is the API's to set while no such viewer is attached.
+        if let Some((cols, rows)) = self.pump_of(id).and_then(|p| p.held_grid()) {
+            return Err(ApiError::new(
+                409,
+                "GRID_HELD",
+                format!(
+                    "viewers that may type are attached: the pane keeps the smallest of their grids ({cols}×{rows})"
+                ),
+            )
+            .with_metadata(serde_json::json!({ "cols": cols, "rows": rows })));
+        }
         let r = self
             .node_command(
                 &row.node_id,

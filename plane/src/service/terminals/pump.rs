@@ -270,6 +270,13 @@ impl Pump {
     }
 
     /// The smallest grid among the viewers that may type and sent one.
+    /// The grid the viewers that may type hold the pane to (the smallest of theirs), if any
+    /// of them has a grid.
+    #[must_use]
+    pub fn held_grid(&self) -> Option<(u16, u16)> {
+        self.smallest_grid()
+    }
+
     fn smallest_grid(&self) -> Option<(u16, u16)> {
         let s = self.state.lock().ok()?;
         let sizes = s
@@ -541,6 +548,21 @@ impl Service {
             }
             for q in pump.queues() {
                 q.control(Control::Size(want.0, want.1));
+            }
+            // The row shows the grid the pane has (`GET /api/subshells/:id`, the live feed).
+            if let Err(e) = self
+                .store
+                .set_subshell_grid(
+                    &pump.subshell_id,
+                    i64::from(want.0),
+                    i64::from(want.1),
+                    self.now(),
+                )
+                .await
+            {
+                tracing::debug!(subshell = %pump.subshell_id, error = %e, "the fitted grid was not recorded");
+            } else {
+                self.publish_subshell(&pump.subshell_id).await;
             }
         }
         Ok(())
