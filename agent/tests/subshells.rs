@@ -855,6 +855,64 @@ fn local_panes_outlive_a_plane_restart_and_its_census_heals_them() {
     });
 }
 
+/// A stop of a local pane cut short by the plane's crash (killed in the stop's grace, with the
+/// local node inside it, before the pane was closed) is finished at the next start: the row
+/// found `stopping` with its pane still running does not stay so for good, the pane is closed.
+#[test]
+fn a_local_stop_cut_short_by_a_plane_crash_is_finished_at_the_next_start() {
+    let mut w = local_world("local-stop-crash", false);
+    let local = local_node(&w);
+    let r = w.post(
+        "/api/subshells",
+        &json!({ "nodeId": local, "harnessId": "shell", "cwd": w.dir.join("work").display().to_string() }),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let id = r.json()["id"].as_str().unwrap().to_owned();
+    // A program deaf to Ctrl-C: the stop must wait out its grace.
+    let r = w.post(
+        &format!("/api/subshells/{id}/input"),
+        &json!({ "text": "trap '' INT HUP TERM QUIT; while :; do sleep 1; done", "keys": ["enter"] }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    std::thread::sleep(Duration::from_millis(500));
+    let port = w.port;
+    let headers = [
+        ("Origin".to_owned(), w.base()),
+        ("Cookie".to_owned(), w.cookie.clone()),
+    ];
+    let path = format!("/api/subshells/{id}/terminate");
+    let stopping = std::thread::spawn(move || {
+        let h: Vec<(&str, &str)> = headers
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        let _ = http(port, "POST", &path, &h, None);
+    });
+    wait_until("the row to be stopping", WAIT, || {
+        (subshell(&w, &id)["state"] == "stopping").then_some(())
+    });
+    w.kill_plane();
+    let _ = stopping.join();
+    let socket = w.local_tmux_socket();
+    let alive = |id: &str| {
+        Command::new("tmux")
+            .arg("-S")
+            .arg(&socket)
+            .args(["has-session", "-t", &format!("=tp-{id}")])
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    assert!(
+        alive(&id),
+        "the crash left the pane running (as it should for this test)"
+    );
+    w.start_plane();
+    wait_until("the stop to be finished", WAIT, || {
+        (subshell(&w, &id)["state"] == "stopped").then_some(())
+    });
+    assert!(!alive(&id), "the pane of a stopped subshell still runs");
+}
+
 #[test]
 fn a_harness_on_the_local_node_loads_termplane_mcp_and_acts_as_its_pane() {
     let w = local_world("local-mcp", true);

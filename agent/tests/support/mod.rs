@@ -410,6 +410,14 @@ impl World {
         }
     }
 
+    /// Kills the plane outright (SIGKILL), as a crash or power loss would end it.
+    pub fn kill_plane(&mut self) {
+        if let Some(mut p) = self.plane.take() {
+            let _ = p.kill();
+            let _ = p.wait();
+        }
+    }
+
     fn origin_headers(&self) -> Vec<(String, String)> {
         vec![
             ("Origin".into(), self.base()),

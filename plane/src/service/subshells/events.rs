@@ -184,19 +184,9 @@ impl Service {
             if SubshellState::from_stored(&row.state) == SubshellState::Stopping
                 && alive.contains(row.id.as_str())
             {
-                let me = Arc::clone(self);
-                let row = row.clone();
-                smol::spawn(async move {
-                    match me.kill_pane(&row.node_id, &row.id).await {
-                        Ok(()) => {
-                            let _ = me.move_subshell(&row, Trigger::GraceOver, None).await;
-                        }
-                        Err(e) => {
-                            tracing::debug!(subshell = %row.id, code = e.code, "stop not finished");
-                        }
-                    }
-                })
-                .detach();
+                // Not here and now: the census is applied before the node can take commands
+                // (the local node at the plane's start is attached just after its census).
+                self.finish_stop_soon(node_id, &row.id);
                 continue;
             }
             let trigger = if alive.contains(row.id.as_str()) {

@@ -93,22 +93,38 @@ impl Service {
     /// moves to `stopped`. A node that goes away meanwhile has its census finish the stop when
     /// it is back (`heal`); a row that moved on meanwhile is left alone.
     pub(in crate::service) fn finish_stop_later(&self, node_id: &str, id: &str) {
+        self.finish_stop(node_id, id, Duration::from_secs(3));
+    }
+
+    /// [`Self::finish_stop_later`] for a stop whose grace is long over (a row found `stopping`
+    /// at a census, its pane still running: the node went away, or the plane restarted, before
+    /// the stop ended): the first try is as soon as the node takes commands.
+    pub(in crate::service) fn finish_stop_soon(&self, node_id: &str, id: &str) {
+        self.finish_stop(node_id, id, Duration::from_millis(50));
+    }
+
+    fn finish_stop(&self, node_id: &str, id: &str, first: Duration) {
         let Some(me) = self.me.upgrade() else {
             return;
         };
         let (node_id, id) = (node_id.to_owned(), id.to_owned());
         smol::spawn(async move {
-            // Bounded: 20 tries 3 s apart, each also bounded by the node command deadline.
+            // Bounded: 20 tries 3 s apart (the first after `first`), each also bounded by the
+            // node command deadline. A node out of reach is waited for: it may be one whose
+            // census is being applied, or the local node being attached.
+            let mut wait = first;
             for _ in 0..20 {
-                smol::Timer::after(Duration::from_secs(3)).await;
+                smol::Timer::after(wait).await;
+                wait = Duration::from_secs(3);
                 let _held = me.hold_subshell(&id).await;
                 let Ok(Some(row)) = me.store.subshell(&id).await else {
                     return;
                 };
-                if SubshellState::from_stored(&row.state) != SubshellState::Stopping
-                    || !me.node_reachable(&node_id)
-                {
+                if SubshellState::from_stored(&row.state) != SubshellState::Stopping {
                     return;
+                }
+                if !me.node_reachable(&node_id) {
+                    continue;
                 }
                 if me.kill_or_gone(&node_id, &id).await.is_ok() {
                     if let Err(e) = me.move_subshell(&row, Trigger::GraceOver, None).await {
