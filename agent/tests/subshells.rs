@@ -1428,6 +1428,34 @@ fn a_stop_or_kill_the_node_answers_too_late_still_ends_stopped() {
     }
 }
 
+/// A delete whose kill the frozen node answers too late: the subshell is deleted all the same
+/// (204, as for a node out of reach) and its pane is killed once the node answers, instead of
+/// an error that leaves a row the late kill then ends (read and notified as a crash).
+#[test]
+fn a_delete_the_node_answers_too_late_still_deletes_and_ends_the_pane() {
+    let w = world("late-delete", false);
+    let dir = w.dir.join("work");
+    let id = launch(&w, "shell", &dir)["id"].as_str().unwrap().to_owned();
+    wait_until("the shell to run", WAIT, || {
+        (subshell(&w, &id)["state"] == "running").then_some(())
+    });
+    signal_node(&w, "-STOP");
+    let r = w.send("DELETE", &format!("/api/subshells/{id}"), None);
+    signal_node(&w, "-CONT");
+    assert_eq!(r.status, 204, "{}", r.text());
+    assert_eq!(w.get(&format!("/api/subshells/{id}")).status, 404);
+    wait_until("the late kill to end the pane", WAIT, || {
+        (!node_has_pane(&w, &id)).then_some(())
+    });
+    // Nothing came back to stand for it.
+    assert_eq!(w.get(&format!("/api/subshells/{id}")).status, 404);
+    let listed = w.get("/api/subshells").json();
+    assert!(
+        !listed.to_string().contains(&id),
+        "the deleted subshell is listed again: {listed}"
+    );
+}
+
 #[test]
 fn a_node_with_live_subshells_is_not_deleted_until_they_end() {
     let w = world("delete-node", false);

@@ -506,18 +506,31 @@ impl Service {
     /// `DELETE /api/subshells/:id`: a live pane is killed first; the row and its token go. A
     /// pane on a node out of reach is doomed with the row's deletion, in one transaction, and
     /// killed when that node is back (its census names it, see [`Self::doom`]), a plane
-    /// restart between the two included.
+    /// restart between the two included; so is a pane whose kill the node took but did not
+    /// answer in time (it is killed when the node answers).
     pub async fn delete_subshell(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
         let c = self.caller(meta).await?;
         let _held = self.hold_subshell(id).await;
         let row = self.reach_subshell(&c, id, Need::Write).await?;
         let reachable = self.node_reachable(&row.node_id);
+        // A kill the node took but did not answer in time (or whose answer the link lost) may
+        // yet run, its commands running in order: the subshell goes all the same, as for a node
+        // out of reach, rather than answer an error and leave a row whose pane the late kill
+        // then ends (read as a crash, and notified as one).
+        let mut unanswered = false;
         if reachable && SubshellState::from_stored(&row.state).is_live() {
-            self.kill_pane(&row.node_id, id).await?;
+            match self.kill_or_gone(&row.node_id, id).await {
+                Ok(()) => {}
+                Err(e) if matches!(e.code, "NODE_TIMEOUT" | "NODE_LINK_CLOSED") => {
+                    tracing::info!(subshell = %id, code = e.code, "deleted; its pane is killed when the node answers");
+                    unanswered = true;
+                }
+                Err(e) => return Err(e),
+            }
         }
         // Out of reach, the pane (or, for an ended row, its log) is doomed: the census has the
         // node kill it and forget its log.
-        let doom = (!reachable).then_some(row.node_id.as_str());
+        let doom = (!reachable || unanswered).then_some(row.node_id.as_str());
         let mut audience: std::collections::HashSet<String> = self
             .store
             .shares(id)
@@ -533,7 +546,11 @@ impl Service {
         {
             return Err(ApiError::not_found("subshell"));
         }
-        if reachable {
+        if unanswered {
+            // Queued behind the late kill: it finds the pane gone and has the log forgotten; a
+            // node still silent leaves it doomed for its next census.
+            self.kill_and_forget(&row.node_id, id, true);
+        } else if reachable {
             self.forget_pane(&row.node_id, id);
         }
         self.publish_subshell_gone(id, audience, true);
