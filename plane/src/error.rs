@@ -4,10 +4,15 @@
 //! |---|---|---|
 //! | 400 | `INPUT_VALIDATION_ERROR` | a body or parameter failed validation (`metadata.field` names it) |
 //! | 400 | `BAD_REQUEST` | a request the server cannot read: a malformed head, path, framing or body encoding |
+//! | 400 | `WEBSOCKET_UPGRADE_REQUIRED` | a request to a WebSocket endpoint (`/ws/node`, a terminal attach, the live feed) that is not an HTTP/1.1 WebSocket upgrade |
 //! | 401 | `UNAUTHENTICATED` | no credential where one is required |
 //! | 401 | `AUTH_HEADER_INVALID` | an `Authorization` header that is not exactly one `Bearer <token>` |
 //! | 401 | `INVALID_CREDENTIAL` | an unknown, disabled or malformed bearer credential or session |
 //! | 401 | `NODE_KEY_NOT_ACCEPTED` | a node key presented to REST (it only opens `/ws/node`) |
+//! | 401 | `NODE_KEY_MISSING` | a `/ws/node` upgrade without a bearer node key |
+//! | 401 | `NODE_KEY_INVALID` | a `/ws/node` upgrade with a malformed or unknown node key (a rotated key, a deleted node's) |
+//! | 401 | `NODE_KEY_WRONG_KIND` | a `/ws/node` upgrade with another kind of credential (a system key, a setup key, a pane's token) |
+//! | 401 | `NODE_KEY_DISABLED` | a `/ws/node` upgrade with a disabled node key |
 //! | 401 | `ATTACH_TOKEN_INVALID` | a terminal attach with an unknown, spent or expired attach token, or one whose minter is no longer valid |
 //! | 401 | `INVALID_CREDENTIALS` | password or passkey sign-in failed (unknown and known accounts alike) |
 //! | 401 | `SETUP_KEY_INVALID` | enrollment with an unknown or malformed setup key |
@@ -15,6 +20,7 @@
 //! | 401 | `SETUP_KEY_REVOKED` | enrollment with a revoked setup key |
 //! | 409 | `SETUP_KEY_SPENT` | enrollment with a setup key that was already used |
 //! | 409 | `SETUP_KEY_NOT_REVOCABLE` | revoking a setup key that is already used or revoked |
+//! | 403 | `NODE_KEY_UNBOUND` | a `/ws/node` upgrade with a node key no longer bound to its row |
 //! | 403 | `BEARER_NOT_ALLOWED` | a bearer credential on an admin surface or a cookie-only route |
 //! | 403 | `ADMIN_REQUIRED` | a signed-in non-admin on an admin surface |
 //! | 403 | `PANE_TOKEN_NOT_ALLOWED` | a subshell's token where only a person or a script may act |
@@ -51,6 +57,7 @@
 //! | 414 | `URI_TOO_LONG` | a request target over 8 KiB |
 //! | 417 | `EXPECTATION_FAILED` | an `Expect` other than `100-continue` |
 //! | 429 | `TOO_MANY_ATTEMPTS` | sign-in or enrollment backoff in force (`Retry-After` and `metadata.retryAfterMs`) |
+//! | 429 | `TOO_MANY_SOCKETS` | a terminal attach or live feed of an account that holds 256 of them open already |
 //! | 404 | `PASSKEY_CEREMONY_INVALID` | a passkey ceremony that is unknown, expired (5 minutes), already finished or another account's |
 //! | 400 | `PASSKEY_REJECTED` | the browser's passkey answer did not verify (`metadata.reason`) |
 //! | 409 | `PASSKEY_EXISTS` | that authenticator's passkey is already registered |
@@ -71,6 +78,8 @@
 //! | 502 | `NODE_LINK_CLOSED` | the node's socket closed before the command's result arrived |
 //! | 502 | `NODE_BAD_RESULT` | the node answered with a malformed result |
 //! | 502 | `PANE_UNREADABLE` | a terminal attach to a pane whose screen could not be read |
+//! | 503 | `SHUTTING_DOWN` | a WebSocket upgrade (node link, terminal, live feed) while the plane shuts down |
+//! | 503 | `PLANE_BUSY` | a terminal attach or live feed while the plane holds 8,192 of them open (4,096 live feeds) |
 //! | 504 | `NODE_TIMEOUT` | no result within the command deadline (10 s; 5 min for `update`) |
 //! | 505 | `HTTP_VERSION_NOT_SUPPORTED` | an HTTP version other than 1.0 and 1.1 |
 //!
@@ -92,6 +101,11 @@ pub const CODES: &[(u16, &str, &str)] = &[
         "a request the server cannot read: a malformed head, path, framing or body encoding",
     ),
     (
+        400,
+        "WEBSOCKET_UPGRADE_REQUIRED",
+        "a request to a WebSocket endpoint (`/ws/node`, a terminal attach, the live feed) that is not an HTTP/1.1 WebSocket upgrade",
+    ),
+    (
         401,
         "UNAUTHENTICATED",
         "no credential where one is required",
@@ -110,6 +124,26 @@ pub const CODES: &[(u16, &str, &str)] = &[
         401,
         "NODE_KEY_NOT_ACCEPTED",
         "a node key presented to REST (it only opens `/ws/node`)",
+    ),
+    (
+        401,
+        "NODE_KEY_MISSING",
+        "a `/ws/node` upgrade without a bearer node key",
+    ),
+    (
+        401,
+        "NODE_KEY_INVALID",
+        "a `/ws/node` upgrade with a malformed or unknown node key (a rotated key, a deleted node's)",
+    ),
+    (
+        401,
+        "NODE_KEY_WRONG_KIND",
+        "a `/ws/node` upgrade with another kind of credential (a system key, a setup key, a pane's token)",
+    ),
+    (
+        401,
+        "NODE_KEY_DISABLED",
+        "a `/ws/node` upgrade with a disabled node key",
     ),
     (
         401,
@@ -145,6 +179,11 @@ pub const CODES: &[(u16, &str, &str)] = &[
         409,
         "SETUP_KEY_NOT_REVOCABLE",
         "revoking a setup key that is already used or revoked",
+    ),
+    (
+        403,
+        "NODE_KEY_UNBOUND",
+        "a `/ws/node` upgrade with a node key no longer bound to its row",
     ),
     (
         403,
@@ -311,6 +350,11 @@ pub const CODES: &[(u16, &str, &str)] = &[
         "sign-in or enrollment backoff in force (`Retry-After` and `metadata.retryAfterMs`)",
     ),
     (
+        429,
+        "TOO_MANY_SOCKETS",
+        "a terminal attach or live feed of an account that holds 256 of them open already",
+    ),
+    (
         404,
         "PASSKEY_CEREMONY_INVALID",
         "a passkey ceremony that is unknown, expired (5 minutes), already finished or another account's",
@@ -401,6 +445,16 @@ pub const CODES: &[(u16, &str, &str)] = &[
         502,
         "PANE_UNREADABLE",
         "a terminal attach to a pane whose screen could not be read",
+    ),
+    (
+        503,
+        "SHUTTING_DOWN",
+        "a WebSocket upgrade (node link, terminal, live feed) while the plane shuts down",
+    ),
+    (
+        503,
+        "PLANE_BUSY",
+        "a terminal attach or live feed while the plane holds 8,192 of them open (4,096 live feeds)",
     ),
     (
         504,
@@ -553,5 +607,61 @@ mod tests {
         }
         assert_eq!(code_info("NOT_FOUND").map(|x| x.0), Some(404));
         assert_eq!(code_info("NO_SUCH_CODE"), None);
+    }
+
+    /// Every code the plane's source answers with (`ApiError::new(status, "CODE", …)`) is in
+    /// the table, with that status: a client can look up whatever it receives.
+    #[test]
+    fn every_code_the_source_answers_is_in_the_table_with_its_status() {
+        fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for e in std::fs::read_dir(dir).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    walk(&p, out);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    out.push(p);
+                }
+            }
+        }
+        let mut files = Vec::new();
+        walk(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+            &mut files,
+        );
+        let mut seen = 0;
+        let mut missing = Vec::new();
+        for f in &files {
+            let text = std::fs::read_to_string(f).unwrap();
+            for (at, _) in text.match_indices("ApiError::new(") {
+                let args = &text[at + "ApiError::new(".len()..];
+                let status: String = args
+                    .trim_start()
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
+                let Ok(code_status) = status.parse::<u16>() else {
+                    continue; // a status held in a variable
+                };
+                // `status, "CODE"`: a code held in a variable is not read.
+                let rest = args.trim_start()[status.len()..].trim_start();
+                let Some(code) = rest
+                    .strip_prefix(',')
+                    .map(str::trim_start)
+                    .and_then(|r| r.strip_prefix('"'))
+                    .and_then(|r| r.split('"').next())
+                    .filter(|c| {
+                        !c.is_empty() && c.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+                    })
+                else {
+                    continue;
+                };
+                seen += 1;
+                if code_info(code).map(|x| x.0) != Some(code_status) {
+                    missing.push(format!("{} {code_status} {code}", f.display()));
+                }
+            }
+        }
+        assert!(seen > 100, "the scan found only {seen} codes");
+        assert!(missing.is_empty(), "not in the table: {missing:#?}");
     }
 }

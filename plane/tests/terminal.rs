@@ -1467,6 +1467,48 @@ fn an_upgrade_in_http_1_0_is_refused_and_spends_nothing() {
     feed.until("hello", |t| t.has_frame("hello", |_| true));
 }
 
+/// What one account can make the plane hold is bounded: at most 256 terminal sockets and live
+/// feeds open at once (each may hold a viewer's queue of up to 1 MiB); one more is refused with
+/// 429 `TOO_MANY_SOCKETS` before it joins the pane, and one closing makes room again. Another
+/// account is not affected.
+#[test]
+fn an_account_holds_at_most_256_sockets_and_one_more_is_refused_429() {
+    let w = world();
+    let id = w.launch();
+    let me = w
+        .as_cookie(&w.admin, "GET", "/api/auth/session", None)
+        .json();
+    let admin_id = me["user"]["id"]
+        .as_str()
+        .or_else(|| me["id"].as_str())
+        .unwrap_or_else(|| panic!("no id in {me}"))
+        .to_owned();
+    // 256 sockets of the admin's, held here as the plane counts them.
+    let mut held: Vec<_> = (0..termplane::service::terminals::MAX_SOCKETS_PER_ACCOUNT)
+        .map(|_| w.p.svc.socket_opened(&admin_id).unwrap())
+        .collect();
+    let tok = w.mint_cookie(&w.admin, Some(&id));
+    assert_eq!(
+        attach(&w.p, &id, &tok, "", Some(&w.p.origin())).err(),
+        Some((429, "TOO_MANY_SOCKETS".to_owned()))
+    );
+    assert!(
+        w.p.svc.pump_of(&id).is_none(),
+        "the refused attach joined the pane"
+    );
+    let tok = w.mint_cookie(&w.admin, None);
+    assert_eq!(
+        open_ws(&w.p, &format!("/api/live?token={tok}"), Some(&w.p.origin())).err(),
+        Some((429, "TOO_MANY_SOCKETS".to_owned()))
+    );
+    // Another account still opens one.
+    assert!(w.p.svc.socket_opened("another-account").is_ok());
+    held.pop();
+    let tok = w.mint_cookie(&w.admin, Some(&id));
+    let mut t = attach(&w.p, &id, &tok, "", Some(&w.p.origin())).unwrap();
+    t.until("attached", |t| t.has_frame("attached", |_| true));
+}
+
 #[test]
 fn signing_out_closes_the_sessions_terminals_and_feed_at_once() {
     let w = world();

@@ -63,13 +63,20 @@ pub(super) fn live_socket(
             Ok(g) => g,
             Err(e) => return error_response(&e, &req_id),
         };
+        let open = match svc.socket_opened(&grant.user_id) {
+            Ok(o) => o,
+            Err(e) => return error_response(&e, &req_id),
+        };
         let Some((sub, queue)) = svc.live().subscribe(&grant.user_id, grant.admin) else {
             return error_response(
-                &ApiError::new(503, "SHUTTING_DOWN", "too many live feeds are open"),
+                &ApiError::new(
+                    503,
+                    "PLANE_BUSY",
+                    "too many live feeds are open; try again later",
+                ),
                 &req_id,
             );
         };
-        let open = svc.socket_opened();
         let on_upgrade = Box::new(move |conn: Upgraded| -> BoxFut<()> {
             Box::pin(async move {
                 let _open = open;

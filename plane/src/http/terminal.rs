@@ -136,6 +136,10 @@ pub(super) fn attach_socket(
                 &req_id,
             );
         }
+        let open = match svc.socket_opened(&grant.user_id) {
+            Ok(o) => o,
+            Err(e) => return refuse(&e, &req_id),
+        };
         let read_only = !grant.can_write || q.read_only.unwrap_or(false);
         let viewer = Viewer {
             viewer_id: 0,
@@ -160,7 +164,6 @@ pub(super) fn attach_socket(
                 return refuse(&e, &req_id);
             }
         };
-        let open = svc.socket_opened();
         let on_upgrade = Box::new(move |conn: Upgraded| -> BoxFut<()> {
             Box::pin(async move {
                 let _open = open;

@@ -94,13 +94,40 @@ pub struct FeedGrant {
     minter: Minter,
 }
 
+/// Most terminal sockets and live feeds one account holds open at once (its windows, its
+/// scripts and its panes' attaches together): each may hold a viewer's queue of up to 1 MiB, so
+/// what one account can make the plane keep stays bounded.
+pub const MAX_SOCKETS_PER_ACCOUNT: usize = 256;
+/// Most terminal sockets and live feeds open on the plane at once.
+pub const MAX_SOCKETS: usize = 8192;
+
+/// The terminal sockets and live feeds open now, in all and by account.
+#[derive(Debug, Default)]
+struct OpenCounts {
+    total: usize,
+    by_account: HashMap<String, usize>,
+}
+
 /// One open terminal socket or live feed, counted until dropped.
 #[derive(Debug)]
-pub struct OpenSocket(Arc<AtomicU64>);
+pub struct OpenSocket {
+    counts: Arc<Mutex<OpenCounts>>,
+    account: String,
+}
 
 impl Drop for OpenSocket {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
+        let mut c = self
+            .counts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        c.total = c.total.saturating_sub(1);
+        if let Some(n) = c.by_account.get_mut(&self.account) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                c.by_account.remove(&self.account);
+            }
+        }
     }
 }
 
@@ -114,7 +141,7 @@ pub struct Terminals {
     pub(crate) access_changed: event_listener::Event,
     /// Terminal sockets and live feeds open now (upgraded), so a shutdown can wait for them
     /// to say goodbye (1001) before the plane exits.
-    open_sockets: Arc<AtomicU64>,
+    open_sockets: Arc<Mutex<OpenCounts>>,
     tokens: Mutex<HashMap<String, Grant>>,
     minted: AtomicU64,
     pub(crate) pumps: pump::Pumps,
@@ -357,25 +384,58 @@ impl Service {
         })
     }
 
-    /// Counts one open terminal socket or live feed for as long as the answer lives.
-    #[must_use]
-    pub fn socket_opened(&self) -> OpenSocket {
-        self.terminals.open_sockets.fetch_add(1, Ordering::SeqCst);
-        OpenSocket(self.terminals.open_sockets.clone())
+    /// Counts one open terminal socket or live feed of `account` for as long as the answer
+    /// lives; refused when the account holds [`MAX_SOCKETS_PER_ACCOUNT`] already (429
+    /// `TOO_MANY_SOCKETS`) or the plane [`MAX_SOCKETS`] (503 `PLANE_BUSY`).
+    pub fn socket_opened(&self, account: &str) -> Result<OpenSocket, ApiError> {
+        let counts = Arc::clone(&self.terminals.open_sockets);
+        {
+            let mut c = counts
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if c.total >= MAX_SOCKETS {
+                return Err(ApiError::new(
+                    503,
+                    "PLANE_BUSY",
+                    format!(
+                        "the plane holds {MAX_SOCKETS} terminal sockets and live feeds open already; try again later"
+                    ),
+                ));
+            }
+            let mine = c.by_account.entry(account.to_owned()).or_insert(0);
+            if *mine >= MAX_SOCKETS_PER_ACCOUNT {
+                return Err(ApiError::new(
+                    429,
+                    "TOO_MANY_SOCKETS",
+                    format!(
+                        "an account holds at most {MAX_SOCKETS_PER_ACCOUNT} terminal sockets and live feeds open at once; close some first"
+                    ),
+                ));
+            }
+            *mine += 1;
+            c.total += 1;
+        }
+        Ok(OpenSocket {
+            counts,
+            account: account.to_owned(),
+        })
+    }
+
+    /// How many terminal sockets and live feeds are open.
+    fn open_socket_count(&self) -> usize {
+        self.terminals.open_sockets.lock().map_or(0, |c| c.total)
     }
 
     /// Closes every open terminal socket and live feed with 1001 ("the control plane is
     /// shutting down", once shutdown began: their next grant check says so) and waits until
     /// they are closed, at most `limit`; answers how many are still open.
-    pub async fn close_sockets_for_shutdown(&self, limit: Duration) -> u64 {
+    pub async fn close_sockets_for_shutdown(&self, limit: Duration) -> usize {
         self.access_changed();
         let deadline = std::time::Instant::now() + limit;
-        while self.terminals.open_sockets.load(Ordering::SeqCst) > 0
-            && std::time::Instant::now() < deadline
-        {
+        while self.open_socket_count() > 0 && std::time::Instant::now() < deadline {
             smol::Timer::after(Duration::from_millis(10)).await;
         }
-        self.terminals.open_sockets.load(Ordering::SeqCst)
+        self.open_socket_count()
     }
 
     /// Has every open terminal socket and live feed re-check its grant now: a credential or
