@@ -143,7 +143,11 @@ fn terminal_page() -> String {
          <p>After <code>attached</code> the plane sends the replay as one binary frame (bytes that \
          put a fresh terminal in the pane's state), then the pane's output as binary frames. \
          The client sends keystrokes as binary frames (UTF-8) or as <code>input</code> text \
-         frames. The pane takes the smallest grid of the viewers that may type.</p>\n\
+         frames. The pane takes the smallest grid of the viewers that may type; while one of \
+         them is attached, <code>POST /api/subshells/{{id}}/resize</code> answers 409 \
+         <code>GRID_HELD</code>.</p>\n\
+         <p>An account holds at most {per_account} terminal sockets and live feeds open at once \
+         (one more is refused with 429 <code>TOO_MANY_SOCKETS</code>).</p>\n\
          <h2>Query</h2>\n<pre>{}</pre>\n\
          <h2>Text frames from the plane</h2>\n<pre>{}</pre>\n\
          <h2>Text frames from the client</h2>\n<pre>{}</pre>\n\
@@ -154,13 +158,15 @@ fn terminal_page() -> String {
          subshell and node the account can see, and who is attached to those panes; the client \
          may send <code>{{\"type\":\"ping\"}}</code> (answered <code>pong</code>). A feed that \
          falls behind closes with 4408, and one whose session ended or whose account's role \
-         changed with 4403; any other frame closes it with 4400, one above 64 KiB with 1009. \
+         changed with 4403; any other frame closes it with 4400, one above 64 KiB with 1009, \
+         a text frame that is not UTF-8 with 1007, and a plane that stops with 1001. \
          On any close, list again over REST and reopen.</p>\n<pre>{}</pre>\n\
          </body>\n</html>\n",
         schema(schemars::schema_for!(AttachQuery)),
         schema(schemars::schema_for!(ServerFrame)),
         schema(schemars::schema_for!(ClientFrame)),
         schema(schemars::schema_for!(FeedFrame)),
+        per_account = crate::service::terminals::MAX_SOCKETS_PER_ACCOUNT,
     )
 }
 
