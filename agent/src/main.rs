@@ -115,6 +115,7 @@ fn fail(msg: &str) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    termplane_exec::procs::keep_inherited_descriptors_to_ourselves();
     let raw: Vec<String> = std::env::args().skip(1).collect();
     match raw.first().map(String::as_str) {
         Some("--version" | "-V") => {

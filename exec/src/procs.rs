@@ -13,6 +13,16 @@
 //! longer holds its pid, so nothing is listed for it. Linux only, as it reads `/proc`; elsewhere
 //! the hangup is all a pane gets.
 
+/// Marks every descriptor from 3 up that this process inherited close-on-exec, so none of
+/// them reaches what it starts. The plane and the node daemon call it first thing: the tmux
+/// server they start lives on after them, and a descriptor their launcher left open (a pipe of
+/// a shell, of an ssh session, of a supervisor) would otherwise stay open in it for good —
+/// keeping the launcher waiting for an end of file that never comes. Descriptors stay open
+/// here (one may have been passed on purpose); the process's own are close-on-exec already.
+pub fn keep_inherited_descriptors_to_ourselves() {
+    close_fds::set_fds_cloexec_threadsafe(3, &[]);
+}
+
 /// The session id of process `pid`, from `/proc/<pid>/stat` (None when it is gone).
 #[cfg(target_os = "linux")]
 fn session_of(pid: i32) -> Option<i32> {

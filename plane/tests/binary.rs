@@ -284,3 +284,88 @@ fn a_network_plugin_listens_again_when_the_plane_restarts() {
     }
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
 }
+
+/// A descriptor the plane inherited from whoever started it (a shell's pipe, an ssh session's)
+/// reaches none of the processes it starts: the local node's tmux server outlives the plane,
+/// and holding such a descriptor open would keep the launcher waiting for good.
+#[test]
+fn an_inherited_descriptor_reaches_no_process_the_plane_starts() {
+    assert!(
+        Command::new("tmux")
+            .arg("-V")
+            .output()
+            .is_ok_and(|o| o.status.success()),
+        "this test needs tmux"
+    );
+    let dir = common::tempdir("binary-fds");
+    let marker = dir.join("inherited-marker");
+    let data = dir.join("data");
+    // The shell opens descriptor 7 without close-on-exec, then becomes the plane.
+    let mut child = Command::new("/bin/sh")
+        .arg("-c")
+        .arg("exec 7>>\"$1\"; shift; exec \"$@\"")
+        .arg("sh")
+        .arg(&marker)
+        .arg(env!("CARGO_BIN_EXE_termplane"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(&data)
+        .env_remove("RUST_LOG")
+        .env_remove("APP_BASE_URL")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let run = Running {
+        child,
+        base: line.trim().to_owned(),
+    };
+    let socket = data.join("local-node/tmux.sock");
+    let holds_marker = |pid: &str| {
+        std::fs::read_dir(format!("/proc/{pid}/fd")).is_ok_and(|fds| {
+            fds.filter_map(Result::ok)
+                .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|t| t == marker))
+        })
+    };
+    // The plane itself still holds it (it was not closed, only kept from its children).
+    let plane_pid = run.child.id().to_string();
+    assert!(
+        holds_marker(&plane_pid),
+        "the shell's descriptor is missing"
+    );
+    // The tmux processes of the local node (its server, the plane's control client).
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let tmux = loop {
+        let found: Vec<String> = std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|p| p.chars().all(|c| c.is_ascii_digit()) && *p != plane_pid)
+            .filter(|p| {
+                std::fs::read(format!("/proc/{p}/cmdline"))
+                    .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&*socket.to_string_lossy()))
+            })
+            .collect();
+        if found.len() >= 2 || Instant::now() > deadline {
+            break found;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let leaked: Vec<&String> = tmux.iter().filter(|p| holds_marker(p)).collect();
+    let _ = Command::new("tmux")
+        .arg("-S")
+        .arg(&socket)
+        .arg("kill-server")
+        .status();
+    drop(run);
+    assert!(
+        !tmux.is_empty(),
+        "no tmux process of the local node was found"
+    );
+    assert!(
+        leaked.is_empty(),
+        "tmux processes {leaked:?} (of {tmux:?}) hold the inherited descriptor"
+    );
+}
