@@ -1428,6 +1428,38 @@ fn a_stop_or_kill_the_node_answers_too_late_still_ends_stopped() {
     }
 }
 
+/// A restart whose kill the frozen node answers too late (504) is finished once the node
+/// answers: the row is `stopping` meanwhile (the old token revoked), then the subshell runs
+/// again in a new pane, instead of ending `stopped` as if the user had asked for a stop.
+#[test]
+fn a_restart_the_node_answers_too_late_is_finished_when_it_answers() {
+    let w = world("late-restart", false);
+    let dir = w.dir.join("work");
+    let id = launch(&w, "shell", &dir)["id"].as_str().unwrap().to_owned();
+    wait_until("the shell to run", WAIT, || {
+        (subshell(&w, &id)["state"] == "running").then_some(())
+    });
+    signal_node(&w, "-STOP");
+    let r = w.post(&format!("/api/subshells/{id}/restart"), &json!({}));
+    signal_node(&w, "-CONT");
+    assert_eq!(r.status, 504, "{}", r.text());
+    assert!(
+        r.json()["message"]
+            .as_str()
+            .unwrap()
+            .contains("starts again once the node answers"),
+        "{}",
+        r.text()
+    );
+    assert_eq!(subshell(&w, &id)["state"], "stopping");
+    let row = wait_until("the restart to finish", WAIT, || {
+        let row = subshell(&w, &id);
+        (row["state"] == "running").then_some(row)
+    });
+    assert_eq!(row["state"], "running", "{row}");
+    assert!(node_has_pane(&w, &id), "no pane after the late restart");
+}
+
 /// A delete whose kill the frozen node answers too late: the subshell is deleted all the same
 /// (204, as for a node out of reach) and its pane is killed once the node answers, instead of
 /// an error that leaves a row the late kill then ends (read and notified as a crash).

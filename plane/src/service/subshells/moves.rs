@@ -93,17 +93,19 @@ impl Service {
     /// moves to `stopped`. A node that goes away meanwhile has its census finish the stop when
     /// it is back (`heal`); a row that moved on meanwhile is left alone.
     pub(in crate::service) fn finish_stop_later(&self, node_id: &str, id: &str) {
-        self.finish_stop(node_id, id, Duration::from_secs(3));
+        self.finish_stop(node_id, id, Duration::from_secs(3), false);
     }
 
     /// [`Self::finish_stop_later`] for a stop whose grace is long over (a row found `stopping`
     /// at a census, its pane still running: the node went away, or the plane restarted, before
     /// the stop ended): the first try is as soon as the node takes commands.
     pub(in crate::service) fn finish_stop_soon(&self, node_id: &str, id: &str) {
-        self.finish_stop(node_id, id, Duration::from_millis(50));
+        self.finish_stop(node_id, id, Duration::from_millis(50), false);
     }
 
-    fn finish_stop(&self, node_id: &str, id: &str, first: Duration) {
+    /// With `restart`, the stop was a restart's: once the stop is finished the subshell is
+    /// launched again, as the restart asked.
+    fn finish_stop(&self, node_id: &str, id: &str, first: Duration, restart: bool) {
         let Some(me) = self.me.upgrade() else {
             return;
         };
@@ -120,18 +122,31 @@ impl Service {
                 let Ok(Some(row)) = me.store.subshell(&id).await else {
                     return;
                 };
-                if SubshellState::from_stored(&row.state) != SubshellState::Stopping {
+                let state = SubshellState::from_stored(&row.state);
+                // The late kill's own exit report may have ended the stop already.
+                let stopped = state == SubshellState::Stopped;
+                if state != SubshellState::Stopping && !(restart && stopped) {
                     return;
                 }
                 if !me.node_reachable(&node_id) {
                     continue;
                 }
-                if me.kill_or_gone(&node_id, &id).await.is_ok() {
+                if !stopped {
+                    if me.kill_or_gone(&node_id, &id).await.is_err() {
+                        continue;
+                    }
                     if let Err(e) = me.move_subshell(&row, Trigger::GraceOver, None).await {
                         tracing::debug!(subshell = %id, code = e.code, "a late stop was not recorded");
+                        return;
                     }
-                    return;
                 }
+                if restart && let Ok(Some(row)) = me.store.subshell(&id).await {
+                    match me.relaunch(&row, Trigger::RestartRequested).await {
+                        Ok(()) => tracing::info!(subshell = %id, "a restart the node answered late is finished"),
+                        Err(e) => tracing::info!(subshell = %id, code = e.code, "a restart the node answered late could not launch"),
+                    }
+                }
+                return;
             }
             tracing::info!(subshell = %id, "a stop the node never answered is left to its census");
         })
@@ -297,7 +312,7 @@ impl Service {
             return Err(self.offline(&row.node_id));
         }
         if let Err(e) = self.kill_or_gone(&row.node_id, id).await {
-            self.stop_unanswered(&row).await;
+            self.stop_unanswered(&row, false).await;
             return Err(e);
         }
         if self
@@ -333,12 +348,14 @@ impl Service {
     /// A kill the node did not answer (it may yet run it, its commands queued in order): the
     /// row moves to `stopping` (its token revoked) and the stop is finished once the node
     /// answers, so the row ends `stopped`, not `crashed` when the pane is found gone.
-    async fn stop_unanswered(&self, row: &store::Subshell) {
+    async fn stop_unanswered(&self, row: &store::Subshell, then_restart: bool) {
         match self
             .move_subshell(row, Trigger::TerminateRequested, None)
             .await
         {
-            Ok(Some(_)) => self.finish_stop_later(&row.node_id, &row.id),
+            Ok(Some(_)) => {
+                self.finish_stop(&row.node_id, &row.id, Duration::from_secs(3), then_restart);
+            }
             Ok(None) => {}
             Err(e) => {
                 tracing::debug!(subshell = %row.id, code = e.code, "an unanswered kill was not recorded")
@@ -362,7 +379,20 @@ impl Service {
             serde_json::from_str(&row.launch_spec).map_err(|_| ApiError::internal())?;
         if SubshellState::from_stored(&row.state).is_live() {
             if let Err(e) = self.kill_or_gone(&row.node_id, &row.id).await {
-                self.stop_unanswered(row).await;
+                // A restart the node took but did not answer in time is finished when it
+                // answers: the stop, then the launch.
+                let late = e.code == "NODE_TIMEOUT" && trigger == Trigger::RestartRequested;
+                self.stop_unanswered(row, late).await;
+                if late {
+                    return Err(ApiError::new(
+                        e.status,
+                        e.code,
+                        format!(
+                            "{}: the subshell is stopping, and starts again once the node answers",
+                            e.message
+                        ),
+                    ));
+                }
                 return Err(e);
             }
         } else if let Err(e) = self.kill_pane(&row.node_id, &row.id).await {
