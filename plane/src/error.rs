@@ -57,7 +57,7 @@
 //! | 414 | `URI_TOO_LONG` | a request target over 8 KiB |
 //! | 417 | `EXPECTATION_FAILED` | an `Expect` other than `100-continue` |
 //! | 429 | `TOO_MANY_ATTEMPTS` | sign-in or enrollment backoff in force (`Retry-After` and `metadata.retryAfterMs`) |
-//! | 429 | `TOO_MANY_SOCKETS` | a terminal attach or live feed of an account that holds 256 of them open already |
+//! | 429 | `TOO_MANY_SOCKETS` | a WebSocket upgrade past a holder's limit: an account holds at most 256 terminal sockets and live feeds open at once, a node 4 link sockets |
 //! | 404 | `PASSKEY_CEREMONY_INVALID` | a passkey ceremony that is unknown, expired (5 minutes), already finished or another account's |
 //! | 400 | `PASSKEY_REJECTED` | the browser's passkey answer did not verify (`metadata.reason`) |
 //! | 409 | `PASSKEY_EXISTS` | that authenticator's passkey is already registered |
@@ -79,7 +79,7 @@
 //! | 502 | `NODE_BAD_RESULT` | the node answered with a malformed result |
 //! | 502 | `PANE_UNREADABLE` | a terminal attach to a pane whose screen could not be read |
 //! | 503 | `SHUTTING_DOWN` | a WebSocket upgrade (node link, terminal, live feed) while the plane shuts down |
-//! | 503 | `PLANE_BUSY` | a terminal attach or live feed while the plane holds 8,192 of them open (4,096 live feeds) |
+//! | 503 | `PLANE_BUSY` | a WebSocket upgrade while the plane holds as many as it serves: 8,192 terminal sockets and live feeds (4,096 live feeds), 2,048 node sockets |
 //! | 504 | `NODE_TIMEOUT` | no result within the command deadline (10 s; 5 min for `update`) |
 //! | 505 | `HTTP_VERSION_NOT_SUPPORTED` | an HTTP version other than 1.0 and 1.1 |
 //!
@@ -352,7 +352,7 @@ pub const CODES: &[(u16, &str, &str)] = &[
     (
         429,
         "TOO_MANY_SOCKETS",
-        "a terminal attach or live feed of an account that holds 256 of them open already",
+        "a WebSocket upgrade past a holder's limit: an account holds at most 256 terminal sockets and live feeds open at once, a node 4 link sockets",
     ),
     (
         404,
@@ -454,7 +454,7 @@ pub const CODES: &[(u16, &str, &str)] = &[
     (
         503,
         "PLANE_BUSY",
-        "a terminal attach or live feed while the plane holds 8,192 of them open (4,096 live feeds)",
+        "a WebSocket upgrade while the plane holds as many as it serves: 8,192 terminal sockets and live feeds (4,096 live feeds), 2,048 node sockets",
     ),
     (
         504,

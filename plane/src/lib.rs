@@ -26,4 +26,5 @@ pub mod plugins;
 pub mod push;
 pub mod secret;
 pub mod service;
+pub mod slots;
 pub mod store;

@@ -453,6 +453,36 @@ fn a_rotation_between_the_upgrade_check_and_registration_still_closes_4401() {
     assert_eq!(p.svc.links().status(&e.node_id), None);
 }
 
+/// What one node key can make the plane hold is bounded: at most four of its sockets open at
+/// once, handshaking or not (a fifth upgrade is refused 429 `TOO_MANY_SOCKETS` before the
+/// 101); one that closes gives its place back. Another node is not affected.
+#[test]
+fn a_node_key_opens_at_most_four_sockets_at_once() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let e = enroll(&p, &admin, "many", true);
+    let other = enroll(&p, &admin, "other", true);
+    let mut held: Vec<RawWs> = (0..termplane::link::MAX_SOCKETS_PER_NODE)
+        .map(|i| {
+            open_ws(p.addr, Some(&e.node_key))
+                .unwrap_or_else(|s| panic!("upgrade {i} refused with {s}"))
+        })
+        .collect();
+    assert_eq!(open_ws(p.addr, Some(&e.node_key)).err(), Some(429));
+    assert!(open_ws(p.addr, Some(&other.node_key)).is_ok());
+    // A socket that ends gives its place back (at once on close, or at the handshake deadline).
+    drop(held.pop());
+    let mut again = None;
+    for _ in 0..200 {
+        if let Ok(ws) = open_ws(p.addr, Some(&e.node_key)) {
+            again = Some(ws);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(again.is_some(), "the closed socket's place was not given back");
+}
+
 #[test]
 fn upgrade_refusals() {
     let p = Plane::start();

@@ -79,8 +79,33 @@ pub(super) fn node_socket(
                 &req_id,
             );
         }
+        // What one node key can make the plane hold is bounded, handshake or not.
+        let slot = match svc.links().socket_slot(&node.id) {
+            Ok(s) => s,
+            Err(full) => {
+                use crate::link::{MAX_NODE_SOCKETS, MAX_SOCKETS_PER_NODE};
+                let e = match full {
+                    crate::slots::Full::Key => ApiError::new(
+                        429,
+                        "TOO_MANY_SOCKETS",
+                        format!(
+                            "a node holds at most {MAX_SOCKETS_PER_NODE} link sockets open at once"
+                        ),
+                    ),
+                    crate::slots::Full::All => ApiError::new(
+                        503,
+                        "PLANE_BUSY",
+                        format!(
+                            "the plane holds {MAX_NODE_SOCKETS} node sockets open already; try again later"
+                        ),
+                    ),
+                };
+                return error_response(&e, &req_id);
+            }
+        };
         let on_upgrade = Box::new(move |conn: Upgraded| -> BoxFut<()> {
             Box::pin(async move {
+                let _slot = slot;
                 let ws = WebSocketStream::from_raw_socket(
                     conn,
                     Role::Server,

@@ -24,6 +24,7 @@
 pub mod events;
 
 use std::collections::HashMap;
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -78,10 +79,31 @@ struct HubState {
     shutting_down: bool,
 }
 
+/// Most sockets one node may hold open at once, handshaking or linked (a reconnecting node
+/// overlaps its old socket for a moment; the newest wins).
+pub const MAX_SOCKETS_PER_NODE: usize = 4;
+/// Most node sockets open on the plane at once.
+pub const MAX_NODE_SOCKETS: usize = 2048;
+
+/// The places for node sockets ([`MAX_NODE_SOCKETS`], [`MAX_SOCKETS_PER_NODE`]).
+struct NodeSlots(crate::slots::Slots);
+
+impl Default for NodeSlots {
+    fn default() -> Self {
+        Self(crate::slots::Slots::new(
+            MAX_NODE_SOCKETS,
+            MAX_SOCKETS_PER_NODE,
+        ))
+    }
+}
+
 /// The registry of live node sockets.
 #[derive(Default)]
 pub struct LinkHub {
     state: Mutex<HubState>,
+    /// Taken before a node's upgrade is answered and held for the socket's life: what one
+    /// node key can make the plane hold is bounded, handshake or not.
+    slots: NodeSlots,
     next_conn: AtomicU64,
     node_locks: Mutex<HashMap<String, Arc<smol::lock::Mutex<()>>>>,
     liveness_locks: Mutex<HashMap<String, Arc<smol::lock::Mutex<()>>>>,
@@ -111,6 +133,12 @@ impl LinkHub {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .unwrap_or_default()
+    }
+
+    /// A place for one more socket of `node_id`; refused when the node holds
+    /// [`MAX_SOCKETS_PER_NODE`] or the plane [`MAX_NODE_SOCKETS`].
+    pub fn socket_slot(&self, node_id: &str) -> Result<crate::slots::Slot, crate::slots::Full> {
+        self.slots.0.take(node_id)
     }
 
     /// Whether shutdown began (new sockets are refused).

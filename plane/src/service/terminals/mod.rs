@@ -14,8 +14,8 @@
 //! attach leaves no tail running.
 
 use std::collections::HashMap;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use termplane_proto::SubshellId;
@@ -101,33 +101,19 @@ pub const MAX_SOCKETS_PER_ACCOUNT: usize = 256;
 /// Most terminal sockets and live feeds open on the plane at once.
 pub const MAX_SOCKETS: usize = 8192;
 
-/// The terminal sockets and live feeds open now, in all and by account.
-#[derive(Debug, Default)]
-struct OpenCounts {
-    total: usize,
-    by_account: HashMap<String, usize>,
-}
-
 /// One open terminal socket or live feed, counted until dropped.
-#[derive(Debug)]
-pub struct OpenSocket {
-    counts: Arc<Mutex<OpenCounts>>,
-    account: String,
-}
+pub type OpenSocket = crate::slots::Slot;
 
-impl Drop for OpenSocket {
-    fn drop(&mut self) {
-        let mut c = self
-            .counts
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        c.total = c.total.saturating_sub(1);
-        if let Some(n) = c.by_account.get_mut(&self.account) {
-            *n = n.saturating_sub(1);
-            if *n == 0 {
-                c.by_account.remove(&self.account);
-            }
-        }
+/// The places for terminal sockets and live feeds: [`MAX_SOCKETS`], [`MAX_SOCKETS_PER_ACCOUNT`].
+#[derive(Debug)]
+struct SocketSlots(crate::slots::Slots);
+
+impl Default for SocketSlots {
+    fn default() -> Self {
+        Self(crate::slots::Slots::new(
+            MAX_SOCKETS,
+            MAX_SOCKETS_PER_ACCOUNT,
+        ))
     }
 }
 
@@ -141,7 +127,7 @@ pub struct Terminals {
     pub(crate) access_changed: event_listener::Event,
     /// Terminal sockets and live feeds open now (upgraded), so a shutdown can wait for them
     /// to say goodbye (1001) before the plane exits.
-    open_sockets: Arc<Mutex<OpenCounts>>,
+    open_sockets: SocketSlots,
     tokens: Mutex<HashMap<String, Grant>>,
     minted: AtomicU64,
     pub(crate) pumps: pump::Pumps,
@@ -388,42 +374,27 @@ impl Service {
     /// lives; refused when the account holds [`MAX_SOCKETS_PER_ACCOUNT`] already (429
     /// `TOO_MANY_SOCKETS`) or the plane [`MAX_SOCKETS`] (503 `PLANE_BUSY`).
     pub fn socket_opened(&self, account: &str) -> Result<OpenSocket, ApiError> {
-        let counts = Arc::clone(&self.terminals.open_sockets);
-        {
-            let mut c = counts
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            if c.total >= MAX_SOCKETS {
-                return Err(ApiError::new(
+        self.terminals
+            .open_sockets
+            .0
+            .take(account)
+            .map_err(|full| match full {
+                crate::slots::Full::All => ApiError::new(
                     503,
                     "PLANE_BUSY",
-                    format!(
-                        "the plane holds {MAX_SOCKETS} terminal sockets and live feeds open already; try again later"
-                    ),
-                ));
-            }
-            let mine = c.by_account.entry(account.to_owned()).or_insert(0);
-            if *mine >= MAX_SOCKETS_PER_ACCOUNT {
-                return Err(ApiError::new(
+                    format!("the plane holds {MAX_SOCKETS} terminal sockets and live feeds open already; try again later"),
+                ),
+                crate::slots::Full::Key => ApiError::new(
                     429,
                     "TOO_MANY_SOCKETS",
-                    format!(
-                        "an account holds at most {MAX_SOCKETS_PER_ACCOUNT} terminal sockets and live feeds open at once; close some first"
-                    ),
-                ));
-            }
-            *mine += 1;
-            c.total += 1;
-        }
-        Ok(OpenSocket {
-            counts,
-            account: account.to_owned(),
-        })
+                    format!("an account holds at most {MAX_SOCKETS_PER_ACCOUNT} terminal sockets and live feeds open at once; close some first"),
+                ),
+            })
     }
 
     /// How many terminal sockets and live feeds are open.
     fn open_socket_count(&self) -> usize {
-        self.terminals.open_sockets.lock().map_or(0, |c| c.total)
+        self.terminals.open_sockets.0.taken()
     }
 
     /// Closes every open terminal socket and live feed with 1001 ("the control plane is
