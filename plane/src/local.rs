@@ -73,6 +73,13 @@ pub fn data_dir(plane_data_dir: &Path) -> PathBuf {
     plane_data_dir.join("local-node")
 }
 
+/// Marks every descriptor the plane inherited close-on-exec (see
+/// `termplane_exec::procs::keep_inherited_descriptors_to_ourselves`): the local node's tmux
+/// server outlives the plane, and must not keep its launcher's descriptors open.
+pub fn keep_inherited_descriptors_to_ourselves() {
+    termplane_exec::procs::keep_inherited_descriptors_to_ourselves();
+}
+
 /// Starts the local node and attaches it to `svc`: the executor and its tmux server, the census
 /// applied, the runner, the exit checks and the event forwarding. An error (no tmux, say)
 /// leaves the plane without a local node: launches there are refused with a reason.

@@ -15,7 +15,7 @@ use termplane::store::{Store, redact_url};
 const RECONCILE_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
 
 fn main() -> ExitCode {
-    termplane_exec::procs::keep_inherited_descriptors_to_ourselves();
+    termplane::local::keep_inherited_descriptors_to_ourselves();
     let args: Vec<String> = std::env::args().skip(1).collect();
     // The pane's MCP server on the plane's own host: a harness's stdio child.
     if args.first().map(String::as_str) == Some("mcp") {

@@ -480,7 +480,10 @@ fn a_node_key_opens_at_most_four_sockets_at_once() {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert!(again.is_some(), "the closed socket's place was not given back");
+    assert!(
+        again.is_some(),
+        "the closed socket's place was not given back"
+    );
 }
 
 #[test]
