@@ -105,6 +105,32 @@ fn pinned_node_handshakes_goes_online_and_answers_ping() {
     assert_eq!(r.error(409), "NODE_OFFLINE");
 }
 
+/// What a node says about itself in `ready` is kept as plain text: control, invisible and
+/// bidirectional-control characters (which the API refuses in any name a client sends) are
+/// replaced, so a node cannot write escape sequences or reordered text into an
+/// administrator's view of it.
+#[test]
+fn a_nodes_reported_identity_is_kept_as_plain_text() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let e = enroll(&p, &admin, "odd", true);
+    let mut r = ready("0.17.0");
+    r.hostname = "prod-db\u{202e}hs.exe\u{1b}]0;pwned\u{7}\u{1b}[2J\n".into();
+    r.arch = "x86_64\0\u{200b}".into();
+    let mut n = TestNode::start_ready(&p, &e, r);
+    n.wait_established();
+    wait_liveness(&p, &e.node_id, "online");
+    let row = node_row(&p, &e.node_id);
+    assert_eq!(
+        row.hostname,
+        "prod-db\u{fffd}hs.exe\u{fffd}]0;pwned\u{fffd}\u{fffd}[2J\u{fffd}"
+    );
+    assert_eq!(row.arch, "x86_64\u{fffd}\u{fffd}");
+    let listed = p.call(&admin, "GET", &format!("/api/nodes/{}", e.node_id), None);
+    assert!(!listed.text().contains("\\u001b"), "{}", listed.text());
+    assert_eq!(n.shutdown(), AgentOutcome::Shutdown);
+}
+
 #[test]
 fn unpinned_node_registers_then_handshakes() {
     let p = Plane::start();

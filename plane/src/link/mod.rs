@@ -471,12 +471,9 @@ impl PlaneHooks for Hooks {
                         .ok()
                         .and_then(|v| v.as_str().map(str::to_owned))
                         .unwrap_or_else(|| "unknown".into()),
-                    arch: ready.arch.chars().take(64).collect(),
-                    hostname: ready.hostname.chars().take(255).collect(),
-                    agent_version: ready
-                        .agent_version
-                        .as_ref()
-                        .map(|v| v.chars().take(64).collect()),
+                    arch: shown_as_text(&ready.arch, 64),
+                    hostname: shown_as_text(&ready.hostname, 255),
+                    agent_version: ready.agent_version.as_deref().map(|v| shown_as_text(v, 64)),
                     runtime: ready
                         .runtime
                         .as_ref()
@@ -623,5 +620,39 @@ async fn mirror_maintenance(
             tracing::info!(node = %node_id, mirror = %text, "node reported a maintenance change")
         }
         Err(e) => tracing::warn!(node = %node_id, error = %e, "maintenance mirror not written"),
+    }
+}
+
+/// What a node reports about itself, as the plane keeps and shows it: at most `max`
+/// characters, each control, invisible or bidirectional-control character (which the API
+/// refuses in any text a client sends) replaced by U+FFFD, so a node cannot write escape
+/// sequences or reordered text into an administrator's view.
+fn shown_as_text(reported: &str, max: usize) -> String {
+    reported
+        .chars()
+        .take(max)
+        .map(|c| {
+            if crate::api::is_forbidden_char(c) {
+                char::REPLACEMENT_CHARACTER
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod shown_tests {
+    #[test]
+    fn what_a_node_reports_is_kept_as_plain_text() {
+        assert_eq!(
+            super::shown_as_text("prod-db\u{202e}exe.sh\u{1b}]0;x\u{7}\n", 255),
+            "prod-db\u{fffd}exe.sh\u{fffd}]0;x\u{fffd}\u{fffd}"
+        );
+        assert_eq!(
+            super::shown_as_text("x86_64\0\u{200b}", 64),
+            "x86_64\u{fffd}\u{fffd}"
+        );
+        assert_eq!(super::shown_as_text("héllo-wörld", 5), "héllo");
     }
 }

@@ -178,11 +178,26 @@ impl TestNode {
         Self::start_exec(p, e, pin, version, FakeExec::default())
     }
 
+    /// A node whose `ready` says what `ready` holds.
+    pub fn start_ready(p: &Plane, e: &Enrolled, ready: Ready) -> Self {
+        Self::start_full(p, e, e.control_pin, ready, FakeExec::default())
+    }
+
     fn start_exec(
         p: &Plane,
         e: &Enrolled,
         pin: Option<Key32>,
         version: &str,
+        exec: FakeExec,
+    ) -> Self {
+        Self::start_full(p, e, pin, ready(version), exec)
+    }
+
+    fn start_full(
+        p: &Plane,
+        e: &Enrolled,
+        pin: Option<Key32>,
+        ready: Ready,
         exec: FakeExec,
     ) -> Self {
         let cfg = AgentConfig {
@@ -193,7 +208,7 @@ impl TestNode {
             signing_key: e.signing.clone(),
             process_start: UnixSecs(p.clock.now_ms().div_euclid(1000) - 60),
             carried_over: Vec::new(),
-            ready: ready(version),
+            ready,
         };
         let (rtx, rrx) = smol::channel::unbounded();
         let (ctx, crx) = smol::channel::unbounded();
