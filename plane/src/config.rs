@@ -13,7 +13,7 @@
 //! | — | `TERMPLANE_IO_TIMEOUT_SECS` | 10 (longest a body read or an answer write may make no progress) |
 //! | — | `TERMPLANE_BODY_TIMEOUT_SECS` | 30 (time allowed for a whole request body) |
 //! | — | `TERMPLANE_MIN_SEND_RATE` | 1024 (bytes per second an answer must at least be read at) |
-//! | — | `TERMPLANE_MAX_CONNS_PER_IP` | 256 (open not-upgraded connections per client address) |
+//! | — | `TERMPLANE_MAX_CONNS_PER_IP` | 256 (open not-upgraded connections per client address; a `TRUSTED_PROXIES` address has none, only the cap in all) |
 //! | — | `TERMPLANE_MAX_CONNS` | 2048 (open not-upgraded connections in all) |
 //! | `--no-local-node` | `TERMPLANE_LOCAL_NODE=off` | on: the plane runs panes on its own host (needs tmux); off, it only manages enrolled nodes and launches on the local node are refused |
 //! | — | `TERMPLANE_PUSH_ALLOW_HTTP=1` | off: Web Push endpoints must be `https://` |
@@ -108,6 +108,8 @@ ENVIRONMENT:
     TERMPLANE_HEADER_TIMEOUT_SECS, TERMPLANE_IO_TIMEOUT_SECS, TERMPLANE_BODY_TIMEOUT_SECS,
     TERMPLANE_MIN_SEND_RATE, TERMPLANE_MAX_CONNS_PER_IP, TERMPLANE_MAX_CONNS
                         deadlines of slow clients and caps on not-upgraded connections
+                        (a connection over a cap is answered 503 PLANE_BUSY; a trusted
+                        proxy has no per-address cap)
     TERMPLANE_LOCAL_NODE=off  run no panes on this host (as --no-local-node)
     TERMPLANE_PUSH_ALLOW_HTTP=1     push endpoints may be plain http://
     TERMPLANE_PUSH_ALLOW_PRIVATE=1  push endpoints may be on loopback or private addresses

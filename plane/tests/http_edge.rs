@@ -429,6 +429,77 @@ fn trickling_clients_cannot_hold_every_connection_slot() {
     }
 }
 
+/// A connection over the caps reads why it is closed — a 503 `PLANE_BUSY` with the API's
+/// error body and `Retry-After` — instead of a bare close; one slot freed, the next is served.
+#[test]
+fn a_connection_over_the_cap_is_told_503_plane_busy() {
+    let p = Plane::start_with(Opts {
+        max_conns: Some(4),
+        max_conns_per_ip: Some(4),
+        ..Opts::default()
+    });
+    let mut idle: Vec<TcpStream> = (0..4)
+        .map(|_| TcpStream::connect(p.addr).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let mut s = TcpStream::connect(p.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut all = Vec::new();
+    let _ = s.read_to_end(&mut all);
+    let text = String::from_utf8_lossy(&all);
+    assert!(text.starts_with("HTTP/1.1 503 "), "{text}");
+    assert!(
+        text.to_ascii_lowercase().contains("retry-after: 1"),
+        "{text}"
+    );
+    let body: serde_json::Value =
+        serde_json::from_str(text.split("\r\n\r\n").nth(1).unwrap()).unwrap();
+    assert_eq!(body["code"], "PLANE_BUSY");
+    assert_eq!(body["statusCode"], 503);
+    assert!(body["errId"].is_string());
+    drop(idle.pop());
+    let mut served = false;
+    for _ in 0..50 {
+        let r = p.get("/api/setup/status").send();
+        if r.status == 200 {
+            served = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(served, "the freed slot was not given to the next client");
+}
+
+/// A trusted reverse proxy carries every client's connections, so the per-address cap does not
+/// apply to it (one client behind it would lock the others out); the cap in all still does.
+#[test]
+fn a_trusted_proxy_has_no_per_address_cap_but_the_cap_in_all() {
+    let p = Plane::start_with(Opts {
+        max_conns: Some(8),
+        max_conns_per_ip: Some(2),
+        trusted_proxies: vec!["127.0.0.1/32"],
+        ..Opts::default()
+    });
+    let mut idle: Vec<TcpStream> = (0..6)
+        .map(|_| TcpStream::connect(p.addr).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let r = p.get("/api/setup/status").send();
+    assert_eq!(r.status, 200, "{}", r.text());
+    idle.extend((0..2).map(|_| TcpStream::connect(p.addr).unwrap()));
+    std::thread::sleep(Duration::from_millis(200));
+    let mut s = TcpStream::connect(p.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let _ = s.write_all(b"GET /api/setup/status HTTP/1.1\r\nHost: x\r\n\r\n");
+    let mut all = Vec::new();
+    let _ = s.read_to_end(&mut all);
+    let text = String::from_utf8_lossy(&all);
+    assert!(
+        text.starts_with("HTTP/1.1 503 ") && text.contains("PLANE_BUSY"),
+        "{text}"
+    );
+}
+
 fn rss_kib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap();
     status

@@ -143,9 +143,10 @@ fn terminal_page() -> String {
          <p>After <code>attached</code> the plane sends the replay as one binary frame (bytes that \
          put a fresh terminal in the pane's state), then the pane's output as binary frames. \
          The client sends keystrokes as binary frames (UTF-8) or as <code>input</code> text \
-         frames. The pane takes the smallest grid of the viewers that may type; while one of \
-         them is attached, <code>POST /api/subshells/{{id}}/resize</code> answers 409 \
-         <code>GRID_HELD</code>.</p>\n\
+         frames. The pane takes the smallest grid of the viewers that may type (a viewer that gave \
+         no grid, with <code>cols</code>/<code>rows</code> or a <code>resize</code> frame, \
+         takes no part); while one of them with a grid is attached, \
+         <code>POST /api/subshells/{{id}}/resize</code> answers 409 <code>GRID_HELD</code>.</p>\n\
          <p>An account holds at most {per_account} terminal sockets and live feeds open at once \
          (one more is refused with 429 <code>TOO_MANY_SOCKETS</code>).</p>\n\
          <h2>Query</h2>\n<pre>{}</pre>\n\

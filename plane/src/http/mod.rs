@@ -416,7 +416,12 @@ impl ConnCounts {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let here = per_ip.get(&ip).copied().unwrap_or(0);
-        if here >= opts.max_conns_per_ip || self.total.load(Ordering::SeqCst) >= opts.max_conns {
+        // A trusted reverse proxy carries every client's connections: the per-address cap
+        // would let one client behind it lock all the others out. It has the cap in all only.
+        let proxy = opts.trusted_proxies.iter().any(|c| c.contains(ip));
+        if (here >= opts.max_conns_per_ip && !proxy)
+            || self.total.load(Ordering::SeqCst) >= opts.max_conns
+        {
             return None;
         }
         per_ip.insert(ip, here + 1);
@@ -465,6 +470,7 @@ async fn accept_loop(
         };
         let Some(counted) = counts.admit(peer.ip(), opts) else {
             tracing::debug!(peer = %peer, "connection cap reached; closing");
+            refuse_over_cap(&stream).await;
             let _ = stream.shutdown(std::net::Shutdown::Both);
             continue;
         };
@@ -478,6 +484,30 @@ async fn accept_loop(
         })
         .detach();
     }
+}
+
+/// Tells a connection over the caps why it is closed: a 503 `PLANE_BUSY` with the API's error
+/// body and `Retry-After`, written in one attempt that never waits (a fresh socket's buffer
+/// takes it; a client that cannot is closed all the same), so a refused client reads an answer
+/// instead of a bare close.
+async fn refuse_over_cap(stream: &smol::net::TcpStream) {
+    // A handle of the same socket (smol's streams are clones of one `Async<TcpStream>`).
+    let mut s = stream.clone();
+    let e = crate::error::ApiError::new(
+        503,
+        "PLANE_BUSY",
+        "too many connections are open from this address, or in all; try again shortly",
+    );
+    let body = serde_json::to_vec(&e.body(new_req_id(), None)).unwrap_or_default();
+    let mut answer = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    answer.extend_from_slice(&body);
+    let _ =
+        futures_lite::future::poll_once(futures_lite::AsyncWriteExt::write_all(&mut s, &answer))
+            .await;
 }
 
 /// Network plugins' listeners: each serves the same application on its own accept loop (its own
