@@ -131,6 +131,89 @@ fn a_nodes_reported_identity_is_kept_as_plain_text() {
     assert_eq!(n.shutdown(), AgentOutcome::Shutdown);
 }
 
+/// Every command an administrator sends a node through the command route is audited — before
+/// it is sent, with its fields, a long value (a file's content) cut to its length — and so is
+/// every update sent to a node.
+#[test]
+fn commands_and_updates_an_administrator_sends_a_node_are_audited() {
+    let downloads = common::tempdir("downloads");
+    let p = Plane::start_with(Opts {
+        downloads_dir: Some(downloads.clone()),
+        ..Opts::default()
+    });
+    let admin = p.setup_admin();
+    let e = enroll(&p, &admin, "audited", true);
+    let mut n = TestNode::start(&p, &e, "0.17.0");
+    n.wait_established();
+    wait_liveness(&p, &e.node_id, "online");
+    let send = |cmd: serde_json::Value| {
+        p.post(&format!("/api/nodes/{}/commands", e.node_id), cmd)
+            .header("Cookie", &admin)
+            .send()
+    };
+    assert_eq!(send(json!({ "type": "ping" })).status, 200);
+    let content = "A".repeat(4000);
+    let r = send(json!({
+        "type": "write_file", "path": "/srv/x", "chunk_b64": content, "chunk": 0, "eof": true
+    }));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let audit = p
+        .get("/api/audit?action=node.command_sent")
+        .header("Cookie", &admin)
+        .send()
+        .json();
+    let entries = audit["entries"]
+        .as_array()
+        .or_else(|| audit.as_array())
+        .unwrap();
+    let types: Vec<&str> = entries
+        .iter()
+        .map(|x| x["detail"]["command"]["type"].as_str().unwrap())
+        .collect();
+    assert!(
+        types.contains(&"ping") && types.contains(&"write_file"),
+        "{audit}"
+    );
+    assert!(
+        entries.iter().all(|x| x["target"] == e.node_id.as_str()),
+        "{audit}"
+    );
+    let text = audit.to_string();
+    assert!(
+        !text.contains(&content),
+        "the file's content was audited: {text}"
+    );
+    assert!(text.contains("(4000 characters)"), "{text}");
+    // An update sent through the update route is audited; one refused before anything is
+    // sent (the node's platform has no served binary yet) is not.
+    let update = || {
+        p.post(
+            &format!("/api/admin/updates/nodes/{}", e.node_id),
+            json!({}),
+        )
+        .header("Cookie", &admin)
+        .send()
+    };
+    let audited = || {
+        p.get("/api/audit?action=node.update_sent")
+            .header("Cookie", &admin)
+            .send()
+            .json()
+            .to_string()
+    };
+    assert_ne!(update().status, 200);
+    assert!(!audited().contains(&e.node_id));
+    std::fs::write(
+        downloads.join("termplane-node-linux-riscv64"),
+        b"a node binary",
+    )
+    .unwrap();
+    let r = update();
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert!(audited().contains(&e.node_id), "{}", audited());
+    assert_eq!(n.shutdown(), AgentOutcome::Shutdown);
+}
+
 #[test]
 fn unpinned_node_registers_then_handshakes() {
     let p = Plane::start();

@@ -392,6 +392,28 @@ impl Service {
                 "tail keys starting with `view-` belong to the plane's terminal pumps",
             ));
         }
+        // Audited before it is sent (a command that times out may still have run): its type
+        // and its fields, long values (a file's content) cut to their length.
+        let mut detail = serde_json::to_value(&command).unwrap_or_default();
+        if let Some(fields) = detail.as_object_mut() {
+            for v in fields.values_mut() {
+                if let Some(text) = v.as_str()
+                    && text.chars().count() > 200
+                {
+                    *v = json!(format!("({} characters)", text.chars().count()));
+                }
+            }
+        }
+        self.store
+            .audit(
+                self.now(),
+                Some(&c.user().id),
+                c.actor_kind(),
+                "node.command_sent",
+                Some(id),
+                &json!({ "command": detail }),
+            )
+            .await?;
         let sent_at = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX));

@@ -344,7 +344,32 @@ impl Service {
                 "the local node runs inside the plane: update the plane itself",
             ));
         }
-        self.send_update(&node, req.force).await
+        self.send_update(&c, &node, req.force).await
+    }
+
+    /// Audits an update about to be sent to `node` (just before it is: it may run although its
+    /// answer never comes; one refused before anything is sent is not audited).
+    async fn audit_update(
+        &self,
+        c: &Caller,
+        node: &store::Node,
+        force: Option<bool>,
+    ) -> Result<(), ApiError> {
+        self.store
+            .audit(
+                self.now(),
+                Some(&c.user().id),
+                c.actor_kind(),
+                "node.update_sent",
+                Some(&node.id),
+                &serde_json::json!({
+                    "fromVersion": node.agent_version,
+                    "toVersion": env!("CARGO_PKG_VERSION"),
+                    "force": force.unwrap_or(false),
+                }),
+            )
+            .await?;
+        Ok(())
     }
 
     /// `POST /api/admin/updates/outdated` (admin session): [`Self::update_node`] for every
@@ -355,7 +380,7 @@ impl Service {
         meta: &RequestMeta,
         req: NodeUpdateRequest,
     ) -> Result<Vec<NodeUpdateOutcome>, ApiError> {
-        self.admin(meta).await?;
+        let c = self.admin(meta).await?;
         let mine = termplane_proto::Version::parse(env!("CARGO_PKG_VERSION"));
         let mut out = Vec::new();
         for node in self.store.nodes(None).await? {
@@ -366,7 +391,7 @@ impl Service {
             if node.is_local || !behind {
                 continue;
             }
-            let outcome = match self.send_update(&node, req.force).await {
+            let outcome = match self.send_update(&c, &node, req.force).await {
                 Ok(o) => o,
                 Err(e) => NodeUpdateOutcome {
                     node_id: node.id.clone(),
@@ -384,6 +409,7 @@ impl Service {
 
     async fn send_update(
         &self,
+        c: &Caller,
         node: &store::Node,
         force: Option<bool>,
     ) -> Result<NodeUpdateOutcome, ApiError> {
@@ -409,6 +435,7 @@ impl Service {
             "{}/api/downloads/node/{platform}",
             self.settings.base_url.trim_end_matches('/')
         );
+        self.audit_update(c, node, force).await?;
         let r = self
             .node_command(
                 &node.id,
