@@ -344,8 +344,10 @@ pub struct HeldNodes {
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct NodeUpdateRequest {
-    /// Update even if the node's panes would die with its restart (the node refuses otherwise
-    /// while panes run outside tmux's own server).
+    /// Update even though panes run on the node: the node refuses an update ("kills panes")
+    /// while any of its panes runs, since the restart its service manager then does may end
+    /// them with the daemon. (`runtime.panesAtRisk` is what the node said at its last `ready`;
+    /// the node decides on what runs when the update arrives.)
     #[serde(default)]
     pub force: Option<bool>,
 }
