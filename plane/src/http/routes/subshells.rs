@@ -13,16 +13,6 @@ use crate::api::{Empty, IdParam};
 use crate::error::ApiError;
 use crate::service::{RequestMeta, Service};
 
-/// Codes a command sent to the subshell's node can end with.
-const NODE_CODES: &[&str] = &[
-    "NODE_OFFLINE",
-    "NODE_REFUSED",
-    "COMMAND_TOO_LARGE",
-    "NODE_LINK_CLOSED",
-    "NODE_BAD_RESULT",
-    "NODE_TIMEOUT",
-];
-
 /// The routes of this domain, in the order the reference lists them.
 #[allow(clippy::too_many_lines)]
 pub(super) fn routes() -> Vec<RouteDef> {
@@ -63,9 +53,11 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "/api/subshells/:id",
             "deleteSubshell",
             Subshells,
-            "Delete a subshell: a live pane is killed, its token revoked, its row removed",
+            "Delete a subshell: a live pane is killed, its token revoked, its row removed (a pane \
+             on a node out of reach, or whose node answers the kill too late, is killed when \
+             that node answers)",
         )
-        .errors(NODE_CODES)
+        .errors(&["NODE_REFUSED", "NODE_BAD_RESULT"])
         .handle(delete),
         RouteDef::get(
             "/api/subshells/:id/logs",
