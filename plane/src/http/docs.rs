@@ -139,7 +139,9 @@ fn terminal_page() -> String {
          then open <code>GET /api/subshells/{{id}}/attach?token=…</code> as a WebSocket \
          (optionally <code>&amp;cols=…&amp;rows=…</code> and <code>&amp;readOnly=true</code>). \
          The socket never takes your own credential. A refused attach is an HTTP error with the \
-         API's error body.</p>\n\
+         API's error body; a token the plane read is spent whatever the answer, except for a \
+         refusal of the request itself (not a WebSocket upgrade, an untrusted Origin, a malformed \
+         query).</p>\n\
          <p>After <code>attached</code> the plane sends the replay as one binary frame (bytes that \
          put a fresh terminal in the pane's state), then the pane's output as binary frames. \
          The client sends keystrokes as binary frames (UTF-8) or as <code>input</code> text \
