@@ -80,16 +80,22 @@ pub(super) fn node_socket(
             );
         }
         // What one node key can make the plane hold is bounded, handshake or not.
-        let slot = match svc.links().socket_slot(&node.id) {
+        let slot = match svc
+            .links()
+            .socket_slot(&node.id, node.owner_user_id.as_deref())
+        {
             Ok(s) => s,
             Err(full) => {
-                use crate::link::{MAX_NODE_SOCKETS, MAX_SOCKETS_PER_NODE};
+                use crate::link::{
+                    MAX_NODE_SOCKETS, MAX_NODE_SOCKETS_PER_OWNER, MAX_SOCKETS_PER_NODE,
+                };
                 let e = match full {
                     crate::slots::Full::Key => ApiError::new(
                         429,
                         "TOO_MANY_SOCKETS",
                         format!(
-                            "a node holds at most {MAX_SOCKETS_PER_NODE} link sockets open at once"
+                            "a node holds at most {MAX_SOCKETS_PER_NODE} link sockets open at \
+                             once, the nodes of one account {MAX_NODE_SOCKETS_PER_OWNER}"
                         ),
                     ),
                     crate::slots::Full::All => ApiError::new(

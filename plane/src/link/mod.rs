@@ -84,17 +84,31 @@ struct HubState {
 pub const MAX_SOCKETS_PER_NODE: usize = 4;
 /// Most node sockets open on the plane at once.
 pub const MAX_NODE_SOCKETS: usize = 2048;
+/// Most sockets the nodes of one account hold open together: one account's nodes cannot fill
+/// the plane's places and keep every other account's nodes from reconnecting.
+pub const MAX_NODE_SOCKETS_PER_OWNER: usize = 512;
 
-/// The places for node sockets ([`MAX_NODE_SOCKETS`], [`MAX_SOCKETS_PER_NODE`]).
-struct NodeSlots(crate::slots::Slots);
+/// The places for node sockets: per node ([`MAX_SOCKETS_PER_NODE`]), per owning account
+/// ([`MAX_NODE_SOCKETS_PER_OWNER`]) and in all ([`MAX_NODE_SOCKETS`]).
+struct NodeSlots {
+    by_node: crate::slots::Slots,
+    by_owner: crate::slots::Slots,
+}
 
 impl Default for NodeSlots {
     fn default() -> Self {
-        Self(crate::slots::Slots::new(
-            MAX_NODE_SOCKETS,
-            MAX_SOCKETS_PER_NODE,
-        ))
+        Self {
+            by_node: crate::slots::Slots::new(MAX_NODE_SOCKETS, MAX_SOCKETS_PER_NODE),
+            by_owner: crate::slots::Slots::new(MAX_NODE_SOCKETS, MAX_NODE_SOCKETS_PER_OWNER),
+        }
     }
+}
+
+/// The places one node socket holds (its node's and its owner's), given back when dropped.
+#[derive(Debug)]
+pub struct SocketSlot {
+    _node: crate::slots::Slot,
+    _owner: crate::slots::Slot,
 }
 
 /// The registry of live node sockets.
@@ -135,10 +149,20 @@ impl LinkHub {
             .unwrap_or_default()
     }
 
-    /// A place for one more socket of `node_id`; refused when the node holds
-    /// [`MAX_SOCKETS_PER_NODE`] or the plane [`MAX_NODE_SOCKETS`].
-    pub fn socket_slot(&self, node_id: &str) -> Result<crate::slots::Slot, crate::slots::Full> {
-        self.slots.0.take(node_id)
+    /// A place for one more socket of `node_id`, owned by `owner` (a node without an owner
+    /// counts under its own id); refused when the node holds [`MAX_SOCKETS_PER_NODE`], its
+    /// owner's nodes [`MAX_NODE_SOCKETS_PER_OWNER`] or the plane [`MAX_NODE_SOCKETS`].
+    pub fn socket_slot(
+        &self,
+        node_id: &str,
+        owner: Option<&str>,
+    ) -> Result<SocketSlot, crate::slots::Full> {
+        let node = self.slots.by_node.take(node_id)?;
+        let owner = self.slots.by_owner.take(owner.unwrap_or(node_id))?;
+        Ok(SocketSlot {
+            _node: node,
+            _owner: owner,
+        })
     }
 
     /// Whether shutdown began (new sockets are refused).
@@ -654,5 +678,38 @@ mod shown_tests {
             "x86_64\u{fffd}\u{fffd}"
         );
         assert_eq!(super::shown_as_text("héllo-wörld", 5), "héllo");
+    }
+}
+
+#[cfg(test)]
+mod slot_tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// One account's nodes together hold at most [`MAX_NODE_SOCKETS_PER_OWNER`] sockets, so
+    /// they cannot fill the plane's places and keep other accounts' nodes out; each node at
+    /// most [`MAX_SOCKETS_PER_NODE`].
+    #[test]
+    fn one_accounts_nodes_cannot_take_every_place() {
+        let hub = LinkHub::default();
+        let held: Vec<SocketSlot> = (0..MAX_NODE_SOCKETS_PER_OWNER)
+            .map(|i| hub.socket_slot(&format!("node-{i}"), Some("greedy")).unwrap())
+            .collect();
+        assert_eq!(
+            hub.socket_slot("node-new", Some("greedy")).err(),
+            Some(crate::slots::Full::Key)
+        );
+        // Refused by its owner's limit, the node's own place was given back.
+        assert!(hub.socket_slot("node-new", Some("other")).is_ok());
+        // Another account's node still links, up to its own per-node limit.
+        let other: Vec<SocketSlot> = (0..MAX_SOCKETS_PER_NODE)
+            .map(|_| hub.socket_slot("theirs", Some("other")).unwrap())
+            .collect();
+        assert_eq!(
+            hub.socket_slot("theirs", Some("other")).err(),
+            Some(crate::slots::Full::Key)
+        );
+        drop((held, other));
+        assert!(hub.socket_slot("node-new", Some("greedy")).is_ok());
     }
 }
