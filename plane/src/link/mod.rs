@@ -693,7 +693,10 @@ mod slot_tests {
     fn one_accounts_nodes_cannot_take_every_place() {
         let hub = LinkHub::default();
         let held: Vec<SocketSlot> = (0..MAX_NODE_SOCKETS_PER_OWNER)
-            .map(|i| hub.socket_slot(&format!("node-{i}"), Some("greedy")).unwrap())
+            .map(|i| {
+                hub.socket_slot(&format!("node-{i}"), Some("greedy"))
+                    .unwrap()
+            })
             .collect();
         assert_eq!(
             hub.socket_slot("node-new", Some("greedy")).err(),
