@@ -354,12 +354,22 @@ fn an_inherited_descriptor_reaches_no_process_the_plane_starts() {
         std::thread::sleep(Duration::from_millis(50));
     };
     let leaked: Vec<&String> = tmux.iter().filter(|p| holds_marker(p)).collect();
-    let _ = Command::new("tmux")
-        .arg("-S")
-        .arg(&socket)
-        .arg("kill-server")
-        .status();
+    // The plane first (so it starts no server again), then every process naming the socket:
+    // `kill-server` with the plane's control client attached can leave both behind.
     drop(run);
+    let named: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|p| p.chars().all(|c| c.is_ascii_digit()))
+        .filter(|p| {
+            std::fs::read(format!("/proc/{p}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&*socket.to_string_lossy()))
+        })
+        .collect();
+    for pid in &named {
+        let _ = Command::new("kill").args(["-9", pid]).status();
+    }
     assert!(
         !tmux.is_empty(),
         "no tmux process of the local node was found"
