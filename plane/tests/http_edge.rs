@@ -523,7 +523,7 @@ fn downloads_to_clients_that_never_read_hold_bounded_memory_and_are_cut() {
     let p = Plane::start_with(Opts {
         io_timeout: Some(Duration::from_secs(1)),
         min_send_rate: Some(1024),
-        downloads_dir: Some(dir),
+        downloads_dir: Some(dir.clone()),
         ..Opts::default()
     });
     let before = rss_kib();
@@ -570,4 +570,6 @@ fn downloads_to_clients_that_never_read_hold_bounded_memory_and_are_cut() {
             "a stalled download was not cut ({got} bytes)"
         );
     }
+    drop(p);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -56,6 +56,12 @@ impl Local {
 impl Drop for Local {
     fn drop(&mut self) {
         self.exec.stop_server();
+        // Kept to be looked at when the test fails; else removed (logs, sockets, scratch).
+        if !std::thread::panicking()
+            && let Some(dir) = self.data.parent()
+        {
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
 }
 

@@ -47,6 +47,18 @@ fn init_logs() {
     });
 }
 
+/// Prints every ERROR line the test planes logged so far, so that a test failing on a 500
+/// shows the cause the plane logged beside it (the response body carries only an `errId`).
+/// Lines of planes of other tests of the binary may be among them.
+pub fn print_error_lines() {
+    let all = logs().lock().unwrap().clone();
+    for line in String::from_utf8_lossy(&all).lines() {
+        if line.contains(" ERROR ") {
+            eprintln!("plane log: {line}");
+        }
+    }
+}
+
 pub fn tempdir(tag: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!(
         "termplane-test-{tag}-{}",
@@ -68,6 +80,9 @@ pub struct Plane {
     pub base: String,
     pub clock: ManualClock,
     pub svc: Arc<Service>,
+    /// The data directory this harness made (removed when the plane drops, unless the test
+    /// is failing: then it is kept to be looked at). `None` when the test gave its own.
+    own_dir: Option<std::path::PathBuf>,
     stop: Option<smol::channel::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -90,6 +105,9 @@ pub struct Opts {
     pub min_send_rate: Option<u64>,
     pub trusted_proxies: Vec<&'static str>,
     pub downloads_dir: Option<std::path::PathBuf>,
+    /// The plane's data directory (its SQLite file, keys and kept files); a new temporary
+    /// directory when `None`.
+    pub data_dir: Option<std::path::PathBuf>,
     /// Push only to public addresses (as a plane started without
     /// `TERMPLANE_PUSH_ALLOW_PRIVATE=1`); tests otherwise push to a loopback service.
     pub public_push_only: bool,
@@ -102,7 +120,8 @@ impl Plane {
 
     pub fn start_with(o: Opts) -> Self {
         init_logs();
-        let dir = tempdir("plane");
+        let own_dir = o.data_dir.is_none().then(|| tempdir("plane"));
+        let dir = o.data_dir.clone().or_else(|| own_dir.clone()).unwrap();
         let clock = ManualClock::new(T0);
         let (tx, rx) = std::sync::mpsc::channel();
         let (stop_tx, stop_rx) = smol::channel::bounded::<()>(1);
@@ -175,6 +194,7 @@ impl Plane {
             base,
             clock,
             svc,
+            own_dir,
             stop: Some(stop_tx),
             thread: Some(thread),
         }
@@ -317,6 +337,77 @@ impl Drop for Plane {
             // failure only leaves a database behind; it never fails a test from here.
             let _ = try_sql_on_server(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
         }
+        // A suite leaves no database files behind on a disk it shares with its build.
+        if let Some(d) = &self.own_dir
+            && !std::thread::panicking()
+        {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
+/// A small tmpfs mounted on a directory of its own, for tests of a full disk. Unmounted (and
+/// its directory removed) when dropped.
+pub struct SmallDisk {
+    pub dir: std::path::PathBuf,
+}
+
+impl SmallDisk {
+    /// Mounts a tmpfs of `bytes`. Mounting needs root (CAP_SYS_ADMIN): without it, `None`
+    /// after saying so, except under `CI`, where the test fails instead of passing unrun.
+    pub fn mount(bytes: u64) -> Option<Self> {
+        let dir = tempdir("small-disk");
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={bytes}"), "tmpfs"])
+            .arg(&dir)
+            .status()
+            .is_ok_and(|s| s.success());
+        if ok {
+            return Some(Self { dir });
+        }
+        let _ = std::fs::remove_dir(&dir);
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI: this test needs to mount a tmpfs (run as root)"
+        );
+        eprintln!("not run: mounting a tmpfs needs root");
+        None
+    }
+
+    /// Writes `name` until the disk is full; returns its length.
+    pub fn fill(&self, name: &str) -> u64 {
+        let mut f = std::fs::File::create(self.dir.join(name)).unwrap();
+        let chunk = vec![0x5a_u8; 64 * 1024];
+        let mut len = 0_u64;
+        loop {
+            match f.write(&chunk) {
+                Ok(0) => break,
+                Ok(n) => len += n as u64,
+                Err(e) if e.kind() == std::io::ErrorKind::StorageFull => break,
+                Err(e) => panic!("filling the disk: {e}"),
+            }
+        }
+        len
+    }
+
+    /// Frees `bytes` of the file `name` (a filler made by [`Self::fill`]).
+    pub fn free(&self, name: &str, bytes: u64) {
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(self.dir.join(name))
+            .unwrap();
+        let len = f.metadata().unwrap().len();
+        f.set_len(len.saturating_sub(bytes)).unwrap();
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.dir)
+            .status();
+        let _ = std::fs::remove_dir(&self.dir);
     }
 }
 
@@ -564,6 +655,9 @@ pub fn read_response(s: &mut TcpStream, method: &str) -> Resp {
         .unwrap_or(0);
     let mut body = vec![0u8; if method == "HEAD" { 0 } else { len }];
     s.read_exact(&mut body).unwrap();
+    if status == 500 {
+        print_error_lines();
+    }
     Resp {
         status,
         headers,
