@@ -82,6 +82,7 @@
 //! | 503 | `PLANE_BUSY` | a WebSocket upgrade while the plane holds as many as it serves: 8,192 terminal sockets and live feeds (4,096 live feeds), 2,048 node sockets |
 //! | 504 | `NODE_TIMEOUT` | no result within the command deadline (10 s; 5 min for `update`) |
 //! | 505 | `HTTP_VERSION_NOT_SUPPORTED` | an HTTP version other than 1.0 and 1.1 |
+//! | 507 | `STORAGE_FULL` | the plane's disk (or its database's) is full: the request changed nothing; free space on the host and try again |
 //!
 //! [`CODES`] holds the same table for the API reference; a test keeps the two identical.
 
@@ -466,6 +467,11 @@ pub const CODES: &[(u16, &str, &str)] = &[
         "HTTP_VERSION_NOT_SUPPORTED",
         "an HTTP version other than 1.0 and 1.1",
     ),
+    (
+        507,
+        "STORAGE_FULL",
+        "the plane's disk (or its database's) is full: the request changed nothing; free space on the host and try again",
+    ),
 ];
 
 /// The status and description of a known code.
@@ -517,6 +523,29 @@ impl ApiError {
         Self::new(500, "INTERNAL_ERROR", "internal server error")
     }
 
+    /// 507 `STORAGE_FULL`: a write the request needed found the disk full. What the request
+    /// began is undone by its caller (a transaction rolled back, a partial file removed), so
+    /// the same request succeeds once space is freed.
+    pub fn storage_full() -> Self {
+        Self::new(
+            507,
+            "STORAGE_FULL",
+            "the control plane's disk is full; nothing was changed: free space on its host and try again",
+        )
+    }
+
+    /// The answer to a failed file-system call: [`Self::storage_full`] when the disk or a
+    /// quota on it is full, else [`Self::internal`]. The cause is logged either way.
+    pub fn from_io(e: &std::io::Error, what: &str) -> Self {
+        if is_disk_full(e) {
+            tracing::warn!(error = %e, what, "the disk is full");
+            Self::storage_full()
+        } else {
+            tracing::error!(error = %e, what, "file system call failed");
+            Self::internal()
+        }
+    }
+
     /// Attaches metadata.
     #[must_use]
     pub fn with_metadata(mut self, metadata: Value) -> Self {
@@ -546,8 +575,36 @@ impl std::fmt::Display for ApiError {
 
 impl std::error::Error for ApiError {}
 
+/// Whether a file-system error says the disk, or a quota on it, is full.
+#[must_use]
+pub fn is_disk_full(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
+    )
+}
+
+/// Whether a database error says its storage is full: SQLite's `SQLITE_FULL` (13, with any
+/// extended code), PostgreSQL's `disk_full` (53100), or a file-system error saying so.
+#[must_use]
+pub fn is_database_full(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Io(io) => is_disk_full(io),
+        sqlx::Error::Database(d) => match d.code() {
+            Some(code) if code == "53100" => true,
+            Some(code) => code.parse::<i64>().is_ok_and(|n| n & 0xff == 13),
+            None => false,
+        },
+        _ => false,
+    }
+}
+
 impl From<sqlx::Error> for ApiError {
     fn from(e: sqlx::Error) -> Self {
+        if is_database_full(&e) {
+            tracing::warn!(error = %e, "the database's disk is full");
+            return Self::storage_full();
+        }
         tracing::error!(error = %e, "database error");
         Self::internal()
     }
@@ -584,6 +641,26 @@ pub struct ErrorBody {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
+
+    /// A full disk (ENOSPC) and a full quota (EDQUOT) answer 507; other file-system faults
+    /// stay 500.
+    #[test]
+    fn a_full_disk_or_quota_answers_507_and_other_faults_500() {
+        for errno in [28, 122] {
+            let e = std::io::Error::from_raw_os_error(errno);
+            assert!(is_disk_full(&e), "{errno}");
+            assert_eq!(ApiError::from_io(&e, "test").status, 507);
+            assert!(is_database_full(&sqlx::Error::Io(e)));
+        }
+        for errno in [2, 5, 13] {
+            let e = std::io::Error::from_raw_os_error(errno);
+            assert_eq!(
+                ApiError::from_io(&e, "test").code,
+                "INTERNAL_ERROR",
+                "{errno}"
+            );
+        }
+    }
 
     /// The module documentation's table and [`CODES`] list the same rows in the same order.
     #[test]

@@ -58,8 +58,7 @@ fn not_found() -> ApiError {
 }
 
 fn io_fault(e: &std::io::Error) -> ApiError {
-    tracing::error!(error = %e, "file storage failed");
-    ApiError::internal()
+    ApiError::from_io(e, "kept files")
 }
 
 fn kept(r: &FileRow) -> KeptFile {

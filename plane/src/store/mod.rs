@@ -44,7 +44,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 use sqlx::any::{AnyPoolOptions, AnyRow};
-use sqlx::{AnyPool, AssertSqlSafe, Executor, Row};
+use sqlx::{AnyPool, AssertSqlSafe, Connection as _, Executor, Row};
 
 use crate::secret;
 
@@ -101,6 +101,30 @@ impl Store {
             Backend::Sqlite => opts.max_connections(4),
             Backend::Postgres => opts.max_connections(8),
         };
+        if !in_memory {
+            // A connection that comes back from a request still counting an open transaction
+            // is closed rather than reused. SQLite rolls a transaction back by itself when a
+            // write finds the disk full (`SQLITE_FULL`); the driver's own rollback then fails
+            // and its count stays at one, so every later `BEGIN` on that connection would
+            // fail ("non-zero transaction depth") long after space was freed. The ping first
+            // runs a rollback that a dropped transaction left queued. (An in-memory database
+            // lives in its one connection, which is never closed.)
+            opts = opts.after_release(|conn, _meta| {
+                Box::pin(async move {
+                    if !conn.is_in_transaction() {
+                        return Ok(true);
+                    }
+                    conn.ping().await?;
+                    if conn.is_in_transaction() {
+                        tracing::warn!(
+                            "a database connection came back inside a transaction: closed"
+                        );
+                        return Ok(false);
+                    }
+                    Ok(true)
+                })
+            });
+        }
         if backend == Backend::Sqlite {
             opts = opts.after_connect(|conn, _meta| {
                 Box::pin(async move {
