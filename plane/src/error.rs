@@ -56,7 +56,7 @@
 //! | 413 | `COMMAND_TOO_LARGE` | a node command that would not fit the link's 64 KiB envelope |
 //! | 414 | `URI_TOO_LONG` | a request target over 8 KiB |
 //! | 417 | `EXPECTATION_FAILED` | an `Expect` other than `100-continue` |
-//! | 429 | `TOO_MANY_ATTEMPTS` | sign-in or enrollment backoff in force (`Retry-After` and `metadata.retryAfterMs`) |
+//! | 429 | `TOO_MANY_ATTEMPTS` | sign-in, enrollment or node-key backoff in force (`Retry-After` and `metadata.retryAfterMs`) |
 //! | 429 | `TOO_MANY_SOCKETS` | a WebSocket upgrade past a holder's limit: an account holds at most 256 terminal sockets and live feeds open at once, a node 4 link sockets, the nodes of one account 512 |
 //! | 404 | `PASSKEY_CEREMONY_INVALID` | a passkey ceremony that is unknown, expired (5 minutes), already finished or another account's |
 //! | 400 | `PASSKEY_REJECTED` | the browser's passkey answer did not verify (`metadata.reason`) |
@@ -348,7 +348,7 @@ pub const CODES: &[(u16, &str, &str)] = &[
     (
         429,
         "TOO_MANY_ATTEMPTS",
-        "sign-in or enrollment backoff in force (`Retry-After` and `metadata.retryAfterMs`)",
+        "sign-in, enrollment or node-key backoff in force (`Retry-After` and `metadata.retryAfterMs`)",
     ),
     (
         429,

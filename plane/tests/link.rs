@@ -577,7 +577,12 @@ fn a_node_key_opens_at_most_four_sockets_at_once() {
                 .unwrap_or_else(|s| panic!("upgrade {i} refused with {s}"))
         })
         .collect();
-    assert_eq!(open_ws(p.addr, Some(&e.node_key)).err(), Some(429));
+    let (_, head) = raw_upgraded(p.addr, &e.node_key, "");
+    assert!(head.starts_with("HTTP/1.1 429"), "{head}");
+    assert!(
+        head.to_ascii_lowercase().contains("\r\nretry-after: 5\r\n"),
+        "the refusal tells the node when to come back: {head}"
+    );
     assert!(open_ws(p.addr, Some(&other.node_key)).is_ok());
     // A socket that ends gives its place back (at once on close, or at the handshake deadline).
     drop(held.pop());

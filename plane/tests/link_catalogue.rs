@@ -339,6 +339,49 @@ fn g90_global_cap_on_unupgraded_connections() {
     assert!(served_again(p.addr));
 }
 
+/// B24: `/ws/node` upgrades whose bearer opens no node are counted per address. Past 20 free
+/// ones (the 21st is still answered for what it is), the next is refused 429 `TOO_MANY_ATTEMPTS` with `Retry-After` before any WebSocket
+/// exists, whatever the kind of the wrong credential; a valid node key from the same address
+/// still connects; the wait ends with time, and the next refusal waits twice as long.
+#[test]
+fn b24_bad_node_keys_from_one_address_back_off_and_a_valid_key_still_connects() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let e = enroll(&p, &admin, "b24", true);
+    let status = |head: &str| -> u16 { head.split(' ').nth(1).unwrap().parse().unwrap() };
+    let retry_after = |head: &str| -> Option<u64> {
+        head.lines()
+            .find_map(|l| {
+                l.to_ascii_lowercase()
+                    .strip_prefix("retry-after: ")
+                    .map(str::to_owned)
+            })
+            .map(|v| v.trim().parse().unwrap())
+    };
+    for i in 0..=20 {
+        let (_, head) = raw_upgraded(p.addr, &format!("tp_{i:0>43}"), "");
+        assert_eq!(status(&head), 401, "guess {i}: {head}");
+    }
+    let (_, sys) = p.system_key(&admin);
+    for bearer in [format!("tp_{:0>43}", 99), "short".to_owned(), sys] {
+        let (_, head) = raw_upgraded(p.addr, &bearer, "");
+        assert_eq!(status(&head), 429, "{head}");
+        assert_eq!(retry_after(&head), Some(1), "{head}");
+    }
+    // The node's own key is looked at whatever its address did.
+    assert!(open_ws(p.addr, Some(&e.node_key)).is_ok());
+    // After the wait, one more guess is answered for what it is; the one after waits 2 s.
+    p.clock.advance_ms(1_000);
+    let (_, head) = raw_upgraded(p.addr, &format!("tp_{:0>43}", 100), "");
+    assert_eq!(status(&head), 401, "{head}");
+    let (_, head) = raw_upgraded(p.addr, &format!("tp_{:0>43}", 101), "");
+    assert_eq!(
+        (status(&head), retry_after(&head)),
+        (429, Some(2)),
+        "{head}"
+    );
+}
+
 #[test]
 fn b21_replayed_session_is_refused_4410_and_the_live_node_stays_online() {
     let p = Plane::start();

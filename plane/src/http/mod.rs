@@ -164,7 +164,7 @@ fn error_response(e: &ApiError, req_id: &str) -> Response {
         "application/json",
         serde_json::to_vec(&body).unwrap_or_default(),
     );
-    if e.status == 429
+    if matches!(e.status, 429 | 503)
         && let Some(ms) = e
             .metadata
             .as_ref()

@@ -5,7 +5,9 @@
 //! * 400 — not a WebSocket upgrade (missing `Upgrade: websocket`, `Connection: upgrade`,
 //!   `Sec-WebSocket-Version: 13` or a well-formed `Sec-WebSocket-Key`);
 //! * 401 / 403 — the bearer node key, as [`crate::service::Service::node_upgrade`] decides;
-//! * 503 — the plane is shutting down.
+//! * 429 `TOO_MANY_ATTEMPTS` — too many upgrades from the address whose key opened no node;
+//! * 429 `TOO_MANY_SOCKETS` / 503 `PLANE_BUSY` — a socket cap is reached (`Retry-After: 5`);
+//! * 503 `SHUTTING_DOWN` — the plane is shutting down (`Retry-After: 5`).
 //!
 //! The answer never carries `Sec-WebSocket-Extensions` (no permessage-deflate) nor a
 //! subprotocol. The socket's caps come from [`termplane_runtime_smol::ws::link_config`].
@@ -19,6 +21,10 @@ use super::handler::BoxFut;
 use super::server::{Request, Response, Upgraded};
 use super::{Ctx, ReqInfo, error_response};
 use crate::error::ApiError;
+
+/// The wait a node is told (`Retry-After`) when its upgrade is refused for the plane's sake:
+/// shutting down, or over a socket cap.
+const NODE_RETRY_AFTER_MS: i64 = 5_000;
 
 fn websocket_key(req: &Request) -> Option<String> {
     let values: Vec<&str> = req.head.all("sec-websocket-key").collect();
@@ -73,9 +79,13 @@ pub(super) fn node_socket(
             Ok(n) => n,
             Err(e) => return error_response(&e, &req_id),
         };
+        // A refusal the node should retry carries `Retry-After`: its daemon waits at least
+        // that long before dialling again (on top of its own backoff).
+        let retry = serde_json::json!({ "retryAfterMs": NODE_RETRY_AFTER_MS });
         if svc.links().is_shutting_down() {
             return error_response(
-                &ApiError::new(503, "SHUTTING_DOWN", "the control plane is shutting down"),
+                &ApiError::new(503, "SHUTTING_DOWN", "the control plane is shutting down")
+                    .with_metadata(retry),
                 &req_id,
             );
         }
@@ -106,6 +116,7 @@ pub(super) fn node_socket(
                         ),
                     ),
                 };
+                let e = e.with_metadata(retry);
                 return error_response(&e, &req_id);
             }
         };

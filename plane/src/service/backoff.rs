@@ -29,6 +29,14 @@
 //! Unknown setup keys are counted per address ([`ENROLL_ADDRESS`]). A setup key the plane knows
 //! is always looked at, whatever the address's count: 256 random bits cannot be guessed, so a
 //! valid key is never held up by someone else's failures.
+//!
+//! # Node keys
+//!
+//! `/ws/node` upgrades whose bearer opens no node are counted per address the same way
+//! ([`NODE_KEY_ADDRESS`]: 20 free, then waits doubling from 1 s up to 1 minute; 429
+//! `TOO_MANY_ATTEMPTS` with `Retry-After`). A valid node key is always looked at, so nodes
+//! behind one address with a misconfigured neighbour keep connecting; a disabled key (known,
+//! and refused for that) is not counted.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -77,6 +85,15 @@ pub const ENROLL_ADDRESS: Rule = Rule {
     base_ms: 1_000,
     cap_ms: 15 * MINUTE,
     reset_after_ms: DAY,
+};
+
+/// Node keys from one address that open no node: missing, malformed, unknown (rotated, or
+/// of a deleted node) or another kind of credential (catalogue B24).
+pub(super) const NODE_KEY_ADDRESS: Rule = Rule {
+    free: 20,
+    base_ms: 1_000,
+    cap_ms: MINUTE,
+    reset_after_ms: HOUR,
 };
 
 /// How long a successful sign-in makes its address known for the account.

@@ -144,16 +144,33 @@ impl Service {
         Ok(node)
     }
 
-    /// Authenticates a `/ws/node` upgrade by its bearer node key.
+    /// Authenticates a `/ws/node` upgrade by its bearer node key. An upgrade whose bearer
+    /// opens no node (401, but for a disabled key) counts against its address: past the free
+    /// attempts of [`super::backoff::NODE_KEY_ADDRESS`], such upgrades are answered 429
+    /// `TOO_MANY_ATTEMPTS` until the wait is over, while a valid key is never held up.
     pub async fn node_upgrade(&self, meta: &RequestMeta) -> Result<Node, ApiError> {
-        let token = self.bearer(meta)?.ok_or_else(|| {
-            ApiError::new(
+        let found = match self.bearer(meta) {
+            Ok(Some(token)) => self.node_by_key(token).await,
+            Ok(None) => Err(ApiError::new(
                 401,
                 "NODE_KEY_MISSING",
                 "the node WebSocket needs a bearer node key",
-            )
-        })?;
-        self.node_by_key(token).await
+            )),
+            Err(e) => Err(e),
+        };
+        match found {
+            Err(e) if e.status == 401 && e.code != "NODE_KEY_DISABLED" => {
+                let now = self.now();
+                let address = format!("node-key:{}", meta.peer_ip);
+                let rule = super::backoff::NODE_KEY_ADDRESS;
+                self.node_key_backoff
+                    .check(&address, rule, now)
+                    .map_err(super::too_many)?;
+                self.node_key_backoff.fail(&address, rule, now);
+                Err(e)
+            }
+            other => other,
+        }
     }
 
     /// Sends one command to a node and waits for its result: through the signed link for a

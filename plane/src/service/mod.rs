@@ -269,6 +269,8 @@ pub struct Service {
     sign_in_backoff: Backoff,
     known_good: KnownGood,
     enroll_backoff: Backoff,
+    /// `/ws/node` upgrades whose key opens no node, per address ([`backoff::NODE_KEY_ADDRESS`]).
+    node_key_backoff: Backoff,
     dummy_hash: String,
     links: LinkHub,
     events: crate::link::events::EventLog,
@@ -435,6 +437,7 @@ impl Service {
             sign_in_backoff: Backoff::default(),
             known_good: KnownGood::default(),
             enroll_backoff: Backoff::default(),
+            node_key_backoff: Backoff::default(),
             dummy_hash,
             links: LinkHub::default(),
             events: crate::link::events::EventLog::default(),
