@@ -509,7 +509,9 @@ pub fn agent_link_ops(data: &[u8]) {
         match op {
             AgentOp::Opened => agent.handle_input(AgentInput::Opened, now, unix(now)),
             AgentOp::Alive => agent.handle_input(AgentInput::Alive, now, unix(now)),
-            AgentOp::DialFailed => agent.handle_input(AgentInput::DialFailed, now, unix(now)),
+            AgentOp::DialFailed => {
+                agent.handle_input(AgentInput::DialFailed { retry_after: None }, now, unix(now))
+            }
             AgentOp::Closed(code) => {
                 agent.handle_input(AgentInput::Closed { code, reason: "x" }, now, unix(now))
             }

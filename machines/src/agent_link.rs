@@ -95,8 +95,13 @@ pub struct AgentConfig {
 pub enum AgentInput<'a> {
     /// The WebSocket opened (the upgrade with the bearer node key succeeded).
     Opened,
-    /// The dial or the upgrade failed.
-    DialFailed,
+    /// The dial or the upgrade failed. `retry_after` is the wait the plane asked for with the
+    /// refusal (`Retry-After`), if any: the next dial waits at least that long, but never
+    /// longer than the backoff's cap (60 s).
+    DialFailed {
+        /// The wait the refusal asked for.
+        retry_after: Option<Duration>,
+    },
     /// A text message.
     Text(&'a str),
     /// A binary message.
@@ -336,9 +341,11 @@ impl AgentLink {
         match input {
             AgentInput::Alive => {}
             AgentInput::Opened => self.on_opened(now),
-            AgentInput::DialFailed => {
+            AgentInput::DialFailed { retry_after } => {
                 if matches!(self.state, State::Dialing) {
-                    self.wait_backoff(now);
+                    let own = self.backoff.next_delay(&mut self.rng);
+                    let asked = retry_after.unwrap_or_default().min(RECONNECT_BACKOFF_CAP);
+                    self.redial_after(own.max(asked), now);
                 }
             }
             AgentInput::Oversize { len } => {

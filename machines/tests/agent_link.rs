@@ -90,6 +90,34 @@ fn close_4410_redials_with_jittered_backoff_capped_at_60_seconds() {
     assert!(p.agent.is_established());
 }
 
+/// A refused dial whose answer asks for a wait (`Retry-After`) waits at least that long, but
+/// never past the backoff's 60 s cap, whatever the answer asks.
+#[test]
+fn a_refusal_with_retry_after_waits_that_long_but_never_past_the_cap() {
+    for (asked, floor, ceiling) in [(20, 20, 60), (3_600, 60, 60)] {
+        let mut p = Pair::new(ready("0.17.0", 14));
+        p.run();
+        p.plane_reachable = false;
+        p.refusal_retry_after = Some(Duration::from_secs(asked));
+        close(&mut p, 4410);
+        // The first redial after the close is the machine's own; the refusals come after it.
+        let (at, _) = p.agent.poll_timeout().unwrap();
+        p.advance_to(at);
+        let mut last = at;
+        for _ in 0..4 {
+            let (at, kind) = p.agent.poll_timeout().unwrap();
+            assert_eq!(kind, TimerKind::Redial);
+            let gap = at - last;
+            assert!(
+                gap >= Duration::from_secs(floor.min(asked)) && gap <= Duration::from_secs(ceiling),
+                "asked {asked} s, waited {gap:?}"
+            );
+            p.advance_to(at);
+            last = at;
+        }
+    }
+}
+
 #[test]
 fn close_4411_before_establishment_drops_only_the_pin_and_registers_next() {
     let mut p = Pair::new(ready("0.17.0", 14));

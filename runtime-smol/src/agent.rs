@@ -512,6 +512,7 @@ impl<C: Clock + Sync> Runner<'_, C> {
                                     "{}: no connection within {limit:?}",
                                     self.opts.url
                                 ),
+                                retry_after: None,
                             })
                         })
                         .await;
@@ -522,11 +523,19 @@ impl<C: Clock + Sync> Runner<'_, C> {
                             self.report(AgentReport::Opened);
                             self.machine.handle_input(AgentInput::Opened, now, unix);
                         }
-                        Err(DialError { status, reason }) => {
+                        Err(DialError {
+                            status,
+                            reason,
+                            retry_after,
+                        }) => {
                             tracing::debug!(%reason, "node link dial failed");
                             self.report(AgentReport::DialError(reason));
                             self.report(AgentReport::DialFailed { status });
-                            self.machine.handle_input(AgentInput::DialFailed, now, unix);
+                            self.machine.handle_input(
+                                AgentInput::DialFailed { retry_after },
+                                now,
+                                unix,
+                            );
                         }
                     }
                 }
@@ -676,6 +685,8 @@ pub struct DialError {
     pub status: Option<u16>,
     /// What went wrong.
     pub reason: String,
+    /// The refusal's `Retry-After`, when it gave one in seconds.
+    pub retry_after: Option<Duration>,
 }
 
 /// Opens `url` (`ws://` or `wss://`) and performs the WebSocket upgrade with the bearer
@@ -689,6 +700,7 @@ pub async fn dial_link(
     let fail = |reason: String| DialError {
         status: None,
         reason,
+        retry_after: None,
     };
     let mut request = url
         .into_client_request()
@@ -744,9 +756,20 @@ pub async fn dial_link(
                 "{target}: the upgrade was refused with HTTP {}",
                 resp.status()
             ),
+            retry_after: retry_after(resp.headers()),
         }),
         Err(e) => Err(fail(format!("{target}: the WebSocket upgrade failed: {e}"))),
     }
+}
+
+/// A refusal's `Retry-After` in whole seconds (RFC 9110 §10.2.3); the HTTP-date form is not
+/// used by the plane and reads as absent.
+fn retry_after(headers: &async_tungstenite::tungstenite::http::HeaderMap) -> Option<Duration> {
+    let v = headers.get("retry-after")?.to_str().ok()?.trim();
+    if v.is_empty() || v.len() > 9 || !v.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    v.parse().ok().map(Duration::from_secs)
 }
 
 /// `host:port`, bracketing an IPv6 address.
@@ -761,4 +784,35 @@ fn authority(host: &str, port: u16) -> String {
 /// Opens `opts.url` with the bearer node key.
 async fn dial(opts: &AgentOptions, node_key: &str) -> Result<Socket, DialError> {
     dial_link(&opts.url, opts.tls.as_ref(), node_key).await
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use async_tungstenite::tungstenite::http::{HeaderMap, HeaderValue};
+
+    fn with(value: &'static str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert("retry-after", HeaderValue::from_static(value));
+        h
+    }
+
+    /// Whole seconds are read; a date, a negative, a fraction, an empty value and a number
+    /// too long to mean anything are absent.
+    #[test]
+    fn retry_after_reads_whole_seconds_only() {
+        assert_eq!(retry_after(&with("5")), Some(Duration::from_secs(5)));
+        assert_eq!(retry_after(&with(" 60 ")), Some(Duration::from_secs(60)));
+        for bad in [
+            "",
+            "-1",
+            "1.5",
+            "Wed, 21 Oct 2015 07:28:00 GMT",
+            "9999999999",
+        ] {
+            assert_eq!(retry_after(&with(bad)), None, "{bad:?}");
+        }
+        assert_eq!(retry_after(&HeaderMap::new()), None);
+    }
 }

@@ -153,6 +153,7 @@ fn a_wss_dial_to_an_unknown_issuer_fails_naming_the_cause() {
                 "wss://127.0.0.1:{port}: certificate not trusted (unknown issuer); \
                  set TERMPLANE_CA_FILE to your CA bundle"
             ),
+            retry_after: None,
         })
     );
     assert!(server.is_err(), "the server completed a handshake");

@@ -91,6 +91,8 @@ pub struct Pair {
     pub auto_answer: bool,
     /// Whether a dial succeeds.
     pub plane_reachable: bool,
+    /// The `Retry-After` an unreachable plane's refusal carries.
+    pub refusal_retry_after: Option<Duration>,
     pub seed: u8,
     pub next_jti: u64,
     /// Every replay record the runtime persisted before an execution.
@@ -145,6 +147,7 @@ impl Pair {
             executed: vec![],
             auto_answer: true,
             plane_reachable: true,
+            refusal_retry_after: None,
             seed: 1,
             next_jti: 1,
             persisted: Vec::new(),
@@ -267,7 +270,13 @@ impl Pair {
                     self.agent.handle_input(AgentInput::Opened, now, unix);
                 } else {
                     self.current = None;
-                    self.agent.handle_input(AgentInput::DialFailed, now, unix);
+                    self.agent.handle_input(
+                        AgentInput::DialFailed {
+                            retry_after: self.refusal_retry_after,
+                        },
+                        now,
+                        unix,
+                    );
                 }
             }
             AgentAction::SendText(t) => {
