@@ -1488,6 +1488,49 @@ fn a_delete_the_node_answers_too_late_still_deletes_and_ends_the_pane() {
     );
 }
 
+/// A delete under way to a frozen node when the plane is killed: the row was `stopping` before
+/// the kill left, so the plane that comes back finishes a stop (`stopped`, no crash) when the
+/// node runs the queued kill, instead of reading the pane's end as a crash.
+#[test]
+fn a_delete_cut_short_by_a_plane_crash_ends_stopped_not_crashed() {
+    let mut w = world("delete-crash", false);
+    let dir = w.dir.join("work");
+    let id = launch(&w, "shell", &dir)["id"].as_str().unwrap().to_owned();
+    wait_until("the shell to run", WAIT, || {
+        (subshell(&w, &id)["state"] == "running").then_some(())
+    });
+    signal_node(&w, "-STOP");
+    let port = w.port;
+    let headers = [
+        ("Origin".to_owned(), w.base()),
+        ("Cookie".to_owned(), w.cookie.clone()),
+    ];
+    let path = format!("/api/subshells/{id}");
+    let deleting = std::thread::spawn(move || {
+        let h: Vec<(&str, &str)> = headers
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        let _ = http(port, "DELETE", &path, &h, None);
+    });
+    wait_until("the row to be stopping", WAIT, || {
+        (subshell(&w, &id)["state"] == "stopping").then_some(())
+    });
+    w.kill_plane();
+    let _ = deleting.join();
+    signal_node(&w, "-CONT");
+    w.start_plane();
+    let row = wait_until("the stop to be finished", WAIT, || {
+        let row = subshell(&w, &id);
+        (row["state"] != "stopping").then_some(row)
+    });
+    assert_eq!(row["state"], "stopped", "{row}");
+    assert!(!node_has_pane(&w, &id));
+    // It can be deleted now, at once.
+    let r = w.send("DELETE", &format!("/api/subshells/{id}"), None);
+    assert_eq!(r.status, 204, "{}", r.text());
+}
+
 #[test]
 fn a_node_with_live_subshells_is_not_deleted_until_they_end() {
     let w = world("delete-node", false);

@@ -533,7 +533,8 @@ impl Service {
         Ok(self.store.take_doomed(node_id).await?.into_iter().collect())
     }
 
-    /// `DELETE /api/subshells/:id`: a live pane is killed first; the row and its token go. A
+    /// `DELETE /api/subshells/:id`: a live pane is killed first (a running row is `stopping`,
+    /// its token revoked, while the kill is under way); the row and its token go. A
     /// pane on a node out of reach is doomed with the row's deletion, in one transaction, and
     /// killed when that node is back (its census names it, see [`Self::doom`]), a plane
     /// restart between the two included; so is a pane whose kill the node took but did not
@@ -549,13 +550,25 @@ impl Service {
         // then ends (read as a crash, and notified as one).
         let mut unanswered = false;
         if reachable && SubshellState::from_stored(&row.state).is_live() {
+            // A running pane is `stopping` (its token revoked) before the kill leaves, so that
+            // a plane that dies while the kill is under way comes back to a stop to finish
+            // (`stopped` once the pane is gone), not to a running row whose pane the kill
+            // then ends, read and notified as a crash.
+            self.move_subshell(&row, Trigger::TerminateRequested, None)
+                .await?;
             match self.kill_or_gone(&row.node_id, id).await {
                 Ok(()) => {}
                 Err(e) if matches!(e.code, "NODE_TIMEOUT" | "NODE_LINK_CLOSED") => {
                     tracing::info!(subshell = %id, code = e.code, "deleted; its pane is killed when the node answers");
                     unanswered = true;
                 }
-                Err(e) => return Err(e),
+                Err(e) => {
+                    // Not deleted: the stop it began is finished, as a terminate's would be.
+                    if SubshellState::from_stored(&row.state) == SubshellState::Running {
+                        self.finish_stop_later(&row.node_id, id);
+                    }
+                    return Err(e);
+                }
             }
         }
         // Out of reach, the pane (or, for an ended row, its log) is doomed: the census has the
