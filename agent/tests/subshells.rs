@@ -1488,12 +1488,15 @@ fn a_delete_the_node_answers_too_late_still_deletes_and_ends_the_pane() {
     );
 }
 
-/// A delete under way to a frozen node when the plane is killed: the row was `stopping` before
-/// the kill left, so the plane that comes back finishes a stop (`stopped`, no crash) when the
-/// node runs the queued kill, instead of reading the pane's end as a crash.
-#[test]
-fn a_delete_cut_short_by_a_plane_crash_ends_stopped_not_crashed() {
-    let mut w = world("delete-crash", false);
+/// Sends `method` to `/api/subshells/{id}{suffix}` while the shell's node is frozen, waits for
+/// the row to read `stopping`, kills the plane, thaws the node and starts the plane again; returns
+/// the row once it has left `stopping`.
+fn cut_short_by_a_plane_crash(
+    tag: &str,
+    method: &'static str,
+    suffix: &str,
+) -> (World, String, Value) {
+    let mut w = world(tag, false);
     let dir = w.dir.join("work");
     let id = launch(&w, "shell", &dir)["id"].as_str().unwrap().to_owned();
     wait_until("the shell to run", WAIT, || {
@@ -1505,30 +1508,52 @@ fn a_delete_cut_short_by_a_plane_crash_ends_stopped_not_crashed() {
         ("Origin".to_owned(), w.base()),
         ("Cookie".to_owned(), w.cookie.clone()),
     ];
-    let path = format!("/api/subshells/{id}");
-    let deleting = std::thread::spawn(move || {
+    let path = format!("/api/subshells/{id}{suffix}");
+    let under_way = std::thread::spawn(move || {
         let h: Vec<(&str, &str)> = headers
             .iter()
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .collect();
-        let _ = http(port, "DELETE", &path, &h, None);
+        let body = (method == "POST").then(|| json!({}));
+        let _ = http(port, method, &path, &h, body.as_ref());
     });
-    wait_until("the row to be stopping", WAIT, || {
+    // At once, long before the node command deadline (10 s) could make it so.
+    wait_until("the row to be stopping", Duration::from_secs(5), || {
         (subshell(&w, &id)["state"] == "stopping").then_some(())
     });
     w.kill_plane();
-    let _ = deleting.join();
+    let _ = under_way.join();
     signal_node(&w, "-CONT");
     w.start_plane();
     let row = wait_until("the stop to be finished", WAIT, || {
         let row = subshell(&w, &id);
         (row["state"] != "stopping").then_some(row)
     });
+    (w, id, row)
+}
+
+/// A delete under way to a frozen node when the plane is killed: the row was `stopping` before
+/// the kill left, so the plane that comes back finishes a stop (`stopped`, no crash) when the
+/// node runs the queued kill, instead of reading the pane's end as a crash.
+#[test]
+fn a_delete_cut_short_by_a_plane_crash_ends_stopped_not_crashed() {
+    let (w, id, row) = cut_short_by_a_plane_crash("delete-crash", "DELETE", "");
     assert_eq!(row["state"], "stopped", "{row}");
     assert!(!node_has_pane(&w, &id));
     // It can be deleted now, at once.
     let r = w.send("DELETE", &format!("/api/subshells/{id}"), None);
     assert_eq!(r.status, 204, "{}", r.text());
+}
+
+/// The same for a restart: the plane that comes back finds a stop to finish, not a crash.
+#[test]
+fn a_restart_cut_short_by_a_plane_crash_ends_stopped_not_crashed() {
+    let (w, id, row) = cut_short_by_a_plane_crash("restart-crash", "POST", "/restart");
+    assert_eq!(row["state"], "stopped", "{row}");
+    assert!(!node_has_pane(&w, &id));
+    // And it can be started again.
+    let r = w.post(&format!("/api/subshells/{id}/restart"), &json!({}));
+    assert_eq!(r.status, 200, "{}", r.text());
 }
 
 #[test]

@@ -349,11 +349,15 @@ impl Service {
     /// row moves to `stopping` (its token revoked) and the stop is finished once the node
     /// answers, so the row ends `stopped`, not `crashed` when the pane is found gone.
     async fn stop_unanswered(&self, row: &store::Subshell, then_restart: bool) {
+        let already = SubshellState::from_stored(&row.state) == SubshellState::Stopping;
         match self
             .move_subshell(row, Trigger::TerminateRequested, None)
             .await
         {
             Ok(Some(_)) => {
+                self.finish_stop(&row.node_id, &row.id, Duration::from_secs(3), then_restart);
+            }
+            Ok(None) if already => {
                 self.finish_stop(&row.node_id, &row.id, Duration::from_secs(3), then_restart);
             }
             Ok(None) => {}
@@ -377,6 +381,25 @@ impl Service {
             .ok_or_else(|| ApiError::not_found("node"))?;
         let spec: LaunchSpec =
             serde_json::from_str(&row.launch_spec).map_err(|_| ApiError::internal())?;
+        // A running pane is `stopping` before its kill leaves (as a delete's is): a plane that
+        // dies while the kill is under way comes back to a stop to finish, not to a running
+        // row whose pane the kill then ends, read as a crash.
+        let stopping;
+        let row = if SubshellState::from_stored(&row.state) == SubshellState::Running
+            && self
+                .move_subshell(row, Trigger::TerminateRequested, None)
+                .await?
+                .is_some()
+        {
+            stopping = self
+                .store
+                .subshell(&row.id)
+                .await?
+                .ok_or_else(|| ApiError::not_found("subshell"))?;
+            &stopping
+        } else {
+            row
+        };
         if SubshellState::from_stored(&row.state).is_live() {
             if let Err(e) = self.kill_or_gone(&row.node_id, &row.id).await {
                 // A restart the node took but did not answer in time is finished when it
