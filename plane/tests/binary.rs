@@ -288,6 +288,21 @@ fn a_network_plugin_listens_again_when_the_plane_restarts() {
 /// A descriptor the plane inherited from whoever started it (a shell's pipe, an ssh session's)
 /// reaches none of the processes it starts: the local node's tmux server outlives the plane,
 /// and holding such a descriptor open would keep the launcher waiting for good.
+/// The pids of the processes whose command line names `path`.
+fn naming(path: &std::path::Path) -> Vec<String> {
+    let needle = path.to_string_lossy();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|p| p.chars().all(|c| c.is_ascii_digit()))
+        .filter(|p| {
+            std::fs::read(format!("/proc/{p}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&*needle))
+        })
+        .collect()
+}
+
 #[test]
 fn an_inherited_descriptor_reaches_no_process_the_plane_starts() {
     assert!(
@@ -338,15 +353,9 @@ fn an_inherited_descriptor_reaches_no_process_the_plane_starts() {
     // The tmux processes of the local node (its server, the plane's control client).
     let deadline = Instant::now() + Duration::from_secs(20);
     let tmux = loop {
-        let found: Vec<String> = std::fs::read_dir("/proc")
-            .unwrap()
-            .filter_map(Result::ok)
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|p| p.chars().all(|c| c.is_ascii_digit()) && *p != plane_pid)
-            .filter(|p| {
-                std::fs::read(format!("/proc/{p}/cmdline"))
-                    .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&*socket.to_string_lossy()))
-            })
+        let found: Vec<String> = naming(&socket)
+            .into_iter()
+            .filter(|p| *p != plane_pid)
             .collect();
         if found.len() >= 2 || Instant::now() > deadline {
             break found;
@@ -357,17 +366,7 @@ fn an_inherited_descriptor_reaches_no_process_the_plane_starts() {
     // The plane first (so it starts no server again), then every process naming the socket:
     // `kill-server` with the plane's control client attached can leave both behind.
     drop(run);
-    let named: Vec<String> = std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(Result::ok)
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|p| p.chars().all(|c| c.is_ascii_digit()))
-        .filter(|p| {
-            std::fs::read(format!("/proc/{p}/cmdline"))
-                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&*socket.to_string_lossy()))
-        })
-        .collect();
-    for pid in &named {
+    for pid in &naming(&socket) {
         let _ = Command::new("kill").args(["-9", pid]).status();
     }
     assert!(
