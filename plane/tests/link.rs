@@ -211,6 +211,13 @@ fn commands_and_updates_an_administrator_sends_a_node_are_audited() {
     let r = update();
     assert_eq!(r.status, 200, "{}", r.text());
     assert!(audited().contains(&e.node_id), "{}", audited());
+    // An update sent through the raw command route is audited as an update too.
+    let r = send(json!({
+        "type": "update", "version": "0.17.9", "url": "http://127.0.0.1:9/termplane-node",
+        "sha256": "0".repeat(64)
+    }));
+    assert!(r.status < 500, "{}", r.text());
+    assert!(audited().contains("0.17.9"), "{}", audited());
     assert_eq!(n.shutdown(), AgentOutcome::Shutdown);
 }
 

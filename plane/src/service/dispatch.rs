@@ -410,7 +410,13 @@ impl Service {
             ));
         }
         // Audited before it is sent (a command that times out may still have run): its type
-        // and its fields, long values (a file's content) cut to their length.
+        // and its fields, long values (a file's content) cut to their length. An update is
+        // audited as one, whichever route sent it.
+        let action = if matches!(command, Command::Update(_)) {
+            "node.update_sent"
+        } else {
+            "node.command_sent"
+        };
         let mut detail = serde_json::to_value(&command).unwrap_or_default();
         if let Some(fields) = detail.as_object_mut() {
             for v in fields.values_mut() {
@@ -426,7 +432,7 @@ impl Service {
                 self.now(),
                 Some(&c.user().id),
                 c.actor_kind(),
-                "node.command_sent",
+                action,
                 Some(id),
                 &json!({ "command": detail }),
             )
