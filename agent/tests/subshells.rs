@@ -1545,6 +1545,14 @@ fn a_delete_cut_short_by_a_plane_crash_ends_stopped_not_crashed() {
     assert_eq!(r.status, 204, "{}", r.text());
 }
 
+/// The same for a kill: the plane that comes back finds a stop to finish, not a crash.
+#[test]
+fn a_kill_cut_short_by_a_plane_crash_ends_stopped_not_crashed() {
+    let (w, id, row) = cut_short_by_a_plane_crash("kill-crash", "POST", "/kill");
+    assert_eq!(row["state"], "stopped", "{row}");
+    assert!(!node_has_pane(&w, &id));
+}
+
 /// The same for a restart: the plane that comes back finds a stop to finish, not a crash.
 #[test]
 fn a_restart_cut_short_by_a_plane_crash_ends_stopped_not_crashed() {

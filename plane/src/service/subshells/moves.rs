@@ -311,6 +311,22 @@ impl Service {
         if !self.node_reachable_soon(&row.node_id).await {
             return Err(self.offline(&row.node_id));
         }
+        // A running pane is `stopping` before the kill leaves: a plane that dies while the
+        // kill is under way comes back to a stop to finish, not to a crash; and a write that
+        // cannot be made (a full disk) refuses the kill before the pane is touched.
+        let row = if SubshellState::from_stored(&row.state) == SubshellState::Running
+            && self
+                .move_subshell(&row, Trigger::TerminateRequested, None)
+                .await?
+                .is_some()
+        {
+            self.store
+                .subshell(id)
+                .await?
+                .ok_or_else(|| ApiError::not_found("subshell"))?
+        } else {
+            row
+        };
         if let Err(e) = self.kill_or_gone(&row.node_id, id).await {
             self.stop_unanswered(&row, false).await;
             return Err(e);
