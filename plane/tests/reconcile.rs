@@ -130,3 +130,82 @@ fn an_exit_reported_after_a_sweep_found_the_pane_gone_keeps_its_code() {
     assert_eq!(v["state"], "exited", "{v}");
     assert_eq!(v["exitCode"], 0, "{v}");
 }
+
+/// An exit that arrives while the disk is full cannot be recorded (507): it is kept and
+/// retried, the sweep leaves its row alone meanwhile (it would read the pane's end as a
+/// crash), and once space is freed the row reads how the pane ended: its exit code.
+#[test]
+fn an_exit_that_arrives_on_a_full_disk_is_recorded_once_space_is_freed() {
+    if common::on_postgres() {
+        // The database is not on the small disk there.
+        return;
+    }
+    let Some(disk) = common::SmallDisk::mount(32 * 1024 * 1024) else {
+        return;
+    };
+    let p = Plane::start_with(common::Opts {
+        data_dir: Some(disk.dir.clone()),
+        ..common::Opts::default()
+    });
+    let admin = p.setup_admin();
+    let node = common::local::attach(&p);
+    let r = p
+        .post(
+            "/api/subshells",
+            json!({ "nodeId": node.node_id, "harnessId": "shell", "cwd": node.work.to_string_lossy() }),
+        )
+        .header("Cookie", &admin)
+        .send();
+    assert_eq!(r.status, 201, "{}", r.text());
+    let id = r.json()["id"].as_str().unwrap().to_owned();
+    let r = p
+        .post(
+            &format!("/api/subshells/{id}/input"),
+            json!({ "text": "exit 3", "keys": ["enter"] }),
+        )
+        .header("Cookie", &admin)
+        .send();
+    assert_eq!(r.status, 200, "{}", r.text());
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let exit = loop {
+        if let Some(e) = node.exec.exit_tick().into_iter().next() {
+            break e;
+        }
+        assert!(std::time::Instant::now() < until, "the pane never ended");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let state = || {
+        p.get(&format!("/api/subshells/{id}"))
+            .header("Cookie", &admin)
+            .send()
+            .json()
+    };
+    disk.fill("filler");
+    smol::block_on(p.svc.apply_node_event(
+        &node.node_id,
+        termplane::local::LOCAL_CONN,
+        &termplane_proto::Event::Exit(exit),
+    ));
+    assert_eq!(state()["state"], "running", "the full disk took the exit");
+    // The sweep finds the pane gone past its grace: it must not call it a crash.
+    smol::block_on(p.svc.reconcile()).ok();
+    p.clock.advance_ms(termplane::service::GONE_GRACE_MS);
+    std::fs::remove_file(disk.dir.join("filler")).unwrap();
+    smol::block_on(p.svc.reconcile()).unwrap();
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let v = loop {
+        let v = state();
+        if v["state"] != "running" {
+            break v;
+        }
+        assert!(
+            std::time::Instant::now() < until,
+            "the exit was never recorded: {v}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    assert_eq!(v["state"], "crashed", "{v}");
+    assert_eq!(v["exitCode"], 3, "{v}");
+    drop(node);
+    drop(p);
+}

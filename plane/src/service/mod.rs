@@ -312,6 +312,11 @@ pub struct Service {
     /// Exits that arrived while their subshell's launch was on its way (node id, event).
     parked_exits:
         std::sync::Mutex<std::collections::HashMap<String, (String, termplane_proto::event::Exit)>>,
+    /// Exits whose recording failed (a full disk, a database fault) and that are being retried
+    /// (node id, event): until then the census and the sweep leave their rows alone, so the
+    /// pane's end is recorded as it happened, not as a crash found later.
+    unapplied_exits:
+        std::sync::Mutex<std::collections::HashMap<String, (String, termplane_proto::event::Exit)>>,
     /// This service, for the tasks it starts.
     me: std::sync::Weak<Self>,
 }
@@ -459,6 +464,7 @@ impl Service {
             subshell_locks: std::sync::Mutex::default(),
             incarnations: std::sync::Mutex::default(),
             parked_exits: std::sync::Mutex::default(),
+            unapplied_exits: std::sync::Mutex::default(),
         }))
     }
 

@@ -25,6 +25,11 @@ impl Service {
         let outcome = match event {
             Event::Exit(e) => {
                 let r = self.apply_exit(node_id, e).await;
+                if let Err(err) = &r
+                    && err.status >= 500
+                {
+                    self.retry_exit(node_id, e);
+                }
                 if self
                     .pump_of(e.subshell_id.as_str())
                     .is_some_and(|p| p.node_id == node_id)
@@ -47,6 +52,79 @@ impl Service {
         if let Err(e) = outcome {
             tracing::warn!(node = %node_id, kind = event.kind(), code = e.code, "node event not applied");
         }
+    }
+
+    /// Most exits retried at once; past it, a pane's end is left to the census and the sweep.
+    const MAX_UNAPPLIED_EXITS: usize = 4096;
+
+    /// Retries, in the background, an exit whose recording failed (a full disk, a database
+    /// fault): after 1 s, then at most 5 s apart, for 10 minutes. Applied late, it is still
+    /// checked against the pane's incarnation, so the exit of a pane replaced meanwhile is
+    /// ignored.
+    fn retry_exit(self: &Arc<Self>, node_id: &str, e: &termplane_proto::event::Exit) {
+        let id = e.subshell_id.as_str().to_owned();
+        {
+            let mut all = self
+                .unapplied_exits
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if all.len() >= Self::MAX_UNAPPLIED_EXITS && !all.contains_key(&id) {
+                return;
+            }
+            all.insert(id.clone(), (node_id.to_owned(), e.clone()));
+        }
+        let me = Arc::downgrade(self);
+        let at = e.at.clone();
+        smol::spawn(async move {
+            let give_up = std::time::Instant::now() + Duration::from_secs(600);
+            let mut wait = Duration::from_secs(1);
+            while std::time::Instant::now() < give_up {
+                smol::Timer::after(wait).await;
+                wait = (wait * 2).min(Duration::from_secs(5));
+                let Some(svc) = me.upgrade() else { return };
+                let entry = svc
+                    .unapplied_exits
+                    .lock()
+                    .ok()
+                    .and_then(|m| m.get(&id).cloned());
+                // Replaced by a later exit of the same subshell (its own task retries it).
+                let Some((node_id, exit)) = entry.filter(|(_, x)| x.at == at) else {
+                    return;
+                };
+                match svc.apply_exit(&node_id, &exit).await {
+                    Err(err) if err.status >= 500 => continue,
+                    r => {
+                        if let Err(err) = r {
+                            tracing::debug!(subshell = %id, code = err.code, "a retried exit was refused");
+                        } else {
+                            tracing::info!(subshell = %id, "an exit that could not be recorded is recorded");
+                        }
+                        svc.forget_unapplied_exit(&id, &at);
+                        return;
+                    }
+                }
+            }
+            if let Some(svc) = me.upgrade() {
+                svc.forget_unapplied_exit(&id, &at);
+            }
+            tracing::warn!(subshell = %id, "an exit could not be recorded for 10 minutes: left to the census");
+        })
+        .detach();
+    }
+
+    fn forget_unapplied_exit(&self, id: &str, at: &str) {
+        if let Ok(mut m) = self.unapplied_exits.lock()
+            && m.get(id).is_some_and(|(_, x)| x.at == at)
+        {
+            m.remove(id);
+        }
+    }
+
+    /// Whether an exit of subshell `id` waits to be recorded (see [`Self::retry_exit`]).
+    fn exit_unapplied(&self, id: &str) -> bool {
+        self.unapplied_exits
+            .lock()
+            .is_ok_and(|m| m.contains_key(id))
     }
 
     /// Records when the node started a subshell's current pane (its launch answer's
@@ -191,6 +269,9 @@ impl Service {
             }
             let trigger = if alive.contains(row.id.as_str()) {
                 Trigger::PaneAlive
+            } else if self.exit_unapplied(&row.id) {
+                // Its exit is being recorded: it says how the pane ended.
+                continue;
             } else {
                 Trigger::PaneGone
             };
@@ -298,7 +379,7 @@ impl Service {
             {
                 let trigger = if alive_refs.contains(row.id.as_str()) {
                     Trigger::PaneAlive
-                } else if due.contains(&row.id) {
+                } else if due.contains(&row.id) && !self.exit_unapplied(&row.id) {
                     Trigger::PaneGone
                 } else {
                     continue;
