@@ -181,14 +181,32 @@ fn create_new(path: &Path, valid: fn(&[u8; 32]) -> bool) -> Result<[u8; 32], Key
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent).map_err(create)?;
     }
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .map_err(create)?;
-    file.write_all(&secret).map_err(create)?;
-    file.sync_all().map_err(create)?;
+    // Written whole beside its place, then linked into it: a write cut short (a full disk, a
+    // crash) leaves no short key file that every later start would refuse as corrupt. The link
+    // fails if the file appeared meanwhile, as `create_new` would.
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(
+        ".new-{}",
+        crate::secret::hex_lower(&crate::secret::random_bytes::<8>()?)
+    ));
+    let tmp = path.with_file_name(name);
+    let written = (|| {
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        file.write_all(&secret)?;
+        file.sync_all()?;
+        fs::hard_link(&tmp, path)
+    })();
+    let _ = fs::remove_file(&tmp);
+    written.map_err(create)?;
+    if let Some(parent) = path.parent()
+        && let Ok(dir) = fs::File::open(parent)
+    {
+        let _ = dir.sync_all();
+    }
     Ok(secret)
 }
 

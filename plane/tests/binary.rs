@@ -378,3 +378,49 @@ fn an_inherited_descriptor_reaches_no_process_the_plane_starts() {
         "tmux processes {leaked:?} (of {tmux:?}) hold the inherited descriptor"
     );
 }
+
+/// A first start on a full disk fails with the reason and leaves no short key file behind:
+/// once space is freed the plane starts (a key file cut short used to be refused as corrupt
+/// at every later start).
+#[test]
+fn a_first_start_on_a_full_disk_leaves_no_short_key_file_and_the_next_start_works() {
+    let Some(disk) = common::SmallDisk::mount(1024 * 1024) else {
+        return;
+    };
+    let data = disk.dir.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    disk.fill("filler");
+    let out = Command::new(env!("CARGO_BIN_EXE_termplane"))
+        .args([
+            "serve",
+            "--no-local-node",
+            "--listen",
+            "127.0.0.1:0",
+            "--data-dir",
+        ])
+        .arg(&data)
+        .env_remove("RUST_LOG")
+        .env_remove("APP_BASE_URL")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("No space left"), "{said}");
+    for f in ["link.key", "signing.key"] {
+        let p = data.join(f);
+        assert!(
+            std::fs::metadata(&p).map_or(true, |m| m.len() == 32),
+            "{f} was left short"
+        );
+    }
+    let left: Vec<_> = std::fs::read_dir(&data)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".new-"))
+        .collect();
+    assert!(left.is_empty(), "half-written files left: {left:?}");
+    std::fs::remove_file(disk.dir.join("filler")).unwrap();
+    let run = start(&data);
+    assert!(post_setup(&run.base).starts_with("HTTP/1.1 201"));
+}
