@@ -58,8 +58,8 @@ mod launch;
 mod moves;
 mod reports;
 
-/// The longest a launch or restart waits for the census of a node whose link has just come up
-/// (it normally follows the link within milliseconds).
+/// The longest a launch or restart waits for the `ready` and the census of a node whose link
+/// has just come up (they normally follow the link within milliseconds).
 pub(in crate::service) const CENSUS_WAIT: Duration = Duration::from_secs(5);
 /// Lifetime of a subshell token, extended while the pane's MCP child runs (ms).
 pub const TOKEN_LIFETIME_MS: i64 = 7 * 24 * 60 * 60 * 1000;
@@ -219,9 +219,11 @@ impl Service {
             if self.node_reachable(node_id) {
                 return true;
             }
+            // A link authenticated but whose `ready` is not handled yet is coming up too (the
+            // node has its `ok` and may say so: a launch right then waits, as for the census).
             let online = matches!(
                 self.links.status(node_id),
-                Some(crate::link::LinkStatus::Online)
+                Some(crate::link::LinkStatus::Online | crate::link::LinkStatus::Authenticated)
             );
             if !online || std::time::Instant::now() >= deadline {
                 return false;
