@@ -224,8 +224,12 @@ impl RouteDef {
         if self.has_body {
             codes.extend(["INPUT_VALIDATION_ERROR", "PAYLOAD_TOO_LARGE"]);
         }
-        // Every route may meet a malformed request (400 `BAD_REQUEST`) and a server fault.
+        // Every route may meet a malformed request (400 `BAD_REQUEST`) and a server fault; a
+        // route that changes something, a full disk (507 `STORAGE_FULL`).
         codes.extend(["BAD_REQUEST", "INTERNAL_ERROR"]);
+        if self.method != Method::Get {
+            codes.push("STORAGE_FULL");
+        }
         crate::error::CODES
             .iter()
             .map(|(_, c, _)| *c)
@@ -370,6 +374,7 @@ mod tests {
             "ORIGIN_REJECTED",
             "PAYLOAD_TOO_LARGE",
             "INTERNAL_ERROR",
+            "STORAGE_FULL",
         ] {
             assert!(create_key.contains(&c), "{c}");
         }
