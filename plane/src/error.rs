@@ -79,6 +79,7 @@
 //! | 502 | `NODE_BAD_RESULT` | the node answered with a malformed result |
 //! | 502 | `PANE_UNREADABLE` | a terminal attach to a pane whose screen could not be read |
 //! | 503 | `SHUTTING_DOWN` | a WebSocket upgrade (node link, terminal, live feed) while the plane shuts down |
+//! | 503 | `DATABASE_UNAVAILABLE` | no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After` |
 //! | 503 | `PLANE_BUSY` | a WebSocket upgrade while the plane holds as many as it serves: 8,192 terminal sockets and live feeds (4,096 live feeds), 2,048 node sockets |
 //! | 504 | `NODE_TIMEOUT` | no result within the command deadline (10 s; 5 min for `update`) |
 //! | 505 | `HTTP_VERSION_NOT_SUPPORTED` | an HTTP version other than 1.0 and 1.1 |
@@ -454,6 +455,11 @@ pub const CODES: &[(u16, &str, &str)] = &[
     ),
     (
         503,
+        "DATABASE_UNAVAILABLE",
+        "no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`",
+    ),
+    (
+        503,
         "PLANE_BUSY",
         "a WebSocket upgrade while the plane holds as many as it serves: 8,192 terminal sockets and live feeds (4,096 live feeds), 2,048 node sockets",
     ),
@@ -605,6 +611,17 @@ impl From<sqlx::Error> for ApiError {
             tracing::warn!(error = %e, "the database's disk is full");
             return Self::storage_full();
         }
+        if matches!(e, sqlx::Error::PoolTimedOut) {
+            // No connection could be had in time: PostgreSQL down or restarting, or SQLite
+            // unable to open one (a disk too full for its files). Worth a retry, unlike a fault.
+            tracing::warn!("no database connection within the acquire timeout");
+            return Self::new(
+                503,
+                "DATABASE_UNAVAILABLE",
+                "the control plane cannot reach its database right now; try again shortly",
+            )
+            .with_metadata(serde_json::json!({ "retryAfterMs": 5_000 }));
+        }
         tracing::error!(error = %e, "database error");
         Self::internal()
     }
@@ -660,6 +677,14 @@ mod tests {
                 "{errno}"
             );
         }
+    }
+
+    /// A database that cannot be reached in time answers 503 with a wait, not a fault.
+    #[test]
+    fn no_database_connection_in_time_answers_503_with_a_wait() {
+        let e = ApiError::from(sqlx::Error::PoolTimedOut);
+        assert_eq!((e.status, e.code), (503, "DATABASE_UNAVAILABLE"));
+        assert_eq!(e.metadata.unwrap()["retryAfterMs"], 5_000);
     }
 
     /// The module documentation's table and [`CODES`] list the same rows in the same order.

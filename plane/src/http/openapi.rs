@@ -165,7 +165,7 @@ fn operation(r: &RouteDef, gens: &mut Gens) -> Value {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } },
             "x-error-codes": codes.iter().map(|(c, _)| *c).collect::<Vec<_>>(),
         });
-        if status == 429 {
+        if status == 429 || status == 503 {
             resp["headers"] = json!({ "Retry-After": { "description": "Seconds to wait", "schema": { "type": "integer" } } });
         }
         if status == 405 {

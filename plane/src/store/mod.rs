@@ -101,6 +101,9 @@ impl Store {
             Backend::Sqlite => opts.max_connections(4),
             Backend::Postgres => opts.max_connections(8),
         };
+        // A request waits at most this long for a connection, then answers 503
+        // `DATABASE_UNAVAILABLE` (a database down or restarting) rather than hang.
+        opts = opts.acquire_timeout(std::time::Duration::from_secs(10));
         if !in_memory {
             // A connection that comes back from a request still counting an open transaction
             // is closed rather than reused. SQLite rolls a transaction back by itself when a

@@ -224,9 +224,9 @@ impl RouteDef {
         if self.has_body {
             codes.extend(["INPUT_VALIDATION_ERROR", "PAYLOAD_TOO_LARGE"]);
         }
-        // Every route may meet a malformed request (400 `BAD_REQUEST`) and a server fault; a
-        // route that changes something, a full disk (507 `STORAGE_FULL`).
-        codes.extend(["BAD_REQUEST", "INTERNAL_ERROR"]);
+        // Every route may meet a malformed request (400 `BAD_REQUEST`), a server fault and a
+        // database out of reach (503); a route that changes something, a full disk (507).
+        codes.extend(["BAD_REQUEST", "INTERNAL_ERROR", "DATABASE_UNAVAILABLE"]);
         if self.method != Method::Get {
             codes.push("STORAGE_FULL");
         }
@@ -383,7 +383,7 @@ mod tests {
         assert!(enroll.contains(&"SETUP_KEY_SPENT"));
         assert_eq!(
             find(Method::Get, "/api/setup/status"),
-            vec!["BAD_REQUEST", "INTERNAL_ERROR"]
+            vec!["BAD_REQUEST", "INTERNAL_ERROR", "DATABASE_UNAVAILABLE"]
         );
         // Reading accounts is open to bearers; writing them is an admin surface.
         assert!(!find(Method::Get, "/api/users").contains(&"BEARER_NOT_ALLOWED"));
