@@ -33,6 +33,32 @@ pub const FILE_NAME: &str = "replay-guard";
 /// Lines written before the file is compacted.
 pub const COMPACT_AFTER: usize = 8_192;
 
+/// Bytes set aside on disk past the end of the file whenever it is opened for appending, more
+/// than [`COMPACT_AFTER`] lines take: a disk that fills up (a pane writing without end, say)
+/// then does not keep the node from recording, and so from running, the commands that would
+/// end it. Best effort: a disk already full when the file is opened gets no reserve.
+pub const RESERVE_BYTES: u64 = 1 << 20;
+
+/// Opens `path` for appending (created 0600) with [`RESERVE_BYTES`] allocated past its end.
+fn open_appender(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let file = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o600)
+        .open(path)?;
+    let len = file.metadata()?.len();
+    // `KEEP_SIZE`: the blocks are the file's, its length is unchanged, so readers and the
+    // appends that fill them see nothing else.
+    let _ = rustix::fs::fallocate(
+        &file,
+        rustix::fs::FallocateFlags::KEEP_SIZE,
+        len,
+        RESERVE_BYTES,
+    );
+    Ok(file)
+}
+
 /// Seconds after its `iat` for which an envelope can still verify (`exp` at most 30 s later,
 /// plus the skew).
 fn window() -> i64 {
@@ -107,11 +133,13 @@ impl ReplayLog {
         let body: String = live.iter().map(line_of).collect();
         termplane_exec::fs::write_private_atomic(&path, body.as_bytes())
             .map_err(|e| format!("{}: {e}", path.display()))?;
+        // Opened now, so its reserve is taken while the disk has room.
+        let file = open_appender(&path).ok();
         let log = Self {
             path,
             state: Mutex::new(Appender {
                 lines: live.len(),
-                file: None,
+                file,
             }),
         };
         Ok((log, live))
@@ -137,13 +165,7 @@ impl ReplayLog {
         let failed = |e: std::io::Error| format!("{}: {e}", self.path.display());
         let file = match &mut state.file {
             Some(f) => f,
-            empty => empty.insert(
-                std::fs::OpenOptions::new()
-                    .append(true)
-                    .create(true)
-                    .open(&self.path)
-                    .map_err(failed)?,
-            ),
+            empty => empty.insert(open_appender(&self.path).map_err(failed)?),
         };
         if let Err(e) = file.write_all(line_of(record).as_bytes()) {
             state.file = None;
@@ -156,7 +178,7 @@ impl ReplayLog {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
+    #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
 
     fn tmp(tag: &str) -> PathBuf {
@@ -172,6 +194,59 @@ mod tests {
             digest: [0xab; 32],
             iat,
         }
+    }
+
+    /// A tmpfs of `bytes` on `dir`, unmounted when dropped.
+    struct Mounted(PathBuf);
+    impl Drop for Mounted {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount")
+                .arg("-l")
+                .arg(&self.0)
+                .status();
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// A disk that fills up after the node started (a pane writing without end) still takes
+    /// the records of the commands that would end it: the file's reserve holds them.
+    #[test]
+    fn a_disk_that_fills_up_after_the_start_still_takes_records() {
+        let d = tmp("full");
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=2m", "tmpfs"])
+            .arg(&d)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !mounted {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI: this test mounts a tmpfs (run as root)"
+            );
+            return;
+        }
+        let _guard = Mounted(d.clone());
+        let (log, _) = ReplayLog::open(&d, 1000).unwrap();
+        let mut filler = std::fs::File::create(d.join("filler")).unwrap();
+        let chunk = vec![0_u8; 64 * 1024];
+        loop {
+            match filler.write(&chunk) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::StorageFull => break,
+                Err(e) => panic!("{e}"),
+            }
+        }
+        assert!(
+            std::fs::write(d.join("probe"), [1_u8; 4096]).is_err(),
+            "the disk is full"
+        );
+        for i in 0..2_000 {
+            log.append(&rec(&format!("j{i}"), 1000), 1000)
+                .unwrap_or_else(|e| panic!("record {i}: {e}"));
+        }
+        let text = std::fs::read_to_string(d.join(FILE_NAME)).unwrap();
+        assert_eq!(text.lines().count(), 2_000);
     }
 
     #[test]
