@@ -1618,3 +1618,88 @@ fn maintenance_set_while_the_node_is_away_reaches_it_when_it_returns() {
         "{row}"
     );
 }
+
+/// Unmounts (lazily) the tmpfs on the path it holds, when dropped.
+struct Unmount(Option<PathBuf>);
+
+impl Drop for Unmount {
+    fn drop(&mut self) {
+        if let Some(p) = &self.0 {
+            let _ = Command::new("umount").arg("-l").arg(p).status();
+        }
+    }
+}
+
+/// A pane that fills its node's disk can still be killed: the node records the kill for its
+/// replay guard in the space the guard keeps reserved, instead of refusing every command.
+#[test]
+fn a_pane_on_a_node_whose_disk_is_full_can_still_be_killed() {
+    need("tmux", &["-V"]);
+    // Dropped after the world: the node and its tmux server are gone before the unmount.
+    let mut unmount = Unmount(None);
+    let mut w = World::new("full-node-disk", Path::new(NODE));
+    // The node's data directory (its replay guard, logs, tmux socket) on a small disk of its
+    // own, holding what enrollment wrote there.
+    let data = w.dir.join("xdg-data");
+    let saved = w.dir.join("xdg-data.saved");
+    std::fs::rename(&data, &saved).unwrap();
+    std::fs::create_dir_all(&data).unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=8m", "tmpfs"])
+        .arg(&data)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI: this test mounts a tmpfs (run as root)"
+        );
+        return;
+    }
+    unmount.0 = Some(data.clone());
+    assert!(
+        Command::new("cp")
+            .arg("-a")
+            .arg(format!("{}/.", saved.display()))
+            .arg(&data)
+            .status()
+            .unwrap()
+            .success()
+    );
+    w.start_node();
+    w.wait_online(WAIT);
+    let id = launch(&w, "shell", &w.dir.join("work"))["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    wait_until("the shell to run", WAIT, || {
+        (subshell(&w, &id)["state"] == "running").then_some(())
+    });
+    // The disk fills up.
+    let mut filler = std::fs::File::create(data.join("filler")).unwrap();
+    let chunk = vec![0_u8; 64 * 1024];
+    while let Ok(n) = std::io::Write::write(&mut filler, &chunk) {
+        if n == 0 {
+            break;
+        }
+    }
+    drop(filler);
+    assert!(std::fs::write(data.join("probe"), [1_u8; 8192]).is_err());
+    // Commands go on running (each one recorded first), more than the slack of the guard's
+    // last page could hold…
+    for i in 0..64 {
+        let r = w.post(
+            &format!("/api/subshells/{id}/input"),
+            &json!({ "text": "x" }),
+        );
+        assert_eq!(r.status, 200, "input {i}: {}", r.text());
+    }
+    // …and the kill that ends the pane.
+    let r = w.post(&format!("/api/subshells/{id}/kill"), &json!({}));
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["state"], "stopped");
+    assert!(!node_has_pane(&w, &id));
+    w.kill_node();
+    w.kill_tmux();
+    drop(unmount);
+}
