@@ -486,3 +486,79 @@ fn a_full_disk_answers_507_storage_full_and_keeps_nothing() {
     assert_eq!(blobs(&p).len(), 1);
     drop(p);
 }
+
+/// A revocation must take effect even when the disk is full: signing out and disabling or
+/// deleting a system key are in force at once (the credential is refused from then on), and
+/// written once the disk has room again.
+#[test]
+fn revocations_on_a_full_disk_take_effect_at_once_and_are_written_later() {
+    if on_postgres() {
+        // The database is not on the small disk there.
+        return;
+    }
+    let Some(disk) = SmallDisk::mount(24 * 1024 * 1024) else {
+        return;
+    };
+    let p = Plane::start_with(Opts {
+        data_dir: Some(disk.dir.clone()),
+        ..Opts::default()
+    });
+    let admin = p.setup_admin();
+    let other = p.sign_in(ADMIN, PASSWORD);
+    let (first_id, first) = p.system_key(&admin);
+    let (second_id, second) = p.system_key(&admin);
+    let works = |key: &str| p.get("/api/users").bearer(key).send().status;
+    let cookie_works = |c: &str| p.get("/api/auth/session").header("Cookie", c).send().status;
+    assert_eq!(
+        (works(&first), works(&second), cookie_works(&other)),
+        (200, 200, 200)
+    );
+    disk.fill("filler");
+    // Any other write finds the disk full.
+    let r = p.call(
+        &admin,
+        "POST",
+        "/api/system-keys",
+        Some(json!({"name": "more"})),
+    );
+    assert_eq!(r.error(507), "STORAGE_FULL");
+    let r = p.call(
+        &admin,
+        "POST",
+        &format!("/api/system-keys/{first_id}/disable"),
+        None,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let r = p.call(
+        &admin,
+        "DELETE",
+        &format!("/api/system-keys/{second_id}"),
+        None,
+    );
+    assert_eq!(r.status, 204, "{}", r.text());
+    let r = p.call(&other, "POST", "/api/auth/sign-out", None);
+    assert!(r.status < 300, "{}", r.text());
+    assert_eq!(works(&first), 401);
+    assert_eq!(works(&second), 401);
+    assert_eq!(cookie_works(&other), 401);
+    assert_eq!(cookie_works(&admin), 200, "only the session signed out");
+    // Once there is room, the revocations are written.
+    std::fs::remove_file(disk.dir.join("filler")).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let keys = p.call(&admin, "GET", "/api/system-keys", None).json();
+        let list = keys.as_array().unwrap();
+        let first_off = list
+            .iter()
+            .any(|k| k["id"] == first_id.as_str() && k["enabled"] == false);
+        let second_gone = !list.iter().any(|k| k["id"] == second_id.as_str());
+        if first_off && second_gone {
+            break;
+        }
+        assert!(Instant::now() < deadline, "never written: {keys}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_eq!(works(&first), 401);
+    assert_eq!(works(&second), 401);
+    assert_eq!(cookie_works(&other), 401);
+}

@@ -215,7 +215,20 @@ impl Service {
     /// `POST /api/auth/sign-out`: destroys the caller's session.
     pub async fn sign_out(&self, meta: &RequestMeta) -> Result<(), ApiError> {
         if let Caller::Session { session_digest, .. } = self.session(meta).await? {
-            self.store.delete_session(&session_digest).await?;
+            let digest = session_digest.clone();
+            self.revoke(
+                format!("session:{session_digest}"),
+                Box::new(move |svc| {
+                    let digest = digest.clone();
+                    Box::pin(async move {
+                        svc.store
+                            .delete_session(&digest)
+                            .await
+                            .map_err(ApiError::from)
+                    })
+                }),
+            )
+            .await?;
             // The session's open terminals and feed close now, not at their next check.
             self.access_changed();
         }

@@ -100,13 +100,7 @@ impl Service {
         id: &str,
     ) -> Result<SystemKeyDisabled, ApiError> {
         let admin = self.admin(meta).await?;
-        if !self
-            .store
-            .disable_system_key(&admin.user().id, id, self.now())
-            .await?
-        {
-            return Err(ApiError::not_found("system key"));
-        }
+        self.revoke_system_key(&admin, id, false).await?;
         // Terminals opened with its attach tokens and feeds re-check their grants now.
         self.access_changed();
         Ok(SystemKeyDisabled {
@@ -118,15 +112,42 @@ impl Service {
     /// `DELETE /api/system-keys/:id`.
     pub async fn delete_system_key(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
         let admin = self.admin(meta).await?;
-        if !self
-            .store
-            .delete_system_key(&admin.user().id, id, self.now())
-            .await?
-        {
-            return Err(ApiError::not_found("system key"));
-        }
+        self.revoke_system_key(&admin, id, true).await?;
         self.access_changed();
         Ok(())
+    }
+
+    /// Disables (or with `delete`, deletes) system key `id`; 404 when there is none. On a full
+    /// disk the key is refused from now on all the same (see [`super::revocations`]).
+    async fn revoke_system_key(
+        &self,
+        admin: &super::Caller,
+        id: &str,
+        delete: bool,
+    ) -> Result<(), ApiError> {
+        if !self.store.system_keys().await?.iter().any(|k| k.id == id) {
+            return Err(ApiError::not_found("system key"));
+        }
+        let (actor, key, now) = (admin.user().id.clone(), id.to_owned(), self.now());
+        self.revoke(
+            format!("system-key:{id}"),
+            Box::new(move |svc| {
+                let (actor, key) = (actor.clone(), key.clone());
+                Box::pin(async move {
+                    let found = if delete {
+                        svc.store.delete_system_key(&actor, &key, now).await?
+                    } else {
+                        svc.store.disable_system_key(&actor, &key, now).await?
+                    };
+                    if found {
+                        Ok(())
+                    } else {
+                        Err(ApiError::not_found("system key"))
+                    }
+                })
+            }),
+        )
+        .await
     }
 
     // ----- setup keys -----

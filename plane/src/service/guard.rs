@@ -184,7 +184,12 @@ impl Service {
             )
         };
         if let Some(key) = self.store.system_key_by_digest(&digest).await? {
-            if !secret::ct_eq(&key.digest, &digest) || !key.enabled {
+            if !secret::ct_eq(&key.digest, &digest)
+                || !key.enabled
+                || self
+                    .held_revocations
+                    .contains(&format!("system-key:{}", key.id))
+            {
                 return Err(invalid());
             }
             let user = self
@@ -245,6 +250,8 @@ impl Service {
             .store
             .session_user(&secret::digest(token), self.now())
             .await?
+            // Signed out on a full disk: refused although its row is still there.
+            .filter(|(d, _)| !self.held_revocations.contains(&format!("session:{d}")))
             .map(|(session_digest, user)| Caller::Session {
                 user,
                 session_digest,

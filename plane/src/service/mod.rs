@@ -31,6 +31,7 @@ pub mod network;
 mod nodes;
 mod notifications;
 mod passkeys;
+mod revocations;
 mod subshells;
 pub mod terminals;
 mod uploads;
@@ -317,6 +318,8 @@ pub struct Service {
     /// pane's end is recorded as it happened, not as a crash found later.
     unapplied_exits:
         std::sync::Mutex<std::collections::HashMap<String, (String, termplane_proto::event::Exit)>>,
+    /// Revocations a full disk could not write yet, in force meanwhile.
+    held_revocations: revocations::Held,
     /// This service, for the tasks it starts.
     me: std::sync::Weak<Self>,
 }
@@ -465,6 +468,7 @@ impl Service {
             incarnations: std::sync::Mutex::default(),
             parked_exits: std::sync::Mutex::default(),
             unapplied_exits: std::sync::Mutex::default(),
+            held_revocations: revocations::Held::default(),
         }))
     }
 
