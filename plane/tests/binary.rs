@@ -424,3 +424,38 @@ fn a_first_start_on_a_full_disk_leaves_no_short_key_file_and_the_next_start_work
     let run = start(&data);
     assert!(post_setup(&run.base).starts_with("HTTP/1.1 201"));
 }
+
+/// A start with room for the keys but not for the database fails with the database's own
+/// reason (the pool's "timed out" alone named none), within its 10 s connection timeout.
+#[test]
+fn a_start_without_room_for_the_database_says_the_disk_is_full() {
+    let Some(disk) = common::SmallDisk::mount(1024 * 1024) else {
+        return;
+    };
+    let data = disk.dir.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    disk.fill("filler");
+    disk.free("filler", 12 * 1024);
+    let started = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_termplane"))
+        .args([
+            "serve",
+            "--no-local-node",
+            "--listen",
+            "127.0.0.1:0",
+            "--data-dir",
+        ])
+        .arg(&data)
+        .env_remove("RUST_LOG")
+        .env_remove("APP_BASE_URL")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(started.elapsed() < Duration::from_secs(60));
+    let said = String::from_utf8_lossy(&out.stderr);
+    let last = said.lines().last().unwrap_or_default();
+    assert!(
+        last.contains("cannot open database") && last.contains("disk is full"),
+        "{said}"
+    );
+}

@@ -139,7 +139,23 @@ impl Store {
                 })
             });
         }
-        let pool = opts.connect(url).await?;
+        let pool = match opts.connect(url).await {
+            Ok(p) => p,
+            // The pool retries a failing first connection until its timeout and then says
+            // only that it timed out: one direct attempt names the cause ("database or disk is
+            // full", "disk I/O error", a refused PostgreSQL connection…).
+            Err(sqlx::Error::PoolTimedOut) => {
+                use sqlx::Connection as _;
+                return Err(match sqlx::AnyConnection::connect(url).await {
+                    Err(cause) => cause,
+                    Ok(mut conn) => match conn.execute("PRAGMA journal_mode = WAL").await {
+                        Err(cause) if backend == Backend::Sqlite => cause,
+                        _ => sqlx::Error::PoolTimedOut,
+                    },
+                });
+            }
+            Err(e) => return Err(e),
+        };
         match backend {
             Backend::Sqlite => sqlx::migrate!("migrations/sqlite").run(&pool).await?,
             Backend::Postgres => sqlx::migrate!("migrations/postgres").run(&pool).await?,
