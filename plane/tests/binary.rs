@@ -379,6 +379,23 @@ fn an_inherited_descriptor_reaches_no_process_the_plane_starts() {
     );
 }
 
+/// Runs `termplane serve` on `data` until it exits (a start expected to fail).
+fn serve_to_the_end(data: &std::path::Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_termplane"))
+        .args([
+            "serve",
+            "--no-local-node",
+            "--listen",
+            "127.0.0.1:0",
+            "--data-dir",
+        ])
+        .arg(data)
+        .env_remove("RUST_LOG")
+        .env_remove("APP_BASE_URL")
+        .output()
+        .unwrap()
+}
+
 /// A first start on a full disk fails with the reason and leaves no short key file behind:
 /// once space is freed the plane starts (a key file cut short used to be refused as corrupt
 /// at every later start).
@@ -390,19 +407,7 @@ fn a_first_start_on_a_full_disk_leaves_no_short_key_file_and_the_next_start_work
     let data = disk.dir.join("data");
     std::fs::create_dir_all(&data).unwrap();
     disk.fill("filler");
-    let out = Command::new(env!("CARGO_BIN_EXE_termplane"))
-        .args([
-            "serve",
-            "--no-local-node",
-            "--listen",
-            "127.0.0.1:0",
-            "--data-dir",
-        ])
-        .arg(&data)
-        .env_remove("RUST_LOG")
-        .env_remove("APP_BASE_URL")
-        .output()
-        .unwrap();
+    let out = serve_to_the_end(&data);
     assert!(!out.status.success());
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(said.contains("No space left"), "{said}");
@@ -437,19 +442,7 @@ fn a_start_without_room_for_the_database_says_the_disk_is_full() {
     disk.fill("filler");
     disk.free("filler", 12 * 1024);
     let started = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_termplane"))
-        .args([
-            "serve",
-            "--no-local-node",
-            "--listen",
-            "127.0.0.1:0",
-            "--data-dir",
-        ])
-        .arg(&data)
-        .env_remove("RUST_LOG")
-        .env_remove("APP_BASE_URL")
-        .output()
-        .unwrap();
+    let out = serve_to_the_end(&data);
     assert!(!out.status.success());
     assert!(started.elapsed() < Duration::from_secs(60));
     let said = String::from_utf8_lossy(&out.stderr);

@@ -83,29 +83,31 @@ fn the_sweep_ends_rows_whose_panes_are_gone_and_skips_rows_of_offline_nodes() {
     assert_eq!(f["status"], "node_unreachable", "{f}");
 }
 
-#[test]
-fn an_exit_reported_after_a_sweep_found_the_pane_gone_keeps_its_code() {
-    let p = Plane::start();
-    let admin = p.setup_admin();
-    let node = common::local::attach(&p);
+/// Launches a shell on the local node `node` of `p`, has it `exit code`, and answers its id and
+/// the exit the node's exit check then reports (not applied: the test decides when).
+fn shell_that_exits(
+    p: &Plane,
+    admin: &str,
+    node: &common::local::Local,
+    code: i32,
+) -> (String, termplane_proto::event::Exit) {
     let r = p
         .post(
             "/api/subshells",
             json!({ "nodeId": node.node_id, "harnessId": "shell", "cwd": node.work.to_string_lossy() }),
         )
-        .header("Cookie", &admin)
+        .header("Cookie", admin)
         .send();
     assert_eq!(r.status, 201, "{}", r.text());
     let id = r.json()["id"].as_str().unwrap().to_owned();
     let r = p
         .post(
             &format!("/api/subshells/{id}/input"),
-            json!({ "text": "exit 0", "keys": ["enter"] }),
+            json!({ "text": format!("exit {code}"), "keys": ["enter"] }),
         )
-        .header("Cookie", &admin)
+        .header("Cookie", admin)
         .send();
     assert_eq!(r.status, 200, "{}", r.text());
-    // The pane has ended; the sweep sees it gone before the node's exit check reports it.
     let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
     let exit = loop {
         if let Some(e) = node.exec.exit_tick().into_iter().next() {
@@ -114,6 +116,16 @@ fn an_exit_reported_after_a_sweep_found_the_pane_gone_keeps_its_code() {
         assert!(std::time::Instant::now() < until, "the pane never ended");
         std::thread::sleep(std::time::Duration::from_millis(50));
     };
+    (id, exit)
+}
+
+#[test]
+fn an_exit_reported_after_a_sweep_found_the_pane_gone_keeps_its_code() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let node = common::local::attach(&p);
+    // The pane has ended; the sweep sees it gone before the node's exit check reports it.
+    let (id, exit) = shell_that_exits(&p, &admin, &node, 0);
     smol::block_on(p.svc.reconcile()).unwrap();
     smol::block_on(p.svc.apply_node_event(
         &node.node_id,
@@ -149,31 +161,7 @@ fn an_exit_that_arrives_on_a_full_disk_is_recorded_once_space_is_freed() {
     });
     let admin = p.setup_admin();
     let node = common::local::attach(&p);
-    let r = p
-        .post(
-            "/api/subshells",
-            json!({ "nodeId": node.node_id, "harnessId": "shell", "cwd": node.work.to_string_lossy() }),
-        )
-        .header("Cookie", &admin)
-        .send();
-    assert_eq!(r.status, 201, "{}", r.text());
-    let id = r.json()["id"].as_str().unwrap().to_owned();
-    let r = p
-        .post(
-            &format!("/api/subshells/{id}/input"),
-            json!({ "text": "exit 3", "keys": ["enter"] }),
-        )
-        .header("Cookie", &admin)
-        .send();
-    assert_eq!(r.status, 200, "{}", r.text());
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    let exit = loop {
-        if let Some(e) = node.exec.exit_tick().into_iter().next() {
-            break e;
-        }
-        assert!(std::time::Instant::now() < until, "the pane never ended");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    };
+    let (id, exit) = shell_that_exits(&p, &admin, &node, 3);
     let state = || {
         p.get(&format!("/api/subshells/{id}"))
             .header("Cookie", &admin)
