@@ -562,3 +562,80 @@ fn revocations_on_a_full_disk_take_effect_at_once_and_are_written_later() {
     assert_eq!(works(&second), 401);
     assert_eq!(cookie_works(&other), 401);
 }
+
+/// Pieces of one upload sent at once, a wrong one among them: the wrong one abandons the
+/// upload, and a good piece that was already on its way (it fetched the upload and waited for
+/// the piece before it) is told the upload is gone (404), not a server fault from writing to a
+/// partial file that was removed. Nothing is kept either way.
+#[test]
+fn a_piece_racing_the_one_that_abandons_its_upload_is_refused_cleanly() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let good = Base64::encode_string(&vec![3_u8; PIECE]);
+    // As long as a good piece, so it takes as long to arrive and be read.
+    let short = Base64::encode_string(&vec![3_u8; PIECE - 1]);
+    let mut seen = std::collections::BTreeMap::new();
+    for round in 0..40 {
+        let r = p.call(
+            &admin,
+            "POST",
+            "/api/files",
+            Some(json!({"name": "raced", "size": 3 * PIECE})),
+        );
+        assert_eq!(r.status, 201, "{}", r.text());
+        let id = r.json()["fileId"].as_str().unwrap().to_owned();
+        // Piece 2 is never sent, so the upload cannot end whole; the short piece 1 (a byte
+        // short) is wrong whenever it arrives (too short, or out of order), so it always
+        // abandons the upload. Half the rounds send it before the good piece 1, half after.
+        let mut sends = [("0", &good), ("1 (short)", &short), ("1", &good)];
+        if round % 2 == 1 {
+            sends.swap(1, 2);
+        }
+        let statuses: Vec<(&str, u16, String)> = std::thread::scope(|s| {
+            let handles: Vec<_> = sends
+                .iter()
+                .enumerate()
+                .map(|(k, (what, data))| {
+                    let (p, admin, id) = (&p, &admin, &id);
+                    let index = &what[..1];
+                    s.spawn(move || {
+                        // The first piece leads; the other two follow it together.
+                        if k > 0 {
+                            std::thread::sleep(Duration::from_micros(500));
+                        }
+                        let r = p.call(
+                            admin,
+                            "PUT",
+                            &format!("/api/files/{id}/pieces/{index}"),
+                            Some(json!({"dataB64": data})),
+                        );
+                        (*what, r.status, r.text())
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for (what, status, body) in statuses {
+            assert!(
+                [200, 404, 409].contains(&status),
+                "piece {what}: {status} {body}"
+            );
+            *seen.entry((what, status)).or_insert(0) += 1;
+        }
+        // The upload is gone: a further piece finds nothing.
+        let r = p.call(
+            &admin,
+            "PUT",
+            &format!("/api/files/{id}/pieces/0"),
+            Some(json!({"dataB64": good})),
+        );
+        assert_eq!(r.status, 404, "{}", r.text());
+    }
+    assert_eq!(tmp_files(&p), 0, "partial files left behind");
+    assert!(
+        blobs(&p).is_empty(),
+        "a raced upload was kept: {:?}",
+        blobs(&p)
+    );
+    eprintln!("(piece, status) counts: {seen:?}");
+}

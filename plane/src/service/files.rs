@@ -37,6 +37,11 @@ struct Upload1 {
     hasher: Sha256,
     tmp: PathBuf,
     last_ms: i64,
+    /// Set, under this upload's lock, once it takes no more pieces: dropped (idle, a bad piece,
+    /// a failed write, deleted) or whole (its bytes being placed). A piece that fetched the
+    /// upload just before and waited for its lock then finds it gone (404), instead of writing
+    /// to a partial file that was removed or is being moved.
+    closed: bool,
 }
 
 /// Uploads to the plane in progress.
@@ -143,11 +148,16 @@ impl Service {
         let mut gone = Vec::new();
         if let Ok(mut all) = self.files.all.lock() {
             all.retain(|id, u| {
-                let keep = u.try_lock().is_none_or(|u| now - u.last_ms < IDLE_MS);
-                if !keep && let Some(u) = u.try_lock() {
-                    gone.push((id.clone(), u.tmp.clone()));
+                // A piece being written holds the lock: such an upload is not idle.
+                let Some(mut u) = u.try_lock() else {
+                    return true;
+                };
+                if now - u.last_ms < IDLE_MS {
+                    return true;
                 }
-                keep
+                u.closed = true;
+                gone.push((id.clone(), u.tmp.clone()));
+                false
             });
         }
         for (id, p) in gone {
@@ -226,6 +236,7 @@ impl Service {
             hasher: Sha256::new(),
             tmp,
             last_ms: self.now(),
+            closed: false,
         };
         let view = progress(&id, &up, false);
         self.files
@@ -266,7 +277,7 @@ impl Service {
             .map_err(|_| ApiError::validation("dataB64", "must be standard padded base64"))?;
         let last = {
             let mut u = up.lock().await;
-            if u.owner != owner {
+            if u.owner != owner || u.closed {
                 return Err(not_found());
             }
             let expected = FILE_PIECE_BYTES.min(u.size - u.received);
@@ -276,6 +287,7 @@ impl Service {
                 } else {
                     format!("piece {} out of order (expected {})", index.0, u.next_piece)
                 };
+                u.closed = true;
                 self.forget_file_upload(id);
                 let _ = std::fs::remove_file(&u.tmp);
                 return Err(ApiError::new(
@@ -294,6 +306,7 @@ impl Service {
             let data = match written {
                 Ok(d) => d,
                 Err(e) => {
+                    u.closed = true;
                     self.forget_file_upload(id);
                     let _ = std::fs::remove_file(&u.tmp);
                     return Err(io_fault(&e));
@@ -306,6 +319,7 @@ impl Service {
             if u.received < u.size {
                 return Ok(progress(id, &u, false));
             }
+            u.closed = true;
             true
         };
         debug_assert!(last);
@@ -415,8 +429,9 @@ impl Service {
             .get(id)
             .cloned();
         if let Some(up) = pending {
-            let u = up.lock().await;
-            if u.owner == owner {
+            let mut u = up.lock().await;
+            if u.owner == owner && !u.closed {
+                u.closed = true;
                 self.forget_file_upload(id);
                 let _ = std::fs::remove_file(&u.tmp);
                 return Ok(());
