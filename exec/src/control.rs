@@ -26,6 +26,17 @@
 //! extra block) means the stream is out of step: the client is killed and the call fails; it is
 //! never resynchronised and no half-read answer is used.
 //!
+//! # Commands sent without waiting
+//!
+//! A keystroke typed into a pane that a viewer watches need not wait for tmux's word that it
+//! was typed: its echo is the answer. [`Control::send_unanswered`] writes a `send-keys` line
+//! with no marker and returns at once with a ticket; its block (empty, or an error) is read and
+//! checked by the next call, ahead of that call's own blocks, so the stream is never read out
+//! of step, or by [`Control::try_settle`], which reads only what has already arrived and tells
+//! the sender how it went. An unanswered block that holds anything but nothing (success) or an
+//! error text ends the client as any other stray line does. At most [`MAX_UNANSWERED`] are
+//! outstanding; past that the caller waits as usual (which reads them all).
+//!
 //! # Falling back
 //!
 //! When no control client runs (no server yet, the server was killed, a client died), a call
@@ -34,11 +45,13 @@
 //! command may already have run does not re-run it: the call reports the failure.
 
 use std::collections::VecDeque;
-use std::io::{BufRead as _, BufReader, Read as _, Write as _};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::os::fd::OwnedFd;
+use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError, channel};
 use std::time::{Duration, Instant};
+
+use rustix::event::{PollFd, PollFlags, poll};
+use rustix::io::Errno;
 
 use super::tmux::TmuxError;
 
@@ -47,12 +60,18 @@ pub const CONTROL_SESSION: &str = "termplane-ctl";
 /// Longest line read from the control client (longer lines are cut and the stream is
 /// treated as out of step).
 const LINE_CAP: usize = 8 * 1024 * 1024;
-/// Most lines the reader hands over in one batch.
-const BATCH_LINES: usize = 256;
 /// Least time between two attach attempts.
 const RECONNECT_GAP: Duration = Duration::from_secs(1);
 /// How long an attach may take.
 const ATTACH_DEADLINE: Duration = Duration::from_secs(3);
+/// Most commands sent without waiting whose blocks are not read yet (their blocks wait in the
+/// client's pipe, about 60 bytes each, well inside its 64 KiB).
+pub const MAX_UNANSWERED: usize = 256;
+/// Longest line sent without waiting: a pipe takes a write of up to this many bytes whole or
+/// not at all (POSIX `PIPE_BUF`), so a full pipe never leaves half a command behind.
+const ATOMIC_LINE: usize = 4096;
+/// Most bytes read from the client at once.
+const READ_BYTES: usize = 64 * 1024;
 
 /// One line from the client's standard output, or its end.
 enum Line {
@@ -60,49 +79,159 @@ enum Line {
     End,
 }
 
-/// The client's output as its reader thread hands it over: every line that could be read
-/// without waiting travels in one batch, so a caller is woken once per burst of tmux's output
-/// (a call's answer is five lines) instead of once per line.
+/// Why no line came.
+#[derive(Debug, PartialEq, Eq)]
+enum NoLine {
+    /// None arrived before the deadline.
+    TimedOut,
+    /// The stream ended (its end was already handed out).
+    Closed,
+}
+
+/// The client's standard output, read by whoever calls, when it calls: no thread waits on it,
+/// so tmux's answers to commands sent without waiting wake nobody (a keystroke's echo then
+/// shares the machine's CPUs only with the processes it must pass through).
 struct Lines {
-    rx: Receiver<Vec<Line>>,
+    /// Non-blocking.
+    fd: OwnedFd,
+    /// The bytes of a line not ended yet.
+    partial: Vec<u8>,
     ready: VecDeque<Line>,
+    ended: bool,
+    buf: Box<[u8]>,
 }
 
 impl Lines {
-    fn new(rx: Receiver<Vec<Line>>) -> Self {
-        Self {
-            rx,
+    fn new(fd: OwnedFd) -> std::io::Result<Self> {
+        let flags = rustix::fs::fcntl_getfl(&fd)?;
+        rustix::fs::fcntl_setfl(&fd, flags | rustix::fs::OFlags::NONBLOCK)?;
+        Ok(Self {
+            fd,
+            partial: Vec::new(),
             ready: VecDeque::new(),
+            ended: false,
+            buf: vec![0_u8; READ_BYTES].into_boxed_slice(),
+        })
+    }
+
+    /// Reads what has arrived without waiting; `false` when nothing had.
+    fn fill(&mut self) -> bool {
+        if self.ended {
+            return false;
+        }
+        let mut buf = std::mem::take(&mut self.buf);
+        let got = loop {
+            match rustix::io::read(&self.fd, &mut buf[..]) {
+                Ok(0) => break None,
+                Ok(n) => break Some(n),
+                Err(Errno::INTR) => {}
+                Err(Errno::AGAIN) => {
+                    self.buf = buf;
+                    return false;
+                }
+                Err(_) => break None,
+            }
+        };
+        match got {
+            Some(n) => self.take(buf.get(..n).unwrap_or_default()),
+            None => self.finish(),
+        }
+        self.buf = buf;
+        true
+    }
+
+    fn take(&mut self, bytes: &[u8]) {
+        let mut rest = bytes;
+        while let Some(i) = rest.iter().position(|&b| b == b'\n') {
+            self.partial.extend_from_slice(&rest[..i]);
+            let line = String::from_utf8_lossy(&self.partial).into_owned();
+            self.partial.clear();
+            self.ready.push_back(Line::Text(line));
+            rest = &rest[i + 1..];
+        }
+        self.partial.extend_from_slice(rest);
+        if self.partial.len() >= LINE_CAP {
+            // A cut line: the stream ends here, so the caller sees it out of step.
+            self.partial.clear();
+            self.ready.push_back(Line::End);
+            self.ended = true;
         }
     }
 
-    /// The next line if one has arrived (`None` when none has, or the reader is gone).
+    /// The stream ended: a last line with no newline is still a line.
+    fn finish(&mut self) {
+        if !self.partial.is_empty() {
+            let line = String::from_utf8_lossy(&self.partial).into_owned();
+            self.partial.clear();
+            self.ready.push_back(Line::Text(line));
+        }
+        self.ready.push_back(Line::End);
+        self.ended = true;
+    }
+
+    /// The next line if one has arrived (`None` when none has, or the stream ended).
     fn try_next(&mut self) -> Option<Line> {
         if self.ready.is_empty() {
-            match self.rx.try_recv() {
-                Ok(batch) => self.ready.extend(batch),
-                Err(TryRecvError::Empty | TryRecvError::Disconnected) => return None,
-            }
+            self.fill();
         }
         self.ready.pop_front()
     }
 
     /// The next line, waiting until `deadline`.
-    fn next(&mut self, deadline: Instant) -> Result<Line, RecvTimeoutError> {
+    fn next(&mut self, deadline: Instant) -> Result<Line, NoLine> {
         loop {
             if let Some(l) = self.ready.pop_front() {
                 return Ok(l);
             }
+            if self.ended {
+                return Err(NoLine::Closed);
+            }
+            if self.fill() {
+                continue;
+            }
             let wait = deadline.saturating_duration_since(Instant::now());
-            let batch = self.rx.recv_timeout(wait)?;
-            self.ready.extend(batch);
+            if wait.is_zero() {
+                return Err(NoLine::TimedOut);
+            }
+            wait_for(&self.fd, PollFlags::IN, wait);
         }
     }
 }
 
+/// Waits up to `wait` for `fd` to be ready for `flags` (a signal or a spurious wake-up returns
+/// early; callers loop).
+fn wait_for(fd: &OwnedFd, flags: PollFlags, wait: Duration) {
+    let timeout = rustix::time::Timespec {
+        tv_sec: i64::try_from(wait.as_secs()).unwrap_or(i64::MAX),
+        tv_nsec: i64::from(wait.subsec_nanos()),
+    };
+    let mut fds = [PollFd::new(fd, flags)];
+    let _ = poll(&mut fds, Some(&timeout));
+}
+
+/// Writes all of `bytes` to the non-blocking `fd`, waiting for room until `deadline`.
+fn write_until(fd: &OwnedFd, mut bytes: &[u8], deadline: Instant) -> Result<(), Errno> {
+    while !bytes.is_empty() {
+        match rustix::io::write(fd, bytes) {
+            Ok(n) => bytes = bytes.get(n..).unwrap_or_default(),
+            Err(Errno::INTR) => {}
+            Err(Errno::AGAIN) => {
+                let wait = deadline.saturating_duration_since(Instant::now());
+                if wait.is_zero() {
+                    return Err(Errno::TIMEDOUT);
+                }
+                wait_for(fd, PollFlags::OUT, wait);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
 struct Conn {
     child: Child,
-    stdin: ChildStdin,
+    /// The client's standard input, non-blocking.
+    stdin: OwnedFd,
     lines: Lines,
 }
 
@@ -119,10 +248,19 @@ struct State {
     server_up: bool,
     next_attach: Option<Instant>,
     counter: u64,
+    /// Tickets of the commands sent with [`Control::send_unanswered`] whose blocks are not read
+    /// yet, oldest first.
+    unanswered: VecDeque<u64>,
+    next_ticket: u64,
+    /// How unanswered commands went, read but not yet asked for (the newest
+    /// [`MAX_UNANSWERED`]).
+    settled: std::collections::BTreeMap<u64, Result<(), String>>,
 }
 
 impl State {
     fn drop_conn(&mut self) {
+        // Their blocks will never be read: whether they were typed is not known.
+        self.unanswered.clear();
         if let Some(c) = self.conn.take() {
             c.kill();
         }
@@ -165,6 +303,9 @@ impl Control {
                 server_up: false,
                 next_attach: None,
                 counter: 0,
+                unanswered: VecDeque::new(),
+                next_ticket: 0,
+                settled: std::collections::BTreeMap::new(),
             }),
         }
     }
@@ -228,41 +369,154 @@ impl Control {
         line.push_str("display-message -p ");
         line.push_str(&quote_word(&marker));
         line.push('\n');
+        // Blocks of commands sent without waiting come first; they are read with the answer.
+        let tickets = std::mem::take(&mut st.unanswered);
+        let skip = tickets.len();
+        let st = &mut *st;
         let Some(conn) = st.conn.as_mut() else {
             return Outcome::Unavailable;
         };
-        // Notifications that arrived since the last call; anything else is out of step.
-        loop {
-            match conn.lines.try_next() {
-                Some(Line::Text(l)) if is_notification(&l) => {}
-                Some(Line::Text(l)) => {
+        // Notifications that arrived since the last call; anything else is out of step (unless
+        // it belongs to a block still to be read).
+        while skip == 0
+            && let Some(next) = conn.lines.try_next()
+        {
+            match next {
+                Line::Text(l) if is_notification(&l) => {}
+                Line::Text(l) => {
                     tmux.debug(&format!("tmux control client out of step: {l:?}"));
                     st.drop_conn();
                     return Outcome::Unavailable;
                 }
-                Some(Line::End) => {
+                Line::End => {
                     tmux.debug("tmux control client exited");
                     st.drop_conn();
                     return Outcome::Unavailable;
                 }
-                None => break,
             }
         }
-        if conn
-            .stdin
-            .write_all(line.as_bytes())
-            .and_then(|()| conn.stdin.flush())
-            .is_err()
-        {
-            st.drop_conn();
-            return Outcome::Unavailable;
+        match write_until(&conn.stdin, line.as_bytes(), Instant::now() + deadline) {
+            Ok(()) => {}
+            // tmux took no input for the whole deadline: it may have read part of the line.
+            Err(Errno::TIMEDOUT) => {
+                tmux.debug("tmux control client took no input in time");
+                st.drop_conn();
+                return Outcome::Failed(TmuxError::TimedOut);
+            }
+            Err(_) => {
+                st.drop_conn();
+                return Outcome::Unavailable;
+            }
         }
-        match read_answer(&mut conn.lines, &marker, Instant::now() + deadline) {
+        let mut tickets = tickets.into_iter();
+        let settled = &mut st.settled;
+        let mut on_unanswered = |r: Result<(), String>| {
+            if let Err(e) = &r {
+                tmux.debug(&format!("keys sent unanswered: {e}"));
+            }
+            if let Some(t) = tickets.next() {
+                keep_settled(settled, t, r);
+            }
+        };
+        match read_answer(
+            &mut conn.lines,
+            skip,
+            &mut on_unanswered,
+            &marker,
+            Instant::now() + deadline,
+        ) {
             Ok(answer) => Outcome::Answer(answer),
             Err(e) => {
                 tmux.debug(&format!("tmux control call failed: {e}"));
                 st.drop_conn();
                 Outcome::Failed(e)
+            }
+        }
+    }
+
+    /// Writes one command (`words`, unquoted) over the control client without waiting for its
+    /// answer (see the module docs): answers its ticket when it was sent, for
+    /// [`Self::try_settle`]. `None` when no client is attached, the client is busy with a call,
+    /// [`MAX_UNANSWERED`] are already outstanding, or the write failed; the caller then runs
+    /// the command as usual. Only for commands whose success prints nothing (`send-keys`).
+    pub fn send_unanswered(&self, words: &[&str]) -> Option<u64> {
+        let Ok(mut st) = self.state.try_lock() else {
+            return None;
+        };
+        if st.unanswered.len() >= MAX_UNANSWERED {
+            return None;
+        }
+        let conn = st.conn.as_mut()?;
+        let mut line = words
+            .iter()
+            .map(|w| quote_word(w))
+            .collect::<Vec<_>>()
+            .join(" ");
+        line.push('\n');
+        if line.len() > ATOMIC_LINE {
+            return None;
+        }
+        // Whole or not at all (see ATOMIC_LINE); a full pipe (tmux not reading) is a refusal,
+        // never a wait: the caller may be serving sockets.
+        match rustix::io::write(&conn.stdin, line.as_bytes()) {
+            Ok(n) if n == line.len() => {
+                st.next_ticket += 1;
+                let ticket = st.next_ticket;
+                st.unanswered.push_back(ticket);
+                Some(ticket)
+            }
+            Ok(_) => {
+                st.drop_conn();
+                None
+            }
+            Err(Errno::AGAIN | Errno::INTR) => None,
+            Err(_) => {
+                st.drop_conn();
+                None
+            }
+        }
+    }
+
+    /// How the command sent unanswered as `ticket` went, from what tmux has already written
+    /// (nothing waits): `Some(Ok)` typed (or no longer known: its client ended, or it was asked
+    /// for before), `Some(Err)` with tmux's words, `None` not known yet (asked again later).
+    pub fn try_settle(&self, ticket: u64) -> Option<Result<(), String>> {
+        let Ok(mut st) = self.state.try_lock() else {
+            return None;
+        };
+        if let Some(r) = st.settled.remove(&ticket) {
+            return Some(r);
+        }
+        if !st.unanswered.contains(&ticket) {
+            return Some(Ok(()));
+        }
+        loop {
+            let st = &mut *st;
+            let conn = st.conn.as_mut()?;
+            match next_block(&mut conn.lines) {
+                Ok(None) => return None,
+                Ok(Some(block)) => {
+                    let r = match block {
+                        Ok(b) if b.is_empty() => Ok(()),
+                        Ok(_) => {
+                            st.drop_conn();
+                            return Some(Ok(()));
+                        }
+                        Err(e) => Err(e.trim_end().to_owned()),
+                    };
+                    let Some(t) = st.unanswered.pop_front() else {
+                        st.drop_conn();
+                        return Some(Ok(()));
+                    };
+                    if t == ticket {
+                        return Some(r);
+                    }
+                    keep_settled(&mut st.settled, t, r);
+                }
+                Err(()) => {
+                    st.drop_conn();
+                    return Some(Ok(()));
+                }
             }
         }
     }
@@ -328,9 +582,72 @@ fn out_of_step(what: &str) -> TmuxError {
     TmuxError::Failed(format!("tmux control stream out of step: {what}"))
 }
 
-/// Reads the two blocks of one call: the command's, then the marker's.
+/// Keeps how an unanswered command went until it is asked for (the newest
+/// [`MAX_UNANSWERED`]: a sender that never asks does not make the table grow).
+fn keep_settled(
+    settled: &mut std::collections::BTreeMap<u64, Result<(), String>>,
+    ticket: u64,
+    r: Result<(), String>,
+) {
+    settled.insert(ticket, r);
+    while settled.len() > MAX_UNANSWERED {
+        settled.pop_first();
+    }
+}
+
+/// The next whole block among the lines that have already arrived (notifications before it
+/// are passed over), without waiting: `Ok(None)` when it has not arrived whole yet (its lines
+/// stay for the next look), `Err` when the stream is out of step or ended.
+fn next_block(lines: &mut Lines) -> Result<Option<Result<String, String>>, ()> {
+    while lines.fill() {}
+    loop {
+        match lines.ready.front() {
+            None => return Ok(None),
+            Some(Line::End) => return Err(()),
+            Some(Line::Text(l)) if is_notification(l) => {
+                lines.ready.pop_front();
+            }
+            Some(Line::Text(l)) => {
+                let Some(guard) = l.strip_prefix("%begin ").map(str::to_owned) else {
+                    return Err(());
+                };
+                let end = lines.ready.iter().skip(1).position(|l| match l {
+                    Line::Text(t) => {
+                        t.strip_prefix("%end ") == Some(guard.as_str())
+                            || t.strip_prefix("%error ") == Some(guard.as_str())
+                    }
+                    Line::End => false,
+                });
+                let Some(end) = end else {
+                    return Ok(None);
+                };
+                let mut body = String::new();
+                let mut failed = false;
+                for (i, l) in lines.ready.drain(..end + 2).enumerate() {
+                    let Line::Text(t) = l else { return Err(()) };
+                    if i == 0 {
+                        continue;
+                    }
+                    if i == end + 1 {
+                        failed = t.starts_with("%error ");
+                        break;
+                    }
+                    body.push_str(&t);
+                    body.push('\n');
+                }
+                return Ok(Some(if failed { Err(body) } else { Ok(body) }));
+            }
+        }
+    }
+}
+
+/// Reads the blocks of one call: first `skip` blocks of commands sent without waiting (each
+/// empty, or an error; `on_unanswered` hears how each went, in order), then the command's,
+/// then the marker's.
 fn read_answer(
     lines: &mut Lines,
+    mut skip: usize,
+    on_unanswered: &mut dyn FnMut(Result<(), String>),
     marker: &str,
     deadline: Instant,
 ) -> Result<Result<String, String>, TmuxError> {
@@ -339,10 +656,10 @@ fn read_answer(
     loop {
         let line = match lines.next(deadline) {
             Ok(Line::Text(l)) => l,
-            Ok(Line::End) | Err(RecvTimeoutError::Disconnected) => {
+            Ok(Line::End) | Err(NoLine::Closed) => {
                 return Err(TmuxError::Failed("tmux control client exited".into()));
             }
-            Err(RecvTimeoutError::Timeout) => {
+            Err(NoLine::TimedOut) => {
                 return Err(TmuxError::TimedOut);
             }
         };
@@ -369,6 +686,15 @@ fn read_answer(
                 };
                 if let Some(block) = closed {
                     open = None;
+                    if skip > 0 {
+                        skip -= 1;
+                        match block {
+                            Ok(b) if b.is_empty() => on_unanswered(Ok(())),
+                            Ok(_) => return Err(out_of_step("output from unanswered keys")),
+                            Err(e) => on_unanswered(Err(e.trim_end().to_owned())),
+                        }
+                        continue;
+                    }
                     match first.take() {
                         None => first = Some(block),
                         Some(answer) => {
@@ -427,49 +753,23 @@ fn attach(tmux: &super::tmux::Tmux) -> Result<Conn, String> {
         let _ = child.wait();
         return Err("tmux control client has no pipes".into());
     };
-    let (tx, rx) = channel();
-    let spawned = std::thread::Builder::new()
-        .name("tmux-control".into())
-        .spawn(move || {
-            let mut r = BufReader::new(stdout);
-            let mut buf = Vec::new();
-            let mut batch = Vec::new();
-            loop {
-                buf.clear();
-                let limit = u64::try_from(LINE_CAP).unwrap_or(u64::MAX);
-                match (&mut r).take(limit).read_until(b'\n', &mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        if buf.last() == Some(&b'\n') {
-                            buf.pop();
-                        } else if buf.len() >= LINE_CAP {
-                            // A cut line: end the stream so the caller sees it out of step.
-                            break;
-                        }
-                        batch.push(Line::Text(String::from_utf8_lossy(&buf).into_owned()));
-                        // Hand over what was read once nothing more is buffered (or a batch
-                        // is full: a long answer still streams to the caller).
-                        let full = batch.len() >= BATCH_LINES;
-                        if (full || r.buffer().is_empty())
-                            && tx.send(std::mem::take(&mut batch)).is_err()
-                        {
-                            return;
-                        }
-                    }
-                }
-            }
-            batch.push(Line::End);
-            let _ = tx.send(batch);
-        });
-    if let Err(e) = spawned {
-        let _ = child.kill();
-        let _ = child.wait();
-        return Err(e.to_string());
-    }
+    let pipes = OwnedFd::from(stdin);
+    let opened = rustix::fs::fcntl_getfl(&pipes)
+        .and_then(|f| rustix::fs::fcntl_setfl(&pipes, f | rustix::fs::OFlags::NONBLOCK))
+        .map_err(std::io::Error::from)
+        .and_then(|()| Lines::new(OwnedFd::from(stdout)));
+    let lines = match opened {
+        Ok(l) => l,
+        Err(e) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("tmux control client's pipes: {e}"));
+        }
+    };
     let mut conn = Conn {
         child,
-        stdin,
-        lines: Lines::new(rx),
+        stdin: pipes,
+        lines,
     };
     // The attach command's own block comes first.
     let deadline = Instant::now() + ATTACH_DEADLINE;
@@ -522,14 +822,26 @@ mod tests {
         }
     }
 
-    /// `lines` as the reader thread would hand them over in batches of `per` lines.
+    /// `lines` as tmux would write them, `per` lines to a write, then the end of the stream.
     fn feed(lines: &[&str], per: usize) -> Lines {
-        let (tx, rx) = channel();
-        for chunk in lines.chunks(per) {
-            tx.send(chunk.iter().map(|l| Line::Text((*l).to_owned())).collect())
-                .unwrap();
-        }
-        Lines::new(rx)
+        let (reader, writer) = pipe_pair();
+        let lines: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
+        std::thread::spawn(move || {
+            use std::io::Write as _;
+            let mut writer = writer;
+            for chunk in lines.chunks(per) {
+                let mut text = chunk.join("\n");
+                text.push('\n');
+                let _ = writer.write_all(text.as_bytes());
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        });
+        Lines::new(reader).unwrap()
+    }
+
+    fn pipe_pair() -> (OwnedFd, std::io::PipeWriter) {
+        let (r, w) = std::io::pipe().unwrap();
+        (OwnedFd::from(r), w)
     }
 
     /// The answer read from `lines`; the same whichever way they were batched.
@@ -539,6 +851,8 @@ mod tests {
             .map(|per| {
                 let r = read_answer(
                     &mut feed(lines, per),
+                    0,
+                    &mut |_| {},
                     "tpsync s 1",
                     Instant::now() + Duration::from_millis(50),
                 );
@@ -548,31 +862,113 @@ mod tests {
         assert!(answers.windows(2).all(|w| w[0] == w[1]), "{answers:?}");
         read_answer(
             &mut feed(lines, 1),
+            0,
+            &mut |_| {},
             "tpsync s 1",
             Instant::now() + Duration::from_millis(50),
         )
     }
 
     #[test]
-    fn lines_come_out_in_order_across_batches_and_end_after_the_last() {
-        let (tx, rx) = channel();
-        tx.send(vec![Line::Text("a".into()), Line::Text("b".into())])
-            .unwrap();
-        tx.send(vec![Line::Text("c".into()), Line::End]).unwrap();
-        drop(tx);
-        let mut lines = Lines::new(rx);
+    fn lines_come_out_in_order_across_reads_and_end_after_the_last() {
+        use std::io::Write as _;
+        let (reader, mut writer) = pipe_pair();
+        let mut lines = Lines::new(reader).unwrap();
+        assert!(lines.try_next().is_none(), "nothing written yet");
+        writer.write_all(b"a\nb\nc").unwrap();
         let mut seen = Vec::new();
-        while let Some(l) = lines.try_next() {
-            seen.push(match l {
-                Line::Text(t) => t,
-                Line::End => "<end>".into(),
-            });
+        while let Some(Line::Text(t)) = lines.try_next() {
+            seen.push(t);
         }
-        assert_eq!(seen, ["a", "b", "c", "<end>"]);
+        assert_eq!(seen, ["a", "b"], "a line is handed out only once it ends");
+        writer.write_all(b"d\ne").unwrap();
+        drop(writer);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let mut rest = Vec::new();
+        loop {
+            match lines.next(deadline) {
+                Ok(Line::Text(t)) => rest.push(t),
+                Ok(Line::End) => rest.push("<end>".into()),
+                Err(e) => {
+                    assert_eq!(e, NoLine::Closed);
+                    break;
+                }
+            }
+        }
+        // The last line needs no newline when the stream ends.
+        assert_eq!(rest, ["cd", "e", "<end>"]);
+    }
+
+    #[test]
+    fn a_line_past_the_cap_ends_the_stream_and_silence_times_out() {
+        use std::io::Write as _;
+        let (reader, mut writer) = pipe_pair();
+        let mut lines = Lines::new(reader).unwrap();
+        let started = Instant::now();
         assert!(matches!(
-            lines.next(Instant::now()),
-            Err(RecvTimeoutError::Disconnected)
+            lines.next(started + Duration::from_millis(30)),
+            Err(NoLine::TimedOut)
         ));
+        assert!(started.elapsed() >= Duration::from_millis(30));
+        let chunk = vec![b'x'; 64 * 1024];
+        let writing = std::thread::spawn(move || {
+            for _ in 0..(LINE_CAP / chunk.len() + 2) {
+                if writer.write_all(&chunk).is_err() {
+                    return;
+                }
+            }
+        });
+        let deadline = Instant::now() + Duration::from_secs(30);
+        assert!(matches!(lines.next(deadline), Ok(Line::End)));
+        assert_eq!(lines.next(deadline).err(), Some(NoLine::Closed));
+        drop(lines);
+        writing.join().unwrap();
+    }
+
+    #[test]
+    fn unanswered_blocks_are_read_before_the_answer() {
+        let mut settled = Vec::new();
+        let lines = [
+            "%begin 1 3 1",
+            "%end 1 3 1",
+            "%sessions-changed",
+            "%begin 1 4 1",
+            "can't find pane: %9",
+            "%error 1 4 1",
+            "%begin 1 5 1",
+            "hello",
+            "%end 1 5 1",
+            "%begin 1 6 1",
+            "tpsync s 1",
+            "%end 1 6 1",
+        ];
+        let r = read_answer(
+            &mut feed(&lines, 2),
+            2,
+            &mut |r| settled.push(r),
+            "tpsync s 1",
+            Instant::now() + Duration::from_secs(5),
+        );
+        assert!(matches!(r, Ok(Ok(ref s)) if s == "hello\n"), "{r:?}");
+        assert_eq!(settled, [Ok(()), Err("can't find pane: %9".to_owned())]);
+        // An unanswered block that printed something is not what it claims to be.
+        let r = read_answer(
+            &mut feed(&["%begin 1 3 1", "%end 1 5 1", "%end 1 3 1"], 1),
+            1,
+            &mut |_| {},
+            "tpsync s 1",
+            Instant::now() + Duration::from_secs(5),
+        );
+        assert!(r.is_err());
+        // Counting one block too few leaves the marker out of place: refused, never misread.
+        let r = read_answer(
+            &mut feed(&lines, 3),
+            1,
+            &mut |_| {},
+            "tpsync s 1",
+            Instant::now() + Duration::from_secs(5),
+        );
+        assert!(r.is_err(), "{r:?}");
     }
 
     #[test]

@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::SyncSender;
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use rustix::event::{EventfdFlags, PollFd, PollFlags, eventfd, poll};
@@ -399,31 +398,46 @@ pub const TAIL_COALESCE: Duration = Duration::from_millis(4);
 /// Most tails at once.
 pub const MAX_TAILS: usize = 256;
 
-/// An embedder's direct receiver of pane output, called on the tail's own thread with the
-/// tail's key, the log offset of the first byte and the bytes. It answers whether it took them;
-/// output it leaves goes out as an `output` event as usual. While it runs the tail reads no
-/// more, so it may wait to hold a fast pane back (the node daemon waits for room on its link's
-/// queue), and must not wait for anything else. The plane's local node hands its viewers'
-/// output to the terminal pumps this way, and the daemon to its link, each without a thread
-/// hand-off (and the plane without a base64 round trip).
+/// An embedder's direct receiver of pane output, called on the thread that drives the tail
+/// with the tail's key, the log offset of the first byte and the bytes. It answers whether it
+/// took them; output it leaves goes out as an `output` event as usual. While it runs the tail
+/// reads no more, so it may wait to hold a fast pane back (the node daemon waits for room on
+/// its link's queue), and must not wait for anything else. The plane's local node hands its
+/// viewers' output to the terminal pumps this way, and the daemon to its link, each without a
+/// thread hand-off (and the plane without a base64 round trip).
 pub type OutputHook = Arc<dyn Fn(&str, u64, &[u8]) -> bool + Send + Sync>;
+
+/// An embedder that drives tails itself instead of giving each a thread: it receives every
+/// [`TailJob`] started from then on and must run it until [`TailJob::step`] answers
+/// [`TailStep::Done`] (see [`TailJob`] for the loop), or drop it. The plane drives its local
+/// node's tails on the thread that serves its terminal sockets, so a pane's echo reaches its
+/// viewers without a wake-up of another thread. Answering `Some(job)` hands the job back to
+/// run on a thread of its own (no place to run it yet).
+pub type TailDriver = Arc<dyn Fn(TailJob) -> Option<TailJob> + Send + Sync>;
 
 struct Tail {
     stop: Arc<AtomicBool>,
     wake: Arc<OwnedFd>,
-    thread: Option<JoinHandle<()>>,
+    /// Disconnected once the tail's job has ended (its thread returned, or its driver dropped it).
+    done: std::sync::mpsc::Receiver<()>,
 }
 
-/// Tails of pane logs, each a thread that sends `output` events into the executor's channel.
+/// How long [`TailRegistry::stop`] waits for a stopped tail's job to end.
+const TAIL_STOP_WAIT: Duration = Duration::from_secs(2);
+
+/// Tails of pane logs, each reading one pane's log as it grows and sending what it reads as
+/// `output` events into the executor's channel (or to the [`OutputHook`]).
 ///
 /// A tail is driven by writes, not by a timer: it waits on an inotify watch of its log
 /// (`IN_MODIFY`) and reads to the end of the file whenever the kernel reports a write, so an
 /// `output` event leaves within microseconds of the pane log growing. Stopping a tail wakes it
 /// through an eventfd, so `tail_stop` does not wait for a timeout. A log that does not exist
-/// yet is looked for every [`TAIL_POLL`].
+/// yet is looked for every [`TAIL_POLL`]. Each tail runs on a thread of its own unless a
+/// [`TailDriver`] is set.
 pub struct TailRegistry {
     tx: Mutex<SyncSender<Event>>,
     hook: Mutex<Option<OutputHook>>,
+    driver: Mutex<Option<TailDriver>>,
     tails: Mutex<HashMap<String, Tail>>,
 }
 
@@ -434,6 +448,7 @@ impl TailRegistry {
         Self {
             tx: Mutex::new(tx),
             hook: Mutex::new(None),
+            driver: Mutex::new(None),
             tails: Mutex::new(HashMap::new()),
         }
     }
@@ -442,6 +457,13 @@ impl TailRegistry {
     pub fn set_output_hook(&self, hook: OutputHook) {
         if let Ok(mut h) = self.hook.lock() {
             *h = Some(hook);
+        }
+    }
+
+    /// Sets the [`TailDriver`] of the tails started from now on.
+    pub fn set_driver(&self, driver: TailDriver) {
+        if let Ok(mut d) = self.driver.lock() {
+            *d = Some(driver);
         }
     }
 
@@ -463,36 +485,51 @@ impl TailRegistry {
             eventfd(0, EventfdFlags::CLOEXEC | EventfdFlags::NONBLOCK)
                 .map_err(|e| format!("tail: {e}"))?,
         );
-        let tx = self.tx.lock().map_err(|_| "tail sender poisoned")?.clone();
-        let hook = self.hook.lock().map_err(|_| "tail hook poisoned")?.clone();
-        let key = sub_id.to_owned();
-        let flag = Arc::clone(&stop);
-        let wake_fd = Arc::clone(&wake);
-        let thread = std::thread::Builder::new()
-            .name(format!("tail-{key}"))
-            .spawn(move || tail_loop(&key, &log, start, &flag, &wake_fd, &tx, hook.as_ref()))
-            .map_err(|e| e.to_string())?;
-        tails.insert(
-            sub_id.to_owned(),
-            Tail {
-                stop,
-                wake,
-                thread: Some(thread),
-            },
-        );
+        let (ended, done) = std::sync::mpsc::channel();
+        let job = TailJob {
+            key: sub_id.to_owned(),
+            log,
+            pos: start,
+            stop: Arc::clone(&stop),
+            wake: Arc::clone(&wake),
+            tx: self.tx.lock().map_err(|_| "tail sender poisoned")?.clone(),
+            hook: self.hook.lock().map_err(|_| "tail hook poisoned")?.clone(),
+            buf: vec![0_u8; TAIL_CHUNK],
+            file: None,
+            watch: inotify::init(inotify::CreateFlags::CLOEXEC | inotify::CreateFlags::NONBLOCK)
+                .ok(),
+            watching: false,
+            last_read: None,
+            _ended: ended,
+        };
+        let driver = self
+            .driver
+            .lock()
+            .map_err(|_| "tail driver poisoned")?
+            .clone();
+        let job = match driver {
+            Some(d) => d(job),
+            None => Some(job),
+        };
+        if let Some(job) = job {
+            std::thread::Builder::new()
+                .name(format!("tail-{sub_id}"))
+                .spawn(move || job.run_blocking())
+                .map_err(|e| e.to_string())?;
+        }
+        tails.insert(sub_id.to_owned(), Tail { stop, wake, done });
         Ok(start)
     }
 
-    /// Stops a tail; answers whether one existed.
+    /// Stops a tail; answers whether one existed. Returns once the tail's job has ended (or
+    /// after [`TAIL_STOP_WAIT`]), so no output under the key follows.
     pub fn stop(&self, sub_id: &str) -> bool {
         let tail = self.tails.lock().ok().and_then(|mut t| t.remove(sub_id));
         match tail {
-            Some(mut t) => {
+            Some(t) => {
                 t.stop.store(true, Ordering::Relaxed);
                 let _ = rustix::io::write(&*t.wake, &1_u64.to_ne_bytes());
-                if let Some(h) = t.thread.take() {
-                    let _ = h.join();
-                }
+                let _ = t.done.recv_timeout(TAIL_STOP_WAIT);
                 true
             }
             None => false,
@@ -524,75 +561,171 @@ pub fn should_gather(last: usize, since: Duration) -> bool {
     last >= TAIL_STREAMING_READ && since < TAIL_STREAM_WINDOW
 }
 
-fn tail_loop(
-    key: &str,
-    log: &std::path::Path,
-    mut pos: u64,
-    stop: &AtomicBool,
-    wake: &OwnedFd,
-    tx: &SyncSender<Event>,
-    hook: Option<&OutputHook>,
-) {
-    let mut buf = vec![0_u8; TAIL_CHUNK];
-    let mut file: Option<std::fs::File> = None;
-    let watch = inotify::init(inotify::CreateFlags::CLOEXEC | inotify::CreateFlags::NONBLOCK).ok();
-    let mut watching = false;
-    let mut notes = [0_u8; 4096];
-    // The size and time of the last read that returned data.
-    let mut last_read: Option<(usize, std::time::Instant)> = None;
-    while !stop.load(Ordering::Relaxed) {
-        if file.is_none() {
-            file = std::fs::File::open(log).ok();
+/// One tail: a pane log read from an offset as it grows.
+///
+/// Whoever drives it runs this loop until it is done:
+///
+/// 1. [`TailJob::step`] reads once: [`TailStep::Read`] means call it again (letting others
+///    run in between), [`TailStep::Done`] that the tail was stopped (drop the job).
+/// 2. On [`TailStep::Wait`], wait until [`TailJob::watch_fd`] (when there is one) or
+///    [`TailJob::wake_fd`] is readable, or [`TAIL_POLL`] passes; then call
+///    [`TailJob::woken`], and if it answers `true`, wait [`TAIL_COALESCE`] more (a pane that
+///    streams has its output gathered into larger reads) before stepping again.
+pub struct TailJob {
+    key: String,
+    log: PathBuf,
+    pos: u64,
+    stop: Arc<AtomicBool>,
+    wake: Arc<OwnedFd>,
+    tx: SyncSender<Event>,
+    hook: Option<OutputHook>,
+    buf: Vec<u8>,
+    file: Option<std::fs::File>,
+    watch: Option<OwnedFd>,
+    watching: bool,
+    /// The size and time of the last read that returned data.
+    last_read: Option<(usize, std::time::Instant)>,
+    /// Dropped with the job: tells [`TailRegistry::stop`] it has ended.
+    _ended: std::sync::mpsc::Sender<()>,
+}
+
+/// What a [`TailJob`] asks of its driver after one step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TailStep {
+    /// Output was read and delivered; step again.
+    Read,
+    /// At the end of the log: wait (see [`TailJob`]).
+    Wait,
+    /// Stopped, or nobody receives its events any more.
+    Done,
+}
+
+impl std::fmt::Debug for TailJob {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TailJob")
+            .field("key", &self.key)
+            .field("pos", &self.pos)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TailJob {
+    /// The tail's key (`subId`).
+    #[must_use]
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// Whether the tail was told to stop.
+    #[must_use]
+    pub fn is_stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// The inotify descriptor that becomes readable when the log grows; `None` while the log
+    /// is not watched yet (it does not exist), when only [`TAIL_POLL`] and the wake count.
+    #[must_use]
+    pub fn watch_fd(&self) -> Option<rustix::fd::BorrowedFd<'_>> {
+        self.watch
+            .as_ref()
+            .filter(|_| self.watching)
+            .map(rustix::fd::AsFd::as_fd)
+    }
+
+    /// The eventfd that becomes readable when the tail is stopped.
+    #[must_use]
+    pub fn wake_fd(&self) -> rustix::fd::BorrowedFd<'_> {
+        use rustix::fd::AsFd as _;
+        self.wake.as_fd()
+    }
+
+    /// Reads once from the log at the tail's offset and delivers what it read.
+    pub fn step(&mut self) -> TailStep {
+        if self.is_stopped() {
+            return TailStep::Done;
         }
-        if let (Some(w), false, Some(_)) = (&watch, watching, &file) {
-            watching = inotify::add_watch(w, log, inotify::WatchFlags::MODIFY).is_ok();
+        if self.file.is_none() {
+            self.file = std::fs::File::open(&self.log).ok();
+        }
+        if let (Some(w), false, Some(_)) = (&self.watch, self.watching, &self.file) {
+            self.watching = inotify::add_watch(w, &self.log, inotify::WatchFlags::MODIFY).is_ok();
         }
         // A positional read: one system call, and the file's own offset is never used.
-        let n = match file.as_ref() {
-            Some(f) => std::os::unix::fs::FileExt::read_at(f, &mut buf, pos).unwrap_or(0),
+        let n = match self.file.as_ref() {
+            Some(f) => std::os::unix::fs::FileExt::read_at(f, &mut self.buf, self.pos).unwrap_or(0),
             None => 0,
         };
-        if n > 0 {
-            last_read = Some((n, std::time::Instant::now()));
-            if hook.is_some_and(|h| h(key, pos, &buf[..n])) {
-                pos += n as u64;
-                continue;
-            }
-            let ev = Event::Output(Output {
-                sub_id: key.to_owned(),
-                from_byte: pos,
-                to_byte: pos + n as u64,
-                data_b64: termplane_proto::key::b64url_encode(&buf[..n]),
-            });
-            pos += n as u64;
-            if tx.send(ev).is_err() {
-                return;
-            }
-            continue;
+        if n == 0 {
+            return TailStep::Wait;
         }
-        // At the end of the log: sleep until it grows, the tail is stopped, or the timer.
+        self.last_read = Some((n, std::time::Instant::now()));
+        let bytes = &self.buf[..n];
+        let from = self.pos;
+        self.pos += n as u64;
+        if self
+            .hook
+            .as_ref()
+            .is_some_and(|h| h(&self.key, from, bytes))
+        {
+            return TailStep::Read;
+        }
+        let ev = Event::Output(Output {
+            sub_id: self.key.clone(),
+            from_byte: from,
+            to_byte: self.pos,
+            data_b64: termplane_proto::key::b64url_encode(bytes),
+        });
+        if self.tx.send(ev).is_err() {
+            return TailStep::Done;
+        }
+        TailStep::Read
+    }
+
+    /// After a wait: drops the change notices (their content is not needed; one read takes
+    /// up to 256 of them, and any left make the next wait end at once) and answers whether to
+    /// let output gather for [`TAIL_COALESCE`] before reading.
+    pub fn woken(&mut self) -> bool {
+        let mut notes = [0_u8; 4096];
+        if let (Some(w), true) = (&self.watch, self.watching) {
+            let _ = rustix::io::read(w, &mut notes);
+        } else {
+            return false;
+        }
+        !self.is_stopped()
+            && self
+                .last_read
+                .is_some_and(|(n, at)| should_gather(n, at.elapsed()))
+    }
+
+    /// Runs the tail on the calling thread until it is stopped.
+    pub fn run_blocking(mut self) {
         let timeout = rustix::time::Timespec {
             tv_sec: 0,
             tv_nsec: i64::try_from(TAIL_POLL.as_nanos()).unwrap_or(100_000_000),
         };
-        match (&watch, watching) {
-            (Some(w), true) => {
-                let mut fds = [
-                    PollFd::new(w, PollFlags::IN),
-                    PollFd::new(wake, PollFlags::IN),
-                ];
-                let _ = poll(&mut fds, Some(&timeout));
-                // Drop the change notices (their content is not needed). One read takes up to
-                // 256 of them; any left make the next poll return at once.
-                let _ = rustix::io::read(w, &mut notes);
-                let gather = last_read.is_some_and(|(n, at)| should_gather(n, at.elapsed()));
-                if gather && !stop.load(Ordering::Relaxed) {
-                    std::thread::sleep(TAIL_COALESCE);
+        loop {
+            match self.step() {
+                TailStep::Read => continue,
+                TailStep::Done => return,
+                TailStep::Wait => {}
+            }
+            // At the end of the log: sleep until it grows, the tail is stopped, or the timer.
+            let wake = self.wake_fd();
+            match self.watch_fd() {
+                Some(w) => {
+                    let mut fds = [
+                        PollFd::new(&w, PollFlags::IN),
+                        PollFd::new(&wake, PollFlags::IN),
+                    ];
+                    let _ = poll(&mut fds, Some(&timeout));
+                }
+                None => {
+                    let mut fds = [PollFd::new(&wake, PollFlags::IN)];
+                    let _ = poll(&mut fds, Some(&timeout));
                 }
             }
-            _ => {
-                let mut fds = [PollFd::new(wake, PollFlags::IN)];
-                let _ = poll(&mut fds, Some(&timeout));
+            if self.woken() {
+                std::thread::sleep(TAIL_COALESCE);
             }
         }
     }
@@ -615,6 +748,95 @@ mod tests {
         // The first output after a pause, even after a large repaint.
         assert!(!should_gather(TAIL_CHUNK, TAIL_STREAM_WINDOW));
         assert!(!should_gather(TAIL_CHUNK, ms(250)));
+    }
+
+    /// A driver that runs each job step by step on a thread of the test's, as an embedder's
+    /// event loop would: the job waits on its descriptors, reads the log as it grows, and ends
+    /// when stopped; `stop` returns only once the driven job has ended.
+    #[test]
+    fn a_driven_tail_reads_as_the_log_grows_and_ends_when_stopped() {
+        let dir = std::env::temp_dir().join(format!("tp-driven-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("pane.log");
+        let _ = std::fs::remove_file(&log);
+        let (tx, _rx) = std::sync::mpsc::sync_channel(16);
+        let tails = TailRegistry::new(tx);
+        let (seen_tx, seen) = std::sync::mpsc::channel::<(u64, Vec<u8>)>();
+        let seen_tx = Mutex::new(seen_tx);
+        tails.set_output_hook(Arc::new(move |_: &str, from: u64, bytes: &[u8]| {
+            let _ = seen_tx.lock().unwrap().send((from, bytes.to_vec()));
+            true
+        }));
+        let (ended_tx, ended) = std::sync::mpsc::channel::<()>();
+        let ended_tx = Mutex::new(ended_tx);
+        tails.set_driver(Arc::new(move |mut job: TailJob| {
+            let ended = ended_tx.lock().unwrap().clone();
+            std::thread::spawn(move || {
+                let timeout = rustix::time::Timespec {
+                    tv_sec: 0,
+                    tv_nsec: 100_000_000,
+                };
+                loop {
+                    match job.step() {
+                        TailStep::Read => continue,
+                        TailStep::Done => break,
+                        TailStep::Wait => {}
+                    }
+                    let wake = job.wake_fd();
+                    let mut fds = vec![PollFd::new(&wake, PollFlags::IN)];
+                    let watch = job.watch_fd();
+                    if let Some(w) = &watch {
+                        fds.push(PollFd::new(w, PollFlags::IN));
+                    }
+                    let _ = poll(&mut fds, Some(&timeout));
+                    drop(fds);
+                    if job.woken() {
+                        std::thread::sleep(TAIL_COALESCE);
+                    }
+                }
+                // Seen ending only once the job itself is gone.
+                drop(job);
+                let _ = ended.send(());
+            });
+            None
+        }));
+        // The log does not exist yet: the job looks for it, then reads it as it grows.
+        assert_eq!(tails.start("view-1", log.clone(), Some(0)).unwrap(), 0);
+        append(&log, b"first");
+        let wait = Duration::from_secs(10);
+        assert_eq!(seen.recv_timeout(wait).unwrap(), (0, b"first".to_vec()));
+        append(&log, b" second");
+        assert_eq!(seen.recv_timeout(wait).unwrap(), (5, b" second".to_vec()));
+        assert!(ended.try_recv().is_err(), "ended while running");
+        assert!(tails.stop("view-1"));
+        assert!(
+            ended.recv_timeout(wait).is_ok(),
+            "the driven job never ended"
+        );
+        append(&log, b" third");
+        assert!(seen.recv_timeout(Duration::from_millis(300)).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A driver that declines (it has nowhere to run the job yet) hands it back: it runs on a
+    /// thread of its own, as without a driver.
+    #[test]
+    fn a_tail_its_driver_hands_back_runs_on_a_thread() {
+        let dir = std::env::temp_dir().join(format!("tp-declined-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("pane.log");
+        let _ = std::fs::remove_file(&log);
+        append(&log, b"there");
+        let (tx, rx) = std::sync::mpsc::sync_channel(16);
+        let tails = TailRegistry::new(tx);
+        tails.set_driver(Arc::new(Some));
+        tails.start("plain", log.clone(), Some(0)).unwrap();
+        match rx.recv_timeout(Duration::from_secs(10)).unwrap() {
+            Event::Output(o) => assert_eq!((o.from_byte, o.to_byte), (0, 5)),
+            other => panic!("expected output, got {other:?}"),
+        }
+        assert!(tails.stop("plain"));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     fn append(log: &std::path::Path, bytes: &[u8]) {

@@ -70,7 +70,9 @@ use termplane_proto::event::{Event, Exit, SurvivingPane};
 use termplane_proto::key::{b64url_decode, b64url_encode};
 use termplane_proto::{CommandResult, SubshellId};
 
-pub use events::{ExitTracker, MaintenanceWatch, OutputHook, TailRegistry};
+pub use events::{
+    ExitTracker, MaintenanceWatch, OutputHook, TailDriver, TailJob, TailRegistry, TailStep,
+};
 pub use host::{Daemonless, Host, Level, Log, Silent, no_daemon};
 use paths::{Policy, Uploads};
 pub use runner::{Runner, Stopped, runs_aside};
@@ -319,6 +321,12 @@ impl Executor {
     /// Hands the output of the tails started from now on to `hook` first (see [`OutputHook`]).
     pub fn set_output_hook(&self, hook: OutputHook) {
         self.tails.set_output_hook(hook);
+    }
+
+    /// Hands the tails started from now on to `driver` instead of a thread each (see
+    /// [`TailDriver`]).
+    pub fn set_tail_driver(&self, driver: TailDriver) {
+        self.tails.set_driver(driver);
     }
 
     /// The tmux handle.
@@ -658,6 +666,31 @@ impl Executor {
                 .map_err(|e| tmux_err(&e))?;
         }
         Ok(())
+    }
+
+    /// Types `data` into a subshell's pane at once, without waiting for tmux to say it did:
+    /// the way a viewer's keystrokes go when nothing else is queued (see
+    /// [`Runner::type_now`]). Answers a ticket for [`Self::keys_settled`] when it was sent;
+    /// `None` (nothing sent) when the text is empty or longer than one `send-keys` call
+    /// carries, or the control client could not take it.
+    #[must_use]
+    pub fn type_unanswered(&self, id: &SubshellId, data: &str) -> Option<u64> {
+        if data.is_empty() || data.chars().nth(SEND_CHUNK_CHARS).is_some() {
+            return None;
+        }
+        let target = pane_target(id);
+        self.tmux
+            .send_unanswered(&["send-keys", "-t", target.as_str(), "-l", "--", data])
+    }
+
+    /// Whether keys typed with [`Self::type_unanswered`] were typed, once tmux has said so:
+    /// `Some(Err)` with why not (the pane is gone), `None` while it has not (ask again later;
+    /// nothing here waits).
+    #[must_use]
+    pub fn keys_settled(&self, ticket: u64) -> Option<Result<(), String>> {
+        self.tmux
+            .try_settle(ticket)
+            .map(|r| r.map_err(|e| tmux_err(&e)))
     }
 
     fn input(&self, id: &SubshellId, data: &str, keys: &[NamedKey]) -> Result<Value, String> {

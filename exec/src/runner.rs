@@ -10,11 +10,15 @@
 //!
 //! Answers therefore may come back out of arrival order; each carries its command's jti as
 //! `ref`, which is how the plane matches them.
+//!
+//! A viewer's keystrokes may skip the queue when it is empty ([`Runner::type_now`]): nothing
+//! queued or running means nothing they could overtake, and they reach tmux without waking the
+//! worker, which is a good share of a keystroke's echo on a small machine.
 
-use std::sync::Arc;
 use std::sync::mpsc::{Sender, channel};
+use std::sync::{Arc, Mutex};
 
-use termplane_proto::{Command, CommandResult};
+use termplane_proto::{Command, CommandResult, SubshellId};
 
 use crate::Executor;
 
@@ -48,6 +52,10 @@ pub struct Stopped;
 pub struct Runner {
     ordered: Sender<Job>,
     aside: Sender<Job>,
+    /// Ordered commands submitted and not answered yet; held while one is queued, and while
+    /// keys skip the queue, so the two never pass each other.
+    waiting: Arc<Mutex<usize>>,
+    exec: Arc<Executor>,
 }
 
 impl std::fmt::Debug for Runner {
@@ -56,7 +64,11 @@ impl std::fmt::Debug for Runner {
     }
 }
 
-fn worker(name: &str, exec: Arc<Executor>) -> std::io::Result<Sender<Job>> {
+fn worker(
+    name: &str,
+    exec: Arc<Executor>,
+    waiting: Option<Arc<Mutex<usize>>>,
+) -> std::io::Result<Sender<Job>> {
     let (tx, rx) = channel::<Job>();
     std::thread::Builder::new()
         .name(name.to_owned())
@@ -64,6 +76,11 @@ fn worker(name: &str, exec: Arc<Executor>) -> std::io::Result<Sender<Job>> {
             while let Ok(job) = rx.recv() {
                 let result = exec.execute_result(&job.jti, &job.command);
                 (job.reply)(result);
+                if let Some(w) = &waiting
+                    && let Ok(mut n) = w.lock()
+                {
+                    *n = n.saturating_sub(1);
+                }
             }
         })?;
     Ok(tx)
@@ -73,10 +90,34 @@ impl Runner {
     /// Starts the ordered worker (thread `commands`) and the one beside it
     /// (`commands-aside`).
     pub fn start(exec: Arc<Executor>) -> std::io::Result<Self> {
+        let waiting = Arc::new(Mutex::new(0));
         Ok(Self {
-            ordered: worker("commands", Arc::clone(&exec))?,
-            aside: worker("commands-aside", exec)?,
+            ordered: worker("commands", Arc::clone(&exec), Some(Arc::clone(&waiting)))?,
+            aside: worker("commands-aside", Arc::clone(&exec), None)?,
+            waiting,
+            exec,
         })
+    }
+
+    /// Types a viewer's keystrokes into a subshell's pane at once, skipping the queue, when no
+    /// ordered command is queued or running (so they overtake nothing) and the executor can send
+    /// them without waiting for tmux's answer ([`Executor::type_unanswered`]). Answers a ticket
+    /// for [`Self::keys_settled`] when it did; `None` means nothing was typed and the keys go
+    /// through [`Self::submit`] as an `input` command.
+    #[must_use]
+    pub fn type_now(&self, id: &SubshellId, data: &str) -> Option<u64> {
+        let waiting = self.waiting.lock().ok()?;
+        if *waiting > 0 {
+            return None;
+        }
+        self.exec.type_unanswered(id, data)
+    }
+
+    /// Whether keys typed with [`Self::type_now`] were typed, once tmux has said so (see
+    /// [`Executor::keys_settled`]).
+    #[must_use]
+    pub fn keys_settled(&self, ticket: u64) -> Option<Result<(), String>> {
+        self.exec.keys_settled(ticket)
     }
 
     /// Queues one command; `reply` receives its answer (`ref` = `jti`) on the worker's thread
@@ -89,16 +130,17 @@ impl Runner {
         command: Command,
         reply: impl FnOnce(CommandResult) + Send + 'static,
     ) -> Result<(), Stopped> {
-        let lane = if runs_aside(&command) {
-            &self.aside
-        } else {
-            &self.ordered
-        };
-        lane.send(Job {
+        let job = Job {
             jti,
             command,
             reply: Box::new(reply),
-        })
-        .map_err(|_| Stopped)
+        };
+        if runs_aside(&job.command) {
+            return self.aside.send(job).map_err(|_| Stopped);
+        }
+        let mut waiting = self.waiting.lock().map_err(|_| Stopped)?;
+        self.ordered.send(job).map_err(|_| Stopped)?;
+        *waiting += 1;
+        Ok(())
     }
 }

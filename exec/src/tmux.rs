@@ -217,6 +217,24 @@ impl Tmux {
         c
     }
 
+    /// Writes one command whose success prints nothing (`send-keys`) over the control-mode
+    /// client without waiting for tmux's answer; its ticket, or `None` when it could not be
+    /// sent that way (see [`super::control::Control::send_unanswered`]) and must be run as
+    /// usual.
+    #[must_use]
+    pub fn send_unanswered(&self, args: &[&str]) -> Option<u64> {
+        self.control.send_unanswered(args)
+    }
+
+    /// How a command sent unanswered went, if tmux has said so yet (see
+    /// [`super::control::Control::try_settle`]).
+    #[must_use]
+    pub fn try_settle(&self, ticket: u64) -> Option<Result<(), TmuxError>> {
+        self.control
+            .try_settle(ticket)
+            .map(|r| r.map_err(|text| classify(&text)))
+    }
+
     /// Runs one tmux command (`args`, each an exact word) and answers its output: over the
     /// control-mode client when one is attached, else as its own process ([`Self::run_spawned`]).
     pub fn run<S: AsRef<str>>(&self, args: &[S]) -> Result<String, TmuxError> {

@@ -151,3 +151,72 @@ fn commands_other_than_detect_keep_arrival_order() {
     assert!(got[1].ok, "{got:?}");
     assert!(got[2].ok, "{got:?}");
 }
+
+/// The pane's screen.
+fn screen(n: &Node, id: &str) -> String {
+    n.run(json!({ "type": "capture", "subshellId": id }))
+        .ok()
+        .and_then(|v| v["text"].as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+#[test]
+fn keys_typed_at_once_never_pass_a_command_queued_before_them() {
+    if !tmux_ok() {
+        return;
+    }
+    let n = Node::new("typenow");
+    n.exec.start().unwrap();
+    let cwd = n.dir.path().to_string_lossy().into_owned();
+    n.run(json!({
+        "type": "launch", "subshellId": "ab", "argv": ["cat"],
+        "resolve": { "binaryName": "cat" }, "cwd": cwd, "harnessId": "shell",
+        "cols": 80, "rows": 24,
+    }))
+    .unwrap();
+    let id = termplane_proto::SubshellId::parse("ab").unwrap();
+    let runner = Runner::start(Arc::clone(&n.exec)).unwrap();
+    // Nothing queued: the keys go straight to tmux (the capture above attached the control
+    // client they travel over).
+    screen(&n, "ab");
+    let one = runner.type_now(&id, "one\r").expect("typed at once");
+    assert!(wait_for(WAIT, || screen(&n, "ab").contains("one").then_some(())).is_some());
+    assert_eq!(wait_for(WAIT, || runner.keys_settled(one)), Some(Ok(())));
+    // A command that takes a while (it waits for the pane to be quiet for 600 ms) is queued:
+    // keys typed meanwhile are refused the short way and must queue behind it.
+    let (answers, rx) = channel();
+    submit(
+        &runner,
+        &answers,
+        "deliver-1",
+        json!({ "type": "prompt_deliver", "subshellId": "ab", "text": "two", "quietMs": 600 }),
+    );
+    assert!(
+        runner.type_now(&id, "three").is_none(),
+        "keys passed a queued command"
+    );
+    let tx = answers.clone();
+    runner
+        .submit(
+            "input-2".into(),
+            cmd(json!({ "type": "input", "subshellId": "ab", "data": "three\r" })),
+            move |r| {
+                let _ = tx.send(r);
+            },
+        )
+        .unwrap();
+    assert_eq!(next(&rx).reference, "deliver-1");
+    assert_eq!(next(&rx).reference, "input-2");
+    // Once the queue is empty again, the short way is open again.
+    assert!(runner.type_now(&id, "four\r").is_some());
+    let text = wait_for(WAIT, || {
+        let t = screen(&n, "ab");
+        t.contains("four").then_some(t)
+    })
+    .expect("the last keys arrived");
+    let at = |w: &str| {
+        text.find(w)
+            .unwrap_or_else(|| panic!("{w} missing: {text}"))
+    };
+    assert!(at("one") < at("two") && at("two") < at("three") && at("three") < at("four"));
+}

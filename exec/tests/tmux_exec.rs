@@ -907,3 +907,73 @@ fn kill_and_terminate_end_the_processes_that_outlive_the_hangup() {
         );
     }
 }
+
+/// Keys sent over the control client without waiting for tmux's answer arrive in order, and
+/// the calls after them still read their own answers: the unanswered blocks, an error among
+/// them (a pane that does not exist), are read first, and each sender learns how its keys
+/// went, whoever read the block.
+#[test]
+fn keys_sent_unanswered_arrive_and_later_calls_read_their_own_answers() {
+    if !tmux_ok() {
+        return;
+    }
+    let n = Node::new("unanswered");
+    n.exec.start().unwrap();
+    let cwd = n.dir.path().to_string_lossy().into_owned();
+    n.run(json!({
+        "type": "launch", "subshellId": "ab", "argv": ["cat"],
+        "resolve": { "binaryName": "cat" }, "cwd": cwd, "harnessId": "shell",
+        "cols": 80, "rows": 24,
+    }))
+    .unwrap();
+    let ab = termplane_proto::SubshellId::parse("ab").unwrap();
+    let gone = termplane_proto::SubshellId::parse("cd").unwrap();
+    let tmux = n.exec.tmux();
+    // The first call attaches the control client.
+    tmux.run(&["list-sessions"]).unwrap();
+    assert!(tmux.control_attached());
+    let mut tickets = Vec::new();
+    for (i, word) in ["alpha", "beta", "gamma"].iter().enumerate() {
+        tickets.push(n.exec.type_unanswered(&ab, word).expect(word));
+        if i == 1 {
+            tickets.push(n.exec.type_unanswered(&gone, "nobody").unwrap());
+        }
+    }
+    tickets.push(n.exec.type_unanswered(&ab, "\r").unwrap());
+    // The first is asked for at once, without waiting: known once tmux has answered.
+    let first = wait_for(Duration::from_secs(10), || n.exec.keys_settled(tickets[0]));
+    assert_eq!(first, Some(Ok(())));
+    // A call right behind them answers with its own output, not theirs.
+    let name = tmux
+        .run(&["display-message", "-p", "-t", "=tp-ab:", "#{session_name}"])
+        .unwrap();
+    assert_eq!(name.trim(), "tp-ab");
+    assert!(
+        tmux.control_attached(),
+        "the client was dropped as out of step"
+    );
+    // The call read the rest; each is still told how it went: beta, the pane that does not
+    // exist, gamma, Enter.
+    let fates: Vec<_> = tickets[1..]
+        .iter()
+        .map(|t| n.exec.keys_settled(*t))
+        .collect();
+    assert_eq!(fates[0], Some(Ok(())));
+    assert!(
+        matches!(&fates[1], Some(Err(e)) if e.contains("no such")),
+        "{fates:?}"
+    );
+    assert_eq!(fates[2], Some(Ok(())));
+    assert_eq!(fates[3], Some(Ok(())));
+    let text = wait_for(Duration::from_secs(10), || {
+        let t = n
+            .run(json!({ "type": "capture", "subshellId": "ab" }))
+            .ok()?;
+        let t = t["text"].as_str()?.to_owned();
+        t.contains("alphabetagamma").then_some(t)
+    });
+    assert!(text.is_some(), "the keys did not arrive in order");
+    // Too long for one atomic write, or empty: refused, nothing sent.
+    assert!(n.exec.type_unanswered(&ab, "").is_none());
+    assert!(n.exec.type_unanswered(&ab, &"\u{1}".repeat(999)).is_none());
+}
