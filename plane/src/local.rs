@@ -18,8 +18,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use futures_lite::FutureExt as _;
+
+use termplane_exec::events::{TAIL_COALESCE, TAIL_POLL};
 use termplane_exec::host::{Daemonless, Level, Log};
-use termplane_exec::{ExecConfig, Executor, Runner};
+use termplane_exec::{ExecConfig, Executor, Runner, TailJob, TailStep};
 use termplane_proto::event::SubshellsReport;
 use termplane_proto::{Command, CommandResult, Event};
 
@@ -60,6 +63,14 @@ impl LocalNode for Local {
             let _ = tx.try_send(r);
         });
         rx
+    }
+
+    fn type_now(&self, id: &termplane_proto::SubshellId, data: &str) -> Option<u64> {
+        self.runner.type_now(id, data)
+    }
+
+    fn keys_settled(&self, ticket: u64) -> Option<Result<(), String>> {
+        self.runner.keys_settled(ticket)
     }
 
     fn stopping(&self) {
@@ -114,14 +125,7 @@ pub async fn start(svc: &Arc<Service>, plane_data_dir: &Path) -> Result<(), Stri
 
     let (events, to_apply) = smol::channel::bounded::<Event>(EVENT_QUEUE);
     smol::spawn(apply_events(Arc::clone(svc), node_id.clone(), to_apply)).detach();
-    // Terminal output goes straight from a pane's tail thread to its viewers' queues, without
-    // waiting and without a thread hand-off; everything else the executor reports is applied
-    // in order.
-    let router = Arc::clone(svc);
-    let local_id = node_id.clone();
-    exec.set_output_hook(Arc::new(move |sub_id: &str, from: u64, bytes: &[u8]| {
-        router.route_bytes(&local_id, sub_id, from, bytes)
-    }));
+    // Everything the executor reports but terminal output is applied in order.
     let forward = events.clone();
     std::thread::Builder::new()
         .name("local-events".into())
@@ -139,17 +143,115 @@ pub async fn start(svc: &Arc<Service>, plane_data_dir: &Path) -> Result<(), Stri
         .spawn(move || exit_ticks(&ticker, &events))
         .map_err(|e| format!("exit-tick thread: {e}"))?;
 
-    svc.attach_local_node(
-        Arc::new(Local {
-            runner,
-            exec: Arc::clone(&exec),
-        }),
-        &dirs.0,
-        &dirs.1,
-    );
+    attach(svc, &exec, runner, &dirs.0, &dirs.1);
     svc.push_allowed_dirs(&node_id).await;
     tracing::info!(data_dir = %dirs.0, panes = alive, "local node running");
     Ok(())
+}
+
+/// Attaches a started executor to `svc` as its local node, its commands run by `runner`:
+/// terminal output goes straight from a pane's tail to its viewers' queues (the tails run as
+/// tasks beside the terminal sockets once the plane serves, so a pane's echo reaches its
+/// viewers without a thread hand-off), and a viewer's keys go straight to tmux when nothing is
+/// queued before them. The executor's other events are the caller's to apply.
+pub fn attach(
+    svc: &Arc<Service>,
+    exec: &Arc<Executor>,
+    runner: Runner,
+    data_dir: &str,
+    home_dir: &str,
+) {
+    let Some(node_id) = svc.local_node_id().map(str::to_owned) else {
+        return;
+    };
+    let router = Arc::clone(svc);
+    exec.set_output_hook(Arc::new(move |sub_id: &str, from: u64, bytes: &[u8]| {
+        router.route_bytes(&node_id, sub_id, from, bytes)
+    }));
+    let host = Arc::downgrade(svc);
+    exec.set_tail_driver(Arc::new(move |job: TailJob| match host.upgrade() {
+        // Not serving yet (or no longer): the job runs on a thread of its own.
+        Some(svc) if svc.serves_sockets() => {
+            // Should the server stop in between, the task is dropped with the job: the tail
+            // ends as it does when the server's executor drops its tasks.
+            let _ = svc.spawn_beside_sockets(drive_tail(job));
+            None
+        }
+        _ => Some(job),
+    }));
+    svc.attach_local_node(
+        Arc::new(Local {
+            runner,
+            exec: Arc::clone(exec),
+        }),
+        data_dir,
+        home_dir,
+    );
+}
+
+/// Runs one pane tail of the local node as a task beside the terminal sockets (the loop
+/// [`TailJob`] describes): its descriptors are watched by the executor's reactor, so the pane's
+/// output is read, handed to the pumps and written to the viewers' sockets all on one thread,
+/// with one wake-up when the log grows.
+async fn drive_tail(mut job: TailJob) {
+    let wake = job
+        .wake_fd()
+        .try_clone_to_owned()
+        .and_then(smol::Async::new);
+    let Ok(wake) = wake else {
+        // The reactor would not take the descriptor: a thread of its own, as without a driver.
+        let _ = std::thread::Builder::new()
+            .name(format!("tail-{}", job.key()))
+            .spawn(move || job.run_blocking());
+        return;
+    };
+    let mut watch: Option<smol::Async<std::os::fd::OwnedFd>> = None;
+    // One timer for the tail's life, set again only when it fires (a log not watched yet is
+    // looked for on it; a watched one needs it only as a safety net).
+    let mut poll = smol::Timer::after(TAIL_POLL);
+    loop {
+        match job.step() {
+            TailStep::Read => {
+                // Let the sockets write what was read before reading more.
+                smol::future::yield_now().await;
+                continue;
+            }
+            TailStep::Done => return,
+            TailStep::Wait => {}
+        }
+        if watch.is_none()
+            && let Some(fd) = job.watch_fd()
+        {
+            watch = fd.try_clone_to_owned().and_then(smol::Async::new).ok();
+        }
+        let grown = async {
+            match &watch {
+                Some(w) => {
+                    let _ = w.readable().await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        };
+        let timed_out = async {
+            grown
+                .or(async {
+                    let _ = wake.readable().await;
+                })
+                .await;
+            false
+        }
+        .or(async {
+            (&mut poll).await;
+            true
+        })
+        .await;
+        if timed_out {
+            poll.set_after(TAIL_POLL);
+        }
+        if job.woken() {
+            smol::Timer::after(TAIL_COALESCE).await;
+        }
+    }
 }
 
 /// Checks for ended panes every tick, for the process's life.

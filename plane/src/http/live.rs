@@ -13,7 +13,7 @@ use futures_lite::{AsyncRead, AsyncWrite, FutureExt as _, StreamExt as _};
 
 use super::handler::BoxFut;
 use super::server::{Request, Response, Upgraded};
-use super::terminal::{RECHECK_EVERY, SEND_DEADLINE, config, trusted_upgrade};
+use super::terminal::{RECHECK_EVERY, config, trusted_upgrade};
 use super::{Ctx, ReqInfo, error_response};
 use crate::api::terminals::FeedFrame;
 use crate::error::ApiError;
@@ -97,12 +97,7 @@ async fn send<S>(ws: &mut WebSocketStream<S>, text: String) -> bool
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
-    async { ws.send(Message::Text(Utf8Bytes::from(text))).await.is_ok() }
-        .or(async {
-            smol::Timer::after(SEND_DEADLINE).await;
-            false
-        })
-        .await
+    super::terminal::send(ws, Message::Text(Utf8Bytes::from(text))).await
 }
 
 fn frame(f: &FeedFrame) -> String {

@@ -563,6 +563,7 @@ pub async fn serve(
     let svc_links = svc.clone();
     let app = Arc::new(AppRef(app(svc.clone(), &opts)));
     let ex: Arc<smol::Executor<'static>> = Arc::new(smol::Executor::new());
+    svc.attach_socket_executor(&ex);
     let in_flight = Arc::new(AtomicUsize::new(0));
     let host = Arc::new(ExtraListeners {
         ex: ex.clone(),

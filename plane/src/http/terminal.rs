@@ -29,7 +29,7 @@ use crate::service::Service;
 use crate::service::normalize_origin;
 use crate::service::terminals::ViewerQueue;
 use crate::service::terminals::pump::{Behind, Chunk, Control, Next, Replay};
-use crate::service::terminals::{AttachGrant, ViewerHandle};
+use crate::service::terminals::{AttachGrant, KeysTicket, ViewerHandle};
 
 /// Largest frame a viewer may send.
 pub(super) const MAX_CLIENT_FRAME: usize = 64 * 1024;
@@ -229,11 +229,21 @@ impl Resyncs {
     }
 }
 
-async fn send<S>(ws: &mut WebSocketStream<S>, m: Message) -> bool
+/// Sends one message; `false` when the socket failed or the send did not finish within
+/// [`SEND_DEADLINE`] (a client that stopped reading).
+///
+/// The deadline's timer is armed only for a send that could not finish at once: most frames
+/// (an echo, a control frame) fit the socket's buffer, and registering a timer with the reactor
+/// for each of them would cost every keystroke's echo a wake-up of the reactor.
+pub(super) async fn send<S>(ws: &mut WebSocketStream<S>, m: Message) -> bool
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
-    async { ws.send(m).await.is_ok() }
+    let mut sending = std::pin::pin!(async { ws.send(m).await.is_ok() });
+    if let Some(sent) = futures_lite::future::poll_once(sending.as_mut()).await {
+        return sent;
+    }
+    sending
         .or(async {
             smol::Timer::after(SEND_DEADLINE).await;
             false
@@ -493,28 +503,78 @@ impl Session {
     }
 }
 
+/// How often a typist asks whether keys that went to tmux without waiting were typed, while
+/// any are not known yet.
+const SETTLE_CHECK: Duration = Duration::from_millis(20);
+/// Keys whose fate is still not known after this long are taken as typed (tmux answers within
+/// a millisecond; not knowing means its control client ended, and their answers with it).
+const SETTLE_GIVE_UP: Duration = Duration::from_secs(5);
+
 /// Types a viewer's keystrokes into the pane in order; keys that queued up while one was on its
 /// way go together in the next command. Keys the node could not type are reported to that viewer
-/// (`error INPUT_FAILED`).
+/// (`error INPUT_FAILED`): at once, or — for keys that went straight to tmux on the plane's own
+/// host, answered before tmux had said they were typed — within [`SETTLE_CHECK`] of tmux saying
+/// they were not.
 async fn typist(
     svc: Arc<Service>,
     row: crate::store::Subshell,
     rx: smol::channel::Receiver<String>,
     queue: Arc<ViewerQueue>,
 ) {
-    while let Ok(mut data) = rx.recv().await {
-        while data.len() < 4096 {
-            match rx.try_recv() {
-                Ok(more) => data.push_str(&more),
-                Err(_) => break,
-            }
+    let refuse = |why: &str| {
+        tracing::debug!(subshell = %row.id, "keystrokes not delivered: {why}");
+        queue.control(Control::Refused(
+            "INPUT_FAILED",
+            format!("the keys were not typed: {why}"),
+        ));
+    };
+    let mut unsettled: std::collections::VecDeque<(KeysTicket, std::time::Instant)> =
+        std::collections::VecDeque::new();
+    // One timer for the typist's life, armed only while keys are not known to be typed: a
+    // keystroke registers no timer with the reactor.
+    let mut check = smol::Timer::never();
+    let mut armed = false;
+    loop {
+        let next = async { Some(rx.recv().await) }
+            .or(async {
+                (&mut check).await;
+                None
+            })
+            .await;
+        if next.is_none() {
+            armed = false;
         }
-        if let Err(e) = svc.type_into_pane(&row, data).await {
-            tracing::debug!(subshell = %row.id, code = e.code, "keystrokes not delivered");
-            queue.control(Control::Refused(
-                "INPUT_FAILED",
-                format!("the keys were not typed: {}", e.message),
-            ));
+        while let Some(&(ticket, at)) = unsettled.front() {
+            match svc.keys_settled(ticket) {
+                Some(Ok(())) => {}
+                Some(Err(why)) => refuse(&why),
+                None if at.elapsed() >= SETTLE_GIVE_UP => {}
+                None => break,
+            }
+            unsettled.pop_front();
+        }
+        match next {
+            Some(Ok(mut data)) => {
+                while data.len() < 4096 {
+                    match rx.try_recv() {
+                        Ok(more) => data.push_str(&more),
+                        Err(_) => break,
+                    }
+                }
+                match svc.type_into_pane(&row, data).await {
+                    Ok(Some(ticket)) => {
+                        unsettled.push_back((ticket, std::time::Instant::now()));
+                    }
+                    Ok(None) => {}
+                    Err(e) => refuse(&e.message),
+                }
+            }
+            Some(Err(_)) => return,
+            None => {}
+        }
+        if !unsettled.is_empty() && !armed {
+            check.set_after(SETTLE_CHECK);
+            armed = true;
         }
     }
 }

@@ -21,6 +21,20 @@ pub trait LocalNode: Send + Sync {
     /// Queues `cmd` (identified by `jti`); its result arrives on the returned channel.
     fn submit(&self, jti: String, cmd: Command) -> smol::channel::Receiver<CommandResult>;
 
+    /// Types a viewer's keystrokes into a pane at once when nothing is queued before them (the
+    /// executor's runner lets keys skip an empty queue), without waiting to hear they were:
+    /// answers a ticket for [`Self::keys_settled`]. `None` means nothing was typed and they go
+    /// as an `input` command.
+    fn type_now(&self, _id: &termplane_proto::SubshellId, _data: &str) -> Option<u64> {
+        None
+    }
+
+    /// Whether the keys of a ticket of [`Self::type_now`] were typed, once that is known
+    /// (`None` until then; nothing waits): `Some(Err)` says why not.
+    fn keys_settled(&self, _ticket: u64) -> Option<Result<(), String>> {
+        Some(Ok(()))
+    }
+
     /// The plane stops: work this process cannot finish (uploads under way) is undone.
     fn stopping(&self) {}
 }
@@ -200,6 +214,35 @@ impl Service {
             self.dispatch(node_id, command).await?
         };
         pending.wait().await
+    }
+
+    /// A viewer's keystrokes typed into a pane on the local node at once, skipping the queue
+    /// when nothing is queued before them (under the node's command lock, so no command
+    /// dispatched before them is overtaken), without waiting to hear they were: a ticket for
+    /// [`Self::local_keys_settled`]. `None` when they were not typed: a remote node, something
+    /// queued, or text too long for one go; the caller then sends `input`.
+    pub(super) async fn type_now_on_local_node(
+        &self,
+        node_id: &str,
+        id: &termplane_proto::SubshellId,
+        data: &str,
+    ) -> Option<u64> {
+        if self.local_node_id.get().is_none_or(|l| l != node_id) {
+            return None;
+        }
+        let local = self.local.get()?;
+        let lock = self.links.node_lock(node_id);
+        let _serial = lock.lock().await;
+        local.type_now(id, data)
+    }
+
+    /// Whether keys typed with [`Self::type_now_on_local_node`] were typed, once the local
+    /// node knows (`None` until then; nothing waits).
+    #[must_use]
+    pub fn local_keys_settled(&self, ticket: u64) -> Option<Result<(), String>> {
+        self.local
+            .get()
+            .map_or(Some(Ok(())), |l| l.keys_settled(ticket))
     }
 
     /// Dispatches `commands` to one node back to back (no other command between them) and

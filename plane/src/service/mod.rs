@@ -282,6 +282,9 @@ pub struct Service {
     local_node_id: std::sync::OnceLock<String>,
     /// The local node's data and home directories.
     local_dirs: std::sync::OnceLock<(String, String)>,
+    /// The executor the terminal sockets run on (the HTTP server's), once it serves; weak, so
+    /// that the server's shutdown still drops the tasks left on it.
+    socket_executor: std::sync::OnceLock<std::sync::Weak<smol::Executor<'static>>>,
     /// The connection whose census was applied, per node: a node is reachable only once the
     /// census of its current connection is in.
     censused: std::sync::Mutex<std::collections::HashMap<String, u64>>,
@@ -453,6 +456,7 @@ impl Service {
             local: std::sync::OnceLock::new(),
             local_node_id,
             local_dirs: std::sync::OnceLock::new(),
+            socket_executor: std::sync::OnceLock::new(),
             censused: std::sync::Mutex::default(),
             terminals: terminals::Terminals::default(),
             uploads: uploads::Uploads::default(),
@@ -479,6 +483,40 @@ impl Service {
             .local_dirs
             .set((data_dir.to_owned(), home_dir.to_owned()));
         let _ = self.local.set(local);
+    }
+
+    /// Attaches the executor the terminal sockets run on (the HTTP server's, once it serves).
+    /// Only the first call takes effect.
+    pub fn attach_socket_executor(&self, ex: &Arc<smol::Executor<'static>>) {
+        let _ = self.socket_executor.set(Arc::downgrade(ex));
+    }
+
+    /// Whether an executor for the terminal sockets is attached and alive (the plane serves).
+    #[must_use]
+    pub fn serves_sockets(&self) -> bool {
+        self.socket_executor
+            .get()
+            .is_some_and(|w| w.strong_count() > 0)
+    }
+
+    /// Runs `f` as a task beside the terminal sockets, on their executor's thread: work that
+    /// feeds them (the local node's pane tails) then reaches a socket without a wake-up of
+    /// another thread. Answers `f` back when no such executor is attached yet.
+    pub fn spawn_beside_sockets<F>(&self, f: F) -> Result<(), F>
+    where
+        F: std::future::Future<Output = ()> + Send + 'static,
+    {
+        match self
+            .socket_executor
+            .get()
+            .and_then(std::sync::Weak::upgrade)
+        {
+            Some(ex) => {
+                ex.spawn(f).detach();
+                Ok(())
+            }
+            None => Err(f),
+        }
     }
 
     /// Tells the local node the plane stops (its uploads under way are abandoned, leaving no

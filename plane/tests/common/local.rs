@@ -5,24 +5,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use termplane::service::LocalNode;
 use termplane_exec::{Daemonless, ExecConfig, Executor, Runner, Silent};
-use termplane_proto::{Command, CommandResult};
 
 use super::Plane;
-
-/// The executor behind the dispatcher's local seam, as `termplane::local` attaches it.
-struct Exec(Runner);
-
-impl LocalNode for Exec {
-    fn submit(&self, jti: String, cmd: Command) -> smol::channel::Receiver<CommandResult> {
-        let (tx, rx) = smol::channel::bounded(1);
-        let _ = self.0.submit(jti, cmd, move |r| {
-            let _ = tx.try_send(r);
-        });
-        rx
-    }
-}
 
 /// A running local node.
 pub struct Local {
@@ -109,17 +94,15 @@ pub fn attach(p: &Plane) -> Local {
         .unwrap();
     assert!(st.success());
     let (exec, output) = termplane_exec::shared(cfg, Arc::new(Daemonless(Silent)));
-    // The executor's own events, as the plane's local node hands them on: terminal output from
-    // the tails straight to the pumps, the rest applied to the rows.
-    let router = Arc::clone(&p.svc);
-    let local_id = p.svc.local_node_id().unwrap().to_owned();
-    exec.set_output_hook(Arc::new(move |sub_id: &str, from: u64, bytes: &[u8]| {
-        router.route_bytes(&local_id, sub_id, from, bytes)
-    }));
     exec.start().unwrap();
     let runner = Runner::start(Arc::clone(&exec)).unwrap();
-    p.svc.attach_local_node(
-        Arc::new(Exec(runner)),
+    // Attached as the plane attaches its own: terminal output from the tails (tasks beside the
+    // terminal sockets) straight to the pumps, a viewer's keys straight to tmux when nothing
+    // is queued; the executor's other events are applied to the rows below.
+    termplane::local::attach(
+        &p.svc,
+        &exec,
+        runner,
         &data.to_string_lossy(),
         &dir.to_string_lossy(),
     );

@@ -594,20 +594,37 @@ impl Service {
         super::subshells::node_data(r).map(|_| ())
     }
 
-    /// Types `data` into a pane.
+    /// Types a viewer's `data` into a pane. On the plane's own host the keys go straight to
+    /// tmux when nothing is queued before them, and this answers before tmux has said they were
+    /// typed (a viewer's echo is their answer): a [`KeysTicket`] to ask with
+    /// [`Self::keys_settled`] later. Elsewhere it answers once the node has typed them.
     pub async fn type_into_pane(
         &self,
         row: &store::Subshell,
         data: String,
-    ) -> Result<(), ApiError> {
+    ) -> Result<Option<KeysTicket>, ApiError> {
         if data.is_empty() {
-            return Ok(());
+            return Ok(None);
         }
         let sid = SubshellId::parse(&row.id).map_err(|_| ApiError::internal())?;
+        if let Some(t) = self.type_now_on_local_node(&row.node_id, &sid, &data).await {
+            return Ok(Some(KeysTicket(t)));
+        }
         // In pieces, as the REST route types: a frame of up to 64 KiB, or several queued
         // together, can be more than one command carries once JSON escapes it.
         self.type_into(&row.node_id, &sid, &data, &[])
             .await
-            .map(|_| ())
+            .map(|_| None)
+    }
+
+    /// Whether the keys of a [`KeysTicket`] were typed, once that is known: `None` until then
+    /// (nothing waits; ask again later), `Some(Err)` with why not (the pane is gone).
+    #[must_use]
+    pub fn keys_settled(&self, ticket: KeysTicket) -> Option<Result<(), String>> {
+        self.local_keys_settled(ticket.0)
     }
 }
+
+/// Keys typed into a pane before the node said they were (see [`Service::type_into_pane`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeysTicket(u64);
