@@ -681,6 +681,16 @@ impl TailJob {
         TailStep::Read
     }
 
+    /// Whether the pane is streaming (the last read was large and recent): a driver that
+    /// lets others run between reads waits [`TAIL_COALESCE`] before the next one then, so the
+    /// output gathers into large reads instead of being read in the pieces that arrive while
+    /// the last one is sent.
+    #[must_use]
+    pub fn streaming(&self) -> bool {
+        self.last_read
+            .is_some_and(|(n, at)| should_gather(n, at.elapsed()))
+    }
+
     /// After a wait: drops the change notices (their content is not needed; one read takes
     /// up to 256 of them, and any left make the next wait end at once) and answers whether to
     /// let output gather for [`TAIL_COALESCE`] before reading.
@@ -691,10 +701,7 @@ impl TailJob {
         } else {
             return false;
         }
-        !self.is_stopped()
-            && self
-                .last_read
-                .is_some_and(|(n, at)| should_gather(n, at.elapsed()))
+        !self.is_stopped() && self.streaming()
     }
 
     /// Runs the tail on the calling thread until it is stopped.

@@ -212,8 +212,13 @@ async fn drive_tail(mut job: TailJob) {
     loop {
         match job.step() {
             TailStep::Read => {
-                // Let the sockets write what was read before reading more.
-                smol::future::yield_now().await;
+                // Let the sockets write what was read before reading more; a pane that streams
+                // has its output gather first (large frames for its viewers, fewer wake-ups).
+                if job.streaming() {
+                    smol::Timer::after(TAIL_COALESCE).await;
+                } else {
+                    smol::future::yield_now().await;
+                }
                 continue;
             }
             TailStep::Done => return,
