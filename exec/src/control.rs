@@ -71,7 +71,7 @@ pub const MAX_UNANSWERED: usize = 256;
 /// not at all (POSIX `PIPE_BUF`), so a full pipe never leaves half a command behind.
 const ATOMIC_LINE: usize = 4096;
 /// Most bytes read from the client at once.
-const READ_BYTES: usize = 64 * 1024;
+const READ_BYTES: usize = 16 * 1024;
 
 /// One line from the client's standard output, or its end.
 enum Line {
@@ -98,7 +98,6 @@ struct Lines {
     partial: Vec<u8>,
     ready: VecDeque<Line>,
     ended: bool,
-    buf: Box<[u8]>,
 }
 
 impl Lines {
@@ -110,7 +109,6 @@ impl Lines {
             partial: Vec::new(),
             ready: VecDeque::new(),
             ended: false,
-            buf: vec![0_u8; READ_BYTES].into_boxed_slice(),
         })
     }
 
@@ -119,16 +117,15 @@ impl Lines {
         if self.ended {
             return false;
         }
-        let mut buf = std::mem::take(&mut self.buf);
+        // On the stack: a buffer on the heap, made when the client attaches, could stand above
+        // a large block freed just before (a password hash's) and keep the heap from shrinking.
+        let mut buf = [0_u8; READ_BYTES];
         let got = loop {
-            match rustix::io::read(&self.fd, &mut buf[..]) {
+            match rustix::io::read(&self.fd, &mut buf) {
                 Ok(0) => break None,
                 Ok(n) => break Some(n),
                 Err(Errno::INTR) => {}
-                Err(Errno::AGAIN) => {
-                    self.buf = buf;
-                    return false;
-                }
+                Err(Errno::AGAIN) => return false,
                 Err(_) => break None,
             }
         };
@@ -136,7 +133,6 @@ impl Lines {
             Some(n) => self.take(buf.get(..n).unwrap_or_default()),
             None => self.finish(),
         }
-        self.buf = buf;
         true
     }
 
