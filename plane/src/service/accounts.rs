@@ -1,10 +1,7 @@
 //! First run, settings reads, sign-in and sessions, accounts.
 
 use super::backoff::{ACCOUNT, ADDRESS, PAIR};
-use super::{
-    Caller, RequestMeta, SESSION_LIFETIME_MS, Service, hash_password, too_many, user_view,
-    verify_password,
-};
+use super::{Caller, RequestMeta, SESSION_LIFETIME_MS, Service, passwords, too_many, user_view};
 use crate::api::accounts::{
     ChangePasswordRequest, CreateUserRequest, InstanceSettings, InstanceSettingsUpdate,
     PublicSettings, ResetPasswordRequest, Role, SetupRequest, SetupStatus, SignInRequest,
@@ -37,7 +34,7 @@ impl Service {
             return Err(done());
         }
         let password = req.password.into_string();
-        let hash = smol::unblock(move || hash_password(&password)).await?;
+        let hash = passwords::hash(password).await?;
         match self
             .store
             .create_first_admin(
@@ -165,7 +162,7 @@ impl Service {
             .and_then(|u| u.password_hash.clone())
             .unwrap_or_else(|| self.dummy_hash.clone());
         let password = req.password.into_string();
-        let ok = smol::unblock(move || verify_password(&password, &phc)).await;
+        let ok = passwords::verify(password, phc).await;
         let user = match user {
             Some(u) if ok && !u.disabled && u.role != Role::Service.as_str() => u,
             _ => {
@@ -272,7 +269,7 @@ impl Service {
         let admin = self.admin(meta).await?;
         let role = Role::from(req.role);
         let password = req.password.into_string();
-        let hash = smol::unblock(move || hash_password(&password)).await?;
+        let hash = passwords::hash(password).await?;
         match self
             .store
             .create_user(
@@ -418,7 +415,7 @@ impl Service {
             .clone()
             .unwrap_or_else(|| self.dummy_hash.clone());
         let current = req.current_password.into_string();
-        if !smol::unblock(move || verify_password(&current, &phc)).await {
+        if !passwords::verify(current, phc).await {
             return Err(ApiError::new(
                 403,
                 "CURRENT_PASSWORD_WRONG",
@@ -427,7 +424,7 @@ impl Service {
         }
         self.sign_in_backoff.clear(&key);
         let password = req.new_password.into_string();
-        let hash = smol::unblock(move || hash_password(&password)).await?;
+        let hash = passwords::hash(password).await?;
         let end = if req.sign_out_others == Some(false) {
             EndSessions::None
         } else {
@@ -457,7 +454,7 @@ impl Service {
             ));
         }
         let password = req.new_password.into_string();
-        let hash = smol::unblock(move || hash_password(&password)).await?;
+        let hash = passwords::hash(password).await?;
         if self
             .store
             .set_password(&admin.user().id, id, &hash, EndSessions::All, self.now())

@@ -31,6 +31,7 @@ pub mod network;
 mod nodes;
 mod notifications;
 mod passkeys;
+pub mod passwords;
 mod revocations;
 mod subshells;
 pub mod terminals;
@@ -48,8 +49,6 @@ pub use subshells::{INPUT_PIECE_BYTES, TOKEN_LIFETIME_MS};
 
 use std::sync::Arc;
 
-use argon2::Argon2;
-use argon2::password_hash::{PasswordHasher, PasswordVerifier};
 use serde_json::json;
 use termplane_machines::jws::Es256Signer;
 
@@ -335,22 +334,6 @@ impl std::fmt::Debug for Service {
     }
 }
 
-fn hash_password(password: &str) -> Result<String, ApiError> {
-    Argon2::default()
-        .hash_password(password.as_bytes())
-        .map(|h| h.to_string())
-        .map_err(|e| {
-            tracing::error!(error = %e, "password hashing failed");
-            ApiError::internal()
-        })
-}
-
-fn verify_password(password: &str, phc: &str) -> bool {
-    Argon2::default()
-        .verify_password(password.as_bytes(), phc)
-        .is_ok()
-}
-
 fn too_many(wait_ms: i64) -> ApiError {
     ApiError::new(
         429,
@@ -426,7 +409,7 @@ impl Service {
     ) -> Result<Arc<Self>, ApiError> {
         let base_url = settings.base_url.clone();
         let filler = secret::new_token("")?;
-        let dummy_hash = smol::unblock(move || hash_password(&filler)).await?;
+        let dummy_hash = passwords::hash(filler).await?;
         let signer = Es256Signer::from_secret_bytes(&secrets.signing).map_err(|e| {
             tracing::error!(error = %e, "the signing key is unusable");
             ApiError::internal()
