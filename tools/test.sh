@@ -11,6 +11,8 @@
 #   TERMPLANE_TEST_POSTGRES_URL  an existing PostgreSQL database for the storage tests, whose role
 #                           may create databases (each test plane on PostgreSQL gets its own);
 #                           default: install and start a local cluster with tools/ci/postgres.sh
+#   TERMPLANE_SHARED_DIR    the folder of third-party test vectors (default: ../shared, or the
+#                           one beside the repository this clone was made from)
 #   CI                      when set, a missing cross-check peer fails its test instead of noting it
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,6 +42,16 @@ apt_install() {
 # A CI run builds once: incremental compilation only costs disk there.
 if [ -n "${CI:-}" ]; then
   export CARGO_INCREMENTAL=0
+fi
+
+# Third-party test vectors live in the `shared` folder beside the repository (`../shared`). A
+# clone made elsewhere (`git clone . /tmp/x`) finds it beside the repository it was cloned from.
+if [ -z "${TERMPLANE_SHARED_DIR:-}" ] && [ ! -d ../shared ]; then
+  origin=$(git config --get remote.origin.url 2>/dev/null || true)
+  if [ -n "$origin" ] && [ -d "$origin/../shared/vectors" ]; then
+    TERMPLANE_SHARED_DIR=$(cd "$origin/../shared" && pwd)
+    export TERMPLANE_SHARED_DIR
+  fi
 fi
 
 step "prerequisites"
