@@ -10,7 +10,8 @@
 //!   them in arrival order, one at a time, for the daemon's whole life (across reconnects), and
 //!   `detect`, which only reads, runs beside it so that the commands after it do not wait for
 //!   its version probes. A finished non-update command accepts a just-installed binary
-//!   ([`crate::update::accept`]).
+//!   ([`crate::update::accept`]). Keystrokes (`input` of text alone) that find nothing queued
+//!   are typed into tmux by the link's own task instead, and answered once tmux has said so.
 //! * On each establishment: `subshells_report` (the census), then `inventory`.
 //! * Heartbeat tick: `heartbeat`, then `maintenance` when the maintenance file changed.
 //! * Every 2 s the exit tick runs; when panes ended, a changed maintenance mirror is sent first,
@@ -268,8 +269,50 @@ fn accept_pending_update(binary: &Path) {
     }
 }
 
+/// How often a keystroke typed straight into tmux is looked at until tmux has said it was typed.
+const SETTLE_CHECK: Duration = Duration::from_millis(1);
+/// A keystroke whose fate is still not known after this long is answered as typed (not knowing
+/// means the tmux control client ended, and its answers with it).
+const SETTLE_GIVE_UP: Duration = Duration::from_secs(5);
+
+impl Node {
+    /// Keystrokes typed straight into tmux when nothing is queued before them (see
+    /// `Runner::type_now`): no wake-up of the command thread on the echo's way, and the answer
+    /// leaves once tmux has said they were typed, about a millisecond later, when the echo is
+    /// already on its way back rather than beside it. `None` when they must queue.
+    fn type_now(&self, jti: &str, command: &Command) -> Option<BoxFuture<CommandResult>> {
+        let Command::Input(input) = command else {
+            return None;
+        };
+        if !input.keys.is_empty() {
+            return None;
+        }
+        let ticket = self.runner.type_now(&input.subshell_id, &input.data)?;
+        let exec = Arc::clone(&self.exec);
+        let binary = self.host.binary_path.clone();
+        let answer = serde_json::json!({ "bytes": input.data.len(), "keys": 0 });
+        let jti = jti.to_owned();
+        Some(Box::pin(async move {
+            let started = std::time::Instant::now();
+            loop {
+                smol::Timer::after(SETTLE_CHECK).await;
+                match exec.keys_settled(ticket) {
+                    Some(Err(e)) => return CommandResult::refusal(jti, &e),
+                    None if started.elapsed() < SETTLE_GIVE_UP => continue,
+                    Some(Ok(())) | None => {}
+                }
+                accept_pending_update(&binary);
+                return CommandResult::ok(jti, Some(answer));
+            }
+        }))
+    }
+}
+
 impl LinkExecutor for Node {
     fn execute(&self, jti: String, command: Command) -> BoxFuture<CommandResult> {
+        if let Some(typed) = self.type_now(&jti, &command) {
+            return typed;
+        }
         let (tx, rx) = smol::channel::bounded(1);
         let accepts = (!command.is_update()).then(|| self.host.binary_path.clone());
         // The reply runs on the worker's thread right after the command, before its answer

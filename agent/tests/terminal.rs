@@ -384,3 +384,28 @@ fn a_viewer_of_a_remote_pane_outlives_its_node_going_away_and_is_redrawn_when_it
     t.until("typing again", |t| t.text().contains("after-4"));
     t.close();
 }
+
+/// Keys the remote node cannot type (the pane's session vanished behind the plane's back, before
+/// the node's exit check noticed) are reported to the viewer that typed them: the node types a
+/// lone keystroke straight into tmux and answers once tmux has, so tmux's refusal reaches the
+/// plane as the command's.
+#[test]
+fn keys_a_remote_node_cannot_type_are_reported_to_that_viewer() {
+    let w = world("term-lost");
+    let id = shell_on(&w, &w.node_id);
+    let mut t = attach(&w, &id, &mint(&w, &w.cookie, &id), "").unwrap();
+    t.until("attached", |t| t.has("attached", |_| true));
+    t.keys("echo here-$((1+1))\r");
+    t.until("the echo", |t| t.text().contains("here-2"));
+    let killed = std::process::Command::new("tmux")
+        .arg("-S")
+        .arg(w.tmux_socket())
+        .args(["kill-session", "-t", &format!("=tp-{id}")])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    t.keys("x");
+    t.until("the refusal", |t| {
+        t.has("error", |v| v["code"] == "INPUT_FAILED")
+    });
+}
