@@ -999,6 +999,104 @@ fn an_upload_busy_with_a_piece_still_holds_its_file() {
     assert!(let_in.is_empty(), "second uploads to one file: {let_in:?}");
 }
 
+/// A piece that arrives together with what ends its upload (a cancel, or a bad piece that
+/// abandons it) either lands before it or is refused: a cancelled upload never writes its file
+/// afterwards, a cancel answered 204 means no file, and no partial file is left either way.
+/// (A piece waiting behind the cancel used to write the whole file after the cancel was
+/// answered, and be answered `done`.)
+#[test]
+fn a_piece_racing_what_ends_its_upload_lands_before_it_or_not_at_all() {
+    let w = world();
+    let id = w.launch();
+    let body = vec![7_u8; 192 * 1024];
+    let start = |name: &str| {
+        let r = w.as_bearer(
+            &w.key,
+            "POST",
+            "/api/uploads",
+            Some(json!({ "subshellId": id, "name": name, "size": body.len() })),
+        );
+        assert_eq!(r.status, 201, "{}", r.text());
+        r.json()["uploadId"].as_str().unwrap().to_owned()
+    };
+    let put = |up: &str, index: u64, bytes: &[u8]| {
+        w.as_bearer(
+            &w.key,
+            "PUT",
+            &format!("/api/uploads/{up}/pieces/{index}"),
+            Some(json!({ "dataB64": b64(bytes) })),
+        )
+    };
+    // How long one piece takes on its own here: the ends are sent across one and a half times
+    // that, from at once to after it landed.
+    let calibrate = start("calibrate.bin");
+    let t = Instant::now();
+    assert_eq!(put(&calibrate, 0, &body).json()["done"], true);
+    let whole = t.elapsed();
+    let rounds = 40_u32;
+    let (mut landed, mut refused) = (1, 0);
+    for round in 0..rounds {
+        let name = format!("race-{round}.bin");
+        let up = start(&name);
+        let cancels = round % 2 == 0;
+        let barrier = std::sync::Barrier::new(2);
+        let (piece, ender) = std::thread::scope(|s| {
+            let piece = s.spawn(|| {
+                barrier.wait();
+                put(&up, 0, &body)
+            });
+            let ender = s.spawn(|| {
+                barrier.wait();
+                // Swept across the piece's way in: its body is read and decoded, then its
+                // chunks go to the node one by one.
+                std::thread::sleep(whole * 3 * (round / 2) / rounds);
+                if cancels {
+                    w.as_bearer(&w.key, "DELETE", &format!("/api/uploads/{up}"), None)
+                } else {
+                    put(&up, 1, &body[..1])
+                }
+            });
+            (piece.join().unwrap(), ender.join().unwrap())
+        });
+        let file = w.node.work.join(&name);
+        match piece.status {
+            200 => {
+                landed += 1;
+                assert_eq!(piece.json()["done"], true);
+                assert_eq!(std::fs::read(&file).unwrap(), body, "round {round}");
+                // What came after it found the upload complete and gone.
+                assert_eq!(ender.status, 404, "round {round}: {}", ender.text());
+            }
+            404 => {
+                refused += 1;
+                if cancels {
+                    assert_eq!(ender.status, 204, "round {round}: {}", ender.text());
+                } else {
+                    assert_eq!(ender.json()["code"], "UPLOAD_ABANDONED", "round {round}");
+                }
+                assert!(
+                    !file.exists(),
+                    "round {round}: a refused piece wrote its file"
+                );
+            }
+            other => panic!("round {round}: piece answered {other}: {}", piece.text()),
+        }
+    }
+    // Nothing partial anywhere, once the node has run what was sent to it.
+    until("no partial file", || {
+        (!work_files(&w).iter().any(|f| f.contains(".part"))).then_some(())
+    });
+    assert_eq!(
+        work_files(&w).len(),
+        landed,
+        "only the pieces answered 200 wrote files ({refused} refused)"
+    );
+    assert!(
+        landed > 1 && refused > 0,
+        "the sweep saw both outcomes ({landed} landed, {refused} refused)"
+    );
+}
+
 /// The cap on uploads in progress holds when starts arrive together: 320 starts from 16
 /// clients at once, and exactly 256 are taken (each start asks the node about its file between
 /// the first look at the count and adding itself).

@@ -11,6 +11,9 @@
 //! 3. `DELETE /api/uploads/{id}` abandons it. So does any failure (a piece out of order or of
 //!    the wrong size, a node refusal, the node going offline) and 60 seconds without a piece:
 //!    the node's partial file is removed and nothing is left behind.
+//! 4. An upload that ended (complete, abandoned or cancelled) is gone: its id answers 404,
+//!    also to a piece or a cancel that arrived while the request ending it was under way. A
+//!    cancel answered 204 leaves no file; a last piece answered `done` leaves the whole file.
 //!
 //! Uploads are held in the plane's memory: a plane restart abandons those in progress (the
 //! client starts again). The node cleans up by itself where the plane cannot tell it to: a

@@ -91,6 +91,17 @@ impl Service {
             .ok_or_else(not_found)
     }
 
+    /// Whether `up` is still upload `id` in progress. Every way an upload ends (its last piece,
+    /// a bad piece, a failed write, a cancel, idleness, its node's link coming up anew) takes it
+    /// out of the map, all but the last under its state's lock; so a request that waited for
+    /// the lock behind the one that ended it learns so here, and writes nothing.
+    fn still_open(&self, id: &str, up: &Arc<smol::lock::Mutex<State>>) -> bool {
+        self.uploads
+            .all
+            .lock()
+            .is_ok_and(|all| all.get(id).is_some_and(|e| Arc::ptr_eq(&e.state, up)))
+    }
+
     fn forget_upload(&self, id: &str) {
         if let Ok(mut all) = self.uploads.all.lock() {
             all.remove(id);
@@ -102,7 +113,7 @@ impl Service {
     /// so that the file can be uploaded again at once rather than after [`UPLOAD_IDLE_MS`].
     /// Their next piece is answered 404; the node drops what partial files it still has.
     pub(super) fn abandon_uploads_to(&self, node_id: &str) {
-        let gone: Vec<String> = match self.uploads.all.lock() {
+        let gone: Vec<(String, Arc<smol::lock::Mutex<State>>)> = match self.uploads.all.lock() {
             Ok(mut all) => {
                 let ids: Vec<String> = all
                     .iter()
@@ -111,7 +122,7 @@ impl Service {
                     .collect();
                 ids.iter()
                     .filter_map(|id| all.remove(id))
-                    .map(|e| e.path)
+                    .map(|e| (e.path, e.state))
                     .collect()
             }
             Err(_) => return,
@@ -123,7 +134,10 @@ impl Service {
         let Some(me) = self.me.upgrade() else { return };
         let node = node_id.to_owned();
         smol::spawn(async move {
-            for path in gone {
+            for (path, state) in gone {
+                // After a piece on its way to the node, if one is: the node runs commands in
+                // order, so the abandon comes after that piece's chunks.
+                let _s = state.lock().await;
                 me.abandon_on_node(&node, &path).await;
             }
         })
@@ -246,7 +260,7 @@ impl Service {
                 smol::Timer::after(Duration::from_secs(5)).await;
                 let Ok(up) = me.upload_of(&id) else { return };
                 let s = up.lock().await;
-                if s.done {
+                if s.done || !me.still_open(&id, &up) {
                     return;
                 }
                 if me.now() - s.last_ms >= UPLOAD_IDLE_MS {
@@ -280,14 +294,17 @@ impl Service {
         Ok(view(id, &s))
     }
 
-    /// `DELETE /api/uploads/:id`: abandons it; the node's partial file is removed.
+    /// `DELETE /api/uploads/:id`: abandons it; the node's partial file is removed. An upload
+    /// that completed (or ended otherwise) while the cancel waited for a piece on its way is not
+    /// there any more: 404, and a complete file stays written.
     pub async fn cancel_upload(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
         let up = self.own_upload(meta, id).await?;
         let s = up.lock().await;
-        self.forget_upload(id);
-        if !s.done {
-            self.abandon_on_node(&s.node_id, &s.path).await;
+        if !self.still_open(id, &up) {
+            return Err(not_found());
         }
+        self.forget_upload(id);
+        self.abandon_on_node(&s.node_id, &s.path).await;
         Ok(())
     }
 
@@ -313,12 +330,10 @@ impl Service {
         data: Vec<u8>,
     ) -> Result<Upload, ApiError> {
         let mut s = up.lock().await;
-        if s.done {
-            return Err(ApiError::new(
-                409,
-                "INVALID_STATE",
-                "the upload is complete",
-            ));
+        // A piece that waited behind the one that completed or abandoned the upload, or behind
+        // its cancel, finds it gone (a complete upload is forgotten with its last piece).
+        if !self.still_open(id, up) {
+            return Err(not_found());
         }
         let expected = PIECE_BYTES.min(s.size - s.received);
         if index.0 != s.next_piece || data.len() as u64 != expected {
