@@ -18,11 +18,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use futures_lite::FutureExt as _;
-
-use termplane_exec::events::{TAIL_COALESCE, TAIL_POLL};
 use termplane_exec::host::{Daemonless, Level, Log};
-use termplane_exec::{ExecConfig, Executor, Runner, TailJob, TailStep};
+use termplane_exec::{ExecConfig, Executor, Runner, TailJob};
 use termplane_proto::event::SubshellsReport;
 use termplane_proto::{Command, CommandResult, Event};
 
@@ -174,7 +171,9 @@ pub fn attach(
         Some(svc) if svc.serves_sockets() => {
             // Should the server stop in between, the task is dropped with the job: the tail
             // ends as it does when the server's executor drops its tasks.
-            let _ = svc.spawn_beside_sockets(drive_tail(job));
+            // Its output goes to the pumps by the hook, which never waits.
+            let tail = termplane_runtime_smol::tail::drive(job, |_| std::future::ready(true));
+            let _ = svc.spawn_beside_sockets(tail);
             None
         }
         _ => Some(job),
@@ -187,76 +186,6 @@ pub fn attach(
         data_dir,
         home_dir,
     );
-}
-
-/// Runs one pane tail of the local node as a task beside the terminal sockets (the loop
-/// [`TailJob`] describes): its descriptors are watched by the executor's reactor, so the pane's
-/// output is read, handed to the pumps and written to the viewers' sockets all on one thread,
-/// with one wake-up when the log grows.
-async fn drive_tail(mut job: TailJob) {
-    let wake = job
-        .wake_fd()
-        .try_clone_to_owned()
-        .and_then(smol::Async::new);
-    let Ok(wake) = wake else {
-        // The reactor would not take the descriptor: a thread of its own, as without a driver.
-        let _ = std::thread::Builder::new()
-            .name(format!("tail-{}", job.key()))
-            .spawn(move || job.run_blocking());
-        return;
-    };
-    let mut watch: Option<smol::Async<std::os::fd::OwnedFd>> = None;
-    // One timer for the tail's life, set again only when it fires (a log not watched yet is
-    // looked for on it; a watched one needs it only as a safety net).
-    let mut poll = smol::Timer::after(TAIL_POLL);
-    loop {
-        match job.step() {
-            TailStep::Read => {
-                // Let the sockets write what was read before reading more; a pane that streams
-                // has its output gather first (large frames for its viewers, fewer wake-ups).
-                if job.streaming() {
-                    smol::Timer::after(TAIL_COALESCE).await;
-                } else {
-                    smol::future::yield_now().await;
-                }
-                continue;
-            }
-            TailStep::Done => return,
-            TailStep::Wait => {}
-        }
-        if watch.is_none()
-            && let Some(fd) = job.watch_fd()
-        {
-            watch = fd.try_clone_to_owned().and_then(smol::Async::new).ok();
-        }
-        let grown = async {
-            match &watch {
-                Some(w) => {
-                    let _ = w.readable().await;
-                }
-                None => std::future::pending::<()>().await,
-            }
-        };
-        let timed_out = async {
-            grown
-                .or(async {
-                    let _ = wake.readable().await;
-                })
-                .await;
-            false
-        }
-        .or(async {
-            (&mut poll).await;
-            true
-        })
-        .await;
-        if timed_out {
-            poll.set_after(TAIL_POLL);
-        }
-        if job.woken() {
-            smol::Timer::after(TAIL_COALESCE).await;
-        }
-    }
 }
 
 /// Checks for ended panes every tick, for the process's life.

@@ -9,13 +9,15 @@
 //! * [`tls`] — the node's TLS client configuration (system roots plus `TERMPLANE_CA_FILE`), shared
 //!   by the `wss://` dial and the blocking `https://` client;
 //! * [`http`] — a small blocking HTTP/1.1 client for enrollment, downloads and the pane's MCP
-//!   server.
+//!   server;
+//! * [`tail`] — the executor's pane-log tails run as tasks on the embedder's executor.
 
 pub mod agent;
 pub mod capped;
 mod deadline;
 pub mod http;
 pub mod plane;
+pub mod tail;
 pub mod tls;
 pub mod ws;
 
