@@ -16,7 +16,10 @@
 //! * Heartbeat tick: `heartbeat`, then `maintenance` when the maintenance file changed.
 //! * Every 2 s the exit tick runs; when panes ended, a changed maintenance mirror is sent first,
 //!   then one `exit` event per pane.
-//! * `output` events of tails flow from the executor's bounded channel into the link.
+//! * Pane-log tails run as tasks on the link's own thread
+//!   ([`termplane_runtime_smol::tail::drive`]), their `output` events put straight onto the
+//!   link's bounded queue: a pane's echo leaves without a thread hand-off. What does not fit is
+//!   held (one read per tail at most) and sent, waiting for room, before that tail reads again.
 //! * SIGINT / SIGTERM / SIGHUP close the socket with 1000 and end the driver
 //!   ([`LinkEnd::Shutdown`]).
 //! * Before a command runs, its replay record is appended to `<dataDir>/replay-guard`
@@ -27,12 +30,14 @@
 //!   log and there: the daemon keeps retrying (backoff up to 60 s) until the operator installs a
 //!   new key.
 
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use futures_lite::StreamExt as _;
+use futures_lite::{FutureExt as _, StreamExt as _};
 use termplane_machines::agent_link::AgentConfig;
 use termplane_machines::time::UnixSecs;
 use termplane_proto::event::{
@@ -44,7 +49,7 @@ use termplane_runtime_smol::agent::{
 };
 
 use crate::config::NodeConfig;
-use termplane_exec::{Executor, Runner};
+use termplane_exec::{Executor, Runner, TailJob};
 
 use crate::host::NodeHost;
 use crate::logging;
@@ -64,6 +69,74 @@ pub const CAPABILITIES: &[&str] = &[
 
 /// Most node-produced events waiting for the link (backpressure for tails).
 const EVENT_QUEUE: usize = 32;
+
+/// Most tails waiting to be taken up by the link's thread; more run on threads of their own.
+const TAIL_HANDOVER: usize = 64;
+
+thread_local! {
+    /// Set on the thread that runs the link: a tail driven there must not wait for room on the
+    /// link's queue (what makes room runs on that very thread).
+    static LINK_THREAD: Cell<bool> = const { Cell::new(false) };
+    /// Output a tail on the link's thread read while the link's queue was full, by tail key;
+    /// the tail's task sends it (waiting for room) before it reads again.
+    static HELD: RefCell<HashMap<String, VecDeque<AgentControl>>> = RefCell::new(HashMap::new());
+}
+
+/// Puts one `output` event on the link's queue from a tail: waiting for room on a tail thread,
+/// held for the tail's task when on the link's thread. Answers whether the link takes events.
+fn tail_output(to_link: &smol::channel::Sender<AgentControl>, key: &str, ev: AgentControl) -> bool {
+    if !LINK_THREAD.get() {
+        return to_link.send_blocking(ev).is_ok();
+    }
+    HELD.with_borrow_mut(|held| {
+        // Behind output already held, in order.
+        if let Some(q) = held.get_mut(key).filter(|q| !q.is_empty()) {
+            q.push_back(ev);
+            return true;
+        }
+        match to_link.try_send(ev) {
+            Ok(()) => true,
+            Err(smol::channel::TrySendError::Full(ev)) => {
+                held.entry(key.to_owned()).or_default().push_back(ev);
+                true
+            }
+            Err(smol::channel::TrySendError::Closed(_)) => false,
+        }
+    })
+}
+
+/// Sends what tail `key` had held, waiting for room; `false` once the link takes no more.
+async fn send_held(key: String, to_link: smol::channel::Sender<AgentControl>) -> bool {
+    loop {
+        let next = HELD.with_borrow_mut(|held| held.get_mut(&key).and_then(VecDeque::pop_front));
+        let Some(ev) = next else { return true };
+        if to_link.send(ev).await.is_err() {
+            return false;
+        }
+    }
+}
+
+/// Runs the tails handed over on `jobs` as tasks of `tails` (the link thread's executor).
+async fn drive_tails(
+    tails: &smol::LocalExecutor<'_>,
+    jobs: smol::channel::Receiver<TailJob>,
+    to_link: smol::channel::Sender<AgentControl>,
+) {
+    while let Ok(job) = jobs.recv().await {
+        let key = job.key().to_owned();
+        let to_link = to_link.clone();
+        tails
+            .spawn(async move {
+                let held = (key.clone(), to_link);
+                termplane_runtime_smol::tail::drive(job, |_| {
+                    send_held(held.0.clone(), held.1.clone())
+                })
+                .await;
+                HELD.with_borrow_mut(|h| h.remove(&key));
+            })
+            .detach();
+    }
+}
 
 /// Why the link could not start.
 #[derive(Debug, thiserror::Error)]
@@ -440,8 +513,9 @@ pub fn run_link(
 
     let runner = Runner::start(Arc::clone(&exec)).map_err(|e| LinkError::Start(e.to_string()))?;
 
-    // A pane's output goes from its tail thread straight onto the link's queue (waiting there
-    // when the link is backed up, which holds the tail back), without a thread hand-off.
+    // A pane's output goes from its tail straight onto the link's queue (the tail held back
+    // while the link is backed up), without a thread hand-off: the tails run on the link's
+    // thread (a thread of their own only when handed over faster than it takes them up).
     let to_link = control_tx.clone();
     exec.set_output_hook(Arc::new(move |sub_id: &str, from: u64, bytes: &[u8]| {
         let ev = Event::Output(termplane_proto::event::Output {
@@ -450,10 +524,13 @@ pub fn run_link(
             to_byte: from + bytes.len() as u64,
             data_b64: termplane_proto::key::b64url_encode(bytes),
         });
-        to_link
-            .send_blocking(AgentControl::Send(Box::new(ev)))
-            .is_ok()
+        tail_output(&to_link, sub_id, AgentControl::Send(Box::new(ev)))
     }));
+    let (jobs_tx, jobs_rx) = smol::channel::bounded::<TailJob>(TAIL_HANDOVER);
+    exec.set_tail_driver(Arc::new(move |job: TailJob| {
+        jobs_tx.try_send(job).err().map(|e| e.into_inner())
+    }));
+    let tail_link = control_tx.clone();
     let forward = control_tx.clone();
     spawn_named("events", move || {
         while let Ok(e) = events.recv() {
@@ -511,7 +588,9 @@ pub fn run_link(
     let (reports_tx, reports_rx) = smol::channel::bounded(64);
     opts.reports = Some(reports_tx);
     logging::info(&format!("dialing {}", c.ws_url));
-    let outcome = smol::block_on(async {
+    LINK_THREAD.set(true);
+    let tails = smol::LocalExecutor::new();
+    let outcome = smol::block_on(tails.run(async {
         // SIGHUP too: a closed terminal or a supervisor's hangup stops the daemon cleanly
         // rather than by the default action (no close frame, no clean-up).
         let signals = async_signal::Signals::new([
@@ -540,8 +619,13 @@ pub fn run_link(
         }
         smol::spawn(log_link_reports(reports_rx, data_dir)).detach();
         let clock = termplane_runtime_smol::SystemClock;
-        agent::run(cfg, opts, &node, control_rx, &clock).await
-    })
+        agent::run(cfg, opts, &node, control_rx, &clock)
+            .or(async {
+                drive_tails(&tails, jobs_rx, tail_link).await;
+                std::future::pending().await
+            })
+            .await
+    }))
     .map_err(|e| LinkError::Start(e.to_string()))?;
     Ok(match outcome {
         AgentOutcome::Shutdown => LinkEnd::Shutdown,
@@ -677,5 +761,67 @@ mod status_tests {
         .unwrap();
         assert!(read_link_status(&dir).unwrap().starts_with("pid "));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[cfg(test)]
+mod tail_output_tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use super::*;
+
+    fn output(n: u64) -> AgentControl {
+        AgentControl::Send(Box::new(Event::Output(termplane_proto::event::Output {
+            sub_id: "v".into(),
+            from_byte: n,
+            to_byte: n + 1,
+            data_b64: String::new(),
+        })))
+    }
+
+    fn from_byte(c: AgentControl) -> u64 {
+        match c {
+            AgentControl::Send(e) => match *e {
+                Event::Output(o) => o.from_byte,
+                other => panic!("{other:?}"),
+            },
+            _ => panic!("not an event"),
+        }
+    }
+
+    /// On the link's thread a full queue never blocks a tail: its output is held, in order
+    /// behind what was held before, and sent before the tail reads again; nothing is lost.
+    #[test]
+    fn output_the_link_has_no_room_for_is_held_in_order_and_sent_once_there_is() {
+        std::thread::spawn(|| {
+            LINK_THREAD.set(true);
+            let (tx, rx) = smol::channel::bounded(2);
+            for n in 0..5 {
+                assert!(tail_output(&tx, "a", output(n)));
+            }
+            // Two went onto the queue, three are held for tail "a"; another tail's output
+            // is not held behind them.
+            assert_eq!(rx.len(), 2);
+            assert_eq!(HELD.with_borrow(|h| h["a"].len()), 3);
+            assert_eq!(from_byte(rx.try_recv().unwrap()), 0);
+            assert!(tail_output(&tx, "b", output(100)));
+            assert_eq!(rx.len(), 2);
+            let reader = std::thread::spawn(move || {
+                let mut got = Vec::new();
+                while let Ok(c) = rx.recv_blocking() {
+                    got.push(from_byte(c));
+                }
+                got
+            });
+            assert!(smol::block_on(send_held("a".into(), tx.clone())));
+            assert!(HELD.with_borrow(|h| h["a"].is_empty()));
+            drop(tx);
+            assert_eq!(reader.join().unwrap(), [1, 100, 2, 3, 4]);
+            // A link that takes nothing more says so.
+            let (tx, rx) = smol::channel::bounded(1);
+            drop(rx);
+            assert!(!tail_output(&tx, "c", output(0)));
+        })
+        .join()
+        .unwrap();
     }
 }

@@ -409,3 +409,37 @@ fn keys_a_remote_node_cannot_type_are_reported_to_that_viewer() {
         t.has("error", |v| v["code"] == "INPUT_FAILED")
     });
 }
+
+/// Bulk output of a remote pane reaches a viewer whole and in order (the node reads the pane's
+/// log on its link's thread and holds a tail back while the link's queue is full).
+#[test]
+fn bulk_output_of_a_remote_pane_arrives_whole_and_in_order() {
+    let w = world("term-bulk");
+    let id = shell_on(&w, &w.node_id);
+    let mut t = attach(&w, &id, &mint(&w, &w.cookie, &id), "&cols=80&rows=24").unwrap();
+    t.until("attached", |t| t.has("attached", |_| true));
+    t.keys("echo ready-$((1+1))\r");
+    t.until("the shell", |t| t.text().contains("ready-2"));
+    let before = t.bytes.len();
+    // Less than a viewer's queue holds, so a slow test client is never resynchronised.
+    t.keys("seq 1 50000; echo done-$((2+3))\r");
+    t.until("the end", |t| t.text().contains("done-5"));
+    assert!(
+        !t.has("resync", |_| true),
+        "the viewer kept up: {:?}",
+        t.frames
+    );
+    let text = String::from_utf8_lossy(&t.bytes[before..]).into_owned();
+    let numbers: Vec<u64> = text
+        .split("\r\n")
+        // (The shell ends bracketed paste, `ESC[?2004l` and a carriage return, before it runs
+        // the line.)
+        .filter_map(|l| l.rsplit('\r').next().and_then(|l| l.parse().ok()))
+        .collect();
+    let first = numbers.iter().position(|&n| n == 1).unwrap();
+    let run = &numbers[first..first + 50_000];
+    assert!(
+        run.iter().zip(1..).all(|(&n, want)| n == want),
+        "a number missing or out of order"
+    );
+}
