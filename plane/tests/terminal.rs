@@ -65,6 +65,16 @@ impl World {
         r.send()
     }
 
+    /// Sends piece `index` of upload `up` with the system key.
+    fn put_piece(&self, up: &str, index: u64, bytes: &[u8]) -> Resp {
+        self.as_bearer(
+            &self.key,
+            "PUT",
+            &format!("/api/uploads/{up}/pieces/{index}"),
+            Some(json!({ "dataB64": b64(bytes) })),
+        )
+    }
+
     fn as_bearer(&self, token: &str, method: &str, path: &str, body: Option<Value>) -> Resp {
         let mut r = self.p.req().method(method).path(path).bearer(token);
         if let Some(b) = body {
@@ -849,14 +859,7 @@ fn an_upload_lands_whole_in_the_panes_directory_and_a_failure_leaves_nothing_beh
             Some(json!({ "subshellId": id, "name": name, "size": size, "overwrite": overwrite })),
         )
     };
-    let put = |up: &str, index: u64, bytes: &[u8]| {
-        w.as_bearer(
-            &w.key,
-            "PUT",
-            &format!("/api/uploads/{up}/pieces/{index}"),
-            Some(json!({ "dataB64": b64(bytes) })),
-        )
-    };
+    let put = |up: &str, index: u64, bytes: &[u8]| w.put_piece(up, index, bytes);
     let r = start("data.bin", body.len(), false);
     assert_eq!(r.status, 201, "{}", r.text());
     let up = r.json();
@@ -974,12 +977,7 @@ fn an_upload_busy_with_a_piece_still_holds_its_file() {
     let let_in = std::thread::scope(|s| {
         s.spawn(|| {
             for i in 0..40_u64 {
-                let r = w.as_bearer(
-                    &w.key,
-                    "PUT",
-                    &format!("/api/uploads/{up}/pieces/{i}"),
-                    Some(json!({ "dataB64": b64(&piece) })),
-                );
+                let r = w.put_piece(&up, i, &piece);
                 assert_eq!(r.status, 200, "{}", r.text());
                 if Instant::now() > deadline {
                     break;
@@ -1019,14 +1017,7 @@ fn a_piece_racing_what_ends_its_upload_lands_before_it_or_not_at_all() {
         assert_eq!(r.status, 201, "{}", r.text());
         r.json()["uploadId"].as_str().unwrap().to_owned()
     };
-    let put = |up: &str, index: u64, bytes: &[u8]| {
-        w.as_bearer(
-            &w.key,
-            "PUT",
-            &format!("/api/uploads/{up}/pieces/{index}"),
-            Some(json!({ "dataB64": b64(bytes) })),
-        )
-    };
+    let put = |up: &str, index: u64, bytes: &[u8]| w.put_piece(up, index, bytes);
     // How long one piece takes on its own here: the ends are sent across one and a half times
     // that, from at once to after it landed.
     let calibrate = start("calibrate.bin");
