@@ -116,6 +116,19 @@ async fn send_held(key: String, to_link: smol::channel::Sender<AgentControl>) ->
     }
 }
 
+/// Drops what a tail held when its task ends.
+struct ForgetHeld(String);
+
+impl Drop for ForgetHeld {
+    fn drop(&mut self) {
+        let _ = HELD.try_with(|h| {
+            if let Ok(mut h) = h.try_borrow_mut() {
+                h.remove(&self.0);
+            }
+        });
+    }
+}
+
 /// Runs the tails handed over on `jobs` as tasks of `tails` (the link thread's executor).
 async fn drive_tails(
     tails: &smol::LocalExecutor<'_>,
@@ -127,12 +140,13 @@ async fn drive_tails(
         let to_link = to_link.clone();
         tails
             .spawn(async move {
-                let held = (key.clone(), to_link);
+                // What the tail held goes with it, however its task ends (stopped, or dropped
+                // with the link's executor).
+                let _forget = ForgetHeld(key.clone());
                 termplane_runtime_smol::tail::drive(job, |_| {
-                    send_held(held.0.clone(), held.1.clone())
+                    send_held(key.clone(), to_link.clone())
                 })
                 .await;
-                HELD.with_borrow_mut(|h| h.remove(&key));
             })
             .detach();
     }
@@ -816,6 +830,9 @@ mod tail_output_tests {
             assert!(HELD.with_borrow(|h| h["a"].is_empty()));
             drop(tx);
             assert_eq!(reader.join().unwrap(), [1, 100, 2, 3, 4]);
+            // A tail's task that ends takes its place with it.
+            drop(ForgetHeld("a".into()));
+            assert!(HELD.with_borrow(|h| !h.contains_key("a")));
             // A link that takes nothing more says so.
             let (tx, rx) = smol::channel::bounded(1);
             drop(rx);
