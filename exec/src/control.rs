@@ -356,12 +356,7 @@ impl Control {
         }
         st.counter += 1;
         let marker = format!("tpsync {} {}", self.secret, st.counter);
-        let mut line = words
-            .iter()
-            .map(|w| quote_word(w))
-            .collect::<Vec<_>>()
-            .join(" ");
-        line.push('\n');
+        let mut line = command_line(words);
         line.push_str("display-message -p ");
         line.push_str(&quote_word(&marker));
         line.push('\n');
@@ -443,12 +438,7 @@ impl Control {
             return None;
         }
         let conn = st.conn.as_mut()?;
-        let mut line = words
-            .iter()
-            .map(|w| quote_word(w))
-            .collect::<Vec<_>>()
-            .join(" ");
-        line.push('\n');
+        let line = command_line(words);
         if line.len() > ATOMIC_LINE {
             return None;
         }
@@ -528,6 +518,17 @@ impl Drop for Control {
     fn drop(&mut self) {
         self.disconnect();
     }
+}
+
+/// One tmux command as a line of the control client's input: each word quoted back into itself.
+fn command_line(words: &[&str]) -> String {
+    let mut line = words
+        .iter()
+        .map(|w| quote_word(w))
+        .collect::<Vec<_>>()
+        .join(" ");
+    line.push('\n');
+    line
 }
 
 /// Quotes one argv word for tmux's command parser so that it stays exactly that word.

@@ -762,10 +762,7 @@ mod tests {
     /// when stopped; `stop` returns only once the driven job has ended.
     #[test]
     fn a_driven_tail_reads_as_the_log_grows_and_ends_when_stopped() {
-        let dir = std::env::temp_dir().join(format!("tp-driven-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let log = dir.join("pane.log");
-        let _ = std::fs::remove_file(&log);
+        let (dir, log) = empty_log("driven");
         let (tx, _rx) = std::sync::mpsc::sync_channel(16);
         let tails = TailRegistry::new(tx);
         let (seen_tx, seen) = std::sync::mpsc::channel::<(u64, Vec<u8>)>();
@@ -829,10 +826,7 @@ mod tests {
     /// thread of its own, as without a driver.
     #[test]
     fn a_tail_its_driver_hands_back_runs_on_a_thread() {
-        let dir = std::env::temp_dir().join(format!("tp-declined-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let log = dir.join("pane.log");
-        let _ = std::fs::remove_file(&log);
+        let (dir, log) = empty_log("declined");
         append(&log, b"there");
         let (tx, rx) = std::sync::mpsc::sync_channel(16);
         let tails = TailRegistry::new(tx);
@@ -844,6 +838,15 @@ mod tests {
         }
         assert!(tails.stop("plain"));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A test directory `tp-<tag>-<pid>` and the path of a pane log in it that does not exist.
+    fn empty_log(tag: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!("tp-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("pane.log");
+        let _ = std::fs::remove_file(&log);
+        (dir, log)
     }
 
     fn append(log: &std::path::Path, bytes: &[u8]) {
@@ -858,10 +861,7 @@ mod tests {
 
     #[test]
     fn an_output_hook_takes_what_it_accepts_and_the_rest_goes_out_as_events() {
-        let dir = std::env::temp_dir().join(format!("tp-hook-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let log = dir.join("pane.log");
-        let _ = std::fs::remove_file(&log);
+        let (dir, log) = empty_log("hook");
         append(&log, b"before ");
         let (tx, rx) = std::sync::mpsc::sync_channel(16);
         let tails = TailRegistry::new(tx);

@@ -167,13 +167,7 @@ fn keys_typed_at_once_never_pass_a_command_queued_before_them() {
     }
     let n = Node::new("typenow");
     n.exec.start().unwrap();
-    let cwd = n.dir.path().to_string_lossy().into_owned();
-    n.run(json!({
-        "type": "launch", "subshellId": "ab", "argv": ["cat"],
-        "resolve": { "binaryName": "cat" }, "cwd": cwd, "harnessId": "shell",
-        "cols": 80, "rows": 24,
-    }))
-    .unwrap();
+    n.launch_cat("ab");
     let id = termplane_proto::SubshellId::parse("ab").unwrap();
     let runner = Runner::start(Arc::clone(&n.exec)).unwrap();
     // Nothing queued: the keys go straight to tmux (the capture above attached the control

@@ -919,13 +919,7 @@ fn keys_sent_unanswered_arrive_and_later_calls_read_their_own_answers() {
     }
     let n = Node::new("unanswered");
     n.exec.start().unwrap();
-    let cwd = n.dir.path().to_string_lossy().into_owned();
-    n.run(json!({
-        "type": "launch", "subshellId": "ab", "argv": ["cat"],
-        "resolve": { "binaryName": "cat" }, "cwd": cwd, "harnessId": "shell",
-        "cols": 80, "rows": 24,
-    }))
-    .unwrap();
+    n.launch_cat("ab");
     let ab = termplane_proto::SubshellId::parse("ab").unwrap();
     let gone = termplane_proto::SubshellId::parse("cd").unwrap();
     let tmux = n.exec.tmux();

@@ -86,6 +86,17 @@ impl Node {
     pub fn run(&self, v: serde_json::Value) -> Result<serde_json::Value, String> {
         self.exec.execute(&cmd(v))
     }
+
+    /// Launches pane `id` running `cat` (it echoes what is typed) in the node's directory, 80×24.
+    pub fn launch_cat(&self, id: &str) {
+        let cwd = self.dir.path().to_string_lossy().into_owned();
+        self.run(serde_json::json!({
+            "type": "launch", "subshellId": id, "argv": ["cat"],
+            "resolve": { "binaryName": "cat" }, "cwd": cwd, "harnessId": "shell",
+            "cols": 80, "rows": 24,
+        }))
+        .unwrap();
+    }
 }
 
 impl Drop for Node {
