@@ -168,6 +168,15 @@ impl Term {
     }
 }
 
+/// An 80×24 viewer of pane `id` (the owner's), once the pane's shell has answered it.
+fn answering_viewer(w: &World, id: &str) -> Term {
+    let mut t = attach(w, id, &mint(w, &w.cookie, id), "&cols=80&rows=24").unwrap();
+    t.until("attached", |t| t.has("attached", |_| true));
+    t.keys("echo ready-$((1+1))\r");
+    t.until("the shell's answer", |t| t.text().contains("ready-2"));
+    t
+}
+
 /// Two clients on one pane: both get the replay, the pane takes the smaller grid, and the live
 /// bytes after that are the same for both.
 fn two_clients_on(w: &World, id: &str) {
@@ -322,10 +331,7 @@ fn a_read_only_share_on_a_remote_pane_cannot_type() {
 fn a_viewer_of_a_remote_pane_outlives_its_node_going_away_and_is_redrawn_when_it_returns() {
     let mut w = world("term-back");
     let id = shell_on(&w, &w.node_id);
-    let mut t = attach(&w, &id, &mint(&w, &w.cookie, &id), "&cols=80&rows=24").unwrap();
-    t.until("attached", |t| t.has("attached", |_| true));
-    t.keys("echo before-$((1+1))\r");
-    t.until("the first echo", |t| t.text().contains("before-2"));
+    let mut t = answering_viewer(&w, &id);
     w.kill_node();
     w.wait_offline();
     // Keys typed while the node is away are refused to this viewer, not queued or lost
@@ -393,10 +399,7 @@ fn a_viewer_of_a_remote_pane_outlives_its_node_going_away_and_is_redrawn_when_it
 fn keys_a_remote_node_cannot_type_are_reported_to_that_viewer() {
     let w = world("term-lost");
     let id = shell_on(&w, &w.node_id);
-    let mut t = attach(&w, &id, &mint(&w, &w.cookie, &id), "").unwrap();
-    t.until("attached", |t| t.has("attached", |_| true));
-    t.keys("echo here-$((1+1))\r");
-    t.until("the echo", |t| t.text().contains("here-2"));
+    let mut t = answering_viewer(&w, &id);
     let killed = std::process::Command::new("tmux")
         .arg("-S")
         .arg(w.tmux_socket())
@@ -416,10 +419,7 @@ fn keys_a_remote_node_cannot_type_are_reported_to_that_viewer() {
 fn bulk_output_of_a_remote_pane_arrives_whole_and_in_order() {
     let w = world("term-bulk");
     let id = shell_on(&w, &w.node_id);
-    let mut t = attach(&w, &id, &mint(&w, &w.cookie, &id), "&cols=80&rows=24").unwrap();
-    t.until("attached", |t| t.has("attached", |_| true));
-    t.keys("echo ready-$((1+1))\r");
-    t.until("the shell", |t| t.text().contains("ready-2"));
+    let mut t = answering_viewer(&w, &id);
     let before = t.bytes.len();
     // Less than a viewer's queue holds, so a slow test client is never resynchronised.
     t.keys("seq 1 50000; echo done-$((2+3))\r");
