@@ -11,7 +11,8 @@ use termplane_exec::{TailJob, TailStep};
 /// Runs `job` until it is stopped, the loop `TailJob` describes. After each read that delivered
 /// output, `after_read` runs (awaited) before the next read: the node daemon sends there what
 /// its link's queue had no room for, which holds a fast pane back; answering `false` ends the
-/// tail (nobody takes its output any more).
+/// tail (nobody takes its output any more). Stopping the tail ends that wait too (the future
+/// `after_read` returned is dropped).
 ///
 /// When the reactor will not take the tail's descriptors, the job runs on a thread of its own,
 /// as it does without a driver.
@@ -37,7 +38,17 @@ where
     loop {
         match job.step() {
             TailStep::Read => {
-                if !after_read(&job).await {
+                // A tail stopped while `after_read` waits (the node's link has no room) ends
+                // at once rather than once room is made: what it held goes with it, and
+                // `TailRegistry::stop` need not give up waiting for it.
+                let stopped = async {
+                    let _ = wake.readable().await;
+                    if job.is_stopped() {
+                        return false;
+                    }
+                    std::future::pending().await
+                };
+                if !after_read(&job).or(stopped).await {
                     return;
                 }
                 // Let the sockets write what was read before reading more; a pane that streams

@@ -1,0 +1,71 @@
+//! Pane-log tails driven as smol tasks (`termplane_runtime_smol::tail::drive`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::Write as _;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use termplane_exec::{TailJob, TailRegistry};
+
+/// A scratch folder removed when dropped.
+struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!(
+            "termplane-tail-{name}-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        Self(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A tail whose `after_read` never finishes (a node link with no room that never drains) is
+/// still stopped at once: `TailRegistry::stop` returns as soon as the driven job has ended,
+/// long before the two seconds it gives a job that does not end, and the driving task is over.
+#[test]
+fn a_tail_stopped_while_its_output_waits_for_room_ends_at_once() {
+    let scratch = Scratch::new("stop");
+    let log = scratch.0.join("pane.log");
+    std::fs::write(&log, b"").unwrap();
+    let (events, _events_rx) = std::sync::mpsc::sync_channel(16);
+    let registry = Arc::new(TailRegistry::new(events));
+    let (jobs_tx, jobs_rx) = smol::channel::unbounded::<TailJob>();
+    registry.set_driver(Arc::new(move |job| jobs_tx.try_send(job).err().map(|e| e.into_inner())));
+    let (reads_tx, reads_rx) = std::sync::mpsc::channel::<()>();
+    let driver = std::thread::spawn(move || {
+        smol::block_on(async {
+            let job = jobs_rx.recv().await.unwrap();
+            termplane_runtime_smol::tail::drive(job, move |_| {
+                let _ = reads_tx.send(());
+                std::future::pending::<bool>()
+            })
+            .await;
+        });
+    });
+    registry.start("pane", log.clone(), Some(0)).unwrap();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&log)
+        .unwrap()
+        .write_all(b"hello\n")
+        .unwrap();
+    // The tail read the line and now waits for room that never comes.
+    reads_rx.recv_timeout(Duration::from_secs(10)).expect("the tail read");
+    let started = Instant::now();
+    assert!(registry.stop("pane"));
+    let took = started.elapsed();
+    assert!(took < Duration::from_millis(1500), "stop took {took:?}");
+    driver.join().unwrap();
+}
