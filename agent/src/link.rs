@@ -74,30 +74,34 @@ const EVENT_QUEUE: usize = 32;
 const TAIL_HANDOVER: usize = 64;
 
 thread_local! {
-    /// Set on the thread that runs the link: a tail driven there must not wait for room on the
-    /// link's queue (what makes room runs on that very thread).
-    static LINK_THREAD: Cell<bool> = const { Cell::new(false) };
-    /// Output a tail on the link's thread read while the link's queue was full, by tail key;
-    /// the tail's task sends it (waiting for room) before it reads again.
-    static HELD: RefCell<HashMap<String, VecDeque<AgentControl>>> = RefCell::new(HashMap::new());
+    /// The tail task being run on the link's thread (its instance number), 0 elsewhere: a tail
+    /// driven there must not wait for room on the link's queue (what makes room runs on that
+    /// very thread).
+    static CURRENT_TAIL: Cell<u64> = const { Cell::new(0) };
+    /// Output a tail on the link's thread read while the link's queue was full, by tail
+    /// instance (not by key: a tail started anew under a key while the old one's task is still
+    /// ending must not have its output taken with the old one's); the tail's task sends it
+    /// (waiting for room) before it reads again.
+    static HELD: RefCell<HashMap<u64, VecDeque<AgentControl>>> = RefCell::new(HashMap::new());
 }
 
 /// Puts one `output` event on the link's queue from a tail: waiting for room on a tail thread,
 /// held for the tail's task when on the link's thread. Answers whether the link takes events.
-fn tail_output(to_link: &smol::channel::Sender<AgentControl>, key: &str, ev: AgentControl) -> bool {
-    if !LINK_THREAD.get() {
+fn tail_output(to_link: &smol::channel::Sender<AgentControl>, ev: AgentControl) -> bool {
+    let tail = CURRENT_TAIL.get();
+    if tail == 0 {
         return to_link.send_blocking(ev).is_ok();
     }
     HELD.with_borrow_mut(|held| {
         // Behind output already held, in order.
-        if let Some(q) = held.get_mut(key).filter(|q| !q.is_empty()) {
+        if let Some(q) = held.get_mut(&tail).filter(|q| !q.is_empty()) {
             q.push_back(ev);
             return true;
         }
         match to_link.try_send(ev) {
             Ok(()) => true,
             Err(smol::channel::TrySendError::Full(ev)) => {
-                held.entry(key.to_owned()).or_default().push_back(ev);
+                held.entry(tail).or_default().push_back(ev);
                 true
             }
             Err(smol::channel::TrySendError::Closed(_)) => false,
@@ -105,10 +109,11 @@ fn tail_output(to_link: &smol::channel::Sender<AgentControl>, key: &str, ev: Age
     })
 }
 
-/// Sends what tail `key` had held, waiting for room; `false` once the link takes no more.
-async fn send_held(key: String, to_link: smol::channel::Sender<AgentControl>) -> bool {
+/// Sends what tail instance `tail` had held, waiting for room; `false` once the link takes no
+/// more.
+async fn send_held(tail: u64, to_link: smol::channel::Sender<AgentControl>) -> bool {
     loop {
-        let next = HELD.with_borrow_mut(|held| held.get_mut(&key).and_then(VecDeque::pop_front));
+        let next = HELD.with_borrow_mut(|held| held.get_mut(&tail).and_then(VecDeque::pop_front));
         let Some(ev) = next else { return true };
         if to_link.send(ev).await.is_err() {
             return false;
@@ -116,8 +121,8 @@ async fn send_held(key: String, to_link: smol::channel::Sender<AgentControl>) ->
     }
 }
 
-/// Drops what a tail held when its task ends.
-struct ForgetHeld(String);
+/// Drops what a tail instance held when its task ends.
+struct ForgetHeld(u64);
 
 impl Drop for ForgetHeld {
     fn drop(&mut self) {
@@ -129,24 +134,53 @@ impl Drop for ForgetHeld {
     }
 }
 
+/// A tail's task on the link's thread: names its instance in [`CURRENT_TAIL`] while it runs,
+/// so the output hook, called from inside the tail's read, knows whose output it holds.
+struct AsTail<F> {
+    tail: u64,
+    task: std::pin::Pin<Box<F>>,
+}
+
+impl<F: std::future::Future> std::future::Future for AsTail<F> {
+    type Output = F::Output;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<F::Output> {
+        /// Puts back whichever tail was current, however the poll ends.
+        struct Restore(u64);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                CURRENT_TAIL.set(self.0);
+            }
+        }
+        let _restore = Restore(CURRENT_TAIL.replace(self.tail));
+        self.task.as_mut().poll(cx)
+    }
+}
+
 /// Runs the tails handed over on `jobs` as tasks of `tails` (the link thread's executor).
 async fn drive_tails(
     tails: &smol::LocalExecutor<'_>,
     jobs: smol::channel::Receiver<TailJob>,
     to_link: smol::channel::Sender<AgentControl>,
 ) {
+    let mut started: u64 = 0;
     while let Ok(job) = jobs.recv().await {
-        let key = job.key().to_owned();
+        started += 1;
+        let tail = started;
         let to_link = to_link.clone();
+        let task = async move {
+            // What the tail held goes with it, however its task ends (stopped, or dropped
+            // with the link's executor).
+            let _forget = ForgetHeld(tail);
+            termplane_runtime_smol::tail::drive(job, |_| send_held(tail, to_link.clone())).await;
+        };
         tails
-            .spawn(async move {
-                // What the tail held goes with it, however its task ends (stopped, or dropped
-                // with the link's executor).
-                let _forget = ForgetHeld(key.clone());
-                termplane_runtime_smol::tail::drive(job, |_| {
-                    send_held(key.clone(), to_link.clone())
-                })
-                .await;
+            .spawn(AsTail {
+                tail,
+                task: Box::pin(task),
             })
             .detach();
     }
@@ -538,7 +572,7 @@ pub fn run_link(
             to_byte: from + bytes.len() as u64,
             data_b64: termplane_proto::key::b64url_encode(bytes),
         });
-        tail_output(&to_link, sub_id, AgentControl::Send(Box::new(ev)))
+        tail_output(&to_link, AgentControl::Send(Box::new(ev)))
     }));
     let (jobs_tx, jobs_rx) = smol::channel::bounded::<TailJob>(TAIL_HANDOVER);
     exec.set_tail_driver(Arc::new(move |job: TailJob| {
@@ -602,7 +636,6 @@ pub fn run_link(
     let (reports_tx, reports_rx) = smol::channel::bounded(64);
     opts.reports = Some(reports_tx);
     logging::info(&format!("dialing {}", c.ws_url));
-    LINK_THREAD.set(true);
     let tails = smol::LocalExecutor::new();
     let outcome = smol::block_on(tails.run(async {
         // SIGHUP too: a closed terminal or a supervisor's hangup stops the daemon cleanly
@@ -807,17 +840,18 @@ mod tail_output_tests {
     #[test]
     fn output_the_link_has_no_room_for_is_held_in_order_and_sent_once_there_is() {
         std::thread::spawn(|| {
-            LINK_THREAD.set(true);
             let (tx, rx) = smol::channel::bounded(2);
+            CURRENT_TAIL.set(1);
             for n in 0..5 {
-                assert!(tail_output(&tx, "a", output(n)));
+                assert!(tail_output(&tx, output(n)));
             }
-            // Two went onto the queue, three are held for tail "a"; another tail's output
-            // is not held behind them.
+            // Two went onto the queue, three are held for tail 1; another tail's output is
+            // not held behind them.
             assert_eq!(rx.len(), 2);
-            assert_eq!(HELD.with_borrow(|h| h["a"].len()), 3);
+            assert_eq!(HELD.with_borrow(|h| h[&1].len()), 3);
             assert_eq!(from_byte(rx.try_recv().unwrap()), 0);
-            assert!(tail_output(&tx, "b", output(100)));
+            CURRENT_TAIL.set(2);
+            assert!(tail_output(&tx, output(100)));
             assert_eq!(rx.len(), 2);
             let reader = std::thread::spawn(move || {
                 let mut got = Vec::new();
@@ -826,17 +860,66 @@ mod tail_output_tests {
                 }
                 got
             });
-            assert!(smol::block_on(send_held("a".into(), tx.clone())));
-            assert!(HELD.with_borrow(|h| h["a"].is_empty()));
+            assert!(smol::block_on(send_held(1, tx.clone())));
+            assert!(HELD.with_borrow(|h| h[&1].is_empty()));
             drop(tx);
             assert_eq!(reader.join().unwrap(), [1, 100, 2, 3, 4]);
             // A tail's task that ends takes its place with it.
-            drop(ForgetHeld("a".into()));
-            assert!(HELD.with_borrow(|h| !h.contains_key("a")));
+            drop(ForgetHeld(1));
+            assert!(HELD.with_borrow(|h| !h.contains_key(&1)));
             // A link that takes nothing more says so.
             let (tx, rx) = smol::channel::bounded(1);
             drop(rx);
-            assert!(!tail_output(&tx, "c", output(0)));
+            assert!(!tail_output(&tx, output(0)));
+        })
+        .join()
+        .unwrap();
+    }
+
+    /// A pane's tail started anew (another viewer came) while the old tail's task is still
+    /// ending behind a full link: the old task's end drops only what it held itself.
+    #[test]
+    fn a_tail_started_anew_keeps_what_it_held_when_the_old_one_ends() {
+        std::thread::spawn(|| {
+            let (tx, rx) = smol::channel::bounded(1);
+            assert!(tx.try_send(output(0)).is_ok());
+            CURRENT_TAIL.set(1);
+            assert!(tail_output(&tx, output(10)));
+            CURRENT_TAIL.set(2);
+            assert!(tail_output(&tx, output(20)));
+            CURRENT_TAIL.set(0);
+            drop(ForgetHeld(1));
+            assert_eq!(HELD.with_borrow(|h| h.get(&2).map(VecDeque::len)), Some(1));
+            assert_eq!(from_byte(rx.try_recv().unwrap()), 0);
+            assert!(smol::block_on(send_held(2, tx.clone())));
+            assert_eq!(from_byte(rx.try_recv().unwrap()), 20);
+            assert!(rx.try_recv().is_err());
+        })
+        .join()
+        .unwrap();
+    }
+
+    /// A tail's task names its instance while it runs, and only then.
+    #[test]
+    fn a_tail_task_is_current_only_while_it_runs() {
+        std::thread::spawn(|| {
+            let ex = smol::LocalExecutor::new();
+            let seen = smol::block_on(ex.run(async {
+                let first = ex.spawn(AsTail {
+                    tail: 7,
+                    task: Box::pin(async {
+                        let before = CURRENT_TAIL.get();
+                        smol::future::yield_now().await;
+                        (before, CURRENT_TAIL.get())
+                    }),
+                });
+                let second = ex.spawn(AsTail {
+                    tail: 8,
+                    task: Box::pin(async { CURRENT_TAIL.get() }),
+                });
+                (first.await, second.await, CURRENT_TAIL.get())
+            }));
+            assert_eq!(seen, ((7, 7), 8, 0));
         })
         .join()
         .unwrap();
