@@ -24,6 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench_termplane as bt  # noqa: E402  (also puts termbench's tbcommon on the path)
 import tbcommon as tb  # noqa: E402
+import websockets.exceptions  # noqa: E402
 
 END = "__TB_END__"
 
@@ -45,21 +46,30 @@ async def open_viewer(port, key, sid, max_queue=16):
 
 
 async def fast_reader(ws, t0, pings=None):
-    """Reads until the end marker; answers (seconds to the marker, bytes)."""
+    """Reads as fast as it can until the end marker; answers (seconds to the marker, bytes,
+    fresh replays it was sent, close code or None). A viewer the plane closes (4408: it fell
+    behind too often) ends with its close code and no time."""
     tail = b""
     n = 0
+    resyncs = 0
     async with asyncio.timeout(120):
         while True:
-            m = await ws.recv()
+            try:
+                m = await ws.recv()
+            except websockets.exceptions.ConnectionClosed as e:
+                code = e.rcvd.code if e.rcvd is not None else None
+                return None, n, resyncs, code
             if isinstance(m, str):
                 f = json.loads(m)
                 if f.get("type") == "pong" and pings is not None and pings["sent"]:
                     pings["rtt"].append((time.perf_counter() - pings["sent"].pop(0)) * 1000)
+                elif f.get("type") == "resync":
+                    resyncs += 1
                 continue
             n += len(m)
             tail = (tail + m)[-4096:]
             if END.encode() in tail:
-                return time.perf_counter() - t0, n
+                return time.perf_counter() - t0, n, resyncs, None
 
 
 async def pinger(ws, pings, stop):
@@ -116,13 +126,20 @@ async def fan_out(port, key, sid, mib, slow):
             await asyncio.wait_for(v.close(), 3)
         except Exception:
             pass
-    secs = sorted(r[0] for r in results)
+    done = [r for r in results if r[0] is not None]
+    secs = sorted(r[0] for r in done)
     rtt = sorted(pings["rtt"])
     return {
         "fast_viewers": len(viewers),
-        "fast_s_median": round(secs[len(secs) // 2], 3),
-        "fast_s_slowest": round(secs[-1], 3),
-        "fast_mib_per_s_median": round(results[0][1] / 1048576 / secs[len(secs) // 2], 2),
+        "fast_s_median": round(secs[len(secs) // 2], 3) if secs else None,
+        "fast_s_slowest": round(secs[-1], 3) if secs else None,
+        "fast_mib_per_s_median": (round(done[0][1] / 1048576 / secs[len(secs) // 2], 2)
+                                  if secs else None),
+        # Fresh replays the fast viewers were sent (each one fell that far behind the pane:
+        # the client, one Python thread reading ten sockets, is then the slowest part), and
+        # the close codes of those the plane dropped for falling behind too often.
+        "fast_resyncs": sum(r[2] for r in results),
+        "fast_closed": [r[3] for r in results if r[3] is not None],
         "ping_rtt_ms": tb.summarize_ms(rtt) if rtt else None,
         "slow_viewer": slow_got,
     }
