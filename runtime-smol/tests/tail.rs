@@ -42,7 +42,9 @@ fn a_tail_stopped_while_its_output_waits_for_room_ends_at_once() {
     let (events, _events_rx) = std::sync::mpsc::sync_channel(16);
     let registry = Arc::new(TailRegistry::new(events));
     let (jobs_tx, jobs_rx) = smol::channel::unbounded::<TailJob>();
-    registry.set_driver(Arc::new(move |job| jobs_tx.try_send(job).err().map(|e| e.into_inner())));
+    registry.set_driver(Arc::new(move |job| {
+        jobs_tx.try_send(job).err().map(|e| e.into_inner())
+    }));
     let (reads_tx, reads_rx) = std::sync::mpsc::channel::<()>();
     let driver = std::thread::spawn(move || {
         smol::block_on(async {
@@ -62,7 +64,9 @@ fn a_tail_stopped_while_its_output_waits_for_room_ends_at_once() {
         .write_all(b"hello\n")
         .unwrap();
     // The tail read the line and now waits for room that never comes.
-    reads_rx.recv_timeout(Duration::from_secs(10)).expect("the tail read");
+    reads_rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the tail read");
     let started = Instant::now();
     assert!(registry.stop("pane"));
     let took = started.elapsed();
