@@ -89,15 +89,22 @@ fn attach(w: &World, id: &str, token: &str, extra: &str) -> Result<Term, u16> {
     );
     let req = url.into_client_request().unwrap();
     let stream = TcpStream::connect(("127.0.0.1", w.port)).unwrap();
+    // The upgrade's answer may take a while on a loaded machine: a long timeout for the
+    // handshake (a short one ends it midway), the short one for reading frames after it.
     stream
-        .set_read_timeout(Some(Duration::from_millis(50)))
+        .set_read_timeout(Some(Duration::from_secs(20)))
         .unwrap();
     match tungstenite::client::client(req, stream) {
-        Ok((ws, _)) => Ok(Term {
-            ws,
-            bytes: Vec::new(),
-            frames: Vec::new(),
-        }),
+        Ok((ws, _)) => {
+            ws.get_ref()
+                .set_read_timeout(Some(Duration::from_millis(50)))
+                .unwrap();
+            Ok(Term {
+                ws,
+                bytes: Vec::new(),
+                frames: Vec::new(),
+            })
+        }
         Err(tungstenite::HandshakeError::Failure(tungstenite::Error::Http(r))) => {
             Err(r.status().as_u16())
         }

@@ -209,16 +209,23 @@ fn open_ws_at(
             .insert(name, HeaderValue::from_str(v).unwrap());
     }
     let stream = TcpStream::connect(addr).unwrap();
+    // The upgrade's answer may take a while on a loaded machine: a long timeout for the
+    // handshake (a short one ends it midway), the short one for reading frames after it.
     stream
-        .set_read_timeout(Some(Duration::from_millis(100)))
+        .set_read_timeout(Some(Duration::from_secs(20)))
         .unwrap();
     match tungstenite::client::client(req, stream) {
-        Ok((ws, _)) => Ok(Term {
-            ws,
-            bytes: Vec::new(),
-            frames: Vec::new(),
-            closed: None,
-        }),
+        Ok((ws, _)) => {
+            ws.get_ref()
+                .set_read_timeout(Some(Duration::from_millis(100)))
+                .unwrap();
+            Ok(Term {
+                ws,
+                bytes: Vec::new(),
+                frames: Vec::new(),
+                closed: None,
+            })
+        }
         Err(tungstenite::HandshakeError::Failure(tungstenite::Error::Http(resp))) => {
             let body: Value = resp
                 .body()
