@@ -201,8 +201,10 @@ fn keys_typed_at_once_never_pass_a_command_queued_before_them() {
         .unwrap();
     assert_eq!(next(&rx).reference, "deliver-1");
     assert_eq!(next(&rx).reference, "input-2");
-    // Once the queue is empty again, the short way is open again.
-    assert!(runner.type_now(&id, "four\r").is_some());
+    // Once the queue is empty again, the short way is open again (as soon as the worker has
+    // counted the command done and let go of the control client, which may come just after
+    // its answer; a `None` types nothing, so asking again is safe).
+    assert!(wait_for(WAIT, || runner.type_now(&id, "four\r")).is_some());
     let text = wait_for(WAIT, || {
         let t = screen(&n, "ab");
         t.contains("four").then_some(t)
