@@ -195,6 +195,64 @@ fn sigkilled_daemon_leaves_the_pane_and_the_census_lists_it_then_a_plane_restart
     w.ok(&json!({ "type": "ping" }));
 }
 
+/// `termplane-node run` with no `LANG`, `LANGUAGE` or `LC_*` variable, as a container or a
+/// service manager starts it.
+fn start_node_without_locale(w: &mut World) {
+    let mut c = w.node_command();
+    for (k, _) in std::env::vars_os() {
+        if k == "LANG" || k == "LANGUAGE" || k.to_str().is_some_and(|k| k.starts_with("LC_")) {
+            c.env_remove(k);
+        }
+    }
+    w.start_node_with(&mut c);
+}
+
+#[test]
+fn a_node_without_a_locale_keeps_its_panes_alive_and_lists_them_in_its_census() {
+    let mut w = world("nolocale");
+    start_node_without_locale(&mut w);
+    w.wait_online(WAIT);
+    let id = "10ca1e00";
+    w.ok(&bash_launch(id, &w.dir.join("work")));
+    let probe = w.ok(&json!({ "type": "probe", "subshellIds": [id] }));
+    assert_eq!(probe["subshells"][0]["alive"], true, "{probe}");
+    w.ok(&json!({ "type": "input", "subshellId": id, "data": "echo still''here", "keys": ["enter"] }));
+    wait_until("the pane answers", WAIT, || {
+        let c = w.ok(&json!({ "type": "capture", "subshellId": id }));
+        c["text"]
+            .as_str()
+            .unwrap()
+            .lines()
+            .any(|l| l.trim() == "stillhere")
+            .then_some(())
+    });
+    // A daemon started again (still without a locale) finds the pane and names it in its census.
+    let mut after = w.events(0, 0)["next"].as_u64().unwrap();
+    w.kill_node();
+    w.wait_offline();
+    start_node_without_locale(&mut w);
+    w.wait_online(WAIT);
+    let census = w.wait_event("the census", &mut after, |e| {
+        e["kind"] == "subshells_report"
+    });
+    let listed = census["event"]["subshells"].as_array().unwrap();
+    assert!(
+        listed.iter().any(|s| s["subshellId"] == id),
+        "the live pane is missing from the census: {census}"
+    );
+    // Nothing ever reported it exited.
+    let all = w.events(0, 0);
+    assert!(
+        !all["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["kind"] == "exit" && e["event"]["subshellId"] == id),
+        "{all}"
+    );
+    assert_eq!(tmux_sessions(&w), format!("tp-{id}\n"));
+}
+
 fn platform() -> String {
     format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH)
 }

@@ -3,7 +3,9 @@
 //! Starting a tmux client process costs about 1.8 ms per call; a request over one long-lived
 //! control-mode client costs about a tenth of that. [`Control`] keeps such a client attached to
 //! a quiet session of its own (`termplane-ctl`, whose single pane runs `cat` and prints
-//! nothing), writes one command per line and reads tmux's framed answers.
+//! nothing), writes one command per line and reads tmux's framed answers. The client is
+//! started like every other tmux process of the node ([`super::tmux::Tmux::command`]): marked
+//! UTF-8, so tmux prints its answers as they are whatever the locale.
 //!
 //! # Keeping the argv guarantee
 //!

@@ -17,13 +17,16 @@ use termplane_proto::command::Maintenance;
 use termplane_proto::event::{Event, Exit, Output, SurvivingPane};
 use termplane_proto::limits::EXIT_FAILED_PROBES;
 
-use super::tmux::{Tmux, TmuxError, is_pane_id};
+use super::tmux::{FIELD_SEP, Tmux, TmuxError, is_pane_id};
 
-/// The constant template of the pane listing (no user text).
-const LIST_FORMAT: &str = "#{session_name}\t#{pane_id}\t#{pane_dead}\t#{pane_dead_status}\t#{pane_dead_signal}\t#{pane_pid}";
+/// The constant template of the pane listing (no user text; fields separated by
+/// [`FIELD_SEP`]).
+pub(crate) const LIST_FORMAT: &str =
+    "#{session_name}:#{pane_id}:#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}:#{pane_pid}";
 
-/// The constant template that reads one dead pane's status again.
-const STATUS_FORMAT: &str = "#{pane_dead}\t#{pane_dead_status}\t#{pane_dead_signal}";
+/// The constant template that reads a pane's death and status (fields separated by
+/// [`FIELD_SEP`]).
+pub(crate) const STATUS_FORMAT: &str = "#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}";
 
 /// How often, and how far apart, a dead pane whose status tmux has not reaped yet is asked again
 /// within one tick (tmux can see the pty close before it reaps the child).
@@ -59,7 +62,7 @@ pub fn list_panes(tmux: &Tmux) -> Result<Vec<PaneRow>, TmuxError> {
     };
     let mut rows: Vec<PaneRow> = Vec::new();
     for line in text.lines() {
-        let mut f = line.split('\t');
+        let mut f = line.split(FIELD_SEP);
         let (Some(sess), Some(pane), Some(dead), Some(status), Some(signal), Some(pid)) =
             (f.next(), f.next(), f.next(), f.next(), f.next(), f.next())
         else {
@@ -101,7 +104,7 @@ fn settle_status(tmux: &Tmux, pane: &str) -> Option<i32> {
         let Ok(s) = tmux.query(pane, STATUS_FORMAT) else {
             return None;
         };
-        let mut f = s.split('\t');
+        let mut f = s.split(FIELD_SEP);
         if let (Some(_), Some(status), Some(signal)) = (f.next(), f.next(), f.next())
             && let Some(code) = dead_status(status, signal)
         {

@@ -555,11 +555,8 @@ impl Executor {
 
     /// `Some(code)` when the pane is dead (`code` is `None` while tmux has not reaped the child).
     fn pane_dead(&self, id: &SubshellId) -> Result<Option<Option<i32>>, TmuxError> {
-        let s = self.tmux.query(
-            &pane_target(id),
-            "#{pane_dead}\t#{pane_dead_status}\t#{pane_dead_signal}",
-        )?;
-        let mut it = s.split('\t');
+        let s = self.tmux.query(&pane_target(id), events::STATUS_FORMAT)?;
+        let mut it = s.split(tmux::FIELD_SEP);
         if it.next() == Some("1") {
             Ok(Some(events::dead_status(
                 it.next().unwrap_or(""),

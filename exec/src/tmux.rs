@@ -1,7 +1,7 @@
 //! The node's private tmux server.
 //!
 //! Every call is an argv vector (never a shell string) against the node's own socket
-//! (`tmux -S <dataDir>/tmux.sock -f /dev/null`), so the user's tmux and configuration are
+//! (`tmux -u -S <dataDir>/tmux.sock -f /dev/null`), so the user's tmux and configuration are
 //! untouched. A call travels over the node's persistent control-mode client when one is
 //! attached ([`super::control`], each word quoted so it stays that word), and otherwise runs as
 //! its own `tmux` process with the words as its arguments. The server starts with
@@ -14,6 +14,16 @@
 //! are constants, the working directory is passed as the client's own cwd (not `-c`), and text
 //! travels only through `send-keys -l --` (literal). [`escape_format`] doubles `#` for any
 //! future caller that must place text in a format.
+//!
+//! # Locale
+//!
+//! A daemon often runs with no `LANG` or `LC_*` at all (a container, a service manager). A tmux
+//! client that finds no UTF-8 locale in its environment prints every byte of a command's
+//! answer outside printable ASCII as `_`: tabs, and each UTF-8 character (a pane title, a
+//! path). Every client the node starts — the fallback processes and the control-mode client
+//! alike — is therefore marked UTF-8 with `-u`, which changes only how answers are printed,
+//! not the environment the server and its panes inherit. Fields of a multi-field `-F` template
+//! are separated by [`FIELD_SEP`], which no locale rewrites either.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -37,6 +47,10 @@ const READ_ONLY: [&str; 5] = [
     "has-session",
     "display-message",
 ];
+/// Separates the fields of every multi-field `-F` template read back: printable ASCII, which
+/// tmux never rewrites in an answer, and found in none of the fields read that way (numbers,
+/// `%`/`@`/`$` ids, and session names, in which tmux itself turns `:` into `_`).
+pub const FIELD_SEP: char = ':';
 /// Scrollback kept per pane.
 pub const HISTORY_LIMIT: u32 = 50_000;
 
@@ -204,11 +218,13 @@ impl Tmux {
         &self.socket
     }
 
-    /// A command with the socket and config fixed, and the caller's tmux environment removed.
+    /// A command with the socket and config fixed, its answers printed as they are whatever the
+    /// locale (`-u`, see the module documentation), and the caller's tmux environment removed.
     #[must_use]
     pub fn command(&self) -> Command {
         let mut c = Command::new(&self.bin);
-        c.arg("-S")
+        c.arg("-u")
+            .arg("-S")
             .arg(&self.socket)
             .arg("-f")
             .arg("/dev/null")

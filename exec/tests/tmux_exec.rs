@@ -971,3 +971,83 @@ fn keys_sent_unanswered_arrive_and_later_calls_read_their_own_answers() {
     assert!(n.exec.type_unanswered(&ab, "").is_none());
     assert!(n.exec.type_unanswered(&ab, &"\u{1}".repeat(999)).is_none());
 }
+
+#[test]
+fn without_a_locale_panes_stay_alive_and_tmux_answers_read_back_exactly() {
+    if !tmux_ok()
+        || !common::without_locale(
+            "without_a_locale_panes_stay_alive_and_tmux_answers_read_back_exactly",
+        )
+    {
+        return;
+    }
+    for v in ["LANG", "LC_ALL", "LC_CTYPE"] {
+        assert!(std::env::var_os(v).is_none(), "{v} is set");
+    }
+    let n = Node::new("nolocale");
+    n.exec.start().unwrap();
+    // A working directory whose name is not ASCII.
+    let cwd = n.dir.path().join("wörk");
+    std::fs::create_dir(&cwd).unwrap();
+    let cwd = cwd.to_string_lossy().into_owned();
+    let id = "c0c0";
+    n.run(json!({
+        "type": "launch", "subshellId": id, "argv": ["cat"],
+        "resolve": { "binaryName": "cat" }, "cwd": cwd, "harnessId": "shell",
+        "cols": 80, "rows": 24,
+    }))
+    .unwrap();
+    // The pane lives: the census lists it, a probe finds it, a tick reports no exit.
+    let census = n.exec.census().unwrap();
+    assert_eq!(census.len(), 1, "{census:?}");
+    assert_eq!(census[0].subshell_id.as_str(), id);
+    assert!(census[0].pid.is_some(), "{census:?}");
+    let p = n
+        .run(json!({ "type": "probe", "subshellIds": [id] }))
+        .unwrap();
+    assert_eq!(p["subshells"][0]["alive"], true, "{p}");
+    assert!(
+        n.exec.exit_tick().is_empty(),
+        "a live pane was reported exited"
+    );
+    // An answer carrying a tab and UTF-8 text comes back as tmux holds it, over the control
+    // client and from a tmux process alike.
+    let target = format!("=tp-{id}:");
+    n.exec
+        .tmux()
+        .run(&["select-pane", "-t", target.as_str(), "-T", "tïtle ✓"])
+        .unwrap();
+    let args = [
+        "list-panes",
+        "-t",
+        target.as_str(),
+        "-F",
+        "#{pane_title}\t#{pane_current_path}",
+    ];
+    let want = format!("tïtle ✓\t{cwd}\n");
+    let spawned = wait_for(Duration::from_secs(10), || {
+        let s = n.exec.tmux().run_spawned(&args).ok()?;
+        (s == want).then_some(s)
+    });
+    assert_eq!(
+        spawned.as_deref(),
+        Some(want.as_str()),
+        "{:?}",
+        n.exec.tmux().run_spawned(&args)
+    );
+    assert!(n.exec.tmux().control_attached(), "no control client");
+    assert_eq!(n.exec.tmux().run(&args).unwrap(), want);
+    // Text typed in is echoed as typed.
+    n.run(json!({ "type": "input", "subshellId": id, "data": "héllo wörld", "keys": ["enter"] }))
+        .unwrap();
+    assert_shows(&n, id, "héllo wörld\nhéllo wörld", 10);
+    // A stop sees the pane die, and the tick reports that exit once.
+    let term = n
+        .run(json!({ "type": "terminate", "subshellId": id }))
+        .unwrap();
+    assert_eq!(term, json!({ "existed": true, "graceful": true }));
+    let exits = n.exec.exit_tick();
+    assert_eq!(exits.len(), 1, "{exits:?}");
+    assert_eq!(exits[0].subshell_id.as_str(), id);
+    assert!(n.exec.census().unwrap().is_empty());
+}

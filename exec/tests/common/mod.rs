@@ -124,3 +124,36 @@ pub fn wait_for<T>(limit: Duration, mut f: impl FnMut() -> Option<T>) -> Option<
 pub fn b64(s: &[u8]) -> String {
     termplane_proto::key::b64url_encode(s)
 }
+
+/// Whether `name` is a locale variable (`LANG`, `LANGUAGE`, `LC_*`).
+fn is_locale_var(name: &std::ffi::OsStr) -> bool {
+    name == "LANG" || name == "LANGUAGE" || name.to_str().is_some_and(|n| n.starts_with("LC_"))
+}
+
+/// Runs the body of test `name` without any locale, as a daemon in a container or under a
+/// service manager does: answers `true` when this process has no `LANG`, `LANGUAGE` or `LC_*`
+/// variable (the caller then runs the body); otherwise runs the test again in a child process
+/// of this test binary with those variables removed, asserts that it passed there, and answers
+/// `false`.
+pub fn without_locale(name: &str) -> bool {
+    if !std::env::vars_os().any(|(k, _)| is_locale_var(&k)) {
+        return true;
+    }
+    let mut c = std::process::Command::new(std::env::current_exe().unwrap());
+    c.args([name, "--exact", "--nocapture", "--test-threads=1"]);
+    for (k, _) in std::env::vars_os().filter(|(k, _)| is_locale_var(k)) {
+        c.env_remove(k);
+    }
+    let out = c.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{name} failed without a locale:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("1 passed"),
+        "{name} did not run without a locale:\n{stdout}"
+    );
+    false
+}
