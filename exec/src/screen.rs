@@ -25,6 +25,16 @@
 //! What is not restored: the pen's current colours (a program redraws with explicit colours),
 //! character-set designations, tab stops other than every eighth column, and the window title.
 //!
+//! Colours are carried as tmux's `capture-pane -e` writes them: a cell's SGR sequence only where
+//! its attributes differ from those of the cell written before it, the previous line's last
+//! cell included, and the first line of each capture compared with the default cell. A row
+//! that goes on in the colours its previous row ended in (a highlighted block of lines, a
+//! full-width selection bar) starts with no sequence at all. Every row is drawn on its own
+//! here — a cursor move or a line break before it, and no colour left set across a line break,
+//! where a viewer's terminal would paint the line it scrolls in with the current background —
+//! so [`Pen`] follows each capture line by line, each row starts by setting the attributes
+//! the rows before it left, and ends by putting the default pen back.
+//!
 //! [`compose`] is a pure function of a [`ScreenState`] and the captured lines, so the byte
 //! layout is tested on its own and against a terminal emulator.
 
@@ -215,17 +225,19 @@ fn flag(out: &mut Vec<u8>, on: bool, mode: &str) {
 #[must_use]
 pub fn compose(state: &ScreenState, text: &Captured) -> Vec<u8> {
     let rows = usize::from(state.rows.max(1));
-    let visible: Vec<&str> = pad(&text.normal, rows);
-    let alternate: Option<Vec<&str>> = text.alternate.as_ref().map(|a| pad(a, rows));
+    // Each capture is its own stream of attribute changes: its pen starts at the default.
+    let history = drawn_rows(text.history.iter().map(String::as_str));
+    let visible = drawn_rows(pad(&text.normal, rows));
+    let alternate = text.alternate.as_ref().map(|a| drawn_rows(pad(a, rows)));
     let fixed: usize = visible.iter().map(|l| l.len() + 2).sum::<usize>()
         + alternate
             .as_ref()
             .map_or(0, |a| a.iter().map(|l| l.len() + 12).sum())
         + 256;
     let mut budget = MAX_REPLAY_BYTES.saturating_sub(fixed);
-    let mut first = text.history.len();
-    while first > 0 && text.history[first - 1].len() + 2 <= budget {
-        budget -= text.history[first - 1].len() + 2;
+    let mut first = history.len();
+    while first > 0 && history[first - 1].len() + 2 <= budget {
+        budget -= history[first - 1].len() + 2;
         first -= 1;
     }
 
@@ -235,17 +247,12 @@ pub fn compose(state: &ScreenState, text: &Captured) -> Vec<u8> {
     out.extend_from_slice(b"\x1bc");
     // The normal screen: history, then the visible lines; the line breaks push the history
     // into the viewer's scrollback.
-    let lines = text.history[first..]
-        .iter()
-        .map(String::as_str)
-        .chain(visible.iter().copied());
-    for (i, line) in lines.enumerate() {
+    for (i, line) in history[first..].iter().chain(visible.iter()).enumerate() {
         if i > 0 {
             out.extend_from_slice(b"\r\n");
         }
-        out.extend_from_slice(line.as_bytes());
+        out.extend_from_slice(line);
     }
-    out.extend_from_slice(b"\x1b[0m");
     if let Some(alt) = &alternate {
         // The cursor the program left on the normal screen, saved by the switch.
         csi(
@@ -259,8 +266,7 @@ pub fn compose(state: &ScreenState, text: &Captured) -> Vec<u8> {
         csi(&mut out, "?1049h");
         for (row, line) in alt.iter().enumerate() {
             csi(&mut out, &format!("{};1H", row + 1));
-            out.extend_from_slice(line.as_bytes());
-            out.extend_from_slice(b"\x1b[0m");
+            out.extend_from_slice(line);
         }
     }
     // Modes.
@@ -310,10 +316,190 @@ pub fn compose(state: &ScreenState, text: &Captured) -> Vec<u8> {
 }
 
 /// Exactly `rows` lines: missing ones empty, extra ones (never expected) dropped.
-fn pad(lines: &[String], rows: usize) -> Vec<&str> {
-    let mut v: Vec<&str> = lines.iter().take(rows).map(String::as_str).collect();
-    v.resize(rows, "");
-    v
+fn pad(lines: &[String], rows: usize) -> impl Iterator<Item = &str> {
+    lines
+        .iter()
+        .map(String::as_str)
+        .chain(std::iter::repeat(""))
+        .take(rows)
+}
+
+/// The lines of one capture, each as bytes that draw it on its own: the pen the lines before
+/// it left, its text, and the default pen again when it ends with another.
+fn drawn_rows<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<Vec<u8>> {
+    let mut pen = Pen::default();
+    lines
+        .map(|line| {
+            let mut row = Vec::with_capacity(line.len() + 8);
+            if !line.is_empty() {
+                pen.set(&mut row);
+                row.extend_from_slice(line.as_bytes());
+                pen.follow(line);
+                pen.reset(&mut row);
+            }
+            row
+        })
+        .collect()
+}
+
+/// The attributes that tmux's `capture-pane -e` output has set at some point of a capture: what
+/// the next cell is drawn with unless a sequence changes it (see the module documentation).
+///
+/// Parameters are kept as tmux wrote them, so a terminal reads them back as it would have read
+/// tmux's own: the attributes in the order they were set, and the last foreground, background and
+/// underline colour.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Pen {
+    /// Attribute parameters (`1`, `4`, `4:3`, `7`, …), each once, in the order they were set.
+    attrs: Vec<String>,
+    /// The foreground colour's parameters (`31`, `38;5;208`, `38;2;1;2;3`, `93`).
+    fg: Option<String>,
+    /// The background colour's parameters.
+    bg: Option<String>,
+    /// The underline colour's parameters (`58;5;n`, `58;2;r;g;b`).
+    underline_colour: Option<String>,
+    /// Shifted out (`SO`) to the G1 character set (tmux's line-drawing cells).
+    shifted: bool,
+}
+
+impl Pen {
+    /// Whether nothing but the default is set.
+    #[must_use]
+    pub fn is_default(&self) -> bool {
+        self.attrs.is_empty()
+            && self.fg.is_none()
+            && self.bg.is_none()
+            && self.underline_colour.is_none()
+            && !self.shifted
+    }
+
+    /// Follows the SGR sequences and shifts in one captured line.
+    pub fn follow(&mut self, line: &str) {
+        let b = line.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            match b[i] {
+                0x0e => self.shifted = true,
+                0x0f => self.shifted = false,
+                0x1b if b.get(i + 1) == Some(&b'[') => {
+                    // Parameter bytes, intermediate bytes, then the final byte.
+                    let start = i + 2;
+                    let mut end = start;
+                    while end < b.len() && (0x20..=0x3f).contains(&b[end]) {
+                        end += 1;
+                    }
+                    if b.get(end) == Some(&b'm') {
+                        self.apply(line.get(start..end).unwrap_or(""));
+                    }
+                    i = end;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+
+    /// Applies the parameters of one SGR sequence.
+    fn apply(&mut self, params: &str) {
+        let p: Vec<&str> = params.split(';').collect();
+        let mut i = 0;
+        while i < p.len() {
+            let word = p[i];
+            match word {
+                "" | "0" => {
+                    self.attrs.clear();
+                    self.fg = None;
+                    self.bg = None;
+                    self.underline_colour = None;
+                }
+                "38" | "48" | "58" => {
+                    // A colour in semicolon form takes the words after it: `5;n` or `2;r;g;b`.
+                    let take = match p.get(i + 1).copied() {
+                        Some("5") => 3,
+                        Some("2") => 5,
+                        _ => 1,
+                    };
+                    let end = (i + take).min(p.len());
+                    let colour = p[i..end].join(";");
+                    i = end - 1;
+                    if take > 1 {
+                        self.set_colour(word, colour);
+                    }
+                }
+                w if w.starts_with("38:") || w.starts_with("48:") || w.starts_with("58:") => {
+                    self.set_colour(&w[..2], w.to_owned());
+                }
+                "39" => self.fg = None,
+                "49" => self.bg = None,
+                "59" => self.underline_colour = None,
+                w => match w.parse::<u16>() {
+                    Ok(30..=37 | 90..=97) => self.fg = Some(w.to_owned()),
+                    Ok(40..=47 | 100..=107) => self.bg = Some(w.to_owned()),
+                    Ok(22) => self.unset(&["1", "2"]),
+                    Ok(23) => self.unset(&["3"]),
+                    Ok(24) => self.unset(&["4"]),
+                    Ok(25) => self.unset(&["5", "6"]),
+                    Ok(27) => self.unset(&["7"]),
+                    Ok(28) => self.unset(&["8"]),
+                    Ok(29) => self.unset(&["9"]),
+                    Ok(55) => self.unset(&["53"]),
+                    _ if w == "4:0" => self.unset(&["4"]),
+                    _ => {
+                        if !self.attrs.iter().any(|a| a == w) {
+                            self.attrs.push(w.to_owned());
+                        }
+                    }
+                },
+            }
+            i += 1;
+        }
+    }
+
+    fn set_colour(&mut self, kind: &str, colour: String) {
+        match kind {
+            "38" => self.fg = Some(colour),
+            "48" => self.bg = Some(colour),
+            _ => self.underline_colour = Some(colour),
+        }
+    }
+
+    /// Removes the attributes `codes` (and their `code:style` forms).
+    fn unset(&mut self, codes: &[&str]) {
+        self.attrs.retain(|a| {
+            let head = a.split(':').next().unwrap_or(a);
+            !codes.contains(&head)
+        });
+    }
+
+    /// Writes what sets this pen on a terminal whose pen is the default.
+    pub fn set(&self, out: &mut Vec<u8>) {
+        if !self.attrs.is_empty() {
+            csi(out, &format!("{}m", self.attrs.join(";")));
+        }
+        for colour in [&self.fg, &self.bg, &self.underline_colour]
+            .into_iter()
+            .flatten()
+        {
+            csi(out, &format!("{colour}m"));
+        }
+        if self.shifted {
+            out.push(0x0e);
+        }
+    }
+
+    /// Writes what puts the default pen back after this one.
+    pub fn reset(&self, out: &mut Vec<u8>) {
+        if !self.attrs.is_empty()
+            || self.fg.is_some()
+            || self.bg.is_some()
+            || self.underline_colour.is_some()
+        {
+            out.extend_from_slice(b"\x1b[0m");
+        }
+        if self.shifted {
+            out.push(0x0f);
+        }
+    }
 }
 
 /// Splits tmux's capture output into lines (the final line break ends the last line).
@@ -483,5 +669,109 @@ mod tests {
         assert!(out.len() <= MAX_REPLAY_BYTES, "{}", out.len());
         let s = String::from_utf8(out).unwrap();
         assert!(s.contains("01999x") && !s.contains("00000x"));
+    }
+
+    fn shell_state() -> ScreenState {
+        ScreenState {
+            cols: 20,
+            rows: 3,
+            wrap: true,
+            scroll_lower: 2,
+            cursor_visible: true,
+            ..ScreenState::default()
+        }
+    }
+
+    #[test]
+    fn the_pen_follows_tmux_sequences_and_resets() {
+        let mut pen = Pen::default();
+        pen.follow("a\x1b[1;4:3m\x1b[38;5;0m\x1b[48;2;0;0;0mb");
+        assert_eq!(pen.attrs, ["1", "4:3"]);
+        // A colour's `0` is not a reset.
+        assert_eq!(pen.fg.as_deref(), Some("38;5;0"));
+        assert_eq!(pen.bg.as_deref(), Some("48;2;0;0;0"));
+        let mut out = Vec::new();
+        pen.set(&mut out);
+        assert_eq!(out, b"\x1b[1;4:3m\x1b[38;5;0m\x1b[48;2;0;0;0m");
+        pen.follow("\x1b[0m\x1b[7m\x0ex\x1b[95m");
+        assert_eq!(pen.attrs, ["7"]);
+        assert_eq!(pen.fg.as_deref(), Some("95"));
+        assert!(pen.bg.is_none() && pen.shifted);
+        let mut out = Vec::new();
+        pen.reset(&mut out);
+        assert_eq!(out, b"\x1b[0m\x0f");
+        pen.follow("\x0f\x1b[39m\x1b[27m");
+        assert!(pen.is_default(), "{pen:?}");
+    }
+
+    #[test]
+    fn a_row_that_goes_on_in_the_previous_rows_colours_starts_with_them() {
+        let text = Captured {
+            history: vec![],
+            normal: vec!["$ top".into()],
+            alternate: Some(vec![
+                "a\x1b[1m\x1b[33m\x1b[44mbc".into(),
+                "de\x1b[0mf".into(),
+                "g".into(),
+            ]),
+        };
+        let state = ScreenState {
+            alternate_on: true,
+            ..shell_state()
+        };
+        let s = String::from_utf8(compose(&state, &text)).unwrap();
+        assert!(
+            s.contains("\x1b[1;1Ha\x1b[1m\x1b[33m\x1b[44mbc\x1b[0m\x1b[2;1H\x1b[1m\x1b[33m\x1b[44mde\x1b[0mf\x1b[3;1Hg"),
+            "{s:?}"
+        );
+    }
+
+    #[test]
+    fn no_line_break_is_written_with_a_colour_set() {
+        let text = Captured {
+            history: vec!["x \x1b[44mblue".into(), "more".into()],
+            normal: vec!["\x1b[49mplain \x1b[41mred".into(), "\x1b[7mrev".into()],
+            alternate: None,
+        };
+        let state = ScreenState {
+            rows: 2,
+            scroll_lower: 1,
+            ..shell_state()
+        };
+        let s = String::from_utf8(compose(&state, &text)).unwrap();
+        let segments: Vec<&str> = s.split("\r\n").collect();
+        assert_eq!(segments.len(), 4, "{s:?}");
+        for seg in &segments[..3] {
+            let mut pen = Pen::default();
+            pen.follow(seg);
+            assert!(pen.is_default(), "{seg:?} leaves {pen:?}");
+        }
+        // The history goes on blue; the visible lines are a capture of their own, which starts
+        // from the default pen.
+        assert_eq!(segments[1], "\x1b[44mmore\x1b[0m");
+        assert_eq!(segments[2], "\x1b[49mplain \x1b[41mred\x1b[0m");
+        assert!(
+            segments[3].starts_with("\x1b[41m\x1b[7mrev\x1b[0m"),
+            "{s:?}"
+        );
+    }
+
+    #[test]
+    fn history_left_out_to_fit_still_sets_the_colours_of_what_follows() {
+        let line = "x".repeat(1000);
+        let mut history: Vec<String> = (0..2000).map(|i| format!("{i:05}{line}")).collect();
+        history[0] = format!("\x1b[41m{}", history[0]);
+        let text = Captured {
+            history,
+            normal: vec!["$ ".into()],
+            alternate: None,
+        };
+        let out = compose(&shell_state(), &text);
+        let s = String::from_utf8(out).unwrap();
+        assert!(!s.contains("00000x"));
+        let first = s.strip_prefix("\x1bc").unwrap();
+        assert!(first.starts_with("\x1b[41m0"), "{:?}", &first[..20]);
+        // The visible lines are a capture of their own: nothing carries into them.
+        assert!(s.contains("x\x1b[0m\r\n$ \r\n"), "{:?}", &s[s.len() - 40..]);
     }
 }

@@ -1,5 +1,6 @@
 //! The attach replay on a real tmux, checked in a headless terminal emulator (`vt100`): a viewer
-//! that comes back to a full-screen program finds the same screen, modes and cursor.
+//! that comes back to a full-screen program finds the same screen, modes and cursor, and every
+//! cell in the colours tmux holds for it.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
@@ -290,4 +291,177 @@ fn a_shell_pane_replays_its_text_colours_and_cursor() {
             .unwrap(),
         serde_json::Value::Null
     );
+}
+
+/// tmux's own view of the pane: its capture from `from` (a `-S` value) to the bottom, written
+/// into a fresh emulator as one stream, so that every cell's attributes are read relative to
+/// the cell before it exactly as tmux writes them.
+fn tmux_screen(n: &Node, id: &str, from: &str) -> vt100::Parser {
+    let target = format!("=tp-{id}:");
+    let text = n
+        .exec
+        .tmux()
+        .run(&[
+            "capture-pane",
+            "-p",
+            "-e",
+            "-N",
+            "-S",
+            from,
+            "-t",
+            target.as_str(),
+        ])
+        .unwrap();
+    let lines = termplane_exec::screen::split_lines(&text);
+    let mut p = vt100::Parser::new(ROWS, COLS, 5000);
+    p.process(lines.join("\r\n").as_bytes());
+    p
+}
+
+/// The cells whose text or attributes differ between two screens of the same size.
+fn differing_cells(got: &vt100::Screen, want: &vt100::Screen) -> Vec<String> {
+    let show = |c: &vt100::Cell| {
+        format!(
+            "{:?} fg={:?} bg={:?}{}{}{}{}{}",
+            c.contents(),
+            c.fgcolor(),
+            c.bgcolor(),
+            if c.bold() { " bold" } else { "" },
+            if c.dim() { " dim" } else { "" },
+            if c.italic() { " italic" } else { "" },
+            if c.underline() { " underline" } else { "" },
+            if c.inverse() { " inverse" } else { "" },
+        )
+    };
+    let mut out = Vec::new();
+    for row in 0..ROWS {
+        for col in 0..COLS {
+            let (g, w) = (got.cell(row, col).unwrap(), want.cell(row, col).unwrap());
+            let (g, w) = (show(g), show(w));
+            if g != w {
+                out.push(format!("row {row} col {col}: replayed {g}, tmux {w}"));
+            }
+        }
+    }
+    out
+}
+
+fn assert_same_cells(got: &vt100::Screen, want: &vt100::Screen, what: &str) {
+    let diff = differing_cells(got, want);
+    assert!(
+        diff.is_empty(),
+        "{} cells of {what} differ from tmux's screen, first: {:#?}",
+        diff.len(),
+        &diff[..diff.len().min(8)]
+    );
+}
+
+#[test]
+fn colours_that_run_from_one_row_into_the_next_come_back_on_the_alternate_screen() {
+    if !tmux_ok() {
+        return;
+    }
+    let n = Node::new("replay-rows");
+    n.exec.start().unwrap();
+    let cwd = TempDir::new("replay-rows-cwd");
+    let id = "d1e2";
+    launch(
+        &n,
+        id,
+        json!(["bash", "--norc", "--noprofile"]),
+        &cwd.path().to_string_lossy(),
+    );
+    wait_shows(&n, id, "bash");
+    // A full-screen program's drawing: a highlighted block over two rows, a full-width bar
+    // (erased to the end of the row in its background) whose colours go on into the next row,
+    // palette and direct colours with italics and underline over three rows, and reverse video
+    // that ends mid-row.
+    let script = "printf '\\033[?1049h\\033[2J\
+\\033[2;1Hplain \\033[1;33;44mbold yellow on blue to the end\
+\\033[3;1Hand on into row three\\033[0m plain again\
+\\033[5;1H\\033[30;46m a selection bar \\033[K\
+\\033[6;1Hthe bar colours go on\\033[0m\
+\\033[8;1H\\033[3;4;38;5;208mitalic underlined orange\
+\\033[9;1Hstill orange\\033[48;2;10;20;30m on a direct colour\
+\\033[10;1Hboth carried\\033[0m\
+\\033[12;1H\\033[7mreverse\\033[27m ends here\
+\\033[14;1HEND-OF-SCENE'; sleep 600\r";
+    type_text(&n, id, script);
+    wait_shows(&n, id, "END-OF-SCENE");
+    let (answer, _, p) = replay(&n, id);
+    assert_eq!(answer["alternate"], true);
+    let got = p.screen();
+    assert!(got.alternate_screen());
+    let want = tmux_screen(&n, id, "0");
+    assert_same_cells(got, want.screen(), "the alternate screen");
+    // The cells that carry colours from the row above have them.
+    let carried = got.cell(2, 0).unwrap();
+    assert_eq!(carried.contents(), "a");
+    assert_eq!(
+        (carried.fgcolor(), carried.bgcolor(), carried.bold()),
+        (vt100::Color::Idx(3), vt100::Color::Idx(4), true)
+    );
+    let bar = got.cell(5, 0).unwrap();
+    assert_eq!(
+        (bar.contents(), bar.fgcolor(), bar.bgcolor()),
+        ("t", vt100::Color::Idx(0), vt100::Color::Idx(6))
+    );
+    let both = got.cell(9, 0).unwrap();
+    assert_eq!(
+        (
+            both.fgcolor(),
+            both.bgcolor(),
+            both.italic(),
+            both.underline()
+        ),
+        (
+            vt100::Color::Idx(208),
+            vt100::Color::Rgb(10, 20, 30),
+            true,
+            true
+        )
+    );
+}
+
+#[test]
+fn colours_that_carry_across_lines_come_back_on_the_normal_screen_and_in_its_history() {
+    if !tmux_ok() {
+        return;
+    }
+    let n = Node::new("replay-lines");
+    n.exec.start().unwrap();
+    let cwd = TempDir::new("replay-lines-cwd");
+    let id = "e1f2";
+    launch(
+        &n,
+        id,
+        json!(["bash", "--norc", "--noprofile"]),
+        &cwd.path().to_string_lossy(),
+    );
+    wait_shows(&n, id, "bash");
+    // More lines than the grid holds, each starting plain and ending blue, then a block of
+    // lines in one colour: wherever the history ends and the visible lines begin, a line
+    // starts in other colours than the one before it ended in.
+    type_text(
+        &n,
+        id,
+        "for i in $(seq 1 80); do printf 'plain-%d \\033[44mblue-%d\\033[0m\\n' $i $i; done; \
+printf '\\033[1;35mmagenta\\nbold\\nlines\\033[0m\\n'; echo END-OF-LINES\r",
+    );
+    wait_shows(&n, id, "END-OF-LINES\n");
+    let (answer, _, mut p) = replay(&n, id);
+    assert_eq!(answer["alternate"], false);
+    let mut want = tmux_screen(&n, id, "-2000");
+    assert_same_cells(p.screen(), want.screen(), "the visible screen");
+    // The history beneath, page by page.
+    for back in [10, usize::from(ROWS), 2 * usize::from(ROWS), 70] {
+        p.screen_mut().set_scrollback(back);
+        want.screen_mut().set_scrollback(back);
+        assert_eq!(p.screen().scrollback(), want.screen().scrollback());
+        assert_same_cells(
+            p.screen(),
+            want.screen(),
+            &format!("the history {back} lines up"),
+        );
+    }
 }
