@@ -76,8 +76,12 @@ impl Host for NodeHost {
             .clone()
             .unwrap_or_else(crate::config::default_config_path);
         let log = self.log_path.clone();
-        if supervised() && matches!(a, Action::Stop | Action::Restart | Action::Uninstall) {
-            // These end this very process: answer first, act a moment later.
+        if supervised()
+            && has_def
+            && matches!(a, Action::Stop | Action::Restart | Action::Uninstall)
+        {
+            // These end this very process: answer first, act a moment later. (With no
+            // definition left, `uninstall` is a no-op, answered at once.)
             std::thread::spawn(move || {
                 std::thread::sleep(Duration::from_millis(500));
                 if let Err(e) = perform(a, &binary, &config, &log) {

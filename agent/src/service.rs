@@ -91,7 +91,27 @@ pub fn supervised() -> bool {
     std::env::var(SUPERVISED_ENV).is_ok_and(|v| !v.is_empty())
 }
 
-/// Which refusal, if any, a service action meets (also `update`'s, as a restart).
+/// Refused: the action needs this daemon to be the one its service definition runs.
+pub const NOT_SUPERVISED: &str = "not supervised";
+/// Refused: panes run, and the action would end them (`force` overrides).
+pub const KILLS_PANES: &str = "kills panes";
+/// Refused: there is no service definition to act on.
+pub const NO_SERVICE_DEFINITION: &str = "no service definition";
+
+/// Which refusal, if any, a service action sent by the plane meets; `update` meets those of
+/// `restart`. The table of every case is in the protocol document (`docs/protocol-14.md`,
+/// "Service refusals"); in short, checked in this order:
+///
+/// * `install` is never refused;
+/// * `uninstall` with no definition is a no-op, not a refusal; a supervised daemon, which it
+///   ends together with the panes the manager stops with it, refuses `kills panes`;
+/// * `start` and `stop` need a definition (`no service definition`), then this daemon to be the
+///   one it runs (`not supervised`: starting the service beside a hand-launched daemon would
+///   run a second daemon of the same node, and stopping it would not stop this one); `stop`
+///   then refuses `kills panes`;
+/// * `restart` (and `update`) need this daemon to be supervised first (`not supervised`: a
+///   hand-launched daemon that exits is brought back by nothing, and the manager would start a
+///   second one beside it), then a definition, then refuse `kills panes`.
 #[must_use]
 pub fn service_refusal(
     action: ServiceAction,
@@ -103,24 +123,25 @@ pub fn service_refusal(
     let kills = panes_running && !force;
     match action {
         ServiceAction::Install => None,
-        ServiceAction::Uninstall => (has_definition && kills).then_some("kills panes"),
-        ServiceAction::Start => (!has_definition).then_some("no service definition"),
-        ServiceAction::Stop => {
+        ServiceAction::Uninstall => (has_definition && supervised && kills).then_some(KILLS_PANES),
+        ServiceAction::Start | ServiceAction::Stop => {
             if !has_definition {
-                Some("no service definition")
-            } else if kills {
-                Some("kills panes")
+                Some(NO_SERVICE_DEFINITION)
+            } else if !supervised {
+                Some(NOT_SUPERVISED)
+            } else if kills && action == ServiceAction::Stop {
+                Some(KILLS_PANES)
             } else {
                 None
             }
         }
         ServiceAction::Restart => {
-            if !has_definition {
-                Some("no service definition")
-            } else if !supervised {
-                Some("not supervised")
+            if !supervised {
+                Some(NOT_SUPERVISED)
+            } else if !has_definition {
+                Some(NO_SERVICE_DEFINITION)
             } else if kills {
-                Some("kills panes")
+                Some(KILLS_PANES)
             } else {
                 None
             }
@@ -476,38 +497,44 @@ mod tests {
         ));
     }
 
+    /// Every case of the table in the protocol document, with the document's words: the
+    /// refusal of each action (and of `update`, which meets `restart`'s) per node state, without
+    /// panes, with panes, and with panes and `force`.
     #[test]
-    fn service_refusals_follow_the_spec() {
+    fn service_refusals_follow_the_documented_table() {
         use ServiceAction as A;
-        assert_eq!(
-            service_refusal(A::Restart, false, false, true, false),
-            Some("not supervised")
-        );
-        assert_eq!(
-            service_refusal(A::Stop, false, true, true, true),
-            Some("kills panes")
-        );
-        assert_eq!(service_refusal(A::Stop, true, true, true, true), None);
-        assert_eq!(
-            service_refusal(A::Restart, false, true, true, true),
-            Some("kills panes")
-        );
-        assert_eq!(
-            service_refusal(A::Uninstall, false, true, true, true),
-            Some("kills panes")
-        );
-        assert_eq!(
-            service_refusal(A::Start, false, false, false, false),
-            Some("no service definition")
-        );
-        assert_eq!(
-            service_refusal(A::Stop, false, false, false, false),
-            Some("no service definition")
-        );
-        assert_eq!(
-            service_refusal(A::Uninstall, false, false, false, true),
-            None
-        );
-        assert_eq!(service_refusal(A::Install, false, false, false, true), None);
+        const NS: Option<&str> = Some("not supervised");
+        const KP: Option<&str> = Some("kills panes");
+        const ND: Option<&str> = Some("no service definition");
+        // (supervised, has a definition)
+        let states = [(true, true), (true, false), (false, true), (false, false)];
+        // Per action: per state, the refusal (no panes, panes, panes with force).
+        type Row = [[Option<&'static str>; 3]; 4];
+        let table: [(A, Row); 5] = [
+            (A::Install, [[None; 3]; 4]),
+            (
+                A::Uninstall,
+                [
+                    [None, KP, None],
+                    [None, None, None],
+                    [None, None, None],
+                    [None, None, None],
+                ],
+            ),
+            (A::Start, [[None; 3], [ND; 3], [NS; 3], [ND; 3]]),
+            (A::Stop, [[None, KP, None], [ND; 3], [NS; 3], [ND; 3]]),
+            (A::Restart, [[None, KP, None], [ND; 3], [NS; 3], [NS; 3]]),
+        ];
+        for (action, rows) in table {
+            for ((supervised, has_def), want) in states.into_iter().zip(rows) {
+                let got = [(false, false), (true, false), (true, true)].map(|(panes, force)| {
+                    service_refusal(action, force, supervised, has_def, panes)
+                });
+                assert_eq!(
+                    got, want,
+                    "{action:?}, supervised {supervised}, definition {has_def}"
+                );
+            }
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! Self-update: `update { version, url, sha256, force? }`.
 //!
-//! Steps: validate; apply the `service restart` refusals (`not supervised`, `kills panes`
-//! unless `force`); stream the download (`http://` only in this build, at most
+//! Steps: validate; apply the `service restart` refusals (`not supervised`, then `no service
+//! definition`, then `kills panes` unless `force`); stream the download (`http://` only in this build, at most
 //! [`UPDATE_DOWNLOAD_MAX_BYTES`], progress every tenth in the log) into `<binary>.download`
 //! (created 0600, not executable); check the SHA-256 **before** the first
 //! chmod (`digest mismatch`); chmod 0755; run it with `--version` and refuse unless it prints

@@ -253,6 +253,105 @@ fn a_node_without_a_locale_keeps_its_panes_alive_and_lists_them_in_its_census() 
     assert_eq!(tmux_sessions(&w), format!("tp-{id}\n"));
 }
 
+/// The refusal a command met on the node, or `None` when it was carried out.
+fn refusal(w: &World, cmd: &Value) -> Option<String> {
+    let r = w.command(cmd);
+    (r["ok"] != true).then(|| r["error"].as_str().unwrap_or("").to_owned())
+}
+
+#[test]
+fn service_actions_and_update_meet_the_documented_refusal_in_each_node_state() {
+    const NS: &str = "not supervised";
+    const ND: &str = "no service definition";
+    const KP: &str = "kills panes";
+    let mut w = world("refusals");
+    let unit = w.dir.join("xdg-config/systemd/user/termplane-node.service");
+    let service = |action: &str| json!({ "type": "service", "action": action });
+    let forced = |action: &str| json!({ "type": "service", "action": action, "force": true });
+    let update = json!({
+        "type": "update", "version": VERSION, "url": "http://127.0.0.1:1/x", "sha256": "0".repeat(64)
+    });
+    let check = |w: &World, cases: &[(&Value, &str)]| {
+        for (cmd, want) in cases {
+            assert_eq!(refusal(w, cmd).as_deref(), Some(*want), "{cmd}");
+        }
+    };
+
+    // Launched by hand, with no service definition: restart and update need supervision first.
+    w.start_node();
+    w.wait_online(WAIT);
+    check(
+        &w,
+        &[
+            (&service("start"), ND),
+            (&service("stop"), ND),
+            (&forced("stop"), ND),
+            (&service("restart"), NS),
+            (&forced("restart"), NS),
+            (&update, NS),
+        ],
+    );
+    // Uninstalling nothing is a no-op, not a refusal.
+    let done = w.ok(&service("uninstall"));
+    assert_eq!(
+        done["done"],
+        json!(["no service definition; nothing to remove"]),
+        "{done}"
+    );
+
+    // Launched by hand while a definition is installed, a pane running: the service is not
+    // this daemon, so nothing acts on it from here.
+    std::fs::create_dir_all(unit.parent().unwrap()).unwrap();
+    std::fs::write(&unit, "[Service]\n").unwrap();
+    w.ok(&bash_launch("5e7f", &w.dir.join("work")));
+    check(
+        &w,
+        &[
+            (&service("start"), NS),
+            (&service("stop"), NS),
+            (&forced("stop"), NS),
+            (&service("restart"), NS),
+            (&update, NS),
+        ],
+    );
+
+    // Supervised, the pane still running: what would end the daemon ends its panes too.
+    w.kill_node();
+    w.wait_offline();
+    start_supervised(&mut w);
+    w.wait_online(WAIT);
+    check(
+        &w,
+        &[
+            (&service("stop"), KP),
+            (&service("restart"), KP),
+            (&service("uninstall"), KP),
+            (&update, KP),
+        ],
+    );
+
+    // Supervised, its definition removed under it: nothing is left to act on.
+    std::fs::remove_file(&unit).unwrap();
+    check(
+        &w,
+        &[
+            (&service("start"), ND),
+            (&service("stop"), ND),
+            (&service("restart"), ND),
+            (&forced("restart"), ND),
+            (&update, ND),
+        ],
+    );
+    let done = w.ok(&service("uninstall"));
+    assert_eq!(
+        done["done"],
+        json!(["no service definition; nothing to remove"]),
+        "{done}"
+    );
+    // The pane outlived every refusal.
+    assert_eq!(tmux_sessions(&w), "tp-5e7f\n");
+}
+
 fn platform() -> String {
     format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH)
 }
