@@ -174,6 +174,51 @@ fn close_1000_is_an_ordinary_reconnect() {
     assert!(p.agent.is_established());
 }
 
+/// Codes the close table does not list, and a close with no code, end the socket the way an
+/// abnormal end does: a redial after backoff, the configuration unchanged, never an exit.
+#[test]
+fn a_close_the_table_does_not_list_redials_after_backoff_and_changes_nothing() {
+    let unlisted = [
+        1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 3000, 4000, 4400, 4401, 4403,
+        4404, 4405, 4407, 4408, 4412, 4999,
+    ];
+    for code in unlisted.into_iter().map(Some).chain([None]) {
+        let mut p = Pair::new(ready("0.17.0", 14));
+        p.run();
+        let pin = p.agent.control_pin();
+        assert!(pin.is_some());
+        p.plane_reachable = false;
+        let (now, unix) = (p.now, p.unix());
+        p.current = None;
+        p.agent.handle_input(
+            AgentInput::Closed {
+                code,
+                reason: "closing",
+            },
+            now,
+            unix,
+        );
+        p.run();
+        assert!(!p.agent.has_exited(), "{code:?}");
+        assert!(p.exits().is_empty(), "{code:?}");
+        assert_eq!(p.agent.control_pin(), pin, "{code:?}");
+        assert!(
+            !p.agent_actions.contains(&AgentAction::DropControlPin),
+            "{code:?}"
+        );
+        let (at, kind) = p.agent.poll_timeout().unwrap();
+        assert_eq!(kind, TimerKind::Redial, "{code:?}");
+        assert!(
+            at - now >= Duration::from_millis(500) && at - now <= Duration::from_secs(1),
+            "{code:?}: the first redial waits the backoff, not {:?}",
+            at - now
+        );
+        p.plane_reachable = true;
+        p.advance(Duration::from_secs(2));
+        assert!(p.agent.is_established(), "{code:?}");
+    }
+}
+
 #[test]
 fn register_first_when_there_is_no_pin() {
     let mut p = Pair::build(ready("0.17.0", 14), false);

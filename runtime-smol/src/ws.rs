@@ -369,4 +369,51 @@ mod tests {
             }
         });
     }
+
+    /// What the node reads of a plane's close: a code a close frame may carry arrives as it is,
+    /// whether or not the link's table lists it; one that RFC 6455 keeps off the wire (below
+    /// 1000, 1004 to 1006, 1014 to 2999, 5000 and above) arrives as 1002, a protocol error.
+    #[test]
+    fn a_close_code_arrives_as_sent_unless_no_close_frame_may_carry_it() {
+        smol::block_on(async {
+            for (sent, read) in [
+                (1001, 1001),
+                (1003, 1003),
+                (1007, 1007),
+                (1008, 1008),
+                (1011, 1011),
+                (1012, 1012),
+                (1013, 1013),
+                (3000, 3000),
+                (4000, 4000),
+                (4400, 4400),
+                (4403, 4403),
+                (4408, 4408),
+                (4999, 4999),
+                (999, 1002),
+                (1004, 1002),
+                (1005, 1002),
+                (1006, 1002),
+                (1014, 1002),
+                (1015, 1002),
+                (2999, 1002),
+                (5000, 1002),
+            ] {
+                let (mut plane, mut node) = pair().await;
+                let plane_side = async {
+                    let _ = plane
+                        .close(Some(CloseFrame {
+                            code: WsCloseCode::from(sent),
+                            reason: Utf8Bytes::from("closing".to_owned()),
+                        }))
+                        .await;
+                };
+                let (_, got) = futures_lite::future::zip(plane_side, next_inbound(&mut node)).await;
+                match got {
+                    Inbound::Closed { code, .. } => assert_eq!(code, Some(read), "sent {sent}"),
+                    other => panic!("sent {sent}: {other:?}"),
+                }
+            }
+        });
+    }
 }
