@@ -3,7 +3,8 @@
 # Installs what is missing (idempotently), builds the browser app, then runs: formatting, clippy
 # (warnings are errors), the architecture-invariant checks, every crate's tests (including the PyNaCl and jose
 # cross-checks, the OpenAPI validation, the Schemathesis run, the MCP client test with real panes and
-# the fuzz-corpus replay), the plane's in-process tests again on PostgreSQL, the browser suite
+# the fuzz-corpus replay), the executor's and the node daemon's tests again with no locale, the
+# plane's in-process tests again on PostgreSQL, the browser suite
 # (Playwright driving Chromium), a fuzz smoke run of every target, and a build of the benchmarks.
 #
 # Environment:
@@ -112,6 +113,29 @@ tools/check-invariants.sh
 
 step "tests"
 cargo test --workspace --locked
+
+step "the executor's and the node daemon's tests again, with no locale"
+# A daemon in a container or under a service manager often runs with no LANG or LC_* at all, and
+# a tmux client in that environment rewrites what it prints. The executor's and the daemon's
+# integration tests that drive tmux run once more that way (the tmux servers, planes and node
+# daemons they start inherit it): the binaries the workspace build above made, run as cargo runs
+# them, so nothing is built again. Left out: the CLI and HTTPS-client tests, which start no
+# tmux, and the MCP-client suite (`subshells`, minutes long), whose panes take the executor
+# paths the others cover.
+built_tests="$(cargo test --workspace --locked --no-run --message-format=json 2>/dev/null)"
+no_locale_bins="$(python3 tools/ci/test-binaries.py termplane-exec <<<"$built_tests")
+$(python3 tools/ci/test-binaries.py termplane-node cli https_client subshells <<<"$built_tests")"
+[ "$(grep -c . <<<"$no_locale_bins")" -ge 2 ] ||
+  { echo "no executor or node test binaries found for the pass without a locale" >&2; exit 1; }
+no_locale=(env -u LANG -u LANGUAGE)
+while read -r name; do
+  case "$name" in LC_*) no_locale+=(-u "$name") ;; esac
+done < <(compgen -e)
+while IFS=$'\t' read -r dir bin; do
+  [ -n "$bin" ] || continue
+  echo "--- $(basename "$bin") with no locale"
+  (cd "$dir" && "${no_locale[@]}" "$bin")
+done <<<"$no_locale_bins"
 
 step "the plane's tests again, each test plane on a PostgreSQL database of its own"
 # Every route family through the real server on the second backend (the storage tests above
