@@ -852,3 +852,60 @@ fn the_local_node_reads_offline_while_the_plane_runs_no_panes_on_its_host() {
     let _node = common::local::attach(&p);
     assert_eq!(local(&p)["liveness"], "online");
 }
+
+#[test]
+fn the_node_list_says_where_each_caller_may_launch_and_launches_agree() {
+    let w = world();
+    w.p.create_user(&w.admin, "person@example.com", "user");
+    let person = w.p.sign_in("person@example.com", common::PASSWORD);
+    let (_, setup) = w.p.setup_key(&person);
+    let r = w.p.enroll(&setup, "persons-box");
+    assert_eq!(r.status, 201, "{}", r.text());
+    let own = r.json()["nodeId"].as_str().unwrap().to_owned();
+    let can_launch = |r: Resp| -> Vec<(String, bool)> {
+        assert_eq!(r.status, 200, "{}", r.text());
+        r.json()
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| {
+                (
+                    n["nodeId"].as_str().unwrap().to_owned(),
+                    n["canLaunch"].as_bool().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let local = w.node.node_id.clone();
+    // A person who is not an administrator: the local node is listed, but not theirs to use.
+    assert_eq!(
+        can_launch(w.p.call(&person, "GET", "/api/nodes", None)),
+        [(local.clone(), false), (own.clone(), true)]
+    );
+    // An administrator may launch anywhere; a script on the local node.
+    assert_eq!(
+        can_launch(w.as_admin("GET", "/api/nodes", None)),
+        [(local.clone(), true), (own.clone(), true)]
+    );
+    assert_eq!(
+        can_launch(w.as_bearer(&w.key, "GET", "/api/nodes", None)),
+        [(local.clone(), true)]
+    );
+    let r =
+        w.p.call(&person, "GET", &format!("/api/nodes/{local}"), None);
+    assert_eq!(r.json()["canLaunch"], false, "{}", r.text());
+    // The launch and the harness check refuse what the list calls not launchable.
+    let body =
+        json!({ "nodeId": local, "harnessId": "shell", "cwd": w.node.work.to_string_lossy() });
+    let r = w.p.call(&person, "POST", "/api/subshells", Some(body));
+    assert_eq!(r.error(403), "NODE_NOT_ALLOWED");
+    let r = w.p.call(
+        &person,
+        "GET",
+        &format!("/api/nodes/{local}/harnesses"),
+        None,
+    );
+    assert_eq!(r.error(403), "NODE_NOT_ALLOWED");
+    let r = w.as_admin("GET", "/api/subshells", None);
+    assert_eq!(r.json(), json!([]), "a refused launch left a row");
+}
