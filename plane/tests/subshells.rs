@@ -909,3 +909,31 @@ fn the_node_list_says_where_each_caller_may_launch_and_launches_agree() {
     let r = w.as_admin("GET", "/api/subshells", None);
     assert_eq!(r.json(), json!([]), "a refused launch left a row");
 }
+#[test]
+fn a_harness_version_is_shown_as_its_number_beside_the_line_it_printed() {
+    let w = world();
+    let r = w.as_admin(
+        "GET",
+        &format!("/api/nodes/{}/harnesses?refresh=true", w.node.node_id),
+        None,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let listed = r.json();
+    let shell = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["harnessId"] == "shell")
+        .unwrap();
+    let line = shell["version"].as_str().unwrap();
+    let number = shell["versionNumber"].as_str().unwrap();
+    // `GNU bash, version 5.2.15(1)-release (…)` → `5.2.15`: dotted digits, found in the line.
+    assert!(line.contains(number), "{shell}");
+    assert!(
+        number.split('.').count() >= 2
+            && number
+                .split('.')
+                .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit())),
+        "{shell}"
+    );
+}
