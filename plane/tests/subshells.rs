@@ -909,6 +909,32 @@ fn the_node_list_says_where_each_caller_may_launch_and_launches_agree() {
     let r = w.as_admin("GET", "/api/subshells", None);
     assert_eq!(r.json(), json!([]), "a refused launch left a row");
 }
+
+#[test]
+fn a_launch_the_node_refuses_for_its_directory_names_the_directory_field() {
+    let w = world();
+    let missing = w.node.work.join("not-there");
+    let body =
+        json!({ "nodeId": w.node.node_id, "harnessId": "shell", "cwd": missing.to_string_lossy() });
+    let r = w.as_bearer(&w.key, "POST", "/api/subshells", Some(body));
+    assert_eq!(r.error(422), "LAUNCH_REFUSED");
+    let v = r.json();
+    assert_eq!(v["metadata"]["field"], "cwd", "{v}");
+    let reason = v["metadata"]["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with(&format!("{}:", missing.to_string_lossy())),
+        "{reason}"
+    );
+    let r = w.as_bearer(&w.key, "GET", "/api/subshells", None);
+    assert_eq!(r.json(), json!([]), "a refused launch left a row");
+    // The same launch once the directory is there.
+    std::fs::create_dir_all(&missing).unwrap();
+    let body =
+        json!({ "nodeId": w.node.node_id, "harnessId": "shell", "cwd": missing.to_string_lossy() });
+    let r = w.as_bearer(&w.key, "POST", "/api/subshells", Some(body));
+    assert_eq!(r.status, 201, "{}", r.text());
+}
+
 #[test]
 fn a_harness_version_is_shown_as_its_number_beside_the_line_it_printed() {
     let w = world();
