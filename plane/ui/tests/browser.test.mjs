@@ -428,7 +428,8 @@ describe("termplane browser app", { concurrency: false }, () => {
     await page.waitForURL(/\/sign-in/);
     await page.getByLabel("Email").fill(ADMIN.email);
     await page.getByRole("button", { name: "Sign in with a passkey" }).click();
-    await page.waitForURL(/\/subshells$/);
+    // Back on the page they signed out from.
+    await page.waitForURL(/\/account$/);
     await page.getByRole("link", { name: ADMIN.name }).waitFor();
   });
 
@@ -587,6 +588,50 @@ describe("termplane browser app", { concurrency: false }, () => {
     await live(page);
     await waitLine(page, "hi");
     await waitLine(page, "from-the-first");
+  });
+
+  test("sign-in goes on to the page that asked for it, and never to another site", async () => {
+    const ctx = await newContext();
+    const p = await ctx.newPage();
+    const signInHere = async () => {
+      await p.getByLabel("Email").fill(ADMIN.email);
+      await p.getByLabel("Password", { exact: true }).fill(ADMIN.password);
+      await p.getByRole("button", { name: "Sign in", exact: true }).click();
+    };
+    // Signed out, the pane's address asks for a sign-in that remembers it.
+    await p.goto(paneUrl);
+    await p.waitForURL((u) => u.pathname === "/sign-in" && u.searchParams.get("next") === paneUrl);
+    await signInHere();
+    await p.waitForURL((u) => u.pathname === paneUrl);
+    // The pane shows, and stays: the sign-in does not go on to the list after it.
+    await live(p);
+    await waitLine(p, "hi");
+    assert.equal(new URL(p.url()).pathname, paneUrl, "the sign-in left the pane for another page");
+    // A `next` that leads off this origin, however it is spelt, lands on the list instead.
+    const refused = [
+      "//evil.example/x",
+      "https://evil.example/x",
+      "/\\evil.example",
+      "/\t/evil.example",
+      "%2F%2Fevil.example",
+      "/%2F%2Fevil.example",
+      "/%252F%252Fevil.example",
+      "/%5Cevil.example",
+      "javascript:alert(1)",
+      "/sign-in?next=%2F%2Fevil.example",
+    ];
+    for (const next of refused) {
+      await ctx.clearCookies();
+      await p.goto(`/sign-in?next=${encodeURIComponent(next)}`);
+      await p.getByRole("button", { name: "Sign in", exact: true }).waitFor();
+      await signInHere();
+      await p.waitForURL((u) => u.pathname === "/subshells", { timeout: 15_000 }).catch(() => {
+        throw new Error(`next=${JSON.stringify(next)} went to ${p.url()}`);
+      });
+      assert.equal(new URL(p.url()).origin, new URL(base).origin, `next=${JSON.stringify(next)}`);
+      await p.getByRole("link", { name: ADMIN.name }).waitFor();
+    }
+    await ctx.close();
   });
 
   test("a remote pane's viewer hears that the node went away, and the refusal clears when it returns", async () => {
