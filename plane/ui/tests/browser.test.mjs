@@ -835,6 +835,31 @@ describe("termplane browser app", { concurrency: false }, () => {
     await rp.getByRole("heading", { name: "Administrators only" }).waitFor();
   });
 
+  test("a person with no node of their own is offered to add one, not a node they may not use", async () => {
+    const ctx = await newContext();
+    const rp = await ctx.newPage();
+    await signIn(rp, READER);
+    // The plane says where they may launch: not on its own host.
+    const listed = await rp.evaluate(async () => (await (await fetch("/api/nodes")).json()).map((n) => [n.isLocal, n.canLaunch]));
+    assert.deepEqual(listed, [[true, false]]);
+    // The launch dialog offers no node it would refuse, says why, and the way forward.
+    await rp.getByRole("button", { name: "Launch" }).click();
+    const dialog = rp.getByRole("dialog", { name: "Launch a subshell" });
+    await dialog.getByTestId("no-launch-node").waitFor();
+    assert.equal(await dialog.getByLabel("Node").count(), 0, "a node select is offered");
+    assert.equal(await dialog.getByText("Checking the node…").count(), 0);
+    assert.equal(await dialog.getByText("may not launch subshells").count(), 0);
+    await axe(rp, "launch dialog without a node");
+    await rp.screenshot({ path: join(SHOTS, "subshells-launch-no-node-1280x800.png") });
+    await dialog.getByRole("link", { name: "Add a node" }).click();
+    await rp.waitForURL((u) => u.pathname === "/nodes");
+    const add = rp.getByRole("dialog", { name: "Add a node" });
+    await add.waitFor();
+    await add.getByRole("button", { name: "Close dialog" }).click();
+    await rp.waitForURL((u) => u.pathname === "/nodes" && u.search === "");
+    await ctx.close();
+  });
+
   test("channels: a signed entry, checked again here, and a read member who follows it live", async () => {
     await page.goto("/channels");
     await page.getByRole("heading", { name: "Your channels" }).waitFor();

@@ -116,6 +116,8 @@ export interface Node {
   maintenance: MaintenanceMirror | null;
   allowedDirs: string[];
   isLocal: boolean;
+  /** Whether the signed-in account may launch subshells on it. */
+  canLaunch: boolean;
   createdAt: number;
   updatedAt: number;
 }

@@ -149,7 +149,7 @@ export function SubshellsPage() {
           </tbody>
         </table>
       )}
-      <LaunchDialog open={launchOpen} onClose={() => setLaunchOpen(false)} nodes={nodeList} presetNode={fNode} />
+      <LaunchDialog open={launchOpen} onClose={() => setLaunchOpen(false)} nodes={nodeList} loaded={isListed} presetNode={fNode} />
     </div>
   );
 }
@@ -170,14 +170,19 @@ function LaunchDialog({
   open,
   onClose,
   nodes: nodeList,
+  loaded,
   presetNode,
 }: {
   open: boolean;
   onClose: () => void;
   nodes: Node[];
+  /** Whether the node list arrived (an empty list before it is no news). */
+  loaded: boolean;
   presetNode: string;
 }) {
-  const online = nodeList.filter((n) => n.liveness === "online");
+  // Only the nodes this account may launch on (a person who is not an administrator: their own).
+  const allowed = nodeList.filter((n) => n.canLaunch);
+  const online = allowed.filter((n) => n.liveness === "online");
   const [nodeId, setNodeId] = useState("");
   const [harnesses, setHarnesses] = useState<HarnessStatus[] | null>(null);
   const [harnessId, setHarnessId] = useState("");
@@ -244,9 +249,28 @@ function LaunchDialog({
 
   return (
     <Dialog title="Launch a subshell" open={open} onClose={onClose} wide>
-      {online.length === 0 ? (
+      {!loaded ? (
+        <p class="muted" role="status">
+          Loading…
+        </p>
+      ) : allowed.length === 0 ? (
+        <div class="stack" data-testid="no-launch-node">
+          <p>
+            You have no node to launch on. A subshell runs on a node of yours: add one by running the node program on a
+            machine of yours{nodeList.some((n) => n.isLocal) ? " (this plane's own host is for administrators)" : ""}.
+          </p>
+          <div class="actions">
+            <button type="button" class="btn" onClick={onClose}>
+              Cancel
+            </button>
+            <Link href="/nodes?add=1" class="btn btn-primary" onClick={onClose}>
+              Add a node
+            </Link>
+          </div>
+        </div>
+      ) : online.length === 0 ? (
         <p>
-          No node is online. <Link href="/nodes">Add or check a node</Link>.
+          None of your nodes is online. <Link href="/nodes">Check your nodes</Link>.
         </p>
       ) : (
         <form onSubmit={submit} class="stack">
