@@ -1073,6 +1073,46 @@ describe("termplane browser app", { concurrency: false }, () => {
     await pp.screenshot({ path: join(SHOTS, "menu-phone-390x844.png") });
   });
 
+  test("a phone on its side keeps the key row, and the terminal gets most of the height", async () => {
+    const LANDSCAPE = { width: 844, height: 390 };
+    const land = await newContext({
+      viewport: LANDSCAPE,
+      isMobile: true,
+      hasTouch: true,
+      deviceScaleFactor: 2,
+      storageState: await admin.storageState(),
+    });
+    const lp = await land.newPage();
+    await lp.goto(paneUrl);
+    await live(lp);
+    const row = lp.getByRole("toolbar", { name: "Terminal keys" });
+    await row.waitFor();
+    assert.equal(await row.isVisible(), true, "the key row is hidden on a phone on its side");
+    // The app's header gives way; the pane's own bar keeps the way back.
+    assert.equal(await lp.locator("header.top").isVisible(), false, "the app's header takes room on a short screen");
+    await lp.getByRole("link", { name: "Back to subshells" }).waitFor();
+    const term = await lp.getByTestId("terminal").boundingBox();
+    assert.ok(term.height >= LANDSCAPE.height * 0.6, `the terminal is ${term.height}px of ${LANDSCAPE.height}`);
+    // The row's keys work there too.
+    await typeInTerminal(lp, "echo side");
+    await row.getByRole("button", { name: "Left arrow" }).tap();
+    await row.getByRole("button", { name: "Left arrow" }).tap();
+    await row.getByRole("button", { name: "Left arrow" }).tap();
+    await row.getByRole("button", { name: "Left arrow" }).tap();
+    await typeInTerminal(lp, "ways-\n");
+    await waitLine(lp, "ways-side");
+    await axe(lp, "subshell @844x390 (phone on its side)");
+    await lp.screenshot({ path: join(SHOTS, "subshell-phone-landscape-844x390.png") });
+    await land.close();
+    // A mouse and a keyboard get no key row, however narrow the window.
+    const narrow = await newContext({ viewport: PHONE, storageState: await admin.storageState() });
+    const np = await narrow.newPage();
+    await np.goto(paneUrl);
+    await live(np);
+    assert.equal(await np.getByRole("toolbar", { name: "Terminal keys" }).isVisible(), false, "a key row without touch");
+    await narrow.close();
+  });
+
   test("account: a wrong current password is refused; the new password signs in", async () => {
     const next = "a new passphrase for Ada";
     await page.getByRole("link", { name: ADMIN.name }).click();
