@@ -860,6 +860,39 @@ describe("termplane browser app", { concurrency: false }, () => {
     await ctx.close();
   });
 
+  test("the share dialog warns plainly before it hands out write access", async () => {
+    await page.getByText("Actions").click();
+    await page.getByRole("button", { name: "Share…" }).click();
+    const share = page.getByRole("dialog", { name: /^Share / });
+    const warning = share.getByTestId("write-share-warning");
+    await share.getByLabel("Access", { exact: true }).selectOption("read");
+    assert.equal(await warning.count(), 0, "a warning for read access");
+    await share.getByLabel("Access", { exact: true }).selectOption("write");
+    await warning.waitFor();
+    const text = await warning.innerText();
+    assert.match(text, /full control of this pane/);
+    assert.match(text, /token/);
+    assert.match(text, /read every subshell of its owner/);
+    await share.getByRole("button", { name: "Share with write access" }).waitFor();
+    assert.equal(await share.getByLabel("Access", { exact: true }).getAttribute("aria-describedby"), "share-write-warning");
+    await axe(page, "share dialog, write chosen");
+    await page.screenshot({ path: join(SHOTS, "subshell-share-write-1280x800.png") });
+    // Raising an existing share asks first with the same words; declining keeps it read-only.
+    const readerRow = share.locator(".list-row", { hasText: READER.email });
+    await readerRow.getByRole("combobox").selectOption("write");
+    const ask = page.getByRole("dialog", { name: `Let ${READER.name} type into ui-shell?` });
+    await ask.getByText(/run commands as its program/).waitFor();
+    await ask.getByRole("button", { name: "Cancel" }).click();
+    const shares = await page.evaluate(async (id) => (await fetch(`/api/subshells/${id}/shares`)).json(), paneUrl.split("/").pop());
+    assert.deepEqual(
+      shares.map((x) => x.access),
+      ["read"],
+      "declining the warning still raised the share",
+    );
+    await share.getByLabel("Access", { exact: true }).selectOption("read");
+    await share.getByRole("button", { name: "Close dialog" }).click();
+  });
+
   test("channels: a signed entry, checked again here, and a read member who follows it live", async () => {
     await page.goto("/channels");
     await page.getByRole("heading", { name: "Your channels" }).waitFor();

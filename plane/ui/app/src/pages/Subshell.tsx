@@ -417,6 +417,21 @@ function DropZone({ id, disabled, children }: { id: string; disabled: boolean; c
   );
 }
 
+/** What a write share hands over, in plain words: typing in the pane is running commands as its
+ * program, and the pane holds a token that acts for its owner within the pane's permissions. */
+export function writeShareWarning(row: Subshell): string {
+  const subshells =
+    row.permissions.subshells === "write"
+      ? "read, type into, restart, stop and launch every subshell of its owner"
+      : "read every subshell of its owner (their screens and logs)";
+  const channels = row.permissions.channels === "write" ? "read and post to the owner's channels" : "read the owner's channels";
+  return (
+    `They can type anything into it: run commands as its program, read and change the files it can reach, ` +
+    `and use the pane's token, which can ${subshells} and ${channels}. ` +
+    `Share write access only with someone you would trust with all of that.`
+  );
+}
+
 function ShareDialog({ open, onClose, row }: { open: boolean; onClose: () => void; row: Subshell }) {
   const [shares, setShares] = useState<Share[]>([]);
   const [users, setUsers] = useState<User[]>([]);
@@ -441,7 +456,20 @@ function ShareDialog({ open, onClose, row }: { open: boolean; onClose: () => voi
     (u) => u.role !== "service" && !u.disabled && u.id !== row.ownerUserId && !shares.some((s) => s.userId === u.id),
   );
 
-  const put = async (uid: string, a: "read" | "write") => {
+  const put = async (uid: string, a: "read" | "write", asked = false) => {
+    // Raising a share to write from the list asks first, with the same warning the form shows.
+    if (a === "write" && !asked) {
+      const ok = await confirmAction(
+        `Let ${byId.get(uid)?.displayName ?? "them"} type into ${row.name}?`,
+        writeShareWarning(row),
+        "Give write access",
+      );
+      if (!ok) {
+        // The list's select shows the access the share still has.
+        setShares((list) => [...list]);
+        return;
+      }
+    }
     const r = await act.run(() => api.put<Share>(`/api/subshells/${row.id}/shares/${uid}`, { access: a }));
     if (r) {
       toast(`Shared with ${byId.get(uid)?.displayName ?? "the account"} (${a === "read" ? "read-only" : "read and write"}).`);
@@ -457,7 +485,8 @@ function ShareDialog({ open, onClose, row }: { open: boolean; onClose: () => voi
         class="row-form"
         onSubmit={(e) => {
           e.preventDefault();
-          if (userId) void put(userId, access);
+          // The warning is on the form itself when write is chosen.
+          if (userId) void put(userId, access, true);
         }}
       >
         <div class="field">
@@ -473,15 +502,25 @@ function ShareDialog({ open, onClose, row }: { open: boolean; onClose: () => voi
         </div>
         <div class="field">
           <label for="share-access">Access</label>
-          <select id="share-access" value={access} onChange={(e) => setAccess((e.currentTarget as HTMLSelectElement).value as "read" | "write")}>
+          <select
+            id="share-access"
+            value={access}
+            aria-describedby={access === "write" ? "share-write-warning" : undefined}
+            onChange={(e) => setAccess((e.currentTarget as HTMLSelectElement).value as "read" | "write")}
+          >
             <option value="read">Read only (watch)</option>
             <option value="write">Read and write (type)</option>
           </select>
         </div>
         <button type="submit" class="btn btn-primary" disabled={!userId || act.busy}>
-          Share
+          {access === "write" ? "Share with write access" : "Share"}
         </button>
       </form>
+      {access === "write" ? (
+        <div class="note note-warn" role="alert" id="share-write-warning" data-testid="write-share-warning">
+          <strong>Write access is full control of this pane.</strong> {writeShareWarning(row)}
+        </div>
+      ) : null}
       <h3>Shared with</h3>
       {shares.length === 0 ? (
         <p class="muted">Nobody yet.</p>
