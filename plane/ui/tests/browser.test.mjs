@@ -1373,6 +1373,51 @@ describe("termplane browser app", { concurrency: false }, () => {
     await capture(page, "nodes-manage");
   });
 
+  test("polish: code in plugin descriptions, version numbers, the directory's error at its field", async () => {
+    // A plugin's description shows `claude` as code, not between backticks.
+    await page.goto("/settings/general");
+    await page.getByRole("heading", { name: "Harness plugins" }).waitFor();
+    const claude = page.locator("li", { hasText: "Claude Code" }).getByTestId("plugin-description");
+    await claude.locator("code", { hasText: "claude" }).waitFor();
+    for (const d of await page.getByTestId("plugin-description").allInnerTexts()) {
+      assert.ok(!d.includes("`"), `a backtick shows in ${JSON.stringify(d)}`);
+    }
+    // The launch dialog offers the shell with its version number, not the line it printed.
+    await page.goto("/subshells");
+    await page.getByRole("button", { name: "Launch" }).click();
+    const dialog = page.getByRole("dialog", { name: "Launch a subshell" });
+    const nodeSelect = dialog.getByLabel("Node");
+    await nodeSelect.selectOption(await nodeSelect.locator("option", { hasText: "this plane's host" }).getAttribute("value"));
+    const shell = dialog.getByLabel("Harness").locator('option[value="shell"]');
+    await shell.waitFor({ state: "attached", timeout: 20_000 });
+    const label = (await shell.innerText()).trim();
+    const harness = (await page.evaluate(async () => {
+      const local = (await (await fetch("/api/nodes")).json()).find((n) => n.isLocal);
+      return (await (await fetch(`/api/nodes/${local.nodeId}/harnesses`)).json()).find((h) => h.harnessId === "shell");
+    }));
+    assert.ok(harness.versionNumber, JSON.stringify(harness));
+    assert.ok(harness.version.includes(harness.versionNumber), "the line it printed is kept beside the number");
+    assert.equal(label, `${harness.name} ${harness.versionNumber}`);
+    // A directory the node refuses: the error is at the field, not at the foot of the form.
+    await dialog.getByLabel("Harness").selectOption("shell");
+    const missing = join(workDir, "not-a-directory");
+    await dialog.getByLabel("Directory").fill(missing);
+    await dialog.getByRole("button", { name: "Launch" }).click();
+    const fieldError = dialog.getByTestId("cwd-error");
+    await fieldError.waitFor();
+    const said = await fieldError.innerText();
+    assert.ok(said.includes(`${missing}: no such file or directory`), said);
+    assert.equal(await dialog.getByLabel("Directory").getAttribute("aria-invalid"), "true");
+    assert.match(await dialog.getByLabel("Directory").getAttribute("aria-describedby"), /\bl-cwd-error\b/);
+    assert.equal(await dialog.locator(".note-bad").count(), 0, "the error is also at the foot of the form");
+    await axe(page, "launch dialog, directory refused");
+    await page.screenshot({ path: join(SHOTS, "subshells-launch-bad-dir-1280x800.png") });
+    // Typing a new directory clears it.
+    await dialog.getByLabel("Directory").fill(workDir);
+    await fieldError.waitFor({ state: "detached" });
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+  });
+
   test("no Content-Security-Policy violation or page error", () => {
     assert.deepEqual(cspViolations, []);
   });

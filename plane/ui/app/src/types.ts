@@ -167,7 +167,10 @@ export interface HarnessStatus {
   name: string;
   enabled: boolean;
   installed: boolean;
+  /** The first line of the binary's version output, as printed. */
   version: string | null;
+  /** The version number in it (`5.2.15`). */
+  versionNumber: string | null;
   binaryPath: string | null;
   reason: string | null;
   checkedAt: number | null;

@@ -114,6 +114,30 @@ export function Checkbox({
   );
 }
 
+// ----- text with inline code -----
+
+/** Text whose `backticked` parts are code (the plane's descriptions are written that way): the
+ * parts show as inline code, without the backticks. An unpaired backtick stays as it is. */
+export function CodeText({ text }: { text: string }) {
+  const parts = text.split("`");
+  if (parts.length < 3) return <>{text}</>;
+  // An even count of parts means one backtick has no partner: it and what follows stay text.
+  const paired = parts.length % 2 === 1 ? parts : [...parts.slice(0, -2), `${parts[parts.length - 2]}\`${parts[parts.length - 1]}`];
+  return (
+    <>
+      {paired.map((p, i) =>
+        i % 2 === 1 ? (
+          <code key={i} class="code-inline">
+            {p}
+          </code>
+        ) : (
+          p
+        ),
+      )}
+    </>
+  );
+}
+
 // ----- notices -----
 
 export function ErrorNote({ error }: { error: unknown }) {

@@ -1,7 +1,7 @@
 // The subshell list (kept current by the live feed) and the launch form.
 
-import { useEffect, useMemo, useState } from "preact/hooks";
-import { api } from "../api";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { api, ApiError } from "../api";
 import { feedStatus, listed, nodes, presence, putSubshell, subshells } from "../live";
 import { Link, navigate, useRoute } from "../router";
 import { useStore } from "../store";
@@ -166,6 +166,14 @@ export function whyNot(h: HarnessStatus): string {
   return h.reason && h.whyNot === "not_installed" ? `${base}: ${h.reason}` : base;
 }
 
+/** A refusal of the launch's directory, in words for the field: the node's own reason when it
+ * gave one (`/srv/x: no such file or directory`), else the plane's message. */
+function dirRefusal(e: ApiError): string {
+  const reason = e.metadata?.["reason"];
+  if (e.code === "LAUNCH_REFUSED" && typeof reason === "string") return `The node cannot start in this directory: ${reason}.`;
+  return e.message.charAt(0).toUpperCase() + e.message.slice(1);
+}
+
 function LaunchDialog({
   open,
   onClose,
@@ -224,6 +232,14 @@ function LaunchDialog({
     if (open && nodeId) void loadHarnesses(false);
     setPicking(false);
   }, [open, nodeId]);
+
+  // A refusal about the directory (the plane's check of the path, or the node's) is shown at
+  // the directory field; any other at the foot of the form.
+  const cwdError = act.error instanceof ApiError && act.error.metadata?.["field"] === "cwd" ? act.error : null;
+  const cwdRef = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (cwdError) cwdRef.current?.focus();
+  }, [cwdError]);
 
   const nodeWorkspaces = workspaces.filter((w) => w.nodeId === nodeId);
   const harnessPresets = presets.filter((p) => !p.harnessId || p.harnessId === harnessId);
@@ -301,7 +317,7 @@ function LaunchDialog({
                   {launchable.map((h) => (
                     <option key={h.harnessId} value={h.harnessId}>
                       {h.name}
-                      {h.version ? ` ${h.version}` : ""}
+                      {h.versionNumber || h.version ? ` ${h.versionNumber ?? h.version}` : ""}
                     </option>
                   ))}
                 </select>
@@ -355,11 +371,16 @@ function LaunchDialog({
             <div class="inline inline-grow">
               <input
                 id="l-cwd"
+                ref={cwdRef}
                 class="mono"
                 value={cwd}
                 placeholder={workspaceId ? "the workspace's directory" : "the node's home directory"}
-                onInput={(e) => setCwd((e.currentTarget as HTMLInputElement).value)}
-                aria-describedby="l-cwd-hint"
+                onInput={(e) => {
+                  setCwd((e.currentTarget as HTMLInputElement).value);
+                  if (cwdError) act.setError(null);
+                }}
+                aria-invalid={cwdError ? true : undefined}
+                aria-describedby={cwdError ? "l-cwd-error l-cwd-hint" : "l-cwd-hint"}
                 // Blanks around a pasted path are dropped when the form is sent.
                 pattern="\s*/.*"
                 title="An absolute path: it starts with /"
@@ -368,6 +389,11 @@ function LaunchDialog({
                 Browse…
               </button>
             </div>
+            {cwdError ? (
+              <div class="field-error" id="l-cwd-error" role="alert" data-testid="cwd-error">
+                {dirRefusal(cwdError)}
+              </div>
+            ) : null}
             <div class="hint" id="l-cwd-hint">
               An absolute path on the node. Leave empty for the default.
             </div>
@@ -410,7 +436,7 @@ function LaunchDialog({
               </div>
             </div>
           </details>
-          <ErrorNote error={act.error} />
+          <ErrorNote error={cwdError ? null : act.error} />
           <div class="actions">
             <button type="button" class="btn" onClick={onClose}>
               Cancel
