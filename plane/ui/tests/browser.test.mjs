@@ -1418,6 +1418,26 @@ describe("termplane browser app", { concurrency: false }, () => {
     await dialog.getByRole("button", { name: "Cancel" }).click();
   });
 
+  test("a terminated pane says who stopped it, and the Terminating message goes when it has stopped", async () => {
+    const pane = await launchShell(page, "ui-stop");
+    await page.goto(`/subshells/${pane.id}`);
+    await live(page);
+    await page.locator(".xterm-rows").waitFor();
+    await page.locator("summary", { hasText: "Actions" }).click();
+    await page.getByRole("button", { name: "Terminate", exact: true }).click();
+    await page.getByRole("dialog", { name: "Terminate this subshell?" }).getByRole("button", { name: "Terminate" }).click();
+    const terminating = page.locator(".toast", { hasText: "Terminating" });
+    await terminating.waitFor();
+    await page.locator('.pane-bar [data-status="stopped"]').waitFor({ timeout: 20_000 });
+    const notice = page.getByTestId("pane-notice");
+    await notice.getByText("Terminated by you.").waitFor();
+    assert.doesNotMatch(await notice.innerText(), /program ended/);
+    await terminating.waitFor({ state: "detached", timeout: 1_000 });
+    // Seen again later, it reads as stopped.
+    await page.reload();
+    await page.getByTestId("pane-notice").getByText(/^Stopped\./).waitFor();
+  });
+
   test("no Content-Security-Policy violation or page error", () => {
     assert.deepEqual(cspViolations, []);
   });

@@ -161,10 +161,17 @@ interface Toast {
 const toasts = createStore<Toast[]>([]);
 let toastSeq = 0;
 
-export function toast(text: string, tone: "ok" | "bad" | "info" = "ok"): void {
+/** Shows a short message for a few seconds (or `ms`); answers its id, for `dismissToast`. */
+export function toast(text: string, tone: "ok" | "bad" | "info" = "ok", ms?: number): number {
   const id = ++toastSeq;
   toasts.update((t) => [...t, { id, text, tone }]);
-  window.setTimeout(() => toasts.update((t) => t.filter((x) => x.id !== id)), tone === "bad" ? 8000 : 4000);
+  window.setTimeout(() => dismissToast(id), ms ?? (tone === "bad" ? 8000 : 4000));
+  return id;
+}
+
+/** Takes a message away before its time (what it said no longer holds). */
+export function dismissToast(id: number): void {
+  toasts.update((t) => (t.some((x) => x.id === id) ? t.filter((x) => x.id !== id) : t));
 }
 
 export function Toasts() {

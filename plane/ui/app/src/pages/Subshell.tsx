@@ -9,7 +9,7 @@ import { createStore, useStore } from "../store";
 import { initialTermState, TerminalClient, type TermState } from "../terminal/client";
 import { uploadFile, type UploadProgress } from "../terminal/upload";
 import type { Share, Subshell, User } from "../types";
-import { confirmAction, Dialog, ErrorNote, Note, StatusBadge, toast, useAction } from "../ui";
+import { confirmAction, Dialog, dismissToast, ErrorNote, Note, StatusBadge, toast, useAction } from "../ui";
 
 const LIVE = ["starting", "running", "stopping"];
 
@@ -26,6 +26,10 @@ export function SubshellPage({ id }: { id: string }) {
   const clientRef = useRef<TerminalClient | null>(null);
   const [client, setClient] = useState<TerminalClient | null>(null);
   const act = useAction();
+  /** This page's own stop of the pane, to say who ended it. */
+  const stoppedHere = useRef<"terminate" | "kill" | null>(null);
+  /** The "Terminating…" message, taken away once the pane has stopped. */
+  const stoppingToast = useRef<number | null>(null);
 
   // The feed keeps the row current once it is known.
   useEffect(() => {
@@ -91,14 +95,48 @@ export function SubshellPage({ id }: { id: string }) {
       );
       if (!ok) return;
     }
-    const r = await act.run(() => api.post<Subshell>(`/api/subshells/${id}/${what}`));
-    if (r) {
-      putSubshell(r);
-      setRow(r);
-      toast(what === "restart" ? "Restarted." : what === "terminate" ? "Terminating." : "Killed.");
-      if (what === "restart") client?.reopen();
+    // A terminate answers once the pane has stopped (its grace may take seconds): say so while
+    // it runs, and no longer once the pane is no longer live.
+    const endStopping = () => {
+      if (stoppingToast.current !== null) dismissToast(stoppingToast.current);
+      stoppingToast.current = null;
+    };
+    stoppedHere.current = what === "restart" ? null : what;
+    if (what === "terminate") {
+      endStopping();
+      stoppingToast.current = toast("Terminating…", "info", 60_000);
     }
+    const r = await act.run(() => api.post<Subshell>(`/api/subshells/${id}/${what}`));
+    if (!r) {
+      endStopping();
+      stoppedHere.current = null;
+      return;
+    }
+    putSubshell(r);
+    setRow(r);
+    if (!LIVE.includes(r.state)) endStopping();
+    if (what !== "terminate") toast(what === "restart" ? "Restarted." : "Killed.");
+    if (what === "restart") client?.reopen();
   };
+
+  useEffect(() => {
+    if (!row) return;
+    if (!LIVE.includes(row.state) && stoppingToast.current !== null) {
+      dismissToast(stoppingToast.current);
+      stoppingToast.current = null;
+    }
+    // Running again (restarted, here or elsewhere): a later stop is told afresh.
+    if (row.state === "starting" || row.state === "running") {
+      if (stoppingToast.current === null) stoppedHere.current = null;
+    }
+  }, [row?.state]);
+  // Leaving the page takes the message along.
+  useEffect(
+    () => () => {
+      if (stoppingToast.current !== null) dismissToast(stoppingToast.current);
+    },
+    [],
+  );
 
   const remove = async () => {
     const ok = await confirmAction(
@@ -132,6 +170,9 @@ export function SubshellPage({ id }: { id: string }) {
 
   const you = t.viewerId;
   const others = t.viewers.filter((v) => v.viewerId !== you);
+  // Once the view has ended, the row says why better than the socket's close can: a pane that
+  // was stopped on purpose did not just end.
+  const notice = t.conn === "ended" && !t.gone && row ? endedNotice(row, t.exitCode, stoppedHere.current) ?? t.notice : withExit(t.notice, t.exitCode);
 
   return (
     <section class="pane-page" aria-label={`Subshell ${row?.name ?? ""}`}>
@@ -238,10 +279,9 @@ export function SubshellPage({ id }: { id: string }) {
             Your keystrokes are not sent.
           </div>
         ) : null}
-        {t.notice ? (
-          <div class={`note ${t.conn === "ended" ? "note-muted" : "note-warn"}`} role="status">
-            {t.notice}
-            {t.exitCode !== undefined && t.exitCode !== null ? ` Exit code ${t.exitCode}.` : ""}
+        {notice ? (
+          <div class={`note ${t.conn === "ended" ? "note-muted" : "note-warn"}`} role="status" data-testid="pane-notice">
+            {notice}
             {t.conn === "ended" && row && !live && canManage ? (
               <>
                 {" "}
@@ -270,6 +310,32 @@ export function SubshellPage({ id }: { id: string }) {
 }
 
 const PLACEHOLDER = createStore<TermState>(initialTermState());
+
+function withExit(notice: string | null, exitCode: number | null | undefined): string | null {
+  if (!notice) return null;
+  return exitCode !== undefined && exitCode !== null ? `${notice} Exit code ${exitCode}.` : notice;
+}
+
+/** What an ended view says, from the subshell's state (null: the socket's own words). */
+function endedNotice(row: Subshell, exitCode: number | null | undefined, stoppedHere: "terminate" | "kill" | null): string | null {
+  const code = row.exitCode ?? exitCode;
+  switch (row.state) {
+    case "stopping":
+      return "Stopping…";
+    case "stopped":
+      if (stoppedHere === "terminate") return "Terminated by you.";
+      if (stoppedHere === "kill") return "Killed by you.";
+      return "Stopped.";
+    case "exited":
+      return withExit("The pane's program ended.", code);
+    case "crashed":
+      return withExit("The pane's program ended unexpectedly.", code);
+    case "failed":
+      return "The pane could not be started.";
+    default:
+      return null;
+  }
+}
 
 function ConnBadge({ conn }: { conn: string }) {
   const label =
