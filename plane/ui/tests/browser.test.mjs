@@ -1438,6 +1438,34 @@ describe("termplane browser app", { concurrency: false }, () => {
     await page.getByTestId("pane-notice").getByText(/^Stopped\./).waitFor();
   });
 
+  test("a crashed pane shows its last output and its size, read-only", async () => {
+    const pane = await launchShell(page, "ui-crash");
+    await page.goto(`/subshells/${pane.id}`);
+    await live(page);
+    await page.locator(".xterm-rows").waitFor();
+    await sleep(300);
+    await typeInTerminal(page, "echo last-words-$((6*7)); exit 4\n");
+    await waitFor(
+      "the pane to crash",
+      async () => (await page.evaluate(async (id) => (await fetch(`/api/subshells/${id}`)).json(), pane.id)).state === "crashed",
+      20_000,
+    );
+    const row = await page.evaluate(async (id) => (await fetch(`/api/subshells/${id}`)).json(), pane.id);
+    // A fresh look at it: the screen is its log's end, at the pane's last size.
+    await page.goto("/subshells");
+    await page.goto(`/subshells/${pane.id}`);
+    await page.locator('.pane-bar [data-status="crashed"]').waitFor();
+    await waitLine(page, "last-words-42");
+    const grid = page.getByTestId("grid");
+    await waitFor("the pane's size", async () => (await grid.getAttribute("data-cols")) === String(row.cols));
+    assert.equal(await grid.getAttribute("data-rows"), String(row.rows));
+    assert.notEqual(row.cols, 0);
+    await page.getByTestId("pane-notice").getByText(/ended unexpectedly/).waitFor();
+    await capture(page, "subshell-crashed", { phone: false });
+    // Nothing typed reaches anything.
+    assert.equal(await page.getByTestId("conn").getAttribute("data-conn"), "ended");
+  });
+
   test("no Content-Security-Policy violation or page error", () => {
     assert.deepEqual(cspViolations, []);
   });

@@ -260,6 +260,14 @@ export interface WsToken {
   subshellId: string | null;
 }
 
+/** `GET /api/subshells/{id}/logs`: a byte range of the pane's log. */
+export interface LogChunk {
+  fromByte: number;
+  toByte: number;
+  size: number;
+  dataB64: string;
+}
+
 export interface Upload {
   uploadId: string;
   subshellId: string;

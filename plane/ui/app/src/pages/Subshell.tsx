@@ -329,7 +329,7 @@ function endedNotice(row: Subshell, exitCode: number | null | undefined, stopped
     case "exited":
       return withExit("The pane's program ended.", code);
     case "crashed":
-      return withExit("The pane's program ended unexpectedly.", code);
+      return withExit("The pane's program ended unexpectedly; its last output is below.", code);
     case "failed":
       return "The pane could not be started.";
     default:
