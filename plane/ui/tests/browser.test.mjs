@@ -860,6 +860,25 @@ describe("termplane browser app", { concurrency: false }, () => {
     await ctx.close();
   });
 
+  test("a pane shared with a person says whose it is in their list", async () => {
+    const paneId = paneUrl.split("/").pop();
+    const ctx = await newContext();
+    const rp = await ctx.newPage();
+    await signIn(rp, READER);
+    const row = rp.locator(`tr[data-id="${paneId}"]`);
+    await row.getByTestId("shared-with-you").waitFor();
+    await row.getByTestId("owner").getByText(ADMIN.name, { exact: true }).waitFor();
+    assert.equal(await row.getAttribute("data-owner"), "other");
+    await axe(rp, "subshells shared with the reader");
+    await ctx.close();
+    // The administrator's own list has no such marks.
+    await page.goto("/subshells");
+    await page.locator(`tr[data-id="${paneId}"][data-owner="me"]`).waitFor();
+    assert.equal(await page.getByTestId("shared-with-you").count(), 0);
+    await page.goto(paneUrl);
+    await live(page);
+  });
+
   test("the share dialog warns plainly before it hands out write access", async () => {
     await page.getByText("Actions").click();
     await page.getByRole("button", { name: "Share…" }).click();

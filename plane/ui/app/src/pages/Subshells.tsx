@@ -5,7 +5,8 @@ import { api, ApiError } from "../api";
 import { feedStatus, listed, nodes, presence, putSubshell, subshells } from "../live";
 import { Link, navigate, useRoute } from "../router";
 import { useStore } from "../store";
-import type { Access, HarnessStatus, Node, Preset, Subshell, SubshellStatus, Workspace } from "../types";
+import { session } from "../session";
+import type { Access, HarnessStatus, Node, Preset, Subshell, SubshellStatus, User, Workspace } from "../types";
 import { DirPicker } from "../dirs";
 import { Dialog, Empty, ErrorNote, PageHead, StatusBadge, Time, useAction } from "../ui";
 
@@ -55,6 +56,19 @@ export function SubshellsPage() {
   };
 
   const nodeName = useMemo(() => new Map(nodeList.map((n) => [n.nodeId, n.name])), [nodeList]);
+  const s = useStore(session);
+  const me = s.kind === "signed-in" ? s.me : null;
+  // Someone else's subshell in the list (shared with this person, or seen by an administrator)
+  // says whose it is: the accounts' names are read once there is one.
+  const foreign = !!me && Object.values(all).some((x) => x.ownerUserId !== me.id);
+  const [people, setPeople] = useState<Map<string, string>>(new Map());
+  useEffect(() => {
+    if (!foreign) return;
+    api
+      .get<User[]>("/api/users")
+      .then((us) => setPeople(new Map(us.map((u) => [u.id, u.displayName]))))
+      .catch(() => undefined);
+  }, [foreign]);
   const rows = Object.values(all)
     .filter((s) => (!fNode || s.nodeId === fNode) && (!fHarness || s.harnessId === fHarness) && (!fStatus || s.status === fStatus))
     .sort((a, b) => b.createdAt - a.createdAt);
@@ -116,6 +130,7 @@ export function SubshellsPage() {
           <thead>
             <tr>
               <th scope="col">Name</th>
+              {foreign ? <th scope="col">Owner</th> : null}
               <th scope="col">Status</th>
               <th scope="col">Harness</th>
               <th scope="col">Node</th>
@@ -126,12 +141,25 @@ export function SubshellsPage() {
           </thead>
           <tbody>
             {rows.map((s) => (
-              <tr key={s.id} data-id={s.id}>
+              <tr key={s.id} data-id={s.id} data-owner={me && s.ownerUserId === me.id ? "me" : "other"}>
                 <td data-label="Name">
                   <Link href={`/subshells/${s.id}`} class="strong">
                     {s.name}
                   </Link>
+                  {me && s.ownerUserId !== me.id && !me.isAdmin ? (
+                    <>
+                      {" "}
+                      <span class="badge badge-info" data-testid="shared-with-you">
+                        Shared with you
+                      </span>
+                    </>
+                  ) : null}
                 </td>
+                {foreign ? (
+                  <td data-label="Owner" data-testid="owner">
+                    {me && s.ownerUserId === me.id ? "You" : (people.get(s.ownerUserId) ?? "Another account")}
+                  </td>
+                ) : null}
                 <td data-label="Status">
                   <StatusBadge status={s.status} />
                 </td>
