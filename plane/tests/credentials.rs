@@ -300,3 +300,48 @@ fn a_credential_refusal_comes_before_an_input_refusal() {
         .send();
     assert_eq!(r.json()["metadata"]["field"], "surprise");
 }
+
+#[test]
+fn enrollment_numbers_a_name_another_node_of_the_same_owner_already_has() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let names = |cookie: &str| -> Vec<String> {
+        let r = p.call(cookie, "GET", "/api/nodes", None);
+        assert_eq!(r.status, 200, "{}", r.text());
+        let mut names: Vec<String> = r
+            .json()
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|n| n["isLocal"] == false)
+            .map(|n| n["name"].as_str().unwrap().to_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    let enroll = |cookie: &str, name: &str| -> String {
+        let (_, key) = p.setup_key(cookie);
+        let r = p.enroll(&key, name);
+        assert_eq!(r.status, 201, "{}", r.text());
+        r.json()["name"].as_str().unwrap().to_owned()
+    };
+    // Two machines of one host name: the second is told apart, and the answer says how.
+    assert_eq!(enroll(&admin, "build-host"), "build-host");
+    assert_eq!(enroll(&admin, "build-host"), "build-host-2");
+    assert_eq!(enroll(&admin, "build-host"), "build-host-3");
+    assert_eq!(
+        names(&admin),
+        ["build-host", "build-host-2", "build-host-3"]
+    );
+    // A name at the longest allowed keeps within it.
+    let long = "n".repeat(64);
+    assert_eq!(enroll(&admin, &long), long);
+    let renamed = enroll(&admin, &long);
+    assert_eq!(renamed, format!("{}-2", "n".repeat(62)));
+    assert!(names(&admin).contains(&renamed));
+    // Another person's node of the same name is theirs to name: it keeps the name.
+    p.create_user(&admin, "other@example.com", "user");
+    let other = p.sign_in("other@example.com", PASSWORD);
+    assert_eq!(enroll(&other, "build-host"), "build-host");
+    assert_eq!(names(&other), ["build-host"]);
+}

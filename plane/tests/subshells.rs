@@ -852,3 +852,114 @@ fn the_local_node_reads_offline_while_the_plane_runs_no_panes_on_its_host() {
     let _node = common::local::attach(&p);
     assert_eq!(local(&p)["liveness"], "online");
 }
+
+#[test]
+fn the_node_list_says_where_each_caller_may_launch_and_launches_agree() {
+    let w = world();
+    w.p.create_user(&w.admin, "person@example.com", "user");
+    let person = w.p.sign_in("person@example.com", common::PASSWORD);
+    let (_, setup) = w.p.setup_key(&person);
+    let r = w.p.enroll(&setup, "persons-box");
+    assert_eq!(r.status, 201, "{}", r.text());
+    let own = r.json()["nodeId"].as_str().unwrap().to_owned();
+    let can_launch = |r: Resp| -> Vec<(String, bool)> {
+        assert_eq!(r.status, 200, "{}", r.text());
+        r.json()
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| {
+                (
+                    n["nodeId"].as_str().unwrap().to_owned(),
+                    n["canLaunch"].as_bool().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let local = w.node.node_id.clone();
+    // A person who is not an administrator: the local node is listed, but not theirs to use.
+    assert_eq!(
+        can_launch(w.p.call(&person, "GET", "/api/nodes", None)),
+        [(local.clone(), false), (own.clone(), true)]
+    );
+    // An administrator may launch anywhere; a script on the local node.
+    assert_eq!(
+        can_launch(w.as_admin("GET", "/api/nodes", None)),
+        [(local.clone(), true), (own.clone(), true)]
+    );
+    assert_eq!(
+        can_launch(w.as_bearer(&w.key, "GET", "/api/nodes", None)),
+        [(local.clone(), true)]
+    );
+    let r =
+        w.p.call(&person, "GET", &format!("/api/nodes/{local}"), None);
+    assert_eq!(r.json()["canLaunch"], false, "{}", r.text());
+    // The launch and the harness check refuse what the list calls not launchable.
+    let body =
+        json!({ "nodeId": local, "harnessId": "shell", "cwd": w.node.work.to_string_lossy() });
+    let r = w.p.call(&person, "POST", "/api/subshells", Some(body));
+    assert_eq!(r.error(403), "NODE_NOT_ALLOWED");
+    let r = w.p.call(
+        &person,
+        "GET",
+        &format!("/api/nodes/{local}/harnesses"),
+        None,
+    );
+    assert_eq!(r.error(403), "NODE_NOT_ALLOWED");
+    let r = w.as_admin("GET", "/api/subshells", None);
+    assert_eq!(r.json(), json!([]), "a refused launch left a row");
+}
+
+#[test]
+fn a_launch_the_node_refuses_for_its_directory_names_the_directory_field() {
+    let w = world();
+    let missing = w.node.work.join("not-there");
+    let body =
+        json!({ "nodeId": w.node.node_id, "harnessId": "shell", "cwd": missing.to_string_lossy() });
+    let r = w.as_bearer(&w.key, "POST", "/api/subshells", Some(body));
+    assert_eq!(r.error(422), "LAUNCH_REFUSED");
+    let v = r.json();
+    assert_eq!(v["metadata"]["field"], "cwd", "{v}");
+    let reason = v["metadata"]["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with(&format!("{}:", missing.to_string_lossy())),
+        "{reason}"
+    );
+    let r = w.as_bearer(&w.key, "GET", "/api/subshells", None);
+    assert_eq!(r.json(), json!([]), "a refused launch left a row");
+    // The same launch once the directory is there.
+    std::fs::create_dir_all(&missing).unwrap();
+    let body =
+        json!({ "nodeId": w.node.node_id, "harnessId": "shell", "cwd": missing.to_string_lossy() });
+    let r = w.as_bearer(&w.key, "POST", "/api/subshells", Some(body));
+    assert_eq!(r.status, 201, "{}", r.text());
+}
+
+#[test]
+fn a_harness_version_is_shown_as_its_number_beside_the_line_it_printed() {
+    let w = world();
+    let r = w.as_admin(
+        "GET",
+        &format!("/api/nodes/{}/harnesses?refresh=true", w.node.node_id),
+        None,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let listed = r.json();
+    let shell = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["harnessId"] == "shell")
+        .unwrap();
+    let line = shell["version"].as_str().unwrap();
+    let number = shell["versionNumber"].as_str().unwrap();
+    // `GNU bash, version 5.2.15(1)-release (…)` → `5.2.15`: dotted digits, found in the line.
+    assert!(line.contains(number), "{shell}");
+    assert!(
+        number.split('.').count() >= 2
+            && number
+                .split('.')
+                .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit())),
+        "{shell}"
+    );
+}

@@ -87,8 +87,13 @@ pub struct HarnessStatus {
     pub enabled: bool,
     /// Whether the node's last detection found the binary.
     pub installed: bool,
-    /// The version it printed.
+    /// The first line the binary printed when asked for its version, as it printed it
+    /// (`GNU bash, version 5.2.15(1)-release (x86_64-pc-linux-gnu)`).
     pub version: Option<String>,
+    /// The version number found in that line (`5.2.15`): the first run of digits with at
+    /// least one dot, and a pre-release or build suffix that follows it directly (`1.0.0-rc.1`);
+    /// `null` when the line holds none.
+    pub version_number: Option<String>,
     /// Where it is.
     pub binary_path: Option<String>,
     /// Why it was not found.

@@ -153,6 +153,9 @@ pub struct EnrollRequest {
 pub struct Enrolled {
     /// The new node's id.
     pub node_id: String,
+    /// The name the node was given: the one asked for, or when another node of the same owner
+    /// already has it, that name with the first free number (`host-2`, `host-3`…).
+    pub name: String,
     /// The node key (`tp_…`): shown in this answer only; it opens `/ws/node` and nothing else.
     pub node_key: String,
     /// The plane's command-signing public key.

@@ -62,6 +62,11 @@ pub struct Node {
     /// Whether scripts (system keys) may launch subshells on it (`PUT
     /// /api/nodes/{id}/system-access`; the local node is always open to them).
     pub system_access: bool,
+    /// Whether the caller may launch subshells on it: an administrator's session on any node,
+    /// a person on the nodes they own (not the local node, unless they are an administrator),
+    /// a script on its own nodes, the local node and the nodes open to scripts. A launch, a
+    /// harness check or a folder listing on a node answering `false` is refused.
+    pub can_launch: bool,
     /// Creation time (ms).
     pub created_at: i64,
     /// Last change (ms).

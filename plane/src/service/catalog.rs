@@ -88,6 +88,60 @@ fn version_line(raw: &str) -> Option<String> {
     (!text.is_empty()).then_some(text)
 }
 
+/// The version number in a harness's version line: the first run of digits that holds at
+/// least one dot between digits (`5.2.15` of `GNU bash, version 5.2.15(1)-release`), with a
+/// pre-release or build suffix that follows it directly (`-rc.1`, `+build.5`) when one does.
+/// A leading `v` is dropped with everything else before the digits. `None` when the line has
+/// no dotted number (`tool 7`).
+fn version_number(line: &str) -> Option<String> {
+    let b = line.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        // A number starts at a digit that does not continue a word (`x86_64` is no version).
+        let starts = b[i].is_ascii_digit()
+            && (i == 0 || !b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'v');
+        if !starts {
+            i += 1;
+            continue;
+        }
+        let mut end = i;
+        let mut dots = 0;
+        while end < b.len() {
+            if b[end].is_ascii_digit() {
+                end += 1;
+            } else if b[end] == b'.' && end + 1 < b.len() && b[end + 1].is_ascii_digit() {
+                dots += 1;
+                end += 1;
+            } else {
+                break;
+            }
+        }
+        if dots == 0 {
+            i = end;
+            continue;
+        }
+        // `-rc.1`, `-beta`, `+build.5`: a suffix of letters, digits and dots after `-` or `+`,
+        // kept when it starts with a letter or digit (`5.2.15(1)-release` keeps none).
+        if end + 1 < b.len()
+            && (b[end] == b'-' || b[end] == b'+')
+            && b[end + 1].is_ascii_alphanumeric()
+        {
+            let mut s = end + 1;
+            while s < b.len()
+                && (b[s].is_ascii_alphanumeric() || b[s] == b'.' || b[s] == b'-' || b[s] == b'+')
+            {
+                s += 1;
+            }
+            end = s;
+            while end > i && b[end - 1] == b'.' {
+                end -= 1;
+            }
+        }
+        return Some(line[i..end].to_owned());
+    }
+    None
+}
+
 fn preset_view(p: &store::Preset) -> Preset {
     Preset {
         id: p.id.clone(),
@@ -362,12 +416,14 @@ impl Service {
                         Some(_) => None,
                     }
                 };
+                let version = d.and_then(|d| d.version.as_deref()).and_then(version_line);
                 HarnessStatus {
                     harness_id: p.id.to_owned(),
                     name: p.name.to_owned(),
                     enabled,
                     installed: d.is_some_and(|d| d.installed),
-                    version: d.and_then(|d| d.version.as_deref()).and_then(version_line),
+                    version_number: version.as_deref().and_then(version_number),
+                    version,
                     binary_path: d.and_then(|d| d.binary_path.clone()),
                     reason: d.and_then(|d| d.reason.clone()),
                     checked_at: d.map(|d| d.checked_at),
@@ -587,7 +643,30 @@ impl Service {
 
 #[cfg(test)]
 mod tests {
-    use super::version_line;
+    use super::{version_line, version_number};
+
+    #[test]
+    fn a_version_number_is_the_dotted_number_of_the_line() {
+        let cases = [
+            (
+                "GNU bash, version 5.2.15(1)-release (x86_64-pc-linux-gnu)",
+                Some("5.2.15"),
+            ),
+            ("1.0.3 (Claude Code)", Some("1.0.3")),
+            ("codex-cli 0.20.0", Some("0.20.0")),
+            ("opencode v0.3.110", Some("0.3.110")),
+            ("gemini 2.0.0-rc.1", Some("2.0.0-rc.1")),
+            ("tool 1.2.3+build.5.", Some("1.2.3+build.5")),
+            ("zsh 5.9 (x86_64-debian-linux-gnu)", Some("5.9")),
+            ("x86_64 build 7", None),
+            ("tool 7", None),
+            ("version 1. of many", None),
+            ("", None),
+        ];
+        for (line, want) in cases {
+            assert_eq!(version_number(line).as_deref(), want, "{line:?}");
+        }
+    }
 
     #[test]
     fn a_version_is_its_first_line_without_control_characters() {

@@ -8,6 +8,7 @@ use crate::api::enrollment::{EnrollRequest, Enrolled};
 use crate::error::ApiError;
 use crate::secret::{self, BEARER_PREFIX, SETUP_KEY_PREFIX};
 use crate::store::{Consume, NewNode};
+use termplane_proto::limits::NODE_NAME_MAX_CHARS;
 
 fn state_error(status: SetupKeyStatus) -> Option<ApiError> {
     match status {
@@ -28,6 +29,25 @@ fn state_error(status: SetupKeyStatus) -> Option<ApiError> {
         )),
         SetupKeyStatus::Active => None,
     }
+}
+
+/// `wanted`, or when one of `taken` is already called that, `wanted-2`, `wanted-3`… — the
+/// first number free, the name shortened as needed to keep within the node name's length.
+fn unique_name(wanted: &str, taken: &[String]) -> String {
+    let free = |candidate: &str| !taken.iter().any(|t| t == candidate);
+    if free(wanted) {
+        return wanted.to_owned();
+    }
+    // One of 2..=taken.len()+1 is always free.
+    (2..=taken.len() + 1)
+        .map(|n| {
+            let suffix = format!("-{n}");
+            let room = NODE_NAME_MAX_CHARS.saturating_sub(suffix.chars().count());
+            let stem: String = wanted.chars().take(room).collect();
+            format!("{}{suffix}", stem.trim_end())
+        })
+        .find(|c| free(c))
+        .unwrap_or_else(|| wanted.to_owned())
 }
 
 impl Service {
@@ -86,12 +106,24 @@ impl Service {
             ));
         }
 
+        // A name another node of the same owner has already gets a number (`host-2`): two
+        // machines of one host name would otherwise be told apart by their ids alone.
+        let taken: Vec<String> = self
+            .store
+            .nodes(Some(&k.owner_user_id))
+            .await?
+            .into_iter()
+            .filter(|n| n.owner_user_id.as_deref() == Some(k.owner_user_id.as_str()))
+            .map(|n| n.name)
+            .collect();
+        let name = unique_name(req.name.as_str(), &taken);
+
         // Consume: one winner, in the same transaction as the node row.
         let node_key = secret::new_token(BEARER_PREFIX)?;
         let jwk_text =
             serde_json::to_string(&req.identity_jwk).map_err(|_| ApiError::internal())?;
         let new = NewNode {
-            name: req.name.into_string(),
+            name,
             os: req.os.as_str().to_owned(),
             arch: req.arch.into_string(),
             hostname: req.hostname.into_string(),
@@ -110,6 +142,7 @@ impl Service {
                 let (jwk, control_key) = plane_public_material(&self.secrets)?;
                 Ok(Enrolled {
                     node_id,
+                    name: new.name,
                     node_key,
                     signing_public_jwk: jwk,
                     control_encrypt_public_key: control_key,
@@ -126,5 +159,24 @@ impl Service {
                 }))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unique_name;
+
+    #[test]
+    fn a_taken_name_gets_the_first_free_number_within_the_length() {
+        let taken = |names: &[&str]| names.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>();
+        assert_eq!(unique_name("web", &taken(&[])), "web");
+        assert_eq!(unique_name("web", &taken(&["db"])), "web");
+        assert_eq!(unique_name("web", &taken(&["web"])), "web-2");
+        assert_eq!(unique_name("web", &taken(&["web", "web-2"])), "web-3");
+        assert_eq!(unique_name("web", &taken(&["web", "web-3"])), "web-2");
+        let long = "h".repeat(64);
+        let renamed = unique_name(&long, &taken(&[&long]));
+        assert_eq!(renamed.chars().count(), 64);
+        assert_eq!(renamed, format!("{}-2", "h".repeat(62)));
     }
 }

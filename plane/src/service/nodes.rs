@@ -59,23 +59,24 @@ impl Service {
         } else {
             self.store.nodes(Some(&c.user().id)).await?
         };
-        Ok(rows.iter().map(|n| self.view_node(n)).collect())
+        Ok(rows.iter().map(|n| self.view_node(&c, n)).collect())
     }
 
-    /// A node row as the API shows it; the local node reads offline when this plane runs no
-    /// panes on its own host (`--no-local-node`, or tmux missing): launches there are refused.
-    fn view_node(&self, n: &store::Node) -> Node {
+    /// A node row as the API shows it to `c`; the local node reads offline when this plane runs
+    /// no panes on its own host (`--no-local-node`, or tmux missing): launches there are refused.
+    fn view_node(&self, c: &Caller, n: &store::Node) -> Node {
         let mut v = node_view(n);
         if n.is_local && self.local.get().is_none() {
             v.liveness = crate::api::nodes::Liveness::Offline;
         }
+        v.can_launch = super::subshells::may_launch_on(c, n);
         v
     }
 
     /// `GET /api/nodes/:id` (session only).
     pub async fn node(&self, meta: &RequestMeta, id: &str) -> Result<Node, ApiError> {
         let c = self.session(meta).await?;
-        Ok(self.view_node(&self.owned_node(&c, id).await?))
+        Ok(self.view_node(&c, &self.owned_node(&c, id).await?))
     }
 
     /// `DELETE /api/nodes/:id` (session only).

@@ -428,7 +428,8 @@ describe("termplane browser app", { concurrency: false }, () => {
     await page.waitForURL(/\/sign-in/);
     await page.getByLabel("Email").fill(ADMIN.email);
     await page.getByRole("button", { name: "Sign in with a passkey" }).click();
-    await page.waitForURL(/\/subshells$/);
+    // Back on the page they signed out from.
+    await page.waitForURL(/\/account$/);
     await page.getByRole("link", { name: ADMIN.name }).waitFor();
   });
 
@@ -587,6 +588,50 @@ describe("termplane browser app", { concurrency: false }, () => {
     await live(page);
     await waitLine(page, "hi");
     await waitLine(page, "from-the-first");
+  });
+
+  test("sign-in goes on to the page that asked for it, and never to another site", async () => {
+    const ctx = await newContext();
+    const p = await ctx.newPage();
+    const signInHere = async () => {
+      await p.getByLabel("Email").fill(ADMIN.email);
+      await p.getByLabel("Password", { exact: true }).fill(ADMIN.password);
+      await p.getByRole("button", { name: "Sign in", exact: true }).click();
+    };
+    // Signed out, the pane's address asks for a sign-in that remembers it.
+    await p.goto(paneUrl);
+    await p.waitForURL((u) => u.pathname === "/sign-in" && u.searchParams.get("next") === paneUrl);
+    await signInHere();
+    await p.waitForURL((u) => u.pathname === paneUrl);
+    // The pane shows, and stays: the sign-in does not go on to the list after it.
+    await live(p);
+    await waitLine(p, "hi");
+    assert.equal(new URL(p.url()).pathname, paneUrl, "the sign-in left the pane for another page");
+    // A `next` that leads off this origin, however it is spelt, lands on the list instead.
+    const refused = [
+      "//evil.example/x",
+      "https://evil.example/x",
+      "/\\evil.example",
+      "/\t/evil.example",
+      "%2F%2Fevil.example",
+      "/%2F%2Fevil.example",
+      "/%252F%252Fevil.example",
+      "/%5Cevil.example",
+      "javascript:alert(1)",
+      "/sign-in?next=%2F%2Fevil.example",
+    ];
+    for (const next of refused) {
+      await ctx.clearCookies();
+      await p.goto(`/sign-in?next=${encodeURIComponent(next)}`);
+      await p.getByRole("button", { name: "Sign in", exact: true }).waitFor();
+      await signInHere();
+      await p.waitForURL((u) => u.pathname === "/subshells", { timeout: 15_000 }).catch(() => {
+        throw new Error(`next=${JSON.stringify(next)} went to ${p.url()}`);
+      });
+      assert.equal(new URL(p.url()).origin, new URL(base).origin, `next=${JSON.stringify(next)}`);
+      await p.getByRole("link", { name: ADMIN.name }).waitFor();
+    }
+    await ctx.close();
   });
 
   test("a remote pane's viewer hears that the node went away, and the refusal clears when it returns", async () => {
@@ -788,6 +833,83 @@ describe("termplane browser app", { concurrency: false }, () => {
     // The reader's settings address shows no admin content either.
     await rp.goto("/settings/keys");
     await rp.getByRole("heading", { name: "Administrators only" }).waitFor();
+  });
+
+  test("a person with no node of their own is offered to add one, not a node they may not use", async () => {
+    const ctx = await newContext();
+    const rp = await ctx.newPage();
+    await signIn(rp, READER);
+    // The plane says where they may launch: not on its own host.
+    const listed = await rp.evaluate(async () => (await (await fetch("/api/nodes")).json()).map((n) => [n.isLocal, n.canLaunch]));
+    assert.deepEqual(listed, [[true, false]]);
+    // The launch dialog offers no node it would refuse, says why, and the way forward.
+    await rp.getByRole("button", { name: "Launch" }).click();
+    const dialog = rp.getByRole("dialog", { name: "Launch a subshell" });
+    await dialog.getByTestId("no-launch-node").waitFor();
+    assert.equal(await dialog.getByLabel("Node").count(), 0, "a node select is offered");
+    assert.equal(await dialog.getByText("Checking the node…").count(), 0);
+    assert.equal(await dialog.getByText("may not launch subshells").count(), 0);
+    await axe(rp, "launch dialog without a node");
+    await rp.screenshot({ path: join(SHOTS, "subshells-launch-no-node-1280x800.png") });
+    await dialog.getByRole("link", { name: "Add a node" }).click();
+    await rp.waitForURL((u) => u.pathname === "/nodes");
+    const add = rp.getByRole("dialog", { name: "Add a node" });
+    await add.waitFor();
+    await add.getByRole("button", { name: "Close dialog" }).click();
+    await rp.waitForURL((u) => u.pathname === "/nodes" && u.search === "");
+    await ctx.close();
+  });
+
+  test("a pane shared with a person says whose it is in their list", async () => {
+    const paneId = paneUrl.split("/").pop();
+    const ctx = await newContext();
+    const rp = await ctx.newPage();
+    await signIn(rp, READER);
+    const row = rp.locator(`tr[data-id="${paneId}"]`);
+    await row.getByTestId("shared-with-you").waitFor();
+    await row.getByTestId("owner").getByText(ADMIN.name, { exact: true }).waitFor();
+    assert.equal(await row.getAttribute("data-owner"), "other");
+    await axe(rp, "subshells shared with the reader");
+    await ctx.close();
+    // The administrator's own list has no such marks.
+    await page.goto("/subshells");
+    await page.locator(`tr[data-id="${paneId}"][data-owner="me"]`).waitFor();
+    assert.equal(await page.getByTestId("shared-with-you").count(), 0);
+    await page.goto(paneUrl);
+    await live(page);
+  });
+
+  test("the share dialog warns plainly before it hands out write access", async () => {
+    await page.getByText("Actions").click();
+    await page.getByRole("button", { name: "Share…" }).click();
+    const share = page.getByRole("dialog", { name: /^Share / });
+    const warning = share.getByTestId("write-share-warning");
+    await share.getByLabel("Access", { exact: true }).selectOption("read");
+    assert.equal(await warning.count(), 0, "a warning for read access");
+    await share.getByLabel("Access", { exact: true }).selectOption("write");
+    await warning.waitFor();
+    const text = await warning.innerText();
+    assert.match(text, /full control of this pane/);
+    assert.match(text, /token/);
+    assert.match(text, /read every subshell of its owner/);
+    await share.getByRole("button", { name: "Share with write access" }).waitFor();
+    assert.equal(await share.getByLabel("Access", { exact: true }).getAttribute("aria-describedby"), "share-write-warning");
+    await axe(page, "share dialog, write chosen");
+    await page.screenshot({ path: join(SHOTS, "subshell-share-write-1280x800.png") });
+    // Raising an existing share asks first with the same words; declining keeps it read-only.
+    const readerRow = share.locator(".list-row", { hasText: READER.email });
+    await readerRow.getByRole("combobox").selectOption("write");
+    const ask = page.getByRole("dialog", { name: `Let ${READER.name} type into ui-shell?` });
+    await ask.getByText(/run commands as its program/).waitFor();
+    await ask.getByRole("button", { name: "Cancel" }).click();
+    const shares = await page.evaluate(async (id) => (await fetch(`/api/subshells/${id}/shares`)).json(), paneUrl.split("/").pop());
+    assert.deepEqual(
+      shares.map((x) => x.access),
+      ["read"],
+      "declining the warning still raised the share",
+    );
+    await share.getByLabel("Access", { exact: true }).selectOption("read");
+    await share.getByRole("button", { name: "Close dialog" }).click();
   });
 
   test("channels: a signed entry, checked again here, and a read member who follows it live", async () => {
@@ -1001,6 +1123,46 @@ describe("termplane browser app", { concurrency: false }, () => {
     await pp.getByRole("button", { name: "Menu" }).tap();
     await pp.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Nodes" }).waitFor();
     await pp.screenshot({ path: join(SHOTS, "menu-phone-390x844.png") });
+  });
+
+  test("a phone on its side keeps the key row, and the terminal gets most of the height", async () => {
+    const LANDSCAPE = { width: 844, height: 390 };
+    const land = await newContext({
+      viewport: LANDSCAPE,
+      isMobile: true,
+      hasTouch: true,
+      deviceScaleFactor: 2,
+      storageState: await admin.storageState(),
+    });
+    const lp = await land.newPage();
+    await lp.goto(paneUrl);
+    await live(lp);
+    const row = lp.getByRole("toolbar", { name: "Terminal keys" });
+    await row.waitFor();
+    assert.equal(await row.isVisible(), true, "the key row is hidden on a phone on its side");
+    // The app's header gives way; the pane's own bar keeps the way back.
+    assert.equal(await lp.locator("header.top").isVisible(), false, "the app's header takes room on a short screen");
+    await lp.getByRole("link", { name: "Back to subshells" }).waitFor();
+    const term = await lp.getByTestId("terminal").boundingBox();
+    assert.ok(term.height >= LANDSCAPE.height * 0.6, `the terminal is ${term.height}px of ${LANDSCAPE.height}`);
+    // The row's keys work there too.
+    await typeInTerminal(lp, "echo side");
+    await row.getByRole("button", { name: "Left arrow" }).tap();
+    await row.getByRole("button", { name: "Left arrow" }).tap();
+    await row.getByRole("button", { name: "Left arrow" }).tap();
+    await row.getByRole("button", { name: "Left arrow" }).tap();
+    await typeInTerminal(lp, "ways-\n");
+    await waitLine(lp, "ways-side");
+    await axe(lp, "subshell @844x390 (phone on its side)");
+    await lp.screenshot({ path: join(SHOTS, "subshell-phone-landscape-844x390.png") });
+    await land.close();
+    // A mouse and a keyboard get no key row, however narrow the window.
+    const narrow = await newContext({ viewport: PHONE, storageState: await admin.storageState() });
+    const np = await narrow.newPage();
+    await np.goto(paneUrl);
+    await live(np);
+    assert.equal(await np.getByRole("toolbar", { name: "Terminal keys" }).isVisible(), false, "a key row without touch");
+    await narrow.close();
   });
 
   test("account: a wrong current password is refused; the new password signs in", async () => {
@@ -1228,6 +1390,99 @@ describe("termplane browser app", { concurrency: false }, () => {
     await page.locator('tr[data-node="ui-test-node"]').getByRole("button", { name: "Manage" }).click();
     await page.getByLabel("Allowed directories").first().waitFor();
     await capture(page, "nodes-manage");
+  });
+
+  test("polish: code in plugin descriptions, version numbers, the directory's error at its field", async () => {
+    // A plugin's description shows `claude` as code, not between backticks.
+    await page.goto("/settings/general");
+    await page.getByRole("heading", { name: "Harness plugins" }).waitFor();
+    const claude = page.locator("li", { hasText: "Claude Code" }).getByTestId("plugin-description");
+    await claude.locator("code", { hasText: "claude" }).waitFor();
+    for (const d of await page.getByTestId("plugin-description").allInnerTexts()) {
+      assert.ok(!d.includes("`"), `a backtick shows in ${JSON.stringify(d)}`);
+    }
+    // The launch dialog offers the shell with its version number, not the line it printed.
+    await page.goto("/subshells");
+    await page.getByRole("button", { name: "Launch" }).click();
+    const dialog = page.getByRole("dialog", { name: "Launch a subshell" });
+    const nodeSelect = dialog.getByLabel("Node");
+    await nodeSelect.selectOption(await nodeSelect.locator("option", { hasText: "this plane's host" }).getAttribute("value"));
+    const shell = dialog.getByLabel("Harness").locator('option[value="shell"]');
+    await shell.waitFor({ state: "attached", timeout: 20_000 });
+    const label = (await shell.innerText()).trim();
+    const harness = (await page.evaluate(async () => {
+      const local = (await (await fetch("/api/nodes")).json()).find((n) => n.isLocal);
+      return (await (await fetch(`/api/nodes/${local.nodeId}/harnesses`)).json()).find((h) => h.harnessId === "shell");
+    }));
+    assert.ok(harness.versionNumber, JSON.stringify(harness));
+    assert.ok(harness.version.includes(harness.versionNumber), "the line it printed is kept beside the number");
+    assert.equal(label, `${harness.name} ${harness.versionNumber}`);
+    // A directory the node refuses: the error is at the field, not at the foot of the form.
+    await dialog.getByLabel("Harness").selectOption("shell");
+    const missing = join(workDir, "not-a-directory");
+    await dialog.getByLabel("Directory").fill(missing);
+    await dialog.getByRole("button", { name: "Launch" }).click();
+    const fieldError = dialog.getByTestId("cwd-error");
+    await fieldError.waitFor();
+    const said = await fieldError.innerText();
+    assert.ok(said.includes(`${missing}: no such file or directory`), said);
+    assert.equal(await dialog.getByLabel("Directory").getAttribute("aria-invalid"), "true");
+    assert.match(await dialog.getByLabel("Directory").getAttribute("aria-describedby"), /\bl-cwd-error\b/);
+    assert.equal(await dialog.locator(".note-bad").count(), 0, "the error is also at the foot of the form");
+    await axe(page, "launch dialog, directory refused");
+    await page.screenshot({ path: join(SHOTS, "subshells-launch-bad-dir-1280x800.png") });
+    // Typing a new directory clears it.
+    await dialog.getByLabel("Directory").fill(workDir);
+    await fieldError.waitFor({ state: "detached" });
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+  });
+
+  test("a terminated pane says who stopped it, and the Terminating message goes when it has stopped", async () => {
+    const pane = await launchShell(page, "ui-stop");
+    await page.goto(`/subshells/${pane.id}`);
+    await live(page);
+    await page.locator(".xterm-rows").waitFor();
+    await page.locator("summary", { hasText: "Actions" }).click();
+    await page.getByRole("button", { name: "Terminate", exact: true }).click();
+    await page.getByRole("dialog", { name: "Terminate this subshell?" }).getByRole("button", { name: "Terminate" }).click();
+    const terminating = page.locator(".toast", { hasText: "Terminating" });
+    await terminating.waitFor();
+    await page.locator('.pane-bar [data-status="stopped"]').waitFor({ timeout: 20_000 });
+    const notice = page.getByTestId("pane-notice");
+    await notice.getByText("Terminated by you.").waitFor();
+    assert.doesNotMatch(await notice.innerText(), /program ended/);
+    await terminating.waitFor({ state: "detached", timeout: 1_000 });
+    // Seen again later, it reads as stopped.
+    await page.reload();
+    await page.getByTestId("pane-notice").getByText(/^Stopped\./).waitFor();
+  });
+
+  test("a crashed pane shows its last output and its size, read-only", async () => {
+    const pane = await launchShell(page, "ui-crash");
+    await page.goto(`/subshells/${pane.id}`);
+    await live(page);
+    await page.locator(".xterm-rows").waitFor();
+    await sleep(300);
+    await typeInTerminal(page, "echo last-words-$((6*7)); exit 4\n");
+    await waitFor(
+      "the pane to crash",
+      async () => (await page.evaluate(async (id) => (await fetch(`/api/subshells/${id}`)).json(), pane.id)).state === "crashed",
+      20_000,
+    );
+    const row = await page.evaluate(async (id) => (await fetch(`/api/subshells/${id}`)).json(), pane.id);
+    // A fresh look at it: the screen is its log's end, at the pane's last size.
+    await page.goto("/subshells");
+    await page.goto(`/subshells/${pane.id}`);
+    await page.locator('.pane-bar [data-status="crashed"]').waitFor();
+    await waitLine(page, "last-words-42");
+    const grid = page.getByTestId("grid");
+    await waitFor("the pane's size", async () => (await grid.getAttribute("data-cols")) === String(row.cols));
+    assert.equal(await grid.getAttribute("data-rows"), String(row.rows));
+    assert.notEqual(row.cols, 0);
+    await page.getByTestId("pane-notice").getByText(/ended unexpectedly/).waitFor();
+    await capture(page, "subshell-crashed", { phone: false });
+    // Nothing typed reaches anything.
+    assert.equal(await page.getByTestId("conn").getAttribute("data-conn"), "ended");
   });
 
   test("no Content-Security-Policy violation or page error", () => {

@@ -348,12 +348,18 @@ impl Service {
                     .forget_subshell(&id, &c.user().id, c.actor_kind(), &reason, self.now())
                     .await?;
                 self.settle_parked_exit(&id, false);
+                let about_dir = refuses_directory(&reason, &row.cwd);
+                let mut metadata = refusal_metadata(reason.clone(), r.detail);
+                if about_dir {
+                    // The form can show it at its directory field.
+                    metadata["field"] = serde_json::Value::String("cwd".into());
+                }
                 return Err(ApiError::new(
                     422,
                     "LAUNCH_REFUSED",
                     format!("the node refused the launch: {reason}"),
                 )
-                .with_metadata(refusal_metadata(reason, r.detail)));
+                .with_metadata(metadata));
             }
             Err(e) => {
                 self.store
@@ -464,6 +470,55 @@ fn default_dir(home: &str, allowed_json: &str) -> String {
             home.to_owned()
         }
     })
+}
+
+/// Whether a node's refusal of a launch is about its directory: the node's path checks name the
+/// path first (`/srv/x: no such file or directory`, `/etc: outside the allowed directories`),
+/// or say what is wrong with a path (`path must be absolute`).
+fn refuses_directory(reason: &str, cwd: &str) -> bool {
+    // The node names the path as it reads it: without a trailing slash.
+    let path = match cwd.trim_end_matches('/') {
+        "" => "/",
+        p => p,
+    };
+    reason
+        .strip_prefix(path)
+        .is_some_and(|rest| rest.starts_with(':'))
+        || reason.starts_with("path ")
+        || reason.starts_with("a path component ")
+}
+
+#[cfg(test)]
+mod refusal_tests {
+    use super::refuses_directory;
+
+    #[test]
+    fn a_refusal_naming_the_directory_is_about_the_directory() {
+        assert!(refuses_directory(
+            "/srv/x: no such file or directory",
+            "/srv/x"
+        ));
+        assert!(refuses_directory(
+            "/etc: outside the allowed directories",
+            "/etc"
+        ));
+        assert!(refuses_directory("/srv/x: not a directory", "/srv/x/"));
+        assert!(refuses_directory("/: outside the allowed directories", "/"));
+        assert!(refuses_directory(
+            "path holds a `.` or `..` component",
+            "/a/../b"
+        ));
+        assert!(!refuses_directory(
+            "harness binary \"claude\" not found",
+            "/srv/x"
+        ));
+        assert!(!refuses_directory("in maintenance", "/srv/x"));
+        // A longer path that merely starts like the directory is not it.
+        assert!(!refuses_directory(
+            "/srv/xy: no such file or directory",
+            "/srv/x"
+        ));
+    }
 }
 
 #[cfg(test)]

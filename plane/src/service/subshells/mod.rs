@@ -156,26 +156,7 @@ impl Service {
             )
         };
         let owner = node.owner_user_id.as_deref();
-        let system_rules = |system_access: bool| node.is_local || system_access;
-        let allowed = match c {
-            Caller::Session { user, .. } if user.role == "admin" => true,
-            Caller::Session { user, .. } => owner == Some(user.id.as_str()),
-            Caller::SystemKey { user, .. } => {
-                owner == Some(user.id.as_str())
-                    || system_rules(self.node_system_access(node_id).await?)
-            }
-            Caller::Pane {
-                user,
-                node_id: own_node,
-                ..
-            } => {
-                own_node == node_id
-                    || owner == Some(user.id.as_str())
-                    || (user.role == "service"
-                        && system_rules(self.node_system_access(node_id).await?))
-            }
-        };
-        if allowed {
+        if may_launch_on(c, &node) {
             Ok(node)
         } else if node.is_local || owner == Some(c.user().id.as_str()) {
             Err(denied())
@@ -183,17 +164,6 @@ impl Service {
             // A node the caller has no business with is not revealed.
             Err(ApiError::not_found("node"))
         }
-    }
-
-    pub(in crate::service) async fn node_system_access(
-        &self,
-        node_id: &str,
-    ) -> Result<bool, ApiError> {
-        Ok(self
-            .store
-            .node_facts(node_id)
-            .await?
-            .is_some_and(|f| f.system_access))
     }
 
     /// Whether commands can reach `node_id` now: the local node once its executor runs; a
@@ -350,6 +320,28 @@ impl Service {
         let c = self.caller(meta).await?;
         let row = self.reach_subshell(&c, id, Need::Read).await?;
         Ok(self.subshell_view(&row))
+    }
+}
+
+/// Whether `c` may launch subshells on `node` (the rule of the module documentation): the node
+/// listing answers it as `canLaunch`, and every launch, harness check and folder listing
+/// checks it.
+pub(in crate::service) fn may_launch_on(c: &Caller, node: &store::Node) -> bool {
+    let owner = node.owner_user_id.as_deref();
+    let open_to_scripts = node.is_local || node.system_access;
+    match c {
+        Caller::Session { user, .. } if user.role == "admin" => true,
+        Caller::Session { user, .. } => owner == Some(user.id.as_str()),
+        Caller::SystemKey { user, .. } => owner == Some(user.id.as_str()) || open_to_scripts,
+        Caller::Pane {
+            user,
+            node_id: own_node,
+            ..
+        } => {
+            *own_node == node.id
+                || owner == Some(user.id.as_str())
+                || (user.role == "service" && open_to_scripts)
+        }
     }
 }
 

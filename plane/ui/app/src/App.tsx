@@ -3,6 +3,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { feedStatus, startFeed, stopFeed, subshells } from "./live";
 import { startUnread, stopUnread, unread, unreadLabel } from "./notifications";
+import { safeNext } from "./next";
 import { Link, match, navigate, useRoute } from "./router";
 import { boot, instanceName, session, signOut } from "./session";
 import { useStore } from "./store";
@@ -48,8 +49,12 @@ export function App() {
       const next = path === "/" || path === "/setup" ? "" : `?next=${encodeURIComponent(path + location.search)}`;
       navigate(`/sign-in${next}`, { replace: true });
     }
-    if (s.kind === "signed-in" && (path === "/" || path === "/sign-in" || path === "/setup")) {
-      navigate("/subshells", { replace: true });
+    // Read the address as it is now, not as it was when this render was made: a sign-in may
+    // have gone on to where the person was going in the meantime.
+    const now = location.pathname;
+    if (s.kind === "signed-in" && (now === "/" || now === "/sign-in" || now === "/setup")) {
+      const next = now === "/sign-in" ? new URLSearchParams(location.search).get("next") : null;
+      navigate(safeNext(next), { replace: true });
     }
   }, [s.kind, path]);
 

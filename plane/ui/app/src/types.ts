@@ -116,6 +116,8 @@ export interface Node {
   maintenance: MaintenanceMirror | null;
   allowedDirs: string[];
   isLocal: boolean;
+  /** Whether the signed-in account may launch subshells on it. */
+  canLaunch: boolean;
   createdAt: number;
   updatedAt: number;
 }
@@ -165,7 +167,10 @@ export interface HarnessStatus {
   name: string;
   enabled: boolean;
   installed: boolean;
+  /** The first line of the binary's version output, as printed. */
   version: string | null;
+  /** The version number in it (`5.2.15`). */
+  versionNumber: string | null;
   binaryPath: string | null;
   reason: string | null;
   checkedAt: number | null;
@@ -253,6 +258,14 @@ export interface WsToken {
   token: string;
   expiresAt: number;
   subshellId: string | null;
+}
+
+/** `GET /api/subshells/{id}/logs`: a byte range of the pane's log. */
+export interface LogChunk {
+  fromByte: number;
+  toByte: number;
+  size: number;
+  dataB64: string;
 }
 
 export interface Upload {

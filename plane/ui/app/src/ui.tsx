@@ -114,6 +114,30 @@ export function Checkbox({
   );
 }
 
+// ----- text with inline code -----
+
+/** Text whose `backticked` parts are code (the plane's descriptions are written that way): the
+ * parts show as inline code, without the backticks. An unpaired backtick stays as it is. */
+export function CodeText({ text }: { text: string }) {
+  const parts = text.split("`");
+  if (parts.length < 3) return <>{text}</>;
+  // An even count of parts means one backtick has no partner: it and what follows stay text.
+  const paired = parts.length % 2 === 1 ? parts : [...parts.slice(0, -2), `${parts[parts.length - 2]}\`${parts[parts.length - 1]}`];
+  return (
+    <>
+      {paired.map((p, i) =>
+        i % 2 === 1 ? (
+          <code key={i} class="code-inline">
+            {p}
+          </code>
+        ) : (
+          p
+        ),
+      )}
+    </>
+  );
+}
+
 // ----- notices -----
 
 export function ErrorNote({ error }: { error: unknown }) {
@@ -137,10 +161,17 @@ interface Toast {
 const toasts = createStore<Toast[]>([]);
 let toastSeq = 0;
 
-export function toast(text: string, tone: "ok" | "bad" | "info" = "ok"): void {
+/** Shows a short message for a few seconds (or `ms`); answers its id, for `dismissToast`. */
+export function toast(text: string, tone: "ok" | "bad" | "info" = "ok", ms?: number): number {
   const id = ++toastSeq;
   toasts.update((t) => [...t, { id, text, tone }]);
-  window.setTimeout(() => toasts.update((t) => t.filter((x) => x.id !== id)), tone === "bad" ? 8000 : 4000);
+  window.setTimeout(() => dismissToast(id), ms ?? (tone === "bad" ? 8000 : 4000));
+  return id;
+}
+
+/** Takes a message away before its time (what it said no longer holds). */
+export function dismissToast(id: number): void {
+  toasts.update((t) => (t.some((x) => x.id === id) ? t.filter((x) => x.id !== id) : t));
 }
 
 export function Toasts() {

@@ -2,6 +2,7 @@
 
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, errorText } from "../api";
+import { safeNext } from "../next";
 import { navigate, useRoute } from "../router";
 import { instanceName, loadInstanceName, signedIn } from "../session";
 import { useStore } from "../store";
@@ -30,9 +31,11 @@ function AuthCard({ title, children }: { title: string; children: preact.Compone
   );
 }
 
+/** Goes where the person was going (`next`, when it is a page of this app), else to the list. */
 function afterSignIn(next: string | null) {
-  const target = next && next.startsWith("/") && !next.startsWith("//") && next !== "/sign-in" ? next : "/subshells";
-  navigate(target, { replace: true });
+  // The shell may have moved on already (it follows the session too): only leave the sign-in.
+  if (location.pathname !== "/sign-in") return;
+  navigate(safeNext(next), { replace: true });
 }
 
 export function SetupPage() {

@@ -5,6 +5,7 @@ import { Fragment } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { api } from "../api";
 import { nodes, refreshNodes } from "../live";
+import { navigate } from "../router";
 import { session } from "../session";
 import { useStore } from "../store";
 import type { Deployment, HeldNodes, MaintenanceSet, Node, NodeDownload, NodeKeyRotated, NodePing, NodeUpdateOutcome, SetupKey } from "../types";
@@ -54,7 +55,8 @@ export function NodesPage() {
   const isAdmin = s.kind === "signed-in" && s.me.isAdmin;
   const [held, setHeld] = useState<HeldNodes | null>(null);
   const [open, setOpen] = useState<string | null>(null);
-  const [adding, setAdding] = useState(false);
+  // `/nodes?add=1` (the launch dialog's way here when there is no node) opens the dialog.
+  const [adding, setAdding] = useState(() => new URLSearchParams(location.search).get("add") === "1");
   const [keys, setKeys] = useState<SetupKey[]>([]);
   const act = useAction();
 
@@ -233,6 +235,7 @@ export function NodesPage() {
         open={adding}
         onClose={() => {
           setAdding(false);
+          if (location.search) navigate("/nodes", { replace: true });
           void loadKeys();
         }}
       />

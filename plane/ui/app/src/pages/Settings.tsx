@@ -20,6 +20,7 @@ import type {
 import {
   Badge,
   bytesText,
+  CodeText,
   confirmAction,
   CopyButton,
   Dialog,
@@ -867,7 +868,10 @@ export function GeneralPage() {
             {plugins.map((p) => (
               <li class="list-row" key={p.id}>
                 <span>
-                  <strong>{p.name}</strong> <span class="muted">{p.description}</span>
+                  <strong>{p.name}</strong>{" "}
+                  <span class="muted" data-testid="plugin-description">
+                    <CodeText text={p.description} />
+                  </span>
                 </span>
                 <span class="list-actions">
                   {p.enabled ? <Badge tone="ok">On</Badge> : <Badge tone="muted">Off</Badge>}

@@ -9,7 +9,7 @@ import { createStore, useStore } from "../store";
 import { initialTermState, TerminalClient, type TermState } from "../terminal/client";
 import { uploadFile, type UploadProgress } from "../terminal/upload";
 import type { Share, Subshell, User } from "../types";
-import { confirmAction, Dialog, ErrorNote, Note, StatusBadge, toast, useAction } from "../ui";
+import { confirmAction, Dialog, dismissToast, ErrorNote, Note, StatusBadge, toast, useAction } from "../ui";
 
 const LIVE = ["starting", "running", "stopping"];
 
@@ -26,6 +26,10 @@ export function SubshellPage({ id }: { id: string }) {
   const clientRef = useRef<TerminalClient | null>(null);
   const [client, setClient] = useState<TerminalClient | null>(null);
   const act = useAction();
+  /** This page's own stop of the pane, to say who ended it. */
+  const stoppedHere = useRef<"terminate" | "kill" | null>(null);
+  /** The "Terminating…" message, taken away once the pane has stopped. */
+  const stoppingToast = useRef<number | null>(null);
 
   // The feed keeps the row current once it is known.
   useEffect(() => {
@@ -91,14 +95,48 @@ export function SubshellPage({ id }: { id: string }) {
       );
       if (!ok) return;
     }
-    const r = await act.run(() => api.post<Subshell>(`/api/subshells/${id}/${what}`));
-    if (r) {
-      putSubshell(r);
-      setRow(r);
-      toast(what === "restart" ? "Restarted." : what === "terminate" ? "Terminating." : "Killed.");
-      if (what === "restart") client?.reopen();
+    // A terminate answers once the pane has stopped (its grace may take seconds): say so while
+    // it runs, and no longer once the pane is no longer live.
+    const endStopping = () => {
+      if (stoppingToast.current !== null) dismissToast(stoppingToast.current);
+      stoppingToast.current = null;
+    };
+    stoppedHere.current = what === "restart" ? null : what;
+    if (what === "terminate") {
+      endStopping();
+      stoppingToast.current = toast("Terminating…", "info", 60_000);
     }
+    const r = await act.run(() => api.post<Subshell>(`/api/subshells/${id}/${what}`));
+    if (!r) {
+      endStopping();
+      stoppedHere.current = null;
+      return;
+    }
+    putSubshell(r);
+    setRow(r);
+    if (!LIVE.includes(r.state)) endStopping();
+    if (what !== "terminate") toast(what === "restart" ? "Restarted." : "Killed.");
+    if (what === "restart") client?.reopen();
   };
+
+  useEffect(() => {
+    if (!row) return;
+    if (!LIVE.includes(row.state) && stoppingToast.current !== null) {
+      dismissToast(stoppingToast.current);
+      stoppingToast.current = null;
+    }
+    // Running again (restarted, here or elsewhere): a later stop is told afresh.
+    if (row.state === "starting" || row.state === "running") {
+      if (stoppingToast.current === null) stoppedHere.current = null;
+    }
+  }, [row?.state]);
+  // Leaving the page takes the message along.
+  useEffect(
+    () => () => {
+      if (stoppingToast.current !== null) dismissToast(stoppingToast.current);
+    },
+    [],
+  );
 
   const remove = async () => {
     const ok = await confirmAction(
@@ -132,6 +170,9 @@ export function SubshellPage({ id }: { id: string }) {
 
   const you = t.viewerId;
   const others = t.viewers.filter((v) => v.viewerId !== you);
+  // Once the view has ended, the row says why better than the socket's close can: a pane that
+  // was stopped on purpose did not just end.
+  const notice = t.conn === "ended" && !t.gone && row ? endedNotice(row, t.exitCode, stoppedHere.current) ?? t.notice : withExit(t.notice, t.exitCode);
 
   return (
     <section class="pane-page" aria-label={`Subshell ${row?.name ?? ""}`}>
@@ -238,10 +279,9 @@ export function SubshellPage({ id }: { id: string }) {
             Your keystrokes are not sent.
           </div>
         ) : null}
-        {t.notice ? (
-          <div class={`note ${t.conn === "ended" ? "note-muted" : "note-warn"}`} role="status">
-            {t.notice}
-            {t.exitCode !== undefined && t.exitCode !== null ? ` Exit code ${t.exitCode}.` : ""}
+        {notice ? (
+          <div class={`note ${t.conn === "ended" ? "note-muted" : "note-warn"}`} role="status" data-testid="pane-notice">
+            {notice}
             {t.conn === "ended" && row && !live && canManage ? (
               <>
                 {" "}
@@ -270,6 +310,32 @@ export function SubshellPage({ id }: { id: string }) {
 }
 
 const PLACEHOLDER = createStore<TermState>(initialTermState());
+
+function withExit(notice: string | null, exitCode: number | null | undefined): string | null {
+  if (!notice) return null;
+  return exitCode !== undefined && exitCode !== null ? `${notice} Exit code ${exitCode}.` : notice;
+}
+
+/** What an ended view says, from the subshell's state (null: the socket's own words). */
+function endedNotice(row: Subshell, exitCode: number | null | undefined, stoppedHere: "terminate" | "kill" | null): string | null {
+  const code = row.exitCode ?? exitCode;
+  switch (row.state) {
+    case "stopping":
+      return "Stopping…";
+    case "stopped":
+      if (stoppedHere === "terminate") return "Terminated by you.";
+      if (stoppedHere === "kill") return "Killed by you.";
+      return "Stopped.";
+    case "exited":
+      return withExit("The pane's program ended.", code);
+    case "crashed":
+      return withExit("The pane's program ended unexpectedly; its last output is below.", code);
+    case "failed":
+      return "The pane could not be started.";
+    default:
+      return null;
+  }
+}
 
 function ConnBadge({ conn }: { conn: string }) {
   const label =
@@ -417,6 +483,21 @@ function DropZone({ id, disabled, children }: { id: string; disabled: boolean; c
   );
 }
 
+/** What a write share hands over, in plain words: typing in the pane is running commands as its
+ * program, and the pane holds a token that acts for its owner within the pane's permissions. */
+export function writeShareWarning(row: Subshell): string {
+  const subshells =
+    row.permissions.subshells === "write"
+      ? "read, type into, restart, stop and launch every subshell of its owner"
+      : "read every subshell of its owner (their screens and logs)";
+  const channels = row.permissions.channels === "write" ? "read and post to the owner's channels" : "read the owner's channels";
+  return (
+    `They can type anything into it: run commands as its program, read and change the files it can reach, ` +
+    `and use the pane's token, which can ${subshells} and ${channels}. ` +
+    `Share write access only with someone you would trust with all of that.`
+  );
+}
+
 function ShareDialog({ open, onClose, row }: { open: boolean; onClose: () => void; row: Subshell }) {
   const [shares, setShares] = useState<Share[]>([]);
   const [users, setUsers] = useState<User[]>([]);
@@ -441,7 +522,20 @@ function ShareDialog({ open, onClose, row }: { open: boolean; onClose: () => voi
     (u) => u.role !== "service" && !u.disabled && u.id !== row.ownerUserId && !shares.some((s) => s.userId === u.id),
   );
 
-  const put = async (uid: string, a: "read" | "write") => {
+  const put = async (uid: string, a: "read" | "write", asked = false) => {
+    // Raising a share to write from the list asks first, with the same warning the form shows.
+    if (a === "write" && !asked) {
+      const ok = await confirmAction(
+        `Let ${byId.get(uid)?.displayName ?? "them"} type into ${row.name}?`,
+        writeShareWarning(row),
+        "Give write access",
+      );
+      if (!ok) {
+        // The list's select shows the access the share still has.
+        setShares((list) => [...list]);
+        return;
+      }
+    }
     const r = await act.run(() => api.put<Share>(`/api/subshells/${row.id}/shares/${uid}`, { access: a }));
     if (r) {
       toast(`Shared with ${byId.get(uid)?.displayName ?? "the account"} (${a === "read" ? "read-only" : "read and write"}).`);
@@ -457,7 +551,8 @@ function ShareDialog({ open, onClose, row }: { open: boolean; onClose: () => voi
         class="row-form"
         onSubmit={(e) => {
           e.preventDefault();
-          if (userId) void put(userId, access);
+          // The warning is on the form itself when write is chosen.
+          if (userId) void put(userId, access, true);
         }}
       >
         <div class="field">
@@ -473,15 +568,25 @@ function ShareDialog({ open, onClose, row }: { open: boolean; onClose: () => voi
         </div>
         <div class="field">
           <label for="share-access">Access</label>
-          <select id="share-access" value={access} onChange={(e) => setAccess((e.currentTarget as HTMLSelectElement).value as "read" | "write")}>
+          <select
+            id="share-access"
+            value={access}
+            aria-describedby={access === "write" ? "share-write-warning" : undefined}
+            onChange={(e) => setAccess((e.currentTarget as HTMLSelectElement).value as "read" | "write")}
+          >
             <option value="read">Read only (watch)</option>
             <option value="write">Read and write (type)</option>
           </select>
         </div>
         <button type="submit" class="btn btn-primary" disabled={!userId || act.busy}>
-          Share
+          {access === "write" ? "Share with write access" : "Share"}
         </button>
       </form>
+      {access === "write" ? (
+        <div class="note note-warn" role="alert" id="share-write-warning" data-testid="write-share-warning">
+          <strong>Write access is full control of this pane.</strong> {writeShareWarning(row)}
+        </div>
+      ) : null}
       <h3>Shared with</h3>
       {shares.length === 0 ? (
         <p class="muted">Nobody yet.</p>

@@ -1,11 +1,12 @@
 // The subshell list (kept current by the live feed) and the launch form.
 
-import { useEffect, useMemo, useState } from "preact/hooks";
-import { api } from "../api";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { api, ApiError } from "../api";
 import { feedStatus, listed, nodes, presence, putSubshell, subshells } from "../live";
 import { Link, navigate, useRoute } from "../router";
 import { useStore } from "../store";
-import type { Access, HarnessStatus, Node, Preset, Subshell, SubshellStatus, Workspace } from "../types";
+import { session } from "../session";
+import type { Access, HarnessStatus, Node, Preset, Subshell, SubshellStatus, User, Workspace } from "../types";
 import { DirPicker } from "../dirs";
 import { Dialog, Empty, ErrorNote, PageHead, StatusBadge, Time, useAction } from "../ui";
 
@@ -55,6 +56,19 @@ export function SubshellsPage() {
   };
 
   const nodeName = useMemo(() => new Map(nodeList.map((n) => [n.nodeId, n.name])), [nodeList]);
+  const s = useStore(session);
+  const me = s.kind === "signed-in" ? s.me : null;
+  // Someone else's subshell in the list (shared with this person, or seen by an administrator)
+  // says whose it is: the accounts' names are read once there is one.
+  const foreign = !!me && Object.values(all).some((x) => x.ownerUserId !== me.id);
+  const [people, setPeople] = useState<Map<string, string>>(new Map());
+  useEffect(() => {
+    if (!foreign) return;
+    api
+      .get<User[]>("/api/users")
+      .then((us) => setPeople(new Map(us.map((u) => [u.id, u.displayName]))))
+      .catch(() => undefined);
+  }, [foreign]);
   const rows = Object.values(all)
     .filter((s) => (!fNode || s.nodeId === fNode) && (!fHarness || s.harnessId === fHarness) && (!fStatus || s.status === fStatus))
     .sort((a, b) => b.createdAt - a.createdAt);
@@ -116,6 +130,7 @@ export function SubshellsPage() {
           <thead>
             <tr>
               <th scope="col">Name</th>
+              {foreign ? <th scope="col">Owner</th> : null}
               <th scope="col">Status</th>
               <th scope="col">Harness</th>
               <th scope="col">Node</th>
@@ -126,12 +141,25 @@ export function SubshellsPage() {
           </thead>
           <tbody>
             {rows.map((s) => (
-              <tr key={s.id} data-id={s.id}>
+              <tr key={s.id} data-id={s.id} data-owner={me && s.ownerUserId === me.id ? "me" : "other"}>
                 <td data-label="Name">
                   <Link href={`/subshells/${s.id}`} class="strong">
                     {s.name}
                   </Link>
+                  {me && s.ownerUserId !== me.id && !me.isAdmin ? (
+                    <>
+                      {" "}
+                      <span class="badge badge-info" data-testid="shared-with-you">
+                        Shared with you
+                      </span>
+                    </>
+                  ) : null}
                 </td>
+                {foreign ? (
+                  <td data-label="Owner" data-testid="owner">
+                    {me && s.ownerUserId === me.id ? "You" : (people.get(s.ownerUserId) ?? "Another account")}
+                  </td>
+                ) : null}
                 <td data-label="Status">
                   <StatusBadge status={s.status} />
                 </td>
@@ -149,7 +177,7 @@ export function SubshellsPage() {
           </tbody>
         </table>
       )}
-      <LaunchDialog open={launchOpen} onClose={() => setLaunchOpen(false)} nodes={nodeList} presetNode={fNode} />
+      <LaunchDialog open={launchOpen} onClose={() => setLaunchOpen(false)} nodes={nodeList} loaded={isListed} presetNode={fNode} />
     </div>
   );
 }
@@ -166,18 +194,31 @@ export function whyNot(h: HarnessStatus): string {
   return h.reason && h.whyNot === "not_installed" ? `${base}: ${h.reason}` : base;
 }
 
+/** A refusal of the launch's directory, in words for the field: the node's own reason when it
+ * gave one (`/srv/x: no such file or directory`), else the plane's message. */
+function dirRefusal(e: ApiError): string {
+  const reason = e.metadata?.["reason"];
+  if (e.code === "LAUNCH_REFUSED" && typeof reason === "string") return `The node cannot start in this directory: ${reason}.`;
+  return e.message.charAt(0).toUpperCase() + e.message.slice(1);
+}
+
 function LaunchDialog({
   open,
   onClose,
   nodes: nodeList,
+  loaded,
   presetNode,
 }: {
   open: boolean;
   onClose: () => void;
   nodes: Node[];
+  /** Whether the node list arrived (an empty list before it is no news). */
+  loaded: boolean;
   presetNode: string;
 }) {
-  const online = nodeList.filter((n) => n.liveness === "online");
+  // Only the nodes this account may launch on (a person who is not an administrator: their own).
+  const allowed = nodeList.filter((n) => n.canLaunch);
+  const online = allowed.filter((n) => n.liveness === "online");
   const [nodeId, setNodeId] = useState("");
   const [harnesses, setHarnesses] = useState<HarnessStatus[] | null>(null);
   const [harnessId, setHarnessId] = useState("");
@@ -220,6 +261,14 @@ function LaunchDialog({
     setPicking(false);
   }, [open, nodeId]);
 
+  // A refusal about the directory (the plane's check of the path, or the node's) is shown at
+  // the directory field; any other at the foot of the form.
+  const cwdError = act.error instanceof ApiError && act.error.metadata?.["field"] === "cwd" ? act.error : null;
+  const cwdRef = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (cwdError) cwdRef.current?.focus();
+  }, [cwdError]);
+
   const nodeWorkspaces = workspaces.filter((w) => w.nodeId === nodeId);
   const harnessPresets = presets.filter((p) => !p.harnessId || p.harnessId === harnessId);
   const launchable = harnesses?.filter((h) => h.launchable) ?? [];
@@ -244,9 +293,28 @@ function LaunchDialog({
 
   return (
     <Dialog title="Launch a subshell" open={open} onClose={onClose} wide>
-      {online.length === 0 ? (
+      {!loaded ? (
+        <p class="muted" role="status">
+          Loading…
+        </p>
+      ) : allowed.length === 0 ? (
+        <div class="stack" data-testid="no-launch-node">
+          <p>
+            You have no node to launch on. A subshell runs on a node of yours: add one by running the node program on a
+            machine of yours{nodeList.some((n) => n.isLocal) ? " (this plane's own host is for administrators)" : ""}.
+          </p>
+          <div class="actions">
+            <button type="button" class="btn" onClick={onClose}>
+              Cancel
+            </button>
+            <Link href="/nodes?add=1" class="btn btn-primary" onClick={onClose}>
+              Add a node
+            </Link>
+          </div>
+        </div>
+      ) : online.length === 0 ? (
         <p>
-          No node is online. <Link href="/nodes">Add or check a node</Link>.
+          None of your nodes is online. <Link href="/nodes">Check your nodes</Link>.
         </p>
       ) : (
         <form onSubmit={submit} class="stack">
@@ -277,7 +345,7 @@ function LaunchDialog({
                   {launchable.map((h) => (
                     <option key={h.harnessId} value={h.harnessId}>
                       {h.name}
-                      {h.version ? ` ${h.version}` : ""}
+                      {h.versionNumber || h.version ? ` ${h.versionNumber ?? h.version}` : ""}
                     </option>
                   ))}
                 </select>
@@ -331,11 +399,16 @@ function LaunchDialog({
             <div class="inline inline-grow">
               <input
                 id="l-cwd"
+                ref={cwdRef}
                 class="mono"
                 value={cwd}
                 placeholder={workspaceId ? "the workspace's directory" : "the node's home directory"}
-                onInput={(e) => setCwd((e.currentTarget as HTMLInputElement).value)}
-                aria-describedby="l-cwd-hint"
+                onInput={(e) => {
+                  setCwd((e.currentTarget as HTMLInputElement).value);
+                  if (cwdError) act.setError(null);
+                }}
+                aria-invalid={cwdError ? true : undefined}
+                aria-describedby={cwdError ? "l-cwd-error l-cwd-hint" : "l-cwd-hint"}
                 // Blanks around a pasted path are dropped when the form is sent.
                 pattern="\s*/.*"
                 title="An absolute path: it starts with /"
@@ -344,6 +417,11 @@ function LaunchDialog({
                 Browse…
               </button>
             </div>
+            {cwdError ? (
+              <div class="field-error" id="l-cwd-error" role="alert" data-testid="cwd-error">
+                {dirRefusal(cwdError)}
+              </div>
+            ) : null}
             <div class="hint" id="l-cwd-hint">
               An absolute path on the node. Leave empty for the default.
             </div>
@@ -386,7 +464,7 @@ function LaunchDialog({
               </div>
             </div>
           </details>
-          <ErrorNote error={act.error} />
+          <ErrorNote error={cwdError ? null : act.error} />
           <div class="actions">
             <button type="button" class="btn" onClick={onClose}>
               Cancel

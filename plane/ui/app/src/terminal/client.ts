@@ -14,6 +14,7 @@ import { FitAddon } from "@xterm/addon-fit";
 import { WebLinksAddon } from "@xterm/addon-web-links";
 import { api, ApiError, socketUrl } from "../api";
 import { createStore } from "../store";
+import { lastOutput } from "./tail";
 import type { ServerFrame, Subshell, Viewer, WsToken } from "../types";
 
 export type Conn = "connecting" | "live" | "reconnecting" | "ended";
@@ -328,6 +329,7 @@ export class TerminalClient {
       this.onSubshell(row);
       if (!["starting", "running", "stopping"].includes(row.state)) {
         this.end(row.state === "exited" || row.state === "crashed" ? "The pane's program ended." : `This subshell is ${row.state}.`);
+        void this.showEnded(row, gen);
         return;
       }
       token = await api.post<WsToken>("/api/auth/ws-token", { subshellId: this.subshellId });
@@ -402,6 +404,15 @@ export class TerminalClient {
     this.patch({ conn: "reconnecting", notice: why, viewers: [] });
     window.clearTimeout(this.retryTimer);
     this.retryTimer = window.setTimeout(() => void this.connect(), wait);
+  }
+
+  /** An ended pane: its last grid and the end of its log, read-only (nothing types into it). */
+  private async showEnded(row: Subshell, gen: number): Promise<void> {
+    this.showGrid(row.cols, row.rows);
+    const bytes = await lastOutput(this.subshellId).catch(() => null);
+    if (!bytes || this.disposed || gen !== this.connectGen) return;
+    this.term.reset();
+    this.term.write(bytes);
   }
 
   private end(why: string, gone = false): void {
