@@ -88,6 +88,8 @@ fi
 have chromium || apt_install chromium
 # ... and use a minted system key with curl, as a script would.
 have curl || apt_install curl
+# The node installer the plane serves (/install.sh) is linted by plane/tests/install.rs.
+have shellcheck || apt_install shellcheck
 # The plane embeds the browser app (built here with Vite) and the API reference's front end
 # (swagger-ui-dist) at compile time; install scripts are not needed (and not run).
 npm ci --silent --no-audit --no-fund --ignore-scripts --prefix plane/ui

@@ -169,14 +169,46 @@ fn cmd_enroll(args: &Args) -> ExitCode {
     match enroll::enroll(&e) {
         Ok(cfg) => {
             println!(
-                "enrolled as node {} ({})\nconfig written to {}\nnext: termplane-node service install   (or: termplane-node run)",
+                "enrolled as node {} ({})\nconfig written to {}\nnext: {}   (or: {})",
                 cfg.node_id,
                 cfg.name,
-                path.display()
+                path.display(),
+                own_command(args, "service install"),
+                own_command(args, "run"),
             );
             ExitCode::SUCCESS
         }
         Err(e) => fail(&e),
+    }
+}
+
+/// `s` as one word of POSIX shell: as it is when every character is plain, else single-quoted.
+fn shell_word(s: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c);
+    if !s.is_empty() && s.chars().all(plain) {
+        s.to_owned()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// A shell line running this program with `words`: the program by its own path (it need not
+/// be on `PATH`), and the config given to this command when it is not the default one.
+fn own_command(args: &Args, words: &str) -> String {
+    let program = std::env::current_exe().map_or_else(
+        |_| "termplane-node".to_owned(),
+        |p| shell_word(&p.display().to_string()),
+    );
+    match args.get("config") {
+        Some(_) => {
+            let config = args.config_path();
+            let config = std::path::absolute(&config).unwrap_or(config);
+            format!(
+                "{program} {words} --config {}",
+                shell_word(&config.display().to_string())
+            )
+        }
+        None => format!("{program} {words}"),
     }
 }
 

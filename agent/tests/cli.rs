@@ -99,6 +99,55 @@ fn version_is_exact() {
     );
 }
 
+/// The next steps `enroll` prints work as pasted: they call the program by its own path
+/// (`termplane-node` alone is not found when its directory is not on `PATH`) and carry the
+/// config file the enrollment wrote when it is not the default one.
+#[test]
+fn enrolls_next_steps_name_the_program_by_its_path_and_the_config_it_wrote() {
+    if !tmux_ok() {
+        return;
+    }
+    let program = std::fs::canonicalize(env!("CARGO_BIN_EXE_termplane-node")).unwrap();
+    let program = program.display();
+    let d = TempDir::new("cli-next");
+    let (url, plane) = fake_plane();
+    let mut c = bin();
+    c.args(["enroll", "--server", &url, "--setup-key", "nsk_abc"]);
+    let (ok, out) = run(c, d.path());
+    assert!(ok, "{out}");
+    plane.join().unwrap();
+    assert!(
+        out.contains(&format!(
+            "next: {program} service install   (or: {program} run)"
+        )),
+        "{out}"
+    );
+
+    // Another config file, named relative to the working directory: named absolutely.
+    let (url, plane) = fake_plane();
+    let mut c = bin();
+    c.current_dir(d.path()).args([
+        "enroll",
+        "--server",
+        &url,
+        "--setup-key",
+        "nsk_abc",
+        "--config",
+        "nodes/other node.json",
+    ]);
+    let (ok, out) = run(c, d.path());
+    assert!(ok, "{out}");
+    plane.join().unwrap();
+    let config = d.path().join("nodes/other node.json");
+    let config = config.display();
+    assert!(
+        out.contains(&format!(
+            "next: {program} service install --config '{config}'   (or: {program} run --config '{config}')"
+        )),
+        "{out}"
+    );
+}
+
 #[test]
 fn enroll_status_configure_never_print_secrets() {
     if !tmux_ok() {

@@ -224,7 +224,8 @@ pub fn free_port() -> u16 {
     panic!("no free loopback port between 20000 and 32000");
 }
 
-fn terminate(child: &mut Child) {
+/// Ends `child` with SIGTERM, then SIGKILL when it has not exited within ten seconds.
+pub fn terminate(child: &mut Child) {
     let pid = rustix::process::Pid::from_raw(i32::try_from(child.id()).unwrap());
     if let Some(pid) = pid {
         let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
@@ -620,7 +621,8 @@ impl Drop for World {
     }
 }
 
-fn kill_tmux_server(socket: &Path) {
+/// Ends the tmux server of `socket`, and any tmux process still naming it.
+pub fn kill_tmux_server(socket: &Path) {
     let _ = Command::new("tmux")
         .arg("-S")
         .arg(socket)

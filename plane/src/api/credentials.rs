@@ -94,4 +94,6 @@ pub struct SetupKey {
     pub used_by_node_id: Option<String>,
     /// When it was revoked (ms).
     pub revoked_at: Option<i64>,
+    /// While it is active, the commands that add a node with it; `null` otherwise.
+    pub install: Option<super::install::NodeInstall>,
 }

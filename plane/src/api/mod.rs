@@ -37,6 +37,7 @@ pub mod channels;
 pub mod credentials;
 pub mod enrollment;
 pub mod files;
+pub mod install;
 pub mod network;
 pub mod nodes;
 pub mod notifications;

@@ -21,7 +21,7 @@
 //! * [`routes`] — the REST routes, declared once: that list mounts the handlers and generates
 //!   the OpenAPI document ([`openapi`], served at `/api/openapi.json`); [`handler`] — how a
 //!   handler's types parse and document a request; [`docs`] — the reference at `/docs`;
-//!   [`ws`] — the node WebSocket upgrade.
+//!   [`install`] — the node installer at `/install.sh`; [`ws`] — the node WebSocket upgrade.
 //!
 //! Why not a framework: tide (and its HTTP stack async-h1) answered several malformed requests
 //! with silence, accepted conflicting `Content-Length`s, had no body or write deadlines, and its
@@ -31,6 +31,7 @@ mod app;
 pub mod chunked;
 mod docs;
 mod handler;
+mod install;
 mod live;
 mod openapi;
 mod router;
@@ -194,6 +195,7 @@ fn meta_of(req: &Request, cookie_name: &str, trusted: &[Cidr]) -> RequestMeta {
         session_cookie,
         origin: head.one("origin").map(str::to_owned),
         sec_fetch_site: head.one("sec-fetch-site").map(str::to_owned),
+        host: head.one("host").map(str::to_owned),
         peer_ip: client.to_string(),
     }
 }
@@ -361,6 +363,8 @@ fn app(svc: Arc<Service>, opts: &HttpOptions) -> Arc<Ctx> {
     // The browser app: its page at `/` (and, through the 404 fallback, at its own routes).
     router.add(Method::Get, "/", Target::Raw(app::index));
     docs::mount(&mut router);
+    // The node installer (a shell script, not JSON).
+    install::mount(&mut router);
     // The live node link (a WebSocket upgrade, not a REST route).
     router.add(Method::Get, "/ws/node", Target::Raw(ws::node_socket));
     // The terminal WebSocket (an upgrade; its frames are on the `/docs/terminal` page).

@@ -53,44 +53,18 @@ impl Service {
     /// `GET /api/admin/deployment` (admin session).
     pub async fn deployment(&self, meta: &RequestMeta) -> Result<Deployment, ApiError> {
         self.admin(meta).await?;
-        let mut platforms = Vec::new();
-        match &self.settings.downloads_dir {
-            Some(dir) => {
-                if let Ok(entries) = std::fs::read_dir(dir) {
-                    for e in entries.flatten() {
-                        let name = e.file_name().to_string_lossy().into_owned();
-                        if let Some(p) = name.strip_prefix("termplane-node-") {
-                            platforms.push(p.to_owned());
-                        }
-                    }
-                }
-            }
-            None => platforms.push(format!(
-                "{}-{}",
-                std::env::consts::OS,
-                std::env::consts::ARCH
-            )),
-        }
-        platforms.sort();
         let base = self.settings.base_url.trim_end_matches('/').to_owned();
-        let mut downloads = Vec::new();
-        for platform in platforms {
-            let valid = serde_json::from_value::<crate::api::nodes::Platform>(
-                serde_json::Value::String(platform.clone()),
-            )
-            .is_ok();
-            if !valid {
-                continue;
-            }
-            if let Ok((_, bytes, sha256)) = self.node_download(&platform).await {
-                downloads.push(NodeDownload {
-                    url: format!("{base}/api/downloads/node/{platform}"),
-                    platform,
-                    bytes,
-                    sha256,
-                });
-            }
-        }
+        let downloads = self
+            .served_node_programs()
+            .await
+            .into_iter()
+            .map(|p| NodeDownload {
+                url: format!("{base}/api/downloads/node/{}", p.platform),
+                platform: p.platform,
+                bytes: p.bytes,
+                sha256: p.sha256,
+            })
+            .collect();
         Ok(Deployment {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             listen: self.settings.listen.iter().cloned().collect(),

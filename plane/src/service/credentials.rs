@@ -46,6 +46,7 @@ fn setup_key_view(k: &store::SetupKey, now: i64) -> SetupKey {
         used_at: k.used_at,
         used_by_node_id: k.used_by_node_id.clone(),
         revoked_at: k.revoked_at,
+        install: None,
     }
 }
 
@@ -152,7 +153,7 @@ impl Service {
 
     // ----- setup keys -----
 
-    /// `POST /api/setup-keys`.
+    /// `POST /api/setup-keys`: the key, with the commands that add a node with it.
     pub async fn create_setup_key(&self, meta: &RequestMeta) -> Result<SetupKey, ApiError> {
         let c = self.session(meta).await?;
         let now = self.now();
@@ -171,7 +172,10 @@ impl Service {
             revoked_at: None,
         };
         self.store.create_setup_key(&k).await?;
-        Ok(setup_key_view(&k, now))
+        let mut view = setup_key_view(&k, now);
+        self.add_install_commands(meta, std::slice::from_mut(&mut view))
+            .await;
+        Ok(view)
     }
 
     /// `GET /api/setup-keys`: an admin sees every key, others their own.
@@ -183,13 +187,15 @@ impl Service {
             Some(c.user().id.as_str())
         };
         let now = self.now();
-        Ok(self
+        let mut views: Vec<SetupKey> = self
             .store
             .setup_keys(owner)
             .await?
             .iter()
             .map(|k| setup_key_view(k, now))
-            .collect())
+            .collect();
+        self.add_install_commands(meta, &mut views).await;
+        Ok(views)
     }
 
     /// `DELETE /api/setup-keys/:id`: revokes an unused key.

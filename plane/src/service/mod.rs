@@ -7,6 +7,8 @@
 //! * [`credentials`] — system keys and setup keys;
 //! * [`enrollment`] — node enrollment;
 //! * [`nodes`] — node rows, downloads and held nodes;
+//! * [`install`] — how a machine becomes a node: `/install.sh` and the commands of the
+//!   "Add a node" dialog;
 //! * [`dispatch`] — the node link's authentication and the command dispatcher;
 //! * [`audit`] — the audit log.
 //!
@@ -26,6 +28,7 @@ mod dispatch;
 mod enrollment;
 mod files;
 mod guard;
+mod install;
 pub mod lifecycle;
 pub mod network;
 mod nodes;
@@ -78,6 +81,9 @@ pub struct RequestMeta {
     pub origin: Option<String>,
     /// `Sec-Fetch-Site`, when present.
     pub sec_fetch_site: Option<String>,
+    /// `Host` (checked well-formed by the HTTP layer). Only ever used to choose among the
+    /// trusted origins ([`Service::install_base_url`]), never as an address of its own.
+    pub host: Option<String>,
     /// The peer's IP address as text.
     pub peer_ip: String,
 }

@@ -466,15 +466,36 @@ describe("termplane browser app", { concurrency: false }, () => {
     assert.ok(Array.isArray(list) && list.some((n) => n.isLocal), "the local node is listed");
   });
 
-  test("add a node: run the enroll command shown, then the daemon, and see it online", async () => {
+  test("add a node: the dialog shows the plane's commands; run the enroll step shown, then the daemon, and see it online", async () => {
     await page.getByRole("link", { name: "Nodes", exact: true }).click();
     await page.waitForURL(/\/nodes$/);
     await capture(page, "nodes");
     await page.getByRole("button", { name: "Add a node" }).click();
+    // The one command comes first; the three steps are under "Step by step".
+    const oneLiner = page.getByTestId("install-command");
+    await oneLiner.waitFor();
+    await page.getByText("Step by step", { exact: true }).click();
     const cmdEl = page.getByTestId("enroll-command");
     await cmdEl.waitFor();
+    const key = await page.getByTestId("setup-key").inputValue();
+    // Every command shown is exactly the one the plane composed for this key.
+    const composed = await page.evaluate(
+      async (k) => (await (await fetch("/api/setup-keys")).json()).find((x) => x.key === k)?.install,
+      key,
+    );
+    assert.ok(composed, "the plane lists the dialog's key with its commands");
+    const shownText = async (testId) => (await page.getByTestId(testId).innerText()).trim();
+    const shownOne = await shownText("install-command");
+    assert.equal(shownOne, composed.command);
+    assert.match(shownOne, new RegExp(`^curl -fsSL \\S+/install\\.sh \\| sh -s -- --setup-key ${key}$`));
+    assert.equal(await shownText("service-command"), composed.service);
+    assert.equal(await shownText("foreground-command"), composed.foreground);
+    if (composed.downloads.length) {
+      assert.equal(await shownText("download-commands"), composed.downloads[0].commands.join("\n"));
+    }
     const shown = (await cmdEl.innerText()).trim();
-    assert.match(shown, /^termplane-node enroll --server \S+ --setup-key nsk_\S+$/);
+    assert.equal(shown, composed.enroll);
+    assert.match(shown, /^~\/\.local\/bin\/termplane-node enroll --server \S+ --setup-key nsk_\S+$/);
     await capture(page, "nodes-add", { phone: false });
     nodeDir = join(tmp, "node");
     await mkdir(nodeDir, { recursive: true });

@@ -59,7 +59,8 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "/api/setup-keys",
             "createSetupKey",
             Cookie,
-            "Mint a single-use setup key valid for 24 hours",
+            "Mint a single-use setup key valid for 24 hours, with the commands that add a node \
+             with it (`install`: the one `curl … /install.sh | sh` command and the same in steps)",
         )
         .ok(201)
         .handle(create_setup_key),

@@ -233,6 +233,29 @@ export interface SetupKey {
   usedAt: number | null;
   usedByNodeId: string | null;
   revokedAt: number | null;
+  /** While the key is active, the commands that add a node with it, as the plane composed them. */
+  install: NodeInstall | null;
+}
+
+export interface NodeInstall {
+  planeUrl: string;
+  scriptUrl: string;
+  /** `curl -fsSL {scriptUrl} | sh -s -- --setup-key nsk_…` */
+  command: string;
+  /** Step 1, per platform the plane serves a program for. */
+  downloads: NodeInstallDownload[];
+  enroll: string;
+  service: string;
+  foreground: string;
+}
+
+export interface NodeInstallDownload {
+  platform: string;
+  url: string;
+  bytes: number;
+  sha256: string;
+  /** Download, then check the digest and make it executable: one command a line. */
+  commands: string[];
 }
 
 export interface AuditEntry {

@@ -8,18 +8,8 @@ import { nodes, refreshNodes } from "../live";
 import { navigate } from "../router";
 import { session } from "../session";
 import { useStore } from "../store";
-import type { Deployment, HeldNodes, MaintenanceSet, Node, NodeDownload, NodeKeyRotated, NodePing, NodeUpdateOutcome, SetupKey } from "../types";
+import type { HeldNodes, MaintenanceSet, Node, NodeKeyRotated, NodePing, NodeUpdateOutcome, SetupKey } from "../types";
 import { Badge, bytesText, Checkbox, CodeBlock, confirmAction, Dialog, Empty, ErrorNote, Note, PageHead, SecretBox, Time, toast, useAction } from "../ui";
-
-const PLATFORMS = ["linux-x86_64", "linux-aarch64", "darwin-aarch64", "darwin-x86_64"];
-
-function planeUrl(): string {
-  return location.origin;
-}
-
-export function enrollCommand(key: string): string {
-  return `termplane-node enroll --server ${planeUrl()} --setup-key ${key}`;
-}
 
 function NodeState({ node, held }: { node: Node; held: string | undefined }) {
   if (held) {
@@ -214,7 +204,7 @@ export function NodesPage() {
                   <span class="mono">{k.preview}</span> <span class="muted">expires <Time ms={k.expiresAt} /></span>
                 </span>
                 <span class="list-actions">
-                  {k.key ? <CopyKey value={enrollCommand(k.key)} /> : null}
+                  {k.install ? <CopyKey value={k.install.command} /> : null}
                   <button
                     type="button"
                     class="btn btn-small btn-danger"
@@ -250,12 +240,12 @@ function CopyKey({ value }: { value: string }) {
       class="btn btn-small"
       onClick={() => {
         void navigator.clipboard.writeText(value).then(
-          () => toast("Enroll command copied."),
+          () => toast("Install command copied."),
           () => toast("Copying is not allowed here.", "bad"),
         );
       }}
     >
-      Copy enroll command
+      Copy install command
     </button>
   );
 }
@@ -433,11 +423,11 @@ function NodeDetail({ node, held, onClose, isAdmin }: { node: Node; held: string
   );
 }
 
+// The commands are the plane's own (`SetupKey.install`), shown as they are: what is copied here
+// is what the plane composed and its tests run.
 function AddNodeDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const [key, setKey] = useState<SetupKey | null>(null);
-  const [platforms, setPlatforms] = useState<string[]>(PLATFORMS);
-  const [platform, setPlatform] = useState(PLATFORMS[0]!);
-  const [served, setServed] = useState<NodeDownload[]>([]);
+  const [platform, setPlatform] = useState("");
   const [before, setBefore] = useState<Set<string>>(new Set());
   const list = useStore(nodes);
   const act = useAction();
@@ -448,19 +438,11 @@ function AddNodeDialog({ open, onClose }: { open: boolean; onClose: () => void }
       return;
     }
     setBefore(new Set(nodes.get().map((n) => n.nodeId)));
-    void act.run(async () => setKey(await api.post<SetupKey>("/api/setup-keys")));
-    // An administrator can see which node programs this plane serves; others get the usual list.
-    api
-      .get<Deployment>("/api/admin/deployment", { quiet401: true })
-      .then((d) => {
-        const names = d.nodeDownloads.map((x) => x.platform);
-        setServed(d.nodeDownloads);
-        if (names.length) {
-          setPlatforms(names);
-          setPlatform(names[0]!);
-        }
-      })
-      .catch(() => undefined);
+    void act.run(async () => {
+      const minted = await api.post<SetupKey>("/api/setup-keys");
+      setKey(minted);
+      setPlatform(minted.install?.downloads[0]?.platform ?? "");
+    });
   }, [open]);
 
   // While the dialog is open, look for the new node now and then (the feed also announces it).
@@ -471,48 +453,77 @@ function AddNodeDialog({ open, onClose }: { open: boolean; onClose: () => void }
   }, [open, key]);
 
   const fresh = list.filter((n) => !before.has(n.nodeId));
-  const chosen = served.find((d) => d.platform === platform);
-  const download = `/api/downloads/node/${platform}`;
-  const fetchCmd = `curl -fLo termplane-node ${planeUrl()}${download} && chmod +x termplane-node`;
+  const install = key?.install ?? null;
+  const chosen = install?.downloads.find((d) => d.platform === platform) ?? null;
 
   return (
     <Dialog title="Add a node" open={open} onClose={onClose} wide>
       <ErrorNote error={act.error} />
-      {act.error ? null : !key ? (
+      {act.error ? null : !key || !install ? (
         <p>Minting a setup key…</p>
       ) : (
         <div class="stack">
           <p>
-            A node is any machine with tmux that can reach this plane; the plane never connects to it. The setup key below
-            works once, for 24 hours.
+            A node is any machine with tmux that can reach this plane; the plane never connects to it. The setup key in these
+            commands works once, for 24 hours.
           </p>
-          <SecretBox label="Setup key" value={key.key ?? ""} testId="setup-key" />
-          <h3>1. Get the node program</h3>
-          <div class="inline">
-            <div class="field field-inline">
-              <label for="dl-platform">Platform</label>
-              <select id="dl-platform" value={platform} onChange={(e) => setPlatform((e.currentTarget as HTMLSelectElement).value)}>
-                {platforms.map((p) => (
-                  <option key={p} value={p}>
-                    {p}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <a class="btn btn-small" href={download} download="termplane-node">
-              Download termplane-node ({platform})
+          <CodeBlock label="Run this on the machine" code={install.command} testId="install-command" />
+          <p class="hint">
+            It downloads termplane-node for the machine's platform into <span class="mono">~/.local/bin</span> (
+            <span class="mono">/usr/local/bin</span> as root), checks its SHA-256 against this plane's, enrolls the node and starts
+            its service; where no service manager runs (a container, say), it prints the command that runs the node in the
+            foreground. Running it again is safe. Read it first:{" "}
+            <a href={install.scriptUrl} target="_blank" rel="noreferrer">
+              install.sh
             </a>
-          </div>
-          {chosen ? (
-            <p class="hint">
-              {bytesText(chosen.bytes)}, SHA-256 <span class="mono hash">{chosen.sha256}</span>
-            </p>
-          ) : null}
-          <CodeBlock label="Or fetch it on the node" code={fetchCmd} />
-          <h3>2. Enroll it</h3>
-          <CodeBlock label="Enroll command" code={enrollCommand(key.key ?? "")} testId="enroll-command" />
-          <h3>3. Run it</h3>
-          <CodeBlock label="Run command" code={"termplane-node service install   # or, in the foreground: termplane-node run"} />
+            .
+          </p>
+          <details class="steps" data-testid="step-by-step">
+            <summary>Step by step</summary>
+            <div class="stack">
+              <SecretBox label="Setup key" value={key.key ?? ""} testId="setup-key" />
+              <h3>1. Get the program</h3>
+              {install.downloads.length === 0 ? (
+                <Note tone="warn">
+                  This plane serves no node program yet: its administrator puts them in the folder named by{" "}
+                  <span class="mono">TERMPLANE_NODE_DOWNLOADS</span>.
+                </Note>
+              ) : (
+                <>
+                  <div class="inline">
+                    <div class="field field-inline">
+                      <label for="dl-platform">Platform</label>
+                      <select id="dl-platform" value={platform} onChange={(e) => setPlatform((e.currentTarget as HTMLSelectElement).value)}>
+                        {install.downloads.map((d) => (
+                          <option key={d.platform} value={d.platform}>
+                            {d.platform}
+                          </option>
+                        ))}
+                      </select>
+                    </div>
+                    {chosen ? (
+                      <a class="btn btn-small" href={`/api/downloads/node/${chosen.platform}`} download="termplane-node">
+                        Download termplane-node ({chosen.platform})
+                      </a>
+                    ) : null}
+                  </div>
+                  {chosen ? (
+                    <>
+                      <p class="hint">
+                        {bytesText(chosen.bytes)}, SHA-256 <span class="mono hash">{chosen.sha256}</span>
+                      </p>
+                      <CodeBlock label="Download and check it" code={chosen.commands.join("\n")} testId="download-commands" />
+                    </>
+                  ) : null}
+                </>
+              )}
+              <h3>2. Enroll it</h3>
+              <CodeBlock label="Enroll command" code={install.enroll} testId="enroll-command" />
+              <h3>3. Run it</h3>
+              <CodeBlock label="As a service" code={install.service} testId="service-command" />
+              <CodeBlock label="Or in the foreground" code={install.foreground} testId="foreground-command" />
+            </div>
+          </details>
           <div role="status" aria-live="polite" class="waiting">
             {fresh.length ? (
               fresh.map((n) => (
