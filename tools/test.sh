@@ -87,6 +87,10 @@ fi
 have chromium || apt_install chromium
 # ... and use a minted system key with curl, as a script would.
 have curl || apt_install curl
+# The operations tests: promtool checks a scrape and a Prometheus server scrapes a running plane;
+# systemd-analyze verifies the units `termplane service install` writes (no systemd running needed).
+have promtool && have prometheus || apt_install prometheus
+have systemd-analyze || apt_install systemd
 # The plane embeds the browser app (built here with Vite) and the API reference's front end
 # (swagger-ui-dist) at compile time; install scripts are not needed (and not run).
 npm ci --silent --no-audit --no-fund --ignore-scripts --prefix plane/ui
