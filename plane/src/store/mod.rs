@@ -188,10 +188,13 @@ impl Store {
     pub(crate) async fn write_tx(
         &self,
     ) -> Result<sqlx::Transaction<'static, sqlx::Any>, sqlx::Error> {
-        match self.backend {
-            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
-            Backend::Postgres => self.pool.begin().await,
-        }
+        let started = std::time::Instant::now();
+        let tx = match self.backend {
+            Backend::Sqlite => self.pool.inner().begin_with("BEGIN IMMEDIATE").await,
+            Backend::Postgres => self.pool.inner().begin().await,
+        };
+        self.metrics().db_acquired(started.elapsed());
+        tx
     }
 
     /// Serialises a transaction's writes that are checked against an account's own limits

@@ -2,7 +2,7 @@
 //! [`TimedPool`]'s `Executor`, which waits for a connection itself (that wait is
 //! `termplane_db_acquire_seconds`) and measures the whole call (`termplane_db_query_duration_seconds`,
 //! the wait included). Queries inside a transaction run on the transaction's connection and
-//! are not measured one by one; the wait for that connection is (`begin`).
+//! are not measured one by one; the wait for that connection is, in `Store::write_tx`.
 //!
 //! A query whose rows are streamed (`fetch`, `fetch_all`, `execute`) is read to its end on
 //! its connection before the first row is handed on: the store reads every result whole
@@ -47,24 +47,10 @@ impl TimedPool {
         conn
     }
 
-    /// A transaction begun with `sql` (`BEGIN IMMEDIATE` on SQLite), its wait for a
-    /// connection measured.
-    pub(crate) async fn begin_with(
-        &self,
-        sql: &'static str,
-    ) -> Result<sqlx::Transaction<'static, Any>, sqlx::Error> {
-        let started = Instant::now();
-        let tx = self.pool.begin_with(sql).await;
-        self.metrics.db_acquired(started.elapsed());
-        tx
-    }
-
-    /// A plain transaction, its wait for a connection measured.
-    pub(crate) async fn begin(&self) -> Result<sqlx::Transaction<'static, Any>, sqlx::Error> {
-        let started = Instant::now();
-        let tx = self.pool.begin().await;
-        self.metrics.db_acquired(started.elapsed());
-        tx
+    /// The pool itself (transactions begin on it in `Store::write_tx`, which measures the
+    /// wait).
+    pub(crate) fn inner(&self) -> &AnyPool {
+        &self.pool
     }
 
     /// Closes the pool.
