@@ -151,9 +151,10 @@ pub struct InstallArgs {
     /// Where to write the unit instead of the manager's directory (implies `--no-start`).
     #[arg(long, value_name = "FILE")]
     pub unit_file: Option<PathBuf>,
-    /// The settings the unit's `termplane serve` runs with: the config file, made absolute,
-    /// goes into the unit; the other settings decide its hardening (the local node, the data
-    /// directory it may write).
+    /// The settings the unit's `termplane serve` runs with. The config file, made absolute,
+    /// goes into the unit's command, and so do the data directory and the local node's switch
+    /// when they do not come from that file (they decide the unit's hardening). Other settings
+    /// given here are not carried into the unit: put them in the config file.
     #[command(flatten)]
     pub settings: SettingsArgs,
 }

@@ -162,13 +162,19 @@ fn install_unit(
     }
     // A system unit's data directory is /var/lib/termplane unless the settings name one
     // (the installing account's home is not the service's).
-    let named_dir = settings.data_dir.is_some()
-        || settings
-            .config
-            .as_deref()
-            .map(config::FileSettings::read)
-            .transpose()?
-            .is_some_and(|f| f.data_dir.is_some());
+    let file = settings
+        .config
+        .as_deref()
+        .map(config::FileSettings::read)
+        .transpose()?
+        .unwrap_or_default();
+    let named_dir = settings.data_dir.is_some() || file.data_dir.is_some();
+    // What the config file says stays there (the plane reads it at each start); what the
+    // command line or the environment said now goes into the unit's command.
+    let pass_settings = (
+        file.data_dir.is_none() || settings.data_dir.is_some(),
+        file.local_node.is_none() || settings.local_node.is_some() || settings.no_local_node,
+    );
     let state_directory = system && !named_dir;
     if state_directory {
         settings.data_dir = Some(unit::SYSTEM_DATA_DIR.into());
@@ -200,6 +206,7 @@ fn install_unit(
         run_as,
         local_node: cfg.local_node,
         data_dir,
+        pass_settings,
         state_directory,
         database_dir,
     };

@@ -52,6 +52,9 @@ pub struct UnitSpec {
     pub local_node: bool,
     /// The data directory (absolute).
     pub data_dir: PathBuf,
+    /// Whether the command names the data directory and the local node's switch (they did not
+    /// come from the config file, which the plane reads again at each start).
+    pub pass_settings: (bool, bool),
     /// Whether the data directory is systemd's `StateDirectory=` (`/var/lib/termplane`).
     pub state_directory: bool,
     /// The directory of a SQLite database kept outside the data directory.
@@ -98,12 +101,18 @@ pub fn unit_text(s: &UnitSpec) -> String {
     if let Some(c) = &s.config {
         exec.push_str(&format!(" --config {}", word(&c.display().to_string())));
     }
-    exec.push_str(&format!(
-        " --data-dir {}",
-        word(&s.data_dir.display().to_string())
-    ));
-    if !s.local_node {
-        exec.push_str(" --local-node off");
+    if s.pass_settings.0 {
+        exec.push_str(&format!(
+            " --data-dir {}",
+            word(&s.data_dir.display().to_string())
+        ));
+    }
+    if s.pass_settings.1 {
+        exec.push_str(if s.local_node {
+            " --local-node on"
+        } else {
+            " --local-node off"
+        });
     }
     let mut out = String::new();
     out.push_str("[Unit]\nDescription=termplane control plane\n");
@@ -339,6 +348,7 @@ mod tests {
             run_as: Some("tp".into()),
             local_node,
             data_dir: PathBuf::from("/var/lib/termplane"),
+            pass_settings: (true, !local_node),
             state_directory: true,
             database_dir: None,
         }
