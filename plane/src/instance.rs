@@ -16,8 +16,8 @@
 //! taken stops with a message naming them. `flock` locks go with the process, so a plane that
 //! crashed leaves none behind, whatever its file says. The PostgreSQL lock goes with its
 //! connection: if that connection drops (the database restarted), readiness reports
-//! `instance_lock` failed and takes the lock again as soon as it can, or names the plane that
-//! took it meanwhile.
+//! `instance_lock` failed and takes the lock again as soon as it can (the plane checks its
+//! readiness every 15 s on its own too), or names the plane that took it meanwhile.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, Write};

@@ -13,6 +13,10 @@ use termplane::service::{Service, Settings};
 use termplane::store::{Store, redact_url};
 use termplane::unit;
 
+/// How often the plane checks its own readiness (logging changes, taking a lost instance
+/// lock again).
+const READINESS_EVERY: std::time::Duration = std::time::Duration::from_secs(15);
+
 /// How often live subshell rows are checked against their nodes' panes.
 const RECONCILE_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
 
@@ -30,7 +34,9 @@ fn main() -> ExitCode {
             // error with status 2.
             let _ = e.print();
             return match e.kind() {
-                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                clap::error::ErrorKind::DisplayHelp
+                | clap::error::ErrorKind::DisplayVersion
+                | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
                     ExitCode::SUCCESS
                 }
                 _ => ExitCode::from(2),
@@ -286,6 +292,7 @@ async fn run(cfg: Config) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     svc.attach_instance_lock(Arc::new(termplane::instance::SharedLock(lock.clone())));
     svc.spawn_metrics_upkeep();
+    svc.spawn_readiness_watch(READINESS_EVERY);
     if let Err(e) = svc.sweep_files().await {
         tracing::warn!(code = e.code, "the kept files could not be swept");
     }

@@ -436,6 +436,17 @@ fn readiness_follows_a_postgres_database_that_goes_away_and_comes_back() {
     assert!(failed.contains(&json!("database")), "{v}");
     assert!(failed.contains(&json!("instance_lock")), "{v}");
     assert_eq!(http(served.port, "GET", "/healthz", &[], None).0, 200);
+    // The plane's own watch logs the change, naming the failed checks.
+    wait_until(
+        "the log to say the plane is not ready",
+        Duration::from_secs(40),
+        || {
+            let log = served.log_text();
+            log.lines()
+                .any(|l| l.contains("not ready: database: unreachable"))
+                .then_some(())
+        },
+    );
     // Twenty probes at once: answered together, not one check after another.
     let started = Instant::now();
     let answers: Vec<u16> = std::thread::scope(|s| {

@@ -271,6 +271,40 @@ impl Service {
         m.render()
     }
 
+    /// Checks readiness every `every` for as long as this service lives, logging each change
+    /// (a failed check at `warn` with its detail, the return at `info`); a lost instance lock
+    /// is taken again by these checks even when no load balancer asks.
+    pub fn spawn_readiness_watch(&self, every: Duration) {
+        let me = self.me.clone();
+        smol::spawn(async move {
+            let mut was_ready = true;
+            loop {
+                smol::Timer::after(every).await;
+                let Some(svc) = me.upgrade() else {
+                    return;
+                };
+                let r = svc.readiness().await;
+                if r.ready() != was_ready {
+                    if r.ready() {
+                        tracing::info!("ready again: every readiness check passes");
+                    } else {
+                        let details: Vec<String> = r
+                            .checks
+                            .iter()
+                            .filter(|(_, c)| !c.ok)
+                            .map(|(n, c)| {
+                                format!("{n}: {}", c.detail.as_deref().unwrap_or("failed"))
+                            })
+                            .collect();
+                        tracing::warn!(failed = ?r.failed, "not ready: {}", details.join("; "));
+                    }
+                    was_ready = r.ready();
+                }
+            }
+        })
+        .detach();
+    }
+
     /// Runs the metrics' upkeep every few seconds for as long as this service lives.
     pub fn spawn_metrics_upkeep(&self) {
         let me = self.me.clone();
