@@ -90,6 +90,10 @@ have chromium || apt_install chromium
 have curl || apt_install curl
 # The node installer the plane serves (/install.sh) is linted by plane/tests/install.rs.
 have shellcheck || apt_install shellcheck
+# The operations tests: promtool checks a scrape and a Prometheus server scrapes a running plane;
+# systemd-analyze verifies the units `termplane service install` writes (no systemd running needed).
+have promtool && have prometheus || apt_install prometheus
+have systemd-analyze || apt_install systemd
 # The plane embeds the browser app (built here with Vite) and the API reference's front end
 # (swagger-ui-dist) at compile time; install scripts are not needed (and not run).
 npm ci --silent --no-audit --no-fund --ignore-scripts --prefix plane/ui

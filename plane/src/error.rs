@@ -23,6 +23,7 @@
 //! | 403 | `NODE_KEY_UNBOUND` | a `/ws/node` upgrade with a node key no longer bound to its row |
 //! | 403 | `BEARER_NOT_ALLOWED` | a bearer credential on an admin surface or a cookie-only route |
 //! | 403 | `ADMIN_REQUIRED` | a signed-in non-admin on an admin surface |
+//! | 403 | `SYSTEM_KEY_REQUIRED` | `GET /metrics` on the main address with a credential that is not a system key |
 //! | 403 | `PANE_TOKEN_NOT_ALLOWED` | a subshell's token where only a person or a script may act |
 //! | 403 | `PERMISSION_DENIED` | a subshell's token acting beyond its permission map |
 //! | 403 | `ATTACH_TOKEN_BOUND` | an attach token bound to another subshell (or presented to the live feed) |
@@ -196,6 +197,11 @@ pub const CODES: &[(u16, &str, &str)] = &[
         403,
         "ADMIN_REQUIRED",
         "a signed-in non-admin on an admin surface",
+    ),
+    (
+        403,
+        "SYSTEM_KEY_REQUIRED",
+        "`GET /metrics` on the main address with a credential that is not a system key",
     ),
     (
         403,

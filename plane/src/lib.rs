@@ -12,15 +12,22 @@
 //! * [`link`] — the live node sockets: registry (newest wins), held nodes, command dispatch.
 //! * [`keys`] — the plane's own secret files.
 //! * [`net`] — client addresses behind trusted reverse proxies.
+//! * [`metrics`] — the Prometheus metrics; [`instance`] — one plane per data directory and
+//!   database; [`backup`] — `termplane backup` and `restore`; [`unit`] — the systemd unit of
+//!   `termplane service`; [`logging`] — text or JSON log lines.
 
 pub mod api;
+pub mod backup;
 pub mod clock;
 pub mod config;
 pub mod error;
 pub mod http;
+pub mod instance;
 pub mod keys;
 pub mod link;
 pub mod local;
+pub mod logging;
+pub mod metrics;
 pub mod net;
 pub mod plugins;
 pub mod push;
@@ -28,3 +35,4 @@ pub mod secret;
 pub mod service;
 pub mod slots;
 pub mod store;
+pub mod unit;

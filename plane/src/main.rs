@@ -5,11 +5,17 @@ use std::sync::Arc;
 
 use futures_lite::StreamExt;
 use termplane::clock::SystemClock;
-use termplane::config::{self, Command, Config};
+use termplane::config::{self, Cmd, Config, ServiceCmd};
 use termplane::http::{self, HttpOptions};
+use termplane::instance::InstanceLock;
 use termplane::keys::PlaneSecrets;
 use termplane::service::{Service, Settings};
 use termplane::store::{Store, redact_url};
+use termplane::unit;
+
+/// How often the plane checks its own readiness (logging changes, taking a lost instance
+/// lock again).
+const READINESS_EVERY: std::time::Duration = std::time::Duration::from_secs(15);
 
 /// How often live subshell rows are checked against their nodes' panes.
 const RECONCILE_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
@@ -21,39 +27,201 @@ fn main() -> ExitCode {
     if args.first().map(String::as_str) == Some("mcp") {
         return termplane_mcp::stdio::main("termplane", &args[1..]);
     }
-    let cfg = match config::parse(&args, &|k| std::env::var(k).ok()) {
-        Ok(Command::Serve(c)) => *c,
-        Ok(Command::Help) => {
-            print!("{}", config::USAGE);
-            return ExitCode::SUCCESS;
+    let cli = match config::parse_cli(std::env::args_os()) {
+        Ok(c) => c,
+        Err(e) => {
+            // Help and version go to standard output with success; mistakes to standard
+            // error with status 2.
+            let _ = e.print();
+            return match e.kind() {
+                clap::error::ErrorKind::DisplayHelp
+                | clap::error::ErrorKind::DisplayVersion
+                | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    ExitCode::SUCCESS
+                }
+                _ => ExitCode::from(2),
+            };
         }
-        Ok(Command::Version) => {
-            println!("termplane {}", env!("CARGO_PKG_VERSION"));
-            return ExitCode::SUCCESS;
+    };
+    let env = |k: &str| std::env::var(k).ok();
+    match cli.command {
+        Cmd::Serve(settings) => {
+            let cfg = match settings.resolve(&env) {
+                Ok(c) => c,
+                Err(e) => {
+                    eprintln!("termplane: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            termplane::logging::init(cfg.log_format, &cfg.log_filter);
+            match smol::block_on(run(cfg)) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    tracing::error!("{e}");
+                    eprintln!("termplane: {e}");
+                    ExitCode::FAILURE
+                }
+            }
         }
+        Cmd::Backup { file, settings } => with_settings(&settings, |cfg| {
+            let s = smol::block_on(termplane::backup::backup(&cfg, &file))?;
+            println!(
+                "wrote {}: {} key files ({}), {} kept files, {}",
+                file.display(),
+                s.manifest.key_files.len(),
+                s.manifest.key_files.join(", "),
+                s.manifest.kept_files,
+                if s.manifest.database == "sqlite" {
+                    format!("the SQLite database ({} bytes)", s.database_bytes)
+                } else {
+                    "no database: this plane runs on PostgreSQL, back it up with pg_dump \
+                         (see the README)"
+                        .to_owned()
+                }
+            );
+            Ok(())
+        }),
+        Cmd::Restore { file, settings } => with_settings(&settings, |cfg| {
+            let s = termplane::backup::restore(&cfg, &file)?;
+            println!(
+                "restored {} into {}: {} key files, {} kept files{}",
+                file.display(),
+                cfg.data_dir.display(),
+                s.manifest.key_files.len(),
+                s.manifest.kept_files,
+                if s.manifest.database == "sqlite" {
+                    format!(", the SQLite database ({} bytes)", s.database_bytes)
+                } else {
+                    "; restore the PostgreSQL database from its pg_dump before starting".to_owned()
+                }
+            );
+            Ok(())
+        }),
+        Cmd::Service { action } => service(action),
+        Cmd::Mcp { args } => termplane_mcp::stdio::main("termplane", &args),
+    }
+}
+
+/// Runs `f` with the settings in effect; its error is printed and exits with failure.
+fn with_settings(
+    settings: &config::SettingsArgs,
+    f: impl FnOnce(Config) -> Result<(), String>,
+) -> ExitCode {
+    let env = |k: &str| std::env::var(k).ok();
+    let cfg = match settings.resolve(&env) {
+        Ok(c) => c,
         Err(e) => {
             eprintln!("termplane: {e}");
             return ExitCode::from(2);
         }
     };
-    // Colour only on a terminal: a log written to a file or a pipe stays plain text.
-    let colour = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    tracing_subscriber::fmt()
-        .with_ansi(colour)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
-    match smol::block_on(run(cfg)) {
+    match f(cfg) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            tracing::error!("{e}");
             eprintln!("termplane: {e}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// `termplane service install|uninstall|status`.
+fn service(action: ServiceCmd) -> ExitCode {
+    let root = rustix::process::geteuid().is_root();
+    let env = |k: &str| std::env::var(k).ok();
+    let report = |r: Result<Vec<String>, String>| match r {
+        Ok(lines) => {
+            for l in lines {
+                println!("{l}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("termplane: {e}");
+            ExitCode::FAILURE
+        }
+    };
+    match action {
+        ServiceCmd::Status(scope) => {
+            let system = scope.is_system(root);
+            println!("{}", unit::status(system, &unit::unit_path(system, &env)));
+            ExitCode::SUCCESS
+        }
+        ServiceCmd::Uninstall(scope) => {
+            let system = scope.is_system(root);
+            report(unit::uninstall(system, &unit::unit_path(system, &env)))
+        }
+        ServiceCmd::Install(args) => report(install_unit(&args, root, &env)),
+    }
+}
+
+fn install_unit(
+    args: &config::InstallArgs,
+    root: bool,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Vec<String>, String> {
+    let system = args.scope.is_system(root);
+    let absolute =
+        |p: &std::path::Path| std::path::absolute(p).map_err(|e| format!("{}: {e}", p.display()));
+    let mut settings = args.settings.clone();
+    if let Some(c) = &settings.config {
+        settings.config = Some(absolute(c)?);
+    }
+    // A system unit's data directory is /var/lib/termplane unless the settings name one
+    // (the installing account's home is not the service's).
+    let file = settings
+        .config
+        .as_deref()
+        .map(config::FileSettings::read)
+        .transpose()?
+        .unwrap_or_default();
+    let named_dir = settings.data_dir.is_some() || file.data_dir.is_some();
+    // What the config file says stays there (the plane reads it at each start); what the
+    // command line or the environment said now goes into the unit's command.
+    let pass_settings = (
+        file.data_dir.is_none() || settings.data_dir.is_some(),
+        file.local_node.is_none() || settings.local_node.is_some() || settings.no_local_node,
+    );
+    let state_directory = system && !named_dir;
+    if state_directory {
+        settings.data_dir = Some(unit::SYSTEM_DATA_DIR.into());
+    }
+    let cfg = settings.resolve(env)?;
+    let data_dir = absolute(&cfg.data_dir)?;
+    let database_dir = termplane::store::sqlite_path(&cfg.database_url())
+        .and_then(|p| p.parent().map(std::path::Path::to_path_buf))
+        .filter(|d| *d != data_dir);
+    let run_as = if system {
+        Some(
+            args.run_as
+                .clone()
+                .or_else(|| env("SUDO_USER").filter(|u| !u.is_empty() && u != "root"))
+                .ok_or(
+                    "a system unit needs the account it runs as: pass --run-as NAME (an \
+                     account of its own, such as one made with `useradd --system \
+                     --create-home termplane`)",
+                )?,
+        )
+    } else {
+        None
+    };
+    let binary = std::env::current_exe().map_err(|e| format!("cannot find this binary: {e}"))?;
+    let spec = unit::UnitSpec {
+        binary,
+        config: settings.config.clone(),
+        system,
+        run_as,
+        local_node: cfg.local_node,
+        data_dir,
+        pass_settings,
+        state_directory,
+        database_dir,
+    };
+    let path = args
+        .unit_file
+        .clone()
+        .unwrap_or_else(|| unit::unit_path(system, env));
+    let start = !args.no_start && args.unit_file.is_none();
+    unit::install(&spec, &path, start)
 }
 
 async fn run(cfg: Config) -> Result<(), String> {
@@ -63,11 +231,22 @@ async fn run(cfg: Config) -> Result<(), String> {
     let listener = smol::net::TcpListener::bind(cfg.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
+    let metrics_listener = match cfg.metrics_listen {
+        Some(addr) => Some(
+            smol::net::TcpListener::bind(addr)
+                .await
+                .map_err(|e| format!("cannot listen on {addr} (--metrics-listen): {e}"))?,
+        ),
+        None => None,
+    };
     create_private_dir(&cfg.data_dir)?;
     warn_if_exposed(&cfg.data_dir);
+    let url = cfg.database_url();
+    // One plane per data directory and database: before a key file is read or the database
+    // touched (a second plane would mark the first one's nodes offline at its start).
+    let lock = Arc::new(InstanceLock::acquire(&cfg.data_dir, &url).await?);
     let secrets = PlaneSecrets::load_or_create(&cfg.data_dir).map_err(|e| e.to_string())?;
     let clock = Arc::new(SystemClock);
-    let url = cfg.database_url();
     termplane::store::prepare_sqlite_file(&url)
         .map_err(|e| format!("cannot prepare the database file: {e}"))?;
     let store = Store::open(&url, termplane::clock::Clock::now_ms(&*clock))
@@ -105,12 +284,15 @@ async fn run(cfg: Config) -> Result<(), String> {
         downloads_dir: cfg.downloads_dir.clone(),
         listen: Some(local.to_string()),
         data_dir: Some(cfg.data_dir.clone()),
-        push_http: std::env::var("TERMPLANE_PUSH_ALLOW_HTTP").is_ok_and(|v| v == "1"),
-        push_private: std::env::var("TERMPLANE_PUSH_ALLOW_PRIVATE").is_ok_and(|v| v == "1"),
+        push_http: cfg.push_allow_http,
+        push_private: cfg.push_allow_private,
     };
     let svc = Service::new(store.clone(), clock, settings, secrets)
         .await
         .map_err(|e| e.to_string())?;
+    svc.attach_instance_lock(Arc::new(termplane::instance::SharedLock(lock.clone())));
+    svc.spawn_metrics_upkeep();
+    svc.spawn_readiness_watch(READINESS_EVERY);
     if let Err(e) = svc.sweep_files().await {
         tracing::warn!(code = e.code, "the kept files could not be swept");
     }
@@ -147,10 +329,21 @@ async fn run(cfg: Config) -> Result<(), String> {
             tracing::info!(signal = ?sig, "shutdown requested");
         }
     };
+    if let Some(m) = metrics_listener {
+        let addr = m.local_addr().map_err(|e| e.to_string())?;
+        tracing::info!(listen = %addr, "metrics, health and readiness served without a credential");
+        let svc = svc.clone();
+        // Ends with the process; nothing there needs draining.
+        std::thread::Builder::new()
+            .name("metrics".into())
+            .spawn(move || smol::block_on(http::serve_metrics(m, svc)))
+            .map_err(|e| format!("cannot start the metrics listener: {e}"))?;
+    }
     http::serve(listener, svc, opts, shutdown)
         .await
         .map_err(|e| e.to_string())?;
     store.close().await;
+    drop(lock);
     Ok(())
 }
 

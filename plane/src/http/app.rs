@@ -3,8 +3,8 @@
 //! `plane/ui` builds a single-page app with Vite into `plane/ui/dist`; `build.rs` lists every
 //! file of it with its content type and a gzip copy. This module serves them:
 //!
-//! * `index.html` at `/` and at every other `GET` path outside `/api/`, `/docs`, `/ws/` and
-//!   `/assets/` (the app's own routes, such as `/subshells/…`, are resolved in the browser), with
+//! * `index.html` at `/` and at every other `GET` path outside `/api/`, `/docs`, `/ws/`,
+//!   `/assets/` and the operator's `/metrics`, `/healthz` and `/readyz` (the app's own routes, such as `/subshells/…`, are resolved in the browser), with
 //!   `Cache-Control: no-cache` so a new release is picked up on the next load;
 //! * `/assets/<name>` — files whose names carry a content hash — cacheable for a year
 //!   (`immutable`); an unknown asset is a 404 error body, never the app's page;
@@ -32,16 +32,27 @@ pub(crate) const APP_CSP: &str = "default-src 'self'; script-src 'self'; \
 const HASHED_CACHE: &str = "public, max-age=31536000, immutable";
 const TOP_CACHE: &str = "public, max-age=3600";
 
+/// The operator's prefixes: probes and the scraper, never the app's page.
+const OPERATOR_PREFIXES: [&str; 3] = ["/metrics", "/healthz", "/readyz"];
+
+fn under(path: &str, prefix: &str) -> bool {
+    path == prefix
+        || path
+            .strip_prefix(prefix)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// Whether `path` lies under one of the operator's prefixes (`/metrics`, `/healthz`,
+/// `/readyz`).
+pub(super) fn is_operator_path(path: &str) -> bool {
+    OPERATOR_PREFIXES.iter().any(|p| under(path, p))
+}
+
 /// Whether `path` belongs to the app (its page answers it) rather than to the API, the
-/// reference, the node link or the hashed assets.
+/// reference, the node link, the hashed assets or the operator's endpoints.
 pub(super) fn is_app_route(path: &str) -> bool {
     let reserved = ["/api", "/docs", "/ws", "/assets"];
-    !reserved.iter().any(|r| {
-        path == *r
-            || path
-                .strip_prefix(r)
-                .is_some_and(|rest| rest.starts_with('/'))
-    })
+    !reserved.iter().any(|r| under(path, r)) && !is_operator_path(path)
 }
 
 /// Whether the request accepts a gzip body (`gzip` listed without `q=0`).
@@ -132,6 +143,7 @@ mod tests {
             "/settings/keys",
             "/apiary",
             "/docsx",
+            "/metricsx",
         ] {
             assert!(is_app_route(p), "{p}");
         }
@@ -143,6 +155,10 @@ mod tests {
             "/docs/x",
             "/ws/node",
             "/assets/x.js",
+            "/metrics",
+            "/metrics/x",
+            "/healthz/",
+            "/readyz/deep",
         ] {
             assert!(!is_app_route(p), "{p}");
         }

@@ -15,8 +15,8 @@
 //!   requests in flight finish within a bound), the router (404, and 405 with `Allow`), the
 //!   checks every request meets ([`Service::guard_admin_surface`] before routing,
 //!   [`Service::guard_origin`] once an operation is found), one error body for every failure
-//!   (a panicking handler included) and a log line per request (method, path, status, request
-//!   id, duration; never a header value, query or body);
+//!   (a panicking handler included), and a log line and the metrics per request (method, route
+//!   template, path, status, request id, duration; never a header value, query or body);
 //! * [`app`] — the embedded browser app at `/`;
 //! * [`routes`] — the REST routes, declared once: that list mounts the handlers and generates
 //!   the OpenAPI document ([`openapi`], served at `/api/openapi.json`); [`handler`] — how a
@@ -34,6 +34,7 @@ mod handler;
 mod install;
 mod live;
 mod openapi;
+mod ops;
 mod router;
 mod routes;
 mod schema;
@@ -60,6 +61,8 @@ use handler::{AnswerBody, BoxFut, Call};
 use router::{Lookup, Router, Target};
 use server::{Body, Limits, Request, Response};
 use wire::{Method, Refusal};
+
+pub use ops::serve_metrics;
 
 /// Default [`HttpOptions::header_timeout`].
 pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
@@ -201,15 +204,26 @@ fn meta_of(req: &Request, cookie_name: &str, trusted: &[Cidr]) -> RequestMeta {
 }
 
 impl Ctx {
-    async fn dispatch(self: Arc<Self>, req: Request, info: ReqInfo) -> Response {
+    /// Answers a request, with the route label it is counted and logged under (the matched
+    /// template, never the raw path).
+    async fn dispatch(self: Arc<Self>, req: Request, info: ReqInfo) -> (Response, &'static str) {
         let found = self.router.find(req.head.method, &req.head.path);
+        let route = match &found {
+            Lookup::Found(_, _, template) => template,
+            _ if req.head.path.starts_with("/assets/") => ops::APP_ASSET,
+            _ => ops::UNMATCHED,
+        };
         if let Lookup::Found(..) = found
             && let Err(e) = self.svc.guard_origin(&info.meta)
         {
-            return error_response(&e, &info.req_id);
+            return (error_response(&e, &info.req_id), route);
         }
+        (self.answer(found, req, info).await, route)
+    }
+
+    async fn answer(self: Arc<Self>, found: Lookup, req: Request, info: ReqInfo) -> Response {
         match found {
-            Lookup::Found(Target::Rest(i), params) => {
+            Lookup::Found(Target::Rest(i), params, _) => {
                 let route = &self.routes[i];
                 let ok = route.ok;
                 let call = Call {
@@ -223,7 +237,7 @@ impl Ctx {
                     Err(e) => error_response(&e, &info.req_id),
                 }
             }
-            Lookup::Found(Target::Raw(h), params) => h(self.clone(), req, info, params).await,
+            Lookup::Found(Target::Raw(h), params, _) => h(self.clone(), req, info, params).await,
             Lookup::NotAllowed(allowed) => {
                 let mut res = error_response(
                     &ApiError::new(
@@ -242,6 +256,9 @@ impl Ctx {
                     && let Some(res) = app::fallback(&req, &info.req_id)
                 {
                     return res;
+                }
+                if app::is_operator_path(&req.head.path) {
+                    return ops::plain_not_found();
                 }
                 error_response(&ApiError::not_found("route"), &info.req_id)
             }
@@ -301,26 +318,41 @@ impl server::App for AppRef {
                 req_id: req_id.clone(),
                 meta: meta.clone(),
             };
-            let mut res = match ctx.svc.guard_admin_surface(&meta) {
-                Err(e) => error_response(&e, &req_id),
+            let verb = req.head.method.as_str();
+            let is_app_get = req.head.method == Method::Get && app::is_app_route(&path);
+            let (mut res, route) = match ctx.svc.guard_admin_surface(&meta) {
+                Err(e) => (error_response(&e, &req_id), ops::UNMATCHED),
                 Ok(()) => match AssertUnwindSafe(ctx.clone().dispatch(req, info))
                     .catch_unwind()
                     .await
                 {
-                    Ok(res) => res,
+                    Ok((res, route))
+                        if route == ops::UNMATCHED && is_app_get && res.status == 200 =>
+                    {
+                        (res, ops::APP_PAGE)
+                    }
+                    Ok(answered) => answered,
                     Err(_) => {
                         tracing::error!(req_id = %req_id, "handler panicked");
-                        error_response(&ApiError::internal(), &req_id)
+                        (
+                            error_response(&ApiError::internal(), &req_id),
+                            ops::UNMATCHED,
+                        )
                     }
                 },
             };
             finish(&mut res, &req_id);
+            let took = started.elapsed();
+            ctx.svc
+                .metrics()
+                .http_request(verb, route, res.status, took);
             tracing::info!(
                 method = %method,
+                route,
                 path = %path,
                 status = res.status,
                 req_id = %req_id,
-                ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                ms = u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
                 "request"
             );
             res
@@ -332,6 +364,12 @@ impl server::App for AppRef {
         let e = ApiError::new(refusal.status, refusal.code, refusal.message.clone());
         let mut res = error_response(&e, &req_id);
         finish(&mut res, &req_id);
+        self.0.svc.metrics().http_request(
+            "(unread)",
+            ops::REFUSED,
+            refusal.status,
+            std::time::Duration::ZERO,
+        );
         tracing::info!(peer = %peer, status = refusal.status, req_id = %req_id, reason = %refusal.message, "request refused before routing");
         res
     }
@@ -365,6 +403,10 @@ fn app(svc: Arc<Service>, opts: &HttpOptions) -> Arc<Ctx> {
     docs::mount(&mut router);
     // The node installer (a shell script, not JSON).
     install::mount(&mut router);
+    // The operator's endpoints: liveness, readiness, metrics (see `ops`).
+    router.add(Method::Get, "/healthz", Target::Raw(ops::healthz));
+    router.add(Method::Get, "/readyz", Target::Raw(ops::readyz));
+    router.add(Method::Get, "/metrics", Target::Raw(ops::metrics));
     // The live node link (a WebSocket upgrade, not a REST route).
     router.add(Method::Get, "/ws/node", Target::Raw(ws::node_socket));
     // The terminal WebSocket (an upgrade; its frames are on the `/docs/terminal` page).
@@ -578,11 +620,13 @@ pub async fn serve(
     ex.run(
         async {
             svc.attach_listener_host(host).await;
+            svc.set_listening(true);
             accept_loop(&listener, &ex, &app, &in_flight, &opts).await;
         }
         .or(shutdown),
     )
     .await;
+    svc.set_listening(false);
     drop(listener);
     let links = svc_links.links();
     links.begin_shutdown();

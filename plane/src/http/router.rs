@@ -23,6 +23,7 @@ pub(super) enum Target {
 
 pub(super) struct Entry {
     method: Method,
+    template: &'static str,
     segments: Vec<Segment>,
     target: Target,
 }
@@ -33,7 +34,9 @@ enum Segment {
 }
 
 pub(super) enum Lookup {
-    Found(Target, Vec<(&'static str, String)>),
+    /// The target, the path's parameters and the route's template (what metrics and the
+    /// request log name a request by).
+    Found(Target, Vec<(&'static str, String)>, &'static str),
     /// The path exists for these methods only.
     NotAllowed(Vec<Method>),
     NoSuchPath,
@@ -63,6 +66,7 @@ impl Router {
             .collect();
         self.entries.push(Entry {
             method,
+            template,
             segments,
             target,
         });
@@ -155,7 +159,7 @@ impl Router {
         let mut allowed = Vec::new();
         for e in entries {
             if e.method == lookup {
-                return Lookup::Found(e.target, params);
+                return Lookup::Found(e.target, params, e.template);
             }
             if !allowed.contains(&e.method) {
                 allowed.push(e.method);

@@ -409,6 +409,13 @@ where
     tracing::debug!(node = %node.id, conn, "node socket opened");
     let end = termplane_runtime_smol::plane::run(ws, machine, &mut hooks, rx, &clock, opts).await;
     tracing::info!(node = %node.id, conn, end = ?end, "node socket ended");
+    let (by, code) = match end {
+        termplane_runtime_smol::plane::LinkEnd::Closed(c) => ("plane", Some(c)),
+        termplane_runtime_smol::plane::LinkEnd::PeerClosed(c) => ("node", c),
+        termplane_runtime_smol::plane::LinkEnd::ProtocolViolation => ("plane", Some(1002)),
+        termplane_runtime_smol::plane::LinkEnd::Stalled => ("transport", None),
+    };
+    svc.metrics().link_closed(by, code);
     if hub.release(&node.id, conn) {
         hub.sync_liveness(svc.store(), &node.id, svc.now_ms()).await;
         svc.publish_node(&node.id).await;
@@ -487,6 +494,7 @@ impl PlaneHooks for Hooks {
         let now = self.svc.now_ms();
         match action {
             PlaneAction::Authenticated => {
+                self.svc.metrics().link_established();
                 hub.authenticate(&self.node_id, self.conn, self.tx.clone());
             }
             PlaneAction::PersistIdentity(ready) => {

@@ -166,6 +166,7 @@ impl Service {
         let user = match user {
             Some(u) if ok && !u.disabled && u.role != Role::Service.as_str() => u,
             _ => {
+                self.metrics().sign_in_failed("password");
                 tracing::info!(ip = %address, "sign-in refused");
                 return Err(ApiError::new(
                     401,

@@ -49,10 +49,33 @@ struct Pending {
     jti: String,
     deadline: std::time::Duration,
     answer: Answer,
+    /// The command's type, when it left, and where its outcome is counted.
+    measured: (
+        &'static str,
+        std::time::Instant,
+        std::sync::Arc<crate::metrics::Metrics>,
+    ),
+}
+
+/// The metrics' name for a command's outcome: `ok`, `refused` (the node said no) or the
+/// error's code.
+fn outcome_label(r: &Result<CommandResult, ApiError>) -> &'static str {
+    match r {
+        Ok(r) if r.ok => "ok",
+        Ok(_) => "refused",
+        Err(e) => e.code,
+    }
 }
 
 impl Pending {
     async fn wait(self) -> Result<CommandResult, ApiError> {
+        let (kind, sent, metrics) = self.measured.clone();
+        let answer = self.exchange().await;
+        metrics.command(kind, outcome_label(&answer), sent.elapsed());
+        answer
+    }
+
+    async fn exchange(self) -> Result<CommandResult, ApiError> {
         let jti = self.jti;
         let exchange = async {
             match self.answer {
@@ -279,8 +302,28 @@ impl Service {
         self.dispatch(node_id, command).await?.wait().await
     }
 
-    /// Signs and queues one command (the caller holds the node's lock).
+    /// Signs and queues one command (the caller holds the node's lock); one that cannot
+    /// leave is counted in the metrics with its error's code.
     async fn dispatch(&self, node_id: &str, command: Command) -> Result<Pending, ApiError> {
+        let kind = command.kind();
+        let started = std::time::Instant::now();
+        let sent = self.dispatch_unmeasured(node_id, command).await;
+        if let Err(e) = &sent {
+            self.metrics().command(kind, e.code, started.elapsed());
+        }
+        sent
+    }
+
+    async fn dispatch_unmeasured(
+        &self,
+        node_id: &str,
+        command: Command,
+    ) -> Result<Pending, ApiError> {
+        let measured = (
+            command.kind(),
+            std::time::Instant::now(),
+            self.metrics().clone(),
+        );
         let offline = || {
             ApiError::new(409, "NODE_OFFLINE", "the node is offline")
                 .with_metadata(json!({ "nodeId": node_id }))
@@ -306,6 +349,7 @@ impl Service {
                 jti: jti.clone(),
                 deadline,
                 answer: Answer::Local(local.submit(jti, command)),
+                measured,
             });
         }
         let (tx, status) = self.links.current(node_id).ok_or_else(offline)?;
@@ -342,6 +386,7 @@ impl Service {
             jti,
             deadline,
             answer: Answer::Remote(outcome, node_id.to_owned()),
+            measured,
         })
     }
 

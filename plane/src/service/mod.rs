@@ -29,6 +29,7 @@ mod enrollment;
 mod files;
 mod guard;
 mod install;
+pub mod health;
 pub mod lifecycle;
 pub mod network;
 mod nodes;
@@ -328,6 +329,8 @@ pub struct Service {
         std::sync::Mutex<std::collections::HashMap<String, (String, termplane_proto::event::Exit)>>,
     /// Revocations a full disk could not write yet, in force meanwhile.
     held_revocations: revocations::Held,
+    /// What readiness reads that nothing else keeps.
+    health: health::Health,
     /// This service, for the tasks it starts.
     me: std::sync::Weak<Self>,
 }
@@ -463,6 +466,7 @@ impl Service {
             parked_exits: std::sync::Mutex::default(),
             unapplied_exits: std::sync::Mutex::default(),
             held_revocations: revocations::Held::default(),
+            health: health::Health::default(),
         }))
     }
 

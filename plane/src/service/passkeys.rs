@@ -409,6 +409,7 @@ impl Service {
         }
         self.sign_in_backoff.reserve(&keys, now).map_err(too_many)?;
         let Some((user_id, state)) = known else {
+            self.metrics().sign_in_failed("passkey");
             tracing::info!(ip = %address, "passkey sign-in refused");
             return Err(sign_in_refused());
         };
@@ -421,6 +422,7 @@ impl Service {
         let result = match verified {
             Ok(r) => r,
             Err(why) => {
+                self.metrics().sign_in_failed("passkey");
                 tracing::info!(ip = %address, reason = %why, "passkey sign-in refused");
                 return Err(sign_in_refused());
             }

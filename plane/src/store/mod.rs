@@ -21,6 +21,7 @@ mod notifications;
 mod passkeys;
 mod shares;
 mod subshells;
+mod timed;
 
 pub use accounts::{EndSessions, SYSTEM_USER_EMAIL, User, UserChange};
 pub use audit::{AuditEntry, AuditFilter};
@@ -44,7 +45,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 use sqlx::any::{AnyPoolOptions, AnyRow};
-use sqlx::{AnyPool, AssertSqlSafe, Connection as _, Executor, Row};
+use sqlx::{AssertSqlSafe, Connection as _, Executor, Row};
 
 use crate::secret;
 
@@ -67,10 +68,15 @@ pub struct Faults {
 /// The database of the plane.
 #[derive(Clone, Debug)]
 pub struct Store {
-    pool: AnyPool,
+    pool: timed::TimedPool,
     backend: Backend,
     faults: std::sync::Arc<Faults>,
+    /// The SQLite file (path, device, inode) as opened, for the readiness probe.
+    sqlite_file: Option<(std::path::PathBuf, u64, u64)>,
 }
+
+static MIGRATIONS_SQLITE: sqlx::migrate::Migrator = sqlx::migrate!("migrations/sqlite");
+static MIGRATIONS_POSTGRES: sqlx::migrate::Migrator = sqlx::migrate!("migrations/postgres");
 
 fn flag(row: &AnyRow, col: &str) -> Result<bool, sqlx::Error> {
     Ok(row.try_get::<i64, _>(col)? != 0)
@@ -157,13 +163,19 @@ impl Store {
             Err(e) => return Err(e),
         };
         match backend {
-            Backend::Sqlite => sqlx::migrate!("migrations/sqlite").run(&pool).await?,
-            Backend::Postgres => sqlx::migrate!("migrations/postgres").run(&pool).await?,
+            Backend::Sqlite => MIGRATIONS_SQLITE.run(&pool).await?,
+            Backend::Postgres => MIGRATIONS_POSTGRES.run(&pool).await?,
         }
+        let sqlite_file = sqlite_path(url).and_then(|p| {
+            use std::os::unix::fs::MetadataExt;
+            let m = std::fs::metadata(&p).ok()?;
+            Some((p, m.dev(), m.ino()))
+        });
         let store = Self {
-            pool,
+            pool: timed::TimedPool::new(pool, std::sync::Arc::new(crate::metrics::Metrics::new())),
             backend,
             faults: std::sync::Arc::default(),
+            sqlite_file,
         };
         store.seed(now_ms).await?;
         Ok(store)
@@ -176,10 +188,13 @@ impl Store {
     pub(crate) async fn write_tx(
         &self,
     ) -> Result<sqlx::Transaction<'static, sqlx::Any>, sqlx::Error> {
-        match self.backend {
-            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
-            Backend::Postgres => self.pool.begin().await,
-        }
+        let started = std::time::Instant::now();
+        let tx = match self.backend {
+            Backend::Sqlite => self.pool.inner().begin_with("BEGIN IMMEDIATE").await,
+            Backend::Postgres => self.pool.inner().begin().await,
+        };
+        self.metrics().db_acquired(started.elapsed());
+        tx
     }
 
     /// Serialises a transaction's writes that are checked against an account's own limits
@@ -195,6 +210,64 @@ impl Store {
             .execute(&mut **tx)
             .await?;
         Ok(())
+    }
+
+    /// The plane's metrics (the store's queries are measured into them).
+    #[must_use]
+    pub fn metrics(&self) -> &std::sync::Arc<crate::metrics::Metrics> {
+        self.pool.metrics()
+    }
+
+    /// The readiness probe's look at the database: the highest migration applied, read on a
+    /// connection of the pool (so it fails when none can be had), and the highest one this
+    /// binary carries.
+    pub async fn migration_state(&self) -> Result<(i64, i64), sqlx::Error> {
+        let applied: Option<i64> =
+            sqlx::query("SELECT MAX(version) AS v FROM _sqlx_migrations WHERE success")
+                .fetch_one(&self.pool)
+                .await?
+                .try_get("v")?;
+        let known = match self.backend {
+            Backend::Sqlite => &MIGRATIONS_SQLITE,
+            Backend::Postgres => &MIGRATIONS_POSTGRES,
+        }
+        .iter()
+        .map(|m| m.version)
+        .max()
+        .unwrap_or(0);
+        Ok((applied.unwrap_or(0), known))
+    }
+
+    /// For SQLite: whether the file at the configured path is still the one the plane
+    /// opened. A file moved, deleted or replaced underneath a running plane leaves its
+    /// connections writing to a file nobody will open again; an error says which.
+    pub fn database_file_intact(&self) -> Result<(), String> {
+        use std::os::unix::fs::MetadataExt;
+        let Some((path, dev, ino)) = &self.sqlite_file else {
+            return Ok(());
+        };
+        match std::fs::metadata(path) {
+            Ok(m) if m.dev() == *dev && m.ino() == *ino => {
+                // Readable as a SQLite file: its header says so.
+                let mut head = [0u8; 16];
+                std::fs::File::open(path)
+                    .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                if &head == b"SQLite format 3\0" {
+                    Ok(())
+                } else {
+                    Err(format!("{} is not a SQLite database file", path.display()))
+                }
+            }
+            Ok(_) => Err(format!(
+                "{} was replaced by another file while the plane ran",
+                path.display()
+            )),
+            Err(e) => Err(format!(
+                "{}: {e} (moved or deleted while the plane ran)",
+                path.display()
+            )),
+        }
     }
 
     /// The backend in use.
@@ -319,6 +392,32 @@ pub fn prepare_sqlite_file(url: &str) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The file of a `sqlite:` URL (`None` for PostgreSQL and in-memory databases).
+#[must_use]
+pub fn sqlite_path(url: &str) -> Option<std::path::PathBuf> {
+    let rest = url.strip_prefix("sqlite:")?;
+    let path = rest.trim_start_matches("//");
+    let path = path.split('?').next().unwrap_or_default();
+    if path.is_empty() || path.contains(":memory:") || url.contains("mode=memory") {
+        return None;
+    }
+    Some(std::path::PathBuf::from(path))
+}
+
+/// A database error in a few words for a probe's answer: its kind, never a statement or a
+/// value.
+#[must_use]
+pub fn describe_error(e: &sqlx::Error) -> String {
+    match e {
+        sqlx::Error::PoolTimedOut => "no connection could be had in time".into(),
+        sqlx::Error::PoolClosed => "the pool is closed".into(),
+        sqlx::Error::Io(io) => format!("I/O error: {io}"),
+        sqlx::Error::Tls(_) => "TLS error".into(),
+        sqlx::Error::Database(d) => format!("database error: {}", d.message()),
+        other => other.to_string(),
+    }
 }
 
 /// `url` with any password replaced, for messages.

@@ -301,6 +301,16 @@ pub struct Pumps {
     pub(super) by_subshell: Mutex<HashMap<String, Arc<Pump>>>,
 }
 
+impl Pumps {
+    /// Viewers attached to any pane (for the metrics).
+    #[must_use]
+    pub fn viewer_total(&self) -> usize {
+        self.by_subshell
+            .lock()
+            .map_or(0, |all| all.values().map(|p| p.viewer_count()).sum())
+    }
+}
+
 /// A viewer's place in a pump.
 #[derive(Clone, Debug)]
 pub struct ViewerHandle {
@@ -465,6 +475,7 @@ impl Service {
             return true;
         }
         let to = from + bytes.len() as u64;
+        self.metrics().terminal_bytes(bytes.len());
         let chunk = Chunk {
             from,
             to,

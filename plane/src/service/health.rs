@@ -1,0 +1,322 @@
+//! Liveness and readiness, and the figures `/metrics` reads at scrape time.
+//!
+//! Readiness is a list of named checks, each cheap:
+//!
+//! | check | passes when |
+//! |---|---|
+//! | `database` | a pooled connection reads the migrations table within [`DB_CHECK_TIMEOUT`]; for SQLite, the file at the configured path is still the one the plane opened (not moved, deleted or replaced underneath it) |
+//! | `migrations` | the highest migration applied is the highest this binary carries |
+//! | `keys` | the link and signing keys are loaded, and the key files in the data directory still hold them (a deleted or replaced key file would orphan every enrolled node at the next start) |
+//! | `listening` | the HTTP server accepts connections (not yet, or no longer while it drains) |
+//! | `instance_lock` | this plane holds the one-plane-per-database lock (when it took one: the binary does) |
+//!
+//! Checks run at most one at a time: a probe that arrives while a check is under way waits for
+//! that one and takes its answer, so a burst of probes against a slow database makes one query,
+//! not a pile of them.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::Service;
+
+/// Every subshell state, for the `termplane_panes` gauge (a state with no pane reads 0).
+const PANE_STATES: [crate::api::subshells::SubshellState; 7] = {
+    use crate::api::subshells::SubshellState as S;
+    [
+        S::Starting,
+        S::Running,
+        S::Stopping,
+        S::Stopped,
+        S::Exited,
+        S::Crashed,
+        S::Failed,
+    ]
+};
+
+/// Longest the `database` check waits for its query.
+pub const DB_CHECK_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Something the plane holds that readiness asks about (the instance lock).
+pub trait HeldLock: Send + Sync {
+    /// `Ok` while held; an error says why not (the holder when known). May try to take the
+    /// lock again when it was lost (a database connection that dropped).
+    fn check(&self) -> futures_lite::future::Boxed<Result<(), String>>;
+}
+
+/// One check's outcome.
+#[derive(Clone, Debug, Serialize)]
+pub struct Check {
+    /// Whether it passed.
+    pub ok: bool,
+    /// What was found, when it failed (or a figure worth showing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// The readiness answer: every check by name, and the names of those that failed.
+#[derive(Clone, Debug, Serialize)]
+pub struct Readiness {
+    /// `ready` or `not_ready`.
+    pub status: &'static str,
+    /// Each check by name.
+    pub checks: std::collections::BTreeMap<&'static str, Check>,
+    /// The failed checks' names.
+    pub failed: Vec<&'static str>,
+}
+
+impl Readiness {
+    /// Whether every check passed.
+    #[must_use]
+    pub fn ready(&self) -> bool {
+        self.failed.is_empty()
+    }
+}
+
+/// The state readiness reads that nothing else keeps.
+#[derive(Default)]
+pub struct Health {
+    listening: AtomicBool,
+    lock: OnceLock<Arc<dyn HeldLock>>,
+    /// The last answer and when its check ended; the mutex is the one check in flight.
+    last: smol::lock::Mutex<Option<(Instant, Readiness)>>,
+}
+
+impl std::fmt::Debug for Health {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Health")
+            .field("listening", &self.listening.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+fn pass() -> Check {
+    Check {
+        ok: true,
+        detail: None,
+    }
+}
+
+fn fail(detail: impl Into<String>) -> Check {
+    Check {
+        ok: false,
+        detail: Some(detail.into()),
+    }
+}
+
+impl Service {
+    /// Marks whether the HTTP server accepts connections.
+    pub fn set_listening(&self, on: bool) {
+        self.health.listening.store(on, Ordering::SeqCst);
+    }
+
+    /// Hands readiness the instance lock to ask about. Only the first call takes effect.
+    pub fn attach_instance_lock(&self, lock: Arc<dyn HeldLock>) {
+        let _ = self.health.lock.set(lock);
+    }
+
+    /// The plane's metrics.
+    #[must_use]
+    pub fn metrics(&self) -> &Arc<crate::metrics::Metrics> {
+        self.store.metrics()
+    }
+
+    /// Readiness: the answer of the check under way when this call came, or of a new one.
+    pub async fn readiness(&self) -> Readiness {
+        let arrived = Instant::now();
+        let mut last = self.health.last.lock().await;
+        // A check that ended after this call arrived was under way meanwhile: share it.
+        if let Some((ended, answer)) = last.as_ref()
+            && *ended >= arrived
+        {
+            return answer.clone();
+        }
+        let answer = self.check_readiness().await;
+        *last = Some((Instant::now(), answer.clone()));
+        answer
+    }
+
+    async fn check_readiness(&self) -> Readiness {
+        let mut checks = std::collections::BTreeMap::new();
+        let db = futures_lite::FutureExt::or(
+            async { Some(self.store.migration_state().await) },
+            async {
+                smol::Timer::after(DB_CHECK_TIMEOUT).await;
+                None
+            },
+        )
+        .await;
+        let (database, migrations) = match db {
+            None => (
+                fail(format!(
+                    "no answer within {} ms",
+                    DB_CHECK_TIMEOUT.as_millis()
+                )),
+                fail("unknown: the database did not answer"),
+            ),
+            Some(Err(e)) => (
+                fail(format!("unreachable: {}", crate::store::describe_error(&e))),
+                fail("unknown: the database did not answer"),
+            ),
+            Some(Ok((applied, known))) => {
+                let database = match self.store.database_file_intact() {
+                    Ok(()) => pass(),
+                    Err(why) => fail(why),
+                };
+                let migrations = if applied == known {
+                    Check {
+                        ok: true,
+                        detail: Some(format!("version {applied}")),
+                    }
+                } else {
+                    fail(format!(
+                        "version {applied} applied, this binary expects {known}"
+                    ))
+                };
+                (database, migrations)
+            }
+        };
+        checks.insert("database", database);
+        checks.insert("migrations", migrations);
+        checks.insert("keys", self.check_key_files());
+        checks.insert(
+            "listening",
+            if self.health.listening.load(Ordering::SeqCst) {
+                pass()
+            } else {
+                fail("not accepting connections (starting, or shutting down)")
+            },
+        );
+        if let Some(lock) = self.health.lock.get() {
+            checks.insert(
+                "instance_lock",
+                match lock.check().await {
+                    Ok(()) => pass(),
+                    Err(why) => fail(why),
+                },
+            );
+        }
+        let failed: Vec<&'static str> = checks
+            .iter()
+            .filter(|(_, c)| !c.ok)
+            .map(|(n, _)| *n)
+            .collect();
+        Readiness {
+            status: if failed.is_empty() {
+                "ready"
+            } else {
+                "not_ready"
+            },
+            checks,
+            failed,
+        }
+    }
+
+    /// The key files still hold the loaded keys (when the plane knows its data directory).
+    fn check_key_files(&self) -> Check {
+        let Some(dir) = self.settings.data_dir.as_ref() else {
+            return pass();
+        };
+        for (name, loaded) in [
+            (crate::keys::LINK_KEY_FILE, &self.secrets.link),
+            (crate::keys::SIGNING_KEY_FILE, &self.secrets.signing),
+        ] {
+            let path = dir.join(name);
+            match std::fs::read(&path) {
+                Ok(bytes)
+                    if subtle::ConstantTimeEq::ct_eq(bytes.as_slice(), loaded.as_slice())
+                        .into() => {}
+                Ok(_) => {
+                    return fail(format!(
+                        "{} no longer holds the key this plane runs with",
+                        path.display()
+                    ));
+                }
+                Err(e) => return fail(format!("{}: {e}", path.display())),
+            }
+        }
+        pass()
+    }
+
+    /// Sets the gauges read at scrape time (nodes, panes, viewers) and renders every metric.
+    pub async fn render_metrics(&self) -> String {
+        let m = self.metrics();
+        let links = self.links();
+        m.set_gauge("termplane_nodes_online", links.online_count() as f64);
+        m.set_gauge("termplane_nodes_held", links.held().len() as f64);
+        m.set_gauge("termplane_node_sockets_open", links.live_count() as f64);
+        m.set_gauge(
+            "termplane_terminal_viewers",
+            self.terminals.pumps.viewer_total() as f64,
+        );
+        let counts = futures_lite::FutureExt::or(
+            async { self.store.subshell_state_counts().await.ok() },
+            async {
+                smol::Timer::after(DB_CHECK_TIMEOUT).await;
+                None
+            },
+        )
+        .await;
+        if let Some(counts) = counts {
+            for state in PANE_STATES {
+                let n = counts
+                    .iter()
+                    .find(|(s, _)| s == state.as_str())
+                    .map_or(0, |(_, n)| *n);
+                m.set_gauge_with("termplane_panes", "state", state.as_str(), n as f64);
+            }
+        }
+        m.render()
+    }
+
+    /// Checks readiness every `every` for as long as this service lives, logging each change
+    /// (a failed check at `warn` with its detail, the return at `info`); a lost instance lock
+    /// is taken again by these checks even when no load balancer asks.
+    pub fn spawn_readiness_watch(&self, every: Duration) {
+        let me = self.me.clone();
+        smol::spawn(async move {
+            let mut was_ready = true;
+            loop {
+                smol::Timer::after(every).await;
+                let Some(svc) = me.upgrade() else {
+                    return;
+                };
+                let r = svc.readiness().await;
+                if r.ready() != was_ready {
+                    if r.ready() {
+                        tracing::info!("ready again: every readiness check passes");
+                    } else {
+                        let details: Vec<String> = r
+                            .checks
+                            .iter()
+                            .filter(|(_, c)| !c.ok)
+                            .map(|(n, c)| {
+                                format!("{n}: {}", c.detail.as_deref().unwrap_or("failed"))
+                            })
+                            .collect();
+                        tracing::warn!(failed = ?r.failed, "not ready: {}", details.join("; "));
+                    }
+                    was_ready = r.ready();
+                }
+            }
+        })
+        .detach();
+    }
+
+    /// Runs the metrics' upkeep every few seconds for as long as this service lives.
+    pub fn spawn_metrics_upkeep(&self) {
+        let me = self.me.clone();
+        smol::spawn(async move {
+            loop {
+                smol::Timer::after(Duration::from_secs(5)).await;
+                let Some(svc) = me.upgrade() else {
+                    return;
+                };
+                svc.metrics().upkeep();
+            }
+        })
+        .detach();
+    }
+}
