@@ -1670,3 +1670,94 @@ fn a_feed_that_opens_hears_who_already_watches() {
     let feed = open_feed(&dora);
     assert!(!feed.has_frame("presence", |_| true), "{:?}", feed.frames);
 }
+
+/// The `last-N` lines a shell printed, in the order the screen shows them (the shell's own echo
+/// is off, so a command's line is the prompt's and its output a line of its own).
+fn ran_lines(screen: &str) -> Vec<u32> {
+    screen
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("last-")?.parse().ok())
+        .collect()
+}
+
+/// Keys a client sent just before its normal close are all typed before the plane finishes the
+/// closing handshake: twenty commands and a close frame at once, and all twenty run, in order.
+#[test]
+fn keys_sent_right_before_a_close_all_reach_the_pane_in_order() {
+    let w = world();
+    let id = w.launch();
+    // Typed-ahead keys are not echoed by the terminal, so each command's output is a line of
+    // its own whatever the timing.
+    w.type_line(&id, "stty -echo; echo ready-$((1+1))");
+    until("the shell to answer", || {
+        w.node_screen(&id).contains("ready-2").then_some(())
+    });
+    let mut t = w.admin_viewer(&id);
+    for n in 1..=20 {
+        t.send_text(json!({ "type": "input", "data": format!("echo last-{n}\r") }));
+    }
+    t.ws.close(Some(tungstenite::protocol::CloseFrame {
+        code: tungstenite::protocol::frame::coding::CloseCode::Normal,
+        reason: "".into(),
+    }))
+    .unwrap();
+    t.until("the close", |t| t.closed.is_some());
+    assert_eq!(t.closed.as_ref().map(|c| c.0), Some(1000));
+    // Once the plane answered the close, whatever it took in was typed: a line typed after it
+    // runs after all twenty.
+    w.type_line(&id, "echo done-$((2+3))");
+    let screen = until("the line typed after the close", || {
+        let r = w.as_cookie(
+            &w.admin,
+            "GET",
+            &format!("/api/subshells/{id}/screen?lines=500"),
+            None,
+        );
+        let s = r.json()["text"].as_str().unwrap_or("").to_owned();
+        s.lines().any(|l| l.trim() == "done-5").then_some(s)
+    });
+    assert_eq!(
+        ran_lines(&screen),
+        (1..=20).collect::<Vec<_>>(),
+        "commands lost or out of order:\n{screen}"
+    );
+}
+
+/// Keys sent after the pane's program ended, before its end was noticed, are refused to the
+/// viewer that sent them (`error INPUT_FAILED`), not typed into the dead pane where nothing
+/// reads them; then the end comes as `exit` and the close (1000).
+#[test]
+fn keys_sent_after_the_panes_program_ended_are_refused_before_exit_and_close() {
+    let w = world();
+    let id = w.launch();
+    let mut t = w.admin_viewer(&id);
+    t.type_keys("exit 7\r");
+    let pane = format!("=tp-{id}:");
+    until("the pane's program to end", || {
+        (w.node.tmux_query(&pane, "#{pane_dead}") == "1").then_some(())
+    });
+    t.send_text(json!({ "type": "input", "data": "echo too-late\r" }));
+    t.until("the refusal", |t| {
+        t.has_frame("error", |v| v["code"] == "INPUT_FAILED")
+    });
+    assert!(t.closed.is_none(), "a refusal does not close the socket");
+    // The end noticed (this test's local node runs its exit checks here).
+    let exit = until("the pane's exit", || {
+        w.node.exec.exit_tick().into_iter().next()
+    });
+    smol::block_on(w.p.svc.apply_node_event(
+        &w.node.node_id,
+        termplane::local::LOCAL_CONN,
+        &termplane_proto::Event::Exit(exit),
+    ));
+    t.until("the close", |t| t.closed.is_some());
+    assert_eq!(t.closed.as_ref().map(|c| c.0), Some(1000));
+    let kinds: Vec<&str> = t.frames.iter().filter_map(|v| v["type"].as_str()).collect();
+    let at = |k: &str| kinds.iter().position(|x| *x == k).unwrap();
+    assert!(at("error") < at("exit"), "{kinds:?}");
+    assert!(
+        t.has_frame("exit", |v| v["exitCode"] == 7),
+        "{:?}",
+        t.frames
+    );
+}

@@ -126,14 +126,16 @@ pub enum ServerFrame {
     },
     /// The answer to a `ping`.
     Pong,
-    /// A frame of this viewer was refused; the socket stays open.
+    /// A frame of this viewer was refused; the socket stays open (keys the plane refuses as
+    /// the socket closes come just before its close frame).
     Error {
         /// Machine-readable: `READ_ONLY`, `BAD_FRAME`, `INPUT_FAILED`, `RESIZE_FAILED`.
         code: String,
         /// Prose.
         message: String,
     },
-    /// The pane's program ended; the socket closes with 1000 next.
+    /// The pane's program ended; the socket closes with 1000 next (after one `error`
+    /// `INPUT_FAILED` for keys the plane still held, if any).
     Exit {
         /// Its exit code, when known.
         #[serde(rename = "exitCode")]
@@ -161,6 +163,21 @@ pub enum ClientFrame {
     /// a known frame, as for every other frame.)
     Ping {},
 }
+
+/// What becomes of keystrokes, as HTML for the `/docs/terminal` page: the same on a pane of the
+/// plane's own host and on a remote node's.
+pub const KEYSTROKES_HTML: &str = "Keystrokes are typed into the pane in the order the socket \
+    received them. Every keystroke frame the plane has read is either typed or refused to the \
+    socket that sent it with an <code>error</code> frame <code>INPUT_FAILED</code>, before that \
+    socket's close frame; none is dropped without a word. A client that sends keys and closes \
+    at once (its close frame, or a frame that ends the socket) has them all typed before the \
+    plane answers its close, for at most 10 seconds (what is left then is not typed; a refusal \
+    cannot follow the client's own close frame). Keys that reach the pane after its program \
+    ended are refused, whether the node has noticed the end yet or not; keys the plane still \
+    held when it noticed are refused in one <code>INPUT_FAILED</code>, then <code>exit</code> \
+    and the close (1000) follow. When the plane closes the socket because access ended (4403, \
+    4404) or it stops (1001), keys not on their way to the node yet are refused the same way. \
+    Frames sent after the plane's close frame are not read.";
 
 /// Close codes of the terminal WebSocket.
 pub const CLOSE_CODES: &[(u16, &str)] = &[

@@ -154,6 +154,7 @@ fn terminal_page() -> String {
          <h2>Query</h2>\n<pre>{}</pre>\n\
          <h2>Text frames from the plane</h2>\n<pre>{}</pre>\n\
          <h2>Text frames from the client</h2>\n<pre>{}</pre>\n\
+         <h2>Keystrokes</h2>\n<p>{keystrokes}</p>\n\
          <h2>Close codes</h2>\n<table>\n<tr><th>code</th><th>meaning</th></tr>\n{closes}</table>\n\
          <h1>The live feed</h1>\n\
          <p>Mint an unbound attach token from a browser session, then open \
@@ -170,6 +171,7 @@ fn terminal_page() -> String {
         schema(schemars::schema_for!(ClientFrame)),
         schema(schemars::schema_for!(FeedFrame)),
         per_account = crate::service::terminals::MAX_SOCKETS_PER_ACCOUNT,
+        keystrokes = crate::api::terminals::KEYSTROKES_HTML,
     )
 }
 

@@ -43,6 +43,9 @@ pub(super) const MAX_RESYNCS: usize = 5;
 pub(super) const RESYNC_WINDOW: Duration = Duration::from_secs(60);
 /// Keystroke messages waiting for the node, per viewer.
 const INPUT_QUEUE: usize = 64;
+/// How long a socket that ended still types the keys it took before closing (the node's
+/// command deadline): what is still untyped then is refused.
+const DRAIN_LIMIT: Duration = Duration::from_secs(10);
 
 pub(super) fn config() -> WebSocketConfig {
     WebSocketConfig::default()
@@ -175,6 +178,7 @@ pub(super) fn attach_socket(
                     read_only,
                     skip_until: None,
                     resyncs: Resyncs::default(),
+                    refuse_rest: None,
                 };
                 s.run(ws, replay).await;
                 svc.leave_pump(&handle).await;
@@ -206,6 +210,10 @@ struct Session {
     /// Output before this log offset is already in the last replay.
     skip_until: Option<u64>,
     resyncs: Resyncs,
+    /// Set when the plane ends the socket for a reason that makes typing pointless or no
+    /// longer allowed (the pane ended, access ended, the plane stops): keys taken and not on
+    /// their way yet are refused with this reason instead of typed.
+    refuse_rest: Option<String>,
 }
 
 /// The fresh replays a viewer needed because it was slow, within the last [`RESYNC_WINDOW`].
@@ -263,23 +271,58 @@ impl Session {
         S: AsyncRead + AsyncWrite + Unpin + Send,
     {
         let (input_tx, input_rx) = smol::channel::bounded::<String>(INPUT_QUEUE);
+        let refusals = Arc::new(Refusals::new(self.handle.queue.clone()));
         // The typist runs beside the socket in this same task, not on another thread: a
         // keystroke reaches it without a wake-up across threads, and a slow node command still
-        // never holds up reading the socket. It ends with the socket (dropped with this future).
-        let typist = typist(
+        // never holds up reading the socket.
+        let mut typist = std::pin::pin!(typist(
             self.svc.clone(),
             self.grant.row.clone(),
             input_rx,
-            self.handle.queue.clone(),
-        );
+            refusals.clone(),
+        ));
         let end = self
             .serve(&mut ws, replay, &input_tx)
             .or(async {
-                typist.await;
+                typist.as_mut().await;
                 std::future::pending::<End>().await
             })
             .await;
+        // The keys taken before the end are typed (or refused) before the closing handshake
+        // finishes: a client that types and closes at once loses nothing. The typist finishes
+        // the keys already on their way to the node whatever the end; the rest are refused
+        // when the end was the plane's (the pane ended, access ended, the plane stops).
         drop(input_tx);
+        refusals.hold();
+        if let Some(why) = self.refuse_rest.take() {
+            refusals.refuse_rest(why);
+        }
+        let typed = async {
+            typist.as_mut().await;
+            Some(())
+        }
+        .or(async {
+            smol::Timer::after(DRAIN_LIMIT).await;
+            None
+        })
+        .await;
+        let mut held = refusals.take_held();
+        if typed.is_none() {
+            tracing::debug!(subshell = %self.grant.row.id, "keys still untyped when the socket closed");
+            held.push(format!(
+                "the node did not take the keys within {} s of the socket's end",
+                DRAIN_LIMIT.as_secs()
+            ));
+        }
+        for message in held {
+            // The client's own close first means the socket takes no more frames: nothing to
+            // say, and nobody left to hear it.
+            if matches!(end, End::Gone)
+                || !Self::refuse_frame(&mut ws, "INPUT_FAILED", &message).await
+            {
+                break;
+            }
+        }
         match end {
             End::Close(code, reason) => {
                 let _ = termplane_runtime_smol::ws::close(&mut ws, code, &reason).await;
@@ -379,11 +422,16 @@ impl Session {
                         }
                     }
                     Control::Exit(exit_code) => {
+                        self.refuse_rest = Some("the pane's program ended".into());
                         if !send(ws, text(&ServerFrame::Exit { exit_code })).await {
                             return End::Gone;
                         }
                     }
-                    Control::Close(code, reason) => return End::Close(code, reason),
+                    Control::Close(code, reason) => {
+                        self.refuse_rest
+                            .get_or_insert_with(|| format!("the socket closes: {reason}"));
+                        return End::Close(code, reason);
+                    }
                     Control::Refused(code, message) => {
                         if !Self::refuse_frame(ws, code, &message).await {
                             return End::Gone;
@@ -397,12 +445,17 @@ impl Session {
                         recheck.set_after(RECHECK_EVERY);
                     }
                     match self.svc.grant_still_valid(&self.grant).await {
-                        Err((code, reason)) => return End::Close(code, reason),
+                        Err((code, reason)) => {
+                            self.refuse_rest = Some(format!("the socket closes: {reason}"));
+                            return End::Close(code, reason);
+                        }
                         // It may still watch but no longer type (an administrator demoted
                         // while watching through a read share): the socket that types ends,
                         // as it does when a share is lowered to read.
                         Ok(false) if !self.read_only => {
-                            return End::Close(4403, "write access to this subshell ended".into());
+                            let reason = "write access to this subshell ended";
+                            self.refuse_rest = Some(reason.into());
+                            return End::Close(4403, reason.into());
                         }
                         Ok(_) => {}
                     }
@@ -510,23 +563,104 @@ const SETTLE_CHECK: Duration = Duration::from_millis(20);
 /// a millisecond; not knowing means its control client ended, and their answers with it).
 const SETTLE_GIVE_UP: Duration = Duration::from_secs(5);
 
+/// Where a typist's refusals go (`error INPUT_FAILED`): to the viewer's queue while the socket
+/// serves, and once it ended, held for the socket to send before its close frame (the queue
+/// takes nothing after a close). Also says whether keys still waiting are to be refused rather
+/// than typed.
+struct Refusals {
+    queue: Arc<ViewerQueue>,
+    state: std::sync::Mutex<RefusalState>,
+}
+
+#[derive(Default)]
+struct RefusalState {
+    /// `Some` once the socket ended: the refusals to send before its close.
+    held: Option<Vec<String>>,
+    /// Why keys not on their way yet are refused instead of typed.
+    refuse_rest: Option<String>,
+    /// Keystroke messages refused for that reason so far.
+    refused: usize,
+}
+
+impl Refusals {
+    fn new(queue: Arc<ViewerQueue>) -> Self {
+        Self {
+            queue,
+            state: std::sync::Mutex::default(),
+        }
+    }
+
+    /// Keys the node could not type.
+    fn refuse(&self, why: &str) {
+        let message = format!("the keys were not typed: {why}");
+        if let Ok(mut s) = self.state.lock()
+            && let Some(held) = s.held.as_mut()
+        {
+            held.push(message);
+            return;
+        }
+        self.queue
+            .control(Control::Refused("INPUT_FAILED", message));
+    }
+
+    /// From now on refusals are held for the closing socket.
+    fn hold(&self) {
+        if let Ok(mut s) = self.state.lock() {
+            s.held.get_or_insert_with(Vec::new);
+        }
+    }
+
+    /// Keys that are not on their way to the node yet are refused for `why`.
+    fn refuse_rest(&self, why: String) {
+        if let Ok(mut s) = self.state.lock() {
+            s.refuse_rest = Some(why);
+        }
+    }
+
+    /// Whether a keystroke message is refused unsent (and counts it).
+    fn skips(&self) -> bool {
+        self.state.lock().is_ok_and(|mut s| {
+            let skip = s.refuse_rest.is_some();
+            if skip {
+                s.refused += 1;
+            }
+            skip
+        })
+    }
+
+    /// The refusals held for the close, the untyped rest summed up in one.
+    fn take_held(&self) -> Vec<String> {
+        let Ok(mut s) = self.state.lock() else {
+            return Vec::new();
+        };
+        let mut held = s.held.take().unwrap_or_default();
+        if s.refused > 0
+            && let Some(why) = &s.refuse_rest
+        {
+            held.push(format!(
+                "{} keystroke message(s) were not typed: {why}",
+                s.refused
+            ));
+        }
+        held
+    }
+}
+
 /// Types a viewer's keystrokes into the pane in order; keys that queued up while one was on its
 /// way go together in the next command. Keys the node could not type are reported to that viewer
 /// (`error INPUT_FAILED`): at once, or — for keys that went straight to tmux on the plane's own
 /// host, answered before tmux had said they were typed — within [`SETTLE_CHECK`] of tmux saying
-/// they were not.
+/// they were not. Ends once the socket's sender is gone and every key it took is typed or
+/// refused, the fate of those sent without waiting known (or given up on).
 async fn typist(
     svc: Arc<Service>,
     row: crate::store::Subshell,
     rx: smol::channel::Receiver<String>,
-    queue: Arc<ViewerQueue>,
+    refusals: Arc<Refusals>,
 ) {
     let refuse = |why: &str| {
         tracing::debug!(subshell = %row.id, "keystrokes not delivered: {why}");
-        queue.control(Control::Refused(
-            "INPUT_FAILED",
-            format!("the keys were not typed: {why}"),
-        ));
+        refusals.refuse(why);
     };
     let mut unsettled: std::collections::VecDeque<(KeysTicket, std::time::Instant)> =
         std::collections::VecDeque::new();
@@ -534,13 +668,19 @@ async fn typist(
     // keystroke registers no timer with the reactor.
     let mut check = smol::Timer::never();
     let mut armed = false;
+    let mut open = true;
     loop {
-        let next = async { Some(rx.recv().await) }
-            .or(async {
-                (&mut check).await;
-                None
-            })
-            .await;
+        let next = if open {
+            async { Some(rx.recv().await) }
+                .or(async {
+                    (&mut check).await;
+                    None
+                })
+                .await
+        } else {
+            (&mut check).await;
+            None
+        };
         if next.is_none() {
             armed = false;
         }
@@ -554,6 +694,7 @@ async fn typist(
             unsettled.pop_front();
         }
         match next {
+            Some(Ok(_)) if refusals.skips() => {}
             Some(Ok(mut data)) => {
                 while data.len() < 4096 {
                     match rx.try_recv() {
@@ -569,8 +710,12 @@ async fn typist(
                     Err(e) => refuse(&e.message),
                 }
             }
-            Some(Err(_)) => return,
+            // The socket is done with: what was sent without waiting is still to be settled.
+            Some(Err(_)) => open = false,
             None => {}
+        }
+        if !open && unsettled.is_empty() {
+            return;
         }
         if !unsettled.is_empty() && !armed {
             check.set_after(SETTLE_CHECK);
