@@ -1761,3 +1761,123 @@ fn keys_sent_after_the_panes_program_ended_are_refused_before_exit_and_close() {
         t.frames
     );
 }
+
+/// The latest `presence` frame.
+fn latest_presence(t: &Term) -> Option<&Value> {
+    t.frames.iter().rev().find(|v| v["type"] == "presence")
+}
+
+/// A viewer that watches without taking part in sizing (a phone glancing at the pane) does not
+/// shrink it; every viewer hears each one's grid, whether it takes part and who holds the
+/// pane's grid. Taking part (a `sizing` frame) fits the pane to it, and leaving lets it grow.
+#[test]
+fn a_viewer_out_of_sizing_keeps_the_pane_and_presence_names_who_holds_the_grid() {
+    let w = world();
+    let id = w.launch();
+    let tok = w.mint_cookie(&w.admin, Some(&id));
+    let mut desk = attach(
+        &w.p,
+        &id,
+        &tok,
+        "&cols=160&rows=48&device=desktop",
+        Some(&w.p.origin()),
+    )
+    .unwrap();
+    desk.until("attached", |t| {
+        t.has_frame("attached", |v| v["sizing"] == true)
+    });
+    let desk_id = desk.frames[0]["viewerId"].as_u64().unwrap();
+    assert_eq!(w.pane_size(&id), (160, 48));
+    let tok = w.mint_cookie(&w.admin, Some(&id));
+    let mut phone = attach(
+        &w.p,
+        &id,
+        &tok,
+        "&cols=45&rows=20&sizing=false&device=phone",
+        Some(&w.p.origin()),
+    )
+    .unwrap();
+    phone.until("attached out of sizing", |t| {
+        t.has_frame("attached", |v| {
+            v["sizing"] == false && v["readOnly"] == false
+        })
+    });
+    let phone_id = phone.frames[0]["viewerId"].as_u64().unwrap();
+    // Both hear of both, with their grids; the desktop holds the grid.
+    desk.until("presence of two", |t| t.viewers_now() == Some(2));
+    let p = latest_presence(&desk).unwrap().clone();
+    let of = |p: &Value, id: u64| {
+        p["viewers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["viewerId"] == id)
+            .unwrap()
+            .clone()
+    };
+    let ph = of(&p, phone_id);
+    assert_eq!(
+        (&ph["cols"], &ph["rows"], &ph["sizing"], &ph["device"]),
+        (&json!(45), &json!(20), &json!(false), &json!("phone")),
+        "{p}"
+    );
+    assert_eq!(of(&p, desk_id)["sizing"], true);
+    assert_eq!(
+        p["held"],
+        json!({ "cols": 160, "rows": 48, "colsBy": desk_id, "rowsBy": desk_id })
+    );
+    assert_eq!(w.pane_size(&id), (160, 48), "the phone shrank the pane");
+    // The phone may still type.
+    phone.type_keys("echo from-the-phone-$((6*7))\r");
+    desk.until("the phone's keys", |t| {
+        t.text().contains("from-the-phone-42")
+    });
+    assert_eq!(w.pane_size(&id), (160, 48));
+    assert!(
+        !desk.has_frame("size", |v| v["cols"] == 45),
+        "{:?}",
+        desk.frames
+    );
+    // Taking part: the pane takes the phone's grid and the phone is named as its holder.
+    phone.send_text(json!({ "type": "sizing", "on": true }));
+    desk.until("the phone's grid", |t| {
+        t.has_frame("size", |v| v["cols"] == 45 && v["rows"] == 20)
+    });
+    assert_eq!(w.pane_size(&id), (45, 20));
+    desk.until("the phone named as holder", |t| {
+        latest_presence(t).is_some_and(|p| {
+            p["held"] == json!({ "cols": 45, "rows": 20, "colsBy": phone_id, "rowsBy": phone_id })
+        })
+    });
+    // While it holds the grid, the API cannot set another.
+    let r = w.as_bearer(
+        &w.key,
+        "POST",
+        &format!("/api/subshells/{id}/resize"),
+        Some(json!({ "cols": 100, "rows": 30 })),
+    );
+    assert_eq!(r.error(409), "GRID_HELD");
+    // Out again: the pane grows back to the desktop's grid.
+    phone.send_text(json!({ "type": "sizing", "on": false }));
+    desk.until("the desktop's grid again", |t| {
+        t.frames
+            .iter()
+            .rev()
+            .find(|v| v["type"] == "size")
+            .is_some_and(|v| v["cols"] == 160 && v["rows"] == 48)
+    });
+    assert_eq!(w.pane_size(&id), (160, 48));
+    // A viewer that only watches cannot take part.
+    let tok = w.mint_cookie(&w.admin, Some(&id));
+    let mut reader = attach(&w.p, &id, &tok, "&cols=30&rows=10&readOnly=true", None).unwrap();
+    reader.until("attached read-only", |t| {
+        t.has_frame("attached", |v| {
+            v["readOnly"] == true && v["sizing"] == false
+        })
+    });
+    reader.send_text(json!({ "type": "sizing", "on": true }));
+    reader.until("the refusal", |t| {
+        t.has_frame("error", |v| v["code"] == "READ_ONLY")
+    });
+    assert_eq!(w.pane_size(&id), (160, 48));
+}

@@ -3,9 +3,14 @@
 //!
 //! Before the 101 answer, in the spec's order: the attach token is spent and checked, the viewer
 //! joins the pane's pump (the node's tail runs from then on), the pane is fitted to the smallest
-//! typing viewer's grid, and the replay is read (with the pane's real grid). Any refusal on the
-//! way is an HTTP error body and leaves the pump again. After the upgrade the socket sends
-//! `attached`, the replay as one binary frame, then live output; presence goes to every viewer.
+//! grid of the viewers that take part in sizing, and the replay is read (with the pane's real
+//! grid). Any refusal on the way is an HTTP error body and leaves the pump again. After the
+//! upgrade the socket sends `attached`, the replay as one binary frame, then live output;
+//! presence (each viewer's grid, whether it takes part in sizing, who holds the grid) goes to
+//! every viewer.
+//!
+//! Keys a viewer sends go to a typist beside its socket, in order; when the socket ends, the
+//! keys it took are typed (or refused, when the plane ended it) before the close frame.
 //!
 //! The socket never takes the caller's own credential (only the token in the query, which the
 //! request log leaves out), and a browser upgrade (one with `Origin`) must come from a trusted
@@ -151,7 +156,10 @@ pub(super) fn attach_socket(
             read_only,
             cols: grid.map(|g| g.0),
             rows: grid.map(|g| g.1),
+            sizing: !read_only && q.sizing.unwrap_or(true),
+            device: q.device,
         };
+        let sizing = viewer.sizing;
         let handle = match svc.join_pump(&grant.row, viewer, !read_only).await {
             Ok(h) => h,
             Err(e) => return refuse(&e, &req_id),
@@ -176,6 +184,7 @@ pub(super) fn attach_socket(
                     grant,
                     handle: handle.clone(),
                     read_only,
+                    sizing,
                     skip_until: None,
                     resyncs: Resyncs::default(),
                     refuse_rest: None,
@@ -207,6 +216,9 @@ struct Session {
     grant: AttachGrant,
     handle: ViewerHandle,
     read_only: bool,
+    /// Whether this viewer's grid takes part in the pane's size (as it attached; the
+    /// `presence` frames say what it is now).
+    sizing: bool,
     /// Output before this log offset is already in the last replay.
     skip_until: Option<u64>,
     resyncs: Resyncs,
@@ -346,6 +358,7 @@ impl Session {
             viewer_id: self.handle.id,
             subshell_id: self.grant.row.id.clone(),
             read_only: self.read_only,
+            sizing: self.sizing,
             cols: replay.cols,
             rows: replay.rows,
         };
@@ -411,8 +424,8 @@ impl Session {
                     }
                 }
                 Event::Queue(Next::Control(c)) => match c {
-                    Control::Presence(viewers) => {
-                        if !send(ws, text(&ServerFrame::Presence { viewers })).await {
+                    Control::Presence(viewers, held) => {
+                        if !send(ws, text(&ServerFrame::Presence { viewers, held })).await {
                             return End::Gone;
                         }
                     }
@@ -524,7 +537,9 @@ impl Session {
             ClientFrame::Ping {} => {
                 (!send(ws, text(&ServerFrame::Pong)).await).then_some(End::Gone)
             }
-            ClientFrame::Input { .. } | ClientFrame::Resize { .. } if self.read_only => {
+            ClientFrame::Input { .. } | ClientFrame::Resize { .. } | ClientFrame::Sizing { .. }
+                if self.read_only =>
+            {
                 (!Self::refuse_frame(ws, "READ_ONLY", "this viewer only watches").await)
                     .then_some(End::Gone)
             }
@@ -548,6 +563,15 @@ impl Session {
                 }
                 match self.svc.viewer_grid(&self.handle, Some((cols, rows))).await {
                     Ok(()) => None,
+                    Err(e) => (!Self::refuse_frame(ws, "RESIZE_FAILED", &e.message).await)
+                        .then_some(End::Gone),
+                }
+            }
+            ClientFrame::Sizing { on } => {
+                match self.svc.viewer_sizing(&self.handle, on).await {
+                    Ok(()) => None,
+                    // The choice is recorded; only fitting the pane to it failed (its node is
+                    // away): the pane is fitted again when the node comes back.
                     Err(e) => (!Self::refuse_frame(ws, "RESIZE_FAILED", &e.message).await)
                         .then_some(End::Gone),
                 }
