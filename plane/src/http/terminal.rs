@@ -296,6 +296,8 @@ impl Session {
         let end = self
             .serve(&mut ws, replay, &input_tx)
             .or(async {
+                // Never ends while `input_tx` lives (the typist ends once its channel closed),
+                // so it is polled again below only as the unfinished future it is.
                 typist.as_mut().await;
                 std::future::pending::<End>().await
             })
@@ -326,12 +328,11 @@ impl Session {
                 DRAIN_LIMIT.as_secs()
             ));
         }
+        // A client that closed first takes no more frames (nothing to say, and nobody left to
+        // hear it), and one that stopped reading would hold each frame up to the send deadline.
+        let can_hear = matches!(&end, End::Close(code, _) if *code != 4408);
         for message in held {
-            // The client's own close first means the socket takes no more frames: nothing to
-            // say, and nobody left to hear it.
-            if matches!(end, End::Gone)
-                || !Self::refuse_frame(&mut ws, "INPUT_FAILED", &message).await
-            {
+            if !can_hear || !Self::refuse_frame(&mut ws, "INPUT_FAILED", &message).await {
                 break;
             }
         }
@@ -751,6 +752,31 @@ async fn typist(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn refusals_go_to_the_viewer_while_it_is_served_and_wait_for_the_close_after() {
+        let queue = Arc::new(ViewerQueue::default());
+        let r = Refusals::new(queue.clone());
+        r.refuse("the pane is gone");
+        assert!(matches!(
+            smol::block_on(queue.next()),
+            Next::Control(Control::Refused("INPUT_FAILED", m)) if m.contains("the pane is gone")
+        ));
+        // The socket ended: refusals wait for its close; the untyped rest is summed up.
+        r.hold();
+        assert!(!r.skips(), "keys are typed until the plane says otherwise");
+        r.refuse("tmux said no");
+        r.refuse_rest("the pane's program ended".into());
+        assert!(r.skips() && r.skips());
+        assert_eq!(
+            r.take_held(),
+            [
+                "the keys were not typed: tmux said no".to_owned(),
+                "2 keystroke message(s) were not typed: the pane's program ended".to_owned(),
+            ]
+        );
+        assert_eq!(queue.queued_bytes(), 0);
+    }
 
     #[test]
     fn only_a_slow_viewer_runs_out_of_fresh_replays() {
