@@ -779,6 +779,14 @@ mod tests {
     }
 
     #[test]
+    fn the_reference_states_how_long_a_closing_socket_still_types() {
+        assert!(
+            crate::api::terminals::KEYSTROKES_HTML
+                .contains(&format!("for at most {} seconds", DRAIN_LIMIT.as_secs()))
+        );
+    }
+
+    #[test]
     fn only_a_slow_viewer_runs_out_of_fresh_replays() {
         let start = std::time::Instant::now();
         let mut r = Resyncs::default();
