@@ -252,8 +252,9 @@ pub const SIZING_HTML: &str = "Every viewer that may type takes part in the pane
     (<code>device</code>, as it said with <code>&amp;device=phone</code>, <code>tablet</code> \
     or <code>desktop</code>), and names who holds the grid (<code>held</code>: the viewer with \
     the fewest columns and the one with the fewest rows), so a larger viewer can say whose \
-    window the pane is sized to. The browser app attaches a phone out of sizing until its \
-    person types on it, unless they chose otherwise on that device (\"Don't resize others\").";
+    window the pane is sized to. The browser app attaches a phone or tablet out of sizing until \
+    its person types on it, unless they chose otherwise on that device (\"Don't resize \
+    others\").";
 
 /// Close codes of the terminal WebSocket.
 pub const CLOSE_CODES: &[(u16, &str)] = &[
