@@ -80,6 +80,8 @@ struct Term {
     ws: WebSocket<TcpStream>,
     bytes: Vec<u8>,
     frames: Vec<Value>,
+    /// The plane's close code, once it closed.
+    closed: Option<u16>,
 }
 
 fn attach(w: &World, id: &str, token: &str, extra: &str) -> Result<Term, u16> {
@@ -103,6 +105,7 @@ fn attach(w: &World, id: &str, token: &str, extra: &str) -> Result<Term, u16> {
                 ws,
                 bytes: Vec::new(),
                 frames: Vec::new(),
+                closed: None,
             })
         }
         Err(tungstenite::HandshakeError::Failure(tungstenite::Error::Http(r))) => {
@@ -115,16 +118,22 @@ fn attach(w: &World, id: &str, token: &str, extra: &str) -> Result<Term, u16> {
 impl Term {
     fn pump(&mut self, wait: Duration) {
         let end = Instant::now() + wait;
-        while Instant::now() < end {
+        while Instant::now() < end && self.closed.is_none() {
             match self.ws.read() {
                 Ok(Message::Binary(b)) => self.bytes.extend_from_slice(&b),
                 Ok(Message::Text(t)) => self.frames.push(serde_json::from_str(t.as_str()).unwrap()),
+                Ok(Message::Close(f)) => {
+                    self.closed = Some(f.map_or(1005, |f| u16::from(f.code)));
+                }
                 Ok(_) => {}
                 Err(tungstenite::Error::Io(e))
                     if matches!(
                         e.kind(),
                         std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
                     ) => {}
+                Err(tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed) => {
+                    self.closed.get_or_insert(1006);
+                }
                 Err(e) => panic!("read: {e:?}"),
             }
         }
@@ -449,4 +458,116 @@ fn bulk_output_of_a_remote_pane_arrives_whole_and_in_order() {
         run.iter().zip(1..).all(|(&n, want)| n == want),
         "a number missing or out of order"
     );
+}
+
+/// The `last-N` lines a shell printed, in the order its screen shows them.
+fn ran_lines(screen: &str) -> Vec<u32> {
+    screen
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("last-")?.parse().ok())
+        .collect()
+}
+
+/// The pane's text with `lines` of history.
+fn screen(w: &World, id: &str) -> String {
+    let r = w.get(&format!("/api/subshells/{id}/screen?lines=500"));
+    assert_eq!(r.status, 200, "{}", r.text());
+    r.json()["text"].as_str().unwrap_or("").to_owned()
+}
+
+/// Twenty commands and a close frame sent at once: once the plane answered the close, all
+/// twenty ran, in order (a line typed through the API after it runs after them).
+fn keys_before_a_close_on(w: &World, id: &str) {
+    let mut t = answering_viewer(w, id);
+    // Typed-ahead keys are not echoed by the terminal: each command's output is a line of its
+    // own whatever the timing.
+    t.keys("stty -echo; echo quiet-$((2+2))\r");
+    t.until("the shell's answer", |t| t.text().contains("quiet-4"));
+    for n in 1..=20 {
+        t.ws.send(Message::text(
+            json!({ "type": "input", "data": format!("echo last-{n}\r") }).to_string(),
+        ))
+        .unwrap();
+    }
+    t.ws.close(Some(tungstenite::protocol::CloseFrame {
+        code: tungstenite::protocol::frame::coding::CloseCode::Normal,
+        reason: "".into(),
+    }))
+    .unwrap();
+    t.until("the close", |t| t.closed.is_some());
+    assert_eq!(t.closed, Some(1000));
+    let r = w.post(
+        &format!("/api/subshells/{id}/input"),
+        &json!({ "text": "echo done-$((2+3))", "keys": ["enter"] }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let text = wait_until("the line typed after the close", WAIT, || {
+        let s = screen(w, id);
+        s.lines().any(|l| l.trim() == "done-5").then_some(s)
+    });
+    assert_eq!(
+        ran_lines(&text),
+        (1..=20).collect::<Vec<_>>(),
+        "commands lost or out of order:\n{text}"
+    );
+}
+
+#[test]
+fn keys_sent_right_before_a_close_all_reach_a_remote_and_a_local_pane_in_order() {
+    let w = world("term-lastkeys");
+    let remote = shell_on(&w, &w.node_id);
+    keys_before_a_close_on(&w, &remote);
+    let local = shell_on(&w, &local_node(&w));
+    keys_before_a_close_on(&w, &local);
+}
+
+/// Whether pane `id`'s program has ended while tmux still keeps the pane (before the node's
+/// exit check noticed), on the tmux server at `socket`.
+fn program_ended(socket: &Path, id: &str) -> bool {
+    let out = std::process::Command::new("tmux")
+        .arg("-S")
+        .arg(socket)
+        .args([
+            "display-message",
+            "-p",
+            "-t",
+            &format!("=tp-{id}:"),
+            "#{pane_dead}",
+        ])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim() == "1"
+}
+
+/// Keys sent once the pane's program ended are refused (`error INPUT_FAILED`) before `exit`
+/// and the close (1000), whether the node noticed the end yet or not.
+fn keys_after_the_end_on(w: &World, id: &str, socket: &Path) {
+    let mut t = answering_viewer(w, id);
+    t.keys("exit 7\r");
+    wait_until("the pane's program to end", WAIT, || {
+        program_ended(socket, id).then_some(())
+    });
+    t.ws.send(Message::text(
+        json!({ "type": "input", "data": "echo too-late\r" }).to_string(),
+    ))
+    .unwrap();
+    t.until("the close", |t| t.closed.is_some());
+    assert_eq!(t.closed, Some(1000));
+    // The refusal may come before or after `exit` (the node's exit check may notice the end
+    // while the keys are on their way), always before the close.
+    assert!(
+        t.has("error", |v| v["code"] == "INPUT_FAILED"),
+        "{:?}",
+        t.frames
+    );
+    assert!(t.has("exit", |v| v["exitCode"] == 7), "{:?}", t.frames);
+}
+
+#[test]
+fn keys_sent_after_the_program_ended_are_refused_alike_on_a_remote_and_a_local_pane() {
+    let w = world("term-late");
+    let remote = shell_on(&w, &w.node_id);
+    keys_after_the_end_on(&w, &remote, &w.tmux_socket());
+    let local = shell_on(&w, &local_node(&w));
+    keys_after_the_end_on(&w, &local, &w.local_tmux_socket());
 }

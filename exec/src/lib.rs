@@ -672,7 +672,8 @@ impl Executor {
     /// carries, or the control client could not take it.
     #[must_use]
     pub fn type_unanswered(&self, id: &SubshellId, data: &str) -> Option<u64> {
-        if data.is_empty() || data.chars().nth(SEND_CHUNK_CHARS).is_some() {
+        if data.is_empty() || data.chars().nth(SEND_CHUNK_CHARS).is_some() || self.program_ended(id)
+        {
             return None;
         }
         let target = pane_target(id);
@@ -690,7 +691,19 @@ impl Executor {
             .map(|r| r.map_err(|e| tmux_err(&e)))
     }
 
+    /// Whether the program of a subshell's pane has ended: its wrapper wrote the exit file
+    /// (removed when the end is reported, and by the next launch). tmux keeps the dead pane
+    /// (`remain-on-exit`) until then, and takes keys sent to it without a word.
+    fn program_ended(&self, id: &SubshellId) -> bool {
+        events::exit_file(self.exits.dir(), id).exists()
+    }
+
+    /// `input`: refused once the pane's program has ended, rather than typed into a dead pane
+    /// where nothing reads them (see [`Self::program_ended`]).
     fn input(&self, id: &SubshellId, data: &str, keys: &[NamedKey]) -> Result<Value, String> {
+        if self.program_ended(id) {
+            return Err(format!("{id}: the pane's program has ended"));
+        }
         let target = pane_target(id);
         self.send_literal(&target, data)?;
         for k in keys {

@@ -187,6 +187,30 @@ fn exit_codes_come_from_the_dead_pane_and_relaunch_is_allowed() {
     assert_eq!(e[0].exit_code, None);
 }
 
+/// Keys for a pane whose program has ended are refused, on the queued way and the short way
+/// alike, instead of being typed into the dead pane tmux keeps until the exit is reported; the
+/// exit itself is reported as before.
+#[test]
+fn keys_for_a_pane_whose_program_ended_are_refused() {
+    if !tmux_ok() {
+        return;
+    }
+    let n = Node::new("ended");
+    let cwd = n.dir.path().to_string_lossy().into_owned();
+    launch(&n, "e0d", json!(["sh", "-c", "read -r line; exit 3"]), &cwd).unwrap();
+    let input = |text: &str| {
+        n.run(json!({ "type": "input", "subshellId": "e0d", "data": text, "keys": [] }))
+    };
+    input("bye\r").unwrap();
+    let refused = wait_for(Duration::from_secs(10), || input("late").err())
+        .expect("keys refused once the program ended");
+    assert!(refused.contains("program has ended"), "{refused}");
+    let id = termplane_proto::SubshellId::parse("e0d").unwrap();
+    assert_eq!(n.exec.type_unanswered(&id, "late"), None);
+    let exits = next_exits(&n);
+    assert_eq!(exits[0].exit_code, Some(3));
+}
+
 #[test]
 fn exit_codes_survive_tmux_losing_them_over_many_instant_exits() {
     if !tmux_ok() {

@@ -46,7 +46,7 @@
 //! | 409 | `HARNESS_NOT_INSTALLED` | launching a harness the node's fresh detection did not find (`metadata.reason`) |
 //! | 409 | `INVALID_STATE` | a lifecycle move the subshell's state does not allow |
 //! | 409 | `SUBSHELL_NOT_RUNNING` | reading the screen of, typing into or resizing a subshell that is not live |
-//! | 409 | `GRID_HELD` | resizing a pane whose grid follows the viewers attached to it that may type (the smallest of their grids; `metadata.cols`, `metadata.rows`: the grid it keeps) |
+//! | 409 | `GRID_HELD` | resizing a pane whose grid follows the viewers attached to it that take part in sizing (the smallest of their grids; `metadata.cols`, `metadata.rows`: the grid it keeps) |
 //! | 409 | `UPLOAD_EXISTS` | an upload to a file that exists (without `overwrite`) or is being uploaded |
 //! | 409 | `UPLOADS_BUSY` | too many uploads in progress on the plane at once (64 of each kind); try again shortly |
 //! | 409 | `QUOTA_EXCEEDED` | a file an account would keep past its 1 GiB of kept files |
@@ -308,7 +308,7 @@ pub const CODES: &[(u16, &str, &str)] = &[
     (
         409,
         "GRID_HELD",
-        "resizing a pane whose grid follows the viewers attached to it that may type (the smallest of their grids; `metadata.cols`, `metadata.rows`: the grid it keeps)",
+        "resizing a pane whose grid follows the viewers attached to it that take part in sizing (the smallest of their grids; `metadata.cols`, `metadata.rows`: the grid it keeps)",
     ),
     (
         409,

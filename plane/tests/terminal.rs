@@ -1670,3 +1670,214 @@ fn a_feed_that_opens_hears_who_already_watches() {
     let feed = open_feed(&dora);
     assert!(!feed.has_frame("presence", |_| true), "{:?}", feed.frames);
 }
+
+/// The `last-N` lines a shell printed, in the order the screen shows them (the shell's own echo
+/// is off, so a command's line is the prompt's and its output a line of its own).
+fn ran_lines(screen: &str) -> Vec<u32> {
+    screen
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("last-")?.parse().ok())
+        .collect()
+}
+
+/// Keys a client sent just before its normal close are all typed before the plane finishes the
+/// closing handshake: twenty commands and a close frame at once, and all twenty run, in order.
+#[test]
+fn keys_sent_right_before_a_close_all_reach_the_pane_in_order() {
+    let w = world();
+    let id = w.launch();
+    // Typed-ahead keys are not echoed by the terminal, so each command's output is a line of
+    // its own whatever the timing.
+    w.type_line(&id, "stty -echo; echo ready-$((1+1))");
+    until("the shell to answer", || {
+        w.node_screen(&id).contains("ready-2").then_some(())
+    });
+    let mut t = w.admin_viewer(&id);
+    for n in 1..=20 {
+        t.send_text(json!({ "type": "input", "data": format!("echo last-{n}\r") }));
+    }
+    t.ws.close(Some(tungstenite::protocol::CloseFrame {
+        code: tungstenite::protocol::frame::coding::CloseCode::Normal,
+        reason: "".into(),
+    }))
+    .unwrap();
+    t.until("the close", |t| t.closed.is_some());
+    assert_eq!(t.closed.as_ref().map(|c| c.0), Some(1000));
+    // Once the plane answered the close, whatever it took in was typed: a line typed after it
+    // runs after all twenty.
+    w.type_line(&id, "echo done-$((2+3))");
+    let screen = until("the line typed after the close", || {
+        let r = w.as_cookie(
+            &w.admin,
+            "GET",
+            &format!("/api/subshells/{id}/screen?lines=500"),
+            None,
+        );
+        let s = r.json()["text"].as_str().unwrap_or("").to_owned();
+        s.lines().any(|l| l.trim() == "done-5").then_some(s)
+    });
+    assert_eq!(
+        ran_lines(&screen),
+        (1..=20).collect::<Vec<_>>(),
+        "commands lost or out of order:\n{screen}"
+    );
+}
+
+/// Keys sent after the pane's program ended, before its end was noticed, are refused to the
+/// viewer that sent them (`error INPUT_FAILED`), not typed into the dead pane where nothing
+/// reads them; then the end comes as `exit` and the close (1000).
+#[test]
+fn keys_sent_after_the_panes_program_ended_are_refused_before_exit_and_close() {
+    let w = world();
+    let id = w.launch();
+    let mut t = w.admin_viewer(&id);
+    t.type_keys("exit 7\r");
+    let pane = format!("=tp-{id}:");
+    until("the pane's program to end", || {
+        (w.node.tmux_query(&pane, "#{pane_dead}") == "1").then_some(())
+    });
+    t.send_text(json!({ "type": "input", "data": "echo too-late\r" }));
+    t.until("the refusal", |t| {
+        t.has_frame("error", |v| v["code"] == "INPUT_FAILED")
+    });
+    assert!(t.closed.is_none(), "a refusal does not close the socket");
+    // The end noticed (this test's local node runs its exit checks here).
+    let exit = until("the pane's exit", || {
+        w.node.exec.exit_tick().into_iter().next()
+    });
+    smol::block_on(w.p.svc.apply_node_event(
+        &w.node.node_id,
+        termplane::local::LOCAL_CONN,
+        &termplane_proto::Event::Exit(exit),
+    ));
+    t.until("the close", |t| t.closed.is_some());
+    assert_eq!(t.closed.as_ref().map(|c| c.0), Some(1000));
+    let kinds: Vec<&str> = t.frames.iter().filter_map(|v| v["type"].as_str()).collect();
+    let at = |k: &str| kinds.iter().position(|x| *x == k).unwrap();
+    assert!(at("error") < at("exit"), "{kinds:?}");
+    assert!(
+        t.has_frame("exit", |v| v["exitCode"] == 7),
+        "{:?}",
+        t.frames
+    );
+}
+
+/// The latest `presence` frame.
+fn latest_presence(t: &Term) -> Option<&Value> {
+    t.frames.iter().rev().find(|v| v["type"] == "presence")
+}
+
+/// A viewer that watches without taking part in sizing (a phone glancing at the pane) does not
+/// shrink it; every viewer hears each one's grid, whether it takes part and who holds the
+/// pane's grid. Taking part (a `sizing` frame) fits the pane to it, and leaving lets it grow.
+#[test]
+fn a_viewer_out_of_sizing_keeps_the_pane_and_presence_names_who_holds_the_grid() {
+    let w = world();
+    let id = w.launch();
+    let tok = w.mint_cookie(&w.admin, Some(&id));
+    let mut desk = attach(
+        &w.p,
+        &id,
+        &tok,
+        "&cols=160&rows=48&device=desktop",
+        Some(&w.p.origin()),
+    )
+    .unwrap();
+    desk.until("attached", |t| {
+        t.has_frame("attached", |v| v["sizing"] == true)
+    });
+    let desk_id = desk.frames[0]["viewerId"].as_u64().unwrap();
+    assert_eq!(w.pane_size(&id), (160, 48));
+    let tok = w.mint_cookie(&w.admin, Some(&id));
+    let mut phone = attach(
+        &w.p,
+        &id,
+        &tok,
+        "&cols=45&rows=20&sizing=false&device=phone",
+        Some(&w.p.origin()),
+    )
+    .unwrap();
+    phone.until("attached out of sizing", |t| {
+        t.has_frame("attached", |v| {
+            v["sizing"] == false && v["readOnly"] == false
+        })
+    });
+    let phone_id = phone.frames[0]["viewerId"].as_u64().unwrap();
+    // Both hear of both, with their grids; the desktop holds the grid.
+    desk.until("presence of two", |t| t.viewers_now() == Some(2));
+    let p = latest_presence(&desk).unwrap().clone();
+    let of = |p: &Value, id: u64| {
+        p["viewers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["viewerId"] == id)
+            .unwrap()
+            .clone()
+    };
+    let ph = of(&p, phone_id);
+    assert_eq!(
+        (&ph["cols"], &ph["rows"], &ph["sizing"], &ph["device"]),
+        (&json!(45), &json!(20), &json!(false), &json!("phone")),
+        "{p}"
+    );
+    assert_eq!(of(&p, desk_id)["sizing"], true);
+    assert_eq!(
+        p["held"],
+        json!({ "cols": 160, "rows": 48, "colsBy": desk_id, "rowsBy": desk_id })
+    );
+    assert_eq!(w.pane_size(&id), (160, 48), "the phone shrank the pane");
+    // The phone may still type.
+    phone.type_keys("echo from-the-phone-$((6*7))\r");
+    desk.until("the phone's keys", |t| {
+        t.text().contains("from-the-phone-42")
+    });
+    assert_eq!(w.pane_size(&id), (160, 48));
+    assert!(
+        !desk.has_frame("size", |v| v["cols"] == 45),
+        "{:?}",
+        desk.frames
+    );
+    // Taking part: the pane takes the phone's grid and the phone is named as its holder.
+    phone.send_text(json!({ "type": "sizing", "on": true }));
+    desk.until("the phone's grid", |t| {
+        t.has_frame("size", |v| v["cols"] == 45 && v["rows"] == 20)
+    });
+    assert_eq!(w.pane_size(&id), (45, 20));
+    desk.until("the phone named as holder", |t| {
+        latest_presence(t).is_some_and(|p| {
+            p["held"] == json!({ "cols": 45, "rows": 20, "colsBy": phone_id, "rowsBy": phone_id })
+        })
+    });
+    // While it holds the grid, the API cannot set another.
+    let r = w.as_bearer(
+        &w.key,
+        "POST",
+        &format!("/api/subshells/{id}/resize"),
+        Some(json!({ "cols": 100, "rows": 30 })),
+    );
+    assert_eq!(r.error(409), "GRID_HELD");
+    // Out again: the pane grows back to the desktop's grid.
+    phone.send_text(json!({ "type": "sizing", "on": false }));
+    desk.until("the desktop's grid again", |t| {
+        t.frames
+            .iter()
+            .rev()
+            .find(|v| v["type"] == "size")
+            .is_some_and(|v| v["cols"] == 160 && v["rows"] == 48)
+    });
+    assert_eq!(w.pane_size(&id), (160, 48));
+    // A viewer that only watches cannot take part.
+    let tok = w.mint_cookie(&w.admin, Some(&id));
+    let mut reader = attach(&w.p, &id, &tok, "&cols=30&rows=10&readOnly=true", None).unwrap();
+    reader.until("attached read-only", |t| {
+        t.has_frame("attached", |v| {
+            v["readOnly"] == true && v["sizing"] == false
+        })
+    });
+    reader.send_text(json!({ "type": "sizing", "on": true }));
+    reader.until("the refusal", |t| {
+        t.has_frame("error", |v| v["code"] == "READ_ONLY")
+    });
+    assert_eq!(w.pane_size(&id), (160, 48));
+}

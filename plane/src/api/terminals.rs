@@ -40,7 +40,12 @@ pub struct WsTokenRequest {
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WsToken {
-    /// The token: pass it as the `token` query parameter of the attach URL.
+    /// The token: pass it as the `token` query parameter of the attach URL,
+    /// `GET /api/subshells/{id}/attach?token=…` (a WebSocket). The same query may carry `cols`
+    /// and `rows` (the viewer's grid), `readOnly=true` (watch only), `sizing=false` (watch, and
+    /// type, without resizing the pane for the other viewers) and `device` (`phone`, `tablet`
+    /// or `desktop`, shown to the other viewers). Frames, close codes and how the pane's grid
+    /// follows its viewers: `/docs/terminal`.
     pub token: String,
     /// When it stops being accepted (ms since the Unix epoch); 30 seconds after minting.
     pub expires_at: i64,
@@ -63,6 +68,28 @@ pub struct AttachQuery {
     /// Watch only, even with the right to type.
     #[serde(default)]
     pub read_only: Option<bool>,
+    /// Whether this viewer's grid takes part in the pane's size (default `true`). With `false`
+    /// it watches (and may still type) without resizing the pane for everyone: the pane keeps
+    /// the grid of the viewers that take part, and this viewer shows it as it is. A `sizing`
+    /// frame changes it later.
+    #[serde(default)]
+    pub sizing: Option<bool>,
+    /// What the viewer runs on, as it says, shown to the other viewers (so a notice can say
+    /// whose phone holds the pane's size).
+    #[serde(default)]
+    pub device: Option<Device>,
+}
+
+/// What a viewer runs on, as the viewer says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Device {
+    /// A phone.
+    Phone,
+    /// A tablet.
+    Tablet,
+    /// A computer with a keyboard.
+    Desktop,
 }
 
 /// One viewer of a pane, as presence frames list them.
@@ -81,6 +108,27 @@ pub struct Viewer {
     pub cols: Option<u16>,
     /// See `cols`.
     pub rows: Option<u16>,
+    /// Whether its grid takes part in the pane's size: it may type and did not ask to watch
+    /// without resizing the others (`sizing=false`). A viewer that takes part and has a grid
+    /// holds the pane to at most that grid.
+    pub sizing: bool,
+    /// What it runs on, when it said.
+    pub device: Option<Device>,
+}
+
+/// The grid the viewers that take part in sizing hold a pane to, and who holds it: the viewer
+/// with the fewest columns and the one with the fewest rows (usually the same one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HeldGrid {
+    /// Columns: the fewest among the viewers that take part.
+    pub cols: u16,
+    /// Rows: the fewest among them.
+    pub rows: u16,
+    /// The viewer (`viewerId`) whose grid has those columns.
+    pub cols_by: u64,
+    /// The viewer whose grid has those rows.
+    pub rows_by: u64,
 }
 
 /// A text frame from the plane.
@@ -98,22 +146,29 @@ pub enum ServerFrame {
         /// Whether this viewer only watches (input and resize are refused).
         #[serde(rename = "readOnly")]
         read_only: bool,
+        /// Whether this viewer's grid takes part in the pane's size (see `presence`).
+        sizing: bool,
         /// The pane's grid as read from the pane (never a guess).
         cols: u16,
         /// See `cols`.
         rows: u16,
     },
-    /// The shared grid changed (the smallest of the typing viewers' grids).
+    /// The shared grid changed (the smallest of the grids of the viewers that take part in
+    /// sizing).
     Size {
         /// Columns.
         cols: u16,
         /// Rows.
         rows: u16,
     },
-    /// Who is attached to the pane now.
+    /// Who is attached to the pane now, with each viewer's grid and whether it takes part in
+    /// sizing; sent when a viewer comes or goes and when one's grid or sizing changes.
     Presence {
         /// Every viewer.
         viewers: Vec<Viewer>,
+        /// The grid the viewers that take part in sizing hold the pane to, and who holds it;
+        /// `null` when none of them has a grid (the pane then keeps the grid it has).
+        held: Option<HeldGrid>,
     },
     /// The viewer's screen cannot be continued from where it is: a fresh replay follows as one
     /// binary frame and replaces the screen.
@@ -126,14 +181,16 @@ pub enum ServerFrame {
     },
     /// The answer to a `ping`.
     Pong,
-    /// A frame of this viewer was refused; the socket stays open.
+    /// A frame of this viewer was refused; the socket stays open (keys the plane refuses as
+    /// the socket closes come just before its close frame).
     Error {
         /// Machine-readable: `READ_ONLY`, `BAD_FRAME`, `INPUT_FAILED`, `RESIZE_FAILED`.
         code: String,
         /// Prose.
         message: String,
     },
-    /// The pane's program ended; the socket closes with 1000 next.
+    /// The pane's program ended; the socket closes with 1000 next (after one `error`
+    /// `INPUT_FAILED` for keys the plane still held, if any).
     Exit {
         /// Its exit code, when known.
         #[serde(rename = "exitCode")]
@@ -157,10 +214,47 @@ pub enum ClientFrame {
         /// Rows (1 to 1,000).
         rows: u16,
     },
+    /// Whether this viewer's grid takes part in the pane's size from now on (as the attach
+    /// query's `sizing`). Refused (`READ_ONLY`) to a viewer that only watches: it never does.
+    Sizing {
+        /// `false`: watch (and type) without resizing the pane for the others.
+        on: bool,
+    },
     /// Keepalive; answered with `pong`. (A struct variant: a `ping` with other fields is not
     /// a known frame, as for every other frame.)
     Ping {},
 }
+
+/// What becomes of keystrokes, as HTML for the `/docs/terminal` page: the same on a pane of the
+/// plane's own host and on a remote node's.
+pub const KEYSTROKES_HTML: &str = "Keystrokes are typed into the pane in the order the socket \
+    received them. Every keystroke frame the plane has read is either typed or refused to the \
+    socket that sent it with an <code>error</code> frame <code>INPUT_FAILED</code>, before that \
+    socket's close frame; none is dropped without a word. A client that sends keys and closes \
+    at once (its close frame, or a frame that ends the socket) has them all typed before the \
+    plane answers its close, for at most 10 seconds (what is left then is not typed; a refusal \
+    cannot follow the client's own close frame). Keys that reach the pane after its program \
+    ended are refused, whether the node has noticed the end yet or not; keys the plane still \
+    held when it noticed are refused in one <code>INPUT_FAILED</code>, then <code>exit</code> \
+    and the close (1000) follow. When the plane closes the socket because access ended (4403, \
+    4404) or it stops (1001), keys not on their way to the node yet are refused the same way. \
+    Frames sent after the plane's close frame are not read.";
+
+/// How a pane's grid follows its viewers, as HTML for the `/docs/terminal` page.
+pub const SIZING_HTML: &str = "Every viewer that may type takes part in the pane's size unless \
+    it asks not to: the pane takes the smallest grid among those that take part and gave one \
+    (<code>cols</code>/<code>rows</code> in the query, then <code>resize</code> frames). A \
+    viewer attached with <code>&amp;sizing=false</code>, or after it sent \
+    <code>{\"type\":\"sizing\",\"on\":false}</code>, watches (and may still type) without \
+    resizing the pane for the others: it shows the pane's grid as it is. Viewers that only \
+    watch (<code>readOnly</code>) never take part. Every <code>presence</code> frame lists each \
+    viewer's grid, whether it takes part (<code>sizing</code>) and what it runs on \
+    (<code>device</code>, as it said with <code>&amp;device=phone</code>, <code>tablet</code> \
+    or <code>desktop</code>), and names who holds the grid (<code>held</code>: the viewer with \
+    the fewest columns and the one with the fewest rows), so a larger viewer can say whose \
+    window the pane is sized to. The browser app attaches a phone or tablet out of sizing until \
+    its person types on it, unless they chose otherwise on that device (\"Don't resize \
+    others\").";
 
 /// Close codes of the terminal WebSocket.
 pub const CLOSE_CODES: &[(u16, &str)] = &[

@@ -137,7 +137,8 @@ fn terminal_page() -> String {
          <h1>The terminal WebSocket</h1>\n\
          <p>Mint an attach token with <code>POST /api/auth/ws-token</code> (30 seconds, one use), \
          then open <code>GET /api/subshells/{{id}}/attach?token=…</code> as a WebSocket \
-         (optionally <code>&amp;cols=…&amp;rows=…</code> and <code>&amp;readOnly=true</code>). \
+         (optionally <code>&amp;cols=…&amp;rows=…</code>, <code>&amp;readOnly=true</code>, \
+         <code>&amp;sizing=false</code> and <code>&amp;device=…</code>). \
          The socket never takes your own credential. A refused attach is an HTTP error with the \
          API's error body; a token the plane read is spent whatever the answer, except for a \
          refusal of the request itself (not a WebSocket upgrade, an untrusted Origin, a malformed \
@@ -145,15 +146,17 @@ fn terminal_page() -> String {
          <p>After <code>attached</code> the plane sends the replay as one binary frame (bytes that \
          put a fresh terminal in the pane's state), then the pane's output as binary frames. \
          The client sends keystrokes as binary frames (UTF-8) or as <code>input</code> text \
-         frames. The pane takes the smallest grid of the viewers that may type (a viewer that gave \
-         no grid, with <code>cols</code>/<code>rows</code> or a <code>resize</code> frame, \
-         takes no part); while one of them with a grid is attached, \
+         frames. The pane takes the smallest grid of the viewers that take part in sizing (a viewer \
+         that gave no grid, with <code>cols</code>/<code>rows</code> or a <code>resize</code> \
+         frame, takes no part); while one of them with a grid is attached, \
          <code>POST /api/subshells/{{id}}/resize</code> answers 409 <code>GRID_HELD</code>.</p>\n\
          <p>An account holds at most {per_account} terminal sockets and live feeds open at once \
          (one more is refused with 429 <code>TOO_MANY_SOCKETS</code>).</p>\n\
          <h2>Query</h2>\n<pre>{}</pre>\n\
          <h2>Text frames from the plane</h2>\n<pre>{}</pre>\n\
          <h2>Text frames from the client</h2>\n<pre>{}</pre>\n\
+         <h2>Keystrokes</h2>\n<p>{keystrokes}</p>\n\
+         <h2>Sizing</h2>\n<p>{sizing}</p>\n\
          <h2>Close codes</h2>\n<table>\n<tr><th>code</th><th>meaning</th></tr>\n{closes}</table>\n\
          <h1>The live feed</h1>\n\
          <p>Mint an unbound attach token from a browser session, then open \
@@ -170,6 +173,8 @@ fn terminal_page() -> String {
         schema(schemars::schema_for!(ClientFrame)),
         schema(schemars::schema_for!(FeedFrame)),
         per_account = crate::service::terminals::MAX_SOCKETS_PER_ACCOUNT,
+        keystrokes = crate::api::terminals::KEYSTROKES_HTML,
+        sizing = crate::api::terminals::SIZING_HTML,
     )
 }
 
@@ -207,7 +212,7 @@ mod tests {
         let p = terminal_page();
         for kind in [
             "attached", "size", "presence", "resync", "pong", "error", "exit", "input", "resize",
-            "ping",
+            "sizing", "ping",
         ] {
             assert!(
                 p.contains(&format!("&quot;{kind}&quot;")) || p.contains(&format!("\"{kind}\"")),

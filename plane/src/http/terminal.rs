@@ -3,9 +3,14 @@
 //!
 //! Before the 101 answer, in the spec's order: the attach token is spent and checked, the viewer
 //! joins the pane's pump (the node's tail runs from then on), the pane is fitted to the smallest
-//! typing viewer's grid, and the replay is read (with the pane's real grid). Any refusal on the
-//! way is an HTTP error body and leaves the pump again. After the upgrade the socket sends
-//! `attached`, the replay as one binary frame, then live output; presence goes to every viewer.
+//! grid of the viewers that take part in sizing, and the replay is read (with the pane's real
+//! grid). Any refusal on the way is an HTTP error body and leaves the pump again. After the
+//! upgrade the socket sends `attached`, the replay as one binary frame, then live output;
+//! presence (each viewer's grid, whether it takes part in sizing, who holds the grid) goes to
+//! every viewer.
+//!
+//! Keys a viewer sends go to a typist beside its socket, in order; when the socket ends, the
+//! keys it took are typed (or refused, when the plane ended it) before the close frame.
 //!
 //! The socket never takes the caller's own credential (only the token in the query, which the
 //! request log leaves out), and a browser upgrade (one with `Origin`) must come from a trusted
@@ -43,6 +48,9 @@ pub(super) const MAX_RESYNCS: usize = 5;
 pub(super) const RESYNC_WINDOW: Duration = Duration::from_secs(60);
 /// Keystroke messages waiting for the node, per viewer.
 const INPUT_QUEUE: usize = 64;
+/// How long a socket that ended still types the keys it took before closing (the node's
+/// command deadline): what is still untyped then is refused.
+const DRAIN_LIMIT: Duration = Duration::from_secs(10);
 
 pub(super) fn config() -> WebSocketConfig {
     WebSocketConfig::default()
@@ -148,7 +156,10 @@ pub(super) fn attach_socket(
             read_only,
             cols: grid.map(|g| g.0),
             rows: grid.map(|g| g.1),
+            sizing: !read_only && q.sizing.unwrap_or(true),
+            device: q.device,
         };
+        let sizing = viewer.sizing;
         let handle = match svc.join_pump(&grant.row, viewer, !read_only).await {
             Ok(h) => h,
             Err(e) => return refuse(&e, &req_id),
@@ -173,8 +184,10 @@ pub(super) fn attach_socket(
                     grant,
                     handle: handle.clone(),
                     read_only,
+                    sizing,
                     skip_until: None,
                     resyncs: Resyncs::default(),
+                    refuse_rest: None,
                 };
                 s.run(ws, replay).await;
                 svc.leave_pump(&handle).await;
@@ -203,9 +216,16 @@ struct Session {
     grant: AttachGrant,
     handle: ViewerHandle,
     read_only: bool,
+    /// Whether this viewer's grid takes part in the pane's size (as it attached; the
+    /// `presence` frames say what it is now).
+    sizing: bool,
     /// Output before this log offset is already in the last replay.
     skip_until: Option<u64>,
     resyncs: Resyncs,
+    /// Set when the plane ends the socket for a reason that makes typing pointless or no
+    /// longer allowed (the pane ended, access ended, the plane stops): keys taken and not on
+    /// their way yet are refused with this reason instead of typed.
+    refuse_rest: Option<String>,
 }
 
 /// The fresh replays a viewer needed because it was slow, within the last [`RESYNC_WINDOW`].
@@ -263,23 +283,59 @@ impl Session {
         S: AsyncRead + AsyncWrite + Unpin + Send,
     {
         let (input_tx, input_rx) = smol::channel::bounded::<String>(INPUT_QUEUE);
+        let refusals = Arc::new(Refusals::new(self.handle.queue.clone()));
         // The typist runs beside the socket in this same task, not on another thread: a
         // keystroke reaches it without a wake-up across threads, and a slow node command still
-        // never holds up reading the socket. It ends with the socket (dropped with this future).
-        let typist = typist(
+        // never holds up reading the socket.
+        let mut typist = std::pin::pin!(typist(
             self.svc.clone(),
             self.grant.row.clone(),
             input_rx,
-            self.handle.queue.clone(),
-        );
+            refusals.clone(),
+        ));
         let end = self
             .serve(&mut ws, replay, &input_tx)
             .or(async {
-                typist.await;
+                // Never ends while `input_tx` lives (the typist ends once its channel closed),
+                // so it is polled again below only as the unfinished future it is.
+                typist.as_mut().await;
                 std::future::pending::<End>().await
             })
             .await;
+        // The keys taken before the end are typed (or refused) before the closing handshake
+        // finishes: a client that types and closes at once loses nothing. The typist finishes
+        // the keys already on their way to the node whatever the end; the rest are refused
+        // when the end was the plane's (the pane ended, access ended, the plane stops).
         drop(input_tx);
+        refusals.hold();
+        if let Some(why) = self.refuse_rest.take() {
+            refusals.refuse_rest(why);
+        }
+        let typed = async {
+            typist.as_mut().await;
+            Some(())
+        }
+        .or(async {
+            smol::Timer::after(DRAIN_LIMIT).await;
+            None
+        })
+        .await;
+        let mut held = refusals.take_held();
+        if typed.is_none() {
+            tracing::debug!(subshell = %self.grant.row.id, "keys still untyped when the socket closed");
+            held.push(format!(
+                "the node did not take the keys within {} s of the socket's end",
+                DRAIN_LIMIT.as_secs()
+            ));
+        }
+        // A client that closed first takes no more frames (nothing to say, and nobody left to
+        // hear it), and one that stopped reading would hold each frame up to the send deadline.
+        let can_hear = matches!(&end, End::Close(code, _) if *code != 4408);
+        for message in held {
+            if !can_hear || !Self::refuse_frame(&mut ws, "INPUT_FAILED", &message).await {
+                break;
+            }
+        }
         match end {
             End::Close(code, reason) => {
                 let _ = termplane_runtime_smol::ws::close(&mut ws, code, &reason).await;
@@ -303,6 +359,7 @@ impl Session {
             viewer_id: self.handle.id,
             subshell_id: self.grant.row.id.clone(),
             read_only: self.read_only,
+            sizing: self.sizing,
             cols: replay.cols,
             rows: replay.rows,
         };
@@ -368,8 +425,8 @@ impl Session {
                     }
                 }
                 Event::Queue(Next::Control(c)) => match c {
-                    Control::Presence(viewers) => {
-                        if !send(ws, text(&ServerFrame::Presence { viewers })).await {
+                    Control::Presence(viewers, held) => {
+                        if !send(ws, text(&ServerFrame::Presence { viewers, held })).await {
                             return End::Gone;
                         }
                     }
@@ -379,11 +436,16 @@ impl Session {
                         }
                     }
                     Control::Exit(exit_code) => {
+                        self.refuse_rest = Some("the pane's program ended".into());
                         if !send(ws, text(&ServerFrame::Exit { exit_code })).await {
                             return End::Gone;
                         }
                     }
-                    Control::Close(code, reason) => return End::Close(code, reason),
+                    Control::Close(code, reason) => {
+                        self.refuse_rest
+                            .get_or_insert_with(|| format!("the socket closes: {reason}"));
+                        return End::Close(code, reason);
+                    }
                     Control::Refused(code, message) => {
                         if !Self::refuse_frame(ws, code, &message).await {
                             return End::Gone;
@@ -397,12 +459,17 @@ impl Session {
                         recheck.set_after(RECHECK_EVERY);
                     }
                     match self.svc.grant_still_valid(&self.grant).await {
-                        Err((code, reason)) => return End::Close(code, reason),
+                        Err((code, reason)) => {
+                            self.refuse_rest = Some(format!("the socket closes: {reason}"));
+                            return End::Close(code, reason);
+                        }
                         // It may still watch but no longer type (an administrator demoted
                         // while watching through a read share): the socket that types ends,
                         // as it does when a share is lowered to read.
                         Ok(false) if !self.read_only => {
-                            return End::Close(4403, "write access to this subshell ended".into());
+                            let reason = "write access to this subshell ended";
+                            self.refuse_rest = Some(reason.into());
+                            return End::Close(4403, reason.into());
                         }
                         Ok(_) => {}
                     }
@@ -471,7 +538,9 @@ impl Session {
             ClientFrame::Ping {} => {
                 (!send(ws, text(&ServerFrame::Pong)).await).then_some(End::Gone)
             }
-            ClientFrame::Input { .. } | ClientFrame::Resize { .. } if self.read_only => {
+            ClientFrame::Input { .. } | ClientFrame::Resize { .. } | ClientFrame::Sizing { .. }
+                if self.read_only =>
+            {
                 (!Self::refuse_frame(ws, "READ_ONLY", "this viewer only watches").await)
                     .then_some(End::Gone)
             }
@@ -499,6 +568,15 @@ impl Session {
                         .then_some(End::Gone),
                 }
             }
+            ClientFrame::Sizing { on } => {
+                match self.svc.viewer_sizing(&self.handle, on).await {
+                    Ok(()) => None,
+                    // The choice is recorded; only fitting the pane to it failed (its node is
+                    // away): the pane is fitted again when the node comes back.
+                    Err(e) => (!Self::refuse_frame(ws, "RESIZE_FAILED", &e.message).await)
+                        .then_some(End::Gone),
+                }
+            }
         }
     }
 }
@@ -510,23 +588,104 @@ const SETTLE_CHECK: Duration = Duration::from_millis(20);
 /// a millisecond; not knowing means its control client ended, and their answers with it).
 const SETTLE_GIVE_UP: Duration = Duration::from_secs(5);
 
+/// Where a typist's refusals go (`error INPUT_FAILED`): to the viewer's queue while the socket
+/// serves, and once it ended, held for the socket to send before its close frame (the queue
+/// takes nothing after a close). Also says whether keys still waiting are to be refused rather
+/// than typed.
+struct Refusals {
+    queue: Arc<ViewerQueue>,
+    state: std::sync::Mutex<RefusalState>,
+}
+
+#[derive(Default)]
+struct RefusalState {
+    /// `Some` once the socket ended: the refusals to send before its close.
+    held: Option<Vec<String>>,
+    /// Why keys not on their way yet are refused instead of typed.
+    refuse_rest: Option<String>,
+    /// Keystroke messages refused for that reason so far.
+    refused: usize,
+}
+
+impl Refusals {
+    fn new(queue: Arc<ViewerQueue>) -> Self {
+        Self {
+            queue,
+            state: std::sync::Mutex::default(),
+        }
+    }
+
+    /// Keys the node could not type.
+    fn refuse(&self, why: &str) {
+        let message = format!("the keys were not typed: {why}");
+        if let Ok(mut s) = self.state.lock()
+            && let Some(held) = s.held.as_mut()
+        {
+            held.push(message);
+            return;
+        }
+        self.queue
+            .control(Control::Refused("INPUT_FAILED", message));
+    }
+
+    /// From now on refusals are held for the closing socket.
+    fn hold(&self) {
+        if let Ok(mut s) = self.state.lock() {
+            s.held.get_or_insert_with(Vec::new);
+        }
+    }
+
+    /// Keys that are not on their way to the node yet are refused for `why`.
+    fn refuse_rest(&self, why: String) {
+        if let Ok(mut s) = self.state.lock() {
+            s.refuse_rest = Some(why);
+        }
+    }
+
+    /// Whether a keystroke message is refused unsent (and counts it).
+    fn skips(&self) -> bool {
+        self.state.lock().is_ok_and(|mut s| {
+            let skip = s.refuse_rest.is_some();
+            if skip {
+                s.refused += 1;
+            }
+            skip
+        })
+    }
+
+    /// The refusals held for the close, the untyped rest summed up in one.
+    fn take_held(&self) -> Vec<String> {
+        let Ok(mut s) = self.state.lock() else {
+            return Vec::new();
+        };
+        let mut held = s.held.take().unwrap_or_default();
+        if s.refused > 0
+            && let Some(why) = &s.refuse_rest
+        {
+            held.push(format!(
+                "{} keystroke message(s) were not typed: {why}",
+                s.refused
+            ));
+        }
+        held
+    }
+}
+
 /// Types a viewer's keystrokes into the pane in order; keys that queued up while one was on its
 /// way go together in the next command. Keys the node could not type are reported to that viewer
 /// (`error INPUT_FAILED`): at once, or — for keys that went straight to tmux on the plane's own
 /// host, answered before tmux had said they were typed — within [`SETTLE_CHECK`] of tmux saying
-/// they were not.
+/// they were not. Ends once the socket's sender is gone and every key it took is typed or
+/// refused, the fate of those sent without waiting known (or given up on).
 async fn typist(
     svc: Arc<Service>,
     row: crate::store::Subshell,
     rx: smol::channel::Receiver<String>,
-    queue: Arc<ViewerQueue>,
+    refusals: Arc<Refusals>,
 ) {
     let refuse = |why: &str| {
         tracing::debug!(subshell = %row.id, "keystrokes not delivered: {why}");
-        queue.control(Control::Refused(
-            "INPUT_FAILED",
-            format!("the keys were not typed: {why}"),
-        ));
+        refusals.refuse(why);
     };
     let mut unsettled: std::collections::VecDeque<(KeysTicket, std::time::Instant)> =
         std::collections::VecDeque::new();
@@ -534,13 +693,19 @@ async fn typist(
     // keystroke registers no timer with the reactor.
     let mut check = smol::Timer::never();
     let mut armed = false;
+    let mut open = true;
     loop {
-        let next = async { Some(rx.recv().await) }
-            .or(async {
-                (&mut check).await;
-                None
-            })
-            .await;
+        let next = if open {
+            async { Some(rx.recv().await) }
+                .or(async {
+                    (&mut check).await;
+                    None
+                })
+                .await
+        } else {
+            (&mut check).await;
+            None
+        };
         if next.is_none() {
             armed = false;
         }
@@ -554,6 +719,7 @@ async fn typist(
             unsettled.pop_front();
         }
         match next {
+            Some(Ok(_)) if refusals.skips() => {}
             Some(Ok(mut data)) => {
                 while data.len() < 4096 {
                     match rx.try_recv() {
@@ -569,8 +735,12 @@ async fn typist(
                     Err(e) => refuse(&e.message),
                 }
             }
-            Some(Err(_)) => return,
+            // The socket is done with: what was sent without waiting is still to be settled.
+            Some(Err(_)) => open = false,
             None => {}
+        }
+        if !open && unsettled.is_empty() {
+            return;
         }
         if !unsettled.is_empty() && !armed {
             check.set_after(SETTLE_CHECK);
@@ -582,6 +752,39 @@ async fn typist(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn refusals_go_to_the_viewer_while_it_is_served_and_wait_for_the_close_after() {
+        let queue = Arc::new(ViewerQueue::default());
+        let r = Refusals::new(queue.clone());
+        r.refuse("the pane is gone");
+        assert!(matches!(
+            smol::block_on(queue.next()),
+            Next::Control(Control::Refused("INPUT_FAILED", m)) if m.contains("the pane is gone")
+        ));
+        // The socket ended: refusals wait for its close; the untyped rest is summed up.
+        r.hold();
+        assert!(!r.skips(), "keys are typed until the plane says otherwise");
+        r.refuse("tmux said no");
+        r.refuse_rest("the pane's program ended".into());
+        assert!(r.skips() && r.skips());
+        assert_eq!(
+            r.take_held(),
+            [
+                "the keys were not typed: tmux said no".to_owned(),
+                "2 keystroke message(s) were not typed: the pane's program ended".to_owned(),
+            ]
+        );
+        assert_eq!(queue.queued_bytes(), 0);
+    }
+
+    #[test]
+    fn the_reference_states_how_long_a_closing_socket_still_types() {
+        assert!(
+            crate::api::terminals::KEYSTROKES_HTML
+                .contains(&format!("for at most {} seconds", DRAIN_LIMIT.as_secs()))
+        );
+    }
 
     #[test]
     fn only_a_slow_viewer_runs_out_of_fresh_replays() {

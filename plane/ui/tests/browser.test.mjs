@@ -1186,6 +1186,89 @@ describe("termplane browser app", { concurrency: false }, () => {
     await narrow.close();
   });
 
+  test("a phone that only watches leaves a desktop's grid alone; one that types holds it, and the desktop says whose size it shows", async () => {
+    const desk = await admin.newPage();
+    await desk.goto("/subshells");
+    const sub = await launchShell(desk, "ui-sizing");
+    await desk.goto(`/subshells/${sub.id}`);
+    await live(desk);
+    await desk.locator(".xterm-rows").waitFor();
+    const grid = async (p) => {
+      const g = p.getByTestId("grid");
+      return {
+        cols: Number(await g.getAttribute("data-cols")),
+        rows: Number(await g.getAttribute("data-rows")),
+        ownCols: Number(await g.getAttribute("data-own-cols")),
+        ownRows: Number(await g.getAttribute("data-own-rows")),
+      };
+    };
+    // The pane has the desktop's own grid (its window's), as nobody smaller takes part.
+    const fitsDesk = async () => {
+      const g = await grid(desk);
+      return g.cols > 100 && g.cols === g.ownCols && g.rows === g.ownRows ? g : null;
+    };
+    const wide = await waitFor("the desktop's grid", fitsDesk);
+    const phone = await newContext({
+      viewport: PHONE,
+      isMobile: true,
+      hasTouch: true,
+      deviceScaleFactor: 2,
+      storageState: await admin.storageState(),
+    });
+    const pp = await phone.newPage();
+    await pp.goto(`/subshells/${sub.id}`);
+    await live(pp);
+    // The desktop hears of the phone and keeps its own grid (a phone taking part would hold
+    // the pane to its 40-odd columns).
+    await desk.locator('[data-testid="viewers"][data-count="2"]').waitFor();
+    await waitFor("the pane to keep the desktop's grid", fitsDesk);
+    assert.equal(await desk.getByTestId("sized-to").count(), 0);
+    // The phone shows the larger pane as it is, says so, and is out of sizing by default.
+    await pp.getByTestId("larger-pane").waitFor();
+    await pp.locator("summary", { hasText: "Actions" }).tap();
+    assert.equal(await pp.getByTestId("sizing-toggle").getAttribute("aria-pressed"), "true");
+    await pp.locator("summary", { hasText: "Actions" }).tap();
+    // Typing on the phone: it takes part, the pane takes its grid, and the desktop says why.
+    await typeInTerminal(pp, "echo from-the-phone\n");
+    const small = await waitFor("the phone's grid on the desktop", async () => {
+      const g = await grid(desk);
+      return g.cols < wide.cols / 2 ? g : null;
+    });
+    const notice = desk.getByTestId("sized-to");
+    await notice.waitFor();
+    assert.match(await notice.innerText(), new RegExp(`Sized to your phone's ${small.cols}×${small.rows}\\.`));
+    const unused = desk.getByTestId("unused-area");
+    await unused.waitFor();
+    const strip = await desk.locator(".term-unused-right").boundingBox();
+    const termBox = await desk.getByTestId("terminal").boundingBox();
+    assert.ok(strip && strip.width > termBox.width / 3, `the unused columns are marked: ${JSON.stringify(strip)}`);
+    await pp.getByTestId("holding-size").waitFor();
+    await capture(desk, "subshell-sized-to-phone", { phone: false });
+    await capture(pp, "subshell-phone-holds-size", { phone: false });
+    // "Don't resize others" on the phone: the desktop's grid comes back, the notice goes.
+    await pp.getByTestId("holding-size").getByRole("button", { name: "Don't resize others" }).tap();
+    await waitFor("the desktop's grid again", fitsDesk);
+    await notice.waitFor({ state: "detached" });
+    assert.equal(await unused.count(), 0);
+    // The choice is kept on the phone: after a reload, typing there no longer resizes.
+    await pp.reload();
+    await live(pp);
+    await pp.locator("summary", { hasText: "Actions" }).tap();
+    assert.equal(await pp.getByTestId("sizing-toggle").getAttribute("aria-pressed"), "true");
+    await pp.locator("summary", { hasText: "Actions" }).tap();
+    await desk.locator('[data-testid="viewers"][data-count="2"]').waitFor();
+    await typeInTerminal(pp, "echo still-$((40+2))\n");
+    await waitLine(desk, "still-42");
+    await waitFor("the pane to keep the desktop's grid while the phone types", fitsDesk);
+    assert.equal(await desk.getByTestId("sized-to").count(), 0);
+    // Taking part again is the toggle's other side.
+    await pp.locator("summary", { hasText: "Actions" }).tap();
+    await pp.getByTestId("sizing-toggle").tap();
+    await waitFor("the phone's grid again", async () => (await grid(desk)).cols < wide.cols / 2);
+    await phone.close();
+    await desk.close();
+  });
+
   test("account: a wrong current password is refused; the new password signs in", async () => {
     const next = "a new passphrase for Ada";
     await page.getByRole("link", { name: ADMIN.name }).click();

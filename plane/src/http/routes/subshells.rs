@@ -110,7 +110,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "/api/subshells/:id/resize",
             "resizeSubshell",
             Subshells,
-            "Set the pane's grid (while no viewer that may type is attached)",
+            "Set the pane's grid (while no viewer that takes part in sizing is attached)",
         )
         .errors(&[
             "SUBSHELL_NOT_RUNNING",

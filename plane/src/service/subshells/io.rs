@@ -174,7 +174,7 @@ impl Service {
                 409,
                 "GRID_HELD",
                 format!(
-                    "viewers that may type are attached: the pane keeps the smallest of their grids ({cols}×{rows})"
+                    "viewers that take part in sizing are attached: the pane keeps the smallest of their grids ({cols}×{rows})"
                 ),
             )
             .with_metadata(serde_json::json!({ "cols": cols, "rows": rows })));

@@ -15,7 +15,7 @@ use termplane_proto::command::{Command, TailStart, TailStop};
 use termplane_proto::event::Output;
 
 use super::super::Service;
-use crate::api::terminals::Viewer;
+use crate::api::terminals::{HeldGrid, Viewer};
 use crate::error::ApiError;
 use crate::store;
 
@@ -53,8 +53,8 @@ pub struct Chunk {
 /// Something for one viewer besides output.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Control {
-    /// The viewers changed.
-    Presence(Vec<Viewer>),
+    /// The viewers changed (or one's grid or sizing): all of them, and who holds the grid.
+    Presence(Vec<Viewer>, Option<HeldGrid>),
     /// The shared grid changed.
     Size(u16, u16),
     /// The pane's program ended.
@@ -161,7 +161,7 @@ impl ViewerQueue {
             s.controls.retain(|old| {
                 !matches!(
                     (old, &c),
-                    (Control::Presence(_), Control::Presence(_))
+                    (Control::Presence(..), Control::Presence(..))
                         | (Control::Size(..), Control::Size(..))
                 )
             });
@@ -269,23 +269,18 @@ impl Pump {
             .unwrap_or_default()
     }
 
-    /// The smallest grid among the viewers that may type and sent one.
-    /// The grid the viewers that may type hold the pane to (the smallest of theirs), if any
-    /// of them has a grid.
+    /// The grid the viewers that take part in sizing hold the pane to (the smallest of theirs),
+    /// if any of them has a grid.
     #[must_use]
     pub fn held_grid(&self) -> Option<(u16, u16)> {
-        self.smallest_grid()
+        self.held().map(|h| (h.cols, h.rows))
     }
 
-    fn smallest_grid(&self) -> Option<(u16, u16)> {
+    /// [`Self::held_grid`] with the viewers that hold it.
+    #[must_use]
+    pub fn held(&self) -> Option<HeldGrid> {
         let s = self.state.lock().ok()?;
-        let sizes = s
-            .viewers
-            .values()
-            .filter(|e| e.can_write && !e.info.read_only);
-        let cols = sizes.clone().filter_map(|e| e.info.cols).min()?;
-        let rows = sizes.filter_map(|e| e.info.rows).min()?;
-        Some((cols, rows))
+        held_by(s.viewers.iter().map(|(id, e)| (*id, e)))
     }
 
     /// Number of viewers.
@@ -293,6 +288,30 @@ impl Pump {
     pub fn viewer_count(&self) -> usize {
         self.state.lock().map_or(0, |s| s.viewers.len())
     }
+}
+
+/// Whether a viewer's grid counts towards the pane's size: it may type, watches with no
+/// read-only wish and did not ask to stay out of sizing.
+fn takes_part(e: &Entry) -> bool {
+    e.can_write && !e.info.read_only && e.info.sizing
+}
+
+/// The smallest grid among the viewers that take part in sizing and have one, and who holds
+/// it: the viewer with the fewest columns (ties: fewer rows, then the earlier viewer) and the
+/// one with the fewest rows (likewise).
+fn held_by<'a>(viewers: impl Iterator<Item = (u64, &'a Entry)>) -> Option<HeldGrid> {
+    let grids: Vec<(u64, u16, u16)> = viewers
+        .filter(|(_, e)| takes_part(e))
+        .filter_map(|(id, e)| Some((id, e.info.cols?, e.info.rows?)))
+        .collect();
+    let &(cols_by, cols, _) = grids.iter().min_by_key(|(id, c, r)| (*c, *r, *id))?;
+    let &(rows_by, _, rows) = grids.iter().min_by_key(|(id, c, r)| (*r, *c, *id))?;
+    Some(HeldGrid {
+        cols,
+        rows,
+        cols_by,
+        rows_by,
+    })
 }
 
 /// Every pump, by subshell id.
@@ -504,8 +523,9 @@ impl Service {
     /// Sends every viewer of a pump who is attached now.
     pub fn broadcast_presence(&self, pump: &Pump) {
         let p = pump.presence();
+        let held = pump.held();
         for q in pump.queues() {
-            q.control(Control::Presence(p.clone()));
+            q.control(Control::Presence(p.clone(), held));
         }
         // And to the live feeds of everyone who sees the pane.
         if let Some(me) = self.me.upgrade() {
@@ -514,26 +534,49 @@ impl Service {
         }
     }
 
-    /// Records viewer `h`'s grid (and read-only wish) and fits the pane to the smallest grid of
-    /// the typing viewers; broadcasts the new size when it changed. The pane's grid is resized
-    /// only when that smallest grid differs from what it was.
+    /// Records viewer `h`'s grid and fits the pane to the smallest grid of the viewers that take
+    /// part in sizing; the viewers hear of the new grid (`presence`) and of the pane's new size
+    /// when it changed. The pane's grid is resized only when that smallest grid differs from
+    /// what it was.
     pub async fn viewer_grid(
         &self,
         h: &ViewerHandle,
         grid: Option<(u16, u16)>,
     ) -> Result<(), ApiError> {
-        if let Ok(mut s) = h.pump.state.lock()
-            && let Some(e) = s.viewers.get_mut(&h.id)
-        {
-            e.info.cols = grid.map(|g| g.0);
-            e.info.rows = grid.map(|g| g.1);
+        self.change_viewer(h, |v| {
+            v.cols = grid.map(|g| g.0);
+            v.rows = grid.map(|g| g.1);
+        })
+        .await
+    }
+
+    /// Records whether viewer `h`'s grid takes part in the pane's size, and fits the pane
+    /// again as [`Self::viewer_grid`] does.
+    pub async fn viewer_sizing(&self, h: &ViewerHandle, on: bool) -> Result<(), ApiError> {
+        self.change_viewer(h, |v| v.sizing = on).await
+    }
+
+    async fn change_viewer(
+        &self,
+        h: &ViewerHandle,
+        change: impl FnOnce(&mut Viewer),
+    ) -> Result<(), ApiError> {
+        let changed = h.pump.state.lock().is_ok_and(|mut s| {
+            s.viewers.get_mut(&h.id).is_some_and(|e| {
+                let before = e.info.clone();
+                change(&mut e.info);
+                e.info != before
+            })
+        });
+        if changed {
+            self.broadcast_presence(&h.pump);
         }
         self.fit(&h.pump).await
     }
 
-    /// Fits the pane to the smallest typing viewer's grid.
+    /// Fits the pane to the smallest grid of the viewers that take part in sizing.
     pub async fn fit(&self, pump: &Pump) -> Result<(), ApiError> {
-        let Some(want) = pump.smallest_grid() else {
+        let Some(want) = pump.held_grid() else {
             return Ok(());
         };
         let changed = pump
@@ -668,6 +711,79 @@ mod tests {
         }
     }
 
+    fn viewer(grid: Option<(u16, u16)>, can_write: bool, sizing: bool) -> Entry {
+        Entry {
+            queue: Arc::new(ViewerQueue::default()),
+            info: Viewer {
+                viewer_id: 0,
+                user_id: "u".into(),
+                display_name: "U".into(),
+                read_only: !can_write,
+                cols: grid.map(|g| g.0),
+                rows: grid.map(|g| g.1),
+                sizing,
+                device: None,
+            },
+            can_write,
+        }
+    }
+
+    fn held(entries: &[(u64, Entry)]) -> Option<HeldGrid> {
+        held_by(entries.iter().map(|(id, e)| (*id, e)))
+    }
+
+    #[test]
+    fn a_viewer_out_of_sizing_does_not_shrink_the_pane_and_the_holder_is_named() {
+        let desk = (1, viewer(Some((160, 48)), true, true));
+        // A phone that watches without taking part, and one that only may read.
+        let phone = (2, viewer(Some((45, 20)), true, false));
+        let reader = (3, viewer(Some((30, 10)), false, false));
+        let all = [desk, phone, reader];
+        assert_eq!(
+            held(&all),
+            Some(HeldGrid {
+                cols: 160,
+                rows: 48,
+                cols_by: 1,
+                rows_by: 1
+            })
+        );
+        // The phone takes part: it holds the pane to its grid, and is named for both.
+        let [desk, mut phone, reader] = all;
+        phone.1.info.sizing = true;
+        let all = [desk, phone, reader];
+        assert_eq!(
+            held(&all),
+            Some(HeldGrid {
+                cols: 45,
+                rows: 20,
+                cols_by: 2,
+                rows_by: 2
+            })
+        );
+        // Fewer columns here, fewer rows there: each is named for its own.
+        let wide = (4, viewer(Some((200, 12)), true, true));
+        let [desk, phone, reader] = all;
+        let all = [desk, phone, reader, wide];
+        assert_eq!(
+            held(&all),
+            Some(HeldGrid {
+                cols: 45,
+                rows: 12,
+                cols_by: 2,
+                rows_by: 4
+            })
+        );
+        // Nobody taking part has a grid: nothing holds the pane.
+        assert_eq!(
+            held(&[
+                (1, viewer(None, true, true)),
+                (2, viewer(Some((45, 20)), true, false))
+            ]),
+            None
+        );
+    }
+
     #[test]
     fn a_full_queue_marks_the_viewer_behind_and_frees_its_memory() {
         let q = ViewerQueue::default();
@@ -693,16 +809,16 @@ mod tests {
     fn controls_come_first_and_a_newer_presence_replaces_an_older_one() {
         let q = ViewerQueue::default();
         q.push(chunk(0, 3));
-        q.control(Control::Presence(Vec::new()));
+        q.control(Control::Presence(Vec::new(), None));
         q.control(Control::Size(80, 24));
-        q.control(Control::Presence(vec![]));
+        q.control(Control::Presence(vec![], None));
         q.control(Control::Size(100, 30));
         assert_eq!(
             match smol::block_on(q.next()) {
                 Next::Control(c) => c,
                 n => panic!("{n:?}"),
             },
-            Control::Presence(vec![])
+            Control::Presence(vec![], None)
         );
         assert!(matches!(
             smol::block_on(q.next()),

@@ -309,6 +309,9 @@ export interface Passkey {
   lastUsedAt: number | null;
 }
 
+/** What a terminal viewer runs on, as it said. */
+export type ViewerDevice = "phone" | "tablet" | "desktop";
+
 export interface Viewer {
   viewerId: number;
   userId: string;
@@ -316,13 +319,24 @@ export interface Viewer {
   readOnly: boolean;
   cols: number | null;
   rows: number | null;
+  /** Its grid takes part in the pane's size. */
+  sizing: boolean;
+  device: ViewerDevice | null;
+}
+
+/** The grid the viewers that take part in sizing hold a pane to, and who holds it. */
+export interface HeldGrid {
+  cols: number;
+  rows: number;
+  colsBy: number;
+  rowsBy: number;
 }
 
 /** Text frames of the terminal socket, from the plane. */
 export type ServerFrame =
-  | { type: "attached"; viewerId: number; subshellId: string; readOnly: boolean; cols: number; rows: number }
+  | { type: "attached"; viewerId: number; subshellId: string; readOnly: boolean; sizing: boolean; cols: number; rows: number }
   | { type: "size"; cols: number; rows: number }
-  | { type: "presence"; viewers: Viewer[] }
+  | { type: "presence"; viewers: Viewer[]; held: HeldGrid | null }
   | { type: "resync"; reason: string }
   | { type: "pong" }
   | { type: "error"; code: string; message: string }

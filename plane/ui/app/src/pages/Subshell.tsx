@@ -7,6 +7,7 @@ import { navigate, Link } from "../router";
 import { session } from "../session";
 import { createStore, useStore } from "../store";
 import { initialTermState, TerminalClient, type TermState } from "../terminal/client";
+import { SizeNotice, UnusedArea } from "../terminal/sizing";
 import { uploadFile, type UploadProgress } from "../terminal/upload";
 import type { Share, Subshell, User } from "../types";
 import { confirmAction, Dialog, dismissToast, ErrorNote, Note, StatusBadge, toast, useAction } from "../ui";
@@ -189,7 +190,15 @@ export function SubshellPage({ id }: { id: string }) {
         </span>
         <span class="pane-spacer" />
         <ConnBadge conn={t.conn} />
-        <span class="pane-grid mono hide-phone" data-testid="grid" data-cols={t.cols} data-rows={t.rows} title="The pane's grid (columns × rows)">
+        <span
+          class="pane-grid mono hide-phone"
+          data-testid="grid"
+          data-cols={t.cols}
+          data-rows={t.rows}
+          data-own-cols={t.own?.cols}
+          data-own-rows={t.own?.rows}
+          title="The pane's grid (columns × rows)"
+        >
           {t.cols}×{t.rows}
         </span>
         <button
@@ -223,6 +232,18 @@ export function SubshellPage({ id }: { id: string }) {
                 }}
               >
                 {watchOnly ? "Type again" : "Watch only"}
+              </button>
+            ) : null}
+            {!t.readOnly ? (
+              <button
+                type="button"
+                class="btn btn-small"
+                aria-pressed={!t.sizing}
+                data-testid="sizing-toggle"
+                title="Watch and type without resizing the pane for the other viewers (remembered on this device)"
+                onClick={() => client?.setSizing(!t.sizing)}
+              >
+                Don't resize others
               </button>
             ) : null}
             <button type="button" class="btn btn-small" onClick={() => client?.reopen()}>
@@ -265,7 +286,10 @@ export function SubshellPage({ id }: { id: string }) {
                 {v.displayName}
                 {v.viewerId === you ? " (you)" : ""}
                 {v.readOnly ? " · read-only" : ""}
+                {v.device ? ` · ${v.device}` : ""}
                 {v.cols && v.rows ? <span class="mono muted"> {v.cols}×{v.rows}</span> : null}
+                {!v.readOnly && !v.sizing ? <span class="muted"> · doesn't resize others</span> : null}
+                {t.held && (t.held.colsBy === v.viewerId || t.held.rowsBy === v.viewerId) ? <span class="muted"> · holds the size</span> : null}
               </li>
             ))}
           </ul>
@@ -294,6 +318,7 @@ export function SubshellPage({ id }: { id: string }) {
         ) : null}
         {row?.error ? <Note tone="bad">Last launch failed: {row.error}</Note> : null}
         {t.frameError ? <Note tone="warn">{t.frameError}</Note> : null}
+        {client ? <SizeNotice t={t} client={client} myUserId={me?.id ?? null} onShowViewers={() => setViewersOpen(true)} /> : null}
         {others.length && !viewersOpen ? (
           <span class="sr-only" aria-live="polite">
             {others.length} other {others.length === 1 ? "viewer" : "viewers"}
@@ -302,6 +327,7 @@ export function SubshellPage({ id }: { id: string }) {
       </div>
       <DropZone id={id} disabled={t.readOnly || !live}>
         <div class="term-host" ref={hostRef} data-testid="terminal" />
+        <UnusedArea wrap={hostRef.current} t={t} />
       </DropZone>
       {client ? <KeyRow client={client} armed={t.ctrlArmed} disabled={t.readOnly || t.conn !== "live"} /> : null}
       {canShare && row ? <ShareDialog open={shareOpen} onClose={() => setShareOpen(false)} row={row} /> : null}

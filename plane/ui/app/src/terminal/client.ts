@@ -8,6 +8,11 @@
 //   `size`), never a guess.
 // * A dropped socket is reopened with backoff and a new attach token; close codes meaning the
 //   pane is gone or access ended stop that.
+// * A viewer may watch without taking part in the pane's size (`sizing`): its grid then holds
+//   nobody. Whether this device takes part is the person's choice ("Don't resize others"),
+//   remembered on the device. Without a choice, a computer takes part, and a phone or tablet
+//   starts out of it — a glance at a pane does not reflow everyone's terminal — and takes part
+//   from the moment its person types on it.
 
 import { Terminal } from "@xterm/xterm";
 import { FitAddon } from "@xterm/addon-fit";
@@ -15,7 +20,7 @@ import { WebLinksAddon } from "@xterm/addon-web-links";
 import { api, ApiError, socketUrl } from "../api";
 import { createStore } from "../store";
 import { lastOutput } from "./tail";
-import type { ServerFrame, Subshell, Viewer, WsToken } from "../types";
+import type { HeldGrid, ServerFrame, Subshell, Viewer, ViewerDevice, WsToken } from "../types";
 
 export type Conn = "connecting" | "live" | "reconnecting" | "ended";
 
@@ -26,6 +31,14 @@ export interface TermState {
   viewerId: number | null;
   cols: number;
   rows: number;
+  /** The grid that fits this viewer's box (what it would hold the pane to). */
+  own: { cols: number; rows: number } | null;
+  /** This viewer's grid takes part in the pane's size. */
+  sizing: boolean;
+  /** The person chose on this device whether to take part (`null`: not chosen). */
+  sizingChoice: SizingChoice | null;
+  /** Who holds the pane's grid, by the latest presence. */
+  held: HeldGrid | null;
   viewers: Viewer[];
   /** Why the socket is not live (shown to the person). */
   notice: string | null;
@@ -36,6 +49,35 @@ export interface TermState {
   ctrlArmed: boolean;
   /** The pane is gone or access to it ended: nothing will bring this view back. */
   gone: boolean;
+}
+
+/** Whether a device takes part in the pane's size: `out` is "Don't resize others". */
+export type SizingChoice = "in" | "out";
+
+const SIZING_KEY = "termplane.terminal.sizing";
+
+/** The choice made on this device, if any. */
+export function sizingChoice(): SizingChoice | null {
+  try {
+    const v = localStorage.getItem(SIZING_KEY);
+    return v === "in" || v === "out" ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+function rememberSizing(choice: SizingChoice): void {
+  try {
+    localStorage.setItem(SIZING_KEY, choice);
+  } catch {
+    // Private mode: the choice holds for this view only.
+  }
+}
+
+/** What this device is, as the other viewers are told: by its main pointer and its screen. */
+export function thisDevice(): ViewerDevice {
+  if (!window.matchMedia("(pointer: coarse)").matches) return "desktop";
+  return Math.min(screen.width, screen.height) <= 600 ? "phone" : "tablet";
 }
 
 /** Close codes after which reconnecting cannot help. */
@@ -90,6 +132,10 @@ export function initialTermState(): TermState {
     viewerId: null,
     cols: 0,
     rows: 0,
+    own: null,
+    sizing: true,
+    sizingChoice: null,
+    held: null,
     viewers: [],
     notice: null,
     exitCode: undefined,
@@ -118,6 +164,11 @@ export class TerminalClient {
   private lastSent: { cols: number; rows: number } | null = null;
   private host: HTMLElement | null = null;
   private attachedAt = 0;
+  private readonly device = thisDevice();
+  /** Whether this view takes part in the pane's size (sent with the next attach). */
+  private sizing: boolean;
+  /** When the person last pressed a key in the terminal (ms). */
+  private keyAt = 0;
 
   constructor(
     readonly subshellId: string,
@@ -142,6 +193,9 @@ export class TerminalClient {
         window.open(uri, "_blank", "noopener,noreferrer");
       }),
     );
+    const choice = sizingChoice();
+    this.sizing = choice ? choice === "in" : this.device === "desktop";
+    this.patch({ sizing: this.sizing, sizingChoice: choice });
     this.term.onData((data) => this.input(data));
     // Binary (non-UTF-8) mouse reports are dropped: the socket takes only UTF-8 keystrokes.
     this.term.attachCustomKeyEventHandler((ev) => this.key(ev));
@@ -201,6 +255,29 @@ export class TerminalClient {
     return { cols: Math.max(2, Math.min(1000, d.cols)), rows: Math.max(1, Math.min(1000, d.rows)) };
   }
 
+  /**
+   * "Don't resize others" (`out`) or take part again (`in`), remembered on this device when
+   * `remember`, else for this view only.
+   */
+  setSizing(on: boolean, remember = true): void {
+    if (remember) {
+      rememberSizing(on ? "in" : "out");
+      this.patch({ sizingChoice: on ? "in" : "out" });
+    }
+    if (this.sizing === on) return;
+    this.sizing = on;
+    this.patch({ sizing: on });
+    const ws = this.ws;
+    if (ws?.readyState === WebSocket.OPEN && !this.state.get().readOnly) {
+      ws.send(JSON.stringify({ type: "sizing", on }));
+    }
+  }
+
+  /** The person typed here: a view out of sizing only by default takes part from now on. */
+  private typed(): void {
+    if (!this.sizing && this.state.get().sizingChoice === null) this.setSizing(true, false);
+  }
+
   /** The box changed size: report this viewer's grid (debounced). */
   refit(): void {
     window.clearTimeout(this.resizeTimer);
@@ -210,6 +287,8 @@ export class TerminalClient {
   private sendGrid(): void {
     const own = this.ownGrid();
     if (!own) return;
+    const was = this.state.get().own;
+    if (!was || was.cols !== own.cols || was.rows !== own.rows) this.patch({ own });
     const s = this.state.get();
     if (this.ws?.readyState !== WebSocket.OPEN || s.conn !== "live") {
       if (s.conn !== "live") this.term.resize(own.cols, own.rows);
@@ -247,10 +326,14 @@ export class TerminalClient {
       pipe: "|",
     } as const;
     this.patch({ ctrlArmed: false });
+    this.typed();
     this.send(map[name]);
   }
 
   private input(data: string): void {
+    // Only what the person typed (a key pressed just now) counts, not a terminal's own
+    // answers to the program (focus reports, device attributes).
+    if (Date.now() - this.keyAt < 1000) this.typed();
     if (this.state.get().ctrlArmed) {
       const c = ctrlChar(data);
       this.patch({ ctrlArmed: false });
@@ -273,6 +356,7 @@ export class TerminalClient {
 
   private key(ev: KeyboardEvent): boolean {
     if (ev.type !== "keydown") return true;
+    if (!["Shift", "Control", "Alt", "Meta", "CapsLock"].includes(ev.key)) this.keyAt = Date.now();
     const mod = ev.ctrlKey || ev.metaKey;
     if (mod && ev.shiftKey && ev.code === "KeyC") {
       ev.preventDefault();
@@ -307,7 +391,10 @@ export class TerminalClient {
   async pasteClipboard(): Promise<void> {
     try {
       const text = await navigator.clipboard.readText();
-      if (text) this.term.paste(text);
+      if (text) {
+        this.typed();
+        this.term.paste(text);
+      }
     } catch {
       this.patch({ frameError: "The browser did not allow reading the clipboard; use its own paste (Ctrl-V or the menu)." });
     }
@@ -351,6 +438,8 @@ export class TerminalClient {
       q.set("rows", String(own.rows));
     }
     if (this.watchOnly) q.set("readOnly", "true");
+    if (!this.sizing) q.set("sizing", "false");
+    q.set("device", this.device);
     const ws = new WebSocket(socketUrl(`/api/subshells/${encodeURIComponent(this.subshellId)}/attach?${q}`));
     ws.binaryType = "arraybuffer";
     this.ws = ws;
@@ -401,7 +490,7 @@ export class TerminalClient {
     if (this.disposed) return;
     const wait = Math.min(15_000, 500 * 2 ** this.attempt) * (0.8 + Math.random() * 0.4);
     this.attempt += 1;
-    this.patch({ conn: "reconnecting", notice: why, viewers: [] });
+    this.patch({ conn: "reconnecting", notice: why, viewers: [], held: null });
     window.clearTimeout(this.retryTimer);
     this.retryTimer = window.setTimeout(() => void this.connect(), wait);
   }
@@ -418,7 +507,7 @@ export class TerminalClient {
   private end(why: string, gone = false): void {
     window.clearTimeout(this.retryTimer);
     this.term.options.disableStdin = true;
-    this.patch({ conn: "ended", notice: why, viewers: [], ctrlArmed: false, gone });
+    this.patch({ conn: "ended", notice: why, viewers: [], held: null, ctrlArmed: false, gone });
   }
 
   private frame(text: string): void {
@@ -436,6 +525,7 @@ export class TerminalClient {
         this.patch({
           conn: "live",
           readOnly: f.readOnly,
+          sizing: f.sizing,
           viewerId: f.viewerId,
           notice: null,
           frameError: null,
@@ -449,7 +539,7 @@ export class TerminalClient {
         this.showGrid(f.cols, f.rows);
         break;
       case "presence":
-        this.patch({ viewers: f.viewers });
+        this.patch({ viewers: f.viewers, held: f.held ?? null });
         break;
       case "resync":
         // The screen is redrawn from the pane (after a slow spell, or once the node is back):
