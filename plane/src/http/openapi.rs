@@ -123,7 +123,10 @@ fn operation(r: &RouteDef, gens: &mut Gens) -> Value {
         "operationId": r.op,
         "tags": [r.tag],
         "summary": r.summary,
-        "description": format!("Authentication: {auth_text}"),
+        "description": match r.description {
+            Some(d) => format!("{d}\n\nAuthentication: {auth_text}"),
+            None => format!("Authentication: {auth_text}"),
+        },
         "security": sec,
         "x-credential": credential_name(r.auth),
     });
