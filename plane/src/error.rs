@@ -22,14 +22,14 @@
 //! | 409 | `SETUP_KEY_NOT_REVOCABLE` | revoking a setup key that is already used or revoked |
 //! | 403 | `NODE_KEY_UNBOUND` | a `/ws/node` upgrade with a node key no longer bound to its row |
 //! | 403 | `BEARER_NOT_ALLOWED` | a bearer credential on an admin surface or a cookie-only route |
-//! | 403 | `ADMIN_REQUIRED` | a signed-in non-admin on an admin surface |
+//! | 403 | `ADMIN_REQUIRED` | a signed-in non-admin on an admin surface, or managing the local node (it belongs to the administrators) |
 //! | 403 | `PANE_TOKEN_NOT_ALLOWED` | a subshell's token where only a person or a script may act |
 //! | 403 | `PERMISSION_DENIED` | a subshell's token acting beyond its permission map |
 //! | 403 | `ATTACH_TOKEN_BOUND` | an attach token bound to another subshell (or presented to the live feed) |
 //! | 403 | `NOT_OWN_SUBSHELL` | a report for a subshell made with another subshell's token or another credential |
 //! | 403 | `NODE_NOT_ALLOWED` | launching on a node the credential may not use |
 //! | 403 | `ORIGIN_REJECTED` | a browser-style state-changing request from an untrusted or missing Origin |
-//! | 403 | `LOCAL_NODE` | a write the local node does not support (delete, key rotation) |
+//! | 403 | `LOCAL_NODE` | a write the local node does not support (delete, key rotation, maintenance, system access, update) |
 //! | 404 | `NOT_FOUND` | no such route or row |
 //! | 405 | `METHOD_NOT_ALLOWED` | the route exists for other methods (`Allow` lists them) |
 //! | 408 | `REQUEST_TIMEOUT` | a request head or body that did not arrive in time (the connection closes) |
@@ -195,7 +195,7 @@ pub const CODES: &[(u16, &str, &str)] = &[
     (
         403,
         "ADMIN_REQUIRED",
-        "a signed-in non-admin on an admin surface",
+        "a signed-in non-admin on an admin surface, or managing the local node (it belongs to the administrators)",
     ),
     (
         403,
@@ -230,7 +230,7 @@ pub const CODES: &[(u16, &str, &str)] = &[
     (
         403,
         "LOCAL_NODE",
-        "a write the local node does not support (delete, key rotation)",
+        "a write the local node does not support (delete, key rotation, maintenance, system access, update)",
     ),
     (404, "NOT_FOUND", "no such route or row"),
     (
