@@ -70,7 +70,8 @@
 //! | 409 | `IDENTITY_EXISTS` | registering a public key that is registered already |
 //! | 409 | `IDENTITY_REVOKED` | posting with a revoked identity |
 //! | 409 | `CHANNEL_HEAD_MOVED` | an entry whose `seq` and `prev` are not the channel's head + 1 (`metadata.head` is the current head; sign again) |
-//! | 409 | `CHANNEL_LIMIT` | an account owns at most 1,000 channels and holds at most 1,000 identities |
+//! | 409 | `CHANNEL_LIMIT` | an account owns at most 1,000 channels |
+//! | 409 | `IDENTITY_LIMIT` | an account holds at most 1,000 live identities, or a pane's token registered its 8 |
 //! | 431 | `HEADERS_TOO_LARGE` | a request head over 16 KiB or 64 fields |
 //! | 422 | `LAUNCH_REFUSED` | the node refused a launch (`metadata.reason`); nothing is left behind |
 //! | 500 | `INTERNAL_ERROR` | a server fault, including a panic in a handler |
@@ -411,7 +412,12 @@ pub const CODES: &[(u16, &str, &str)] = &[
     (
         409,
         "CHANNEL_LIMIT",
-        "an account owns at most 1,000 channels and holds at most 1,000 identities",
+        "an account owns at most 1,000 channels",
+    ),
+    (
+        409,
+        "IDENTITY_LIMIT",
+        "an account holds at most 1,000 live identities, or a pane's token registered its 8",
     ),
     (
         431,
