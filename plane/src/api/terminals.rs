@@ -30,8 +30,8 @@ use super::RowId;
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct WsTokenRequest {
-    /// The subshell the token is bound to. Required for a bearer credential; a browser session
-    /// without it gets an unbound token.
+    /// The subshell the token is bound to. A browser session without it gets an unbound token;
+    /// a bearer credential may not have one (403 `PERMISSION_DENIED`): it names the subshell.
     #[serde(default)]
     pub subshell_id: Option<RowId>,
 }

@@ -21,6 +21,13 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "Mint a 30-second single-use attach token for the terminal WebSocket (a bearer names \
              one subshell; a pane's token only its own)",
         )
+        .describe(
+            "A browser session's token reaches what the session reaches: unbound without \
+             `subshellId` (any pane the account may attach, and the live feed), bound to one \
+             pane with it. A bearer credential's token is always bound to one pane: a system key \
+             names any subshell, a pane's token only its own, and a bearer request without \
+             `subshellId` is refused with 403 `PERMISSION_DENIED`.",
+        )
         .ok(201)
         .errors(&["NOT_FOUND", "PERMISSION_DENIED"])
         .handle(mint),
