@@ -233,9 +233,15 @@ impl RouteDef {
         if self.has_body {
             codes.extend(["INPUT_VALIDATION_ERROR", "PAYLOAD_TOO_LARGE"]);
         }
-        // Every route may meet a malformed request (400 `BAD_REQUEST`), a server fault and a
-        // database out of reach (503); a route that changes something, a full disk (507).
-        codes.extend(["BAD_REQUEST", "INTERNAL_ERROR", "DATABASE_UNAVAILABLE"]);
+        // Every route may meet a malformed request (400 `BAD_REQUEST`), a request target over
+        // the limit (414: a long enough query or path parameter makes one), a server fault and
+        // a database out of reach (503); a route that changes something, a full disk (507).
+        codes.extend([
+            "BAD_REQUEST",
+            "URI_TOO_LONG",
+            "INTERNAL_ERROR",
+            "DATABASE_UNAVAILABLE",
+        ]);
         if self.method != Method::Get {
             codes.push("STORAGE_FULL");
         }
@@ -392,7 +398,12 @@ mod tests {
         assert!(enroll.contains(&"SETUP_KEY_SPENT"));
         assert_eq!(
             find(Method::Get, "/api/setup/status"),
-            vec!["BAD_REQUEST", "INTERNAL_ERROR", "DATABASE_UNAVAILABLE"]
+            vec![
+                "BAD_REQUEST",
+                "URI_TOO_LONG",
+                "INTERNAL_ERROR",
+                "DATABASE_UNAVAILABLE"
+            ]
         );
         // Reading accounts is open to bearers; writing them is an admin surface.
         assert!(!find(Method::Get, "/api/users").contains(&"BEARER_NOT_ALLOWED"));
