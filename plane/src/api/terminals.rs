@@ -191,7 +191,10 @@ pub const CLOSE_CODES: &[(u16, &str)] = &[
 pub enum ShareAccess {
     /// Watch the pane (attach read-only; read its row, screen and logs).
     Read,
-    /// Also type into it and resize it through the terminal.
+    /// Also type into it and resize it through the terminal. Typing is full control of the
+    /// pane, and through the token it can be made to print, of whatever that token reaches
+    /// (with the default ceiling, every subshell of its owner to read): see
+    /// `PUT /api/subshells/{id}/shares/{userId}` in the reference.
     Write,
 }
 
