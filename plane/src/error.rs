@@ -22,7 +22,7 @@
 //! | 409 | `SETUP_KEY_NOT_REVOCABLE` | revoking a setup key that is already used or revoked |
 //! | 403 | `NODE_KEY_UNBOUND` | a `/ws/node` upgrade with a node key no longer bound to its row |
 //! | 403 | `BEARER_NOT_ALLOWED` | a bearer credential on an admin surface or a cookie-only route |
-//! | 403 | `ADMIN_REQUIRED` | a signed-in non-admin on an admin surface |
+//! | 403 | `ADMIN_REQUIRED` | a signed-in non-admin on an admin surface, or managing the local node (it belongs to the administrators) |
 //! | 403 | `SYSTEM_KEY_REQUIRED` | `GET /metrics` on the main address with a credential that is not a system key |
 //! | 403 | `PANE_TOKEN_NOT_ALLOWED` | a subshell's token where only a person or a script may act |
 //! | 403 | `PERMISSION_DENIED` | a subshell's token acting beyond its permission map |
@@ -30,7 +30,7 @@
 //! | 403 | `NOT_OWN_SUBSHELL` | a report for a subshell made with another subshell's token or another credential |
 //! | 403 | `NODE_NOT_ALLOWED` | launching on a node the credential may not use |
 //! | 403 | `ORIGIN_REJECTED` | a browser-style state-changing request from an untrusted or missing Origin |
-//! | 403 | `LOCAL_NODE` | a write the local node does not support (delete, key rotation) |
+//! | 403 | `LOCAL_NODE` | a write the local node does not support (delete, key rotation, maintenance, system access, update) |
 //! | 404 | `NOT_FOUND` | no such route or row |
 //! | 405 | `METHOD_NOT_ALLOWED` | the route exists for other methods (`Allow` lists them) |
 //! | 408 | `REQUEST_TIMEOUT` | a request head or body that did not arrive in time (the connection closes) |
@@ -71,7 +71,8 @@
 //! | 409 | `IDENTITY_EXISTS` | registering a public key that is registered already |
 //! | 409 | `IDENTITY_REVOKED` | posting with a revoked identity |
 //! | 409 | `CHANNEL_HEAD_MOVED` | an entry whose `seq` and `prev` are not the channel's head + 1 (`metadata.head` is the current head; sign again) |
-//! | 409 | `CHANNEL_LIMIT` | an account owns at most 1,000 channels and holds at most 1,000 identities |
+//! | 409 | `CHANNEL_LIMIT` | an account owns at most 1,000 channels |
+//! | 409 | `IDENTITY_LIMIT` | an account holds at most 1,000 live identities, or a pane's token registered its 8 |
 //! | 431 | `HEADERS_TOO_LARGE` | a request head over 16 KiB or 64 fields |
 //! | 422 | `LAUNCH_REFUSED` | the node refused a launch (`metadata.reason`); nothing is left behind |
 //! | 500 | `INTERNAL_ERROR` | a server fault, including a panic in a handler |
@@ -196,7 +197,7 @@ pub const CODES: &[(u16, &str, &str)] = &[
     (
         403,
         "ADMIN_REQUIRED",
-        "a signed-in non-admin on an admin surface",
+        "a signed-in non-admin on an admin surface, or managing the local node (it belongs to the administrators)",
     ),
     (
         403,
@@ -236,7 +237,7 @@ pub const CODES: &[(u16, &str, &str)] = &[
     (
         403,
         "LOCAL_NODE",
-        "a write the local node does not support (delete, key rotation)",
+        "a write the local node does not support (delete, key rotation, maintenance, system access, update)",
     ),
     (404, "NOT_FOUND", "no such route or row"),
     (
@@ -417,7 +418,12 @@ pub const CODES: &[(u16, &str, &str)] = &[
     (
         409,
         "CHANNEL_LIMIT",
-        "an account owns at most 1,000 channels and holds at most 1,000 identities",
+        "an account owns at most 1,000 channels",
+    ),
+    (
+        409,
+        "IDENTITY_LIMIT",
+        "an account holds at most 1,000 live identities, or a pane's token registered its 8",
     ),
     (
         431,

@@ -1025,3 +1025,131 @@ fn a_pane_that_may_only_read_channels_neither_keeps_nor_deletes_files() {
     let r = call(&p, &writer, "DELETE", &format!("/api/files/{id}"), None);
     assert_eq!(r.status, 204, "{}", r.text());
 }
+
+/// Tries to register a new identity; the answer.
+fn try_identity(p: &Plane, who: &Cred, name: &str) -> Resp {
+    let key = new_key();
+    let jwk = key.public_jwk();
+    let proof = signed::sign(&key, &signed::identity_proof_input(name, &jwk));
+    call(
+        p,
+        who,
+        "POST",
+        "/api/identities",
+        Some(json!({ "name": name, "publicKey": jwk, "proof": proof })),
+    )
+}
+
+#[test]
+fn revoked_identities_hold_no_place_so_an_account_keeps_registering_after_many_panes() {
+    use termplane::api::channels::MAX_IDENTITIES_PER_ACCOUNT;
+    use termplane::store::IdentityRow;
+    let p = Plane::start();
+    let admin = Cred::Cookie(p.setup_admin());
+    let me = admin_id(&p, &admin);
+    let store = p.svc.store();
+    // As many identities as the account may hold, every one revoked (as deleting a pane
+    // revokes its identity).
+    let row = |n: i64| IdentityRow {
+        id: termplane::secret::new_id().unwrap(),
+        user_id: Some(me.clone()),
+        subshell_id: None,
+        name: format!("gone {n}"),
+        public_jwk: "{}".into(),
+        thumbprint: format!("gone-{n}-{}", termplane::secret::new_id().unwrap()),
+        created_at: T0,
+        revoked_at: None,
+    };
+    for n in 0..MAX_IDENTITIES_PER_ACCOUNT {
+        let r = row(n);
+        smol::block_on(store.add_identity(&r, "cookie", i64::MAX, i64::MAX)).unwrap();
+        assert!(smol::block_on(store.revoke_identity(&r.id, &me, "cookie", T0)).unwrap());
+    }
+    identity(&p, &admin, "after a thousand panes");
+    // Live ones do count: at the limit, the next is refused and nothing is written.
+    for n in 1..MAX_IDENTITIES_PER_ACCOUNT {
+        smol::block_on(store.add_identity(&row(n), "cookie", i64::MAX, i64::MAX)).unwrap();
+    }
+    assert_eq!(
+        smol::block_on(store.identity_count(&me)).unwrap(),
+        MAX_IDENTITIES_PER_ACCOUNT
+    );
+    let r = try_identity(&p, &admin, "one too many");
+    assert_eq!(
+        (r.status, r.code()),
+        (409, "IDENTITY_LIMIT".into()),
+        "{}",
+        r.text()
+    );
+    assert!(
+        r.json()["message"].as_str().unwrap().contains("revoke"),
+        "{}",
+        r.text()
+    );
+    assert_eq!(
+        smol::block_on(store.identity_count(&me)).unwrap(),
+        MAX_IDENTITIES_PER_ACCOUNT
+    );
+}
+
+#[test]
+fn a_pane_registers_only_a_few_identities_and_its_account_keeps_the_rest() {
+    use termplane::api::channels::MAX_IDENTITIES_PER_PANE;
+    let (p, script, node) = scripted_local_node();
+    let (_, looping) = pane(
+        &p,
+        &script,
+        &node,
+        json!({ "channels": "write", "subshells": "read" }),
+    );
+    let mut held = Vec::new();
+    for n in 0..MAX_IDENTITIES_PER_PANE {
+        held.push(identity(&p, &looping, &format!("loop {n}")).0);
+    }
+    let r = try_identity(&p, &looping, "one more");
+    assert_eq!(
+        (r.status, r.code()),
+        (409, "IDENTITY_LIMIT".into()),
+        "{}",
+        r.text()
+    );
+    assert!(
+        r.json()["message"]
+            .as_str()
+            .unwrap()
+            .contains("a pane registers at most"),
+        "{}",
+        r.text()
+    );
+    // Revoking one does not give the place back: the pane's count is of its life.
+    let r = call(
+        &p,
+        &looping,
+        "DELETE",
+        &format!("/api/identities/{}", held[0]),
+        None,
+    );
+    assert_eq!(r.status, 204, "{}", r.text());
+    let r = try_identity(&p, &looping, "after a revocation");
+    assert_eq!(
+        (r.status, r.code()),
+        (409, "IDENTITY_LIMIT".into()),
+        "{}",
+        r.text()
+    );
+    let listed = call(&p, &looping, "GET", "/api/identities", None).json();
+    assert_eq!(
+        listed.as_array().unwrap().len(),
+        usize::try_from(MAX_IDENTITIES_PER_PANE).unwrap(),
+        "{listed}"
+    );
+    // Its account, and another pane of it, still register.
+    identity(&p, &script, "the script");
+    let (_, other) = pane(
+        &p,
+        &script,
+        &node,
+        json!({ "channels": "write", "subshells": "read" }),
+    );
+    identity(&p, &other, "another pane");
+}

@@ -238,3 +238,279 @@ fn every_route_refuses_and_accepts_exactly_the_credentials_its_rules_say() {
     );
     assert!(checked > 80, "only {checked} operations");
 }
+
+/// What one node route answers a caller who may not do it, on a node that exists.
+#[derive(Clone, Copy, Debug)]
+struct NodeRule {
+    op: &'static str,
+    /// A person who is not an administrator, on the local node (which belongs to the
+    /// administrators): `None` = allowed (seeing the row), else the refusal.
+    person_on_local: Option<(u16, &'static str)>,
+    /// A second person, on the first person's node: always refused.
+    stranger_on_node: (u16, &'static str),
+    /// The body sent (the write an attacker would want), if the route takes one.
+    body: Option<fn(&str) -> serde_json::Value>,
+}
+
+/// Every operation on one node, with the rule of each (see `service/nodes.rs`): the local node
+/// is seen by everyone signed in but managed by administrators only; a person's node is
+/// another person's to neither see nor touch.
+fn node_rules() -> Vec<NodeRule> {
+    const ADMIN_ONLY: (u16, &str) = (403, "ADMIN_REQUIRED");
+    const ABSENT: (u16, &str) = (404, "NOT_FOUND");
+    const NO_LAUNCH: (u16, &str) = (403, "NODE_NOT_ALLOWED");
+    let rule = |op, person_on_local, stranger_on_node, body| NodeRule {
+        op,
+        person_on_local,
+        stranger_on_node,
+        body,
+    };
+    vec![
+        rule("getNode", None, ABSENT, None),
+        rule("deleteNode", Some(ADMIN_ONLY), ABSENT, None),
+        rule("rotateNodeKey", Some(ADMIN_ONLY), ABSENT, None),
+        rule(
+            "setAllowedDirs",
+            Some(ADMIN_ONLY),
+            ABSENT,
+            Some(|_| json!({ "allowedDirs": [] })),
+        ),
+        rule(
+            "setNodeMaintenance",
+            Some(ADMIN_ONLY),
+            ABSENT,
+            Some(|_| json!({ "on": true })),
+        ),
+        rule("pingNode", Some(ADMIN_ONLY), ABSENT, None),
+        rule(
+            "sendNodeCommand",
+            Some(ADMIN_ONLY),
+            ADMIN_ONLY,
+            Some(|_| json!({ "type": "ping" })),
+        ),
+        rule("nodeEvents", Some(ADMIN_ONLY), ABSENT, None),
+        rule("nodeHarnesses", Some(NO_LAUNCH), ABSENT, None),
+        rule("nodeDirs", Some(NO_LAUNCH), ABSENT, None),
+        rule(
+            "setNodeSystemAccess",
+            Some(ADMIN_ONLY),
+            ADMIN_ONLY,
+            Some(|_| json!({ "allowed": false })),
+        ),
+        rule(
+            "updateNode",
+            Some(ADMIN_ONLY),
+            ADMIN_ONLY,
+            Some(|_| json!({})),
+        ),
+    ]
+}
+
+/// A node row as the store has it, and the audit trail's length: what a refused request must
+/// leave as it was.
+fn node_state(p: &Plane, id: &str) -> (String, usize) {
+    let row = format!("{:?}", common::node::node_row(p, id));
+    let audit = smol::block_on(p.svc.store().audit_entries(10_000))
+        .unwrap()
+        .len();
+    (row, audit)
+}
+
+#[test]
+fn every_node_route_keeps_the_local_node_to_administrators_and_a_node_to_its_owner() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    p.create_user(&admin, "bea@example.test", "user");
+    p.create_user(&admin, "carl@example.test", "user");
+    let bea = p.sign_in("bea@example.test", PASSWORD);
+    let carl = p.sign_in("carl@example.test", PASSWORD);
+    let local = common::local::attach(&p);
+    let beas = common::node::enroll(&p, &bea, "bea's laptop", true).node_id;
+
+    // The administrator confines the plane's own host.
+    let confined = local.work.to_string_lossy().into_owned();
+    let r = p.call(
+        &admin,
+        "PUT",
+        &format!("/api/nodes/{}/allowed_dirs", local.node_id),
+        Some(json!({ "allowedDirs": [confined] })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+
+    // Every operation of the reference that names one node has its rule here.
+    let doc = p.get("/api/openapi.json").send().json();
+    let rules = node_rules();
+    let mut seen = Vec::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        if !path.contains("nodes/{id}") {
+            continue;
+        }
+        for (method, op) in item.as_object().unwrap() {
+            let id = op["operationId"].as_str().unwrap();
+            let rule = rules
+                .iter()
+                .find(|r| r.op == id)
+                .unwrap_or_else(|| panic!("{method} {path} ({id}) has no node rule here"));
+            seen.push((method.to_uppercase(), path.clone(), *rule));
+        }
+    }
+    assert_eq!(seen.len(), rules.len(), "a rule names no operation");
+
+    let before_local = node_state(&p, &local.node_id);
+    let before_beas = node_state(&p, &beas);
+    let send = |cookie: &str, method: &str, path: &str, node: &str, rule: &NodeRule| {
+        let concrete = path.replace("{id}", node);
+        let concrete = if rule.op == "nodeEvents" {
+            format!("{concrete}?after=0&waitMs=0")
+        } else {
+            concrete
+        };
+        p.call(cookie, method, &concrete, rule.body.map(|b| b(node)))
+    };
+    for (method, path, rule) in &seen {
+        // Bea on the local node.
+        let r = send(&bea, method, path, &local.node_id, rule);
+        match rule.person_on_local {
+            None => assert_eq!(r.status, 200, "{method} {path} as Bea: {}", r.text()),
+            Some((status, code)) => {
+                assert_eq!(
+                    (r.status, r.code()),
+                    (status, code.to_owned()),
+                    "{method} {path} on the local node as Bea: {}",
+                    r.text()
+                );
+                assert!(
+                    r.json().get("events").is_none(),
+                    "{method} {path}: {}",
+                    r.text()
+                );
+            }
+        }
+        // Carl on Bea's node.
+        let r = send(&carl, method, path, &beas, rule);
+        let (status, code) = rule.stranger_on_node;
+        assert_eq!(
+            (r.status, r.code()),
+            (status, code.to_owned()),
+            "{method} {path} on Bea's node as Carl: {}",
+            r.text()
+        );
+    }
+    // Neither row changed, and nothing was audited.
+    assert_eq!(node_state(&p, &local.node_id), before_local);
+    assert_eq!(node_state(&p, &beas), before_beas);
+    let row = common::node::node_row(&p, &local.node_id);
+    assert_eq!(
+        serde_json::from_str::<Vec<String>>(&row.allowed_dirs).unwrap(),
+        vec![confined.clone()],
+        "the administrator's confinement of the plane's own host holds"
+    );
+    // The list shows Bea the local node and her own, Carl the local node only.
+    let ids = |cookie: &str| -> Vec<String> {
+        p.call(cookie, "GET", "/api/nodes", None)
+            .json()
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["nodeId"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(ids(&bea), vec![local.node_id.clone(), beas.clone()]);
+    assert_eq!(ids(&carl), vec![local.node_id.clone()]);
+
+    // What is refused to others is allowed to whom it belongs.
+    let r = p.call(
+        &bea,
+        "PUT",
+        &format!("/api/nodes/{beas}/allowed_dirs"),
+        Some(json!({ "allowedDirs": ["/srv"] })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let r = p.call(
+        &bea,
+        "GET",
+        &format!("/api/nodes/{beas}/events?after=0&waitMs=0"),
+        None,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let r = p.call(
+        &admin,
+        "GET",
+        &format!("/api/nodes/{}/events?after=0&waitMs=0", local.node_id),
+        None,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let r = p.call(
+        &admin,
+        "PUT",
+        &format!("/api/nodes/{}/allowed_dirs", local.node_id),
+        Some(json!({ "allowedDirs": [] })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(
+        common::node::node_row(&p, &local.node_id).allowed_dirs,
+        "[]"
+    );
+}
+
+#[test]
+fn the_local_nodes_system_access_is_refused_like_its_deletion_and_nothing_changes() {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let local = common::local::attach(&p);
+    let deleted = p.call(
+        &admin,
+        "DELETE",
+        &format!("/api/nodes/{}", local.node_id),
+        None,
+    );
+    let before = node_state(&p, &local.node_id);
+    for allowed in [false, true] {
+        let r = p.call(
+            &admin,
+            "PUT",
+            &format!("/api/nodes/{}/system-access", local.node_id),
+            Some(json!({ "allowed": allowed })),
+        );
+        assert_eq!(
+            (r.status, r.code()),
+            (deleted.status, deleted.code()),
+            "{}",
+            r.text()
+        );
+        assert_eq!((r.status, r.code().as_str()), (403, "LOCAL_NODE"));
+    }
+    assert_eq!(node_state(&p, &local.node_id), before);
+    // Scripts still launch there.
+    let (_, key) = p.system_key(&admin);
+    let r = p
+        .req()
+        .method("POST")
+        .path("/api/subshells")
+        .bearer(&key)
+        .json(json!({ "nodeId": local.node_id, "harnessId": "shell", "cwd": local.work.to_string_lossy() }))
+        .send();
+    assert_eq!(r.status, 201, "{}", r.text());
+    // The reference says so.
+    let doc = p.get("/api/openapi.json").send().json();
+    let op = &doc["paths"]["/api/nodes/{id}/system-access"]["put"];
+    assert!(
+        op["description"].as_str().unwrap().contains("LOCAL_NODE"),
+        "{op}"
+    );
+    assert!(
+        listed_codes_of(op, 403).contains(&"LOCAL_NODE".to_owned()),
+        "{op}"
+    );
+}
+
+fn listed_codes_of(op: &serde_json::Value, status: u16) -> Vec<String> {
+    op["responses"][status.to_string()]["x-error-codes"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|c| c.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}

@@ -464,6 +464,25 @@ fn bad_subscriptions_are_refused_and_devices_are_their_owners_alone() {
     p.get("/api/notifications").bearer(&key).send().error(403);
 }
 
+/// This machine's host name, which its resolver answers with a loopback or private address
+/// (as `/etc/hosts` has it on a Debian host or in a container).
+fn a_name_that_resolves_inside() -> String {
+    use std::net::ToSocketAddrs as _;
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .unwrap()
+        .trim()
+        .to_owned();
+    let addrs: Vec<_> = (name.as_str(), 443).to_socket_addrs().unwrap().collect();
+    assert!(
+        !addrs.is_empty()
+            && addrs
+                .iter()
+                .all(|a| !termplane_runtime_smol::http::is_public(a.ip())),
+        "this test needs the host name {name} to resolve inside ({addrs:?})"
+    );
+    name
+}
+
 #[test]
 fn push_endpoints_inside_the_planes_host_or_network_are_refused_and_never_reached() {
     let p = Plane::start_with(Opts {
@@ -472,8 +491,37 @@ fn push_endpoints_inside_the_planes_host_or_network_are_refused_and_never_reache
     });
     let admin = p.setup_admin();
     let sub = Subscription::new(4);
+    let doc = p.get("/api/openapi.json").send().json();
+    let published =
+        jsonschema::validator_for(&doc["components"]["schemas"]["PushEndpoint"]).unwrap();
+    let refused = |endpoint: &str, why: Option<&str>| {
+        let r = p.call(
+            &admin,
+            "POST",
+            "/api/devices",
+            Some(sub.json(endpoint, "d")),
+        );
+        assert_eq!(r.error(400), "INPUT_VALIDATION_ERROR", "{endpoint}");
+        assert_eq!(r.json()["metadata"]["field"], "endpoint", "{endpoint}");
+        if let Some(why) = why {
+            assert!(r.text().contains(why), "{endpoint}: {}", r.text());
+        }
+        // What the plane refuses, the reference it serves refuses too (a name's resolution
+        // excepted: no schema can state it).
+        if why != Some("resolves") {
+            assert!(
+                !published.is_valid(&json!(endpoint)),
+                "the reference takes {endpoint}"
+            );
+        }
+    };
+    // Every spelling of a loopback or unspecified address a URL parser or a resolver reads.
+    for host in ["127.1", "2130706433", "0x7f000001", "0177.0.0.1", "0"] {
+        refused(&format!("https://{host}/push"), None);
+        refused(&format!("http://{host}:8443/push"), None);
+    }
     // Literals of loopback, private, link-local (the cloud metadata service) and mapped
-    // addresses, and localhost, are refused when they are registered.
+    // addresses, and localhost.
     for endpoint in [
         "https://127.0.0.1/push",
         "https://[::1]/push",
@@ -487,26 +535,27 @@ fn push_endpoints_inside_the_planes_host_or_network_are_refused_and_never_reache
         "https://LocalHost./push",
         "https://api.localhost/push",
     ] {
-        let r = p.call(
-            &admin,
-            "POST",
-            "/api/devices",
-            Some(sub.json(endpoint, "d")),
-        );
-        assert_eq!(r.error(400), "INPUT_VALIDATION_ERROR", "{endpoint}");
-        assert!(
-            r.text().contains("public internet"),
-            "{endpoint}: {}",
-            r.text()
-        );
+        refused(endpoint, Some("public internet"));
     }
+    // A name that resolves inside, by the same rule a push meets.
+    let inside = a_name_that_resolves_inside();
+    refused(&format!("https://{inside}/push"), Some("resolves"));
+    refused(
+        &format!("https://{}/push", inside.to_uppercase()),
+        Some("resolves"),
+    );
     assert_eq!(
         p.call(&admin, "GET", "/api/devices", None).json(),
         json!([])
     );
+    assert!(
+        published.is_valid(&json!("https://fcm.googleapis.com/fcm/send/abc")),
+        "{}",
+        doc["components"]["schemas"]["PushEndpoint"]
+    );
 
-    // A form that only the resolver reads as loopback passes registration; the push is not
-    // sent to it, and the device says why.
+    // An endpoint that reads inside only when the push is sent (a row from before this rule, a
+    // name rebound since) is not reached either, and the device says why.
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     l.set_nonblocking(true).unwrap();
     let port = l.local_addr().unwrap().port();
@@ -514,9 +563,13 @@ fn push_endpoints_inside_the_planes_host_or_network_are_refused_and_never_reache
         &admin,
         "POST",
         "/api/devices",
-        Some(sub.json(&format!("http://127.1:{port}/push/x"), "sneaky")),
+        Some(sub.json("http://push.invalid/push/x", "sneaky")),
     );
     assert_eq!(r.status, 201, "{}", r.text());
+    tamper(
+        &p,
+        &format!("UPDATE devices SET endpoint = 'http://127.1:{port}/push/x'"),
+    );
     let node = common::local::attach(&p);
     let (_id, attention) = own_pane(&p, &admin, &node, "agent-2");
     attention("needs_input");

@@ -593,3 +593,239 @@ fn docs_page_and_its_assets_are_served_from_the_plane() {
     assert_eq!(p.get("/docs/assets/nope.js").send().error(404), "NOT_FOUND");
     assert_eq!(r.header("cache-control"), Some("no-store"));
 }
+
+/// A validator of the request body `method path` takes, as the reference states it (its
+/// references resolved against the document's components).
+fn body_schema(doc: &Value, path: &str, method: &str) -> jsonschema::Validator {
+    let mut schema =
+        doc["paths"][path][method]["requestBody"]["content"]["application/json"]["schema"].clone();
+    schema["components"] = doc["components"].clone();
+    jsonschema::validator_for(&schema).unwrap()
+}
+
+/// A validator of the query parameter `name` of `method path`, as the reference states it.
+fn param_schema(doc: &Value, path: &str, method: &str, name: &str) -> jsonschema::Validator {
+    let p = doc["paths"][path][method]["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == name)
+        .unwrap_or_else(|| panic!("{method} {path} has no parameter {name}"));
+    jsonschema::validator_for(&p["schema"]).unwrap()
+}
+
+/// Each place an outside fuzzer found the plane and its reference apart, on a plane that takes
+/// only `https://` push endpoints on the public internet: what the plane refuses, the reference
+/// refuses (or names as an error of the credential), what it takes, the reference takes, and a
+/// refusal changes nothing.
+#[test]
+fn the_plane_enforces_what_its_reference_states_and_the_reference_states_what_it_enforces() {
+    let p = Plane::start_with(Opts {
+        public_push_only: true,
+        https_push_only: true,
+        ..Opts::default()
+    });
+    let admin = p.setup_admin();
+    let (_, key) = p.system_key(&admin);
+    let doc = document(&p);
+
+    // An integer above its stated maximum.
+    let r = p.call(
+        &admin,
+        "POST",
+        "/api/channels",
+        Some(json!({ "name": "c" })),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let chan = r.json()["id"].as_str().unwrap().to_owned();
+    let after = param_schema(&doc, "/api/channels/{id}/entries", "get", "after");
+    let entries = |a: &str| {
+        p.call(
+            &admin,
+            "GET",
+            &format!("/api/channels/{chan}/entries?after={a}&waitMs=0"),
+            None,
+        )
+    };
+    assert!(after.is_valid(&json!(9_007_199_254_740_991_u64)));
+    assert_eq!(entries("9007199254740991").status, 200);
+    assert!(!after.is_valid(&json!(9_007_199_254_740_992_u64)));
+    let r = entries("9007199254740992");
+    assert_eq!(r.error(400), "INPUT_VALIDATION_ERROR", "{}", r.text());
+    assert_eq!(r.json()["metadata"]["field"], "after");
+    let limit = param_schema(&doc, "/api/channels/{id}/entries", "get", "limit");
+    assert!(!limit.is_valid(&json!(201)));
+    let r = p.call(
+        &admin,
+        "GET",
+        &format!("/api/channels/{chan}/entries?limit=201"),
+        None,
+    );
+    assert_eq!(r.error(400), "INPUT_VALIDATION_ERROR", "{}", r.text());
+
+    // A push endpoint: the scheme and the host's spelling are in the schema.
+    let device = body_schema(&doc, "/api/devices", "post");
+    let point = {
+        use base64ct::{Base64UrlUnpadded, Encoding as _};
+        use p256::elliptic_curve::sec1::ToSec1Point as _;
+        let public = p256::SecretKey::from_slice(&[7; 32]).unwrap().public_key();
+        Base64UrlUnpadded::encode_string(public.to_sec1_point(false).as_bytes())
+    };
+    let keys = json!({ "p256dh": point, "auth": "AAAAAAAAAAAAAAAAAAAAAA" });
+    let body = |endpoint: &str| json!({ "name": "phone", "endpoint": endpoint, "keys": keys });
+    for endpoint in [
+        "http://0",
+        "http://push.invalid/x",
+        "https://0/x",
+        "https://127.1/x",
+    ] {
+        assert!(
+            !device.is_valid(&body(endpoint)),
+            "the reference takes {endpoint}"
+        );
+        let r = p.call(&admin, "POST", "/api/devices", Some(body(endpoint)));
+        assert_eq!(r.error(400), "INPUT_VALIDATION_ERROR", "{endpoint}");
+        assert_eq!(r.json()["metadata"]["field"], "endpoint", "{endpoint}");
+    }
+    assert_eq!(
+        p.call(&admin, "GET", "/api/devices", None).json(),
+        json!([])
+    );
+    assert!(device.is_valid(&body("https://push.invalid/x")));
+    let r = p.call(
+        &admin,
+        "POST",
+        "/api/devices",
+        Some(body("https://push.invalid/x")),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+
+    // A listen address with leading-zero octets.
+    let listener = body_schema(&doc, "/api/network", "post");
+    let r = p.call(
+        &admin,
+        "POST",
+        "/api/network",
+        Some(json!({ "name": "lan", "address": "01.2.3.4:80" })),
+    );
+    assert!(!listener.is_valid(&json!({ "name": "lan", "address": "01.2.3.4:80" })));
+    assert_eq!(r.error(400), "INPUT_VALIDATION_ERROR", "{}", r.text());
+    assert_eq!(r.json()["metadata"]["field"], "address");
+    assert_eq!(
+        p.call(&admin, "GET", "/api/network", None).json(),
+        json!([])
+    );
+    assert!(listener.is_valid(&json!({ "name": "lan", "address": "127.0.0.1:0" })));
+    let r = p.call(
+        &admin,
+        "POST",
+        "/api/network",
+        Some(json!({ "name": "lan", "address": "127.0.0.1:0" })),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let id = r.json()["id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        p.call(&admin, "DELETE", &format!("/api/network/{id}"), None)
+            .status,
+        204
+    );
+
+    // A bearer's attach token without a subshell: a well-formed request this credential may not
+    // make, refused as such (403), not as an invalid body.
+    let mint = body_schema(&doc, "/api/auth/ws-token", "post");
+    assert!(mint.is_valid(&json!({})));
+    let r = p
+        .req()
+        .method("POST")
+        .path("/api/auth/ws-token")
+        .bearer(&key)
+        .json(json!({}))
+        .send();
+    assert_eq!(r.error(403), "PERMISSION_DENIED", "{}", r.text());
+    let op = &doc["paths"]["/api/auth/ws-token"]["post"];
+    assert!(listed_codes(op, 403).contains(&"PERMISSION_DENIED".to_owned()));
+    assert!(
+        op["description"]
+            .as_str()
+            .unwrap()
+            .contains("PERMISSION_DENIED")
+    );
+
+    // A piece that is not padded base64: refused by the schema and the plane alike, and the
+    // upload goes on (nothing was written).
+    let r = p.call(
+        &admin,
+        "POST",
+        "/api/files",
+        Some(json!({ "name": "h", "size": 5 })),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let file = r.json()["fileId"].as_str().unwrap().to_owned();
+    for path in [
+        "/api/files/{id}/pieces/{index}",
+        "/api/uploads/{id}/pieces/{index}",
+    ] {
+        let piece = body_schema(&doc, path, "put");
+        assert!(!piece.is_valid(&json!({ "dataB64": "aGVsbG8" })), "{path}");
+        assert!(!piece.is_valid(&json!({ "dataB64": "aGVsbG9=" })), "{path}");
+        assert!(piece.is_valid(&json!({ "dataB64": "aGVsbG8=" })), "{path}");
+    }
+    for bad in ["aGVsbG8", "aGVsbG9="] {
+        let r = p.call(
+            &admin,
+            "PUT",
+            &format!("/api/files/{file}/pieces/0"),
+            Some(json!({ "dataB64": bad })),
+        );
+        assert_eq!(
+            r.error(400),
+            "INPUT_VALIDATION_ERROR",
+            "{bad}: {}",
+            r.text()
+        );
+        assert_eq!(r.json()["metadata"]["field"], "dataB64");
+    }
+    let r = p.call(
+        &admin,
+        "PUT",
+        &format!("/api/files/{file}/pieces/0"),
+        Some(json!({ "dataB64": "aGVsbG8=" })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["done"], true);
+    let r = p.call(&admin, "GET", &format!("/api/files/{file}/content"), None);
+    assert_eq!(r.body, b"hello");
+
+    // A request target over the limit: 414, which every operation documents.
+    let r = p.call(
+        &admin,
+        "GET",
+        &format!("/api/channels/{chan}/entries?after={}", "1".repeat(9000)),
+        None,
+    );
+    assert_eq!(r.error(414), "URI_TOO_LONG");
+    for (path, method, op) in operations(&doc) {
+        assert!(
+            listed_codes(&op, 414).contains(&"URI_TOO_LONG".to_owned()),
+            "{method} {path} does not document 414"
+        );
+    }
+}
+
+#[test]
+fn the_reference_says_what_a_write_share_grants() {
+    let p = Plane::start();
+    let doc = document(&p);
+    let said = doc["paths"]["/api/subshells/{id}/shares/{userId}"]["put"]["description"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for words in [
+        "full control of that pane",
+        "TERMPLANE_TOKEN",
+        "reading every subshell of the owner",
+        "does not take back a token",
+    ] {
+        assert!(said.contains(words), "{words:?} is not said: {said}");
+    }
+}

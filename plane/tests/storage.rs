@@ -629,7 +629,7 @@ async fn exercise(url: &str) {
     };
     let i1 = ident(&admin.id, 1);
     assert_eq!(
-        store.add_identity(&i1, "cookie", 1_000).await.unwrap(),
+        store.add_identity(&i1, "cookie", 1_000, 8).await.unwrap(),
         AddIdentity::Added
     );
     let dup = IdentityRow {
@@ -637,12 +637,12 @@ async fn exercise(url: &str) {
         ..i1.clone()
     };
     assert_eq!(
-        store.add_identity(&dup, "cookie", 1_000).await.unwrap(),
+        store.add_identity(&dup, "cookie", 1_000, 8).await.unwrap(),
         AddIdentity::Taken
     );
     let i2 = ident(&member.id, 2);
     assert_eq!(
-        store.add_identity(&i2, "cookie", 1_000).await.unwrap(),
+        store.add_identity(&i2, "cookie", 1_000, 8).await.unwrap(),
         AddIdentity::Added
     );
     assert_eq!(store.identity_count(&admin.id).await.unwrap(), 1);
@@ -661,6 +661,11 @@ async fn exercise(url: &str) {
     assert_eq!(
         store.identity(&i1.id).await.unwrap().unwrap().revoked_at,
         Some(NOW)
+    );
+    assert_eq!(
+        store.identity_count(&admin.id).await.unwrap(),
+        0,
+        "a revoked identity holds no place"
     );
     let genesis = "0".repeat(64);
     let chan = ChannelRow {
@@ -898,7 +903,7 @@ async fn concurrent_writers(url: &str) {
                             created_at: NOW,
                             revoked_at: None,
                         };
-                        store.add_identity(&ident, "cookie", 5).await.map(|_| ())
+                        store.add_identity(&ident, "cookie", 5, 8).await.map(|_| ())
                     } else {
                         let chan = ChannelRow {
                             id: secret::new_id().unwrap(),

@@ -459,7 +459,12 @@ fn attach_tokens_are_single_use_bound_short_lived_and_die_with_their_minter() {
     );
     // A bearer must name the pane; a session's own credential never opens the socket.
     let r = w.as_bearer(&w.key, "POST", "/api/auth/ws-token", Some(json!({})));
-    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(
+        (r.status, r.code()),
+        (403, "PERMISSION_DENIED".to_owned()),
+        "{}",
+        r.text()
+    );
     assert_eq!(
         attach(&w.p, &one, "tpa_notatoken", "", None).err(),
         Some((401, "ATTACH_TOKEN_INVALID".into()))

@@ -108,10 +108,70 @@ pub enum Reach {
     Any,
     /// Only addresses of the public internet ([`is_public`]): a URL that someone else chose
     /// (a browser's push endpoint) must not make the caller a way into its own host or private
-    /// network. The check is made on the addresses the name resolves to at connect time, so a
-    /// name that resolves to a private address, or a literal in a form only the resolver reads
-    /// (`127.1`, `2130706433`), is refused as well.
+    /// network. The rule is [`resolve_reaching`]'s, applied to the addresses the name resolves
+    /// to at connect time, so a name that resolves to a private address, or a literal in a form
+    /// only the resolver reads (`127.1`, `2130706433`), is refused as well.
     PublicOnly,
+}
+
+/// Why [`resolve_reaching`] gave no address.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unreachable {
+    /// The host is, or resolves to at least one address, off the public internet (the
+    /// message says so in a line).
+    Inside(String),
+    /// The host does not resolve (the resolver's words).
+    Unresolved(String),
+}
+
+impl std::fmt::Display for Unreachable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Inside(why) | Self::Unresolved(why) => f.write_str(why),
+        }
+    }
+}
+
+/// The addresses `host` resolves to, as the operating system's resolver reads it (so `127.1`,
+/// `2130706433`, `0x7f000001`, `0177.0.0.1` and `0` are the loopback and unspecified addresses
+/// they are to `connect`), for a request `reach` allows.
+///
+/// With [`Reach::PublicOnly`] the host is refused ([`Unreachable::Inside`]) when it is
+/// `localhost` or a name under it (RFC 6761: loopback, whatever a resolver says) or when *any*
+/// address it resolves to is not [`is_public`]: a name that answers both a public and a private
+/// address is a name pointing inside. This one rule is what a push endpoint meets when it is
+/// registered and again when each push is sent.
+///
+/// The call blocks on the resolver: callers that must answer in bounded time run it on a
+/// thread of its own and stop waiting.
+pub fn resolve_reaching(
+    host: &str,
+    port: u16,
+    reach: Reach,
+) -> Result<Vec<std::net::SocketAddr>, Unreachable> {
+    let inside = || {
+        Unreachable::Inside(format!(
+            "{host} is not on the public internet (it is, or resolves to, a loopback, private or \
+             reserved address)"
+        ))
+    };
+    if reach == Reach::PublicOnly {
+        let name = host.trim_end_matches('.').to_ascii_lowercase();
+        if name == "localhost" || name.ends_with(".localhost") {
+            return Err(inside());
+        }
+    }
+    let addrs: Vec<_> = (host, port)
+        .to_socket_addrs()
+        .map_err(|e| Unreachable::Unresolved(format!("cannot resolve {host}: {e}")))?
+        .collect();
+    if addrs.is_empty() {
+        return Err(Unreachable::Unresolved(format!("cannot resolve {host}")));
+    }
+    if reach == Reach::PublicOnly && addrs.iter().any(|a| !is_public(a.ip())) {
+        return Err(inside());
+    }
+    Ok(addrs)
 }
 
 /// Whether `ip` is an address of the public internet: not unspecified, loopback, private
@@ -173,22 +233,7 @@ fn is_public_v6(ip: Ipv6Addr) -> bool {
 fn connect(u: &HttpUrl, tls_source: TlsSource<'_>, reach: Reach) -> Result<Conn, String> {
     // Every address the name resolves to is tried in turn (`localhost` may give `::1` first
     // while the plane listens on 127.0.0.1 only).
-    let mut addrs: Vec<_> = (u.host.as_str(), u.port)
-        .to_socket_addrs()
-        .map_err(|e| format!("cannot resolve {}: {e}", u.host))?
-        .collect();
-    if addrs.is_empty() {
-        return Err(format!("cannot resolve {}", u.host));
-    }
-    if reach == Reach::PublicOnly {
-        addrs.retain(|a| is_public(a.ip()));
-        if addrs.is_empty() {
-            return Err(format!(
-                "{} is not on the public internet (it resolves to a loopback, private or reserved address)",
-                u.host
-            ));
-        }
-    }
+    let addrs = resolve_reaching(&u.host, u.port, reach).map_err(|e| e.to_string())?;
     let mut last = None;
     let mut found = None;
     for addr in &addrs {
@@ -646,6 +691,41 @@ mod tests {
         }
         drop(l);
         let _ = t.join();
+    }
+
+    #[test]
+    fn every_spelling_of_loopback_is_refused_by_the_public_only_rule() {
+        // The forms the resolver reads as 127.0.0.1 or 0.0.0.0, and the names RFC 6761 keeps
+        // for loopback in any case.
+        for host in [
+            "127.0.0.1",
+            "127.1",
+            "2130706433",
+            "0x7f000001",
+            "0177.0.0.1",
+            "0",
+            "::1",
+            "::ffff:127.0.0.1",
+            "localhost",
+            "LocalHost.",
+            "api.localhost",
+        ] {
+            assert!(
+                matches!(
+                    resolve_reaching(host, 443, Reach::PublicOnly),
+                    Err(Unreachable::Inside(_))
+                ),
+                "{host}: {:?}",
+                resolve_reaching(host, 443, Reach::PublicOnly)
+            );
+        }
+        // Without the restriction the same forms resolve, to the addresses the rule saw.
+        let any = resolve_reaching("0177.0.0.1", 443, Reach::Any).unwrap();
+        assert_eq!(any, vec!["127.0.0.1:443".parse().unwrap()]);
+        assert!(matches!(
+            resolve_reaching("8.8.8.8", 443, Reach::PublicOnly),
+            Ok(a) if a == vec!["8.8.8.8:443".parse().unwrap()]
+        ));
     }
 
     #[test]

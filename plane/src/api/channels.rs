@@ -13,6 +13,10 @@
 //! key is registered once in all. `DELETE` revokes an identity: it posts nothing more, and the
 //! entries it signed keep verifying. Deleting a subshell revokes its pane's identities.
 //!
+//! An account holds at most [`MAX_IDENTITIES_PER_ACCOUNT`] live identities (revoked ones do not
+//! count), and a pane's token registers at most [`MAX_IDENTITIES_PER_PANE`] in the pane's life
+//! (revoked ones count): past either, 409 `IDENTITY_LIMIT`, and nothing is registered.
+//!
 //! # Channels
 //! A channel has an owner (the account that made it; a pane makes channels for its owner) and
 //! members, each with `read` or `write` access, which the owner grants and takes back. The owner
@@ -97,8 +101,15 @@ pub const MAX_BODY_CHARS: usize = 16_384;
 pub const MAX_PAGE: u32 = 200;
 /// Longest wait for new entries.
 pub const MAX_WAIT_MS: u32 = 25_000;
-/// Most identities one account (with its panes) registers.
+/// Most live (not revoked) identities one account holds, its panes' included. Revoked ones do
+/// not count: deleting a pane revokes its identity, and an account keeps posting however many
+/// panes it has had.
 pub const MAX_IDENTITIES_PER_ACCOUNT: i64 = 1_000;
+/// Most identities one pane's token registers in the pane's life, revoked ones included. A
+/// pane needs one (its MCP server keeps the key and registers it once); the few more allow
+/// for a key file lost or an identity its owner revoked. So no pane, however it loops, takes
+/// more than this of its account's places, nor grows the table without bound.
+pub const MAX_IDENTITIES_PER_PANE: i64 = 8;
 /// Most channels one account owns.
 pub const MAX_CHANNELS_PER_ACCOUNT: i64 = 1_000;
 

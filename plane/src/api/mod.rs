@@ -510,6 +510,77 @@ impl JsonSchema for AbsPath {
     }
 }
 
+// ----- network addresses -----
+
+/// A decimal octet, 0 to 255, without a leading zero.
+const DEC_OCTET: &str = "(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])";
+
+/// A dotted-decimal IPv4 address: four octets of 0 to 255 without leading zeros. The other
+/// spellings a resolver or a URL parser reads as an address (`127.1`, `2130706433`,
+/// `0x7f000001`, `0177.0.0.1`) do not match.
+#[must_use]
+pub fn ipv4_pattern() -> String {
+    format!("{DEC_OCTET}(?:\\.{DEC_OCTET}){{3}}")
+}
+
+/// An IPv6 address as RFC 3986 writes `IPv6address`: eight groups of one to four hex digits,
+/// one run of them shortened to `::`, the last two groups possibly a dotted-decimal IPv4
+/// address; no zone.
+#[must_use]
+pub fn ipv6_pattern() -> String {
+    let h = "[0-9A-Fa-f]{1,4}";
+    let ls32 = format!("(?:{h}:{h}|{})", ipv4_pattern());
+    let before = |n: usize| {
+        if n == 0 {
+            String::new()
+        } else {
+            format!("(?:(?:{h}:){{0,{}}}{h})?", n - 1)
+        }
+    };
+    let forms = [
+        format!("(?:{h}:){{6}}{ls32}"),
+        format!("::(?:{h}:){{5}}{ls32}"),
+        format!("(?:{h})?::(?:{h}:){{4}}{ls32}"),
+        format!("{}::(?:{h}:){{3}}{ls32}", before(2)),
+        format!("{}::(?:{h}:){{2}}{ls32}", before(3)),
+        format!("{}::{h}:{ls32}", before(4)),
+        format!("{}::{ls32}", before(5)),
+        format!("{}::{h}", before(6)),
+        format!("{}::", before(7)),
+    ];
+    format!("(?:{})", forms.join("|"))
+}
+
+/// A port, 1 to 65535, in decimal without a leading zero.
+pub const PORT_PATTERN: &str =
+    "(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})";
+
+/// A DNS host name: labels of 1 to 63 letters, digits and inner hyphens, the last starting
+/// with a letter (so no URL parser reads the name as an IPv4 address), a final dot allowed.
+pub const HOST_NAME_PATTERN: &str = concat!(
+    "(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)*",
+    "[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.?"
+);
+
+/// Whether `value` is valid against `schema` (compiled once into `cell`), with the JSON Schema
+/// validator the request gate uses: a constrained type that checks its own pattern this way
+/// accepts exactly what its published schema states.
+pub(crate) fn schema_accepts(
+    cell: &'static std::sync::OnceLock<Option<jsonschema::Validator>>,
+    schema: impl FnOnce() -> serde_json::Value,
+    value: &str,
+) -> bool {
+    cell.get_or_init(|| {
+        jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .build(&schema())
+            .map_err(|e| tracing::error!(error = %e, "a field schema does not compile"))
+            .ok()
+    })
+    .as_ref()
+    .is_some_and(|v| v.is_valid(&serde_json::Value::String(value.to_owned())))
+}
+
 /// An empty object (answers and bodies with no fields).
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

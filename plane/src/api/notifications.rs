@@ -12,10 +12,200 @@
 //! The push message is JSON: `{"id", "kind", "subjectId", "title", "body", "url"}` (`url`: the
 //! app's page for the subject).
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::net::IpAddr;
+use std::sync::OnceLock;
 
-use super::Text;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::de::{self, Deserializer};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::{HOST_NAME_PATTERN, PORT_PATTERN, ipv4_pattern, ipv6_pattern, schema_accepts};
+
+/// Longest push endpoint accepted (characters).
+pub const ENDPOINT_MAX_CHARS: usize = 2048;
+
+/// The host of a [`PushEndpoint`], as a URL parser reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EndpointHost {
+    /// A DNS name (lower case, as the URL has it).
+    Name(String),
+    /// An address literal.
+    Address(IpAddr),
+}
+
+/// A push service's URL for one subscription.
+///
+/// Its grammar, which its schema states: `https://` (or `http://`), a host, an optional port
+/// (1 to 65535), an optional path of printable ASCII. The host is a DNS name whose last label
+/// starts with a letter, a dotted-decimal IPv4 address or a bracketed IPv6 address — never the
+/// other spellings of an address (`127.1`, `2130706433`, `0x7f000001`, `0177.0.0.1`, `0`), so
+/// what the plane judges is what a URL parser and a resolver would connect to — and no label
+/// is an IDNA `xn--` one. It is kept as the WHATWG URL parser serialises it (host lower-cased,
+/// default port dropped, no fragment).
+///
+/// This type takes what any plane takes; a plane narrows it ([`PushEndpoint::schema`]): only
+/// `https://` unless started with `TERMPLANE_PUSH_ALLOW_HTTP=1`, and only a host name that is
+/// not `localhost` unless started with `TERMPLANE_PUSH_ALLOW_PRIVATE=1` — and then the name
+/// must not resolve to a loopback, private or reserved address, which no schema can state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PushEndpoint {
+    url: String,
+    https: bool,
+    host: EndpointHost,
+    port: u16,
+}
+
+impl PushEndpoint {
+    /// The pattern of an endpoint, `http://` allowed or not, address literals allowed or not.
+    #[must_use]
+    pub fn pattern(allow_http: bool, allow_addresses: bool) -> String {
+        let scheme = if allow_http { "https?" } else { "https" };
+        let host = if allow_addresses {
+            format!(
+                "(?:{HOST_NAME_PATTERN}|{}|\\[{}\\])",
+                ipv4_pattern(),
+                ipv6_pattern()
+            )
+        } else {
+            HOST_NAME_PATTERN.to_owned()
+        };
+        format!("^{scheme}://{host}(?::{PORT_PATTERN})?(?:/[!-~]*)?$")
+    }
+
+    /// What no endpoint may match: a host label starting with `xn--` and, unless allowed,
+    /// `localhost` or a name under it.
+    #[must_use]
+    pub fn refused_pattern(allow_localhost: bool) -> String {
+        let idna = "[Xx][Nn]--";
+        let localhost = "[Ll][Oo][Cc][Aa][Ll][Hh][Oo][Ss][Tt]\\.?(?::|/|$)";
+        if allow_localhost {
+            format!("^https?://(?:[^/:]*\\.)?{idna}")
+        } else {
+            format!("^https?://(?:[^/:]*\\.)?(?:{idna}|{localhost})")
+        }
+    }
+
+    /// The schema of an endpoint on a plane that takes `http://` or not and pushes to private
+    /// addresses or not.
+    #[must_use]
+    pub fn schema(allow_http: bool, allow_private: bool) -> Value {
+        let said = match (allow_http, allow_private) {
+            (false, false) => {
+                "The push service's URL for this subscription, as the browser gives it: \
+                 `https://`, a host name (not an address, not `localhost`), an optional port and \
+                 a path of printable ASCII. Push services are on the public internet: a name \
+                 that resolves to a loopback, private or reserved address is refused too (400), \
+                 when it is registered and again when each push is sent."
+            }
+            (true, false) => {
+                "The push service's URL for this subscription: `https://` or (this plane allows \
+                 it) `http://`, a host name (not an address, not `localhost`), an optional port \
+                 and a path of printable ASCII. A name that resolves to a loopback, private or \
+                 reserved address is refused too (400), when it is registered and again when \
+                 each push is sent."
+            }
+            (false, true) => {
+                "The push service's URL for this subscription: `https://`, a host name, a \
+                 dotted-decimal IPv4 address or a bracketed IPv6 address (this plane pushes to \
+                 private networks), an optional port and a path of printable ASCII."
+            }
+            (true, true) => {
+                "The push service's URL for this subscription: `https://` or `http://`, a host \
+                 name, a dotted-decimal IPv4 address or a bracketed IPv6 address, an optional \
+                 port and a path of printable ASCII. A plane takes `http://` only when started \
+                 with TERMPLANE_PUSH_ALLOW_HTTP=1, and an address, `localhost` or a name that \
+                 resolves inside its network only when started with \
+                 TERMPLANE_PUSH_ALLOW_PRIVATE=1."
+            }
+        };
+        json!({
+            "type": "string",
+            "maxLength": ENDPOINT_MAX_CHARS,
+            "pattern": Self::pattern(allow_http, allow_private),
+            "not": { "pattern": Self::refused_pattern(allow_private) },
+            "description": said,
+        })
+    }
+
+    /// Parses `s` by the grammar of the widest schema, then with the WHATWG URL parser.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        static WIDEST: OnceLock<Option<jsonschema::Validator>> = OnceLock::new();
+        let bad = || {
+            "must be the push service's URL: http(s)://host[:port][/path] in printable ASCII, \
+             the host a DNS name whose last label starts with a letter, a dotted-decimal IPv4 \
+             address or a bracketed IPv6 address"
+                .to_owned()
+        };
+        if s.chars().count() > ENDPOINT_MAX_CHARS {
+            return Err(format!("must be at most {ENDPOINT_MAX_CHARS} characters"));
+        }
+        if !schema_accepts(&WIDEST, || Self::schema(true, true), s) {
+            return Err(bad());
+        }
+        let mut url = url::Url::parse(s).map_err(|_| bad())?;
+        url.set_fragment(None);
+        let https = match url.scheme() {
+            "https" => true,
+            "http" => false,
+            _ => return Err(bad()),
+        };
+        let host = match url.host() {
+            Some(url::Host::Domain(d)) => EndpointHost::Name(d.to_owned()),
+            Some(url::Host::Ipv4(a)) => EndpointHost::Address(IpAddr::V4(a)),
+            Some(url::Host::Ipv6(a)) => EndpointHost::Address(IpAddr::V6(a)),
+            None => return Err(bad()),
+        };
+        let port = url.port_or_known_default().ok_or_else(bad)?;
+        Ok(Self {
+            url: url.into(),
+            https,
+            host,
+            port,
+        })
+    }
+
+    /// The URL, as kept.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.url
+    }
+
+    /// Whether it is `https://`.
+    #[must_use]
+    pub fn is_https(&self) -> bool {
+        self.https
+    }
+
+    /// Its host.
+    #[must_use]
+    pub fn host(&self) -> &EndpointHost {
+        &self.host
+    }
+
+    /// Its port (the scheme's when the URL names none).
+    #[must_use]
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+}
+
+impl<'de> Deserialize<'de> for PushEndpoint {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Self::parse(&s).map_err(de::Error::custom)
+    }
+}
+
+impl JsonSchema for PushEndpoint {
+    fn schema_name() -> Cow<'static, str> {
+        "PushEndpoint".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        Schema::try_from(Self::schema(true, true)).unwrap_or_default()
+    }
+}
 
 /// `POST /api/devices`: a browser's `PushSubscription` (its `toJSON()`), and a name.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
@@ -23,9 +213,8 @@ use super::Text;
 pub struct DeviceRequest {
     /// A name to tell it from the account's other devices.
     pub name: super::Name<1, 64>,
-    /// The push service's URL for this subscription (`https://`).
-    #[schemars(regex(pattern = r"^https?://[^\s/?#@]+(/[^\s]*)?$"))]
-    pub endpoint: Text<1, 2048>,
+    /// The push service's URL for this subscription.
+    pub endpoint: PushEndpoint,
     /// The subscription's keys.
     pub keys: DeviceKeys,
     /// When the subscription expires (ms), as the browser says; not used.
@@ -179,4 +368,118 @@ pub struct NotificationPrefs {
 pub struct MarkedRead {
     /// Notifications newly marked read.
     pub marked: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+    use proptest::prelude::*;
+
+    static REFUSED: std::sync::LazyLock<jsonschema::Validator> = std::sync::LazyLock::new(|| {
+        jsonschema::validator_for(
+            &json!({ "type": "string", "pattern": PushEndpoint::refused_pattern(true) }),
+        )
+        .unwrap()
+    });
+    static PLAIN: std::sync::LazyLock<jsonschema::Validator> = std::sync::LazyLock::new(|| {
+        jsonschema::validator_for(&PushEndpoint::schema(false, false)).unwrap()
+    });
+
+    fn unanchored(p: &str) -> String {
+        p.strip_prefix('^')
+            .and_then(|p| p.strip_suffix('$'))
+            .unwrap()
+            .to_owned()
+    }
+
+    #[test]
+    fn every_other_spelling_of_an_address_is_refused_and_the_schema_says_so() {
+        let widest = jsonschema::validator_for(&PushEndpoint::schema(true, true)).unwrap();
+        let plain = jsonschema::validator_for(&PushEndpoint::schema(false, false)).unwrap();
+        for host in [
+            "127.1",
+            "2130706433",
+            "0x7f000001",
+            "0177.0.0.1",
+            "0",
+            "1.2.3.09",
+            "01.2.3.4",
+            "256.1.1.1",
+            "[1:2:3:4:5:6:7::8]",
+            "[::01.2.3.4]",
+            "[fe80::1%25eth0]",
+            "a.123",
+            "xn--a.com",
+            "a_b.example",
+            "user@push.example",
+        ] {
+            let url = format!("https://{host}/push");
+            assert!(PushEndpoint::parse(&url).is_err(), "{url}");
+            assert!(!widest.is_valid(&json!(url)), "{url}");
+            assert!(!plain.is_valid(&json!(url)), "{url}");
+        }
+        // Literals and localhost are a private plane's only.
+        for url in [
+            "https://127.0.0.1/push",
+            "https://[::1]:8443/push",
+            "https://[::ffff:127.0.0.1]/push",
+            "https://localhost/push",
+            "https://LocalHost./push",
+            "https://api.localhost:9/push",
+            "http://push.example/x",
+        ] {
+            assert!(PushEndpoint::parse(url).is_ok(), "{url}");
+            assert!(widest.is_valid(&json!(url)), "{url}");
+            assert!(!plain.is_valid(&json!(url)), "{url}");
+        }
+        let e = PushEndpoint::parse("https://Push.Example:443/send/A#frag").unwrap();
+        assert_eq!(e.as_str(), "https://push.example/send/A");
+        assert_eq!(e.host(), &EndpointHost::Name("push.example".into()));
+        assert_eq!((e.is_https(), e.port()), (true, 443));
+        assert!(plain.is_valid(&json!("https://fcm.googleapis.com/fcm/send/x:y-z")));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+
+        /// What the widest schema matches, the type takes, and the URL parser reads the host
+        /// as the pattern did: an address exactly when it is written as one.
+        #[test]
+        fn the_type_takes_what_its_widest_schema_matches(
+            s in proptest::string::string_regex(&unanchored(&PushEndpoint::pattern(true, true))).unwrap()
+        ) {
+            match PushEndpoint::parse(&s) {
+                Ok(e) => {
+                    let authority = s.split_once("://").unwrap().1;
+                    let literal = authority.starts_with('[')
+                        || authority
+                            .split(['/', ':'])
+                            .next()
+                            .unwrap()
+                            .trim_end_matches('.')
+                            .rsplit('.')
+                            .next()
+                            .unwrap()
+                            .starts_with(|c: char| c.is_ascii_digit());
+                    prop_assert_eq!(matches!(e.host(), EndpointHost::Address(_)), literal, "{}", s);
+                    prop_assert!(url::Url::parse(e.as_str()).is_ok());
+                }
+                Err(why) => prop_assert!(REFUSED.is_valid(&json!(s)), "{}: {}", s, why),
+            }
+        }
+
+        /// What the narrowest schema matches (and does not refuse) is an `https://` URL whose
+        /// host is a name.
+        #[test]
+        fn the_narrowest_schema_matches_only_names(
+            s in proptest::string::string_regex(&unanchored(&PushEndpoint::pattern(false, false))).unwrap()
+        ) {
+            if PLAIN.is_valid(&json!(s)) {
+                let e = PushEndpoint::parse(&s).unwrap();
+                prop_assert!(e.is_https());
+                prop_assert!(matches!(e.host(), EndpointHost::Name(_)), "{}", s);
+            }
+        }
+    }
 }

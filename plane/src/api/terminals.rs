@@ -30,8 +30,8 @@ use super::RowId;
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct WsTokenRequest {
-    /// The subshell the token is bound to. Required for a bearer credential; a browser session
-    /// without it gets an unbound token.
+    /// The subshell the token is bound to. A browser session without it gets an unbound token;
+    /// a bearer credential may not have one (403 `PERMISSION_DENIED`): it names the subshell.
     #[serde(default)]
     pub subshell_id: Option<RowId>,
 }
@@ -285,7 +285,10 @@ pub const CLOSE_CODES: &[(u16, &str)] = &[
 pub enum ShareAccess {
     /// Watch the pane (attach read-only; read its row, screen and logs).
     Read,
-    /// Also type into it and resize it through the terminal.
+    /// Also type into it and resize it through the terminal. Typing is full control of the
+    /// pane, and through the token it can be made to print, of whatever that token reaches
+    /// (with the default ceiling, every subshell of its owner to read): see
+    /// `PUT /api/subshells/{id}/shares/{userId}` in the reference.
     Write,
 }
 

@@ -133,13 +133,81 @@ pub struct Upload {
     pub done: bool,
 }
 
+/// The pattern of canonical padded base64 (standard alphabet): whole groups of four
+/// characters, the last possibly ending `==` or `=`, the unused low bits of the character
+/// before the padding zero — so each byte string has exactly one spelling.
+pub const PADDED_BASE64_PATTERN: &str = concat!(
+    "^(?:[A-Za-z0-9+/]{4})*",
+    "(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$"
+);
+
+/// The longest piece, in base64 characters: [`PIECE_BYTES`] encoded.
+pub const PIECE_B64_CHARS: usize = 262_144;
+
+/// A piece's bytes, written as canonical padded base64 ([`PADDED_BASE64_PATTERN`], at most
+/// [`PIECE_B64_CHARS`] characters) and decoded as it is read.
+#[derive(Clone, PartialEq, Eq)]
+pub struct PieceBytes(pub Vec<u8>);
+
+impl PieceBytes {
+    /// Decodes `s`: exactly the texts the pattern matches are taken (a text is canonical
+    /// padded base64 when encoding what it decodes to gives it back).
+    pub fn parse(s: &str) -> Result<Self, String> {
+        use base64ct::{Base64, Encoding as _};
+        let bad = || {
+            format!(
+                "must be padded base64 of the standard alphabet (groups of four characters, \
+                 `=` padding, at most {PIECE_B64_CHARS} characters)"
+            )
+        };
+        if s.len() > PIECE_B64_CHARS {
+            return Err(bad());
+        }
+        let bytes = Base64::decode_vec(s).map_err(|_| bad())?;
+        if Base64::encode_string(&bytes) != s {
+            return Err(bad());
+        }
+        Ok(Self(bytes))
+    }
+}
+
+impl std::fmt::Debug for PieceBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PieceBytes({} bytes)", self.0.len())
+    }
+}
+
+impl<'de> Deserialize<'de> for PieceBytes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Self::parse(&s).map_err(de::Error::custom)
+    }
+}
+
+impl JsonSchema for PieceBytes {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        "PieceBytes".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "string",
+            "maxLength": PIECE_B64_CHARS,
+            "pattern": PADDED_BASE64_PATTERN,
+            "contentEncoding": "base64",
+            "description": "The piece's bytes as padded base64 of the standard alphabet, in its one canonical spelling.",
+        })
+    }
+}
+
 /// `PUT /api/uploads/{id}/pieces/{index}`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PieceRequest {
     /// The piece's bytes, base64 (standard alphabet, padded).
-    #[schemars(length(max = 262_144))]
-    pub data_b64: String,
+    pub data_b64: PieceBytes,
 }
 
 /// Path of the piece route.
@@ -193,6 +261,47 @@ mod tests {
         for name in [".", "..", "a/b", "/", "", "a\u{7}b"] {
             assert!(FileName::new(name).is_err(), "{name:?}");
             assert!(!re(name), "{name:?}");
+        }
+    }
+
+    #[test]
+    fn a_piece_is_taken_exactly_when_the_published_pattern_matches() {
+        let v = jsonschema::validator_for(&serde_json::json!({
+            "type": "string", "pattern": PADDED_BASE64_PATTERN
+        }))
+        .unwrap();
+        for good in ["", "AA==", "AAA=", "AAAA", "/+8=", "aGVsbG8="] {
+            assert!(PieceBytes::parse(good).is_ok(), "{good}");
+            assert!(v.is_valid(&serde_json::json!(good)), "{good}");
+        }
+        for bad in [
+            "A",
+            "AA",
+            "AAA",
+            "AB==",
+            "AAB=",
+            "A===",
+            "aGVsbG8",
+            "aGVs bG8=",
+            "aGVs-G8=",
+            "AA==AA==",
+        ] {
+            assert!(PieceBytes::parse(bad).is_err(), "{bad}");
+            assert!(!v.is_valid(&serde_json::json!(bad)), "{bad}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn every_text_the_pattern_matches_decodes_and_every_encoding_matches(
+            s in proptest::string::string_regex(
+                PADDED_BASE64_PATTERN.strip_prefix('^').unwrap().strip_suffix('$').unwrap()
+            ).unwrap(),
+            bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..64),
+        ) {
+            proptest::prop_assert!(PieceBytes::parse(&s).is_ok(), "{}", s);
+            let text = <base64ct::Base64 as base64ct::Encoding>::encode_string(&bytes);
+            proptest::prop_assert_eq!(PieceBytes::parse(&text).unwrap().0, bytes);
         }
     }
 

@@ -16,7 +16,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::schema::{decode_json, validation_error};
+use super::schema::{decode_json, query_gate, validation_error};
 use crate::error::ApiError;
 use crate::service::{RequestMeta, Service};
 
@@ -175,19 +175,24 @@ impl<T: Serialize + JsonSchema + Send + 'static> IntoAnswer for Json<T> {
 
 // ----- query strings -----
 
-/// The query string decoded into `T` (unknown parameters refused).
+/// The query string decoded into `T` (unknown parameters refused), then held to `T`'s
+/// published schema as a body is ([`query_gate`]): a bound the reference states is a bound the
+/// plane keeps.
 pub(crate) struct Query<T>(pub(crate) T);
 
 impl<T: DeserializeOwned + JsonSchema + Send + 'static> FromCall for Query<T> {
     fn from_call(call: &mut Call) -> Result<Self, ApiError> {
         let q = call.query.as_deref().unwrap_or_default();
         let de = serde_urlencoded::Deserializer::new(form_urlencoded_pairs(q));
-        serde_path_to_error::deserialize(de)
-            .map(Query)
-            .map_err(|e| {
-                let path = e.path().to_string();
-                validation_error(&path, &e.into_inner().to_string())
-            })
+        let decoded = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            validation_error(&path, &e.into_inner().to_string())
+        })?;
+        let pairs: Vec<(String, String)> = form_urlencoded_pairs(q)
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect();
+        query_gate::<T>(&pairs)?;
+        Ok(Self(decoded))
     }
     fn document(doc: &mut OpDoc, gens: &mut Gens) {
         doc.params

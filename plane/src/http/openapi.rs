@@ -32,6 +32,20 @@ impl JsonSchema for Document {
     }
 }
 
+impl Document {
+    /// The document as a plane with these push settings serves it: the push endpoint's schema
+    /// says what this plane takes (`http://` only with `TERMPLANE_PUSH_ALLOW_HTTP=1`, an
+    /// address or `localhost` only with `TERMPLANE_PUSH_ALLOW_PRIVATE=1`), not what any plane
+    /// might.
+    #[must_use]
+    pub(crate) fn for_push_settings(mut self, allow_http: bool, allow_private: bool) -> Self {
+        if let Some(s) = self.0.pointer_mut("/components/schemas/PushEndpoint") {
+            *s = crate::api::notifications::PushEndpoint::schema(allow_http, allow_private);
+        }
+        self
+    }
+}
+
 /// The error body every failure answers with (the spec's "Errors" section).
 fn error_schema() -> Value {
     json!({
@@ -123,7 +137,10 @@ fn operation(r: &RouteDef, gens: &mut Gens) -> Value {
         "operationId": r.op,
         "tags": [r.tag],
         "summary": r.summary,
-        "description": format!("Authentication: {auth_text}"),
+        "description": match r.description {
+            Some(d) => format!("{d}\n\nAuthentication: {auth_text}"),
+            None => format!("Authentication: {auth_text}"),
+        },
         "security": sec,
         "x-credential": credential_name(r.auth),
     });

@@ -146,9 +146,16 @@ pub(crate) fn decode_json<T: DeserializeOwned + JsonSchema + 'static>(
     Ok(decoded)
 }
 
+/// The JSON Schema of `T` (request contract) as the reference states it, with its compiled
+/// validator, built once per type.
+struct Contract {
+    schema: Value,
+    validator: jsonschema::Validator,
+}
+
 /// The compiled JSON Schema of `T` (request contract), built once per type.
-fn validator_for<T: JsonSchema + 'static>() -> Result<Arc<jsonschema::Validator>, ApiError> {
-    type Cache = Mutex<HashMap<TypeId, Arc<jsonschema::Validator>>>;
+fn validator_for<T: JsonSchema + 'static>() -> Result<Arc<Contract>, ApiError> {
+    type Cache = Mutex<HashMap<TypeId, Arc<Contract>>>;
     static CACHE: OnceLock<Cache> = OnceLock::new();
     let cache = CACHE.get_or_init(Cache::default);
     let id = TypeId::of::<T>();
@@ -165,7 +172,7 @@ fn validator_for<T: JsonSchema + 'static>() -> Result<Arc<jsonschema::Validator>
         .into_root_schema_for::<T>()
         .to_value();
     bound_integers(&mut schema);
-    let v = jsonschema::options()
+    let validator = jsonschema::options()
         .with_draft(jsonschema::Draft::Draft202012)
         // `format` stays an annotation, as JSON Schema 2020-12 has it by default: the field types
         // (`Email`) hold the rules, including normalisation a format check would refuse first.
@@ -175,7 +182,7 @@ fn validator_for<T: JsonSchema + 'static>() -> Result<Arc<jsonschema::Validator>
             tracing::error!(error = %e, "a request schema does not compile");
             ApiError::internal()
         })?;
-    let v = Arc::new(v);
+    let v = Arc::new(Contract { schema, validator });
     cache
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -186,8 +193,8 @@ fn validator_for<T: JsonSchema + 'static>() -> Result<Arc<jsonschema::Validator>
 /// Refuses a document whose own kind (object, array, string…) is not the one `T`'s schema
 /// takes.
 fn root_kind<T: JsonSchema + 'static>(value: &Value) -> Result<(), ApiError> {
-    let validator = validator_for::<T>()?;
-    let wrong = validator.iter_errors(value).find(|e| {
+    let contract = validator_for::<T>()?;
+    let wrong = contract.validator.iter_errors(value).find(|e| {
         e.instance_path().as_str().is_empty()
             && matches!(
                 e.kind(),
@@ -236,12 +243,50 @@ fn kind_words(kind: &jsonschema::error::TypeKind) -> String {
 
 /// Refuses a decoded document that its type's published schema does not describe.
 fn schema_gate<T: JsonSchema + 'static>(value: &Value) -> Result<(), ApiError> {
-    let validator = validator_for::<T>()?;
-    let Err(e) = validator.validate(value) else {
+    let contract = validator_for::<T>()?;
+    let Err(e) = contract.validator.validate(value) else {
         return Ok(());
     };
     let (pointer, message) = precise(&e);
     Err(schema_error(&pointer, &message))
+}
+
+/// Checks a query string that decoded into `T` against `T`'s published schema, so every rule
+/// the reference states of a parameter (`maximum`, `minimum`, `pattern`…) holds for a query as
+/// it does for a body. Each parameter's text is read as the JSON value its property's type
+/// names: digits as a number where an integer is taken, `true` and `false` where a boolean is,
+/// text otherwise.
+pub(crate) fn query_gate<T: JsonSchema + 'static>(
+    pairs: &[(String, String)],
+) -> Result<(), ApiError> {
+    let contract = validator_for::<T>()?;
+    let mut doc = serde_json::Map::new();
+    for (name, text) in pairs {
+        let property = &contract.schema["properties"][name];
+        let property = match property["$ref"].as_str() {
+            Some(r) => r
+                .strip_prefix("#/$defs/")
+                .map_or(&Value::Null, |def| &contract.schema["$defs"][def]),
+            None => property,
+        };
+        let takes = |kind: &str| match &property["type"] {
+            Value::String(t) => t == kind,
+            Value::Array(ts) => ts.iter().any(|t| t == kind),
+            _ => false,
+        };
+        let value = if takes("integer") || takes("number") {
+            text.parse::<u64>()
+                .map(Value::from)
+                .or_else(|_| text.parse::<i64>().map(Value::from))
+                .unwrap_or_else(|_| Value::String(text.clone()))
+        } else if takes("boolean") && (text == "true" || text == "false") {
+            Value::Bool(text == "true")
+        } else {
+            Value::String(text.clone())
+        };
+        doc.insert(name.clone(), value);
+    }
+    schema_gate::<T>(&Value::Object(doc))
 }
 
 /// The error the published schema finds in `value`, as precisely as it can say where: inside a
@@ -250,8 +295,8 @@ fn schema_gate<T: JsonSchema + 'static>(value: &Value) -> Result<(), ApiError> {
 /// Serde reads such an enum's fields from a buffer of the whole object, and the path of a field
 /// read there is lost (`field: body`); the schema still knows it.
 fn precise_schema_error<T: JsonSchema + 'static>(value: &Value) -> Option<(String, String)> {
-    let validator = validator_for::<T>().ok()?;
-    let e = validator.iter_errors(value).next()?;
+    let contract = validator_for::<T>().ok()?;
+    let e = contract.validator.iter_errors(value).next()?;
     Some(precise(&e))
 }
 

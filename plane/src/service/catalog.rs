@@ -434,7 +434,9 @@ impl Service {
             .collect())
     }
 
-    /// `PUT /api/nodes/:id/system-access` (an administrator's session).
+    /// `PUT /api/nodes/:id/system-access` (an administrator's session). The local node is
+    /// always open to scripts: setting its access either way is refused with 403 `LOCAL_NODE`,
+    /// like its deletion and key rotation, and nothing is written.
     pub async fn set_system_access(
         &self,
         meta: &RequestMeta,
@@ -442,6 +444,12 @@ impl Service {
         allowed: bool,
     ) -> Result<crate::api::nodes::Node, ApiError> {
         let admin = self.admin(meta).await?;
+        self.managed_remote_node(
+            &admin,
+            node_id,
+            "the local node is always open to scripts: its system access cannot be set",
+        )
+        .await?;
         if !self
             .store
             .set_system_access(&admin.user().id, node_id, allowed, self.now())

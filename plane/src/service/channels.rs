@@ -22,8 +22,8 @@ use super::terminals::live::Audience;
 use super::{Caller, RequestMeta, Service};
 use crate::api::channels::{
     Author, Channel, CreateChannel, EntriesQuery, Entry, EntryPage, Head, Identity, IdentityOwner,
-    MAX_CHANNELS_PER_ACCOUNT, MAX_IDENTITIES_PER_ACCOUNT, MAX_PAGE, MAX_WAIT_MS, Member, PostEntry,
-    RegisterIdentity, SetMember,
+    MAX_CHANNELS_PER_ACCOUNT, MAX_IDENTITIES_PER_ACCOUNT, MAX_IDENTITIES_PER_PANE, MAX_PAGE,
+    MAX_WAIT_MS, Member, PostEntry, RegisterIdentity, SetMember,
 };
 use crate::api::enrollment::Jwk;
 use crate::api::subshells::Access;
@@ -231,9 +231,6 @@ impl Service {
             ));
         }
         let user = c.user().id.clone();
-        if self.store.identity_count(&user).await? >= MAX_IDENTITIES_PER_ACCOUNT {
-            return Err(identity_limit());
-        }
         let row = IdentityRow {
             id: secret::new_id().map_err(|_| ApiError::internal())?,
             user_id: Some(user),
@@ -249,7 +246,12 @@ impl Service {
         };
         match self
             .store
-            .add_identity(&row, c.actor_kind(), MAX_IDENTITIES_PER_ACCOUNT)
+            .add_identity(
+                &row,
+                c.actor_kind(),
+                MAX_IDENTITIES_PER_ACCOUNT,
+                MAX_IDENTITIES_PER_PANE,
+            )
             .await?
         {
             AddIdentity::Added => {}
@@ -260,8 +262,18 @@ impl Service {
                     "that public key is registered already",
                 ));
             }
-            // Another registration took the last place after the check above.
-            AddIdentity::Limit => return Err(identity_limit()),
+            AddIdentity::AccountLimit => {
+                return Err(identity_limit(format!(
+                    "an account holds at most {MAX_IDENTITIES_PER_ACCOUNT} live identities: \
+                     revoke one it no longer uses (DELETE /api/identities/{{id}})"
+                )));
+            }
+            AddIdentity::PaneLimit => {
+                return Err(identity_limit(format!(
+                    "a pane registers at most {MAX_IDENTITIES_PER_PANE} identities in its life \
+                     (revoked ones count): it needs one, kept by its MCP server"
+                )));
+            }
         }
         identity_view(&row).ok_or_else(ApiError::internal)
     }
@@ -747,12 +759,8 @@ impl Service {
     }
 }
 
-fn identity_limit() -> ApiError {
-    ApiError::new(
-        409,
-        "CHANNEL_LIMIT",
-        "an account holds at most 1,000 identities",
-    )
+fn identity_limit(why: String) -> ApiError {
+    ApiError::new(409, "IDENTITY_LIMIT", why)
 }
 
 fn channel_limit() -> ApiError {

@@ -448,7 +448,7 @@ impl Service {
     /// refused).
     pub async fn ping_node(&self, meta: &RequestMeta, id: &str) -> Result<NodePing, ApiError> {
         let c = self.session(meta).await?;
-        let n = self.owned_node(&c, id).await?;
+        let n = self.managed_node(&c, id).await?;
         if n.is_local {
             return Ok(NodePing {
                 ok: true,
@@ -484,7 +484,7 @@ impl Service {
         command: Command,
     ) -> Result<NodeCommandAnswer, ApiError> {
         let c = self.admin(meta).await?;
-        self.owned_node(&c, id).await?;
+        self.managed_node(&c, id).await?;
         // The terminal pumps' tails belong to the pumps: a raw command must not replace or stop one.
         let pump_tail = match &command {
             Command::TailStart(t) => super::terminals::is_viewer_tail(&t.sub_id),
@@ -548,7 +548,7 @@ impl Service {
         q: NodeEventsQuery,
     ) -> Result<NodeEvents, ApiError> {
         let c = self.session(meta).await?;
-        self.owned_node(&c, id).await?;
+        self.managed_node(&c, id).await?;
         Ok(self
             .events
             .read(id, q.after, std::time::Duration::from_millis(q.wait_ms))

@@ -167,9 +167,7 @@ impl Service {
         req: ListenerRequest,
     ) -> Result<Listener, ApiError> {
         let admin = self.admin(meta).await?;
-        let addr: SocketAddr = req.address.as_str().parse().map_err(|_| {
-            ApiError::validation("address", "must be ip:port (an IPv6 address in brackets)")
-        })?;
+        let addr = req.address.0;
         let (bound, stop) = self.start_listener(addr).map_err(|why| bind_failed(&why))?;
         let origin = match &req.origin {
             Some(o) => super::normalize_origin(o.as_str().trim_end_matches('/'))

@@ -1,5 +1,24 @@
 //! Node rows: listing, detail, deletion, key rotation, allowed directories, maintenance,
 //! node downloads and held nodes.
+//!
+//! # Who may do what with a node
+//!
+//! A remote node belongs to the account that enrolled it. The local node (the plane's own host)
+//! belongs to no account: it belongs to the administrators. Seeing a node's row is not owning
+//! it: every signed-in account sees the local node, but only what an owner may do is allowed
+//! to whoever owns the node, and on the local node that is an administrator's session.
+//!
+//! | route | a remote node | the local node |
+//! |---|---|---|
+//! | `GET /api/nodes`, `GET /api/nodes/{id}` (the row) | its owner, administrators | everyone signed in |
+//! | `PUT …/allowed_dirs`, `POST …/ping`, `GET …/events` | its owner, administrators | administrators; others 403 `ADMIN_REQUIRED` |
+//! | `DELETE`, `POST …/key_rotate`, `PUT …/maintenance` | its owner, administrators | refused: 403 `LOCAL_NODE` (others 403 `ADMIN_REQUIRED`) |
+//! | `GET …/harnesses`, `GET …/dirs` (a launch's questions) | who may launch there | who may launch there |
+//! | `POST …/commands` | administrators | administrators |
+//! | `PUT …/system-access`, `POST /api/admin/updates/nodes/{id}` | administrators | refused: 403 `LOCAL_NODE` |
+//!
+//! Another account's remote node answers 404 to everything, as if absent (administrators
+//! excepted). Who may launch where is [`Service::launchable_node`]'s rule.
 
 use termplane_proto::Command;
 
@@ -15,7 +34,9 @@ use crate::store;
 impl Service {
     // ----- nodes -----
 
-    pub(super) async fn owned_node(&self, c: &Caller, id: &str) -> Result<store::Node, ApiError> {
+    /// Node `id` as `c` may see it: any node for an administrator's session, the local node
+    /// for everyone signed in, otherwise the caller's own; any other answers 404, as if absent.
+    async fn visible_node(&self, c: &Caller, id: &str) -> Result<store::Node, ApiError> {
         let n = self
             .store
             .node(id)
@@ -31,17 +52,38 @@ impl Service {
         }
     }
 
-    /// [`Self::owned_node`] for writes the local node does not support: 403 `LOCAL_NODE`
+    /// Node `id` when `c` manages it: every write to a node and every read of what happens on
+    /// it (its events) goes through here.
+    ///
+    /// A remote node is managed by its owner and by any administrator's session; another
+    /// account's node answers 404, as if absent. The local node, the plane's own host, has no
+    /// owner account: it belongs to the administrators. Everyone signed in sees its row (and
+    /// launches on it as far as [`Self::launchable_node`] lets them), but a person who is not an
+    /// administrator manages none of it: 403 `ADMIN_REQUIRED`.
+    pub(super) async fn managed_node(&self, c: &Caller, id: &str) -> Result<store::Node, ApiError> {
+        let n = self.visible_node(c, id).await?;
+        if n.is_local && !c.is_admin_session() {
+            return Err(ApiError::new(
+                403,
+                "ADMIN_REQUIRED",
+                "the local node belongs to the administrators: an administrator's session is \
+                 required to change it or read its events",
+            ));
+        }
+        Ok(n)
+    }
+
+    /// [`Self::managed_node`] for writes the local node does not support: 403 `LOCAL_NODE`
     /// saying `why` when `id` names the plane's own row.
-    pub(super) async fn owned_remote_node(
+    pub(super) async fn managed_remote_node(
         &self,
         c: &Caller,
         id: &str,
         why: &str,
     ) -> Result<store::Node, ApiError> {
-        let n = self.owned_node(c, id).await?;
+        let n = self.managed_node(c, id).await?;
         if n.is_local {
-            return Err(ApiError::new(403, "LOCAL_NODE", why.to_owned()));
+            return Err(local_node_refusal(why));
         }
         Ok(n)
     }
@@ -76,13 +118,13 @@ impl Service {
     /// `GET /api/nodes/:id` (session only).
     pub async fn node(&self, meta: &RequestMeta, id: &str) -> Result<Node, ApiError> {
         let c = self.session(meta).await?;
-        Ok(self.view_node(&c, &self.owned_node(&c, id).await?))
+        Ok(self.view_node(&c, &self.visible_node(&c, id).await?))
     }
 
     /// `DELETE /api/nodes/:id` (session only).
     pub async fn delete_node(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
         let c = self.session(meta).await?;
-        self.owned_remote_node(&c, id, "the local node cannot be deleted")
+        self.managed_remote_node(&c, id, "the local node cannot be deleted")
             .await?;
         match self
             .store
@@ -115,7 +157,7 @@ impl Service {
         id: &str,
     ) -> Result<NodeKeyRotated, ApiError> {
         let c = self.session(meta).await?;
-        self.owned_remote_node(&c, id, "the local node has no node key")
+        self.managed_remote_node(&c, id, "the local node has no node key")
             .await?;
         let node_key = secret::new_token(BEARER_PREFIX)?;
         if !self
@@ -140,7 +182,7 @@ impl Service {
         req: AllowedDirsRequest,
     ) -> Result<Node, ApiError> {
         let c = self.session(meta).await?;
-        self.owned_node(&c, id).await?;
+        self.managed_node(&c, id).await?;
         let dirs: Vec<String> = req
             .allowed_dirs
             .iter()
@@ -195,7 +237,7 @@ impl Service {
         req: MaintenanceRequest,
     ) -> Result<MaintenanceSet, ApiError> {
         let c = self.session(meta).await?;
-        self.owned_remote_node(&c, id, "the local node has no maintenance mirror")
+        self.managed_remote_node(&c, id, "the local node has no maintenance mirror")
             .await?;
         let mirror = termplane_proto::command::Maintenance {
             on: req.on,
@@ -337,14 +379,13 @@ impl Service {
         req: NodeUpdateRequest,
     ) -> Result<NodeUpdateOutcome, ApiError> {
         let c = self.admin(meta).await?;
-        let node = self.owned_node(&c, id).await?;
-        if node.is_local {
-            return Err(ApiError::new(
-                403,
-                "LOCAL_NODE",
+        let node = self
+            .managed_remote_node(
+                &c,
+                id,
                 "the local node runs inside the plane: update the plane itself",
-            ));
-        }
+            )
+            .await?;
         self.send_update(&c, &node, req.force).await
     }
 
@@ -467,4 +508,9 @@ impl Service {
             },
         })
     }
+}
+
+/// The refusal of a write the local node does not support (403 `LOCAL_NODE`), saying `why`.
+pub(super) fn local_node_refusal(why: &str) -> ApiError {
+    ApiError::new(403, "LOCAL_NODE", why.to_owned())
 }

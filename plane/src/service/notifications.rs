@@ -17,12 +17,17 @@
 //!
 //! An endpoint is chosen by whoever registers the device, so the plane must not become their
 //! way to the services of its own host or network (a blind request forgery whose `lastError`
-//! would tell them what answered). Pushes go only to addresses of the public internet: an
-//! endpoint naming a loopback, private, link-local or reserved address literal, or `localhost`,
-//! is refused when it is registered, and at delivery the address the host resolves to *then* is
-//! checked (so a name that resolves inside, or one rebound since, is not reached; the device
-//! keeps the reason as its `lastError`). A plane whose push service lives on its own network is
-//! started with `TERMPLANE_PUSH_ALLOW_PRIVATE=1`.
+//! would tell them what answered). Pushes go only to the public internet, by one rule,
+//! [`termplane_runtime_smol::http::resolve_reaching`]: the host is not `localhost` (nor a name
+//! under it) and *every* address it resolves to is public. An endpoint is written as the WHATWG
+//! URL parser reads it and must name its host by a DNS name
+//! ([`crate::api::notifications::PushEndpoint`]: no address literal in any spelling, so `127.1`
+//! or `2130706433` never reach a resolver as a name). At registration the name is resolved, for
+//! at most [`RESOLVE_AT_REGISTRATION`], and refused when the rule refuses it; a name that does
+//! not resolve then is taken, since the rule is met again at each push, on the addresses the
+//! host resolves to *then* (so a name rebound since is not reached either; the device keeps the
+//! reason as its `lastError`). A plane whose push service lives on its own network is started
+//! with `TERMPLANE_PUSH_ALLOW_PRIVATE=1`, and then neither check is made.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -32,8 +37,8 @@ use termplane_machines::jws::Es256Signer;
 
 use super::{RequestMeta, Service};
 use crate::api::notifications::{
-    Device, DeviceRequest, MarkedRead, Notification, NotificationKind, NotificationPrefs,
-    NotificationsQuery, UnreadCount, VapidKey,
+    Device, DeviceRequest, EndpointHost, MarkedRead, Notification, NotificationKind,
+    NotificationPrefs, NotificationsQuery, PushEndpoint, UnreadCount, VapidKey,
 };
 use crate::error::ApiError;
 use crate::secret;
@@ -43,6 +48,8 @@ use crate::store::{DeviceRow, NotificationRow, Prefs};
 pub(crate) const VAPID_KEY_FILE: &str = "vapid.key";
 /// The largest push response body read.
 const RESPONSE_CAP: u64 = 16 * 1024;
+/// The longest a registration waits for the endpoint's host to resolve.
+pub(crate) const RESOLVE_AT_REGISTRATION: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// What the notifier last saw, and the VAPID key.
 #[derive(Default)]
@@ -161,25 +168,15 @@ impl Service {
     ) -> Result<Device, ApiError> {
         let me = self.person(meta).await?;
         let endpoint = req.endpoint.as_str();
-        let https = endpoint.starts_with("https://");
-        let http = self.settings.push_http && endpoint.starts_with("http://");
-        let host_ok = endpoint
-            .split_once("://")
-            .and_then(|(_, r)| r.split(['/', '?', '#']).next())
-            .is_some_and(|h| !h.is_empty() && !h.contains('@'));
-        if !(https || http) || !host_ok || endpoint.chars().any(char::is_whitespace) {
+        if !req.endpoint.is_https() && !self.settings.push_http {
             return Err(ApiError::validation(
                 "endpoint",
-                "must be the push service's https:// URL",
+                "must be the push service's https:// URL (a plane started with \
+                 TERMPLANE_PUSH_ALLOW_HTTP=1 also takes http://)",
             ));
         }
-        if !self.settings.push_private && names_an_inside_host(endpoint) {
-            return Err(ApiError::validation(
-                "endpoint",
-                "names a loopback, private or reserved address; push services are on the public \
-                 internet (a plane whose push service is on its own network is started with \
-                 TERMPLANE_PUSH_ALLOW_PRIVATE=1)",
-            ));
+        if !self.settings.push_private {
+            reaches_outside(&req.endpoint).await?;
         }
         let key = Base64UrlUnpadded::decode_vec(req.keys.p256dh.trim_end_matches('='))
             .ok()
@@ -538,19 +535,40 @@ impl Service {
     }
 }
 
-/// Whether an endpoint's host is `localhost` (or a name under it) or an address literal that
-/// is not on the public internet. Forms only a resolver reads (`127.1`) pass here and are
-/// caught at delivery, where the resolved address is checked.
-fn names_an_inside_host(endpoint: &str) -> bool {
-    let Ok(u) = termplane_runtime_smol::http::parse_url(endpoint) else {
-        return false;
+/// Refuses an endpoint a push would not be sent to, as far as registration can know: an
+/// address literal (push services are named), or a name the push-time rule refuses now
+/// ([`termplane_runtime_smol::http::resolve_reaching`]). A name that does not resolve within
+/// [`RESOLVE_AT_REGISTRATION`] is taken: each push meets the rule again.
+async fn reaches_outside(endpoint: &PushEndpoint) -> Result<(), ApiError> {
+    use termplane_runtime_smol::http::{Reach, Unreachable, resolve_reaching};
+    let hint = "push services are on the public internet (a plane whose push service is on its \
+                own network is started with TERMPLANE_PUSH_ALLOW_PRIVATE=1)";
+    let name = match endpoint.host() {
+        EndpointHost::Address(_) => {
+            return Err(ApiError::validation(
+                "endpoint",
+                format!("names an address, not a host name: {hint}"),
+            ));
+        }
+        EndpointHost::Name(n) => n.clone(),
     };
-    let host = u.host.trim_end_matches('.').to_ascii_lowercase();
-    if host == "localhost" || host.ends_with(".localhost") {
-        return true;
+    let port = endpoint.port();
+    let resolved = smol::future::or(
+        async {
+            Some(smol::unblock(move || resolve_reaching(&name, port, Reach::PublicOnly)).await)
+        },
+        async {
+            smol::Timer::after(RESOLVE_AT_REGISTRATION).await;
+            None
+        },
+    )
+    .await;
+    match resolved {
+        Some(Err(Unreachable::Inside(why))) => {
+            Err(ApiError::validation("endpoint", format!("{why}: {hint}")))
+        }
+        Some(Ok(_) | Err(Unreachable::Unresolved(_))) | None => Ok(()),
     }
-    host.parse::<std::net::IpAddr>()
-        .is_ok_and(|ip| !termplane_runtime_smol::http::is_public(ip))
 }
 
 /// Why a push was not delivered.

@@ -317,9 +317,7 @@ impl Service {
         req: PieceRequest,
     ) -> Result<Upload, ApiError> {
         let up = self.own_upload(meta, id).await?;
-        let data = <base64ct::Base64 as base64ct::Encoding>::decode_vec(&req.data_b64)
-            .map_err(|_| ApiError::validation("dataB64", "must be standard padded base64"))?;
-        self.write_piece(id, &up, index, data).await
+        self.write_piece(id, &up, index, req.data_b64.0).await
     }
 
     pub(super) async fn write_piece(

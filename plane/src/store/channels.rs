@@ -75,8 +75,10 @@ pub enum AddIdentity {
     Added,
     /// Its key is registered already.
     Taken,
-    /// Its account holds the most identities it may.
-    Limit,
+    /// Its account holds the most live identities it may.
+    AccountLimit,
+    /// Its pane registered the most identities it may.
+    PaneLimit,
 }
 
 /// Why an append did not happen.
@@ -159,26 +161,45 @@ fn entry(r: &sqlx::any::AnyRow) -> Result<EntryRow, sqlx::Error> {
 impl Store {
     // ----- identities -----
 
-    /// Registers an identity, with its audit entry, unless its key is registered already or
-    /// its account holds `limit` identities (counted inside the transaction, under the
-    /// account's lock, so concurrent registrations cannot pass the limit together).
+    /// Registers an identity, with its audit entry, unless its key is registered already, its
+    /// account holds `account_limit` live identities, or (registered by a pane's token) its
+    /// pane registered `pane_limit` identities, revoked ones included. Both are counted inside
+    /// the transaction, under the account's lock, so concurrent registrations cannot pass a
+    /// limit together.
     pub async fn add_identity(
         &self,
         i: &IdentityRow,
         actor_kind: &str,
-        limit: i64,
+        account_limit: i64,
+        pane_limit: i64,
     ) -> Result<AddIdentity, sqlx::Error> {
         let mut tx = self.write_tx().await?;
         if let Some(user) = &i.user_id {
             Self::account_lock(&mut tx, user).await?;
-            let held: i64 = sqlx::query("SELECT COUNT(*) AS n FROM identities WHERE user_id = $1")
+            if let Some(pane) = &i.subshell_id {
+                let registered: i64 = sqlx::query(
+                    "SELECT COUNT(*) AS n FROM identities WHERE user_id = $1 AND subshell_id = $2",
+                )
                 .bind(user)
+                .bind(pane)
                 .fetch_one(&mut *tx)
                 .await?
                 .try_get("n")?;
-            if held >= limit {
+                if registered >= pane_limit {
+                    tx.rollback().await?;
+                    return Ok(AddIdentity::PaneLimit);
+                }
+            }
+            let live: i64 = sqlx::query(
+                "SELECT COUNT(*) AS n FROM identities WHERE user_id = $1 AND revoked_at IS NULL",
+            )
+            .bind(user)
+            .fetch_one(&mut *tx)
+            .await?
+            .try_get("n")?;
+            if live >= account_limit {
                 tx.rollback().await?;
-                return Ok(AddIdentity::Limit);
+                return Ok(AddIdentity::AccountLimit);
             }
         }
         let taken = sqlx::query("SELECT id FROM identities WHERE thumbprint = $1")
@@ -247,13 +268,15 @@ impl Store {
         .collect()
     }
 
-    /// How many identities an account has (its panes' included).
+    /// How many live (not revoked) identities an account holds (its panes' included).
     pub async fn identity_count(&self, user_id: &str) -> Result<i64, sqlx::Error> {
-        sqlx::query("SELECT COUNT(*) AS n FROM identities WHERE user_id = $1")
-            .bind(user_id)
-            .fetch_one(&self.pool)
-            .await?
-            .try_get("n")
+        sqlx::query(
+            "SELECT COUNT(*) AS n FROM identities WHERE user_id = $1 AND revoked_at IS NULL",
+        )
+        .bind(user_id)
+        .fetch_one(&self.pool)
+        .await?
+        .try_get("n")
     }
 
     /// One identity.

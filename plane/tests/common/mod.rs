@@ -111,6 +111,9 @@ pub struct Opts {
     /// Push only to public addresses (as a plane started without
     /// `TERMPLANE_PUSH_ALLOW_PRIVATE=1`); tests otherwise push to a loopback service.
     pub public_push_only: bool,
+    /// Take only `https://` push endpoints (as a plane started without
+    /// `TERMPLANE_PUSH_ALLOW_HTTP=1`); tests otherwise push over plain HTTP.
+    pub https_push_only: bool,
 }
 
 impl Plane {
@@ -146,7 +149,7 @@ impl Plane {
                     downloads_dir: o.downloads_dir.clone(),
                     listen: Some(addr.to_string()),
                     data_dir: Some(dir.clone()),
-                    push_http: true,
+                    push_http: !o.https_push_only,
                     push_private: !o.public_push_only,
                 };
                 let secrets = PlaneSecrets::load_or_create(&dir).unwrap();

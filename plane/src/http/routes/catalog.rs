@@ -71,6 +71,12 @@ pub(super) fn routes() -> Vec<RouteDef> {
             CookieAdmin,
             "Let scripts (system keys) launch subshells on a node, or stop letting them",
         )
+        .describe(
+            "The local node is always open to scripts: setting its access, either way, is \
+             refused with 403 `LOCAL_NODE` (as its deletion and key rotation are) and nothing \
+             changes.",
+        )
+        .errors(&["LOCAL_NODE"])
         .handle(system_access),
         RouteDef::get("/api/presets", "listPresets", User, "The caller's presets")
             .handle(presets),

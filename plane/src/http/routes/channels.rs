@@ -35,7 +35,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "PERMISSION_DENIED",
             "SIGNATURE_INVALID",
             "IDENTITY_EXISTS",
-            "CHANNEL_LIMIT",
+            "IDENTITY_LIMIT",
         ])
         .handle(register_identity),
         RouteDef::get(

@@ -9,7 +9,8 @@
 //!    [`Path`]) and whose answer `R` is [`Json`], [`NoContent`], [`Download`] or [`WithCookie`];
 //!    it calls the service.
 //! 3. Add one entry to [`routes`] in its section: method and path (`:id` for a parameter), an
-//!    operation id, the [`Auth`] it requires, a summary, then optionally `.ok(status)` (default
+//!    operation id, the [`Auth`] it requires, a summary, then optionally `.describe(text)` (the
+//!    rules a reader needs beyond the summary), `.ok(status)` (default
 //!    200; 204 for [`NoContent`]), `.errors(&[...])` (the codes *this* route can answer besides
 //!    those its [`Auth`], method and body imply; every code must be in [`crate::error::CODES`])
 //!    and finally `.handle(name)`, which records the parameters, body and answer schemas from the
@@ -72,6 +73,9 @@ pub(crate) struct RouteDef {
     /// Group in the reference (the first path segment after `/api` unless set).
     pub(crate) tag: &'static str,
     pub(crate) summary: &'static str,
+    /// What the reference says about the operation beyond its summary (its rules, what it
+    /// grants), when there is more to say.
+    pub(crate) description: Option<&'static str>,
     /// The success status.
     pub(crate) ok: u16,
     /// Codes specific to this route (the ones implied by auth, method and body are added).
@@ -110,6 +114,7 @@ impl RouteDef {
             auth,
             tag,
             summary,
+            description: None,
             ok: 200,
             errors: &[],
             handler: Arc::new(|_, _| {
@@ -138,6 +143,10 @@ impl RouteDef {
     }
     fn tag(mut self, tag: &'static str) -> Self {
         self.tag = tag;
+        self
+    }
+    fn describe(mut self, text: &'static str) -> Self {
+        self.description = Some(text);
         self
     }
     fn ok(mut self, status: u16) -> Self {
@@ -224,9 +233,15 @@ impl RouteDef {
         if self.has_body {
             codes.extend(["INPUT_VALIDATION_ERROR", "PAYLOAD_TOO_LARGE"]);
         }
-        // Every route may meet a malformed request (400 `BAD_REQUEST`), a server fault and a
-        // database out of reach (503); a route that changes something, a full disk (507).
-        codes.extend(["BAD_REQUEST", "INTERNAL_ERROR", "DATABASE_UNAVAILABLE"]);
+        // Every route may meet a malformed request (400 `BAD_REQUEST`), a request target over
+        // the limit (414: a long enough query or path parameter makes one), a server fault and
+        // a database out of reach (503); a route that changes something, a full disk (507).
+        codes.extend([
+            "BAD_REQUEST",
+            "URI_TOO_LONG",
+            "INTERNAL_ERROR",
+            "DATABASE_UNAVAILABLE",
+        ]);
         if self.method != Method::Get {
             codes.push("STORAGE_FULL");
         }
@@ -383,7 +398,12 @@ mod tests {
         assert!(enroll.contains(&"SETUP_KEY_SPENT"));
         assert_eq!(
             find(Method::Get, "/api/setup/status"),
-            vec!["BAD_REQUEST", "INTERNAL_ERROR", "DATABASE_UNAVAILABLE"]
+            vec![
+                "BAD_REQUEST",
+                "URI_TOO_LONG",
+                "INTERNAL_ERROR",
+                "DATABASE_UNAVAILABLE"
+            ]
         );
         // Reading accounts is open to bearers; writing them is an admin surface.
         assert!(!find(Method::Get, "/api/users").contains(&"BEARER_NOT_ALLOWED"));

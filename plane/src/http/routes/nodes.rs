@@ -43,22 +43,32 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "List the caller's nodes and the local node",
         )
         .handle(nodes),
-        RouteDef::get("/api/nodes/:id", "getNode", Cookie, "One node").handle(node),
+        RouteDef::get("/api/nodes/:id", "getNode", Cookie, "One node")
+            .describe(LOCAL_NODE_SEEN)
+            .handle(node),
         RouteDef::delete(
             "/api/nodes/:id",
             "deleteNode",
             Cookie,
             "Delete a node; refused while subshells on it are live",
         )
-        .errors(&["LOCAL_NODE", "NODE_HAS_LIVE_SUBSHELLS"])
-            .handle(delete_node),
+        .describe(
+            "By its owner or an administrator. The local node cannot be deleted (403 \
+             `LOCAL_NODE`; 403 `ADMIN_REQUIRED` for a person who is not an administrator).",
+        )
+        .errors(&["ADMIN_REQUIRED", "LOCAL_NODE", "NODE_HAS_LIVE_SUBSHELLS"])
+        .handle(delete_node),
         RouteDef::post(
             "/api/nodes/:id/key_rotate",
             "rotateNodeKey",
             Cookie,
             "Issue a new node key; the old one stops working",
         )
-        .errors(&["LOCAL_NODE"])
+        .describe(
+            "By its owner or an administrator. The local node has no node key (403 \
+             `LOCAL_NODE`; 403 `ADMIN_REQUIRED` for a person who is not an administrator).",
+        )
+        .errors(&["ADMIN_REQUIRED", "LOCAL_NODE"])
         .handle(rotate_node_key),
         RouteDef::put(
             "/api/nodes/:id/allowed_dirs",
@@ -66,7 +76,12 @@ pub(super) fn routes() -> Vec<RouteDef> {
             Cookie,
             "Replace a node's allowed directories",
         )
-        .errors(&["NODE_REFUSED", "COMMAND_TOO_LARGE"])
+        .describe(
+            "By its owner or an administrator. The local node's list confines the panes of the \
+             plane's own host: only an administrator changes it (403 `ADMIN_REQUIRED` for \
+             anyone else, and nothing changes).",
+        )
+        .errors(&["ADMIN_REQUIRED", "NODE_REFUSED", "COMMAND_TOO_LARGE"])
         .handle(set_allowed_dirs),
         RouteDef::put(
             "/api/nodes/:id/maintenance",
@@ -74,7 +89,11 @@ pub(super) fn routes() -> Vec<RouteDef> {
             Cookie,
             "Set a node's maintenance mirror and push it to the node when it is online",
         )
-        .errors(&["LOCAL_NODE"])
+        .describe(
+            "By its owner or an administrator. The local node has no maintenance mirror (403 \
+             `LOCAL_NODE`; 403 `ADMIN_REQUIRED` for a person who is not an administrator).",
+        )
+        .errors(&["ADMIN_REQUIRED", "LOCAL_NODE"])
         .handle(set_maintenance),
         RouteDef::post(
             "/api/nodes/:id/ping",
@@ -82,7 +101,12 @@ pub(super) fn routes() -> Vec<RouteDef> {
             Cookie,
             "Send `ping` through the node link and report the round trip",
         )
+        .describe(
+            "By its owner or an administrator; on the local node, by an administrator (403 \
+             `ADMIN_REQUIRED` for anyone else).",
+        )
         .errors(&[
+            "ADMIN_REQUIRED",
             "NODE_OFFLINE",
             "NODE_LINK_CLOSED",
             "NODE_BAD_RESULT",
@@ -109,7 +133,12 @@ pub(super) fn routes() -> Vec<RouteDef> {
             Cookie,
             "Recent events the node sent on its own (`?after=N&waitMs=M` long-polls up to 25 s)",
         )
-        .errors(&["INPUT_VALIDATION_ERROR"])
+        .describe(
+            "By its owner or an administrator. The events name every pane of the node, whoever \
+             owns it: the local node's are an administrator's to read (403 `ADMIN_REQUIRED` \
+             for anyone else).",
+        )
+        .errors(&["ADMIN_REQUIRED", "INPUT_VALIDATION_ERROR"])
         .handle(node_events),
         // ----- downloads -----
         RouteDef::get(
@@ -146,6 +175,11 @@ pub(super) fn routes() -> Vec<RouteDef> {
         .handle(update_outdated),
     ]
 }
+
+/// What the reference says about seeing a node.
+const LOCAL_NODE_SEEN: &str = "Its owner and administrators see a node; every signed-in account \
+     sees the local node (the plane's own host), which belongs to the administrators: seeing it \
+     is not managing it.";
 
 type Res<T> = Result<T, ApiError>;
 

@@ -21,6 +21,13 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "Mint a 30-second single-use attach token for the terminal WebSocket (a bearer names \
              one subshell; a pane's token only its own)",
         )
+        .describe(
+            "A browser session's token reaches what the session reaches: unbound without \
+             `subshellId` (any pane the account may attach, and the live feed), bound to one \
+             pane with it. A bearer credential's token is always bound to one pane: a system key \
+             names any subshell, a pane's token only its own, and a bearer request without \
+             `subshellId` is refused with 403 `PERMISSION_DENIED`.",
+        )
         .ok(201)
         .errors(&["NOT_FOUND", "PERMISSION_DENIED"])
         .handle(mint),
@@ -39,6 +46,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "Share a subshell with an account for reading or writing, or change the access (open \
              sockets of that account on the pane close with 4403 when it changes)",
         )
+        .describe(WRITE_SHARE_GRANTS)
         .errors(&["NOT_FOUND"])
         .handle(put),
         RouteDef::delete(
@@ -51,6 +59,20 @@ pub(super) fn routes() -> Vec<RouteDef> {
         .handle(delete),
     ]
 }
+
+/// What the reference says a share grants.
+const WRITE_SHARE_GRANTS: &str = "`read` lets the account watch the pane: attach read-only, \
+     read its row, screen and logs; it types nothing.\n\n\
+     `write` also lets it type into the pane, and typing into a shell is full control of that \
+     pane: whoever types can make it print its own token (`TERMPLANE_TOKEN`), read the token \
+     off the screen, and then do anything the token can, as the pane's owner, within the \
+     pane's permission ceiling, from anywhere, until the pane is restarted or terminated. \
+     With the default ceiling (`channels: write`, `subshells: read`) that is reading every \
+     subshell of the owner (screens and logs of all of them, not only this one) and reading \
+     and posting to every channel the owner reaches; a pane launched with `subshells: write` \
+     gives also typing into, restarting, stopping and launching the owner's subshells. Share \
+     `write` only with someone you would trust with all of that; revoking the share closes \
+     their sockets but does not take back a token they read: restart the pane for that.";
 
 type Res<T> = Result<T, ApiError>;
 

@@ -167,10 +167,13 @@ impl Service {
             (Caller::Session { .. }, Some(id)) => {
                 self.reach_for_attach(&c, id).await?;
             }
+            // A well-formed request a bearer may not make: its tokens are bound to one pane.
             (_, None) => {
-                return Err(ApiError::validation(
-                    "subshellId",
-                    "a bearer credential must name the subshell the token is for",
+                return Err(ApiError::new(
+                    403,
+                    "PERMISSION_DENIED",
+                    "a bearer credential mints only tokens bound to one subshell: name it in \
+                     `subshellId`",
                 ));
             }
             (Caller::SystemKey { .. }, Some(id)) => {

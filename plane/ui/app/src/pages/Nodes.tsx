@@ -308,6 +308,20 @@ function NodeDetail({ node, held, onClose, isAdmin }: { node: Node; held: string
   };
 
   const runtime = node.runtime ?? {};
+  // The local node belongs to the administrators: others see it but change nothing of it.
+  if (node.isLocal && !isAdmin) {
+    return (
+      <div class="detail">
+        <Note tone="info">This is the plane's own host. Only an administrator manages it.</Note>
+        <dl class="facts">
+          <dt>Node id</dt>
+          <dd class="mono">{node.nodeId}</dd>
+          <dt>Allowed directories</dt>
+          <dd class="mono">{node.allowedDirs.length ? node.allowedDirs.join(", ") : "unrestricted"}</dd>
+        </dl>
+      </div>
+    );
+  }
   return (
     <div class="detail">
       <ErrorNote error={act.error} />
