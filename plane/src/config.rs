@@ -12,9 +12,9 @@
 //! | — | `TERMPLANE_HEADER_TIMEOUT_SECS` | 10 (request-head and keep-alive idle timeout) |
 //! | — | `TERMPLANE_IO_TIMEOUT_SECS` | 10 (longest a body read or an answer write may make no progress) |
 //! | — | `TERMPLANE_BODY_TIMEOUT_SECS` | 30 (time allowed for a whole request body) |
-//! | — | `TERMPLANE_MIN_SEND_RATE` | 1024 (bytes per second an answer must at least be read at) |
-//! | — | `TERMPLANE_MAX_CONNS_PER_IP` | 256 (open not-upgraded connections per client address; a `TRUSTED_PROXIES` address has none, only the cap in all) |
-//! | — | `TERMPLANE_MAX_CONNS` | 2048 (open not-upgraded connections in all) |
+//! | — | `TERMPLANE_MIN_SEND_RATE` | 1024 (bytes per second an answer must at least be read at, and a request body must at least arrive at, on average once the I/O timeout has passed) |
+//! | — | `TERMPLANE_MAX_CONNS_PER_IP` | 256 (open not-upgraded connections per client address that have shown no valid credential yet; a `TRUSTED_PROXIES` address has none, only the cap in all) |
+//! | — | `TERMPLANE_MAX_CONNS` | 2048 (open not-upgraded connections in all; an eighth is kept for addresses holding fewer than 8 and an eighth for requests with a valid credential, see `termplane::http`) |
 //! | `--no-local-node` | `TERMPLANE_LOCAL_NODE=off` | on: the plane runs panes on its own host (needs tmux); off, it only manages enrolled nodes and launches on the local node are refused |
 //! | — | `TERMPLANE_PUSH_ALLOW_HTTP=1` | off: Web Push endpoints must be `https://` |
 //! | — | `TERMPLANE_PUSH_ALLOW_PRIVATE=1` | off: pushes go only to addresses of the public internet (no loopback, private, link-local or reserved address, checked again at each delivery) |
