@@ -31,6 +31,7 @@
 mod app;
 pub mod chunked;
 mod docs;
+mod gzip;
 mod handler;
 mod live;
 mod openapi;
@@ -137,6 +138,8 @@ impl HttpOptions {
 struct Ctx {
     svc: Arc<Service>,
     routes: Vec<routes::RouteDef>,
+    /// The answers of the routes made once, by route index.
+    kept: Vec<std::sync::OnceLock<gzip::Encoded>>,
     router: Router,
     trusted_proxies: Vec<Cidr>,
 }
@@ -217,6 +220,11 @@ impl Ctx {
             Lookup::Found(Target::Rest(i), params) => {
                 let route = &self.routes[i];
                 let ok = route.ok;
+                let made_once = route.made_once;
+                let accepts_gzip = gzip::accepted(&req.head);
+                if made_once && let Some(kept) = self.kept[i].get() {
+                    return kept.answer(accepts_gzip, "application/json");
+                }
                 let call = Call {
                     meta: info.meta.clone(),
                     params,
@@ -224,6 +232,17 @@ impl Ctx {
                     body: req.body,
                 };
                 match (route.handler)(self.svc.clone(), call).await {
+                    Ok(handler::Answer {
+                        body: AnswerBody::Json(bytes),
+                        ..
+                    }) if made_once => {
+                        // Compressed off the executor, once; a request that raced this one
+                        // to it keeps whichever copy was kept first.
+                        let made = smol::unblock(move || gzip::Encoded::new(bytes)).await;
+                        self.kept[i]
+                            .get_or_init(|| made)
+                            .answer(accepts_gzip, "application/json")
+                    }
                     Ok(answer) => render(ok, answer),
                     Err(e) => error_response(&e, &info.req_id),
                 }
@@ -403,6 +422,7 @@ fn app(svc: Arc<Service>, opts: &HttpOptions) -> Arc<Ctx> {
     }
     Arc::new(Ctx {
         svc,
+        kept: routes.iter().map(|_| std::sync::OnceLock::new()).collect(),
         routes,
         router,
         trusted_proxies: opts.trusted_proxies.clone(),

@@ -90,6 +90,9 @@ pub enum Body {
     Empty,
     /// These bytes.
     Bytes(Vec<u8>),
+    /// Bytes every answer shares (an embedded file, a document made once): written from where
+    /// they are, never copied per connection.
+    Shared(Shared),
     /// A file, streamed: exactly `len` bytes of it.
     File {
         /// Where it is.
@@ -97,6 +100,26 @@ pub enum Body {
         /// How many bytes to send.
         len: u64,
     },
+}
+
+/// Bytes shared by many answers.
+#[derive(Clone)]
+pub enum Shared {
+    /// Embedded in the binary.
+    Static(&'static [u8]),
+    /// Made at run time and kept.
+    Kept(Arc<[u8]>),
+}
+
+impl Shared {
+    /// The bytes.
+    #[must_use]
+    pub fn as_slice(&self) -> &[u8] {
+        match self {
+            Self::Static(b) => b,
+            Self::Kept(b) => b,
+        }
+    }
 }
 
 /// What to run on the raw connection after a `101 Switching Protocols`.
@@ -628,6 +651,7 @@ async fn write_response(
     let len: u64 = match &res.body {
         Body::Empty => 0,
         Body::Bytes(b) => b.len() as u64,
+        Body::Shared(b) => b.as_slice().len() as u64,
         Body::File { path, len } => {
             if !head_only {
                 // A file is read on the blocking pool through a 64 KiB pipe (smol's default pipe
@@ -668,17 +692,22 @@ async fn write_response(
     }
     out.extend_from_slice(b"\r\n");
     let mut pacer = Pacer::new(limits);
-    match res.body {
-        Body::Bytes(b) if !head_only && !bodiless(res.status) => {
+    let bytes: Option<&[u8]> = match &res.body {
+        Body::Bytes(b) => Some(b),
+        Body::Shared(b) => Some(b.as_slice()),
+        Body::Empty | Body::File { .. } => None,
+    };
+    match (&res.body, bytes) {
+        (_, Some(b)) if !head_only && !bodiless(res.status) => {
             if b.len() <= 16 * 1024 {
-                out.extend_from_slice(&b);
+                out.extend_from_slice(b);
                 pacer.write(stream, &out).await?;
             } else {
                 pacer.write(stream, &out).await?;
-                pacer.write(stream, &b).await?;
+                pacer.write(stream, b).await?;
             }
         }
-        Body::File { .. } if !head_only => {
+        (Body::File { .. }, _) if !head_only => {
             pacer.write(stream, &out).await?;
             let Some(mut f) = file else {
                 return Ok(());
