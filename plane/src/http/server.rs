@@ -328,6 +328,9 @@ pub async fn serve_connection<A: App + ?Sized>(
                             }
                         };
                         let mut res = app.refuse(&r, peer);
+                        if on_trial {
+                            res.set_header("retry-after", "1");
+                        }
                         res.close = true;
                         let _ = write_response(&mut stream, res, false, &limits).await;
                         linger(&stream).await;
