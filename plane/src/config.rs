@@ -16,9 +16,9 @@
 //! | `--header-timeout-secs N` | `TERMPLANE_HEADER_TIMEOUT_SECS` | `header_timeout_secs` | 10 (request-head and keep-alive idle timeout) |
 //! | `--io-timeout-secs N` | `TERMPLANE_IO_TIMEOUT_SECS` | `io_timeout_secs` | 10 (longest a body read or an answer write may make no progress) |
 //! | `--body-timeout-secs N` | `TERMPLANE_BODY_TIMEOUT_SECS` | `body_timeout_secs` | 30 (time allowed for a whole request body) |
-//! | `--min-send-rate N` | `TERMPLANE_MIN_SEND_RATE` | `min_send_rate` | 1024 (bytes per second an answer must at least be read at) |
-//! | `--max-conns-per-ip N` | `TERMPLANE_MAX_CONNS_PER_IP` | `max_conns_per_ip` | 256 (open not-upgraded connections per client address; a trusted proxy has none, only the cap in all) |
-//! | `--max-conns N` | `TERMPLANE_MAX_CONNS` | `max_conns` | 2048 (open not-upgraded connections in all) |
+//! | `--min-send-rate N` | `TERMPLANE_MIN_SEND_RATE` | `min_send_rate` | 1024 (bytes per second an answer must at least be read at, and a request body must at least arrive at, on average once the I/O timeout has passed) |
+//! | `--max-conns-per-ip N` | `TERMPLANE_MAX_CONNS_PER_IP` | `max_conns_per_ip` | 256 (open not-upgraded connections per client address that have shown no valid credential yet; a trusted proxy has none, only the cap in all) |
+//! | `--max-conns N` | `TERMPLANE_MAX_CONNS` | `max_conns` | 2048 (open not-upgraded connections in all; an eighth is kept for addresses holding fewer than 8 and an eighth for requests with a valid credential, see `termplane::http`) |
 //! | `--local-node on\|off`, `--no-local-node` | `TERMPLANE_LOCAL_NODE` | `local_node` (bool) | on: the plane runs panes on its own host (needs tmux); off, it only manages enrolled nodes |
 //! | `--push-allow-http[=on\|off]` | `TERMPLANE_PUSH_ALLOW_HTTP` | `push_allow_http` (bool) | off: Web Push endpoints must be `https://` |
 //! | `--push-allow-private[=on\|off]` | `TERMPLANE_PUSH_ALLOW_PRIVATE` | `push_allow_private` (bool) | off: pushes go only to addresses of the public internet |

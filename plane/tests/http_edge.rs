@@ -429,6 +429,223 @@ fn trickling_clients_cannot_hold_every_connection_slot() {
     }
 }
 
+/// A body trickled just fast enough to beat the progress timeout (a byte every 200 ms, under a
+/// 1 s timeout) is cut once it falls below the minimum rate after the grace, long before the
+/// 30 s body deadline; nothing of it reaches the handler.
+#[test]
+fn a_body_slower_than_the_minimum_rate_is_cut_long_before_the_body_deadline() {
+    let p = Plane::start_with(Opts {
+        io_timeout: Some(Duration::from_secs(1)),
+        body_timeout: Some(Duration::from_secs(30)),
+        min_send_rate: Some(1024),
+        ..Opts::default()
+    });
+    let mut s = TcpStream::connect(p.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let started = Instant::now();
+    s.write_all(
+        format!(
+            "POST /api/setup HTTP/1.1\r\nHost: x\r\nOrigin: {}\r\nContent-Length: 1000\r\n\r\n",
+            p.origin()
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    for _ in 0..40 {
+        std::thread::sleep(Duration::from_millis(200));
+        if s.write_all(b" ").is_err() || started.elapsed() > Duration::from_secs(8) {
+            break;
+        }
+    }
+    let r = read_raw(&mut s);
+    assert_eq!(r.error(408), "REQUEST_TIMEOUT");
+    assert!(
+        r.json()["message"]
+            .as_str()
+            .unwrap()
+            .contains("bytes per second"),
+        "{}",
+        r.json()
+    );
+    assert!(r.closed);
+    assert!(
+        started.elapsed() < Duration::from_secs(6),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(p.get("/api/setup/status").send().json()["setupDone"], false);
+}
+
+/// A body that keeps above the minimum rate is read to its end even though it takes longer
+/// than the grace.
+#[test]
+fn a_body_that_keeps_the_minimum_rate_is_served_past_the_grace() {
+    let p = Plane::start_with(Opts {
+        io_timeout: Some(Duration::from_secs(1)),
+        body_timeout: Some(Duration::from_secs(30)),
+        min_send_rate: Some(1024),
+        ..Opts::default()
+    });
+    let mut body =
+        br#"{"email":"a@example.test","displayName":"A","password":"long enough pw"}"#.to_vec();
+    body.resize(4000, b' ');
+    let mut s = TcpStream::connect(p.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(
+        format!(
+            "POST /api/setup HTTP/1.1\r\nHost: x\r\nOrigin: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            p.origin(),
+            body.len()
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    // 800 bytes every 400 ms: 2,000 bytes per second, for 2 s.
+    let started = Instant::now();
+    for piece in body.chunks(800) {
+        s.write_all(piece).unwrap();
+        std::thread::sleep(Duration::from_millis(400));
+    }
+    assert!(started.elapsed() > Duration::from_secs(1));
+    let r = read_raw(&mut s);
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(p.get("/api/setup/status").send().json()["setupDone"], true);
+}
+
+/// A connection from `ip` (a loopback address of 127.0.0.0/8) to the plane.
+fn connect_from(ip: std::net::Ipv4Addr, to: std::net::SocketAddr) -> TcpStream {
+    let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    sock.bind(&std::net::SocketAddr::new(ip.into(), 0).into())
+        .unwrap();
+    sock.connect(&to.into()).unwrap();
+    sock.into()
+}
+
+/// One request from `ip` on a fresh connection, and its answer.
+fn exchange_from(p: &Plane, ip: std::net::Ipv4Addr, req: &Req) -> Raw {
+    let mut s = connect_from(ip, p.addr);
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    s.write_all(&req.bytes(false)).unwrap();
+    read_raw(&mut s)
+}
+
+/// Whether the plane still holds `s` open without having answered it.
+fn held(s: &mut TcpStream) -> bool {
+    s.set_nonblocking(true).unwrap();
+    let mut b = [0_u8; 512];
+    let held = matches!(s.read(&mut b), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock);
+    s.set_nonblocking(false).unwrap();
+    held
+}
+
+/// 2,100 connections from ten addresses, each sending a request head and then nothing of its
+/// body (as a client trickling it would), take the open share of the plane's 2,048 places
+/// (1,536: three quarters) and no more. A client from a new address is still served, and so is
+/// a request from one of the flooding addresses that carries a valid session cookie or system
+/// key; without a credential, or with a wrong one, that address is told 503 `PLANE_BUSY`. The
+/// flood's connections are not cut to make that room: the places are reserved.
+#[test]
+fn a_flood_of_slow_bodies_leaves_room_for_new_addresses_and_for_credentials() {
+    use std::net::Ipv4Addr;
+    let p = Plane::start_with(Opts {
+        // The flood holds its places for the whole test (the rate rule has its own tests).
+        io_timeout: Some(Duration::from_secs(120)),
+        body_timeout: Some(Duration::from_secs(120)),
+        ..Opts::default()
+    });
+    let admin = p.setup_admin();
+    let (_, key) = p.system_key(&admin);
+    let origin = p.origin();
+    let flooder = |i: usize| Ipv4Addr::new(127, 0, 0, 2 + u8::try_from(i % 10).unwrap());
+    let head = format!(
+        "POST /api/setup HTTP/1.1\r\nHost: x\r\nOrigin: {origin}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{{"
+    );
+    let measuring = MEASURING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let before = rss_kib();
+    let mut flood: Vec<TcpStream> = (0..2100)
+        .map(|i| {
+            let mut s = connect_from(flooder(i), p.addr);
+            // A connection refused at once may already be closed: its write can fail.
+            let _ = s.write_all(head.as_bytes());
+            s
+        })
+        .collect();
+    // Every connection beyond the open share is answered 503 (at once, or after its head on
+    // trial) and closed; the client lets those go.
+    let open_share = 2048 - 2 * (2048 / 8);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        flood.retain_mut(held);
+        if flood.len() <= open_share || Instant::now() > deadline {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        flood.len(),
+        open_share,
+        "the flood holds more than the open share"
+    );
+    let grown = rss_kib().saturating_sub(before);
+    // Both ends live in this process; a connection's body buffer grows only with what arrived.
+    assert!(
+        grown < 100 * 1024,
+        "RSS grew by {grown} KiB for {} held connections",
+        flood.len()
+    );
+    drop(measuring);
+
+    // A new address: the newcomers' reserve.
+    let r = exchange_from(
+        &p,
+        Ipv4Addr::new(127, 0, 0, 100),
+        &p.get("/api/setup/status"),
+    );
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(r.json()["setupDone"], true);
+    // A flooding address with a session cookie, or with a system key: the credential reserve.
+    let r = exchange_from(
+        &p,
+        flooder(0),
+        &p.get("/api/auth/session").header("Cookie", &admin),
+    );
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(r.json()["email"], ADMIN, "{}", r.json());
+    let r = exchange_from(&p, flooder(1), &p.get("/api/nodes").bearer(&key));
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    assert!(r.json().as_array().is_some_and(|n| !n.is_empty()));
+    // The same addresses without a credential, or with one the plane does not know: busy.
+    let (cookie_name, cookie_value) = admin.split_once('=').unwrap();
+    let wrong_cookie = format!("{cookie_name}={}", "A".repeat(cookie_value.len()));
+    for req in [
+        p.get("/api/setup/status"),
+        p.get("/api/nodes")
+            .bearer("tp_0000000000000000000000000000000000000000000"),
+        p.get("/api/auth/session").header("Cookie", &wrong_cookie),
+    ] {
+        let r = exchange_from(&p, flooder(2), &req);
+        assert_eq!(r.error(503), "PLANE_BUSY");
+        assert_eq!(r.header("retry-after"), Some("1"));
+        assert!(r.closed);
+    }
+    // None of that room was made by cutting the flood.
+    flood.retain_mut(held);
+    assert_eq!(flood.len(), open_share);
+    drop(flood);
+    // Once the flood has gone, the flooding addresses are served as before.
+    let started = Instant::now();
+    loop {
+        let r = exchange_from(&p, flooder(2), &p.get("/api/setup/status"));
+        if r.status == 200 {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(20), "still refused");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 /// A connection over the caps reads why it is closed — a 503 `PLANE_BUSY` with the API's
 /// error body and `Retry-After` — instead of a bare close; one slot freed, the next is served.
 #[test]
@@ -503,6 +720,10 @@ fn a_trusted_proxy_has_no_per_address_cap_but_the_cap_in_all() {
     );
 }
 
+/// Held by the tests that measure the process's memory, so that one's connections do not count
+/// in the other's growth.
+static MEASURING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn rss_kib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap();
     status
@@ -526,6 +747,9 @@ fn downloads_to_clients_that_never_read_hold_bounded_memory_and_are_cut() {
         downloads_dir: Some(dir.clone()),
         ..Opts::default()
     });
+    let _measuring = MEASURING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let before = rss_kib();
     let mut idle = Vec::new();
     for _ in 0..40 {

@@ -290,12 +290,14 @@ fn served_again(addr: std::net::SocketAddr) -> bool {
     false
 }
 
-// The header timeout is 4 s: an extra connection that was wrongly admitted would be closed only
-// after it, so "closed within 2.5 s" tells the two cases apart with room for a slow machine.
+// The header timeout is 6 s. A connection over the per-address cap is admitted only on trial
+// (its first head must carry a credential, within 2 s): one that sends nothing is told 503 and
+// closed after those 2 s, so "closed within 4.5 s" tells it from a connection wrongly admitted,
+// which would be closed only at the header timeout.
 #[test]
 fn g90_per_ip_cap_on_unupgraded_connections_and_idle_timeout() {
     let p = Plane::start_with(Opts {
-        header_timeout: Some(Duration::from_secs(4)),
+        header_timeout: Some(Duration::from_secs(6)),
         max_conns_per_ip: Some(3),
         ..Opts::default()
     });
@@ -309,13 +311,29 @@ fn g90_per_ip_cap_on_unupgraded_connections_and_idle_timeout() {
         .collect();
     // Let the accept loop count them.
     std::thread::sleep(Duration::from_millis(500));
-    // Over the cap: closed at once.
+    // Over the cap, without a credential: refused.
     let mut extra = TcpStream::connect(p.addr).unwrap();
-    let took = closed_within(&mut extra, Duration::from_secs(3));
-    assert!(took < Duration::from_millis(2500), "{took:?}");
+    extra
+        .set_read_timeout(Some(Duration::from_secs(3)))
+        .unwrap();
+    extra
+        .write_all(b"GET /api/setup/status HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    assert_eq!(read_response(&mut extra, "GET").code(), "PLANE_BUSY");
+    // Over the cap and silent: told 503 too, and closed well before the header timeout.
+    let mut extra = TcpStream::connect(p.addr).unwrap();
+    extra
+        .set_read_timeout(Some(Duration::from_secs(6)))
+        .unwrap();
+    let started = Instant::now();
+    let busy = read_response(&mut extra, "GET");
+    assert_eq!(busy.code(), "PLANE_BUSY");
+    assert_eq!(busy.header("retry-after"), Some("1"));
+    let took = started.elapsed() + closed_within(&mut extra, Duration::from_secs(6));
+    assert!(took < Duration::from_millis(4500), "{took:?}");
     // The idle ones are closed by the timeout, then the address is served again.
     for mut s in idle {
-        closed_within(&mut s, Duration::from_secs(8));
+        closed_within(&mut s, Duration::from_secs(10));
     }
     assert!(served_again(p.addr));
     assert_eq!(p.svc.links().status(&e.node_id), Some(LinkStatus::Online));

@@ -828,4 +828,86 @@ fn the_reference_says_what_a_write_share_grants() {
     ] {
         assert!(said.contains(words), "{words:?} is not said: {said}");
     }
+fn gunzip(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(bytes), &mut out).unwrap();
+    out
+}
+
+/// The reference's heavy parts go gzip-compressed to a client that asks: Swagger UI's script
+/// (1.7 MB as it is), its stylesheet, the reference's own files, the OpenAPI document and the
+/// terminal page, each with `Content-Encoding: gzip` and `Vary: Accept-Encoding`, and each the
+/// same bytes once inflated. A client that does not ask, or refuses gzip, gets them as they are.
+#[test]
+fn the_reference_is_sent_gzip_compressed_only_to_a_client_that_asks() {
+    let p = Plane::start();
+    let dist = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/ui/node_modules/swagger-ui-dist"
+    );
+    let own = concat!(env!("CARGO_MANIFEST_DIR"), "/ui");
+    // (address, the file it serves when there is one, most bytes on the wire compressed)
+    let cases: [(&str, Option<String>, usize); 6] = [
+        (
+            "/docs/assets/swagger-ui-bundle.js",
+            Some(format!("{dist}/swagger-ui-bundle.js")),
+            520 * 1024,
+        ),
+        (
+            "/docs/assets/swagger-ui.css",
+            Some(format!("{dist}/swagger-ui.css")),
+            36 * 1024,
+        ),
+        (
+            "/docs/assets/init.js",
+            Some(format!("{own}/init.js")),
+            2 * 1024,
+        ),
+        (
+            "/docs/assets/reference.css",
+            Some(format!("{own}/reference.css")),
+            4 * 1024,
+        ),
+        ("/api/openapi.json", None, 64 * 1024),
+        ("/docs/terminal", None, 12 * 1024),
+    ];
+    for (path, file, most) in cases {
+        let plain = p.get(path).send();
+        assert_eq!(plain.status, 200, "{path}");
+        assert_eq!(plain.header("content-encoding"), None, "{path}");
+        assert_eq!(plain.header("vary"), Some("accept-encoding"), "{path}");
+        if let Some(f) = &file {
+            assert_eq!(plain.body, std::fs::read(f).unwrap(), "{path}");
+        }
+        let zipped = p.get(path).header("Accept-Encoding", "gzip, br").send();
+        assert_eq!(zipped.status, 200, "{path}");
+        assert_eq!(zipped.header("content-encoding"), Some("gzip"), "{path}");
+        assert_eq!(zipped.header("vary"), Some("accept-encoding"), "{path}");
+        assert_eq!(
+            zipped.header("content-type"),
+            plain.header("content-type"),
+            "{path}"
+        );
+        assert!(
+            zipped.body.len() <= most && zipped.body.len() < plain.body.len() / 2,
+            "{path}: {} bytes on the wire compressed, {} as it is",
+            zipped.body.len(),
+            plain.body.len()
+        );
+        assert_eq!(gunzip(&zipped.body), plain.body, "{path}");
+        let refused = p
+            .get(path)
+            .header("Accept-Encoding", "gzip;q=0, identity")
+            .send();
+        assert_eq!(refused.header("content-encoding"), None, "{path}");
+        assert_eq!(refused.body, plain.body, "{path}");
+    }
+    // The document is made once: every answer is the same bytes, and it is still the document.
+    let again = p
+        .get("/api/openapi.json")
+        .header("Accept-Encoding", "gzip")
+        .send();
+    let doc: Value = serde_json::from_slice(&gunzip(&again.body)).unwrap();
+    assert_eq!(doc, document(&p));
+    assert_eq!(doc["openapi"], "3.1.0");
 }

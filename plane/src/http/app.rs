@@ -17,8 +17,8 @@
 use std::sync::Arc;
 
 use super::handler::BoxFut;
-use super::server::{Request, Response};
-use super::{Ctx, ReqInfo, error_response};
+use super::server::{Request, Response, Shared};
+use super::{Ctx, ReqInfo, error_response, gzip};
 use crate::error::ApiError;
 
 include!(concat!(env!("OUT_DIR"), "/app_assets.rs"));
@@ -55,38 +55,18 @@ pub(super) fn is_app_route(path: &str) -> bool {
     !reserved.iter().any(|r| under(path, r)) && !is_operator_path(path)
 }
 
-/// Whether the request accepts a gzip body (`gzip` listed without `q=0`).
-fn accepts_gzip(req: &Request) -> bool {
-    req.head.all("accept-encoding").any(|v| {
-        v.split(',').any(|item| {
-            let mut parts = item.split(';');
-            let coding = parts.next().unwrap_or_default().trim();
-            let refused = parts.any(|p| {
-                let p = p.trim();
-                p.strip_prefix("q=")
-                    .is_some_and(|q| q.trim().parse::<f32>().is_ok_and(|q| q <= 0.0))
-            });
-            (coding.eq_ignore_ascii_case("gzip") || coding == "*") && !refused
-        })
-    })
-}
-
 fn file(name: &str) -> Option<&'static (&'static str, &'static str, &'static [u8], &'static [u8])> {
     APP_ASSETS.iter().find(|(n, ..)| *n == name)
 }
 
 fn serve(req: &Request, name: &str, cache: &str) -> Option<Response> {
     let (_, content_type, bytes, gz) = file(name)?;
-    let gzip = accepts_gzip(req) && gz.len() < bytes.len();
-    let mut res = Response::bytes(
-        200,
+    let mut res = gzip::answer(
+        gzip::accepted(&req.head),
         content_type,
-        if gzip { gz.to_vec() } else { bytes.to_vec() },
+        Shared::Static(bytes),
+        Shared::Static(gz),
     );
-    if gzip {
-        res.set_header("content-encoding", "gzip");
-    }
-    res.set_header("vary", "accept-encoding");
     res.set_header("cache-control", cache);
     res.set_header("content-security-policy", APP_CSP);
     res.set_header("x-frame-options", "DENY");

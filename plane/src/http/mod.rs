@@ -11,7 +11,8 @@
 //! * [`server`] — one connection: deadlines on heads, bodies and answers, bounded buffers,
 //!   keep-alive, upgrades, lingering close;
 //! * this file — the accept loop (caps on not-upgraded connections per client address and in
-//!   all, `TCP_NODELAY`), graceful shutdown (stop accepting, close node links with 1000, let
+//!   all, with places reserved for new addresses and for requests with a valid credential: see
+//!   [`FEW_CONNS_PER_IP`] and the policy beside it; `TCP_NODELAY`), graceful shutdown (stop accepting, close node links with 1000, let
 //!   requests in flight finish within a bound), the router (404, and 405 with `Allow`), the
 //!   checks every request meets ([`Service::guard_admin_surface`] before routing,
 //!   [`Service::guard_origin`] once an operation is found), one error body for every failure
@@ -30,6 +31,7 @@
 mod app;
 pub mod chunked;
 mod docs;
+mod gzip;
 mod handler;
 mod install;
 mod live;
@@ -93,11 +95,14 @@ pub struct HttpOptions {
     pub io_timeout: Duration,
     /// Time allowed for a whole request body.
     pub body_timeout: Duration,
-    /// Slowest average rate (bytes per second) an answer may be read at.
+    /// Slowest average rate (bytes per second) an answer may be read at, and a request body may
+    /// arrive at, once `io_timeout` has passed.
     pub min_send_rate: u64,
-    /// Most open not-upgraded connections from one client address.
+    /// Most open not-upgraded connections from one client address that have shown no valid
+    /// credential.
     pub max_conns_per_ip: usize,
-    /// Most open not-upgraded connections in all.
+    /// Most open not-upgraded connections in all (a quarter of them reserved: see
+    /// [`FEW_CONNS_PER_IP`]).
     pub max_conns: usize,
     /// Reverse proxies whose `X-Forwarded-For` names the client (see [`crate::net`]).
     pub trusted_proxies: Vec<Cidr>,
@@ -137,6 +142,8 @@ impl HttpOptions {
 struct Ctx {
     svc: Arc<Service>,
     routes: Vec<routes::RouteDef>,
+    /// The answers of the routes made once, by route index.
+    kept: Vec<std::sync::OnceLock<gzip::Encoded>>,
     router: Router,
     trusted_proxies: Vec<Cidr>,
 }
@@ -180,8 +187,12 @@ fn error_response(e: &ApiError, req_id: &str) -> Response {
     res
 }
 
-fn meta_of(req: &Request, cookie_name: &str, trusted: &[Cidr]) -> RequestMeta {
-    let head = &req.head;
+fn meta_of(
+    head: &wire::Head,
+    peer: SocketAddr,
+    cookie_name: &str,
+    trusted: &[Cidr],
+) -> RequestMeta {
     let session_cookie = head
         .all("cookie")
         .flat_map(|h| h.split(';'))
@@ -189,8 +200,7 @@ fn meta_of(req: &Request, cookie_name: &str, trusted: &[Cidr]) -> RequestMeta {
             let (n, v) = pair.trim().split_once('=')?;
             (n == cookie_name).then(|| v.to_owned())
         });
-    let peer: IpAddr = req.peer.ip();
-    let client = crate::net::client_ip(peer, head.all("x-forwarded-for"), trusted);
+    let client = crate::net::client_ip(peer.ip(), head.all("x-forwarded-for"), trusted);
     RequestMeta {
         method: head.method.as_str().to_owned(),
         path: head.path.clone(),
@@ -226,6 +236,11 @@ impl Ctx {
             Lookup::Found(Target::Rest(i), params, _) => {
                 let route = &self.routes[i];
                 let ok = route.ok;
+                let made_once = route.made_once;
+                let accepts_gzip = gzip::accepted(&req.head);
+                if made_once && let Some(kept) = self.kept[i].get() {
+                    return kept.answer(accepts_gzip, "application/json");
+                }
                 let call = Call {
                     meta: info.meta.clone(),
                     params,
@@ -233,6 +248,17 @@ impl Ctx {
                     body: req.body,
                 };
                 match (route.handler)(self.svc.clone(), call).await {
+                    Ok(handler::Answer {
+                        body: AnswerBody::Json(bytes),
+                        ..
+                    }) if made_once => {
+                        // Compressed off the executor, once; a request that raced this one
+                        // to it keeps whichever copy was kept first.
+                        let made = smol::unblock(move || gzip::Encoded::new(bytes)).await;
+                        self.kept[i]
+                            .get_or_init(|| made)
+                            .answer(accepts_gzip, "application/json")
+                    }
                     Ok(answer) => render(ok, answer),
                     Err(e) => error_response(&e, &info.req_id),
                 }
@@ -312,7 +338,12 @@ impl server::App for AppRef {
         Box::pin(async move {
             let started = Instant::now();
             let req_id = new_req_id();
-            let meta = meta_of(&req, ctx.svc.settings().cookie_name(), &ctx.trusted_proxies);
+            let meta = meta_of(
+                &req.head,
+                req.peer,
+                ctx.svc.settings().cookie_name(),
+                &ctx.trusted_proxies,
+            );
             let (method, path) = (meta.method.clone(), meta.path.clone());
             let info = ReqInfo {
                 req_id: req_id.clone(),
@@ -373,6 +404,21 @@ impl server::App for AppRef {
         tracing::info!(peer = %peer, status = refusal.status, req_id = %req_id, reason = %refusal.message, "request refused before routing");
         res
     }
+
+    fn vouch(&self, head: &wire::Head, peer: SocketAddr) -> BoxFut<bool> {
+        let ctx = &self.0;
+        let meta = meta_of(
+            head,
+            peer,
+            ctx.svc.settings().cookie_name(),
+            &ctx.trusted_proxies,
+        );
+        if meta.authorization.is_empty() && meta.session_cookie.is_none() {
+            return Box::pin(async { false });
+        }
+        let svc = ctx.svc.clone();
+        Box::pin(async move { svc.vouches_for(&meta).await })
+    }
 }
 
 // ----- handlers outside the REST list -----
@@ -422,6 +468,7 @@ fn app(svc: Arc<Service>, opts: &HttpOptions) -> Arc<Ctx> {
     }
     Arc::new(Ctx {
         svc,
+        kept: routes.iter().map(|_| std::sync::OnceLock::new()).collect(),
         routes,
         router,
         trusted_proxies: opts.trusted_proxies.clone(),
@@ -442,57 +489,184 @@ impl server::Activity for InFlight {
     }
 }
 
-/// Open not-upgraded connections, per client address and in all.
+/// Below this many connections an address counts as holding few: it may take the newcomers'
+/// reserve, and it is how many connections one address may hold on trial.
+pub const FEW_CONNS_PER_IP: usize = 8;
+
+/// The places of not-upgraded connections, and who may take which.
+///
+/// A connection is *unproven* until one of its request heads carries a credential the plane
+/// accepts (a session cookie, a system key, a pane's token, a node key), then *proven* for the
+/// rest of its life. Of the [`HttpOptions::max_conns`] places:
+///
+/// * the **open share** (three quarters) takes any unproven connection, at most
+///   [`HttpOptions::max_conns_per_ip`] from one address;
+/// * the **newcomers' reserve** (an eighth) takes, once the open share is full, an unproven
+///   connection from an address holding fewer than [`FEW_CONNS_PER_IP`] (still within the
+///   per-address cap): a new client is served however many connections a few busy addresses
+///   hold;
+/// * the **credential reserve** (the last eighth) is never given to unproven connections. A
+///   connection that no other place admits is taken *on trial* (at most [`FEW_CONNS_PER_IP`]
+///   per address) while any place is free: its first request head must come within
+///   [`server::TRIAL_HEAD_TIMEOUT`] and carry a credential, else it is answered 503
+///   `PLANE_BUSY` and closed. So a signed-in person, a script with its key or a node always
+///   gets through, even from an address that is flooding the plane.
+///
+/// A proven connection leaves the unproven counts (its address's and the shares'), so people
+/// behind one NAT are limited by the places in all, not by the per-address cap. A trusted
+/// reverse proxy carries every client's connections: the per-address caps (unproven and on
+/// trial) do not apply to it.
+///
+/// Slow clients cannot keep their places for long either: a request head has the header
+/// timeout, and a body must keep at least [`HttpOptions::min_send_rate`] bytes per second on
+/// average after a grace of [`HttpOptions::io_timeout`] (see [`server`]). What this does not
+/// stop is a flood from many addresses each holding few connections: it can fill the open
+/// share and the newcomers' reserve, and the credential reserve is what then still serves.
+struct Places {
+    max: usize,
+    per_ip: usize,
+    /// Unproven connections above this many take only newcomers.
+    open_share: usize,
+    /// Unproven connections never exceed this many (the rest is the credential reserve).
+    unproven_cap: usize,
+    proxies: Vec<Cidr>,
+    counts: std::sync::Mutex<PlaceCounts>,
+}
+
 #[derive(Default)]
-struct ConnCounts {
-    per_ip: std::sync::Mutex<std::collections::HashMap<IpAddr, usize>>,
-    total: AtomicUsize,
+struct PlaceCounts {
+    unproven: usize,
+    trials: usize,
+    proven: usize,
+    by_ip: std::collections::HashMap<IpAddr, ByIp>,
 }
 
-/// One counted connection; uncounted on drop (the connection ended or became a WebSocket).
-struct Counted {
-    counts: Arc<ConnCounts>,
+impl PlaceCounts {
+    fn total(&self) -> usize {
+        self.unproven + self.trials + self.proven
+    }
+}
+
+/// An address's unproven connections and connections on trial (an address with neither is
+/// forgotten).
+#[derive(Clone, Copy, Default)]
+struct ByIp {
+    unproven: usize,
+    trials: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Class {
+    Unproven,
+    Trial,
+    Proven,
+}
+
+/// One connection's place; given back on drop (the connection ended or became a WebSocket).
+struct Place {
+    places: Arc<Places>,
     ip: IpAddr,
+    class: Class,
 }
 
-impl ConnCounts {
-    fn admit(self: &Arc<Self>, ip: IpAddr, opts: &HttpOptions) -> Option<Counted> {
-        let mut per_ip = self
-            .per_ip
+impl Places {
+    fn new(opts: &HttpOptions) -> Self {
+        let reserve = opts.max_conns / 8;
+        Self {
+            max: opts.max_conns,
+            per_ip: opts.max_conns_per_ip,
+            open_share: opts.max_conns - 2 * reserve,
+            unproven_cap: opts.max_conns - reserve,
+            proxies: opts.trusted_proxies.clone(),
+            counts: std::sync::Mutex::default(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, PlaceCounts> {
+        self.counts
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let here = per_ip.get(&ip).copied().unwrap_or(0);
-        // A trusted reverse proxy carries every client's connections: the per-address cap
-        // would let one client behind it lock all the others out. It has the cap in all only.
-        let proxy = opts.trusted_proxies.iter().any(|c| c.contains(ip));
-        if (here >= opts.max_conns_per_ip && !proxy)
-            || self.total.load(Ordering::SeqCst) >= opts.max_conns
-        {
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// A place for a new connection from `ip`, or `None` (answered 503 at once).
+    fn admit(self: &Arc<Self>, ip: IpAddr) -> Option<Place> {
+        let mut c = self.lock();
+        if c.total() >= self.max {
             return None;
         }
-        per_ip.insert(ip, here + 1);
-        self.total.fetch_add(1, Ordering::SeqCst);
-        Some(Counted {
-            counts: self.clone(),
+        let proxy = self.proxies.iter().any(|r| r.contains(ip));
+        let here = c.by_ip.get(&ip).copied().unwrap_or_default();
+        let under_ip_cap = proxy || here.unproven < self.per_ip;
+        let share = if c.unproven < self.open_share {
+            true
+        } else {
+            here.unproven < FEW_CONNS_PER_IP && c.unproven < self.unproven_cap
+        };
+        let class = if under_ip_cap && share {
+            c.unproven += 1;
+            c.by_ip.entry(ip).or_default().unproven += 1;
+            Class::Unproven
+        } else if proxy || here.trials < FEW_CONNS_PER_IP {
+            c.trials += 1;
+            c.by_ip.entry(ip).or_default().trials += 1;
+            Class::Trial
+        } else {
+            return None;
+        };
+        Some(Place {
+            places: self.clone(),
             ip,
+            class,
         })
     }
 }
 
-impl Drop for Counted {
-    fn drop(&mut self) {
-        let mut per_ip = self
-            .counts
-            .per_ip
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(n) = per_ip.get_mut(&self.ip) {
-            *n = n.saturating_sub(1);
-            if *n == 0 {
-                per_ip.remove(&self.ip);
+impl PlaceCounts {
+    /// Takes one connection of `class` from `ip` off the counts.
+    fn release(&mut self, ip: IpAddr, class: Class) {
+        let by_ip = |c: &mut Self, f: fn(&mut ByIp)| {
+            if let Some(n) = c.by_ip.get_mut(&ip) {
+                f(n);
+                if n.unproven == 0 && n.trials == 0 {
+                    c.by_ip.remove(&ip);
+                }
             }
+        };
+        match class {
+            Class::Unproven => {
+                self.unproven = self.unproven.saturating_sub(1);
+                by_ip(self, |n| n.unproven = n.unproven.saturating_sub(1));
+            }
+            Class::Trial => {
+                self.trials = self.trials.saturating_sub(1);
+                by_ip(self, |n| n.trials = n.trials.saturating_sub(1));
+            }
+            Class::Proven => self.proven = self.proven.saturating_sub(1),
         }
-        self.counts.total.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl server::Admission for Place {
+    fn on_trial(&self) -> bool {
+        self.class == Class::Trial
+    }
+    fn proven(&self) -> bool {
+        self.class == Class::Proven
+    }
+    fn prove(&mut self) {
+        if self.class == Class::Proven {
+            return;
+        }
+        let mut c = self.places.lock();
+        c.release(self.ip, self.class);
+        c.proven += 1;
+        self.class = Class::Proven;
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        self.places.lock().release(self.ip, self.class);
     }
 }
 
@@ -503,7 +677,7 @@ async fn accept_loop(
     in_flight: &Arc<AtomicUsize>,
     opts: &HttpOptions,
 ) {
-    let counts = Arc::new(ConnCounts::default());
+    let places = Arc::new(Places::new(opts));
     let limits = opts.limits();
     loop {
         let (stream, peer) = match listener.accept().await {
@@ -514,7 +688,7 @@ async fn accept_loop(
                 continue;
             }
         };
-        let Some(counted) = counts.admit(peer.ip(), opts) else {
+        let Some(place) = places.admit(peer.ip()) else {
             tracing::debug!(peer = %peer, "connection cap reached; closing");
             refuse_over_cap(&stream).await;
             let _ = stream.shutdown(std::net::Shutdown::Both);
@@ -526,7 +700,7 @@ async fn accept_loop(
         let app = app.clone();
         let activity = InFlight(in_flight.clone());
         ex.spawn(async move {
-            server::serve_connection(stream, peer, app, limits, &activity, Box::new(counted)).await;
+            server::serve_connection(stream, peer, app, limits, &activity, Box::new(place)).await;
         })
         .detach();
     }
@@ -667,4 +841,101 @@ pub async fn serve(
     drop(ex);
     tracing::info!("stopped");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::server::Admission;
+    use super::*;
+
+    fn ip(last: u8) -> IpAddr {
+        IpAddr::from([10, 0, 0, last])
+    }
+
+    fn places(max: usize, per_ip: usize, proxies: &[&str]) -> Arc<Places> {
+        Arc::new(Places::new(&HttpOptions {
+            max_conns: max,
+            max_conns_per_ip: per_ip,
+            trusted_proxies: proxies.iter().map(|c| Cidr::parse(c).unwrap()).collect(),
+            ..HttpOptions::default()
+        }))
+    }
+
+    #[test]
+    fn shares_fill_in_order_open_then_newcomers_then_credentials_only() {
+        // 32 places: 24 open, 4 for newcomers, 4 for credentials.
+        let p = places(32, 12, &[]);
+        let mut held: Vec<Place> = Vec::new();
+        for i in 0..24 {
+            held.push(p.admit(ip(1 + u8::try_from(i % 2).unwrap())).unwrap());
+        }
+        assert!(held.iter().all(|h| h.class == Class::Unproven));
+        // The open share is full: the two busy addresses get trials only.
+        let t = p.admit(ip(1)).unwrap();
+        assert!(t.on_trial());
+        drop(t);
+        // New addresses take the newcomers' reserve, up to its end.
+        for i in 0..4 {
+            let n = p.admit(ip(10 + i)).unwrap();
+            assert_eq!(n.class, Class::Unproven, "newcomer {i}");
+            held.push(n);
+        }
+        assert!(p.admit(ip(20)).unwrap().on_trial());
+        // The credential reserve takes trials only, until every place is taken.
+        let mut trials: Vec<Place> = (0..4).map(|i| p.admit(ip(30 + i)).unwrap()).collect();
+        assert!(trials.iter().all(Admission::on_trial));
+        assert!(p.admit(ip(40)).is_none(), "every place is taken");
+        // A trial that shows a credential keeps its place; the others' end frees theirs.
+        trials[0].prove();
+        assert!(trials[0].proven() && !trials[0].on_trial());
+        trials.truncate(1);
+        let c = p.lock();
+        assert_eq!((c.unproven, c.trials, c.proven), (28, 0, 1));
+    }
+
+    #[test]
+    fn one_address_holds_at_most_a_few_connections_on_trial() {
+        let p = places(64, 2, &[]);
+        let held: Vec<Place> = (0..2).map(|_| p.admit(ip(1)).unwrap()).collect();
+        let trials: Vec<Place> = (0..FEW_CONNS_PER_IP)
+            .map(|_| p.admit(ip(1)).unwrap())
+            .collect();
+        assert!(trials.iter().all(Admission::on_trial));
+        assert!(p.admit(ip(1)).is_none());
+        assert_eq!(p.admit(ip(2)).unwrap().class, Class::Unproven);
+        drop((held, trials));
+    }
+
+    #[test]
+    fn a_proven_connection_leaves_its_address_count_and_every_place_is_given_back() {
+        let p = places(64, 2, &[]);
+        let mut a = p.admit(ip(1)).unwrap();
+        let b = p.admit(ip(1)).unwrap();
+        // The address is at its cap of unproven connections: a third is on trial.
+        let t = p.admit(ip(1)).unwrap();
+        assert!(t.on_trial());
+        drop(t);
+        a.prove();
+        let c = p.admit(ip(1)).unwrap();
+        assert_eq!(c.class, Class::Unproven);
+        drop((a, b, c));
+        let counts = p.lock();
+        assert_eq!(counts.total(), 0);
+        assert!(
+            counts.by_ip.is_empty(),
+            "an address with nothing open is forgotten"
+        );
+    }
+
+    #[test]
+    fn a_trusted_proxy_has_no_per_address_caps() {
+        let p = places(64, 2, &["10.0.0.1/32"]);
+        let held: Vec<Place> = (0..48).map(|_| p.admit(ip(1)).unwrap()).collect();
+        assert!(held.iter().all(|h| h.class == Class::Unproven));
+        // Beyond the open share, the proxy's connections are on trial, as many as places remain.
+        let trials: Vec<Place> = (0..16).map(|_| p.admit(ip(1)).unwrap()).collect();
+        assert!(trials.iter().all(Admission::on_trial));
+        assert!(p.admit(ip(1)).is_none());
+    }
 }

@@ -6,16 +6,24 @@
 //!   the previous answer (this is also the keep-alive idle time), and it is at most
 //!   [`wire::MAX_HEAD_BYTES`];
 //! * a request body is read only up to [`Limits::body_limit`] (a larger declared length is
-//!   answered 413 before any of it is read); each read must bring bytes within
-//!   [`Limits::io_timeout`] and the whole body must arrive within [`Limits::body_timeout`], else
-//!   408 and close;
+//!   answered 413 before any of it is read) into a buffer that grows only as bytes arrive; each
+//!   read must bring bytes within [`Limits::io_timeout`], after a grace of
+//!   [`Limits::io_timeout`] the body must average at least [`Limits::min_send_rate`] bytes per
+//!   second, and the whole body must arrive within [`Limits::body_timeout`], else 408 and close;
 //! * an answer is written through a fixed buffer (a file streams in 64 KiB pieces, never whole):
 //!   each write must make progress within [`Limits::io_timeout`], and after a grace of
 //!   [`Limits::io_timeout`] the answer must average at least [`Limits::min_send_rate`] bytes per
 //!   second, else the connection is dropped.
 //!
 //! So a connection holds at most one head buffer, one body of at most the limit and one 64 KiB
-//! piece of a file, and a client that trickles or stops reading is cut. A connection that must
+//! piece of a file, and a client that trickles or stops reading is cut.
+//!
+//! The connection's place among the caps ([`Admission`]) is decided by the accept loop; after
+//! each request head the server asks the application whether the request carries a credential
+//! it accepts ([`App::vouch`]): such a connection stops counting against the caps on
+//! unauthenticated connections, and a connection admitted only on that condition (on trial) is
+//! answered 503 `PLANE_BUSY` and closed when its first head carries none, or when no head comes
+//! within [`TRIAL_HEAD_TIMEOUT`]. A connection that must
 //! close after its answer (a framing fault, `Connection: close`, HTTP/1.0) is half-closed and its
 //! unread input drained for a moment, so the answer is not lost to a reset.
 
@@ -45,8 +53,25 @@ pub struct Limits {
     pub io_timeout: Duration,
     /// Time allowed for a whole request body.
     pub body_timeout: Duration,
-    /// Slowest average rate an answer may be read at, after the first `io_timeout`.
+    /// Slowest average rate an answer may be read at, and a request body may arrive at, after
+    /// the first `io_timeout`.
     pub min_send_rate: u64,
+}
+
+/// How long a connection admitted on trial may take to deliver its first request head (a
+/// client with a credential sends its head as soon as it has connected).
+pub const TRIAL_HEAD_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// A connection's place among the caps on not-upgraded connections, held for the connection's
+/// life (dropped when it ends or becomes a WebSocket).
+pub trait Admission: Send {
+    /// Admitted only to show a credential: its first request head must carry one the
+    /// application vouches for.
+    fn on_trial(&self) -> bool;
+    /// It has shown a credential.
+    fn proven(&self) -> bool;
+    /// It showed one: it no longer counts as unauthenticated.
+    fn prove(&mut self);
 }
 
 /// A request with its whole body.
@@ -65,6 +90,9 @@ pub enum Body {
     Empty,
     /// These bytes.
     Bytes(Vec<u8>),
+    /// Bytes every answer shares (an embedded file, a document made once): written from where
+    /// they are, never copied per connection.
+    Shared(Shared),
     /// A file, streamed: exactly `len` bytes of it.
     File {
         /// Where it is.
@@ -72,6 +100,26 @@ pub enum Body {
         /// How many bytes to send.
         len: u64,
     },
+}
+
+/// Bytes shared by many answers.
+#[derive(Clone)]
+pub enum Shared {
+    /// Embedded in the binary.
+    Static(&'static [u8]),
+    /// Made at run time and kept.
+    Kept(Arc<[u8]>),
+}
+
+impl Shared {
+    /// The bytes.
+    #[must_use]
+    pub fn as_slice(&self) -> &[u8] {
+        match self {
+            Self::Static(b) => b,
+            Self::Kept(b) => b,
+        }
+    }
 }
 
 /// What to run on the raw connection after a `101 Switching Protocols`.
@@ -145,6 +193,9 @@ pub trait App: Send + Sync + 'static {
     fn handle(&self, req: Request) -> BoxFut<Response>;
     /// Renders a refusal decided before the application saw the request.
     fn refuse(&self, refusal: &Refusal, peer: SocketAddr) -> Response;
+    /// Whether `head` carries a credential the application accepts now (it decides nothing
+    /// about the request: the handler still checks it).
+    fn vouch(&self, head: &Head, peer: SocketAddr) -> BoxFut<bool>;
 }
 
 /// The raw connection after an upgrade: the bytes already read past the request head come first.
@@ -214,11 +265,24 @@ async fn until<T>(deadline: Instant, f: impl Future<Output = T>) -> Option<T> {
 enum BodyFault {
     TooLarge,
     Timeout,
+    TooSlow,
     Malformed(&'static str),
     Closed,
 }
 
-/// Serves one connection until it closes. `counted` is dropped when the connection upgrades
+/// The answer to a connection on trial whose head carried no credential the plane accepts.
+fn busy() -> Refusal {
+    Refusal {
+        status: 503,
+        code: "PLANE_BUSY",
+        message: "too many connections are open from this address, or in all; \
+                  only requests with a valid credential are served now; try again shortly"
+            .into(),
+        close: true,
+    }
+}
+
+/// Serves one connection until it closes. `place` is dropped when the connection upgrades
 /// (it stops counting against the caps on plain HTTP connections).
 pub async fn serve_connection<A: App + ?Sized>(
     stream: TcpStream,
@@ -226,15 +290,21 @@ pub async fn serve_connection<A: App + ?Sized>(
     app: Arc<A>,
     limits: Limits,
     activity: &dyn Activity,
-    counted: Box<dyn Send>,
+    place: Box<dyn Admission>,
 ) {
-    let mut counted = Some(counted);
+    let mut place = Some(place);
     let mut buf: Vec<u8> = Vec::new();
     let mut tmp = vec![0_u8; 8 * 1024];
     let mut stream = stream;
     loop {
         // ----- the head -----
-        let head_deadline = Instant::now() + limits.header_timeout;
+        let on_trial = place.as_ref().is_some_and(|p| p.on_trial());
+        let head_deadline = Instant::now()
+            + if on_trial {
+                limits.header_timeout.min(TRIAL_HEAD_TIMEOUT)
+            } else {
+                limits.header_timeout
+            };
         let parsed = loop {
             if !buf.is_empty() {
                 match wire::parse_head(&buf) {
@@ -246,14 +316,21 @@ pub async fn serve_connection<A: App + ?Sized>(
             match until(head_deadline, stream.read(&mut tmp)).await {
                 None => {
                     tracing::debug!(peer = %peer, "no request head within the header timeout; closing");
-                    if !buf.is_empty() {
-                        let r = Refusal {
-                            status: 408,
-                            code: "REQUEST_TIMEOUT",
-                            message: "the request head did not arrive in time".into(),
-                            close: true,
+                    if !buf.is_empty() || on_trial {
+                        let r = if on_trial {
+                            busy()
+                        } else {
+                            Refusal {
+                                status: 408,
+                                code: "REQUEST_TIMEOUT",
+                                message: "the request head did not arrive in time".into(),
+                                close: true,
+                            }
                         };
                         let mut res = app.refuse(&r, peer);
+                        if on_trial {
+                            res.set_header("retry-after", "1");
+                        }
                         res.close = true;
                         let _ = write_response(&mut stream, res, false, &limits).await;
                         linger(&stream).await;
@@ -278,6 +355,24 @@ pub async fn serve_connection<A: App + ?Sized>(
         };
         buf.drain(..used);
         activity.begin();
+
+        // ----- the credential -----
+        if let Some(p) = place.as_mut()
+            && !p.proven()
+            && app.vouch(&head, peer).await
+        {
+            p.prove();
+        }
+        if place.as_ref().is_some_and(|p| p.on_trial()) {
+            tracing::debug!(peer = %peer, "connection on trial showed no credential; refused");
+            let mut res = app.refuse(&busy(), peer);
+            res.set_header("retry-after", "1");
+            res.close = true;
+            let _ = write_response(&mut stream, res, false, &limits).await;
+            activity.end();
+            linger(&stream).await;
+            return;
+        }
 
         // ----- the body -----
         if let Framing::Length(n) = head.framing
@@ -322,6 +417,15 @@ pub async fn serve_connection<A: App + ?Sized>(
                         message: "the request body did not arrive in time".into(),
                         close: true,
                     },
+                    BodyFault::TooSlow => Refusal {
+                        status: 408,
+                        code: "REQUEST_TIMEOUT",
+                        message: format!(
+                            "the request body arrived slower than {} bytes per second",
+                            limits.min_send_rate
+                        ),
+                        close: true,
+                    },
                     BodyFault::Malformed(why) => Refusal {
                         status: 400,
                         code: "BAD_REQUEST",
@@ -350,7 +454,7 @@ pub async fn serve_connection<A: App + ?Sized>(
         activity.end();
         if let Some(on_upgrade) = upgrade {
             if written.is_ok() {
-                drop(counted.take());
+                drop(place.take());
                 let early = std::mem::take(&mut buf);
                 on_upgrade(Upgraded {
                     stream,
@@ -379,16 +483,18 @@ async fn read_body(
     framing: Framing,
     limits: &Limits,
 ) -> Result<Vec<u8>, BodyFault> {
-    let deadline = Instant::now() + limits.body_timeout;
+    let mut clock = BodyClock::new(limits);
     match framing {
         Framing::Empty => Ok(Vec::new()),
         Framing::Length(n) => {
             let n = usize::try_from(n).map_err(|_| BodyFault::TooLarge)?;
-            let mut body = Vec::with_capacity(n.min(64 * 1024));
+            // The buffer grows with what arrives, never with what is only declared.
+            let mut body = Vec::with_capacity(n.min(tmp.len()));
             let take = buf.len().min(n);
             body.extend(buf.drain(..take));
+            clock.arrived(take);
             while body.len() < n {
-                let got = read_some(stream, tmp, deadline, limits.io_timeout).await?;
+                let got = clock.read(stream, tmp).await?;
                 let want = n - body.len();
                 if got > want {
                     body.extend_from_slice(&tmp[..want]);
@@ -403,6 +509,7 @@ async fn read_body(
             let mut decoder = Chunked::default();
             let mut body = Vec::new();
             let mut pending = std::mem::take(buf);
+            clock.arrived(pending.len());
             loop {
                 let step = decoder
                     .feed(&pending, &mut body)
@@ -414,7 +521,7 @@ async fn read_body(
                     buf.extend_from_slice(&pending[step.used..]);
                     return Ok(body);
                 }
-                let got = read_some(stream, tmp, deadline, limits.io_timeout).await?;
+                let got = clock.read(stream, tmp).await?;
                 pending.clear();
                 pending.extend_from_slice(&tmp[..got]);
             }
@@ -422,18 +529,62 @@ async fn read_body(
     }
 }
 
-/// One read of body bytes: within `io_timeout`, and not past the body's `deadline`.
-async fn read_some(
-    stream: &mut TcpStream,
-    tmp: &mut [u8],
+/// The deadlines of one request body: each read within `io_timeout`, the whole body within
+/// `body_timeout`, and, after a grace of `io_timeout`, an average of at least `min_send_rate`
+/// bytes per second since the body began (what a client trickling just fast enough to beat the
+/// progress timeout fails).
+struct BodyClock {
+    started: Instant,
     deadline: Instant,
     io_timeout: Duration,
-) -> Result<usize, BodyFault> {
-    let step = (Instant::now() + io_timeout).min(deadline);
-    match until(step, stream.read(tmp)).await {
-        None => Err(BodyFault::Timeout),
-        Some(Ok(0) | Err(_)) => Err(BodyFault::Closed),
-        Some(Ok(n)) => Ok(n),
+    min_rate: u64,
+    received: u64,
+}
+
+impl BodyClock {
+    fn new(limits: &Limits) -> Self {
+        let started = Instant::now();
+        Self {
+            started,
+            deadline: started + limits.body_timeout,
+            io_timeout: limits.io_timeout,
+            min_rate: limits.min_send_rate,
+            received: 0,
+        }
+    }
+
+    fn arrived(&mut self, n: usize) {
+        self.received = self.received.saturating_add(n as u64);
+    }
+
+    /// When the average falls below the minimum rate unless more bytes arrive (never within
+    /// the grace).
+    fn rate_deadline(&self) -> Option<Instant> {
+        if self.min_rate == 0 {
+            return None;
+        }
+        let covered = Duration::from_millis(self.received.saturating_mul(1000) / self.min_rate);
+        self.started.checked_add(covered.max(self.io_timeout))
+    }
+
+    /// One read of body bytes, bounded by whichever deadline comes first.
+    async fn read(&mut self, stream: &mut TcpStream, tmp: &mut [u8]) -> Result<usize, BodyFault> {
+        let mut step = (Instant::now() + self.io_timeout).min(self.deadline);
+        let mut fault = BodyFault::Timeout;
+        if let Some(pace) = self.rate_deadline()
+            && pace < step
+        {
+            step = pace;
+            fault = BodyFault::TooSlow;
+        }
+        match until(step, stream.read(tmp)).await {
+            None => Err(fault),
+            Some(Ok(0) | Err(_)) => Err(BodyFault::Closed),
+            Some(Ok(n)) => {
+                self.arrived(n);
+                Ok(n)
+            }
+        }
     }
 }
 
@@ -503,6 +654,7 @@ async fn write_response(
     let len: u64 = match &res.body {
         Body::Empty => 0,
         Body::Bytes(b) => b.len() as u64,
+        Body::Shared(b) => b.as_slice().len() as u64,
         Body::File { path, len } => {
             if !head_only {
                 // A file is read on the blocking pool through a 64 KiB pipe (smol's default pipe
@@ -543,17 +695,22 @@ async fn write_response(
     }
     out.extend_from_slice(b"\r\n");
     let mut pacer = Pacer::new(limits);
-    match res.body {
-        Body::Bytes(b) if !head_only && !bodiless(res.status) => {
+    let bytes: Option<&[u8]> = match &res.body {
+        Body::Bytes(b) => Some(b),
+        Body::Shared(b) => Some(b.as_slice()),
+        Body::Empty | Body::File { .. } => None,
+    };
+    match (&res.body, bytes) {
+        (_, Some(b)) if !head_only && !bodiless(res.status) => {
             if b.len() <= 16 * 1024 {
-                out.extend_from_slice(&b);
+                out.extend_from_slice(b);
                 pacer.write(stream, &out).await?;
             } else {
                 pacer.write(stream, &out).await?;
-                pacer.write(stream, &b).await?;
+                pacer.write(stream, b).await?;
             }
         }
-        Body::File { .. } if !head_only => {
+        (Body::File { .. }, _) if !head_only => {
             pacer.write(stream, &out).await?;
             let Some(mut f) = file else {
                 return Ok(());

@@ -268,6 +268,20 @@ impl Service {
             .ok_or_else(|| ApiError::new(401, "UNAUTHENTICATED", "sign in first"))
     }
 
+    /// Whether the request carries a credential the plane accepts now: a session cookie, a
+    /// system key, a subshell's token or a node key. It only tells the HTTP layer which
+    /// connections are authenticated (see the caps in `crate::http`); nothing is counted,
+    /// logged or refused here, and each route still checks its own credential.
+    pub async fn vouches_for(&self, meta: &RequestMeta) -> bool {
+        match self.bearer(meta) {
+            Ok(Some(token)) => {
+                self.bearer_caller(token).await.is_ok() || self.node_by_key(token).await.is_ok()
+            }
+            Ok(None) => matches!(self.session_caller(meta).await, Ok(Some(_))),
+            Err(_) => false,
+        }
+    }
+
     /// A person or a script: a session cookie or a system key. A subshell's token is refused
     /// (403): a pane acts only on subshells and the instance-wide reads.
     pub async fn user_caller(&self, meta: &RequestMeta) -> Result<Caller, ApiError> {

@@ -1589,6 +1589,53 @@ describe("termplane browser app", { concurrency: false }, () => {
     assert.equal(await page.getByTestId("conn").getAttribute("data-conn"), "ended");
   });
 
+  test("the API reference and the terminal WebSocket's page pass axe, light and dark, on a phone too", async () => {
+    // One operation of each method, opened: parameters (a list of values among them), request
+    // bodies, answers with their headers.
+    const opened = [
+      "operations-subshells-listSubshells",
+      "operations-setup-setup",
+      "operations-nodes-setAllowedDirs",
+      "operations-users-updateUser",
+      "operations-users-deleteUser",
+    ];
+    for (const colorScheme of ["light", "dark"]) {
+      const ctx = await newContext({ colorScheme });
+      const docs = await ctx.newPage();
+      await docs.goto("/docs");
+      await docs.locator(".opblock").first().waitFor();
+      // Swagger UI follows the system's scheme.
+      assert.equal(await docs.evaluate(() => document.documentElement.classList.contains("dark-mode")), colorScheme === "dark");
+      await capture(docs, `docs-${colorScheme}`);
+      for (const id of opened) {
+        // Swagger UI's click handler leaves Playwright waiting for a navigation that never comes.
+        await docs.locator(`#${id} .opblock-summary-control`).click({ noWaitAfter: true });
+        await docs.locator(`#${id} .opblock-body`).waitFor();
+      }
+      await docs.locator("#operations-subshells-listSubshells .parameters select").first().waitFor();
+      await axe(docs, `docs with operations open (${colorScheme})`);
+      await docs.screenshot({ path: join(SHOTS, `docs-open-${colorScheme}-1280x800.png`) });
+
+      const term = await ctx.newPage();
+      await term.goto("/docs/terminal");
+      await term.getByRole("heading", { name: "The terminal WebSocket" }).waitFor();
+      // The app's background and font in the dark; a light page in the light.
+      const look = await term.evaluate(() => {
+        const body = getComputedStyle(document.body);
+        return { bg: body.backgroundColor, font: body.fontFamily };
+      });
+      assert.equal(look.bg, colorScheme === "dark" ? "rgb(15, 17, 21)" : "rgb(255, 255, 255)");
+      assert.match(look.font, /^system-ui/);
+      await capture(term, `docs-terminal-${colorScheme}`);
+      // On a phone the page itself does not scroll sideways: the schemas scroll in their boxes.
+      await term.setViewportSize(PHONE);
+      await waitFor("the terminal page to fit a phone's width", () =>
+        term.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
+      );
+      await ctx.close();
+    }
+  });
+
   test("no Content-Security-Policy violation or page error", () => {
     assert.deepEqual(cspViolations, []);
   });

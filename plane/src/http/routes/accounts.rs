@@ -27,6 +27,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "This OpenAPI 3.1 document",
         )
         .tag("reference")
+        .made_once()
         .handle(openapi_json),
         // ----- first run and settings -----
         RouteDef::get(

@@ -85,6 +85,9 @@ pub(crate) struct RouteDef {
     pub(crate) document: fn(&mut OpDoc, &mut Gens),
     /// Whether the handler takes a request body.
     pub(crate) has_body: bool,
+    /// The answer depends on nothing but the plane's settings: it is made at the first request,
+    /// compressed once, and every later request gets those bytes (see [`RouteDef::made_once`]).
+    pub(crate) made_once: bool,
 }
 
 impl std::fmt::Debug for RouteDef {
@@ -124,6 +127,7 @@ impl RouteDef {
             }),
             document: no_handler,
             has_body: false,
+            made_once: false,
         }
     }
     fn get(path: &'static str, op: &'static str, auth: Auth, summary: &'static str) -> Self {
@@ -151,6 +155,13 @@ impl RouteDef {
     }
     fn ok(mut self, status: u16) -> Self {
         self.ok = status;
+        self
+    }
+    /// Marks a route whose JSON answer (with no headers of its own) is the same for every
+    /// request while the plane runs: the first request makes it and its gzip copy, later ones
+    /// are answered from them.
+    fn made_once(mut self) -> Self {
+        self.made_once = true;
         self
     }
     fn errors(mut self, codes: &'static [&'static str]) -> Self {
