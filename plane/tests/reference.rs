@@ -828,6 +828,8 @@ fn the_reference_says_what_a_write_share_grants() {
     ] {
         assert!(said.contains(words), "{words:?} is not said: {said}");
     }
+}
+
 fn gunzip(bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(bytes), &mut out).unwrap();

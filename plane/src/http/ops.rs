@@ -155,6 +155,11 @@ impl server::App for MetricsApp {
         finish(&mut res, &new_req_id());
         res
     }
+
+    /// The metrics address takes no credential: nothing to vouch for.
+    fn vouch(&self, _head: &super::wire::Head, _peer: SocketAddr) -> BoxFut<bool> {
+        Box::pin(async { false })
+    }
 }
 
 /// Requests in flight on the metrics address (nothing drains them: a scrape is short).
@@ -203,6 +208,17 @@ pub async fn serve_metrics(listener: smol::net::TcpListener, svc: Arc<Service>) 
                     fn drop(&mut self) {
                         self.0.fetch_sub(1, Ordering::SeqCst);
                     }
+                }
+                // Every connection here is admitted as it is: the address is the operator's,
+                // open to whoever can reach it, and capped in all (no trial, nothing to prove).
+                impl server::Admission for Release {
+                    fn on_trial(&self) -> bool {
+                        false
+                    }
+                    fn proven(&self) -> bool {
+                        true
+                    }
+                    fn prove(&mut self) {}
                 }
                 let release = Release(open);
                 server::serve_connection(stream, peer, app, limits, &*activity, Box::new(release))
