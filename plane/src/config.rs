@@ -1,4 +1,5 @@
-//! Configuration of `termplane serve`, from flags and the environment (flags win).
+//! Configuration of `termplane serve`, from flags and the environment (flags win), and the
+//! other commands (`termplane openapi` reads only `APP_BASE_URL`).
 //!
 //! | flag | environment | default |
 //! |---|---|---|
@@ -25,6 +26,8 @@ use std::time::Duration;
 
 /// The default listen address: loopback, port 7420.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7420";
+/// What a plane on [`DEFAULT_LISTEN`] with no `APP_BASE_URL` calls itself.
+const DEFAULT_BASE_URL: &str = "http://localhost:7420";
 /// The default request-body limit (1 MiB).
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
 
@@ -37,6 +40,12 @@ pub enum Command {
     Help,
     /// Print the version.
     Version,
+    /// Print the REST API's OpenAPI document, as a plane at `base_url` serves it at
+    /// `/api/openapi.json` (for generating clients without a running plane).
+    OpenApi {
+        /// `APP_BASE_URL`, else the default loopback address.
+        base_url: String,
+    },
 }
 
 /// Settings of a running plane.
@@ -96,6 +105,8 @@ termplane — the termplane control plane
 USAGE:
     termplane serve [--listen ADDR:PORT] [--data-dir DIR] [--database-url URL] [--no-local-node]
     termplane mcp [--env-file PATH]    the pane's MCP server (a harness starts it)
+    termplane openapi                  print the REST API's OpenAPI document (what a plane
+                                       at APP_BASE_URL serves at /api/openapi.json)
     termplane --help | --version
 
 ENVIRONMENT:
@@ -123,6 +134,15 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Co
         None | Some("-h" | "--help" | "help") => return Ok(Command::Help),
         Some("-V" | "--version") => return Ok(Command::Version),
         Some("serve") => {}
+        Some("openapi") => {
+            return match it.next().map(String::as_str) {
+                None => Ok(Command::OpenApi {
+                    base_url: app_base_url(env)?.unwrap_or_else(|| DEFAULT_BASE_URL.to_owned()),
+                }),
+                Some("-h" | "--help") => Ok(Command::Help),
+                Some(other) => Err(format!("`openapi` takes no arguments, got `{other}`")),
+            };
+        }
         Some(other) => return Err(format!("unknown command `{other}`\n\n{USAGE}")),
     }
     let mut listen = env("TERMPLANE_LISTEN");
@@ -170,16 +190,7 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Co
         Some(d) => d,
         None => default_data_dir(env).ok_or("cannot find a data directory: set --data-dir, TERMPLANE_DATA_DIR, XDG_DATA_HOME or HOME")?,
     };
-    let app_base_url = env("APP_BASE_URL")
-        .map(|s| s.trim().trim_end_matches('/').to_owned())
-        .filter(|s| !s.is_empty());
-    if let Some(u) = &app_base_url
-        && !(u.starts_with("http://") || u.starts_with("https://"))
-    {
-        return Err(format!(
-            "APP_BASE_URL must start with http:// or https://, got `{u}`"
-        ));
-    }
+    let app_base_url = app_base_url(env)?;
     let trusted_origins = env("TRUSTED_ORIGINS")
         .map(|s| {
             s.split(',')
@@ -222,6 +233,21 @@ pub fn parse(args: &[String], env: &dyn Fn(&str) -> Option<String>) -> Result<Co
             .unwrap_or(usize::MAX),
         local_node,
     })))
+}
+
+/// `APP_BASE_URL` without a trailing slash; it must be an http or https URL.
+fn app_base_url(env: &dyn Fn(&str) -> Option<String>) -> Result<Option<String>, String> {
+    let url = env("APP_BASE_URL")
+        .map(|s| s.trim().trim_end_matches('/').to_owned())
+        .filter(|s| !s.is_empty());
+    if let Some(u) = &url
+        && !(u.starts_with("http://") || u.starts_with("https://"))
+    {
+        return Err(format!(
+            "APP_BASE_URL must start with http:// or https://, got `{u}`"
+        ));
+    }
+    Ok(url)
 }
 
 fn positive(env: &dyn Fn(&str) -> Option<String>, name: &str, default: u64) -> Result<u64, String> {
@@ -344,6 +370,12 @@ mod tests {
         assert!(parse(&args(&["serve", "--bogus"]), &none).is_err());
         assert!(parse(&args(&["serve", "--listen"]), &none).is_err());
         assert!(matches!(parse(&args(&[]), &none), Ok(Command::Help)));
+        assert!(parse(&args(&["openapi", "extra"]), &none).is_err());
+        assert!(
+            parse(&args(&["openapi"]), &|k| (k == "APP_BASE_URL")
+                .then(|| "ftp://x".into()))
+            .is_err()
+        );
         assert!(
             parse(&args(&["serve"]), &|k| match k {
                 "HOME" => Some("/h".into()),
@@ -351,6 +383,27 @@ mod tests {
                 _ => None,
             })
             .is_err()
+        );
+    }
+
+    #[test]
+    fn openapi_names_the_base_url_a_plane_here_would_have() {
+        let base = |env: &[(&str, &str)]| {
+            let env: Vec<(String, String)> = env
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect();
+            match parse(&args(&["openapi"]), &|k| {
+                env.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
+            }) {
+                Ok(Command::OpenApi { base_url }) => base_url,
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(base(&[]), "http://localhost:7420");
+        assert_eq!(
+            base(&[("APP_BASE_URL", "https://p.example/")]),
+            "https://p.example"
         );
     }
 }

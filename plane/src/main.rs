@@ -1,5 +1,6 @@
 //! `termplane`: the control-plane binary.
 
+use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -31,6 +32,7 @@ fn main() -> ExitCode {
             println!("termplane {}", env!("CARGO_PKG_VERSION"));
             return ExitCode::SUCCESS;
         }
+        Ok(Command::OpenApi { base_url }) => return print_openapi(base_url),
         Err(e) => {
             eprintln!("termplane: {e}");
             return ExitCode::from(2);
@@ -50,6 +52,31 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!("{e}");
+            eprintln!("termplane: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `termplane openapi`: the document a plane at `base_url` would serve, on stdout.
+fn print_openapi(base_url: String) -> ExitCode {
+    let settings = Settings {
+        base_url,
+        extra_origins: Vec::new(),
+        downloads_dir: None,
+        listen: None,
+        data_dir: None,
+        push_http: false,
+        push_private: false,
+    };
+    let doc = http::openapi_document(&settings);
+    // A closed pipe (`termplane openapi | head`) is an error to report, not a panic.
+    let written = serde_json::to_string_pretty(&doc)
+        .map_err(std::io::Error::from)
+        .and_then(|text| writeln!(std::io::stdout().lock(), "{text}"));
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
             eprintln!("termplane: {e}");
             ExitCode::FAILURE
         }

@@ -167,11 +167,8 @@ async fn openapi_json(
     svc: Arc<Service>,
     _: RequestMeta,
 ) -> Res<Json<super::super::openapi::Document>> {
-    let s = svc.settings();
-    Ok(Json(super::super::openapi::document(
-        &super::routes(),
-        &s.base_url,
-        s.cookie_name(),
+    Ok(Json(super::super::openapi::Document(
+        super::super::openapi_document(svc.settings()),
     )))
 }
 
