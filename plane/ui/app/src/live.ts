@@ -73,13 +73,13 @@ export function dropSubshell(id: string): void {
 }
 
 export async function refreshNodes(): Promise<Node[]> {
-  const list = await api.get<Node[]>("/api/nodes");
+  const list = await api.GET("/api/nodes");
   nodes.set(list);
   return list;
 }
 
 async function listAll(): Promise<void> {
-  const [list] = await Promise.all([api.get<Subshell[]>("/api/subshells"), refreshNodes()]);
+  const [list] = await Promise.all([api.GET("/api/subshells"), refreshNodes()]);
   const next: Record<string, Subshell> = {};
   for (const s of list) next[s.id] = s;
   subshells.set(next);
@@ -161,7 +161,7 @@ async function connect(): Promise<void> {
   feedStatus.set("connecting");
   let token: WsToken;
   try {
-    token = await api.post<WsToken>("/api/auth/ws-token", {});
+    token = await api.POST("/api/auth/ws-token", { body: {} });
   } catch {
     if (gen === generation) schedule();
     return;

@@ -20,7 +20,7 @@ let stopListening: (() => void) | null = null;
 
 export async function refreshUnread(): Promise<void> {
   try {
-    const { unread: n } = await api.get<{ unread: number }>("/api/notifications/unread");
+    const { unread: n } = await api.GET("/api/notifications/unread");
     if (running) unread.set(n);
   } catch {
     // The count is a hint; the next poll tries again.

@@ -6,7 +6,7 @@
 
 import { api, ApiError } from "./api";
 import { fromB64 } from "./b64";
-import type { Device, DeviceRequest, VapidKey } from "./types";
+import type { Device, DeviceRequest } from "./types";
 
 export type PushSupport = "ok" | "insecure" | "unsupported";
 
@@ -136,7 +136,7 @@ export async function subscribeThisBrowser(name: string): Promise<Device> {
     throw new PushError(`The notification worker could not be installed: ${e instanceof Error ? e.message : String(e)}`);
   }
   await activated(reg);
-  const { publicKey } = await api.get<VapidKey>("/api/devices/vapid");
+  const { publicKey } = await api.GET("/api/devices/vapid");
   const key = new Uint8Array(fromB64(publicKey));
   let sub = await reg.pushManager.getSubscription();
   // A subscription made for another key (the plane's data was reset) cannot be reused.
@@ -159,7 +159,7 @@ export async function subscribeThisBrowser(name: string): Promise<Device> {
     keys: { p256dh: json.keys?.["p256dh"] ?? "", auth: json.keys?.["auth"] ?? "" },
     expirationTime: json.expirationTime ?? null,
   };
-  const device = await api.post<Device>("/api/devices", body);
+  const device = await api.POST("/api/devices", { body });
   try {
     localStorage.setItem(REMEMBER, JSON.stringify({ id: device.id, endpoint: body.endpoint }));
   } catch {
@@ -171,7 +171,7 @@ export async function subscribeThisBrowser(name: string): Promise<Device> {
 /** Removes a device from the plane; when it is this browser, its subscription ends too. */
 export async function removeDevice(id: string): Promise<void> {
   try {
-    await api.del(`/api/devices/${encodeURIComponent(id)}`);
+    await api.DELETE("/api/devices/{id}", { params: { path: { id } } });
   } catch (e) {
     // Already gone (its push service forgot it, say): the aim is reached.
     if (!(e instanceof ApiError && e.status === 404)) throw e;

@@ -21,7 +21,7 @@ export function AccountPage() {
 
   const load = async () => {
     try {
-      setPasskeys(await api.get<Passkey[]>("/api/auth/passkeys"));
+      setPasskeys(await api.GET("/api/auth/passkeys"));
     } catch (e) {
       if (e instanceof ApiError && (e.status === 404 || e.status === 405)) setUnavailable(true);
       else throw e;
@@ -90,7 +90,7 @@ export function AccountPage() {
                   class="btn btn-small btn-danger"
                   onClick={async () => {
                     if (!(await confirmAction(`Remove ${p.name}?`, "It will no longer sign you in.", "Remove"))) return;
-                    await act.run(() => api.del(`/api/auth/passkeys/${encodeURIComponent(p.id)}`));
+                    await act.run(() => api.DELETE("/api/auth/passkeys/{id}", { params: { path: { id: p.id } } }));
                     await act.run(load);
                   }}
                 >
@@ -139,7 +139,7 @@ function PasswordSection() {
     }
     const done = await act.run(async () => {
       try {
-        await api.post("/api/auth/password", { currentPassword: current, newPassword: next, signOutOthers: others });
+        await api.POST("/api/auth/password", { body: { currentPassword: current, newPassword: next, signOutOthers: others } });
       } catch (err) {
         if (err instanceof ApiError && err.status === 429) {
           setWaitUntil(Date.now() + (err.retryAfter ?? 1) * 1000);
@@ -207,7 +207,7 @@ function NotificationsSection() {
 
   useEffect(() => {
     void act.run(async () => {
-      setPrefs(await api.get<NotificationPrefs>("/api/notifications/preferences"));
+      setPrefs(await api.GET("/api/notifications/preferences"));
       if (location.hash === "#notifications") document.getElementById("notifications")?.scrollIntoView();
     });
   }, []);
@@ -221,7 +221,7 @@ function NotificationsSection() {
       crashed: prefs.crashed,
       nodeOffline: prefs.nodeOffline,
     };
-    const r = await act.run(() => api.put<NotificationPrefs>("/api/notifications/preferences", body));
+    const r = await act.run(() => api.PUT("/api/notifications/preferences", { body }));
     if (r) {
       setPrefs(r);
       toast("Notification settings saved.");
@@ -263,7 +263,7 @@ function PushSection() {
   const act = useAction();
 
   const load = async () => {
-    const list = await api.get<Device[]>("/api/devices");
+    const list = await api.GET("/api/devices");
     setDevices(list);
     setMine(await thisDevice(list));
   };

@@ -7,7 +7,7 @@ import { api, ApiError, errorText } from "../api";
 import { nodes, subshells } from "../live";
 import { useStore } from "../store";
 import { keepFile, MAX_UPLOAD_BYTES } from "../terminal/upload";
-import type { KeptFile, Subshell, Upload } from "../types";
+import type { KeptFile, Subshell } from "../types";
 import { bytesText, Checkbox, confirmAction, CopyButton, Dialog, Empty, ErrorNote, Note, PageHead, Time, toast, useAction } from "../ui";
 
 /** What an account keeps in all (plane/src/api/files.rs). */
@@ -39,7 +39,7 @@ export function FilesPage() {
   const seq = useRef(0);
   const act = useAction();
 
-  const load = async () => setFiles(await api.get<KeptFile[]>("/api/files"));
+  const load = async () => setFiles(await api.GET("/api/files"));
   useEffect(() => {
     void act.run(load);
     return () => abort.current?.abort();
@@ -92,7 +92,7 @@ export function FilesPage() {
   const remove = async (f: KeptFile) => {
     if (!(await confirmAction(`Delete ${f.name}?`, "It is removed from the plane. Copies sent to panes stay where they are.", "Delete"))) return;
     const done = await act.run(async () => {
-      await api.del(`/api/files/${f.id}`);
+      await api.DELETE("/api/files/{id}", { params: { path: { id: f.id } } });
       return true;
     });
     if (done) {
@@ -269,7 +269,7 @@ function SendDialog({ file, onClose }: { file: KeptFile | null; onClose: () => v
     setExists(null);
     const r = await act.run(async () => {
       try {
-        return await api.post<Upload>(`/api/files/${file.id}/send`, { subshellId, overwrite: replace });
+        return await api.POST("/api/files/{id}/send", { params: { path: { id: file.id } }, body: { subshellId, overwrite: replace } });
       } catch (e) {
         if (e instanceof ApiError && e.code === "UPLOAD_EXISTS" && typeof e.metadata?.["path"] === "string") {
           setExists(e.metadata["path"] as string);

@@ -8,7 +8,7 @@ import { nodes, refreshNodes } from "../live";
 import { navigate } from "../router";
 import { session } from "../session";
 import { useStore } from "../store";
-import type { HeldNodes, MaintenanceSet, Node, NodeKeyRotated, NodePing, NodeUpdateOutcome, SetupKey } from "../types";
+import type { HeldNodes, Node, NodePing, NodeUpdateOutcome, SetupKey } from "../types";
 import { Badge, bytesText, Checkbox, CodeBlock, confirmAction, Dialog, Empty, ErrorNote, Note, PageHead, SecretBox, Time, toast, useAction } from "../ui";
 
 function NodeState({ node, held }: { node: Node; held: string | undefined }) {
@@ -52,7 +52,7 @@ export function NodesPage() {
 
   const loadKeys = () =>
     api
-      .get<SetupKey[]>("/api/setup-keys")
+      .GET("/api/setup-keys")
       .then(setKeys)
       .catch(() => undefined);
 
@@ -61,7 +61,7 @@ export function NodesPage() {
     void loadKeys();
     if (isAdmin) {
       api
-        .get<HeldNodes>("/api/admin/updates/held")
+        .GET("/api/admin/updates/held")
         .then(setHeld)
         .catch(() => undefined);
     }
@@ -77,7 +77,7 @@ export function NodesPage() {
       false,
     );
     if (!ok) return;
-    const r = await act.run(() => api.post<NodeUpdateOutcome[]>("/api/admin/updates/outdated", forceAll ? { force: true } : {}));
+    const r = await act.run(() => api.POST("/api/admin/updates/outdated", { body: forceAll ? { force: true } : {} }));
     if (r) {
       setOutcomes(r);
       toast(r.length ? `${r.filter((o) => o.ok).length} of ${r.length} updated.` : "Every node is up to date.");
@@ -209,7 +209,7 @@ export function NodesPage() {
                     type="button"
                     class="btn btn-small btn-danger"
                     onClick={async () => {
-                      await act.run(() => api.del(`/api/setup-keys/${k.id}`));
+                      await act.run(() => api.DELETE("/api/setup-keys/{id}", { params: { path: { id: k.id } } }));
                       await loadKeys();
                     }}
                   >
@@ -263,7 +263,7 @@ function NodeDetail({ node, held, onClose, isAdmin }: { node: Node; held: string
       .split("\n")
       .map((d) => d.trim())
       .filter(Boolean);
-    const r = await act.run(() => api.put<Node>(`/api/nodes/${node.nodeId}/allowed_dirs`, { allowedDirs }));
+    const r = await act.run(() => api.PUT("/api/nodes/{id}/allowed_dirs", { params: { path: { id: node.nodeId } }, body: { allowedDirs } }));
     if (r) {
       toast("Allowed directories saved.");
       await refreshNodes();
@@ -271,7 +271,7 @@ function NodeDetail({ node, held, onClose, isAdmin }: { node: Node; held: string
   };
 
   const maintenance = async (on: boolean) => {
-    const r = await act.run(() => api.put<MaintenanceSet>(`/api/nodes/${node.nodeId}/maintenance`, { on }));
+    const r = await act.run(() => api.PUT("/api/nodes/{id}/maintenance", { params: { path: { id: node.nodeId } }, body: { on } }));
     if (r) {
       toast(on ? (r.pushed ? "Maintenance on." : "Maintenance on (the node takes it when it comes online).") : "Maintenance off.");
       await refreshNodes();
@@ -285,7 +285,7 @@ function NodeDetail({ node, held, onClose, isAdmin }: { node: Node; held: string
       "Rotate key",
     );
     if (!ok) return;
-    const r = await act.run(() => api.post<NodeKeyRotated>(`/api/nodes/${node.nodeId}/key_rotate`));
+    const r = await act.run(() => api.POST("/api/nodes/{id}/key_rotate", { params: { path: { id: node.nodeId } } }));
     if (r) setRotated(r.nodeKey);
   };
 
@@ -297,7 +297,7 @@ function NodeDetail({ node, held, onClose, isAdmin }: { node: Node; held: string
     );
     if (!ok) return;
     const done = await act.run(async () => {
-      await api.del(`/api/nodes/${node.nodeId}`);
+      await api.DELETE("/api/nodes/{id}", { params: { path: { id: node.nodeId } } });
       return true;
     });
     if (done) {
@@ -371,7 +371,7 @@ function NodeDetail({ node, held, onClose, isAdmin }: { node: Node; held: string
             class="btn"
             disabled={act.busy || node.liveness !== "online"}
             onClick={async () => {
-              const r = await act.run(() => api.post<NodePing>(`/api/nodes/${node.nodeId}/ping`));
+              const r = await act.run(() => api.POST("/api/nodes/{id}/ping", { params: { path: { id: node.nodeId } } }));
               if (r) setPing(r);
             }}
           >
@@ -388,7 +388,7 @@ function NodeDetail({ node, held, onClose, isAdmin }: { node: Node; held: string
                   class="btn"
                   disabled={act.busy || node.liveness !== "online" && !held}
                   onClick={async () => {
-                    const r = await act.run(() => api.post<NodeUpdateOutcome>(`/api/admin/updates/nodes/${node.nodeId}`, {}));
+                    const r = await act.run(() => api.POST("/api/admin/updates/nodes/{id}", { params: { path: { id: node.nodeId } }, body: {} }));
                     if (r) setOutcome(r);
                   }}
                 >
@@ -439,7 +439,7 @@ function AddNodeDialog({ open, onClose }: { open: boolean; onClose: () => void }
     }
     setBefore(new Set(nodes.get().map((n) => n.nodeId)));
     void act.run(async () => {
-      const minted = await api.post<SetupKey>("/api/setup-keys");
+      const minted = await api.POST("/api/setup-keys");
       setKey(minted);
       setPlatform(minted.install?.downloads[0]?.platform ?? "");
     });

@@ -7,10 +7,12 @@ import { Link, useRoute } from "../router";
 import { loadInstanceName, refreshSession, session } from "../session";
 import { useStore } from "../store";
 import type {
+  ActorKind,
   AdminStatus,
   AuditEntry,
+  AuditQuery,
   Deployment,
-  InstanceSettings,
+  HarnessId,
   Plugin,
   SystemKey,
   SystemKeyCreated,
@@ -64,14 +66,14 @@ export function KeysPage() {
   const [name, setName] = useState("");
   const [created, setCreated] = useState<SystemKeyCreated | null>(null);
   const act = useAction();
-  const load = async () => setKeys(await api.get<SystemKey[]>("/api/system-keys"));
+  const load = async () => setKeys(await api.GET("/api/system-keys"));
   useEffect(() => {
     void act.run(load);
   }, []);
 
   const mint = async (e: Event) => {
     e.preventDefault();
-    const r = await act.run(() => api.post<SystemKeyCreated>("/api/system-keys", { name: name.trim() }));
+    const r = await act.run(() => api.POST("/api/system-keys", { body: { name: name.trim() } }));
     if (r) {
       setCreated(r);
       setName("");
@@ -150,7 +152,7 @@ export function KeysPage() {
                         class="btn btn-small"
                         onClick={async () => {
                           if (!(await confirmAction(`Disable ${k.name}?`, "It stops working from its next request. A disabled key cannot be enabled again.", "Disable"))) return;
-                          await act.run(() => api.post(`/api/system-keys/${k.id}/disable`));
+                          await act.run(() => api.POST("/api/system-keys/{id}/disable", { params: { path: { id: k.id } } }));
                           await act.run(load);
                         }}
                       >
@@ -162,7 +164,7 @@ export function KeysPage() {
                       class="btn btn-small btn-danger"
                       onClick={async () => {
                         if (!(await confirmAction(`Delete ${k.name}?`, "The key stops working and its row is removed.", "Delete"))) return;
-                        await act.run(() => api.del(`/api/system-keys/${k.id}`));
+                        await act.run(() => api.DELETE("/api/system-keys/{id}", { params: { path: { id: k.id } } }));
                         await act.run(load);
                       }}
                     >
@@ -186,7 +188,7 @@ const ROLE_NAMES: Record<string, string> = { admin: "Administrator", user: "User
 /** The plane's refusals about accounts, explained for the account `u`. */
 function explain(e: unknown, u: User): unknown {
   if (!(e instanceof ApiError)) return e;
-  const again = (text: string) => new ApiError(e.status, e.code, text, e.metadata);
+  const again = (text: string) => e.withMessage(text);
   switch (e.code) {
     case "LAST_ADMIN":
       return again(
@@ -222,7 +224,7 @@ export function UsersPage() {
   const s = useStore(session);
   const meId = s.kind === "signed-in" ? s.me.id : "";
   const act = useAction();
-  const load = async () => setUsers(await api.get<User[]>("/api/users"));
+  const load = async () => setUsers(await api.GET("/api/users"));
   useEffect(() => {
     void act.run(load);
   }, []);
@@ -245,7 +247,7 @@ export function UsersPage() {
             "Make regular user",
           );
     if (!ok) return;
-    const r = await act.run(() => api.patch<User>(`/api/users/${u.id}`, { role }).catch((e: unknown) => Promise.reject(explain(e, u))));
+    const r = await act.run(() => api.PATCH("/api/users/{id}", { params: { path: { id: u.id } }, body: { role } }).catch((e: unknown) => Promise.reject(explain(e, u))));
     if (!r) return;
     toast(role === "admin" ? `${r.displayName} is now an administrator.` : `${r.displayName} is now a regular user.`);
     if (self) await refreshSession();
@@ -260,7 +262,7 @@ export function UsersPage() {
     );
     if (!ok) return;
     const done = await act.run(async () => {
-      await api.del(`/api/users/${u.id}`).catch((e: unknown) => Promise.reject(explain(e, u)));
+      await api.DELETE("/api/users/{id}", { params: { path: { id: u.id } } }).catch((e: unknown) => Promise.reject(explain(e, u)));
       return true;
     });
     if (done) {
@@ -363,7 +365,7 @@ export function UsersPage() {
                                     !(await confirmAction(`Disable ${u.displayName}?`, "Their sessions end at once; they cannot sign in until enabled.", "Disable"))
                                   )
                                     return;
-                                  await act.run(() => api.post(`/api/users/${u.id}/${u.disabled ? "enable" : "disable"}`));
+                                  await act.run(() => api.POST(u.disabled ? "/api/users/{id}/enable" : "/api/users/{id}/disable", { params: { path: { id: u.id } } }));
                                   await act.run(load);
                                 }}
                               >
@@ -433,7 +435,7 @@ function CreateUserDialog({ open, onClose }: { open: boolean; onClose: (saved: b
   }, [open]);
   const submit = async (e: Event) => {
     e.preventDefault();
-    const r = await act.run(() => api.post<User>("/api/users", { email, displayName, password, role }));
+    const r = await act.run(() => api.POST("/api/users", { body: { email, displayName, password, role } }));
     if (r) {
       toast(`${r.displayName} can now sign in.`);
       onClose(true);
@@ -498,7 +500,7 @@ function RenameUserDialog({ user, onClose }: { user: User | null; onClose: (save
       onClose(false);
       return;
     }
-    const r = await act.run(() => api.patch<User>(`/api/users/${user.id}`, { displayName: name }));
+    const r = await act.run(() => api.PATCH("/api/users/{id}", { params: { path: { id: user.id } }, body: { displayName: name } }));
     if (r) {
       toast(`Renamed to ${r.displayName}.`);
       onClose(true);
@@ -533,7 +535,9 @@ function ResetPasswordDialog({ user, onClose }: { user: User | null; onClose: ()
     e.preventDefault();
     if (!user) return;
     const done = await act.run(async () => {
-      await api.post(`/api/users/${user.id}/password`, { newPassword: password }).catch((err: unknown) => Promise.reject(explain(err, user)));
+      await api
+        .POST("/api/users/{id}/password", { params: { path: { id: user.id } }, body: { newPassword: password } })
+        .catch((err: unknown) => Promise.reject(explain(err, user)));
       return true;
     });
     if (done) {
@@ -599,15 +603,15 @@ export function AuditPage() {
   const current = { actor, actorKind, action, target, from, to };
   type Filters = typeof current;
   const fetchPage = async (before: number | null, f: Filters = current) => {
-    const q = new URLSearchParams({ limit: String(PAGE + 1) });
-    if (f.actor) q.set("actor", f.actor);
-    if (f.actorKind) q.set("actorKind", f.actorKind);
-    if (f.action.trim()) q.set("action", f.action.trim());
-    if (f.target.trim()) q.set("target", f.target.trim());
-    if (f.from) q.set("from", String(new Date(f.from).getTime()));
-    if (f.to) q.set("to", String(new Date(f.to).getTime()));
-    if (before !== null) q.set("before", String(before));
-    const list = await api.get<AuditEntry[]>(`/api/audit?${q}`);
+    const query: AuditQuery = { limit: PAGE + 1 };
+    if (f.actor) query.actor = f.actor;
+    if (f.actorKind) query.actorKind = f.actorKind as ActorKind;
+    if (f.action.trim()) query.action = f.action.trim();
+    if (f.target.trim()) query.target = f.target.trim();
+    if (f.from) query.from = new Date(f.from).getTime();
+    if (f.to) query.to = new Date(f.to).getTime();
+    if (before !== null) query.before = before;
+    const list = await api.GET("/api/audit", { params: { query } });
     setMore(list.length > PAGE);
     setEntries(list.slice(0, PAGE));
   };
@@ -619,7 +623,7 @@ export function AuditPage() {
 
   useEffect(() => {
     void act.run(async () => {
-      setUsers(await api.get<User[]>("/api/users"));
+      setUsers(await api.GET("/api/users"));
       await fetchPage(null);
     });
   }, []);
@@ -796,9 +800,9 @@ export function GeneralPage() {
   const originAct = useAction();
   const load = async () => {
     const [inst, pl, o] = await Promise.all([
-      api.get<InstanceSettings>("/api/settings/instance"),
-      api.get<Plugin[]>("/api/plugins"),
-      api.get<TrustedOrigins>("/api/settings/trusted-origins"),
+      api.GET("/api/settings/instance"),
+      api.GET("/api/plugins"),
+      api.GET("/api/settings/trusted-origins"),
     ]);
     if (!typedName.current) setName(inst.displayName);
     if (!typedOrigins.current) setAdded(o.added.join("\n"));
@@ -811,7 +815,7 @@ export function GeneralPage() {
 
   const saveName = async (e: Event) => {
     e.preventDefault();
-    const r = await nameAct.run(() => api.put<InstanceSettings>("/api/settings/instance", { displayName: name.trim() }));
+    const r = await nameAct.run(() => api.PUT("/api/settings/instance", { body: { displayName: name.trim() } }));
     if (r) {
       setName(r.displayName);
       toast("Instance name saved.");
@@ -825,7 +829,7 @@ export function GeneralPage() {
       .split(/[\s,]+/)
       .map((o) => o.trim())
       .filter(Boolean);
-    const r = await originAct.run(() => api.put<TrustedOrigins>("/api/settings/trusted-origins", { added: list }));
+    const r = await originAct.run(() => api.PUT("/api/settings/trusted-origins", { body: { added: list } }));
     if (r) {
       setOrigins(r);
       setAdded(r.added.join("\n"));
@@ -880,7 +884,7 @@ export function GeneralPage() {
                     class="btn btn-small"
                     disabled={pluginAct.busy}
                     onClick={async () => {
-                      const r = await pluginAct.run(() => api.put<Plugin>(`/api/plugins/${p.id}`, { enabled: !p.enabled }));
+                      const r = await pluginAct.run(() => api.PUT("/api/plugins/{id}", { params: { path: { id: p.id as HarnessId } }, body: { enabled: !p.enabled } }));
                       if (r) setPlugins((list) => (list ?? []).map((x) => (x.id === r.id ? r : x)));
                     }}
                   >
@@ -991,7 +995,7 @@ export function StatusPage() {
   const [deployment, setDeployment] = useState<Deployment | null>(null);
   const act = useAction();
   const load = async () => {
-    const [st, dep] = await Promise.all([api.get<AdminStatus>("/api/admin/status"), api.get<Deployment>("/api/admin/deployment")]);
+    const [st, dep] = await Promise.all([api.GET("/api/admin/status"), api.GET("/api/admin/deployment")]);
     setStatus(st);
     setDeployment(dep);
   };

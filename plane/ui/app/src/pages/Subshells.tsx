@@ -6,7 +6,7 @@ import { feedStatus, listed, nodes, presence, putSubshell, subshells } from "../
 import { Link, navigate, useRoute } from "../router";
 import { useStore } from "../store";
 import { session } from "../session";
-import type { Access, HarnessStatus, Node, Preset, Subshell, SubshellStatus, User, Workspace } from "../types";
+import type { Access, HarnessId, HarnessStatus, LaunchRequest, Node, Preset, SubshellStatus, Workspace } from "../types";
 import { DirPicker } from "../dirs";
 import { Dialog, Empty, ErrorNote, PageHead, StatusBadge, Time, useAction } from "../ui";
 
@@ -65,7 +65,7 @@ export function SubshellsPage() {
   useEffect(() => {
     if (!foreign) return;
     api
-      .get<User[]>("/api/users")
+      .GET("/api/users")
       .then((us) => setPeople(new Map(us.map((u) => [u.id, u.displayName]))))
       .catch(() => undefined);
   }, [foreign]);
@@ -238,7 +238,7 @@ function LaunchDialog({
     if (!open) return;
     const first = presetNode && online.some((n) => n.nodeId === presetNode) ? presetNode : (online.find((n) => n.isLocal) ?? online[0])?.nodeId ?? "";
     if (!nodeId || !online.some((n) => n.nodeId === nodeId)) setNodeId(first);
-    void Promise.all([api.get<Workspace[]>("/api/workspaces"), api.get<Preset[]>("/api/presets")])
+    void Promise.all([api.GET("/api/workspaces"), api.GET("/api/presets")])
       .then(([w, p]) => {
         setWorkspaces(w);
         setPresets(p);
@@ -249,7 +249,9 @@ function LaunchDialog({
   const loadHarnesses = async (refresh: boolean) => {
     if (!nodeId) return;
     setHarnesses(null);
-    const list = await check.run(() => api.get<HarnessStatus[]>(`/api/nodes/${nodeId}/harnesses${refresh ? "?refresh=true" : ""}`));
+    const list = await check.run(() =>
+      api.GET("/api/nodes/{id}/harnesses", { params: { path: { id: nodeId }, query: refresh ? { refresh: true } : {} } }),
+    );
     if (!list) return;
     setHarnesses(list);
     const ok = list.filter((h) => h.launchable);
@@ -276,14 +278,14 @@ function LaunchDialog({
 
   const submit = async (e: Event) => {
     e.preventDefault();
-    const body: Record<string, unknown> = { nodeId, harnessId };
-    if (workspaceId) body["workspaceId"] = workspaceId;
-    if (cwd.trim()) body["cwd"] = cwd.trim();
-    if (presetId) body["presetId"] = presetId;
-    if (name.trim()) body["name"] = name.trim();
-    if (prompt.trim()) body["prompt"] = prompt;
-    if (perm.channels !== "write" || perm.subshells !== "read") body["permissions"] = perm;
-    const r = await act.run(() => api.post<Subshell>("/api/subshells", body));
+    const body: LaunchRequest = { nodeId, harnessId: harnessId as HarnessId };
+    if (workspaceId) body.workspaceId = workspaceId;
+    if (cwd.trim()) body.cwd = cwd.trim();
+    if (presetId) body.presetId = presetId;
+    if (name.trim()) body.name = name.trim();
+    if (prompt.trim()) body.prompt = prompt;
+    if (perm.channels !== "write" || perm.subshells !== "read") body.permissions = perm;
+    const r = await act.run(() => api.POST("/api/subshells", { body }));
     if (r) {
       putSubshell(r);
       onClose();

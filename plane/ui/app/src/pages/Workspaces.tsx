@@ -4,7 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
 import { nodes, refreshNodes } from "../live";
 import { useStore } from "../store";
-import type { Plugin, Preset, Workspace } from "../types";
+import type { HarnessId, Plugin, Preset, PresetRequest, Workspace } from "../types";
 import { DirPicker } from "../dirs";
 import { Checkbox, confirmAction, Dialog, Empty, ErrorNote, PageHead, TextField, toast, useAction } from "../ui";
 
@@ -19,9 +19,9 @@ export function WorkspacesPage() {
 
   const load = async () => {
     const [w, p, pl] = await Promise.all([
-      api.get<Workspace[]>("/api/workspaces"),
-      api.get<Preset[]>("/api/presets"),
-      api.get<Plugin[]>("/api/plugins"),
+      api.GET("/api/workspaces"),
+      api.GET("/api/presets"),
+      api.GET("/api/plugins"),
     ]);
     setWorkspaces(w);
     setPresets(p);
@@ -76,7 +76,7 @@ export function WorkspacesPage() {
                       class="btn btn-small btn-danger"
                       onClick={async () => {
                         if (!(await confirmAction(`Delete ${w.name}?`, "Subshells launched in it keep running.", "Delete"))) return;
-                        await act.run(() => api.del(`/api/workspaces/${w.id}`));
+                        await act.run(() => api.DELETE("/api/workspaces/{id}", { params: { path: { id: w.id } } }));
                         await act.run(load);
                       }}
                     >
@@ -129,7 +129,7 @@ export function WorkspacesPage() {
                       class="btn btn-small btn-danger"
                       onClick={async () => {
                         if (!(await confirmAction(`Delete ${p.name}?`, "Subshells launched with it keep running.", "Delete"))) return;
-                        await act.run(() => api.del(`/api/presets/${p.id}`));
+                        await act.run(() => api.DELETE("/api/presets/{id}", { params: { path: { id: p.id } } }));
                         await act.run(load);
                       }}
                     >
@@ -186,7 +186,9 @@ function WorkspaceDialog({ value, onClose }: { value: Workspace | "new" | null; 
     e.preventDefault();
     const body = { name, nodeId, path };
     const r = await act.run(() =>
-      value === "new" || !value ? api.post<Workspace>("/api/workspaces", body) : api.put<Workspace>(`/api/workspaces/${value.id}`, body),
+      value === "new" || !value
+        ? api.POST("/api/workspaces", { body })
+        : api.PUT("/api/workspaces/{id}", { params: { path: { id: value.id } }, body }),
     );
     if (r) {
       toast("Workspace saved.");
@@ -286,7 +288,7 @@ function PresetDialog({
   const submit = async (e: Event) => {
     e.preventDefault();
     const r = await act.run(async () => {
-      const body: Record<string, unknown> = {
+      const body: PresetRequest = {
         name,
         env: parseEnv(env),
         flags: flags
@@ -296,13 +298,15 @@ function PresetDialog({
         configIsolation,
         autoRestart,
       };
-      if (harnessId) body["harnessId"] = harnessId;
+      if (harnessId) body.harnessId = harnessId as HarnessId;
       if (settings.trim()) {
         const parsed: unknown = JSON.parse(settings);
         if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("Harness settings must be a JSON object.");
-        body["settings"] = parsed;
+        body.settings = parsed as Record<string, unknown>;
       }
-      return value === "new" || !value ? api.post<Preset>("/api/presets", body) : api.put<Preset>(`/api/presets/${value.id}`, body);
+      return value === "new" || !value
+        ? api.POST("/api/presets", { body })
+        : api.PUT("/api/presets/{id}", { params: { path: { id: value.id } }, body });
     });
     if (r) {
       toast("Preset saved.");

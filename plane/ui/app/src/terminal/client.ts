@@ -324,7 +324,7 @@ export class TerminalClient {
     let token: WsToken;
     try {
       // The pane may be gone or ended: read it first, and stop there if so.
-      const row = await api.get<Subshell>(`/api/subshells/${encodeURIComponent(this.subshellId)}`);
+      const row = await api.GET("/api/subshells/{id}", { params: { path: { id: this.subshellId } } });
       if (gen !== this.connectGen) return;
       this.onSubshell(row);
       if (!["starting", "running", "stopping"].includes(row.state)) {
@@ -332,7 +332,7 @@ export class TerminalClient {
         void this.showEnded(row, gen);
         return;
       }
-      token = await api.post<WsToken>("/api/auth/ws-token", { subshellId: this.subshellId });
+      token = await api.POST("/api/auth/ws-token", { body: { subshellId: this.subshellId } });
     } catch (e) {
       if (gen !== this.connectGen) return;
       if (e instanceof ApiError && (e.status === 404 || e.status === 403 || e.status === 401)) {
