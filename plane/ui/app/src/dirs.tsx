@@ -44,7 +44,7 @@ export function DirPicker({
         try {
           setListing(await api.GET("/api/nodes/{id}/dirs", { params: { path: { id: nodeId } } }));
         } catch {
-          // The first error stays shown.
+          // The first error stays shown: it is about the path that was asked for.
         }
       }
     } finally {

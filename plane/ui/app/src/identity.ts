@@ -150,6 +150,8 @@ async function readKept(userId: string): Promise<BrowserIdentity | null> {
     const v = await inStore<unknown>("readonly", (s) => s.get(userId));
     return isKept(v) ? { ...v, kept: true } : null;
   } catch {
+    // IndexedDB refused (a private window, say): nothing kept can be read, as when nothing was
+    // kept; the next post makes an identity held in memory instead.
     return null;
   }
 }
@@ -160,6 +162,7 @@ async function keep(userId: string, k: Kept): Promise<boolean> {
     memory.delete(userId);
     return true;
   } catch {
+    // Not kept across reloads: held in memory, and the caller says so (`kept: false`).
     memory.set(userId, k);
     return false;
   }
@@ -189,6 +192,7 @@ let chain: Promise<unknown> = Promise.resolve();
 
 function serial<T>(fn: () => Promise<T>): Promise<T> {
   const r = chain.then(fn, fn);
+  // The chain only orders the calls: each caller gets its own failure through `r`.
   chain = r.catch(() => undefined);
   return r;
 }

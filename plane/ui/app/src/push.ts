@@ -40,6 +40,7 @@ function remembered(): Remembered | null {
     const r = JSON.parse(localStorage.getItem(REMEMBER) ?? "null") as Remembered | null;
     return r && typeof r.id === "string" && typeof r.endpoint === "string" ? r : null;
   } catch {
+    // Unreadable or refused storage: no device is known to be this browser, as with none kept.
     return null;
   }
 }
@@ -66,6 +67,7 @@ async function subscription(): Promise<PushSubscription | null> {
 export async function thisDevice(devices: Device[]): Promise<string | null> {
   const r = remembered();
   if (!r || !devices.some((d) => d.id === r.id)) return null;
+  // A browser that will not tell its subscription is, for this list, not subscribed.
   const sub = await subscription().catch(() => null);
   return sub && sub.endpoint === r.endpoint ? r.id : null;
 }
@@ -141,6 +143,7 @@ export async function subscribeThisBrowser(name: string): Promise<Device> {
   let sub = await reg.pushManager.getSubscription();
   // A subscription made for another key (the plane's data was reset) cannot be reused.
   if (sub && !sameBytes(sub.options.applicationServerKey, key)) {
+    // Should it refuse to end, the subscription below fails and says why.
     await sub.unsubscribe().catch(() => false);
     sub = null;
   }
@@ -178,6 +181,8 @@ export async function removeDevice(id: string): Promise<void> {
   }
   if (remembered()?.id === id) {
     forget();
+    // The plane sends this browser nothing more either way: a subscription the browser keeps
+    // (it would not end it) only goes unused.
     const sub = await subscription().catch(() => null);
     await sub?.unsubscribe().catch(() => false);
   }

@@ -3,6 +3,7 @@
 import { api, ApiError, onUnauthorized } from "./api";
 import { createStore } from "./store";
 import type { User, Whoami } from "./types";
+import { showFailure } from "./ui";
 
 export type SessionState =
   | { kind: "loading" }
@@ -19,7 +20,7 @@ export async function loadInstanceName(): Promise<void> {
     const s = await api.GET("/api/settings/instance", { quiet401: true });
     instanceName.set(s.displayName);
   } catch {
-    // The name is decoration; the page works without it.
+    // The name is decoration: the header says "termplane" without it, and every page works.
   }
 }
 
@@ -57,8 +58,13 @@ export async function signedIn(_user: User): Promise<void> {
 export async function signOut(): Promise<void> {
   try {
     await api.POST("/api/auth/sign-out", { quiet401: true });
-  } catch {
-    // Signed out either way: the cookie is gone or was never valid.
+  } catch (e) {
+    // A 401: the session had ended already. Anything else: it may still be open, so the page
+    // stays signed in and says why.
+    if (!(e instanceof ApiError && e.status === 401)) {
+      showFailure("Signing out failed", e);
+      return;
+    }
   }
   session.set({ kind: "signed-out" });
 }

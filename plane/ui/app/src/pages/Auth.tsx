@@ -63,11 +63,14 @@ export function SetupPage() {
       const body: SetupRequest = { email, displayName, password };
       if (instance.trim()) body.instanceName = instance.trim();
       let user = await api.POST("/api/setup", { body, quiet401: true });
-      // The setup answer may sign the administrator in; when it did not, sign in now.
-      const hasSession = await api
-        .GET("/api/auth/session", { quiet401: true })
-        .then(() => true)
-        .catch(() => false);
+      // The setup answer may sign the administrator in; when it did not (a 401), sign in now.
+      const hasSession = await api.GET("/api/auth/session", { quiet401: true }).then(
+        () => true,
+        (e: unknown) => {
+          if (e instanceof ApiError && e.status === 401) return false;
+          throw e;
+        },
+      );
       if (!hasSession) user = await api.POST("/api/auth/sign-in", { body: { email, password }, quiet401: true });
       await signedIn(user);
       await loadInstanceName();

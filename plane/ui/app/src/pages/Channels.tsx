@@ -12,7 +12,7 @@ import { Link, navigate } from "../router";
 import { session } from "../session";
 import { useStore } from "../store";
 import type { Access, Channel, ChannelEntry, ChannelMember, CreateChannel, EntryPage, User } from "../types";
-import { Badge, confirmAction, CopyButton, Dialog, Empty, ErrorNote, Note, PageHead, TextField, Time, toast, useAction } from "../ui";
+import { Badge, confirmAction, CopyButton, Dialog, Empty, ErrorNote, Note, PageHead, showFailure, TextField, Time, toast, useAction } from "../ui";
 
 /** How many of the newest entries a channel opens with, and how many more "Load earlier" adds. */
 const WINDOW = 100;
@@ -69,7 +69,7 @@ export function ChannelsPage() {
       onChannelEntry((f) => {
         if (!shown.current) return;
         if (!shown.current.some((c) => c.id === f.channelId)) {
-          void load().catch(() => undefined);
+          load().catch((e: unknown) => showFailure("The channels could not be listed again", e));
           return;
         }
         setChannels((list) =>
@@ -185,7 +185,7 @@ function NewChannelDialog({ open, onClose }: { open: boolean; onClose: () => voi
 function useIdentity(userId: string) {
   const s = useStore(browserIdentity);
   useEffect(() => {
-    if (signingSupported()) void loadIdentity(userId).catch(() => undefined);
+    if (signingSupported()) loadIdentity(userId).catch((e: unknown) => showFailure("This browser's signing key could not be checked", e));
   }, [userId]);
   return s && s.userId === userId ? s : null;
 }

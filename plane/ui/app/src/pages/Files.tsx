@@ -61,7 +61,8 @@ export function FilesPage() {
           await keepFile(job.file, (p) => patch(key, { received: p.received }), ctl.signal);
           patch(key, { state: "done", received: job.file.size });
           toast(`Kept ${job.file.name}.`);
-          await load().catch(() => undefined);
+          // The file is kept; a list that cannot be read again says so at the top.
+          await load().catch((e: unknown) => act.setError(e));
         } catch (e) {
           if (e instanceof DOMException && e.name === "AbortError") patch(job.key, { state: "cancelled" });
           else patch(job.key, { state: "failed", error: failure(e) });

@@ -4,12 +4,12 @@
 import { Fragment } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { api } from "../api";
-import { nodes, refreshNodes } from "../live";
+import { nodes, refreshNodes, refreshNodesInBackground } from "../live";
 import { navigate } from "../router";
 import { session } from "../session";
 import { useStore } from "../store";
 import type { HeldNodes, Node, NodePing, NodeUpdateOutcome, SetupKey } from "../types";
-import { Badge, bytesText, Checkbox, CodeBlock, confirmAction, Dialog, Empty, ErrorNote, Note, PageHead, SecretBox, Time, toast, useAction } from "../ui";
+import { Badge, bytesText, Checkbox, clearFailure, CodeBlock, confirmAction, Dialog, Empty, ErrorNote, Note, PageHead, SecretBox, showFailure, Time, toast, useAction } from "../ui";
 
 function NodeState({ node, held }: { node: Node; held: string | undefined }) {
   if (held) {
@@ -51,19 +51,19 @@ export function NodesPage() {
   const act = useAction();
 
   const loadKeys = () =>
-    api
-      .GET("/api/setup-keys")
-      .then(setKeys)
-      .catch(() => undefined);
+    api.GET("/api/setup-keys").then(
+      (list) => {
+        setKeys(list);
+        clearFailure("setup-keys");
+      },
+      (e: unknown) => showFailure("The unused setup keys could not be listed", e, "setup-keys"),
+    );
 
   useEffect(() => {
     void act.run(refreshNodes);
     void loadKeys();
     if (isAdmin) {
-      api
-        .GET("/api/admin/updates/held")
-        .then(setHeld)
-        .catch(() => undefined);
+      api.GET("/api/admin/updates/held").then(setHeld, (e: unknown) => showFailure("The nodes held for an update could not be listed", e));
     }
   }, [isAdmin]);
 
@@ -448,7 +448,7 @@ function AddNodeDialog({ open, onClose }: { open: boolean; onClose: () => void }
   // While the dialog is open, look for the new node now and then (the feed also announces it).
   useEffect(() => {
     if (!open || !key) return;
-    const t = window.setInterval(() => void refreshNodes().catch(() => undefined), 3000);
+    const t = window.setInterval(refreshNodesInBackground, 3000);
     return () => window.clearInterval(t);
   }, [open, key]);
 

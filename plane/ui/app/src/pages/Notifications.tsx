@@ -7,7 +7,7 @@ import { refreshUnread, unread } from "../notifications";
 import { Link } from "../router";
 import { useStore } from "../store";
 import type { Notification, NotificationKind, NotificationsQuery } from "../types";
-import { Badge, Checkbox, Empty, ErrorNote, PageHead, Time, toast, useAction } from "../ui";
+import { Badge, Checkbox, Empty, ErrorNote, PageHead, showFailure, Time, toast, useAction } from "../ui";
 
 const PAGE = 50;
 
@@ -116,7 +116,7 @@ export function NotificationsPage() {
                       <span aria-hidden="true">{k.glyph}</span> {k.label}
                     </Badge>
                     {n.readAt ? null : <Badge tone="info">New</Badge>}
-                    <Link href={subjectUrl(n)} class="notice-title" onClick={() => void markRead(n).catch(() => undefined)}>
+                    <Link href={subjectUrl(n)} class="notice-title" onClick={() => void markRead(n).catch((e: unknown) => showFailure(`“${n.title}” could not be marked read`, e))}>
                       {n.title}
                     </Link>
                   </div>

@@ -8,7 +8,7 @@ import { useStore } from "../store";
 import { session } from "../session";
 import type { Access, HarnessId, HarnessStatus, LaunchRequest, Node, Preset, SubshellStatus, Workspace } from "../types";
 import { DirPicker } from "../dirs";
-import { Dialog, Empty, ErrorNote, PageHead, StatusBadge, Time, useAction } from "../ui";
+import { Dialog, Empty, ErrorNote, PageHead, showFailure, StatusBadge, Time, useAction } from "../ui";
 
 const STATUSES: SubshellStatus[] = [
   "running",
@@ -64,10 +64,11 @@ export function SubshellsPage() {
   const [people, setPeople] = useState<Map<string, string>>(new Map());
   useEffect(() => {
     if (!foreign) return;
-    api
-      .GET("/api/users")
-      .then((us) => setPeople(new Map(us.map((u) => [u.id, u.displayName]))))
-      .catch(() => undefined);
+    api.GET("/api/users").then(
+      (us) => setPeople(new Map(us.map((u) => [u.id, u.displayName]))),
+      // The list still says "Another account" for each owner.
+      (e: unknown) => showFailure("The owners' names could not be read", e),
+    );
   }, [foreign]);
   const rows = Object.values(all)
     .filter((s) => (!fNode || s.nodeId === fNode) && (!fHarness || s.harnessId === fHarness) && (!fStatus || s.status === fStatus))
@@ -238,12 +239,14 @@ function LaunchDialog({
     if (!open) return;
     const first = presetNode && online.some((n) => n.nodeId === presetNode) ? presetNode : (online.find((n) => n.isLocal) ?? online[0])?.nodeId ?? "";
     if (!nodeId || !online.some((n) => n.nodeId === nodeId)) setNodeId(first);
-    void Promise.all([api.GET("/api/workspaces"), api.GET("/api/presets")])
-      .then(([w, p]) => {
+    void Promise.all([api.GET("/api/workspaces"), api.GET("/api/presets")]).then(
+      ([w, p]) => {
         setWorkspaces(w);
         setPresets(p);
-      })
-      .catch(() => undefined);
+      },
+      // A launch needs neither: the form goes on without them.
+      (e: unknown) => showFailure("Your workspaces and presets could not be read", e),
+    );
   }, [open, nodeList.length]);
 
   const loadHarnesses = async (refresh: boolean) => {

@@ -2,7 +2,7 @@
 
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
-import { nodes, refreshNodes } from "../live";
+import { nodes, refreshNodesInBackground } from "../live";
 import { useStore } from "../store";
 import type { HarnessId, Plugin, Preset, PresetRequest, Workspace } from "../types";
 import { DirPicker } from "../dirs";
@@ -29,7 +29,7 @@ export function WorkspacesPage() {
   };
   useEffect(() => {
     void act.run(load);
-    if (!nodes.get().length) void refreshNodes().catch(() => undefined);
+    if (!nodes.get().length) refreshNodesInBackground();
   }, []);
 
   const nodeName = (id: string) => nodeList.find((n) => n.nodeId === id)?.name ?? id.slice(0, 8);

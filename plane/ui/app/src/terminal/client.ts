@@ -12,7 +12,7 @@
 import { Terminal } from "@xterm/xterm";
 import { FitAddon } from "@xterm/addon-fit";
 import { WebLinksAddon } from "@xterm/addon-web-links";
-import { api, ApiError, socketUrl } from "../api";
+import { api, ApiError, errorText, socketUrl } from "../api";
 import { createStore } from "../store";
 import { lastOutput } from "./tail";
 import type { ServerFrame, Subshell, Viewer, WsToken } from "../types";
@@ -300,6 +300,7 @@ export class TerminalClient {
       await navigator.clipboard.writeText(text);
       return true;
     } catch {
+      this.patch({ frameError: "The browser did not allow writing to the clipboard; use its own copy (the menu)." });
       return false;
     }
   }
@@ -409,7 +410,10 @@ export class TerminalClient {
   /** An ended pane: its last grid and the end of its log, read-only (nothing types into it). */
   private async showEnded(row: Subshell, gen: number): Promise<void> {
     this.showGrid(row.cols, row.rows);
-    const bytes = await lastOutput(this.subshellId).catch(() => null);
+    const bytes = await lastOutput(this.subshellId).catch((e: unknown) => {
+      this.patch({ frameError: `The pane's last output cannot be shown: ${errorText(e)}` });
+      return null;
+    });
     if (!bytes || this.disposed || gen !== this.connectGen) return;
     this.term.reset();
     this.term.write(bytes);
@@ -426,6 +430,7 @@ export class TerminalClient {
     try {
       f = JSON.parse(text) as ServerFrame;
     } catch {
+      // The plane sends JSON text frames only; a frame that is not one has nothing to apply.
       return;
     }
     switch (f.type) {

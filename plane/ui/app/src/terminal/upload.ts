@@ -53,6 +53,8 @@ async function sendPieces<T extends Pieced>(
       onAnswer(up);
     }
   } catch (e) {
+    // The failure that stopped the upload is the one to tell; should the abandon fail too, the
+    // plane drops the upload itself once it has had no piece for a minute.
     if (!up.done) await abandon().catch(() => undefined);
     throw e;
   }
