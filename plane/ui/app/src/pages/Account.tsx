@@ -7,6 +7,7 @@ import { defaultDeviceName, pushSupport, removeDevice, subscribeThisBrowser, thi
 import { Link } from "../router";
 import { session, signOut } from "../session";
 import { useStore } from "../store";
+import { Table } from "../table";
 import type { Device, NotificationPrefs, Passkey } from "../types";
 import { Checkbox, confirmAction, Empty, ErrorNote, Note, PageHead, Time, TextField, toast, useAction } from "../ui";
 import { passkeysSupported, registerPasskey } from "../webauthn";
@@ -336,49 +337,45 @@ function PushSection() {
       <h3>Your devices</h3>
       {devices && devices.length === 0 ? <Empty>No device receives push notifications.</Empty> : null}
       {devices && devices.length ? (
-        <table class="table responsive" data-testid="devices">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Push service</th>
-              <th scope="col">Added</th>
-              <th scope="col">Last delivery</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {devices.map((d) => (
-              <tr key={d.id}>
-                <td data-label="Name">
+        <Table
+          testId="devices"
+          rows={devices}
+          rowKey={(d) => d.id}
+          columns={[
+            {
+              label: "Name",
+              cell: (d) => (
+                <>
                   {d.name}
                   {d.id === mine ? <span class="muted"> (this browser)</span> : null}
-                </td>
-                <td data-label="Push service" class="mono truncate" title={d.pushService}>
-                  {d.pushService}
-                </td>
-                <td data-label="Added">
-                  <Time ms={d.createdAt} />
-                </td>
-                <td data-label="Last delivery">
-                  {d.lastError ? (
-                    <span class="badge badge-bad" title={d.lastError}>
-                      <span aria-hidden="true">✕</span> Failed: {d.lastError}
-                    </span>
-                  ) : (
-                    <Time ms={d.lastSentAt} />
-                  )}
-                </td>
-                <td data-label="" class="row-actions">
-                  <button type="button" class="btn btn-small btn-danger" onClick={() => remove(d)}>
-                    Remove<span class="sr-only"> {d.name}</span>
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                </>
+              ),
+            },
+            { label: "Push service", class: "mono truncate", attrs: (d) => ({ title: d.pushService }), cell: (d) => d.pushService },
+            { label: "Added", cell: (d) => <Time ms={d.createdAt} /> },
+            {
+              label: "Last delivery",
+              cell: (d) =>
+                d.lastError ? (
+                  <span class="badge badge-bad" title={d.lastError}>
+                    <span aria-hidden="true">✕</span> Failed: {d.lastError}
+                  </span>
+                ) : (
+                  <Time ms={d.lastSentAt} />
+                ),
+            },
+            {
+              label: "Actions",
+              actions: true,
+              class: "row-actions",
+              cell: (d) => (
+                <button type="button" class="btn btn-small btn-danger" onClick={() => remove(d)}>
+                  Remove<span class="sr-only"> {d.name}</span>
+                </button>
+              ),
+            },
+          ]}
+        />
       ) : null}
     </section>
   );

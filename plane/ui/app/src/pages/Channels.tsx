@@ -11,6 +11,7 @@ import { defaultDeviceName } from "../push";
 import { Link, navigate } from "../router";
 import { session } from "../session";
 import { useStore } from "../store";
+import { Table } from "../table";
 import type { Access, Channel, ChannelEntry, ChannelMember, CreateChannel, EntryPage, User } from "../types";
 import { Badge, confirmAction, CopyButton, Dialog, Empty, ErrorNote, Note, PageHead, showFailure, TextField, Time, toast, useAction } from "../ui";
 
@@ -95,34 +96,19 @@ export function ChannelsPage() {
         <h2>Your channels</h2>
         {channels && channels.length === 0 ? <Empty>No channels yet. Make one, or ask a channel's owner to add you.</Empty> : null}
         {channels && channels.length ? (
-          <table class="table responsive" data-testid="channels">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Description</th>
-                <th scope="col">Your access</th>
-                <th scope="col">Entries</th>
-                <th scope="col">Made</th>
-              </tr>
-            </thead>
-            <tbody>
-              {channels.map((c) => (
-                <tr key={c.id} data-id={c.id} data-name={c.name} data-entries={c.head.seq}>
-                  <td data-label="Name">
-                    <Link href={`/channels/${c.id}`}>{c.name}</Link>
-                  </td>
-                  <td data-label="Description" class="channel-desc">
-                    {c.description || <span class="muted">—</span>}
-                  </td>
-                  <td data-label="Your access">{yourAccess(c, me?.id)}</td>
-                  <td data-label="Entries">{c.head.seq}</td>
-                  <td data-label="Made">
-                    <Time ms={c.createdAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <Table
+            testId="channels"
+            rows={channels}
+            rowKey={(c) => c.id}
+            rowAttrs={(c) => ({ "data-id": c.id, "data-name": c.name, "data-entries": c.head.seq })}
+            columns={[
+              { label: "Name", cell: (c) => <Link href={`/channels/${c.id}`}>{c.name}</Link> },
+              { label: "Description", class: "channel-desc", cell: (c) => c.description || <span class="muted">—</span> },
+              { label: "Your access", cell: (c) => yourAccess(c, me?.id) },
+              { label: "Entries", cell: (c) => c.head.seq },
+              { label: "Made", cell: (c) => <Time ms={c.createdAt} /> },
+            ]}
+          />
         ) : null}
       </section>
       {me ? <IdentitySection userId={me.id} /> : null}

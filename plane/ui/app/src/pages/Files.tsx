@@ -6,6 +6,7 @@ import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api, ApiError, errorText } from "../api";
 import { nodes, subshells } from "../live";
 import { useStore } from "../store";
+import { Table } from "../table";
 import { keepFile, MAX_UPLOAD_BYTES } from "../terminal/upload";
 import type { KeptFile, Subshell } from "../types";
 import { bytesText, Checkbox, confirmAction, CopyButton, Dialog, Empty, ErrorNote, Note, PageHead, Time, toast, useAction } from "../ui";
@@ -187,39 +188,41 @@ export function FilesPage() {
         <progress class="quota" max={QUOTA_BYTES} value={used} aria-label="Space used of 1 GiB" />
         {files && files.length === 0 ? <Empty>No files yet.</Empty> : null}
         {files && files.length ? (
-          <table class="table responsive" data-testid="files">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Size</th>
-                <th scope="col">SHA-256</th>
-                <th scope="col">Kept</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {files.map((f) => (
-                <tr key={f.id} data-id={f.id} data-name={f.name} data-size={f.size} data-sha256={f.sha256}>
-                  <td data-label="Name" class="truncate" title={f.name}>
-                    <a href={`/api/files/${f.id}/content`} download={f.name}>
-                      {f.name}
-                    </a>
-                  </td>
-                  <td data-label="Size" title={`${f.size} bytes`}>
-                    {bytesText(f.size)}
-                  </td>
-                  <td data-label="SHA-256">
+          <Table
+            testId="files"
+            rows={files}
+            rowKey={(f) => f.id}
+            rowAttrs={(f) => ({ "data-id": f.id, "data-name": f.name, "data-size": f.size, "data-sha256": f.sha256 })}
+            columns={[
+              {
+                label: "Name",
+                class: "truncate",
+                attrs: (f) => ({ title: f.name }),
+                cell: (f) => (
+                  <a href={`/api/files/${f.id}/content`} download={f.name}>
+                    {f.name}
+                  </a>
+                ),
+              },
+              { label: "Size", attrs: (f) => ({ title: `${f.size} bytes` }), cell: (f) => bytesText(f.size) },
+              {
+                label: "SHA-256",
+                cell: (f) => (
+                  <>
                     <span class="mono" title={f.sha256}>
                       {f.sha256.slice(0, 12)}…
                     </span>{" "}
                     <CopyButton text={f.sha256} what={`SHA-256 of ${f.name}`} />
-                  </td>
-                  <td data-label="Kept">
-                    <Time ms={f.createdAt} />
-                  </td>
-                  <td data-label="" class="row-actions">
+                  </>
+                ),
+              },
+              { label: "Kept", cell: (f) => <Time ms={f.createdAt} /> },
+              {
+                label: "Actions",
+                actions: true,
+                class: "row-actions",
+                cell: (f) => (
+                  <>
                     <a class="btn btn-small" href={`/api/files/${f.id}/content`} download={f.name}>
                       Download<span class="sr-only"> {f.name}</span>
                     </a>
@@ -229,11 +232,11 @@ export function FilesPage() {
                     <button type="button" class="btn btn-small btn-danger" onClick={() => remove(f)}>
                       Delete<span class="sr-only"> {f.name}</span>
                     </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  </>
+                ),
+              },
+            ]}
+          />
         ) : null}
       </section>
       <SendDialog file={sending} onClose={() => setSending(null)} />

@@ -1,12 +1,12 @@
 // Nodes: liveness, versions, held nodes, maintenance, allowed directories, key rotation,
 // removal, and adding a node with a setup key.
 
-import { Fragment } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { api } from "../api";
 import { nodes, refreshNodes, refreshNodesInBackground } from "../live";
 import { navigate } from "../router";
 import { session } from "../session";
+import { Table } from "../table";
 import { useStore } from "../store";
 import type { HeldNodes, Node, NodePing, NodeUpdateOutcome, SetupKey } from "../types";
 import { Badge, bytesText, Checkbox, clearFailure, CodeBlock, confirmAction, Dialog, Empty, ErrorNote, Note, PageHead, SecretBox, showFailure, Time, toast, useAction } from "../ui";
@@ -122,63 +122,58 @@ export function NodesPage() {
       {list.length === 0 ? (
         <Empty>No nodes yet.</Empty>
       ) : (
-        <table class="table responsive" data-testid="nodes">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">State</th>
-              <th scope="col">Platform</th>
-              <th scope="col">Version</th>
-              <th scope="col">Host</th>
-              <th scope="col">
-                <span class="sr-only">Details</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((n) => (
-              <Fragment key={n.nodeId}>
-                <tr data-node={n.name} data-id={n.nodeId}>
-                  <td data-label="Name">
-                    <strong>{n.name}</strong>
-                    {n.isLocal ? <span class="muted"> · this plane's host</span> : null}
-                  </td>
-                  <td data-label="State">
-                    <NodeState node={n} held={heldReason.get(n.nodeId)} />
-                  </td>
-                  <td data-label="Platform">
-                    {n.os}/{n.arch}
-                  </td>
-                  <td data-label="Version">
-                    <span class="mono">{n.agentVersion || "—"}</span>
-                    {below.has(n.nodeId) ? <span class="muted"> (below {held?.minNodeVersion})</span> : null}
-                  </td>
-                  <td data-label="Host" class="truncate">
-                    {n.hostname}
-                  </td>
-                  <td data-label="">
-                    <button
-                      type="button"
-                      class="btn btn-small"
-                      aria-expanded={open === n.nodeId}
-                      aria-controls={`node-${n.nodeId}`}
-                      onClick={() => setOpen(open === n.nodeId ? null : n.nodeId)}
-                    >
-                      {open === n.nodeId ? "Hide" : "Manage"}
-                    </button>
-                  </td>
-                </tr>
-                {open === n.nodeId ? (
-                  <tr class="detail-row">
-                    <td colSpan={6} id={`node-${n.nodeId}`}>
-                      <NodeDetail node={n} held={heldReason.get(n.nodeId)} onClose={() => setOpen(null)} isAdmin={isAdmin} />
-                    </td>
-                  </tr>
-                ) : null}
-              </Fragment>
-            ))}
-          </tbody>
-        </table>
+        <Table
+          testId="nodes"
+          rows={list}
+          rowKey={(n) => n.nodeId}
+          rowAttrs={(n) => ({ "data-node": n.name, "data-id": n.nodeId })}
+          columns={[
+            {
+              label: "Name",
+              cell: (n) => (
+                <>
+                  <strong>{n.name}</strong>
+                  {n.isLocal ? <span class="muted"> · this plane's host</span> : null}
+                </>
+              ),
+            },
+            { label: "State", cell: (n) => <NodeState node={n} held={heldReason.get(n.nodeId)} /> },
+            { label: "Platform", cell: (n) => `${n.os}/${n.arch}` },
+            {
+              label: "Version",
+              cell: (n) => (
+                <>
+                  <span class="mono">{n.agentVersion || "—"}</span>
+                  {below.has(n.nodeId) ? <span class="muted"> (below {held?.minNodeVersion})</span> : null}
+                </>
+              ),
+            },
+            { label: "Host", class: "truncate", cell: (n) => n.hostname },
+            {
+              label: "Details",
+              actions: true,
+              cell: (n) => (
+                <button
+                  type="button"
+                  class="btn btn-small"
+                  aria-expanded={open === n.nodeId}
+                  aria-controls={`node-${n.nodeId}`}
+                  onClick={() => setOpen(open === n.nodeId ? null : n.nodeId)}
+                >
+                  {open === n.nodeId ? "Hide" : "Manage"}
+                </button>
+              ),
+            },
+          ]}
+          detail={(n) =>
+            open === n.nodeId
+              ? {
+                  id: `node-${n.nodeId}`,
+                  content: <NodeDetail node={n} held={heldReason.get(n.nodeId)} onClose={() => setOpen(null)} isAdmin={isAdmin} />,
+                }
+              : null
+          }
+        />
       )}
       {isAdmin && list.some((n) => !n.isLocal) ? (
         <section class="section">

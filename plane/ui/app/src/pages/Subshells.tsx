@@ -6,6 +6,7 @@ import { feedStatus, listed, nodes, presence, putSubshell, subshells } from "../
 import { Link, navigate, useRoute } from "../router";
 import { useStore } from "../store";
 import { session } from "../session";
+import { Table } from "../table";
 import type { Access, HarnessId, HarnessStatus, LaunchRequest, Node, Preset, SubshellStatus, Workspace } from "../types";
 import { DirPicker } from "../dirs";
 import { Dialog, Empty, ErrorNote, PageHead, showFailure, StatusBadge, Time, useAction } from "../ui";
@@ -127,23 +128,16 @@ export function SubshellsPage() {
           {Object.keys(all).length === 0 ? "No subshells yet. Launch one to get a terminal on a node." : "No subshell matches these filters."}
         </Empty>
       ) : (
-        <table class="table responsive" data-testid="subshells">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              {foreign ? <th scope="col">Owner</th> : null}
-              <th scope="col">Status</th>
-              <th scope="col">Harness</th>
-              <th scope="col">Node</th>
-              <th scope="col">Directory</th>
-              <th scope="col">Viewers</th>
-              <th scope="col">Started</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((s) => (
-              <tr key={s.id} data-id={s.id} data-owner={me && s.ownerUserId === me.id ? "me" : "other"}>
-                <td data-label="Name">
+        <Table
+          testId="subshells"
+          rows={rows}
+          rowKey={(s) => s.id}
+          rowAttrs={(s) => ({ "data-id": s.id, "data-owner": me && s.ownerUserId === me.id ? "me" : "other" })}
+          columns={[
+            {
+              label: "Name",
+              cell: (s) => (
+                <>
                   <Link href={`/subshells/${s.id}`} class="strong">
                     {s.name}
                   </Link>
@@ -155,28 +149,22 @@ export function SubshellsPage() {
                       </span>
                     </>
                   ) : null}
-                </td>
-                {foreign ? (
-                  <td data-label="Owner" data-testid="owner">
-                    {me && s.ownerUserId === me.id ? "You" : (people.get(s.ownerUserId) ?? "Another account")}
-                  </td>
-                ) : null}
-                <td data-label="Status">
-                  <StatusBadge status={s.status} />
-                </td>
-                <td data-label="Harness">{s.harnessId}</td>
-                <td data-label="Node">{nodeName.get(s.nodeId) ?? s.nodeId.slice(0, 8)}</td>
-                <td data-label="Directory" class="mono truncate" title={s.cwd}>
-                  {s.cwd}
-                </td>
-                <td data-label="Viewers">{seen[s.id]?.length ?? 0}</td>
-                <td data-label="Started">
-                  <Time ms={s.startedAt ?? s.createdAt} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                </>
+              ),
+            },
+            foreign && {
+              label: "Owner",
+              attrs: () => ({ "data-testid": "owner" }),
+              cell: (s) => (me && s.ownerUserId === me.id ? "You" : (people.get(s.ownerUserId) ?? "Another account")),
+            },
+            { label: "Status", cell: (s) => <StatusBadge status={s.status} /> },
+            { label: "Harness", cell: (s) => s.harnessId },
+            { label: "Node", cell: (s) => nodeName.get(s.nodeId) ?? s.nodeId.slice(0, 8) },
+            { label: "Directory", class: "mono truncate", attrs: (s) => ({ title: s.cwd }), cell: (s) => s.cwd },
+            { label: "Viewers", cell: (s) => seen[s.id]?.length ?? 0 },
+            { label: "Started", cell: (s) => <Time ms={s.startedAt ?? s.createdAt} /> },
+          ]}
+        />
       )}
       <LaunchDialog open={launchOpen} onClose={() => setLaunchOpen(false)} nodes={nodeList} loaded={isListed} presetNode={fNode} />
     </div>

@@ -4,6 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
 import { nodes, refreshNodesInBackground } from "../live";
 import { useStore } from "../store";
+import { Table } from "../table";
 import type { HarnessId, Plugin, Preset, PresetRequest, Workspace } from "../types";
 import { DirPicker } from "../dirs";
 import { Checkbox, confirmAction, Dialog, Empty, ErrorNote, PageHead, TextField, toast, useAction } from "../ui";
@@ -48,26 +49,19 @@ export function WorkspacesPage() {
         <p class="muted">A workspace is a named directory on a node; a launch in it starts there.</p>
         {workspaces && workspaces.length === 0 ? <Empty>No workspaces.</Empty> : null}
         {workspaces && workspaces.length ? (
-          <table class="table responsive">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Node</th>
-                <th scope="col">Directory</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {workspaces.map((w) => (
-                <tr key={w.id}>
-                  <td data-label="Name">{w.name}</td>
-                  <td data-label="Node">{nodeName(w.nodeId)}</td>
-                  <td data-label="Directory" class="mono">
-                    {w.path}
-                  </td>
-                  <td data-label="" class="row-actions">
+          <Table
+            rows={workspaces}
+            rowKey={(w) => w.id}
+            columns={[
+              { label: "Name", cell: (w) => w.name },
+              { label: "Node", cell: (w) => nodeName(w.nodeId) },
+              { label: "Directory", class: "mono", cell: (w) => w.path },
+              {
+                label: "Actions",
+                actions: true,
+                class: "row-actions",
+                cell: (w) => (
+                  <>
                     <button type="button" class="btn btn-small" onClick={() => setEditWs(w)}>
                       Edit
                     </button>
@@ -82,11 +76,11 @@ export function WorkspacesPage() {
                     >
                       Delete
                     </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  </>
+                ),
+              },
+            ]}
+          />
         ) : null}
       </section>
       <section class="section">
@@ -99,28 +93,28 @@ export function WorkspacesPage() {
         <p class="muted">A preset carries environment variables, flags and restart behaviour for a launch.</p>
         {presets && presets.length === 0 ? <Empty>No presets.</Empty> : null}
         {presets && presets.length ? (
-          <table class="table responsive">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Harness</th>
-                <th scope="col">Settings</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {presets.map((p) => (
-                <tr key={p.id}>
-                  <td data-label="Name">{p.name}</td>
-                  <td data-label="Harness">{p.harnessId ?? "any"}</td>
-                  <td data-label="Settings">
+          <Table
+            rows={presets}
+            rowKey={(p) => p.id}
+            columns={[
+              { label: "Name", cell: (p) => p.name },
+              { label: "Harness", cell: (p) => p.harnessId ?? "any" },
+              {
+                label: "Settings",
+                cell: (p) => (
+                  <>
                     {Object.keys(p.env).length} env · {p.flags.length} flags
                     {p.autoRestart ? " · auto-restart" : ""}
                     {p.configIsolation ? " · isolated config" : ""}
-                  </td>
-                  <td data-label="" class="row-actions">
+                  </>
+                ),
+              },
+              {
+                label: "Actions",
+                actions: true,
+                class: "row-actions",
+                cell: (p) => (
+                  <>
                     <button type="button" class="btn btn-small" onClick={() => setEditPreset(p)}>
                       Edit
                     </button>
@@ -135,11 +129,11 @@ export function WorkspacesPage() {
                     >
                       Delete
                     </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  </>
+                ),
+              },
+            ]}
+          />
         ) : null}
       </section>
       <WorkspaceDialog

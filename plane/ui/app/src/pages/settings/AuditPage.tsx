@@ -2,6 +2,7 @@
 
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { api } from "../../api";
+import { Table } from "../../table";
 import type { ActorKind, AuditEntry, AuditQuery, User } from "../../types";
 import { Empty, ErrorNote, PageHead, Time, useAction, when } from "../../ui";
 import { Tabs } from "./Tabs";
@@ -141,44 +142,47 @@ export function AuditPage() {
         <ErrorNote error={act.error} />
         {entries && entries.length === 0 ? <Empty>No entries.</Empty> : null}
         {entries && entries.length ? (
-          <table class="table responsive" data-testid="audit">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Action</th>
-                <th scope="col">Actor</th>
-                <th scope="col">Target</th>
-                <th scope="col">Detail</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((e) => (
-                <tr key={e.id}>
-                  <td data-label="When" title={when(e.at)}>
-                    <Time ms={e.at} />
-                  </td>
-                  <td data-label="Action" class="mono">
-                    <button type="button" class="linkish mono" title="Show only this action" onClick={() => {
-                        setAction(e.action);
-                        void search({ ...current, action: e.action });
-                      }}>
-                      {e.action}
-                    </button>
-                  </td>
-                  <td data-label="Actor">
+          <Table
+            testId="audit"
+            rows={entries}
+            rowKey={(e) => e.id}
+            columns={[
+              { label: "When", attrs: (e) => ({ title: when(e.at) }), cell: (e) => <Time ms={e.at} /> },
+              {
+                label: "Action",
+                class: "mono",
+                cell: (e) => (
+                  <button
+                    type="button"
+                    class="linkish mono"
+                    title="Show only this action"
+                    onClick={() => {
+                      setAction(e.action);
+                      void search({ ...current, action: e.action });
+                    }}
+                  >
+                    {e.action}
+                  </button>
+                ),
+              },
+              {
+                label: "Actor",
+                cell: (e) => (
+                  <>
                     {e.actorUserId ? names.get(e.actorUserId) ?? e.actorUserId.slice(0, 8) : "—"}{" "}
                     <span class="muted">({ACTOR_NAMES[e.actorKind] ?? e.actorKind})</span>
-                  </td>
-                  <td data-label="Target" class="mono truncate" title={e.target ?? ""}>
-                    {e.target ?? "—"}
-                  </td>
-                  <td data-label="Detail" class="mono small truncate" title={JSON.stringify(e.detail)}>
-                    {e.detail && Object.keys(e.detail as object).length ? JSON.stringify(e.detail) : "—"}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  </>
+                ),
+              },
+              { label: "Target", class: "mono truncate", attrs: (e) => ({ title: e.target ?? "" }), cell: (e) => e.target ?? "—" },
+              {
+                label: "Detail",
+                class: "mono small truncate",
+                attrs: (e) => ({ title: JSON.stringify(e.detail) }),
+                cell: (e) => (e.detail && Object.keys(e.detail as object).length ? JSON.stringify(e.detail) : "—"),
+              },
+            ]}
+          />
         ) : null}
         <nav class="pager" aria-label="Audit pages">
           <button

@@ -2,6 +2,7 @@
 
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../../api";
+import { Table } from "../../table";
 import type { SystemKey, SystemKeyCreated } from "../../types";
 import { Badge, confirmAction, Empty, ErrorNote, Note, PageHead, SecretBox, Time, TextField, useAction } from "../../ui";
 import { Tabs } from "./Tabs";
@@ -57,40 +58,33 @@ export function KeysPage() {
         ) : null}
         {keys && keys.length === 0 ? <Empty>No system keys.</Empty> : null}
         {keys && keys.length ? (
-          <table class="table responsive" data-testid="system-keys">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">State</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map((k) => (
-                <tr key={k.id}>
-                  <td data-label="Name">{k.name}</td>
-                  <td data-label="Key" class="mono">
-                    {k.preview}
-                  </td>
-                  <td data-label="State">
-                    {k.enabled ? (
-                      <Badge tone="ok">
-                        <span aria-hidden="true">●</span> Enabled
-                      </Badge>
-                    ) : (
-                      <Badge tone="muted">
-                        <span aria-hidden="true">○</span> Disabled
-                      </Badge>
-                    )}
-                  </td>
-                  <td data-label="Created">
-                    <Time ms={k.createdAt} />
-                  </td>
-                  <td data-label="" class="row-actions">
+          <Table
+            testId="system-keys"
+            rows={keys}
+            rowKey={(k) => k.id}
+            columns={[
+              { label: "Name", cell: (k) => k.name },
+              { label: "Key", class: "mono", cell: (k) => k.preview },
+              {
+                label: "State",
+                cell: (k) =>
+                  k.enabled ? (
+                    <Badge tone="ok">
+                      <span aria-hidden="true">●</span> Enabled
+                    </Badge>
+                  ) : (
+                    <Badge tone="muted">
+                      <span aria-hidden="true">○</span> Disabled
+                    </Badge>
+                  ),
+              },
+              { label: "Created", cell: (k) => <Time ms={k.createdAt} /> },
+              {
+                label: "Actions",
+                actions: true,
+                class: "row-actions",
+                cell: (k) => (
+                  <>
                     {k.enabled ? (
                       <button
                         type="button"
@@ -115,11 +109,11 @@ export function KeysPage() {
                     >
                       Delete
                     </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  </>
+                ),
+              },
+            ]}
+          />
         ) : null}
       </section>
     </div>

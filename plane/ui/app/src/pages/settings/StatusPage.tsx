@@ -3,6 +3,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../../api";
 import { Link } from "../../router";
+import { Table } from "../../table";
 import type { AdminStatus, Deployment } from "../../types";
 import { bytesText, CopyButton, ErrorNote, Note, PageHead, useAction } from "../../ui";
 import { Tabs } from "./Tabs";
@@ -129,36 +130,33 @@ export function StatusPage() {
           </dl>
           <h3>Node programs served</h3>
           {deployment.nodeDownloads.length ? (
-            <table class="table responsive" data-testid="node-downloads">
-              <thead>
-                <tr>
-                  <th scope="col">Platform</th>
-                  <th scope="col">Size</th>
-                  <th scope="col">SHA-256</th>
-                  <th scope="col">
-                    <span class="sr-only">Download</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {deployment.nodeDownloads.map((d) => (
-                  <tr key={d.platform}>
-                    <td data-label="Platform" class="mono">
-                      {d.platform}
-                    </td>
-                    <td data-label="Size">{bytesText(d.bytes)}</td>
-                    <td data-label="SHA-256">
+            <Table
+              testId="node-downloads"
+              rows={deployment.nodeDownloads}
+              rowKey={(d) => d.platform}
+              columns={[
+                { label: "Platform", class: "mono", cell: (d) => d.platform },
+                { label: "Size", cell: (d) => bytesText(d.bytes) },
+                {
+                  label: "SHA-256",
+                  cell: (d) => (
+                    <>
                       <span class="mono small hash">{d.sha256}</span> <CopyButton text={d.sha256} what={`SHA-256 of ${d.platform}`} />
-                    </td>
-                    <td data-label="" class="row-actions">
-                      <a class="btn btn-small" href={d.url} download="termplane-node">
-                        Download<span class="sr-only"> {d.platform}</span>
-                      </a>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+                    </>
+                  ),
+                },
+                {
+                  label: "Download",
+                  actions: true,
+                  class: "row-actions",
+                  cell: (d) => (
+                    <a class="btn btn-small" href={d.url} download="termplane-node">
+                      Download<span class="sr-only"> {d.platform}</span>
+                    </a>
+                  ),
+                },
+              ]}
+            />
           ) : (
             <p class="muted">None: this plane has no node program to serve.</p>
           )}

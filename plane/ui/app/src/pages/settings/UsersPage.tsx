@@ -4,6 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api } from "../../api";
 import { refreshSession, session } from "../../session";
 import { useStore } from "../../store";
+import { Table } from "../../table";
 import type { User } from "../../types";
 import { Badge, confirmAction, ErrorNote, PageHead, toast, useAction } from "../../ui";
 import { CreateUserDialog } from "./CreateUserDialog";
@@ -87,113 +88,113 @@ export function UsersPage() {
         </div>
         <ErrorNote error={act.error} />
         {users ? (
-          <table class="table responsive" data-testid="users">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">State</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {users.map((u) => (
-                <tr key={u.id} data-email={u.email} data-role={u.role}>
-                  <td data-label="Name">
+          <Table
+            testId="users"
+            rows={users}
+            rowKey={(u) => u.id}
+            rowAttrs={(u) => ({ "data-email": u.email, "data-role": u.role })}
+            columns={[
+              {
+                label: "Name",
+                cell: (u) => (
+                  <>
                     {u.displayName}
                     {u.id === meId ? <span class="muted"> (you)</span> : null}
-                  </td>
-                  <td data-label="Email">{u.email}</td>
-                  <td data-label="Role">{ROLE_NAMES[u.role] ?? u.role}</td>
-                  <td data-label="State">
-                    {u.disabled ? (
-                      <Badge tone="muted">
-                        <span aria-hidden="true">○</span> Disabled
-                      </Badge>
-                    ) : (
-                      <Badge tone="ok">
-                        <span aria-hidden="true">●</span> Active
-                      </Badge>
-                    )}
-                  </td>
-                  <td data-label="" class="row-actions">
-                    {u.role !== "service" ? (
-                      <details class="menu">
-                        <summary class="btn btn-small" aria-label={`Actions for ${u.displayName}`}>
-                          Actions
-                        </summary>
-                        <div class="menu-list">
-                          <button
-                            type="button"
-                            class="btn btn-small"
-                            onClick={(e) => {
-                              closeMenu(e);
-                              setRenaming(u);
-                            }}
-                          >
-                            Rename…
-                          </button>
-                          <button
-                            type="button"
-                            class="btn btn-small"
-                            onClick={(e) => {
-                              closeMenu(e);
-                              void setRole(u, u.role === "admin" ? "user" : "admin");
-                            }}
-                          >
-                            {u.role === "admin" ? "Make regular user" : "Make administrator"}
-                          </button>
-                          {u.id !== meId ? (
-                            <>
-                              <button
-                                type="button"
-                                class="btn btn-small"
-                                onClick={(e) => {
-                                  closeMenu(e);
-                                  setResetting(u);
-                                }}
-                              >
-                                Set password…
-                              </button>
-                              <button
-                                type="button"
-                                class="btn btn-small"
-                                onClick={async (e) => {
-                                  closeMenu(e);
-                                  if (
-                                    !u.disabled &&
-                                    !(await confirmAction(`Disable ${u.displayName}?`, "Their sessions end at once; they cannot sign in until enabled.", "Disable"))
-                                  )
-                                    return;
-                                  await act.run(() => api.POST(u.disabled ? "/api/users/{id}/enable" : "/api/users/{id}/disable", { params: { path: { id: u.id } } }));
-                                  await act.run(load);
-                                }}
-                              >
-                                {u.disabled ? "Enable" : "Disable"}
-                              </button>
-                              <button
-                                type="button"
-                                class="btn btn-small btn-danger"
-                                onClick={(e) => {
-                                  closeMenu(e);
-                                  void remove(u);
-                                }}
-                              >
-                                Delete
-                              </button>
-                            </>
-                          ) : null}
-                        </div>
-                      </details>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  </>
+                ),
+              },
+              { label: "Email", cell: (u) => u.email },
+              { label: "Role", cell: (u) => ROLE_NAMES[u.role] ?? u.role },
+              {
+                label: "State",
+                cell: (u) =>
+                  u.disabled ? (
+                    <Badge tone="muted">
+                      <span aria-hidden="true">○</span> Disabled
+                    </Badge>
+                  ) : (
+                    <Badge tone="ok">
+                      <span aria-hidden="true">●</span> Active
+                    </Badge>
+                  ),
+              },
+              {
+                label: "Actions",
+                actions: true,
+                class: "row-actions",
+                cell: (u) =>
+                  u.role !== "service" ? (
+                    <details class="menu">
+                      <summary class="btn btn-small" aria-label={`Actions for ${u.displayName}`}>
+                        Actions
+                      </summary>
+                      <div class="menu-list">
+                        <button
+                          type="button"
+                          class="btn btn-small"
+                          onClick={(e) => {
+                            closeMenu(e);
+                            setRenaming(u);
+                          }}
+                        >
+                          Rename…
+                        </button>
+                        <button
+                          type="button"
+                          class="btn btn-small"
+                          onClick={(e) => {
+                            closeMenu(e);
+                            void setRole(u, u.role === "admin" ? "user" : "admin");
+                          }}
+                        >
+                          {u.role === "admin" ? "Make regular user" : "Make administrator"}
+                        </button>
+                        {u.id !== meId ? (
+                          <>
+                            <button
+                              type="button"
+                              class="btn btn-small"
+                              onClick={(e) => {
+                                closeMenu(e);
+                                setResetting(u);
+                              }}
+                            >
+                              Set password…
+                            </button>
+                            <button
+                              type="button"
+                              class="btn btn-small"
+                              onClick={async (e) => {
+                                closeMenu(e);
+                                if (
+                                  !u.disabled &&
+                                  !(await confirmAction(`Disable ${u.displayName}?`, "Their sessions end at once; they cannot sign in until enabled.", "Disable"))
+                                )
+                                  return;
+                                await act.run(() => api.POST(u.disabled ? "/api/users/{id}/enable" : "/api/users/{id}/disable", { params: { path: { id: u.id } } }));
+                                await act.run(load);
+                              }}
+                            >
+                              {u.disabled ? "Enable" : "Disable"}
+                            </button>
+                            <button
+                              type="button"
+                              class="btn btn-small btn-danger"
+                              onClick={(e) => {
+                                closeMenu(e);
+                                void remove(u);
+                              }}
+                            >
+                              Delete
+                            </button>
+                          </>
+                        ) : null}
+                      </div>
+                    </details>
+                  ) : null,
+              },
+            ]}
+          />
         ) : null}
         <p class="muted">
           The <span class="mono">system</span> account is what system keys act as; it cannot sign in. The plane always keeps one
