@@ -159,6 +159,8 @@ done <<<"$pg_bins"
 
 step "browser tests (the app in Chromium against a real plane, node daemon and tmux)"
 # The binaries the tests above built (the integration tests run them), with the app embedded.
+# The same run checks that the app's API types are what this plane's OpenAPI document gives
+# (plane/ui/tests/api-types.test.mjs; `npm run --prefix plane/ui api-types` regenerates them).
 for b in termplane termplane-node; do
   [ -x "target/debug/$b" ] || { echo "target/debug/$b is missing after the tests" >&2; exit 1; }
 done

@@ -39,6 +39,8 @@ use serde::Deserialize;
 
 /// The default listen address: loopback, port 7420.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7420";
+/// What a plane on [`DEFAULT_LISTEN`] with no `APP_BASE_URL` calls itself.
+const DEFAULT_BASE_URL: &str = "http://localhost:7420";
 /// The default request-body limit (1 MiB).
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
 
@@ -88,6 +90,14 @@ pub enum Cmd {
         /// Where to restore to.
         #[command(flatten)]
         settings: Box<SettingsArgs>,
+    },
+    /// Print the REST API's OpenAPI document as a plane at the base URL serves it at
+    /// `/api/openapi.json` (for generating clients without a running plane).
+    Openapi {
+        /// The address the document names as its server (default `http://localhost:7420`,
+        /// what a plane on the default listen address calls itself).
+        #[arg(long, env = "APP_BASE_URL", value_name = "URL", default_value = DEFAULT_BASE_URL, value_parser = base_url_arg)]
+        app_base_url: String,
     },
     /// The pane's MCP server on the plane's own host (a harness starts it).
     Mcp {
@@ -165,6 +175,16 @@ fn on_off(s: &str) -> Result<bool, String> {
         "on" | "1" | "true" | "yes" => Ok(true),
         "off" | "0" | "false" | "no" => Ok(false),
         other => Err(format!("wants on or off, got `{other}`")),
+    }
+}
+
+/// A base URL: http or https, without its trailing slash.
+fn base_url_arg(s: &str) -> Result<String, String> {
+    let u = s.trim().trim_end_matches('/');
+    if u.starts_with("http://") || u.starts_with("https://") {
+        Ok(u.to_owned())
+    } else {
+        Err(format!("wants an http:// or https:// URL, got `{u}`"))
     }
 }
 
@@ -728,5 +748,35 @@ mod tests {
             let text = e.to_string();
             assert!(text.contains(says), "{argv:?}: {text}");
         }
+    }
+
+    #[test]
+    fn openapi_names_the_base_url_a_plane_here_would_have() {
+        let base = |argv: &[&str]| match parse_cli(argv.iter().copied()) {
+            Ok(Cli {
+                command: Cmd::Openapi { app_base_url },
+            }) => Ok(app_base_url),
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => Err(e.kind()),
+        };
+        // The process's own APP_BASE_URL would change the default; a test run has none.
+        if std::env::var_os("APP_BASE_URL").is_none() {
+            assert_eq!(
+                base(&["termplane", "openapi"]).as_deref(),
+                Ok("http://localhost:7420")
+            );
+        }
+        assert_eq!(
+            base(&[
+                "termplane",
+                "openapi",
+                "--app-base-url",
+                "https://p.example/"
+            ])
+            .as_deref(),
+            Ok("https://p.example")
+        );
+        assert!(base(&["termplane", "openapi", "--app-base-url", "ftp://x"]).is_err());
+        assert!(base(&["termplane", "openapi", "extra"]).is_err());
     }
 }

@@ -98,6 +98,7 @@ fn main() -> ExitCode {
             Ok(())
         }),
         Cmd::Service { action } => service(action),
+        Cmd::Openapi { app_base_url } => print_openapi(app_base_url),
         Cmd::Mcp { args } => termplane_mcp::stdio::main("termplane", &args),
     }
 }
@@ -222,6 +223,34 @@ fn install_unit(
         .unwrap_or_else(|| unit::unit_path(system, env));
     let start = !args.no_start && args.unit_file.is_none();
     unit::install(&spec, &path, start)
+}
+
+/// `termplane openapi`: the document a plane at `base_url` would serve, on stdout.
+fn print_openapi(base_url: String) -> ExitCode {
+    let settings = Settings {
+        base_url,
+        extra_origins: Vec::new(),
+        downloads_dir: None,
+        listen: None,
+        data_dir: None,
+        push_http: false,
+        push_private: false,
+    };
+    let doc = http::openapi_document(&settings);
+    // A closed pipe (`termplane openapi | head`) is an error to report, not a panic.
+    let written = serde_json::to_string_pretty(&doc)
+        .map_err(std::io::Error::from)
+        .and_then(|text| {
+            use std::io::Write;
+            writeln!(std::io::stdout().lock(), "{text}")
+        });
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("termplane: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 async fn run(cfg: Config) -> Result<(), String> {

@@ -48,6 +48,45 @@ fn listed_codes(op: &Value, status: u16) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// `termplane openapi` prints, without a running plane, the document a plane at the same
+/// address serves: what a client generator is given (the browser app's types come from it).
+#[test]
+fn the_openapi_command_prints_the_document_the_plane_serves() {
+    let p = Plane::start();
+    let served = document(&p);
+    let base = served["servers"][0]["url"].as_str().unwrap().to_owned();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_termplane"))
+        .arg("openapi")
+        .env("APP_BASE_URL", &base)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(printed, served);
+    // Nothing but the document on stdout, and nothing on stderr (no log lines).
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // With no APP_BASE_URL, the document names the address a plane here calls itself.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_termplane"))
+        .arg("openapi")
+        .env_remove("APP_BASE_URL")
+        .output()
+        .unwrap();
+    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        printed["servers"],
+        json!([{ "url": "http://localhost:7420" }])
+    );
+    assert_eq!(printed["paths"], served["paths"]);
+}
+
 #[test]
 fn document_is_openapi_3_1_with_the_error_body_and_security_schemes() {
     let p = Plane::start();

@@ -771,6 +771,20 @@ impl crate::service::network::ListenerHost for ExtraListeners {
     }
 }
 
+/// The OpenAPI document a plane with `settings` serves at `/api/openapi.json`: the REST API of
+/// this build (its route table), with `settings`' base URL as the server and its session
+/// cookie's name.
+#[must_use]
+pub fn openapi_document(settings: &crate::service::Settings) -> serde_json::Value {
+    openapi::document(
+        &routes::routes(),
+        &settings.base_url,
+        settings.cookie_name(),
+    )
+    .for_push_settings(settings.push_http, settings.push_private)
+    .0
+}
+
 /// Serves `svc` on `listener` until `shutdown` completes, then stops accepting, closes the node
 /// links, waits up to `opts.drain_timeout` for requests in flight and drops the remaining
 /// connections.

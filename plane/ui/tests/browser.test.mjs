@@ -1636,6 +1636,70 @@ describe("termplane browser app", { concurrency: false }, () => {
     }
   });
 
+  test("a failure the page meets on its own is shown with its code, once, until that work succeeds again", async () => {
+    const ctx = await newContext();
+    const p = await ctx.newPage();
+    await signIn(p, ADMIN);
+    await p.goto("/nodes");
+    await p.getByRole("button", { name: "Add a node" }).click();
+    const dialog = p.getByRole("dialog", { name: "Add a node" });
+    await dialog.getByTestId("install-command").waitFor();
+    // The dialog reads the node list every few seconds, looking for the new node: with the
+    // network gone, those readings fail.
+    await ctx.setOffline(true);
+    // Shown in the open dialog: a modal dialog leaves the rest of the page inert.
+    const said = { hasText: "The node list could not be read" };
+    const failure = dialog.getByTestId("failure").filter(said);
+    await failure.waitFor();
+    assert.match(await failure.innerText(), /The plane cannot be reached\. .*\(NETWORK\)/s);
+    assert.equal(await dialog.getByRole("alert").filter({ has: p.getByTestId("failure").filter(said) }).count(), 1, "the failure is in an alert");
+    const readingsFail = async (n) => {
+      for (let i = 0; i < n; i++) {
+        await p.waitForEvent("requestfailed", { predicate: (r) => new URL(r.url()).pathname === "/api/nodes", timeout: 10_000 });
+      }
+    };
+    // Said once, however many readings fail.
+    await readingsFail(2);
+    assert.equal(await failure.count(), 1);
+    await axe(p, "a failure shown");
+    await p.screenshot({ path: join(SHOTS, "failure-shown-1280x800.png") });
+    // Dismissed, it stays away while the same failure goes on.
+    await failure.getByRole("button", { name: "Dismiss this message" }).click();
+    await failure.waitFor({ state: "detached" });
+    await readingsFail(2);
+    assert.equal(await failure.count(), 0, "a dismissed failure came back while nothing changed");
+    // Once a reading works, a new failure is told again; and it goes by itself when the next
+    // reading works.
+    await ctx.setOffline(false);
+    await p.waitForResponse((r) => new URL(r.url()).pathname === "/api/nodes" && r.ok(), { timeout: 10_000 });
+    await ctx.setOffline(true);
+    await failure.waitFor();
+    await ctx.setOffline(false);
+    await failure.waitFor({ state: "detached", timeout: 15_000 });
+    await dialog.getByRole("button", { name: "Done" }).click();
+  });
+
+  test("a sign-out that cannot reach the plane says so, and the session stays open", async () => {
+    const ctx = await newContext();
+    const p = await ctx.newPage();
+    await signIn(p, ADMIN);
+    await ctx.setOffline(true);
+    await p.getByRole("button", { name: "Sign out" }).first().click();
+    const refused = p.getByTestId("failure").filter({ hasText: "Signing out failed" });
+    await refused.waitFor();
+    assert.match(await refused.innerText(), /\(NETWORK\)/);
+    assert.match(p.url(), /\/subshells/, "the page did not pretend to be signed out");
+    await ctx.setOffline(false);
+    // The plane still has the session: the page told the truth.
+    assert.equal(await p.evaluate(async () => (await fetch("/api/auth/session")).status), 200);
+    // The person dismisses the message; signing out again works.
+    await refused.getByRole("button", { name: "Dismiss this message" }).click();
+    await refused.waitFor({ state: "detached" });
+    await p.getByRole("button", { name: "Sign out" }).first().click();
+    await p.waitForURL(/\/sign-in/);
+    assert.equal(await p.evaluate(async () => (await fetch("/api/auth/session")).status), 401);
+  });
+
   test("no Content-Security-Policy violation or page error", () => {
     assert.deepEqual(cspViolations, []);
   });

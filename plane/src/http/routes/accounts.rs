@@ -168,11 +168,9 @@ async fn openapi_json(
     svc: Arc<Service>,
     _: RequestMeta,
 ) -> Res<Json<super::super::openapi::Document>> {
-    let s = svc.settings();
-    Ok(Json(
-        super::super::openapi::document(&super::routes(), &s.base_url, s.cookie_name())
-            .for_push_settings(s.push_http, s.push_private),
-    ))
+    Ok(Json(super::super::openapi::Document(
+        super::super::openapi_document(svc.settings()),
+    )))
 }
 
 async fn setup_status(svc: Arc<Service>, _: RequestMeta) -> Res<Json<SetupStatus>> {

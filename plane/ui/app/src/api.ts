@@ -1,26 +1,56 @@
-// The REST client: JSON in and out, the session cookie rides along, and a failed request
-// becomes an ApiError carrying the plane's error body (its `message` is what people read).
+// The REST client. Every request of the app goes through `api`: paths, parameters, bodies and
+// answers are typed by the plane's OpenAPI document (generated/openapi.d.ts, made by
+// `npm run api-types`), openapi-fetch sends them with the session cookie, and a failure becomes
+// an ApiError carrying the plane's error body (its `message` is what people read, its `code` is
+// what the app branches on).
+
+import createClient, { type ClientPathsWithMethod, type FetchResponse, type MaybeOptionalInit } from "openapi-fetch";
+import type { components, paths } from "./generated/openapi";
+
+/** The error body of every failed request (`components.schemas.Error`). */
+export type ErrorBody = components["schemas"]["Error"];
+/** A code the plane answers with. */
+export type PlaneErrorCode = ErrorBody["code"];
+/** The codes of failures the plane did not describe: no answer at all (`NETWORK`), or an
+ * answer that is not the error body (`HTTP_<status>`, from a proxy say). */
+export type ClientErrorCode = "NETWORK" | `HTTP_${number}`;
 
 export class ApiError extends Error {
+  /** The HTTP status; 0 when the plane could not be reached. */
   readonly status: number;
-  readonly code: string;
+  readonly code: PlaneErrorCode | ClientErrorCode;
+  /** Names this failure in the plane's log. */
+  readonly errId: string | undefined;
+  readonly reqId: string | undefined;
   readonly metadata: Record<string, unknown> | undefined;
   /** Seconds to wait, for a 429 (from `metadata.retryAfterMs` or `Retry-After`). */
   readonly retryAfter: number | undefined;
 
   constructor(
     status: number,
-    code: string,
+    code: PlaneErrorCode | ClientErrorCode,
     message: string,
-    metadata?: Record<string, unknown>,
-    retryAfter?: number,
+    more: { errId?: string; reqId?: string; metadata?: Record<string, unknown>; retryAfter?: number } = {},
   ) {
     super(message);
     this.name = "ApiError";
     this.status = status;
     this.code = code;
-    this.metadata = metadata;
-    this.retryAfter = retryAfter;
+    this.errId = more.errId;
+    this.reqId = more.reqId;
+    this.metadata = more.metadata;
+    this.retryAfter = more.retryAfter;
+  }
+
+  /** The same failure, told in other words (the app's, for a refusal it can explain better). */
+  withMessage(message: string): ApiError {
+    const { errId, reqId, metadata, retryAfter } = this;
+    const more: ConstructorParameters<typeof ApiError>[3] = {};
+    if (errId !== undefined) more.errId = errId;
+    if (reqId !== undefined) more.reqId = reqId;
+    if (metadata !== undefined) more.metadata = metadata;
+    if (retryAfter !== undefined) more.retryAfter = retryAfter;
+    return new ApiError(this.status, this.code, message, more);
   }
 
   /** The message, with the field a validation error names (in words, where the app has words
@@ -99,78 +129,91 @@ export function onUnauthorized(fn: Listener): () => void {
   return () => unauthorizedListeners.delete(fn);
 }
 
-export interface RequestOptions {
+/** The app's own options of a request, beside openapi-fetch's (`params`, `body`, `signal`). */
+export interface CallOptions {
   /** Do not report a 401 to the session watchers (sign-in and first-run pages). */
   quiet401?: boolean;
-  signal?: AbortSignal;
 }
 
-export async function request<T>(
-  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
-  path: string,
-  body?: unknown,
-  opts: RequestOptions = {},
-): Promise<T> {
-  const headers: Record<string, string> = { Accept: "application/json" };
-  const init: RequestInit = {
-    method,
-    headers,
-    credentials: "same-origin",
-    cache: "no-store",
-  };
-  if (opts.signal) init.signal = opts.signal;
-  if (body !== undefined) {
-    headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
+const client = createClient<paths>({
+  credentials: "same-origin",
+  cache: "no-store",
+  headers: { Accept: "application/json" },
+});
+
+type Method = "get" | "put" | "post" | "patch" | "delete";
+type PathOf<M extends Method> = ClientPathsWithMethod<typeof client, M>;
+type InitOf<P extends keyof paths, M extends Method> = MaybeOptionalInit<paths[P], M>;
+/** The options a call takes: optional when the operation needs no parameter and no body. */
+type Args<I> = undefined extends I ? [init?: Exclude<I, undefined> & CallOptions] : [init: I & CallOptions];
+type Data<P extends keyof paths, M extends Method> = Exclude<
+  FetchResponse<paths[P][M] & Record<string | number, unknown>, object, "application/json">["data"],
+  undefined
+>;
+/** What a call resolves to: the answer's body, or nothing for an answer without one. */
+type Answer<P extends keyof paths, M extends Method> = [Data<P, M>] extends [never] ? void : Data<P, M>;
+
+/** A failed answer as an ApiError: the plane's error body when it is one. */
+function failure(res: Response, body: unknown): ApiError {
+  const b = (typeof body === "object" && body !== null ? body : {}) as Partial<Record<keyof ErrorBody, unknown>>;
+  const metadata = typeof b.metadata === "object" && b.metadata !== null ? (b.metadata as Record<string, unknown>) : undefined;
+  let retryAfter: number | undefined;
+  const ms = metadata?.["retryAfterMs"];
+  if (typeof ms === "number") retryAfter = Math.max(1, Math.ceil(ms / 1000));
+  else {
+    const header = Number(res.headers.get("Retry-After"));
+    if (Number.isFinite(header) && header > 0) retryAfter = header;
   }
-  let res: Response;
-  try {
-    res = await fetch(path, init);
-  } catch (e) {
-    if (e instanceof DOMException && e.name === "AbortError") throw e;
-    throw new ApiError(0, "NETWORK", "The plane cannot be reached. Check the connection and try again.");
-  }
-  if (res.status === 204) return undefined as T;
-  const text = await res.text();
-  let data: unknown = undefined;
-  if (text) {
+  const more: ConstructorParameters<typeof ApiError>[3] = {};
+  if (typeof b.errId === "string") more.errId = b.errId;
+  if (typeof b.reqId === "string") more.reqId = b.reqId;
+  if (metadata) more.metadata = metadata;
+  if (retryAfter !== undefined) more.retryAfter = retryAfter;
+  return new ApiError(
+    res.status,
+    typeof b.code === "string" ? (b.code as PlaneErrorCode) : `HTTP_${res.status}`,
+    typeof b.message === "string" ? b.message : `${res.status} ${res.statusText}`.trim(),
+    more,
+  );
+}
+
+function method<M extends Method>(m: M) {
+  return async <P extends PathOf<M>>(path: P, ...args: Args<InitOf<P, M>>): Promise<Answer<P, M>> => {
+    const { quiet401, ...init } = (args[0] ?? {}) as CallOptions & Record<string, unknown>;
+    // The one untyped step: the method is chosen at run time; `path` and `init` were checked
+    // against the document by this function's signature.
+    const send = client[m.toUpperCase() as Uppercase<M>] as unknown as (
+      path: string,
+      init: Record<string, unknown>,
+    ) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+    let sent: Awaited<ReturnType<typeof send>>;
     try {
-      data = JSON.parse(text);
-    } catch {
-      data = undefined;
+      sent = await send(path as string, init);
+    } catch (e) {
+      if (e instanceof DOMException && e.name === "AbortError") throw e;
+      throw new ApiError(0, "NETWORK", "The plane cannot be reached. Check the connection and try again.");
     }
-  }
-  if (!res.ok) {
-    const b = (data ?? {}) as Record<string, unknown>;
-    const metadata = (b["metadata"] as Record<string, unknown> | undefined) ?? undefined;
-    let retryAfter: number | undefined;
-    const ms = metadata?.["retryAfterMs"];
-    if (typeof ms === "number") retryAfter = Math.max(1, Math.ceil(ms / 1000));
-    else {
-      const header = Number(res.headers.get("Retry-After"));
-      if (Number.isFinite(header) && header > 0) retryAfter = header;
+    if (!sent.response.ok) {
+      const err = failure(sent.response, sent.error);
+      if (err.status === 401 && !quiet401 && err.code !== "INVALID_CREDENTIALS") {
+        unauthorizedListeners.forEach((fn) => fn());
+      }
+      throw err;
     }
-    const err = new ApiError(
-      res.status,
-      typeof b["code"] === "string" ? (b["code"] as string) : `HTTP_${res.status}`,
-      typeof b["message"] === "string" ? (b["message"] as string) : `${res.status} ${res.statusText}`,
-      metadata,
-      retryAfter,
-    );
-    if (res.status === 401 && !opts.quiet401 && err.code !== "INVALID_CREDENTIALS") {
-      unauthorizedListeners.forEach((fn) => fn());
-    }
-    throw err;
-  }
-  return data as T;
+    return sent.data as Answer<P, M>;
+  };
 }
 
+/**
+ * The plane's REST API. `api.GET("/api/nodes/{id}", { params: { path: { id } } })` resolves to
+ * the answer's body (typed by the document) or throws an ApiError.
+ */
 export const api = {
-  get: <T>(path: string, opts?: RequestOptions) => request<T>("GET", path, undefined, opts),
-  post: <T>(path: string, body?: unknown, opts?: RequestOptions) => request<T>("POST", path, body, opts),
-  put: <T>(path: string, body?: unknown, opts?: RequestOptions) => request<T>("PUT", path, body, opts),
-  patch: <T>(path: string, body?: unknown, opts?: RequestOptions) => request<T>("PATCH", path, body, opts),
-  del: <T = void>(path: string, opts?: RequestOptions) => request<T>("DELETE", path, undefined, opts),
+  GET: method("get"),
+  POST: method("post"),
+  PUT: method("put"),
+  PATCH: method("patch"),
+  DELETE: method("delete"),
 };
 
 /** `ws://` or `wss://` on this page's host, for a path. */
@@ -178,6 +221,3 @@ export function socketUrl(path: string): string {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
   return `${proto}//${location.host}${path}`;
 }
-
-/** Encodes a path segment. */
-export const seg = encodeURIComponent;

@@ -3,13 +3,8 @@
 
 import { useEffect, useState } from "preact/hooks";
 import { api } from "./api";
+import type { DirListing } from "./types";
 import { ErrorNote } from "./ui";
-
-interface DirListing {
-  path: string;
-  entries: { name: string }[];
-  truncated: boolean;
-}
 
 function parent(path: string): string {
   const trimmed = path.replace(/\/+$/, "");
@@ -40,16 +35,16 @@ export function DirPicker({
     setBusy(true);
     setError(null);
     try {
-      const q = path ? `?path=${encodeURIComponent(path)}` : "";
-      setListing(await api.get<DirListing>(`/api/nodes/${encodeURIComponent(nodeId)}/dirs${q}`));
+      const query = path ? { path } : {};
+      setListing(await api.GET("/api/nodes/{id}/dirs", { params: { path: { id: nodeId }, query } }));
     } catch (e) {
       setError(e);
       // A typed path that cannot be listed: fall back to the node's home once.
       if (path && !listing) {
         try {
-          setListing(await api.get<DirListing>(`/api/nodes/${encodeURIComponent(nodeId)}/dirs`));
+          setListing(await api.GET("/api/nodes/{id}/dirs", { params: { path: { id: nodeId } } }));
         } catch {
-          // The first error stays shown.
+          // The first error stays shown: it is about the path that was asked for.
         }
       }
     } finally {

@@ -19,10 +19,10 @@
 // {"crv":"P-256","kty":"EC","x":"<x>","y":"<y>"}. A signature is ECDSA P-256 with SHA-256 in
 // WebCrypto's raw 64-byte r || s form, as unpadded base64url.
 
-import { api, ApiError, seg } from "./api";
+import { api, ApiError } from "./api";
 import { toB64url } from "./b64";
 import { createStore } from "./store";
-import type { Channel, ChannelEntry, ChannelHead, Identity, PublicJwk } from "./types";
+import type { ChannelEntry, ChannelHead, PublicJwk } from "./types";
 
 /** The `prev` of a channel's first entry. */
 export const GENESIS = "0".repeat(64);
@@ -150,6 +150,8 @@ async function readKept(userId: string): Promise<BrowserIdentity | null> {
     const v = await inStore<unknown>("readonly", (s) => s.get(userId));
     return isKept(v) ? { ...v, kept: true } : null;
   } catch {
+    // IndexedDB refused (a private window, say): nothing kept can be read, as when nothing was
+    // kept; the next post makes an identity held in memory instead.
     return null;
   }
 }
@@ -160,6 +162,7 @@ async function keep(userId: string, k: Kept): Promise<boolean> {
     memory.delete(userId);
     return true;
   } catch {
+    // Not kept across reloads: held in memory, and the caller says so (`kept: false`).
     memory.set(userId, k);
     return false;
   }
@@ -189,6 +192,7 @@ let chain: Promise<unknown> = Promise.resolve();
 
 function serial<T>(fn: () => Promise<T>): Promise<T> {
   const r = chain.then(fn, fn);
+  // The chain only orders the calls: each caller gets its own failure through `r`.
   chain = r.catch(() => undefined);
   return r;
 }
@@ -207,7 +211,7 @@ async function load(userId: string, again = false): Promise<BrowserIdentity | nu
   const found = await readKept(userId);
   if (!found) return settle(userId, null);
   try {
-    const r = await api.get<Identity>(`/api/identities/${seg(found.identityId)}`);
+    const r = await api.GET("/api/identities/{id}", { params: { path: { id: found.identityId } } });
     if (r.revokedAt !== null || r.owner.userId !== userId || r.owner.subshellId !== null || r.thumbprint !== found.thumbprint) {
       await forget(userId);
       return settle(userId, null);
@@ -234,7 +238,7 @@ async function create(userId: string, name: string): Promise<BrowserIdentity> {
   const publicKey: PublicJwk = { kty: "EC", crv: "P-256", x: jwk.x, y: jwk.y };
   const thumb = await thumbprint(publicKey);
   const proof = await sign(keyPair.privateKey, identityProofText(name, thumb));
-  const r = await api.post<Identity>("/api/identities", { name, publicKey, proof });
+  const r = await api.POST("/api/identities", { body: { name, publicKey, proof } });
   if (r.thumbprint !== thumb) throw new Error("The plane registered a key with another thumbprint than this browser's.");
   const k: Kept = { identityId: r.id, name: r.name, thumbprint: thumb, keyPair };
   const kept = await keep(userId, k);
@@ -245,7 +249,7 @@ async function create(userId: string, name: string): Promise<BrowserIdentity> {
 export function revokeIdentity(userId: string, identity: BrowserIdentity): Promise<void> {
   return serial(async () => {
     try {
-      await api.del(`/api/identities/${seg(identity.identityId)}`);
+      await api.DELETE("/api/identities/{id}", { params: { path: { id: identity.identityId } } });
     } catch (e) {
       if (!(e instanceof ApiError && e.status === 404)) throw e;
     }
@@ -260,7 +264,7 @@ async function identityGone(e: ApiError, identity: BrowserIdentity): Promise<boo
   if (e.status !== 404) return false;
   // A 404 names the channel or the identity: ask about the identity.
   try {
-    await api.get<Identity>(`/api/identities/${seg(identity.identityId)}`);
+    await api.GET("/api/identities/{id}", { params: { path: { id: identity.identityId } } });
     return false;
   } catch (x) {
     return x instanceof ApiError && x.status === 404;
@@ -287,19 +291,16 @@ export async function postEntry(userId: string, channelId: string, head: Channel
     const input = await entrySigningInput(channelId, seq, at.hash, identity.identityId, body);
     const signature = await sign(identity.keyPair.privateKey, input);
     try {
-      return await api.post<ChannelEntry>(`/api/channels/${seg(channelId)}/entries`, {
-        identityId: identity.identityId,
-        seq,
-        prev: at.hash,
-        body,
-        signature,
+      return await api.POST("/api/channels/{id}/entries", {
+        params: { path: { id: channelId } },
+        body: { identityId: identity.identityId, seq, prev: at.hash, body, signature },
       });
     } catch (e) {
       if (!(e instanceof ApiError)) throw e;
       if (e.code === "CHANNEL_HEAD_MOVED") {
         if (moved >= HEAD_RETRIES) throw new Error("Others kept posting while this was signed; post it again.");
         moved += 1;
-        at = headOf(e.metadata?.["head"]) ?? (await api.get<Channel>(`/api/channels/${seg(channelId)}`)).head;
+        at = headOf(e.metadata?.["head"]) ?? (await api.GET("/api/channels/{id}", { params: { path: { id: channelId } } })).head;
         continue;
       }
       if (!renewed && (await identityGone(e, identity))) {

@@ -7,6 +7,7 @@
 
 import { api, socketUrl } from "./api";
 import { createStore } from "./store";
+import { clearFailure, showFailure } from "./ui";
 import type { FeedFrame, Node, Subshell, Viewer, WsToken } from "./types";
 
 export type FeedStatus = "connecting" | "live" | "down";
@@ -24,6 +25,10 @@ let retry = 0;
 let retryTimer: number | undefined;
 let pingTimer: number | undefined;
 let generation = 0;
+
+/** The keys of the failures shown when a listing fails (cleared when one works again). */
+const NODES_FAILED = "nodes";
+const LIST_FAILED = "subshells";
 
 const changeListeners = new Set<() => void>();
 
@@ -73,17 +78,39 @@ export function dropSubshell(id: string): void {
 }
 
 export async function refreshNodes(): Promise<Node[]> {
-  const list = await api.get<Node[]>("/api/nodes");
+  const list = await api.GET("/api/nodes");
   nodes.set(list);
+  clearFailure(NODES_FAILED);
   return list;
 }
 
+/** Reads the node list again on the app's own initiative: a failure is shown until a later
+ * reading works. */
+export function refreshNodesInBackground(): void {
+  refreshNodes().catch((e: unknown) => {
+    if (running) showFailure("The node list could not be read", e, NODES_FAILED);
+  });
+}
+
 async function listAll(): Promise<void> {
-  const [list] = await Promise.all([api.get<Subshell[]>("/api/subshells"), refreshNodes()]);
+  const [list] = await Promise.all([api.GET("/api/subshells"), refreshNodes()]);
   const next: Record<string, Subshell> = {};
   for (const s of list) next[s.id] = s;
   subshells.set(next);
   listed.set(true);
+  clearFailure(LIST_FAILED);
+}
+
+/** `listAll`, its failure shown until a later listing works. */
+function listAllInBackground(): Promise<boolean> {
+  return listAll().then(
+    () => true,
+    (e: unknown) => {
+      // After sign-out the listing has no one to tell.
+      if (running) showFailure("The subshells could not be listed", e, LIST_FAILED);
+      return false;
+    },
+  );
 }
 
 function apply(f: FeedFrame): void {
@@ -108,12 +135,12 @@ function apply(f: FeedFrame): void {
         nodes.update((list) => list.map((n) => (n.nodeId === f.nodeId ? { ...n, liveness: f.liveness } : n)));
       }
       // A node this page has not listed yet (just enrolled): read the list again.
-      if (!known || f.liveness === "online") void refreshNodes().catch(() => undefined);
+      if (!known || f.liveness === "online") refreshNodesInBackground();
       if (f.liveness === "online") {
         // Its panes are reachable again once the plane has its census: list them afresh (and
         // once more a moment later, the census being applied just after the link is up).
-        void listAll().catch(() => undefined);
-        window.setTimeout(() => void listAll().catch(() => undefined), 2_000);
+        void listAllInBackground();
+        window.setTimeout(() => void listAllInBackground(), 2_000);
       } else {
         // Its live panes cannot be reached now: say so at once, as a fresh listing would.
         subshells.update((all) => {
@@ -161,8 +188,10 @@ async function connect(): Promise<void> {
   feedStatus.set("connecting");
   let token: WsToken;
   try {
-    token = await api.post<WsToken>("/api/auth/ws-token", {});
+    token = await api.POST("/api/auth/ws-token", { body: {} });
   } catch {
+    // Not told as a failure of its own: the header's badge says the feed is offline and
+    // retrying, and the retry asks again.
     if (gen === generation) schedule();
     return;
   }
@@ -176,20 +205,24 @@ async function connect(): Promise<void> {
     try {
       f = JSON.parse(ev.data) as FeedFrame;
     } catch {
+      // The plane sends JSON text frames only; a frame that is not one has nothing to apply.
       return;
     }
     if (f.type === "hello") {
       // Subscribed: list now, then apply what arrived meanwhile.
-      listAll()
-        .then(() => {
-          const pending = queue ?? [];
-          queue = null;
-          pending.forEach(apply);
-          feedStatus.set("live");
-          retry = 0;
-          changed();
-        })
-        .catch(() => ws.close());
+      void listAllInBackground().then((ok) => {
+        if (!ok) {
+          // Reconnect (with backoff) and list again then.
+          ws.close();
+          return;
+        }
+        const pending = queue ?? [];
+        queue = null;
+        pending.forEach(apply);
+        feedStatus.set("live");
+        retry = 0;
+        changed();
+      });
       return;
     }
     if (queue) queue.push(f);
@@ -212,7 +245,7 @@ export function startFeed(): void {
   retry = 0;
   listed.set(false);
   // Show something at once even before the socket is up.
-  void listAll().catch(() => undefined);
+  void listAllInBackground();
   void connect();
 }
 
@@ -227,4 +260,6 @@ export function stopFeed(): void {
   nodes.set([]);
   presence.set({});
   listed.set(false);
+  clearFailure(LIST_FAILED);
+  clearFailure(NODES_FAILED);
 }

@@ -5,12 +5,15 @@
 import { api } from "./api";
 import { onFeedChange } from "./live";
 import { createStore } from "./store";
+import { clearFailure, showFailure } from "./ui";
 
 /** From this many unread notifications on, the count shows as "99+". */
 export const UNREAD_CAP = 100;
 export const unread = createStore<number>(0);
 
 const POLL_MS = 30_000;
+/** The key of the failure shown while the count cannot be read. */
+const UNREAD_FAILED = "unread";
 const SETTLE_MS = 400;
 
 let running = false;
@@ -20,10 +23,12 @@ let stopListening: (() => void) | null = null;
 
 export async function refreshUnread(): Promise<void> {
   try {
-    const { unread: n } = await api.get<{ unread: number }>("/api/notifications/unread");
+    const { unread: n } = await api.GET("/api/notifications/unread");
     if (running) unread.set(n);
-  } catch {
-    // The count is a hint; the next poll tries again.
+    clearFailure(UNREAD_FAILED);
+  } catch (e) {
+    // Shown until a later reading works (the count stays as it was meanwhile).
+    if (running) showFailure("The count of unread notifications could not be read", e, UNREAD_FAILED);
   }
 }
 
@@ -55,6 +60,7 @@ export function stopUnread(): void {
   stopListening = null;
   document.removeEventListener("visibilitychange", onVisible);
   unread.set(0);
+  clearFailure(UNREAD_FAILED);
 }
 
 /** The count as shown: "99+" past the cap. */

@@ -6,7 +6,7 @@
 
 import { api, ApiError } from "./api";
 import { fromB64 } from "./b64";
-import type { Device, DeviceRequest, VapidKey } from "./types";
+import type { Device, DeviceRequest } from "./types";
 
 export type PushSupport = "ok" | "insecure" | "unsupported";
 
@@ -40,6 +40,7 @@ function remembered(): Remembered | null {
     const r = JSON.parse(localStorage.getItem(REMEMBER) ?? "null") as Remembered | null;
     return r && typeof r.id === "string" && typeof r.endpoint === "string" ? r : null;
   } catch {
+    // Unreadable or refused storage: no device is known to be this browser, as with none kept.
     return null;
   }
 }
@@ -66,6 +67,7 @@ async function subscription(): Promise<PushSubscription | null> {
 export async function thisDevice(devices: Device[]): Promise<string | null> {
   const r = remembered();
   if (!r || !devices.some((d) => d.id === r.id)) return null;
+  // A browser that will not tell its subscription is, for this list, not subscribed.
   const sub = await subscription().catch(() => null);
   return sub && sub.endpoint === r.endpoint ? r.id : null;
 }
@@ -136,11 +138,12 @@ export async function subscribeThisBrowser(name: string): Promise<Device> {
     throw new PushError(`The notification worker could not be installed: ${e instanceof Error ? e.message : String(e)}`);
   }
   await activated(reg);
-  const { publicKey } = await api.get<VapidKey>("/api/devices/vapid");
+  const { publicKey } = await api.GET("/api/devices/vapid");
   const key = new Uint8Array(fromB64(publicKey));
   let sub = await reg.pushManager.getSubscription();
   // A subscription made for another key (the plane's data was reset) cannot be reused.
   if (sub && !sameBytes(sub.options.applicationServerKey, key)) {
+    // Should it refuse to end, the subscription below fails and says why.
     await sub.unsubscribe().catch(() => false);
     sub = null;
   }
@@ -159,7 +162,7 @@ export async function subscribeThisBrowser(name: string): Promise<Device> {
     keys: { p256dh: json.keys?.["p256dh"] ?? "", auth: json.keys?.["auth"] ?? "" },
     expirationTime: json.expirationTime ?? null,
   };
-  const device = await api.post<Device>("/api/devices", body);
+  const device = await api.POST("/api/devices", { body });
   try {
     localStorage.setItem(REMEMBER, JSON.stringify({ id: device.id, endpoint: body.endpoint }));
   } catch {
@@ -171,13 +174,15 @@ export async function subscribeThisBrowser(name: string): Promise<Device> {
 /** Removes a device from the plane; when it is this browser, its subscription ends too. */
 export async function removeDevice(id: string): Promise<void> {
   try {
-    await api.del(`/api/devices/${encodeURIComponent(id)}`);
+    await api.DELETE("/api/devices/{id}", { params: { path: { id } } });
   } catch (e) {
     // Already gone (its push service forgot it, say): the aim is reached.
     if (!(e instanceof ApiError && e.status === 404)) throw e;
   }
   if (remembered()?.id === id) {
     forget();
+    // The plane sends this browser nothing more either way: a subscription the browser keeps
+    // (it would not end it) only goes unused.
     const sub = await subscription().catch(() => null);
     await sub?.unsubscribe().catch(() => false);
   }

@@ -2,7 +2,8 @@
 
 import { api, ApiError, onUnauthorized } from "./api";
 import { createStore } from "./store";
-import type { InstanceSettings, User, Whoami } from "./types";
+import type { User, Whoami } from "./types";
+import { showFailure } from "./ui";
 
 export type SessionState =
   | { kind: "loading" }
@@ -16,17 +17,17 @@ export const instanceName = createStore<string>("");
 
 export async function loadInstanceName(): Promise<void> {
   try {
-    const s = await api.get<InstanceSettings>("/api/settings/instance", { quiet401: true });
+    const s = await api.GET("/api/settings/instance", { quiet401: true });
     instanceName.set(s.displayName);
   } catch {
-    // The name is decoration; the page works without it.
+    // The name is decoration: the header says "termplane" without it, and every page works.
   }
 }
 
 /** Reads the first-run state and the session; sets `session`. */
 export async function boot(): Promise<void> {
   try {
-    const status = await api.get<{ setupDone: boolean }>("/api/setup/status", { quiet401: true });
+    const status = await api.GET("/api/setup/status", { quiet401: true });
     void loadInstanceName();
     if (!status.setupDone) {
       session.set({ kind: "setup" });
@@ -40,7 +41,7 @@ export async function boot(): Promise<void> {
 
 export async function refreshSession(): Promise<void> {
   try {
-    const me = await api.get<Whoami>("/api/auth/session", { quiet401: true });
+    const me = await api.GET("/api/auth/session", { quiet401: true });
     session.set({ kind: "signed-in", me });
   } catch (e) {
     if (e instanceof ApiError && e.status === 401) session.set({ kind: "signed-out" });
@@ -56,9 +57,14 @@ export async function signedIn(_user: User): Promise<void> {
 
 export async function signOut(): Promise<void> {
   try {
-    await api.post<void>("/api/auth/sign-out", undefined, { quiet401: true });
-  } catch {
-    // Signed out either way: the cookie is gone or was never valid.
+    await api.POST("/api/auth/sign-out", { quiet401: true });
+  } catch (e) {
+    // A 401: the session had ended already. Anything else: it may still be open, so the page
+    // stays signed in and says why.
+    if (!(e instanceof ApiError && e.status === 401)) {
+      showFailure("Signing out failed", e);
+      return;
+    }
   }
   session.set({ kind: "signed-out" });
 }

@@ -2,7 +2,7 @@
 
 import type { ComponentChildren, LooseInputHTMLAttributes } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
-import { errorText } from "./api";
+import { ApiError, errorText } from "./api";
 import { createStore, useStore } from "./store";
 import type { SubshellStatus } from "./types";
 
@@ -157,6 +157,12 @@ interface Toast {
   id: number;
   text: string;
   tone: string;
+  /** A failure's code (the plane's, or `NETWORK`), shown beside its message. */
+  code?: string;
+  /** What failed, for `clearFailure`; a failure under the same key replaces this one. */
+  key?: string;
+  /** Stays until dismissed (or cleared), with a button to dismiss it. */
+  sticky?: boolean;
 }
 const toasts = createStore<Toast[]>([]);
 let toastSeq = 0;
@@ -174,15 +180,85 @@ export function dismissToast(id: number): void {
   toasts.update((t) => (t.some((x) => x.id === id) ? t.filter((x) => x.id !== id) : t));
 }
 
-export function Toasts() {
+/** The keyed failures the person dismissed, as `key` → what was said: the same failure again
+ * stays away until the work succeeds (`clearFailure`), since they have read it. */
+const dismissedFailures = new Map<string, string>();
+
+/**
+ * Tells the person that `what` failed ("The node list could not be read"), with the error's
+ * message and code, in an alert that stays until they dismiss it. Under a `key` (a refresh that
+ * runs again by itself), the same failure again changes nothing (not even once dismissed),
+ * another one replaces it, and `clearFailure(key)` takes it away once that work succeeds. A
+ * cancelled request is no failure.
+ */
+export function showFailure(what: string, e: unknown, key?: string): void {
+  if (e instanceof DOMException && e.name === "AbortError") return;
+  const text = `${what}: ${errorText(e)}`;
+  const code = e instanceof ApiError ? e.code : undefined;
+  const said = `${text}\u0000${code ?? ""}`;
+  if (key !== undefined && dismissedFailures.get(key) === said) return;
+  toasts.update((list) => {
+    const same = key === undefined ? undefined : list.find((t) => t.key === key);
+    if (same && same.text === text && same.code === code) return list;
+    const rest = key === undefined ? list : list.filter((t) => t.key !== key);
+    const next: Toast = { id: ++toastSeq, text, tone: "bad", sticky: true };
+    if (code !== undefined) next.code = code;
+    if (key !== undefined) next.key = key;
+    return [...rest, next];
+  });
+}
+
+/** Takes away the failure shown under `key`: what failed has worked since. */
+export function clearFailure(key: string): void {
+  dismissedFailures.delete(key);
+  toasts.update((t) => (t.some((x) => x.key === key) ? t.filter((x) => x.key !== key) : t));
+}
+
+/** The person closes a failure: under a key, the same failure is not shown again meanwhile. */
+function dismissFailure(t: Toast): void {
+  if (t.key !== undefined) dismissedFailures.set(t.key, `${t.text}\u0000${t.code ?? ""}`);
+  dismissToast(t.id);
+}
+
+/** The modal dialogs open, the newest last: a modal dialog makes the rest of the page inert
+ * (unseen by screen readers, deaf to clicks), so messages show in the newest one meanwhile. */
+const openDialogs = createStore<number[]>([]);
+let dialogSeq = 0;
+
+/** The page's messages: in the page (`inDialog` false) while no modal dialog is open, else in
+ * the newest dialog. */
+export function Toasts({ inDialog = false }: { inDialog?: boolean }) {
   const list = useStore(toasts);
+  const dialogs = useStore(openDialogs);
+  if (!inDialog && dialogs.length) return null;
   return (
-    <div class="toasts" role="status" aria-live="polite">
-      {list.map((t) => (
-        <div key={t.id} class={`toast note-${t.tone}`}>
-          {t.text}
-        </div>
-      ))}
+    <div class="toasts">
+      <div class="toast-list" role="alert">
+        {list
+          .filter((t) => t.tone === "bad")
+          .map((t) => (
+            <div key={t.id} class="toast note-bad" data-testid="failure" data-code={t.code}>
+              <span class="toast-text">
+                {t.text}
+                {t.code ? <span class="toast-code"> ({t.code})</span> : null}
+              </span>
+              {t.sticky ? (
+                <button type="button" class="btn btn-ghost btn-small" aria-label="Dismiss this message" onClick={() => dismissFailure(t)}>
+                  ✕
+                </button>
+              ) : null}
+            </div>
+          ))}
+      </div>
+      <div class="toast-list" role="status" aria-live="polite">
+        {list
+          .filter((t) => t.tone !== "bad")
+          .map((t) => (
+            <div key={t.id} class={`toast note-${t.tone}`}>
+              {t.text}
+            </div>
+          ))}
+      </div>
     </div>
   );
 }
@@ -285,11 +361,18 @@ export function Dialog({
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
+  const [seq] = useState(() => ++dialogSeq);
+  const dialogs = useStore(openDialogs);
   useEffect(() => {
     const d = ref.current;
     if (!d) return;
     if (open && !d.open) d.showModal();
     if (!open && d.open) d.close();
+  }, [open]);
+  useEffect(() => {
+    if (!open) return;
+    openDialogs.update((list) => [...list, seq]);
+    return () => openDialogs.update((list) => list.filter((x) => x !== seq));
   }, [open]);
   return (
     <dialog
@@ -313,6 +396,7 @@ export function Dialog({
           {children}
         </div>
       ) : null}
+      {open && dialogs[dialogs.length - 1] === seq ? <Toasts inDialog /> : null}
     </dialog>
   );
 }

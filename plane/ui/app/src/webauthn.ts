@@ -3,14 +3,12 @@
 
 import { api } from "./api";
 import { fromB64, toB64url } from "./b64";
+import type { components } from "./generated/openapi";
 import type { Passkey, User } from "./types";
 
 type Json = Record<string, unknown>;
 
-interface Ceremony {
-  ceremonyId: string;
-  publicKey: Json;
-}
+type Ceremony = components["schemas"]["PasskeyCeremony"];
 
 export function passkeysSupported(): boolean {
   return typeof window.PublicKeyCredential === "function" && !!navigator.credentials;
@@ -18,7 +16,7 @@ export function passkeysSupported(): boolean {
 
 /** Some servers wrap the options once more in `{ publicKey: … }`. */
 function options(c: Ceremony): Json {
-  const pk = c.publicKey;
+  const pk = c.publicKey as Json;
   return (pk["publicKey"] && typeof pk["publicKey"] === "object" ? pk["publicKey"] : pk) as Json;
 }
 
@@ -55,7 +53,7 @@ function requestOptions(o: Json): PublicKeyCredentialRequestOptions {
 
 /** Registers a passkey for the signed-in account under `name`. */
 export async function registerPasskey(name: string): Promise<Passkey> {
-  const start = await api.post<Ceremony>("/api/auth/passkeys/register/start", { name });
+  const start = await api.POST("/api/auth/passkeys/register/start", { body: { name } });
   const cred = (await navigator.credentials.create({
     publicKey: creationOptions(options(start)),
   })) as PublicKeyCredential | null;
@@ -67,34 +65,35 @@ export async function registerPasskey(name: string): Promise<Passkey> {
   };
   const transports = typeof r.getTransports === "function" ? r.getTransports() : [];
   if (transports.length) response["transports"] = transports;
-  return api.post<Passkey>("/api/auth/passkeys/register/finish", {
-    ceremonyId: start.ceremonyId,
-    credential: {
-      id: cred.id,
-      rawId: toB64url(cred.rawId),
-      type: cred.type,
-      response,
-      extensions: {},
+  return api.POST("/api/auth/passkeys/register/finish", {
+    body: {
+      ceremonyId: start.ceremonyId,
+      credential: {
+        id: cred.id,
+        rawId: toB64url(cred.rawId),
+        type: "public-key",
+        response,
+        extensions: {},
+      },
     },
   });
 }
 
 /** Signs in with a passkey of the account `email`; the answer sets the session cookie. */
 export async function signInWithPasskey(email: string): Promise<User> {
-  const start = await api.post<Ceremony>("/api/auth/passkey/start", { email }, { quiet401: true });
+  const start = await api.POST("/api/auth/passkey/start", { body: { email }, quiet401: true });
   const cred = (await navigator.credentials.get({
     publicKey: requestOptions(options(start)),
   })) as PublicKeyCredential | null;
   if (!cred) throw new Error("No passkey was chosen.");
   const r = cred.response as AuthenticatorAssertionResponse;
-  return api.post<User>(
-    "/api/auth/passkey/finish",
-    {
+  return api.POST("/api/auth/passkey/finish", {
+    body: {
       ceremonyId: start.ceremonyId,
       credential: {
         id: cred.id,
         rawId: toB64url(cred.rawId),
-        type: cred.type,
+        type: "public-key",
         response: {
           authenticatorData: toB64url(r.authenticatorData),
           clientDataJSON: toB64url(r.clientDataJSON),
@@ -104,6 +103,6 @@ export async function signInWithPasskey(email: string): Promise<User> {
         extensions: {},
       },
     },
-    { quiet401: true },
-  );
+    quiet401: true,
+  });
 }

@@ -7,6 +7,7 @@ import { defaultDeviceName, pushSupport, removeDevice, subscribeThisBrowser, thi
 import { Link } from "../router";
 import { session, signOut } from "../session";
 import { useStore } from "../store";
+import { Table } from "../table";
 import type { Device, NotificationPrefs, Passkey } from "../types";
 import { Checkbox, confirmAction, Empty, ErrorNote, Note, PageHead, Time, TextField, toast, useAction } from "../ui";
 import { passkeysSupported, registerPasskey } from "../webauthn";
@@ -21,7 +22,7 @@ export function AccountPage() {
 
   const load = async () => {
     try {
-      setPasskeys(await api.get<Passkey[]>("/api/auth/passkeys"));
+      setPasskeys(await api.GET("/api/auth/passkeys"));
     } catch (e) {
       if (e instanceof ApiError && (e.status === 404 || e.status === 405)) setUnavailable(true);
       else throw e;
@@ -90,7 +91,7 @@ export function AccountPage() {
                   class="btn btn-small btn-danger"
                   onClick={async () => {
                     if (!(await confirmAction(`Remove ${p.name}?`, "It will no longer sign you in.", "Remove"))) return;
-                    await act.run(() => api.del(`/api/auth/passkeys/${encodeURIComponent(p.id)}`));
+                    await act.run(() => api.DELETE("/api/auth/passkeys/{id}", { params: { path: { id: p.id } } }));
                     await act.run(load);
                   }}
                 >
@@ -139,7 +140,7 @@ function PasswordSection() {
     }
     const done = await act.run(async () => {
       try {
-        await api.post("/api/auth/password", { currentPassword: current, newPassword: next, signOutOthers: others });
+        await api.POST("/api/auth/password", { body: { currentPassword: current, newPassword: next, signOutOthers: others } });
       } catch (err) {
         if (err instanceof ApiError && err.status === 429) {
           setWaitUntil(Date.now() + (err.retryAfter ?? 1) * 1000);
@@ -207,7 +208,7 @@ function NotificationsSection() {
 
   useEffect(() => {
     void act.run(async () => {
-      setPrefs(await api.get<NotificationPrefs>("/api/notifications/preferences"));
+      setPrefs(await api.GET("/api/notifications/preferences"));
       if (location.hash === "#notifications") document.getElementById("notifications")?.scrollIntoView();
     });
   }, []);
@@ -221,7 +222,7 @@ function NotificationsSection() {
       crashed: prefs.crashed,
       nodeOffline: prefs.nodeOffline,
     };
-    const r = await act.run(() => api.put<NotificationPrefs>("/api/notifications/preferences", body));
+    const r = await act.run(() => api.PUT("/api/notifications/preferences", { body }));
     if (r) {
       setPrefs(r);
       toast("Notification settings saved.");
@@ -263,7 +264,7 @@ function PushSection() {
   const act = useAction();
 
   const load = async () => {
-    const list = await api.get<Device[]>("/api/devices");
+    const list = await api.GET("/api/devices");
     setDevices(list);
     setMine(await thisDevice(list));
   };
@@ -336,49 +337,45 @@ function PushSection() {
       <h3>Your devices</h3>
       {devices && devices.length === 0 ? <Empty>No device receives push notifications.</Empty> : null}
       {devices && devices.length ? (
-        <table class="table responsive" data-testid="devices">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Push service</th>
-              <th scope="col">Added</th>
-              <th scope="col">Last delivery</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {devices.map((d) => (
-              <tr key={d.id}>
-                <td data-label="Name">
+        <Table
+          testId="devices"
+          rows={devices}
+          rowKey={(d) => d.id}
+          columns={[
+            {
+              label: "Name",
+              cell: (d) => (
+                <>
                   {d.name}
                   {d.id === mine ? <span class="muted"> (this browser)</span> : null}
-                </td>
-                <td data-label="Push service" class="mono truncate" title={d.pushService}>
-                  {d.pushService}
-                </td>
-                <td data-label="Added">
-                  <Time ms={d.createdAt} />
-                </td>
-                <td data-label="Last delivery">
-                  {d.lastError ? (
-                    <span class="badge badge-bad" title={d.lastError}>
-                      <span aria-hidden="true">✕</span> Failed: {d.lastError}
-                    </span>
-                  ) : (
-                    <Time ms={d.lastSentAt} />
-                  )}
-                </td>
-                <td data-label="" class="row-actions">
-                  <button type="button" class="btn btn-small btn-danger" onClick={() => remove(d)}>
-                    Remove<span class="sr-only"> {d.name}</span>
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                </>
+              ),
+            },
+            { label: "Push service", class: "mono truncate", attrs: (d) => ({ title: d.pushService }), cell: (d) => d.pushService },
+            { label: "Added", cell: (d) => <Time ms={d.createdAt} /> },
+            {
+              label: "Last delivery",
+              cell: (d) =>
+                d.lastError ? (
+                  <span class="badge badge-bad" title={d.lastError}>
+                    <span aria-hidden="true">✕</span> Failed: {d.lastError}
+                  </span>
+                ) : (
+                  <Time ms={d.lastSentAt} />
+                ),
+            },
+            {
+              label: "Actions",
+              actions: true,
+              class: "row-actions",
+              cell: (d) => (
+                <button type="button" class="btn btn-small btn-danger" onClick={() => remove(d)}>
+                  Remove<span class="sr-only"> {d.name}</span>
+                </button>
+              ),
+            },
+          ]}
+        />
       ) : null}
     </section>
   );

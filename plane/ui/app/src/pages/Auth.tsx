@@ -6,7 +6,7 @@ import { safeNext } from "../next";
 import { navigate, useRoute } from "../router";
 import { instanceName, loadInstanceName, signedIn } from "../session";
 import { useStore } from "../store";
-import type { User } from "../types";
+import type { SetupRequest } from "../types";
 import { TextField } from "../ui";
 import { passkeysSupported, signInWithPasskey } from "../webauthn";
 
@@ -60,15 +60,18 @@ export function SetupPage() {
     }
     setBusy(true);
     try {
-      const body: Record<string, string> = { email, displayName, password };
-      if (instance.trim()) body["instanceName"] = instance.trim();
-      let user = await api.post<User>("/api/setup", body, { quiet401: true });
-      // The setup answer may sign the administrator in; when it did not, sign in now.
-      const hasSession = await api
-        .get("/api/auth/session", { quiet401: true })
-        .then(() => true)
-        .catch(() => false);
-      if (!hasSession) user = await api.post<User>("/api/auth/sign-in", { email, password }, { quiet401: true });
+      const body: SetupRequest = { email, displayName, password };
+      if (instance.trim()) body.instanceName = instance.trim();
+      let user = await api.POST("/api/setup", { body, quiet401: true });
+      // The setup answer may sign the administrator in; when it did not (a 401), sign in now.
+      const hasSession = await api.GET("/api/auth/session", { quiet401: true }).then(
+        () => true,
+        (e: unknown) => {
+          if (e instanceof ApiError && e.status === 401) return false;
+          throw e;
+        },
+      );
+      if (!hasSession) user = await api.POST("/api/auth/sign-in", { body: { email, password }, quiet401: true });
       await signedIn(user);
       await loadInstanceName();
       navigate("/subshells", { replace: true });
@@ -163,7 +166,7 @@ export function SignInPage() {
     setError(null);
     setBusy(true);
     try {
-      const user = await api.post<User>("/api/auth/sign-in", { email, password }, { quiet401: true });
+      const user = await api.POST("/api/auth/sign-in", { body: { email, password }, quiet401: true });
       await signedIn(user);
       afterSignIn(next);
     } catch (err) {

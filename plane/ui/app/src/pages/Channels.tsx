@@ -4,22 +4,23 @@
 // signs with this browser's own key (identity.ts), its members, leaving and deleting.
 
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
-import { api, ApiError, seg } from "../api";
+import { api, ApiError } from "../api";
 import { browserIdentity, createIdentity, loadIdentity, MAX_BODY_CHARS, postEntry, revokeIdentity, signingSupported } from "../identity";
 import { feedStatus, onChannelEntry } from "../live";
 import { defaultDeviceName } from "../push";
 import { Link, navigate } from "../router";
 import { session } from "../session";
 import { useStore } from "../store";
-import type { Access, Channel, ChannelEntry, ChannelMember, EntryPage, EntryProblem, User } from "../types";
-import { Badge, confirmAction, CopyButton, Dialog, Empty, ErrorNote, Note, PageHead, TextField, Time, toast, useAction } from "../ui";
+import { Table } from "../table";
+import type { Access, Channel, ChannelEntry, ChannelMember, CreateChannel, EntryPage, User } from "../types";
+import { Badge, confirmAction, CopyButton, Dialog, Empty, ErrorNote, Note, PageHead, showFailure, TextField, Time, toast, useAction } from "../ui";
 
 /** How many of the newest entries a channel opens with, and how many more "Load earlier" adds. */
 const WINDOW = 100;
 /** Page size when catching up. */
 const PAGE = 200;
 
-const PROBLEMS: Record<EntryProblem, string> = {
+const PROBLEMS: Record<string, string> = {
   UNREADABLE: "its text cannot be decrypted",
   HASH: "its hash does not match its contents",
   SIGNATURE: "its signature does not verify with its identity's key",
@@ -58,7 +59,7 @@ export function ChannelsPage() {
   shown.current = channels;
   const act = useAction();
 
-  const load = async () => setChannels(byName(await api.get<Channel[]>("/api/channels")));
+  const load = async () => setChannels(byName(await api.GET("/api/channels")));
   useEffect(() => {
     void act.run(load);
   }, []);
@@ -69,7 +70,7 @@ export function ChannelsPage() {
       onChannelEntry((f) => {
         if (!shown.current) return;
         if (!shown.current.some((c) => c.id === f.channelId)) {
-          void load().catch(() => undefined);
+          load().catch((e: unknown) => showFailure("The channels could not be listed again", e));
           return;
         }
         setChannels((list) =>
@@ -95,34 +96,19 @@ export function ChannelsPage() {
         <h2>Your channels</h2>
         {channels && channels.length === 0 ? <Empty>No channels yet. Make one, or ask a channel's owner to add you.</Empty> : null}
         {channels && channels.length ? (
-          <table class="table responsive" data-testid="channels">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Description</th>
-                <th scope="col">Your access</th>
-                <th scope="col">Entries</th>
-                <th scope="col">Made</th>
-              </tr>
-            </thead>
-            <tbody>
-              {channels.map((c) => (
-                <tr key={c.id} data-id={c.id} data-name={c.name} data-entries={c.head.seq}>
-                  <td data-label="Name">
-                    <Link href={`/channels/${c.id}`}>{c.name}</Link>
-                  </td>
-                  <td data-label="Description" class="channel-desc">
-                    {c.description || <span class="muted">—</span>}
-                  </td>
-                  <td data-label="Your access">{yourAccess(c, me?.id)}</td>
-                  <td data-label="Entries">{c.head.seq}</td>
-                  <td data-label="Made">
-                    <Time ms={c.createdAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <Table
+            testId="channels"
+            rows={channels}
+            rowKey={(c) => c.id}
+            rowAttrs={(c) => ({ "data-id": c.id, "data-name": c.name, "data-entries": c.head.seq })}
+            columns={[
+              { label: "Name", cell: (c) => <Link href={`/channels/${c.id}`}>{c.name}</Link> },
+              { label: "Description", class: "channel-desc", cell: (c) => c.description || <span class="muted">—</span> },
+              { label: "Your access", cell: (c) => yourAccess(c, me?.id) },
+              { label: "Entries", cell: (c) => c.head.seq },
+              { label: "Made", cell: (c) => <Time ms={c.createdAt} /> },
+            ]}
+          />
         ) : null}
       </section>
       {me ? <IdentitySection userId={me.id} /> : null}
@@ -144,9 +130,9 @@ function NewChannelDialog({ open, onClose }: { open: boolean; onClose: () => voi
 
   const submit = async (e: Event) => {
     e.preventDefault();
-    const body: { name: string; description?: string } = { name: name.trim() };
+    const body: CreateChannel = { name: name.trim() };
     if (description.trim()) body.description = description.trim();
-    const c = await act.run(() => api.post<Channel>("/api/channels", body));
+    const c = await act.run(() => api.POST("/api/channels", { body }));
     if (c) {
       toast(`Channel “${c.name}” made.`);
       onClose();
@@ -185,7 +171,7 @@ function NewChannelDialog({ open, onClose }: { open: boolean; onClose: () => voi
 function useIdentity(userId: string) {
   const s = useStore(browserIdentity);
   useEffect(() => {
-    if (signingSupported()) void loadIdentity(userId).catch(() => undefined);
+    if (signingSupported()) loadIdentity(userId).catch((e: unknown) => showFailure("This browser's signing key could not be checked", e));
   }, [userId]);
   return s && s.userId === userId ? s : null;
 }
@@ -384,7 +370,7 @@ export function ChannelPage({ id }: { id: string }) {
         for (;;) {
           let page: EntryPage;
           try {
-            page = await api.get<EntryPage>(`/api/channels/${seg(id)}/entries?after=${last.current}&limit=${PAGE}`);
+            page = await api.GET("/api/channels/{id}/entries", { params: { path: { id }, query: { after: last.current, limit: PAGE } } });
           } catch (e) {
             if (e instanceof ApiError && e.status === 404) {
               setGone(true);
@@ -410,8 +396,8 @@ export function ChannelPage({ id }: { id: string }) {
 
   const loadMembers = async (owner: boolean) => {
     const [list, roster] = await Promise.all([
-      api.get<ChannelMember[]>(`/api/channels/${seg(id)}/members`),
-      owner ? api.get<User[]>("/api/users") : Promise.resolve<User[]>([]),
+      api.GET("/api/channels/{id}/members", { params: { path: { id } } }),
+      owner ? api.GET("/api/users") : Promise.resolve<User[]>([]),
     ]);
     setMembers(list);
     setUsers(roster);
@@ -422,7 +408,7 @@ export function ChannelPage({ id }: { id: string }) {
     void act.run(async () => {
       let c: Channel;
       try {
-        c = await api.get<Channel>(`/api/channels/${seg(id)}`);
+        c = await api.GET("/api/channels/{id}", { params: { path: { id } } });
       } catch (e) {
         if (e instanceof ApiError && e.status === 404) {
           setGone(true);
@@ -473,7 +459,9 @@ export function ChannelPage({ id }: { id: string }) {
   const earlier = async () => {
     if (firstAfter <= 0) return;
     const from = Math.max(0, firstAfter - WINDOW);
-    const page = await act.run(() => api.get<EntryPage>(`/api/channels/${seg(id)}/entries?after=${from}&limit=${firstAfter - from}`));
+    const page = await act.run(() =>
+      api.GET("/api/channels/{id}/entries", { params: { path: { id }, query: { after: from, limit: firstAfter - from } } }),
+    );
     if (!page) return;
     const older = page.entries.filter((x) => x.seq <= firstAfter);
     const el = log.current;
@@ -508,7 +496,7 @@ export function ChannelPage({ id }: { id: string }) {
     if (!channel || !me) return;
     if (!(await confirmAction(`Leave ${channel.name}?`, "You stop seeing it. Its owner can add you again.", "Leave"))) return;
     const done = await act.run(async () => {
-      await api.del(`/api/channels/${seg(id)}/members/${seg(me.id)}`);
+      await api.DELETE("/api/channels/{id}/members/{userId}", { params: { path: { id, userId: me.id } } });
       return true;
     });
     if (done) {
@@ -526,7 +514,7 @@ export function ChannelPage({ id }: { id: string }) {
     );
     if (!ok) return;
     const done = await act.run(async () => {
-      await api.del(`/api/channels/${seg(id)}`);
+      await api.DELETE("/api/channels/{id}", { params: { path: { id } } });
       return true;
     });
     if (done) {
@@ -681,7 +669,9 @@ function MembersPanel({
   const who = (m: { userId: string; email?: string }) => byId.get(m.userId)?.displayName ?? m.email ?? "the account";
 
   const put = async (uid: string, a: Access, added: boolean) => {
-    const r = await act.run(() => api.put<ChannelMember[]>(`/api/channels/${seg(channel.id)}/members/${seg(uid)}`, { access: a }));
+    const r = await act.run(() =>
+      api.PUT("/api/channels/{id}/members/{userId}", { params: { path: { id: channel.id, userId: uid } }, body: { access: a } }),
+    );
     if (!r) return;
     onMembers(r);
     const name = who({ userId: uid, email: r.find((m) => m.userId === uid)?.email });
@@ -692,7 +682,7 @@ function MembersPanel({
   const remove = async (m: ChannelMember) => {
     if (!(await confirmAction(`Remove ${who(m)}?`, `They stop seeing ${channel.name}. You can add them again.`, "Remove"))) return;
     const done = await act.run(async () => {
-      await api.del(`/api/channels/${seg(channel.id)}/members/${seg(m.userId)}`);
+      await api.DELETE("/api/channels/{id}/members/{userId}", { params: { path: { id: channel.id, userId: m.userId } } });
       return true;
     });
     if (done) {

@@ -6,8 +6,9 @@ import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { api, ApiError, errorText } from "../api";
 import { nodes, subshells } from "../live";
 import { useStore } from "../store";
+import { Table } from "../table";
 import { keepFile, MAX_UPLOAD_BYTES } from "../terminal/upload";
-import type { KeptFile, Subshell, Upload } from "../types";
+import type { KeptFile, Subshell } from "../types";
 import { bytesText, Checkbox, confirmAction, CopyButton, Dialog, Empty, ErrorNote, Note, PageHead, Time, toast, useAction } from "../ui";
 
 /** What an account keeps in all (plane/src/api/files.rs). */
@@ -39,7 +40,7 @@ export function FilesPage() {
   const seq = useRef(0);
   const act = useAction();
 
-  const load = async () => setFiles(await api.get<KeptFile[]>("/api/files"));
+  const load = async () => setFiles(await api.GET("/api/files"));
   useEffect(() => {
     void act.run(load);
     return () => abort.current?.abort();
@@ -61,7 +62,8 @@ export function FilesPage() {
           await keepFile(job.file, (p) => patch(key, { received: p.received }), ctl.signal);
           patch(key, { state: "done", received: job.file.size });
           toast(`Kept ${job.file.name}.`);
-          await load().catch(() => undefined);
+          // The file is kept; a list that cannot be read again says so at the top.
+          await load().catch((e: unknown) => act.setError(e));
         } catch (e) {
           if (e instanceof DOMException && e.name === "AbortError") patch(job.key, { state: "cancelled" });
           else patch(job.key, { state: "failed", error: failure(e) });
@@ -92,7 +94,7 @@ export function FilesPage() {
   const remove = async (f: KeptFile) => {
     if (!(await confirmAction(`Delete ${f.name}?`, "It is removed from the plane. Copies sent to panes stay where they are.", "Delete"))) return;
     const done = await act.run(async () => {
-      await api.del(`/api/files/${f.id}`);
+      await api.DELETE("/api/files/{id}", { params: { path: { id: f.id } } });
       return true;
     });
     if (done) {
@@ -186,39 +188,41 @@ export function FilesPage() {
         <progress class="quota" max={QUOTA_BYTES} value={used} aria-label="Space used of 1 GiB" />
         {files && files.length === 0 ? <Empty>No files yet.</Empty> : null}
         {files && files.length ? (
-          <table class="table responsive" data-testid="files">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Size</th>
-                <th scope="col">SHA-256</th>
-                <th scope="col">Kept</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {files.map((f) => (
-                <tr key={f.id} data-id={f.id} data-name={f.name} data-size={f.size} data-sha256={f.sha256}>
-                  <td data-label="Name" class="truncate" title={f.name}>
-                    <a href={`/api/files/${f.id}/content`} download={f.name}>
-                      {f.name}
-                    </a>
-                  </td>
-                  <td data-label="Size" title={`${f.size} bytes`}>
-                    {bytesText(f.size)}
-                  </td>
-                  <td data-label="SHA-256">
+          <Table
+            testId="files"
+            rows={files}
+            rowKey={(f) => f.id}
+            rowAttrs={(f) => ({ "data-id": f.id, "data-name": f.name, "data-size": f.size, "data-sha256": f.sha256 })}
+            columns={[
+              {
+                label: "Name",
+                class: "truncate",
+                attrs: (f) => ({ title: f.name }),
+                cell: (f) => (
+                  <a href={`/api/files/${f.id}/content`} download={f.name}>
+                    {f.name}
+                  </a>
+                ),
+              },
+              { label: "Size", attrs: (f) => ({ title: `${f.size} bytes` }), cell: (f) => bytesText(f.size) },
+              {
+                label: "SHA-256",
+                cell: (f) => (
+                  <>
                     <span class="mono" title={f.sha256}>
                       {f.sha256.slice(0, 12)}…
                     </span>{" "}
                     <CopyButton text={f.sha256} what={`SHA-256 of ${f.name}`} />
-                  </td>
-                  <td data-label="Kept">
-                    <Time ms={f.createdAt} />
-                  </td>
-                  <td data-label="" class="row-actions">
+                  </>
+                ),
+              },
+              { label: "Kept", cell: (f) => <Time ms={f.createdAt} /> },
+              {
+                label: "Actions",
+                actions: true,
+                class: "row-actions",
+                cell: (f) => (
+                  <>
                     <a class="btn btn-small" href={`/api/files/${f.id}/content`} download={f.name}>
                       Download<span class="sr-only"> {f.name}</span>
                     </a>
@@ -228,11 +232,11 @@ export function FilesPage() {
                     <button type="button" class="btn btn-small btn-danger" onClick={() => remove(f)}>
                       Delete<span class="sr-only"> {f.name}</span>
                     </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  </>
+                ),
+              },
+            ]}
+          />
         ) : null}
       </section>
       <SendDialog file={sending} onClose={() => setSending(null)} />
@@ -269,7 +273,7 @@ function SendDialog({ file, onClose }: { file: KeptFile | null; onClose: () => v
     setExists(null);
     const r = await act.run(async () => {
       try {
-        return await api.post<Upload>(`/api/files/${file.id}/send`, { subshellId, overwrite: replace });
+        return await api.POST("/api/files/{id}/send", { params: { path: { id: file.id } }, body: { subshellId, overwrite: replace } });
       } catch (e) {
         if (e instanceof ApiError && e.code === "UPLOAD_EXISTS" && typeof e.metadata?.["path"] === "string") {
           setExists(e.metadata["path"] as string);

@@ -1,15 +1,15 @@
 // Nodes: liveness, versions, held nodes, maintenance, allowed directories, key rotation,
 // removal, and adding a node with a setup key.
 
-import { Fragment } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { api } from "../api";
-import { nodes, refreshNodes } from "../live";
+import { nodes, refreshNodes, refreshNodesInBackground } from "../live";
 import { navigate } from "../router";
 import { session } from "../session";
+import { Table } from "../table";
 import { useStore } from "../store";
-import type { HeldNodes, MaintenanceSet, Node, NodeKeyRotated, NodePing, NodeUpdateOutcome, SetupKey } from "../types";
-import { Badge, bytesText, Checkbox, CodeBlock, confirmAction, Dialog, Empty, ErrorNote, Note, PageHead, SecretBox, Time, toast, useAction } from "../ui";
+import type { HeldNodes, Node, NodePing, NodeUpdateOutcome, SetupKey } from "../types";
+import { Badge, bytesText, Checkbox, clearFailure, CodeBlock, confirmAction, Dialog, Empty, ErrorNote, Note, PageHead, SecretBox, showFailure, Time, toast, useAction } from "../ui";
 
 function NodeState({ node, held }: { node: Node; held: string | undefined }) {
   if (held) {
@@ -51,19 +51,19 @@ export function NodesPage() {
   const act = useAction();
 
   const loadKeys = () =>
-    api
-      .get<SetupKey[]>("/api/setup-keys")
-      .then(setKeys)
-      .catch(() => undefined);
+    api.GET("/api/setup-keys").then(
+      (list) => {
+        setKeys(list);
+        clearFailure("setup-keys");
+      },
+      (e: unknown) => showFailure("The unused setup keys could not be listed", e, "setup-keys"),
+    );
 
   useEffect(() => {
     void act.run(refreshNodes);
     void loadKeys();
     if (isAdmin) {
-      api
-        .get<HeldNodes>("/api/admin/updates/held")
-        .then(setHeld)
-        .catch(() => undefined);
+      api.GET("/api/admin/updates/held").then(setHeld, (e: unknown) => showFailure("The nodes held for an update could not be listed", e));
     }
   }, [isAdmin]);
 
@@ -77,7 +77,7 @@ export function NodesPage() {
       false,
     );
     if (!ok) return;
-    const r = await act.run(() => api.post<NodeUpdateOutcome[]>("/api/admin/updates/outdated", forceAll ? { force: true } : {}));
+    const r = await act.run(() => api.POST("/api/admin/updates/outdated", { body: forceAll ? { force: true } : {} }));
     if (r) {
       setOutcomes(r);
       toast(r.length ? `${r.filter((o) => o.ok).length} of ${r.length} updated.` : "Every node is up to date.");
@@ -122,63 +122,58 @@ export function NodesPage() {
       {list.length === 0 ? (
         <Empty>No nodes yet.</Empty>
       ) : (
-        <table class="table responsive" data-testid="nodes">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">State</th>
-              <th scope="col">Platform</th>
-              <th scope="col">Version</th>
-              <th scope="col">Host</th>
-              <th scope="col">
-                <span class="sr-only">Details</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((n) => (
-              <Fragment key={n.nodeId}>
-                <tr data-node={n.name} data-id={n.nodeId}>
-                  <td data-label="Name">
-                    <strong>{n.name}</strong>
-                    {n.isLocal ? <span class="muted"> · this plane's host</span> : null}
-                  </td>
-                  <td data-label="State">
-                    <NodeState node={n} held={heldReason.get(n.nodeId)} />
-                  </td>
-                  <td data-label="Platform">
-                    {n.os}/{n.arch}
-                  </td>
-                  <td data-label="Version">
-                    <span class="mono">{n.agentVersion || "—"}</span>
-                    {below.has(n.nodeId) ? <span class="muted"> (below {held?.minNodeVersion})</span> : null}
-                  </td>
-                  <td data-label="Host" class="truncate">
-                    {n.hostname}
-                  </td>
-                  <td data-label="">
-                    <button
-                      type="button"
-                      class="btn btn-small"
-                      aria-expanded={open === n.nodeId}
-                      aria-controls={`node-${n.nodeId}`}
-                      onClick={() => setOpen(open === n.nodeId ? null : n.nodeId)}
-                    >
-                      {open === n.nodeId ? "Hide" : "Manage"}
-                    </button>
-                  </td>
-                </tr>
-                {open === n.nodeId ? (
-                  <tr class="detail-row">
-                    <td colSpan={6} id={`node-${n.nodeId}`}>
-                      <NodeDetail node={n} held={heldReason.get(n.nodeId)} onClose={() => setOpen(null)} isAdmin={isAdmin} />
-                    </td>
-                  </tr>
-                ) : null}
-              </Fragment>
-            ))}
-          </tbody>
-        </table>
+        <Table
+          testId="nodes"
+          rows={list}
+          rowKey={(n) => n.nodeId}
+          rowAttrs={(n) => ({ "data-node": n.name, "data-id": n.nodeId })}
+          columns={[
+            {
+              label: "Name",
+              cell: (n) => (
+                <>
+                  <strong>{n.name}</strong>
+                  {n.isLocal ? <span class="muted"> · this plane's host</span> : null}
+                </>
+              ),
+            },
+            { label: "State", cell: (n) => <NodeState node={n} held={heldReason.get(n.nodeId)} /> },
+            { label: "Platform", cell: (n) => `${n.os}/${n.arch}` },
+            {
+              label: "Version",
+              cell: (n) => (
+                <>
+                  <span class="mono">{n.agentVersion || "—"}</span>
+                  {below.has(n.nodeId) ? <span class="muted"> (below {held?.minNodeVersion})</span> : null}
+                </>
+              ),
+            },
+            { label: "Host", class: "truncate", cell: (n) => n.hostname },
+            {
+              label: "Details",
+              actions: true,
+              cell: (n) => (
+                <button
+                  type="button"
+                  class="btn btn-small"
+                  aria-expanded={open === n.nodeId}
+                  aria-controls={`node-${n.nodeId}`}
+                  onClick={() => setOpen(open === n.nodeId ? null : n.nodeId)}
+                >
+                  {open === n.nodeId ? "Hide" : "Manage"}
+                </button>
+              ),
+            },
+          ]}
+          detail={(n) =>
+            open === n.nodeId
+              ? {
+                  id: `node-${n.nodeId}`,
+                  content: <NodeDetail node={n} held={heldReason.get(n.nodeId)} onClose={() => setOpen(null)} isAdmin={isAdmin} />,
+                }
+              : null
+          }
+        />
       )}
       {isAdmin && list.some((n) => !n.isLocal) ? (
         <section class="section">
@@ -209,7 +204,7 @@ export function NodesPage() {
                     type="button"
                     class="btn btn-small btn-danger"
                     onClick={async () => {
-                      await act.run(() => api.del(`/api/setup-keys/${k.id}`));
+                      await act.run(() => api.DELETE("/api/setup-keys/{id}", { params: { path: { id: k.id } } }));
                       await loadKeys();
                     }}
                   >
@@ -263,7 +258,7 @@ function NodeDetail({ node, held, onClose, isAdmin }: { node: Node; held: string
       .split("\n")
       .map((d) => d.trim())
       .filter(Boolean);
-    const r = await act.run(() => api.put<Node>(`/api/nodes/${node.nodeId}/allowed_dirs`, { allowedDirs }));
+    const r = await act.run(() => api.PUT("/api/nodes/{id}/allowed_dirs", { params: { path: { id: node.nodeId } }, body: { allowedDirs } }));
     if (r) {
       toast("Allowed directories saved.");
       await refreshNodes();
@@ -271,7 +266,7 @@ function NodeDetail({ node, held, onClose, isAdmin }: { node: Node; held: string
   };
 
   const maintenance = async (on: boolean) => {
-    const r = await act.run(() => api.put<MaintenanceSet>(`/api/nodes/${node.nodeId}/maintenance`, { on }));
+    const r = await act.run(() => api.PUT("/api/nodes/{id}/maintenance", { params: { path: { id: node.nodeId } }, body: { on } }));
     if (r) {
       toast(on ? (r.pushed ? "Maintenance on." : "Maintenance on (the node takes it when it comes online).") : "Maintenance off.");
       await refreshNodes();
@@ -285,7 +280,7 @@ function NodeDetail({ node, held, onClose, isAdmin }: { node: Node; held: string
       "Rotate key",
     );
     if (!ok) return;
-    const r = await act.run(() => api.post<NodeKeyRotated>(`/api/nodes/${node.nodeId}/key_rotate`));
+    const r = await act.run(() => api.POST("/api/nodes/{id}/key_rotate", { params: { path: { id: node.nodeId } } }));
     if (r) setRotated(r.nodeKey);
   };
 
@@ -297,7 +292,7 @@ function NodeDetail({ node, held, onClose, isAdmin }: { node: Node; held: string
     );
     if (!ok) return;
     const done = await act.run(async () => {
-      await api.del(`/api/nodes/${node.nodeId}`);
+      await api.DELETE("/api/nodes/{id}", { params: { path: { id: node.nodeId } } });
       return true;
     });
     if (done) {
@@ -385,7 +380,7 @@ function NodeDetail({ node, held, onClose, isAdmin }: { node: Node; held: string
             class="btn"
             disabled={act.busy || node.liveness !== "online"}
             onClick={async () => {
-              const r = await act.run(() => api.post<NodePing>(`/api/nodes/${node.nodeId}/ping`));
+              const r = await act.run(() => api.POST("/api/nodes/{id}/ping", { params: { path: { id: node.nodeId } } }));
               if (r) setPing(r);
             }}
           >
@@ -402,7 +397,7 @@ function NodeDetail({ node, held, onClose, isAdmin }: { node: Node; held: string
                   class="btn"
                   disabled={act.busy || node.liveness !== "online" && !held}
                   onClick={async () => {
-                    const r = await act.run(() => api.post<NodeUpdateOutcome>(`/api/admin/updates/nodes/${node.nodeId}`, {}));
+                    const r = await act.run(() => api.POST("/api/admin/updates/nodes/{id}", { params: { path: { id: node.nodeId } }, body: {} }));
                     if (r) setOutcome(r);
                   }}
                 >
@@ -453,7 +448,7 @@ function AddNodeDialog({ open, onClose }: { open: boolean; onClose: () => void }
     }
     setBefore(new Set(nodes.get().map((n) => n.nodeId)));
     void act.run(async () => {
-      const minted = await api.post<SetupKey>("/api/setup-keys");
+      const minted = await api.POST("/api/setup-keys");
       setKey(minted);
       setPlatform(minted.install?.downloads[0]?.platform ?? "");
     });
@@ -462,7 +457,7 @@ function AddNodeDialog({ open, onClose }: { open: boolean; onClose: () => void }
   // While the dialog is open, look for the new node now and then (the feed also announces it).
   useEffect(() => {
     if (!open || !key) return;
-    const t = window.setInterval(() => void refreshNodes().catch(() => undefined), 3000);
+    const t = window.setInterval(refreshNodesInBackground, 3000);
     return () => window.clearInterval(t);
   }, [open, key]);
 

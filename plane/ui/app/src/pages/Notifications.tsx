@@ -6,8 +6,8 @@ import { api } from "../api";
 import { refreshUnread, unread } from "../notifications";
 import { Link } from "../router";
 import { useStore } from "../store";
-import type { Notification, NotificationKind } from "../types";
-import { Badge, Checkbox, Empty, ErrorNote, PageHead, Time, toast, useAction } from "../ui";
+import type { Notification, NotificationKind, NotificationsQuery } from "../types";
+import { Badge, Checkbox, Empty, ErrorNote, PageHead, showFailure, Time, toast, useAction } from "../ui";
 
 const PAGE = 50;
 
@@ -32,10 +32,10 @@ export function NotificationsPage() {
   const act = useAction();
 
   const fetchPage = async (before: number | null, only: boolean) => {
-    const q = new URLSearchParams({ limit: String(PAGE + 1) });
-    if (only) q.set("unread", "true");
-    if (before !== null) q.set("before", String(before));
-    const list = await api.get<Notification[]>(`/api/notifications?${q}`);
+    const query: NotificationsQuery = { limit: PAGE + 1 };
+    if (only) query.unread = true;
+    if (before !== null) query.before = before;
+    const list = await api.GET("/api/notifications", { params: { query } });
     setMore(list.length > PAGE);
     return list.slice(0, PAGE);
   };
@@ -58,14 +58,14 @@ export function NotificationsPage() {
 
   const markRead = async (n: Notification) => {
     if (n.readAt) return;
-    await api.post(`/api/notifications/${n.id}/read`);
+    await api.POST("/api/notifications/{id}/read", { params: { path: { id: n.id } } });
     const at = Date.now();
     setItems((list) => (list ?? []).map((x) => (x.id === n.id ? { ...x, readAt: at } : x)));
     void refreshUnread();
   };
 
   const markAll = async () => {
-    const r = await act.run(() => api.post<{ marked: number }>("/api/notifications/read-all"));
+    const r = await act.run(() => api.POST("/api/notifications/read-all"));
     if (!r) return;
     toast(r.marked === 1 ? "1 notification marked read." : `${r.marked} notifications marked read.`);
     await act.run(() => reload());
@@ -116,7 +116,7 @@ export function NotificationsPage() {
                       <span aria-hidden="true">{k.glyph}</span> {k.label}
                     </Badge>
                     {n.readAt ? null : <Badge tone="info">New</Badge>}
-                    <Link href={subjectUrl(n)} class="notice-title" onClick={() => void markRead(n).catch(() => undefined)}>
+                    <Link href={subjectUrl(n)} class="notice-title" onClick={() => void markRead(n).catch((e: unknown) => showFailure(`“${n.title}” could not be marked read`, e))}>
                       {n.title}
                     </Link>
                   </div>

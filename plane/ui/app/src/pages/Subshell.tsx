@@ -107,7 +107,7 @@ export function SubshellPage({ id }: { id: string }) {
       endStopping();
       stoppingToast.current = toast("Terminating…", "info", 60_000);
     }
-    const r = await act.run(() => api.post<Subshell>(`/api/subshells/${id}/${what}`));
+    const r = await act.run(() => api.POST(`/api/subshells/{id}/${what}`, { params: { path: { id } } }));
     if (!r) {
       endStopping();
       stoppedHere.current = null;
@@ -147,7 +147,7 @@ export function SubshellPage({ id }: { id: string }) {
     );
     if (!ok) return;
     const done = await act.run(async () => {
-      await api.del(`/api/subshells/${id}`);
+      await api.DELETE("/api/subshells/{id}", { params: { path: { id } } });
       return true;
     });
     if (done) {
@@ -533,8 +533,8 @@ function ShareDialog({ open, onClose, row }: { open: boolean; onClose: () => voi
 
   const load = async () => {
     const [sh, us] = await Promise.all([
-      api.get<Share[]>(`/api/subshells/${row.id}/shares`),
-      api.get<User[]>("/api/users"),
+      api.GET("/api/subshells/{id}/shares", { params: { path: { id: row.id } } }),
+      api.GET("/api/users"),
     ]);
     setShares(sh);
     setUsers(us);
@@ -562,7 +562,7 @@ function ShareDialog({ open, onClose, row }: { open: boolean; onClose: () => voi
         return;
       }
     }
-    const r = await act.run(() => api.put<Share>(`/api/subshells/${row.id}/shares/${uid}`, { access: a }));
+    const r = await act.run(() => api.PUT("/api/subshells/{id}/shares/{userId}", { params: { path: { id: row.id, userId: uid } }, body: { access: a } }));
     if (r) {
       toast(`Shared with ${byId.get(uid)?.displayName ?? "the account"} (${a === "read" ? "read-only" : "read and write"}).`);
       setUserId("");
@@ -640,7 +640,7 @@ function ShareDialog({ open, onClose, row }: { open: boolean; onClose: () => voi
                   type="button"
                   class="btn btn-small btn-danger"
                   onClick={async () => {
-                    await act.run(() => api.del(`/api/subshells/${row.id}/shares/${s.userId}`));
+                    await act.run(() => api.DELETE("/api/subshells/{id}/shares/{userId}", { params: { path: { id: row.id, userId: s.userId } } }));
                     await act.run(load);
                   }}
                 >

@@ -6,9 +6,10 @@ import { feedStatus, listed, nodes, presence, putSubshell, subshells } from "../
 import { Link, navigate, useRoute } from "../router";
 import { useStore } from "../store";
 import { session } from "../session";
-import type { Access, HarnessStatus, Node, Preset, Subshell, SubshellStatus, User, Workspace } from "../types";
+import { Table } from "../table";
+import type { Access, HarnessId, HarnessStatus, LaunchRequest, Node, Preset, SubshellStatus, Workspace } from "../types";
 import { DirPicker } from "../dirs";
-import { Dialog, Empty, ErrorNote, PageHead, StatusBadge, Time, useAction } from "../ui";
+import { Dialog, Empty, ErrorNote, PageHead, showFailure, StatusBadge, Time, useAction } from "../ui";
 
 const STATUSES: SubshellStatus[] = [
   "running",
@@ -64,10 +65,11 @@ export function SubshellsPage() {
   const [people, setPeople] = useState<Map<string, string>>(new Map());
   useEffect(() => {
     if (!foreign) return;
-    api
-      .get<User[]>("/api/users")
-      .then((us) => setPeople(new Map(us.map((u) => [u.id, u.displayName]))))
-      .catch(() => undefined);
+    api.GET("/api/users").then(
+      (us) => setPeople(new Map(us.map((u) => [u.id, u.displayName]))),
+      // The list still says "Another account" for each owner.
+      (e: unknown) => showFailure("The owners' names could not be read", e),
+    );
   }, [foreign]);
   const rows = Object.values(all)
     .filter((s) => (!fNode || s.nodeId === fNode) && (!fHarness || s.harnessId === fHarness) && (!fStatus || s.status === fStatus))
@@ -126,23 +128,16 @@ export function SubshellsPage() {
           {Object.keys(all).length === 0 ? "No subshells yet. Launch one to get a terminal on a node." : "No subshell matches these filters."}
         </Empty>
       ) : (
-        <table class="table responsive" data-testid="subshells">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              {foreign ? <th scope="col">Owner</th> : null}
-              <th scope="col">Status</th>
-              <th scope="col">Harness</th>
-              <th scope="col">Node</th>
-              <th scope="col">Directory</th>
-              <th scope="col">Viewers</th>
-              <th scope="col">Started</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((s) => (
-              <tr key={s.id} data-id={s.id} data-owner={me && s.ownerUserId === me.id ? "me" : "other"}>
-                <td data-label="Name">
+        <Table
+          testId="subshells"
+          rows={rows}
+          rowKey={(s) => s.id}
+          rowAttrs={(s) => ({ "data-id": s.id, "data-owner": me && s.ownerUserId === me.id ? "me" : "other" })}
+          columns={[
+            {
+              label: "Name",
+              cell: (s) => (
+                <>
                   <Link href={`/subshells/${s.id}`} class="strong">
                     {s.name}
                   </Link>
@@ -154,28 +149,22 @@ export function SubshellsPage() {
                       </span>
                     </>
                   ) : null}
-                </td>
-                {foreign ? (
-                  <td data-label="Owner" data-testid="owner">
-                    {me && s.ownerUserId === me.id ? "You" : (people.get(s.ownerUserId) ?? "Another account")}
-                  </td>
-                ) : null}
-                <td data-label="Status">
-                  <StatusBadge status={s.status} />
-                </td>
-                <td data-label="Harness">{s.harnessId}</td>
-                <td data-label="Node">{nodeName.get(s.nodeId) ?? s.nodeId.slice(0, 8)}</td>
-                <td data-label="Directory" class="mono truncate" title={s.cwd}>
-                  {s.cwd}
-                </td>
-                <td data-label="Viewers">{seen[s.id]?.length ?? 0}</td>
-                <td data-label="Started">
-                  <Time ms={s.startedAt ?? s.createdAt} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                </>
+              ),
+            },
+            foreign && {
+              label: "Owner",
+              attrs: () => ({ "data-testid": "owner" }),
+              cell: (s) => (me && s.ownerUserId === me.id ? "You" : (people.get(s.ownerUserId) ?? "Another account")),
+            },
+            { label: "Status", cell: (s) => <StatusBadge status={s.status} /> },
+            { label: "Harness", cell: (s) => s.harnessId },
+            { label: "Node", cell: (s) => nodeName.get(s.nodeId) ?? s.nodeId.slice(0, 8) },
+            { label: "Directory", class: "mono truncate", attrs: (s) => ({ title: s.cwd }), cell: (s) => s.cwd },
+            { label: "Viewers", cell: (s) => seen[s.id]?.length ?? 0 },
+            { label: "Started", cell: (s) => <Time ms={s.startedAt ?? s.createdAt} /> },
+          ]}
+        />
       )}
       <LaunchDialog open={launchOpen} onClose={() => setLaunchOpen(false)} nodes={nodeList} loaded={isListed} presetNode={fNode} />
     </div>
@@ -238,18 +227,22 @@ function LaunchDialog({
     if (!open) return;
     const first = presetNode && online.some((n) => n.nodeId === presetNode) ? presetNode : (online.find((n) => n.isLocal) ?? online[0])?.nodeId ?? "";
     if (!nodeId || !online.some((n) => n.nodeId === nodeId)) setNodeId(first);
-    void Promise.all([api.get<Workspace[]>("/api/workspaces"), api.get<Preset[]>("/api/presets")])
-      .then(([w, p]) => {
+    void Promise.all([api.GET("/api/workspaces"), api.GET("/api/presets")]).then(
+      ([w, p]) => {
         setWorkspaces(w);
         setPresets(p);
-      })
-      .catch(() => undefined);
+      },
+      // A launch needs neither: the form goes on without them.
+      (e: unknown) => showFailure("Your workspaces and presets could not be read", e),
+    );
   }, [open, nodeList.length]);
 
   const loadHarnesses = async (refresh: boolean) => {
     if (!nodeId) return;
     setHarnesses(null);
-    const list = await check.run(() => api.get<HarnessStatus[]>(`/api/nodes/${nodeId}/harnesses${refresh ? "?refresh=true" : ""}`));
+    const list = await check.run(() =>
+      api.GET("/api/nodes/{id}/harnesses", { params: { path: { id: nodeId }, query: refresh ? { refresh: true } : {} } }),
+    );
     if (!list) return;
     setHarnesses(list);
     const ok = list.filter((h) => h.launchable);
@@ -276,14 +269,14 @@ function LaunchDialog({
 
   const submit = async (e: Event) => {
     e.preventDefault();
-    const body: Record<string, unknown> = { nodeId, harnessId };
-    if (workspaceId) body["workspaceId"] = workspaceId;
-    if (cwd.trim()) body["cwd"] = cwd.trim();
-    if (presetId) body["presetId"] = presetId;
-    if (name.trim()) body["name"] = name.trim();
-    if (prompt.trim()) body["prompt"] = prompt;
-    if (perm.channels !== "write" || perm.subshells !== "read") body["permissions"] = perm;
-    const r = await act.run(() => api.post<Subshell>("/api/subshells", body));
+    const body: LaunchRequest = { nodeId, harnessId: harnessId as HarnessId };
+    if (workspaceId) body.workspaceId = workspaceId;
+    if (cwd.trim()) body.cwd = cwd.trim();
+    if (presetId) body.presetId = presetId;
+    if (name.trim()) body.name = name.trim();
+    if (prompt.trim()) body.prompt = prompt;
+    if (perm.channels !== "write" || perm.subshells !== "read") body.permissions = perm;
+    const r = await act.run(() => api.POST("/api/subshells", { body }));
     if (r) {
       putSubshell(r);
       onClose();

@@ -2,9 +2,10 @@
 
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
-import { nodes, refreshNodes } from "../live";
+import { nodes, refreshNodesInBackground } from "../live";
 import { useStore } from "../store";
-import type { Plugin, Preset, Workspace } from "../types";
+import { Table } from "../table";
+import type { HarnessId, Plugin, Preset, PresetRequest, Workspace } from "../types";
 import { DirPicker } from "../dirs";
 import { Checkbox, confirmAction, Dialog, Empty, ErrorNote, PageHead, TextField, toast, useAction } from "../ui";
 
@@ -19,9 +20,9 @@ export function WorkspacesPage() {
 
   const load = async () => {
     const [w, p, pl] = await Promise.all([
-      api.get<Workspace[]>("/api/workspaces"),
-      api.get<Preset[]>("/api/presets"),
-      api.get<Plugin[]>("/api/plugins"),
+      api.GET("/api/workspaces"),
+      api.GET("/api/presets"),
+      api.GET("/api/plugins"),
     ]);
     setWorkspaces(w);
     setPresets(p);
@@ -29,7 +30,7 @@ export function WorkspacesPage() {
   };
   useEffect(() => {
     void act.run(load);
-    if (!nodes.get().length) void refreshNodes().catch(() => undefined);
+    if (!nodes.get().length) refreshNodesInBackground();
   }, []);
 
   const nodeName = (id: string) => nodeList.find((n) => n.nodeId === id)?.name ?? id.slice(0, 8);
@@ -48,26 +49,19 @@ export function WorkspacesPage() {
         <p class="muted">A workspace is a named directory on a node; a launch in it starts there.</p>
         {workspaces && workspaces.length === 0 ? <Empty>No workspaces.</Empty> : null}
         {workspaces && workspaces.length ? (
-          <table class="table responsive">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Node</th>
-                <th scope="col">Directory</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {workspaces.map((w) => (
-                <tr key={w.id}>
-                  <td data-label="Name">{w.name}</td>
-                  <td data-label="Node">{nodeName(w.nodeId)}</td>
-                  <td data-label="Directory" class="mono">
-                    {w.path}
-                  </td>
-                  <td data-label="" class="row-actions">
+          <Table
+            rows={workspaces}
+            rowKey={(w) => w.id}
+            columns={[
+              { label: "Name", cell: (w) => w.name },
+              { label: "Node", cell: (w) => nodeName(w.nodeId) },
+              { label: "Directory", class: "mono", cell: (w) => w.path },
+              {
+                label: "Actions",
+                actions: true,
+                class: "row-actions",
+                cell: (w) => (
+                  <>
                     <button type="button" class="btn btn-small" onClick={() => setEditWs(w)}>
                       Edit
                     </button>
@@ -76,17 +70,17 @@ export function WorkspacesPage() {
                       class="btn btn-small btn-danger"
                       onClick={async () => {
                         if (!(await confirmAction(`Delete ${w.name}?`, "Subshells launched in it keep running.", "Delete"))) return;
-                        await act.run(() => api.del(`/api/workspaces/${w.id}`));
+                        await act.run(() => api.DELETE("/api/workspaces/{id}", { params: { path: { id: w.id } } }));
                         await act.run(load);
                       }}
                     >
                       Delete
                     </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  </>
+                ),
+              },
+            ]}
+          />
         ) : null}
       </section>
       <section class="section">
@@ -99,28 +93,28 @@ export function WorkspacesPage() {
         <p class="muted">A preset carries environment variables, flags and restart behaviour for a launch.</p>
         {presets && presets.length === 0 ? <Empty>No presets.</Empty> : null}
         {presets && presets.length ? (
-          <table class="table responsive">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Harness</th>
-                <th scope="col">Settings</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {presets.map((p) => (
-                <tr key={p.id}>
-                  <td data-label="Name">{p.name}</td>
-                  <td data-label="Harness">{p.harnessId ?? "any"}</td>
-                  <td data-label="Settings">
+          <Table
+            rows={presets}
+            rowKey={(p) => p.id}
+            columns={[
+              { label: "Name", cell: (p) => p.name },
+              { label: "Harness", cell: (p) => p.harnessId ?? "any" },
+              {
+                label: "Settings",
+                cell: (p) => (
+                  <>
                     {Object.keys(p.env).length} env · {p.flags.length} flags
                     {p.autoRestart ? " · auto-restart" : ""}
                     {p.configIsolation ? " · isolated config" : ""}
-                  </td>
-                  <td data-label="" class="row-actions">
+                  </>
+                ),
+              },
+              {
+                label: "Actions",
+                actions: true,
+                class: "row-actions",
+                cell: (p) => (
+                  <>
                     <button type="button" class="btn btn-small" onClick={() => setEditPreset(p)}>
                       Edit
                     </button>
@@ -129,17 +123,17 @@ export function WorkspacesPage() {
                       class="btn btn-small btn-danger"
                       onClick={async () => {
                         if (!(await confirmAction(`Delete ${p.name}?`, "Subshells launched with it keep running.", "Delete"))) return;
-                        await act.run(() => api.del(`/api/presets/${p.id}`));
+                        await act.run(() => api.DELETE("/api/presets/{id}", { params: { path: { id: p.id } } }));
                         await act.run(load);
                       }}
                     >
                       Delete
                     </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  </>
+                ),
+              },
+            ]}
+          />
         ) : null}
       </section>
       <WorkspaceDialog
@@ -186,7 +180,9 @@ function WorkspaceDialog({ value, onClose }: { value: Workspace | "new" | null; 
     e.preventDefault();
     const body = { name, nodeId, path };
     const r = await act.run(() =>
-      value === "new" || !value ? api.post<Workspace>("/api/workspaces", body) : api.put<Workspace>(`/api/workspaces/${value.id}`, body),
+      value === "new" || !value
+        ? api.POST("/api/workspaces", { body })
+        : api.PUT("/api/workspaces/{id}", { params: { path: { id: value.id } }, body }),
     );
     if (r) {
       toast("Workspace saved.");
@@ -286,7 +282,7 @@ function PresetDialog({
   const submit = async (e: Event) => {
     e.preventDefault();
     const r = await act.run(async () => {
-      const body: Record<string, unknown> = {
+      const body: PresetRequest = {
         name,
         env: parseEnv(env),
         flags: flags
@@ -296,13 +292,15 @@ function PresetDialog({
         configIsolation,
         autoRestart,
       };
-      if (harnessId) body["harnessId"] = harnessId;
+      if (harnessId) body.harnessId = harnessId as HarnessId;
       if (settings.trim()) {
         const parsed: unknown = JSON.parse(settings);
         if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("Harness settings must be a JSON object.");
-        body["settings"] = parsed;
+        body.settings = parsed as Record<string, unknown>;
       }
-      return value === "new" || !value ? api.post<Preset>("/api/presets", body) : api.put<Preset>(`/api/presets/${value.id}`, body);
+      return value === "new" || !value
+        ? api.POST("/api/presets", { body })
+        : api.PUT("/api/presets/{id}", { params: { path: { id: value.id } }, body });
     });
     if (r) {
       toast("Preset saved.");

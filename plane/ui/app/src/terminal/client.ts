@@ -17,7 +17,7 @@
 import { Terminal } from "@xterm/xterm";
 import { FitAddon } from "@xterm/addon-fit";
 import { WebLinksAddon } from "@xterm/addon-web-links";
-import { api, ApiError, socketUrl } from "../api";
+import { api, ApiError, errorText, socketUrl } from "../api";
 import { createStore } from "../store";
 import { lastOutput } from "./tail";
 import type { HeldGrid, ServerFrame, Subshell, Viewer, ViewerDevice, WsToken } from "../types";
@@ -384,6 +384,7 @@ export class TerminalClient {
       await navigator.clipboard.writeText(text);
       return true;
     } catch {
+      this.patch({ frameError: "The browser did not allow writing to the clipboard; use its own copy (the menu)." });
       return false;
     }
   }
@@ -411,7 +412,7 @@ export class TerminalClient {
     let token: WsToken;
     try {
       // The pane may be gone or ended: read it first, and stop there if so.
-      const row = await api.get<Subshell>(`/api/subshells/${encodeURIComponent(this.subshellId)}`);
+      const row = await api.GET("/api/subshells/{id}", { params: { path: { id: this.subshellId } } });
       if (gen !== this.connectGen) return;
       this.onSubshell(row);
       if (!["starting", "running", "stopping"].includes(row.state)) {
@@ -419,7 +420,7 @@ export class TerminalClient {
         void this.showEnded(row, gen);
         return;
       }
-      token = await api.post<WsToken>("/api/auth/ws-token", { subshellId: this.subshellId });
+      token = await api.POST("/api/auth/ws-token", { body: { subshellId: this.subshellId } });
     } catch (e) {
       if (gen !== this.connectGen) return;
       if (e instanceof ApiError && (e.status === 404 || e.status === 403 || e.status === 401)) {
@@ -498,7 +499,10 @@ export class TerminalClient {
   /** An ended pane: its last grid and the end of its log, read-only (nothing types into it). */
   private async showEnded(row: Subshell, gen: number): Promise<void> {
     this.showGrid(row.cols, row.rows);
-    const bytes = await lastOutput(this.subshellId).catch(() => null);
+    const bytes = await lastOutput(this.subshellId).catch((e: unknown) => {
+      this.patch({ frameError: `The pane's last output cannot be shown: ${errorText(e)}` });
+      return null;
+    });
     if (!bytes || this.disposed || gen !== this.connectGen) return;
     this.term.reset();
     this.term.write(bytes);
@@ -515,6 +519,7 @@ export class TerminalClient {
     try {
       f = JSON.parse(text) as ServerFrame;
     } catch {
+      // The plane sends JSON text frames only; a frame that is not one has nothing to apply.
       return;
     }
     switch (f.type) {

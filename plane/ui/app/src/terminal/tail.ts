@@ -3,7 +3,6 @@
 
 import { api } from "../api";
 import { fromB64 } from "../b64";
-import type { LogChunk } from "../types";
 
 /** How much of the log's end is read: enough for several screens of a busy program. */
 export const TAIL_BYTES = 64 * 1024;
@@ -11,12 +10,12 @@ export const TAIL_BYTES = 64 * 1024;
 /** The last bytes of the pane's log, starting at a line's beginning when the log is longer;
  * null when the log is empty. */
 export async function lastOutput(subshellId: string, tail = TAIL_BYTES): Promise<Uint8Array | null> {
-  const path = `/api/subshells/${encodeURIComponent(subshellId)}/logs`;
+  const read = (fromByte: number, maxBytes: number) =>
+    api.GET("/api/subshells/{id}/logs", { params: { path: { id: subshellId }, query: { fromByte, maxBytes } } });
   // Asked for a byte past any log's end, the node answers nothing but the log's size.
-  const probe = await api.get<LogChunk>(`${path}?fromByte=${Number.MAX_SAFE_INTEGER}&maxBytes=1`);
+  const probe = await read(Number.MAX_SAFE_INTEGER, 1);
   if (probe.size === 0) return null;
-  const from = Math.max(0, probe.size - tail);
-  const chunk = await api.get<LogChunk>(`${path}?fromByte=${from}&maxBytes=${tail}`);
+  const chunk = await read(Math.max(0, probe.size - tail), tail);
   let bytes = new Uint8Array(fromB64(chunk.dataB64));
   if (chunk.fromByte > 0) {
     // Cut in the middle of a line (or an escape sequence): start at the next line instead.

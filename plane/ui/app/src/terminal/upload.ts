@@ -4,7 +4,7 @@
 // but the last, as standard padded base64); the last one puts the file in place. Any failure
 // abandons the upload on the plane's side, so a retry starts from the beginning.
 
-import { api, ApiError } from "../api";
+import { api } from "../api";
 import { toB64 } from "../b64";
 import type { FileUpload, Upload } from "../types";
 
@@ -26,7 +26,7 @@ interface Pieced {
 
 function checkSize(file: File): void {
   if (file.size > MAX_UPLOAD_BYTES) {
-    throw new ApiError(400, "TOO_LARGE", `${file.name} is larger than 64 MiB, the most an upload takes.`);
+    throw new Error(`${file.name} is larger than 64 MiB, the most an upload takes.`);
   }
 }
 
@@ -37,7 +37,7 @@ function checkSize(file: File): void {
 async function sendPieces<T extends Pieced>(
   file: File,
   first: T,
-  piecePath: (index: number) => string,
+  sendPiece: (index: number, dataB64: string) => Promise<T>,
   abandon: () => Promise<unknown>,
   onAnswer: (t: T) => void,
   signal: AbortSignal,
@@ -49,10 +49,12 @@ async function sendPieces<T extends Pieced>(
       if (signal.aborted) throw new DOMException("cancelled", "AbortError");
       const start = index * up.pieceBytes;
       const piece = await file.slice(start, Math.min(file.size, start + up.pieceBytes)).arrayBuffer();
-      up = await api.put<T>(piecePath(index), { dataB64: toB64(piece) });
+      up = await sendPiece(index, toB64(piece));
       onAnswer(up);
     }
   } catch (e) {
+    // The failure that stopped the upload is the one to tell; should the abandon fail too, the
+    // plane drops the upload itself once it has had no piece for a minute.
     if (!up.done) await abandon().catch(() => undefined);
     throw e;
   }
@@ -68,18 +70,13 @@ export async function uploadFile(
   signal: AbortSignal,
 ): Promise<Upload> {
   checkSize(file);
-  const first = await api.post<Upload>("/api/uploads", {
-    subshellId,
-    name: file.name,
-    size: file.size,
-    overwrite,
-  });
-  const id = encodeURIComponent(first.uploadId);
+  const first = await api.POST("/api/uploads", { body: { subshellId, name: file.name, size: file.size, overwrite } });
+  const id = first.uploadId;
   return sendPieces(
     file,
     first,
-    (index) => `/api/uploads/${id}/pieces/${index}`,
-    () => api.del(`/api/uploads/${id}`),
+    (index, dataB64) => api.PUT("/api/uploads/{id}/pieces/{index}", { params: { path: { id, index: String(index) } }, body: { dataB64 } }),
+    () => api.DELETE("/api/uploads/{id}", { params: { path: { id } } }),
     (up) => onProgress({ name: file.name, size: file.size, received: up.received, path: up.path }),
     signal,
   );
@@ -88,13 +85,13 @@ export async function uploadFile(
 /** Keeps `file` on the plane (the account's files); the answer's `fileId` names it. */
 export async function keepFile(file: File, onProgress: (p: UploadProgress) => void, signal: AbortSignal): Promise<FileUpload> {
   checkSize(file);
-  const first = await api.post<FileUpload>("/api/files", { name: file.name, size: file.size });
-  const id = encodeURIComponent(first.fileId);
+  const first = await api.POST("/api/files", { body: { name: file.name, size: file.size } });
+  const id = first.fileId;
   return sendPieces(
     file,
     first,
-    (index) => `/api/files/${id}/pieces/${index}`,
-    () => api.del(`/api/files/${id}`),
+    (index, dataB64) => api.PUT("/api/files/{id}/pieces/{index}", { params: { path: { id, index: String(index) } }, body: { dataB64 } }),
+    () => api.DELETE("/api/files/{id}", { params: { path: { id } } }),
     (up) => onProgress({ name: file.name, size: file.size, received: up.received, path: null }),
     signal,
   );
