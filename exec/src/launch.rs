@@ -75,7 +75,7 @@ impl Executor {
         let mut binary_path = None;
         let mut argv = l.argv.clone();
         if argv.iter().any(|a| a == HARNESS_BINARY_PLACEHOLDER) {
-            let bin = resolve_binary(&l.resolve)
+            let bin = resolve_binary(&l.resolve, &self.cfg.home_dir)
                 .ok_or_else(|| format!("harness binary {:?} not found", l.resolve.binary_name))?;
             let s = bin.to_string_lossy().into_owned();
             for a in &mut argv {

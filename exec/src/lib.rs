@@ -138,9 +138,11 @@ fn is_executable(p: &Path) -> bool {
 }
 
 /// Applies the `resolve` rule: `envOverride` (set and executable), else `PATH` lookup of
-/// `binaryName`, else the first executable of `knownPaths`.
+/// `binaryName`, else the first executable of `knownPaths`, where a path written `~/…` is read
+/// against `home` (the node's home directory: installers put harnesses in `~/.local/bin` and
+/// the like, which a service's `PATH` does not name).
 #[must_use]
-pub fn resolve_binary(r: &Resolve) -> Option<PathBuf> {
+pub fn resolve_binary(r: &Resolve, home: &Path) -> Option<PathBuf> {
     if let Some(var) = &r.env_override
         && let Some(v) = std::env::var_os(var)
     {
@@ -164,7 +166,11 @@ pub fn resolve_binary(r: &Resolve) -> Option<PathBuf> {
     }
     r.known_paths
         .iter()
-        .map(PathBuf::from)
+        .filter_map(|p| match p.strip_prefix("~/") {
+            Some(rest) if home.is_absolute() => Some(home.join(rest)),
+            Some(_) => None,
+            None => Some(PathBuf::from(p)),
+        })
         .find(|p| p.is_absolute() && is_executable(p))
 }
 
@@ -544,7 +550,7 @@ impl Executor {
             Command::Update(u) => self.host.update(self, u),
             Command::Probe(p) => self.probe(&p.subshell_ids),
             Command::Inventory(_) => Ok(json!({ "harnesses": [], "at": crate::util::now_iso() })),
-            Command::Detect(d) => Ok(detect(d)),
+            Command::Detect(d) => Ok(detect(d, &self.cfg.home_dir)),
             Command::Ping(_) => Ok(json!({ "pong": true, "at": crate::util::now_iso() })),
         }
     }
@@ -853,9 +859,14 @@ impl Drop for Executor {
     }
 }
 
-/// `detect`: binaries by the rules, raw version text (5 s per binary), and exactly the named
-/// environment variables.
-fn detect(d: &termplane_proto::command::Detect) -> Value {
+/// How long one harness's version probe may take. The probes of one `detect` run side by
+/// side, so the whole answer comes within about this long however many harnesses it names.
+pub const VERSION_PROBE_LIMIT: Duration = Duration::from_secs(5);
+
+/// `detect`: binaries by the rules (`~/` read against `home`), raw version text (the probes run
+/// at once, each for at most [`VERSION_PROBE_LIMIT`]), and exactly the named environment
+/// variables.
+fn detect(d: &termplane_proto::command::Detect, home: &Path) -> Value {
     let mut env = serde_json::Map::new();
     for n in d.env_names.iter().take(256) {
         let v = if valid_env_name(n) {
@@ -865,28 +876,50 @@ fn detect(d: &termplane_proto::command::Detect) -> Value {
         };
         env.insert(n.clone(), v);
     }
-    let harnesses: Vec<Value> = d
+    let rules: Vec<_> = d
         .rules
         .iter()
         .take(64)
-        .map(|r| match resolve_binary(&r.resolve) {
-            None => json!({ "harnessId": r.harness_id, "installed": false, "reason": "binary not found" }),
-            Some(bin) => {
-                let mut c = std::process::Command::new(&bin);
-                c.args(r.version_args.iter().take(16));
-                let version = crate::util::run_bounded(&mut c, Duration::from_secs(5), 4096)
-                    .ok()
-                    .map(|o| {
-                        let text = if o.stdout.iter().any(|b| !b.is_ascii_whitespace()) { o.stdout } else { o.stderr };
-                        String::from_utf8_lossy(&text).trim().to_owned()
-                    });
-                json!({
-                    "harnessId": r.harness_id,
-                    "installed": true,
-                    "binaryPath": bin.to_string_lossy(),
-                    "version": version,
+        .map(|r| (r, resolve_binary(&r.resolve, home)))
+        .collect();
+    let versions: Vec<Option<String>> = std::thread::scope(|s| {
+        let probes: Vec<_> = rules
+            .iter()
+            .map(|(r, bin)| {
+                bin.as_ref().map(|bin| {
+                    s.spawn(move || {
+                        let mut c = std::process::Command::new(bin);
+                        c.args(r.version_args.iter().take(16));
+                        crate::util::run_bounded(&mut c, VERSION_PROBE_LIMIT, 4096)
+                            .ok()
+                            .map(|o| {
+                                let text = if o.stdout.iter().any(|b| !b.is_ascii_whitespace()) {
+                                    o.stdout
+                                } else {
+                                    o.stderr
+                                };
+                                String::from_utf8_lossy(&text).trim().to_owned()
+                            })
+                    })
                 })
-            }
+            })
+            .collect();
+        probes
+            .into_iter()
+            .map(|p| p.and_then(|h| h.join().ok().flatten()))
+            .collect()
+    });
+    let harnesses: Vec<Value> = rules
+        .iter()
+        .zip(versions)
+        .map(|((r, bin), version)| match bin {
+            None => json!({ "harnessId": r.harness_id, "installed": false, "reason": "binary not found" }),
+            Some(bin) => json!({
+                "harnessId": r.harness_id,
+                "installed": true,
+                "binaryPath": bin.to_string_lossy(),
+                "version": version,
+            }),
         })
         .collect();
     json!({ "harnesses": harnesses, "env": env, "at": crate::util::now_iso() })
