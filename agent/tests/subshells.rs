@@ -698,6 +698,56 @@ fn a_harness_missing_on_the_node_is_refused_and_leaves_nothing_behind() {
     assert!(actions.contains(&"subshell.launch_failed"), "{audit}");
 }
 
+#[test]
+fn a_first_launch_on_a_fresh_node_probes_only_its_own_harness() {
+    // Every other harness on the node answers `--version` slowly (4 s each, as a big CLI
+    // starting under load does): a launch that waited on all of them one after another would
+    // outlast the node command deadline.
+    let mut w = World::new("gate", Path::new(NODE));
+    let bin = w.dir.join("slow-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for (_, name) in HARNESSES {
+        let p = bin.join(name);
+        std::fs::write(
+            &p,
+            format!(
+                "#!/bin/sh\necho \"$0\" >> '{}'\nsleep 4\necho \"{name} 9.9\"\n",
+                w.dir.join("probed.log").display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&p, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    }
+    let path = std::env::var("PATH").unwrap_or_default();
+    w.node_env
+        .push(("PATH".into(), format!("{}:{path}", bin.display())));
+    w.start_node();
+    w.wait_online(WAIT);
+    let s = launch(&w, "shell", &w.dir.join("work"));
+    assert_eq!(s["state"], "running", "{s}");
+    assert!(
+        !w.dir.join("probed.log").exists(),
+        "the launch of a shell probed other harnesses: {}",
+        std::fs::read_to_string(w.dir.join("probed.log")).unwrap_or_default()
+    );
+    // The node's harness page still asks about every harness (side by side, within the
+    // deadline), since the launch left the others unasked.
+    let r = w.get(&format!("/api/nodes/{}/harnesses", w.node_id));
+    assert_eq!(r.status, 200, "{}", r.text());
+    for (h, name) in HARNESSES {
+        let row = r
+            .json()
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["harnessId"] == h)
+            .unwrap()
+            .clone();
+        assert_eq!(row["version"], format!("{name} 9.9").as_str(), "{row}");
+        assert_eq!(row["launchable"], true, "{row}");
+    }
+}
+
 /// The text on screen of `id` once `needle` shows (as the given credential).
 fn wait_screen(w: &World, token: &str, id: &str, needle: &str) -> String {
     wait_until(&format!("{needle:?} on the screen of {id}"), WAIT, || {
