@@ -859,9 +859,11 @@ impl Drop for Executor {
     }
 }
 
-/// How long one harness's version probe may take. The probes of one `detect` run side by
-/// side, so the whole answer comes within about this long however many harnesses it names.
-pub const VERSION_PROBE_LIMIT: Duration = Duration::from_secs(5);
+/// How long one harness's version probe may take (a probe still running then is ended, and
+/// its harness answered without a version). The probes of one `detect` run side by side, so
+/// the whole answer comes within about this long however many harnesses it names — inside the
+/// plane's 10 s command deadline, with room for a big CLI that starts slowly on a busy host.
+pub const VERSION_PROBE_LIMIT: Duration = Duration::from_secs(8);
 
 /// `detect`: binaries by the rules (`~/` read against `home`), raw version text (the probes run
 /// at once, each for at most [`VERSION_PROBE_LIMIT`]), and exactly the named environment
