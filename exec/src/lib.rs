@@ -15,7 +15,7 @@
 //! # Result shapes (`result.data`)
 //! | command | data |
 //! |---|---|
-//! | `launch` | `{ session, pane, pid, binaryPath?, logPath, configDir?, resume?, note? }` (`note` when `bestEffortLog` downgraded a log failure) |
+//! | `launch` | `{ session, pane, pid, binaryPath?, logPath, configDir?, resume?, note?, mcpFileRootOnly?, mcpWarning? }` (`note` when `bestEffortLog` downgraded a log failure; the last two with an MCP registration, as the launch module says) |
 //! | `terminate` | `{ existed, graceful }` (`graceful`: the pane ended after Ctrl-C, before the session was killed) |
 //! | `kill` | `{ existed }` |
 //! | `prompt_deliver` | `{ delivered: true, waitedMs }`; error `pane never went quiet` on timeout |
