@@ -156,7 +156,7 @@ impl Service {
                     known_paths: p.known_paths.iter().map(|s| (*s).to_owned()).collect(),
                     version_args: p.version_args.iter().map(|s| (*s).to_owned()).collect(),
                 },
-                argv: p.argv(&[], None, None),
+                argv: p.argv(&[], plugins::Session::New(None), None),
                 mcp: McpDialect {
                     kind: p.mcp.name().to_owned(),
                     description: p.mcp.description().to_owned(),

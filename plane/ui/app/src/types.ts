@@ -81,6 +81,7 @@ export interface Subshell {
   updatedAt: number;
   startedAt: number | null;
   endedAt: number | null;
+  warning: string | null;
 }
 
 export interface LaunchRequest {

@@ -253,6 +253,11 @@ export function SubshellPage({ id }: { id: string }) {
           </div>
         ) : null}
         {row?.error ? <Note tone="bad">Last launch failed: {row.error}</Note> : null}
+        {row?.warning && live ? (
+          <Note tone="warn">
+            {row.warning}
+          </Note>
+        ) : null}
         {t.frameError ? <Note tone="warn">{t.frameError}</Note> : null}
         {others.length && !viewersOpen ? (
           <span class="sr-only" aria-live="polite">

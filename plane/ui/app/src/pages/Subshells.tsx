@@ -134,6 +134,11 @@ export function SubshellsPage() {
                 </td>
                 <td data-label="Status">
                   <StatusBadge status={s.status} />
+                  {s.warning ? (
+                    <span class="badge badge-warn" title={s.warning}>
+                      No MCP
+                    </span>
+                  ) : null}
                 </td>
                 <td data-label="Harness">{s.harnessId}</td>
                 <td data-label="Node">{nodeName.get(s.nodeId) ?? s.nodeId.slice(0, 8)}</td>
@@ -364,7 +369,7 @@ function LaunchDialog({
             <label for="l-prompt">Initial prompt</label>
             <textarea id="l-prompt" rows={3} value={prompt} onInput={(e) => setPrompt((e.currentTarget as HTMLTextAreaElement).value)} aria-describedby="l-prompt-hint" />
             <div class="hint" id="l-prompt-hint">
-              Typed with Enter once the pane has been quiet for a moment.
+              Given to the harness as it starts; a shell has it typed once it is ready.
             </div>
           </div>
           <details>
