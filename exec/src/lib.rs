@@ -18,7 +18,7 @@
 //! | `launch` | `{ session, pane, pid, binaryPath?, logPath, configDir?, resume?, note?, mcpFileRootOnly?, mcpWarning? }` (`note` when `bestEffortLog` downgraded a log failure; the last two with an MCP registration, as the launch module says) |
 //! | `terminate` | `{ existed, graceful }` (`graceful`: the pane ended after Ctrl-C, before the session was killed) |
 //! | `kill` | `{ existed }` |
-//! | `prompt_deliver` | `{ delivered: true, waitedMs }`; error `pane never went quiet` on timeout |
+//! | `prompt_deliver` | `{ delivered: true, waitedMs }` (the text typed once the pane showed something and went quiet, Enter apart once the program took it); error `pane never went quiet` on timeout |
 //! | `input` | `{ bytes, keys }` |
 //! | `resize` | `{ cols, rows }` |
 //! | `capture` | `{ text }` (pane content with escapes, wrapped lines joined, `lines` of history first) |
@@ -182,6 +182,11 @@ pub fn resolve_binary(r: &Resolve, home: &Path) -> Option<PathBuf> {
 /// program, whose dispositions are the defaults again (a caught signal is reset by exec). A
 /// hangup (the pane closing) ends both as before.
 pub const PANE_WRAPPER: &str = "f=$1; g=$2; shift 2; read -r _ < \"$g\"; rm -f \"$g\"; trap : INT QUIT TSTP; \"$@\"; s=$?; printf '%s\\n' \"$s\" > \"$f\"; exit \"$s\"";
+
+/// How long the screen stays still after `prompt_deliver` typed its text before Enter.
+const ENTER_AFTER_TEXT_QUIET: Duration = Duration::from_millis(200);
+/// The longest `prompt_deliver` waits for the program to take its text before Enter.
+const ENTER_AFTER_TEXT_LIMIT: Duration = Duration::from_secs(3);
 
 /// How long the node keeps a launch gate open for a wrapper that has not taken its line yet.
 const GATE_HOLD: Duration = Duration::from_secs(30);
@@ -710,6 +715,11 @@ impl Executor {
         Ok(json!({ "bytes": data.len(), "keys": keys.len() }))
     }
 
+    /// Waits for the pane to show something and then stay unchanged for `quiet`, types `text`,
+    /// and presses Enter apart from it: once the screen moved off what it showed (the program
+    /// took the text) and stayed still for [`ENTER_AFTER_TEXT_QUIET`], or
+    /// [`ENTER_AFTER_TEXT_LIMIT`] went by. A program that reads text and Enter in one burst may
+    /// take them for a paste, whose Enter does not submit.
     fn prompt_deliver(
         &self,
         id: &SubshellId,
@@ -721,17 +731,19 @@ impl Executor {
         let quiet = Duration::from_millis(u64::from(quiet_ms.min(60_000)));
         let timeout = Duration::from_millis(u64::from(timeout_ms.min(300_000)));
         let start = Instant::now();
+        let screen = || {
+            self.tmux
+                .run(&["capture-pane", "-p", "-t", target.as_str()])
+                .map_err(|e| tmux_err(&e))
+        };
         let mut last = String::new();
         let mut since = Instant::now();
         loop {
-            let now_text = self
-                .tmux
-                .run(&["capture-pane", "-p", "-t", target.as_str()])
-                .map_err(|e| tmux_err(&e))?;
+            let now_text = screen()?;
             if now_text != last {
                 last = now_text;
                 since = Instant::now();
-            } else if since.elapsed() >= quiet {
+            } else if since.elapsed() >= quiet && !last.trim().is_empty() {
                 break;
             }
             if start.elapsed() >= timeout {
@@ -740,6 +752,20 @@ impl Executor {
             std::thread::sleep(Duration::from_millis(50));
         }
         self.send_literal(&target, text)?;
+        let typed = Instant::now();
+        let before = last;
+        let mut last = before.clone();
+        let mut since = Instant::now();
+        while typed.elapsed() < ENTER_AFTER_TEXT_LIMIT {
+            let now_text = screen()?;
+            if now_text != last {
+                last = now_text;
+                since = Instant::now();
+            } else if last != before && since.elapsed() >= ENTER_AFTER_TEXT_QUIET {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
         self.tmux
             .run(&["send-keys", "-t", target.as_str(), "Enter"])
             .map_err(|e| tmux_err(&e))?;

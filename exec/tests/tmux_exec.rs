@@ -318,6 +318,28 @@ fn prompt_deliver_waits_for_quiet_then_types() {
 }
 
 #[test]
+fn prompt_deliver_waits_for_a_first_screen_and_presses_enter_apart_from_the_text() {
+    if !tmux_ok() {
+        return;
+    }
+    let n = Node::new("prompt-apart");
+    let cwd = n.dir.path().to_string_lossy().into_owned();
+    // Blank for a second (a CLI starting up), then a program that reads its terminal raw half
+    // a second after it last did and shows what each read returned.
+    let reader = "import os, time, tty; tty.setraw(0); time.sleep(1); os.write(1, b'ready\\r\\n'); [(time.sleep(0.5), os.write(1, repr(os.read(0, 4096)).encode() + b'\\r\\n')) for _ in range(9)]";
+    launch(&n, "fa", json!(["python3", "-c", reader]), &cwd).unwrap();
+    n.run(json!({ "type": "prompt_deliver", "subshellId": "fa", "text": "fix it", "quietMs": 300, "timeoutMs": 20000 }))
+        .unwrap();
+    let shown = wait_for(Duration::from_secs(10), || {
+        let c = capture(&n, "fa");
+        c.contains("b'\\r'").then_some(c)
+    })
+    .unwrap_or_else(|| panic!("no Enter of its own: {}", capture(&n, "fa")));
+    assert!(shown.contains("b'fix it'"), "{shown}");
+    assert!(shown.find("ready") < shown.find("b'fix it'"), "{shown}");
+}
+
+#[test]
 fn launch_writes_the_mcp_file_0600_and_passes_env() {
     if !tmux_ok() {
         return;
