@@ -2,9 +2,9 @@
 # The whole test suite of termplane, from a fresh Debian machine with Rust, Node.js and Python.
 # Installs what is missing (idempotently), builds the browser app, then runs: formatting, clippy
 # (warnings are errors), the architecture-invariant checks, every crate's tests (including the PyNaCl and jose
-# cross-checks, the OpenAPI validation, the Schemathesis run, the MCP client test with real panes and
-# the fuzz-corpus replay), the executor's and the node daemon's tests again with no locale, the
-# plane's in-process tests again on PostgreSQL, the browser suite
+# cross-checks, the OpenAPI validation, the Schemathesis run, the MCP client test with real panes, the
+# real agent CLIs in panes and the fuzz-corpus replay), the executor's and the node daemon's tests
+# again with no locale, the plane's in-process tests again on PostgreSQL, the browser suite
 # (Playwright driving Chromium), a fuzz smoke run of every target, and a build of the benchmarks.
 #
 # Environment:
@@ -98,6 +98,22 @@ have systemd-analyze || apt_install systemd
 # (swagger-ui-dist) at compile time; install scripts are not needed (and not run).
 npm ci --silent --no-audit --no-fund --ignore-scripts --prefix plane/ui
 npm run --silent --prefix plane/ui build
+# The real agent CLIs that agent/tests/harness_clis.rs runs in panes, at the versions pinned in
+# tools/harness-clis.txt, from npm into target/harness-clis (about 1.3 GB; half a minute from a
+# warm npm cache). Their install scripts fetch nothing: they place the platform binary that
+# came as an optional dependency.
+harness_clis=()
+while read -r pin; do
+  case "$pin" in '' | '#'*) continue ;; esac
+  harness_clis+=("$pin")
+done <tools/harness-clis.txt
+for pin in "${harness_clis[@]}"; do
+  if [ "$(node -p "require('./target/harness-clis/node_modules/${pin%@*}/package.json').version" 2>/dev/null)" != "${pin##*@}" ]; then
+    npm install --silent --no-audit --no-fund --prefix target/harness-clis "${harness_clis[@]}"
+    break
+  fi
+done
+export TERMPLANE_HARNESS_CLIS="$PWD/target/harness-clis"
 if ! cargo fuzz --version >/dev/null 2>&1; then
   cargo install cargo-fuzz --locked --quiet
 fi

@@ -62,6 +62,7 @@ pub const CAPABILITIES: &[&str] = &[
     "capture",
     termplane_proto::command::SCREEN_REPLAY,
     termplane_proto::command::FORGET,
+    termplane_proto::command::SETTINGS_ENTRY,
     "write_file",
     "update",
     "maintenance",

@@ -186,9 +186,21 @@ fn subshell(w: &World, id: &str) -> Value {
     r.json()
 }
 
+/// The subshell's warning (what its last launch could not do), if any.
+fn now_warning(w: &World, id: &str) -> Option<String> {
+    subshell(w, id)["warning"].as_str().map(str::to_owned)
+}
+
 /// Waits for the stand-in's report in `dir` and answers it (the file is removed, so a later
 /// run of the pane writes a fresh one).
 fn report(dir: &Path) -> Value {
+    let v = read_report(dir);
+    assert!(v.get("error").is_none(), "the stand-in failed: {v}");
+    v
+}
+
+/// [`report`], failed or not.
+fn read_report(dir: &Path) -> Value {
     let file = dir.join("standin-report.json");
     let v: Value = wait_until(
         &format!("the stand-in's report in {}", dir.display()),
@@ -200,7 +212,6 @@ fn report(dir: &Path) -> Value {
         },
     );
     std::fs::remove_file(&file).unwrap();
-    assert!(v.get("error").is_none(), "the stand-in failed: {v}");
     v
 }
 
@@ -251,6 +262,16 @@ fn every_harness_loads_its_mcp_server_in_its_own_dialect_and_acts_as_its_pane() 
     assert_eq!(r.status, 201, "{}", r.text());
     let channel = r.json()["id"].as_str().unwrap().to_owned();
 
+    // Gemini CLI loads a pane's server on a node such as this one (its data directory is in
+    // a folder anyone may write to) only from the settings of a Gemini home the node keeps:
+    // with config isolation.
+    let r = w.post(
+        "/api/presets",
+        &json!({ "name": "isolated gemini", "harnessId": "gemini", "configIsolation": true }),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let isolated = r.json()["id"].as_str().unwrap().to_owned();
+
     for (h, binary) in HARNESSES {
         let dir = w.dir.join("work").join(h);
         std::fs::create_dir_all(&dir).unwrap();
@@ -262,11 +283,14 @@ fn every_harness_loads_its_mcp_server_in_its_own_dialect_and_acts_as_its_pane() 
         // Claude Code's pane may write to its owner's subshells; the others have the default
         // ceiling (`subshells: read`).
         let writer = h == "claude-code";
-        let more = if writer {
+        let mut more = if writer {
             json!({ "permissions": { "channels": "write", "subshells": "write" } })
         } else {
             json!({})
         };
+        if h == "gemini" {
+            more["presetId"] = json!(isolated);
+        }
         let s = launch_with(&w, h, &dir, &more);
         let id = s["id"].as_str().unwrap().to_owned();
         let rep = report(&dir);
@@ -281,9 +305,12 @@ fn every_harness_loads_its_mcp_server_in_its_own_dialect_and_acts_as_its_pane() 
             "{h}: {reg}"
         );
         assert_eq!(reg["args"][0], "mcp", "{h}: {reg}");
-        if h == "codex" {
+        if h == "codex" || h == "gemini" {
             assert_eq!(reg["envKeys"], json!([]), "{reg}");
             assert_eq!(reg["args"][1], "--env-file", "{reg}");
+            // Gemini's entry names the pane's own file through the pane's environment.
+            let (file, _) = registered_token(&w, &id);
+            assert_eq!(reg["args"][2], file.display().to_string().as_str(), "{reg}");
         } else {
             assert!(
                 reg["envKeys"]
@@ -293,6 +320,7 @@ fn every_harness_loads_its_mcp_server_in_its_own_dialect_and_acts_as_its_pane() 
                 "{h}: {reg}"
             );
         }
+        assert_eq!(now_warning(&w, &id), None, "{h}");
         let (file, _) = registered_token(&w, &id);
         let mode = std::os::unix::fs::PermissionsExt::mode(
             &std::fs::metadata(&file).unwrap().permissions(),
@@ -559,6 +587,26 @@ fn restart_resumes_the_session_with_a_new_token_and_terminate_revokes_it() {
     let argv = first["argv"].as_array().unwrap().clone();
     let at = argv.iter().position(|a| a == "--session-id").unwrap();
     let session = argv[at + 1].as_str().unwrap().to_owned();
+    // Nothing was typed, so Claude Code saved no session: a restart that asked to resume it
+    // would end at once; it starts afresh under the same id instead.
+    let r = w.post(&format!("/api/subshells/{id}/restart"), &Value::Null);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let again = report(&dir);
+    let argv: Vec<String> = serde_json::from_value(again["argv"].clone()).unwrap();
+    assert!(!argv.contains(&"--resume".to_owned()), "{argv:?}");
+    let at = argv.iter().position(|a| a == "--session-id").unwrap();
+    assert_eq!(argv[at + 1], session, "{argv:?}");
+    assert_eq!(subshell(&w, &id)["state"], "running");
+    // Once a line is typed the session is saved, and the next restart resumes it.
+    let r = w.post(
+        &format!("/api/subshells/{id}/input"),
+        &json!({ "text": "remember this", "keys": ["enter"] }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    wait_until("the typed line", WAIT, || {
+        screen(&w, &id).contains("got: remember this").then_some(())
+    });
+    let first = again;
     let (_, old_token) = registered_token(&w, &id);
     // The pane's own token reads its subshell.
     let me = bearer(&w, &old_token, "GET", &format!("/api/subshells/{id}"), None);
@@ -581,6 +629,7 @@ fn restart_resumes_the_session_with_a_new_token_and_terminate_revokes_it() {
     let argv: Vec<String> = serde_json::from_value(second["argv"].clone()).unwrap();
     let at = argv.iter().position(|a| a == "--resume").unwrap();
     assert_eq!(argv[at + 1], session, "{argv:?}");
+    assert!(!argv.contains(&"--session-id".to_owned()), "{argv:?}");
     assert_ne!(second["tokenSha256"], first["tokenSha256"]);
     let (_, new_token) = registered_token(&w, &id);
     assert_ne!(new_token, old_token);
@@ -588,7 +637,7 @@ fn restart_resumes_the_session_with_a_new_token_and_terminate_revokes_it() {
     assert_eq!(r.status, 401, "the old token still works: {}", r.text());
     let r = bearer(&w, &new_token, "GET", &format!("/api/subshells/{id}"), None);
     assert_eq!(r.status, 200, "{}", r.text());
-    assert_eq!(subshell(&w, &id)["restarts"], 1);
+    assert_eq!(subshell(&w, &id)["restarts"], 2);
 
     let r = w.post(&format!("/api/subshells/{id}/terminate"), &Value::Null);
     assert!(r.status == 200 || r.status == 202, "{}", r.text());
@@ -612,6 +661,161 @@ fn restart_resumes_the_session_with_a_new_token_and_terminate_revokes_it() {
             .unwrap();
         (!String::from_utf8_lossy(&out.stdout).contains(&id)).then_some(())
     });
+}
+
+#[test]
+fn a_restart_that_knows_no_session_continues_the_harness_s_latest_in_its_own_words() {
+    let w = world("continue", true);
+    let r = w.post(
+        "/api/presets",
+        &json!({ "name": "isolated gemini", "harnessId": "gemini", "configIsolation": true }),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let isolated = json!({ "presetId": r.json()["id"] });
+    for (h, words) in [
+        ("codex", vec!["resume", "--last"]),
+        ("gemini", vec!["--resume", "latest"]),
+        ("opencode", vec!["--continue"]),
+    ] {
+        let dir = w.dir.join("work").join(h);
+        std::fs::create_dir_all(&dir).unwrap();
+        let more = if h == "gemini" {
+            isolated.clone()
+        } else {
+            json!({})
+        };
+        let s = launch_with(&w, h, &dir, &more);
+        let id = s["id"].as_str().unwrap().to_owned();
+        let first = report(&dir);
+        assert!(s["harnessSessionId"].is_null(), "{s}");
+        let r = w.post(&format!("/api/subshells/{id}/restart"), &Value::Null);
+        assert_eq!(r.status, 200, "{}", r.text());
+        let second = report(&dir);
+        let argv: Vec<String> = serde_json::from_value(second["argv"].clone()).unwrap();
+        let at = argv
+            .windows(words.len())
+            .position(|w| w == words.as_slice())
+            .unwrap_or_else(|| panic!("{h}: {words:?} not in {argv:?}"));
+        if h == "codex" {
+            // A subcommand: right after the registration's four words of overrides.
+            assert_eq!(at, 4, "{argv:?}");
+        }
+        assert_ne!(second["tokenSha256"], first["tokenSha256"]);
+        assert_eq!(subshell(&w, &id)["state"], "running", "{h}");
+    }
+}
+
+#[test]
+fn the_initial_prompt_goes_on_the_harness_s_command_line_and_is_typed_only_where_it_cannot() {
+    let w = world("cli-prompt", true);
+    let r = w.post(
+        "/api/presets",
+        &json!({ "name": "isolated gemini", "harnessId": "gemini", "configIsolation": true }),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let isolated = r.json()["id"].as_str().unwrap().to_owned();
+    for (h, prompt, tail) in [
+        (
+            "claude-code",
+            "-fix the build, then stop",
+            vec!["--", "-fix the build, then stop"],
+        ),
+        ("codex", "resume", vec!["--", "resume"]),
+        (
+            "gemini",
+            "explain this folder",
+            vec!["--prompt-interactive=explain this folder"],
+        ),
+        (
+            "opencode",
+            "list the files",
+            vec!["--prompt=list the files"],
+        ),
+    ] {
+        let dir = w.dir.join("work").join(h);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut more = json!({ "prompt": prompt });
+        if h == "gemini" {
+            more["presetId"] = json!(isolated);
+        }
+        let s = launch_with(&w, h, &dir, &more);
+        let id = s["id"].as_str().unwrap().to_owned();
+        let rep = report(&dir);
+        let argv: Vec<String> = serde_json::from_value(rep["argv"].clone()).unwrap();
+        assert_eq!(argv[argv.len() - tail.len()..], tail, "{h}: {argv:?}");
+        assert_eq!(subshell(&w, &id)["promptState"], "delivered", "{h}");
+        // Nothing was typed into it.
+        assert!(
+            !screen(&w, &id).contains("got:"),
+            "{h}: {}",
+            screen(&w, &id)
+        );
+    }
+    // A one-word prompt would name one of Claude Code's subcommands: it is typed, with Enter
+    // apart, once the pane's first screen has settled.
+    let dir = w.dir.join("work/claude-word");
+    std::fs::create_dir_all(&dir).unwrap();
+    let s = launch_with(&w, "claude-code", &dir, &json!({ "prompt": "doctor" }));
+    let id = s["id"].as_str().unwrap().to_owned();
+    let rep = report(&dir);
+    assert!(
+        !rep["argv"].as_array().unwrap().contains(&json!("doctor")),
+        "{rep}"
+    );
+    wait_until("the typed prompt", WAIT, || {
+        screen(&w, &id).contains("got: doctor").then_some(())
+    });
+    wait_until("the prompt's state", WAIT, || {
+        (subshell(&w, &id)["promptState"] == "delivered").then_some(())
+    });
+    // A shell takes none on its command line.
+    let s = launch_with(
+        &w,
+        "shell",
+        &w.dir.join("work"),
+        &json!({ "prompt": "echo prompt-$((6*7))" }),
+    );
+    let id = s["id"].as_str().unwrap().to_owned();
+    wait_until("the shell's prompt to run", WAIT, || {
+        screen(&w, &id).contains("prompt-42").then_some(())
+    });
+}
+
+#[test]
+fn gemini_without_isolation_on_a_node_whose_data_directory_others_can_write_says_so() {
+    let w = world("gemini-warn", true);
+    let dir = w.dir.join("work/gemini");
+    std::fs::create_dir_all(&dir).unwrap();
+    let s = launch(&w, "gemini", &dir);
+    let id = s["id"].as_str().unwrap().to_owned();
+    // Gemini skips the system settings file here (the node's data directory is in the
+    // temporary directory, which anyone may write to), as the stand-in does.
+    let rep = read_report(&dir);
+    assert!(
+        rep["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("no termplane server"),
+        "{rep}"
+    );
+    let warning = now_warning(&w, &id).expect("a warning on the subshell");
+    assert!(warning.contains("config isolation"), "{warning}");
+    assert!(
+        warning.contains("GEMINI_CLI_SYSTEM_SETTINGS_PATH"),
+        "{warning}"
+    );
+    // The list shows it too; a shell, which loads no MCP server, has none.
+    let all = w.get("/api/subshells").json();
+    let row = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(row["warning"], warning.as_str(), "{row}");
+    let sh = launch(&w, "shell", &w.dir.join("work"));
+    assert!(sh["warning"].is_null(), "{sh}");
 }
 
 #[test]
@@ -696,6 +900,56 @@ fn a_harness_missing_on_the_node_is_refused_and_leaves_nothing_behind() {
         .collect();
     assert!(actions.contains(&"subshell.launched"), "{audit}");
     assert!(actions.contains(&"subshell.launch_failed"), "{audit}");
+}
+
+#[test]
+fn a_first_launch_on_a_fresh_node_probes_only_its_own_harness() {
+    // Every other harness on the node answers `--version` slowly (4 s each, as a big CLI
+    // starting under load does): a launch that waited on all of them one after another would
+    // outlast the node command deadline.
+    let mut w = World::new("gate", Path::new(NODE));
+    let bin = w.dir.join("slow-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for (_, name) in HARNESSES {
+        let p = bin.join(name);
+        std::fs::write(
+            &p,
+            format!(
+                "#!/bin/sh\necho \"$0\" >> '{}'\nsleep 4\necho \"{name} 9.9\"\n",
+                w.dir.join("probed.log").display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&p, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    }
+    let path = std::env::var("PATH").unwrap_or_default();
+    w.node_env
+        .push(("PATH".into(), format!("{}:{path}", bin.display())));
+    w.start_node();
+    w.wait_online(WAIT);
+    let s = launch(&w, "shell", &w.dir.join("work"));
+    assert_eq!(s["state"], "running", "{s}");
+    assert!(
+        !w.dir.join("probed.log").exists(),
+        "the launch of a shell probed other harnesses: {}",
+        std::fs::read_to_string(w.dir.join("probed.log")).unwrap_or_default()
+    );
+    // The node's harness page still asks about every harness (side by side, within the
+    // deadline), since the launch left the others unasked.
+    let r = w.get(&format!("/api/nodes/{}/harnesses", w.node_id));
+    assert_eq!(r.status, 200, "{}", r.text());
+    for (h, name) in HARNESSES {
+        let row = r
+            .json()
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["harnessId"] == h)
+            .unwrap()
+            .clone();
+        assert_eq!(row["version"], format!("{name} 9.9").as_str(), "{row}");
+        assert_eq!(row["launchable"], true, "{row}");
+    }
 }
 
 /// The text on screen of `id` once `needle` shows (as the given credential).

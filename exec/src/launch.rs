@@ -8,10 +8,23 @@
 //! sign-in survives), instead of the user's own dotfiles. The pane gets
 //! `TERMPLANE_CONFIG_DIR` naming it, the XDG base directories under it (`XDG_CONFIG_HOME`,
 //! `XDG_DATA_HOME`, `XDG_STATE_HOME`, `XDG_CACHE_HOME`) and the harness-specific homes that the
-//! common harnesses read (`CLAUDE_CONFIG_DIR` for Claude Code, `CODEX_HOME` for Codex);
-//! `HOME` is left alone so that the shell, git and ssh keep working. A variable the preset's
-//! own `env` sets wins. The `harnessId` must then be a plain name (letters, digits, `.`, `_`,
-//! `-`; at most 64; not `.` or `..`). `preset.settings` stays opaque to the node.
+//! common harnesses read (`CLAUDE_CONFIG_DIR` for Claude Code, `CODEX_HOME` for Codex,
+//! `GEMINI_CLI_HOME` for Gemini CLI, which keeps its `.gemini` folder there; opencode follows
+//! the XDG directories); `HOME` is left alone so that the shell, git and ssh keep working. A
+//! variable the preset's own `env` sets wins. The `harnessId` must then be a plain name
+//! (letters, digits, `.`, `_`, `-`; at most 64; not `.` or `..`). `preset.settings` stays
+//! opaque to the node.
+//!
+//! # The MCP registration
+//!
+//! The registration file is written (0600) before the pane starts; the answer says whether it
+//! and every directory above it belong to root and are writable by no one else
+//! (`mcpFileRootOnly`), which a harness that reads MCP servers only from files an administrator
+//! placed asks of it. With config isolation, a registration may also name an entry to set in the
+//! harness's own JSON settings file in its isolated directory (`settingsEntry`), for a harness
+//! whose settings an ordinary user can only extend there; that file keeps everything else it
+//! holds. An entry that cannot be set does not stop the launch: the answer's `mcpWarning` says
+//! why.
 //!
 //! The resume pin is the harness session the pane resumes. The plane places the harness's own
 //! resume arguments in `argv`; the node checks the pin (1 to 256 of letters, digits, `.`, `_`,
@@ -75,7 +88,7 @@ impl Executor {
         let mut binary_path = None;
         let mut argv = l.argv.clone();
         if argv.iter().any(|a| a == HARNESS_BINARY_PLACEHOLDER) {
-            let bin = resolve_binary(&l.resolve)
+            let bin = resolve_binary(&l.resolve, &self.cfg.home_dir)
                 .ok_or_else(|| format!("harness binary {:?} not found", l.resolve.binary_name))?;
             let s = bin.to_string_lossy().into_owned();
             for a in &mut argv {
@@ -119,9 +132,20 @@ impl Executor {
             }
             env.insert(k, v);
         }
+        let mut mcp_warning = None;
+        let mut mcp_root_only = None;
         if let Some(m) = &l.mcp {
             self.write_registration(&m.path, m.file_content.as_bytes())
                 .map_err(|e| format!("mcp registration file: {e}"))?;
+            mcp_root_only = Some(root_only(Path::new(&m.path)));
+            if let Some(entry) = &m.settings_entry {
+                let inside = isolation.as_ref().map(|(dir, _)| dir.as_path());
+                if let Err(e) = set_settings_entry(entry, &env, inside) {
+                    mcp_warning = Some(format!(
+                        "the MCP server is not registered in the harness's settings: {e}"
+                    ));
+                }
+            }
         }
         self.tmux.start_server().map_err(|e| tmux_err(&e))?;
         // From the dead-pane check until the new pane is tracked, no exit tick runs.
@@ -299,6 +323,13 @@ impl Executor {
         if let Some(n) = note {
             v["note"] = json!(n);
         }
+        if let Some(r) = mcp_root_only {
+            v["mcpFileRootOnly"] = json!(r);
+        }
+        if let Some(w) = mcp_warning {
+            self.log(Level::Warn, &format!("{}: {w}", l.subshell_id));
+            v["mcpWarning"] = json!(w);
+        }
         Ok(v)
     }
 
@@ -326,6 +357,7 @@ impl Executor {
             ("XDG_CACHE_HOME", sub("cache")),
             ("CLAUDE_CONFIG_DIR", sub("claude")),
             ("CODEX_HOME", sub("codex")),
+            ("GEMINI_CLI_HOME", sub("gemini")),
         ];
         for (k, v) in &vars {
             if *k != "TERMPLANE_CONFIG_DIR" {
@@ -337,7 +369,98 @@ impl Executor {
     }
 }
 
+/// Whether `path` and every directory above it (symlinks followed) belong to root and are
+/// writable by no one else — what a harness that trusts only files an administrator placed
+/// (Gemini CLI's system settings) asks of a file before it reads it.
+fn root_only(path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    let Ok(real) = std::fs::canonicalize(path) else {
+        return false;
+    };
+    real.ancestors()
+        .all(|p| std::fs::metadata(p).is_ok_and(|m| m.uid() == 0 && m.mode() & 0o022 == 0))
+}
+
+/// Sets `entry` in the harness's JSON settings file (see `SettingsEntry`): the directory named
+/// by the pane's `entry.dirEnv` must lie inside `isolated` (the harness's isolated
+/// configuration directory); the file's other contents are kept, and it is written whole
+/// through a temporary file, 0600.
+fn set_settings_entry(
+    entry: &termplane_proto::command::SettingsEntry,
+    env: &BTreeMap<&str, &str>,
+    isolated: Option<&Path>,
+) -> Result<(), String> {
+    let Some(isolated) = isolated else {
+        return Err("it needs config isolation".into());
+    };
+    let plain = |c: &str| !c.is_empty() && c != "." && c != ".." && !c.contains('\0');
+    let dir = env
+        .get(entry.dir_env.as_str())
+        .map(PathBuf::from)
+        .ok_or_else(|| format!("{} is not set", entry.dir_env))?;
+    let under = dir
+        .strip_prefix(isolated)
+        .map_err(|_| format!("{} is outside the isolated configuration", entry.dir_env))?;
+    let rel = Path::new(&entry.file);
+    let all_plain = |p: &Path| {
+        p.components().all(|c| match c {
+            std::path::Component::Normal(n) => n.to_str().is_some_and(plain),
+            _ => false,
+        })
+    };
+    if !all_plain(under)
+        || entry.file.is_empty()
+        || rel.components().count() > 8
+        || !all_plain(rel)
+        || entry.keys.is_empty()
+        || entry.keys.len() > 8
+    {
+        return Err("the settings entry names no plain file or key".into());
+    }
+    let file = dir.join(rel);
+    let mut doc = match std::fs::read(&file) {
+        Ok(bytes) => serde_json::from_slice::<Value>(&bytes)
+            .ok()
+            .filter(Value::is_object)
+            .ok_or_else(|| format!("{} is not a JSON object", file.display()))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => json!({}),
+        Err(e) => return Err(format!("{}: {e}", file.display())),
+    };
+    let mut at = &mut doc;
+    for key in &entry.keys[..entry.keys.len() - 1] {
+        let obj = at
+            .as_object_mut()
+            .ok_or_else(|| format!("{}: {key} is not an object", file.display()))?;
+        at = obj.entry(key.clone()).or_insert_with(|| json!({}));
+    }
+    let last = entry.keys.last().cloned().unwrap_or_default();
+    at.as_object_mut()
+        .ok_or_else(|| format!("{}: {last} is not in an object", file.display()))?
+        .insert(last, entry.value.clone());
+    let text = serde_json::to_vec_pretty(&doc).map_err(|e| e.to_string())?;
+    crate::fs::write_private_atomic(&file, &text).map_err(|e| format!("{}: {e}", file.display()))
+}
+
 /// `O_NOFOLLOW`: a pane log that is a symlink is refused, not followed.
 fn libc_o_nofollow() -> i32 {
     i32::try_from(rustix::fs::OFlags::NOFOLLOW.bits()).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::root_only;
+    use std::path::Path;
+
+    #[test]
+    fn a_file_is_root_only_when_root_owns_it_and_every_folder_above_alone() {
+        assert!(root_only(Path::new("/etc/passwd")));
+        assert!(root_only(Path::new("/")));
+        // The temporary directory is writable by anyone.
+        let f = std::env::temp_dir().join(format!("root-only-{}", std::process::id()));
+        std::fs::write(&f, "x").unwrap();
+        assert!(!root_only(&f));
+        std::fs::remove_file(&f).unwrap();
+        assert!(!root_only(Path::new("/no/such/file")));
+    }
 }

@@ -15,10 +15,10 @@
 //! # Result shapes (`result.data`)
 //! | command | data |
 //! |---|---|
-//! | `launch` | `{ session, pane, pid, binaryPath?, logPath, configDir?, resume?, note? }` (`note` when `bestEffortLog` downgraded a log failure) |
+//! | `launch` | `{ session, pane, pid, binaryPath?, logPath, configDir?, resume?, note?, mcpFileRootOnly?, mcpWarning? }` (`note` when `bestEffortLog` downgraded a log failure; the last two with an MCP registration, as the launch module says) |
 //! | `terminate` | `{ existed, graceful }` (`graceful`: the pane ended after Ctrl-C, before the session was killed) |
 //! | `kill` | `{ existed }` |
-//! | `prompt_deliver` | `{ delivered: true, waitedMs }`; error `pane never went quiet` on timeout |
+//! | `prompt_deliver` | `{ delivered: true, waitedMs }` (the text typed once the pane showed something and went quiet, Enter apart once the program took it); error `pane never went quiet` on timeout |
 //! | `input` | `{ bytes, keys }` |
 //! | `resize` | `{ cols, rows }` |
 //! | `capture` | `{ text }` (pane content with escapes, wrapped lines joined, `lines` of history first) |
@@ -138,9 +138,11 @@ fn is_executable(p: &Path) -> bool {
 }
 
 /// Applies the `resolve` rule: `envOverride` (set and executable), else `PATH` lookup of
-/// `binaryName`, else the first executable of `knownPaths`.
+/// `binaryName`, else the first executable of `knownPaths`, where a path written `~/…` is read
+/// against `home` (the node's home directory: installers put harnesses in `~/.local/bin` and
+/// the like, which a service's `PATH` does not name).
 #[must_use]
-pub fn resolve_binary(r: &Resolve) -> Option<PathBuf> {
+pub fn resolve_binary(r: &Resolve, home: &Path) -> Option<PathBuf> {
     if let Some(var) = &r.env_override
         && let Some(v) = std::env::var_os(var)
     {
@@ -164,7 +166,11 @@ pub fn resolve_binary(r: &Resolve) -> Option<PathBuf> {
     }
     r.known_paths
         .iter()
-        .map(PathBuf::from)
+        .filter_map(|p| match p.strip_prefix("~/") {
+            Some(rest) if home.is_absolute() => Some(home.join(rest)),
+            Some(_) => None,
+            None => Some(PathBuf::from(p)),
+        })
         .find(|p| p.is_absolute() && is_executable(p))
 }
 
@@ -176,6 +182,11 @@ pub fn resolve_binary(r: &Resolve) -> Option<PathBuf> {
 /// program, whose dispositions are the defaults again (a caught signal is reset by exec). A
 /// hangup (the pane closing) ends both as before.
 pub const PANE_WRAPPER: &str = "f=$1; g=$2; shift 2; read -r _ < \"$g\"; rm -f \"$g\"; trap : INT QUIT TSTP; \"$@\"; s=$?; printf '%s\\n' \"$s\" > \"$f\"; exit \"$s\"";
+
+/// How long the screen stays still after `prompt_deliver` typed its text before Enter.
+const ENTER_AFTER_TEXT_QUIET: Duration = Duration::from_millis(200);
+/// The longest `prompt_deliver` waits for the program to take its text before Enter.
+const ENTER_AFTER_TEXT_LIMIT: Duration = Duration::from_secs(3);
 
 /// How long the node keeps a launch gate open for a wrapper that has not taken its line yet.
 const GATE_HOLD: Duration = Duration::from_secs(30);
@@ -544,7 +555,7 @@ impl Executor {
             Command::Update(u) => self.host.update(self, u),
             Command::Probe(p) => self.probe(&p.subshell_ids),
             Command::Inventory(_) => Ok(json!({ "harnesses": [], "at": crate::util::now_iso() })),
-            Command::Detect(d) => Ok(detect(d)),
+            Command::Detect(d) => Ok(detect(d, &self.cfg.home_dir)),
             Command::Ping(_) => Ok(json!({ "pong": true, "at": crate::util::now_iso() })),
         }
     }
@@ -714,6 +725,11 @@ impl Executor {
         Ok(json!({ "bytes": data.len(), "keys": keys.len() }))
     }
 
+    /// Waits for the pane to show something and then stay unchanged for `quiet`, types `text`,
+    /// and presses Enter apart from it: once the screen moved off what it showed (the program
+    /// took the text) and stayed still for [`ENTER_AFTER_TEXT_QUIET`], or
+    /// [`ENTER_AFTER_TEXT_LIMIT`] went by. A program that reads text and Enter in one burst may
+    /// take them for a paste, whose Enter does not submit.
     fn prompt_deliver(
         &self,
         id: &SubshellId,
@@ -725,17 +741,19 @@ impl Executor {
         let quiet = Duration::from_millis(u64::from(quiet_ms.min(60_000)));
         let timeout = Duration::from_millis(u64::from(timeout_ms.min(300_000)));
         let start = Instant::now();
+        let screen = || {
+            self.tmux
+                .run(&["capture-pane", "-p", "-t", target.as_str()])
+                .map_err(|e| tmux_err(&e))
+        };
         let mut last = String::new();
         let mut since = Instant::now();
         loop {
-            let now_text = self
-                .tmux
-                .run(&["capture-pane", "-p", "-t", target.as_str()])
-                .map_err(|e| tmux_err(&e))?;
+            let now_text = screen()?;
             if now_text != last {
                 last = now_text;
                 since = Instant::now();
-            } else if since.elapsed() >= quiet {
+            } else if since.elapsed() >= quiet && !last.trim().is_empty() {
                 break;
             }
             if start.elapsed() >= timeout {
@@ -744,6 +762,20 @@ impl Executor {
             std::thread::sleep(Duration::from_millis(50));
         }
         self.send_literal(&target, text)?;
+        let typed = Instant::now();
+        let before = last;
+        let mut last = before.clone();
+        let mut since = Instant::now();
+        while typed.elapsed() < ENTER_AFTER_TEXT_LIMIT {
+            let now_text = screen()?;
+            if now_text != last {
+                last = now_text;
+                since = Instant::now();
+            } else if last != before && since.elapsed() >= ENTER_AFTER_TEXT_QUIET {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
         self.tmux
             .run(&["send-keys", "-t", target.as_str(), "Enter"])
             .map_err(|e| tmux_err(&e))?;
@@ -863,9 +895,16 @@ impl Drop for Executor {
     }
 }
 
-/// `detect`: binaries by the rules, raw version text (5 s per binary), and exactly the named
-/// environment variables.
-fn detect(d: &termplane_proto::command::Detect) -> Value {
+/// How long one harness's version probe may take (a probe still running then is ended, and
+/// its harness answered without a version). The probes of one `detect` run side by side, so
+/// the whole answer comes within about this long however many harnesses it names — inside the
+/// plane's 10 s command deadline, with room for a big CLI that starts slowly on a busy host.
+pub const VERSION_PROBE_LIMIT: Duration = Duration::from_secs(8);
+
+/// `detect`: binaries by the rules (`~/` read against `home`), raw version text (the probes run
+/// at once, each for at most [`VERSION_PROBE_LIMIT`]), and exactly the named environment
+/// variables.
+fn detect(d: &termplane_proto::command::Detect, home: &Path) -> Value {
     let mut env = serde_json::Map::new();
     for n in d.env_names.iter().take(256) {
         let v = if valid_env_name(n) {
@@ -875,28 +914,50 @@ fn detect(d: &termplane_proto::command::Detect) -> Value {
         };
         env.insert(n.clone(), v);
     }
-    let harnesses: Vec<Value> = d
+    let rules: Vec<_> = d
         .rules
         .iter()
         .take(64)
-        .map(|r| match resolve_binary(&r.resolve) {
-            None => json!({ "harnessId": r.harness_id, "installed": false, "reason": "binary not found" }),
-            Some(bin) => {
-                let mut c = std::process::Command::new(&bin);
-                c.args(r.version_args.iter().take(16));
-                let version = crate::util::run_bounded(&mut c, Duration::from_secs(5), 4096)
-                    .ok()
-                    .map(|o| {
-                        let text = if o.stdout.iter().any(|b| !b.is_ascii_whitespace()) { o.stdout } else { o.stderr };
-                        String::from_utf8_lossy(&text).trim().to_owned()
-                    });
-                json!({
-                    "harnessId": r.harness_id,
-                    "installed": true,
-                    "binaryPath": bin.to_string_lossy(),
-                    "version": version,
+        .map(|r| (r, resolve_binary(&r.resolve, home)))
+        .collect();
+    let versions: Vec<Option<String>> = std::thread::scope(|s| {
+        let probes: Vec<_> = rules
+            .iter()
+            .map(|(r, bin)| {
+                bin.as_ref().map(|bin| {
+                    s.spawn(move || {
+                        let mut c = std::process::Command::new(bin);
+                        c.args(r.version_args.iter().take(16));
+                        crate::util::run_bounded(&mut c, VERSION_PROBE_LIMIT, 4096)
+                            .ok()
+                            .map(|o| {
+                                let text = if o.stdout.iter().any(|b| !b.is_ascii_whitespace()) {
+                                    o.stdout
+                                } else {
+                                    o.stderr
+                                };
+                                String::from_utf8_lossy(&text).trim().to_owned()
+                            })
+                    })
                 })
-            }
+            })
+            .collect();
+        probes
+            .into_iter()
+            .map(|p| p.and_then(|h| h.join().ok().flatten()))
+            .collect()
+    });
+    let harnesses: Vec<Value> = rules
+        .iter()
+        .zip(versions)
+        .map(|((r, bin), version)| match bin {
+            None => json!({ "harnessId": r.harness_id, "installed": false, "reason": "binary not found" }),
+            Some(bin) => json!({
+                "harnessId": r.harness_id,
+                "installed": true,
+                "binaryPath": bin.to_string_lossy(),
+                "version": version,
+            }),
         })
         .collect();
     json!({ "harnesses": harnesses, "env": env, "at": crate::util::now_iso() })

@@ -59,3 +59,67 @@ fn detect_answers_raw_version_text_and_exactly_the_named_variables() {
         .is_err()
     );
 }
+
+#[test]
+fn a_known_path_written_from_home_is_found_in_the_nodes_home() {
+    let home = TempDir::new("detect-home");
+    let bin = home.path().join(".local/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let found = script(&bin, "harness-home", "echo 'home harness 4.5'");
+    let e = Node::with_config("detect-home-exec", |c| {
+        c.home_dir = home.path().to_path_buf()
+    });
+    let r = e
+        .run(json!({
+            "type": "detect",
+            "rules": [{
+                "harnessId": "a",
+                "resolve": {
+                    "binaryName": "no-such-harness-binary",
+                    "knownPaths": ["~/.local/bin/no-such-harness-binary", "~/.local/bin/harness-home"],
+                },
+                "versionArgs": ["--version"],
+            }],
+            "envNames": [],
+        }))
+        .unwrap();
+    let h = &r["harnesses"][0];
+    assert_eq!(h["installed"], true, "{r}");
+    assert_eq!(h["binaryPath"], found.as_str(), "{r}");
+    assert_eq!(h["version"], "home harness 4.5", "{r}");
+}
+
+#[test]
+fn the_version_probes_of_one_detect_run_side_by_side() {
+    // Each probe notes when it starts and when it ends. Run one after another, each would end
+    // before the next starts; side by side, every one starts before any ends.
+    let dir = TempDir::new("detect-slow");
+    let log = dir.path().join("probes.log");
+    let body = format!(
+        "echo start >> '{0}'; sleep 3; echo end >> '{0}'; echo slow 1.0",
+        log.display()
+    );
+    let rules: Vec<_> = (0..4)
+        .map(|i| {
+            let p = script(dir.path(), &format!("slow-{i}"), &body);
+            json!({ "harnessId": format!("h{i}"), "resolve": { "binaryName": "no-such-harness-binary", "knownPaths": [p] }, "versionArgs": ["--version"] })
+        })
+        .collect();
+    let e = Node::new("detect-slow-exec");
+    let r = e
+        .run(json!({ "type": "detect", "rules": rules, "envNames": [] }))
+        .unwrap();
+    for h in r["harnesses"].as_array().unwrap() {
+        assert_eq!(h["version"], "slow 1.0", "{r}");
+    }
+    let lines: Vec<String> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(lines.len(), 8, "{lines:?}");
+    assert!(
+        lines[..4].iter().all(|l| l == "start"),
+        "a probe ended before another started: {lines:?}"
+    );
+}

@@ -342,6 +342,28 @@ fn prompt_deliver_waits_for_quiet_then_types() {
 }
 
 #[test]
+fn prompt_deliver_waits_for_a_first_screen_and_presses_enter_apart_from_the_text() {
+    if !tmux_ok() {
+        return;
+    }
+    let n = Node::new("prompt-apart");
+    let cwd = n.dir.path().to_string_lossy().into_owned();
+    // Blank for a second (a CLI starting up), then a program that reads its terminal raw half
+    // a second after it last did and shows what each read returned.
+    let reader = "import os, time, tty; tty.setraw(0); time.sleep(1); os.write(1, b'ready\\r\\n'); [(time.sleep(0.5), os.write(1, repr(os.read(0, 4096)).encode() + b'\\r\\n')) for _ in range(9)]";
+    launch(&n, "fa", json!(["python3", "-c", reader]), &cwd).unwrap();
+    n.run(json!({ "type": "prompt_deliver", "subshellId": "fa", "text": "fix it", "quietMs": 300, "timeoutMs": 20000 }))
+        .unwrap();
+    let shown = wait_for(Duration::from_secs(10), || {
+        let c = capture(&n, "fa");
+        c.contains("b'\\r'").then_some(c)
+    })
+    .unwrap_or_else(|| panic!("no Enter of its own: {}", capture(&n, "fa")));
+    assert!(shown.contains("b'fix it'"), "{shown}");
+    assert!(shown.find("ready") < shown.find("b'fix it'"), "{shown}");
+}
+
+#[test]
 fn launch_writes_the_mcp_file_0600_and_passes_env() {
     if !tmux_ok() {
         return;
@@ -728,6 +750,97 @@ fn config_isolation_points_the_harness_at_a_private_directory_and_the_preset_env
     assert!(!n.dir.path().join("escape").exists());
     let census = n.exec.census().unwrap();
     assert_eq!(census.len(), 1, "{census:?}");
+}
+
+#[test]
+fn config_isolation_gives_gemini_a_home_whose_settings_get_the_entry_and_keep_the_rest() {
+    if !tmux_ok() {
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt as _;
+    let n = Node::new("settings-entry");
+    let cwd = n.dir.path().to_string_lossy().into_owned();
+    let reg = n.exec.registrations_dir();
+    let entry = json!({
+        "dirEnv": "GEMINI_CLI_HOME", "file": ".gemini/settings.json",
+        "keys": ["mcpServers", "termplane"],
+        "value": { "command": "/usr/bin/termplane-node", "args": ["mcp", "--env-file", "${TERMPLANE_MCP_ENV_FILE}"] },
+    });
+    let launch_gemini = |id: &str, isolated: bool, env: serde_json::Value| {
+        n.run(json!({
+            "type": "launch", "subshellId": id, "argv": ["bash", "--norc", "--noprofile"],
+            "resolve": { "binaryName": "bash" }, "cwd": cwd, "harnessId": "gemini",
+            "cols": 200, "rows": 24,
+            "preset": { "configIsolation": isolated, "env": env },
+            "mcp": {
+                "path": reg.join(format!("{id}.env")).to_string_lossy(),
+                "fileContent": "TERMPLANE_TOKEN=tp_x\n",
+                "env": { "TERMPLANE_MCP_ENV_FILE": reg.join(format!("{id}.env")).to_string_lossy() },
+                "settingsEntry": entry,
+            },
+        }))
+        .unwrap()
+    };
+    // Gemini's own settings, as a sign-in leaves them, with another server of the user's.
+    let home = n.dir.path().join("data/harness-config/gemini/gemini");
+    let settings = home.join(".gemini/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(
+        &settings,
+        r#"{"security":{"auth":{"selectedType":"gemini-api-key"}},"mcpServers":{"mine":{"command":"x"}}}"#,
+    )
+    .unwrap();
+    let r = launch_gemini("a1", true, json!({}));
+    assert!(r.get("mcpWarning").is_none(), "{r}");
+    // Under the test's temporary directory, which anyone may write to.
+    assert_eq!(r["mcpFileRootOnly"], false, "{r}");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&settings).unwrap()).unwrap();
+    assert_eq!(
+        v["security"]["auth"]["selectedType"], "gemini-api-key",
+        "{v}"
+    );
+    assert_eq!(v["mcpServers"]["mine"]["command"], "x", "{v}");
+    assert_eq!(v["mcpServers"]["termplane"], entry["value"], "{v}");
+    assert_eq!(
+        std::fs::metadata(&settings).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    n.run(json!({ "type": "input", "subshellId": "a1",
+        "data": "echo \"=$GEMINI_CLI_HOME=\"", "keys": ["enter"] }))
+        .unwrap();
+    assert_shows(&n, "a1", &format!("={}=", home.display()), 5);
+
+    // A settings file that is not an object is left as it is, and the answer says why the
+    // server is not registered; the pane still starts.
+    std::fs::write(&settings, "[1]").unwrap();
+    let r = launch_gemini("a2", true, json!({}));
+    assert!(
+        r["mcpWarning"]
+            .as_str()
+            .unwrap()
+            .contains("not a JSON object"),
+        "{r}"
+    );
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), "[1]");
+    // Without isolation, or with the home moved out of it by the preset, nothing is written
+    // outside the node's own directories.
+    let elsewhere = TempDir::new("settings-elsewhere");
+    let r = launch_gemini(
+        "a3",
+        true,
+        json!({ "GEMINI_CLI_HOME": elsewhere.path().to_string_lossy() }),
+    );
+    assert!(r["mcpWarning"].as_str().unwrap().contains("outside"), "{r}");
+    let r = launch_gemini("a4", false, json!({}));
+    assert!(
+        r["mcpWarning"]
+            .as_str()
+            .unwrap()
+            .contains("config isolation"),
+        "{r}"
+    );
+    assert!(!elsewhere.path().join(".gemini").exists());
+    assert_eq!(n.exec.census().unwrap().len(), 4);
 }
 
 #[test]

@@ -169,7 +169,7 @@ fn tools() -> Vec<Tool> {
                         "nodeId": { "type": "string", "description": "Default: this pane's node." },
                         "cwd": { "type": "string", "description": "Absolute directory to start in." },
                         "name": { "type": "string" },
-                        "prompt": { "type": "string", "description": "Typed once the new pane is quiet." },
+                        "prompt": { "type": "string", "description": "An initial prompt: on the harness's command line where it takes one, else typed once the new pane is quiet." },
                         "permissions": {
                             "type": "object",
                             "properties": {

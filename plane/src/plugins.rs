@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::json;
-use termplane_proto::command::{DetectRule, McpRegistration, Resolve};
+use termplane_proto::command::{DetectRule, McpRegistration, Resolve, SettingsEntry};
 
 /// How a harness loads an MCP server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,9 +21,15 @@ pub enum McpDialect {
     /// Codex CLI: `-c mcp_servers.<name>.command=…` configuration overrides on its command line,
     /// with the credentials in a 0600 environment file the server reads.
     CodexOverrides,
-    /// Gemini CLI: a settings file with `mcpServers` named by `GEMINI_CLI_SYSTEM_SETTINGS_PATH`
-    /// (it must sit in a directory no one else can write: the node's data directory), and
-    /// `--skip-trust` (Gemini disables every MCP server in a folder it was not told to trust).
+    /// Gemini CLI, which reads MCP servers from its settings files only: with config
+    /// isolation, an entry `mcpServers.termplane` in the settings of the Gemini home the node
+    /// keeps for it (`GEMINI_CLI_HOME`), whose server reads the pane's credentials from a 0600
+    /// file named by the pane's `TERMPLANE_MCP_ENV_FILE` (Gemini expands variables in its
+    /// settings), so one entry serves every pane; without it, a settings file named by
+    /// `GEMINI_CLI_SYSTEM_SETTINGS_PATH`, which Gemini reads only when root owns it and every
+    /// directory above it, none of them writable by others (a node run by root, its data
+    /// directory private). Both set `GEMINI_CLI_TRUST_WORKSPACE=true` (Gemini starts no MCP
+    /// server in a folder it was not told to trust), which its `mcp list` honours too.
     GeminiSettings,
     /// opencode: a JSON config `{ "mcp": { name: { type: "local", command: [...],
     /// environment } } }` named by `OPENCODE_CONFIG`.
@@ -57,7 +63,7 @@ impl McpDialect {
                 "`-c mcp_servers.termplane.command=…` and `args=…` overrides on the command line; the server reads the pane's credentials from a 0600 file written on the node."
             }
             Self::GeminiSettings => {
-                "A 0600 settings file with `mcpServers.termplane` is written on the node and named by GEMINI_CLI_SYSTEM_SETTINGS_PATH; `--skip-trust` lets Gemini start it in the pane's folder."
+                "With config isolation, `mcpServers.termplane` is set in the settings of the Gemini home the node keeps for it (GEMINI_CLI_HOME); its server reads the pane's credentials from a 0600 file named by TERMPLANE_MCP_ENV_FILE. Without isolation, a 0600 settings file named by GEMINI_CLI_SYSTEM_SETTINGS_PATH, which Gemini reads only on a node run by root whose data directory no one else can write (the pane says so otherwise). GEMINI_CLI_TRUST_WORKSPACE=true lets Gemini start it in the pane's folder."
             }
             Self::OpencodeConfig => {
                 "A 0600 JSON config with `mcp.termplane` is written on the node and named by OPENCODE_CONFIG."
@@ -66,7 +72,7 @@ impl McpDialect {
     }
 }
 
-/// How a harness resumes an earlier session.
+/// How a harness resumes an earlier session by its id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Resume {
     /// It cannot.
@@ -75,6 +81,47 @@ pub enum Resume {
     Flag(&'static str),
     /// A subcommand: `<binary> <sub> <id>`.
     Subcommand(&'static str),
+}
+
+/// How a harness takes the launch's initial prompt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PromptArg {
+    /// It does not: the prompt is typed into the pane once its first screen has settled, and
+    /// Enter is pressed apart from the text.
+    Typed,
+    /// As the last word of its command line, after `--`. With `one_word_typed`, a prompt of
+    /// one word is typed instead: the harness would take a word that names one of its
+    /// subcommands for that subcommand, `--` or not.
+    Positional {
+        /// Type a one-word prompt instead.
+        one_word_typed: bool,
+    },
+    /// `<flag>=<prompt>`.
+    Flag(&'static str),
+}
+
+/// Where a harness keeps a session the plane started under an id it chose, so a restart
+/// resumes only a session that was saved (a harness asked to resume one it never saved ends at
+/// once).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SessionFile {
+    /// Nowhere the plane can name: a known session is resumed as it is.
+    Unknown,
+    /// Claude Code: `<config dir>/projects/<the directory, see [`claude_project`]>/<id>.jsonl`,
+    /// written once something was typed; the config directory is `CLAUDE_CONFIG_DIR`, else
+    /// `~/.claude`.
+    ClaudeProjects,
+}
+
+/// How a pane's harness starts its session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Session<'a> {
+    /// A new session, under this id for a harness that takes one (`session_id_flag`).
+    New(Option<&'a str>),
+    /// The session with this id.
+    Resume(&'a str),
+    /// The harness's most recent session, in its own words (`continue_last`).
+    ContinueLast,
 }
 
 /// A built-in harness plugin.
@@ -98,11 +145,18 @@ pub struct Plugin {
     pub args: &'static [&'static str],
     /// How it loads the pane's MCP server.
     pub mcp: McpDialect,
-    /// How it resumes.
+    /// How it resumes a session by its id.
     pub resume: Resume,
+    /// The words that continue its most recent session, for a restart that knows no session
+    /// id; they go where the words of `resume` go. Empty: such a restart starts afresh.
+    pub continue_last: &'static [&'static str],
     /// A flag that starts a new session under an id the plane chooses (a UUID), so the
     /// session can be resumed later without asking the harness for its id.
     pub session_id_flag: Option<&'static str>,
+    /// Where a session started under such an id is saved.
+    pub session_file: SessionFile,
+    /// How it takes the initial prompt.
+    pub prompt: PromptArg,
     /// Enabled until an administrator says otherwise.
     pub enabled_by_default: bool,
 }
@@ -136,7 +190,10 @@ pub fn builtin() -> Vec<Plugin> {
             args: &["-l"],
             mcp: McpDialect::None,
             resume: Resume::No,
+            continue_last: &[],
             session_id_flag: None,
+            session_file: SessionFile::Unknown,
+            prompt: PromptArg::Typed,
             enabled_by_default: true,
         },
         Plugin {
@@ -156,7 +213,14 @@ pub fn builtin() -> Vec<Plugin> {
             args: &[],
             mcp: McpDialect::ClaudeConfigFile,
             resume: Resume::Flag("--resume"),
+            // Every session has an id the plane chose (`--continue` with none saved ends at
+            // once).
+            continue_last: &[],
             session_id_flag: Some("--session-id"),
+            session_file: SessionFile::ClaudeProjects,
+            prompt: PromptArg::Positional {
+                one_word_typed: true,
+            },
             enabled_by_default: true,
         },
         Plugin {
@@ -175,7 +239,13 @@ pub fn builtin() -> Vec<Plugin> {
             args: &[],
             mcp: McpDialect::CodexOverrides,
             resume: Resume::Subcommand("resume"),
+            // Its most recent session in the pane's directory, or a new one when there is none.
+            continue_last: &["resume", "--last"],
             session_id_flag: None,
+            session_file: SessionFile::Unknown,
+            prompt: PromptArg::Positional {
+                one_word_typed: false,
+            },
             enabled_by_default: true,
         },
         Plugin {
@@ -194,7 +264,14 @@ pub fn builtin() -> Vec<Plugin> {
             args: &[],
             mcp: McpDialect::GeminiSettings,
             resume: Resume::Flag("--resume"),
-            session_id_flag: Some("--session-id"),
+            // Its most recent session of the pane's directory, or a new one when there is none
+            // (Gemini saves a session file at once but resumes it, by id too, only once
+            // something was typed, and refuses a new session under the id of a saved one: an
+            // id the plane chose could be neither resumed nor reused).
+            continue_last: &["--resume", "latest"],
+            session_id_flag: None,
+            session_file: SessionFile::Unknown,
+            prompt: PromptArg::Flag("--prompt-interactive"),
             enabled_by_default: true,
         },
         Plugin {
@@ -214,7 +291,11 @@ pub fn builtin() -> Vec<Plugin> {
             args: &[],
             mcp: McpDialect::OpencodeConfig,
             resume: Resume::Flag("--session"),
+            // Its most recent session (opencode keeps them per project), or a new one.
+            continue_last: &["--continue"],
             session_id_flag: None,
+            session_file: SessionFile::Unknown,
+            prompt: PromptArg::Flag("--prompt"),
             enabled_by_default: true,
         },
     ]
@@ -247,42 +328,108 @@ impl Plugin {
         }
     }
 
-    /// The command line template: the binary placeholder, the plugin's arguments, the preset's
-    /// flags, then the resume words — or, for a new session of a harness that takes one, the
-    /// session id the plane chose (`new_session`).
+    /// Whether `prompt` goes on its command line (else it is typed into the pane).
+    #[must_use]
+    pub fn takes_prompt(&self, prompt: &str) -> bool {
+        match self.prompt {
+            PromptArg::Typed => false,
+            PromptArg::Positional { one_word_typed } => {
+                !one_word_typed || prompt.trim().contains(char::is_whitespace)
+            }
+            PromptArg::Flag(_) => true,
+        }
+    }
+
+    /// The command line template: the binary placeholder, the resume words of a resume
+    /// subcommand, the plugin's arguments, the preset's flags, the resume words of a resume
+    /// flag (or, for a new session of a harness that takes one, the session id the plane
+    /// chose), then the initial `prompt` where the harness takes one on its command line (see
+    /// [`Self::takes_prompt`]; pass `None` for a prompt that is typed).
     #[must_use]
     pub fn argv(
         &self,
         flags: &[String],
-        resume: Option<&str>,
-        new_session: Option<&str>,
+        session: Session<'_>,
+        prompt: Option<&str>,
     ) -> Vec<String> {
         let mut argv = vec![termplane_proto::command::HARNESS_BINARY_PLACEHOLDER.to_owned()];
-        if let (Resume::Subcommand(sub), Some(id)) = (self.resume, resume) {
-            argv.push(sub.to_owned());
-            argv.push(id.to_owned());
+        match (self.resume, session) {
+            (Resume::Subcommand(sub), Session::Resume(id)) => {
+                argv.push(sub.to_owned());
+                argv.push(id.to_owned());
+            }
+            (Resume::Subcommand(_), Session::ContinueLast) => {
+                argv.extend(self.continue_last.iter().map(|w| (*w).to_owned()));
+            }
+            _ => {}
         }
         argv.extend(self.args.iter().map(|a| (*a).to_owned()));
         argv.extend(flags.iter().cloned());
-        match (self.resume, resume, self.session_id_flag, new_session) {
-            (Resume::Flag(flag), Some(id), _, _) => {
+        match (self.resume, session, self.session_id_flag) {
+            (Resume::Flag(flag), Session::Resume(id), _) => {
                 argv.push(flag.to_owned());
                 argv.push(id.to_owned());
             }
-            (_, None, Some(flag), Some(id)) => {
+            (Resume::Flag(_), Session::ContinueLast, _) => {
+                argv.extend(self.continue_last.iter().map(|w| (*w).to_owned()));
+            }
+            (_, Session::New(Some(id)), Some(flag)) => {
                 argv.push(flag.to_owned());
                 argv.push(id.to_owned());
             }
             _ => {}
         }
+        if let Some(p) = prompt.filter(|p| self.takes_prompt(p)) {
+            match self.prompt {
+                PromptArg::Positional { .. } => {
+                    argv.push("--".to_owned());
+                    argv.push(p.to_owned());
+                }
+                PromptArg::Flag(flag) => argv.push(format!("{flag}={p}")),
+                PromptArg::Typed => {}
+            }
+        }
         argv
     }
 
-    /// The MCP registration of a launch: the file written (0600) at `file_path` on the node and
-    /// the arguments and environment that make the harness load it. `None` for a harness with
-    /// no MCP client.
+    /// Where a session with id `id`, started in `cwd`, is saved on the node, for a harness
+    /// whose sessions can be found (`session_file`): `config_dir` is the harness's
+    /// configuration directory as the pane has it (Claude Code's `CLAUDE_CONFIG_DIR`).
     #[must_use]
-    pub fn registration(&self, server: &McpServer, file_path: &str) -> Option<McpRegistration> {
+    pub fn session_path(&self, config_dir: &str, cwd: &str, id: &str) -> Option<String> {
+        match self.session_file {
+            SessionFile::Unknown => None,
+            SessionFile::ClaudeProjects => Some(format!(
+                "{}/projects/{}/{id}.jsonl",
+                config_dir.trim_end_matches('/'),
+                claude_project(cwd)
+            )),
+        }
+    }
+
+    /// The name of a launch's registration file in the node's `mcp/` directory.
+    #[must_use]
+    pub fn registration_file(&self, subshell_id: &str, in_settings: bool) -> String {
+        let ext = match self.mcp {
+            McpDialect::CodexOverrides => "env",
+            McpDialect::GeminiSettings if in_settings => "env",
+            _ => "json",
+        };
+        format!("{subshell_id}.{ext}")
+    }
+
+    /// The MCP registration of a launch: the file written (0600) at `file_path` on the node and
+    /// the arguments and environment that make the harness load it. With `in_settings` (config
+    /// isolation on a node that sets a settings entry), a harness that reads MCP servers only
+    /// from its settings gets its entry there (see [`McpDialect::GeminiSettings`]).
+    /// `None` for a harness with no MCP client.
+    #[must_use]
+    pub fn registration(
+        &self,
+        server: &McpServer,
+        file_path: &str,
+        in_settings: bool,
+    ) -> Option<McpRegistration> {
         let entry = json!({
             "command": server.command,
             "args": server.args,
@@ -322,13 +469,36 @@ impl Plugin {
                     BTreeMap::new(),
                 )
             }
+            McpDialect::GeminiSettings if in_settings => {
+                let mut args = server.args.clone();
+                args.push("--env-file".to_owned());
+                args.push(format!("${{{GEMINI_ENV_FILE_VAR}}}"));
+                return Some(McpRegistration {
+                    path: file_path.to_owned(),
+                    file_content: env_file(&server.env),
+                    args: Vec::new(),
+                    env: BTreeMap::from([
+                        (GEMINI_ENV_FILE_VAR.to_owned(), file_path.to_owned()),
+                        ("GEMINI_CLI_TRUST_WORKSPACE".to_owned(), "true".to_owned()),
+                    ]),
+                    settings_entry: Some(SettingsEntry {
+                        dir_env: "GEMINI_CLI_HOME".to_owned(),
+                        file: ".gemini/settings.json".to_owned(),
+                        keys: vec!["mcpServers".to_owned(), MCP_SERVER_NAME.to_owned()],
+                        value: json!({ "command": server.command, "args": args }),
+                    }),
+                });
+            }
             McpDialect::GeminiSettings => (
                 json!({ "mcpServers": { MCP_SERVER_NAME: entry } }).to_string(),
-                vec!["--skip-trust".to_owned()],
-                BTreeMap::from([(
-                    "GEMINI_CLI_SYSTEM_SETTINGS_PATH".to_owned(),
-                    file_path.to_owned(),
-                )]),
+                Vec::new(),
+                BTreeMap::from([
+                    (
+                        "GEMINI_CLI_SYSTEM_SETTINGS_PATH".to_owned(),
+                        file_path.to_owned(),
+                    ),
+                    ("GEMINI_CLI_TRUST_WORKSPACE".to_owned(), "true".to_owned()),
+                ]),
             ),
             McpDialect::OpencodeConfig => {
                 let mut command = vec![server.command.clone()];
@@ -354,8 +524,52 @@ impl Plugin {
             file_content,
             args,
             env,
+            settings_entry: None,
         })
     }
+}
+
+/// The environment variable naming a Gemini pane's credentials file in its settings entry.
+pub const GEMINI_ENV_FILE_VAR: &str = "TERMPLANE_MCP_ENV_FILE";
+
+/// The folder Claude Code keeps the sessions of directory `cwd` in, under `projects/`: every
+/// UTF-16 unit that is not an ASCII letter or digit becomes `-`; a name longer than 200 keeps
+/// its first 200 and gains `-` and the base-36 magnitude of a 32-bit hash of `cwd`
+/// (`h = h * 31 + unit`, wrapping).
+#[must_use]
+pub fn claude_project(cwd: &str) -> String {
+    let mut name = String::with_capacity(cwd.len());
+    for c in cwd.chars() {
+        if c.is_ascii_alphanumeric() {
+            name.push(c);
+        } else {
+            for _ in 0..c.len_utf16() {
+                name.push('-');
+            }
+        }
+    }
+    if name.len() <= 200 {
+        return name;
+    }
+    let mut h: i32 = 0;
+    for unit in cwd.encode_utf16() {
+        h = h.wrapping_mul(31).wrapping_add(i32::from(unit));
+    }
+    let mut n = i64::from(h).unsigned_abs();
+    let mut digits = Vec::new();
+    loop {
+        let d = u8::try_from(n % 36).unwrap_or(0);
+        digits.push(if d < 10 { b'0' + d } else { b'a' + d - 10 });
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    digits.reverse();
+    name.truncate(200);
+    name.push('-');
+    name.push_str(&String::from_utf8_lossy(&digits));
+    name
 }
 
 /// A TOML basic string of `s`.
@@ -413,25 +627,129 @@ mod tests {
 
     #[test]
     fn argv_puts_the_binary_first_and_resume_where_the_harness_wants_it() {
+        let flags = ["--model".to_owned(), "x".to_owned()];
         let claude = find("claude-code").unwrap();
         assert_eq!(
-            claude.argv(&["--model".into(), "x".into()], Some("abc"), Some("new")),
+            claude.argv(&flags, Session::Resume("abc"), None),
             ["@@HARNESS_BINARY@@", "--model", "x", "--resume", "abc"]
         );
         assert_eq!(
-            claude.argv(&[], None, Some("u-1")),
+            claude.argv(&[], Session::New(Some("u-1")), None),
             ["@@HARNESS_BINARY@@", "--session-id", "u-1"]
         );
         let codex = find("codex").unwrap();
         assert_eq!(
-            codex.argv(&[], Some("s1"), None),
+            codex.argv(&[], Session::Resume("s1"), None),
             ["@@HARNESS_BINARY@@", "resume", "s1"]
         );
-        assert_eq!(codex.argv(&[], None, Some("u-1")), ["@@HARNESS_BINARY@@"]);
+        assert_eq!(
+            codex.argv(&flags, Session::ContinueLast, None),
+            ["@@HARNESS_BINARY@@", "resume", "--last", "--model", "x"]
+        );
+        assert_eq!(
+            codex.argv(&[], Session::New(Some("u-1")), None),
+            ["@@HARNESS_BINARY@@"]
+        );
+        assert_eq!(
+            find("gemini")
+                .unwrap()
+                .argv(&flags, Session::ContinueLast, None),
+            ["@@HARNESS_BINARY@@", "--model", "x", "--resume", "latest"]
+        );
+        assert_eq!(
+            find("opencode")
+                .unwrap()
+                .argv(&[], Session::ContinueLast, None),
+            ["@@HARNESS_BINARY@@", "--continue"]
+        );
         let shell = find("shell").unwrap();
         assert_eq!(
-            shell.argv(&[], Some("ignored"), None),
+            shell.argv(&[], Session::Resume("ignored"), None),
             ["@@HARNESS_BINARY@@", "-l"]
+        );
+        assert_eq!(
+            shell.argv(&[], Session::ContinueLast, None),
+            ["@@HARNESS_BINARY@@", "-l"]
+        );
+    }
+
+    #[test]
+    fn the_prompt_goes_on_the_command_line_where_the_harness_takes_one() {
+        let claude = find("claude-code").unwrap();
+        assert_eq!(
+            claude.argv(
+                &["--add-dir".into(), "/a".into()],
+                Session::New(Some("u")),
+                Some("-fix the build")
+            ),
+            [
+                "@@HARNESS_BINARY@@",
+                "--add-dir",
+                "/a",
+                "--session-id",
+                "u",
+                "--",
+                "-fix the build"
+            ]
+        );
+        // One word could name one of its subcommands (`doctor`): typed instead.
+        assert!(!claude.takes_prompt("doctor"));
+        assert!(!claude.takes_prompt(" doctor\n"));
+        assert_eq!(
+            claude.argv(&[], Session::New(None), Some("doctor")),
+            ["@@HARNESS_BINARY@@"]
+        );
+        assert_eq!(
+            find("codex")
+                .unwrap()
+                .argv(&[], Session::New(None), Some("resume")),
+            ["@@HARNESS_BINARY@@", "--", "resume"]
+        );
+        assert_eq!(
+            find("gemini")
+                .unwrap()
+                .argv(&[], Session::New(None), Some("a b")),
+            ["@@HARNESS_BINARY@@", "--prompt-interactive=a b"]
+        );
+        assert_eq!(
+            find("opencode")
+                .unwrap()
+                .argv(&[], Session::New(None), Some("-x y")),
+            ["@@HARNESS_BINARY@@", "--prompt=-x y"]
+        );
+        let shell = find("shell").unwrap();
+        assert!(!shell.takes_prompt("echo hi"));
+        assert_eq!(
+            shell.argv(&[], Session::New(None), Some("echo hi")),
+            ["@@HARNESS_BINARY@@", "-l"]
+        );
+    }
+
+    #[test]
+    fn claude_sessions_are_found_under_its_project_folder() {
+        // Vectors computed with Claude Code 2.1's own function.
+        assert_eq!(claude_project("/tmp/hx/c1/work"), "-tmp-hx-c1-work");
+        assert_eq!(
+            claude_project("/home/ana/src/my.project_x"),
+            "-home-ana-src-my-project-x"
+        );
+        assert_eq!(claude_project("/srv/é😀/x"), "-srv-----x");
+        let deep = format!("/{}end", "deep/".repeat(45));
+        assert_eq!(
+            claude_project(&deep),
+            format!("{}-surx5", &claude_project(&deep)[..200])
+        );
+        assert!(claude_project(&deep)[..200].starts_with("-deep-deep-"));
+        let claude = find("claude-code").unwrap();
+        assert_eq!(
+            claude.session_path("/h/.claude/", "/w/p", "u-1").unwrap(),
+            "/h/.claude/projects/-w-p/u-1.jsonl"
+        );
+        assert!(
+            find("codex")
+                .unwrap()
+                .session_path("/x", "/w", "u")
+                .is_none()
         );
     }
 
@@ -439,7 +757,7 @@ mod tests {
     fn claude_gets_its_config_file_by_flag() {
         let r = find("claude-code")
             .unwrap()
-            .registration(&server(), "/d/mcp/x.json")
+            .registration(&server(), "/d/mcp/x.json", false)
             .unwrap();
         assert_eq!(r.args, ["--mcp-config=/d/mcp/x.json"]);
         let v: serde_json::Value = serde_json::from_str(&r.file_content).unwrap();
@@ -457,9 +775,10 @@ mod tests {
     fn codex_overrides_carry_no_secret() {
         let r = find("codex")
             .unwrap()
-            .registration(&server(), "/d/mcp/x.env")
+            .registration(&server(), "/d/mcp/x.env", true)
             .unwrap();
         assert!(r.args.iter().all(|a| !a.contains("tp_x")), "{:?}", r.args);
+        assert!(r.settings_entry.is_none());
         assert_eq!(
             r.args[3],
             "mcp_servers.termplane.args=[\"mcp\", \"--env-file\", \"/d/mcp/x.env\"]"
@@ -469,15 +788,43 @@ mod tests {
 
     #[test]
     fn gemini_and_opencode_name_their_files_by_environment() {
-        let g = find("gemini")
-            .unwrap()
-            .registration(&server(), "/d/mcp/g.json")
+        let gemini = find("gemini").unwrap();
+        let g = gemini
+            .registration(&server(), "/d/mcp/g.json", false)
             .unwrap();
         assert_eq!(g.env["GEMINI_CLI_SYSTEM_SETTINGS_PATH"], "/d/mcp/g.json");
-        assert_eq!(g.args, ["--skip-trust"]);
+        assert_eq!(g.env["GEMINI_CLI_TRUST_WORKSPACE"], "true");
+        assert!(g.args.is_empty() && g.settings_entry.is_none());
+        let v: serde_json::Value = serde_json::from_str(&g.file_content).unwrap();
+        assert_eq!(
+            v["mcpServers"]["termplane"]["env"]["TERMPLANE_TOKEN"],
+            "tp_x"
+        );
+        // Isolated: one entry in Gemini's own settings serves every pane, each pane's
+        // credentials in its own file, named by its environment.
+        assert_eq!(gemini.registration_file("ab", true), "ab.env");
+        let g = gemini
+            .registration(&server(), "/d/mcp/ab.env", true)
+            .unwrap();
+        assert_eq!(
+            g.file_content,
+            "TERMPLANE_TOKEN=tp_x\nTERMPLANE_URL=http://127.0.0.1:7420\n"
+        );
+        assert_eq!(g.env["TERMPLANE_MCP_ENV_FILE"], "/d/mcp/ab.env");
+        assert_eq!(g.env["GEMINI_CLI_TRUST_WORKSPACE"], "true");
+        assert!(!g.env.contains_key("GEMINI_CLI_SYSTEM_SETTINGS_PATH"));
+        let e = g.settings_entry.unwrap();
+        assert_eq!(e.dir_env, "GEMINI_CLI_HOME");
+        assert_eq!(e.file, ".gemini/settings.json");
+        assert_eq!(e.keys, ["mcpServers", "termplane"]);
+        assert_eq!(
+            e.value,
+            serde_json::json!({ "command": "/usr/bin/termplane", "args": ["mcp", "--env-file", "${TERMPLANE_MCP_ENV_FILE}"] })
+        );
+        assert!(!e.value.to_string().contains("tp_x"));
         let o = find("opencode")
             .unwrap()
-            .registration(&server(), "/d/mcp/o.json")
+            .registration(&server(), "/d/mcp/o.json", true)
             .unwrap();
         assert_eq!(o.env["OPENCODE_CONFIG"], "/d/mcp/o.json");
         let v: serde_json::Value = serde_json::from_str(&o.file_content).unwrap();
@@ -489,7 +836,7 @@ mod tests {
         assert!(
             find("shell")
                 .unwrap()
-                .registration(&server(), "/x")
+                .registration(&server(), "/x", false)
                 .is_none()
         );
     }

@@ -443,6 +443,32 @@ fn a_long_paste_is_split_into_ordered_pieces_and_arrives_whole() {
 }
 
 #[test]
+fn text_and_enter_sent_together_reach_the_program_in_separate_reads() {
+    // A program that reads its terminal raw, half a second after it last did (busy, as a CLI
+    // that renders or starts up), and shows what each read returned: an agent CLI takes text
+    // and Enter that arrive in one read for a paste, and does not submit it.
+    let w = world();
+    let r = w.as_bearer(
+        &w.key,
+        "POST",
+        "/api/presets",
+        Some(json!({
+            "name": "raw reader",
+            "harnessId": "shell",
+            "flags": ["-c", "exec python3 -c 'import os, time, tty; tty.setraw(0); os.write(1, b\"ready\\r\\n\"); [(time.sleep(0.5), os.write(1, repr(os.read(0, 4096)).encode() + b\"\\r\\n\")) for _ in range(9)]'"],
+        })),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let s = w.launch(json!({ "presetId": r.json()["id"] }));
+    let id = s["id"].as_str().unwrap().to_owned();
+    w.wait_screen(&id, "ready");
+    w.type_line(&id, "hello there");
+    let screen = w.wait_screen(&id, "b'\\r'");
+    assert!(screen.contains("b'hello there'"), "{screen}");
+    assert!(!screen.contains("there\\r"), "{screen}");
+}
+
+#[test]
 fn a_command_over_the_links_envelope_is_refused_before_dispatch() {
     let w = world();
     let s = w.launch(json!({}));

@@ -199,7 +199,35 @@ pub struct McpRegistration {
     /// Harness-dialect environment added to the pane.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// An entry to set in a JSON settings file the harness keeps in its isolated configuration
+    /// directory. Sent only with config isolation, to a node whose `ready` advertises
+    /// [`SETTINGS_ENTRY`]; an older node's strict decoder would refuse the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings_entry: Option<SettingsEntry>,
 }
+
+/// An entry set in a harness's own JSON settings file before the pane starts. The file is
+/// `<dir>/<file>`, where `<dir>` is the value of the pane's environment variable `dirEnv`
+/// (after config isolation and the preset's environment are applied), which must lie inside the
+/// harness's isolated configuration directory. The file's object keeps everything else it
+/// holds; the nested objects named by `keys` are made where missing and the last key is set to
+/// `value`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SettingsEntry {
+    /// The environment variable naming the directory the file is in.
+    pub dir_env: String,
+    /// The file, relative to that directory.
+    pub file: String,
+    /// The keys of the nested objects down to the entry (at least one).
+    pub keys: Vec<String>,
+    /// The entry.
+    pub value: serde_json::Value,
+}
+
+/// The `ready` capability of a node that sets an MCP registration's `settingsEntry`.
+pub const SETTINGS_ENTRY: &str = "settings_entry";
 
 /// `launch`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -36,6 +36,12 @@ fn every_command() -> Vec<Command> {
                 file_content: "{}".into(),
                 args: vec![],
                 env: Default::default(),
+                settings_entry: Some(SettingsEntry {
+                    dir_env: "GEMINI_CLI_HOME".into(),
+                    file: ".gemini/settings.json".into(),
+                    keys: vec!["mcpServers".into(), "termplane".into()],
+                    value: json!({ "command": "/usr/bin/termplane-node", "args": ["mcp"] }),
+                }),
             }),
             resume: Some("abc".into()),
             cols: 120,

@@ -7,10 +7,17 @@ owes them is (1) a command line and environment that make each one load the pane
 in its own configuration dialect, and (2) an MCP server that a real MCP client can use. This
 stand-in checks both from inside a real pane: it finds the registration the way the harness
 named by argv[0] does (Claude Code's `--mcp-config=FILE`, Codex's `-c mcp_servers.NAME.*`
-overrides, Gemini CLI's `GEMINI_CLI_SYSTEM_SETTINGS_PATH`, opencode's `OPENCODE_CONFIG`),
-starts the server exactly as registered through the official Python MCP SDK's client, calls
-tools, and writes what it saw to `standin-report.json` in its working directory. Then it echoes
-each line typed into the pane as `got: LINE`, until end of input.
+overrides, Gemini CLI's settings — the user settings under `GEMINI_CLI_HOME`, with `$VAR` and
+`${VAR}` read from the environment, then a `GEMINI_CLI_SYSTEM_SETTINGS_PATH` file only where root
+owns it and every folder above it, none writable by others, as Gemini asks — and opencode's
+`OPENCODE_CONFIG`), starts the server exactly as registered through the official Python MCP
+SDK's client, calls tools, and writes what it saw to `standin-report.json` in its working
+directory. Then it echoes each line typed into the pane as `got: LINE`, until end of input.
+
+Like Claude Code, the `claude` stand-in saves its session (`--session-id` or `--resume`) under
+`projects/` of its configuration directory once a line is typed, and ends at once when asked to
+resume a session it never saved. Like Gemini CLI, the `gemini` stand-in ends at once when asked
+to resume by id a session that is not saved (it saves none).
 
 `--version` prints a version, as detection asks. A `standin-plan.json` in the working directory
 names a foreign subshell id the pane must not be able to read, and a channel to post to.
@@ -20,6 +27,7 @@ import asyncio
 import hashlib
 import json
 import os
+import re
 import sys
 import tomllib
 
@@ -47,14 +55,65 @@ def registration():
         prefix = f"mcp_servers.{NAME}."
         return overrides[prefix + "command"], overrides.get(prefix + "args", []), {}
     if h == "gemini":
-        path = os.environ["GEMINI_CLI_SYSTEM_SETTINGS_PATH"]
-        s = json.load(open(path))["mcpServers"][NAME]
+        home = os.environ.get("GEMINI_CLI_HOME") or os.environ["HOME"]
+        user = os.path.join(home, ".gemini", "settings.json")
+        servers = {}
+        if os.path.exists(user):
+            servers = expand(json.load(open(user))).get("mcpServers", {})
+        if NAME not in servers:
+            path = os.environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH", "")
+            if path and root_only(path):
+                servers = expand(json.load(open(path))).get("mcpServers", {})
+        if NAME not in servers:
+            raise SystemExit("no termplane server in Gemini's settings it would read")
+        s = servers[NAME]
         return s["command"], s.get("args", []), s.get("env", {})
     if h == "opencode":
         path = os.environ["OPENCODE_CONFIG"]
         s = json.load(open(path))["mcp"][NAME]
         return s["command"][0], s["command"][1:], s.get("environment", {})
     raise SystemExit(f"no registration dialect for {h}")
+
+
+def expand(value):
+    """Gemini's `$VAR` / `${VAR}` in every string of its settings."""
+    if isinstance(value, dict):
+        return {k: expand(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [expand(v) for v in value]
+    if isinstance(value, str):
+        return re.sub(
+            r"\$(?:(\w+)|\{([^}]+?)\})",
+            lambda m: os.environ.get(m.group(1) or m.group(2), m.group(0)),
+            value,
+        )
+    return value
+
+
+def root_only(path):
+    """Whether root owns `path` and every folder above it, none writable by group or others."""
+    p = os.path.realpath(path)
+    while True:
+        st = os.stat(p)
+        if st.st_uid != 0 or st.st_mode & 0o022:
+            return False
+        if p == "/":
+            return True
+        p = os.path.dirname(p)
+
+
+def claude_session_file():
+    """Where Claude Code saves the session of its `--session-id` or `--resume` (None: none)."""
+    argv = sys.argv[1:]
+    sid = None
+    for flag in ("--session-id", "--resume"):
+        if flag in argv:
+            sid = argv[argv.index(flag) + 1]
+    if sid is None:
+        return None
+    config = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.environ["HOME"], ".claude")
+    project = re.sub(r"[^a-zA-Z0-9]", "-", os.getcwd())
+    return os.path.join(config, "projects", project, sid + ".jsonl")
 
 
 def outcome(result):
@@ -136,6 +195,14 @@ def main():
     if "--version" in sys.argv[1:]:
         print(f"{harness()} 0.0.0 (termplane test stand-in)")
         return
+    argv = sys.argv[1:]
+    session = claude_session_file() if harness() == "claude" else None
+    if "--resume" in argv and harness() == "claude" and not os.path.exists(session):
+        print(f"No conversation found with session ID: {argv[argv.index('--resume') + 1]}")
+        sys.exit(1)
+    if "--resume" in argv and harness() == "gemini" and argv[argv.index("--resume") + 1] != "latest":
+        print("Error resuming session: No previous sessions found for this project.")
+        sys.exit(42)
     token = os.environ.get("TERMPLANE_TOKEN", "")
     report = {
         "harness": harness(),
@@ -152,6 +219,10 @@ def main():
     os.replace("standin-report.json.part", "standin-report.json")
     print("standin ready", flush=True)
     for line in sys.stdin:
+        if session:
+            os.makedirs(os.path.dirname(session), exist_ok=True)
+            with open(session, "a") as f:
+                f.write(json.dumps({"type": "user", "text": line.rstrip("\n")}) + "\n")
         print("got: " + line.rstrip("\n"), flush=True)
 
 

@@ -252,7 +252,7 @@ impl<const MIN: usize, const MAX: usize> JsonSchema for Multiline<MIN, MAX> {
     }
 }
 
-/// An initial prompt (typed once the pane is quiet).
+/// An initial prompt (on the harness's command line, or typed once the pane is quiet).
 pub type Prompt = Multiline<1, 65_536>;
 
 /// Most characters typed by one `input` request.
@@ -406,7 +406,10 @@ pub struct LaunchRequest {
     /// Rows (default 36).
     #[serde(default)]
     pub rows: Option<GridSize>,
-    /// A prompt to type, with Enter, once the pane has been quiet for a moment.
+    /// An initial prompt: passed on the harness's command line where it takes one there (Claude
+    /// Code, Codex, Gemini CLI, opencode; a one-word prompt to Claude Code, which could name
+    /// one of its subcommands, is typed instead); else typed once the pane's first screen has
+    /// settled, and Enter pressed apart once the program has taken the text.
     #[serde(default)]
     pub prompt: Option<Prompt>,
     /// The permission map of the pane's token (default: channels write, subshells read). A pane
@@ -524,6 +527,9 @@ pub struct Subshell {
     pub started_at: Option<i64>,
     /// When it last ended (ms).
     pub ended_at: Option<i64>,
+    /// What its last launch could not do though the pane started: its harness does not load
+    /// the pane's MCP server, and why (`null`: nothing).
+    pub warning: Option<String>,
 }
 
 /// `GET /api/subshells` query.

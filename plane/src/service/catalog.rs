@@ -210,7 +210,7 @@ impl Service {
                     known_paths: p.known_paths.iter().map(|s| (*s).to_owned()).collect(),
                     version_args: p.version_args.iter().map(|s| (*s).to_owned()).collect(),
                 },
-                argv: p.argv(&[], None, None),
+                argv: p.argv(&[], plugins::Session::New(None), None),
                 mcp: McpDialect {
                     kind: p.mcp.name().to_owned(),
                     description: p.mcp.description().to_owned(),
@@ -243,13 +243,19 @@ impl Service {
 
     // ----- detection -----
 
-    /// Asks the node to detect every enabled harness now and stores the answer.
-    pub(super) async fn detect_now(&self, node_id: &str) -> Result<Vec<Detected>, ApiError> {
+    /// Asks the node to detect every enabled harness now (or only `only`, when enabled) and
+    /// stores the answer.
+    pub(super) async fn detect_now(
+        &self,
+        node_id: &str,
+        only: Option<&str>,
+    ) -> Result<Vec<Detected>, ApiError> {
         let enabled: Vec<plugins::Plugin> = self
             .plugins_with_switches()
             .await?
             .into_iter()
             .filter_map(|(p, on)| on.then_some(p))
+            .filter(|p| only.is_none_or(|h| h == p.id))
             .collect();
         let env_names = enabled
             .iter()
@@ -307,7 +313,8 @@ impl Service {
     }
 
     /// Whether `harness` can be launched on `node_id` now; with `kick`, a missing or stale
-    /// answer is asked for again first.
+    /// answer is asked for again first — for that harness alone, so a launch never waits on
+    /// the version probes of the others.
     pub(super) async fn launch_gate(
         &self,
         node_id: &str,
@@ -332,7 +339,7 @@ impl Service {
             .find(|d| d.harness_id == harness);
         if kick && !known.as_ref().is_some_and(fresh) {
             known = self
-                .detect_now(node_id)
+                .detect_now(node_id, Some(harness))
                 .await?
                 .into_iter()
                 .find(|d| d.harness_id == harness);
@@ -389,12 +396,20 @@ impl Service {
         self.launchable_node(&c, node_id).await?;
         let now = self.now();
         let stored = self.store.detections(node_id).await?;
-        let stale = stored.is_empty()
-            || stored
-                .iter()
-                .any(|d| now - d.checked_at >= DETECTION_FRESH_MS);
+        // Stale when any enabled harness has no fresh answer (a launch asks about its own
+        // harness only, so the others may never have been asked).
+        let stale = self
+            .plugins_with_switches()
+            .await?
+            .iter()
+            .filter(|(_, on)| *on)
+            .any(|(p, _)| {
+                !stored
+                    .iter()
+                    .any(|d| d.harness_id == p.id && now - d.checked_at < DETECTION_FRESH_MS)
+            });
         if (refresh || stale) && self.node_reachable(node_id) {
-            self.detect_now(node_id).await?;
+            self.detect_now(node_id, None).await?;
         }
         let stored = self.store.detections(node_id).await?;
         let now = self.now();

@@ -70,13 +70,15 @@ pub struct Subshell {
     pub started_at: Option<i64>,
     /// When it last ended.
     pub ended_at: Option<i64>,
+    /// What its last launch could not do (its MCP server not loaded, and why).
+    pub warning: Option<String>,
 }
 
 const COLS: &str = "id, owner_user_id, node_id, harness_id, name, cwd, preset_id, workspace_id, \
      launch_spec, state, exit_code, error, cols, rows, prompt, prompt_state, auto_restart, \
      restarts, attention, attention_at, harness_session_id, token_digest, token_perms, \
      token_expires_at, parent_subshell_id, created_by_kind, mcp_seen_at, created_at, updated_at, \
-     started_at, ended_at";
+     started_at, ended_at, warning";
 
 fn subshell_of(r: &AnyRow) -> Result<Subshell, sqlx::Error> {
     Ok(Subshell {
@@ -111,6 +113,7 @@ fn subshell_of(r: &AnyRow) -> Result<Subshell, sqlx::Error> {
         updated_at: r.try_get("updated_at")?,
         started_at: r.try_get("started_at")?,
         ended_at: r.try_get("ended_at")?,
+        warning: r.try_get("warning")?,
     })
 }
 
@@ -162,7 +165,7 @@ impl Store {
         sqlx::query(sqlx::AssertSqlSafe(format!(
             "INSERT INTO subshells ({COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, \
              $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, \
-             $28, $29, $30, $31)"
+             $28, $29, $30, $31, $32)"
         )))
         .bind(&s.id)
         .bind(&s.owner_user_id)
@@ -195,6 +198,7 @@ impl Store {
         .bind(s.updated_at)
         .bind(s.started_at)
         .bind(s.ended_at)
+        .bind(s.warning.clone())
         .execute(&mut *tx)
         .await?;
         audit_in(
@@ -532,6 +536,22 @@ impl Store {
         .await?
         .rows_affected();
         Ok(n == 1)
+    }
+
+    /// Records what the subshell's last launch could not do (`None`: nothing).
+    pub async fn set_subshell_warning(
+        &self,
+        id: &str,
+        warning: Option<&str>,
+        now: i64,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query("UPDATE subshells SET warning = $1, updated_at = $2 WHERE id = $3")
+            .bind(warning.map(str::to_owned))
+            .bind(now)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
     }
 
     /// Records the initial prompt's delivery.

@@ -93,7 +93,11 @@ impl Service {
     // ----- typing and resizing -----
 
     /// Types `text` (in pieces of at most [`INPUT_PIECE_BYTES`], in order, back to back) and
-    /// then presses `keys`.
+    /// then presses `keys`. Keys after text are pressed apart from it, once the program has
+    /// taken the text (the screen moved and stayed still for [`KEYS_AFTER_TEXT_QUIET_MS`], or
+    /// [`KEYS_AFTER_TEXT_LIMIT_MS`] went by): a program that reads text and Enter in one burst
+    /// may take them for a paste, whose Enter does not submit (the agent CLIs do). This runs
+    /// on the plane, so it holds alike for a pane on the plane's own host and on a node.
     pub(in crate::service) async fn type_into(
         &self,
         node_id: &str,
@@ -111,7 +115,7 @@ impl Service {
             pieces.push(&rest[..end]);
             rest = &rest[end..];
         }
-        let mut commands: Vec<Command> = pieces
+        let commands: Vec<Command> = pieces
             .iter()
             .map(|p| {
                 Command::Input(Input {
@@ -121,16 +125,39 @@ impl Service {
                 })
             })
             .collect();
-        if !keys.is_empty() || commands.is_empty() {
-            commands.push(Command::Input(Input {
+        let keys_command = (!keys.is_empty() || commands.is_empty()).then(|| {
+            Command::Input(Input {
                 subshell_id: id.clone(),
                 data: String::new(),
                 keys: keys.to_vec(),
-            }));
+            })
+        });
+        let n = commands.len() as u64 + u64::from(keys_command.is_some());
+        // The screen before the text, to see the program take it.
+        let before = if !commands.is_empty() && !keys.is_empty() {
+            self.screen_text(node_id, id).await.ok().flatten()
+        } else {
+            None
+        };
+        if !commands.is_empty() {
+            for r in self.node_commands_in_order(node_id, commands).await? {
+                node_data(r)?;
+            }
         }
-        let n = commands.len() as u64;
-        for r in self.node_commands_in_order(node_id, commands).await? {
-            node_data(r)?;
+        if let Some(k) = keys_command {
+            if let Some(b) = &before {
+                // A pane that went meanwhile is answered by the keys' own command.
+                let _ = self
+                    .screen_settles(
+                        node_id,
+                        id,
+                        Some(b),
+                        Duration::from_millis(KEYS_AFTER_TEXT_QUIET_MS),
+                        Duration::from_millis(KEYS_AFTER_TEXT_LIMIT_MS),
+                    )
+                    .await;
+            }
+            node_data(self.node_command(node_id, k).await?)?;
         }
         Ok(n)
     }

@@ -70,15 +70,16 @@ impl Service {
         ))
     }
 
-    /// Builds the node's `launch` for a subshell, with a fresh token's credentials: `resume`
-    /// continues a harness session, `new_session` starts one under a chosen id.
+    /// Builds the node's `launch` for a subshell, with a fresh token's credentials: `session`
+    /// says how the harness starts its session, and `prompt` is the initial prompt, placed on
+    /// the command line where the harness takes it there.
     pub(in crate::service) async fn launch_command(
         &self,
         node: &store::Node,
         spec: &LaunchSpec,
         token: &str,
-        resume: Option<&str>,
-        new_session: Option<&str>,
+        session: plugins::Session<'_>,
+        prompt: Option<&str>,
     ) -> Result<Launch, ApiError> {
         let plugin = plugins::find(&spec.launch.harness_id)
             .ok_or_else(|| ApiError::not_found("harness plugin"))?;
@@ -90,21 +91,30 @@ impl Service {
             ("TERMPLANE_NODE_ID".to_owned(), node.id.clone()),
         ]);
         let (data_dir, _) = self.node_dirs(node).await?;
-        let ext = if plugin.mcp == plugins::McpDialect::CodexOverrides {
-            "env"
-        } else {
-            "json"
-        };
-        let file = format!("{}/mcp/{id}.{ext}", data_dir.trim_end_matches('/'));
+        // A harness that reads MCP servers only from its own settings gets its entry there when
+        // its configuration is the node's to keep (isolation) and the node can set it.
+        let in_settings = plugin.mcp == plugins::McpDialect::GeminiSettings
+            && spec.launch.preset.config_isolation
+            && self
+                .node_can(&node.id, termplane_proto::command::SETTINGS_ENTRY)
+                .await;
+        let file = format!(
+            "{}/mcp/{}",
+            data_dir.trim_end_matches('/'),
+            plugin.registration_file(&id, in_settings)
+        );
         let server = self.mcp_server(node, credentials.clone()).await?;
         let mcp = if data_dir.is_empty() {
             None
         } else {
-            plugin.registration(&server, &file)
+            plugin.registration(&server, &file, in_settings)
         };
         let mut launch = spec.launch.clone();
-        launch.argv = plugin.argv(&spec.flags, resume, new_session);
-        launch.resume = resume.map(str::to_owned);
+        launch.argv = plugin.argv(&spec.flags, session, prompt);
+        launch.resume = match session {
+            plugins::Session::Resume(id) => Some(id.to_owned()),
+            _ => None,
+        };
         if let Some(m) = &mcp {
             // The harness's own arguments for the registration come right after the binary.
             let at = launch.argv.len().min(1);
@@ -115,6 +125,43 @@ impl Service {
         launch.credential_env = credentials;
         launch.mcp = mcp;
         Ok(launch)
+    }
+
+    /// What a launch the node accepted could not do, in words for the pane's page: its
+    /// harness will not load the pane's MCP server, and why (`None`: nothing).
+    pub(in crate::service) fn launch_warning(
+        launch: &Launch,
+        answer: Option<&serde_json::Value>,
+    ) -> Option<String> {
+        let plugin = plugins::find(&launch.harness_id)?;
+        if plugin.mcp == plugins::McpDialect::None {
+            return None;
+        }
+        let Some(m) = &launch.mcp else {
+            return Some(
+                "The pane's MCP server is not registered: the node has not said where its data directory is."
+                    .to_owned(),
+            );
+        };
+        if let Some(w) = answer
+            .and_then(|a| a.get("mcpWarning"))
+            .and_then(serde_json::Value::as_str)
+        {
+            return Some(format!("The pane's MCP server is not loaded: {w}."));
+        }
+        let root_only = answer
+            .and_then(|a| a.get("mcpFileRootOnly"))
+            .and_then(serde_json::Value::as_bool);
+        if plugin.mcp == plugins::McpDialect::GeminiSettings
+            && m.settings_entry.is_none()
+            && root_only == Some(false)
+        {
+            return Some(
+                "Gemini CLI does not load the pane's MCP server: it reads the settings file named by GEMINI_CLI_SYSTEM_SETTINGS_PATH only when root owns it and every folder above it and none of them is writable by others, which this node's data directory is not (a node run by an ordinary user never is). Turn on config isolation in the preset (on an up-to-date node): the server is then entered in the settings of the Gemini home the node keeps for it."
+                    .to_owned(),
+            );
+        }
+        None
     }
 
     /// `POST /api/subshells`: launches a harness in a new pane. A launch the node refuses
@@ -227,6 +274,13 @@ impl Service {
         let cols = req.cols.map_or(DEFAULT_COLS, |g| g.0);
         let rows = req.rows.map_or(DEFAULT_ROWS, |g| g.0);
         let resume = req.resume.as_ref().map(|r| r.as_str().to_owned());
+        // The initial prompt goes on the harness's command line where it takes one there;
+        // else it is typed once the pane has started.
+        let inline_prompt = req
+            .prompt
+            .as_ref()
+            .map(|p| p.as_str())
+            .filter(|p| plugin.takes_prompt(p));
         // A harness that starts a session under a chosen id gets one now, so the session can
         // be resumed without asking the harness.
         let new_session = match (&resume, plugin.session_id_flag) {
@@ -299,15 +353,14 @@ impl Service {
             updated_at: now,
             started_at: None,
             ended_at: None,
+            warning: None,
+        };
+        let session = match (&resume, &new_session) {
+            (Some(r), _) => plugins::Session::Resume(r),
+            (None, n) => plugins::Session::New(n.as_deref()),
         };
         let launch = self
-            .launch_command(
-                &node,
-                &spec,
-                &token,
-                resume.as_deref(),
-                new_session.as_deref(),
-            )
+            .launch_command(&node, &spec, &token, session, inline_prompt)
             .await?;
         self.store
             .insert_subshell(&row, &c.user().id, c.actor_kind())
@@ -320,12 +373,24 @@ impl Service {
                     ApiError::from(e)
                 }
             })?;
+        let launch_sent = launch.clone();
         let outcome = self
             .node_command(&node.id, Command::Launch(Box::new(launch)))
             .await;
         match outcome {
             Ok(r) if r.ok => {
                 self.note_incarnation(&id, r.data.as_ref());
+                let warning = Self::launch_warning(&launch_sent, r.data.as_ref());
+                if warning.is_some() {
+                    self.store
+                        .set_subshell_warning(&id, warning.as_deref(), self.now())
+                        .await?;
+                }
+                if inline_prompt.is_some() {
+                    self.store
+                        .set_prompt_state(&id, "delivered", self.now())
+                        .await?;
+                }
                 // The table's row for an accepted launch (starting → running).
                 let to = lifecycle::next(SubshellState::Starting, Trigger::LaunchAccepted)
                     .map_or(SubshellState::Running, |m| m.to);
@@ -373,13 +438,14 @@ impl Service {
         self.settle_parked_exit(&id, true);
         // A refused launch leaves nothing, so feeds hear of a subshell once it runs.
         self.publish_subshell(&id).await;
-        if let Some(p) = req.prompt {
+        let typed = inline_prompt.is_none();
+        if let Some(p) = req.prompt.filter(|_| typed) {
             self.spawn_prompt(id.clone(), node.id.clone(), p.as_str().to_owned());
         }
         self.fresh_view(&id).await
     }
 
-    /// Types the initial prompt once the pane has been quiet for a moment, in the background.
+    /// Types the initial prompt once the pane's first screen has settled, in the background.
     pub(in crate::service) fn spawn_prompt(&self, id: String, node_id: String, text: String) {
         let Some(me) = self.me.upgrade() else {
             return;
@@ -398,6 +464,76 @@ impl Service {
         .detach();
     }
 
+    /// The pane's screen text as `capture` answers it (`None` when the pane is gone).
+    pub(in crate::service) async fn screen_text(
+        &self,
+        node_id: &str,
+        id: &SubshellId,
+    ) -> Result<Option<String>, ApiError> {
+        let r = self
+            .node_command(
+                node_id,
+                Command::Capture(Capture {
+                    subshell_id: id.clone(),
+                    lines: None,
+                    replay: false,
+                }),
+            )
+            .await?;
+        if !r.ok {
+            return Ok(None);
+        }
+        Ok(Some(
+            r.data
+                .as_ref()
+                .and_then(|d| d.get("text"))
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+        ))
+    }
+
+    /// Waits until the pane's screen shows something other than `from` (blank, when `None`)
+    /// and has then stayed the same for `quiet`, for at most `limit`; `Ok(false)` when the
+    /// limit came first. Err when the pane is gone.
+    pub(in crate::service) async fn screen_settles(
+        &self,
+        node_id: &str,
+        id: &SubshellId,
+        from: Option<&str>,
+        quiet: Duration,
+        limit: Duration,
+    ) -> Result<bool, ApiError> {
+        let poll = (quiet / 4).clamp(Duration::from_millis(50), Duration::from_millis(250));
+        let started = std::time::Instant::now();
+        let mut last: Option<String> = None;
+        let mut since = std::time::Instant::now();
+        loop {
+            let now = self
+                .screen_text(node_id, id)
+                .await?
+                .ok_or_else(|| ApiError::new(409, "SUBSHELL_NOT_RUNNING", "the pane is gone"))?;
+            let moved = match from {
+                Some(f) => now != f,
+                None => !now.trim().is_empty(),
+            };
+            if last.as_deref() != Some(now.as_str()) {
+                last = Some(now);
+                since = std::time::Instant::now();
+            } else if moved && since.elapsed() >= quiet {
+                return Ok(true);
+            }
+            if started.elapsed() >= limit {
+                return Ok(false);
+            }
+            smol::Timer::after(poll).await;
+        }
+    }
+
+    /// Types the initial prompt: once the pane's first screen shows and has stayed still for
+    /// a moment, its text, and — once the harness has taken it (its screen moved and settled
+    /// again) — Enter, apart: a harness that reads text and Enter in one burst takes them for
+    /// a paste and does not submit it.
     pub(in crate::service) async fn deliver_prompt(
         &self,
         id: &str,
@@ -405,49 +541,27 @@ impl Service {
         text: &str,
     ) -> Result<(), ApiError> {
         let subshell_id = SubshellId::parse(id).map_err(|_| ApiError::internal())?;
-        let started = std::time::Instant::now();
-        let mut last = None;
-        let mut quiet_since = std::time::Instant::now();
-        loop {
-            if started.elapsed() > Duration::from_millis(PROMPT_TIMEOUT_MS) {
-                return Err(ApiError::new(
-                    504,
-                    "NODE_TIMEOUT",
-                    "the pane never went quiet",
-                ));
-            }
-            let r = self
-                .node_command(
-                    node_id,
-                    Command::Capture(Capture {
-                        subshell_id: subshell_id.clone(),
-                        lines: None,
-                        replay: false,
-                    }),
-                )
-                .await?;
-            if !r.ok {
-                return Err(ApiError::new(
-                    409,
-                    "SUBSHELL_NOT_RUNNING",
-                    "the pane is gone",
-                ));
-            }
-            let text_now = r.data.as_ref().and_then(|d| d.get("text")).cloned();
-            if text_now != last {
-                last = text_now;
-                quiet_since = std::time::Instant::now();
-            } else if quiet_since.elapsed() >= Duration::from_millis(PROMPT_QUIET_MS) {
-                break;
-            }
-            smol::Timer::after(Duration::from_millis(250)).await;
+        if !self
+            .screen_settles(
+                node_id,
+                &subshell_id,
+                None,
+                Duration::from_millis(PROMPT_QUIET_MS),
+                Duration::from_millis(PROMPT_TIMEOUT_MS),
+            )
+            .await?
+        {
+            return Err(ApiError::new(
+                504,
+                "NODE_TIMEOUT",
+                "the pane never showed a settled screen",
+            ));
         }
         self.type_into(node_id, &subshell_id, text, &[NamedKey::Enter])
             .await
             .map(|_| ())
     }
 }
-
 /// Where a launch that names no directory starts: the node's home, unless the node allows only
 /// other directories — then the first of those (a home outside them would be refused).
 fn default_dir(home: &str, allowed_json: &str) -> String {

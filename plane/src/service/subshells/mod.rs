@@ -25,8 +25,10 @@
 //!
 //! Commands to a node run in order, so none of them may take long. A graceful stop types
 //! Ctrl-C, then probes (short commands) until the program ends or the grace is over, then
-//! kills; an initial prompt is typed once repeated captures show the pane quiet; a long paste
-//! goes in pieces of at most [`INPUT_PIECE_BYTES`].
+//! kills; an initial prompt that cannot go on the harness's command line is typed once repeated
+//! captures show the pane's first screen settled, and keys after typed text are pressed once
+//! captures show the program took the text; a long paste goes in pieces of at most
+//! [`INPUT_PIECE_BYTES`].
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
@@ -71,6 +73,11 @@ pub(in crate::service) const DEFAULT_ROWS: u16 = 36;
 /// An initial prompt waits for this much quiet (ms), and gives up after this long (ms).
 pub(in crate::service) const PROMPT_QUIET_MS: u64 = 1_500;
 pub(in crate::service) const PROMPT_TIMEOUT_MS: u64 = 120_000;
+/// How long the screen must stay still after typed text before the keys after it are pressed
+/// (ms).
+pub(in crate::service) const KEYS_AFTER_TEXT_QUIET_MS: u64 = 200;
+/// The longest keys after typed text wait for the program to take it (ms).
+pub(in crate::service) const KEYS_AFTER_TEXT_LIMIT_MS: u64 = 3_000;
 
 /// What a caller wants of a subshell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -277,6 +284,7 @@ impl Service {
             updated_at: r.updated_at,
             started_at: r.started_at,
             ended_at: r.ended_at,
+            warning: r.warning.clone(),
         }
     }
 

@@ -443,26 +443,28 @@ impl Service {
         let Some((_, Some(token))) = self.move_subshell(row, trigger, None).await? else {
             return Err(Self::invalid_move(row, "restarted"));
         };
-        // A harness that resumes continues the session it had; another starts afresh.
-        let plugin = plugins::find(&row.harness_id);
-        let resume = plugin
-            .as_ref()
-            .filter(|p| p.resume != plugins::Resume::No)
-            .and(row.harness_session_id.as_deref());
+        let session = self.restart_session(&node, &spec, row).await;
         let launch = self
-            .launch_command(&node, &spec, &token, resume, None)
+            .launch_command(&node, &spec, &token, session, None)
             .await?;
         let starting = self
             .store
             .subshell(&row.id)
             .await?
             .ok_or_else(|| ApiError::not_found("subshell"))?;
+        let launch_sent = launch.clone();
         match self
             .node_command(&row.node_id, Command::Launch(Box::new(launch)))
             .await
         {
             Ok(r) if r.ok => {
                 self.note_incarnation(&row.id, r.data.as_ref());
+                let warning = Self::launch_warning(&launch_sent, r.data.as_ref());
+                if warning != row.warning {
+                    self.store
+                        .set_subshell_warning(&row.id, warning.as_deref(), self.now())
+                        .await?;
+                }
                 let moved = self
                     .move_subshell(&starting, Trigger::LaunchAccepted, None)
                     .await?;
@@ -493,6 +495,58 @@ impl Service {
                 self.kill_and_forget(&row.node_id, &row.id, false);
                 Err(e)
             }
+        }
+    }
+
+    /// How a restart of `row` starts its harness's session: a harness that resumes continues
+    /// the session it had — by its id when one is known and, where the harness keeps it
+    /// somewhere the plane can name, only once that session was saved (a harness asked to
+    /// resume a session it never saved ends at once: a pane in which nothing was typed starts
+    /// afresh under the same id); with no id known, in its own words for its most recent
+    /// session; a harness that does not resume starts afresh.
+    async fn restart_session<'a>(
+        &self,
+        node: &store::Node,
+        spec: &LaunchSpec,
+        row: &'a store::Subshell,
+    ) -> plugins::Session<'a> {
+        let Some(plugin) = plugins::find(&row.harness_id) else {
+            return plugins::Session::New(None);
+        };
+        if plugin.resume == plugins::Resume::No {
+            return plugins::Session::New(None);
+        }
+        let Some(id) = row.harness_session_id.as_deref() else {
+            return if plugin.continue_last.is_empty() {
+                plugins::Session::New(None)
+            } else {
+                plugins::Session::ContinueLast
+            };
+        };
+        let fresh = plugins::Session::New(plugin.session_id_flag.map(|_| id));
+        if plugin.session_file == plugins::SessionFile::Unknown {
+            return plugins::Session::Resume(id);
+        }
+        let Ok((data_dir, home)) = self.node_dirs(node).await else {
+            return fresh;
+        };
+        let config_dir = claude_config_dir(&spec.launch, &data_dir, &home);
+        let Some(path) = config_dir.and_then(|d| plugin.session_path(&d, &row.cwd, id)) else {
+            return fresh;
+        };
+        let saved = self
+            .node_command(
+                &node.id,
+                Command::PathExists(termplane_proto::command::PathArg { path }),
+            )
+            .await
+            .and_then(node_data)
+            .ok()
+            .and_then(|d| d.get("exists").and_then(serde_json::Value::as_bool));
+        if saved == Some(true) {
+            plugins::Session::Resume(id)
+        } else {
+            fresh
         }
     }
 
@@ -665,4 +719,29 @@ impl Service {
             .await?;
         Ok(())
     }
+}
+
+/// The configuration directory Claude Code has in a pane launched with `launch` on a node with
+/// `data_dir` and `home`: the preset's `CLAUDE_CONFIG_DIR`, else the isolated one the node
+/// keeps (`<data dir>/harness-config/<harness>/claude`), else `~/.claude` (`None` when the node
+/// has not said where those are).
+fn claude_config_dir(launch: &Launch, data_dir: &str, home: &str) -> Option<String> {
+    if let Some(d) = launch
+        .preset
+        .env
+        .get("CLAUDE_CONFIG_DIR")
+        .filter(|d| d.starts_with('/'))
+    {
+        return Some(d.clone());
+    }
+    if launch.preset.config_isolation {
+        return (!data_dir.is_empty()).then(|| {
+            format!(
+                "{}/harness-config/{}/claude",
+                data_dir.trim_end_matches('/'),
+                launch.harness_id
+            )
+        });
+    }
+    (!home.is_empty()).then(|| format!("{}/.claude", home.trim_end_matches('/')))
 }

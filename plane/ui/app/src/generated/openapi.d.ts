@@ -2623,7 +2623,10 @@ export interface components {
              */
             presetId?: string | null;
             /**
-             * @description A prompt to type, with Enter, once the pane has been quiet for a moment.
+             * @description An initial prompt: passed on the harness's command line where it takes one there (Claude
+             *     Code, Codex, Gemini CLI, opencode; a one-word prompt to Claude Code, which could name
+             *     one of its subcommands, is typed instead); else typed once the pane's first screen has
+             *     settled, and Enter pressed apart once the program has taken the text.
              * @default null
              */
             prompt?: string | null;
@@ -2760,6 +2763,12 @@ export interface components {
             fileContent: string;
             /** @description Absolute path of the file. */
             path: string;
+            /**
+             * @description An entry to set in a JSON settings file the harness keeps in its isolated configuration
+             *     directory. Sent only with config isolation, to a node whose `ready` advertises
+             *     [`SETTINGS_ENTRY`]; an older node's strict decoder would refuse the field.
+             */
+            settingsEntry?: components["schemas"]["SettingsEntry"] | null;
         };
         /** @description A member of a channel. */
         Member: {
@@ -3572,6 +3581,24 @@ export interface components {
             /** @description `read`, or `write` (read and post). */
             access: components["schemas"]["Access"];
         };
+        /**
+         * @description An entry set in a harness's own JSON settings file before the pane starts. The file is
+         *     `<dir>/<file>`, where `<dir>` is the value of the pane's environment variable `dirEnv`
+         *     (after config isolation and the preset's environment are applied), which must lie inside the
+         *     harness's isolated configuration directory. The file's object keeps everything else it
+         *     holds; the nested objects named by `keys` are made where missing and the last key is set to
+         *     `value`.
+         */
+        SettingsEntry: {
+            /** @description The environment variable naming the directory the file is in. */
+            dirEnv: string;
+            /** @description The file, relative to that directory. */
+            file: string;
+            /** @description The keys of the nested objects down to the entry (at least one). */
+            keys: string[];
+            /** @description The entry. */
+            value: unknown;
+        };
         /** @description A setup key (stored in the clear by design and listed in full while active). */
         SetupKey: {
             /**
@@ -3760,6 +3787,11 @@ export interface components {
              * @description Last change (ms).
              */
             updatedAt: number;
+            /**
+             * @description What its last launch could not do though the pane started: its harness does not load
+             *     the pane's MCP server, and why (`null`: nothing).
+             */
+            warning: string | null;
             /** @description The workspace it was launched in. */
             workspaceId: string | null;
         };

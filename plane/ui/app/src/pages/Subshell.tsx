@@ -317,6 +317,11 @@ export function SubshellPage({ id }: { id: string }) {
           </div>
         ) : null}
         {row?.error ? <Note tone="bad">Last launch failed: {row.error}</Note> : null}
+        {row?.warning && live ? (
+          <Note tone="warn">
+            {row.warning}
+          </Note>
+        ) : null}
         {t.frameError ? <Note tone="warn">{t.frameError}</Note> : null}
         {client ? <SizeNotice t={t} client={client} myUserId={me?.id ?? null} onShowViewers={() => setViewersOpen(true)} /> : null}
         {others.length && !viewersOpen ? (

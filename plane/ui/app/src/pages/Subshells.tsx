@@ -157,7 +157,19 @@ export function SubshellsPage() {
               attrs: () => ({ "data-testid": "owner" }),
               cell: (s) => (me && s.ownerUserId === me.id ? "You" : (people.get(s.ownerUserId) ?? "Another account")),
             },
-            { label: "Status", cell: (s) => <StatusBadge status={s.status} /> },
+            {
+              label: "Status",
+              cell: (s) => (
+                <>
+                  <StatusBadge status={s.status} />
+                  {s.warning ? (
+                    <span class="badge badge-warn" title={s.warning}>
+                      No MCP
+                    </span>
+                  ) : null}
+                </>
+              ),
+            },
             { label: "Harness", cell: (s) => s.harnessId },
             { label: "Node", cell: (s) => nodeName.get(s.nodeId) ?? s.nodeId.slice(0, 8) },
             { label: "Directory", class: "mono truncate", attrs: (s) => ({ title: s.cwd }), cell: (s) => s.cwd },
@@ -435,7 +447,7 @@ function LaunchDialog({
             <label for="l-prompt">Initial prompt</label>
             <textarea id="l-prompt" rows={3} value={prompt} onInput={(e) => setPrompt((e.currentTarget as HTMLTextAreaElement).value)} aria-describedby="l-prompt-hint" />
             <div class="hint" id="l-prompt-hint">
-              Typed with Enter once the pane has been quiet for a moment.
+              Given to the harness as it starts; a shell has it typed once it is ready.
             </div>
           </div>
           <details>
