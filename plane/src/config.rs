@@ -98,6 +98,14 @@ pub enum Cmd {
         /// what a plane on the default listen address calls itself).
         #[arg(long, env = "APP_BASE_URL", value_name = "URL", default_value = DEFAULT_BASE_URL, value_parser = base_url_arg)]
         app_base_url: String,
+        /// Describe a plane that takes plain http:// Web Push endpoints (as `serve` does).
+        #[arg(long, env = "TERMPLANE_PUSH_ALLOW_HTTP", value_name = "on|off", value_parser = on_off,
+              num_args = 0..=1, require_equals = true, default_missing_value = "on", default_value = "off")]
+        push_allow_http: bool,
+        /// Describe a plane that takes Web Push endpoints on loopback or private addresses.
+        #[arg(long, env = "TERMPLANE_PUSH_ALLOW_PRIVATE", value_name = "on|off", value_parser = on_off,
+              num_args = 0..=1, require_equals = true, default_missing_value = "on", default_value = "off")]
+        push_allow_private: bool,
     },
     /// The pane's MCP server on the plane's own host (a harness starts it).
     Mcp {
@@ -754,7 +762,7 @@ mod tests {
     fn openapi_names_the_base_url_a_plane_here_would_have() {
         let base = |argv: &[&str]| match parse_cli(argv.iter().copied()) {
             Ok(Cli {
-                command: Cmd::Openapi { app_base_url },
+                command: Cmd::Openapi { app_base_url, .. },
             }) => Ok(app_base_url),
             Ok(other) => panic!("{other:?}"),
             Err(e) => Err(e.kind()),

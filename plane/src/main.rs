@@ -98,7 +98,11 @@ fn main() -> ExitCode {
             Ok(())
         }),
         Cmd::Service { action } => service(action),
-        Cmd::Openapi { app_base_url } => print_openapi(app_base_url),
+        Cmd::Openapi {
+            app_base_url,
+            push_allow_http,
+            push_allow_private,
+        } => print_openapi(app_base_url, push_allow_http, push_allow_private),
         Cmd::Mcp { args } => termplane_mcp::stdio::main("termplane", &args),
     }
 }
@@ -226,15 +230,15 @@ fn install_unit(
 }
 
 /// `termplane openapi`: the document a plane at `base_url` would serve, on stdout.
-fn print_openapi(base_url: String) -> ExitCode {
+fn print_openapi(base_url: String, push_http: bool, push_private: bool) -> ExitCode {
     let settings = Settings {
         base_url,
         extra_origins: Vec::new(),
         downloads_dir: None,
         listen: None,
         data_dir: None,
-        push_http: false,
-        push_private: false,
+        push_http,
+        push_private,
     };
     let doc = http::openapi_document(&settings);
     // A closed pipe (`termplane openapi | head`) is an error to report, not a panic.

@@ -58,6 +58,9 @@ fn the_openapi_command_prints_the_document_the_plane_serves() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_termplane"))
         .arg("openapi")
         .env("APP_BASE_URL", &base)
+        // The test plane takes http:// and loopback push endpoints; the document says so.
+        .env("TERMPLANE_PUSH_ALLOW_HTTP", "on")
+        .env("TERMPLANE_PUSH_ALLOW_PRIVATE", "on")
         .output()
         .unwrap();
     assert!(
@@ -77,9 +80,19 @@ fn the_openapi_command_prints_the_document_the_plane_serves() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_termplane"))
         .arg("openapi")
         .env_remove("APP_BASE_URL")
+        .env_remove("TERMPLANE_PUSH_ALLOW_HTTP")
+        .env_remove("TERMPLANE_PUSH_ALLOW_PRIVATE")
         .output()
         .unwrap();
     let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // By default it describes a plane that takes only https:// push services.
+    assert!(
+        printed["components"]["schemas"]["PushEndpoint"]["pattern"]
+            .as_str()
+            .is_some_and(|p| p.starts_with("^https://")),
+        "{}",
+        printed["components"]["schemas"]["PushEndpoint"]
+    );
     assert_eq!(
         printed["servers"],
         json!([{ "url": "http://localhost:7420" }])
