@@ -134,7 +134,7 @@ step "architecture invariants"
 tools/check-invariants.sh
 
 step "tests"
-cargo test --workspace --locked
+cargo test --workspace --locked --no-fail-fast
 
 step "the executor's and the node daemon's tests again, with no locale"
 # A daemon in a container or under a service manager often runs with no LANG or LC_* at all, and
