@@ -94,5 +94,8 @@ if [ -d plane/src ]; then
   [ -n "$direct" ] && bad "the plane sends a request without a Reach: $direct"
 fi
 
+# ARCHITECTURE.md's code map names every module file, and every file it names exists.
+python3 tools/check-codemap.py || bad "ARCHITECTURE.md's code map and the tree differ (above)"
+
 [ $fail -eq 0 ] && echo "architecture invariants hold"
 exit $fail
