@@ -783,31 +783,35 @@ fn a_restart_during_a_stops_grace_is_not_killed_by_that_stop() {
     w.wait_screen(&id, "trap-42");
     let (stopped, restarted) = std::thread::scope(|s| {
         let stop = s.spawn(|| w.as_admin("POST", &format!("/api/subshells/{id}/terminate"), None));
-        std::thread::sleep(std::time::Duration::from_millis(600));
+        // The restart comes once the stop has typed its Ctrl-C and waits out its grace (the
+        // row reads `stopping`), well before that grace (3 s) is over.
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        while w.get(&id)["state"] != "stopping" {
+            assert!(
+                std::time::Instant::now() < until,
+                "the stop never began: {}",
+                w.get(&id)
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
         let restarted = w.as_admin("POST", &format!("/api/subshells/{id}/restart"), None);
         (stop.join().unwrap(), restarted)
     });
-    std::thread::sleep(std::time::Duration::from_millis(500));
-    let row = w.get(&id);
-    if restarted.status == 200 {
-        // The stop ended when the restart took over, and says it did not happen: the new pane
-        // runs, and keeps running.
-        assert_eq!(stopped.status, 409, "{}", stopped.text());
-        assert!(
-            stopped.text().contains("restarted while this stop waited"),
-            "{}",
-            stopped.text()
-        );
-        assert_eq!(row["state"], "running", "{row}");
-        w.type_line(&id, "echo alive-$((6*7))");
-        w.wait_screen(&id, "alive-42");
-    } else {
-        // The stop finished first (the old pane went between the restart's kill and its
-        // move): the restart is refused, and the row says what is true, stopped.
-        assert_eq!(stopped.status, 200, "{}", stopped.text());
-        assert_eq!(restarted.status, 409, "{}", restarted.text());
-        assert_eq!(row["state"], "stopped", "{row}");
-    }
+    // The restart takes over: it answers 200 with the new pane running.
+    assert_eq!(restarted.status, 200, "{}", restarted.text());
+    // The stop ended when it found the row restarted, and says it did not happen (409): it
+    // killed nothing.
+    assert_eq!(stopped.status, 409, "{}", stopped.text());
+    assert!(
+        stopped.text().contains("restarted while this stop waited"),
+        "{}",
+        stopped.text()
+    );
+    // The stop is over (it answered), and the new pane runs on: nothing of the stop is left
+    // to kill it.
+    assert_eq!(w.get(&id)["state"], "running", "{}", w.get(&id));
+    w.type_line(&id, "echo alive-$((6*7))");
+    w.wait_screen(&id, "alive-42");
 }
 
 #[test]
