@@ -122,6 +122,10 @@ pub struct LinkHub {
     node_locks: Mutex<HashMap<String, Arc<smol::lock::Mutex<()>>>>,
     liveness_locks: Mutex<HashMap<String, Arc<smol::lock::Mutex<()>>>>,
     options: Mutex<Option<PlaneDriverOptions>>,
+    /// Notified whenever a node's current socket or its status changes, and when a service
+    /// says something a node's reachability depends on changed ([`LinkHub::notify_changed`]):
+    /// what waits for a node to come up listens here instead of polling.
+    changed: event_listener::Event,
 }
 
 impl std::fmt::Debug for LinkHub {
@@ -181,6 +185,18 @@ impl LinkHub {
     #[must_use]
     pub fn status(&self, node_id: &str) -> Option<LinkStatus> {
         self.lock().current.get(node_id).map(|c| c.status.clone())
+    }
+
+    /// A listener woken at the next change of any node's socket or status. Take it before
+    /// looking at the state it is about, so that no change falls between the look and the wait.
+    pub fn listen_changes(&self) -> event_listener::EventListener {
+        self.changed.listen()
+    }
+
+    /// Wakes every [`LinkHub::listen_changes`] listener: a change the hub cannot see (a
+    /// node's census applied) makes a node reachable.
+    pub fn notify_changed(&self) {
+        self.changed.notify(usize::MAX);
     }
 
     /// The current socket of a node (its connection number).
@@ -243,6 +259,7 @@ impl LinkHub {
         {
             let _ = old.tx.try_send(PlaneCommand::Superseded);
         }
+        self.notify_changed();
     }
 
     /// Sets the status if `conn` is still current; `false` when it is not.
@@ -250,6 +267,7 @@ impl LinkHub {
         match self.lock().current.get_mut(node_id) {
             Some(c) if c.conn == conn => {
                 c.status = status;
+                self.notify_changed();
                 true
             }
             _ => false,
@@ -267,6 +285,8 @@ impl LinkHub {
         let mut st = self.lock();
         if st.current.get(node_id).is_some_and(|c| c.conn == conn) {
             st.current.remove(node_id);
+            drop(st);
+            self.notify_changed();
             true
         } else {
             false

@@ -232,6 +232,8 @@ impl Service {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(node_id.to_owned(), conn);
+        // A launch waiting for this census (`node_reachable_soon`) goes on now.
+        self.links.notify_changed();
         // Terminals watching panes of this node lost what it printed while the link was down.
         let me = Arc::clone(self);
         let node = node_id.to_owned();

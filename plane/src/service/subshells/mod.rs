@@ -193,6 +193,8 @@ impl Service {
     pub(in crate::service) async fn node_reachable_soon(&self, node_id: &str) -> bool {
         let deadline = std::time::Instant::now() + CENSUS_WAIT;
         loop {
+            // Listening first: a change between the look below and the wait still wakes it.
+            let changed = self.links.listen_changes();
             if self.node_reachable(node_id) {
                 return true;
             }
@@ -205,7 +207,11 @@ impl Service {
             if !online || std::time::Instant::now() >= deadline {
                 return false;
             }
-            smol::Timer::after(Duration::from_millis(10)).await;
+            // Woken by the link's next change (status, socket, census), or the deadline.
+            futures_lite::future::or(changed, async {
+                smol::Timer::at(deadline).await;
+            })
+            .await;
         }
     }
 
