@@ -421,30 +421,12 @@ pub fn download_with(
         .and_then(|()| s.flush())
         .map_err(|e| format!("sending the request: {e}"))?;
     let mut r = BufReader::new(s);
-    let mut line = String::new();
-    read_line_capped(&mut r, &mut line)?;
-    let status: u16 = line
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .ok_or_else(|| format!("not an HTTP response: {:?}", line.trim()))?;
-    let mut length: Option<u64> = None;
-    for _ in 0..200 {
-        read_line_capped(&mut r, &mut line)?;
-        let l = line.trim_end();
-        if l.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = l.split_once(':')
-            && k.eq_ignore_ascii_case("content-length")
-        {
-            length = Some(v.trim().parse().map_err(|_| "bad Content-Length")?);
-        }
+    let head = read_head(&mut r)?;
+    if head.status != 200 {
+        return Ok((head.status, 0));
     }
-    if status != 200 {
-        return Ok((status, 0));
-    }
-    let total = length.ok_or("the download has no Content-Length")?;
+    let status = head.status;
+    let total = head.length.ok_or("the download has no Content-Length")?;
     if total > cap {
         return Err(format!("download above {cap} bytes"));
     }
@@ -463,10 +445,17 @@ pub fn download_with(
     Ok((status, done))
 }
 
-fn read_response(s: impl Read, cap: u64) -> Result<Response, String> {
-    let mut r = BufReader::new(s);
+/// What a response's head says: its status and how its body is framed.
+struct ResponseHead {
+    status: u16,
+    length: Option<u64>,
+    chunked: bool,
+}
+
+/// Reads a response's status line and header fields (at most 200 of them).
+fn read_head(r: &mut impl BufRead) -> Result<ResponseHead, String> {
     let mut line = String::new();
-    read_line_capped(&mut r, &mut line)?;
+    read_line_capped(r, &mut line)?;
     let status: u16 = line
         .split_whitespace()
         .nth(1)
@@ -475,7 +464,7 @@ fn read_response(s: impl Read, cap: u64) -> Result<Response, String> {
     let mut length: Option<u64> = None;
     let mut chunked = false;
     for _ in 0..200 {
-        read_line_capped(&mut r, &mut line)?;
+        read_line_capped(r, &mut line)?;
         let l = line.trim_end();
         if l.is_empty() {
             break;
@@ -491,6 +480,24 @@ fn read_response(s: impl Read, cap: u64) -> Result<Response, String> {
             }
         }
     }
+    Ok(ResponseHead {
+        status,
+        length,
+        chunked,
+    })
+}
+
+/// Reads a whole response from `s` (the request already sent), its body at most `cap` bytes.
+/// Public for the fuzz targets, which feed it arbitrary server output.
+#[doc(hidden)]
+pub fn read_response(s: impl Read, cap: u64) -> Result<Response, String> {
+    let mut r = BufReader::new(s);
+    let ResponseHead {
+        status,
+        length,
+        chunked,
+    } = read_head(&mut r)?;
+    let mut line = String::new();
     let mut body = Vec::new();
     if chunked {
         loop {

@@ -23,6 +23,7 @@ pub(super) enum Target {
 
 pub(super) struct Entry {
     method: Method,
+    template: &'static str,
     segments: Vec<Segment>,
     target: Target,
 }
@@ -33,7 +34,8 @@ enum Segment {
 }
 
 pub(super) enum Lookup {
-    Found(Target, Vec<(&'static str, String)>),
+    /// The entry's target, its template and the parameters the path gives it.
+    Found(Target, &'static str, Vec<(&'static str, String)>),
     /// The path exists for these methods only.
     NotAllowed(Vec<Method>),
     NoSuchPath,
@@ -51,6 +53,16 @@ pub(super) struct Router {
 /// that shape, and the parameters the path gives them.
 type Candidates<'a> = (Vec<bool>, Vec<&'a Entry>, Vec<(&'static str, String)>);
 
+impl Entry {
+    pub(super) fn method(&self) -> Method {
+        self.method
+    }
+
+    pub(super) fn template(&self) -> &'static str {
+        self.template
+    }
+}
+
 impl Router {
     pub(super) fn add(&mut self, method: Method, template: &'static str, target: Target) {
         let segments = template
@@ -63,6 +75,7 @@ impl Router {
             .collect();
         self.entries.push(Entry {
             method,
+            template,
             segments,
             target,
         });
@@ -155,7 +168,7 @@ impl Router {
         let mut allowed = Vec::new();
         for e in entries {
             if e.method == lookup {
-                return Lookup::Found(e.target, params);
+                return Lookup::Found(e.target, e.template, params);
             }
             if !allowed.contains(&e.method) {
                 allowed.push(e.method);
