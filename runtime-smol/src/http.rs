@@ -526,7 +526,8 @@ pub fn read_response(s: impl Read, cap: u64) -> Result<Response, String> {
             return Err("the response ended early".into());
         }
     } else {
-        r.take(cap + 1)
+        // One byte past the cap tells a body above it; a cap of u64::MAX has no byte past it.
+        r.take(cap.saturating_add(1))
             .read_to_end(&mut body)
             .map_err(|e| e.to_string())?;
         if body.len() as u64 > cap {
@@ -758,6 +759,19 @@ mod tests {
         let req = t.join().unwrap();
         assert!(req.contains("\r\nAuthorization: Bearer t\tk\r\n"), "{req}");
         assert!(req.contains("\r\nUser-Agent: termplane/"), "{req}");
+    }
+
+    #[test]
+    fn a_body_read_to_the_end_of_the_stream_with_no_cap_is_read_whole() {
+        let answer = b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nthe whole body";
+        let r = read_response(&answer[..], u64::MAX).unwrap();
+        assert_eq!((r.status, &r.body[..]), (200, &b"the whole body"[..]));
+        let e = read_response(&answer[..], 13).unwrap_err();
+        assert!(e.contains("above 13 bytes"), "{e}");
+        assert_eq!(
+            read_response(&answer[..], 14).unwrap().body,
+            b"the whole body"
+        );
     }
 
     #[test]
