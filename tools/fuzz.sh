@@ -18,7 +18,7 @@ fi
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 status=0
-printf '%-16s %12s %10s\n' target execs/s runs
+printf '%-20s %12s %10s\n' target execs/s runs
 for t in "${targets[@]}"; do
   mkdir -p "$scratch/$t"
   log="$scratch/$t.log"
@@ -31,6 +31,6 @@ for t in "${targets[@]}"; do
   fi
   rate=$(grep -E 'stat::average_exec_per_sec' "$log" | awk '{print $2}' | tail -n1)
   runs=$(grep -E 'stat::number_of_executed_units' "$log" | awk '{print $2}' | tail -n1)
-  printf '%-16s %12s %10s\n' "$t" "${rate:-?}" "${runs:-?}"
+  printf '%-20s %12s %10s\n' "$t" "${rate:-?}" "${runs:-?}"
 done
 exit $status

@@ -94,8 +94,8 @@ enum NoLine {
 /// so tmux's answers to commands sent without waiting wake nobody (a keystroke's echo then
 /// shares the machine's CPUs only with the processes it must pass through).
 struct Lines {
-    /// Non-blocking.
-    fd: OwnedFd,
+    /// Non-blocking; `None` for a stream given whole in advance (see [`read_scripted`]).
+    fd: Option<OwnedFd>,
     /// The bytes of a line not ended yet.
     partial: Vec<u8>,
     ready: VecDeque<Line>,
@@ -107,11 +107,29 @@ impl Lines {
         let flags = rustix::fs::fcntl_getfl(&fd)?;
         rustix::fs::fcntl_setfl(&fd, flags | rustix::fs::OFlags::NONBLOCK)?;
         Ok(Self {
-            fd,
+            fd: Some(fd),
             partial: Vec::new(),
             ready: VecDeque::new(),
             ended: false,
         })
+    }
+
+    /// A stream of exactly `chunks`, as if they had been read in that order and then the
+    /// stream had ended.
+    fn scripted(chunks: &[&[u8]]) -> Self {
+        let mut lines = Self {
+            fd: None,
+            partial: Vec::new(),
+            ready: VecDeque::new(),
+            ended: false,
+        };
+        for c in chunks {
+            lines.take(c);
+        }
+        if !lines.ended {
+            lines.finish();
+        }
+        lines
     }
 
     /// Reads what has arrived without waiting; `false` when nothing had.
@@ -119,11 +137,15 @@ impl Lines {
         if self.ended {
             return false;
         }
+        let Some(fd) = &self.fd else {
+            self.finish();
+            return true;
+        };
         // On the stack: a buffer on the heap, made when the client attaches, could stand above
         // a large block freed just before (a password hash's) and keep the heap from shrinking.
         let mut buf = [0_u8; READ_BYTES];
         let got = loop {
-            match rustix::io::read(&self.fd, &mut buf) {
+            match rustix::io::read(fd, &mut buf) {
                 Ok(0) => break None,
                 Ok(n) => break Some(n),
                 Err(Errno::INTR) => {}
@@ -191,7 +213,9 @@ impl Lines {
             if wait.is_zero() {
                 return Err(NoLine::TimedOut);
             }
-            wait_for(&self.fd, PollFlags::IN, wait);
+            if let Some(fd) = &self.fd {
+                wait_for(fd, PollFlags::IN, wait);
+            }
         }
     }
 }
@@ -770,12 +794,20 @@ fn attach(tmux: &super::tmux::Tmux) -> Result<Conn, String> {
         stdin: pipes,
         lines,
     };
-    // The attach command's own block comes first.
-    let deadline = Instant::now() + ATTACH_DEADLINE;
+    match read_attach(&mut conn.lines, Instant::now() + ATTACH_DEADLINE) {
+        Ok(()) => Ok(conn),
+        Err(e) => {
+            conn.kill();
+            Err(e)
+        }
+    }
+}
+
+/// Reads the attach command's own block, which comes first (notifications may precede it).
+fn read_attach(lines: &mut Lines, deadline: Instant) -> Result<(), String> {
     let mut guard: Option<String> = None;
     loop {
-        let Ok(Line::Text(line)) = conn.lines.next(deadline) else {
-            conn.kill();
+        let Ok(Line::Text(line)) = lines.next(deadline) else {
             return Err("tmux control client did not attach".into());
         };
         match &guard {
@@ -783,20 +815,69 @@ fn attach(tmux: &super::tmux::Tmux) -> Result<Conn, String> {
                 if let Some(g) = line.strip_prefix("%begin ") {
                     guard = Some(g.to_owned());
                 } else if !is_notification(&line) {
-                    conn.kill();
                     return Err(format!("tmux control client said {line:?}"));
                 }
             }
             Some(g) => {
                 if line.strip_prefix("%end ") == Some(g.as_str()) {
-                    return Ok(conn);
+                    return Ok(());
                 }
                 if line.strip_prefix("%error ") == Some(g.as_str()) {
-                    conn.kill();
                     return Err("tmux refused the control client".into());
                 }
             }
         }
+    }
+}
+
+/// What the control client's readers make of one stream of tmux output (see
+/// [`read_scripted`]).
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Scripted {
+    /// What a call that sent `skip` commands unanswered before its own would get: the
+    /// command's output or error text, or why the stream was refused.
+    pub answer: Result<Result<String, String>, String>,
+    /// How the call heard each of those unanswered commands went, in order.
+    pub unanswered: Vec<Result<(), String>>,
+    /// The blocks a caller settling unanswered commands reads from the same stream, in order,
+    /// and whether it then found the stream out of step or ended (`Err`) or waiting for more
+    /// (`Ok`).
+    pub blocks: (Vec<Result<String, String>>, Result<(), ()>),
+    /// Whether an attach reading the same stream would find its block.
+    pub attached: Result<(), String>,
+}
+
+/// Runs every reader of the control client over `chunks`, the stream as tmux wrote it and
+/// then ended, with `marker` as the closing marker the call expects. Pure; for the fuzz
+/// targets, which drive the readers with arbitrary output.
+#[doc(hidden)]
+#[must_use]
+pub fn read_scripted(chunks: &[&[u8]], skip: usize, marker: &str) -> Scripted {
+    let deadline = Instant::now() + Duration::from_secs(1);
+    let mut unanswered = Vec::new();
+    let answer = read_answer(
+        &mut Lines::scripted(chunks),
+        skip,
+        &mut |r| unanswered.push(r),
+        marker,
+        deadline,
+    )
+    .map_err(|e| e.to_string());
+    let mut lines = Lines::scripted(chunks);
+    let mut read = Vec::new();
+    let end = loop {
+        match next_block(&mut lines) {
+            Ok(Some(b)) => read.push(b),
+            Ok(None) => break Ok(()),
+            Err(()) => break Err(()),
+        }
+    };
+    Scripted {
+        answer,
+        unanswered,
+        blocks: (read, end),
+        attached: read_attach(&mut Lines::scripted(chunks), deadline),
     }
 }
 

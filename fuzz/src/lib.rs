@@ -14,6 +14,17 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+mod cuts;
+mod exec;
+mod mcp;
+mod node_io;
+mod plane_http;
+
+pub use exec::{CONTROL_MARKER, pane_screen, tmux_control};
+pub use mcp::mcp_stdio;
+pub use node_io::{node_http_response, ws_capped};
+pub use plane_http::{http_chunked, http_head, plane_router};
+
 use arbitrary::{Arbitrary, Unstructured};
 use termplane_machines::agent_link::{AgentAction, AgentConfig, AgentInput, AgentLink};
 use termplane_machines::jws::{Es256Signer, Es256Verifier, Verified};
@@ -827,13 +838,45 @@ mod corpus {
     fn p256_fixed_key_corpus() {
         replay("p256_fixed_key", p256_fixed_key);
     }
+    #[test]
+    fn tmux_control_corpus() {
+        replay("tmux_control", tmux_control);
+    }
+    #[test]
+    fn pane_screen_corpus() {
+        replay("pane_screen", pane_screen);
+    }
+    #[test]
+    fn mcp_stdio_corpus() {
+        replay("mcp_stdio", mcp_stdio);
+    }
+    #[test]
+    fn ws_capped_corpus() {
+        replay("ws_capped", ws_capped);
+    }
+    #[test]
+    fn node_http_response_corpus() {
+        replay("node_http_response", node_http_response);
+    }
+    #[test]
+    fn http_head_corpus() {
+        replay("http_head", http_head);
+    }
+    #[test]
+    fn http_chunked_corpus() {
+        replay("http_chunked", http_chunked);
+    }
+    #[test]
+    fn plane_router_corpus() {
+        replay("plane_router", plane_router);
+    }
 
     /// Deterministic pseudo-random inputs through every body: a smoke run that needs no
     /// libFuzzer, so a broken invariant shows up in the ordinary test suite too.
     #[test]
     fn every_body_survives_pseudo_random_inputs() {
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let bodies: [fn(&[u8]); 8] = [
+        let bodies: [fn(&[u8]); 16] = [
             p256_fixed_key,
             frame_decode,
             jws_verify,
@@ -842,6 +885,14 @@ mod corpus {
             plane_link_ops,
             agent_link_ops,
             replay_model,
+            tmux_control,
+            pane_screen,
+            mcp_stdio,
+            ws_capped,
+            node_http_response,
+            http_head,
+            http_chunked,
+            plane_router,
         ];
         for round in 0..300 {
             let len = 1 + (round * 7) % 900;
@@ -868,7 +919,7 @@ mod corpus {
             MAX_FRAME_BYTES, MAX_JWS_BYTES, MAX_PRE_HANDSHAKE_FRAME_BYTES,
         };
         type Body = (&'static str, fn(&[u8]));
-        let bodies: [Body; 8] = [
+        let bodies: [Body; 16] = [
             ("p256_fixed_key", p256_fixed_key),
             ("frame_decode", frame_decode),
             ("jws_verify", jws_verify),
@@ -877,6 +928,14 @@ mod corpus {
             ("plane_link_ops", plane_link_ops),
             ("agent_link_ops", agent_link_ops),
             ("replay_model", replay_model),
+            ("tmux_control", tmux_control),
+            ("pane_screen", pane_screen),
+            ("mcp_stdio", mcp_stdio),
+            ("ws_capped", ws_capped),
+            ("node_http_response", node_http_response),
+            ("http_head", http_head),
+            ("http_chunked", http_chunked),
+            ("plane_router", plane_router),
         ];
         let mut lengths = vec![0, 1, 0xffff];
         for cap in [
@@ -932,6 +991,73 @@ mod corpus {
             ("p256_fixed_key", "genuine", [&[4u8][..], b"keystroke", &[0; 9]].concat()),
             ("p256_fixed_key", "flipped", [&[5u8][..], b"input", &[3, 1, 40, 128, 0, 0]].concat()),
             ("p256_fixed_key", "raw", [&[8u8][..], &[0x11; 64], b"m"].concat()),
+            // The pane's MCP server: a session as an MCP client opens and uses it; a batch,
+            // a cancellation and broken lines; a request padded around the line cap.
+            ("mcp_stdio", "session", [&[0u8, 0x41][..], concat!(
+                r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"claude-code","version":"2.0.0"}}}"#, "\n",
+                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, "\n",
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#, "\n",
+                r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_subshells","arguments":{"state":"running"}}}"#, "\n",
+                r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_output","arguments":{"subshellId":"../../x/y","lines":40}}}"#, "\n",
+                r#"{"jsonrpc":"2.0","id":"s4","method":"tools/call","params":{"name":"send_input","arguments":{"text":"ls\n","keys":["Enter"]}}}"#, "\n",
+                r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"report_attention","arguments":{"attention":"done"}}}"#, "\n",
+                r#"{"jsonrpc":"2.0","id":6,"method":"ping"}"#, "\n",
+            ).as_bytes()].concat()),
+            ("mcp_stdio", "channels", [&[3u8, 0x07][..], concat!(
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_channel","arguments":{"channel":"ops","limit":5,"waitMs":0}}}"#, "\n",
+                r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"post_to_channel","arguments":{"channel":"ops","text":"build is green"}}}"#, "\n",
+                r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"launch_subshell","arguments":{"plugin":"claude","cwd":"/tmp"}}}"#, "\n",
+                r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"report_session","arguments":{"sessionId":"abc"}}}"#, "\n",
+            ).as_bytes()].concat()),
+            ("mcp_stdio", "faults", [&[1u8, 0x22][..], concat!(
+                r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"1.0","id":2,"method":"ping"}]"#, "\n",
+                r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"read_output","arguments":{"lines":"many"}}}"#, "\n",
+                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#, "\n",
+                r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#, "\n",
+                "[]\n   \n{\"jsonrpc\":\n",
+            ).as_bytes(), b"\xff\xfe{}\n{\"id\":1,\"jsonrpc\":\"2.0\",\"method\":\"nope\"}"].concat()),
+            ("mcp_stdio", "at-the-cap", {
+                // Under a 60-byte line cap: pings of 57 to 63 bytes.
+                let mut v = vec![3 << 5, 0x03];
+                for pad in 0..7 {
+                    let p = "x".repeat(pad);
+                    v.extend_from_slice(format!(r#"{{"jsonrpc":"2.0","id":9,"method":"ping","params":{{"p":"{p}"}}}}"#).as_bytes());
+                    v.push(b'\n');
+                }
+                v
+            }),
+            // The node's WebSocket filter: RFC 6455's example frames after a real upgrade
+            // response; and well-formed streams built from operation bytes.
+            ("ws_capped", "rfc6455", [&[0x40u8 | 9, 0x41, 0xa3][..],
+                b"\x81\x05Hello",
+                b"\x01\x03Hel\x80\x02lo",
+                b"\x89\x05Hello\x8a\x85\x37\xfa\x21\x3d\x7f\x9f\x4d\x51\x58",
+                &[0x82, 0x7e, 0x01, 0x00], &[7; 256],
+                &[0x82, 0x7f, 0, 0, 0, 0, 0, 1, 0, 0], &[1; 64],
+            ].concat()),
+            ("ws_capped", "well-formed", [&[0x80u8 | 20, 0x62, 0xc1][..], &[0, 5, 0, 1, 20, 0, 2, 30, 0x81, 3, 40, 1, 5, 50, 2, 7, 60, 0, 6, 9, 0x80]].concat()),
+            ("ws_capped", "raw", (0u8..=255).map(|b| b.wrapping_mul(29)).collect()),
+            // The node's HTTP client: answers as the plane sends them, and generated ones.
+            ("node_http_response", "json", [&[4u8, 0x43][..], b"HTTP/1.1 201 Created\r\ncontent-type: application/json\r\ncontent-length: 52\r\nx-request-id: 01J9\r\n\r\n{\"nodeId\":\"n1\",\"controlEncryptPublicKey\":\"abcdefgh\"}"].concat()),
+            ("node_http_response", "chunked", [&[5u8, 0x22][..], b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nWiki\r\n5;x=y\r\npedia\r\n0\r\nDigest: z\r\n\r\n"].concat()),
+            ("node_http_response", "close", [&[3u8, 0xe0][..], b"HTTP/1.0 404 Not Found\r\nConnection: close\r\n\r\n{\"code\":\"NOT_FOUND\"}"].concat()),
+            ("node_http_response", "generated", [&[8u8 | 5, 0x61][..], &[0, 100, 1, 0x47, 2], b"a body cut into chunks of many sizes"].concat()),
+            // The plane's request heads: what browsers, the node and scripts send.
+            ("http_head", "browser", [&[0u8, 0, 0, 128][..], b"GET /api/subshells?state=running HTTP/1.1\r\nHost: plane.example:8443\r\nUser-Agent: Mozilla/5.0 (X11; Linux x86_64)\r\nAccept: application/json\r\nAccept-Encoding: gzip, deflate, br\r\nCookie: tp_session=abc; theme=dark\r\nSec-Fetch-Site: same-origin\r\nConnection: keep-alive\r\n\r\n"].concat()),
+            ("http_head", "post", [&[0u8, 0, 0, 200][..], b"POST /api/nodes/enroll HTTP/1.1\r\nHost: 127.0.0.1:7100\r\nUser-Agent: termplane/0.17.0\r\nAccept: */*\r\nConnection: close\r\nContent-Length: 64\r\nContent-Type: application/json\r\n\r\n{\"setupKey\":\"x\"}"].concat()),
+            ("http_head", "upgrade", [&[0u8, 0, 0, 64][..], b"GET /ws/node HTTP/1.1\r\nHost: plane\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer tp_k\r\n\r\n"].concat()),
+            ("http_head", "chunked", [&[0u8, 0, 0, 10][..], b"PUT http://plane/api/files/f1/pieces/0 HTTP/1.1\r\nHost: plane\r\nTransfer-Encoding: chunked\r\nExpect: 100-continue\r\n\r\n"].concat()),
+            ("http_head", "long-target", [&[1u8, 0x20, 0x00, 99][..], b"GET /docs/\x01 HTTP/1.0\r\n\r\n"].concat()),
+            // Chunked request bodies: RFC 9112's shape with extensions and trailers; generated.
+            ("http_chunked", "wiki", [&[0u8, 0x21][..], b"4\r\nWiki\r\n5;ext=1\r\npedia\r\nE\r\n in\r\n\r\nchunks.\r\n0\r\nExpires: never\r\n\r\nGET / HTTP/1.1\r\n"].concat()),
+            ("http_chunked", "generated", [&[1u8, 0x45][..], b"{\"dataB64\":\"aGVsbG8gd29ybGQ=\"}"].concat()),
+            // The router: paths the browser app and scripts use, and hostile spellings.
+            ("plane_router", "screen", [&[0u8][..], b"/api/subshells/0123456789abcdef0123456789abcdef/screen"].concat()),
+            ("plane_router", "concrete", [&[2u8][..], b"/api/nodes/enroll"].concat()),
+            ("plane_router", "encoded", [&[3u8][..], b"/api/files/a%2Fb%20c/pieces/%30"].concat()),
+            ("plane_router", "dots", [&[4u8][..], b"/api/channels/../members/%2e%2e"].concat()),
+            ("plane_router", "not-allowed", [&[7u8][..], b"/api/auth/session"].concat()),
+            ("plane_router", "bad", [&[1u8][..], b"/docs/assets/%zz%C3"].concat()),
         ];
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus");
         for (target, name, bytes) in seeds.drain(..) {

@@ -740,6 +740,21 @@ impl<P: Plane> Server<P> {
     where
         P: Sync,
     {
+        self.serve_capped(input, output, MAX_MESSAGE_BYTES)
+    }
+
+    /// [`Self::serve`] with lines above `max_line` bytes refused as too large instead of
+    /// [`MAX_MESSAGE_BYTES`]: the fuzz target's way to reach the cap with short inputs.
+    #[doc(hidden)]
+    pub fn serve_capped(
+        &self,
+        input: impl BufRead,
+        output: impl Write + Send,
+        max_line: usize,
+    ) -> std::io::Result<()>
+    where
+        P: Sync,
+    {
         let out = std::sync::Mutex::new(output);
         // Calls under way, by their id's JSON text: whether the client cancelled them.
         let in_flight = std::sync::Mutex::new(std::collections::HashMap::<String, bool>::new());
@@ -760,11 +775,11 @@ impl<P: Plane> Server<P> {
                     return Err(e);
                 }
                 line.clear();
-                if read_line_capped(&mut reader, &mut line)? == 0 {
+                if read_line_capped(&mut reader, &mut line, max_line)? == 0 {
                     return Ok(());
                 }
                 let msg = match std::str::from_utf8(&line) {
-                    _ if line.len() > MAX_MESSAGE_BYTES => {
+                    _ if line.len() > max_line => {
                         write(&rpc_error(&Value::Null, -32600, "message too large"));
                         continue;
                     }
@@ -820,9 +835,9 @@ impl<P: Plane> Server<P> {
     }
 }
 
-/// Reads one line into `buf`, keeping at most [`MAX_MESSAGE_BYTES`] + 1 bytes of it (the rest
+/// Reads one line into `buf`, keeping at most `max` + 1 bytes of it (the rest
 /// of an oversize line is read and dropped). Answers the bytes consumed.
-fn read_line_capped(r: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+fn read_line_capped(r: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> std::io::Result<usize> {
     let mut consumed = 0;
     loop {
         let chunk = r.fill_buf()?;
@@ -833,7 +848,7 @@ fn read_line_capped(r: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<
             Some(i) => (i + 1, true),
             None => (chunk.len(), false),
         };
-        let room = (MAX_MESSAGE_BYTES + 1).saturating_sub(buf.len());
+        let room = max.saturating_add(1).saturating_sub(buf.len());
         buf.extend_from_slice(&chunk[..take.min(room)]);
         r.consume(take);
         consumed += take;

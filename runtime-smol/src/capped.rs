@@ -300,7 +300,6 @@ impl<S: AsyncRead + Unpin> AsyncRead for CappedRead<S> {
         buf: &mut [u8],
     ) -> Poll<io::Result<usize>> {
         let me = self.get_mut();
-        let mut scratch = [0u8; READ_CHUNK];
         // Bounded: each round either hands bytes out, reports EOF or pending, or consumes input.
         loop {
             if !me.filter.ready.is_empty() {
@@ -313,6 +312,9 @@ impl<S: AsyncRead + Unpin> AsyncRead for CappedRead<S> {
             if me.eof || buf.is_empty() {
                 return Poll::Ready(Ok(0));
             }
+            // Only a read of the socket needs (and clears) the scratch buffer: handing out
+            // bytes already filtered, the common case of a large message, does not.
+            let mut scratch = [0u8; READ_CHUNK];
             match Pin::new(&mut me.inner).poll_read(cx, &mut scratch) {
                 Poll::Ready(Ok(0)) => me.eof = true,
                 Poll::Ready(Ok(n)) => me.filter.feed(&scratch[..n]),

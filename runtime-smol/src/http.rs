@@ -466,30 +466,12 @@ pub fn download_with(
         .and_then(|()| s.flush())
         .map_err(|e| format!("sending the request: {e}"))?;
     let mut r = BufReader::new(s);
-    let mut line = String::new();
-    read_line_capped(&mut r, &mut line)?;
-    let status: u16 = line
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .ok_or_else(|| format!("not an HTTP response: {:?}", line.trim()))?;
-    let mut length: Option<u64> = None;
-    for _ in 0..200 {
-        read_line_capped(&mut r, &mut line)?;
-        let l = line.trim_end();
-        if l.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = l.split_once(':')
-            && k.eq_ignore_ascii_case("content-length")
-        {
-            length = Some(v.trim().parse().map_err(|_| "bad Content-Length")?);
-        }
+    let head = read_head(&mut r)?;
+    if head.status != 200 {
+        return Ok((head.status, 0));
     }
-    if status != 200 {
-        return Ok((status, 0));
-    }
-    let total = length.ok_or("the download has no Content-Length")?;
+    let status = head.status;
+    let total = head.length.ok_or("the download has no Content-Length")?;
     if total > cap {
         return Err(format!("download above {cap} bytes"));
     }
@@ -508,10 +490,17 @@ pub fn download_with(
     Ok((status, done))
 }
 
-fn read_response(s: impl Read, cap: u64) -> Result<Response, String> {
-    let mut r = BufReader::new(s);
+/// What a response's head says: its status and how its body is framed.
+struct ResponseHead {
+    status: u16,
+    length: Option<u64>,
+    chunked: bool,
+}
+
+/// Reads a response's status line and header fields (at most 200 of them).
+fn read_head(r: &mut impl BufRead) -> Result<ResponseHead, String> {
     let mut line = String::new();
-    read_line_capped(&mut r, &mut line)?;
+    read_line_capped(r, &mut line)?;
     let status: u16 = line
         .split_whitespace()
         .nth(1)
@@ -520,7 +509,7 @@ fn read_response(s: impl Read, cap: u64) -> Result<Response, String> {
     let mut length: Option<u64> = None;
     let mut chunked = false;
     for _ in 0..200 {
-        read_line_capped(&mut r, &mut line)?;
+        read_line_capped(r, &mut line)?;
         let l = line.trim_end();
         if l.is_empty() {
             break;
@@ -536,6 +525,24 @@ fn read_response(s: impl Read, cap: u64) -> Result<Response, String> {
             }
         }
     }
+    Ok(ResponseHead {
+        status,
+        length,
+        chunked,
+    })
+}
+
+/// Reads a whole response from `s` (the request already sent), its body at most `cap` bytes.
+/// Public for the fuzz targets, which feed it arbitrary server output.
+#[doc(hidden)]
+pub fn read_response(s: impl Read, cap: u64) -> Result<Response, String> {
+    let mut r = BufReader::new(s);
+    let ResponseHead {
+        status,
+        length,
+        chunked,
+    } = read_head(&mut r)?;
+    let mut line = String::new();
     let mut body = Vec::new();
     if chunked {
         loop {
@@ -564,7 +571,8 @@ fn read_response(s: impl Read, cap: u64) -> Result<Response, String> {
             return Err("the response ended early".into());
         }
     } else {
-        r.take(cap + 1)
+        // One byte past the cap tells a body above it; a cap of u64::MAX has no byte past it.
+        r.take(cap.saturating_add(1))
             .read_to_end(&mut body)
             .map_err(|e| e.to_string())?;
         if body.len() as u64 > cap {
@@ -831,6 +839,19 @@ mod tests {
         let req = t.join().unwrap();
         assert!(req.contains("\r\nAuthorization: Bearer t\tk\r\n"), "{req}");
         assert!(req.contains("\r\nUser-Agent: termplane/"), "{req}");
+    }
+
+    #[test]
+    fn a_body_read_to_the_end_of_the_stream_with_no_cap_is_read_whole() {
+        let answer = b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nthe whole body";
+        let r = read_response(&answer[..], u64::MAX).unwrap();
+        assert_eq!((r.status, &r.body[..]), (200, &b"the whole body"[..]));
+        let e = read_response(&answer[..], 13).unwrap_err();
+        assert!(e.contains("above 13 bytes"), "{e}");
+        assert_eq!(
+            read_response(&answer[..], 14).unwrap().body,
+            b"the whole body"
+        );
     }
 
     #[test]

@@ -436,6 +436,18 @@ fn panicking(
 /// Builds the application: the REST list, then the other endpoints.
 fn app(svc: Arc<Service>, opts: &HttpOptions) -> Arc<Ctx> {
     let routes = routes::routes();
+    let router = router(&routes, opts.panic_route);
+    Arc::new(Ctx {
+        svc,
+        kept: routes.iter().map(|_| std::sync::OnceLock::new()).collect(),
+        routes,
+        router,
+        trusted_proxies: opts.trusted_proxies.clone(),
+    })
+}
+
+/// The router of every endpoint: the REST list (`routes`, by index), then the others.
+fn router(routes: &[routes::RouteDef], panic_route: bool) -> Router {
     let mut router = Router {
         entries: Vec::new(),
     };
@@ -463,16 +475,54 @@ fn app(svc: Arc<Service>, opts: &HttpOptions) -> Arc<Ctx> {
     );
     // The whole-user live feed (an upgrade too).
     router.add(Method::Get, "/api/live", Target::Raw(live::live_socket));
-    if opts.panic_route {
+    if panic_route {
         router.add(Method::Get, "/api/__test/panic", Target::Raw(panicking));
     }
-    Arc::new(Ctx {
-        svc,
-        kept: routes.iter().map(|_| std::sync::OnceLock::new()).collect(),
-        routes,
-        router,
-        trusted_proxies: opts.trusted_proxies.clone(),
-    })
+    router
+}
+
+/// Where the plane's router sends a request (see [`route`]).
+#[doc(hidden)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Routed {
+    /// The template of the endpoint that serves it, and the parameters the path gives it.
+    Found(&'static str, Vec<(&'static str, String)>),
+    /// The path exists for these methods only (405).
+    NotAllowed(Vec<Method>),
+    /// No endpoint has the path (404, or the browser app's fallback).
+    NoSuchPath,
+    /// The path does not decode (400).
+    BadPath(&'static str),
+}
+
+fn whole_router() -> &'static Router {
+    static ROUTER: std::sync::OnceLock<Router> = std::sync::OnceLock::new();
+    ROUTER.get_or_init(|| router(&routes::routes(), false))
+}
+
+/// Routes `method` and `path` (still percent-encoded) through the plane's router, as a request
+/// would be. Public for the fuzz targets.
+#[doc(hidden)]
+#[must_use]
+pub fn route(method: Method, path: &str) -> Routed {
+    match whole_router().find(method, path) {
+        Lookup::Found(_, params, template) => Routed::Found(template, params),
+        Lookup::NotAllowed(m) => Routed::NotAllowed(m),
+        Lookup::NoSuchPath => Routed::NoSuchPath,
+        Lookup::BadPath(why) => Routed::BadPath(why),
+    }
+}
+
+/// Every endpoint's method and path template (`:name` marks a parameter), in the router's
+/// order. Public for the fuzz targets.
+#[doc(hidden)]
+#[must_use]
+pub fn route_table() -> Vec<(Method, &'static str)> {
+    whole_router()
+        .entries
+        .iter()
+        .map(|e| (e.method(), e.template()))
+        .collect()
 }
 
 // ----- connections -----

@@ -54,6 +54,16 @@ pub(super) struct Router {
 /// that shape, and the parameters the path gives them.
 type Candidates<'a> = (Vec<bool>, Vec<&'a Entry>, Vec<(&'static str, String)>);
 
+impl Entry {
+    pub(super) fn method(&self) -> Method {
+        self.method
+    }
+
+    pub(super) fn template(&self) -> &'static str {
+        self.template
+    }
+}
+
 impl Router {
     pub(super) fn add(&mut self, method: Method, template: &'static str, target: Target) {
         let segments = template

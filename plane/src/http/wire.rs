@@ -342,7 +342,9 @@ fn too_large() -> Refusal {
 
 /// Splits a request target into its path and query. Origin form (`/p?q`) and absolute form
 /// (`http://host/p?q`, RFC 9112 §3.2.2) are accepted; `*` (asterisk form) becomes the path `*`.
+/// A fragment has no place in a request target; one sent anyway is dropped, whatever the form.
 fn split_target(target: &str) -> Result<(String, Option<String>), Refusal> {
+    let target = target.split('#').next().unwrap_or_default();
     let rest = if target.starts_with('/') || target == "*" {
         target
     } else {
@@ -360,7 +362,6 @@ fn split_target(target: &str) -> Result<(String, Option<String>), Refusal> {
             None => "/",
         }
     };
-    let rest = rest.split('#').next().unwrap_or_default();
     Ok(match rest.split_once('?') {
         Some((p, q)) => (p.to_owned(), Some(q.to_owned())),
         None => (rest.to_owned(), None),
@@ -547,6 +548,21 @@ mod tests {
         assert_eq!((h.path.as_str(), h.query.as_deref()), ("/api/x", Some("y")));
         let h = head("OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n").unwrap();
         assert_eq!(h.path, "*");
+        // A fragment is dropped in every form, a query with no path included.
+        for (target, path, query) in [
+            ("/api/x?y#z", "/api/x", Some("y")),
+            ("/api/x#z?y", "/api/x", None),
+            ("http://plane/api/x?y#z", "/api/x", Some("y")),
+            ("http://plane?y#/api/z", "/", Some("y")),
+            ("http://plane#/api/z?y", "/", None),
+        ] {
+            let h = head(&format!("GET {target} HTTP/1.1\r\nHost: a\r\n\r\n")).unwrap();
+            assert_eq!(
+                (h.path.as_str(), h.query.as_deref()),
+                (path, query),
+                "{target}"
+            );
+        }
         assert_eq!(status(b"GET ftp://x/ HTTP/1.1\r\nHost: a\r\n\r\n"), 400);
     }
 
