@@ -50,7 +50,7 @@ done
 # Clocks and OS randomness are read only in runtime-smol and the binaries' runtimes: clippy's
 # disallowed-methods lists in proto/clippy.toml and machines/clippy.toml enforce it for the
 # IO-free crates (run with -D warnings); here we check the lists are in place.
-for f in proto/clippy.toml machines/clippy.toml; do
+for f in proto/clippy.toml machines/clippy.toml plane/clippy.toml; do
   grep -q 'Instant::now' "$f" && grep -q 'SystemTime::now' "$f" || bad "$f does not forbid clocks"
 done
 

@@ -14,6 +14,9 @@
 //!    online), as a percentage of one core;
 //! 5. time until all are online again after a plane restart (SIGTERM, start on the same port
 //!    and data directory).
+
+// Tests and benchmarks measure and wait on the real clock (the lint guards the services).
+#![allow(clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::io::{Read, Write};

@@ -1,13 +1,44 @@
-//! Time as the service layer sees it: integer Unix milliseconds from an injectable clock.
+//! Time as the service layer sees it: integer Unix milliseconds from an injectable clock, and
+//! the monotonic instants its waits and deadlines are measured in.
+//!
+//! This module and the plane's runtime (`main.rs`, the HTTP adapter, the store, backup and the
+//! instance lock) are the only places that read the operating system's clocks:
+//! `plane/clippy.toml` forbids `Instant::now` and `SystemTime::now` everywhere else, so a
+//! service takes its time from its [`Clock`] (`Service::now`, `Service::instant`).
+#![allow(clippy::disallowed_methods)]
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 /// A source of the current time in Unix milliseconds.
 pub trait Clock: Send + Sync + 'static {
     /// Now, in Unix milliseconds.
     fn now_ms(&self) -> i64;
+
+    /// Now on the monotonic clock that waits, deadlines and durations are measured on (the
+    /// one smol's timers run on). A [`ManualClock`] moves wall time only: what it tests is
+    /// expiry and backoff, while a wait still lasts what it says.
+    fn instant(&self) -> Instant {
+        Instant::now()
+    }
+}
+
+/// The host's wall clock in Unix microseconds, for timestamps set beside those of other hosts
+/// (a node's own clock in the admin's command view, the link's event log): shown, never used
+/// to decide anything.
+#[must_use]
+pub fn wall_micros() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
+}
+
+/// Now on the monotonic clock, for the parts of the plane that hold no [`Clock`] (the link
+/// registry's event log).
+#[must_use]
+pub fn monotonic() -> Instant {
+    Instant::now()
 }
 
 /// The operating system's wall clock.

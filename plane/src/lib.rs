@@ -17,11 +17,17 @@
 //!   `termplane service`; [`logging`] — text or JSON log lines.
 
 pub mod api;
+// The runtime around the services reads the OS clocks (`plane/clippy.toml`).
+#[allow(clippy::disallowed_methods)]
 pub mod backup;
 pub mod clock;
 pub mod config;
 pub mod error;
+// The runtime around the services reads the OS clocks (`plane/clippy.toml`).
+#[allow(clippy::disallowed_methods)]
 pub mod http;
+// The runtime around the services reads the OS clocks (`plane/clippy.toml`).
+#[allow(clippy::disallowed_methods)]
 pub mod instance;
 pub mod keys;
 pub mod link;
@@ -34,5 +40,7 @@ pub mod push;
 pub mod secret;
 pub mod service;
 pub mod slots;
+// The runtime around the services reads the OS clocks (`plane/clippy.toml`).
+#[allow(clippy::disallowed_methods)]
 pub mod store;
 pub mod unit;

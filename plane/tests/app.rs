@@ -1,6 +1,9 @@
 //! The browser app as the plane serves it (its page at `/` and at the app's own routes, hashed
 //! assets cacheable, gzip on request, the API's 404 untouched) and the instance name set at first
 //! run and renamed by an administrator.
+
+// Tests and benchmarks measure and wait on the real clock (the lint guards the services).
+#![allow(clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;

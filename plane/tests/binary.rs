@@ -1,5 +1,8 @@
 //! The `termplane` binary as an operator runs it: its files are private whatever the data
 //! directory's mode, and its log is plain text when it goes to a file or a pipe.
+
+// Tests and benchmarks measure and wait on the real clock (the lint guards the services).
+#![allow(clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;

@@ -8,6 +8,9 @@
 //! * E77 (pane token, attach token variants) — those credentials do not exist yet; system and node keys are covered.
 //! * F80 (passkey rotation, password change) — passkeys and password change are not built yet.
 //! * F82 — CSWSH needs the terminal WebSocket (the Origin check it will reuse is tested in F81).
+
+// Tests and benchmarks measure and wait on the real clock (the lint guards the services).
+#![allow(clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;

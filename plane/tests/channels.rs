@@ -2,6 +2,9 @@
 //! rest, and each claim of the threat model in `plane/src/api/channels.rs` tried as the party
 //! it is about — another user, a read member, a pane within and beyond its ceiling, someone
 //! holding a copy of the database, someone editing it.
+
+// Tests and benchmarks measure and wait on the real clock (the lint guards the services).
+#![allow(clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;

@@ -7,6 +7,9 @@
 //! and a pane's own token (from a real pane on the local node's tmux). Path parameters name no
 //! row; bodies are `{}`. A refusal the class promises must come with its code; an accepted
 //! credential may still meet a 400, 404 or 409, never 401 or 403 for who it is.
+
+// Tests and benchmarks measure and wait on the real clock (the lint guards the services).
+#![allow(clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;

@@ -1,6 +1,9 @@
 //! Credentials and input: the sign-in backoff cannot be turned into a lock-out, `X-Forwarded-For`
 //! counts only from trusted proxies, enrollment refuses keys that are not keys, and emails have
 //! one spelling. Catalogue cases are named after their numbers (F83, B11, B12, A8).
+
+// Tests and benchmarks measure and wait on the real clock (the lint guards the services).
+#![allow(clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;

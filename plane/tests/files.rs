@@ -1,6 +1,9 @@
 //! Files kept on the plane, through the real server: chunked uploads whose refusals keep
 //! nothing, one blob per content, owners only, the caps, downloads with their name, and sending
 //! a file into a real pane's directory on the local node.
+
+// Tests and benchmarks measure and wait on the real clock (the lint guards the services).
+#![allow(clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;

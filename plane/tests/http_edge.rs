@@ -2,6 +2,9 @@
 //! says (with the spec's error body, never silence), bodies and readers that make no progress cut,
 //! downloads held in a bounded buffer whatever the client does, and path parameters that cannot
 //! reach a panic. Catalogue section G (89, 90) covers heads that never arrive and connection caps.
+
+// Tests and benchmarks measure and wait on the real clock (the lint guards the services).
+#![allow(clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;

@@ -6,6 +6,9 @@
 //! ciphertext sizes cap−18, cap−17, cap−16 and cap (all read; the link stays online) and cap+1
 //! (close 1009). The node side of G86 belongs with the node daemon's tests: the agent driver
 //! uses the same `link_config` (its mapping is unit-tested in runtime-smol).
+
+// Tests and benchmarks measure and wait on the real clock (the lint guards the services).
+#![allow(clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;

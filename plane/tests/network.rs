@@ -1,6 +1,9 @@
 //! Network plugins through the real server: an extra address listens at once and serves the
 //! same API, its origin is trusted only while it listens, one that cannot bind is refused with
 //! the reason and changes nothing, and only an administrator's session manages them.
+
+// Tests and benchmarks measure and wait on the real clock (the lint guards the services).
+#![allow(clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;

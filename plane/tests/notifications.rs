@@ -3,6 +3,9 @@
 //! push arrives, carries a VAPID header that verifies with the plane's key, and decrypts with
 //! the subscription's keys (RFC 8291, receiver side written here from the RFC); a gone endpoint
 //! removes its device; preferences and the inbox; bad subscriptions are refused.
+
+// Tests and benchmarks measure and wait on the real clock (the lint guards the services).
+#![allow(clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;

@@ -2,6 +2,9 @@
 //! scraped by a real Prometheus), JSON logs without secrets, the config file and its
 //! precedence, the systemd unit (checked by `systemd-analyze verify`), backup and restore, and
 //! one plane per data directory and database.
+
+// Tests and benchmarks measure and wait on the real clock (the lint guards the services).
+#![allow(clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;

@@ -4,6 +4,9 @@
 //! wrong origin or relying party refused, user verification required, one account's credential
 //! refused for another, a signature counter that goes back refused. F80: the session id rotates
 //! on a passkey sign-in.
+
+// Tests and benchmarks measure and wait on the real clock (the lint guards the services).
+#![allow(clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;

@@ -1,6 +1,9 @@
 //! The reconcile sweep, in process, with the plane's real executor on a real tmux as its local
 //! node — attached here without the exit checks `termplane::local::start` runs, so the sweep is
 //! the only thing that can notice a pane that went — and an enrolled node that is offline.
+
+// Tests and benchmarks measure and wait on the real clock (the lint guards the services).
+#![allow(clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;

@@ -1,6 +1,9 @@
 //! The API reference against a real plane on loopback: `/api/openapi.json` describes exactly the
 //! routes the server answers, with the error body on every error status and response bodies
 //! that match their schemas; `/docs` and every asset it names are served from the plane itself.
+
+// Tests and benchmarks measure and wait on the real clock (the lint guards the services).
+#![allow(clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;

@@ -1,5 +1,8 @@
 //! The storage layer against SQLite (always) and PostgreSQL (when `TERMPLANE_TEST_POSTGRES_URL`
 //! is set; under `CI` its absence is a failure).
+
+// Tests and benchmarks measure and wait on the real clock (the lint guards the services).
+#![allow(clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;

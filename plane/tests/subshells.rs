@@ -1,6 +1,9 @@
 //! Subshells through the REST API of an in-process plane whose local node is the real executor
 //! on a real tmux: the catalog (plugins, presets, workspaces), the subshell routes a person or a
 //! script uses, the limits of a pane's own token, and the side effects of each refusal.
+
+// Tests and benchmarks measure and wait on the real clock (the lint guards the services).
+#![allow(clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;

@@ -1,6 +1,9 @@
 //! Live terminals through the real server and a real tmux (the local node): attach tokens, the
 //! terminal WebSocket seen by two clients written here, the replay of a full-screen program, and
 //! sharing.
+
+// Tests and benchmarks measure and wait on the real clock (the lint guards the services).
+#![allow(clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;

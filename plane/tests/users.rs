@@ -2,6 +2,9 @@
 //! last-administrator rule, a person's own password change and an administrator's reset (and
 //! which sessions each ends), and the audit log's filters and cursor paging. Every refusal is
 //! checked for what it left unchanged.
+
+// Tests and benchmarks measure and wait on the real clock (the lint guards the services).
+#![allow(clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;

@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use event_listener::Event as Notify;
 use futures_lite::FutureExt as _;
@@ -56,9 +56,7 @@ impl std::fmt::Debug for EventLog {
 }
 
 fn unix_micros() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
+    crate::clock::wall_micros()
 }
 
 /// Whether an event kind is kept.
@@ -139,13 +137,13 @@ impl EventLog {
     /// at [`MAX_WAIT`]) for the first one. Answers `{ events, next, dropped }`: `next` is the
     /// `after` of the following read; `dropped` says older events than asked for were evicted.
     pub async fn read(&self, node_id: &str, after: u64, wait: Duration) -> NodeEvents {
-        let deadline = std::time::Instant::now() + wait.min(MAX_WAIT);
+        let deadline = crate::clock::monotonic() + wait.min(MAX_WAIT);
         loop {
             let listener = self.notify.listen();
             if let Some(v) = self.read_now(node_id, after) {
                 return v;
             }
-            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let left = deadline.saturating_duration_since(crate::clock::monotonic());
             if left.is_zero() {
                 return NodeEvents {
                     events: Vec::new(),

@@ -644,11 +644,11 @@ impl Service {
         // would have the reader skip every entry written up to it.
         let after = after.min(row.head_seq);
         if row.head_seq <= after && wait > 0 {
-            let until = std::time::Instant::now() + Duration::from_millis(u64::from(wait));
+            let until = self.instant() + Duration::from_millis(u64::from(wait));
             loop {
                 let listener = self.channels.appended.listen();
                 row = self.reach_channel(&c, id, Need::Read).await?.0;
-                let left = until.saturating_duration_since(std::time::Instant::now());
+                let left = until.saturating_duration_since(self.instant());
                 if row.head_seq > after || left.is_zero() {
                     break;
                 }

@@ -306,7 +306,7 @@ impl Service {
     /// leave is counted in the metrics with its error's code.
     async fn dispatch(&self, node_id: &str, command: Command) -> Result<Pending, ApiError> {
         let kind = command.kind();
-        let started = std::time::Instant::now();
+        let started = self.instant();
         let sent = self.dispatch_unmeasured(node_id, command).await;
         if let Err(e) = &sent {
             self.metrics().command(kind, e.code, started.elapsed());
@@ -319,11 +319,7 @@ impl Service {
         node_id: &str,
         command: Command,
     ) -> Result<Pending, ApiError> {
-        let measured = (
-            command.kind(),
-            std::time::Instant::now(),
-            self.metrics().clone(),
-        );
+        let measured = (command.kind(), self.instant(), self.metrics().clone());
         let offline = || {
             ApiError::new(409, "NODE_OFFLINE", "the node is offline")
                 .with_metadata(json!({ "nodeId": node_id }))
@@ -525,10 +521,10 @@ impl Service {
                 &json!({ "command": detail }),
             )
             .await?;
-        let sent_at = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX));
-        let started = std::time::Instant::now();
+        // Set beside the node's own clock in the answer: the host's wall clock, not the
+        // service's (which a test may hold still).
+        let sent_at = crate::clock::wall_micros();
+        let started = self.instant();
         let r = self.node_command(id, command).await?;
         let elapsed = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         Ok(NodeCommandAnswer {

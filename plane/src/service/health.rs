@@ -125,7 +125,7 @@ impl Service {
 
     /// Readiness: the answer of the check under way when this call came, or of a new one.
     pub async fn readiness(&self) -> Readiness {
-        let arrived = Instant::now();
+        let arrived = self.instant();
         let mut last = self.health.last.lock().await;
         // A check that ended after this call arrived was under way meanwhile: share it.
         if let Some((ended, answer)) = last.as_ref()
@@ -134,7 +134,7 @@ impl Service {
             return answer.clone();
         }
         let answer = self.check_readiness().await;
-        *last = Some((Instant::now(), answer.clone()));
+        *last = Some((self.instant(), answer.clone()));
         answer
     }
 

@@ -567,6 +567,11 @@ impl Service {
         self.clock.now_ms()
     }
 
+    /// Now on the injected clock's monotonic time (waits and deadlines).
+    pub(crate) fn instant(&self) -> std::time::Instant {
+        self.clock.instant()
+    }
+
     /// The live node sockets.
     #[must_use]
     pub fn links(&self) -> &LinkHub {

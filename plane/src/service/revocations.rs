@@ -63,11 +63,14 @@ impl Service {
         tracing::warn!(revocation = %key, "the disk is full: the revocation is in force and is written once there is room");
         me.held_revocations.lock().insert(key.clone());
         let weak = Arc::downgrade(&me);
+        let until = me.instant() + RETRY_FOR;
         smol::spawn(async move {
-            let until = std::time::Instant::now() + RETRY_FOR;
-            while std::time::Instant::now() < until {
+            loop {
                 smol::Timer::after(RETRY_EVERY).await;
                 let Some(svc) = weak.upgrade() else { return };
+                if svc.instant() >= until {
+                    break;
+                }
                 match write(svc.clone()).await {
                     Err(e) if e.code == "STORAGE_FULL" || e.status >= 500 => continue,
                     _ => {

@@ -75,13 +75,16 @@ impl Service {
         }
         let me = Arc::downgrade(self);
         let at = e.at.clone();
+        let give_up = self.instant() + Duration::from_secs(600);
         smol::spawn(async move {
-            let give_up = std::time::Instant::now() + Duration::from_secs(600);
             let mut wait = Duration::from_secs(1);
-            while std::time::Instant::now() < give_up {
+            loop {
                 smol::Timer::after(wait).await;
                 wait = (wait * 2).min(Duration::from_secs(5));
                 let Some(svc) = me.upgrade() else { return };
+                if svc.instant() >= give_up {
+                    break;
+                }
                 let entry = svc
                     .unapplied_exits
                     .lock()

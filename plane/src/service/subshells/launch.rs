@@ -505,9 +505,9 @@ impl Service {
         limit: Duration,
     ) -> Result<bool, ApiError> {
         let poll = (quiet / 4).clamp(Duration::from_millis(50), Duration::from_millis(250));
-        let started = std::time::Instant::now();
+        let started = self.instant();
         let mut last: Option<String> = None;
-        let mut since = std::time::Instant::now();
+        let mut since = self.instant();
         loop {
             let now = self
                 .screen_text(node_id, id)
@@ -519,7 +519,7 @@ impl Service {
             };
             if last.as_deref() != Some(now.as_str()) {
                 last = Some(now);
-                since = std::time::Instant::now();
+                since = self.instant();
             } else if moved && since.elapsed() >= quiet {
                 return Ok(true);
             }

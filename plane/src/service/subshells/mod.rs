@@ -191,7 +191,7 @@ impl Service {
     /// for, at most [`CENSUS_WAIT`]: a launch or restart on a node the API already shows online
     /// is not refused as offline in that moment.
     pub(in crate::service) async fn node_reachable_soon(&self, node_id: &str) -> bool {
-        let deadline = std::time::Instant::now() + CENSUS_WAIT;
+        let deadline = self.instant() + CENSUS_WAIT;
         loop {
             // Listening first: a change between the look below and the wait still wakes it.
             let changed = self.links.listen_changes();
@@ -204,7 +204,7 @@ impl Service {
                 self.links.status(node_id),
                 Some(crate::link::LinkStatus::Online | crate::link::LinkStatus::Authenticated)
             );
-            if !online || std::time::Instant::now() >= deadline {
+            if !online || self.instant() >= deadline {
                 return false;
             }
             // Woken by the link's next change (status, socket, census), or the deadline.

@@ -263,9 +263,8 @@ impl Service {
         }
         // The grace runs without the lock: a kill or a restart may overtake this stop.
         drop(held);
-        let deadline =
-            std::time::Instant::now() + Duration::from_millis(lifecycle::TERMINATE_GRACE_MS);
-        while !ended && std::time::Instant::now() < deadline {
+        let deadline = self.instant() + Duration::from_millis(lifecycle::TERMINATE_GRACE_MS);
+        while !ended && self.instant() < deadline {
             smol::Timer::after(Duration::from_millis(150)).await;
             ended = self.pane_alive(&row.node_id, id).await.map_err(late)? == Some(false);
         }

@@ -405,8 +405,8 @@ impl Service {
     /// they are closed, at most `limit`; answers how many are still open.
     pub async fn close_sockets_for_shutdown(&self, limit: Duration) -> usize {
         self.access_changed();
-        let deadline = std::time::Instant::now() + limit;
-        while self.open_socket_count() > 0 && std::time::Instant::now() < deadline {
+        let deadline = self.instant() + limit;
+        while self.open_socket_count() > 0 && self.instant() < deadline {
             smol::Timer::after(Duration::from_millis(10)).await;
         }
         self.open_socket_count()
