@@ -27,11 +27,11 @@ for t in "$@"; do
     continue
   fi
   secs=$(($(date +%s) - started))
-  done_line=$(grep -E '^#[0-9]+ +DONE' "$log" | tail -n1)
+  done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n1)
   execs=$(grep -E 'stat::number_of_executed_units' "$log" | awk '{print $2}' | tail -n1)
-  cov=$(sed -E 's/.* cov: ([0-9]+).*/\1/' <<<"$done_line")
-  ft=$(sed -E 's/.* ft: ([0-9]+).*/\1/' <<<"$done_line")
-  corp=$(sed -E 's/.* corp: ([^ ]+).*/\1/' <<<"$done_line")
+  cov=$(sed -E 's/.* cov: +([0-9]+).*/\1/' <<<"$done_line")
+  ft=$(sed -E 's/.* ft: +([0-9]+).*/\1/' <<<"$done_line")
+  corp=$(sed -E 's/.* corp: +([^ ]+).*/\1/' <<<"$done_line")
   printf '| %s | %s | %s s | %s | %s | %s |\n' "$t" "$execs" "$secs" "$cov" "$ft" "$corp"
 done
 exit $status

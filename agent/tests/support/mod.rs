@@ -390,6 +390,11 @@ impl World {
             .args(["--listen", &format!("127.0.0.1:{}", self.port)])
             .env("TERMPLANE_NODE_DOWNLOADS", self.dir.join("downloads"))
             .env("RUST_LOG", "info")
+            // The plane runs as on a person's machine: the test run's CI markers are not its
+            // own, and they would reach its local panes (Gemini CLI runs headless, never
+            // interactive, under `CI=true`).
+            .env_remove("CI")
+            .env_remove("GITHUB_ACTIONS")
             .envs(self.plane_env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(log.try_clone().unwrap())
@@ -486,9 +491,12 @@ impl World {
     /// A `termplane-node` command with this world's environment.
     pub fn node_command(&self) -> Command {
         let mut c = Command::new(&self.node_bin);
+        // As the plane: a node daemon on a person's machine, without the test run's CI markers.
         c.env_remove("TMUX")
             .env_remove("TERMPLANE_SUPERVISED")
-            .env_remove("TERMPLANE_DEBUG_LOGGING");
+            .env_remove("TERMPLANE_DEBUG_LOGGING")
+            .env_remove("CI")
+            .env_remove("GITHUB_ACTIONS");
         for (k, v) in &self.node_env {
             c.env(k, v);
         }
