@@ -88,6 +88,9 @@ fn assert_capped(frames: &[u8], cap: u64) {
     let mut open: Option<u64> = None;
     while let Some((fin, opcode, len, at)) = header(rest) {
         match opcode {
+            // A new message inside an unfinished one: tungstenite refuses it (a protocol
+            // error) and reads nothing after it, whatever its size.
+            0x1 | 0x2 if open.is_some() => return,
             0x1 | 0x2 => {
                 assert!(len <= cap, "a {len}-byte message passed a {cap}-byte cap");
                 open = (!fin).then_some(len);

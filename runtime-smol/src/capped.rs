@@ -15,7 +15,9 @@
 //!    message that will not complete. A message above the cap is discarded as it streams by,
 //!    never buffered (a header claiming 2^63 bytes costs nothing), and in its place the reader
 //!    gets an empty pong frame: the driver wakes, reads [`DroppedFrames`], and tells the machine
-//!    ([`termplane_machines::agent_link::AgentInput::Oversize`]).
+//!    ([`termplane_machines::agent_link::AgentInput::Oversize`]). A new data message inside
+//!    an unfinished fragmented one is a protocol error: what was held and that frame pass,
+//!    whatever its size, and tungstenite refuses it and reads no further.
 //!
 //! A dropped sealed frame is not decrypted, so the next sealed frame of that stream fails to
 //! open and the machine closes with 4410: the plane must never send a frame above the cap. What
@@ -170,12 +172,17 @@ impl Filter {
         let mode = match opcode {
             // Control frames (tungstenite checks their size and shape).
             0x8..=0xf => Mode::Pass,
+            0x1 | 0x2 if self.holding => {
+                // A new message before the last one ended: a protocol error. What was held
+                // goes to tungstenite and this frame after it, whatever its size, so that
+                // tungstenite sees the error and ends the stream there. Dropping this frame
+                // instead would leave tungstenite inside the unfinished message, and the
+                // continuation frames that follow would grow it past the cap.
+                self.flush_held();
+                self.skipping = false;
+                Mode::Pass
+            }
             0x1 | 0x2 => {
-                if self.holding {
-                    // A new message before the last one ended: a protocol error tungstenite
-                    // reports once it sees what was held.
-                    self.flush_held();
-                }
                 self.skipping = false;
                 if len > self.cap {
                     self.drop_message(len);
@@ -485,6 +492,25 @@ mod tests {
             }
             let (out, _) = run(32, &input, 1 + usize::try_from(next(&mut st) % 64).unwrap());
             assert!(out.len() <= input.len() + 2 * input.len());
+        }
+    }
+
+    /// Found by the `ws_capped` fuzz target: an unfinished fragmented message, then a new
+    /// oversize message, then continuation frames. Dropping the new message left tungstenite
+    /// inside the first one, and the continuations grew it past the cap.
+    #[test]
+    fn a_new_message_inside_an_unfinished_one_reaches_tungstenite_whatever_its_size() {
+        for chunk in [1, 5, 4096] {
+            let first = frame(0x01, 1, b'a');
+            let big = frame(0x82, 40, 2);
+            let more = frame(0x00, 30, b'b');
+            let input = [HTTP, &first, &big, &more, &more].concat();
+            let (out, dropped) = run(16, &input, chunk);
+            // Everything passes: tungstenite refuses the second data frame (a new message
+            // before the first ended) and reads no further, so no continuation can grow the
+            // first message.
+            assert_eq!(out, input, "{chunk}");
+            assert!(dropped.is_empty(), "{chunk}: {dropped:?}");
         }
     }
 
