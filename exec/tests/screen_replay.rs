@@ -125,7 +125,7 @@ fn a_program_on_the_alternate_screen_comes_back_with_its_modes_cursor_and_the_hi
     wait_shows(&n, id, "history-line-60");
     // A program that enters the alternate screen and sets every mode the replay restores.
     let script = "printf '\\033[?1049h\\033[?1h\\033=\\033[?2004h\\033[?1002h\\033[?1006h\\033[?1004h\
-\\033[2J\\033[5;1HALT-SCREEN-TEXT\\033[3;20r\\033[10;7H\\033[?25l'; sleep 600\r";
+\\033[2J\\033[5;1HALT-SCREEN-''TEXT\\033[3;20r\\033[10;7H\\033[?25l'; sleep 600\r";
     type_text(&n, id, script);
     wait_shows(&n, id, "ALT-SCREEN-TEXT");
     let (answer, bytes, mut p) = replay(&n, id);
@@ -265,9 +265,9 @@ fn a_shell_pane_replays_its_text_colours_and_cursor() {
     type_text(
         &n,
         id,
-        "printf '\\033[31mred\\033[0m plain\\n'; echo done-marker\r",
+        "printf '\\033[31mred\\033[0m plain\\n'; echo done-$((40+2))-marker\r",
     );
-    wait_shows(&n, id, "done-marker");
+    wait_shows(&n, id, "done-42-marker\nbash");
     let (answer, _, p) = replay(&n, id);
     assert_eq!(answer["alternate"], false);
     let s = p.screen();
@@ -385,7 +385,7 @@ fn colours_that_run_from_one_row_into_the_next_come_back_on_the_alternate_screen
 \\033[9;1Hstill orange\\033[48;2;10;20;30m on a direct colour\
 \\033[10;1Hboth carried\\033[0m\
 \\033[12;1H\\033[7mreverse\\033[27m ends here\
-\\033[14;1HEND-OF-SCENE'; sleep 600\r";
+\\033[14;1HEND-OF-''SCENE'; sleep 600\r";
     type_text(&n, id, script);
     wait_shows(&n, id, "END-OF-SCENE");
     let (answer, _, p) = replay(&n, id);
@@ -446,9 +446,9 @@ fn colours_that_carry_across_lines_come_back_on_the_normal_screen_and_in_its_his
         &n,
         id,
         "for i in $(seq 1 80); do printf 'plain-%d \\033[44mblue-%d\\033[0m\\n' $i $i; done; \
-printf '\\033[1;35mmagenta\\nbold\\nlines\\033[0m\\n'; echo END-OF-LINES\r",
+printf '\\033[1;35mmagenta\\nbold\\nlines\\033[0m\\n'; echo END-OF-$((40+2))-LINES\r",
     );
-    wait_shows(&n, id, "END-OF-LINES\n");
+    wait_shows(&n, id, "END-OF-42-LINES\nbash");
     let (answer, _, mut p) = replay(&n, id);
     assert_eq!(answer["alternate"], false);
     let mut want = tmux_screen(&n, id, "-2000");
