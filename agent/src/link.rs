@@ -391,17 +391,11 @@ fn accept_pending_update(binary: &Path) {
     }
 }
 
-/// How often a keystroke typed straight into tmux is looked at until tmux has said it was typed.
-const SETTLE_CHECK: Duration = Duration::from_millis(1);
-/// A keystroke whose fate is still not known after this long is answered as typed (not knowing
-/// means the tmux control client ended, and its answers with it).
-const SETTLE_GIVE_UP: Duration = Duration::from_secs(5);
-
 impl Node {
     /// Keystrokes typed straight into tmux when nothing is queued before them (see
     /// `Runner::type_now`): no wake-up of the command thread on the echo's way, and the answer
-    /// leaves once tmux has said they were typed, about a millisecond later, when the echo is
-    /// already on its way back rather than beside it. `None` when they must queue.
+    /// leaves once tmux has said they were typed — woken by tmux's own answer on the link's
+    /// reactor, with no timer (`termplane_runtime_smol::keys`). `None` when they must queue.
     fn type_now(&self, jti: &str, command: &Command) -> Option<BoxFuture<CommandResult>> {
         let Command::Input(input) = command else {
             return None;
@@ -415,17 +409,13 @@ impl Node {
         let answer = serde_json::json!({ "bytes": input.data.len(), "keys": 0 });
         let jti = jti.to_owned();
         Some(Box::pin(async move {
-            let started = std::time::Instant::now();
-            loop {
-                smol::Timer::after(SETTLE_CHECK).await;
-                match exec.keys_settled(ticket) {
-                    Some(Err(e)) => return CommandResult::refusal(jti, &e),
-                    None if started.elapsed() < SETTLE_GIVE_UP => continue,
-                    Some(Ok(())) | None => {}
-                }
-                accept_pending_update(&binary);
-                return CommandResult::ok(jti, Some(answer));
+            if let Err(e) =
+                termplane_runtime_smol::keys::keys_typed(|| exec.keys_settle(ticket)).await
+            {
+                return CommandResult::refusal(jti, &e);
             }
+            accept_pending_update(&binary);
+            CommandResult::ok(jti, Some(answer))
         }))
     }
 }

@@ -35,7 +35,10 @@
 //! with no marker and returns at once with a ticket; its block (empty, or an error) is read and
 //! checked by the next call, ahead of that call's own blocks, so the stream is never read out
 //! of step, or by [`Control::try_settle`], which reads only what has already arrived and tells
-//! the sender how it went. An unanswered block that holds anything but nothing (success) or an
+//! the sender how it went. A sender that wants to know waits rather than asking on a timer: on
+//! [`Control::listen`] (notified whenever someone else read answers, or the client was
+//! dropped) and on the readiness of [`Control::answers_fd`] (tmux wrote something nobody has
+//! read), then asks again. An unanswered block that holds anything but nothing (success) or an
 //! error text ends the client as any other stray line does. At most [`MAX_UNANSWERED`] are
 //! outstanding; past that the caller waits as usual (which reads them all).
 //!
@@ -49,7 +52,7 @@
 use std::collections::VecDeque;
 use std::os::fd::OwnedFd;
 use std::process::{Child, Command, Stdio};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rustix::event::{PollFd, PollFlags, poll};
@@ -90,9 +93,9 @@ enum NoLine {
     Closed,
 }
 
-/// The client's standard output, read by whoever calls, when it calls: no thread waits on it,
-/// so tmux's answers to commands sent without waiting wake nobody (a keystroke's echo then
-/// shares the machine's CPUs only with the processes it must pass through).
+/// The client's standard output, read by whoever calls, when it calls: no thread of the
+/// executor waits on it (a sender of keys waits on its readiness in the embedder's reactor,
+/// see [`Control::answers_fd`]).
 struct Lines {
     /// Non-blocking; `None` for a stream given whole in advance (see [`read_scripted`]).
     fd: Option<OwnedFd>,
@@ -277,10 +280,24 @@ struct State {
     /// How unanswered commands went, read but not yet asked for (the newest
     /// [`MAX_UNANSWERED`]).
     settled: std::collections::BTreeMap<u64, Result<(), String>>,
+    /// A duplicate of the attached client's output, for [`Control::answers_fd`] (shared with
+    /// it, so that a sender gets it without taking this state's lock).
+    answers: Arc<Mutex<Option<OwnedFd>>>,
 }
 
 impl State {
+    fn attached(&mut self, conn: Conn) {
+        let dup = conn.lines.fd.as_ref().and_then(|fd| fd.try_clone().ok());
+        if let Ok(mut a) = self.answers.lock() {
+            *a = dup;
+        }
+        self.conn = Some(conn);
+    }
+
     fn drop_conn(&mut self) {
+        if let Ok(mut a) = self.answers.lock() {
+            *a = None;
+        }
         // Their blocks will never be read: whether they were typed is not known.
         self.unanswered.clear();
         if let Some(c) = self.conn.take() {
@@ -293,12 +310,28 @@ impl State {
 pub struct Control {
     secret: String,
     state: Mutex<State>,
+    answers: Arc<Mutex<Option<OwnedFd>>>,
+    /// Notified each time the state lock is let go after answers of commands sent unanswered
+    /// may have been read or lost (see [`Self::listen`]).
+    answered: event_listener::Event,
 }
 
 impl std::fmt::Debug for Control {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Control").finish_non_exhaustive()
     }
+}
+
+/// What [`Control::settle`] found out about a command sent unanswered.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Settle {
+    /// tmux answered: typed, or its error text (a command whose answer was lost with its
+    /// client, or was already asked for, counts as typed).
+    Done(Result<(), String>),
+    /// tmux has not written the whole answer yet.
+    NotYet,
+    /// Someone else holds the client; it notifies [`Control::listen`]ers on letting go.
+    Busy,
 }
 
 /// Why a control call did not produce an answer.
@@ -318,8 +351,10 @@ impl Control {
         let secret = crate::util::random_bytes::<16>()
             .map(|b| crate::util::hex(&b))
             .unwrap_or_else(|_| format!("{:x}", crate::util::unix_millis()));
+        let answers = Arc::new(Mutex::new(None));
         Self {
             secret,
+            answers: Arc::clone(&answers),
             state: Mutex::new(State {
                 conn: None,
                 server_up: false,
@@ -328,8 +363,34 @@ impl Control {
                 unanswered: VecDeque::new(),
                 next_ticket: 0,
                 settled: std::collections::BTreeMap::new(),
+                answers,
             }),
+            answered: event_listener::Event::new(),
         }
+    }
+
+    /// A listener notified the next time what is known about commands sent unanswered may have
+    /// changed. Every holder of the state lets go of it with this notification, except
+    /// [`Self::settle`] when it read nothing new for others (so two senders waiting at once
+    /// never wake each other in turn): blocks read by a call, keys sent, the client dropped (the
+    /// answers of keys sent before are then lost, and they count as typed). Take it *before*
+    /// asking [`Self::settle`] (as [`Self::settle_or_watch`] does), so that nothing between the
+    /// two is missed.
+    pub fn listen(&self) -> event_listener::EventListener {
+        self.answered.listen()
+    }
+
+    /// A duplicate of the attached client's standard output (non-blocking), to wait on for
+    /// tmux's next words; `None` when no client is attached. Reading is left to
+    /// [`Self::settle`]: the descriptor is only for readiness. Never waits for the state.
+    #[must_use]
+    pub fn answers_fd(&self) -> Option<OwnedFd> {
+        self.answers.lock().ok()?.as_ref()?.try_clone().ok()
+    }
+
+    /// Wakes those waiting on [`Self::listen`].
+    fn announce(&self) {
+        self.answered.notify(usize::MAX);
     }
 
     /// Records what a process-run call showed about the server.
@@ -340,6 +401,7 @@ impl Control {
                 s.drop_conn();
             }
         }
+        self.announce();
     }
 
     /// Drops the client (the server is being stopped).
@@ -347,16 +409,27 @@ impl Control {
         if let Ok(mut s) = self.state.lock() {
             s.drop_conn();
         }
+        self.announce();
     }
 
     /// Whether a client is attached now.
     #[must_use]
     pub fn is_attached(&self) -> bool {
-        self.state.lock().is_ok_and(|s| s.conn.is_some())
+        let attached = self.state.lock().is_ok_and(|s| s.conn.is_some());
+        self.announce();
+        attached
     }
 
     /// Runs one command (`words`, unquoted) over the control client.
     pub fn call(&self, tmux: &super::tmux::Tmux, words: &[&str], deadline: Duration) -> Outcome {
+        let outcome = self.call_locked(tmux, words, deadline);
+        // The answers of keys sent unanswered before it were read with it (or lost with the
+        // client): their senders look again.
+        self.announce();
+        outcome
+    }
+
+    fn call_locked(&self, tmux: &super::tmux::Tmux, words: &[&str], deadline: Duration) -> Outcome {
         let Ok(mut st) = self.state.lock() else {
             return Outcome::Unavailable;
         };
@@ -367,7 +440,7 @@ impl Control {
             }
             st.next_attach = Some(Instant::now() + RECONNECT_GAP);
             match attach(tmux) {
-                Ok(c) => st.conn = Some(c),
+                Ok(c) => st.attached(c),
                 // The server did not answer the attach's own check: asking it again as a
                 // process would only wait another deadline.
                 Err(e) if e == TmuxError::TimedOut.to_string() => {
@@ -457,6 +530,13 @@ impl Control {
     /// [`MAX_UNANSWERED`] are already outstanding, or the write failed; the caller then runs
     /// the command as usual. Only for commands whose success prints nothing (`send-keys`).
     pub fn send_unanswered(&self, words: &[&str]) -> Option<u64> {
+        let sent = self.send_unanswered_locked(words);
+        // A sender that found the state busy with this waits for its release.
+        self.announce();
+        sent
+    }
+
+    fn send_unanswered_locked(&self, words: &[&str]) -> Option<u64> {
         let Ok(mut st) = self.state.try_lock() else {
             return None;
         };
@@ -477,12 +557,10 @@ impl Control {
                 st.unanswered.push_back(ticket);
                 Some(ticket)
             }
-            Ok(_) => {
-                st.drop_conn();
-                None
-            }
             Err(Errno::AGAIN | Errno::INTR) => None,
-            Err(_) => {
+            // Half a line went, or the pipe broke: the client is done for.
+            // (Keys sent before lose their answers with the client: they count as typed.)
+            Ok(_) | Err(_) => {
                 st.drop_conn();
                 None
             }
@@ -493,41 +571,84 @@ impl Control {
     /// (nothing waits): `Some(Ok)` typed (or no longer known: its client ended, or it was asked
     /// for before), `Some(Err)` with tmux's words, `None` not known yet (asked again later).
     pub fn try_settle(&self, ticket: u64) -> Option<Result<(), String>> {
+        match self.settle(ticket) {
+            Settle::Done(r) => Some(r),
+            Settle::NotYet | Settle::Busy => None,
+        }
+    }
+
+    /// How the command sent unanswered as `ticket` went, or what to wait on before asking again:
+    /// a listener ([`Self::listen`], taken before asking) and, when tmux's next words are what
+    /// is awaited, its output ([`Self::answers_fd`]). While the state is busy only the listener
+    /// is given: its holder notifies on letting go (a wait on the descriptor would spin, since
+    /// the answer may sit there unread until then).
+    pub fn settle_or_watch(
+        &self,
+        ticket: u64,
+    ) -> Result<Result<(), String>, (event_listener::EventListener, Option<OwnedFd>)> {
+        let news = self.listen();
+        match self.settle(ticket) {
+            Settle::Done(r) => Ok(r),
+            Settle::NotYet => Err((news, self.answers_fd())),
+            Settle::Busy => Err((news, None)),
+        }
+    }
+
+    /// How the command sent unanswered as `ticket` went, from what tmux has already written
+    /// (nothing waits).
+    pub fn settle(&self, ticket: u64) -> Settle {
+        let (answer, news) = self.settle_locked(ticket);
+        if news {
+            // Blocks of other senders' keys may have been read on the way to this one.
+            self.announce();
+        }
+        answer
+    }
+
+    /// [`Self::settle`], and whether others may have news: answers of other tickets were
+    /// read (kept for them, or left read ahead in the buffer, where their descriptor no longer
+    /// shows them), or the client was dropped. Looking and finding nothing new is not news, so
+    /// two senders waiting at once never wake each other in turn.
+    fn settle_locked(&self, ticket: u64) -> (Settle, bool) {
         let Ok(mut st) = self.state.try_lock() else {
-            return None;
+            return (Settle::Busy, false);
         };
         if let Some(r) = st.settled.remove(&ticket) {
-            return Some(r);
+            return (Settle::Done(r), false);
         }
         if !st.unanswered.contains(&ticket) {
-            return Some(Ok(()));
+            return (Settle::Done(Ok(())), false);
         }
+        let mut news = false;
         loop {
             let st = &mut *st;
-            let conn = st.conn.as_mut()?;
+            let Some(conn) = st.conn.as_mut() else {
+                return (Settle::Done(Ok(())), news);
+            };
             match next_block(&mut conn.lines) {
-                Ok(None) => return None,
+                Ok(None) => return (Settle::NotYet, news),
                 Ok(Some(block)) => {
                     let r = match block {
                         Ok(b) if b.is_empty() => Ok(()),
                         Ok(_) => {
                             st.drop_conn();
-                            return Some(Ok(()));
+                            return (Settle::Done(Ok(())), true);
                         }
                         Err(e) => Err(e.trim_end().to_owned()),
                     };
                     let Some(t) = st.unanswered.pop_front() else {
                         st.drop_conn();
-                        return Some(Ok(()));
+                        return (Settle::Done(Ok(())), true);
                     };
                     if t == ticket {
-                        return Some(r);
+                        return (Settle::Done(r), news || !st.unanswered.is_empty());
                     }
                     keep_settled(&mut st.settled, t, r);
+                    news = true;
                 }
                 Err(()) => {
                     st.drop_conn();
-                    return Some(Ok(()));
+                    return (Settle::Done(Ok(())), true);
                 }
             }
         }

@@ -89,6 +89,20 @@ pub const EVENT_BUFFER: usize = 64;
 /// Most history lines a capture may ask for.
 pub const CAPTURE_MAX_LINES: u32 = tmux::HISTORY_LIMIT;
 
+/// What a sender of keys typed without waiting ([`Executor::type_unanswered`]) waits on
+/// until [`Executor::keys_settle`] knows how they went: the executor has no thread and no
+/// timer of its own for it; the embedder's reactor waits for either of these, then asks again.
+#[derive(Debug)]
+pub struct KeysWatch {
+    /// Notified when another caller read answers of keys sent this way (this sender's among
+    /// them, perhaps) or the control client ended (their answers are lost: counted as typed).
+    pub news: event_listener::EventListener,
+    /// The control client's output, readable when tmux wrote something nobody read yet (for
+    /// readiness only: [`Executor::keys_settle`] reads). `None` when there is no client, or it
+    /// is busy (whoever holds it notifies `news` when it lets go).
+    pub answers: Option<std::os::fd::OwnedFd>,
+}
+
 /// Where the executor keeps its state.
 #[derive(Debug, Clone)]
 pub struct ExecConfig {
@@ -692,14 +706,22 @@ impl Executor {
             .send_unanswered(&["send-keys", "-t", target.as_str(), "-l", "--", data])
     }
 
+    /// How keys typed with [`Self::type_unanswered`] went, once tmux has said so: `Ok(Err)`
+    /// with why not (the pane is gone); until then, what to wait on before asking again
+    /// ([`KeysWatch`]; nothing here waits).
+    pub fn keys_settle(&self, ticket: u64) -> Result<Result<(), String>, KeysWatch> {
+        match self.tmux.settle_or_watch(ticket) {
+            Ok(r) => Ok(r.map_err(|e| tmux_err(&e))),
+            Err((news, answers)) => Err(KeysWatch { news, answers }),
+        }
+    }
+
     /// Whether keys typed with [`Self::type_unanswered`] were typed, once tmux has said so:
-    /// `Some(Err)` with why not (the pane is gone), `None` while it has not (ask again later;
-    /// nothing here waits).
+    /// `Some(Err)` with why not (the pane is gone), `None` while it has not (see
+    /// [`Self::keys_settle`] for what to wait on).
     #[must_use]
     pub fn keys_settled(&self, ticket: u64) -> Option<Result<(), String>> {
-        self.tmux
-            .try_settle(ticket)
-            .map(|r| r.map_err(|e| tmux_err(&e)))
+        self.keys_settle(ticket).ok()
     }
 
     /// Whether the program of a subshell's pane has ended: its wrapper wrote the exit file

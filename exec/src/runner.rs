@@ -113,6 +113,12 @@ impl Runner {
         self.exec.type_unanswered(id, data)
     }
 
+    /// How keys typed with [`Self::type_now`] went, or what to wait on before asking again (see
+    /// [`Executor::keys_settle`]).
+    pub fn keys_settle(&self, ticket: u64) -> Result<Result<(), String>, crate::KeysWatch> {
+        self.exec.keys_settle(ticket)
+    }
+
     /// Whether keys typed with [`Self::type_now`] were typed, once tmux has said so (see
     /// [`Executor::keys_settled`]).
     #[must_use]

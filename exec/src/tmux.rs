@@ -242,12 +242,16 @@ impl Tmux {
         self.control.send_unanswered(args)
     }
 
-    /// How a command sent unanswered went, if tmux has said so yet (see
-    /// [`super::control::Control::try_settle`]).
-    #[must_use]
-    pub fn try_settle(&self, ticket: u64) -> Option<Result<(), TmuxError>> {
+    /// How a command sent unanswered went, or what to wait on before asking again (see
+    /// [`super::control::Control::settle_or_watch`]).
+    #[allow(clippy::type_complexity)]
+    pub fn settle_or_watch(
+        &self,
+        ticket: u64,
+    ) -> Result<Result<(), TmuxError>, (event_listener::EventListener, Option<std::os::fd::OwnedFd>)>
+    {
         self.control
-            .try_settle(ticket)
+            .settle_or_watch(ticket)
             .map(|r| r.map_err(|text| classify(&text)))
     }
 

@@ -66,8 +66,11 @@ impl LocalNode for Local {
         self.runner.type_now(id, data)
     }
 
-    fn keys_settled(&self, ticket: u64) -> Option<Result<(), String>> {
-        self.runner.keys_settled(ticket)
+    fn keys_typed(&self, ticket: u64) -> crate::service::KeysTyped {
+        let exec = Arc::clone(&self.exec);
+        Box::pin(async move {
+            termplane_runtime_smol::keys::keys_typed(|| exec.keys_settle(ticket)).await
+        })
     }
 
     fn stopping(&self) {

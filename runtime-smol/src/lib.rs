@@ -16,6 +16,7 @@ pub mod agent;
 pub mod capped;
 mod deadline;
 pub mod http;
+pub mod keys;
 pub mod plane;
 pub mod tail;
 pub mod tls;

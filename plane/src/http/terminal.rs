@@ -581,13 +581,6 @@ impl Session {
     }
 }
 
-/// How often a typist asks whether keys that went to tmux without waiting were typed, while
-/// any are not known yet.
-const SETTLE_CHECK: Duration = Duration::from_millis(20);
-/// Keys whose fate is still not known after this long are taken as typed (tmux answers within
-/// a millisecond; not knowing means its control client ended, and their answers with it).
-const SETTLE_GIVE_UP: Duration = Duration::from_secs(5);
-
 /// Where a typist's refusals go (`error INPUT_FAILED`): to the viewer's queue while the socket
 /// serves, and once it ended, held for the socket to send before its close frame (the queue
 /// takes nothing after a close). Also says whether keys still waiting are to be refused rather
@@ -674,53 +667,56 @@ impl Refusals {
 /// Types a viewer's keystrokes into the pane in order; keys that queued up while one was on its
 /// way go together in the next command. Keys the node could not type are reported to that viewer
 /// (`error INPUT_FAILED`): at once, or — for keys that went straight to tmux on the plane's own
-/// host, answered before tmux had said they were typed — within [`SETTLE_CHECK`] of tmux saying
-/// they were not. Ends once the socket's sender is gone and every key it took is typed or
-/// refused, the fate of those sent without waiting known (or given up on).
+/// host, answered before tmux had said they were typed — as soon as tmux says they were not
+/// (the typist is woken by tmux's answer: no timer, no polling). Ends once the socket's sender
+/// is gone and every key it took is typed or refused, the fate of those sent without waiting
+/// known.
 async fn typist(
     svc: Arc<Service>,
     row: crate::store::Subshell,
     rx: smol::channel::Receiver<String>,
     refusals: Arc<Refusals>,
 ) {
+    enum Step {
+        Keys(Result<String, smol::channel::RecvError>),
+        Settled(Result<(), String>),
+    }
     let refuse = |why: &str| {
         tracing::debug!(subshell = %row.id, "keystrokes not delivered: {why}");
         refusals.refuse(why);
     };
-    let mut unsettled: std::collections::VecDeque<(KeysTicket, std::time::Instant)> =
-        std::collections::VecDeque::new();
-    // One timer for the typist's life, armed only while keys are not known to be typed: a
-    // keystroke registers no timer with the reactor.
-    let mut check = smol::Timer::never();
-    let mut armed = false;
+    // Keys sent without waiting whose fate is not known yet, oldest first, and the wait for
+    // the oldest's answer.
+    let mut unsettled: std::collections::VecDeque<KeysTicket> = std::collections::VecDeque::new();
+    let mut oldest: Option<crate::service::KeysTyped> = None;
     let mut open = true;
     loop {
-        let next = if open {
-            async { Some(rx.recv().await) }
-                .or(async {
-                    (&mut check).await;
-                    None
-                })
-                .await
-        } else {
-            (&mut check).await;
-            None
-        };
-        if next.is_none() {
-            armed = false;
+        if oldest.is_none()
+            && let Some(&t) = unsettled.front()
+        {
+            oldest = Some(svc.keys_typed(t));
         }
-        while let Some(&(ticket, at)) = unsettled.front() {
-            match svc.keys_settled(ticket) {
-                Some(Ok(())) => {}
-                Some(Err(why)) => refuse(&why),
-                None if at.elapsed() >= SETTLE_GIVE_UP => {}
-                None => break,
+        let step = match (oldest.as_mut(), open) {
+            (Some(wait), true) => {
+                async { Step::Keys(rx.recv().await) }
+                    .or(async { Step::Settled(wait.await) })
+                    .await
             }
-            unsettled.pop_front();
-        }
-        match next {
-            Some(Ok(_)) if refusals.skips() => {}
-            Some(Ok(mut data)) => {
+            (Some(wait), false) => Step::Settled(wait.await),
+            (None, true) => Step::Keys(rx.recv().await),
+            // The socket is done with and every key's fate is known.
+            (None, false) => return,
+        };
+        match step {
+            Step::Settled(r) => {
+                oldest = None;
+                unsettled.pop_front();
+                if let Err(why) = r {
+                    refuse(&why);
+                }
+            }
+            Step::Keys(Ok(_)) if refusals.skips() => {}
+            Step::Keys(Ok(mut data)) => {
                 while data.len() < 4096 {
                     match rx.try_recv() {
                         Ok(more) => data.push_str(&more),
@@ -728,23 +724,13 @@ async fn typist(
                     }
                 }
                 match svc.type_into_pane(&row, data).await {
-                    Ok(Some(ticket)) => {
-                        unsettled.push_back((ticket, std::time::Instant::now()));
-                    }
+                    Ok(Some(ticket)) => unsettled.push_back(ticket),
                     Ok(None) => {}
                     Err(e) => refuse(&e.message),
                 }
             }
             // The socket is done with: what was sent without waiting is still to be settled.
-            Some(Err(_)) => open = false,
-            None => {}
-        }
-        if !open && unsettled.is_empty() {
-            return;
-        }
-        if !unsettled.is_empty() && !armed {
-            check.set_after(SETTLE_CHECK);
-            armed = true;
+            Step::Keys(Err(_)) => open = false,
         }
     }
 }

@@ -17,22 +17,26 @@ pub const MAX_COMMAND_JSON: usize = 47 * 1024;
 
 /// The plane's own host as a node: it runs commands through the same executor the node daemon
 /// uses, in call order, and answers each on its channel.
+/// What [`LocalNode::keys_typed`] answers: how keys typed without waiting went, once known.
+pub type KeysTyped =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), String>> + Send + 'static>>;
+
 pub trait LocalNode: Send + Sync {
     /// Queues `cmd` (identified by `jti`); its result arrives on the returned channel.
     fn submit(&self, jti: String, cmd: Command) -> smol::channel::Receiver<CommandResult>;
 
     /// Types a viewer's keystrokes into a pane at once when nothing is queued before them (the
     /// executor's runner lets keys skip an empty queue), without waiting to hear they were:
-    /// answers a ticket for [`Self::keys_settled`]. `None` means nothing was typed and they go
+    /// answers a ticket for [`Self::keys_typed`]. `None` means nothing was typed and they go
     /// as an `input` command.
     fn type_now(&self, _id: &termplane_proto::SubshellId, _data: &str) -> Option<u64> {
         None
     }
 
-    /// Whether the keys of a ticket of [`Self::type_now`] were typed, once that is known
-    /// (`None` until then; nothing waits): `Some(Err)` says why not.
-    fn keys_settled(&self, _ticket: u64) -> Option<Result<(), String>> {
-        Some(Ok(()))
+    /// Whether the keys of a ticket of [`Self::type_now`] were typed, once tmux has said so
+    /// (woken by its answer, no timer): `Err` says why not.
+    fn keys_typed(&self, _ticket: u64) -> KeysTyped {
+        Box::pin(std::future::ready(Ok(())))
     }
 
     /// The plane stops: work this process cannot finish (uploads under way) is undone.
@@ -242,7 +246,7 @@ impl Service {
     /// A viewer's keystrokes typed into a pane on the local node at once, skipping the queue
     /// when nothing is queued before them (under the node's command lock, so no command
     /// dispatched before them is overtaken), without waiting to hear they were: a ticket for
-    /// [`Self::local_keys_settled`]. `None` when they were not typed: a remote node, something
+    /// [`Self::local_keys_typed`]. `None` when they were not typed: a remote node, something
     /// queued, or text too long for one go; the caller then sends `input`.
     pub(super) async fn type_now_on_local_node(
         &self,
@@ -260,12 +264,13 @@ impl Service {
     }
 
     /// Whether keys typed with [`Self::type_now_on_local_node`] were typed, once the local
-    /// node knows (`None` until then; nothing waits).
+    /// node's tmux has said so (woken by its answer; nothing polls).
     #[must_use]
-    pub fn local_keys_settled(&self, ticket: u64) -> Option<Result<(), String>> {
-        self.local
-            .get()
-            .map_or(Some(Ok(())), |l| l.keys_settled(ticket))
+    pub fn local_keys_typed(&self, ticket: u64) -> KeysTyped {
+        match self.local.get() {
+            Some(l) => l.keys_typed(ticket),
+            None => Box::pin(std::future::ready(Ok(()))),
+        }
     }
 
     /// Dispatches `commands` to one node back to back (no other command between them) and

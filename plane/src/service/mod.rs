@@ -46,7 +46,7 @@ pub use backoff::{
 };
 pub use catalog::DETECTION_FRESH_MS;
 pub use credentials::setup_key_status;
-pub use dispatch::{LocalNode, MAX_COMMAND_JSON};
+pub use dispatch::{KeysTyped, LocalNode, MAX_COMMAND_JSON};
 pub use guard::{ADMIN_WRITE_FAMILIES, canonical_path, is_admin_surface};
 pub use subshells::GONE_GRACE_MS;
 pub use subshells::{INPUT_PIECE_BYTES, TOKEN_LIFETIME_MS};

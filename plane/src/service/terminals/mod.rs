@@ -599,8 +599,8 @@ impl Service {
 
     /// Types a viewer's `data` into a pane. On the plane's own host the keys go straight to
     /// tmux when nothing is queued before them, and this answers before tmux has said they were
-    /// typed (a viewer's echo is their answer): a [`KeysTicket`] to ask with
-    /// [`Self::keys_settled`] later. Elsewhere it answers once the node has typed them.
+    /// typed (a viewer's echo is their answer): a [`KeysTicket`] to wait on with
+    /// [`Self::keys_typed`]. Elsewhere it answers once the node has typed them.
     pub async fn type_into_pane(
         &self,
         row: &store::Subshell,
@@ -620,11 +620,11 @@ impl Service {
             .map(|_| None)
     }
 
-    /// Whether the keys of a [`KeysTicket`] were typed, once that is known: `None` until then
-    /// (nothing waits; ask again later), `Some(Err)` with why not (the pane is gone).
+    /// Whether the keys of a [`KeysTicket`] were typed, once the node's tmux has said so (the
+    /// future is woken by its answer): `Err` with why not (the pane is gone).
     #[must_use]
-    pub fn keys_settled(&self, ticket: KeysTicket) -> Option<Result<(), String>> {
-        self.local_keys_settled(ticket.0)
+    pub fn keys_typed(&self, ticket: KeysTicket) -> super::KeysTyped {
+        self.local_keys_typed(ticket.0)
     }
 }
 
