@@ -27,6 +27,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use support::{WAIT, World};
+use termplane_test_support::wait_for;
 
 const NODE: &str = env!("CARGO_BIN_EXE_termplane-node");
 const PINS: &str = include_str!("../../tools/harness-clis.txt");
@@ -524,19 +525,6 @@ fn plain(text: &str) -> String {
         }
     }
     out
-}
-
-fn wait_for<T>(limit: Duration, mut f: impl FnMut() -> Option<T>) -> Option<T> {
-    let deadline = std::time::Instant::now() + limit;
-    loop {
-        if let Some(v) = f() {
-            return Some(v);
-        }
-        if std::time::Instant::now() >= deadline {
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(250));
-    }
 }
 
 /// Whether any file under `dir` that `which` accepts holds `needle`.

@@ -5,14 +5,14 @@
 
 mod support;
 
-use std::net::TcpStream;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use async_tungstenite::tungstenite::client::IntoClientRequest;
-use async_tungstenite::tungstenite::{self, Message, WebSocket};
+use async_tungstenite::tungstenite::{self, Message};
 use serde_json::{Value, json};
 use support::{WAIT, World, http, wait_until};
+use termplane_test_support::ran_lines;
+use termplane_test_support::viewer::Viewer;
 
 const NODE: &str = env!("CARGO_BIN_EXE_termplane-node");
 
@@ -75,117 +75,18 @@ fn mint(w: &World, cookie: &str, id: &str) -> String {
     r.json()["token"].as_str().unwrap().to_owned()
 }
 
-/// A terminal client.
-struct Term {
-    ws: WebSocket<TcpStream>,
-    bytes: Vec<u8>,
-    frames: Vec<Value>,
-    /// The plane's close code, once it closed.
-    closed: Option<u16>,
-}
-
-fn attach(w: &World, id: &str, token: &str, extra: &str) -> Result<Term, u16> {
-    let url = format!(
-        "ws://127.0.0.1:{}/api/subshells/{id}/attach?token={token}{extra}",
-        w.port
-    );
-    let req = url.into_client_request().unwrap();
-    let stream = TcpStream::connect(("127.0.0.1", w.port)).unwrap();
-    // The upgrade's answer may take a while on a loaded machine: a long timeout for the
-    // handshake (a short one ends it midway), the short one for reading frames after it.
-    stream
-        .set_read_timeout(Some(Duration::from_secs(20)))
-        .unwrap();
-    match tungstenite::client::client(req, stream) {
-        Ok((ws, _)) => {
-            ws.get_ref()
-                .set_read_timeout(Some(Duration::from_millis(50)))
-                .unwrap();
-            Ok(Term {
-                ws,
-                bytes: Vec::new(),
-                frames: Vec::new(),
-                closed: None,
-            })
-        }
-        Err(tungstenite::HandshakeError::Failure(tungstenite::Error::Http(r))) => {
-            Err(r.status().as_u16())
-        }
-        Err(e) => panic!("handshake: {e:?}"),
-    }
-}
-
-impl Term {
-    fn pump(&mut self, wait: Duration) {
-        let end = Instant::now() + wait;
-        while Instant::now() < end && self.closed.is_none() {
-            match self.ws.read() {
-                Ok(Message::Binary(b)) => self.bytes.extend_from_slice(&b),
-                Ok(Message::Text(t)) => self.frames.push(serde_json::from_str(t.as_str()).unwrap()),
-                Ok(Message::Close(f)) => {
-                    self.closed = Some(f.map_or(1005, |f| u16::from(f.code)));
-                }
-                Ok(_) => {}
-                Err(tungstenite::Error::Io(e))
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                    ) => {}
-                Err(tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed) => {
-                    self.closed.get_or_insert(1006);
-                }
-                Err(e) => panic!("read: {e:?}"),
-            }
-        }
-    }
-
-    fn until(&mut self, what: &str, f: impl Fn(&Self) -> bool) {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while !f(self) {
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {what}; frames {:?}; bytes {:?}",
-                self.frames,
-                String::from_utf8_lossy(&self.bytes)
-            );
-            self.pump(Duration::from_millis(50));
-        }
-    }
-
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.bytes).into_owned()
-    }
-
-    fn has(&self, kind: &str, f: impl Fn(&Value) -> bool) -> bool {
-        self.frames.iter().any(|v| v["type"] == kind && f(v))
-    }
-
-    fn keys(&mut self, s: &str) {
-        self.ws
-            .send(Message::binary(s.as_bytes().to_vec()))
-            .unwrap();
-    }
-
-    /// Closes and waits (briefly) for the plane's answer; whatever ends the socket is fine here.
-    fn close(mut self) {
-        let _ = self.ws.close(None);
-        let end = Instant::now() + Duration::from_millis(500);
-        while Instant::now() < end {
-            match self.ws.read() {
-                Ok(_) => {}
-                Err(tungstenite::Error::Io(e))
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                    ) => {}
-                Err(_) => return,
-            }
-        }
-    }
+fn attach(w: &World, id: &str, token: &str, extra: &str) -> Result<Viewer, u16> {
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], w.port));
+    Viewer::open(
+        addr,
+        &format!("/api/subshells/{id}/attach?token={token}{extra}"),
+        &[],
+    )
+    .map_err(|(status, _)| status)
 }
 
 /// An 80×24 viewer of pane `id` (the owner's), once the pane's shell has answered it.
-fn answering_viewer(w: &World, id: &str) -> Term {
+fn answering_viewer(w: &World, id: &str) -> Viewer {
     let mut t = attach(w, id, &mint(w, &w.cookie, id), "&cols=80&rows=24").unwrap();
     t.until("attached", |t| t.has("attached", |_| true));
     t.keys("echo ready-$((1+1))\r");
@@ -460,14 +361,6 @@ fn bulk_output_of_a_remote_pane_arrives_whole_and_in_order() {
     );
 }
 
-/// The `last-N` lines a shell printed, in the order its screen shows them.
-fn ran_lines(screen: &str) -> Vec<u32> {
-    screen
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("last-")?.parse().ok())
-        .collect()
-}
-
 /// The pane's text with `lines` of history.
 fn screen(w: &World, id: &str) -> String {
     let r = w.get(&format!("/api/subshells/{id}/screen?lines=500"));
@@ -495,7 +388,7 @@ fn keys_before_a_close_on(w: &World, id: &str) {
     }))
     .unwrap();
     t.until("the close", |t| t.closed.is_some());
-    assert_eq!(t.closed, Some(1000));
+    assert_eq!(t.close_code(), Some(1000));
     let r = w.post(
         &format!("/api/subshells/{id}/input"),
         &json!({ "text": "echo done-$((2+3))", "keys": ["enter"] }),
@@ -552,7 +445,7 @@ fn keys_after_the_end_on(w: &World, id: &str, socket: &Path) {
     ))
     .unwrap();
     t.until("the close", |t| t.closed.is_some());
-    assert_eq!(t.closed, Some(1000));
+    assert_eq!(t.close_code(), Some(1000));
     // The refusal may come before or after `exit` (the node's exit check may notice the end
     // while the keys are on their way), always before the close.
     assert!(

@@ -13,7 +13,7 @@ mod common;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use aes_gcm::aead::Aead;
 use aes_gcm::{Aes128Gcm, KeyInit};
@@ -22,6 +22,7 @@ use common::*;
 use p256::ecdsa::signature::Verifier;
 use p256::elliptic_curve::sec1::ToSec1Point;
 use serde_json::{Value, json};
+use termplane_test_support::wait_until;
 
 /// One push as the push service received it.
 struct Push {
@@ -155,17 +156,6 @@ impl Subscription {
     }
 }
 
-fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
-    let until = Instant::now() + Duration::from_secs(20);
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(Instant::now() < until, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 /// Launches a shell pane of `admin`'s on the local node and reads its token off its screen;
 /// answers its id and a function that reports an attention signal with that token.
 fn own_pane<'a>(
@@ -190,7 +180,7 @@ fn own_pane<'a>(
         Some(json!({ "text": "echo tok=$TERMPLANE_TOKEN.", "keys": ["enter"] })),
     );
     assert_eq!(r.status, 200, "{}", r.text());
-    let pane = wait_for("the pane's token", || {
+    let pane = wait_until("the pane's token", Duration::from_secs(20), || {
         let s = p
             .call(
                 admin,
@@ -294,10 +284,14 @@ fn a_pane_that_needs_input_pushes_an_encrypted_signed_message_to_its_owners_devi
     assert_eq!(message["url"], format!("/subshells/{id}"));
 
     // The gone endpoint's device was removed; the other one recorded its delivery.
-    let devices = wait_for("the gone device to be removed", || {
-        let d = p.call(&admin, "GET", "/api/devices", None).json();
-        (d.as_array().unwrap().len() == 1).then_some(d)
-    });
+    let devices = wait_until(
+        "the gone device to be removed",
+        Duration::from_secs(20),
+        || {
+            let d = p.call(&admin, "GET", "/api/devices", None).json();
+            (d.as_array().unwrap().len() == 1).then_some(d)
+        },
+    );
     assert_eq!(devices[0]["name"], "laptop");
     assert!(devices[0]["lastSentAt"].is_i64(), "{devices}");
 
@@ -349,7 +343,7 @@ fn a_pane_that_needs_input_pushes_an_encrypted_signed_message_to_its_owners_devi
     );
     // The test's local node has no exit checks of its own: run them here, as the plane's
     // local node does every tick, and hand the exit to the plane.
-    let exit = wait_for("the pane's exit", || {
+    let exit = wait_until("the pane's exit", Duration::from_secs(20), || {
         node.exec.exit_tick().into_iter().next()
     });
     assert_eq!(exit.exit_code, Some(0));
@@ -576,7 +570,7 @@ fn push_endpoints_inside_the_planes_host_or_network_are_refused_and_never_reache
     let node = common::local::attach(&p);
     let (_id, attention) = own_pane(&p, &admin, &node, "agent-2");
     attention("needs_input");
-    let device = wait_for("the push to fail", || {
+    let device = wait_until("the push to fail", Duration::from_secs(20), || {
         let d = p.call(&admin, "GET", "/api/devices", None).json();
         d[0]["lastError"].is_string().then(|| d[0].clone())
     });

@@ -16,20 +16,9 @@ use std::time::{Duration, Instant};
 
 use common::Plane;
 use serde_json::{Value, json};
+use termplane_test_support::wait_until;
 
 // ----- helpers -----
-
-/// Waits for `f` to answer `Some`, for at most `limit`.
-fn wait_until<T>(what: &str, limit: Duration, mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + limit;
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 /// One HTTP/1.1 exchange on a fresh connection: (status, headers, body).
 fn http(

@@ -11,14 +11,14 @@ mod common;
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use async_tungstenite::tungstenite::client::IntoClientRequest;
-use async_tungstenite::tungstenite::http::HeaderValue;
-use async_tungstenite::tungstenite::{self, Message, WebSocket};
+use async_tungstenite::tungstenite::{self, Message};
 use common::local::Local;
 use common::{Plane, Resp};
 use serde_json::{Value, json};
 use termplane_proto::Command;
 use termplane_proto::command::SubshellRef;
+use termplane_test_support::ran_lines;
+use termplane_test_support::viewer::Viewer;
 
 struct World {
     p: Plane,
@@ -167,16 +167,6 @@ impl World {
     }
 }
 
-/// A terminal client written from the documented frames.
-struct Term {
-    ws: WebSocket<TcpStream>,
-    /// Everything binary received so far (replay and output).
-    bytes: Vec<u8>,
-    /// Every text frame received so far.
-    frames: Vec<Value>,
-    closed: Option<(u16, String)>,
-}
-
 /// Opens the terminal socket; `Err` holds the HTTP refusal's status and error code.
 fn attach(
     p: &Plane,
@@ -184,7 +174,7 @@ fn attach(
     token: &str,
     extra: &str,
     origin: Option<&str>,
-) -> Result<Term, (u16, String)> {
+) -> Result<Viewer, (u16, String)> {
     open_ws(
         p,
         &format!("/api/subshells/{id}/attach?token={token}{extra}"),
@@ -193,121 +183,9 @@ fn attach(
 }
 
 /// Opens a WebSocket at `path` (with its query); `Err` holds the refusal's status and code.
-fn open_ws(p: &Plane, path: &str, origin: Option<&str>) -> Result<Term, (u16, String)> {
+fn open_ws(p: &Plane, path: &str, origin: Option<&str>) -> Result<Viewer, (u16, String)> {
     let headers: Vec<(&str, &str)> = origin.map(|o| ("Origin", o)).into_iter().collect();
-    open_ws_at(p.addr, path, &headers)
-}
-
-/// [`open_ws`] at `addr` with any request headers (callable from other threads).
-fn open_ws_at(
-    addr: std::net::SocketAddr,
-    path: &str,
-    headers: &[(&str, &str)],
-) -> Result<Term, (u16, String)> {
-    let url = format!("ws://{addr}{path}");
-    let mut req = url.into_client_request().unwrap();
-    for (k, v) in headers {
-        let name = tungstenite::http::HeaderName::from_bytes(k.as_bytes()).unwrap();
-        req.headers_mut()
-            .insert(name, HeaderValue::from_str(v).unwrap());
-    }
-    let stream = TcpStream::connect(addr).unwrap();
-    // The upgrade's answer may take a while on a loaded machine: a long timeout for the
-    // handshake (a short one ends it midway), the short one for reading frames after it.
-    stream
-        .set_read_timeout(Some(Duration::from_secs(20)))
-        .unwrap();
-    match tungstenite::client::client(req, stream) {
-        Ok((ws, _)) => {
-            ws.get_ref()
-                .set_read_timeout(Some(Duration::from_millis(100)))
-                .unwrap();
-            Ok(Term {
-                ws,
-                bytes: Vec::new(),
-                frames: Vec::new(),
-                closed: None,
-            })
-        }
-        Err(tungstenite::HandshakeError::Failure(tungstenite::Error::Http(resp))) => {
-            let body: Value = resp
-                .body()
-                .as_ref()
-                .and_then(|b| serde_json::from_slice(b).ok())
-                .unwrap_or(Value::Null);
-            Err((
-                resp.status().as_u16(),
-                body["code"].as_str().unwrap_or("").to_owned(),
-            ))
-        }
-        Err(e) => panic!("handshake: {e:?}"),
-    }
-}
-
-impl Term {
-    /// Reads whatever arrives for `wait`.
-    fn pump(&mut self, wait: Duration) {
-        let end = Instant::now() + wait;
-        while Instant::now() < end && self.closed.is_none() {
-            match self.ws.read() {
-                Ok(Message::Binary(b)) => self.bytes.extend_from_slice(&b),
-                Ok(Message::Text(t)) => self.frames.push(serde_json::from_str(t.as_str()).unwrap()),
-                Ok(Message::Close(f)) => {
-                    self.closed = Some(f.map_or((1005, String::new()), |f| {
-                        (u16::from(f.code), f.reason.as_str().to_owned())
-                    }));
-                }
-                Ok(_) => {}
-                Err(tungstenite::Error::Io(e))
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                    ) => {}
-                Err(tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed) => {
-                    self.closed.get_or_insert((1006, String::new()));
-                }
-                Err(e) => panic!("read: {e:?}"),
-            }
-        }
-    }
-
-    /// Reads until `f` holds (at most 20 s).
-    fn until(&mut self, what: &str, f: impl Fn(&Self) -> bool) {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while !f(self) {
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {what}; frames {:?}; bytes {:?}",
-                self.frames,
-                String::from_utf8_lossy(&self.bytes)
-            );
-            self.pump(Duration::from_millis(50));
-        }
-    }
-
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.bytes).into_owned()
-    }
-
-    fn has_frame(&self, kind: &str, f: impl Fn(&Value) -> bool) -> bool {
-        self.frames.iter().any(|v| v["type"] == kind && f(v))
-    }
-
-    /// How many viewers the latest `presence` frame lists (`None` before the first one).
-    fn viewers_now(&self) -> Option<usize> {
-        let latest = self.frames.iter().rev().find(|v| v["type"] == "presence")?;
-        latest["viewers"].as_array().map(Vec::len)
-    }
-
-    fn send_text(&mut self, v: Value) {
-        self.ws.send(Message::text(v.to_string())).unwrap();
-    }
-
-    fn type_keys(&mut self, s: &str) {
-        self.ws
-            .send(Message::binary(s.as_bytes().to_vec()))
-            .unwrap();
-    }
+    Viewer::open(p.addr, path, &headers)
 }
 
 #[test]
@@ -322,7 +200,7 @@ fn two_viewers_see_the_same_bytes_and_the_pane_takes_the_smallest_grid() {
 
     let mut a = attach(&w.p, &id, &a_tok, "&cols=100&rows=30", Some(&w.p.origin())).unwrap();
     a.until("attached and its replay", |t| {
-        t.has_frame("attached", |_| true) && !t.bytes.is_empty()
+        t.has("attached", |_| true) && !t.bytes.is_empty()
     });
     let attached = a.frames.iter().find(|v| v["type"] == "attached").unwrap();
     assert_eq!(
@@ -335,18 +213,18 @@ fn two_viewers_see_the_same_bytes_and_the_pane_takes_the_smallest_grid() {
         "the replay starts from a reset"
     );
     let mut b = attach(&w.p, &id, &b_tok, "&cols=90&rows=25", None).unwrap();
-    b.until("attached", |t| t.has_frame("attached", |_| true));
+    b.until("attached", |t| t.has("attached", |_| true));
     // The pane takes the smallest grid, and every viewer hears of it.
     until("the pane to be 90x25", || {
         (w.pane_size(&id) == (90, 25)).then_some(())
     });
     a.until("the size frame", |t| {
-        t.has_frame("size", |v| v["cols"] == 90 && v["rows"] == 25)
+        t.has("size", |v| v["cols"] == 90 && v["rows"] == 25)
     });
     // Presence: both viewers, each with its grid.
     b.until("presence of two", |t| t.viewers_now() == Some(2));
     // Keystrokes from one viewer; the output reaches both.
-    a.type_keys("echo two-$((20+22))\r");
+    a.keys("echo two-$((20+22))\r");
     a.until("the echo on a", |t| t.text().contains("two-42"));
     b.until("the echo on b", |t| t.text().contains("two-42"));
     // One pump for the pane: the node tails it once, whatever the number of viewers, and the
@@ -361,10 +239,10 @@ fn two_viewers_see_the_same_bytes_and_the_pane_takes_the_smallest_grid() {
     // Keepalive.
     let tok = w.mint_cookie(&w.admin, Some(&id));
     let mut c = attach(&w.p, &id, &tok, "", None).unwrap();
-    c.send_text(json!({ "type": "ping" }));
-    c.until("pong", |t| t.has_frame("pong", |_| true));
+    c.send_json(&json!({ "type": "ping" }));
+    c.until("pong", |t| t.has("pong", |_| true));
     // An unknown frame closes with 4400.
-    c.send_text(json!({ "type": "launch-missiles" }));
+    c.send_json(&json!({ "type": "launch-missiles" }));
     c.until("the close", |t| t.closed.is_some());
     assert_eq!(c.closed.as_ref().unwrap().0, 4400);
 }
@@ -379,10 +257,10 @@ fn the_grid_typing_viewers_hold_shows_on_the_row_and_is_not_overridden_by_the_ap
     let id = w.launch();
     let tok = w.mint_cookie(&w.admin, None);
     let mut feed = open_ws(&w.p, &format!("/api/live?token={tok}"), Some(&w.p.origin())).unwrap();
-    feed.until("hello", |t| t.has_frame("hello", |_| true));
+    feed.until("hello", |t| t.has("hello", |_| true));
     let tok = w.mint_cookie(&w.admin, Some(&id));
     let mut typist = attach(&w.p, &id, &tok, "&cols=50&rows=15", Some(&w.p.origin())).unwrap();
-    typist.until("attached", |t| t.has_frame("attached", |_| true));
+    typist.until("attached", |t| t.has("attached", |_| true));
     assert_eq!(w.pane_size(&id), (50, 15));
     let row = w.as_cookie(&w.admin, "GET", &format!("/api/subshells/{id}"), None);
     assert_eq!(
@@ -390,7 +268,7 @@ fn the_grid_typing_viewers_hold_shows_on_the_row_and_is_not_overridden_by_the_ap
         (Some(50), Some(15))
     );
     feed.until("the row's new grid on the feed", |t| {
-        t.has_frame("subshell", |f| {
+        t.has("subshell", |f| {
             f["subshell"]["cols"] == 50 && f["subshell"]["rows"] == 15
         })
     });
@@ -413,7 +291,7 @@ fn the_grid_typing_viewers_hold_shows_on_the_row_and_is_not_overridden_by_the_ap
     // A watcher holds no grid; once the typist is gone the API sets it.
     let tok = w.mint_cookie(&w.admin, Some(&id));
     let mut watcher = attach(&w.p, &id, &tok, "&cols=40&rows=10&readOnly=true", None).unwrap();
-    watcher.until("attached", |t| t.has_frame("attached", |_| true));
+    watcher.until("attached", |t| t.has("attached", |_| true));
     drop(typist);
     watcher.until("presence of one", |t| t.viewers_now() == Some(1));
     let r = resize(90, 25);
@@ -575,12 +453,10 @@ fn a_read_share_watches_a_write_share_types_and_revoking_closes_the_socket() {
     // A read share watches: attach is read-only; keys and resizes are refused.
     let tok = w.mint_cookie(&bob, Some(&id));
     let mut t = attach(&w.p, &id, &tok, "&cols=40&rows=10", None).unwrap();
-    t.until("attached", |t| {
-        t.has_frame("attached", |v| v["readOnly"] == true)
-    });
-    t.type_keys("echo sneaky-$((1+1))\r");
+    t.until("attached", |t| t.has("attached", |v| v["readOnly"] == true));
+    t.keys("echo sneaky-$((1+1))\r");
     t.until("the refusal", |t| {
-        t.has_frame("error", |v| v["code"] == "READ_ONLY")
+        t.has("error", |v| v["code"] == "READ_ONLY")
     });
     std::thread::sleep(Duration::from_millis(300));
     assert!(
@@ -597,9 +473,9 @@ fn a_read_share_watches_a_write_share_types_and_revoking_closes_the_socket() {
     let tok = w.mint_cookie(&bob, Some(&id));
     let mut t = attach(&w.p, &id, &tok, "", None).unwrap();
     t.until("attached", |t| {
-        t.has_frame("attached", |v| v["readOnly"] == false)
+        t.has("attached", |v| v["readOnly"] == false)
     });
-    t.type_keys("echo shared-$((2+3))\r");
+    t.keys("echo shared-$((2+3))\r");
     t.until("bob's echo", |t| t.text().contains("shared-5"));
     // Revoking closes bob's socket; bob no longer sees the pane.
     let r = w.as_cookie(&w.admin, "DELETE", &share, None);
@@ -626,10 +502,10 @@ impl World {
     }
 
     /// The administrator attached to `id` with a token of their session, once `attached` came.
-    fn admin_viewer(&self, id: &str) -> Term {
+    fn admin_viewer(&self, id: &str) -> Viewer {
         let tok = self.mint_cookie(&self.admin, Some(id));
         let mut t = attach(&self.p, id, &tok, "", None).unwrap();
-        t.until("attached", |t| t.has_frame("attached", |_| true));
+        t.until("attached", |t| t.has("attached", |_| true));
         t
     }
 }
@@ -656,7 +532,7 @@ fn a_client_that_closes_gets_its_close_frame_back_on_the_terminal_and_the_live_f
     stays.until("presence of two", |t| t.viewers_now() == Some(2));
     // The closing handshake (RFC 6455 §5.5.1): the plane echoes the client's close frame
     // before its TCP connection ends, instead of a bare end that the client reads as 1006.
-    let bye = |t: &mut Term| {
+    let bye = |t: &mut Viewer| {
         t.ws.close(Some(tungstenite::protocol::CloseFrame {
             code: tungstenite::protocol::frame::coding::CloseCode::Normal,
             reason: "bye".into(),
@@ -669,7 +545,7 @@ fn a_client_that_closes_gets_its_close_frame_back_on_the_terminal_and_the_live_f
     stays.until("presence of one", |t| t.viewers_now() == Some(1));
     let tok = w.mint_cookie(&w.admin, None);
     let mut feed = open_ws(&w.p, &format!("/api/live?token={tok}"), Some(&w.p.origin())).unwrap();
-    feed.until("hello", |t| t.has_frame("hello", |_| true));
+    feed.until("hello", |t| t.has("hello", |_| true));
     bye(&mut feed);
 }
 
@@ -681,10 +557,10 @@ fn a_plane_that_stops_closes_terminals_and_feeds_with_1001() {
     let mut w = world();
     let id = w.launch();
     let mut viewer = w.admin_viewer(&id);
-    viewer.until("the replay", |t| t.has_frame("attached", |_| true));
+    viewer.until("the replay", |t| t.has("attached", |_| true));
     let tok = w.mint_cookie(&w.admin, None);
     let mut feed = open_ws(&w.p, &format!("/api/live?token={tok}"), Some(&w.p.origin())).unwrap();
-    feed.until("hello", |t| t.has_frame("hello", |_| true));
+    feed.until("hello", |t| t.has("hello", |_| true));
     w.p.stop();
     for t in [&mut viewer, &mut feed] {
         t.until("the close", |t| t.closed.is_some());
@@ -782,7 +658,7 @@ fn the_live_feed_follows_what_its_account_sees_and_takes_only_unbound_session_to
     let feed = |cookie: &str| {
         let tok = w.mint_cookie(cookie, None);
         let mut f = open_ws(&w.p, &format!("/api/live?token={tok}"), Some(&w.p.origin())).unwrap();
-        f.until("hello", |t| t.has_frame("hello", |_| true));
+        f.until("hello", |t| t.has("hello", |_| true));
         f
     };
     let mut admin = feed(&w.admin);
@@ -790,14 +666,14 @@ fn the_live_feed_follows_what_its_account_sees_and_takes_only_unbound_session_to
     // A launch shows up as the running subshell.
     let id = w.launch_as(Some(&w.admin));
     admin.until("the subshell", |t| {
-        t.has_frame("subshell", |v| {
+        t.has("subshell", |v| {
             v["subshell"]["id"] == id.as_str() && v["subshell"]["state"] == "running"
         })
     });
     // Presence of a viewer attached to it.
     let _viewer = w.admin_viewer(&id); // stays attached to the end of the test
     admin.until("presence", |t| {
-        t.has_frame("presence", |v| {
+        t.has("presence", |v| {
             v["subshellId"] == id.as_str() && v["viewers"].as_array().is_some_and(|a| a.len() == 1)
         })
     });
@@ -812,20 +688,20 @@ fn the_live_feed_follows_what_its_account_sees_and_takes_only_unbound_session_to
     let r = w.as_cookie(&w.admin, "PUT", &share, Some(json!({ "access": "read" })));
     assert_eq!(r.status, 200, "{}", r.text());
     bobs.until("the shared subshell", |t| {
-        t.has_frame("subshell", |v| v["subshell"]["id"] == id.as_str())
+        t.has("subshell", |v| v["subshell"]["id"] == id.as_str())
     });
     // A deletion reaches both.
     let r = w.as_cookie(&w.admin, "DELETE", &format!("/api/subshells/{id}"), None);
     assert_eq!(r.status, 204, "{}", r.text());
     admin.until("gone", |t| {
-        t.has_frame("subshell_gone", |v| v["subshellId"] == id.as_str())
+        t.has("subshell_gone", |v| v["subshellId"] == id.as_str())
     });
     bobs.until("gone", |t| {
-        t.has_frame("subshell_gone", |v| v["subshellId"] == id.as_str())
+        t.has("subshell_gone", |v| v["subshellId"] == id.as_str())
     });
     // Keepalive.
-    admin.send_text(json!({ "type": "ping" }));
-    admin.until("pong", |t| t.has_frame("pong", |_| true));
+    admin.send_json(&json!({ "type": "ping" }));
+    admin.until("pong", |t| t.has("pong", |_| true));
     // Only an unbound token minted by a session opens the feed.
     let other = w.launch();
     let bound = w.mint_cookie(&w.admin, Some(&other));
@@ -1184,9 +1060,9 @@ fn keys_the_node_cannot_type_are_reported_to_that_viewer() {
             subshell_id: termplane_proto::SubshellId::parse(&id).unwrap(),
         }))
         .unwrap();
-    t.type_keys("echo lost\r");
+    t.keys("echo lost\r");
     t.until("the refusal", |t| {
-        t.has_frame("error", |v| v["code"] == "INPUT_FAILED")
+        t.has("error", |v| v["code"] == "INPUT_FAILED")
     });
     assert!(
         t.closed.is_none(),
@@ -1209,12 +1085,12 @@ fn e76_one_attach_token_opens_one_socket_however_many_race_and_is_never_logged()
         tokens.push(tok.clone());
         let barrier = std::sync::Barrier::new(8);
         let path = format!("/api/subshells/{id}/attach?token={tok}");
-        let results: Vec<Result<Term, (u16, String)>> = std::thread::scope(|s| {
+        let results: Vec<Result<Viewer, (u16, String)>> = std::thread::scope(|s| {
             let racers: Vec<_> = (0..8)
                 .map(|_| {
                     s.spawn(|| {
                         barrier.wait();
-                        open_ws_at(addr, &path, &[])
+                        Viewer::open(addr, &path, &[])
                     })
                 })
                 .collect();
@@ -1232,7 +1108,7 @@ fn e76_one_attach_token_opens_one_socket_however_many_race_and_is_never_logged()
             }
         }
         let mut open = results.into_iter().find_map(Result::ok).unwrap();
-        open.until("attached", |t| t.has_frame("attached", |_| true));
+        open.until("attached", |t| t.has("attached", |_| true));
     }
     until("the racers' viewers to leave", || {
         w.p.svc.pump_of(&id).is_none().then_some(())
@@ -1244,7 +1120,7 @@ fn e76_one_attach_token_opens_one_socket_however_many_race_and_is_never_logged()
     tokens.extend([young.clone(), old.clone()]);
     w.p.clock.advance_ms(29_999);
     let mut t = attach(&w.p, &id, &young, "", None).unwrap();
-    t.until("attached", |t| t.has_frame("attached", |_| true));
+    t.until("attached", |t| t.has("attached", |_| true));
     w.p.clock.advance_ms(2);
     assert_eq!(
         attach(&w.p, &id, &old, "", None).err(),
@@ -1319,7 +1195,7 @@ fn f82_a_foreign_origin_upgrade_is_refused_before_101_and_spends_nothing() {
     let feed_path = format!("/api/live?token={feed_tok}");
     for origin in &foreign {
         for path in [&pane_path, &feed_path] {
-            let r = open_ws_at(
+            let r = Viewer::open(
                 w.p.addr,
                 path,
                 &[("Origin", origin.as_str()), ("Cookie", w.admin.as_str())],
@@ -1336,7 +1212,7 @@ fn f82_a_foreign_origin_upgrade_is_refused_before_101_and_spends_nothing() {
         "a refused upgrade joined the pane"
     );
     // Nothing was spent: the same tokens open both sockets from a trusted Origin.
-    let mut t = open_ws_at(
+    let mut t = Viewer::open(
         w.p.addr,
         &pane_path,
         &[
@@ -1345,9 +1221,9 @@ fn f82_a_foreign_origin_upgrade_is_refused_before_101_and_spends_nothing() {
         ],
     )
     .unwrap();
-    t.until("attached", |t| t.has_frame("attached", |_| true));
-    let mut f = open_ws_at(w.p.addr, &feed_path, &[("Origin", own.as_str())]).unwrap();
-    f.until("hello", |t| t.has_frame("hello", |_| true));
+    t.until("attached", |t| t.has("attached", |_| true));
+    let mut f = Viewer::open(w.p.addr, &feed_path, &[("Origin", own.as_str())]).unwrap();
+    f.until("hello", |t| t.has("hello", |_| true));
 }
 
 #[test]
@@ -1368,11 +1244,11 @@ fn a_demoted_administrator_stops_typing_through_a_read_share_and_its_feed_is_reo
     let tok = w.mint_cookie(&carol, None);
     let mut t = attach(&w.p, &id, &tok, "", Some(&w.p.origin())).unwrap();
     t.until("attached", |t| {
-        t.has_frame("attached", |v| v["readOnly"] == false)
+        t.has("attached", |v| v["readOnly"] == false)
     });
     let tok = w.mint_cookie(&carol, None);
     let mut feed = open_ws(&w.p, &format!("/api/live?token={tok}"), Some(&w.p.origin())).unwrap();
-    feed.until("hello", |t| t.has_frame("hello", |_| true));
+    feed.until("hello", |t| t.has("hello", |_| true));
     let r = w.as_cookie(
         &w.admin,
         "PATCH",
@@ -1407,9 +1283,7 @@ fn a_demoted_administrator_stops_typing_through_a_read_share_and_its_feed_is_reo
     // She may still watch, read-only.
     let tok = w.mint_cookie(&carol, Some(&id));
     let mut t = attach(&w.p, &id, &tok, "", Some(&w.p.origin())).unwrap();
-    t.until("attached", |t| {
-        t.has_frame("attached", |v| v["readOnly"] == true)
-    });
+    t.until("attached", |t| t.has("attached", |v| v["readOnly"] == true));
 }
 
 #[test]
@@ -1433,7 +1307,7 @@ fn frames_sent_back_to_back_all_reach_the_pane_even_above_one_commands_size() {
         "\u{1b}".repeat(9_000),
     ];
     for f in &frames {
-        t.type_keys(f);
+        t.keys(f);
     }
     let want: usize = frames.iter().map(String::len).sum();
     let got = until("every byte in the file", || {
@@ -1442,7 +1316,7 @@ fn frames_sent_back_to_back_all_reach_the_pane_even_above_one_commands_size() {
     });
     assert_eq!(got, want);
     t.pump(Duration::from_millis(200));
-    assert!(!t.has_frame("error", |_| true), "a refusal: {:?}", t.frames);
+    assert!(!t.has("error", |_| true), "a refusal: {:?}", t.frames);
     let typed = std::fs::read(&out).unwrap();
     let _ = std::fs::remove_file(&out);
     let expected: Vec<u8> = frames.concat().into_bytes();
@@ -1459,7 +1333,7 @@ fn a_frame_above_64_kib_closes_with_1009_and_a_ping_with_fields_is_not_a_known_f
     t.until("the close", |t| t.closed.is_some());
     assert_eq!(t.closed, Some((1009, "a frame above 64 KiB".to_owned())));
     let mut t = w.admin_viewer(&id);
-    t.send_text(json!({ "type": "ping", "x": 1 }));
+    t.send_json(&json!({ "type": "ping", "x": 1 }));
     t.until("the close", |t| t.closed.is_some());
     assert_eq!(t.closed.as_ref().map(|c| c.0), Some(4400));
     // The live feed alike.
@@ -1467,7 +1341,7 @@ fn a_frame_above_64_kib_closes_with_1009_and_a_ping_with_fields_is_not_a_known_f
         let tok = w.mint_cookie(&w.admin, None);
         let mut feed =
             open_ws(&w.p, &format!("/api/live?token={tok}"), Some(&w.p.origin())).unwrap();
-        feed.until("hello", |t| t.has_frame("hello", |_| true));
+        feed.until("hello", |t| t.has("hello", |_| true));
         feed
     };
     let mut feed = open_feed();
@@ -1477,9 +1351,9 @@ fn a_frame_above_64_kib_closes_with_1009_and_a_ping_with_fields_is_not_a_known_f
     feed.until("the close", |t| t.closed.is_some());
     assert_eq!(feed.closed, Some((1009, "a frame above 64 KiB".to_owned())));
     let mut feed = open_feed();
-    feed.send_text(json!({ "type": "ping" }));
-    feed.until("the pong", |t| t.has_frame("pong", |_| true));
-    feed.send_text(json!({ "type": "ping", "x": 1 }));
+    feed.send_json(&json!({ "type": "ping" }));
+    feed.until("the pong", |t| t.has("pong", |_| true));
+    feed.send_json(&json!({ "type": "ping", "x": 1 }));
     feed.until("the close", |t| t.closed.is_some());
     assert_eq!(feed.closed.as_ref().map(|c| c.0), Some(4400));
 }
@@ -1492,7 +1366,7 @@ fn a_text_frame_that_is_not_utf8_closes_with_1007() {
     let id = w.launch();
     // A masked, final text frame of two bytes that are no UTF-8 (mask 0: payload as is),
     // written under the client library, which only sends valid text.
-    let bad_text = |t: &mut Term| {
+    let bad_text = |t: &mut Viewer| {
         use std::io::Write as _;
         t.ws.get_mut()
             .write_all(&[0x81, 0x82, 0, 0, 0, 0, 0xff, 0xfe])
@@ -1504,11 +1378,11 @@ fn a_text_frame_that_is_not_utf8_closes_with_1007() {
         );
     };
     let mut t = w.admin_viewer(&id);
-    t.until("the replay", |t| t.has_frame("attached", |_| true));
+    t.until("the replay", |t| t.has("attached", |_| true));
     bad_text(&mut t);
     let tok = w.mint_cookie(&w.admin, None);
     let mut feed = open_ws(&w.p, &format!("/api/live?token={tok}"), Some(&w.p.origin())).unwrap();
-    feed.until("hello", |t| t.has_frame("hello", |_| true));
+    feed.until("hello", |t| t.has("hello", |_| true));
     bad_text(&mut feed);
 }
 
@@ -1519,13 +1393,13 @@ fn a_resize_written_with_zero_fractions_is_taken() {
     let w = world();
     let id = w.launch();
     let mut t = w.admin_viewer(&id);
-    t.until("the replay", |t| t.has_frame("attached", |_| true));
+    t.until("the replay", |t| t.has("attached", |_| true));
     t.ws.send(Message::text(
         r#"{"type":"resize","cols":83.0,"rows":2.4e1}"#,
     ))
     .unwrap();
     t.until("the new grid", |t| {
-        t.has_frame("size", |f| f["cols"] == 83 && f["rows"] == 24)
+        t.has("size", |f| f["cols"] == 83 && f["rows"] == 24)
     });
     assert!(t.closed.is_none());
     t.ws.send(Message::text(r#"{"type":"resize","cols":80.5,"rows":24}"#))
@@ -1566,9 +1440,9 @@ fn an_upgrade_in_http_1_0_is_refused_and_spends_nothing() {
     }
     // Nothing was spent: both tokens still open their sockets.
     let mut t = attach(&w.p, &id, &pane_tok, "", Some(&w.p.origin())).unwrap();
-    t.until("the replay", |t| t.has_frame("attached", |_| true));
+    t.until("the replay", |t| t.has("attached", |_| true));
     let mut feed = open_ws(&w.p, &feed_path, Some(&w.p.origin())).unwrap();
-    feed.until("hello", |t| t.has_frame("hello", |_| true));
+    feed.until("hello", |t| t.has("hello", |_| true));
 }
 
 /// What one account can make the plane hold is bounded: at most 256 terminal sockets and live
@@ -1610,7 +1484,7 @@ fn an_account_holds_at_most_256_sockets_and_one_more_is_refused_429() {
     held.pop();
     let tok = w.mint_cookie(&w.admin, Some(&id));
     let mut t = attach(&w.p, &id, &tok, "", Some(&w.p.origin())).unwrap();
-    t.until("attached", |t| t.has_frame("attached", |_| true));
+    t.until("attached", |t| t.has("attached", |_| true));
 }
 
 #[test]
@@ -1620,10 +1494,10 @@ fn signing_out_closes_the_sessions_terminals_and_feed_at_once() {
     let cookie = w.p.sign_in(common::ADMIN, common::PASSWORD);
     let tok = w.mint_cookie(&cookie, None);
     let mut t = attach(&w.p, &id, &tok, "", Some(&w.p.origin())).unwrap();
-    t.until("attached", |t| t.has_frame("attached", |_| true));
+    t.until("attached", |t| t.has("attached", |_| true));
     let tok = w.mint_cookie(&cookie, None);
     let mut feed = open_ws(&w.p, &format!("/api/live?token={tok}"), Some(&w.p.origin())).unwrap();
-    feed.until("hello", |t| t.has_frame("hello", |_| true));
+    feed.until("hello", |t| t.has("hello", |_| true));
     // Another session of the same account stays.
     let mut other = w.admin_viewer(&id);
     let r = w.as_cookie(&cookie, "POST", "/api/auth/sign-out", Some(json!({})));
@@ -1647,7 +1521,7 @@ fn signing_out_closes_the_sessions_terminals_and_feed_at_once() {
         "another session's viewer closed: {:?}",
         other.closed
     );
-    other.type_keys("echo still-$((6*7))\r");
+    other.keys("echo still-$((6*7))\r");
     other.until("the other session types", |t| t.text().contains("still-42"));
 }
 
@@ -1656,18 +1530,18 @@ fn a_feed_that_opens_hears_who_already_watches() {
     let w = world();
     let id = w.launch_as(Some(&w.admin));
     let mut viewer = w.admin_viewer(&id);
-    viewer.until("attached", |t| t.has_frame("attached", |_| true));
+    viewer.until("attached", |t| t.has("attached", |_| true));
     let open_feed = |cookie: &str| {
         let tok = w.mint_cookie(cookie, None);
         let mut feed =
             open_ws(&w.p, &format!("/api/live?token={tok}"), Some(&w.p.origin())).unwrap();
-        feed.until("hello", |t| t.has_frame("hello", |_| true));
+        feed.until("hello", |t| t.has("hello", |_| true));
         feed.pump(Duration::from_millis(300));
         feed
     };
     let feed = open_feed(&w.admin);
     assert!(
-        feed.has_frame("presence", |v| v["subshellId"] == id.as_str()
+        feed.has("presence", |v| v["subshellId"] == id.as_str()
             && v["viewers"].as_array().is_some_and(|a| a.len() == 1)),
         "{:?}",
         feed.frames
@@ -1676,16 +1550,7 @@ fn a_feed_that_opens_hears_who_already_watches() {
     w.p.create_user(&w.admin, "dora@example.test", "user");
     let dora = w.p.sign_in("dora@example.test", common::PASSWORD);
     let feed = open_feed(&dora);
-    assert!(!feed.has_frame("presence", |_| true), "{:?}", feed.frames);
-}
-
-/// The `last-N` lines a shell printed, in the order the screen shows them (the shell's own echo
-/// is off, so a command's line is the prompt's and its output a line of its own).
-fn ran_lines(screen: &str) -> Vec<u32> {
-    screen
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("last-")?.parse().ok())
-        .collect()
+    assert!(!feed.has("presence", |_| true), "{:?}", feed.frames);
 }
 
 /// Keys a client sent just before its normal close are all typed before the plane finishes the
@@ -1702,7 +1567,7 @@ fn keys_sent_right_before_a_close_all_reach_the_pane_in_order() {
     });
     let mut t = w.admin_viewer(&id);
     for n in 1..=20 {
-        t.send_text(json!({ "type": "input", "data": format!("echo last-{n}\r") }));
+        t.send_json(&json!({ "type": "input", "data": format!("echo last-{n}\r") }));
     }
     t.ws.close(Some(tungstenite::protocol::CloseFrame {
         code: tungstenite::protocol::frame::coding::CloseCode::Normal,
@@ -1739,14 +1604,14 @@ fn keys_sent_after_the_panes_program_ended_are_refused_before_exit_and_close() {
     let w = world();
     let id = w.launch();
     let mut t = w.admin_viewer(&id);
-    t.type_keys("exit 7\r");
+    t.keys("exit 7\r");
     let pane = format!("=tp-{id}:");
     until("the pane's program to end", || {
         (w.node.tmux_query(&pane, "#{pane_dead}") == "1").then_some(())
     });
-    t.send_text(json!({ "type": "input", "data": "echo too-late\r" }));
+    t.send_json(&json!({ "type": "input", "data": "echo too-late\r" }));
     t.until("the refusal", |t| {
-        t.has_frame("error", |v| v["code"] == "INPUT_FAILED")
+        t.has("error", |v| v["code"] == "INPUT_FAILED")
     });
     assert!(t.closed.is_none(), "a refusal does not close the socket");
     // The end noticed (this test's local node runs its exit checks here).
@@ -1763,15 +1628,11 @@ fn keys_sent_after_the_panes_program_ended_are_refused_before_exit_and_close() {
     let kinds: Vec<&str> = t.frames.iter().filter_map(|v| v["type"].as_str()).collect();
     let at = |k: &str| kinds.iter().position(|x| *x == k).unwrap();
     assert!(at("error") < at("exit"), "{kinds:?}");
-    assert!(
-        t.has_frame("exit", |v| v["exitCode"] == 7),
-        "{:?}",
-        t.frames
-    );
+    assert!(t.has("exit", |v| v["exitCode"] == 7), "{:?}", t.frames);
 }
 
 /// The latest `presence` frame.
-fn latest_presence(t: &Term) -> Option<&Value> {
+fn latest_presence(t: &Viewer) -> Option<&Value> {
     t.frames.iter().rev().find(|v| v["type"] == "presence")
 }
 
@@ -1791,9 +1652,7 @@ fn a_viewer_out_of_sizing_keeps_the_pane_and_presence_names_who_holds_the_grid()
         Some(&w.p.origin()),
     )
     .unwrap();
-    desk.until("attached", |t| {
-        t.has_frame("attached", |v| v["sizing"] == true)
-    });
+    desk.until("attached", |t| t.has("attached", |v| v["sizing"] == true));
     let desk_id = desk.frames[0]["viewerId"].as_u64().unwrap();
     assert_eq!(w.pane_size(&id), (160, 48));
     let tok = w.mint_cookie(&w.admin, Some(&id));
@@ -1806,7 +1665,7 @@ fn a_viewer_out_of_sizing_keeps_the_pane_and_presence_names_who_holds_the_grid()
     )
     .unwrap();
     phone.until("attached out of sizing", |t| {
-        t.has_frame("attached", |v| {
+        t.has("attached", |v| {
             v["sizing"] == false && v["readOnly"] == false
         })
     });
@@ -1836,20 +1695,16 @@ fn a_viewer_out_of_sizing_keeps_the_pane_and_presence_names_who_holds_the_grid()
     );
     assert_eq!(w.pane_size(&id), (160, 48), "the phone shrank the pane");
     // The phone may still type.
-    phone.type_keys("echo from-the-phone-$((6*7))\r");
+    phone.keys("echo from-the-phone-$((6*7))\r");
     desk.until("the phone's keys", |t| {
         t.text().contains("from-the-phone-42")
     });
     assert_eq!(w.pane_size(&id), (160, 48));
-    assert!(
-        !desk.has_frame("size", |v| v["cols"] == 45),
-        "{:?}",
-        desk.frames
-    );
+    assert!(!desk.has("size", |v| v["cols"] == 45), "{:?}", desk.frames);
     // Taking part: the pane takes the phone's grid and the phone is named as its holder.
-    phone.send_text(json!({ "type": "sizing", "on": true }));
+    phone.send_json(&json!({ "type": "sizing", "on": true }));
     desk.until("the phone's grid", |t| {
-        t.has_frame("size", |v| v["cols"] == 45 && v["rows"] == 20)
+        t.has("size", |v| v["cols"] == 45 && v["rows"] == 20)
     });
     assert_eq!(w.pane_size(&id), (45, 20));
     desk.until("the phone named as holder", |t| {
@@ -1866,7 +1721,7 @@ fn a_viewer_out_of_sizing_keeps_the_pane_and_presence_names_who_holds_the_grid()
     );
     assert_eq!(r.error(409), "GRID_HELD");
     // Out again: the pane grows back to the desktop's grid.
-    phone.send_text(json!({ "type": "sizing", "on": false }));
+    phone.send_json(&json!({ "type": "sizing", "on": false }));
     desk.until("the desktop's grid again", |t| {
         t.frames
             .iter()
@@ -1879,13 +1734,13 @@ fn a_viewer_out_of_sizing_keeps_the_pane_and_presence_names_who_holds_the_grid()
     let tok = w.mint_cookie(&w.admin, Some(&id));
     let mut reader = attach(&w.p, &id, &tok, "&cols=30&rows=10&readOnly=true", None).unwrap();
     reader.until("attached read-only", |t| {
-        t.has_frame("attached", |v| {
+        t.has("attached", |v| {
             v["readOnly"] == true && v["sizing"] == false
         })
     });
-    reader.send_text(json!({ "type": "sizing", "on": true }));
+    reader.send_json(&json!({ "type": "sizing", "on": true }));
     reader.until("the refusal", |t| {
-        t.has_frame("error", |v| v["code"] == "READ_ONLY")
+        t.has("error", |v| v["code"] == "READ_ONLY")
     });
     assert_eq!(w.pane_size(&id), (160, 48));
 }

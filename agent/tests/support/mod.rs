@@ -24,20 +24,7 @@ use serde_json::{Value, json};
 /// The longest any single wait of these tests lasts.
 pub const WAIT: Duration = Duration::from_secs(30);
 
-/// Polls `f` every 20 ms until it answers `Some`, for at most `limit`; panics naming `what`.
-pub fn wait_until<T>(what: &str, limit: Duration, mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + limit;
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "timed out after {limit:?} waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
+pub use termplane_test_support::wait_until;
 
 /// A response.
 pub struct Resp {

@@ -7,38 +7,14 @@
     clippy::panic
 )]
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::{Duration, Instant};
 
 use termplane_exec::{Daemonless, ExecConfig, Executor, Silent};
 use termplane_proto::Command;
 use termplane_proto::event::Event;
 
-static N: AtomicU32 = AtomicU32::new(0);
-
-/// A fresh temp directory (short path: tmux socket paths are limited to ~100 bytes).
-pub struct TempDir(pub PathBuf);
-
-impl TempDir {
-    pub fn new(tag: &str) -> Self {
-        let n = N.fetch_add(1, Ordering::Relaxed);
-        let p = std::env::temp_dir().join(format!("tpn{}-{tag}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        Self(std::fs::canonicalize(&p).unwrap())
-    }
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+#[allow(unused_imports)]
+pub use termplane_test_support::{TempDir, wait_for};
 
 /// Whether tmux is usable. With `CI` set a missing tmux fails the test.
 pub fn tmux_ok() -> bool {
@@ -107,18 +83,6 @@ impl Drop for Node {
 
 pub fn cmd(v: serde_json::Value) -> Command {
     serde_json::from_value(v).expect("a valid command")
-}
-
-/// Polls `f` until it answers `Some`, for at most `limit`.
-pub fn wait_for<T>(limit: Duration, mut f: impl FnMut() -> Option<T>) -> Option<T> {
-    let start = Instant::now();
-    while start.elapsed() < limit {
-        if let Some(v) = f() {
-            return Some(v);
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    None
 }
 
 pub fn b64(s: &[u8]) -> String {
