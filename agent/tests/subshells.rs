@@ -1092,10 +1092,22 @@ fn local_panes_outlive_a_plane_restart_and_its_census_heals_them() {
         assert_eq!(r.status, 200, "{}", r.text());
     };
     as_cookie(&w, &kept, "export MARK=kept");
-    as_cookie(&w, &ending, "sleep 2; exit 7");
+    // The second pane ends when told to, once no plane watches it: it waits for `go` to
+    // appear, removes it and exits.
+    let go = w.dir.join("work").join("go");
+    as_cookie(
+        &w,
+        &ending,
+        &format!(
+            "while [ ! -e {0} ]; do sleep 0.05; done; rm {0}; exit 7",
+            go.display()
+        ),
+    );
     w.stop_plane();
-    // The second pane ends while no plane watches it.
-    std::thread::sleep(Duration::from_secs(3));
+    std::fs::write(&go, b"").unwrap();
+    wait_until("the second pane to end", WAIT, || {
+        (!go.exists()).then_some(())
+    });
     w.start_plane();
     wait_until("the census to heal the rows", WAIT, || {
         let a = subshell(&w, &kept);
@@ -1125,10 +1137,12 @@ fn a_local_stop_cut_short_by_a_plane_crash_is_finished_at_the_next_start() {
     // A program deaf to Ctrl-C: the stop must wait out its grace.
     let r = w.post(
         &format!("/api/subshells/{id}/input"),
-        &json!({ "text": "trap '' INT HUP TERM QUIT; while :; do sleep 1; done", "keys": ["enter"] }),
+        &json!({ "text": "trap '' INT HUP TERM QUIT; echo deaf-$((6*7)); while :; do sleep 1; done", "keys": ["enter"] }),
     );
     assert_eq!(r.status, 200, "{}", r.text());
-    std::thread::sleep(Duration::from_millis(500));
+    wait_until("the trap", WAIT, || {
+        screen(&w, &id).contains("deaf-42").then_some(())
+    });
     let port = w.port;
     let headers = [
         ("Origin".to_owned(), w.base()),
@@ -1415,7 +1429,10 @@ fn stops_and_deletes_that_could_not_reach_the_node_are_finished_when_it_returns_
             http(port, "POST", &path, &h, Some(&json!({}))).unwrap()
         })
     };
-    std::thread::sleep(Duration::from_millis(1_000));
+    // The stop is in its grace (the row `stopping`) when the node goes.
+    wait_until("the stop's grace", WAIT, || {
+        (subshell(&w, stopping)["state"] == "stopping").then_some(())
+    });
     w.kill_node();
     let r = stop.join().unwrap();
     assert_ne!(

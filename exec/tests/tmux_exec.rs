@@ -274,7 +274,8 @@ fn ctrl_c_reaches_the_program_and_the_exit_wrapper_keeps_waiting() {
     n.run(json!({ "type": "input", "subshellId": "cc", "data": "", "keys": ["ctrl-c"] }))
         .unwrap();
     assert_shows(&n, "cc", "got-int", 5);
-    // The wrapper (the pane's own process) is still there, waiting for the program.
+    // The wrapper (the pane's own process) is still there, waiting for the program, a while
+    // after the key (an end it does not make is given 200 ms to happen: time is the subject).
     std::thread::sleep(Duration::from_millis(200));
     assert!(std::path::Path::new(&format!("/proc/{pid}")).exists());
     assert!(n.exec.exit_tick().is_empty(), "nothing exited");
@@ -500,6 +501,8 @@ fn i102_argv_words_are_never_a_shell_string() {
         shown.contains("<a><;><kill-server><\\;><b;><{><}><$(id)>"),
         "{shown}"
     );
+    // A `#()` job tmux would start runs in the background: it is given 300 ms to leave its
+    // mark (what must not happen is waited for: time is the subject).
     std::thread::sleep(Duration::from_millis(300));
     assert!(!mark.exists());
     assert!(n.exec.tmux().version().is_ok());
@@ -598,6 +601,7 @@ fn i104_hash_paren_never_runs() {
     assert_shows(&n, "c1", "#(touch", 5);
     n.run(json!({ "type": "terminate", "subshellId": "c1" }))
         .unwrap();
+    // As above: a `#()` job is given half a second to leave its mark.
     std::thread::sleep(Duration::from_millis(500));
     assert!(!mark.exists(), "#() ran");
     for dir in [

@@ -24,6 +24,7 @@ use termplane::link::LinkStatus;
 use termplane_proto::Command;
 use termplane_proto::command::Update;
 use termplane_runtime_smol::agent::{AgentOutcome, AgentReport};
+use termplane_test_support::wait_until;
 
 fn ping(p: &Plane, cookie: &str, id: &str) -> Resp {
     p.post(&format!("/api/nodes/{id}/ping"), serde_json::Value::Null)
@@ -71,12 +72,11 @@ fn pinned_node_handshakes_goes_online_and_answers_ping() {
     assert_eq!(r.json()["ok"], true);
     assert!(r.json()["rttMs"].as_u64().is_some());
     // set_allowed_dirs is pushed after ready, then the ping ran.
-    for _ in 0..500 {
-        if n.exec.kinds().contains(&"set_allowed_dirs".to_owned()) {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until(
+        "the node to be sent set_allowed_dirs",
+        Duration::from_secs(10),
+        || (n.exec.kinds().contains(&"set_allowed_dirs".to_owned())).then_some(()),
+    );
     let kinds = n.exec.kinds();
     assert!(kinds.contains(&"set_allowed_dirs".to_owned()), "{kinds:?}");
     assert_eq!(
@@ -267,24 +267,17 @@ fn newest_connection_wins_and_the_old_one_gets_4409() {
         ),
         "{outcome:?}"
     );
-    // Still online (the new socket), one socket open, and commands reach the newest.
-    std::thread::sleep(Duration::from_millis(200));
+    // Still online (the new socket), one socket open, and commands reach the newest: once the
+    // first socket is released (what could have turned the row offline), the row reads online.
+    wait_until("one socket left", Duration::from_secs(4), || {
+        (p.svc.links().live_count() == 1).then_some(())
+    });
     assert_eq!(liveness(&p, &e.node_id), "online");
-    for _ in 0..200 {
-        if p.svc.links().live_count() == 1 {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert_eq!(p.svc.links().live_count(), 1);
     // The row read online throughout (from the first socket); the newest socket's own ready
     // may still be in hand.
-    for _ in 0..500 {
-        if p.svc.links().status(&e.node_id) == Some(LinkStatus::Online) {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until("the link to read online", Duration::from_secs(10), || {
+        (p.svc.links().status(&e.node_id) == Some(LinkStatus::Online)).then_some(())
+    });
     assert_eq!(ping(&p, &admin, &e.node_id).status, 200);
     assert!(b.exec.kinds().contains(&"ping".to_owned()));
     assert!(
@@ -301,15 +294,13 @@ fn held_node_is_offline_listed_and_takes_only_update() {
     let e = enroll(&p, &admin, "old", true);
     let mut n = TestNode::start(&p, &e, "0.16.9");
     n.wait_established();
-    for _ in 0..500 {
-        if matches!(
+    wait_until("the link to be held", Duration::from_secs(10), || {
+        (matches!(
             p.svc.links().status(&e.node_id),
             Some(LinkStatus::Held { .. })
-        ) {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+        ))
+        .then_some(())
+    });
     let Some(LinkStatus::Held { reason }) = p.svc.links().status(&e.node_id) else {
         panic!("not held: {:?}", p.svc.links().status(&e.node_id));
     };
@@ -362,15 +353,13 @@ fn an_admin_updates_a_held_node_with_the_binary_the_plane_serves_and_it_comes_ba
     let e = enroll(&p, &admin, "old", true);
     let mut n = TestNode::start(&p, &e, "0.16.9");
     n.wait_established();
-    for _ in 0..500 {
-        if matches!(
+    wait_until("the link to be held", Duration::from_secs(10), || {
+        (matches!(
             p.svc.links().status(&e.node_id),
             Some(LinkStatus::Held { .. })
-        ) {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+        ))
+        .then_some(())
+    });
     let path = format!("/api/admin/updates/nodes/{}", e.node_id);
     // The platform the node reported at its hello; nothing is served for it yet.
     let row = node_row(&p, &e.node_id);
@@ -438,12 +427,9 @@ fn an_admin_updates_a_held_node_with_the_binary_the_plane_serves_and_it_comes_ba
     let _ = n.shutdown();
     let mut n = TestNode::start(&p, &e, env!("CARGO_PKG_VERSION"));
     n.wait_established();
-    for _ in 0..500 {
-        if liveness(&p, &e.node_id) == "online" {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until("the node to read online", Duration::from_secs(10), || {
+        (liveness(&p, &e.node_id) == "online").then_some(())
+    });
     assert_eq!(liveness(&p, &e.node_id), "online");
     let r = p
         .post("/api/admin/updates/outdated", json!({}))
@@ -967,12 +953,11 @@ fn a_lost_register_ok_is_resumed_by_registering_the_same_static_key_again() {
     let mut ws = open_ws(p.addr, Some(&e.node_key)).unwrap();
     send_text(&mut ws, &register);
     drop(ws);
-    for _ in 0..500 {
-        if node_row(&p, &e.node_id).encrypt_public_key.is_some() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until(
+        "the node's key to be pinned",
+        Duration::from_secs(10),
+        || (node_row(&p, &e.node_id).encrypt_public_key.is_some()).then_some(()),
+    );
     assert_eq!(
         node_row(&p, &e.node_id).encrypt_public_key,
         Some(e.node_static.to_b64())
@@ -1066,6 +1051,8 @@ fn a_launch_waits_for_the_census_of_a_node_that_just_came_online() {
     let t = Instant::now();
     let sent = std::thread::scope(|s| {
         let waiting = s.spawn(|| launch(&p));
+        // The census comes half a second into the launch's wait (how long it waited is what
+        // is checked below: time is the subject).
         std::thread::sleep(Duration::from_millis(500));
         n.send(census);
         waiting.join().unwrap()

@@ -8,7 +8,7 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::local::Local;
 use common::{Plane, Resp};
@@ -122,28 +122,15 @@ impl World {
     }
 }
 
-fn wait_or_none<T>(mut f: impl FnMut() -> Option<T>) -> Option<T> {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Some(v) = f() {
-            return Some(v);
-        }
-        if Instant::now() >= deadline {
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+/// The longest any one wait of these tests lasts.
+const WAIT: Duration = Duration::from_secs(30);
+
+fn wait_or_none<T>(f: impl FnMut() -> Option<T>) -> Option<T> {
+    termplane_test_support::wait_for(WAIT, f)
 }
 
-fn wait<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+fn wait<T>(what: &str, f: impl FnMut() -> Option<T>) -> T {
+    termplane_test_support::wait_until(what, WAIT, f)
 }
 
 #[test]
@@ -414,7 +401,9 @@ fn a_long_paste_is_split_into_ordered_pieces_and_arrives_whole() {
     let id = s["id"].as_str().unwrap().to_owned();
     let out = w.node.work.join("paste.txt");
     w.type_line(&id, &format!("stty -echo; cat > {}", out.display()));
-    std::thread::sleep(Duration::from_millis(300));
+    // The shell has opened the file for `cat`: it reads no more of the line, `cat` reads what
+    // follows.
+    wait("cat to start", || out.exists().then_some(()));
     // 200 lines of 80 characters with multi-byte characters spread through them (so piece
     // boundaries fall inside and beside them): about 19 KiB, several input pieces.
     let mut text = String::new();
@@ -482,7 +471,11 @@ fn a_command_over_the_links_envelope_is_refused_before_dispatch() {
         Some(json!({ "type": "input", "subshellId": id, "data": "y".repeat(60 * 1024) })),
     );
     assert_eq!(r.error(413), "COMMAND_TOO_LARGE");
-    std::thread::sleep(Duration::from_millis(200));
+    // Keys typed after it reach the pane after anything it could have typed.
+    w.type_line(&id, "echo after-$((40+2))");
+    wait("the later keys", || {
+        w.screen(&id).contains("after-42").then_some(())
+    });
     assert!(!w.screen(&id).contains("yyyy"), "the command ran");
 }
 

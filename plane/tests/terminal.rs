@@ -42,15 +42,8 @@ fn world() -> World {
     }
 }
 
-fn until<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(30));
-    }
+fn until<T>(what: &str, f: impl FnMut() -> Option<T>) -> T {
+    termplane_test_support::wait_until(what, Duration::from_secs(20), f)
 }
 
 impl World {
@@ -458,7 +451,18 @@ fn a_read_share_watches_a_write_share_types_and_revoking_closes_the_socket() {
     t.until("the refusal", |t| {
         t.has("error", |v| v["code"] == "READ_ONLY")
     });
-    std::thread::sleep(Duration::from_millis(300));
+    // The owner's keys, typed after the refused ones, reach the pane after anything the read
+    // share could have typed.
+    let r = w.as_cookie(
+        &w.admin,
+        "POST",
+        &format!("/api/subshells/{id}/input"),
+        Some(json!({ "text": "echo owner-$((3+4))", "keys": ["enter"] })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    until("the owner's keys", || {
+        w.node_screen(&id).contains("owner-7").then_some(())
+    });
     assert!(
         !w.node_screen(&id).contains("sneaky-2"),
         "a read share typed"
@@ -1297,7 +1301,8 @@ fn frames_sent_back_to_back_all_reach_the_pane_even_above_one_commands_size() {
     ));
     w.type_line(&id, &format!("stty -icanon -echo; cat > {}", out.display()));
     let mut t = w.admin_viewer(&id);
-    std::thread::sleep(Duration::from_millis(500));
+    // The shell has opened the file for `cat`: what is typed next goes to `cat`.
+    until("cat to start", || out.exists().then_some(()));
     // Three frames in one go: queued together they are above what one node command carries
     // (47 KiB of JSON); and one frame of escape bytes, 9,000 of them, six times that as JSON.
     let frames = [
