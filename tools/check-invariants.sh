@@ -96,6 +96,7 @@ fi
 
 # ARCHITECTURE.md's code map names every module file, and every file it names exists.
 python3 tools/check-codemap.py || bad "ARCHITECTURE.md's code map and the tree differ (above)"
+python3 tools/check-module-cycles.py || bad "the plane's modules form a cycle (above)"
 
 [ $fail -eq 0 ] && echo "architecture invariants hold"
 exit $fail

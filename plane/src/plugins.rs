@@ -615,8 +615,12 @@ mod tests {
     fn ids_are_unique_and_valid() {
         let all = builtin();
         for (i, p) in all.iter().enumerate() {
+            assert!(find(p.id).is_some_and(|f| f.id == p.id), "{}", p.id);
             assert!(
-                crate::api::subshells::PluginId::parse(p.id).is_ok(),
+                !p.id.is_empty()
+                    && p.id
+                        .bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
                 "{}",
                 p.id
             );

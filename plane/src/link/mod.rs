@@ -2,8 +2,13 @@
 //! the newest authenticated socket wins, the list of held nodes, and the command dispatcher.
 //!
 //! Nothing here names the HTTP framework: the HTTP adapter authenticates the upgrade (through
-//! [`crate::service::Service::node_upgrade`]), completes the WebSocket handshake and hands the
-//! raw stream to [`serve`], generic over any `AsyncRead + AsyncWrite` socket.
+//! the services' `node_upgrade`), completes the WebSocket handshake and hands the raw stream to
+//! [`serve`], generic over any `AsyncRead + AsyncWrite` socket.
+//!
+//! Nothing here names the services either: what a link needs from the plane around it, and where
+//! what happens on it goes (a node changed, came online, sent output or an event), is the
+//! [`LinkSink`] it is served with, which the services implement. The link layer depends only on
+//! storage, metrics and its own types; the services depend on it, never the other way round.
 //!
 //! Each socket runs a [`PlaneLink`] under [`termplane_runtime_smol::plane::run`]; this module
 //! supplies its decisions and mirrors its effects:
@@ -38,8 +43,7 @@ use termplane_proto::Key32;
 use termplane_runtime_smol::plane::{PlaneCommand, PlaneDriverOptions, PlaneHooks};
 use termplane_runtime_smol::{Clock as _, SystemClock, os_seed};
 
-use crate::service::Service;
-use crate::store::{Node, ReportedIdentity};
+use crate::store::{Node, ReportedIdentity, Store};
 
 /// Where a registered socket stands.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -380,12 +384,60 @@ pub fn classify(node: &Node) -> LinkClass {
     }
 }
 
+/// Prefix of the tail keys of the plane's terminal pumps (`view-<subshell id>`).
+pub const VIEWER_TAIL_PREFIX: &str = "view-";
+
+/// Whether a tail key is a terminal pump's: its `output` events go to the pane's viewers, not to
+/// the node's event log (other tails, started with the admin command route, stay readable at
+/// `GET /api/nodes/{id}/events`).
+#[must_use]
+pub fn is_viewer_tail(sub_id: &str) -> bool {
+    sub_id.starts_with(VIEWER_TAIL_PREFIX)
+}
+
+/// What a link needs from the plane around it, and where what happens on a link goes: the
+/// link's typed events. The services implement it (the composition root hands them to
+/// [`serve`]); the link never names them.
+pub trait LinkSink: Send + Sync + 'static {
+    /// The registry of live sockets.
+    fn hub(&self) -> &LinkHub;
+    /// Storage: the rows a link writes (identity, pin claims, seen ephemerals, liveness).
+    fn store(&self) -> &Store;
+    /// The plane's X25519 link secret (for a socket's handshake responder).
+    fn link_secret(&self) -> [u8; 32];
+    /// The wall clock, Unix milliseconds.
+    fn now_ms(&self) -> i64;
+    /// The plane's metrics (links established and closed).
+    fn metrics(&self) -> &crate::metrics::Metrics;
+    /// The node whose valid, enabled key `token` is, if any (the binding's re-check).
+    fn node_of_key(&self, token: &str) -> impl Future<Output = Option<String>> + Send;
+    /// A node's liveness changed (online, held, offline): whoever watches is told.
+    fn node_changed(&self, node_id: &str) -> impl Future<Output = ()> + Send;
+    /// A node came online: what the plane keeps for it is pushed to it. Runs on a task of its
+    /// own (pushing dispatches commands, which wait on this very socket's driver).
+    fn node_online(self: Arc<Self>, node_id: String) -> impl Future<Output = ()> + Send;
+    /// Output of a tail: routed at once when it is a terminal viewer's (answers `true`);
+    /// otherwise it goes on as any other event.
+    fn viewer_output(&self, node_id: &str, output: &termplane_proto::event::Output) -> bool;
+    /// Any other event, as it arrives (kept for the node's event log).
+    fn event_arrived(&self, node_id: &str, event: &termplane_proto::Event);
+    /// The same event applied to the plane's rows: one at a time, in arrival order, on the
+    /// socket's applying task.
+    fn apply_event(
+        self: &Arc<Self>,
+        node_id: &str,
+        conn: u64,
+        event: &termplane_proto::Event,
+    ) -> impl Future<Output = ()> + Send;
+}
+
 /// Serves one upgraded `/ws/node` socket for `node` (authenticated by its bearer) until it ends.
-pub async fn serve<S>(svc: Arc<Service>, node: Node, ws: WebSocketStream<S>)
+pub async fn serve<S, K>(svc: Arc<K>, node: Node, ws: WebSocketStream<S>)
 where
     S: AsyncRead + AsyncWrite + Unpin + Send,
+    K: LinkSink,
 {
-    let hub = svc.links();
+    let hub = svc.hub();
     let (tx, rx) = smol::channel::bounded(64);
     let Some(conn) = hub.open(&node.id, tx.clone()) else {
         return;
@@ -438,13 +490,13 @@ where
     svc.metrics().link_closed(by, code);
     if hub.release(&node.id, conn) {
         hub.sync_liveness(svc.store(), &node.id, svc.now_ms()).await;
-        svc.publish_node(&node.id).await;
+        svc.node_changed(&node.id).await;
     }
     hub.forget(conn);
 }
 
-struct Hooks {
-    svc: Arc<Service>,
+struct Hooks<K> {
+    svc: Arc<K>,
     node_id: String,
     conn: u64,
     tx: Sender<PlaneCommand>,
@@ -455,29 +507,28 @@ struct Hooks {
 const APPLY_QUEUE: usize = 4096;
 
 /// Applies a socket's events to the plane's rows, one at a time, in the order they came.
-async fn apply_events(
-    svc: Arc<Service>,
+async fn apply_events<K: LinkSink>(
+    svc: Arc<K>,
     node_id: String,
     conn: u64,
     rx: smol::channel::Receiver<termplane_proto::Event>,
 ) {
     while let Ok(e) = rx.recv().await {
         if let termplane_proto::Event::Maintenance(m) = &e {
-            mirror_maintenance(&svc, &node_id, m, svc.now_ms()).await;
+            mirror_maintenance(svc.as_ref(), &node_id, m, svc.now_ms()).await;
         }
-        svc.apply_node_event(&node_id, conn, &e).await;
+        svc.apply_event(&node_id, conn, &e).await;
     }
 }
 
-impl PlaneHooks for Hooks {
+impl<K: LinkSink> PlaneHooks for Hooks<K> {
     async fn check_binding(
         &mut self,
         node_key: String,
         ephemeral: Key32,
     ) -> Result<(), BindingRefusal> {
-        match self.svc.node_by_key(&node_key).await {
-            Ok(n) if n.id == self.node_id => {}
-            Ok(_) | Err(_) => return Err(BindingRefusal::NodeKey),
+        if self.svc.node_of_key(&node_key).await.as_deref() != Some(self.node_id.as_str()) {
+            return Err(BindingRefusal::NodeKey);
         }
         match self
             .svc
@@ -510,7 +561,7 @@ impl PlaneHooks for Hooks {
     }
 
     async fn effect(&mut self, action: PlaneAction) {
-        let hub = self.svc.links();
+        let hub = self.svc.hub();
         let now = self.svc.now_ms();
         match action {
             PlaneAction::Authenticated => {
@@ -566,15 +617,9 @@ impl PlaneHooks for Hooks {
                 if hub.set_status(&self.node_id, self.conn, LinkStatus::Online) {
                     hub.sync_liveness(self.svc.store(), &self.node_id, now)
                         .await;
-                    self.svc.publish_node(&self.node_id).await;
-                    let svc = self.svc.clone();
-                    let id = self.node_id.clone();
+                    self.svc.node_changed(&self.node_id).await;
                     // Dispatching waits on this very socket's driver: never inline.
-                    smol::spawn(async move {
-                        svc.push_allowed_dirs(&id).await;
-                        svc.push_maintenance(&id).await;
-                    })
-                    .detach();
+                    smol::spawn(Arc::clone(&self.svc).node_online(self.node_id.clone())).detach();
                 }
             }
             PlaneAction::Held(reason) => {
@@ -583,18 +628,18 @@ impl PlaneHooks for Hooks {
                 if hub.set_status(&self.node_id, self.conn, LinkStatus::Held { reason }) {
                     hub.sync_liveness(self.svc.store(), &self.node_id, now)
                         .await;
-                    self.svc.publish_node(&self.node_id).await;
+                    self.svc.node_changed(&self.node_id).await;
                 }
             }
-            PlaneAction::Event(termplane_proto::Event::Output(o))
-                if crate::service::terminals::is_viewer_tail(&o.sub_id) =>
-            {
-                // Terminal output goes straight to the pane's viewers, without waiting.
-                self.svc.route_output(&self.node_id, &o);
-            }
             PlaneAction::Event(e) => {
+                // Terminal output goes straight to the pane's viewers, without waiting.
+                if let termplane_proto::Event::Output(o) = &e
+                    && self.svc.viewer_output(&self.node_id, o)
+                {
+                    return;
+                }
                 tracing::debug!(node = %self.node_id, kind = e.kind(), "node event");
-                self.svc.node_events().push(&self.node_id, &e);
+                self.svc.event_arrived(&self.node_id, &e);
                 // Applied in the order they came, on their own task: applying may dispatch
                 // commands, which wait on this very socket's driver.
                 if self.applier.try_send(e).is_err() {
@@ -618,10 +663,10 @@ impl PlaneHooks for Hooks {
     }
 }
 
-impl Hooks {
+impl<K: LinkSink> Hooks<K> {
     /// The maintenance mirror to keep at a connect: the one `ready` reports, unless the row's
     /// is newer (set by the owner while the node was away, `pushed: false`), which is kept and
-    /// pushed to the node once it is online (`Service::push_maintenance`).
+    /// pushed to the node once it is online ([`LinkSink::node_online`]).
     async fn newer_maintenance(
         &self,
         reported: Option<&termplane_proto::command::Maintenance>,
@@ -654,8 +699,8 @@ impl Hooks {
 /// changed) into its row's maintenance mirror, as `ready.maintenance` is at every connect. The
 /// node is the author here, so no person is audited for it; the event also stays in the node's
 /// event buffer.
-async fn mirror_maintenance(
-    svc: &Service,
+async fn mirror_maintenance<K: LinkSink>(
+    svc: &K,
     node_id: &str,
     mirror: &termplane_proto::command::Maintenance,
     now: i64,

@@ -373,7 +373,7 @@ impl Service {
                 termplane_proto::Command::FsLs(termplane_proto::command::PathArg { path }),
             )
             .await?;
-        let data = super::subshells::node_data(r)?;
+        let data = super::dispatch::node_data(r)?;
         let mut listing: crate::api::catalog::DirListing =
             serde_json::from_value(data).map_err(|_| {
                 ApiError::new(

@@ -488,8 +488,8 @@ impl Service {
         self.managed_node(&c, id).await?;
         // The terminal pumps' tails belong to the pumps: a raw command must not replace or stop one.
         let pump_tail = match &command {
-            Command::TailStart(t) => super::terminals::is_viewer_tail(&t.sub_id),
-            Command::TailStop(t) => super::terminals::is_viewer_tail(&t.sub_id),
+            Command::TailStart(t) => crate::link::is_viewer_tail(&t.sub_id),
+            Command::TailStop(t) => crate::link::is_viewer_tail(&t.sub_id),
             _ => false,
         };
         if pump_tail {
@@ -554,5 +554,33 @@ impl Service {
             .events
             .read(id, q.after, std::time::Duration::from_millis(q.wait_ms))
             .await)
+    }
+}
+
+/// `{ reason, detail? }`: a node's refusal as error metadata (`detail` only when the node gave
+/// one).
+pub(in crate::service) fn refusal_metadata(
+    reason: String,
+    detail: Option<String>,
+) -> serde_json::Value {
+    let mut m = serde_json::json!({ "reason": reason });
+    if let Some(d) = detail {
+        m["detail"] = serde_json::Value::String(d);
+    }
+    m
+}
+
+/// The data of a successful result; a refusal is 409 `NODE_REFUSED` with the node's words.
+pub(in crate::service) fn node_data(
+    r: termplane_proto::CommandResult,
+) -> Result<serde_json::Value, ApiError> {
+    if r.ok {
+        Ok(r.data.unwrap_or(serde_json::Value::Null))
+    } else {
+        let reason = r.error.unwrap_or_default();
+        Err(
+            ApiError::new(409, "NODE_REFUSED", format!("the node refused: {reason}"))
+                .with_metadata(refusal_metadata(reason, r.detail)),
+        )
     }
 }

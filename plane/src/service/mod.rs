@@ -31,6 +31,7 @@ mod guard;
 pub mod health;
 mod install;
 pub mod lifecycle;
+mod link_sink;
 pub mod network;
 mod nodes;
 mod notifications;

@@ -194,7 +194,7 @@ impl Service {
                     Command::PathExists(PathArg { path: path.clone() }),
                 )
                 .await?;
-            if exists(&super::subshells::node_data(r)?) != Some(false) {
+            if exists(&super::dispatch::node_data(r)?) != Some(false) {
                 return Err(ApiError::new(
                     409,
                     "UPLOAD_EXISTS",
@@ -369,7 +369,7 @@ impl Service {
                     }),
                 )
                 .await
-                .and_then(super::subshells::node_data);
+                .and_then(super::dispatch::node_data);
             if let Err(e) = r {
                 self.forget_upload(id);
                 self.abandon_on_node(&s.node_id, &s.path).await;

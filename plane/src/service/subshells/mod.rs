@@ -375,30 +375,4 @@ pub(in crate::service) fn new_uuid() -> Result<String, ApiError> {
     ))
 }
 
-/// `{ reason, detail? }`: a node's refusal as error metadata (`detail` only when the node gave
-/// one).
-pub(in crate::service) fn refusal_metadata(
-    reason: String,
-    detail: Option<String>,
-) -> serde_json::Value {
-    let mut m = serde_json::json!({ "reason": reason });
-    if let Some(d) = detail {
-        m["detail"] = serde_json::Value::String(d);
-    }
-    m
-}
-
-/// The data of a successful result; a refusal is 409 `NODE_REFUSED` with the node's words.
-pub(in crate::service) fn node_data(
-    r: termplane_proto::CommandResult,
-) -> Result<serde_json::Value, ApiError> {
-    if r.ok {
-        Ok(r.data.unwrap_or(serde_json::Value::Null))
-    } else {
-        let reason = r.error.unwrap_or_default();
-        Err(
-            ApiError::new(409, "NODE_REFUSED", format!("the node refused: {reason}"))
-                .with_metadata(refusal_metadata(reason, r.detail)),
-        )
-    }
-}
+pub(in crate::service) use super::dispatch::{node_data, refusal_metadata};

@@ -44,13 +44,7 @@ pub const REPLAY_HISTORY_LINES: u32 = 2_000;
 /// Prefix of attach tokens (never accepted as a bearer credential).
 pub const ATTACH_TOKEN_PREFIX: &str = "tpa_";
 
-/// Whether a tail key is a terminal pump's (`view-<subshell id>`): its `output` events go to
-/// the pane's viewers, not to the node's event log (other tails, started with the admin command
-/// route, stay readable at `GET /api/nodes/{id}/events`).
-#[must_use]
-pub fn is_viewer_tail(sub_id: &str) -> bool {
-    sub_id.starts_with(pump::VIEWER_TAIL_PREFIX)
-}
+pub use crate::link::is_viewer_tail;
 
 /// What minted a token; checked again when the token is presented.
 #[derive(Clone, Debug)]
@@ -505,7 +499,7 @@ impl Service {
                     }),
                 )
                 .await?;
-            let d = super::subshells::node_data(r)?;
+            let d = super::dispatch::node_data(r)?;
             let bytes = d
                 .get("replay_b64")
                 .and_then(serde_json::Value::as_str)
@@ -531,7 +525,7 @@ impl Service {
                 }),
             )
             .await?;
-        let size = super::subshells::node_data(size)?;
+        let size = super::dispatch::node_data(size)?;
         let num = |v: &serde_json::Value, k: &str| {
             v.get(k)
                 .and_then(serde_json::Value::as_u64)
@@ -550,14 +544,14 @@ impl Service {
                 }),
             )
             .await?;
-        let text = super::subshells::node_data(text)?;
+        let text = super::dispatch::node_data(text)?;
         let cursor = self
             .node_command(
                 &row.node_id,
                 Command::PaneCursor(SubshellRef { subshell_id: sid }),
             )
             .await?;
-        let cursor = super::subshells::node_data(cursor)?;
+        let cursor = super::dispatch::node_data(cursor)?;
         let mut bytes = b"\x1bc".to_vec();
         let body = text
             .get("text")
@@ -594,7 +588,7 @@ impl Service {
                 }),
             )
             .await?;
-        super::subshells::node_data(r).map(|_| ())
+        super::dispatch::node_data(r).map(|_| ())
     }
 
     /// Types a viewer's `data` into a pane. On the plane's own host the keys go straight to

@@ -19,8 +19,7 @@ use crate::api::terminals::{HeldGrid, Viewer};
 use crate::error::ApiError;
 use crate::store;
 
-/// Prefix of the tail keys of pumps.
-pub const VIEWER_TAIL_PREFIX: &str = "view-";
+pub use crate::link::VIEWER_TAIL_PREFIX;
 
 /// Most bytes of output waiting for one viewer before it counts as behind.
 pub const VIEWER_QUEUE_BYTES: usize = 1024 * 1024;
@@ -398,7 +397,7 @@ impl Service {
                     }),
                 )
                 .await
-                .and_then(super::super::subshells::node_data);
+                .and_then(super::super::dispatch::node_data);
             if let Err(e) = started {
                 drop(running);
                 self.leave_pump(&handle).await;

@@ -1,0 +1,62 @@
+//! The services as the node link's [`LinkSink`]: what a link needs from the plane and where its
+//! events go. The link layer calls only this; the services subscribe to a link's events here.
+
+use std::sync::Arc;
+
+use termplane_proto::Event;
+use termplane_proto::event::Output;
+
+use super::Service;
+use crate::link::{LinkHub, LinkSink};
+use crate::store::Store;
+
+impl LinkSink for Service {
+    fn hub(&self) -> &LinkHub {
+        self.links()
+    }
+
+    fn store(&self) -> &Store {
+        Self::store(self)
+    }
+
+    fn link_secret(&self) -> [u8; 32] {
+        Self::link_secret(self)
+    }
+
+    fn now_ms(&self) -> i64 {
+        Self::now_ms(self)
+    }
+
+    fn metrics(&self) -> &crate::metrics::Metrics {
+        Self::metrics(self)
+    }
+
+    async fn node_of_key(&self, token: &str) -> Option<String> {
+        self.node_by_key(token).await.ok().map(|n| n.id)
+    }
+
+    async fn node_changed(&self, node_id: &str) {
+        self.publish_node(node_id).await;
+    }
+
+    async fn node_online(self: Arc<Self>, node_id: String) {
+        self.push_allowed_dirs(&node_id).await;
+        self.push_maintenance(&node_id).await;
+    }
+
+    fn viewer_output(&self, node_id: &str, output: &Output) -> bool {
+        if !super::terminals::is_viewer_tail(&output.sub_id) {
+            return false;
+        }
+        self.route_output(node_id, output);
+        true
+    }
+
+    fn event_arrived(&self, node_id: &str, event: &Event) {
+        self.node_events().push(node_id, event);
+    }
+
+    async fn apply_event(self: &Arc<Self>, node_id: &str, conn: u64, event: &Event) {
+        self.apply_node_event(node_id, conn, event).await;
+    }
+}
