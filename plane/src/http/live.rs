@@ -18,8 +18,8 @@ use super::{Ctx, ReqInfo, error_response};
 use crate::api::terminals::FeedFrame;
 use crate::error::ApiError;
 use crate::service::Service;
+use crate::service::live::FeedNext;
 use crate::service::terminals::FeedGrant;
-use crate::service::terminals::live::FeedNext;
 
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -115,7 +115,7 @@ enum Ev {
 async fn serve<S>(
     svc: &Arc<Service>,
     grant: &FeedGrant,
-    queue: &crate::service::terminals::live::FeedQueue,
+    queue: &crate::service::live::FeedQueue,
     ws: &mut WebSocketStream<S>,
 ) -> (u16, String)
 where

@@ -18,7 +18,7 @@ use base64ct::{Base64, Encoding as _};
 use termplane_machines::channel as signed;
 use termplane_machines::jws::PublicJwk;
 
-use super::terminals::live::Audience;
+use super::live::Audience;
 use super::{Caller, RequestMeta, Service};
 use crate::api::channels::{
     Author, Channel, CreateChannel, EntriesQuery, Entry, EntryPage, Head, Identity, IdentityOwner,

@@ -32,6 +32,7 @@ pub mod health;
 mod install;
 pub mod lifecycle;
 mod link_sink;
+pub mod live;
 pub mod network;
 mod nodes;
 mod notifications;
@@ -297,6 +298,8 @@ pub struct Service {
     censused: std::sync::Mutex<std::collections::HashMap<String, u64>>,
     /// Live terminals: attach tokens and output pumps.
     terminals: terminals::Terminals,
+    /// The whole-user live feeds: who is subscribed, and what goes to whom.
+    live_bus: live::LiveBus,
     /// Uploads into panes in progress.
     uploads: uploads::Uploads,
     /// The passkey verifier and its pending ceremonies.
@@ -453,6 +456,7 @@ impl Service {
             socket_executor: std::sync::OnceLock::new(),
             censused: std::sync::Mutex::default(),
             terminals: terminals::Terminals::default(),
+            live_bus: live::LiveBus::default(),
             uploads: uploads::Uploads::default(),
             passkeys: passkeys::Passkeys::new(&base_url),
             added_origins: std::sync::RwLock::new(added_origins),

@@ -433,7 +433,7 @@ impl Service {
             &crate::api::terminals::FeedFrame::Notification {
                 notification: Box::new(notification_view(&row)),
             },
-            &super::terminals::live::Audience {
+            &super::live::Audience {
                 users: std::iter::once(user_id.to_owned()).collect(),
                 admins: false,
                 everyone: false,

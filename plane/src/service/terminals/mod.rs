@@ -29,7 +29,6 @@ use crate::error::ApiError;
 use crate::secret;
 use crate::store;
 
-pub mod live;
 pub mod pump;
 mod shares;
 
@@ -125,7 +124,6 @@ pub struct Terminals {
     tokens: Mutex<HashMap<String, Grant>>,
     minted: AtomicU64,
     pub(crate) pumps: pump::Pumps,
-    live: live::LiveBus,
 }
 
 impl std::fmt::Debug for Terminals {

@@ -327,6 +327,15 @@ impl Pumps {
             .lock()
             .map_or(0, |all| all.values().map(|p| p.viewer_count()).sum())
     }
+
+    /// Every pump now.
+    #[must_use]
+    pub fn all(&self) -> Vec<Arc<Pump>> {
+        self.by_subshell
+            .lock()
+            .map(|all| all.values().cloned().collect())
+            .unwrap_or_default()
+    }
 }
 
 /// A viewer's place in a pump.

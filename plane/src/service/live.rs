@@ -11,7 +11,7 @@ use std::collections::{HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::super::Service;
+use super::Service;
 use crate::api::terminals::{FeedFrame, Viewer};
 
 /// Most frames waiting for one feed.
@@ -153,7 +153,7 @@ impl Service {
     /// The live feeds.
     #[must_use]
     pub fn live(&self) -> &LiveBus {
-        &self.terminals.live
+        &self.live_bus
     }
 
     /// Who sees subshell `id` (owned by `owner`): its owner, administrators, its shares.
@@ -227,18 +227,11 @@ impl Service {
         self.live().publish(&frame, &to);
     }
 
-    /// Publishes a pane's viewers to the feeds that see the pane.
     /// The presence of every watched pane a feed of `user_id` may see, for a feed that just
     /// opened (presence frames otherwise come only when a viewer joins or leaves, and a list
     /// read now would show nobody watching).
     pub async fn presence_for(&self, user_id: &str, admin: bool) -> Vec<FeedFrame> {
-        let pumps: Vec<Arc<super::pump::Pump>> = self
-            .terminals
-            .pumps
-            .by_subshell
-            .lock()
-            .map(|all| all.values().cloned().collect())
-            .unwrap_or_default();
+        let pumps = self.terminals.pumps.all();
         let mut out = Vec::new();
         for pump in pumps {
             let viewers = pump.presence();
