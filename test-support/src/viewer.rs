@@ -97,11 +97,7 @@ impl Viewer {
                     }));
                 }
                 Ok(_) => {}
-                Err(tungstenite::Error::Io(e))
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                    ) => {}
+                Err(e) if nothing_yet(&e) => {}
                 Err(tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed) => {
                     self.closed.get_or_insert((1006, String::new()));
                 }
@@ -168,13 +164,17 @@ impl Viewer {
         while Instant::now() < end {
             match self.ws.read() {
                 Ok(_) => {}
-                Err(tungstenite::Error::Io(e))
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                    ) => {}
+                Err(e) if nothing_yet(&e) => {}
                 Err(_) => return,
             }
         }
     }
+}
+
+/// Whether a read failed only because nothing arrived within the socket's read timeout.
+fn nothing_yet(e: &tungstenite::Error) -> bool {
+    matches!(e, tungstenite::Error::Io(io) if matches!(
+        io.kind(),
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+    ))
 }
