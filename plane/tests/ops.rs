@@ -164,6 +164,20 @@ fn plane_command() -> Command {
 }
 
 /// Starts `termplane serve ARGS` (no local node) and waits for it to say where it listens.
+/// A plane on loopback with `data` as its data directory and nothing else set, logging to `log`.
+fn serve_data(data: &Path, log: &Path) -> Served {
+    serve(
+        &[
+            "--listen",
+            "127.0.0.1:0",
+            "--data-dir",
+            data.to_str().unwrap(),
+        ],
+        &[],
+        log,
+    )
+}
+
 fn serve(args: &[&str], env: &[(&str, &str)], log: &Path) -> Served {
     let err = std::fs::File::create(log).unwrap();
     let mut child = plane_command()
@@ -1010,16 +1024,7 @@ fn the_service_units_pass_systemd_analyze_verify() {
 fn a_second_plane_on_the_same_data_directory_or_sqlite_file_refuses_to_start() {
     let dir = common::tempdir("ops-second-sqlite");
     let data = dir.join("data");
-    let first = serve(
-        &[
-            "--listen",
-            "127.0.0.1:0",
-            "--data-dir",
-            data.to_str().unwrap(),
-        ],
-        &[],
-        &dir.join("first.log"),
-    );
+    let first = serve_data(&data, &dir.join("first.log"));
     let cookie = first.admin();
     let before = std::fs::read(data.join("signing.key")).unwrap();
     let out = run(
@@ -1072,16 +1077,7 @@ fn a_second_plane_on_the_same_data_directory_or_sqlite_file_refuses_to_start() {
     assert_eq!(s, 201);
     drop(first);
     // Once it is gone, a plane starts there (a lock goes with its process).
-    let again = serve(
-        &[
-            "--listen",
-            "127.0.0.1:0",
-            "--data-dir",
-            data.to_str().unwrap(),
-        ],
-        &[],
-        &dir.join("again.log"),
-    );
+    let again = serve_data(&data, &dir.join("again.log"));
     assert_eq!(http(again.port, "GET", "/readyz", &[], None).0, 200);
     drop(again);
     let _ = std::fs::remove_dir_all(&dir);
@@ -1155,16 +1151,7 @@ fn a_second_plane_on_the_same_postgres_database_refuses_to_start_and_names_the_h
 fn restore_refuses_a_running_planes_or_a_non_empty_data_directory_and_fills_an_empty_one() {
     let dir = common::tempdir("ops-restore");
     let data = dir.join("data");
-    let plane = serve(
-        &[
-            "--listen",
-            "127.0.0.1:0",
-            "--data-dir",
-            data.to_str().unwrap(),
-        ],
-        &[],
-        &dir.join("plane.log"),
-    );
+    let plane = serve_data(&data, &dir.join("plane.log"));
     let cookie = plane.admin();
     let (s, _) = plane.post(&cookie, "/api/presets", &json!({"name": "kept"}));
     assert_eq!(s, 201);
