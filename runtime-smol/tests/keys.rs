@@ -79,7 +79,8 @@ impl Drop for Node {
     }
 }
 
-/// Runs `f` to its end, failing the test after ten seconds.
+/// Runs `f` to its end, failing the test after ten seconds (the deadline is the only timer: a
+/// wait nothing wakes is what it catches).
 fn within_ten_seconds<T>(f: impl std::future::Future<Output = T>) -> T {
     smol::block_on(f.or(async {
         smol::Timer::after(Duration::from_secs(10)).await;
@@ -110,13 +111,20 @@ fn a_wait_for_keys_ends_on_tmux_answer_with_nobody_else_reading() {
     let typed = n.exec.type_unanswered(&ab, "hello").expect("sent");
     let exec = Arc::clone(&n.exec);
     let asked = Cell::new(0_u32);
+    // tmux runs again once the first look has found no answer (told over a channel).
+    let (looked, first_look) = std::sync::mpsc::channel::<()>();
     let resume = std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(300));
+        first_look.recv().unwrap();
         rustix::process::kill_process(server, rustix::process::Signal::CONT).unwrap();
     });
     let r = within_ten_seconds(termplane_runtime_smol::keys::keys_typed(|| {
         asked.set(asked.get() + 1);
-        exec.keys_settle(typed)
+        let answer = exec.keys_settle(typed);
+        if asked.get() == 1 {
+            assert!(answer.is_err(), "tmux answered while held still");
+            looked.send(()).unwrap();
+        }
+        answer
     }));
     resume.join().unwrap();
     assert_eq!(r, Ok(()));
