@@ -542,7 +542,10 @@ fn log_tail(log: &Path, end: u64) -> Vec<u8> {
 ///
 /// The offset is the log's size around a capture during which the log did not grow (tried
 /// [`STEADY_ATTEMPTS`] times; a pane that never stops printing gets the size after the last
-/// capture, and its viewer may see a few bytes twice).
+/// capture, and its viewer may see a few bytes twice). The log is written by the pane's own
+/// `cat`, which may trail tmux's screen by a scheduling moment; a replay taken in that moment
+/// answers an offset a few bytes early, with the same effect (bytes seen twice, never lost), and
+/// reads bracketed paste and focus reporting as they were before those bytes.
 ///
 /// # Errors
 /// A tmux failure other than the pane being gone.

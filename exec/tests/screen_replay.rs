@@ -39,6 +39,22 @@ fn wait_shows(n: &Node, id: &str, text: &str) {
     );
 }
 
+/// Waits until the pane's log holds `text` and answers the log's size then. The log is written by
+/// a `cat` of its own and may trail the screen by a moment; the replay reads the modes tmux has no
+/// format for from the log's tail, and answers an offset into it.
+fn wait_logged(n: &Node, id: &str, text: &str) -> usize {
+    let log = n
+        .exec
+        .log_path(&termplane_proto::SubshellId::parse(id).unwrap());
+    wait_for(Duration::from_secs(15), || {
+        let bytes = std::fs::read(&log).ok()?;
+        String::from_utf8_lossy(&bytes)
+            .contains(text)
+            .then_some(bytes.len())
+    })
+    .unwrap_or_else(|| panic!("the pane log never held {text:?}"))
+}
+
 /// The replay answer, and the emulator it leaves behind.
 fn replay(n: &Node, id: &str) -> (serde_json::Value, Vec<u8>, vt100::Parser) {
     let v = n
@@ -128,6 +144,7 @@ fn a_program_on_the_alternate_screen_comes_back_with_its_modes_cursor_and_the_hi
 \\033[2J\\033[5;1HALT-SCREEN-''TEXT\\033[3;20r\\033[10;7H\\033[?25l'; sleep 600\r";
     type_text(&n, id, script);
     wait_shows(&n, id, "ALT-SCREEN-TEXT");
+    wait_logged(&n, id, "ALT-SCREEN-TEXT");
     let (answer, bytes, mut p) = replay(&n, id);
     assert_eq!(answer["alternate"], true);
     assert_eq!(
@@ -268,6 +285,7 @@ fn a_shell_pane_replays_its_text_colours_and_cursor() {
         "printf '\\033[31mred\\033[0m plain\\n'; echo done-$((40+2))-marker\r",
     );
     wait_shows(&n, id, "done-42-marker\nbash");
+    let logged = wait_logged(&n, id, "done-42-marker");
     let (answer, _, p) = replay(&n, id);
     assert_eq!(answer["alternate"], false);
     let s = p.screen();
@@ -283,8 +301,9 @@ fn a_shell_pane_replays_its_text_colours_and_cursor() {
         .find(|r| s.contents_between(*r, 0, *r, COLS).starts_with("red plain"))
         .expect("the red line");
     assert_eq!(s.cell(row, 0).unwrap().fgcolor(), vt100::Color::Idx(1));
-    // A log offset comes with the replay: output after it is what follows the replay.
-    assert!(answer["logOffset"].as_u64().unwrap() > 0);
+    // A log offset comes with the replay: output after it is what follows the replay, so it is
+    // past everything the log held before the replay was taken.
+    assert!(answer["logOffset"].as_u64().unwrap() >= u64::try_from(logged).unwrap());
     // A pane that is gone answers null.
     assert_eq!(
         n.run(json!({ "type": "capture", "subshellId": "dead", "replay": true }))
