@@ -585,8 +585,13 @@ pub fn run_link(
     let ticker = Arc::clone(&exec);
     let exits = control_tx.clone();
     spawn_named("exit-tick", move || {
+        // Woken by tmux's word of a pane's death, or by the tick (the backstop).
+        let mut seen = ticker.deaths_heard();
         loop {
-            std::thread::sleep(termplane_proto::limits::EXIT_DETECTION_TICK);
+            seen = ticker.wait_for_deaths(
+                seen,
+                std::time::Instant::now() + termplane_proto::limits::EXIT_DETECTION_TICK,
+            );
             let ended = ticker.exit_tick();
             if ended.is_empty() {
                 continue;

@@ -433,9 +433,18 @@ fn program_ended(socket: &Path, id: &str) -> bool {
 }
 
 /// Keys sent once the pane's program ended are refused (`error INPUT_FAILED`) before `exit`
-/// and the close (1000), whether the node noticed the end yet or not.
+/// and the close (1000), whether the node noticed the end yet or not. tmux's word of the death
+/// (its `pane-died` hook) is taken away first, so that the end is noticed by the exit check's
+/// tick only and the keys meet the dead pane rather than a closed terminal.
 fn keys_after_the_end_on(w: &World, id: &str, socket: &Path) {
     let mut t = answering_viewer(w, id);
+    let unhooked = std::process::Command::new("tmux")
+        .arg("-S")
+        .arg(socket)
+        .args(["set-hook", "-gu", "pane-died"])
+        .status()
+        .unwrap();
+    assert!(unhooked.success());
     t.keys("exit 7\r");
     wait_until("the pane's program to end", WAIT, || {
         program_ended(socket, id).then_some(())
@@ -463,4 +472,40 @@ fn keys_sent_after_the_program_ended_are_refused_alike_on_a_remote_and_a_local_p
     keys_after_the_end_on(&w, &remote, &w.tmux_socket());
     let local = shell_on(&w, &local_node(&w));
     keys_after_the_end_on(&w, &local, &w.local_tmux_socket());
+}
+
+/// Whether a process with exactly this command line runs on this host.
+fn runs(cmdline: &[u8]) -> bool {
+    std::fs::read_dir("/proc").is_ok_and(|d| {
+        d.filter_map(Result::ok)
+            .any(|e| std::fs::read(e.path().join("cmdline")).is_ok_and(|c| c == cmdline))
+    })
+}
+
+/// A stop whose program obeys Ctrl-C ends with that program's own end, on a remote and on the
+/// local node alike: tmux announces the death, the node reports the exit at once, and the stop's
+/// grace, woken by that move of the row, answers `stopped` with the code the program ended with
+/// (128 + SIGINT) rather than a pane found gone without one.
+#[test]
+fn a_stop_the_program_obeys_ends_with_the_programs_exit_code_on_either_node() {
+    let w = world("term-stop");
+    for (node, secs) in [(w.node_id.clone(), "6007"), (local_node(&w), "6008")] {
+        let id = shell_on(&w, &node);
+        let r = w.post(
+            &format!("/api/subshells/{id}/input"),
+            &json!({ "text": format!("exec sleep {secs}"), "keys": ["enter"] }),
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+        // Ctrl-C must reach sleep, not the shell about to become it (a duration no other
+        // test uses finds the process).
+        let cmdline = format!("sleep\0{secs}\0");
+        wait_until("sleep in the pane", WAIT, || {
+            runs(cmdline.as_bytes()).then_some(())
+        });
+        let r = w.post(&format!("/api/subshells/{id}/terminate"), &Value::Null);
+        assert_eq!(r.status, 200, "{}", r.text());
+        let row = r.json();
+        assert_eq!(row["state"], "stopped", "{row}");
+        assert_eq!(row["exitCode"], 130, "{row}");
+    }
 }

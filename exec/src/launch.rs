@@ -148,6 +148,8 @@ impl Executor {
             }
         }
         self.tmux.start_server().map_err(|e| tmux_err(&e))?;
+        self.deaths
+            .watch(self.tmux.wait_for_maker(crate::deaths::CHANNEL));
         // From the dead-pane check until the new pane is tracked, no exit tick runs.
         let hold = self.exits.hold();
         // A dead pane of an earlier run is cleared; a live one is refused.

@@ -45,6 +45,7 @@
 //! | `ping` | `{ pong: true, at }` |
 
 pub mod control;
+pub mod deaths;
 pub mod events;
 pub mod fs;
 pub mod host;
@@ -138,6 +139,7 @@ pub struct Executor {
     policy: RwLock<Policy>,
     uploads: Uploads,
     exits: ExitTracker,
+    deaths: Arc<deaths::Deaths>,
     tails: TailRegistry,
     maintenance: MaintenanceWatch,
     host: Arc<dyn Host>,
@@ -334,6 +336,7 @@ impl Executor {
                 policy: RwLock::new(Policy::new(allowed)),
                 uploads,
                 exits: ExitTracker::new(cfg.data_dir.join("exits")),
+                deaths: deaths::Deaths::new(),
                 tails: TailRegistry::new(tx),
                 maintenance,
                 host,
@@ -388,8 +391,24 @@ impl Executor {
         crate::fs::ensure_private_dir(&self.cfg.data_dir).map_err(|e| e.to_string())?;
         crate::fs::ensure_private_dir(&self.logs_dir()).map_err(|e| e.to_string())?;
         self.tmux.start_server().map_err(|e| tmux_err(&e))?;
+        self.deaths.watch(self.tmux.wait_for_maker(deaths::CHANNEL));
         let _ = self.census();
         Ok(())
+    }
+
+    /// How many pane deaths tmux has announced so far (see [`deaths`]); pass it to
+    /// [`Executor::wait_for_deaths`].
+    #[must_use]
+    pub fn deaths_heard(&self) -> u64 {
+        self.deaths.heard()
+    }
+
+    /// Waits until tmux announces a pane death after `seen` was read, or until `deadline`; answers
+    /// the count then. The exit check runs after it: a pane that ended is reported at once
+    /// rather than at the next tick.
+    #[must_use]
+    pub fn wait_for_deaths(&self, seen: u64, deadline: Instant) -> u64 {
+        self.deaths.wait_after(seen, deadline)
     }
 
     /// Kills the private tmux server and whatever its live panes leave behind (tests; uninstall).
@@ -601,9 +620,12 @@ impl Executor {
             Err(e) => return Err(tmux_err(&e)),
             Ok(_) => {}
         }
-        let start = Instant::now();
+        // The grace: looked at again each time tmux announces a death (this pane's or
+        // another's), until the deadline.
+        let deadline = Instant::now() + TERMINATE_GRACE;
         let mut graceful = false;
-        while start.elapsed() < TERMINATE_GRACE {
+        loop {
+            let seen = self.deaths.heard();
             match self.pane_dead(id) {
                 Ok(Some(code)) => {
                     self.exits.note_code(id, code);
@@ -614,8 +636,12 @@ impl Executor {
                     graceful = true;
                     break;
                 }
-                _ => std::thread::sleep(Duration::from_millis(50)),
+                _ => {}
             }
+            if Instant::now() >= deadline {
+                break;
+            }
+            let _ = self.deaths.wait_after(seen, deadline);
         }
         match self.close_pane(id) {
             Ok(_) => {}

@@ -144,6 +144,20 @@ pub fn shell_quote_for_pipe(s: &str) -> String {
     format!("'{}'", escape_format(&s.replace('\'', "'\\''")))
 }
 
+/// A `tmux` command on the server at `socket`, with no configuration file and no inherited
+/// client.
+fn command_on(bin: &str, socket: &Path) -> Command {
+    let mut c = Command::new(bin);
+    c.arg("-u")
+        .arg("-S")
+        .arg(socket)
+        .arg("-f")
+        .arg("/dev/null")
+        .env_remove("TMUX")
+        .env_remove("TMUX_PANE");
+    c
+}
+
 /// A handle on the node's tmux server (clones share one control-mode client).
 #[derive(Clone)]
 pub struct Tmux {
@@ -222,15 +236,18 @@ impl Tmux {
     /// locale (`-u`, see the module documentation), and the caller's tmux environment removed.
     #[must_use]
     pub fn command(&self) -> Command {
-        let mut c = Command::new(&self.bin);
-        c.arg("-u")
-            .arg("-S")
-            .arg(&self.socket)
-            .arg("-f")
-            .arg("/dev/null")
-            .env_remove("TMUX")
-            .env_remove("TMUX_PANE");
-        c
+        command_on(&self.bin, &self.socket)
+    }
+
+    /// A maker of `tmux wait-for CHANNEL` commands on this server, for a thread that outlives
+    /// no borrow of this `Tmux` (see [`crate::deaths`]).
+    pub fn wait_for_maker(&self, channel: &'static str) -> impl Fn() -> Command + Send + 'static {
+        let (bin, socket) = (self.bin.clone(), self.socket.clone());
+        move || {
+            let mut c = command_on(&bin, &socket);
+            c.args(["wait-for", channel]);
+            c
+        }
     }
 
     /// Writes one command whose success prints nothing (`send-keys`) over the control-mode
@@ -376,6 +393,8 @@ impl Tmux {
             &["set-option", "-g", "remain-on-exit", "on"],
             &["set-option", "-g", "history-limit", limit.as_str()],
             &["set-option", "-g", "status", "off"],
+            // Word of every pane's death at once (`crate::deaths`).
+            &["set-hook", "-g", "pane-died", crate::deaths::HOOK],
         ])
         .map(|_| ())
     }

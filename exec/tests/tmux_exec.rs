@@ -1192,3 +1192,29 @@ fn without_a_locale_panes_stay_alive_and_tmux_answers_read_back_exactly() {
     assert_eq!(exits[0].subshell_id.as_str(), id);
     assert!(n.exec.census().unwrap().is_empty());
 }
+
+/// tmux announces a pane's death (the `pane-died` hook) and the executor hears it: a waiter for
+/// deaths wakes with a higher count instead of at its deadline, and the exit check then reports
+/// the pane with its code, as the node's and the plane's exit threads do.
+#[test]
+fn a_pane_that_ends_is_announced_by_tmux_without_waiting_for_the_tick() {
+    if !tmux_ok() {
+        return;
+    }
+    let n = Node::new("deaths");
+    let cwd = n.dir.path().to_string_lossy().into_owned();
+    launch(&n, "dead1", json!(["cat"]), &cwd).unwrap();
+    assert!(n.exec.exit_tick().is_empty(), "cat runs");
+    let seen = n.exec.deaths_heard();
+    // Ctrl-D at the start of a line ends cat with status 0.
+    n.run(json!({ "type": "input", "subshellId": "dead1", "data": "", "keys": ["ctrl-d"] }))
+        .unwrap();
+    let heard = n
+        .exec
+        .wait_for_deaths(seen, Instant::now() + Duration::from_secs(60));
+    assert!(heard > seen, "no death was announced within 60 s");
+    let exits = next_exits(&n);
+    assert_eq!(exits.len(), 1);
+    assert_eq!(exits[0].subshell_id.as_str(), "dead1");
+    assert_eq!(exits[0].exit_code, Some(0));
+}

@@ -2,8 +2,8 @@
 //!
 //! The local node "never runs a node daemon". The plane embeds the same executor the daemon
 //! uses ([`termplane_exec`]), driven the same way: one [`Runner`] keeps commands in arrival
-//! order (a `detect` beside them), an exit check every
-//! [`termplane_proto::limits::EXIT_DETECTION_TICK`] reports panes that ended, tails stream
+//! order (a `detect` beside them), an exit check woken by tmux's word of a pane's death (and
+//! every [`termplane_proto::limits::EXIT_DETECTION_TICK`] besides) reports panes that ended, tails stream
 //! `output` events, and a census at start heals the rows before anything can read them. The
 //! five commands about a daemon process (`update`, `service`, `set_server_url`,
 //! `set_log_level`, `agent_log_read`) are refused by [`Daemonless`] with a message that says
@@ -191,10 +191,15 @@ pub fn attach(
     );
 }
 
-/// Checks for ended panes every tick, for the process's life.
+/// Checks for ended panes as soon as tmux announces a death, and every tick besides (the
+/// backstop), for the process's life.
 fn exit_ticks(exec: &Executor, events: &smol::channel::Sender<Event>) {
+    let mut seen = exec.deaths_heard();
     loop {
-        std::thread::sleep(termplane_proto::limits::EXIT_DETECTION_TICK);
+        seen = exec.wait_for_deaths(
+            seen,
+            crate::clock::monotonic() + termplane_proto::limits::EXIT_DETECTION_TICK,
+        );
         for e in exec.exit_tick() {
             tracing::info!(subshell = %e.subshell_id, code = ?e.exit_code, "local pane exited");
             if events.send_blocking(Event::Exit(e)).is_err() {

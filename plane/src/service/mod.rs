@@ -321,6 +321,8 @@ pub struct Service {
     /// One lifecycle move at a time per subshell (see `Service::hold_subshell`).
     subshell_locks:
         std::sync::Mutex<std::collections::HashMap<String, std::sync::Weak<smol::lock::Mutex<()>>>>,
+    /// Announced after every lifecycle move of any subshell (a stop's grace waits on it).
+    subshells_moved: event_listener::Event,
     /// When each subshell's current pane started, on its node's clock (from the launch answer).
     incarnations: std::sync::Mutex<std::collections::HashMap<String, String>>,
     /// Exits that arrived while their subshell's launch was on its way (node id, event).
@@ -467,6 +469,7 @@ impl Service {
             channels: channels::Channels::default(),
             gone_seen: std::sync::Mutex::default(),
             subshell_locks: std::sync::Mutex::default(),
+            subshells_moved: event_listener::Event::new(),
             incarnations: std::sync::Mutex::default(),
             parked_exits: std::sync::Mutex::default(),
             unapplied_exits: std::sync::Mutex::default(),

@@ -55,6 +55,7 @@ impl Service {
             .change_subshell(&row.id, &row.state, &change, now)
             .await?
         {
+            self.subshells_moved.notify(usize::MAX);
             self.publish_subshell(&row.id).await;
             Ok(Some((m.to, token)))
         } else {
@@ -263,10 +264,26 @@ impl Service {
         }
         // The grace runs without the lock: a kill or a restart may overtake this stop.
         drop(held);
+        // Woken by each lifecycle move: the node's `exit` for this pane (sent as soon as tmux
+        // announces the death) moves the row to `stopped`, as does a kill or a restart from
+        // another hand; what is left `stopping` at the deadline is killed.
         let deadline = self.instant() + Duration::from_millis(lifecycle::TERMINATE_GRACE_MS);
         while !ended && self.instant() < deadline {
-            smol::Timer::after(Duration::from_millis(150)).await;
-            ended = self.pane_alive(&row.node_id, id).await.map_err(late)? == Some(false);
+            let moved = self.subshells_moved.listen();
+            let now_row = self
+                .store
+                .subshell(id)
+                .await
+                .map_err(|e| late(ApiError::from(e)))?;
+            let still_stopping = now_row
+                .is_some_and(|r| SubshellState::from_stored(&r.state) == SubshellState::Stopping);
+            if !still_stopping {
+                break;
+            }
+            futures_lite::future::or(moved, async {
+                smol::Timer::at(deadline).await;
+            })
+            .await;
         }
         let _held = self.hold_subshell(id).await;
         let now_row = self

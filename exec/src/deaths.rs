@@ -1,0 +1,149 @@
+//! Word of panes dying, as it happens: the private tmux server runs a `pane-died` hook (set by
+//! [`crate::tmux::Tmux::start_server`]) that signals the wait channel [`CHANNEL`]; one thread
+//! per executor waits on that channel with `tmux wait-for` and counts each signal.
+//!
+//! The exit check ([`crate::Executor::exit_tick`]) runs as soon as the count moves, and a stop's
+//! grace ends as soon as its pane is dead, instead of looking every so often. tmux keeps a signal
+//! sent while nobody waits (the next `wait-for` returns at once), so a death between two waits is
+//! never lost; several deaths may be counted once, which is all a waiter needs: it looks at every
+//! pane when woken. The exit check's tick stays as the backstop for what no hook reports (the
+//! server killed, a tmux that failed to run the hook).
+//!
+//! While no server runs, `wait-for` fails at once; the thread then tries again after
+//! [`RETRY_WITHOUT_SERVER`] (time is the subject: there is nothing to wait on). It ends when the
+//! executor that started it is gone.
+
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
+use std::time::{Duration, Instant};
+
+/// The tmux wait channel the `pane-died` hook signals.
+pub const CHANNEL: &str = "termplane-pane-died";
+
+/// The hook's command, as `set-hook -g pane-died` takes it.
+pub const HOOK: &str = "wait-for -S termplane-pane-died";
+
+/// How long the thread waits before asking again when no tmux server answers.
+const RETRY_WITHOUT_SERVER: Duration = Duration::from_millis(500);
+
+/// The count of deaths heard, and the condition its waiters sleep on.
+#[derive(Debug, Default)]
+pub struct Deaths {
+    heard: Mutex<u64>,
+    moved: Condvar,
+    watching: Mutex<bool>,
+}
+
+impl Deaths {
+    /// A count at zero, with no thread yet.
+    #[must_use]
+    pub fn new() -> Arc<Self> {
+        Arc::new(Self::default())
+    }
+
+    /// How many signals have been heard so far; pass it to [`Deaths::wait_after`].
+    #[must_use]
+    pub fn heard(&self) -> u64 {
+        *self.heard.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Counts one signal and wakes every waiter.
+    pub fn hear(&self) {
+        *self.heard.lock().unwrap_or_else(PoisonError::into_inner) += 1;
+        self.moved.notify_all();
+    }
+
+    /// Waits until more than `seen` signals have been heard, or until `deadline`, and answers the
+    /// count then (equal to `seen` when the deadline came first).
+    pub fn wait_after(&self, seen: u64, deadline: Instant) -> u64 {
+        let mut heard = self.heard.lock().unwrap_or_else(PoisonError::into_inner);
+        while *heard == seen {
+            let Some(left) = deadline.checked_duration_since(Instant::now()) else {
+                break;
+            };
+            if left.is_zero() {
+                break;
+            }
+            heard = self
+                .moved
+                .wait_timeout(heard, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        *heard
+    }
+
+    /// Starts the waiting thread once (later calls do nothing). `wait_for` builds the
+    /// `tmux … wait-for CHANNEL` command on the executor's socket.
+    pub fn watch(self: &Arc<Self>, wait_for: impl Fn() -> Command + Send + 'static) {
+        {
+            let mut on = self.watching.lock().unwrap_or_else(PoisonError::into_inner);
+            if *on {
+                return;
+            }
+            *on = true;
+        }
+        let me: Weak<Self> = Arc::downgrade(self);
+        let spawned = std::thread::Builder::new()
+            .name("pane-deaths".into())
+            .spawn(move || {
+                loop {
+                    let signalled = wait_for()
+                        .stdin(Stdio::null())
+                        .stdout(Stdio::null())
+                        .stderr(Stdio::null())
+                        .status()
+                        .is_ok_and(|s| s.success());
+                    let Some(deaths) = me.upgrade() else {
+                        return;
+                    };
+                    if signalled {
+                        deaths.hear();
+                    } else {
+                        drop(deaths);
+                        std::thread::sleep(RETRY_WITHOUT_SERVER);
+                    }
+                }
+            });
+        if spawned.is_err() {
+            // No thread: the exit check's tick alone finds the deaths, as before the hook.
+            *self.watching.lock().unwrap_or_else(PoisonError::into_inner) = false;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_waiter_wakes_on_a_signal_and_answers_the_new_count() {
+        let d = Deaths::new();
+        let seen = d.heard();
+        let other = Arc::clone(&d);
+        let t = std::thread::spawn(move || {
+            other.wait_after(seen, Instant::now() + Duration::from_secs(30))
+        });
+        d.hear();
+        assert_eq!(t.join().unwrap_or(0), seen + 1);
+    }
+
+    #[test]
+    fn a_signal_heard_before_the_wait_is_not_waited_for_again() {
+        let d = Deaths::new();
+        let seen = d.heard();
+        d.hear();
+        // The deadline is now: only a count already past `seen` answers more than `seen`.
+        assert_eq!(d.wait_after(seen, Instant::now()), seen + 1);
+    }
+
+    #[test]
+    fn with_no_signal_the_wait_ends_at_its_deadline_with_the_same_count() {
+        let d = Deaths::new();
+        let seen = d.heard();
+        assert_eq!(
+            d.wait_after(seen, Instant::now() + Duration::from_millis(20)),
+            seen
+        );
+    }
+}
