@@ -19,6 +19,7 @@
 //! | `termplane_build_info` | gauge (1) | `version` |
 //! | `termplane_http_requests_total` | counter | `method`, `route`, `status` |
 //! | `termplane_http_request_duration_seconds` | histogram | `method`, `route` |
+//! | `termplane_http_connections` | gauge | `class` (`unproven`, `trial`, `proven`: the not-upgraded connections holding a place, see `termplane::http`) |
 //! | `termplane_nodes_online` | gauge | — |
 //! | `termplane_nodes_held` | gauge | — |
 //! | `termplane_node_sockets_open` | gauge | — |
@@ -28,6 +29,7 @@
 //! | `termplane_command_duration_seconds` | histogram | `type` |
 //! | `termplane_panes` | gauge | `state` |
 //! | `termplane_terminal_viewers` | gauge | — |
+//! | `termplane_channel_reads_waiting` | gauge | — |
 //! | `termplane_terminal_output_bytes_total` | counter | — |
 //! | `termplane_sign_in_failures_total` | counter | `method` (`password`, `passkey`) |
 //! | `termplane_backoffs_total` | counter | `route` |
@@ -142,7 +144,15 @@ impl Metrics {
             "termplane_http_request_duration_seconds",
             "Time from a request's head to its answer, by route template.",
         );
+        gauge(
+            "termplane_http_connections",
+            "Not-upgraded HTTP connections holding a place, by class (unproven, on trial, proven).",
+        );
         gauge("termplane_nodes_online", "Nodes whose link is online.");
+        gauge(
+            "termplane_channel_reads_waiting",
+            "Channel reads parked in a long poll (waitMs) for a new entry.",
+        );
         gauge(
             "termplane_nodes_held",
             "Nodes linked but held for an update (their version is too old).",

@@ -856,7 +856,15 @@ fn a_waiting_reader_and_the_live_feed_hear_of_a_new_entry_at_once() {
             (t.elapsed(), r.json())
         })
     };
-    std::thread::sleep(Duration::from_millis(300));
+    // The entry is written once the read is parked, so it is the write that wakes it.
+    termplane_test_support::wait_until("the read to park", Duration::from_secs(10), || {
+        p.svc
+            .metrics()
+            .render()
+            .lines()
+            .any(|l| l == "termplane_channel_reads_waiting 1")
+            .then_some(())
+    });
     assert_eq!(post(&p, &admin, &chan, &me, &key, "wake up").status, 201);
     let (waited, page) = waiter.join().unwrap();
     assert!(waited < Duration::from_secs(10), "{waited:?}");

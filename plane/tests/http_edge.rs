@@ -405,7 +405,8 @@ fn trickling_clients_cannot_hold_every_connection_slot() {
             })
         })
         .collect();
-    std::thread::sleep(Duration::from_millis(500));
+    // Seven hold places (the eighth is on trial and told 503, having no credential).
+    p.wait_connections("unproven", 7);
     // Within the body deadline and a margin, a normal request is served again.
     let started = Instant::now();
     let mut served = false;
@@ -661,7 +662,7 @@ fn a_connection_over_the_cap_is_told_503_plane_busy() {
     let mut idle: Vec<TcpStream> = (0..4)
         .map(|_| TcpStream::connect(p.addr).unwrap())
         .collect();
-    std::thread::sleep(Duration::from_millis(200));
+    p.wait_connections_total(4);
     let mut s = TcpStream::connect(p.addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
     let mut all = Vec::new();
@@ -703,14 +704,14 @@ fn a_trusted_proxy_has_no_per_address_cap_but_the_cap_in_all() {
     let mut idle: Vec<TcpStream> = (0..6)
         .map(|_| TcpStream::connect(p.addr).unwrap())
         .collect();
-    std::thread::sleep(Duration::from_millis(200));
+    p.wait_connections_total(6);
     let r = p.get("/api/setup/status").send();
     assert_eq!(r.status, 200, "{}", r.text());
     // Once the plane has let that request's connection go (it counts until the plane reads
     // its end), two more take the last places.
-    std::thread::sleep(Duration::from_millis(500));
+    p.wait_connections_total(6);
     idle.extend((0..2).map(|_| TcpStream::connect(p.addr).unwrap()));
-    std::thread::sleep(Duration::from_millis(200));
+    p.wait_connections_total(8);
     let mut s = TcpStream::connect(p.addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
     let _ = s.write_all(b"GET /api/setup/status HTTP/1.1\r\nHost: x\r\n\r\n");

@@ -21,6 +21,7 @@ use common::node::*;
 use common::*;
 use termplane::link::LinkStatus;
 use termplane_proto::limits::MAX_FRAME_BYTES as CAP;
+use termplane_test_support::wait_until;
 
 const SEAL: usize = 17;
 
@@ -59,7 +60,7 @@ fn g85_exactly_the_cap_is_read_and_one_byte_more_closes_1009() {
     let p = Plane::start();
     let (e, mut ws, mut link) = online_node(&p, "g85");
     send_binary(&mut ws, padded_heartbeat(&mut link, CAP));
-    // Still online after the full-size frame.
+    // Still online after the full-size frame (an absence of a close: time is the subject).
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(p.svc.links().status(&e.node_id), Some(LinkStatus::Online));
     send_binary(&mut ws, padded_heartbeat(&mut link, CAP + 1));
@@ -105,6 +106,7 @@ fn g86_cap_applies_to_ciphertext_bytes() {
     for wire in [CAP - 18, CAP - 17, CAP - 16, CAP] {
         send_binary(&mut ws, padded_heartbeat(&mut link, wire));
     }
+    // No close comes (an absence: time is the subject).
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(p.svc.links().status(&e.node_id), Some(LinkStatus::Online));
     assert_eq!(liveness(&p, &e.node_id), "online");
@@ -172,15 +174,9 @@ fn g88_control_frame_over_125_bytes_closes_1002() {
     s.write_all(&client_frame(0x89, &[7u8; 126], true)).unwrap();
     assert_eq!(read_close(&mut s), Some(1002));
     drop(s);
-    let mut gone = false;
-    for _ in 0..200 {
-        if p.svc.links().live_count() == 0 {
-            gone = true;
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(gone, "the socket was not released");
+    wait_until("the socket to be released", Duration::from_secs(4), || {
+        (p.svc.links().live_count() == 0).then_some(())
+    });
 }
 
 #[test]
@@ -309,11 +305,12 @@ fn g90_per_ip_cap_on_unupgraded_connections_and_idle_timeout() {
     // Node links are not counted once upgraded: two of them stay up.
     let mut n1 = TestNode::start(&p, &e, "0.17.0");
     n1.wait_established();
+    // The set-up's own connections gone, the three idle ones are the only unproven ones.
+    p.wait_connections("unproven", 0);
     let idle: Vec<TcpStream> = (0..3)
         .map(|_| TcpStream::connect(p.addr).unwrap())
         .collect();
-    // Let the accept loop count them.
-    std::thread::sleep(Duration::from_millis(500));
+    p.wait_connections("unproven", 3);
     // Over the cap, without a credential: refused.
     let mut extra = TcpStream::connect(p.addr).unwrap();
     extra
@@ -352,7 +349,7 @@ fn g90_global_cap_on_unupgraded_connections() {
     let held: Vec<TcpStream> = (0..2)
         .map(|_| TcpStream::connect(p.addr).unwrap())
         .collect();
-    std::thread::sleep(Duration::from_millis(500));
+    p.wait_connections("unproven", 2);
     let mut extra = TcpStream::connect(p.addr).unwrap();
     let took = closed_within(&mut extra, Duration::from_secs(3));
     assert!(took < Duration::from_millis(2500), "{took:?}");
@@ -434,7 +431,7 @@ fn b21_replayed_session_is_refused_4410_and_the_live_node_stays_online() {
         Got::Close(Some(4410), reason) => assert!(reason.contains("replay"), "{reason}"),
         other => panic!("expected 4410, got {other:?}"),
     }
-    // The live node was not displaced.
+    // The live node was not displaced (an absence: time is the subject).
     std::thread::sleep(Duration::from_millis(200));
     assert!(
         !n.drain()
@@ -554,11 +551,7 @@ fn a_silent_held_node_is_not_dropped_before_its_4406() {
 }
 
 fn wait_until_held(p: &Plane, id: &str) {
-    for _ in 0..500 {
-        if matches!(p.svc.links().status(id), Some(LinkStatus::Held { .. })) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    panic!("never held");
+    wait_until("the node to be held", Duration::from_secs(10), || {
+        matches!(p.svc.links().status(id), Some(LinkStatus::Held { .. })).then_some(())
+    });
 }

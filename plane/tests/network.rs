@@ -98,15 +98,15 @@ fn an_extra_address_listens_at_once_and_its_origin_is_trusted_while_it_does() {
     // Removing stops the listener and its trust.
     let r = p.call(&admin, "DELETE", &format!("/api/network/{id}"), None);
     assert_eq!(r.status, 204, "{}", r.text());
-    let mut closed = false;
-    for _ in 0..100 {
-        if TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_err() {
-            closed = true;
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(closed, "{address} still accepts connections");
+    termplane_test_support::wait_until(
+        &format!("{address} to stop accepting connections"),
+        Duration::from_secs(10),
+        || {
+            TcpStream::connect_timeout(&address, Duration::from_millis(200))
+                .is_err()
+                .then_some(())
+        },
+    );
     assert!(!trusted(&p, &admin).contains(&format!("http://{address}")));
     p.call(&admin, "DELETE", &format!("/api/network/{named}"), None);
     assert_eq!(trusted(&p, &admin), before);

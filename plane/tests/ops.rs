@@ -535,6 +535,14 @@ fn metrics_answer_a_system_key_only_and_name_routes_by_their_template() {
     assert!(text.contains("termplane_panes{state=\"running\"} 0"));
     assert!(text.contains("termplane_nodes_online 0"));
     assert!(text.contains("termplane_terminal_viewers 0"));
+    // The scrape's own connection holds a place, proven by its system key (earlier requests'
+    // connections may not be let go yet).
+    let proven: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("termplane_http_connections{class=\"proven\"} "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0);
+    assert!(proven >= 1, "{text}");
     assert!(text.contains("termplane_build_info{version=\""));
     // A route the app answers is counted under one label, whatever its path.
     assert_eq!(p.get("/subshells/whatever/it-is").send().status, 200);

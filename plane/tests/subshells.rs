@@ -751,14 +751,11 @@ fn e75_a_panes_token_keeps_to_its_pane_and_ceiling_and_dies_with_its_pane() {
     let r = w.as_admin("DELETE", &format!("/api/subshells/{parent}"), None);
     assert_eq!(r.status, 204, "{}", r.text());
     // What it printed goes with it: the node forgets its pane log.
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while log.exists() {
-        assert!(
-            std::time::Instant::now() < until,
-            "the log outlived its subshell"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    termplane_test_support::wait_until(
+        "the log to go with its subshell",
+        std::time::Duration::from_secs(10),
+        || (!log.exists()).then_some(()),
+    );
     for (method, path) in [
         ("GET", "/api/subshells".to_owned()),
         ("GET", format!("/api/subshells/{other}")),

@@ -581,6 +581,8 @@ struct Places {
     unproven_cap: usize,
     proxies: Vec<Cidr>,
     counts: std::sync::Mutex<PlaceCounts>,
+    /// Told the counts after every change (the `termplane_http_connections` gauges).
+    metrics: Option<Arc<crate::metrics::Metrics>>,
 }
 
 #[derive(Default)]
@@ -629,6 +631,30 @@ impl Places {
             unproven_cap: opts.max_conns - reserve,
             proxies: opts.trusted_proxies.clone(),
             counts: std::sync::Mutex::default(),
+            metrics: None,
+        }
+    }
+
+    /// As [`Places::new`], keeping the `termplane_http_connections` gauges of `metrics`.
+    fn counted(opts: &HttpOptions, metrics: Arc<crate::metrics::Metrics>) -> Self {
+        Self {
+            metrics: Some(metrics),
+            ..Self::new(opts)
+        }
+    }
+
+    /// Sets the gauges from `c` (called with the counts' lock held, so the gauges move in the
+    /// order the counts did).
+    fn report(&self, c: &PlaceCounts) {
+        if let Some(m) = &self.metrics {
+            #[allow(clippy::cast_precision_loss)]
+            for (class, n) in [
+                ("unproven", c.unproven),
+                ("trial", c.trials),
+                ("proven", c.proven),
+            ] {
+                m.set_gauge_with("termplane_http_connections", "class", class, n as f64);
+            }
         }
     }
 
@@ -663,6 +689,7 @@ impl Places {
         } else {
             return None;
         };
+        self.report(&c);
         Some(Place {
             places: self.clone(),
             ip,
@@ -711,12 +738,15 @@ impl server::Admission for Place {
         c.release(self.ip, self.class);
         c.proven += 1;
         self.class = Class::Proven;
+        self.places.report(&c);
     }
 }
 
 impl Drop for Place {
     fn drop(&mut self) {
-        self.places.lock().release(self.ip, self.class);
+        let mut c = self.places.lock();
+        c.release(self.ip, self.class);
+        self.places.report(&c);
     }
 }
 
@@ -727,7 +757,7 @@ async fn accept_loop(
     in_flight: &Arc<AtomicUsize>,
     opts: &HttpOptions,
 ) {
-    let places = Arc::new(Places::new(opts));
+    let places = Arc::new(Places::counted(opts, app.0.svc.metrics().clone()));
     let limits = opts.limits();
     loop {
         let (stream, peer) = match listener.accept().await {

@@ -40,6 +40,41 @@ pub(crate) const CHANNEL_KEY_FILE: &str = "channels.key";
 pub(super) struct Channels {
     key: OnceLock<[u8; 32]>,
     appended: event_listener::Event,
+    /// Reads parked in a long poll now (the `termplane_channel_reads_waiting` gauge).
+    waiting: std::sync::atomic::AtomicUsize,
+}
+
+/// One read parked in a long poll, counted while it lives.
+struct Parked<'a>(&'a Service);
+
+impl<'a> Parked<'a> {
+    fn new(svc: &'a Service) -> Self {
+        let n = svc
+            .channels
+            .waiting
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+            + 1;
+        Self::report(svc, n);
+        Self(svc)
+    }
+
+    #[allow(clippy::cast_precision_loss)]
+    fn report(svc: &Service, n: usize) {
+        svc.metrics()
+            .set_gauge("termplane_channel_reads_waiting", n as f64);
+    }
+}
+
+impl Drop for Parked<'_> {
+    fn drop(&mut self) {
+        let n = self
+            .0
+            .channels
+            .waiting
+            .fetch_sub(1, std::sync::atomic::Ordering::SeqCst)
+            .saturating_sub(1);
+        Self::report(self.0, n);
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -645,6 +680,7 @@ impl Service {
         let after = after.min(row.head_seq);
         if row.head_seq <= after && wait > 0 {
             let until = self.instant() + Duration::from_millis(u64::from(wait));
+            let _parked = Parked::new(self);
             loop {
                 let listener = self.channels.appended.listen();
                 row = self.reach_channel(&c, id, Need::Read).await?.0;

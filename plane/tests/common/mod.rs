@@ -203,6 +203,43 @@ impl Plane {
         }
     }
 
+    /// The not-upgraded connections of `class` (`unproven`, `trial`, `proven`) holding a place,
+    /// as the plane's `termplane_http_connections` gauge reads now (0 before any).
+    pub fn connections(&self, class: &str) -> u64 {
+        let want = format!("termplane_http_connections{{class=\"{class}\"}} ");
+        self.svc
+            .metrics()
+            .render()
+            .lines()
+            .find_map(|l| l.strip_prefix(want.as_str())?.trim().parse().ok())
+            .unwrap_or(0)
+    }
+
+    /// Waits until the plane holds exactly `n` not-upgraded connections of `class` (the accept
+    /// loop has counted the ones a test opened, or let go of the ones it closed).
+    pub fn wait_connections(&self, class: &str, n: u64) {
+        termplane_test_support::wait_until(
+            &format!("{n} {class} connection(s) counted"),
+            std::time::Duration::from_secs(15),
+            || (self.connections(class) == n).then_some(()),
+        );
+    }
+
+    /// Waits until the plane holds exactly `n` not-upgraded connections in all classes.
+    pub fn wait_connections_total(&self, n: u64) {
+        termplane_test_support::wait_until(
+            &format!("{n} connection(s) counted in all"),
+            std::time::Duration::from_secs(15),
+            || {
+                let all: u64 = ["unproven", "trial", "proven"]
+                    .iter()
+                    .map(|c| self.connections(c))
+                    .sum();
+                (all == n).then_some(())
+            },
+        );
+    }
+
     /// Origin of the plane (trusted).
     pub fn origin(&self) -> String {
         termplane::service::normalize_origin(&self.base).unwrap()

@@ -313,15 +313,13 @@ pub fn liveness(p: &Plane, id: &str) -> String {
         .unwrap_or_default()
 }
 
-/// Polls (bounded) until the row reads `want`.
+/// Waits (at most 10 s) until the row reads `want`.
 pub fn wait_liveness(p: &Plane, id: &str, want: &str) {
-    for _ in 0..500 {
-        if liveness(p, id) == want {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    panic!("row {id} never read {want}; reads {}", liveness(p, id));
+    termplane_test_support::wait_until(
+        &format!("row {id} to read {want}"),
+        Duration::from_secs(10),
+        || (liveness(p, id) == want).then_some(()),
+    );
 }
 
 // ----- raw WebSocket client -----
