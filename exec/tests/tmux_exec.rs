@@ -1218,3 +1218,25 @@ fn a_pane_that_ends_is_announced_by_tmux_without_waiting_for_the_tick() {
     assert_eq!(exits[0].subshell_id.as_str(), "dead1");
     assert_eq!(exits[0].exit_code, Some(0));
 }
+
+/// The node's end of a launch gate is let go as soon as the pane's wrapper has taken its line
+/// and removed the gate (woken by that removal), not at the gate's 30 s hold.
+#[test]
+fn a_launch_gate_is_let_go_once_the_wrapper_removed_it() {
+    if !tmux_ok() {
+        return;
+    }
+    let n = Node::new("gate");
+    let cwd = n.dir.path().to_string_lossy().into_owned();
+    launch(&n, "fa7e", json!(["cat"]), &cwd).unwrap();
+    let gate = "fa7e.gate";
+    let holds_gate = || {
+        std::fs::read_dir("/proc/self/fd").is_ok_and(|d| {
+            d.filter_map(Result::ok).any(|e| {
+                std::fs::read_link(e.path()).is_ok_and(|t| t.to_string_lossy().contains(gate))
+            })
+        })
+    };
+    let let_go = wait_for(Duration::from_secs(10), || (!holds_gate()).then_some(()));
+    assert!(let_go.is_some(), "the gate is still held after 10 s");
+}

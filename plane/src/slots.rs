@@ -17,6 +17,7 @@ pub struct Slots {
     total: usize,
     each: usize,
     counts: Arc<Mutex<Counts>>,
+    given_back: Arc<event_listener::Event>,
 }
 
 /// Which limit refused a slot.
@@ -36,6 +37,7 @@ impl Slots {
             total,
             each,
             counts: Arc::default(),
+            given_back: Arc::default(),
         }
     }
 
@@ -53,6 +55,7 @@ impl Slots {
         c.total += 1;
         Ok(Slot {
             counts: Arc::clone(&self.counts),
+            given_back: Arc::clone(&self.given_back),
             key: key.to_owned(),
         })
     }
@@ -65,12 +68,25 @@ impl Slots {
             .unwrap_or_else(PoisonError::into_inner)
             .total
     }
+
+    /// Waits until every place is given back (woken by each one given back; never returns
+    /// while places stay taken: the caller bounds the wait).
+    pub async fn all_given_back(&self) {
+        loop {
+            let given_back = self.given_back.listen();
+            if self.taken() == 0 {
+                return;
+            }
+            given_back.await;
+        }
+    }
 }
 
 /// One place, given back when dropped.
 #[derive(Debug)]
 pub struct Slot {
     counts: Arc<Mutex<Counts>>,
+    given_back: Arc<event_listener::Event>,
     key: String,
 }
 
@@ -84,6 +100,8 @@ impl Drop for Slot {
                 c.by_key.remove(&self.key);
             }
         }
+        drop(c);
+        self.given_back.notify(usize::MAX);
     }
 }
 
@@ -91,6 +109,26 @@ impl Drop for Slot {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn a_wait_for_every_place_ends_when_the_last_one_is_given_back() {
+        use futures_lite::future::poll_once;
+        let s = Slots::new(3, 3);
+        let a = s.take("a").unwrap();
+        let b = s.take("b").unwrap();
+        smol::block_on(async {
+            let wait = s.all_given_back();
+            futures_lite::pin!(wait);
+            assert!(poll_once(&mut wait).await.is_none(), "two places taken");
+            drop(a);
+            assert!(poll_once(&mut wait).await.is_none(), "one place taken");
+            drop(b);
+            assert!(
+                poll_once(&mut wait).await.is_some(),
+                "every place given back"
+            );
+        });
+    }
 
     #[test]
     fn places_are_limited_per_key_and_in_all_and_given_back_when_dropped() {

@@ -528,14 +528,54 @@ pub fn route_table() -> Vec<(Method, &'static str)> {
 // ----- connections -----
 
 /// Counts requests in flight (for the shutdown drain).
-struct InFlight(Arc<AtomicUsize>);
+struct InFlight(Arc<Requests>);
+
+/// The requests being handled now, and the word that the last one ended (the shutdown's drain
+/// waits on it).
+#[derive(Default)]
+struct Requests {
+    count: AtomicUsize,
+    none_left: event_listener::Event,
+}
+
+impl Requests {
+    fn now(&self) -> usize {
+        self.count.load(Ordering::SeqCst)
+    }
+
+    /// Waits until no request is in flight, or until `deadline`.
+    async fn drained(&self, deadline: Instant) {
+        loop {
+            let none_left = self.none_left.listen();
+            if self.now() == 0 {
+                return;
+            }
+            let timed_out = futures_lite::future::or(
+                async {
+                    none_left.await;
+                    false
+                },
+                async {
+                    smol::Timer::at(deadline).await;
+                    true
+                },
+            )
+            .await;
+            if timed_out {
+                return;
+            }
+        }
+    }
+}
 
 impl server::Activity for InFlight {
     fn begin(&self) {
-        self.0.fetch_add(1, Ordering::SeqCst);
+        self.0.count.fetch_add(1, Ordering::SeqCst);
     }
     fn end(&self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
+        if self.0.count.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.0.none_left.notify(usize::MAX);
+        }
     }
 }
 
@@ -754,7 +794,7 @@ async fn accept_loop(
     listener: &smol::net::TcpListener,
     ex: &Arc<smol::Executor<'static>>,
     app: &Arc<AppRef>,
-    in_flight: &Arc<AtomicUsize>,
+    in_flight: &Arc<Requests>,
     opts: &HttpOptions,
 ) {
     let places = Arc::new(Places::counted(opts, app.0.svc.metrics().clone()));
@@ -815,7 +855,7 @@ async fn refuse_over_cap(stream: &smol::net::TcpStream) {
 struct ExtraListeners {
     ex: Arc<smol::Executor<'static>>,
     app: Arc<AppRef>,
-    in_flight: Arc<AtomicUsize>,
+    in_flight: Arc<Requests>,
     opts: HttpOptions,
 }
 
@@ -878,7 +918,7 @@ pub async fn serve(
     let app = Arc::new(AppRef(app(svc.clone(), &opts)));
     let ex: Arc<smol::Executor<'static>> = Arc::new(smol::Executor::new());
     svc.attach_socket_executor(&ex);
-    let in_flight = Arc::new(AtomicUsize::new(0));
+    let in_flight = Arc::new(Requests::default());
     let host = Arc::new(ExtraListeners {
         ex: ex.clone(),
         app: app.clone(),
@@ -911,21 +951,16 @@ pub async fn serve(
         still_open = sockets,
         "terminal sockets and live feeds closed"
     );
-    let pending = in_flight.load(Ordering::SeqCst);
+    let pending = in_flight.now();
     tracing::info!(
         in_flight = pending,
         "shutting down: no longer accepting connections"
     );
     let deadline = Instant::now() + opts.drain_timeout;
-    ex.run(async {
-        while in_flight.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
-            smol::Timer::after(Duration::from_millis(10)).await;
-        }
-    })
-    .await;
+    ex.run(in_flight.drained(deadline)).await;
     // No request writes a piece any more: uploads the local node has under way are undone.
     svc_links.local_node_stopping();
-    let left = in_flight.load(Ordering::SeqCst);
+    let left = in_flight.now();
     if left > 0 {
         tracing::warn!(
             abandoned = left,

@@ -282,6 +282,8 @@ impl LinkHub {
     /// the sockets also waits for their last writes).
     fn forget(&self, conn: u64) {
         self.lock().live.remove(&conn);
+        // A shutdown waiting for the sockets to end hears it.
+        self.notify_changed();
     }
 
     /// Drops `conn` as the node's current socket; `true` when it was current.
@@ -318,12 +320,14 @@ impl LinkHub {
 
     /// Waits until every socket ended or `limit` passed; returns how many are still open.
     pub async fn wait_closed(&self, limit: Duration) -> usize {
+        // Woken by each socket forgotten (a change), the look after each wake-up decides.
         let wait = async {
-            for _ in 0..(limit.as_millis() / 10).max(1) {
+            loop {
+                let changed = self.listen_changes();
                 if self.live_count() == 0 {
                     break;
                 }
-                smol::Timer::after(Duration::from_millis(10)).await;
+                changed.await;
             }
         };
         wait.or(async {

@@ -397,10 +397,10 @@ impl Service {
     /// they are closed, at most `limit`; answers how many are still open.
     pub async fn close_sockets_for_shutdown(&self, limit: Duration) -> usize {
         self.access_changed();
-        let deadline = self.instant() + limit;
-        while self.open_socket_count() > 0 && self.instant() < deadline {
-            smol::Timer::after(Duration::from_millis(10)).await;
-        }
+        futures_lite::future::or(self.terminals.open_sockets.0.all_given_back(), async {
+            smol::Timer::after(limit).await;
+        })
+        .await;
         self.open_socket_count()
     }
 
