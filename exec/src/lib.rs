@@ -689,12 +689,12 @@ impl Executor {
             .ok()
             .and_then(|s| s.strip_prefix("0 ").and_then(|p| p.parse::<i32>().ok()))
             .filter(|&sid| sid > 1)
-            .map(|sid| (sid, procs::session_members(sid)));
+            .map(|sid| (sid, procs::start_ticks(sid), procs::session_members(sid)));
         let closed = self
             .tmux
             .run(&["kill-session", "-t", session_target(id).as_str()])?;
-        if let Some((sid, members)) = session {
-            let killed = procs::kill_left(&members, sid);
+        if let Some((sid, leader_start, members)) = session {
+            let killed = procs::kill_left(&members, sid) + procs::sweep_session(sid, leader_start);
             if killed > 0 {
                 self.log(
                     Level::Info,

@@ -9,7 +9,9 @@
 //! `kill`, and `terminate` when the pane did not end by itself, list that session while the
 //! wrapper is alive (its pid is then the session's and no one else's), close the pane, and send
 //! SIGKILL to what is left of the list, reading each pid's session again just before (a pid that
-//! ended and was reused belongs to someone else and is left alone). A dead pane's wrapper no
+//! ended and was reused belongs to someone else and is left alone); then the session is swept
+//! again for processes forked between the listing and the hangup, for as long as the wrapper's
+//! pid is still the wrapper's or no one's. A dead pane's wrapper no
 //! longer holds its pid, so nothing is listed for it. Linux only, as it reads `/proc`; elsewhere
 //! the hangup is all a pane gets.
 
@@ -54,6 +56,39 @@ pub fn kill_left(members: &[i32], sid: i32) -> usize {
         .filter_map(|&pid| Pid::from_raw(pid))
         .filter(|&pid| kill_process(pid, Signal::KILL).is_ok())
         .count()
+}
+
+/// After [`kill_left`]: sends SIGKILL to whatever else is in session `sid` — a process forked
+/// between the listing and the hangup that ignores SIGHUP — in a few rounds (one may fork while
+/// a round runs), as long as the session's id still names the pane's: its leader, the process
+/// that started at `leader_start`, is alive or gone, never a later process that reused its pid.
+/// Answers how many it signalled.
+#[cfg(target_os = "linux")]
+pub fn sweep_session(sid: i32, leader_start: Option<u64>) -> usize {
+    use rustix::process::{Pid, Signal, kill_process};
+    let mut signalled = 0;
+    for _ in 0..8 {
+        if leader_start.is_none() || start_ticks(sid).is_some_and(|t| Some(t) != leader_start) {
+            break;
+        }
+        let left = session_members(sid);
+        if left.is_empty() {
+            break;
+        }
+        signalled += left
+            .into_iter()
+            .filter(|&pid| session_of(pid) == Some(sid))
+            .filter_map(Pid::from_raw)
+            .filter(|&pid| kill_process(pid, Signal::KILL).is_ok())
+            .count();
+    }
+    signalled
+}
+
+/// Nothing to do off Linux.
+#[cfg(not(target_os = "linux"))]
+pub fn sweep_session(_sid: i32, _leader_start: Option<u64>) -> usize {
+    0
 }
 
 /// When process `pid` started, in clock ticks since boot (`/proc/<pid>/stat`, field 22); None

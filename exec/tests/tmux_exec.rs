@@ -984,7 +984,8 @@ fn a_stopped_tmux_server_fails_probes_and_commands_within_their_deadlines() {
     assert!(took < Duration::from_secs(25), "probes took {took:?}");
 }
 
-/// The processes whose session id is `sid`, read from `/proc` (Linux).
+/// The live processes whose session id is `sid`, read from `/proc` (Linux); a zombie (ended,
+/// not reaped yet by whoever inherited it) does not count.
 fn session_members(sid: i32) -> Vec<(i32, String)> {
     std::fs::read_dir("/proc")
         .unwrap()
@@ -992,8 +993,10 @@ fn session_members(sid: i32) -> Vec<(i32, String)> {
         .filter_map(|pid| {
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
             let close = stat.rfind(')')?;
-            let session: i32 = stat[close + 1..].split_whitespace().nth(3)?.parse().ok()?;
-            (session == sid).then(|| (pid, stat[..=close].to_owned()))
+            let mut fields = stat[close + 1..].split_whitespace();
+            let state = fields.next()?;
+            let session: i32 = fields.nth(2)?.parse().ok()?;
+            (session == sid && state != "Z").then(|| (pid, stat[..=close].to_owned()))
         })
         .collect()
 }
@@ -1033,7 +1036,10 @@ fn kill_and_terminate_end_the_processes_that_outlive_the_hangup() {
         launch(&n, id, json!(["sh", "-c", script]), &cwd).unwrap();
         let sid = pane_pid(&n, id);
         wait_for(Duration::from_secs(5), || {
-            (session_members(sid).len() >= 2).then_some(())
+            session_members(sid)
+                .iter()
+                .any(|(_, name)| name.ends_with("(sleep)"))
+                .then_some(())
         })
         .expect("the loop and its sleep running");
         let r = n.run(json!({ "type": how, "subshellId": id })).unwrap();
@@ -1239,4 +1245,40 @@ fn a_launch_gate_is_let_go_once_the_wrapper_removed_it() {
     };
     let let_go = wait_for(Duration::from_secs(10), || (!holds_gate()).then_some(()));
     assert!(let_go.is_some(), "the gate is still held after 10 s");
+}
+
+/// A kill that comes while the pane's program is only starting (forking a child that ignores
+/// SIGHUP between the kill's listing of the pane's processes and the hangup) still leaves
+/// nothing running: the session is swept again after the hangup. Several rounds, each killed at
+/// a different moment of the start.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_kill_while_the_program_starts_leaves_nothing_running() {
+    if !tmux_ok() {
+        return;
+    }
+    let n = Node::new("early-kill");
+    let cwd = n.dir.path().to_string_lossy().into_owned();
+    for round in 0..12_u64 {
+        let id = format!("e0{round:02}");
+        launch(
+            &n,
+            &id,
+            json!(["sh", "-c", "trap '' HUP; while :; do sleep 0.1; done"]),
+            &cwd,
+        )
+        .unwrap();
+        let sid = pane_pid(&n, &id);
+        std::thread::sleep(Duration::from_millis(round % 6)); // the moment is the subject
+        let r = n.run(json!({ "type": "kill", "subshellId": id })).unwrap();
+        assert_eq!(r["existed"], true, "{r}");
+        let gone = wait_for(Duration::from_secs(5), || {
+            session_members(sid).is_empty().then_some(())
+        });
+        assert!(
+            gone.is_some(),
+            "round {round}: kill left {:?} running",
+            session_members(sid)
+        );
+    }
 }
