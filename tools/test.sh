@@ -18,7 +18,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step says when it began, in minutes and seconds since the suite started (the suite's
+# time by step, for benches/README.md).
+step() { printf '\n==> %s  [at %dm%02ds]\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)); }
 have() { command -v "$1" >/dev/null 2>&1; }
 
 apt_updated=0
