@@ -986,3 +986,59 @@ fn a_harness_version_is_shown_as_its_number_beside_the_line_it_printed() {
         "{shell}"
     );
 }
+
+#[test]
+fn a_restart_goes_on_when_the_killed_panes_exit_is_recorded_before_the_kill_answers() {
+    // A node announces a pane's death as soon as it sees it: the `exit` of the pane a restart
+    // kills can be recorded (the row moves from `stopping` to `stopped`) before the kill's
+    // answer reaches the restart. The restart still starts the pane again.
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let e = common::node::enroll(&p, &admin, "exits-early", false);
+    let (release, go_on) = smol::channel::unbounded();
+    let panes = common::node::Panes {
+        exit_before_kill_answer: Some(go_on),
+        ..common::node::Panes::default()
+    };
+    let mut node = common::node::TestNode::start_panes(&p, &e, panes.clone());
+    node.wait_established();
+    common::node::wait_liveness(&p, &e.node_id, "online");
+    let r = p.call(
+        &admin,
+        "POST",
+        "/api/subshells",
+        Some(json!({ "nodeId": e.node_id, "harnessId": "shell", "cwd": "/home/node" })),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let id = r.json()["id"].as_str().unwrap().to_owned();
+    let state = || {
+        p.call(&admin, "GET", &format!("/api/subshells/{id}"), None)
+            .json()["state"]
+            .clone()
+    };
+    assert_eq!(state(), "running");
+    let restarted = std::thread::scope(|s| {
+        let restart = s.spawn(|| {
+            p.call(
+                &admin,
+                "POST",
+                &format!("/api/subshells/{id}/restart"),
+                None,
+            )
+        });
+        // The kill's `exit` is recorded first; only then does the node answer the kill.
+        termplane_test_support::wait_until(
+            "the killed pane's exit to be recorded",
+            Duration::from_secs(20),
+            || (state() == "stopped").then_some(()),
+        );
+        release.try_send(()).unwrap();
+        restart.join().unwrap()
+    });
+    assert_eq!(restarted.status, 200, "{}", restarted.text());
+    assert_eq!(restarted.json()["state"], "running", "{}", restarted.text());
+    assert!(
+        panes.alive.lock().unwrap().contains(&id),
+        "the pane was not launched again"
+    );
+}

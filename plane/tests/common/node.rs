@@ -1,5 +1,8 @@
 //! An in-process test node: the core's agent machine under the runtime-smol agent driver, with a
-//! fake executor that answers `ping`, `update` and `set_allowed_dirs` and records what it ran.
+//! fake executor that answers `ping`, `update` and `set_allowed_dirs` (and, for a node started
+//! with [`TestNode::start_panes`], `detect`, and `launch`, `kill` and `probe` of make-believe
+//! panes) and
+//! records what it ran.
 //! Also a raw WebSocket client that speaks the handshake by hand (replays, frame-size probes).
 
 use std::net::{SocketAddr, TcpStream};
@@ -105,6 +108,76 @@ pub struct FakeExec {
     pub pin: Arc<Mutex<Option<Option<Key32>>>>,
     /// Sends no census after establishing (a node between its `ready` and its census).
     pub withhold_census: bool,
+    /// Answers `launch`, `kill` and `probe` for make-believe panes (`None`: refuses them).
+    pub panes: Option<Panes>,
+}
+
+/// The make-believe panes of a [`FakeExec`]: which run, and how a kill ends one.
+#[derive(Clone, Default)]
+pub struct Panes {
+    pub alive: Arc<Mutex<std::collections::HashSet<String>>>,
+    /// The node's own control channel (set when it starts): where a kill sends its `exit`.
+    pub control: Arc<Mutex<Option<smol::channel::Sender<AgentControl>>>>,
+    /// When set, a kill first reports the pane's `exit` (as a node whose exit check saw the
+    /// pane go does), then answers only once the test sends on this channel.
+    pub exit_before_kill_answer: Option<smol::channel::Receiver<()>>,
+}
+
+impl Panes {
+    /// Launch answers say this start; exits are seen after it.
+    const STARTED_AT: &str = "2026-01-01T00:00:00Z";
+    const ENDED_AT: &str = "2026-01-01T00:00:01Z";
+
+    async fn run(&self, jti: String, command: Command) -> CommandResult {
+        match command {
+            Command::Launch(l) => {
+                self.alive
+                    .lock()
+                    .unwrap()
+                    .insert(l.subshell_id.as_str().to_owned());
+                CommandResult::ok(jti, Some(json!({ "startedAt": Self::STARTED_AT })))
+            }
+            Command::Kill(r) => {
+                let id = r.subshell_id.as_str().to_owned();
+                let existed = self.alive.lock().unwrap().remove(&id);
+                if let Some(go_on) = &self.exit_before_kill_answer {
+                    let exit = termplane_proto::Event::Exit(termplane_proto::event::Exit {
+                        subshell_id: r.subshell_id.clone(),
+                        exit_code: None,
+                        at: Self::ENDED_AT.into(),
+                    });
+                    let control = self.control.lock().unwrap().clone();
+                    if let Some(c) = control {
+                        let _ = c.send(AgentControl::Send(Box::new(exit))).await;
+                    }
+                    let _ = go_on.recv().await;
+                }
+                CommandResult::ok(jti, Some(json!({ "existed": existed })))
+            }
+            // Every harness asked for is there.
+            Command::Detect(d) => {
+                let found: Vec<Value> = d
+                    .rules
+                    .iter()
+                    .map(|r| json!({ "harnessId": r.harness_id, "installed": true, "binaryPath": format!("/usr/bin/{}", r.harness_id), "version": "1.0.0" }))
+                    .collect();
+                CommandResult::ok(
+                    jti,
+                    Some(json!({ "harnesses": found, "env": {}, "at": Self::STARTED_AT })),
+                )
+            }
+            Command::Probe(p) => {
+                let alive = self.alive.lock().unwrap().clone();
+                let rows: Vec<Value> = p
+                    .subshell_ids
+                    .iter()
+                    .map(|id| json!({ "subshellId": id.as_str(), "alive": alive.contains(id.as_str()) }))
+                    .collect();
+                CommandResult::ok(jti, Some(json!({ "subshells": rows })))
+            }
+            other => CommandResult::err(jti, format!("unsupported: {}", other.kind())),
+        }
+    }
 }
 
 impl FakeExec {
@@ -121,8 +194,14 @@ impl FakeExec {
 impl Executor for FakeExec {
     fn execute(&self, jti: String, command: Command) -> BoxFuture<CommandResult> {
         self.ran.lock().unwrap().push(command.clone());
+        let panes = self.panes.clone();
         Box::pin(async move {
             match command {
+                Command::Launch(_) | Command::Kill(_) | Command::Probe(_) | Command::Detect(_)
+                    if panes.is_some() =>
+                {
+                    panes.unwrap().run(jti, command).await
+                }
                 Command::Ping(_) => CommandResult::ok(jti, Some(json!({"pong": true}))),
                 Command::Update(_) | Command::SetAllowedDirs(_) | Command::SetMaintenance(_) => {
                     CommandResult::ok(jti, None)
@@ -178,6 +257,16 @@ impl TestNode {
         Self::start_exec(p, e, pin, version, FakeExec::default())
     }
 
+    /// A node whose panes are make-believe: launches, kills and probes are answered (see
+    /// [`Panes`]).
+    pub fn start_panes(p: &Plane, e: &Enrolled, panes: Panes) -> Self {
+        let exec = FakeExec {
+            panes: Some(panes),
+            ..FakeExec::default()
+        };
+        Self::start_exec(p, e, e.control_pin, "0.17.0", exec)
+    }
+
     /// A node whose `ready` says what `ready` holds.
     pub fn start_ready(p: &Plane, e: &Enrolled, ready: Ready) -> Self {
         Self::start_full(p, e, e.control_pin, ready, FakeExec::default())
@@ -212,6 +301,9 @@ impl TestNode {
         };
         let (rtx, rrx) = smol::channel::unbounded();
         let (ctx, crx) = smol::channel::unbounded();
+        if let Some(panes) = &exec.panes {
+            *panes.control.lock().unwrap() = Some(ctx.clone());
+        }
         let mut opts = AgentOptions::new(e.ws_url.clone());
         opts.reports = Some(rtx);
         opts.dial_timeout = Duration::from_secs(5);

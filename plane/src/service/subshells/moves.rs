@@ -456,8 +456,28 @@ impl Service {
             // launch ("already running").
             tracing::debug!(subshell = %row.id, code = e.code, "no pane left to kill before the restart");
         }
-        let Some((_, Some(token))) = self.move_subshell(row, trigger, None).await? else {
-            return Err(Self::invalid_move(row, "restarted"));
+        // The killed pane's `exit` (or a census that found it gone) may have been recorded
+        // while the kill was on its way: the row then reads `stopped`, not the `stopping` this
+        // move was read from. Only those can move it meanwhile (the caller holds the lifecycle
+        // lock), and they only end it: the restart goes on from what the row reads now.
+        let token = match self.move_subshell(row, trigger, None).await? {
+            Some((_, Some(token))) => token,
+            Some((_, None)) => return Err(Self::invalid_move(row, "restarted")),
+            None => {
+                let now_row = self
+                    .store
+                    .subshell(&row.id)
+                    .await?
+                    .ok_or_else(|| ApiError::not_found("subshell"))?;
+                if SubshellState::from_stored(&now_row.state).is_live() {
+                    return Err(Self::invalid_move(&now_row, "restarted"));
+                }
+                let Some((_, Some(token))) = self.move_subshell(&now_row, trigger, None).await?
+                else {
+                    return Err(Self::invalid_move(&now_row, "restarted"));
+                };
+                token
+            }
         };
         let session = self.restart_session(&node, &spec, row).await;
         let launch = self
