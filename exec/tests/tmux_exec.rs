@@ -1203,9 +1203,12 @@ fn without_a_locale_panes_stay_alive_and_tmux_answers_read_back_exactly() {
 /// deaths wakes with a higher count instead of at its deadline, and the exit check then reports
 /// the pane with its code, as the node's and the plane's exit threads do.
 #[test]
-#[ignore = "flaky when the whole file runs at once without a locale (about 1 run in 3 here): the \
-            death is sometimes not heard within 60 s, cause not found yet; the exit check's tick \
-            still reports the pane. Run alone with `-- --ignored`."]
+#[ignore = "tmux before 3.5 (Debian 12 has 3.3a) can lose the SIGCHLD of a pane's process under \
+            load: the pane then reads dead with an empty status and tmux never runs pane-died, so \
+            no word comes (seen here about once in three runs of this file without a locale: \
+            `pane_dead` 1, `pane_dead_status` empty, the watcher's wait-for still waiting). The \
+            exit check's tick reports such a pane from its exit file. Run with `-- --ignored` on \
+            tmux 3.5 or later."]
 fn a_pane_that_ends_is_announced_by_tmux_without_waiting_for_the_tick() {
     if !tmux_ok() {
         return;
