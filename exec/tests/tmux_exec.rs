@@ -74,12 +74,16 @@ fn bash_pane_echo_capture_tail_terminate_exit() {
         .unwrap();
     assert_eq!(t["fromByte"], 0);
     n.run(json!({ "type": "input", "subshellId": ID, "data": "echo hel''lo; pwd", "keys": ["enter"] })).unwrap();
+    // `pwd`'s line may be drawn a moment after `hello`'s: both are waited for.
     let shown = wait_for(Duration::from_secs(10), || {
         let c = capture(&n, ID);
-        c.lines().any(|l| l.trim() == "hello").then_some(c)
-    })
-    .expect("capture shows the echo");
-    assert!(shown.contains(&cwd), "the pane runs in cwd: {shown}");
+        (c.lines().any(|l| l.trim() == "hello") && c.lines().any(|l| l.trim() == cwd)).then_some(c)
+    });
+    assert!(
+        shown.is_some(),
+        "the pane shows the echo, then its cwd {cwd}: {}",
+        capture(&n, ID)
+    );
     // The tail streams the same bytes.
     let mut seen = Vec::new();
     let got = wait_for(Duration::from_secs(10), || {
