@@ -432,19 +432,62 @@ fn program_ended(socket: &Path, id: &str) -> bool {
     String::from_utf8_lossy(&out.stdout).trim() == "1"
 }
 
+/// The node's watcher of pane deaths on `socket` (its `tmux … wait-for termplane-pane-died`
+/// client), stopped with SIGSTOP while this lives and let go on with SIGCONT when dropped.
+struct DeathWatcherStopped(Vec<String>);
+
+impl DeathWatcherStopped {
+    fn on(socket: &Path) -> Self {
+        let socket = socket.to_string_lossy().into_owned();
+        let pids = wait_until("the node's death watcher", WAIT, || {
+            let pids: Vec<String> = std::fs::read_dir("/proc")
+                .ok()?
+                .filter_map(Result::ok)
+                .filter_map(|e| {
+                    let pid = e.file_name().to_string_lossy().into_owned();
+                    pid.parse::<u32>().ok()?;
+                    let cmd = std::fs::read(e.path().join("cmdline")).ok()?;
+                    let words: Vec<String> = cmd
+                        .split(|b| *b == 0)
+                        .map(|w| String::from_utf8_lossy(w).into_owned())
+                        .collect();
+                    let waits = words
+                        .windows(2)
+                        .any(|w| w[0] == "wait-for" && w[1] == "termplane-pane-died");
+                    (waits && words.contains(&socket)).then_some(pid)
+                })
+                .collect();
+            (!pids.is_empty()).then_some(pids)
+        });
+        for pid in &pids {
+            let stopped = std::process::Command::new("kill")
+                .args(["-STOP", pid])
+                .status()
+                .unwrap();
+            assert!(stopped.success(), "SIGSTOP to {pid}");
+        }
+        Self(pids)
+    }
+}
+
+impl Drop for DeathWatcherStopped {
+    fn drop(&mut self) {
+        for pid in &self.0 {
+            let _ = std::process::Command::new("kill")
+                .args(["-CONT", pid])
+                .status();
+        }
+    }
+}
+
 /// Keys sent once the pane's program ended are refused (`error INPUT_FAILED`) before `exit`
-/// and the close (1000), whether the node noticed the end yet or not. tmux's word of the death
-/// (its `pane-died` hook) is taken away first, so that the end is noticed by the exit check's
-/// tick only and the keys meet the dead pane rather than a closed terminal.
+/// and the close (1000), whether the node noticed the end yet or not. The node is kept from
+/// hearing of the death (its `tmux wait-for` on the deaths channel is stopped, so neither the
+/// pane's wrapper nor tmux's `pane-died` hook reaches it), so that the end is noticed by the exit
+/// check's tick only and the keys meet the dead pane rather than a closed terminal.
 fn keys_after_the_end_on(w: &World, id: &str, socket: &Path) {
     let mut t = answering_viewer(w, id);
-    let unhooked = std::process::Command::new("tmux")
-        .arg("-S")
-        .arg(socket)
-        .args(["set-hook", "-gu", "pane-died"])
-        .status()
-        .unwrap();
-    assert!(unhooked.success());
+    let _deaf = DeathWatcherStopped::on(socket);
     t.keys("exit 7\r");
     wait_until("the pane's program to end", WAIT, || {
         program_ended(socket, id).then_some(())

@@ -1,6 +1,7 @@
-//! Word of panes dying, as it happens: the private tmux server runs a `pane-died` hook (set by
-//! [`crate::tmux::Tmux::start_server`]) that signals the wait channel [`CHANNEL`]; one thread
-//! per executor waits on that channel with `tmux wait-for` and counts each signal.
+//! Word of panes dying, as it happens: each pane's wrapper signals the wait channel [`CHANNEL`]
+//! once its program ended (see [`crate::PANE_WRAPPER`]), and so does the private tmux server's
+//! `pane-died` hook (set by [`crate::tmux::Tmux::start_server`]); one thread per executor waits
+//! on that channel with `tmux wait-for` and counts each signal.
 //!
 //! The exit check ([`crate::Executor::exit_tick`]) runs as soon as the count moves, and a stop's
 //! grace ends as soon as its pane is dead, instead of looking every so often. tmux keeps a signal
@@ -10,8 +11,9 @@
 //! server killed, and a death tmux itself never learns of. tmux before 3.5 can lose the SIGCHLD
 //! of a pane's process (seen here under load with 3.3a): the pane reads dead (its terminal
 //! closed) with no exit status, and tmux, which runs `pane-died` only once it has the status,
-//! never runs it. The tick finds that pane dead and takes its code from the exit file the pane's
-//! wrapper wrote, so such an exit is reported at the tick, not lost.
+//! never runs it. The wrapper's own signal does not depend on tmux reaping it, so such a death is
+//! announced all the same; the tick finds that pane dead and takes its code from the exit file
+//! the wrapper wrote.
 //!
 //! While no server runs, `wait-for` fails at once; the thread then tries again after
 //! [`RETRY_WITHOUT_SERVER`] (time is the subject: there is nothing to wait on). It ends when the

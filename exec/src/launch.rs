@@ -245,7 +245,9 @@ impl Executor {
         let exit_file = events::exit_file(self.exits.dir(), &l.subshell_id);
         c.args(["--", "/bin/sh", "-c", PANE_WRAPPER, "termplane-pane"])
             .arg(tmux::literal_arg(&exit_file.to_string_lossy()))
-            .arg(tmux::literal_arg(&gate_path.to_string_lossy()));
+            .arg(tmux::literal_arg(&gate_path.to_string_lossy()))
+            .arg(tmux::literal_arg(self.tmux.bin()))
+            .arg(tmux::literal_arg(&self.tmux.socket().to_string_lossy()));
         c.args(argv.iter().map(|a| tmux::literal_arg(a)));
         c.arg(";")
             .args(["pipe-pane", "-o", "-t"])

@@ -193,11 +193,18 @@ pub fn resolve_binary(r: &Resolve, home: &Path) -> Option<PathBuf> {
 /// A pane's first process: waits until the node opens its gate (a line on the FIFO `$2`,
 /// written once the pane log is attached, so the log holds the program's output from its first
 /// byte), runs the argv (`"$@"`, no word splitting, no expansion of its words), then writes its
-/// exit status to the exit file (`$1`) and exits with it. Caught (not
-/// ignored) INT, QUIT and TSTP keep the wrapper waiting while Ctrl-C, Ctrl-\\ or Ctrl-Z reach the
-/// program, whose dispositions are the defaults again (a caught signal is reset by exec). A
-/// hangup (the pane closing) ends both as before.
-pub const PANE_WRAPPER: &str = "f=$1; g=$2; shift 2; read -r _ < \"$g\"; rm -f \"$g\"; trap : INT QUIT TSTP; \"$@\"; s=$?; printf '%s\\n' \"$s\" > \"$f\"; exit \"$s\"";
+/// exit status to the exit file (`$1`), lets go of the terminal, tells the node the pane died
+/// (tmux `$3` on socket `$4` signals [`deaths::CHANNEL`]) and exits with the program's status.
+/// Caught (not ignored) INT, QUIT and TSTP keep the wrapper waiting while Ctrl-C, Ctrl-\\ or
+/// Ctrl-Z reach the program, whose dispositions are the defaults again (a caught signal is reset
+/// by exec). A hangup (the pane closing) ends both as before, until the program has ended: then
+/// the wrapper ignores it, since the terminal it lets go of is closed by tmux.
+///
+/// The wrapper's own word does not depend on tmux reaping it: tmux before 3.5 can lose a pane's
+/// SIGCHLD and then never runs `pane-died` (see [`deaths`]). With its terminal let go of first,
+/// tmux has usually read the pane's last output and seen it dead by the time the signal comes;
+/// when not, `pane-died` or the exit check's tick reports it.
+pub const PANE_WRAPPER: &str = "f=$1; g=$2; t=$3; k=$4; shift 4; read -r _ < \"$g\"; rm -f \"$g\"; trap : INT QUIT TSTP; \"$@\"; s=$?; printf '%s\\n' \"$s\" > \"$f\"; trap '' HUP; exec < /dev/null > /dev/null 2>&1; \"$t\" -u -S \"$k\" wait-for -S termplane-pane-died; exit \"$s\"";
 
 /// How long the screen stays still after `prompt_deliver` typed its text before Enter.
 const ENTER_AFTER_TEXT_QUIET: Duration = Duration::from_millis(200);
@@ -1025,5 +1032,14 @@ mod tests {
     fn chunking_keeps_characters_whole() {
         assert_eq!(chunks("abcdé", 2), vec!["ab", "cd", "é"]);
         assert!(chunks("", 3).is_empty());
+    }
+
+    #[test]
+    fn the_pane_wrapper_signals_the_channel_the_death_watcher_waits_on() {
+        assert!(
+            PANE_WRAPPER.contains(&format!("wait-for -S {}", deaths::CHANNEL)),
+            "{PANE_WRAPPER}"
+        );
+        assert!(deaths::HOOK.ends_with(deaths::CHANNEL));
     }
 }

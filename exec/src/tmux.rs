@@ -226,6 +226,12 @@ impl Tmux {
         self.control.is_attached()
     }
 
+    /// The tmux binary the node runs (a name looked up on `PATH`, or a path).
+    #[must_use]
+    pub fn bin(&self) -> &str {
+        &self.bin
+    }
+
     /// The socket path.
     #[must_use]
     pub fn socket(&self) -> &Path {

@@ -1203,21 +1203,26 @@ fn without_a_locale_panes_stay_alive_and_tmux_answers_read_back_exactly() {
     assert!(n.exec.census().unwrap().is_empty());
 }
 
-/// tmux announces a pane's death (the `pane-died` hook) and the executor hears it: a waiter for
-/// deaths wakes with a higher count instead of at its deadline, and the exit check then reports
-/// the pane with its code, as the node's and the plane's exit threads do.
+/// A pane's death is announced (by its wrapper and by tmux's `pane-died` hook) and the executor
+/// hears it: a waiter for deaths wakes with a higher count instead of at its deadline, and the
+/// exit check then reports the pane with its code, as the node's and the plane's exit threads do.
 #[test]
-#[ignore = "tmux before 3.5 (Debian 12 has 3.3a) can lose the SIGCHLD of a pane's process under \
-            load: the pane then reads dead with an empty status and tmux never runs pane-died, so \
-            no word comes (seen here about once in three runs of this file without a locale: \
-            `pane_dead` 1, `pane_dead_status` empty, the watcher's wait-for still waiting). The \
-            exit check's tick reports such a pane from its exit file. Run with `-- --ignored` on \
-            tmux 3.5 or later."]
-fn a_pane_that_ends_is_announced_by_tmux_without_waiting_for_the_tick() {
+fn a_pane_that_ends_is_announced_without_waiting_for_the_tick() {
+    announced_death("deaths", false);
+}
+
+/// tmux before 3.5 can lose a pane's SIGCHLD, and then never runs `pane-died`: with that hook
+/// gone, as it is then, the pane's wrapper still announces the death.
+#[test]
+fn a_pane_whose_death_tmux_never_reports_is_announced_by_its_wrapper() {
+    announced_death("deaths-nohook", true);
+}
+
+fn announced_death(tag: &str, without_hook: bool) {
     if !tmux_ok() {
         return;
     }
-    let n = Node::new("deaths");
+    let n = Node::new(tag);
     let cwd = n.dir.path().to_string_lossy().into_owned();
     launch(&n, "dead1", json!(["cat"]), &cwd).unwrap();
     // Ctrl-D is typed once cat itself reads the terminal (the wrapper starts it after its gate).
@@ -1230,6 +1235,15 @@ fn a_pane_that_ends_is_announced_by_tmux_without_waiting_for_the_tick() {
     })
     .expect("cat running in the pane");
     assert!(n.exec.exit_tick().is_empty(), "cat runs");
+    if without_hook {
+        let out = std::process::Command::new("tmux")
+            .arg("-S")
+            .arg(n.dir.path().join("data").join("tmux.sock"))
+            .args(["set-hook", "-gu", "pane-died"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+    }
     let seen = n.exec.deaths_heard();
     // Ctrl-D at the start of a line ends cat with status 0.
     n.run(json!({ "type": "input", "subshellId": "dead1", "data": "", "keys": ["ctrl-d"] }))

@@ -94,8 +94,8 @@ pub const RECONNECT_BACKOFF_BASE: Duration = Duration::from_secs(1);
 /// Freshness of a node's `detect` answer for the launch gate.
 pub const DETECTION_TTL: Duration = Duration::from_secs(10 * 60);
 
-/// Tick of the node's pane exit detection: the backstop; a death tmux announces (its
-/// `pane-died` hook) is checked at once.
+/// Tick of the node's pane exit detection: the backstop; a death announced (by the pane's
+/// wrapper or tmux's `pane-died` hook) is checked at once.
 pub const EXIT_DETECTION_TICK: Duration = Duration::from_secs(2);
 
 /// Consecutive failed probes after which a pane is reported dead with `exitCode: null`.
