@@ -15,9 +15,10 @@
 //! announced all the same; the tick finds that pane dead and takes its code from the exit file
 //! the wrapper wrote.
 //!
-//! While no server runs, `wait-for` fails at once; the thread then tries again after
-//! [`RETRY_WITHOUT_SERVER`] (time is the subject: there is nothing to wait on). It ends when the
-//! executor that started it is gone.
+//! While no server runs, `wait-for` fails at once; the thread then waits for word that the
+//! executor started its server ([`Deaths::watch`] is called after each start), looking again
+//! after [`RETRY_WITHOUT_SERVER`] at the latest, and ends when the executor that started it is
+//! gone.
 
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
@@ -29,15 +30,18 @@ pub const CHANNEL: &str = "termplane-pane-died";
 /// The hook's command, as `set-hook -g pane-died` takes it.
 pub const HOOK: &str = "wait-for -S termplane-pane-died";
 
-/// How long the thread waits before asking again when no tmux server answers.
-const RETRY_WITHOUT_SERVER: Duration = Duration::from_millis(500);
+/// The longest the thread waits, when no tmux server answers, before it looks again without
+/// word of a start (and whether its executor is still there).
+const RETRY_WITHOUT_SERVER: Duration = Duration::from_secs(5);
 
 /// The count of deaths heard, and the condition its waiters sleep on.
 #[derive(Debug, Default)]
 pub struct Deaths {
     heard: Mutex<u64>,
     moved: Condvar,
-    watching: Mutex<bool>,
+    /// Whether the thread runs, and how many times the server was (re)started since.
+    watching: Mutex<(bool, u64)>,
+    started: Condvar,
 }
 
 impl Deaths {
@@ -79,21 +83,44 @@ impl Deaths {
         *heard
     }
 
-    /// Starts the waiting thread once (later calls do nothing). `wait_for` builds the
+    /// How many times the server was started, as told to [`Deaths::watch`].
+    fn starts(&self) -> u64 {
+        self.watching
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .1
+    }
+
+    /// Waits until the server is started again after `seen` starts, or for
+    /// [`RETRY_WITHOUT_SERVER`].
+    fn wait_for_start(&self, seen: u64) {
+        let w = self.watching.lock().unwrap_or_else(PoisonError::into_inner);
+        let _ = self
+            .started
+            .wait_timeout_while(w, RETRY_WITHOUT_SERVER, |w| w.1 == seen);
+    }
+
+    /// Called after each start of the server: starts the waiting thread the first time, and
+    /// wakes it later (it may be waiting for a server to wait on). `wait_for` builds the
     /// `tmux … wait-for CHANNEL` command on the executor's socket.
     pub fn watch(self: &Arc<Self>, wait_for: impl Fn() -> Command + Send + 'static) {
         {
-            let mut on = self.watching.lock().unwrap_or_else(PoisonError::into_inner);
-            if *on {
+            let mut w = self.watching.lock().unwrap_or_else(PoisonError::into_inner);
+            w.1 += 1;
+            self.started.notify_all();
+            if w.0 {
                 return;
             }
-            *on = true;
+            w.0 = true;
         }
         let me: Weak<Self> = Arc::downgrade(self);
         let spawned = std::thread::Builder::new()
             .name("pane-deaths".into())
             .spawn(move || {
                 loop {
+                    let Some(starts) = me.upgrade().map(|d| d.starts()) else {
+                        return;
+                    };
                     let signalled = wait_for()
                         .stdin(Stdio::null())
                         .stdout(Stdio::null())
@@ -106,14 +133,16 @@ impl Deaths {
                     if signalled {
                         deaths.hear();
                     } else {
-                        drop(deaths);
-                        std::thread::sleep(RETRY_WITHOUT_SERVER);
+                        deaths.wait_for_start(starts);
                     }
                 }
             });
         if spawned.is_err() {
             // No thread: the exit check's tick alone finds the deaths, as before the hook.
-            *self.watching.lock().unwrap_or_else(PoisonError::into_inner) = false;
+            self.watching
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .0 = false;
         }
     }
 }
