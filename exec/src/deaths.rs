@@ -7,7 +7,7 @@
 //! grace ends as soon as its pane is dead, instead of looking every so often. tmux keeps a signal
 //! sent while nobody waits (the next `wait-for` returns at once), so a death between two waits is
 //! never lost; several deaths may be counted once, which is all a waiter needs: it looks at every
-//! pane when woken. The exit check's tick stays as the backstop for what no hook reports: the
+//! pane when woken. The exit check's tick stays as the backstop for what no signal reports: the
 //! server killed, and a death tmux itself never learns of. tmux before 3.5 can lose the SIGCHLD
 //! of a pane's process (seen here under load with 3.3a): the pane reads dead (its terminal
 //! closed) with no exit status, and tmux, which runs `pane-died` only once it has the status,
