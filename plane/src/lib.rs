@@ -44,3 +44,4 @@ pub mod slots;
 #[allow(clippy::disallowed_methods)]
 pub mod store;
 pub mod unit;
+pub mod wait;

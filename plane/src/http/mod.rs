@@ -550,18 +550,7 @@ impl Requests {
             if self.now() == 0 {
                 return;
             }
-            let timed_out = futures_lite::future::or(
-                async {
-                    none_left.await;
-                    false
-                },
-                async {
-                    smol::Timer::at(deadline).await;
-                    true
-                },
-            )
-            .await;
-            if timed_out {
+            if crate::wait::until(deadline, none_left).await.is_none() {
                 return;
             }
         }

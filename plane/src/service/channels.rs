@@ -688,18 +688,7 @@ impl Service {
                 if row.head_seq > after || left.is_zero() {
                     break;
                 }
-                let woke = futures_lite::future::or(
-                    async {
-                        listener.await;
-                        true
-                    },
-                    async {
-                        smol::Timer::after(left).await;
-                        false
-                    },
-                )
-                .await;
-                if !woke {
+                if crate::wait::within(left, listener).await.is_none() {
                     row = self.reach_channel(&c, id, Need::Read).await?.0;
                     break;
                 }

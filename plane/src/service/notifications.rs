@@ -553,14 +553,9 @@ async fn reaches_outside(endpoint: &PushEndpoint) -> Result<(), ApiError> {
         EndpointHost::Name(n) => n.clone(),
     };
     let port = endpoint.port();
-    let resolved = smol::future::or(
-        async {
-            Some(smol::unblock(move || resolve_reaching(&name, port, Reach::PublicOnly)).await)
-        },
-        async {
-            smol::Timer::after(RESOLVE_AT_REGISTRATION).await;
-            None
-        },
+    let resolved = crate::wait::within(
+        RESOLVE_AT_REGISTRATION,
+        smol::unblock(move || resolve_reaching(&name, port, Reach::PublicOnly)),
     )
     .await;
     match resolved {

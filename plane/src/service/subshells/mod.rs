@@ -208,10 +208,7 @@ impl Service {
                 return false;
             }
             // Woken by the link's next change (status, socket, census), or the deadline.
-            futures_lite::future::or(changed, async {
-                smol::Timer::at(deadline).await;
-            })
-            .await;
+            crate::wait::until(deadline, changed).await;
         }
     }
 

@@ -280,10 +280,7 @@ impl Service {
             if !still_stopping {
                 break;
             }
-            futures_lite::future::or(moved, async {
-                smol::Timer::at(deadline).await;
-            })
-            .await;
+            crate::wait::until(deadline, moved).await;
         }
         let _held = self.hold_subshell(id).await;
         let now_row = self

@@ -397,10 +397,7 @@ impl Service {
     /// they are closed, at most `limit`; answers how many are still open.
     pub async fn close_sockets_for_shutdown(&self, limit: Duration) -> usize {
         self.access_changed();
-        futures_lite::future::or(self.terminals.open_sockets.0.all_given_back(), async {
-            smol::Timer::after(limit).await;
-        })
-        .await;
+        crate::wait::within(limit, self.terminals.open_sockets.0.all_given_back()).await;
         self.open_socket_count()
     }
 
