@@ -263,12 +263,9 @@ where
     if let Some(sent) = futures_lite::future::poll_once(sending.as_mut()).await {
         return sent;
     }
-    sending
-        .or(async {
-            smol::Timer::after(SEND_DEADLINE).await;
-            false
-        })
+    crate::wait::within(SEND_DEADLINE, sending)
         .await
+        .unwrap_or(false)
 }
 
 fn text(f: &ServerFrame) -> Message {
@@ -311,15 +308,7 @@ impl Session {
         if let Some(why) = self.refuse_rest.take() {
             refusals.refuse_rest(why);
         }
-        let typed = async {
-            typist.as_mut().await;
-            Some(())
-        }
-        .or(async {
-            smol::Timer::after(DRAIN_LIMIT).await;
-            None
-        })
-        .await;
+        let typed = crate::wait::within(DRAIN_LIMIT, typist.as_mut()).await;
         let mut held = refusals.take_held();
         if typed.is_none() {
             tracing::debug!(subshell = %self.grant.row.id, "keys still untyped when the socket closed");

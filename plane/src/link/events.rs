@@ -12,7 +12,6 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use event_listener::Event as Notify;
-use futures_lite::FutureExt as _;
 use serde_json::Value;
 use termplane_proto::Event;
 
@@ -151,13 +150,7 @@ impl EventLog {
                     dropped: false,
                 };
             }
-            async {
-                listener.await;
-            }
-            .or(async {
-                smol::Timer::after(left).await;
-            })
-            .await;
+            crate::wait::within(left, listener).await;
         }
     }
 }

@@ -35,7 +35,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use async_tungstenite::WebSocketStream;
-use futures_lite::{AsyncRead, AsyncWrite, FutureExt};
+use futures_lite::{AsyncRead, AsyncWrite};
 use smol::channel::Sender;
 use termplane_machines::kx::StaticKeypair;
 use termplane_machines::plane_link::{BindingRefusal, LinkClass, PlaneAction, PlaneLink};
@@ -330,10 +330,7 @@ impl LinkHub {
                 changed.await;
             }
         };
-        wait.or(async {
-            smol::Timer::after(limit).await;
-        })
-        .await;
+        crate::wait::within(limit, wait).await;
         self.live_count()
     }
 

@@ -111,15 +111,15 @@ impl Pending {
                 },
             }
         };
-        futures_lite::FutureExt::or(exchange, async {
-            smol::Timer::after(self.deadline).await;
-            Err(ApiError::new(
-                504,
-                "NODE_TIMEOUT",
-                "the node did not answer in time",
-            ))
-        })
-        .await
+        crate::wait::within(self.deadline, exchange)
+            .await
+            .unwrap_or_else(|| {
+                Err(ApiError::new(
+                    504,
+                    "NODE_TIMEOUT",
+                    "the node did not answer in time",
+                ))
+            })
     }
 }
 

@@ -140,14 +140,7 @@ impl Service {
 
     async fn check_readiness(&self) -> Readiness {
         let mut checks = std::collections::BTreeMap::new();
-        let db = futures_lite::FutureExt::or(
-            async { Some(self.store.migration_state().await) },
-            async {
-                smol::Timer::after(DB_CHECK_TIMEOUT).await;
-                None
-            },
-        )
-        .await;
+        let db = crate::wait::within(DB_CHECK_TIMEOUT, self.store.migration_state()).await;
         let (database, migrations) = match db {
             None => (
                 fail(format!(
@@ -251,14 +244,9 @@ impl Service {
             "termplane_terminal_viewers",
             self.terminals.pumps.viewer_total() as f64,
         );
-        let counts = futures_lite::FutureExt::or(
-            async { self.store.subshell_state_counts().await.ok() },
-            async {
-                smol::Timer::after(DB_CHECK_TIMEOUT).await;
-                None
-            },
-        )
-        .await;
+        let counts = crate::wait::within(DB_CHECK_TIMEOUT, self.store.subshell_state_counts())
+            .await
+            .and_then(Result::ok);
         if let Some(counts) = counts {
             for state in PANE_STATES {
                 let n = counts
