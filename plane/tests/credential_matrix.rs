@@ -14,7 +14,7 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::*;
 use serde_json::json;
@@ -104,15 +104,8 @@ fn family_rule(method: &str, path: &str) -> Option<&'static [&'static str]> {
     )
 }
 
-fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
-    let until = Instant::now() + Duration::from_secs(20);
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(Instant::now() < until, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+fn wait_for<T>(what: &str, f: impl FnMut() -> Option<T>) -> T {
+    termplane_test_support::wait_until(what, Duration::from_secs(20), f)
 }
 
 #[test]
