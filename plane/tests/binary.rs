@@ -155,10 +155,9 @@ fn database_files_are_private_in_a_world_readable_data_dir_and_the_log_is_plain(
     let db = dir.join("termplane.db");
     let wal = dir.join("termplane.db-wal");
     // The write went to the WAL; wait for SQLite to have created it.
-    let started = Instant::now();
-    while !wal.exists() && started.elapsed() < Duration::from_secs(10) {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    termplane_test_support::wait_until("SQLite's WAL file", Duration::from_secs(10), || {
+        wal.exists().then_some(())
+    });
     for f in [&db, &wal, &dir.join("link.key"), &dir.join("signing.key")] {
         assert_eq!(mode(f), 0o600, "{}", f.display());
     }

@@ -92,10 +92,9 @@ impl Served {
     fn stop(mut self) -> String {
         let pid = rustix::process::Pid::from_raw(i32::try_from(self.child.id()).unwrap()).unwrap();
         let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while self.child.try_wait().unwrap().is_none() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        termplane_test_support::wait_until("the plane to stop", Duration::from_secs(30), || {
+            self.child.try_wait().unwrap().map(|_| ())
+        });
         self.log_text()
     }
 

@@ -778,15 +778,9 @@ fn a_restart_during_a_stops_grace_is_not_killed_by_that_stop() {
         let stop = s.spawn(|| w.as_admin("POST", &format!("/api/subshells/{id}/terminate"), None));
         // The restart comes once the stop has typed its Ctrl-C and waits out its grace (the
         // row reads `stopping`), well before that grace (3 s) is over.
-        let until = std::time::Instant::now() + std::time::Duration::from_secs(2);
-        while w.get(&id)["state"] != "stopping" {
-            assert!(
-                std::time::Instant::now() < until,
-                "the stop never began: {}",
-                w.get(&id)
-            );
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
+        wait("the stop to begin (the row `stopping`)", || {
+            (w.get(&id)["state"] == "stopping").then_some(())
+        });
         let restarted = w.as_admin("POST", &format!("/api/subshells/{id}/restart"), None);
         (stop.join().unwrap(), restarted)
     });
@@ -841,14 +835,10 @@ fn a_restart_and_a_delete_at_once_leave_no_pane_behind() {
         );
         let r = w.as_admin("GET", &format!("/api/subshells/{id}"), None);
         assert_eq!(r.status, 404, "round {round}: {}", r.text());
-        let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while pane_of(&id) {
-            assert!(
-                std::time::Instant::now() < until,
-                "round {round}: a pane runs for the deleted subshell {id}"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
+        wait(
+            &format!("round {round}: the pane of the deleted subshell {id} to go"),
+            || (!pane_of(&id)).then_some(()),
+        );
         // And it stays gone (a launch on its way does not bring it back).
         std::thread::sleep(std::time::Duration::from_millis(300));
         assert!(!pane_of(&id), "round {round}: a pane came back for {id}");

@@ -445,11 +445,11 @@ fn an_account_with_live_subshells_is_not_deleted_and_the_refusal_names_them() {
         Some(json!({})),
     );
     assert!(r.status < 300, "{}", r.text());
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while ["running", "stopping", "starting"].contains(&state().as_str()) {
-        assert!(std::time::Instant::now() < until, "the pane did not end");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    termplane_test_support::wait_until(
+        "the pane to end",
+        std::time::Duration::from_secs(20),
+        || (!["running", "stopping", "starting"].contains(&state().as_str())).then_some(()),
+    );
     let r = p.call(&admin, "DELETE", &format!("/api/users/{cleo}"), None);
     assert_eq!(r.status, 204, "{}", r.text());
 }
