@@ -1006,6 +1006,17 @@ fn session_members(sid: i32) -> Vec<(i32, String)> {
 }
 
 /// The pid of a live pane's wrapper (the leader of the pane's session).
+/// Waits until a process named `program` runs in the pane session `sid`.
+fn wait_for_program(sid: i32, program: &str, limit: Duration) -> Option<()> {
+    let name = format!("({program})");
+    wait_for(limit, || {
+        session_members(sid)
+            .iter()
+            .any(|(_, n)| n.ends_with(&name))
+            .then_some(())
+    })
+}
+
 fn pane_pid(n: &Node, id: &str) -> i32 {
     let out = n
         .exec
@@ -1039,13 +1050,8 @@ fn kill_and_terminate_end_the_processes_that_outlive_the_hangup() {
     for (id, script, how) in cases {
         launch(&n, id, json!(["sh", "-c", script]), &cwd).unwrap();
         let sid = pane_pid(&n, id);
-        wait_for(Duration::from_secs(5), || {
-            session_members(sid)
-                .iter()
-                .any(|(_, name)| name.ends_with("(sleep)"))
-                .then_some(())
-        })
-        .expect("the loop and its sleep running");
+        wait_for_program(sid, "sleep", Duration::from_secs(5))
+            .expect("the loop and its sleep running");
         let r = n.run(json!({ "type": how, "subshellId": id })).unwrap();
         assert_eq!(r["existed"], true, "{r}");
         let gone = wait_for(Duration::from_secs(5), || {
@@ -1227,13 +1233,7 @@ fn announced_death(tag: &str, without_hook: bool) {
     launch(&n, "dead1", json!(["cat"]), &cwd).unwrap();
     // Ctrl-D is typed once cat itself reads the terminal (the wrapper starts it after its gate).
     let sid = pane_pid(&n, "dead1");
-    wait_for(Duration::from_secs(10), || {
-        session_members(sid)
-            .iter()
-            .any(|(_, name)| name.ends_with("(cat)"))
-            .then_some(())
-    })
-    .expect("cat running in the pane");
+    wait_for_program(sid, "cat", Duration::from_secs(10)).expect("cat running in the pane");
     assert!(n.exec.exit_tick().is_empty(), "cat runs");
     if without_hook {
         let out = std::process::Command::new("tmux")
