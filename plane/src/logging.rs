@@ -5,7 +5,7 @@
 //!
 //! No line carries a secret: requests are logged by method, route template, path, status,
 //! duration and request id, never a header value, a query or a body
-//! (`plane/tests/ops.rs` signs in, uses keys and enrolls a node with `--log-format json` and
+//! (`plane/tests/suite/ops.rs` signs in, uses keys and enrolls a node with `--log-format json` and
 //! searches the whole log for each secret).
 
 use crate::config::LogFormat;

@@ -65,7 +65,7 @@
 //!   posts only with `write`, signs only as an identity its own token registered, and its
 //!   identity is useless to anyone without the pane's key file, its owner included.
 //!
-//! Each claim is tested in `plane/tests/channels.rs`.
+//! Each claim is tested in `plane/tests/suite/channels.rs`.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -9,7 +9,7 @@
 #![allow(clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use base64ct::{Base64UrlUnpadded, Encoding};
 use common::*;

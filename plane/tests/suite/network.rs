@@ -6,7 +6,7 @@
 #![allow(clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::net::TcpStream;
 use std::time::Duration;
