@@ -584,24 +584,30 @@ describe("termplane browser app", { concurrency: false }, () => {
     const before = await grid(page);
     assert.ok(before.cols > 20 && before.rows > 5, `a grid before: ${JSON.stringify(before)}`);
     await page.setViewportSize({ width: 800, height: 560 });
-    const after1 = await waitFor(
-      "a smaller grid",
-      async () => {
+    let after;
+    try {
+      // The pane's grid shrinks, and the other viewer shows the same grid. The first smaller grid
+      // seen need not be the last: a window that shrinks can be fitted more than once while its
+      // layout settles, so the two views are compared with each other, not with the first
+      // smaller grid either of them showed.
+      let seen = null;
+      after = await waitFor("a smaller grid, the same in both viewers", async () => {
         const g = await grid(page);
-        return g.cols < before.cols && g.rows < before.rows ? g : null;
-      },
-      10_000,
-    );
-    // The other viewer shows the same pane grid.
-    await waitFor("the other viewer to follow", async () => {
-      const g = await grid(page2);
-      return g.cols === after1.cols && g.rows === after1.rows;
-    });
-    // The pane itself was resized: the shell sees it.
-    await typeInTerminal(page, "stty size\n");
-    await waitLine(page, `${after1.rows} ${after1.cols}`);
-    await page.setViewportSize(DESKTOP);
-    await waitFor("the grid to grow again", async () => (await grid(page)).cols > after1.cols, 10_000);
+        const other = await grid(page2);
+        seen = { first: g, second: other };
+        const smaller = g.cols < before.cols && g.rows < before.rows;
+        return smaller && other.cols === g.cols && other.rows === g.rows ? g : null;
+      }).catch((e) => {
+        throw new Error(`${e.message} (last seen: ${JSON.stringify(seen)}, before: ${JSON.stringify(before)})`);
+      });
+      // The pane itself was resized: the shell sees it.
+      await typeInTerminal(page, "stty size\n");
+      await waitLine(page, `${after.rows} ${after.cols}`);
+    } finally {
+      // Left small, the window would hide the navigation the later tests use.
+      await page.setViewportSize(DESKTOP);
+    }
+    await waitFor("the grid to grow again", async () => (await grid(page)).cols > after.cols, 10_000);
   });
 
   test("reload: the replay brings the earlier output back", async () => {
