@@ -123,3 +123,77 @@ pub fn attach(p: &Plane) -> Local {
         node_id: p.svc.local_node_id().unwrap().to_owned(),
     }
 }
+
+/// The world most pane tests start from: a plane, its administrator's cookie, a system key
+/// (its id and secret) and the local node attached, on which panes launch as the system key.
+pub struct World {
+    pub p: Plane,
+    pub admin: String,
+    pub key_id: String,
+    pub key: String,
+    pub node: Local,
+}
+
+pub fn world() -> World {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let (key_id, key) = p.system_key(&admin);
+    let node = attach(&p);
+    World {
+        p,
+        admin,
+        key_id,
+        key,
+        node,
+    }
+}
+
+impl World {
+    /// A request with `token` as its bearer.
+    pub fn as_bearer(
+        &self,
+        token: &str,
+        method: &str,
+        path: &str,
+        body: Option<serde_json::Value>,
+    ) -> super::Resp {
+        let mut r = self.p.req().method(method).path(path).bearer(token);
+        if let Some(b) = body {
+            r = r.json(b);
+        }
+        r.send()
+    }
+
+    /// Types `text` and Enter into pane `id` as the system key.
+    pub fn type_line(&self, id: &str, text: &str) {
+        let r = self.as_bearer(
+            &self.key,
+            "POST",
+            &format!("/api/subshells/{id}/input"),
+            Some(serde_json::json!({ "text": text, "keys": ["enter"] })),
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+    }
+
+    /// The pane token of pane `id`, as its shell prints it.
+    pub fn token_of(&self, id: &str) -> String {
+        self.type_line(id, "echo tok=$TERMPLANE_TOKEN.");
+        termplane_test_support::wait_until(
+            "the pane's token",
+            std::time::Duration::from_secs(20),
+            || {
+                let r = self.as_bearer(
+                    &self.key,
+                    "GET",
+                    &format!("/api/subshells/{id}/screen?lines=50"),
+                    None,
+                );
+                let s = r.json()["text"].as_str().unwrap_or("").to_owned();
+                s.split("tok=")
+                    .filter_map(|x| x.split('.').next())
+                    .find(|t| t.starts_with("tp_"))
+                    .map(str::to_owned)
+            },
+        )
+    }
+}

@@ -10,29 +10,9 @@ use crate::common;
 
 use std::time::Duration;
 
-use common::local::Local;
+use common::local::{World, world};
 use common::{Plane, Resp};
 use serde_json::{Value, json};
-
-struct World {
-    p: Plane,
-    admin: String,
-    key: String,
-    node: Local,
-}
-
-fn world() -> World {
-    let p = Plane::start();
-    let admin = p.setup_admin();
-    let (_, key) = p.system_key(&admin);
-    let node = common::local::attach(&p);
-    World {
-        p,
-        admin,
-        key,
-        node,
-    }
-}
 
 impl World {
     fn as_admin(&self, method: &str, path: &str, body: Option<Value>) -> Resp {
@@ -49,15 +29,7 @@ impl World {
         r.send()
     }
 
-    fn as_bearer(&self, token: &str, method: &str, path: &str, body: Option<Value>) -> Resp {
-        let mut r = self.p.req().method(method).path(path).bearer(token);
-        if let Some(b) = body {
-            r = r.json(b);
-        }
-        r.send()
-    }
-
-    fn launch(&self, more: Value) -> Value {
+    fn launch_with(&self, more: Value) -> Value {
         let mut body = json!({ "nodeId": self.node.node_id, "harnessId": "shell", "cwd": self.node.work.to_string_lossy() });
         for (k, v) in more.as_object().unwrap() {
             body[k] = v.clone();
@@ -71,16 +43,6 @@ impl World {
         let r = self.as_bearer(&self.key, "GET", &format!("/api/subshells/{id}"), None);
         assert_eq!(r.status, 200, "{}", r.text());
         r.json()
-    }
-
-    fn type_line(&self, id: &str, text: &str) {
-        let r = self.as_bearer(
-            &self.key,
-            "POST",
-            &format!("/api/subshells/{id}/input"),
-            Some(json!({ "text": text, "keys": ["enter"] })),
-        );
-        assert_eq!(r.status, 200, "{}", r.text());
     }
 
     fn screen(&self, id: &str) -> String {
@@ -108,17 +70,6 @@ impl World {
                 last.borrow()
             )
         })
-    }
-
-    /// The pane's token, as the pane itself sees it.
-    fn token_of(&self, id: &str) -> String {
-        self.type_line(id, "echo tok=$TERMPLANE_TOKEN.");
-        let s = self.wait_screen(id, "tok=tp_");
-        s.split("tok=")
-            .filter_map(|x| x.split('.').next())
-            .find(|t| t.starts_with("tp_"))
-            .unwrap()
-            .to_owned()
     }
 }
 
@@ -334,7 +285,7 @@ fn a_workspace_starts_its_pane_in_its_directory_and_one_on_another_node_is_refus
 #[test]
 fn resize_changes_the_panes_grid_and_kill_ends_it_at_once() {
     let w = world();
-    let s = w.launch(json!({ "cols": 100, "rows": 30 }));
+    let s = w.launch_with(json!({ "cols": 100, "rows": 30 }));
     let id = s["id"].as_str().unwrap().to_owned();
     let target = format!("tp-{id}");
     assert_eq!(
@@ -397,7 +348,7 @@ fn resize_changes_the_panes_grid_and_kill_ends_it_at_once() {
 #[test]
 fn a_long_paste_is_split_into_ordered_pieces_and_arrives_whole() {
     let w = world();
-    let s = w.launch(json!({}));
+    let s = w.launch_with(json!({}));
     let id = s["id"].as_str().unwrap().to_owned();
     let out = w.node.work.join("paste.txt");
     w.type_line(&id, &format!("stty -echo; cat > {}", out.display()));
@@ -451,7 +402,7 @@ fn text_and_enter_sent_together_reach_the_program_in_separate_reads() {
         })),
     );
     assert_eq!(r.status, 201, "{}", r.text());
-    let s = w.launch(json!({ "presetId": r.json()["id"] }));
+    let s = w.launch_with(json!({ "presetId": r.json()["id"] }));
     let id = s["id"].as_str().unwrap().to_owned();
     w.wait_screen(&id, "ready");
     w.type_line(&id, "hello there");
@@ -463,7 +414,7 @@ fn text_and_enter_sent_together_reach_the_program_in_separate_reads() {
 #[test]
 fn a_command_over_the_links_envelope_is_refused_before_dispatch() {
     let w = world();
-    let s = w.launch(json!({}));
+    let s = w.launch_with(json!({}));
     let id = s["id"].as_str().unwrap().to_owned();
     let r = w.as_admin(
         "POST",
@@ -482,8 +433,8 @@ fn a_command_over_the_links_envelope_is_refused_before_dispatch() {
 #[test]
 fn the_list_filters_by_node_harness_and_state() {
     let w = world();
-    let a = w.launch(json!({}))["id"].as_str().unwrap().to_owned();
-    let b = w.launch(json!({}))["id"].as_str().unwrap().to_owned();
+    let a = w.launch_with(json!({}))["id"].as_str().unwrap().to_owned();
+    let b = w.launch_with(json!({}))["id"].as_str().unwrap().to_owned();
     let r = w.as_bearer(&w.key, "POST", &format!("/api/subshells/{b}/kill"), None);
     assert_eq!(r.status, 200, "{}", r.text());
     let ids = |q: &str| -> Vec<String> {
@@ -514,12 +465,12 @@ fn the_list_filters_by_node_harness_and_state() {
 #[test]
 fn a_panes_own_token_self_reports_only_on_its_own_row_and_types_only_within_its_ceiling() {
     let w = world();
-    let reader = w.launch(json!({}))["id"].as_str().unwrap().to_owned();
-    let writer =
-        w.launch(json!({ "permissions": { "channels": "read", "subshells": "write" } }))["id"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+    let reader = w.launch_with(json!({}))["id"].as_str().unwrap().to_owned();
+    let writer = w
+        .launch_with(json!({ "permissions": { "channels": "read", "subshells": "write" } }))["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let reader_token = w.token_of(&reader);
     let writer_token = w.token_of(&writer);
 
@@ -653,12 +604,12 @@ fn a_folder_picker_lists_subdirectories_through_the_nodes_policy() {
 #[test]
 fn e75_a_panes_token_keeps_to_its_pane_and_ceiling_and_dies_with_its_pane() {
     let w = world();
-    let parent =
-        w.launch(json!({ "permissions": { "channels": "read", "subshells": "write" } }))["id"]
-            .as_str()
-            .unwrap()
-            .to_owned();
-    let other = w.launch(json!({}))["id"].as_str().unwrap().to_owned();
+    let parent = w
+        .launch_with(json!({ "permissions": { "channels": "read", "subshells": "write" } }))["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let other = w.launch_with(json!({}))["id"].as_str().unwrap().to_owned();
     let token = w.token_of(&parent);
     let rows = || {
         let r = w.as_bearer(&w.key, "GET", "/api/subshells", None);
@@ -770,7 +721,7 @@ fn e75_a_panes_token_keeps_to_its_pane_and_ceiling_and_dies_with_its_pane() {
 #[test]
 fn a_restart_during_a_stops_grace_is_not_killed_by_that_stop() {
     let w = world();
-    let id = w.launch(json!({}))["id"].as_str().unwrap().to_owned();
+    let id = w.launch_with(json!({}))["id"].as_str().unwrap().to_owned();
     // The pane ignores Ctrl-C, so the stop waits out its grace before it kills.
     w.type_line(&id, "trap '' INT; echo trap-$((6*7))");
     w.wait_screen(&id, "trap-42");
@@ -815,7 +766,7 @@ fn a_restart_and_a_delete_at_once_leave_no_pane_behind() {
     };
     // Bounded: eight rounds, each within the waits below.
     for round in 0..8 {
-        let id = w.launch(json!({}))["id"].as_str().unwrap().to_owned();
+        let id = w.launch_with(json!({}))["id"].as_str().unwrap().to_owned();
         assert_eq!(w.get(&id)["state"], "running");
         let (restarted, deleted) = std::thread::scope(|s| {
             let restart =

@@ -12,35 +12,13 @@ use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use async_tungstenite::tungstenite::{self, Message};
-use common::local::Local;
+use common::local::{World, world};
 use common::{Plane, Resp};
 use serde_json::{Value, json};
 use termplane_proto::Command;
 use termplane_proto::command::SubshellRef;
 use termplane_test_support::ran_lines;
 use termplane_test_support::viewer::Viewer;
-
-struct World {
-    p: Plane,
-    admin: String,
-    key_id: String,
-    key: String,
-    node: Local,
-}
-
-fn world() -> World {
-    let p = Plane::start();
-    let admin = p.setup_admin();
-    let (key_id, key) = p.system_key(&admin);
-    let node = common::local::attach(&p);
-    World {
-        p,
-        admin,
-        key_id,
-        key,
-        node,
-    }
-}
 
 fn until<T>(what: &str, f: impl FnMut() -> Option<T>) -> T {
     termplane_test_support::wait_until(what, Duration::from_secs(20), f)
@@ -69,14 +47,6 @@ impl World {
             &format!("/api/uploads/{up}/pieces/{index}"),
             Some(json!({ "dataB64": b64(bytes) })),
         )
-    }
-
-    fn as_bearer(&self, token: &str, method: &str, path: &str, body: Option<Value>) -> Resp {
-        let mut r = self.p.req().method(method).path(path).bearer(token);
-        if let Some(b) = body {
-            r = r.json(b);
-        }
-        r.send()
     }
 
     fn launch_as(&self, cookie: Option<&str>) -> String {
@@ -130,33 +100,6 @@ impl World {
             }))
             .unwrap();
         (v["cols"].as_u64().unwrap(), v["rows"].as_u64().unwrap())
-    }
-
-    fn type_line(&self, id: &str, text: &str) {
-        let r = self.as_bearer(
-            &self.key,
-            "POST",
-            &format!("/api/subshells/{id}/input"),
-            Some(json!({ "text": text, "keys": ["enter"] })),
-        );
-        assert_eq!(r.status, 200, "{}", r.text());
-    }
-
-    fn token_of(&self, id: &str) -> String {
-        self.type_line(id, "echo tok=$TERMPLANE_TOKEN.");
-        until("the pane's token", || {
-            let r = self.as_bearer(
-                &self.key,
-                "GET",
-                &format!("/api/subshells/{id}/screen?lines=50"),
-                None,
-            );
-            let s = r.json()["text"].as_str().unwrap_or("").to_owned();
-            s.split("tok=")
-                .filter_map(|x| x.split('.').next())
-                .find(|t| t.starts_with("tp_"))
-                .map(str::to_owned)
-        })
     }
 }
 
