@@ -190,8 +190,8 @@ TERMPLANE_BIN="$PWD/target/debug/termplane" TERMPLANE_NODE_BIN="$PWD/target/debu
   node --test plane/ui/tests/
 
 # A CI run is a clean clone that ends after this suite: each build's products are deleted once
-# no later step runs them, so the fuzz and benchmark builds below (release, sanitised) never sit
-# on the disk beside the debug build (about 5 GB) at once.
+# no later step runs them, so the fuzz and benchmark builds below (both release builds) never
+# sit on the disk beside the debug build (about 4 GB) or each other.
 free_build() {
   if [ -n "${CI:-}" ]; then
     rm -rf "$@"

@@ -1005,7 +1005,6 @@ fn session_members(sid: i32) -> Vec<(i32, String)> {
         .collect()
 }
 
-/// The pid of a live pane's wrapper (the leader of the pane's session).
 /// Waits until a process named `program` runs in the pane session `sid`.
 fn wait_for_program(sid: i32, program: &str, limit: Duration) -> Option<()> {
     let name = format!("({program})");
@@ -1017,6 +1016,7 @@ fn wait_for_program(sid: i32, program: &str, limit: Duration) -> Option<()> {
     })
 }
 
+/// The pid of a live pane's wrapper (the leader of the pane's session).
 fn pane_pid(n: &Node, id: &str) -> i32 {
     let out = n
         .exec
