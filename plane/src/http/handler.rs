@@ -1,7 +1,10 @@
 //! Typed handlers: how a route's Rust types both parse its request and document it.
 //!
-//! A REST handler is an `async fn(Arc<Service>, RequestMeta, A, B, …) -> Result<R, ApiError>`
-//! whose extra arguments are extractors ([`Json`], [`Query`], [`Path`]) and whose answer is an
+//! A REST handler is an `async fn(Arc<Service>, C, A, B, …) -> Result<R, ApiError>` whose `C`
+//! says who may call it ([`super::callers`]: the credential is resolved before anything else is
+//! parsed; a route open to anyone, or one not yet moved to these types, takes the request's
+//! `RequestMeta` there instead and checks the credential in its service) and whose extra
+//! arguments are extractors ([`Json`], [`Query`], [`Path`]) and whose answer is an
 //! [`IntoAnswer`] ([`Json`], [`NoContent`], [`Download`], [`WithCookie`]). Registering it on a
 //! route ([`super::routes::RouteDef::handle`]) records, from the same types, the OpenAPI
 //! parameters, request body and answer schema, so what a route parses and what the reference
@@ -16,6 +19,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+use super::callers::Credential;
+use super::routes::Auth;
 use super::schema::{decode_json, query_gate, validation_error};
 use crate::error::ApiError;
 use crate::service::{RequestMeta, Service};
@@ -384,7 +389,15 @@ pub(crate) trait Handler<Args>: Send + Sync + 'static {
     fn call(&self, svc: Arc<Service>, call: Call) -> BoxFut<Result<Answer, ApiError>>;
     /// Documents the operation from the handler's types.
     fn document(doc: &mut OpDoc, gens: &mut Gens);
+    /// The credential the handler's signature requires ([`super::callers`]), if it names one.
+    fn credential() -> Option<Auth> {
+        None
+    }
 }
+
+/// The arguments of a handler whose first argument after the service is a [`Credential`] `G`
+/// and whose others are the extractors `T`.
+pub(crate) struct Guarded<G, T>(std::marker::PhantomData<(G, T)>);
 
 macro_rules! impl_handler {
     ($($a:ident),*) => {
@@ -413,6 +426,42 @@ macro_rules! impl_handler {
         }
     };
 }
+
+macro_rules! impl_guarded_handler {
+    ($($a:ident),*) => {
+        impl<F, Fut, R, G, $($a,)*> Handler<Guarded<G, ($($a,)*)>> for F
+        where
+            F: Fn(Arc<Service>, G, $($a,)*) -> Fut + Clone + Send + Sync + 'static,
+            Fut: Future<Output = Result<R, ApiError>> + Send + 'static,
+            R: IntoAnswer,
+            G: Credential,
+            $($a: FromCall,)*
+        {
+            #[allow(non_snake_case, unused_mut)]
+            fn call(&self, svc: Arc<Service>, mut call: Call) -> BoxFut<Result<Answer, ApiError>> {
+                let f = self.clone();
+                Box::pin(async move {
+                    // The credential first: a refusal answers before any input is parsed.
+                    let who = G::resolve(&svc, &call.meta).await?;
+                    $( let $a = $a::from_call(&mut call)?; )*
+                    f(svc, who, $($a,)*).await?.into_answer()
+                })
+            }
+            fn document(doc: &mut OpDoc, gens: &mut Gens) {
+                $( $a::document(doc, gens); )*
+                R::document(doc, gens);
+            }
+            fn credential() -> Option<Auth> {
+                Some(G::AUTH)
+            }
+        }
+    };
+}
+
+impl_guarded_handler!();
+impl_guarded_handler!(A);
+impl_guarded_handler!(A, B);
+impl_guarded_handler!(A, B, C);
 
 impl_handler!();
 impl_handler!(A);

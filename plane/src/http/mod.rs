@@ -29,6 +29,7 @@
 //! router panicked on long percent-encoded parameters; see `docs/design-notes.md`.
 
 mod app;
+mod callers;
 pub mod chunked;
 mod docs;
 mod gzip;

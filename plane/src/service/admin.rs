@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{RequestMeta, Service};
+use super::Service;
 use crate::api::admin::{AdminStatus, Deployment, NodeDownload};
 use crate::error::ApiError;
 use crate::store::Backend;
@@ -15,9 +15,8 @@ fn backend_name(b: Backend) -> String {
 }
 
 impl Service {
-    /// `GET /api/admin/status` (admin session).
-    pub async fn admin_status(&self, meta: &RequestMeta) -> Result<AdminStatus, ApiError> {
-        self.admin(meta).await?;
+    /// `GET /api/admin/status` (an administrator's session: the route's signature requires it).
+    pub async fn admin_status(&self) -> Result<AdminStatus, ApiError> {
         let held: Vec<String> = self.links.held().into_iter().map(|h| h.node_id).collect();
         let mut by_liveness = BTreeMap::new();
         let mut by_version = BTreeMap::new();
@@ -50,9 +49,9 @@ impl Service {
         })
     }
 
-    /// `GET /api/admin/deployment` (admin session).
-    pub async fn deployment(&self, meta: &RequestMeta) -> Result<Deployment, ApiError> {
-        self.admin(meta).await?;
+    /// `GET /api/admin/deployment` (an administrator's session: the route's signature requires
+    /// it).
+    pub async fn deployment(&self) -> Result<Deployment, ApiError> {
         let base = self.settings.base_url.trim_end_matches('/').to_owned();
         let downloads = self
             .served_node_programs()

@@ -1,18 +1,25 @@
 //! The audit log.
 
-use super::{RequestMeta, Service};
 use crate::api::audit::{ActorKind, AuditEntry, AuditQuery};
 use crate::error::ApiError;
+use crate::store::Store;
 
-impl Service {
-    /// `GET /api/audit` (admin session only): entries that pass the query's filters, newest
-    /// first, a page at a time (see [`AuditQuery`]).
-    pub async fn audit(
-        &self,
-        meta: &RequestMeta,
-        q: AuditQuery,
-    ) -> Result<Vec<AuditEntry>, ApiError> {
-        self.admin(meta).await?;
+/// The audit domain: reading the trail. (Every domain writes its own entries in the same
+/// transaction as the change they record, through the store.)
+pub struct Audit {
+    store: Store,
+}
+
+impl Audit {
+    /// The audit trail in `store`.
+    pub(super) fn new(store: Store) -> Self {
+        Self { store }
+    }
+
+    /// `GET /api/audit` (an administrator's session: the route's signature requires it):
+    /// entries that pass the query's filters, newest first, a page at a time (see
+    /// [`AuditQuery`]).
+    pub async fn page(&self, q: AuditQuery) -> Result<Vec<AuditEntry>, ApiError> {
         let limit = q.limit.unwrap_or(100);
         if !(1..=500).contains(&limit) {
             return Err(ApiError::validation("limit", "must be 1 to 500"));

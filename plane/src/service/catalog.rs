@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use termplane_proto::command::{Command, Detect};
 
-use super::{Caller, RequestMeta, Service};
+use super::{Caller, Service};
 use crate::api::catalog::{
     Detection, HarnessStatus, McpDialect, Plugin, Preset, PresetRequest, Workspace,
     WorkspaceRequest,
@@ -192,8 +192,7 @@ impl Service {
     }
 
     /// `GET /api/plugins` (any credential, pane tokens included).
-    pub async fn plugins(&self, meta: &RequestMeta) -> Result<Vec<Plugin>, ApiError> {
-        self.caller(meta).await?;
+    pub async fn plugins(&self) -> Result<Vec<Plugin>, ApiError> {
         Ok(self
             .plugins_with_switches()
             .await?
@@ -223,18 +222,17 @@ impl Service {
     /// `PUT /api/plugins/:id` (an administrator's session).
     pub async fn set_plugin_enabled(
         &self,
-        meta: &RequestMeta,
+        admin: &Caller,
         id: &str,
         enabled: bool,
     ) -> Result<Plugin, ApiError> {
-        let admin = self.admin(meta).await?;
         if plugins::find(id).is_none() {
             return Err(ApiError::not_found("plugin"));
         }
         self.store
             .set_plugin_enabled(&admin.user().id, id, enabled, self.now())
             .await?;
-        self.plugins(meta)
+        self.plugins()
             .await?
             .into_iter()
             .find(|p| p.id == id)
@@ -360,12 +358,11 @@ impl Service {
     /// policy (its allowed directories) decides what can be listed.
     pub async fn list_node_dirs(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         node_id: &str,
         q: crate::api::catalog::DirsQuery,
     ) -> Result<crate::api::catalog::DirListing, ApiError> {
-        let c = self.user_caller(meta).await?;
-        self.launchable_node(&c, node_id).await?;
+        self.launchable_node(c, node_id).await?;
         let path = q.path.map(|p| p.as_str().to_owned()).unwrap_or_default();
         let r = self
             .node_command(
@@ -388,12 +385,11 @@ impl Service {
 
     pub async fn node_harnesses(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         node_id: &str,
         refresh: bool,
     ) -> Result<Vec<HarnessStatus>, ApiError> {
-        let c = self.user_caller(meta).await?;
-        self.launchable_node(&c, node_id).await?;
+        self.launchable_node(c, node_id).await?;
         let now = self.now();
         let stored = self.store.detections(node_id).await?;
         // Stale when any enabled harness has no fresh answer (a launch asks about its own
@@ -454,13 +450,12 @@ impl Service {
     /// like its deletion and key rotation, and nothing is written.
     pub async fn set_system_access(
         &self,
-        meta: &RequestMeta,
+        admin: &Caller,
         node_id: &str,
         allowed: bool,
     ) -> Result<crate::api::nodes::Node, ApiError> {
-        let admin = self.admin(meta).await?;
         self.managed_remote_node(
-            &admin,
+            admin,
             node_id,
             "the local node is always open to scripts: its system access cannot be set",
         )
@@ -472,7 +467,7 @@ impl Service {
         {
             return Err(ApiError::not_found("node"));
         }
-        self.node(meta, node_id).await
+        self.node(admin, node_id).await
     }
 
     // ----- presets -----
@@ -517,21 +512,15 @@ impl Service {
     }
 
     /// `POST /api/presets`.
-    pub async fn create_preset(
-        &self,
-        meta: &RequestMeta,
-        req: PresetRequest,
-    ) -> Result<Preset, ApiError> {
-        let c = self.user_caller(meta).await?;
+    pub async fn create_preset(&self, c: &Caller, req: PresetRequest) -> Result<Preset, ApiError> {
         let now = self.now();
-        let row = Self::preset_row(&c, secret::new_id()?, req, now, now)?;
+        let row = Self::preset_row(c, secret::new_id()?, req, now, now)?;
         self.store.insert_preset(&row).await?;
         Ok(preset_view(&row))
     }
 
     /// `GET /api/presets`: the caller's.
-    pub async fn presets(&self, meta: &RequestMeta) -> Result<Vec<Preset>, ApiError> {
-        let c = self.user_caller(meta).await?;
+    pub async fn presets(&self, c: &Caller) -> Result<Vec<Preset>, ApiError> {
         Ok(self
             .store
             .presets(&c.user().id)
@@ -542,21 +531,19 @@ impl Service {
     }
 
     /// `GET /api/presets/:id`.
-    pub async fn preset(&self, meta: &RequestMeta, id: &str) -> Result<Preset, ApiError> {
-        let c = self.user_caller(meta).await?;
-        Ok(preset_view(&self.own_preset(&c, id).await?))
+    pub async fn preset(&self, c: &Caller, id: &str) -> Result<Preset, ApiError> {
+        Ok(preset_view(&self.own_preset(c, id).await?))
     }
 
     /// `PUT /api/presets/:id`: replaces every field.
     pub async fn update_preset(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         id: &str,
         req: PresetRequest,
     ) -> Result<Preset, ApiError> {
-        let c = self.user_caller(meta).await?;
-        let old = self.own_preset(&c, id).await?;
-        let row = Self::preset_row(&c, old.id, req, old.created_at, self.now())?;
+        let old = self.own_preset(c, id).await?;
+        let row = Self::preset_row(c, old.id, req, old.created_at, self.now())?;
         if !self.store.update_preset(&row).await? {
             return Err(ApiError::not_found("preset"));
         }
@@ -564,9 +551,8 @@ impl Service {
     }
 
     /// `DELETE /api/presets/:id` (subshells launched with it keep what they were launched with).
-    pub async fn delete_preset(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
-        let c = self.user_caller(meta).await?;
-        self.own_preset(&c, id).await?;
+    pub async fn delete_preset(&self, c: &Caller, id: &str) -> Result<(), ApiError> {
+        self.own_preset(c, id).await?;
         if !self.store.delete_preset(id).await? {
             return Err(ApiError::not_found("preset"));
         }
@@ -591,11 +577,10 @@ impl Service {
     /// `POST /api/workspaces`: the node must be one the caller may launch on.
     pub async fn create_workspace(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         req: WorkspaceRequest,
     ) -> Result<Workspace, ApiError> {
-        let c = self.user_caller(meta).await?;
-        self.launchable_node(&c, req.node_id.as_str()).await?;
+        self.launchable_node(c, req.node_id.as_str()).await?;
         let now = self.now();
         let row = store::Workspace {
             id: secret::new_id()?,
@@ -611,8 +596,7 @@ impl Service {
     }
 
     /// `GET /api/workspaces`: the caller's.
-    pub async fn workspaces(&self, meta: &RequestMeta) -> Result<Vec<Workspace>, ApiError> {
-        let c = self.user_caller(meta).await?;
+    pub async fn workspaces(&self, c: &Caller) -> Result<Vec<Workspace>, ApiError> {
         Ok(self
             .store
             .workspaces(&c.user().id)
@@ -623,21 +607,19 @@ impl Service {
     }
 
     /// `GET /api/workspaces/:id`.
-    pub async fn workspace(&self, meta: &RequestMeta, id: &str) -> Result<Workspace, ApiError> {
-        let c = self.user_caller(meta).await?;
-        Ok(workspace_view(&self.own_workspace(&c, id).await?))
+    pub async fn workspace(&self, c: &Caller, id: &str) -> Result<Workspace, ApiError> {
+        Ok(workspace_view(&self.own_workspace(c, id).await?))
     }
 
     /// `PUT /api/workspaces/:id`: replaces every field.
     pub async fn update_workspace(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         id: &str,
         req: WorkspaceRequest,
     ) -> Result<Workspace, ApiError> {
-        let c = self.user_caller(meta).await?;
-        let old = self.own_workspace(&c, id).await?;
-        self.launchable_node(&c, req.node_id.as_str()).await?;
+        let old = self.own_workspace(c, id).await?;
+        self.launchable_node(c, req.node_id.as_str()).await?;
         let row = store::Workspace {
             id: old.id,
             owner_user_id: old.owner_user_id,
@@ -654,9 +636,8 @@ impl Service {
     }
 
     /// `DELETE /api/workspaces/:id`.
-    pub async fn delete_workspace(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
-        let c = self.user_caller(meta).await?;
-        self.own_workspace(&c, id).await?;
+    pub async fn delete_workspace(&self, c: &Caller, id: &str) -> Result<(), ApiError> {
+        self.own_workspace(c, id).await?;
         if !self.store.delete_workspace(id).await? {
             return Err(ApiError::not_found("workspace"));
         }

@@ -19,7 +19,7 @@ use termplane_machines::channel as signed;
 use termplane_machines::jws::PublicJwk;
 
 use super::live::Audience;
-use super::{Caller, RequestMeta, Service};
+use super::{Caller, Service};
 use crate::api::channels::{
     Author, Channel, CreateChannel, EntriesQuery, Entry, EntryPage, Head, Identity, IdentityOwner,
     MAX_CHANNELS_PER_ACCOUNT, MAX_IDENTITIES_PER_ACCOUNT, MAX_IDENTITIES_PER_PANE, MAX_PAGE,
@@ -245,11 +245,10 @@ impl Service {
     /// `POST /api/identities`.
     pub async fn register_identity(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         b: RegisterIdentity,
     ) -> Result<Identity, ApiError> {
-        let c = self.caller(meta).await?;
-        pane_ceiling(&c, Need::Write)?;
+        pane_ceiling(c, Need::Write)?;
         if !b.public_key.is_on_curve() {
             return Err(ApiError::validation(
                 "publicKey",
@@ -315,8 +314,7 @@ impl Service {
 
     /// `GET /api/identities`: the caller's own (a person's or a script's: theirs and their
     /// panes'; a pane's: the ones its token registered).
-    pub async fn identities(&self, meta: &RequestMeta) -> Result<Vec<Identity>, ApiError> {
-        let c = self.caller(meta).await?;
+    pub async fn identities(&self, c: &Caller) -> Result<Vec<Identity>, ApiError> {
         let pane = match &c {
             Caller::Pane { subshell_id, .. } => Some(subshell_id.clone()),
             _ => None,
@@ -332,8 +330,7 @@ impl Service {
     }
 
     /// `GET /api/identities/{id}`: any identity (public keys are for every reader).
-    pub async fn identity(&self, meta: &RequestMeta, id: &str) -> Result<Identity, ApiError> {
-        self.caller(meta).await?;
+    pub async fn identity(&self, id: &str) -> Result<Identity, ApiError> {
         self.store
             .identity(id)
             .await?
@@ -376,11 +373,10 @@ impl Service {
     }
 
     /// `DELETE /api/identities/{id}`: revokes it (again: nothing changes).
-    pub async fn revoke_identity(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
-        let c = self.caller(meta).await?;
-        pane_ceiling(&c, Need::Write)?;
+    pub async fn revoke_identity(&self, c: &Caller, id: &str) -> Result<(), ApiError> {
+        pane_ceiling(c, Need::Write)?;
         self.held_identity(
-            &c,
+            c,
             id,
             true,
             "only its holder (or the account of the pane that holds it) revokes an identity",
@@ -393,9 +389,8 @@ impl Service {
     }
 
     /// `GET /api/channels`.
-    pub async fn channels(&self, meta: &RequestMeta) -> Result<Vec<Channel>, ApiError> {
-        let c = self.caller(meta).await?;
-        let ceiling = pane_ceiling(&c, Need::Read)?;
+    pub async fn channels(&self, c: &Caller) -> Result<Vec<Channel>, ApiError> {
+        let ceiling = pane_ceiling(c, Need::Read)?;
         Ok(self
             .store
             .channels_of(&c.user().id)
@@ -406,13 +401,8 @@ impl Service {
     }
 
     /// `POST /api/channels`.
-    pub async fn create_channel(
-        &self,
-        meta: &RequestMeta,
-        b: CreateChannel,
-    ) -> Result<Channel, ApiError> {
-        let c = self.caller(meta).await?;
-        pane_ceiling(&c, Need::Write)?;
+    pub async fn create_channel(&self, c: &Caller, b: CreateChannel) -> Result<Channel, ApiError> {
+        pane_ceiling(c, Need::Write)?;
         let owner = c.user().id.clone();
         if self.store.channel_count(&owner).await? >= MAX_CHANNELS_PER_ACCOUNT {
             return Err(channel_limit());
@@ -445,16 +435,14 @@ impl Service {
     }
 
     /// `GET /api/channels/{id}`.
-    pub async fn channel(&self, meta: &RequestMeta, id: &str) -> Result<Channel, ApiError> {
-        let c = self.caller(meta).await?;
-        let (row, access) = self.reach_channel(&c, id, Need::Read).await?;
+    pub async fn channel(&self, c: &Caller, id: &str) -> Result<Channel, ApiError> {
+        let (row, access) = self.reach_channel(c, id, Need::Read).await?;
         Ok(channel_view(&row, access))
     }
 
     /// `DELETE /api/channels/{id}`: its owner only.
-    pub async fn delete_channel(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
-        let c = self.user_caller(meta).await?;
-        let (row, _) = self.reach_channel(&c, id, Need::Read).await?;
+    pub async fn delete_channel(&self, c: &Caller, id: &str) -> Result<(), ApiError> {
+        let (row, _) = self.reach_channel(c, id, Need::Read).await?;
         if row.owner_user_id != c.user().id {
             return Err(denied("only a channel's owner deletes it"));
         }
@@ -465,13 +453,8 @@ impl Service {
     }
 
     /// `GET /api/channels/{id}/members`: its owner first, then the members.
-    pub async fn channel_members(
-        &self,
-        meta: &RequestMeta,
-        id: &str,
-    ) -> Result<Vec<Member>, ApiError> {
-        let c = self.caller(meta).await?;
-        let (row, _) = self.reach_channel(&c, id, Need::Read).await?;
+    pub async fn channel_members(&self, c: &Caller, id: &str) -> Result<Vec<Member>, ApiError> {
+        let (row, _) = self.reach_channel(c, id, Need::Read).await?;
         let owner = self
             .store
             .user_by_id(&row.owner_user_id)
@@ -497,13 +480,12 @@ impl Service {
     /// `PUT /api/channels/{id}/members/{userId}`: its owner grants or changes access.
     pub async fn set_channel_member(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         id: &str,
         user_id: &str,
         b: SetMember,
     ) -> Result<Vec<Member>, ApiError> {
-        let c = self.user_caller(meta).await?;
-        let (row, _) = self.reach_channel(&c, id, Need::Read).await?;
+        let (row, _) = self.reach_channel(c, id, Need::Read).await?;
         if row.owner_user_id != c.user().id {
             return Err(denied("only a channel's owner changes its members"));
         }
@@ -528,19 +510,18 @@ impl Service {
                 self.now(),
             )
             .await?;
-        self.channel_members(meta, id).await
+        self.channel_members(c, id).await
     }
 
     /// `DELETE /api/channels/{id}/members/{userId}`: its owner removes a member, or a member
     /// leaves.
     pub async fn remove_channel_member(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         id: &str,
         user_id: &str,
     ) -> Result<(), ApiError> {
-        let c = self.user_caller(meta).await?;
-        let (row, _) = self.reach_channel(&c, id, Need::Read).await?;
+        let (row, _) = self.reach_channel(c, id, Need::Read).await?;
         let me = &c.user().id;
         if &row.owner_user_id != me && me != user_id {
             return Err(denied("only a channel's owner removes other members"));
@@ -556,17 +537,11 @@ impl Service {
     }
 
     /// `POST /api/channels/{id}/entries`.
-    pub async fn post_entry(
-        &self,
-        meta: &RequestMeta,
-        id: &str,
-        b: PostEntry,
-    ) -> Result<Entry, ApiError> {
-        let c = self.caller(meta).await?;
-        let (row, _) = self.reach_channel(&c, id, Need::Write).await?;
+    pub async fn post_entry(&self, c: &Caller, id: &str, b: PostEntry) -> Result<Entry, ApiError> {
+        let (row, _) = self.reach_channel(c, id, Need::Write).await?;
         let ident = self
             .held_identity(
-                &c,
+                c,
                 b.identity_id.as_str(),
                 false,
                 "an entry is signed with one of the caller's own identities",
@@ -660,11 +635,10 @@ impl Service {
     /// `GET /api/channels/{id}/entries`.
     pub async fn channel_entries(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         id: &str,
         q: EntriesQuery,
     ) -> Result<EntryPage, ApiError> {
-        let c = self.caller(meta).await?;
         let limit = q.limit.unwrap_or(50);
         if !(1..=MAX_PAGE).contains(&limit) {
             return Err(ApiError::validation("limit", "must be 1 to 200"));
@@ -674,7 +648,7 @@ impl Service {
             return Err(ApiError::validation("waitMs", "must be at most 25000"));
         }
         let after = i64::try_from(q.after.unwrap_or(0)).unwrap_or(i64::MAX);
-        let (mut row, _) = self.reach_channel(&c, id, Need::Read).await?;
+        let (mut row, _) = self.reach_channel(c, id, Need::Read).await?;
         // A cursor past the newest entry reads as the newest entry: echoed back as `next`, it
         // would have the reader skip every entry written up to it.
         let after = after.min(row.head_seq);
@@ -683,13 +657,13 @@ impl Service {
             let _parked = Parked::new(self);
             loop {
                 let listener = self.channels.appended.listen();
-                row = self.reach_channel(&c, id, Need::Read).await?.0;
+                row = self.reach_channel(c, id, Need::Read).await?.0;
                 let left = until.saturating_duration_since(self.instant());
                 if row.head_seq > after || left.is_zero() {
                     break;
                 }
                 if crate::wait::within(left, listener).await.is_none() {
-                    row = self.reach_channel(&c, id, Need::Read).await?.0;
+                    row = self.reach_channel(c, id, Need::Read).await?.0;
                     break;
                 }
             }

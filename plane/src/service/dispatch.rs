@@ -4,7 +4,7 @@ use serde_json::json;
 use termplane_proto::{Command, CommandResult};
 use termplane_runtime_smol::plane::{Dispatch, DispatchOutcome, PlaneCommand};
 
-use super::{RequestMeta, Service};
+use super::{Caller, RequestMeta, Service};
 use crate::api::nodes::{NodeCommandAnswer, NodeEvents, NodeEventsQuery, NodePing};
 use crate::error::ApiError;
 use crate::link::LinkStatus;
@@ -447,9 +447,8 @@ impl Service {
 
     /// `POST /api/nodes/:id/ping` (session only): `{ ok, rttMs }` (and `error` when the node
     /// refused).
-    pub async fn ping_node(&self, meta: &RequestMeta, id: &str) -> Result<NodePing, ApiError> {
-        let c = self.session(meta).await?;
-        let n = self.managed_node(&c, id).await?;
+    pub async fn ping_node(&self, c: &Caller, id: &str) -> Result<NodePing, ApiError> {
+        let n = self.managed_node(c, id).await?;
         if n.is_local {
             return Ok(NodePing {
                 ok: true,
@@ -480,12 +479,11 @@ impl Service {
     /// `agent_log_read`) come back refused: that node runs none.
     pub async fn node_command_admin(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         id: &str,
         command: Command,
     ) -> Result<NodeCommandAnswer, ApiError> {
-        let c = self.admin(meta).await?;
-        self.managed_node(&c, id).await?;
+        self.managed_node(c, id).await?;
         // The terminal pumps' tails belong to the pumps: a raw command must not replace or stop one.
         let pump_tail = match &command {
             Command::TailStart(t) => crate::link::is_viewer_tail(&t.sub_id),
@@ -544,12 +542,11 @@ impl Service {
     /// 25 s) for the first one.
     pub async fn node_events_read(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         id: &str,
         q: NodeEventsQuery,
     ) -> Result<NodeEvents, ApiError> {
-        let c = self.session(meta).await?;
-        self.managed_node(&c, id).await?;
+        self.managed_node(c, id).await?;
         Ok(self
             .events
             .read(id, q.after, std::time::Duration::from_millis(q.wait_ms))

@@ -176,7 +176,7 @@ impl Service {
     pub async fn publish_subshell(&self, id: &str) {
         match self.store.subshell(id).await {
             Ok(Some(row)) => {
-                self.notice_subshell(&row).await;
+                self.notifications.notice_subshell(&row).await;
                 if self.live().is_empty() {
                     return;
                 }
@@ -211,7 +211,7 @@ impl Service {
         let Ok(Some(n)) = self.store.node(node_id).await else {
             return;
         };
-        self.notice_node(&n).await;
+        self.notifications.notice_node(&n).await;
         if self.live().is_empty() {
             return;
         }

@@ -50,6 +50,7 @@ pub use catalog::DETECTION_FRESH_MS;
 pub use credentials::setup_key_status;
 pub use dispatch::{KeysTyped, LocalNode, MAX_COMMAND_JSON};
 pub use guard::{ADMIN_WRITE_FAMILIES, canonical_path, is_admin_surface};
+pub use notifications::Notifications;
 pub use subshells::GONE_GRACE_MS;
 pub use subshells::{INPUT_PIECE_BYTES, TOKEN_LIFETIME_MS};
 
@@ -299,7 +300,7 @@ pub struct Service {
     /// Live terminals: attach tokens and output pumps.
     terminals: terminals::Terminals,
     /// The whole-user live feeds: who is subscribed, and what goes to whom.
-    live_bus: live::LiveBus,
+    live_bus: Arc<live::LiveBus>,
     /// Uploads into panes in progress.
     uploads: uploads::Uploads,
     /// The passkey verifier and its pending ceremonies.
@@ -310,8 +311,10 @@ pub struct Service {
     started_at: i64,
     /// Uploads of files to the plane in progress.
     files: files::Files,
-    /// What notifications last saw, and the VAPID key.
-    notifier: notifications::Notifier,
+    /// Devices, the inbox and Web Push.
+    notifications: Arc<Notifications>,
+    /// Reading the audit trail.
+    audit: audit::Audit,
     /// Network plugins: extra listen addresses.
     network: network::Network,
     /// The channel key and new-entry signal.
@@ -438,6 +441,10 @@ impl Service {
         if let Some(id) = store.local_node_id().await? {
             let _ = local_node_id.set(id);
         }
+        let audit = audit::Audit::new(store.clone());
+        let live_bus = Arc::new(live::LiveBus::default());
+        let notifications =
+            Notifications::new(store.clone(), clock.clone(), live_bus.clone(), &settings);
         Ok(Arc::new_cyclic(|me| Self {
             me: me.clone(),
             store,
@@ -458,13 +465,14 @@ impl Service {
             socket_executor: std::sync::OnceLock::new(),
             censused: std::sync::Mutex::default(),
             terminals: terminals::Terminals::default(),
-            live_bus: live::LiveBus::default(),
+            live_bus,
             uploads: uploads::Uploads::default(),
             passkeys: passkeys::Passkeys::new(&base_url),
             added_origins: std::sync::RwLock::new(added_origins),
             started_at,
             files: files::Files::default(),
-            notifier: notifications::Notifier::default(),
+            notifications,
+            audit,
             network: network::Network::default(),
             channels: channels::Channels::default(),
             gone_seen: std::sync::Mutex::default(),
@@ -563,6 +571,18 @@ impl Service {
     #[must_use]
     pub fn settings(&self) -> &Settings {
         &self.settings
+    }
+
+    /// The audit trail.
+    #[must_use]
+    pub fn audit(&self) -> &audit::Audit {
+        &self.audit
+    }
+
+    /// The notifications domain.
+    #[must_use]
+    pub fn notifications(&self) -> &Notifications {
+        &self.notifications
     }
 
     pub(super) fn now(&self) -> i64 {

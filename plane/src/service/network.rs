@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::{RequestMeta, Service};
+use super::{Caller, Service};
 use crate::api::network::{Listener, ListenerRequest, ListenerState};
 use crate::error::ApiError;
 use crate::secret;
@@ -148,8 +148,7 @@ impl Service {
     }
 
     /// `GET /api/network` (admin session).
-    pub async fn listeners(&self, meta: &RequestMeta) -> Result<Vec<Listener>, ApiError> {
-        self.admin(meta).await?;
+    pub async fn listeners(&self) -> Result<Vec<Listener>, ApiError> {
         Ok(self
             .store
             .listeners()
@@ -163,10 +162,9 @@ impl Service {
     /// stored and trusted.
     pub async fn add_listener(
         &self,
-        meta: &RequestMeta,
+        admin: &Caller,
         req: ListenerRequest,
     ) -> Result<Listener, ApiError> {
-        let admin = self.admin(meta).await?;
         let addr = req.address.0;
         let (bound, stop) = self.start_listener(addr).map_err(|why| bind_failed(&why))?;
         let origin = match &req.origin {
@@ -197,8 +195,7 @@ impl Service {
 
     /// `DELETE /api/network/{id}` (admin session): stops listening (connections it accepted
     /// finish on their own) and removes the row; its origin is no longer trusted.
-    pub async fn delete_listener(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
-        let admin = self.admin(meta).await?;
+    pub async fn delete_listener(&self, admin: &Caller, id: &str) -> Result<(), ApiError> {
         if !self
             .store
             .delete_listener(id, &admin.user().id, self.now())

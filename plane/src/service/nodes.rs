@@ -22,7 +22,7 @@
 
 use termplane_proto::Command;
 
-use super::{Caller, RequestMeta, Service, iso8601_utc, node_view};
+use super::{Caller, Service, iso8601_utc, node_view};
 use crate::api::nodes::{
     AllowedDirsRequest, BelowFloorNode, HeldNode, HeldNodes, Liveness, MaintenanceRequest,
     MaintenanceSet, Node, NodeKeyRotated, NodeUpdateOutcome, NodeUpdateRequest,
@@ -92,8 +92,7 @@ impl Service {
     /// session every node; for a system key the local node, the `system` account's nodes and
     /// the nodes an administrator let scripts launch onto (`PUT /api/nodes/:id/system-access`);
     /// a node outside that list answers a system key 404, as if absent.
-    pub async fn nodes(&self, meta: &RequestMeta) -> Result<Vec<Node>, ApiError> {
-        let c = self.user_caller(meta).await?;
+    pub async fn nodes(&self, c: &Caller) -> Result<Vec<Node>, ApiError> {
         let rows = if c.is_admin_session() {
             self.store.nodes(None).await?
         } else if let Caller::SystemKey { user, .. } = &c {
@@ -101,7 +100,7 @@ impl Service {
         } else {
             self.store.nodes(Some(&c.user().id)).await?
         };
-        Ok(rows.iter().map(|n| self.view_node(&c, n)).collect())
+        Ok(rows.iter().map(|n| self.view_node(c, n)).collect())
     }
 
     /// A node row as the API shows it to `c`; the local node reads offline when this plane runs
@@ -116,15 +115,14 @@ impl Service {
     }
 
     /// `GET /api/nodes/:id` (session only).
-    pub async fn node(&self, meta: &RequestMeta, id: &str) -> Result<Node, ApiError> {
-        let c = self.session(meta).await?;
-        Ok(self.view_node(&c, &self.visible_node(&c, id).await?))
+    /// Node `id` as caller `c` sees it (404 when `c` may not).
+    pub async fn node(&self, c: &Caller, id: &str) -> Result<Node, ApiError> {
+        Ok(self.view_node(c, &self.visible_node(c, id).await?))
     }
 
     /// `DELETE /api/nodes/:id` (session only).
-    pub async fn delete_node(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
-        let c = self.session(meta).await?;
-        self.managed_remote_node(&c, id, "the local node cannot be deleted")
+    pub async fn delete_node(&self, c: &Caller, id: &str) -> Result<(), ApiError> {
+        self.managed_remote_node(c, id, "the local node cannot be deleted")
             .await?;
         match self
             .store
@@ -151,13 +149,8 @@ impl Service {
 
     /// `POST /api/nodes/:id/key_rotate` (session only): the old key stops working at once, the
     /// new one is in this answer only, and the encryption pin is cleared.
-    pub async fn rotate_node_key(
-        &self,
-        meta: &RequestMeta,
-        id: &str,
-    ) -> Result<NodeKeyRotated, ApiError> {
-        let c = self.session(meta).await?;
-        self.managed_remote_node(&c, id, "the local node has no node key")
+    pub async fn rotate_node_key(&self, c: &Caller, id: &str) -> Result<NodeKeyRotated, ApiError> {
+        self.managed_remote_node(c, id, "the local node has no node key")
             .await?;
         let node_key = secret::new_token(BEARER_PREFIX)?;
         if !self
@@ -177,12 +170,11 @@ impl Service {
     /// `PUT /api/nodes/:id/allowed_dirs` (session only): `{ allowedDirs: [absolute paths] }`.
     pub async fn set_allowed_dirs(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         id: &str,
         req: AllowedDirsRequest,
     ) -> Result<Node, ApiError> {
-        let c = self.session(meta).await?;
-        self.managed_node(&c, id).await?;
+        self.managed_node(c, id).await?;
         let dirs: Vec<String> = req
             .allowed_dirs
             .iter()
@@ -221,7 +213,7 @@ impl Service {
         {
             return Err(ApiError::not_found("node"));
         }
-        self.node(meta, id).await
+        self.node(c, id).await
     }
 
     /// `PUT /api/nodes/:id/maintenance` (session only): `{ on }`. Writes the row's maintenance
@@ -232,12 +224,11 @@ impl Service {
     /// (`changedAt`) is kept.
     pub async fn set_maintenance(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         id: &str,
         req: MaintenanceRequest,
     ) -> Result<MaintenanceSet, ApiError> {
-        let c = self.session(meta).await?;
-        self.managed_remote_node(&c, id, "the local node has no maintenance mirror")
+        self.managed_remote_node(c, id, "the local node has no maintenance mirror")
             .await?;
         let mirror = termplane_proto::command::Maintenance {
             on: req.on,
@@ -325,8 +316,7 @@ impl Service {
 
     /// `GET /api/admin/updates/held` (admin session only): nodes held for an update by a live
     /// socket (`held`), and rows whose stored agent version is below the floor (`belowFloor`).
-    pub async fn held_nodes(&self, meta: &RequestMeta) -> Result<HeldNodes, ApiError> {
-        self.admin(meta).await?;
+    pub async fn held_nodes(&self) -> Result<HeldNodes, ApiError> {
         let mut held = Vec::new();
         for h in self.links.held() {
             let row = self.store.node(&h.node_id).await?;
@@ -374,19 +364,18 @@ impl Service {
     /// or a platform without a served binary is refused before anything is sent.
     pub async fn update_node(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         id: &str,
         req: NodeUpdateRequest,
     ) -> Result<NodeUpdateOutcome, ApiError> {
-        let c = self.admin(meta).await?;
         let node = self
             .managed_remote_node(
-                &c,
+                c,
                 id,
                 "the local node runs inside the plane: update the plane itself",
             )
             .await?;
-        self.send_update(&c, &node, req.force).await
+        self.send_update(c, &node, req.force).await
     }
 
     /// Audits an update about to be sent to `node` (just before it is: it may run although its
@@ -419,10 +408,9 @@ impl Service {
     /// other; each node's outcome is reported, a failure does not stop the others.
     pub async fn update_outdated_nodes(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         req: NodeUpdateRequest,
     ) -> Result<Vec<NodeUpdateOutcome>, ApiError> {
-        let c = self.admin(meta).await?;
         let mine = termplane_proto::Version::parse(env!("CARGO_PKG_VERSION"));
         let mut out = Vec::new();
         for node in self.store.nodes(None).await? {
@@ -433,7 +421,7 @@ impl Service {
             if node.is_local || !behind {
                 continue;
             }
-            let outcome = match self.send_update(&c, &node, req.force).await {
+            let outcome = match self.send_update(c, &node, req.force).await {
                 Ok(o) => o,
                 Err(e) => NodeUpdateOutcome {
                     node_id: node.id.clone(),

@@ -2,7 +2,7 @@
 //! described in [`crate::api::notifications`]).
 //!
 //! Notifications come from the same places the live feed does: every change of a subshell row
-//! and of a node's liveness passes [`Service::notice_subshell`] or [`Service::notice_node`],
+//! and of a node's liveness passes [`Notifications::notice_subshell`] or [`Notifications::notice_node`],
 //! which compare it with what they saw last (in memory; nothing is told about the state a row
 //! had when the plane started) and tell the *owner* — not administrators, not accounts a pane
 //! is shared with, never the `system` account of scripts — when a pane starts needing input,
@@ -30,19 +30,22 @@
 //! with `TERMPLANE_PUSH_ALLOW_PRIVATE=1`, and then neither check is made.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use base64ct::{Base64UrlUnpadded, Encoding};
 use termplane_machines::jws::Es256Signer;
 
-use super::{RequestMeta, Service};
+use super::Caller;
+use super::live::LiveBus;
 use crate::api::notifications::{
     Device, DeviceRequest, EndpointHost, MarkedRead, Notification, NotificationKind,
     NotificationPrefs, NotificationsQuery, PushEndpoint, UnreadCount, VapidKey,
 };
+use crate::clock::Clock;
 use crate::error::ApiError;
 use crate::secret;
-use crate::store::{DeviceRow, NotificationRow, Prefs};
+use crate::store::{DeviceRow, NotificationRow, Prefs, Store};
 
 /// File of the VAPID key in the data directory (mode 0600, like the other key files).
 pub(crate) const VAPID_KEY_FILE: &str = "vapid.key";
@@ -51,12 +54,26 @@ const RESPONSE_CAP: u64 = 16 * 1024;
 /// The longest a registration waits for the endpoint's host to resolve.
 pub(crate) const RESOLVE_AT_REGISTRATION: std::time::Duration = std::time::Duration::from_secs(3);
 
-/// What the notifier last saw, and the VAPID key.
-#[derive(Default)]
-pub(super) struct Notifier {
+/// The notifications domain: devices, the inbox, what was last seen of each subshell and node,
+/// and Web Push delivery. It holds only what it needs: the store, the clock, the live feed it
+/// announces new notifications on, and its push settings.
+pub struct Notifications {
+    store: Store,
+    clock: Arc<dyn Clock>,
+    live: Arc<LiveBus>,
+    /// The data directory, where the VAPID key is kept (`None`: kept in memory).
+    data_dir: Option<PathBuf>,
+    /// The plane's public URL (the VAPID `sub`ject).
+    base_url: String,
+    /// Whether push endpoints may be plain `http://`.
+    push_http: bool,
+    /// Whether pushes may go to addresses off the public internet.
+    push_private: bool,
     subshells: Mutex<HashMap<String, (String, String)>>,
     nodes: Mutex<HashMap<String, String>>,
     vapid: OnceLock<Arc<Es256Signer>>,
+    /// This service, for the push tasks it starts.
+    me: Weak<Self>,
 }
 
 fn device_view(d: &DeviceRow) -> Device {
@@ -106,14 +123,40 @@ fn allowed(p: Prefs, kind: NotificationKind) -> bool {
     }
 }
 
-impl Service {
+impl Notifications {
+    /// The service over `store`, with the plane's push settings.
+    pub(super) fn new(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        live: Arc<LiveBus>,
+        settings: &super::Settings,
+    ) -> Arc<Self> {
+        Arc::new_cyclic(|me| Self {
+            store,
+            clock,
+            live,
+            data_dir: settings.data_dir.clone(),
+            base_url: settings.base_url.clone(),
+            push_http: settings.push_http,
+            push_private: settings.push_private,
+            subshells: Mutex::default(),
+            nodes: Mutex::default(),
+            vapid: OnceLock::new(),
+            me: me.clone(),
+        })
+    }
+
+    fn now(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
     /// The plane's VAPID key: `<data dir>/vapid.key`, created on first use (a plane without a
     /// data directory keeps one in memory).
     fn vapid(&self) -> Result<Arc<Es256Signer>, ApiError> {
-        if let Some(k) = self.notifier.vapid.get() {
+        if let Some(k) = self.vapid.get() {
             return Ok(k.clone());
         }
-        let secret = match &self.settings.data_dir {
+        let secret = match &self.data_dir {
             Some(dir) => crate::keys::load_or_create_file(&dir.join(VAPID_KEY_FILE), |b| {
                 Es256Signer::from_secret_bytes(b).is_ok()
             })
@@ -132,24 +175,19 @@ impl Service {
             }
         };
         let key = Es256Signer::from_secret_bytes(&secret).map_err(|_| ApiError::internal())?;
-        Ok(self.notifier.vapid.get_or_init(|| Arc::new(key)).clone())
-    }
-
-    async fn person(&self, meta: &RequestMeta) -> Result<String, ApiError> {
-        Ok(self.session(meta).await?.user().id.clone())
+        Ok(self.vapid.get_or_init(|| Arc::new(key)).clone())
     }
 
     /// `GET /api/devices/vapid`.
-    pub async fn vapid_key(&self, meta: &RequestMeta) -> Result<VapidKey, ApiError> {
-        self.person(meta).await?;
+    pub fn vapid_key(&self) -> Result<VapidKey, ApiError> {
         Ok(VapidKey {
             public_key: crate::push::vapid_public_key(&*self.vapid()?),
         })
     }
 
     /// `GET /api/devices`.
-    pub async fn devices(&self, meta: &RequestMeta) -> Result<Vec<Device>, ApiError> {
-        let me = self.person(meta).await?;
+    pub async fn devices(&self, who: &Caller) -> Result<Vec<Device>, ApiError> {
+        let me = who.user().id.clone();
         Ok(self
             .store
             .devices_of(&me)
@@ -161,21 +199,17 @@ impl Service {
 
     /// `POST /api/devices`: registers a subscription (the same endpoint again replaces its
     /// keys).
-    pub async fn add_device(
-        &self,
-        meta: &RequestMeta,
-        req: DeviceRequest,
-    ) -> Result<Device, ApiError> {
-        let me = self.person(meta).await?;
+    pub async fn add_device(&self, who: &Caller, req: DeviceRequest) -> Result<Device, ApiError> {
+        let me = who.user().id.clone();
         let endpoint = req.endpoint.as_str();
-        if !req.endpoint.is_https() && !self.settings.push_http {
+        if !req.endpoint.is_https() && !self.push_http {
             return Err(ApiError::validation(
                 "endpoint",
                 "must be the push service's https:// URL (a plane started with \
                  TERMPLANE_PUSH_ALLOW_HTTP=1 also takes http://)",
             ));
         }
-        if !self.settings.push_private {
+        if !self.push_private {
             reaches_outside(&req.endpoint).await?;
         }
         let key = Base64UrlUnpadded::decode_vec(req.keys.p256dh.trim_end_matches('='))
@@ -213,8 +247,8 @@ impl Service {
     }
 
     /// `DELETE /api/devices/{id}`.
-    pub async fn delete_device(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
-        let me = self.person(meta).await?;
+    pub async fn delete_device(&self, who: &Caller, id: &str) -> Result<(), ApiError> {
+        let me = who.user().id.clone();
         if self.store.delete_device(id, Some(&me), self.now()).await? {
             Ok(())
         } else {
@@ -223,8 +257,8 @@ impl Service {
     }
 
     /// `GET /api/notifications/unread`.
-    pub async fn unread_count(&self, meta: &RequestMeta) -> Result<UnreadCount, ApiError> {
-        let me = self.person(meta).await?;
+    pub async fn unread_count(&self, who: &Caller) -> Result<UnreadCount, ApiError> {
+        let me = who.user().id.clone();
         Ok(UnreadCount {
             unread: self.store.unread_count(&me).await?,
         })
@@ -233,10 +267,10 @@ impl Service {
     /// `GET /api/notifications`.
     pub async fn notifications(
         &self,
-        meta: &RequestMeta,
+        who: &Caller,
         q: NotificationsQuery,
     ) -> Result<Vec<Notification>, ApiError> {
-        let me = self.person(meta).await?;
+        let me = who.user().id.clone();
         let limit = q.limit.unwrap_or(50);
         if !(1..=200).contains(&limit) {
             return Err(ApiError::validation("limit", "must be 1 to 200"));
@@ -257,12 +291,8 @@ impl Service {
     }
 
     /// `POST /api/notifications/{id}/read` (`id: None`: `…/read-all`).
-    pub async fn mark_read(
-        &self,
-        meta: &RequestMeta,
-        id: Option<&str>,
-    ) -> Result<MarkedRead, ApiError> {
-        let me = self.person(meta).await?;
+    pub async fn mark_read(&self, who: &Caller, id: Option<&str>) -> Result<MarkedRead, ApiError> {
+        let me = who.user().id.clone();
         if let Some(id) = id
             && !self.store.has_notification(&me, id).await?
         {
@@ -274,11 +304,8 @@ impl Service {
     }
 
     /// `GET /api/notifications/preferences`.
-    pub async fn notification_prefs(
-        &self,
-        meta: &RequestMeta,
-    ) -> Result<NotificationPrefs, ApiError> {
-        let me = self.person(meta).await?;
+    pub async fn notification_prefs(&self, who: &Caller) -> Result<NotificationPrefs, ApiError> {
+        let me = who.user().id.clone();
         let p = self.store.prefs_of(&me).await?;
         Ok(NotificationPrefs {
             needs_input: p.needs_input,
@@ -291,10 +318,10 @@ impl Service {
     /// `PUT /api/notifications/preferences`.
     pub async fn set_notification_prefs(
         &self,
-        meta: &RequestMeta,
+        who: &Caller,
         p: NotificationPrefs,
     ) -> Result<NotificationPrefs, ApiError> {
-        let me = self.person(meta).await?;
+        let me = who.user().id.clone();
         self.store
             .set_prefs(
                 &me,
@@ -310,10 +337,9 @@ impl Service {
     }
 
     /// Compares a subshell row with what was seen last and tells its owner what changed.
-    pub(super) async fn notice_subshell(&self, row: &crate::store::Subshell) {
+    pub(crate) async fn notice_subshell(&self, row: &crate::store::Subshell) {
         let now = (row.state.clone(), row.attention.clone());
         let before = self
-            .notifier
             .subshells
             .lock()
             .ok()
@@ -364,12 +390,11 @@ impl Service {
 
     /// Compares a node's liveness with what was seen last and tells its owner when it went
     /// offline.
-    pub(super) async fn notice_node(&self, node: &crate::store::Node) {
+    pub(crate) async fn notice_node(&self, node: &crate::store::Node) {
         if node.is_local {
             return;
         }
         let before = self
-            .notifier
             .nodes
             .lock()
             .ok()
@@ -429,7 +454,7 @@ impl Service {
             tracing::warn!(error = %e, "a notification could not be stored");
             return;
         }
-        self.live().publish(
+        self.live.publish(
             &crate::api::terminals::FeedFrame::Notification {
                 notification: Box::new(notification_view(&row)),
             },
@@ -497,14 +522,10 @@ impl Service {
                 }
             }
         };
-        let authorization = crate::push::vapid_authorization(
-            vapid,
-            &d.endpoint,
-            &self.settings.base_url,
-            self.now() / 1000,
-        );
+        let authorization =
+            crate::push::vapid_authorization(vapid, &d.endpoint, &self.base_url, self.now() / 1000);
         let endpoint = d.endpoint.clone();
-        let reach = if self.settings.push_private {
+        let reach = if self.push_private {
             termplane_runtime_smol::http::Reach::Any
         } else {
             termplane_runtime_smol::http::Reach::PublicOnly

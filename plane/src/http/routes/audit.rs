@@ -2,11 +2,12 @@
 
 use std::sync::Arc;
 
+use super::super::callers::AdminSession;
 use super::super::handler::{Json, Query};
 use crate::api::admin::{AdminStatus, Deployment};
 use crate::api::audit::{AuditEntry, AuditQuery};
 use crate::error::ApiError;
-use crate::service::{RequestMeta, Service};
+use crate::service::Service;
 
 use super::{Auth, RouteDef};
 
@@ -46,18 +47,18 @@ pub(super) fn routes() -> Vec<RouteDef> {
 
 type Res<T> = Result<T, ApiError>;
 
-async fn status(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<AdminStatus>> {
-    svc.admin_status(&meta).await.map(Json)
+async fn status(svc: Arc<Service>, _: AdminSession) -> Res<Json<AdminStatus>> {
+    svc.admin_status().await.map(Json)
 }
 
-async fn deployment(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Deployment>> {
-    svc.deployment(&meta).await.map(Json)
+async fn deployment(svc: Arc<Service>, _: AdminSession) -> Res<Json<Deployment>> {
+    svc.deployment().await.map(Json)
 }
 
 async fn audit(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    _: AdminSession,
     Query(q): Query<AuditQuery>,
 ) -> Res<Json<Vec<AuditEntry>>> {
-    svc.audit(&meta, q).await.map(Json)
+    svc.audit().page(q).await.map(Json)
 }

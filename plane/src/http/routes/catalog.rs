@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use super::super::callers::{AdminSession, AnyCaller, UserCaller};
 use super::super::handler::{Json, NoContent, Path, Query};
 use super::{Auth, RouteDef};
 use crate::api::IdParam;
@@ -12,7 +13,7 @@ use crate::api::catalog::{
 };
 use crate::api::nodes::Node;
 use crate::error::ApiError;
-use crate::service::{RequestMeta, Service};
+use crate::service::Service;
 
 /// The routes of this domain, in the order the reference lists them.
 #[allow(clippy::too_many_lines)]
@@ -136,122 +137,124 @@ pub(super) fn routes() -> Vec<RouteDef> {
 
 type Res<T> = Result<T, ApiError>;
 
-async fn plugins(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Vec<Plugin>>> {
-    svc.plugins(&meta).await.map(Json)
+async fn plugins(svc: Arc<Service>, _: AnyCaller) -> Res<Json<Vec<Plugin>>> {
+    svc.plugins().await.map(Json)
 }
 
 async fn set_plugin(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    AdminSession(c): AdminSession,
     Path(p): Path<PluginParam>,
     Json(b): Json<PluginUpdate>,
 ) -> Res<Json<Plugin>> {
-    svc.set_plugin_enabled(&meta, p.id.as_str(), b.enabled)
+    svc.set_plugin_enabled(&c, p.id.as_str(), b.enabled)
         .await
         .map(Json)
 }
 
 async fn dirs(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    UserCaller(c): UserCaller,
     Path(p): Path<IdParam>,
     Query(q): Query<crate::api::catalog::DirsQuery>,
 ) -> Res<Json<crate::api::catalog::DirListing>> {
-    svc.list_node_dirs(&meta, p.id.as_str(), q).await.map(Json)
+    svc.list_node_dirs(&c, p.id.as_str(), q).await.map(Json)
 }
 
 async fn harnesses(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    UserCaller(c): UserCaller,
     Path(p): Path<IdParam>,
     Query(q): Query<HarnessesQuery>,
 ) -> Res<Json<Vec<HarnessStatus>>> {
-    svc.node_harnesses(&meta, p.id.as_str(), q.refresh)
+    svc.node_harnesses(&c, p.id.as_str(), q.refresh)
         .await
         .map(Json)
 }
 
 async fn system_access(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    AdminSession(c): AdminSession,
     Path(p): Path<IdParam>,
     Json(b): Json<SystemAccessRequest>,
 ) -> Res<Json<Node>> {
-    svc.set_system_access(&meta, p.id.as_str(), b.allowed)
+    svc.set_system_access(&c, p.id.as_str(), b.allowed)
         .await
         .map(Json)
 }
 
-async fn presets(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Vec<Preset>>> {
-    svc.presets(&meta).await.map(Json)
+async fn presets(svc: Arc<Service>, UserCaller(c): UserCaller) -> Res<Json<Vec<Preset>>> {
+    svc.presets(&c).await.map(Json)
 }
 
 async fn create_preset(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    UserCaller(c): UserCaller,
     Json(b): Json<PresetRequest>,
 ) -> Res<Json<Preset>> {
-    svc.create_preset(&meta, b).await.map(Json)
+    svc.create_preset(&c, b).await.map(Json)
 }
 
-async fn preset(svc: Arc<Service>, meta: RequestMeta, Path(p): Path<IdParam>) -> Res<Json<Preset>> {
-    svc.preset(&meta, p.id.as_str()).await.map(Json)
+async fn preset(
+    svc: Arc<Service>,
+    UserCaller(c): UserCaller,
+    Path(p): Path<IdParam>,
+) -> Res<Json<Preset>> {
+    svc.preset(&c, p.id.as_str()).await.map(Json)
 }
 
 async fn update_preset(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    UserCaller(c): UserCaller,
     Path(p): Path<IdParam>,
     Json(b): Json<PresetRequest>,
 ) -> Res<Json<Preset>> {
-    svc.update_preset(&meta, p.id.as_str(), b).await.map(Json)
+    svc.update_preset(&c, p.id.as_str(), b).await.map(Json)
 }
 
 async fn delete_preset(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    UserCaller(c): UserCaller,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
-    svc.delete_preset(&meta, p.id.as_str()).await?;
+    svc.delete_preset(&c, p.id.as_str()).await?;
     Ok(NoContent)
 }
 
-async fn workspaces(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Vec<Workspace>>> {
-    svc.workspaces(&meta).await.map(Json)
+async fn workspaces(svc: Arc<Service>, UserCaller(c): UserCaller) -> Res<Json<Vec<Workspace>>> {
+    svc.workspaces(&c).await.map(Json)
 }
 
 async fn create_workspace(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    UserCaller(c): UserCaller,
     Json(b): Json<WorkspaceRequest>,
 ) -> Res<Json<Workspace>> {
-    svc.create_workspace(&meta, b).await.map(Json)
+    svc.create_workspace(&c, b).await.map(Json)
 }
 
 async fn workspace(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    UserCaller(c): UserCaller,
     Path(p): Path<IdParam>,
 ) -> Res<Json<Workspace>> {
-    svc.workspace(&meta, p.id.as_str()).await.map(Json)
+    svc.workspace(&c, p.id.as_str()).await.map(Json)
 }
 
 async fn update_workspace(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    UserCaller(c): UserCaller,
     Path(p): Path<IdParam>,
     Json(b): Json<WorkspaceRequest>,
 ) -> Res<Json<Workspace>> {
-    svc.update_workspace(&meta, p.id.as_str(), b)
-        .await
-        .map(Json)
+    svc.update_workspace(&c, p.id.as_str(), b).await.map(Json)
 }
 
 async fn delete_workspace(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    UserCaller(c): UserCaller,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
-    svc.delete_workspace(&meta, p.id.as_str()).await?;
+    svc.delete_workspace(&c, p.id.as_str()).await?;
     Ok(NoContent)
 }

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use super::super::callers::{AnyCaller, UserCaller};
 use super::super::handler::{Json, NoContent, Path, Query};
 use super::{Auth, RouteDef};
 use crate::api::IdParam;
@@ -10,7 +11,7 @@ use crate::api::channels::{
     PostEntry, RegisterIdentity, SetMember,
 };
 use crate::error::ApiError;
-use crate::service::{RequestMeta, Service};
+use crate::service::Service;
 
 /// The routes of this domain, in the order the reference lists them.
 pub(super) fn routes() -> Vec<RouteDef> {
@@ -134,107 +135,107 @@ pub(super) fn routes() -> Vec<RouteDef> {
 
 type Res<T> = Result<T, ApiError>;
 
-async fn list_identities(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Vec<Identity>>> {
-    svc.identities(&meta).await.map(Json)
+async fn list_identities(svc: Arc<Service>, AnyCaller(c): AnyCaller) -> Res<Json<Vec<Identity>>> {
+    svc.identities(&c).await.map(Json)
 }
 
 async fn register_identity(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    AnyCaller(c): AnyCaller,
     Json(b): Json<RegisterIdentity>,
 ) -> Res<Json<Identity>> {
-    svc.register_identity(&meta, b).await.map(Json)
+    svc.register_identity(&c, b).await.map(Json)
 }
 
 async fn get_identity(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    _: AnyCaller,
     Path(p): Path<IdParam>,
 ) -> Res<Json<Identity>> {
-    svc.identity(&meta, p.id.as_str()).await.map(Json)
+    svc.identity(p.id.as_str()).await.map(Json)
 }
 
 async fn revoke_identity(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    AnyCaller(c): AnyCaller,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
-    svc.revoke_identity(&meta, p.id.as_str()).await?;
+    svc.revoke_identity(&c, p.id.as_str()).await?;
     Ok(NoContent)
 }
 
-async fn list_channels(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Vec<Channel>>> {
-    svc.channels(&meta).await.map(Json)
+async fn list_channels(svc: Arc<Service>, AnyCaller(c): AnyCaller) -> Res<Json<Vec<Channel>>> {
+    svc.channels(&c).await.map(Json)
 }
 
 async fn create_channel(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    AnyCaller(c): AnyCaller,
     Json(b): Json<CreateChannel>,
 ) -> Res<Json<Channel>> {
-    svc.create_channel(&meta, b).await.map(Json)
+    svc.create_channel(&c, b).await.map(Json)
 }
 
 async fn get_channel(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    AnyCaller(c): AnyCaller,
     Path(p): Path<IdParam>,
 ) -> Res<Json<Channel>> {
-    svc.channel(&meta, p.id.as_str()).await.map(Json)
+    svc.channel(&c, p.id.as_str()).await.map(Json)
 }
 
 async fn delete_channel(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    UserCaller(c): UserCaller,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
-    svc.delete_channel(&meta, p.id.as_str()).await?;
+    svc.delete_channel(&c, p.id.as_str()).await?;
     Ok(NoContent)
 }
 
 async fn members(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    AnyCaller(c): AnyCaller,
     Path(p): Path<IdParam>,
 ) -> Res<Json<Vec<Member>>> {
-    svc.channel_members(&meta, p.id.as_str()).await.map(Json)
+    svc.channel_members(&c, p.id.as_str()).await.map(Json)
 }
 
 async fn set_member(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    UserCaller(c): UserCaller,
     Path(p): Path<MemberParams>,
     Json(b): Json<SetMember>,
 ) -> Res<Json<Vec<Member>>> {
-    svc.set_channel_member(&meta, p.id.as_str(), p.user_id.as_str(), b)
+    svc.set_channel_member(&c, p.id.as_str(), p.user_id.as_str(), b)
         .await
         .map(Json)
 }
 
 async fn remove_member(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    UserCaller(c): UserCaller,
     Path(p): Path<MemberParams>,
 ) -> Res<NoContent> {
-    svc.remove_channel_member(&meta, p.id.as_str(), p.user_id.as_str())
+    svc.remove_channel_member(&c, p.id.as_str(), p.user_id.as_str())
         .await?;
     Ok(NoContent)
 }
 
 async fn entries(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    AnyCaller(c): AnyCaller,
     Path(p): Path<IdParam>,
     Query(q): Query<EntriesQuery>,
 ) -> Res<Json<EntryPage>> {
-    svc.channel_entries(&meta, p.id.as_str(), q).await.map(Json)
+    svc.channel_entries(&c, p.id.as_str(), q).await.map(Json)
 }
 
 async fn post_entry(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    AnyCaller(c): AnyCaller,
     Path(p): Path<IdParam>,
     Json(b): Json<PostEntry>,
 ) -> Res<Json<Entry>> {
-    svc.post_entry(&meta, p.id.as_str(), b).await.map(Json)
+    svc.post_entry(&c, p.id.as_str(), b).await.map(Json)
 }

@@ -173,8 +173,22 @@ impl RouteDef {
     /// A credential refusal takes precedence over an input refusal: when the request fails with
     /// 400 or 404, the route's [`Auth`] is checked, and its refusal (401, 403) is what answers.
     /// So a caller without the right credential learns nothing about what it sent.
+    ///
+    /// A handler whose signature names its caller ([`super::callers`]) resolves the credential
+    /// before anything else, so it needs no check afterwards; the route's [`Auth`] must be the
+    /// one its type states (a route built otherwise panics when the route table is built, which
+    /// every test of the plane does).
     fn handle<Args: 'static, H: Handler<Args>>(mut self, h: H) -> Self {
         let h = Arc::new(h);
+        if let Some(auth) = H::credential() {
+            assert_eq!(
+                auth, self.auth,
+                "{self:?}: the handler's signature requires {auth:?}, the route says {:?}",
+                self.auth
+            );
+            self.handler = Arc::new(move |svc, call| h.call(svc, call));
+            return self.documented::<Args, H>();
+        }
         let auth = self.auth;
         self.handler = Arc::new(move |svc, call| {
             let meta = call.meta.clone();
@@ -189,6 +203,11 @@ impl RouteDef {
                 }
             })
         });
+        self.documented::<Args, H>()
+    }
+
+    /// Records the reference's view of handler `H`: its parameters, body and answer.
+    fn documented<Args: 'static, H: Handler<Args>>(mut self) -> Self {
         self.document = <H as Handler<Args>>::document;
         let mut doc = OpDoc::default();
         (self.document)(&mut doc, &mut Gens::new());
@@ -298,6 +317,26 @@ pub(crate) fn routes() -> Vec<RouteDef> {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
+
+    async fn needs_a_session(
+        _: Arc<Service>,
+        _: crate::http::callers::Session,
+    ) -> Result<crate::http::handler::NoContent, ApiError> {
+        Ok(crate::http::handler::NoContent)
+    }
+
+    #[test]
+    fn a_handler_that_takes_a_session_sets_the_routes_credential() {
+        let r = RouteDef::get("/api/x", "x", Auth::Cookie, "x").handle(needs_a_session);
+        assert_eq!(r.auth, Auth::Cookie);
+        assert!(r.error_codes().contains(&"BEARER_NOT_ALLOWED"), "{r:?}");
+    }
+
+    #[test]
+    #[should_panic(expected = "the handler's signature requires Cookie")]
+    fn a_route_that_says_another_credential_than_its_handler_is_refused() {
+        let _ = RouteDef::get("/api/x", "x", Auth::Any, "x").handle(needs_a_session);
+    }
 
     #[test]
     fn routes_are_unique_and_well_formed() {

@@ -2,12 +2,13 @@
 
 use std::sync::Arc;
 
+use super::super::callers::AdminSession;
 use super::super::handler::{Json, NoContent, Path};
 use super::{Auth, RouteDef};
 use crate::api::IdParam;
 use crate::api::network::{Listener, ListenerRequest};
 use crate::error::ApiError;
-use crate::service::{RequestMeta, Service};
+use crate::service::Service;
 
 /// The routes of this domain, in the order the reference lists them.
 pub(super) fn routes() -> Vec<RouteDef> {
@@ -43,19 +44,23 @@ pub(super) fn routes() -> Vec<RouteDef> {
 
 type Res<T> = Result<T, ApiError>;
 
-async fn list(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Vec<Listener>>> {
-    svc.listeners(&meta).await.map(Json)
+async fn list(svc: Arc<Service>, _: AdminSession) -> Res<Json<Vec<Listener>>> {
+    svc.listeners().await.map(Json)
 }
 
 async fn add(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    AdminSession(c): AdminSession,
     Json(b): Json<ListenerRequest>,
 ) -> Res<Json<Listener>> {
-    svc.add_listener(&meta, b).await.map(Json)
+    svc.add_listener(&c, b).await.map(Json)
 }
 
-async fn delete(svc: Arc<Service>, meta: RequestMeta, Path(p): Path<IdParam>) -> Res<NoContent> {
-    svc.delete_listener(&meta, p.id.as_str()).await?;
+async fn delete(
+    svc: Arc<Service>,
+    AdminSession(c): AdminSession,
+    Path(p): Path<IdParam>,
+) -> Res<NoContent> {
+    svc.delete_listener(&c, p.id.as_str()).await?;
     Ok(NoContent)
 }

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use super::super::callers::{AdminSession, Session, UserCaller};
 use super::super::handler::{Download, Json, MaybeJson, NoContent, Path, Query};
 use crate::api::enrollment::{EnrollRequest, Enrolled};
 use crate::api::nodes::{
@@ -191,81 +192,77 @@ async fn enroll(
     svc.enroll(&meta, b).await.map(Json)
 }
 
-async fn nodes(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Vec<Node>>> {
-    svc.nodes(&meta).await.map(Json)
+async fn nodes(svc: Arc<Service>, UserCaller(c): UserCaller) -> Res<Json<Vec<Node>>> {
+    svc.nodes(&c).await.map(Json)
 }
 
-async fn node(svc: Arc<Service>, meta: RequestMeta, Path(p): Path<IdParam>) -> Res<Json<Node>> {
-    svc.node(&meta, p.id.as_str()).await.map(Json)
+async fn node(svc: Arc<Service>, Session(c): Session, Path(p): Path<IdParam>) -> Res<Json<Node>> {
+    svc.node(&c, p.id.as_str()).await.map(Json)
 }
 
 async fn delete_node(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    Session(c): Session,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
-    svc.delete_node(&meta, p.id.as_str()).await?;
+    svc.delete_node(&c, p.id.as_str()).await?;
     Ok(NoContent)
 }
 
 async fn rotate_node_key(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    Session(c): Session,
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
 ) -> Res<Json<NodeKeyRotated>> {
-    svc.rotate_node_key(&meta, p.id.as_str()).await.map(Json)
+    svc.rotate_node_key(&c, p.id.as_str()).await.map(Json)
 }
 
 async fn set_allowed_dirs(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    Session(c): Session,
     Path(p): Path<IdParam>,
     Json(b): Json<AllowedDirsRequest>,
 ) -> Res<Json<Node>> {
-    svc.set_allowed_dirs(&meta, p.id.as_str(), b)
-        .await
-        .map(Json)
+    svc.set_allowed_dirs(&c, p.id.as_str(), b).await.map(Json)
 }
 
 async fn set_maintenance(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    Session(c): Session,
     Path(p): Path<IdParam>,
     Json(b): Json<MaintenanceRequest>,
 ) -> Res<Json<MaintenanceSet>> {
-    svc.set_maintenance(&meta, p.id.as_str(), b).await.map(Json)
+    svc.set_maintenance(&c, p.id.as_str(), b).await.map(Json)
 }
 
 async fn ping_node(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    Session(c): Session,
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
 ) -> Res<Json<NodePing>> {
-    svc.ping_node(&meta, p.id.as_str()).await.map(Json)
+    svc.ping_node(&c, p.id.as_str()).await.map(Json)
 }
 
 async fn node_command(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    AdminSession(c): AdminSession,
     Path(p): Path<IdParam>,
     Json(b): Json<NodeCommandRequest>,
 ) -> Res<Json<NodeCommandAnswer>> {
-    svc.node_command_admin(&meta, p.id.as_str(), b.0)
+    svc.node_command_admin(&c, p.id.as_str(), b.0)
         .await
         .map(Json)
 }
 
 async fn node_events(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    Session(c): Session,
     Path(p): Path<IdParam>,
     Query(q): Query<NodeEventsQuery>,
 ) -> Res<Json<NodeEvents>> {
-    svc.node_events_read(&meta, p.id.as_str(), q)
-        .await
-        .map(Json)
+    svc.node_events_read(&c, p.id.as_str(), q).await.map(Json)
 }
 
 async fn download_node(
@@ -284,25 +281,25 @@ async fn download_node(
 
 async fn update_node(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    AdminSession(c): AdminSession,
     Path(p): Path<IdParam>,
     b: MaybeJson<NodeUpdateRequest>,
 ) -> Res<Json<NodeUpdateOutcome>> {
-    svc.update_node(&meta, p.id.as_str(), b.0.unwrap_or_default())
+    svc.update_node(&c, p.id.as_str(), b.0.unwrap_or_default())
         .await
         .map(Json)
 }
 
 async fn update_outdated(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    AdminSession(c): AdminSession,
     b: MaybeJson<NodeUpdateRequest>,
 ) -> Res<Json<Vec<NodeUpdateOutcome>>> {
-    svc.update_outdated_nodes(&meta, b.0.unwrap_or_default())
+    svc.update_outdated_nodes(&c, b.0.unwrap_or_default())
         .await
         .map(Json)
 }
 
-async fn held_nodes(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<HeldNodes>> {
-    svc.held_nodes(&meta).await.map(Json)
+async fn held_nodes(svc: Arc<Service>, _: AdminSession) -> Res<Json<HeldNodes>> {
+    svc.held_nodes().await.map(Json)
 }

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use super::super::callers::Session;
 use super::super::handler::{Json, MaybeJson, NoContent, Path, Query};
 use super::{Auth, RouteDef};
 use crate::api::notifications::{
@@ -11,7 +12,7 @@ use crate::api::notifications::{
 };
 use crate::api::{Empty, IdParam};
 use crate::error::ApiError;
-use crate::service::{RequestMeta, Service};
+use crate::service::Service;
 
 /// The routes of this domain, in the order the reference lists them.
 pub(super) fn routes() -> Vec<RouteDef> {
@@ -90,68 +91,76 @@ pub(super) fn routes() -> Vec<RouteDef> {
 
 type Res<T> = Result<T, ApiError>;
 
-async fn vapid(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<VapidKey>> {
-    svc.vapid_key(&meta).await.map(Json)
+async fn vapid(svc: Arc<Service>, _: Session) -> Res<Json<VapidKey>> {
+    svc.notifications().vapid_key().map(Json)
 }
 
-async fn devices(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Vec<Device>>> {
-    svc.devices(&meta).await.map(Json)
+async fn devices(svc: Arc<Service>, Session(me): Session) -> Res<Json<Vec<Device>>> {
+    svc.notifications().devices(&me).await.map(Json)
 }
 
 async fn add_device(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    Session(me): Session,
     Json(b): Json<DeviceRequest>,
 ) -> Res<Json<Device>> {
-    svc.add_device(&meta, b).await.map(Json)
+    svc.notifications().add_device(&me, b).await.map(Json)
 }
 
 async fn delete_device(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    Session(me): Session,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
-    svc.delete_device(&meta, p.id.as_str()).await?;
+    svc.notifications()
+        .delete_device(&me, p.id.as_str())
+        .await?;
     Ok(NoContent)
 }
 
-async fn unread(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<UnreadCount>> {
-    svc.unread_count(&meta).await.map(Json)
+async fn unread(svc: Arc<Service>, Session(me): Session) -> Res<Json<UnreadCount>> {
+    svc.notifications().unread_count(&me).await.map(Json)
 }
 
 async fn list(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    Session(me): Session,
     Query(q): Query<NotificationsQuery>,
 ) -> Res<Json<Vec<Notification>>> {
-    svc.notifications(&meta, q).await.map(Json)
+    svc.notifications().notifications(&me, q).await.map(Json)
 }
 
 async fn read_one(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    Session(me): Session,
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
 ) -> Res<Json<MarkedRead>> {
-    svc.mark_read(&meta, Some(p.id.as_str())).await.map(Json)
+    svc.notifications()
+        .mark_read(&me, Some(p.id.as_str()))
+        .await
+        .map(Json)
 }
 
 async fn read_all(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    Session(me): Session,
     _: MaybeJson<Empty>,
 ) -> Res<Json<MarkedRead>> {
-    svc.mark_read(&meta, None).await.map(Json)
+    svc.notifications().mark_read(&me, None).await.map(Json)
 }
 
-async fn prefs(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<NotificationPrefs>> {
-    svc.notification_prefs(&meta).await.map(Json)
+async fn prefs(svc: Arc<Service>, Session(me): Session) -> Res<Json<NotificationPrefs>> {
+    svc.notifications().notification_prefs(&me).await.map(Json)
 }
 
 async fn set_prefs(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    Session(me): Session,
     Json(b): Json<NotificationPrefs>,
 ) -> Res<Json<NotificationPrefs>> {
-    svc.set_notification_prefs(&meta, b).await.map(Json)
+    svc.notifications()
+        .set_notification_prefs(&me, b)
+        .await
+        .map(Json)
 }
