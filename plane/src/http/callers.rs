@@ -9,6 +9,7 @@
 //! | [`AdminSession`] | an administrator's session cookie                                 | `session`              |
 //! | [`AnyCaller`]    | a session cookie, a system key or a pane's own token              | `session`, `bearer`    |
 //! | [`UserCaller`]   | a session cookie or a system key; a pane's token is 403           | `session`, `bearer`    |
+//! | [`SubshellCaller`] | any of the three; a pane's token then only within its permission map, on its owner's subshells (checked by the service per subshell) | `session`, `bearer` |
 //!
 //! The credential is resolved before any other argument is parsed, so a caller without the
 //! right one is refused (401, 403) before the path, the query or the body is looked at, and
@@ -46,6 +47,17 @@ pub(crate) struct AnyCaller(pub(crate) Caller);
 
 /// A person or a script: a session or a system key, not a pane's token.
 pub(crate) struct UserCaller(pub(crate) Caller);
+
+/// A caller of the subshell routes: any accepted credential, a pane's token within its
+/// permission map on its owner's subshells only (the service checks that per subshell).
+pub(crate) struct SubshellCaller(pub(crate) Caller);
+
+impl Credential for SubshellCaller {
+    const AUTH: Auth = Auth::Subshells;
+    async fn resolve(svc: &Arc<Service>, meta: &RequestMeta) -> Result<Self, ApiError> {
+        svc.caller(meta).await.map(Self)
+    }
+}
 
 impl Credential for Session {
     const AUTH: Auth = Auth::Cookie;

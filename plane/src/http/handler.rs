@@ -125,6 +125,19 @@ pub(crate) trait IntoAnswer: Send + 'static {
     fn document(doc: &mut OpDoc, gens: &mut Gens);
 }
 
+// ----- request facts -----
+
+/// The request's `Host` header, for answers that name the plane's address when no base URL is
+/// configured (it is not a parameter of the operation: nothing is documented).
+pub(crate) struct RequestHost(pub(crate) Option<String>);
+
+impl FromCall for RequestHost {
+    fn from_call(call: &mut Call) -> Result<Self, ApiError> {
+        Ok(Self(call.meta.host.clone()))
+    }
+    fn document(_: &mut OpDoc, _: &mut Gens) {}
+}
+
 // ----- JSON bodies and answers -----
 
 /// A JSON request body or answer of type `T`.

@@ -61,10 +61,9 @@ impl Service {
     /// `PUT /api/settings/instance` (cookie-session admin): renames the instance.
     pub async fn rename_instance(
         &self,
-        meta: &RequestMeta,
+        admin: &Caller,
         req: InstanceSettingsUpdate,
     ) -> Result<InstanceSettings, ApiError> {
-        let admin = self.admin(meta).await?;
         self.store
             .set_display_name(req.display_name.as_str(), &admin.user().id, self.now())
             .await?;
@@ -72,11 +71,7 @@ impl Service {
     }
 
     /// `GET /api/settings/trusted-origins` (admin session).
-    pub async fn trusted_origin_settings(
-        &self,
-        meta: &RequestMeta,
-    ) -> Result<TrustedOrigins, ApiError> {
-        self.admin(meta).await?;
+    pub async fn trusted_origin_settings(&self) -> Result<TrustedOrigins, ApiError> {
         Ok(self.origin_view())
     }
 
@@ -96,10 +91,9 @@ impl Service {
     /// entry and changes nothing.
     pub async fn set_trusted_origins(
         &self,
-        meta: &RequestMeta,
+        admin: &Caller,
         req: TrustedOriginsUpdate,
     ) -> Result<TrustedOrigins, ApiError> {
-        let admin = self.admin(meta).await?;
         if req.added.len() > 32 {
             return Err(ApiError::validation("added", "at most 32 origins"));
         }
@@ -126,8 +120,7 @@ impl Service {
     }
 
     /// `GET /api/settings/public`.
-    pub async fn public_settings(&self, meta: &RequestMeta) -> Result<PublicSettings, ApiError> {
-        self.caller(meta).await?;
+    pub async fn public_settings(&self) -> Result<PublicSettings, ApiError> {
         Ok(PublicSettings {
             trusted_origins: self.trusted_origins(),
         })
@@ -211,8 +204,8 @@ impl Service {
     }
 
     /// `POST /api/auth/sign-out`: destroys the caller's session.
-    pub async fn sign_out(&self, meta: &RequestMeta) -> Result<(), ApiError> {
-        if let Caller::Session { session_digest, .. } = self.session(meta).await? {
+    pub async fn sign_out(&self, c: &Caller) -> Result<(), ApiError> {
+        if let Caller::Session { session_digest, .. } = c {
             let digest = session_digest.clone();
             self.revoke(
                 format!("session:{session_digest}"),
@@ -234,8 +227,7 @@ impl Service {
     }
 
     /// `GET /api/auth/session`: the signed-in account.
-    pub async fn whoami(&self, meta: &RequestMeta) -> Result<Whoami, ApiError> {
-        let c = self.caller(meta).await?;
+    pub async fn whoami(&self, c: &Caller) -> Result<Whoami, ApiError> {
         let u = user_view(c.user());
         Ok(Whoami {
             id: u.id,
@@ -255,19 +247,17 @@ impl Service {
     // ----- users -----
 
     /// `GET /api/users`.
-    pub async fn users(&self, meta: &RequestMeta) -> Result<Vec<User>, ApiError> {
+    pub async fn users(&self) -> Result<Vec<User>, ApiError> {
         // An instance-wide read: open to any valid credential, a pane's token included.
-        self.caller(meta).await?;
         Ok(self.store.users().await?.iter().map(user_view).collect())
     }
 
     /// `POST /api/users`.
     pub async fn create_user(
         &self,
-        meta: &RequestMeta,
+        admin: &Caller,
         req: CreateUserRequest,
     ) -> Result<User, ApiError> {
-        let admin = self.admin(meta).await?;
         let role = Role::from(req.role);
         let password = req.password.into_string();
         let hash = passwords::hash(password).await?;
@@ -295,11 +285,10 @@ impl Service {
     /// `POST /api/users/:id/disable` and `…/enable`. Disabling ends the account's sessions.
     pub async fn set_user_disabled(
         &self,
-        meta: &RequestMeta,
+        admin: &Caller,
         id: &str,
         disabled: bool,
     ) -> Result<User, ApiError> {
-        let admin = self.admin(meta).await?;
         if disabled && admin.user().id == id {
             return Err(ApiError::new(
                 409,
@@ -327,11 +316,10 @@ impl Service {
     /// `PATCH /api/users/{id}` (admin session): role and display name.
     pub async fn update_user(
         &self,
-        meta: &RequestMeta,
+        admin: &Caller,
         id: &str,
         req: UpdateUserRequest,
     ) -> Result<User, ApiError> {
-        let admin = self.admin(meta).await?;
         let role = req.role.map(|r| Role::from(r).as_str());
         match self
             .store
@@ -357,8 +345,7 @@ impl Service {
     }
 
     /// `DELETE /api/users/{id}` (admin session).
-    pub async fn delete_user(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
-        let admin = self.admin(meta).await?;
+    pub async fn delete_user(&self, admin: &Caller, id: &str) -> Result<(), ApiError> {
         if admin.user().id == id {
             return Err(ApiError::new(
                 409,
@@ -396,13 +383,13 @@ impl Service {
     /// sessions end unless `signOutOthers` is false; this one stays.
     pub async fn change_password(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         req: ChangePasswordRequest,
     ) -> Result<(), ApiError> {
         let Caller::Session {
             user,
             session_digest,
-        } = self.session(meta).await?
+        } = c
         else {
             return Err(ApiError::internal());
         };
@@ -429,7 +416,7 @@ impl Service {
         let end = if req.sign_out_others == Some(false) {
             EndSessions::None
         } else {
-            EndSessions::AllBut(&session_digest)
+            EndSessions::AllBut(session_digest)
         };
         self.store
             .set_password(&user.id, &user.id, &hash, end, now)
@@ -442,11 +429,10 @@ impl Service {
     /// session of that account ends.
     pub async fn reset_password(
         &self,
-        meta: &RequestMeta,
+        admin: &Caller,
         id: &str,
         req: ResetPasswordRequest,
     ) -> Result<(), ApiError> {
-        let admin = self.admin(meta).await?;
         if admin.user().id == id {
             return Err(ApiError::new(
                 409,

@@ -1,6 +1,6 @@
 //! System keys and setup keys.
 
-use super::{RequestMeta, Service};
+use super::{Caller, Service};
 use crate::api::credentials::{
     CreateSystemKeyRequest, SetupKey, SetupKeyStatus, SystemKey, SystemKeyCreated,
     SystemKeyDisabled,
@@ -56,10 +56,9 @@ impl Service {
     /// `POST /api/system-keys`: the plaintext is in this answer and nowhere else, ever.
     pub async fn create_system_key(
         &self,
-        meta: &RequestMeta,
+        admin: &Caller,
         req: CreateSystemKeyRequest,
     ) -> Result<SystemKeyCreated, ApiError> {
-        let admin = self.admin(meta).await?;
         let token = secret::new_token(BEARER_PREFIX)?;
         let preview = secret::preview(&token, BEARER_PREFIX);
         let k = self
@@ -83,8 +82,7 @@ impl Service {
     }
 
     /// `GET /api/system-keys`.
-    pub async fn system_keys(&self, meta: &RequestMeta) -> Result<Vec<SystemKey>, ApiError> {
-        self.admin(meta).await?;
+    pub async fn system_keys(&self) -> Result<Vec<SystemKey>, ApiError> {
         Ok(self
             .store
             .system_keys()
@@ -97,11 +95,10 @@ impl Service {
     /// `POST /api/system-keys/:id/disable`.
     pub async fn disable_system_key(
         &self,
-        meta: &RequestMeta,
+        admin: &Caller,
         id: &str,
     ) -> Result<SystemKeyDisabled, ApiError> {
-        let admin = self.admin(meta).await?;
-        self.revoke_system_key(&admin, id, false).await?;
+        self.revoke_system_key(admin, id, false).await?;
         // Terminals opened with its attach tokens and feeds re-check their grants now.
         self.access_changed();
         Ok(SystemKeyDisabled {
@@ -111,9 +108,8 @@ impl Service {
     }
 
     /// `DELETE /api/system-keys/:id`.
-    pub async fn delete_system_key(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
-        let admin = self.admin(meta).await?;
-        self.revoke_system_key(&admin, id, true).await?;
+    pub async fn delete_system_key(&self, admin: &Caller, id: &str) -> Result<(), ApiError> {
+        self.revoke_system_key(admin, id, true).await?;
         self.access_changed();
         Ok(())
     }
@@ -153,9 +149,13 @@ impl Service {
 
     // ----- setup keys -----
 
-    /// `POST /api/setup-keys`: the key, with the commands that add a node with it.
-    pub async fn create_setup_key(&self, meta: &RequestMeta) -> Result<SetupKey, ApiError> {
-        let c = self.session(meta).await?;
+    /// `POST /api/setup-keys`: the key, with the commands that add a node with it (their
+    /// address from the request's `host` when no base URL is configured).
+    pub async fn create_setup_key(
+        &self,
+        c: &Caller,
+        host: Option<&str>,
+    ) -> Result<SetupKey, ApiError> {
         let now = self.now();
         let key_text = secret::new_token(SETUP_KEY_PREFIX)?;
         let validity = i64::try_from(termplane_proto::limits::SETUP_KEY_VALIDITY.as_millis())
@@ -173,14 +173,17 @@ impl Service {
         };
         self.store.create_setup_key(&k).await?;
         let mut view = setup_key_view(&k, now);
-        self.add_install_commands(meta, std::slice::from_mut(&mut view))
+        self.add_install_commands(host, std::slice::from_mut(&mut view))
             .await;
         Ok(view)
     }
 
     /// `GET /api/setup-keys`: an admin sees every key, others their own.
-    pub async fn setup_keys(&self, meta: &RequestMeta) -> Result<Vec<SetupKey>, ApiError> {
-        let c = self.session(meta).await?;
+    pub async fn setup_keys(
+        &self,
+        c: &Caller,
+        host: Option<&str>,
+    ) -> Result<Vec<SetupKey>, ApiError> {
         let owner = if c.is_admin_session() {
             None
         } else {
@@ -194,13 +197,12 @@ impl Service {
             .iter()
             .map(|k| setup_key_view(k, now))
             .collect();
-        self.add_install_commands(meta, &mut views).await;
+        self.add_install_commands(host, &mut views).await;
         Ok(views)
     }
 
     /// `DELETE /api/setup-keys/:id`: revokes an unused key.
-    pub async fn revoke_setup_key(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
-        let c = self.session(meta).await?;
+    pub async fn revoke_setup_key(&self, c: &Caller, id: &str) -> Result<(), ApiError> {
         let k = self
             .store
             .setup_key_by_id(id)

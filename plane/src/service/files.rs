@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use sha2::{Digest, Sha256};
 
-use super::{RequestMeta, Service};
+use super::{Caller, Service};
 use crate::api::files::{
     FILE_PIECE_BYTES, FileStart, FileUpload, KeptFile, MAX_BYTES_PER_ACCOUNT, MAX_FILE_BYTES,
     SendFile,
@@ -120,17 +120,16 @@ impl Service {
 
     /// Whose files a caller reaches: a person's, a script's (the `system` account's), or — for
     /// a pane's token — the pane's owner's.
-    async fn file_owner(&self, meta: &RequestMeta) -> Result<String, ApiError> {
-        Ok(self.caller(meta).await?.user().id.clone())
+    fn file_owner(c: &Caller) -> String {
+        c.user().id.clone()
     }
 
     /// [`Self::file_owner`] for a change (keeping a file, a piece of one, deleting one). A
     /// pane's token needs `channels: write` for it: kept files are what panes publish for
     /// people and other panes, the audience of a channel post, and a pane that may only read
     /// channels neither publishes nor deletes what its owner keeps.
-    async fn file_writer(&self, meta: &RequestMeta) -> Result<String, ApiError> {
-        let c = self.caller(meta).await?;
-        if let super::Caller::Pane { permissions, .. } = &c
+    fn file_writer(c: &Caller) -> Result<String, ApiError> {
+        if let Caller::Pane { permissions, .. } = c
             && permissions.channels != crate::api::subshells::Access::Write
         {
             return Err(ApiError::new(
@@ -180,12 +179,8 @@ impl Service {
     }
 
     /// `POST /api/files`.
-    pub async fn start_file(
-        &self,
-        meta: &RequestMeta,
-        req: FileStart,
-    ) -> Result<FileUpload, ApiError> {
-        let owner = self.file_writer(meta).await?;
+    pub async fn start_file(&self, c: &Caller, req: FileStart) -> Result<FileUpload, ApiError> {
+        let owner = Self::file_writer(c)?;
         if req.size > MAX_FILE_BYTES {
             return Err(ApiError::validation("size", "a file is at most 64 MiB"));
         }
@@ -259,12 +254,12 @@ impl Service {
     /// `PUT /api/files/{id}/pieces/{index}`.
     pub async fn file_piece(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         id: &str,
         index: PieceIndex,
         req: PieceRequest,
     ) -> Result<FileUpload, ApiError> {
-        let owner = self.file_writer(meta).await?;
+        let owner = Self::file_writer(c)?;
         let up = self
             .files
             .all
@@ -379,8 +374,8 @@ impl Service {
     }
 
     /// `GET /api/files`.
-    pub async fn files(&self, meta: &RequestMeta) -> Result<Vec<KeptFile>, ApiError> {
-        let owner = self.file_owner(meta).await?;
+    pub async fn files(&self, c: &Caller) -> Result<Vec<KeptFile>, ApiError> {
+        let owner = Self::file_owner(c);
         Ok(self
             .store
             .files_of(&owner)
@@ -390,8 +385,8 @@ impl Service {
             .collect())
     }
 
-    async fn own_file(&self, meta: &RequestMeta, id: &str) -> Result<FileRow, ApiError> {
-        let owner = self.file_owner(meta).await?;
+    async fn own_file(&self, c: &Caller, id: &str) -> Result<FileRow, ApiError> {
+        let owner = Self::file_owner(c);
         self.store
             .file(id)
             .await?
@@ -400,17 +395,17 @@ impl Service {
     }
 
     /// `GET /api/files/{id}`.
-    pub async fn file(&self, meta: &RequestMeta, id: &str) -> Result<KeptFile, ApiError> {
-        Ok(kept(&self.own_file(meta, id).await?))
+    pub async fn file(&self, c: &Caller, id: &str) -> Result<KeptFile, ApiError> {
+        Ok(kept(&self.own_file(c, id).await?))
     }
 
     /// `GET /api/files/{id}/content`: where the bytes are, their length, digest and name.
     pub async fn file_content(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         id: &str,
     ) -> Result<(PathBuf, u64, String, String), ApiError> {
-        let f = self.own_file(meta, id).await?;
+        let f = self.own_file(c, id).await?;
         let path = self.files_dir()?.join(&f.sha256);
         let len = std::fs::metadata(&path).map_err(|e| io_fault(&e))?.len();
         Ok((path, len, f.sha256, f.name))
@@ -418,8 +413,8 @@ impl Service {
 
     /// `DELETE /api/files/{id}`: an upload in progress is abandoned; a kept file's row goes,
     /// and its blob when no other row names it.
-    pub async fn delete_file(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
-        let owner = self.file_writer(meta).await?;
+    pub async fn delete_file(&self, c: &Caller, id: &str) -> Result<(), ApiError> {
+        let owner = Self::file_writer(c)?;
         let pending = self
             .files
             .all
@@ -436,7 +431,7 @@ impl Service {
                 return Ok(());
             }
         }
-        let f = self.own_file(meta, id).await?;
+        let f = self.own_file(c, id).await?;
         if !self.store.delete_file(id, &owner, self.now()).await? {
             return Err(not_found());
         }
@@ -461,13 +456,8 @@ impl Service {
     /// `POST /api/files/{id}/send`: writes the file into a pane's working directory through
     /// the same upload path a browser's drop takes (write access to the pane, the node's path
     /// policy, nothing left behind on failure).
-    pub async fn send_file(
-        &self,
-        meta: &RequestMeta,
-        id: &str,
-        req: SendFile,
-    ) -> Result<Upload, ApiError> {
-        let f = self.own_file(meta, id).await?;
+    pub async fn send_file(&self, c: &Caller, id: &str, req: SendFile) -> Result<Upload, ApiError> {
+        let f = self.own_file(c, id).await?;
         let start: UploadRequest = serde_json::from_value(serde_json::json!({
             "subshellId": req.subshell_id.as_str(),
             "name": f.name,
@@ -475,7 +465,7 @@ impl Service {
             "overwrite": req.overwrite,
         }))
         .map_err(|_| ApiError::internal())?;
-        let mut view = self.start_upload(meta, start).await?;
+        let mut view = self.start_upload(c, start).await?;
         let path = self.files_dir()?.join(&f.sha256);
         let mut file = std::fs::File::open(&path).map_err(|e| io_fault(&e))?;
         let piece = usize::try_from(FILE_PIECE_BYTES).unwrap_or(usize::MAX);

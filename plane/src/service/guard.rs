@@ -200,6 +200,7 @@ impl Service {
             return Ok(Caller::SystemKey {
                 user,
                 key_id: key.id,
+                key_digest: digest,
             });
         }
         if let Some(sub) = self.store.subshell_by_token(&digest).await? {

@@ -30,7 +30,7 @@
 
 use std::borrow::Cow;
 
-use super::{RequestMeta, Service, normalize_origin};
+use super::{Service, normalize_origin};
 use crate::api::credentials::SetupKey;
 use crate::api::install::{NodeInstall, NodeInstallDownload};
 
@@ -134,11 +134,11 @@ impl Service {
     }
 
     /// Puts the install commands on each view of `keys` that shows its key (an active key).
-    pub(super) async fn add_install_commands(&self, meta: &RequestMeta, keys: &mut [SetupKey]) {
+    pub(super) async fn add_install_commands(&self, host: Option<&str>, keys: &mut [SetupKey]) {
         if keys.iter().all(|k| k.key.is_none()) {
             return;
         }
-        let url = self.install_base_url(meta.host.as_deref());
+        let url = self.install_base_url(host);
         let served = self.served_node_programs().await;
         for k in keys {
             if let Some(key) = &k.key {

@@ -114,6 +114,8 @@ pub enum Caller {
         user: User,
         /// The key's row id.
         key_id: String,
+        /// Digest of the key.
+        key_digest: String,
     },
     /// A subshell's own token; acts as the subshell's owner, within the token's permissions, on
     /// the owner's subshells only (never with an administrator's boost, never through a share).

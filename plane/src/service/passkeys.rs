@@ -225,17 +225,9 @@ fn info(r: &PasskeyRow) -> PasskeyInfo {
 }
 
 impl Service {
-    /// The calling session's account (passkeys are managed from a browser session only).
-    async fn passkey_owner(&self, meta: &RequestMeta) -> Result<crate::store::User, ApiError> {
-        match self.session(meta).await? {
-            Caller::Session { user, .. } => Ok(user),
-            other => Ok(other.user().clone()),
-        }
-    }
-
     /// `GET /api/auth/passkeys`.
-    pub async fn passkeys(&self, meta: &RequestMeta) -> Result<Vec<PasskeyInfo>, ApiError> {
-        let user = self.passkey_owner(meta).await?;
+    pub async fn passkeys(&self, c: &Caller) -> Result<Vec<PasskeyInfo>, ApiError> {
+        let user = c.user().clone();
         Ok(self
             .store
             .passkeys_of(&user.id)
@@ -248,10 +240,10 @@ impl Service {
     /// `POST /api/auth/passkeys/register/start`.
     pub async fn passkey_register_start(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         req: PasskeyRegisterStart,
     ) -> Result<PasskeyCeremony, ApiError> {
-        let user = self.passkey_owner(meta).await?;
+        let user = c.user().clone();
         let w = self.passkeys.verifier()?;
         let held = self.store.passkeys_of(&user.id).await?;
         if held.len() >= usize::try_from(crate::store::MAX_PASSKEYS_PER_ACCOUNT).unwrap_or(20) {
@@ -292,10 +284,10 @@ impl Service {
     /// `POST /api/auth/passkeys/register/finish`.
     pub async fn passkey_register_finish(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         req: PasskeyFinish,
     ) -> Result<PasskeyInfo, ApiError> {
-        let user = self.passkey_owner(meta).await?;
+        let user = c.user().clone();
         let w = self.passkeys.verifier()?;
         let now = self.now();
         let Some(Step::Register {
@@ -335,8 +327,8 @@ impl Service {
     }
 
     /// `DELETE /api/auth/passkeys/{id}`.
-    pub async fn delete_passkey(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
-        let user = self.passkey_owner(meta).await?;
+    pub async fn delete_passkey(&self, c: &Caller, id: &str) -> Result<(), ApiError> {
+        let user = c.user().clone();
         if self.store.delete_passkey(id, &user.id, self.now()).await? {
             Ok(())
         } else {

@@ -13,7 +13,7 @@ use std::time::Duration;
 use termplane_proto::command::{Command, PathArg, WriteFile};
 
 use super::subshells::Need;
-use super::{RequestMeta, Service};
+use super::{Caller, Service};
 use crate::api::uploads::{
     MAX_UPLOAD_BYTES, PIECE_BYTES, PieceIndex, PieceRequest, Upload, UploadRequest,
 };
@@ -163,14 +163,9 @@ impl Service {
     }
 
     /// `POST /api/uploads`.
-    pub async fn start_upload(
-        &self,
-        meta: &RequestMeta,
-        req: UploadRequest,
-    ) -> Result<Upload, ApiError> {
-        let c = self.caller(meta).await?;
+    pub async fn start_upload(&self, c: &Caller, req: UploadRequest) -> Result<Upload, ApiError> {
         let row = self
-            .reach_subshell(&c, req.subshell_id.as_str(), Need::Write)
+            .reach_subshell(c, req.subshell_id.as_str(), Need::Write)
             .await?;
         if req.size > MAX_UPLOAD_BYTES {
             return Err(ApiError::validation("size", "an upload is at most 64 MiB"));
@@ -276,10 +271,9 @@ impl Service {
 
     async fn own_upload(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         id: &str,
     ) -> Result<Arc<smol::lock::Mutex<State>>, ApiError> {
-        let c = self.caller(meta).await?;
         let up = self.upload_of(id)?;
         if up.lock().await.user_id != c.user().id {
             return Err(not_found());
@@ -288,8 +282,8 @@ impl Service {
     }
 
     /// `GET /api/uploads/:id`.
-    pub async fn upload(&self, meta: &RequestMeta, id: &str) -> Result<Upload, ApiError> {
-        let up = self.own_upload(meta, id).await?;
+    pub async fn upload(&self, c: &Caller, id: &str) -> Result<Upload, ApiError> {
+        let up = self.own_upload(c, id).await?;
         let s = up.lock().await;
         Ok(view(id, &s))
     }
@@ -297,8 +291,8 @@ impl Service {
     /// `DELETE /api/uploads/:id`: abandons it; the node's partial file is removed. An upload
     /// that completed (or ended otherwise) while the cancel waited for a piece on its way is not
     /// there any more: 404, and a complete file stays written.
-    pub async fn cancel_upload(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
-        let up = self.own_upload(meta, id).await?;
+    pub async fn cancel_upload(&self, c: &Caller, id: &str) -> Result<(), ApiError> {
+        let up = self.own_upload(c, id).await?;
         let s = up.lock().await;
         if !self.still_open(id, &up) {
             return Err(not_found());
@@ -311,12 +305,12 @@ impl Service {
     /// `PUT /api/uploads/:id/pieces/:index`.
     pub async fn upload_piece(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         id: &str,
         index: PieceIndex,
         req: PieceRequest,
     ) -> Result<Upload, ApiError> {
-        let up = self.own_upload(meta, id).await?;
+        let up = self.own_upload(c, id).await?;
         self.write_piece(id, &up, index, req.data_b64.0).await
     }
 

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use super::super::callers::{AdminSession, AnyCaller, Session};
 use super::super::handler::{Json, MaybeJson, NoContent, Path, WithCookie};
 use crate::api::accounts::{
     ChangePasswordRequest, CreateUserRequest, InstanceSettings, InstanceSettingsUpdate,
@@ -12,18 +13,16 @@ use crate::api::{Empty, IdParam};
 use crate::error::ApiError;
 use crate::service::{RequestMeta, Service};
 
-use super::{Auth, RouteDef};
+use super::RouteDef;
 
 /// The routes of this domain, in the order the reference lists them.
 #[allow(clippy::too_many_lines)]
 pub(super) fn routes() -> Vec<RouteDef> {
-    use Auth::{Any, Cookie, CookieAdmin, None as Open};
     vec![
         // ----- the reference itself -----
         RouteDef::get(
             "/api/openapi.json",
             "openApiDocument",
-            Open,
             "This OpenAPI 3.1 document",
         )
         .tag("reference")
@@ -33,14 +32,12 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::get(
             "/api/setup/status",
             "setupStatus",
-            Open,
             "Whether the first account exists",
         )
         .handle(setup_status),
         RouteDef::post(
             "/api/setup",
             "setup",
-            Open,
             "Create the first (administrator) account",
         )
         .ok(201)
@@ -49,35 +46,30 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::get(
             "/api/settings/instance",
             "instanceSettings",
-            Open,
             "The instance's display name",
         )
         .handle(instance_settings),
         RouteDef::put(
             "/api/settings/instance",
             "renameInstance",
-            CookieAdmin,
             "Rename the instance",
         )
         .handle(rename_instance),
         RouteDef::get(
             "/api/settings/trusted-origins",
             "trustedOrigins",
-            CookieAdmin,
             "The trusted origins: configured ones and ones administrators added",
         )
         .handle(trusted_origins),
         RouteDef::put(
             "/api/settings/trusted-origins",
             "setTrustedOrigins",
-            CookieAdmin,
             "Replace the origins administrators added to the trusted list",
         )
         .handle(set_trusted_origins),
         RouteDef::get(
             "/api/settings/public",
             "publicSettings",
-            Any,
             "Settings any signed-in caller may read",
         )
         .handle(public_settings),
@@ -85,7 +77,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::post(
             "/api/auth/sign-in",
             "signIn",
-            Open,
             "Sign in with a password; sets the session cookie",
         )
         .errors(&["INVALID_CREDENTIALS", "TOO_MANY_ATTEMPTS"])
@@ -93,36 +84,28 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::post(
             "/api/auth/sign-out",
             "signOut",
-            Cookie,
             "Destroy the session and clear its cookie",
         )
         .handle(sign_out),
-        RouteDef::get("/api/auth/session", "session", Any, "The calling account").handle(whoami),
+        RouteDef::get("/api/auth/session", "session", "The calling account").handle(whoami),
         // ----- accounts -----
-        RouteDef::get("/api/users", "listUsers", Any, "List accounts").handle(users),
-        RouteDef::post("/api/users", "createUser", CookieAdmin, "Create an account")
+        RouteDef::get("/api/users", "listUsers", "List accounts").handle(users),
+        RouteDef::post("/api/users", "createUser", "Create an account")
             .ok(201)
             .errors(&["EMAIL_TAKEN"])
             .handle(create_user),
         RouteDef::post(
             "/api/users/:id/disable",
             "disableUser",
-            CookieAdmin,
             "Disable an account (its sessions end at once)",
         )
         .errors(&["CANNOT_DISABLE_SELF"])
         .handle(disable_user),
-        RouteDef::post(
-            "/api/users/:id/enable",
-            "enableUser",
-            CookieAdmin,
-            "Enable an account",
-        )
-        .handle(enable_user),
+        RouteDef::post("/api/users/:id/enable", "enableUser", "Enable an account")
+            .handle(enable_user),
         RouteDef::patch(
             "/api/users/:id",
             "updateUser",
-            CookieAdmin,
             "Change an account's role or display name (the last enabled administrator cannot be \
              demoted)",
         )
@@ -131,7 +114,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::delete(
             "/api/users/:id",
             "deleteUser",
-            CookieAdmin,
             "Delete an account: its sessions, passkeys, presets, workspaces and shares go with \
              it; refused for the last administrator, for oneself and while its subshells run",
         )
@@ -145,7 +127,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::post(
             "/api/users/:id/password",
             "resetPassword",
-            CookieAdmin,
             "Set another account's password; every session of that account ends",
         )
         .errors(&["NOT_FOUND", "CANNOT_DISABLE_SELF"])
@@ -153,7 +134,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::post(
             "/api/auth/password",
             "changePassword",
-            Cookie,
             "Change your own password (the current one is checked); your other sessions end \
              unless `signOutOthers` is false",
         )
@@ -187,62 +167,62 @@ async fn instance_settings(svc: Arc<Service>, _: RequestMeta) -> Res<Json<Instan
 
 async fn rename_instance(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    AdminSession(c): AdminSession,
     Json(b): Json<InstanceSettingsUpdate>,
 ) -> Res<Json<InstanceSettings>> {
-    svc.rename_instance(&meta, b).await.map(Json)
+    svc.rename_instance(&c, b).await.map(Json)
 }
 
-async fn trusted_origins(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<TrustedOrigins>> {
-    svc.trusted_origin_settings(&meta).await.map(Json)
+async fn trusted_origins(svc: Arc<Service>, _: AdminSession) -> Res<Json<TrustedOrigins>> {
+    svc.trusted_origin_settings().await.map(Json)
 }
 
 async fn set_trusted_origins(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    AdminSession(c): AdminSession,
     Json(b): Json<TrustedOriginsUpdate>,
 ) -> Res<Json<TrustedOrigins>> {
-    svc.set_trusted_origins(&meta, b).await.map(Json)
+    svc.set_trusted_origins(&c, b).await.map(Json)
 }
 
-async fn public_settings(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<PublicSettings>> {
-    svc.public_settings(&meta).await.map(Json)
+async fn public_settings(svc: Arc<Service>, _: AnyCaller) -> Res<Json<PublicSettings>> {
+    svc.public_settings().await.map(Json)
 }
 
 async fn update_user(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    AdminSession(c): AdminSession,
     Path(p): Path<IdParam>,
     Json(b): Json<UpdateUserRequest>,
 ) -> Res<Json<User>> {
-    svc.update_user(&meta, p.id.as_str(), b).await.map(Json)
+    svc.update_user(&c, p.id.as_str(), b).await.map(Json)
 }
 
 async fn delete_user(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    AdminSession(c): AdminSession,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
-    svc.delete_user(&meta, p.id.as_str()).await?;
+    svc.delete_user(&c, p.id.as_str()).await?;
     Ok(NoContent)
 }
 
 async fn reset_password(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    AdminSession(c): AdminSession,
     Path(p): Path<IdParam>,
     Json(b): Json<ResetPasswordRequest>,
 ) -> Res<NoContent> {
-    svc.reset_password(&meta, p.id.as_str(), b).await?;
+    svc.reset_password(&c, p.id.as_str(), b).await?;
     Ok(NoContent)
 }
 
 async fn change_password(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    Session(c): Session,
     Json(b): Json<ChangePasswordRequest>,
 ) -> Res<NoContent> {
-    svc.change_password(&meta, b).await?;
+    svc.change_password(&c, b).await?;
     Ok(NoContent)
 }
 
@@ -268,48 +248,48 @@ async fn sign_in(
     })
 }
 
-async fn sign_out(svc: Arc<Service>, meta: RequestMeta) -> Res<WithCookie<NoContent>> {
-    svc.sign_out(&meta).await?;
+async fn sign_out(svc: Arc<Service>, Session(c): Session) -> Res<WithCookie<NoContent>> {
+    svc.sign_out(&c).await?;
     Ok(WithCookie {
         set_cookie: session_cookie(&svc, "", 0),
         answer: NoContent,
     })
 }
 
-async fn whoami(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Whoami>> {
-    svc.whoami(&meta).await.map(Json)
+async fn whoami(svc: Arc<Service>, AnyCaller(c): AnyCaller) -> Res<Json<Whoami>> {
+    svc.whoami(&c).await.map(Json)
 }
 
-async fn users(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Vec<User>>> {
-    svc.users(&meta).await.map(Json)
+async fn users(svc: Arc<Service>, _: AnyCaller) -> Res<Json<Vec<User>>> {
+    svc.users().await.map(Json)
 }
 
 async fn create_user(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    AdminSession(c): AdminSession,
     Json(b): Json<CreateUserRequest>,
 ) -> Res<Json<User>> {
-    svc.create_user(&meta, b).await.map(Json)
+    svc.create_user(&c, b).await.map(Json)
 }
 
 async fn disable_user(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    AdminSession(c): AdminSession,
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
 ) -> Res<Json<User>> {
-    svc.set_user_disabled(&meta, p.id.as_str(), true)
+    svc.set_user_disabled(&c, p.id.as_str(), true)
         .await
         .map(Json)
 }
 
 async fn enable_user(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    AdminSession(c): AdminSession,
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
 ) -> Res<Json<User>> {
-    svc.set_user_disabled(&meta, p.id.as_str(), false)
+    svc.set_user_disabled(&c, p.id.as_str(), false)
         .await
         .map(Json)
 }

@@ -9,18 +9,16 @@ use crate::api::audit::{AuditEntry, AuditQuery};
 use crate::error::ApiError;
 use crate::service::Service;
 
-use super::{Auth, RouteDef};
+use super::RouteDef;
 
 /// The routes of this domain, in the order the reference lists them.
 #[allow(clippy::too_many_lines)]
 pub(super) fn routes() -> Vec<RouteDef> {
-    use Auth::CookieAdmin;
     vec![
         // ----- audit -----
         RouteDef::get(
             "/api/audit",
             "auditLog",
-            CookieAdmin,
             "Audit entries, newest first, filtered by actor, actor kind, action, target and time; \
              page with `before` (the last entry's `id`)",
         )
@@ -29,7 +27,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::get(
             "/api/admin/status",
             "adminStatus",
-            CookieAdmin,
             "The plane's version, uptime and database, nodes by liveness and version, held \
              nodes and subshells by state",
         )
@@ -37,7 +34,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::get(
             "/api/admin/deployment",
             "adminDeployment",
-            CookieAdmin,
             "How the plane is deployed: listen addresses, base URL, data directory, database, \
              trusted origins and the node binaries it serves",
         )

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::super::callers::{AdminSession, AnyCaller, UserCaller};
 use super::super::handler::{Json, NoContent, Path, Query};
-use super::{Auth, RouteDef};
+use super::RouteDef;
 use crate::api::IdParam;
 use crate::api::catalog::{
     HarnessStatus, HarnessesQuery, Plugin, PluginParam, PluginUpdate, Preset, PresetRequest,
@@ -18,26 +18,22 @@ use crate::service::Service;
 /// The routes of this domain, in the order the reference lists them.
 #[allow(clippy::too_many_lines)]
 pub(super) fn routes() -> Vec<RouteDef> {
-    use Auth::{Any, CookieAdmin, User};
     vec![
         RouteDef::get(
             "/api/plugins",
             "listPlugins",
-            Any,
             "The harness plugins, with whether each is enabled",
         )
         .handle(plugins),
         RouteDef::put(
             "/api/plugins/:id",
             "setPluginEnabled",
-            CookieAdmin,
             "Turn a plugin on or off",
         )
         .handle(set_plugin),
         RouteDef::get(
             "/api/nodes/:id/harnesses",
             "nodeHarnesses",
-            User,
             "Every harness as a node has it, and whether it can be launched there (detects when asked or when the last answer is older than ten minutes)",
         )
         .errors(&[
@@ -52,7 +48,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::get(
             "/api/nodes/:id/dirs",
             "nodeDirs",
-            User,
             "The subdirectories of one directory of a node (its home when no path is given), \
              within the node's allowed directories: a folder picker's listing",
         )
@@ -69,7 +64,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::put(
             "/api/nodes/:id/system-access",
             "setNodeSystemAccess",
-            CookieAdmin,
             "Let scripts (system keys) launch subshells on a node, or stop letting them",
         )
         .describe(
@@ -79,48 +73,43 @@ pub(super) fn routes() -> Vec<RouteDef> {
         )
         .errors(&["LOCAL_NODE"])
         .handle(system_access),
-        RouteDef::get("/api/presets", "listPresets", User, "The caller's presets")
+        RouteDef::get("/api/presets", "listPresets", "The caller's presets")
             .handle(presets),
-        RouteDef::post("/api/presets", "createPreset", User, "Create a preset")
+        RouteDef::post("/api/presets", "createPreset", "Create a preset")
             .ok(201)
             .handle(create_preset),
-        RouteDef::get("/api/presets/:id", "getPreset", User, "One preset").handle(preset),
+        RouteDef::get("/api/presets/:id", "getPreset", "One preset").handle(preset),
         RouteDef::put(
             "/api/presets/:id",
             "updatePreset",
-            User,
             "Replace a preset's fields",
         )
         .handle(update_preset),
         RouteDef::delete(
             "/api/presets/:id",
             "deletePreset",
-            User,
             "Delete a preset (subshells launched with it keep what they had)",
         )
         .handle(delete_preset),
         RouteDef::get(
             "/api/workspaces",
             "listWorkspaces",
-            User,
             "The caller's workspaces",
         )
         .handle(workspaces),
         RouteDef::post(
             "/api/workspaces",
             "createWorkspace",
-            User,
             "Name a directory on a node the caller may launch on",
         )
         .ok(201)
         .errors(&["NOT_FOUND", "NODE_NOT_ALLOWED"])
         .handle(create_workspace),
-        RouteDef::get("/api/workspaces/:id", "getWorkspace", User, "One workspace")
+        RouteDef::get("/api/workspaces/:id", "getWorkspace", "One workspace")
             .handle(workspace),
         RouteDef::put(
             "/api/workspaces/:id",
             "updateWorkspace",
-            User,
             "Replace a workspace's fields",
         )
         .errors(&["NODE_NOT_ALLOWED"])
@@ -128,7 +117,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::delete(
             "/api/workspaces/:id",
             "deleteWorkspace",
-            User,
             "Delete a workspace",
         )
         .handle(delete_workspace),

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use super::super::callers::{AnyCaller, UserCaller};
 use super::super::handler::{Json, NoContent, Path, Query};
-use super::{Auth, RouteDef};
+use super::RouteDef;
 use crate::api::IdParam;
 use crate::api::channels::{
     Channel, CreateChannel, EntriesQuery, Entry, EntryPage, Identity, Member, MemberParams,
@@ -21,14 +21,12 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::get(
             "/api/identities",
             "listIdentities",
-            Auth::Any,
             "Your identities (a pane: the ones its token registered)",
         )
         .handle(list_identities),
         RouteDef::post(
             "/api/identities",
             "registerIdentity",
-            Auth::Any,
             "Register a public key you hold as an identity, with a proof that you hold it",
         )
         .ok(201)
@@ -42,7 +40,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::get(
             "/api/identities/:id",
             "getIdentity",
-            Auth::Any,
             "Any identity: its public key and thumbprint, to verify entries with",
         )
         .errors(&["NOT_FOUND"])
@@ -50,7 +47,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::delete(
             "/api/identities/:id",
             "revokeIdentity",
-            Auth::Any,
             "Revoke an identity you (or your pane) hold; its entries keep verifying",
         )
         .errors(&["NOT_FOUND", "PERMISSION_DENIED", "IDENTITY_NOT_YOURS"])
@@ -58,26 +54,23 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::get(
             "/api/channels",
             "listChannels",
-            Auth::Any,
             "The channels you own or are a member of, with your access and their heads",
         )
         .handle(list_channels),
         RouteDef::post(
             "/api/channels",
             "createChannel",
-            Auth::Any,
             "Make a channel (a pane makes one for its owner)",
         )
         .ok(201)
         .errors(&["PERMISSION_DENIED", "CHANNEL_LIMIT"])
         .handle(create_channel),
-        RouteDef::get("/api/channels/:id", "getChannel", Auth::Any, "One channel")
+        RouteDef::get("/api/channels/:id", "getChannel", "One channel")
             .errors(&["NOT_FOUND"])
             .handle(get_channel),
         RouteDef::delete(
             "/api/channels/:id",
             "deleteChannel",
-            Auth::User,
             "Delete a channel you own, with its entries",
         )
         .errors(&["NOT_FOUND", "PERMISSION_DENIED"])
@@ -85,7 +78,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::get(
             "/api/channels/:id/members",
             "listChannelMembers",
-            Auth::Any,
             "A channel's owner and members",
         )
         .errors(&["NOT_FOUND"])
@@ -93,7 +85,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::put(
             "/api/channels/:id/members/:userId",
             "setChannelMember",
-            Auth::User,
             "Give an account read or write access to a channel you own",
         )
         .errors(&["NOT_FOUND", "PERMISSION_DENIED", "REFERENCE_MISMATCH"])
@@ -101,7 +92,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::delete(
             "/api/channels/:id/members/:userId",
             "removeChannelMember",
-            Auth::User,
             "Remove a member from a channel you own, or leave one",
         )
         .errors(&["NOT_FOUND", "PERMISSION_DENIED"])
@@ -109,7 +99,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::get(
             "/api/channels/:id/entries",
             "listChannelEntries",
-            Auth::Any,
             "Entries after a cursor, each checked as it is read; optionally wait for new ones",
         )
         .errors(&["NOT_FOUND"])
@@ -117,7 +106,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::post(
             "/api/channels/:id/entries",
             "postChannelEntry",
-            Auth::Any,
             "Append a signed entry at the channel's head",
         )
         .ok(201)

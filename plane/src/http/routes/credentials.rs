@@ -2,33 +2,31 @@
 
 use std::sync::Arc;
 
-use super::super::handler::{Json, MaybeJson, NoContent, Path};
+use super::super::callers::{AdminSession, Session};
+use super::super::handler::{Json, MaybeJson, NoContent, Path, RequestHost};
 use crate::api::credentials::{
     CreateSystemKeyRequest, SetupKey, SystemKey, SystemKeyCreated, SystemKeyDisabled,
 };
 use crate::api::{Empty, IdParam};
 use crate::error::ApiError;
-use crate::service::{RequestMeta, Service};
+use crate::service::Service;
 
-use super::{Auth, RouteDef};
+use super::RouteDef;
 
 /// The routes of this domain, in the order the reference lists them.
 #[allow(clippy::too_many_lines)]
 pub(super) fn routes() -> Vec<RouteDef> {
-    use Auth::{Cookie, CookieAdmin};
     vec![
         // ----- system keys -----
         RouteDef::get(
             "/api/system-keys",
             "listSystemKeys",
-            CookieAdmin,
             "List system keys (never the secret)",
         )
         .handle(system_keys),
         RouteDef::post(
             "/api/system-keys",
             "createSystemKey",
-            CookieAdmin,
             "Mint a system key; its plaintext is in this answer only",
         )
         .ok(201)
@@ -36,14 +34,12 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::post(
             "/api/system-keys/:id/disable",
             "disableSystemKey",
-            CookieAdmin,
             "Disable a system key",
         )
         .handle(disable_system_key),
         RouteDef::delete(
             "/api/system-keys/:id",
             "deleteSystemKey",
-            CookieAdmin,
             "Delete a system key",
         )
         .handle(delete_system_key),
@@ -51,14 +47,12 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::get(
             "/api/setup-keys",
             "listSetupKeys",
-            Cookie,
             "List setup keys (an administrator sees all)",
         )
         .handle(setup_keys),
         RouteDef::post(
             "/api/setup-keys",
             "createSetupKey",
-            Cookie,
             "Mint a single-use setup key valid for 24 hours, with the commands that add a node \
              with it (`install`: the one `curl … /install.sh | sh` command and the same in steps)",
         )
@@ -67,7 +61,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::delete(
             "/api/setup-keys/:id",
             "revokeSetupKey",
-            Cookie,
             "Revoke an unused setup key",
         )
         .errors(&["SETUP_KEY_NOT_REVOCABLE"])
@@ -77,53 +70,58 @@ pub(super) fn routes() -> Vec<RouteDef> {
 
 type Res<T> = Result<T, ApiError>;
 
-async fn system_keys(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Vec<SystemKey>>> {
-    svc.system_keys(&meta).await.map(Json)
+async fn system_keys(svc: Arc<Service>, _: AdminSession) -> Res<Json<Vec<SystemKey>>> {
+    svc.system_keys().await.map(Json)
 }
 
 async fn create_system_key(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    AdminSession(c): AdminSession,
     Json(b): Json<CreateSystemKeyRequest>,
 ) -> Res<Json<SystemKeyCreated>> {
-    svc.create_system_key(&meta, b).await.map(Json)
+    svc.create_system_key(&c, b).await.map(Json)
 }
 
 async fn disable_system_key(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    AdminSession(c): AdminSession,
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
 ) -> Res<Json<SystemKeyDisabled>> {
-    svc.disable_system_key(&meta, p.id.as_str()).await.map(Json)
+    svc.disable_system_key(&c, p.id.as_str()).await.map(Json)
 }
 
 async fn delete_system_key(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    AdminSession(c): AdminSession,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
-    svc.delete_system_key(&meta, p.id.as_str()).await?;
+    svc.delete_system_key(&c, p.id.as_str()).await?;
     Ok(NoContent)
 }
 
-async fn setup_keys(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Vec<SetupKey>>> {
-    svc.setup_keys(&meta).await.map(Json)
+async fn setup_keys(
+    svc: Arc<Service>,
+    Session(c): Session,
+    RequestHost(host): RequestHost,
+) -> Res<Json<Vec<SetupKey>>> {
+    svc.setup_keys(&c, host.as_deref()).await.map(Json)
 }
 
 async fn create_setup_key(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    Session(c): Session,
+    RequestHost(host): RequestHost,
     _: MaybeJson<Empty>,
 ) -> Res<Json<SetupKey>> {
-    svc.create_setup_key(&meta).await.map(Json)
+    svc.create_setup_key(&c, host.as_deref()).await.map(Json)
 }
 
 async fn revoke_setup_key(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    Session(c): Session,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
-    svc.revoke_setup_key(&meta, p.id.as_str()).await?;
+    svc.revoke_setup_key(&c, p.id.as_str()).await?;
     Ok(NoContent)
 }

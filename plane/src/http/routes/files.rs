@@ -2,31 +2,24 @@
 
 use std::sync::Arc;
 
+use super::super::callers::AnyCaller;
 use super::super::handler::{Download, Json, NoContent, Path};
-use super::{Auth, RouteDef};
+use super::RouteDef;
 use crate::api::IdParam;
 use crate::api::files::{FileStart, FileUpload, KeptFile, SendFile};
 use crate::api::uploads::{PieceParams, PieceRequest, Upload};
 use crate::error::ApiError;
-use crate::service::{RequestMeta, Service};
+use crate::service::Service;
 
 /// The routes of this domain, in the order the reference lists them.
 pub(super) fn routes() -> Vec<RouteDef> {
     // A pane's token acts for the pane's owner: it keeps (publishes) and reads their files;
     // sending one into a pane is still bound by its permission map.
-    use Auth::Any as User;
     vec![
-        RouteDef::get(
-            "/api/files",
-            "listFiles",
-            User,
-            "Your kept files, newest first",
-        )
-        .handle(list),
+        RouteDef::get("/api/files", "listFiles", "Your kept files, newest first").handle(list),
         RouteDef::post(
             "/api/files",
             "startFile",
-            User,
             "Start uploading a file to keep (at most 64 MiB; 1 GiB per account)",
         )
         .ok(201)
@@ -35,18 +28,16 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::put(
             "/api/files/:id/pieces/:index",
             "putFilePiece",
-            User,
             "Send the next piece of an upload; the last one keeps the file",
         )
         .errors(&["NOT_FOUND", "UPLOAD_ABANDONED"])
         .handle(piece),
-        RouteDef::get("/api/files/:id", "getFile", User, "One kept file")
+        RouteDef::get("/api/files/:id", "getFile", "One kept file")
             .errors(&["NOT_FOUND"])
             .handle(get),
         RouteDef::get(
             "/api/files/:id/content",
             "downloadFile",
-            User,
             "A kept file's bytes (`Content-Disposition: attachment` with its name)",
         )
         .errors(&["NOT_FOUND"])
@@ -54,7 +45,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::delete(
             "/api/files/:id",
             "deleteFile",
-            User,
             "Delete a kept file, or abandon its upload",
         )
         .errors(&["NOT_FOUND"])
@@ -62,7 +52,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::post(
             "/api/files/:id/send",
             "sendFile",
-            User,
             "Write a kept file into a pane's working directory on its node",
         )
         .errors(&[
@@ -79,35 +68,43 @@ pub(super) fn routes() -> Vec<RouteDef> {
 
 type Res<T> = Result<T, ApiError>;
 
-async fn list(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Vec<KeptFile>>> {
-    svc.files(&meta).await.map(Json)
+async fn list(svc: Arc<Service>, AnyCaller(c): AnyCaller) -> Res<Json<Vec<KeptFile>>> {
+    svc.files(&c).await.map(Json)
 }
 
 async fn start(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    AnyCaller(c): AnyCaller,
     Json(b): Json<FileStart>,
 ) -> Res<Json<FileUpload>> {
-    svc.start_file(&meta, b).await.map(Json)
+    svc.start_file(&c, b).await.map(Json)
 }
 
 async fn piece(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    AnyCaller(c): AnyCaller,
     Path(p): Path<PieceParams>,
     Json(b): Json<PieceRequest>,
 ) -> Res<Json<FileUpload>> {
-    svc.file_piece(&meta, p.id.as_str(), p.index, b)
+    svc.file_piece(&c, p.id.as_str(), p.index, b)
         .await
         .map(Json)
 }
 
-async fn get(svc: Arc<Service>, meta: RequestMeta, Path(p): Path<IdParam>) -> Res<Json<KeptFile>> {
-    svc.file(&meta, p.id.as_str()).await.map(Json)
+async fn get(
+    svc: Arc<Service>,
+    AnyCaller(c): AnyCaller,
+    Path(p): Path<IdParam>,
+) -> Res<Json<KeptFile>> {
+    svc.file(&c, p.id.as_str()).await.map(Json)
 }
 
-async fn content(svc: Arc<Service>, meta: RequestMeta, Path(p): Path<IdParam>) -> Res<Download> {
-    let (path, len, sha256, name) = svc.file_content(&meta, p.id.as_str()).await?;
+async fn content(
+    svc: Arc<Service>,
+    AnyCaller(c): AnyCaller,
+    Path(p): Path<IdParam>,
+) -> Res<Download> {
+    let (path, len, sha256, name) = svc.file_content(&c, p.id.as_str()).await?;
     Ok(Download {
         path,
         len,
@@ -116,16 +113,20 @@ async fn content(svc: Arc<Service>, meta: RequestMeta, Path(p): Path<IdParam>) -
     })
 }
 
-async fn delete(svc: Arc<Service>, meta: RequestMeta, Path(p): Path<IdParam>) -> Res<NoContent> {
-    svc.delete_file(&meta, p.id.as_str()).await?;
+async fn delete(
+    svc: Arc<Service>,
+    AnyCaller(c): AnyCaller,
+    Path(p): Path<IdParam>,
+) -> Res<NoContent> {
+    svc.delete_file(&c, p.id.as_str()).await?;
     Ok(NoContent)
 }
 
 async fn send(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    AnyCaller(c): AnyCaller,
     Path(p): Path<IdParam>,
     Json(b): Json<SendFile>,
 ) -> Res<Json<Upload>> {
-    svc.send_file(&meta, p.id.as_str(), b).await.map(Json)
+    svc.send_file(&c, p.id.as_str(), b).await.map(Json)
 }

@@ -4,12 +4,15 @@
 //! # Adding a route
 //! 1. Put its request and answer types in [`crate::api`] (in the domain's module), with their
 //!    constraints on the types.
-//! 2. Write the handler below: `async fn name(svc: Arc<Service>, meta: RequestMeta, …)
-//!    -> Result<R, ApiError>` whose further arguments are extractors ([`Json`], [`Query`],
-//!    [`Path`]) and whose answer `R` is [`Json`], [`NoContent`], [`Download`] or [`WithCookie`];
-//!    it calls the service.
+//! 2. Write the handler below: `async fn name(svc: Arc<Service>, who: C, …)
+//!    -> Result<R, ApiError>` where `C` says who may call it (a type of [`super::callers`]:
+//!    `Session`, `AdminSession`, `AnyCaller`, `UserCaller`, `SubshellCaller`; an open route
+//!    takes the request's `RequestMeta` there), whose further arguments are extractors
+//!    ([`Json`], [`Query`], [`Path`]) and whose answer `R` is [`Json`], [`NoContent`],
+//!    [`Download`] or [`WithCookie`]; it calls the service with the resolved caller.
 //! 3. Add one entry to [`routes`] in its section: method and path (`:id` for a parameter), an
-//!    operation id, the [`Auth`] it requires, a summary, then optionally `.describe(text)` (the
+//!    operation id, a summary, then optionally `.setup_key()` (the one route whose credential
+//!    is a setup key in its body), `.describe(text)` (the
 //!    rules a reader needs beyond the summary), `.ok(status)` (default
 //!    200; 204 for [`NoContent`]), `.errors(&[...])` (the codes *this* route can answer besides
 //!    those its [`Auth`], method and body imply; every code must be in [`crate::error::CODES`])
@@ -38,7 +41,6 @@ use std::sync::Arc;
 use super::handler::{ErasedHandler, Gens, Handler, OpDoc};
 use super::wire::Method;
 use crate::error::ApiError;
-use crate::service::{RequestMeta, Service};
 
 /// What a route requires of its caller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,13 +101,7 @@ impl std::fmt::Debug for RouteDef {
 fn no_handler(_: &mut OpDoc, _: &mut Gens) {}
 
 impl RouteDef {
-    fn new(
-        method: Method,
-        path: &'static str,
-        op: &'static str,
-        auth: Auth,
-        summary: &'static str,
-    ) -> Self {
+    fn new(method: Method, path: &'static str, op: &'static str, summary: &'static str) -> Self {
         let tag = path
             .strip_prefix("/api/")
             .and_then(|p| p.split('/').next())
@@ -114,7 +110,7 @@ impl RouteDef {
             method,
             path,
             op,
-            auth,
+            auth: Auth::None,
             tag,
             summary,
             description: None,
@@ -130,23 +126,29 @@ impl RouteDef {
             made_once: false,
         }
     }
-    fn get(path: &'static str, op: &'static str, auth: Auth, summary: &'static str) -> Self {
-        Self::new(Method::Get, path, op, auth, summary)
+    fn get(path: &'static str, op: &'static str, summary: &'static str) -> Self {
+        Self::new(Method::Get, path, op, summary)
     }
-    fn post(path: &'static str, op: &'static str, auth: Auth, summary: &'static str) -> Self {
-        Self::new(Method::Post, path, op, auth, summary)
+    fn post(path: &'static str, op: &'static str, summary: &'static str) -> Self {
+        Self::new(Method::Post, path, op, summary)
     }
-    fn put(path: &'static str, op: &'static str, auth: Auth, summary: &'static str) -> Self {
-        Self::new(Method::Put, path, op, auth, summary)
+    fn put(path: &'static str, op: &'static str, summary: &'static str) -> Self {
+        Self::new(Method::Put, path, op, summary)
     }
-    fn delete(path: &'static str, op: &'static str, auth: Auth, summary: &'static str) -> Self {
-        Self::new(Method::Delete, path, op, auth, summary)
+    fn delete(path: &'static str, op: &'static str, summary: &'static str) -> Self {
+        Self::new(Method::Delete, path, op, summary)
     }
-    fn patch(path: &'static str, op: &'static str, auth: Auth, summary: &'static str) -> Self {
-        Self::new(Method::Patch, path, op, auth, summary)
+    fn patch(path: &'static str, op: &'static str, summary: &'static str) -> Self {
+        Self::new(Method::Patch, path, op, summary)
     }
     fn tag(mut self, tag: &'static str) -> Self {
         self.tag = tag;
+        self
+    }
+    /// Marks the route whose credential is a setup key carried in its body (checked by its
+    /// service, as the body is the credential).
+    fn setup_key(mut self) -> Self {
+        self.auth = Auth::SetupKey;
         self
     }
     fn describe(mut self, text: &'static str) -> Self {
@@ -170,39 +172,21 @@ impl RouteDef {
     }
     /// Sets the handler; its types document the parameters, body and answer.
     ///
-    /// A credential refusal takes precedence over an input refusal: when the request fails with
-    /// 400 or 404, the route's [`Auth`] is checked, and its refusal (401, 403) is what answers.
-    /// So a caller without the right credential learns nothing about what it sent.
-    ///
-    /// A handler whose signature names its caller ([`super::callers`]) resolves the credential
-    /// before anything else, so it needs no check afterwards; the route's [`Auth`] must be the
-    /// one its type states (a route built otherwise panics when the route table is built, which
-    /// every test of the plane does).
+    /// Who may call the route is said by its handler's signature alone ([`super::callers`]):
+    /// the route's [`Auth`], which the reference documents, is the one that type states; a
+    /// handler that names no caller type makes an open route. The credential is resolved
+    /// before anything else is parsed, so a caller without the right one learns nothing about
+    /// what it sent.
     fn handle<Args: 'static, H: Handler<Args>>(mut self, h: H) -> Self {
         let h = Arc::new(h);
         if let Some(auth) = H::credential() {
-            assert_eq!(
-                auth, self.auth,
-                "{self:?}: the handler's signature requires {auth:?}, the route says {:?}",
-                self.auth
+            assert!(
+                self.auth == Auth::None,
+                "{self:?} is a setup-key route: its handler takes the request, not a caller type"
             );
-            self.handler = Arc::new(move |svc, call| h.call(svc, call));
-            return self.documented::<Args, H>();
+            self.auth = auth;
         }
-        let auth = self.auth;
-        self.handler = Arc::new(move |svc, call| {
-            let meta = call.meta.clone();
-            let fut = h.call(svc.clone(), call);
-            Box::pin(async move {
-                match fut.await {
-                    Err(e) if e.status == 400 || e.status == 404 => {
-                        check_auth(&svc, auth, &meta).await?;
-                        Err(e)
-                    }
-                    other => other,
-                }
-            })
-        });
+        self.handler = Arc::new(move |svc, call| h.call(svc, call));
         self.documented::<Args, H>()
     }
 
@@ -283,17 +267,6 @@ impl RouteDef {
     }
 }
 
-/// The credential `auth` asks for, checked as the service checks it.
-async fn check_auth(svc: &Service, auth: Auth, meta: &RequestMeta) -> Result<(), ApiError> {
-    match auth {
-        Auth::None | Auth::SetupKey => Ok(()),
-        Auth::Any | Auth::Subshells => svc.caller(meta).await.map(|_| ()),
-        Auth::User => svc.user_caller(meta).await.map(|_| ()),
-        Auth::Cookie => svc.session(meta).await.map(|_| ()),
-        Auth::CookieAdmin => svc.admin(meta).await.map(|_| ()),
-    }
-}
-
 /// Every REST route of the plane, in the order the reference lists them: the routes of each
 /// domain, from the domain's own file. A new family is a new file here, added to this list.
 pub(crate) fn routes() -> Vec<RouteDef> {
@@ -318,6 +291,8 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
 
+    use crate::service::{RequestMeta, Service};
+
     async fn needs_a_session(
         _: Arc<Service>,
         _: crate::http::callers::Session,
@@ -325,17 +300,33 @@ mod tests {
         Ok(crate::http::handler::NoContent)
     }
 
+    async fn reads_the_request(
+        _: Arc<Service>,
+        _: RequestMeta,
+    ) -> Result<crate::http::handler::NoContent, ApiError> {
+        Ok(crate::http::handler::NoContent)
+    }
+
     #[test]
-    fn a_handler_that_takes_a_session_sets_the_routes_credential() {
-        let r = RouteDef::get("/api/x", "x", Auth::Cookie, "x").handle(needs_a_session);
+    fn a_handler_that_takes_a_session_makes_a_session_route() {
+        let r = RouteDef::get("/api/x", "x", "x").handle(needs_a_session);
         assert_eq!(r.auth, Auth::Cookie);
         assert!(r.error_codes().contains(&"BEARER_NOT_ALLOWED"), "{r:?}");
     }
 
     #[test]
-    #[should_panic(expected = "the handler's signature requires Cookie")]
-    fn a_route_that_says_another_credential_than_its_handler_is_refused() {
-        let _ = RouteDef::get("/api/x", "x", Auth::Any, "x").handle(needs_a_session);
+    fn a_handler_that_names_no_caller_type_makes_an_open_route() {
+        let r = RouteDef::get("/api/x", "x", "x").handle(reads_the_request);
+        assert_eq!(r.auth, Auth::None);
+        assert!(!r.error_codes().contains(&"UNAUTHENTICATED"), "{r:?}");
+    }
+
+    #[test]
+    #[should_panic(expected = "its handler takes the request, not a caller type")]
+    fn a_setup_key_route_whose_handler_names_a_caller_type_is_refused() {
+        let _ = RouteDef::post("/api/x", "x", "x")
+            .setup_key()
+            .handle(needs_a_session);
     }
 
     #[test]

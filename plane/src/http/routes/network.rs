@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use super::super::callers::AdminSession;
 use super::super::handler::{Json, NoContent, Path};
-use super::{Auth, RouteDef};
+use super::RouteDef;
 use crate::api::IdParam;
 use crate::api::network::{Listener, ListenerRequest};
 use crate::error::ApiError;
@@ -12,19 +12,16 @@ use crate::service::Service;
 
 /// The routes of this domain, in the order the reference lists them.
 pub(super) fn routes() -> Vec<RouteDef> {
-    use Auth::CookieAdmin;
     vec![
         RouteDef::get(
             "/api/network",
             "listNetworkPlugins",
-            CookieAdmin,
             "The extra addresses the plane listens on, and whether each listens",
         )
         .handle(list),
         RouteDef::post(
             "/api/network",
             "addNetworkPlugin",
-            CookieAdmin,
             "Listen on one more address now (and at every start); its origin is trusted while \
              it listens",
         )
@@ -34,7 +31,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::delete(
             "/api/network/:id",
             "deleteNetworkPlugin",
-            CookieAdmin,
             "Stop listening on an extra address and forget it",
         )
         .errors(&["NOT_FOUND"])

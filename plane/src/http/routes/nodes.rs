@@ -14,20 +14,19 @@ use crate::api::{Empty, IdParam};
 use crate::error::ApiError;
 use crate::service::{RequestMeta, Service};
 
-use super::{Auth, RouteDef};
+use super::RouteDef;
 
 /// The routes of this domain, in the order the reference lists them.
 #[allow(clippy::too_many_lines)]
 pub(super) fn routes() -> Vec<RouteDef> {
-    use Auth::{Cookie, CookieAdmin, None as Open, SetupKey, User};
     vec![
         // ----- enrollment and nodes -----
         RouteDef::post(
             "/api/nodes/enroll",
             "enrollNode",
-            SetupKey,
             "Enroll a node with a setup key",
         )
+        .setup_key()
         .ok(201)
         .errors(&[
             "SETUP_KEY_INVALID",
@@ -40,17 +39,15 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::get(
             "/api/nodes",
             "listNodes",
-            User,
             "List the caller's nodes and the local node",
         )
         .handle(nodes),
-        RouteDef::get("/api/nodes/:id", "getNode", Cookie, "One node")
+        RouteDef::get("/api/nodes/:id", "getNode", "One node")
             .describe(LOCAL_NODE_SEEN)
             .handle(node),
         RouteDef::delete(
             "/api/nodes/:id",
             "deleteNode",
-            Cookie,
             "Delete a node; refused while subshells on it are live",
         )
         .describe(
@@ -62,7 +59,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::post(
             "/api/nodes/:id/key_rotate",
             "rotateNodeKey",
-            Cookie,
             "Issue a new node key; the old one stops working",
         )
         .describe(
@@ -74,7 +70,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::put(
             "/api/nodes/:id/allowed_dirs",
             "setAllowedDirs",
-            Cookie,
             "Replace a node's allowed directories",
         )
         .describe(
@@ -87,7 +82,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::put(
             "/api/nodes/:id/maintenance",
             "setNodeMaintenance",
-            Cookie,
             "Set a node's maintenance mirror and push it to the node when it is online",
         )
         .describe(
@@ -99,7 +93,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::post(
             "/api/nodes/:id/ping",
             "pingNode",
-            Cookie,
             "Send `ping` through the node link and report the round trip",
         )
         .describe(
@@ -117,7 +110,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::post(
             "/api/nodes/:id/commands",
             "sendNodeCommand",
-            CookieAdmin,
             "Admin and debug surface: send one node command (through the link, or to the plane's own executor for the local node) and answer its result",
         )
         .errors(&[
@@ -131,7 +123,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::get(
             "/api/nodes/:id/events",
             "nodeEvents",
-            Cookie,
             "Recent events the node sent on its own (`?after=N&waitMs=M` long-polls up to 25 s)",
         )
         .describe(
@@ -145,7 +136,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::get(
             "/api/downloads/node/:platform",
             "downloadNode",
-            Open,
             "The node binary for a platform (`linux-x86_64`, …), with `X-Content-SHA256`",
         )
         .handle(download_node),
@@ -153,14 +143,12 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::get(
             "/api/admin/updates/held",
             "heldNodes",
-            CookieAdmin,
             "Nodes held for an update (refused by a gate) and nodes below the version floor",
         )
         .handle(held_nodes),
         RouteDef::post(
             "/api/admin/updates/nodes/:id",
             "updateNode",
-            CookieAdmin,
             "Update one node to the plane's version with the binary the plane serves; the node \
              verifies it, installs it and restarts (it comes back online on the new version)",
         )
@@ -169,7 +157,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::post(
             "/api/admin/updates/outdated",
             "updateOutdatedNodes",
-            CookieAdmin,
             "Update every remote node below the plane's version (held ones included), one after \
              the other, reporting each node's outcome",
         )

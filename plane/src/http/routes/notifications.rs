@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::super::callers::Session;
 use super::super::handler::{Json, MaybeJson, NoContent, Path, Query};
-use super::{Auth, RouteDef};
+use super::RouteDef;
 use crate::api::notifications::{
     Device, DeviceRequest, MarkedRead, Notification, NotificationPrefs, NotificationsQuery,
     UnreadCount, VapidKey,
@@ -16,51 +16,40 @@ use crate::service::Service;
 
 /// The routes of this domain, in the order the reference lists them.
 pub(super) fn routes() -> Vec<RouteDef> {
-    use Auth::Cookie;
     vec![
         RouteDef::get(
             "/api/devices/vapid",
             "vapidKey",
-            Cookie,
             "The plane's VAPID public key (the Push API's `applicationServerKey`)",
         )
         .handle(vapid),
-        RouteDef::get("/api/devices", "listDevices", Cookie, "Your push devices").handle(devices),
+        RouteDef::get("/api/devices", "listDevices", "Your push devices").handle(devices),
         RouteDef::post(
             "/api/devices",
             "addDevice",
-            Cookie,
             "Register a browser's push subscription (the same endpoint again replaces its keys)",
         )
         .ok(201)
         .errors(&["DEVICE_LIMIT"])
         .handle(add_device),
-        RouteDef::delete(
-            "/api/devices/:id",
-            "deleteDevice",
-            Cookie,
-            "Remove a push device",
-        )
-        .errors(&["NOT_FOUND"])
-        .handle(delete_device),
+        RouteDef::delete("/api/devices/:id", "deleteDevice", "Remove a push device")
+            .errors(&["NOT_FOUND"])
+            .handle(delete_device),
         RouteDef::get(
             "/api/notifications",
             "listNotifications",
-            Cookie,
             "Your notifications, newest first (`unread`, `before` cursor, `limit`)",
         )
         .handle(list),
         RouteDef::get(
             "/api/notifications/unread",
             "unreadNotificationCount",
-            Cookie,
             "How many of your notifications are unread",
         )
         .handle(unread),
         RouteDef::post(
             "/api/notifications/:id/read",
             "markNotificationRead",
-            Cookie,
             "Mark one notification read",
         )
         .errors(&["NOT_FOUND"])
@@ -68,21 +57,18 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::post(
             "/api/notifications/read-all",
             "markAllNotificationsRead",
-            Cookie,
             "Mark every notification read",
         )
         .handle(read_all),
         RouteDef::get(
             "/api/notifications/preferences",
             "notificationPreferences",
-            Cookie,
             "What you are notified about",
         )
         .handle(prefs),
         RouteDef::put(
             "/api/notifications/preferences",
             "setNotificationPreferences",
-            Cookie,
             "Choose what you are notified about",
         )
         .handle(set_prefs),

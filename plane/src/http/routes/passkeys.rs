@@ -3,9 +3,10 @@
 
 use std::sync::Arc;
 
+use super::super::callers::Session;
 use super::super::handler::{Json, NoContent, Path, WithCookie};
+use super::RouteDef;
 use super::accounts::session_cookie;
-use super::{Auth, RouteDef};
 use crate::api::IdParam;
 use crate::api::accounts::User;
 use crate::api::passkeys::{
@@ -16,12 +17,10 @@ use crate::service::{RequestMeta, Service};
 
 /// The routes of this domain, in the order the reference lists them.
 pub(super) fn routes() -> Vec<RouteDef> {
-    use Auth::{Cookie, None as Open};
     vec![
         RouteDef::get(
             "/api/auth/passkeys",
             "listPasskeys",
-            Cookie,
             "The signed-in account's passkeys",
         )
         .tag("auth")
@@ -29,7 +28,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::post(
             "/api/auth/passkeys/register/start",
             "startPasskeyRegistration",
-            Cookie,
             "Start registering a passkey on the signed-in account: WebAuthn creation options \
              for `navigator.credentials.create`",
         )
@@ -40,7 +38,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::post(
             "/api/auth/passkeys/register/finish",
             "finishPasskeyRegistration",
-            Cookie,
             "Finish registering: verify the browser's new credential and keep it",
         )
         .tag("auth")
@@ -56,7 +53,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::delete(
             "/api/auth/passkeys/:id",
             "deletePasskey",
-            Cookie,
             "Remove one of the signed-in account's passkeys",
         )
         .tag("auth")
@@ -65,7 +61,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::post(
             "/api/auth/passkey/start",
             "startPasskeySignIn",
-            Open,
             "Start signing in with a passkey: WebAuthn request options for \
              `navigator.credentials.get` (an unknown account gets options of the same shape)",
         )
@@ -75,7 +70,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::post(
             "/api/auth/passkey/finish",
             "finishPasskeySignIn",
-            Open,
             "Finish signing in with a passkey; sets the session cookie",
         )
         .tag("auth")
@@ -91,28 +85,28 @@ pub(super) fn routes() -> Vec<RouteDef> {
 
 type Res<T> = Result<T, ApiError>;
 
-async fn list(svc: Arc<Service>, meta: RequestMeta) -> Res<Json<Vec<PasskeyInfo>>> {
-    svc.passkeys(&meta).await.map(Json)
+async fn list(svc: Arc<Service>, Session(c): Session) -> Res<Json<Vec<PasskeyInfo>>> {
+    svc.passkeys(&c).await.map(Json)
 }
 
 async fn register_start(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    Session(c): Session,
     Json(b): Json<PasskeyRegisterStart>,
 ) -> Res<Json<PasskeyCeremony>> {
-    svc.passkey_register_start(&meta, b).await.map(Json)
+    svc.passkey_register_start(&c, b).await.map(Json)
 }
 
 async fn register_finish(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    Session(c): Session,
     Json(b): Json<PasskeyFinish>,
 ) -> Res<Json<PasskeyInfo>> {
-    svc.passkey_register_finish(&meta, b).await.map(Json)
+    svc.passkey_register_finish(&c, b).await.map(Json)
 }
 
-async fn delete(svc: Arc<Service>, meta: RequestMeta, Path(p): Path<IdParam>) -> Res<NoContent> {
-    svc.delete_passkey(&meta, p.id.as_str()).await?;
+async fn delete(svc: Arc<Service>, Session(c): Session, Path(p): Path<IdParam>) -> Res<NoContent> {
+    svc.delete_passkey(&c, p.id.as_str()).await?;
     Ok(NoContent)
 }
 

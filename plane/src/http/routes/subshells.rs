@@ -3,25 +3,24 @@
 
 use std::sync::Arc;
 
+use super::super::callers::SubshellCaller;
 use super::super::handler::{Json, MaybeJson, NoContent, Path, Query};
-use super::{Auth, RouteDef};
+use super::RouteDef;
 use crate::api::subshells::{
     AttentionRequest, InputDone, InputRequest, KeptAlive, LaunchRequest, LogChunk, LogsQuery,
     ResizeRequest, Screen, ScreenQuery, SessionRequest, Subshell, SubshellsQuery,
 };
 use crate::api::{Empty, IdParam};
 use crate::error::ApiError;
-use crate::service::{RequestMeta, Service};
+use crate::service::Service;
 
 /// The routes of this domain, in the order the reference lists them.
 #[allow(clippy::too_many_lines)]
 pub(super) fn routes() -> Vec<RouteDef> {
-    use Auth::Subshells;
     vec![
         RouteDef::post(
             "/api/subshells",
             "launchSubshell",
-            Subshells,
             "Launch a harness in a pane on a node (a launch the node refuses leaves nothing behind)",
         )
         .ok(201)
@@ -42,17 +41,15 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::get(
             "/api/subshells",
             "listSubshells",
-            Subshells,
             "The caller's subshells (an administrator's session: every one), newest first",
         )
         .errors(&["INPUT_VALIDATION_ERROR"])
         .handle(list),
-        RouteDef::get("/api/subshells/:id", "getSubshell", Subshells, "One subshell")
+        RouteDef::get("/api/subshells/:id", "getSubshell", "One subshell")
             .handle(get),
         RouteDef::delete(
             "/api/subshells/:id",
             "deleteSubshell",
-            Subshells,
             "Delete a subshell: a live pane is killed, its token revoked, its row removed (a pane \
              on a node out of reach, or whose node answers the kill too late, is killed when \
              that node answers)",
@@ -62,7 +59,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::get(
             "/api/subshells/:id/logs",
             "subshellLogs",
-            Subshells,
             "A byte range of the pane's log (everything it printed)",
         )
         .errors(&[
@@ -77,7 +73,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::get(
             "/api/subshells/:id/screen",
             "subshellScreen",
-            Subshells,
             "The pane's text as it shows now (with `lines` of history above it)",
         )
         .errors(&[
@@ -93,7 +88,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::post(
             "/api/subshells/:id/input",
             "subshellInput",
-            Subshells,
             "Type text (a long paste goes in pieces, in order) and press named keys",
         )
         .errors(&[
@@ -109,7 +103,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::post(
             "/api/subshells/:id/resize",
             "resizeSubshell",
-            Subshells,
             "Set the pane's grid (while no viewer that takes part in sizing is attached)",
         )
         .errors(&[
@@ -125,7 +118,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::post(
             "/api/subshells/:id/restart",
             "restartSubshell",
-            Subshells,
             "Relaunch: a live pane is killed first; the token is replaced (the old one stops working)",
         )
         .errors(&[
@@ -142,7 +134,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::post(
             "/api/subshells/:id/terminate",
             "terminateSubshell",
-            Subshells,
             "Graceful stop: the token is revoked at once, Ctrl-C is typed, and the pane is killed when the grace ends; \
              a kill during the grace finishes the stop, a restart during it supersedes the stop (409 INVALID_STATE)",
         )
@@ -158,7 +149,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::post(
             "/api/subshells/:id/kill",
             "killSubshell",
-            Subshells,
             "Hard stop: the pane is killed and the token revoked",
         )
         .errors(&[
@@ -173,7 +163,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::post(
             "/api/subshells/:id/attention",
             "reportAttention",
-            Subshells,
             "The pane reports that it needs input, is done, or neither (its own token only)",
         )
         .errors(&["NOT_OWN_SUBSHELL"])
@@ -181,7 +170,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::put(
             "/api/subshells/:id/session",
             "reportSession",
-            Subshells,
             "The pane reports its harness's own session id, for resuming (its own token only)",
         )
         .errors(&["NOT_OWN_SUBSHELL"])
@@ -189,7 +177,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::post(
             "/api/subshells/:id/keepalive",
             "keepSubshellTokenAlive",
-            Subshells,
             "The pane's MCP child is alive: its token lives seven more days (its own token only)",
         )
         .errors(&["NOT_OWN_SUBSHELL"])
@@ -201,117 +188,123 @@ type Res<T> = Result<T, ApiError>;
 
 async fn launch(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    SubshellCaller(c): SubshellCaller,
     Json(b): Json<LaunchRequest>,
 ) -> Res<Json<Subshell>> {
-    svc.launch_subshell(&meta, b).await.map(Json)
+    svc.launch_subshell(&c, b).await.map(Json)
 }
 
 async fn list(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    SubshellCaller(c): SubshellCaller,
     Query(q): Query<SubshellsQuery>,
 ) -> Res<Json<Vec<Subshell>>> {
-    svc.subshells(&meta, q).await.map(Json)
+    svc.subshells(&c, q).await.map(Json)
 }
 
-async fn get(svc: Arc<Service>, meta: RequestMeta, Path(p): Path<IdParam>) -> Res<Json<Subshell>> {
-    svc.subshell(&meta, p.id.as_str()).await.map(Json)
+async fn get(
+    svc: Arc<Service>,
+    SubshellCaller(c): SubshellCaller,
+    Path(p): Path<IdParam>,
+) -> Res<Json<Subshell>> {
+    svc.subshell(&c, p.id.as_str()).await.map(Json)
 }
 
-async fn delete(svc: Arc<Service>, meta: RequestMeta, Path(p): Path<IdParam>) -> Res<NoContent> {
-    svc.delete_subshell(&meta, p.id.as_str()).await?;
+async fn delete(
+    svc: Arc<Service>,
+    SubshellCaller(c): SubshellCaller,
+    Path(p): Path<IdParam>,
+) -> Res<NoContent> {
+    svc.delete_subshell(&c, p.id.as_str()).await?;
     Ok(NoContent)
 }
 
 async fn logs(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
     Query(q): Query<LogsQuery>,
 ) -> Res<Json<LogChunk>> {
-    svc.subshell_logs(&meta, p.id.as_str(), q).await.map(Json)
+    svc.subshell_logs(&c, p.id.as_str(), q).await.map(Json)
 }
 
 async fn screen(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
     Query(q): Query<ScreenQuery>,
 ) -> Res<Json<Screen>> {
-    svc.subshell_screen(&meta, p.id.as_str(), q).await.map(Json)
+    svc.subshell_screen(&c, p.id.as_str(), q).await.map(Json)
 }
 
 async fn input(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
     Json(b): Json<InputRequest>,
 ) -> Res<Json<InputDone>> {
-    svc.subshell_input(&meta, p.id.as_str(), b).await.map(Json)
+    svc.subshell_input(&c, p.id.as_str(), b).await.map(Json)
 }
 
 async fn resize(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
     Json(b): Json<ResizeRequest>,
 ) -> Res<Json<Subshell>> {
-    svc.subshell_resize(&meta, p.id.as_str(), b).await.map(Json)
+    svc.subshell_resize(&c, p.id.as_str(), b).await.map(Json)
 }
 
 async fn restart(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
 ) -> Res<Json<Subshell>> {
-    svc.restart_subshell(&meta, p.id.as_str()).await.map(Json)
+    svc.restart_subshell(&c, p.id.as_str()).await.map(Json)
 }
 
 async fn terminate(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
 ) -> Res<Json<Subshell>> {
-    svc.terminate_subshell(&meta, p.id.as_str()).await.map(Json)
+    svc.terminate_subshell(&c, p.id.as_str()).await.map(Json)
 }
 
 async fn kill(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
 ) -> Res<Json<Subshell>> {
-    svc.kill_subshell(&meta, p.id.as_str()).await.map(Json)
+    svc.kill_subshell(&c, p.id.as_str()).await.map(Json)
 }
 
 async fn attention(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
     Json(b): Json<AttentionRequest>,
 ) -> Res<Json<Subshell>> {
-    svc.report_attention(&meta, p.id.as_str(), b)
-        .await
-        .map(Json)
+    svc.report_attention(&c, p.id.as_str(), b).await.map(Json)
 }
 
 async fn session(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
     Json(b): Json<SessionRequest>,
 ) -> Res<Json<Subshell>> {
-    svc.report_session(&meta, p.id.as_str(), b).await.map(Json)
+    svc.report_session(&c, p.id.as_str(), b).await.map(Json)
 }
 
 async fn keepalive(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
 ) -> Res<Json<KeptAlive>> {
-    svc.keepalive(&meta, p.id.as_str()).await.map(Json)
+    svc.keepalive(&c, p.id.as_str()).await.map(Json)
 }

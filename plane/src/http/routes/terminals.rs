@@ -4,12 +4,13 @@
 
 use std::sync::Arc;
 
+use super::super::callers::{Session, SubshellCaller};
 use super::super::handler::{Json, NoContent, Path};
-use super::{Auth, RouteDef};
+use super::RouteDef;
 use crate::api::IdParam;
 use crate::api::terminals::{Share, ShareParams, ShareRequest, WsToken, WsTokenRequest};
 use crate::error::ApiError;
-use crate::service::{RequestMeta, Service};
+use crate::service::Service;
 
 /// The routes of this domain, in the order the reference lists them.
 pub(super) fn routes() -> Vec<RouteDef> {
@@ -17,7 +18,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::post(
             "/api/auth/ws-token",
             "mintWsToken",
-            Auth::Subshells,
             "Mint a 30-second single-use attach token for the terminal WebSocket (a bearer names \
              one subshell; a pane's token only its own)",
         )
@@ -34,7 +34,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::get(
             "/api/subshells/:id/shares",
             "listShares",
-            Auth::Cookie,
             "The accounts a subshell is shared with (its owner or an administrator)",
         )
         .errors(&["NOT_FOUND"])
@@ -42,7 +41,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::put(
             "/api/subshells/:id/shares/:userId",
             "putShare",
-            Auth::Cookie,
             "Share a subshell with an account for reading or writing, or change the access (open \
              sockets of that account on the pane close with 4403 when it changes)",
         )
@@ -52,7 +50,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::delete(
             "/api/subshells/:id/shares/:userId",
             "deleteShare",
-            Auth::Cookie,
             "Revoke a share; that account's sockets on the pane close with 4403",
         )
         .errors(&["NOT_FOUND"])
@@ -78,37 +75,37 @@ type Res<T> = Result<T, ApiError>;
 
 async fn mint(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    SubshellCaller(c): SubshellCaller,
     Json(b): Json<WsTokenRequest>,
 ) -> Res<Json<WsToken>> {
-    svc.mint_ws_token(&meta, b).await.map(Json)
+    svc.mint_ws_token(&c, b).await.map(Json)
 }
 
 async fn list(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    Session(c): Session,
     Path(p): Path<IdParam>,
 ) -> Res<Json<Vec<Share>>> {
-    svc.list_shares(&meta, p.id.as_str()).await.map(Json)
+    svc.list_shares(&c, p.id.as_str()).await.map(Json)
 }
 
 async fn put(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    Session(c): Session,
     Path(p): Path<ShareParams>,
     Json(b): Json<ShareRequest>,
 ) -> Res<Json<Share>> {
-    svc.put_share(&meta, p.id.as_str(), p.user_id.as_str(), b)
+    svc.put_share(&c, p.id.as_str(), p.user_id.as_str(), b)
         .await
         .map(Json)
 }
 
 async fn delete(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    Session(c): Session,
     Path(p): Path<ShareParams>,
 ) -> Res<NoContent> {
-    svc.delete_share(&meta, p.id.as_str(), p.user_id.as_str())
+    svc.delete_share(&c, p.id.as_str(), p.user_id.as_str())
         .await
         .map(|()| NoContent)
 }

@@ -2,12 +2,13 @@
 
 use std::sync::Arc;
 
+use super::super::callers::SubshellCaller;
 use super::super::handler::{Json, NoContent, Path};
-use super::{Auth, RouteDef};
+use super::RouteDef;
 use crate::api::IdParam;
 use crate::api::uploads::{PieceParams, PieceRequest, Upload, UploadRequest};
 use crate::error::ApiError;
-use crate::service::{RequestMeta, Service};
+use crate::service::Service;
 
 /// The routes of this domain, in the order the reference lists them.
 pub(super) fn routes() -> Vec<RouteDef> {
@@ -15,7 +16,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::post(
             "/api/uploads",
             "startUpload",
-            Auth::Subshells,
             "Start an upload of a file (at most 64 MiB) into a pane's working directory",
         )
         .ok(201)
@@ -31,18 +31,12 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "NODE_TIMEOUT",
         ])
         .handle(start),
-        RouteDef::get(
-            "/api/uploads/:id",
-            "getUpload",
-            Auth::Subshells,
-            "An upload's progress",
-        )
-        .errors(&["NOT_FOUND"])
-        .handle(get),
+        RouteDef::get("/api/uploads/:id", "getUpload", "An upload's progress")
+            .errors(&["NOT_FOUND"])
+            .handle(get),
         RouteDef::delete(
             "/api/uploads/:id",
             "cancelUpload",
-            Auth::Subshells,
             "Abandon an upload; the partial file on the node is removed",
         )
         .errors(&["NOT_FOUND"])
@@ -50,7 +44,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::put(
             "/api/uploads/:id/pieces/:index",
             "uploadPiece",
-            Auth::Subshells,
             "Send the next piece of an upload (in order; the last one puts the file in place)",
         )
         .errors(&[
@@ -71,29 +64,37 @@ type Res<T> = Result<T, ApiError>;
 
 async fn start(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    SubshellCaller(c): SubshellCaller,
     Json(b): Json<UploadRequest>,
 ) -> Res<Json<Upload>> {
-    svc.start_upload(&meta, b).await.map(Json)
+    svc.start_upload(&c, b).await.map(Json)
 }
 
-async fn get(svc: Arc<Service>, meta: RequestMeta, Path(p): Path<IdParam>) -> Res<Json<Upload>> {
-    svc.upload(&meta, p.id.as_str()).await.map(Json)
+async fn get(
+    svc: Arc<Service>,
+    SubshellCaller(c): SubshellCaller,
+    Path(p): Path<IdParam>,
+) -> Res<Json<Upload>> {
+    svc.upload(&c, p.id.as_str()).await.map(Json)
 }
 
-async fn cancel(svc: Arc<Service>, meta: RequestMeta, Path(p): Path<IdParam>) -> Res<NoContent> {
-    svc.cancel_upload(&meta, p.id.as_str())
+async fn cancel(
+    svc: Arc<Service>,
+    SubshellCaller(c): SubshellCaller,
+    Path(p): Path<IdParam>,
+) -> Res<NoContent> {
+    svc.cancel_upload(&c, p.id.as_str())
         .await
         .map(|()| NoContent)
 }
 
 async fn piece(
     svc: Arc<Service>,
-    meta: RequestMeta,
+    SubshellCaller(c): SubshellCaller,
     Path(p): Path<PieceParams>,
     Json(b): Json<PieceRequest>,
 ) -> Res<Json<Upload>> {
-    svc.upload_piece(&meta, p.id.as_str(), p.index, b)
+    svc.upload_piece(&c, p.id.as_str(), p.index, b)
         .await
         .map(Json)
 }

@@ -8,12 +8,11 @@ impl Service {
     /// `GET /api/subshells/:id/logs`: a byte range of the pane's log.
     pub async fn subshell_logs(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         id: &str,
         q: LogsQuery,
     ) -> Result<LogChunk, ApiError> {
-        let c = self.caller(meta).await?;
-        let row = self.reach_subshell(&c, id, Need::Read).await?;
+        let row = self.reach_subshell(c, id, Need::Read).await?;
         let r = self
             .node_command(
                 &row.node_id,
@@ -51,12 +50,11 @@ impl Service {
     /// `GET /api/subshells/:id/screen`: the pane's text as it shows now.
     pub async fn subshell_screen(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         id: &str,
         q: ScreenQuery,
     ) -> Result<Screen, ApiError> {
-        let c = self.caller(meta).await?;
-        let row = self.reach_subshell(&c, id, Need::Read).await?;
+        let row = self.reach_subshell(c, id, Need::Read).await?;
         self.require_live(&row)?;
         let r = self
             .node_command(
@@ -165,12 +163,11 @@ impl Service {
     /// `POST /api/subshells/:id/input`.
     pub async fn subshell_input(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         id: &str,
         req: InputRequest,
     ) -> Result<InputDone, ApiError> {
-        let c = self.caller(meta).await?;
-        let row = self.reach_subshell(&c, id, Need::Write).await?;
+        let row = self.reach_subshell(c, id, Need::Write).await?;
         self.require_live(&row)?;
         let sid = SubshellId::parse(&row.id).map_err(|_| ApiError::internal())?;
         let pieces = self
@@ -186,12 +183,11 @@ impl Service {
     /// `POST /api/subshells/:id/resize`.
     pub async fn subshell_resize(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         id: &str,
         req: ResizeRequest,
     ) -> Result<Subshell, ApiError> {
-        let c = self.caller(meta).await?;
-        let row = self.reach_subshell(&c, id, Need::Write).await?;
+        let row = self.reach_subshell(c, id, Need::Write).await?;
         self.require_live(&row)?;
         // The grid of a pane that people type into follows their windows (the smallest of
         // them, as the terminal socket fits it); a grid set here would show them a screen laid

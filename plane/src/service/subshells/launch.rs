@@ -169,10 +169,9 @@ impl Service {
     /// node's reason.
     pub async fn launch_subshell(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         req: LaunchRequest,
     ) -> Result<Subshell, ApiError> {
-        let c = self.caller(meta).await?;
         let mut permissions = req.permissions.unwrap_or_default();
         let mut parent = None;
         if let Caller::Pane {
@@ -200,11 +199,11 @@ impl Service {
             }
             parent = Some(subshell_id.clone());
         }
-        let node = self.launchable_node(&c, req.node_id.as_str()).await?;
+        let node = self.launchable_node(c, req.node_id.as_str()).await?;
         let plugin = plugins::find(req.harness_id.as_str())
             .ok_or_else(|| ApiError::not_found("harness plugin"))?;
         let preset = match &req.preset_id {
-            Some(p) => Some(self.own_preset(&c, p.as_str()).await?),
+            Some(p) => Some(self.own_preset(c, p.as_str()).await?),
             None => None,
         };
         if let Some(p) = &preset
@@ -219,7 +218,7 @@ impl Service {
         }
         let workspace = match &req.workspace_id {
             Some(w) => {
-                let w = self.own_workspace(&c, w.as_str()).await?;
+                let w = self.own_workspace(c, w.as_str()).await?;
                 if w.node_id != node.id {
                     return Err(ApiError::new(
                         409,

@@ -42,7 +42,7 @@ use termplane_proto::{Event, SubshellId};
 
 use super::lifecycle::{self, TokenEffect, Trigger};
 
-use super::{Caller, RequestMeta, Service};
+use super::{Caller, Service};
 use crate::api::subshells::{
     Access, Attention, AttentionRequest, CreatedBy, InputDone, InputRequest, KeptAlive,
     LaunchRequest, LogChunk, LogsQuery, Permissions, ResizeRequest, Screen, ScreenQuery,
@@ -304,10 +304,9 @@ impl Service {
     /// session), and for a person also those shared with them.
     pub async fn subshells(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         q: SubshellsQuery,
     ) -> Result<Vec<Subshell>, ApiError> {
-        let c = self.caller(meta).await?;
         let owner = match &c {
             Caller::Session { user, .. } if user.role == "admin" => None,
             _ => Some(c.user().id.as_str()),
@@ -327,9 +326,8 @@ impl Service {
     }
 
     /// `GET /api/subshells/:id`.
-    pub async fn subshell(&self, meta: &RequestMeta, id: &str) -> Result<Subshell, ApiError> {
-        let c = self.caller(meta).await?;
-        let row = self.reach_subshell(&c, id, Need::Read).await?;
+    pub async fn subshell(&self, c: &Caller, id: &str) -> Result<Subshell, ApiError> {
+        let row = self.reach_subshell(c, id, Need::Read).await?;
         Ok(self.subshell_view(&row))
     }
 }

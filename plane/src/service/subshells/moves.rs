@@ -219,14 +219,9 @@ impl Service {
 
     /// `POST /api/subshells/:id/terminate`: the token is revoked at once; Ctrl-C is typed, and
     /// the pane is killed if the program has not ended when the grace is over.
-    pub async fn terminate_subshell(
-        &self,
-        meta: &RequestMeta,
-        id: &str,
-    ) -> Result<Subshell, ApiError> {
-        let c = self.caller(meta).await?;
+    pub async fn terminate_subshell(&self, c: &Caller, id: &str) -> Result<Subshell, ApiError> {
         let held = self.hold_subshell(id).await;
-        let row = self.reach_subshell(&c, id, Need::Write).await?;
+        let row = self.reach_subshell(c, id, Need::Write).await?;
         // A pane on a node out of reach cannot be stopped (and must not read as stopped while
         // it runs on): refused like kill and restart, before the row moves.
         if SubshellState::from_stored(&row.state) == SubshellState::Running
@@ -241,7 +236,7 @@ impl Service {
         {
             return Err(Self::invalid_move(&row, "terminated"));
         }
-        self.audit_as(&c, "subshell.terminated", id).await?;
+        self.audit_as(c, "subshell.terminated", id).await?;
         let sid = SubshellId::parse(id).map_err(|_| ApiError::internal())?;
         // From here on the row is `stopping`. Should the node go away, its census finishes the
         // stop when it is back (`heal`); should it only be slow, `finish_stop_later` does.
@@ -314,10 +309,9 @@ impl Service {
     }
 
     /// `POST /api/subshells/:id/kill`: kills the pane at once.
-    pub async fn kill_subshell(&self, meta: &RequestMeta, id: &str) -> Result<Subshell, ApiError> {
-        let c = self.caller(meta).await?;
+    pub async fn kill_subshell(&self, c: &Caller, id: &str) -> Result<Subshell, ApiError> {
         let _held = self.hold_subshell(id).await;
-        let row = self.reach_subshell(&c, id, Need::Write).await?;
+        let row = self.reach_subshell(c, id, Need::Write).await?;
         if !SubshellState::from_stored(&row.state).is_live() {
             return Err(Self::invalid_move(&row, "killed"));
         }
@@ -352,25 +346,20 @@ impl Service {
             // It ended on its own meanwhile (an exit or the census moved it): killed all the same.
             tracing::debug!(subshell = %id, "killed a pane that had already ended");
         }
-        self.audit_as(&c, "subshell.killed", id).await?;
+        self.audit_as(c, "subshell.killed", id).await?;
         self.fresh_view(id).await
     }
 
     /// `POST /api/subshells/:id/restart`: a live pane is killed first; the subshell starts
     /// again with the same launch and a new token (the old one stops working at once).
-    pub async fn restart_subshell(
-        &self,
-        meta: &RequestMeta,
-        id: &str,
-    ) -> Result<Subshell, ApiError> {
-        let c = self.caller(meta).await?;
+    pub async fn restart_subshell(&self, c: &Caller, id: &str) -> Result<Subshell, ApiError> {
         let _held = self.hold_subshell(id).await;
-        let row = self.reach_subshell(&c, id, Need::Write).await?;
+        let row = self.reach_subshell(c, id, Need::Write).await?;
         if !self.node_reachable_soon(&row.node_id).await {
             return Err(self.offline(&row.node_id));
         }
         self.relaunch(&row, Trigger::RestartRequested).await?;
-        self.audit_as(&c, "subshell.restarted", id).await?;
+        self.audit_as(c, "subshell.restarted", id).await?;
         self.fresh_view(id).await
     }
 
@@ -665,10 +654,9 @@ impl Service {
     /// killed when that node is back (its census names it, see [`Self::doom`]), a plane
     /// restart between the two included; so is a pane whose kill the node took but did not
     /// answer in time (it is killed when the node answers).
-    pub async fn delete_subshell(&self, meta: &RequestMeta, id: &str) -> Result<(), ApiError> {
-        let c = self.caller(meta).await?;
+    pub async fn delete_subshell(&self, c: &Caller, id: &str) -> Result<(), ApiError> {
         let _held = self.hold_subshell(id).await;
-        let row = self.reach_subshell(&c, id, Need::Write).await?;
+        let row = self.reach_subshell(c, id, Need::Write).await?;
         let reachable = self.node_reachable(&row.node_id);
         // A kill the node took but did not answer in time (or whose answer the link lost) may
         // yet run, its commands running in order: the subshell goes all the same, as for a node

@@ -24,12 +24,11 @@ impl Service {
     /// `POST /api/subshells/:id/attention` (its own token only).
     pub async fn report_attention(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         id: &str,
         req: AttentionRequest,
     ) -> Result<Subshell, ApiError> {
-        let c = self.caller(meta).await?;
-        Self::own_pane(&c, id)?;
+        Self::own_pane(c, id)?;
         self.store
             .set_subshell_attention(id, req.attention.as_str(), self.now())
             .await?;
@@ -40,12 +39,11 @@ impl Service {
     /// `PUT /api/subshells/:id/session` (its own token only).
     pub async fn report_session(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         id: &str,
         req: SessionRequest,
     ) -> Result<Subshell, ApiError> {
-        let c = self.caller(meta).await?;
-        Self::own_pane(&c, id)?;
+        Self::own_pane(c, id)?;
         self.store
             .set_subshell_session(id, req.harness_session_id.as_str(), self.now())
             .await?;
@@ -55,9 +53,8 @@ impl Service {
 
     /// `POST /api/subshells/:id/keepalive` (its own token only): the pane's MCP child is alive,
     /// so its token lives another seven days.
-    pub async fn keepalive(&self, meta: &RequestMeta, id: &str) -> Result<KeptAlive, ApiError> {
-        let c = self.caller(meta).await?;
-        let digest = Self::own_pane(&c, id)?;
+    pub async fn keepalive(&self, c: &Caller, id: &str) -> Result<KeptAlive, ApiError> {
+        let digest = Self::own_pane(c, id)?;
         let now = self.now();
         let expires = now + TOKEN_LIFETIME_MS;
         if !self

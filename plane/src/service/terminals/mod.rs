@@ -22,7 +22,7 @@ use termplane_proto::SubshellId;
 use termplane_proto::command::{Capture, Command, Resize, SCREEN_REPLAY, SubshellRef};
 
 use super::subshells::Need;
-use super::{Caller, RequestMeta, Service};
+use super::{Caller, Service};
 use crate::api::subshells::Access;
 use crate::api::terminals::{WsToken, WsTokenRequest};
 use crate::error::ApiError;
@@ -142,22 +142,19 @@ impl Service {
     /// `POST /api/auth/ws-token`.
     pub async fn mint_ws_token(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         req: WsTokenRequest,
     ) -> Result<WsToken, ApiError> {
-        let c = self.caller(meta).await?;
         let bound = req.subshell_id.map(|id| id.as_str().to_owned());
-        let minter = match &c {
+        let minter = match c {
             Caller::Session { session_digest, .. } => Minter::Session(session_digest.clone()),
-            Caller::SystemKey { .. } | Caller::Pane { .. } => {
-                let token = self.bearer(meta)?.ok_or_else(ApiError::internal)?;
-                Minter::Bearer(secret::digest(token))
-            }
+            Caller::SystemKey { key_digest, .. } => Minter::Bearer(key_digest.clone()),
+            Caller::Pane { token_digest, .. } => Minter::Bearer(token_digest.clone()),
         };
-        match (&c, &bound) {
+        match (c, &bound) {
             (Caller::Session { .. }, None) => {}
             (Caller::Session { .. }, Some(id)) => {
-                self.reach_for_attach(&c, id).await?;
+                self.reach_for_attach(c, id).await?;
             }
             // A well-formed request a bearer may not make: its tokens are bound to one pane.
             (_, None) => {

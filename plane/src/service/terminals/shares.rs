@@ -6,7 +6,7 @@
 //! subshells only. Revoking or changing a share closes that account's open sockets on the pane
 //! (4403), so the next attach carries the new rights.
 
-use super::super::{Caller, RequestMeta, Service};
+use super::super::{Caller, Service};
 use crate::api::terminals::{Share, ShareAccess, ShareRequest};
 use crate::error::ApiError;
 use crate::store;
@@ -43,22 +43,20 @@ impl Service {
     }
 
     /// `GET /api/subshells/:id/shares`.
-    pub async fn list_shares(&self, meta: &RequestMeta, id: &str) -> Result<Vec<Share>, ApiError> {
-        let c = self.session(meta).await?;
-        self.shareable(&c, id).await?;
+    pub async fn list_shares(&self, c: &Caller, id: &str) -> Result<Vec<Share>, ApiError> {
+        self.shareable(c, id).await?;
         Ok(self.store.shares(id).await?.into_iter().map(view).collect())
     }
 
     /// `PUT /api/subshells/:id/shares/:userId`.
     pub async fn put_share(
         &self,
-        meta: &RequestMeta,
+        c: &Caller,
         id: &str,
         user_id: &str,
         req: ShareRequest,
     ) -> Result<Share, ApiError> {
-        let c = self.session(meta).await?;
-        let row = self.shareable(&c, id).await?;
+        let row = self.shareable(c, id).await?;
         let target = self
             .store
             .user_by_id(user_id)
@@ -89,14 +87,8 @@ impl Service {
     }
 
     /// `DELETE /api/subshells/:id/shares/:userId`: closes that account's sockets on the pane.
-    pub async fn delete_share(
-        &self,
-        meta: &RequestMeta,
-        id: &str,
-        user_id: &str,
-    ) -> Result<(), ApiError> {
-        let c = self.session(meta).await?;
-        self.shareable(&c, id).await?;
+    pub async fn delete_share(&self, c: &Caller, id: &str, user_id: &str) -> Result<(), ApiError> {
+        self.shareable(c, id).await?;
         if !self
             .store
             .delete_share(id, user_id, &c.user().id, self.now())
