@@ -19,7 +19,11 @@ use termplane_machines::channel as signed;
 use termplane_machines::jws::PublicJwk;
 
 use super::live::Audience;
-use super::{Caller, Service};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::Caller;
+use super::live::LiveBus;
 use crate::api::channels::{
     Author, Channel, CreateChannel, EntriesQuery, Entry, EntryPage, Head, Identity, IdentityOwner,
     MAX_CHANNELS_PER_ACCOUNT, MAX_IDENTITIES_PER_ACCOUNT, MAX_IDENTITIES_PER_PANE, MAX_PAGE,
@@ -28,16 +32,23 @@ use crate::api::channels::{
 use crate::api::enrollment::Jwk;
 use crate::api::subshells::Access;
 use crate::api::terminals::FeedFrame;
+use crate::clock::Clock;
 use crate::error::ApiError;
 use crate::secret;
-use crate::store::{AddIdentity, AppendError, ChannelRow, EntryRow, IdentityRow};
+use crate::store::{AddIdentity, AppendError, ChannelRow, EntryRow, IdentityRow, Store};
 
 /// The plane's channel key file in the data directory.
 pub(crate) const CHANNEL_KEY_FILE: &str = "channels.key";
 
-/// The channel key and the signal that a channel has a new entry.
-#[derive(Default)]
-pub(super) struct Channels {
+/// The channels and identities domain: channels, their members and sealed entries, the
+/// identities that sign them, the long polls waiting for a new entry. It holds the store, the
+/// clock, the live feed it announces entries on and the data directory its key lives in.
+pub struct Channels {
+    store: Store,
+    clock: Arc<dyn Clock>,
+    live: Arc<LiveBus>,
+    /// Where `channels.key` is kept (`None`: a key in memory).
+    data_dir: Option<PathBuf>,
     key: OnceLock<[u8; 32]>,
     appended: event_listener::Event,
     /// Reads parked in a long poll now (the `termplane_channel_reads_waiting` gauge).
@@ -45,12 +56,11 @@ pub(super) struct Channels {
 }
 
 /// One read parked in a long poll, counted while it lives.
-struct Parked<'a>(&'a Service);
+struct Parked<'a>(&'a Channels);
 
 impl<'a> Parked<'a> {
-    fn new(svc: &'a Service) -> Self {
+    fn new(svc: &'a Channels) -> Self {
         let n = svc
-            .channels
             .waiting
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
             + 1;
@@ -59,8 +69,9 @@ impl<'a> Parked<'a> {
     }
 
     #[allow(clippy::cast_precision_loss)]
-    fn report(svc: &Service, n: usize) {
-        svc.metrics()
+    fn report(svc: &Channels, n: usize) {
+        svc.store
+            .metrics()
             .set_gauge("termplane_channel_reads_waiting", n as f64);
     }
 }
@@ -69,7 +80,6 @@ impl Drop for Parked<'_> {
     fn drop(&mut self) {
         let n = self
             .0
-            .channels
             .waiting
             .fetch_sub(1, std::sync::atomic::Ordering::SeqCst)
             .saturating_sub(1);
@@ -187,13 +197,35 @@ fn pane_ceiling(c: &Caller, need: Need) -> Result<Access, ApiError> {
     }
 }
 
-impl Service {
+impl Channels {
+    /// The service over `store`; its key is read (or made) at first use.
+    pub(super) fn new(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        live: Arc<LiveBus>,
+        data_dir: Option<PathBuf>,
+    ) -> Self {
+        Self {
+            store,
+            clock,
+            live,
+            data_dir,
+            key: OnceLock::new(),
+            appended: event_listener::Event::new(),
+            waiting: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+
+    fn now(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
     /// The plane's channel key (see the module documentation).
     fn channel_master(&self) -> Result<[u8; 32], ApiError> {
-        if let Some(k) = self.channels.key.get() {
+        if let Some(k) = self.key.get() {
             return Ok(*k);
         }
-        let key = match &self.settings.data_dir {
+        let key = match &self.data_dir {
             Some(dir) => crate::keys::load_or_create_file(&dir.join(CHANNEL_KEY_FILE), |_| true)
                 .map_err(|e| {
                     tracing::error!(error = %e, "the channel key is unusable");
@@ -201,7 +233,7 @@ impl Service {
                 })?,
             None => secret::random_bytes::<32>().map_err(|_| ApiError::internal())?,
         };
-        Ok(*self.channels.key.get_or_init(|| key))
+        Ok(*self.key.get_or_init(|| key))
     }
 
     fn channel_key(&self, c: &ChannelRow) -> Result<[u8; 32], ApiError> {
@@ -389,7 +421,7 @@ impl Service {
     }
 
     /// `GET /api/channels`.
-    pub async fn channels(&self, c: &Caller) -> Result<Vec<Channel>, ApiError> {
+    pub async fn list(&self, c: &Caller) -> Result<Vec<Channel>, ApiError> {
         let ceiling = pane_ceiling(c, Need::Read)?;
         Ok(self
             .store
@@ -590,7 +622,7 @@ impl Service {
             Err(AppendError::Gone) => return Err(ApiError::not_found("channel")),
             Err(AppendError::Db(e)) => return Err(e.into()),
         }
-        self.channels.appended.notify(usize::MAX);
+        self.appended.notify(usize::MAX);
         let mut users: std::collections::HashSet<String> = self
             .store
             .members(id)
@@ -600,7 +632,7 @@ impl Service {
             .map(|(u, _, _)| u)
             .collect();
         users.insert(row.owner_user_id.clone());
-        self.live().publish(
+        self.live.publish(
             &FeedFrame::ChannelEntry {
                 channel_id: id.to_owned(),
                 seq: e.seq,
@@ -653,12 +685,12 @@ impl Service {
         // would have the reader skip every entry written up to it.
         let after = after.min(row.head_seq);
         if row.head_seq <= after && wait > 0 {
-            let until = self.instant() + Duration::from_millis(u64::from(wait));
+            let until = self.clock.instant() + Duration::from_millis(u64::from(wait));
             let _parked = Parked::new(self);
             loop {
-                let listener = self.channels.appended.listen();
+                let listener = self.appended.listen();
                 row = self.reach_channel(c, id, Need::Read).await?.0;
-                let left = until.saturating_duration_since(self.instant());
+                let left = until.saturating_duration_since(self.clock.instant());
                 if row.head_seq > after || left.is_zero() {
                     break;
                 }

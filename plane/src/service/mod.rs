@@ -47,6 +47,7 @@ pub use backoff::{
     ACCOUNT, ADDRESS, Backoff, ENROLL_ADDRESS, KNOWN_GOOD_MS, KnownGood, PAIR, Rule,
 };
 pub use catalog::DETECTION_FRESH_MS;
+pub use channels::Channels;
 pub use credentials::setup_key_status;
 pub use dispatch::{KeysTyped, LocalNode, MAX_COMMAND_JSON};
 pub use guard::{ADMIN_WRITE_FAMILIES, canonical_path, is_admin_surface};
@@ -443,8 +444,14 @@ impl Service {
         if let Some(id) = store.local_node_id().await? {
             let _ = local_node_id.set(id);
         }
-        let audit = audit::Audit::new(store.clone());
         let live_bus = Arc::new(live::LiveBus::default());
+        let audit = audit::Audit::new(store.clone());
+        let channels = channels::Channels::new(
+            store.clone(),
+            clock.clone(),
+            live_bus.clone(),
+            settings.data_dir.clone(),
+        );
         let notifications =
             Notifications::new(store.clone(), clock.clone(), live_bus.clone(), &settings);
         Ok(Arc::new_cyclic(|me| Self {
@@ -476,7 +483,7 @@ impl Service {
             notifications,
             audit,
             network: network::Network::default(),
-            channels: channels::Channels::default(),
+            channels,
             gone_seen: std::sync::Mutex::default(),
             subshell_locks: std::sync::Mutex::default(),
             subshells_moved: event_listener::Event::new(),
@@ -579,6 +586,12 @@ impl Service {
     #[must_use]
     pub fn audit(&self) -> &audit::Audit {
         &self.audit
+    }
+
+    /// The channels and identities domain.
+    #[must_use]
+    pub fn channels(&self) -> &channels::Channels {
+        &self.channels
     }
 
     /// The notifications domain.

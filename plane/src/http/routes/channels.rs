@@ -124,7 +124,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
 type Res<T> = Result<T, ApiError>;
 
 async fn list_identities(svc: Arc<Service>, AnyCaller(c): AnyCaller) -> Res<Json<Vec<Identity>>> {
-    svc.identities(&c).await.map(Json)
+    svc.channels().identities(&c).await.map(Json)
 }
 
 async fn register_identity(
@@ -132,7 +132,7 @@ async fn register_identity(
     AnyCaller(c): AnyCaller,
     Json(b): Json<RegisterIdentity>,
 ) -> Res<Json<Identity>> {
-    svc.register_identity(&c, b).await.map(Json)
+    svc.channels().register_identity(&c, b).await.map(Json)
 }
 
 async fn get_identity(
@@ -140,7 +140,7 @@ async fn get_identity(
     _: AnyCaller,
     Path(p): Path<IdParam>,
 ) -> Res<Json<Identity>> {
-    svc.identity(p.id.as_str()).await.map(Json)
+    svc.channels().identity(p.id.as_str()).await.map(Json)
 }
 
 async fn revoke_identity(
@@ -148,12 +148,12 @@ async fn revoke_identity(
     AnyCaller(c): AnyCaller,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
-    svc.revoke_identity(&c, p.id.as_str()).await?;
+    svc.channels().revoke_identity(&c, p.id.as_str()).await?;
     Ok(NoContent)
 }
 
 async fn list_channels(svc: Arc<Service>, AnyCaller(c): AnyCaller) -> Res<Json<Vec<Channel>>> {
-    svc.channels(&c).await.map(Json)
+    svc.channels().list(&c).await.map(Json)
 }
 
 async fn create_channel(
@@ -161,7 +161,7 @@ async fn create_channel(
     AnyCaller(c): AnyCaller,
     Json(b): Json<CreateChannel>,
 ) -> Res<Json<Channel>> {
-    svc.create_channel(&c, b).await.map(Json)
+    svc.channels().create_channel(&c, b).await.map(Json)
 }
 
 async fn get_channel(
@@ -169,7 +169,7 @@ async fn get_channel(
     AnyCaller(c): AnyCaller,
     Path(p): Path<IdParam>,
 ) -> Res<Json<Channel>> {
-    svc.channel(&c, p.id.as_str()).await.map(Json)
+    svc.channels().channel(&c, p.id.as_str()).await.map(Json)
 }
 
 async fn delete_channel(
@@ -177,7 +177,7 @@ async fn delete_channel(
     UserCaller(c): UserCaller,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
-    svc.delete_channel(&c, p.id.as_str()).await?;
+    svc.channels().delete_channel(&c, p.id.as_str()).await?;
     Ok(NoContent)
 }
 
@@ -186,7 +186,10 @@ async fn members(
     AnyCaller(c): AnyCaller,
     Path(p): Path<IdParam>,
 ) -> Res<Json<Vec<Member>>> {
-    svc.channel_members(&c, p.id.as_str()).await.map(Json)
+    svc.channels()
+        .channel_members(&c, p.id.as_str())
+        .await
+        .map(Json)
 }
 
 async fn set_member(
@@ -195,7 +198,8 @@ async fn set_member(
     Path(p): Path<MemberParams>,
     Json(b): Json<SetMember>,
 ) -> Res<Json<Vec<Member>>> {
-    svc.set_channel_member(&c, p.id.as_str(), p.user_id.as_str(), b)
+    svc.channels()
+        .set_channel_member(&c, p.id.as_str(), p.user_id.as_str(), b)
         .await
         .map(Json)
 }
@@ -205,7 +209,8 @@ async fn remove_member(
     UserCaller(c): UserCaller,
     Path(p): Path<MemberParams>,
 ) -> Res<NoContent> {
-    svc.remove_channel_member(&c, p.id.as_str(), p.user_id.as_str())
+    svc.channels()
+        .remove_channel_member(&c, p.id.as_str(), p.user_id.as_str())
         .await?;
     Ok(NoContent)
 }
@@ -216,7 +221,10 @@ async fn entries(
     Path(p): Path<IdParam>,
     Query(q): Query<EntriesQuery>,
 ) -> Res<Json<EntryPage>> {
-    svc.channel_entries(&c, p.id.as_str(), q).await.map(Json)
+    svc.channels()
+        .channel_entries(&c, p.id.as_str(), q)
+        .await
+        .map(Json)
 }
 
 async fn post_entry(
@@ -225,5 +233,8 @@ async fn post_entry(
     Path(p): Path<IdParam>,
     Json(b): Json<PostEntry>,
 ) -> Res<Json<Entry>> {
-    svc.post_entry(&c, p.id.as_str(), b).await.map(Json)
+    svc.channels()
+        .post_entry(&c, p.id.as_str(), b)
+        .await
+        .map(Json)
 }
