@@ -917,7 +917,7 @@ pub async fn serve(
     });
     ex.run(
         async {
-            svc.attach_listener_host(host).await;
+            svc.network().attach_listener_host(host).await;
             svc.set_listening(true);
             accept_loop(&listener, &ex, &app, &in_flight, &opts).await;
         }

@@ -2,11 +2,17 @@
 
 use super::backoff::ENROLL_ADDRESS;
 use super::credentials::setup_key_status;
-use super::{RequestMeta, Service, plane_public_material, too_many};
+use std::sync::Arc;
+
+use super::backoff::Backoff;
+use super::{plane_public_material, too_many};
 use crate::api::credentials::SetupKeyStatus;
 use crate::api::enrollment::{EnrollRequest, Enrolled};
+use crate::clock::Clock;
 use crate::error::ApiError;
+use crate::keys::PlaneSecrets;
 use crate::secret::{self, BEARER_PREFIX, SETUP_KEY_PREFIX};
+use crate::store::Store;
 use crate::store::{Consume, NewNode};
 use termplane_proto::limits::NODE_NAME_MAX_CHARS;
 
@@ -50,7 +56,34 @@ fn unique_name(wanted: &str, taken: &[String]) -> String {
         .unwrap_or_else(|| wanted.to_owned())
 }
 
-impl Service {
+/// The enrollment domain: a node's first contact with a setup key, counted against its address.
+/// It holds the store, the clock, the enrollment backoff, the plane's key material and the
+/// node socket's URL it tells new nodes.
+pub struct Enrollment {
+    store: Store,
+    clock: Arc<dyn Clock>,
+    backoff: Backoff,
+    secrets: Arc<PlaneSecrets>,
+    ws_url: String,
+}
+
+impl Enrollment {
+    /// The service over `store`.
+    pub(super) fn new(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        secrets: Arc<PlaneSecrets>,
+        ws_url: String,
+    ) -> Self {
+        Self {
+            store,
+            clock,
+            backoff: Backoff::default(),
+            secrets,
+            ws_url,
+        }
+    }
+
     /// `POST /api/nodes/enroll` (the setup key in the body is the credential).
     ///
     /// Order: the body is already parsed and its fields validated; the setup key is looked up
@@ -60,13 +93,9 @@ impl Service {
     /// identity JWK must be a point of P-256, and the X25519 link key must not be all-zero or of
     /// low order (400 naming the field; the key is not spent). Last, the single-winner consume,
     /// in the same transaction as the node row.
-    pub async fn enroll(
-        &self,
-        meta: &RequestMeta,
-        req: EnrollRequest,
-    ) -> Result<Enrolled, ApiError> {
-        let now = self.now();
-        let address_key = format!("enroll:{}", meta.peer_ip);
+    pub async fn enroll(&self, peer_ip: &str, req: EnrollRequest) -> Result<Enrolled, ApiError> {
+        let now = self.clock.now_ms();
+        let address_key = format!("enroll:{peer_ip}");
         let invalid = || ApiError::new(401, "SETUP_KEY_INVALID", "the setup key is not valid");
 
         // Peek: a specific answer for each state of the key.
@@ -81,10 +110,10 @@ impl Service {
             None
         };
         let Some(k) = known else {
-            self.enroll_backoff
+            self.backoff
                 .check(&address_key, ENROLL_ADDRESS, now)
                 .map_err(too_many)?;
-            self.enroll_backoff.fail(&address_key, ENROLL_ADDRESS, now);
+            self.backoff.fail(&address_key, ENROLL_ADDRESS, now);
             return Err(invalid());
         };
         if let Some(e) = state_error(setup_key_status(&k, now)) {
@@ -131,7 +160,7 @@ impl Service {
             identity_jwk: jwk_text,
             encrypt_public_key: req.encrypt_public_key.map(|k| k.to_b64()),
             node_key_digest: secret::digest(&node_key),
-            ws_url: self.settings.ws_url(),
+            ws_url: self.ws_url.clone(),
         };
         match self
             .store

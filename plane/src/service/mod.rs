@@ -281,7 +281,8 @@ pub struct Service {
     secrets: Arc<PlaneSecrets>,
     sign_in_backoff: Backoff,
     known_good: KnownGood,
-    enroll_backoff: Backoff,
+    /// Node enrollment.
+    enrollment: enrollment::Enrollment,
     /// `/ws/node` upgrades whose key opens no node, per address ([`backoff::NODE_KEY_ADDRESS`]).
     node_key_backoff: Backoff,
     dummy_hash: String,
@@ -446,6 +447,14 @@ impl Service {
         }
         let live_bus = Arc::new(live::LiveBus::default());
         let audit = audit::Audit::new(store.clone());
+        let secrets = Arc::new(secrets);
+        let enrollment = enrollment::Enrollment::new(
+            store.clone(),
+            clock.clone(),
+            secrets.clone(),
+            settings.ws_url(),
+        );
+        let network = network::Network::new(store.clone(), clock.clone());
         let channels = channels::Channels::new(
             store.clone(),
             clock.clone(),
@@ -459,10 +468,10 @@ impl Service {
             store,
             clock,
             settings,
-            secrets: Arc::new(secrets),
+            secrets,
             sign_in_backoff: Backoff::default(),
             known_good: KnownGood::default(),
-            enroll_backoff: Backoff::default(),
+            enrollment,
             node_key_backoff: Backoff::default(),
             dummy_hash,
             links: LinkHub::default(),
@@ -482,7 +491,7 @@ impl Service {
             files: files::Files::default(),
             notifications,
             audit,
-            network: network::Network::default(),
+            network,
             channels,
             gone_seen: std::sync::Mutex::default(),
             subshell_locks: std::sync::Mutex::default(),
@@ -586,6 +595,18 @@ impl Service {
     #[must_use]
     pub fn audit(&self) -> &audit::Audit {
         &self.audit
+    }
+
+    /// The enrollment domain.
+    #[must_use]
+    pub fn enrollment(&self) -> &enrollment::Enrollment {
+        &self.enrollment
+    }
+
+    /// The network domain (extra listen addresses).
+    #[must_use]
+    pub fn network(&self) -> &network::Network {
+        &self.network
     }
 
     /// The channels and identities domain.

@@ -9,11 +9,12 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::{Caller, Service};
+use super::Caller;
 use crate::api::network::{Listener, ListenerRequest, ListenerState};
+use crate::clock::Clock;
 use crate::error::ApiError;
 use crate::secret;
-use crate::store::ListenerRow;
+use crate::store::{ListenerRow, Store};
 
 /// Stops a running listener when dropped or called.
 pub struct StopListener(pub Box<dyn FnOnce() + Send>);
@@ -38,15 +39,33 @@ impl Drop for Running {
     }
 }
 
-/// The host, and the listeners running or failed.
-#[derive(Default)]
-pub(super) struct Network {
+/// The network domain: extra listen addresses an administrator adds, bound through the HTTP
+/// layer's [`ListenerHost`]; the listeners running and those that failed to bind. It holds the
+/// store and the clock.
+pub struct Network {
+    store: Store,
+    clock: Arc<dyn Clock>,
     host: OnceLock<Arc<dyn ListenerHost>>,
     running: Mutex<HashMap<String, Running>>,
     failed: Mutex<HashMap<String, String>>,
 }
 
 impl Network {
+    /// The service over `store`, with no listener until the HTTP layer attaches its host.
+    pub(super) fn new(store: Store, clock: Arc<dyn Clock>) -> Self {
+        Self {
+            store,
+            clock,
+            host: OnceLock::new(),
+            running: Mutex::default(),
+            failed: Mutex::default(),
+        }
+    }
+
+    fn now(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
     /// The origins of the running listeners.
     pub(super) fn origins(&self) -> Vec<String> {
         self.running
@@ -65,11 +84,11 @@ fn bind_failed(why: &str) -> ApiError {
     .with_metadata(serde_json::json!({ "reason": why }))
 }
 
-impl Service {
+impl Network {
     /// Called by the HTTP layer once it serves: from now on listeners can start. Starts the
     /// stored ones.
     pub async fn attach_listener_host(&self, host: Arc<dyn ListenerHost>) {
-        if self.network.host.set(host).is_err() {
+        if self.host.set(host).is_err() {
             return;
         }
         let rows = match self.store.listeners().await {
@@ -88,7 +107,7 @@ impl Service {
             match started {
                 Ok((_, stop)) => {
                     tracing::info!(address = %row.address, name = %row.name, "network plugin listening");
-                    if let Ok(mut m) = self.network.running.lock() {
+                    if let Ok(mut m) = self.running.lock() {
                         m.insert(
                             row.id.clone(),
                             Running {
@@ -100,7 +119,7 @@ impl Service {
                 }
                 Err(why) => {
                     tracing::warn!(address = %row.address, reason = %why, "network plugin not listening");
-                    if let Ok(mut m) = self.network.failed.lock() {
+                    if let Ok(mut m) = self.failed.lock() {
                         m.insert(row.id.clone(), why);
                     }
                 }
@@ -109,24 +128,18 @@ impl Service {
     }
 
     fn start_listener(&self, addr: SocketAddr) -> Result<(SocketAddr, StopListener), String> {
-        self.network
-            .host
+        self.host
             .get()
             .ok_or_else(|| "the plane is not serving yet".to_owned())?
             .start(addr)
     }
 
     fn listener_view(&self, r: &ListenerRow) -> Listener {
-        let running = self
-            .network
-            .running
-            .lock()
-            .is_ok_and(|m| m.contains_key(&r.id));
+        let running = self.running.lock().is_ok_and(|m| m.contains_key(&r.id));
         let error = if running {
             None
         } else {
-            self.network
-                .failed
+            self.failed
                 .lock()
                 .ok()
                 .and_then(|m| m.get(&r.id).cloned())
@@ -187,7 +200,7 @@ impl Service {
         if !self.store.add_listener(&row, &admin.user().id).await? {
             return Err(bind_failed("a network plugin already listens there"));
         }
-        if let Ok(mut m) = self.network.running.lock() {
+        if let Ok(mut m) = self.running.lock() {
             m.insert(row.id.clone(), running);
         }
         Ok(self.listener_view(&row))
@@ -203,14 +216,9 @@ impl Service {
         {
             return Err(ApiError::not_found("network plugin"));
         }
-        let stopped = self
-            .network
-            .running
-            .lock()
-            .ok()
-            .and_then(|mut m| m.remove(id));
+        let stopped = self.running.lock().ok().and_then(|mut m| m.remove(id));
         drop(stopped);
-        if let Ok(mut m) = self.network.failed.lock() {
+        if let Ok(mut m) = self.failed.lock() {
             m.remove(id);
         }
         Ok(())

@@ -41,7 +41,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
 type Res<T> = Result<T, ApiError>;
 
 async fn list(svc: Arc<Service>, _: AdminSession) -> Res<Json<Vec<Listener>>> {
-    svc.listeners().await.map(Json)
+    svc.network().listeners().await.map(Json)
 }
 
 async fn add(
@@ -49,7 +49,7 @@ async fn add(
     AdminSession(c): AdminSession,
     Json(b): Json<ListenerRequest>,
 ) -> Res<Json<Listener>> {
-    svc.add_listener(&c, b).await.map(Json)
+    svc.network().add_listener(&c, b).await.map(Json)
 }
 
 async fn delete(
@@ -57,6 +57,6 @@ async fn delete(
     AdminSession(c): AdminSession,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
-    svc.delete_listener(&c, p.id.as_str()).await?;
+    svc.network().delete_listener(&c, p.id.as_str()).await?;
     Ok(NoContent)
 }

@@ -176,7 +176,7 @@ async fn enroll(
     meta: RequestMeta,
     Json(b): Json<EnrollRequest>,
 ) -> Res<Json<Enrolled>> {
-    svc.enroll(&meta, b).await.map(Json)
+    svc.enrollment().enroll(&meta.peer_ip, b).await.map(Json)
 }
 
 async fn nodes(svc: Arc<Service>, UserCaller(c): UserCaller) -> Res<Json<Vec<Node>>> {
