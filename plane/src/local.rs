@@ -144,7 +144,7 @@ pub async fn start(svc: &Arc<Service>, plane_data_dir: &Path) -> Result<(), Stri
         .map_err(|e| format!("exit-tick thread: {e}"))?;
 
     attach(svc, &exec, runner, &dirs.0, &dirs.1);
-    svc.push_allowed_dirs(&node_id).await;
+    svc.nodes().push_allowed_dirs(&node_id).await;
     tracing::info!(data_dir = %dirs.0, panes = alive, "local node running");
     Ok(())
 }
@@ -212,7 +212,7 @@ fn exit_ticks(exec: &Executor, events: &smol::channel::Sender<Event>) {
 /// Applies the local node's events in order, as a remote socket's are.
 async fn apply_events(svc: Arc<Service>, node_id: String, rx: smol::channel::Receiver<Event>) {
     while let Ok(e) = rx.recv().await {
-        svc.node_events().push(&node_id, &e);
+        svc.nodes().events().push(&node_id, &e);
         svc.apply_node_event(&node_id, LOCAL_CONN, &e).await;
     }
 }

@@ -326,10 +326,11 @@ async fn run(cfg: Config) -> Result<(), String> {
     let svc = Service::new(store.clone(), clock, settings, secrets)
         .await
         .map_err(|e| e.to_string())?;
-    svc.attach_instance_lock(Arc::new(termplane::instance::SharedLock(lock.clone())));
-    svc.spawn_metrics_upkeep();
-    svc.spawn_readiness_watch(READINESS_EVERY);
-    if let Err(e) = svc.sweep_files().await {
+    svc.health()
+        .attach_instance_lock(Arc::new(termplane::instance::SharedLock(lock.clone())));
+    svc.health().spawn_metrics_upkeep();
+    svc.health().spawn_readiness_watch(READINESS_EVERY);
+    if let Err(e) = svc.files().sweep_files().await {
         tracing::warn!(code = e.code, "the kept files could not be swept");
     }
     if cfg.local_node {

@@ -55,34 +55,34 @@ pub(crate) struct SubshellCaller(pub(crate) Caller);
 impl Credential for SubshellCaller {
     const AUTH: Auth = Auth::Subshells;
     async fn resolve(svc: &Arc<Service>, meta: &RequestMeta) -> Result<Self, ApiError> {
-        svc.caller(meta).await.map(Self)
+        svc.guard().caller(meta).await.map(Self)
     }
 }
 
 impl Credential for Session {
     const AUTH: Auth = Auth::Cookie;
     async fn resolve(svc: &Arc<Service>, meta: &RequestMeta) -> Result<Self, ApiError> {
-        svc.session(meta).await.map(Self)
+        svc.guard().session(meta).await.map(Self)
     }
 }
 
 impl Credential for AdminSession {
     const AUTH: Auth = Auth::CookieAdmin;
     async fn resolve(svc: &Arc<Service>, meta: &RequestMeta) -> Result<Self, ApiError> {
-        svc.admin(meta).await.map(Self)
+        svc.guard().admin(meta).await.map(Self)
     }
 }
 
 impl Credential for AnyCaller {
     const AUTH: Auth = Auth::Any;
     async fn resolve(svc: &Arc<Service>, meta: &RequestMeta) -> Result<Self, ApiError> {
-        svc.caller(meta).await.map(Self)
+        svc.guard().caller(meta).await.map(Self)
     }
 }
 
 impl Credential for UserCaller {
     const AUTH: Auth = Auth::User;
     async fn resolve(svc: &Arc<Service>, meta: &RequestMeta) -> Result<Self, ApiError> {
-        svc.user_caller(meta).await.map(Self)
+        svc.guard().user_caller(meta).await.map(Self)
     }
 }

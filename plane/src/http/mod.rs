@@ -14,8 +14,8 @@
 //!   all, with places reserved for new addresses and for requests with a valid credential: see
 //!   [`FEW_CONNS_PER_IP`] and the policy beside it; `TCP_NODELAY`), graceful shutdown (stop accepting, close node links with 1000, let
 //!   requests in flight finish within a bound), the router (404, and 405 with `Allow`), the
-//!   checks every request meets ([`Service::guard_admin_surface`] before routing,
-//!   [`Service::guard_origin`] once an operation is found), one error body for every failure
+//!   checks every request meets ([`crate::service::Guard::guard_admin_surface`] before routing,
+//!   [`crate::service::Guard::guard_origin`] once an operation is found), one error body for every failure
 //!   (a panicking handler included), and a log line and the metrics per request (method, route
 //!   template, path, status, request id, duration; never a header value, query or body);
 //! * [`app`] — the embedded browser app at `/`;
@@ -225,7 +225,7 @@ impl Ctx {
             _ => ops::UNMATCHED,
         };
         if let Lookup::Found(..) = found
-            && let Err(e) = self.svc.guard_origin(&info.meta)
+            && let Err(e) = self.svc.guard().guard_origin(&info.meta)
         {
             return (error_response(&e, &info.req_id), route);
         }
@@ -352,7 +352,7 @@ impl server::App for AppRef {
             };
             let verb = req.head.method.as_str();
             let is_app_get = req.head.method == Method::Get && app::is_app_route(&path);
-            let (mut res, route) = match ctx.svc.guard_admin_surface(&meta) {
+            let (mut res, route) = match ctx.svc.guard().guard_admin_surface(&meta) {
                 Err(e) => (error_response(&e, &req_id), ops::UNMATCHED),
                 Ok(()) => match AssertUnwindSafe(ctx.clone().dispatch(req, info))
                     .catch_unwind()
@@ -418,7 +418,7 @@ impl server::App for AppRef {
             return Box::pin(async { false });
         }
         let svc = ctx.svc.clone();
-        Box::pin(async move { svc.vouches_for(&meta).await })
+        Box::pin(async move { svc.guard().vouches_for(&meta).await })
     }
 }
 
@@ -918,13 +918,13 @@ pub async fn serve(
     ex.run(
         async {
             svc.network().attach_listener_host(host).await;
-            svc.set_listening(true);
+            svc.health().set_listening(true);
             accept_loop(&listener, &ex, &app, &in_flight, &opts).await;
         }
         .or(shutdown),
     )
     .await;
-    svc.set_listening(false);
+    svc.health().set_listening(false);
     drop(listener);
     let links = svc_links.links();
     links.begin_shutdown();

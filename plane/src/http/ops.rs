@@ -48,7 +48,7 @@ fn healthz_answer() -> Response {
 }
 
 async fn readyz_answer(svc: &Service) -> Response {
-    let r = svc.readiness().await;
+    let r = svc.health().readiness().await;
     let status = if r.ready() { 200 } else { 503 };
     if !r.ready() {
         tracing::warn!(failed = ?r.failed, "readiness check failed");
@@ -96,7 +96,7 @@ pub(super) fn metrics(
     _: Vec<(&'static str, String)>,
 ) -> BoxFut<Response> {
     Box::pin(async move {
-        match ctx.svc.caller(&info.meta).await {
+        match ctx.svc.guard().caller(&info.meta).await {
             Ok(Caller::SystemKey { .. }) => metrics_answer(&ctx.svc).await,
             Ok(_) => error_response(
                 &ApiError::new(

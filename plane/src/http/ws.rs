@@ -4,7 +4,7 @@
 //! Refusals, before any WebSocket exists (spec error body):
 //! * 400 — not a WebSocket upgrade (missing `Upgrade: websocket`, `Connection: upgrade`,
 //!   `Sec-WebSocket-Version: 13` or a well-formed `Sec-WebSocket-Key`);
-//! * 401 / 403 — the bearer node key, as [`crate::service::Service::node_upgrade`] decides;
+//! * 401 / 403 — the bearer node key, as [`crate::service::Guard::node_upgrade`] decides;
 //! * 429 `TOO_MANY_ATTEMPTS` — too many upgrades from the address whose key opened no node;
 //! * 429 `TOO_MANY_SOCKETS` / 503 `PLANE_BUSY` — a socket cap is reached (`Retry-After: 5`);
 //! * 503 `SHUTTING_DOWN` — the plane is shutting down (`Retry-After: 5`).
@@ -75,7 +75,7 @@ pub(super) fn node_socket(
             );
         };
         let svc = ctx.svc.clone();
-        let node = match svc.node_upgrade(&info.meta).await {
+        let node = match svc.guard().node_upgrade(&info.meta).await {
             Ok(n) => n,
             Err(e) => return error_response(&e, &req_id),
         };

@@ -1,18 +1,59 @@
-//! First run, settings reads, sign-in and sessions, accounts.
+//! Accounts: the first run, the instance's name, people's accounts and their passwords.
+//!
+//! Signing in and sessions are the credential guard's (`sessions.rs`): an account is what a
+//! session, a system key or a pane's token resolves to.
 
-use super::backoff::{ACCOUNT, ADDRESS, PAIR};
-use super::{Caller, RequestMeta, SESSION_LIFETIME_MS, Service, passwords, too_many, user_view};
+use std::sync::Arc;
+
+use super::backoff::{Backoff, PAIR};
+use super::files::Files;
+use super::{Caller, passwords, too_many, user_view};
 use crate::api::accounts::{
     ChangePasswordRequest, CreateUserRequest, InstanceSettings, InstanceSettingsUpdate,
-    PublicSettings, ResetPasswordRequest, Role, SetupRequest, SetupStatus, SignInRequest,
-    TrustedOrigins, TrustedOriginsUpdate, UpdateUserRequest, User, Via, Whoami,
+    ResetPasswordRequest, Role, SetupRequest, SetupStatus, UpdateUserRequest, User, Via, Whoami,
 };
+use crate::clock::Clock;
 use crate::error::ApiError;
-use crate::secret;
-use crate::store::{EndSessions, UserChange};
+use crate::store::{EndSessions, Store, UserChange};
 
-impl Service {
-    // ----- setup and settings -----
+/// The accounts domain. It holds the store, the clock, the sign-in backoff (a wrong current
+/// password counts toward it), the filler hash a missing password is checked against, the
+/// signal that re-checks every open socket's grant when an account changes, and the kept
+/// files (an account's go with it).
+pub struct Accounts {
+    store: Store,
+    clock: Arc<dyn Clock>,
+    sign_in_backoff: Arc<Backoff>,
+    dummy_hash: String,
+    access_changed: Arc<event_listener::Event>,
+    files: Arc<Files>,
+}
+
+impl Accounts {
+    /// The service over `store`.
+    pub(super) fn new(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        sign_in_backoff: Arc<Backoff>,
+        dummy_hash: String,
+        access_changed: Arc<event_listener::Event>,
+        files: Arc<Files>,
+    ) -> Self {
+        Self {
+            store,
+            clock,
+            sign_in_backoff,
+            dummy_hash,
+            access_changed,
+            files,
+        }
+    }
+
+    fn now(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
+    // ----- setup and the instance's name -----
 
     /// `GET /api/setup/status`.
     pub async fn setup_status(&self) -> Result<SetupStatus, ApiError> {
@@ -68,162 +109,6 @@ impl Service {
             .set_display_name(req.display_name.as_str(), &admin.user().id, self.now())
             .await?;
         self.instance_settings().await
-    }
-
-    /// `GET /api/settings/trusted-origins` (admin session).
-    pub async fn trusted_origin_settings(&self) -> Result<TrustedOrigins, ApiError> {
-        Ok(self.origin_view())
-    }
-
-    fn origin_view(&self) -> TrustedOrigins {
-        TrustedOrigins {
-            configured: self.settings.trusted_origins(),
-            added: self
-                .added_origins
-                .read()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .clone(),
-        }
-    }
-
-    /// `PUT /api/settings/trusted-origins` (admin session): replaces the added origins. Each
-    /// must be `http(s)://host[:port]` exactly (stored in its normal form); a refusal names the
-    /// entry and changes nothing.
-    pub async fn set_trusted_origins(
-        &self,
-        admin: &Caller,
-        req: TrustedOriginsUpdate,
-    ) -> Result<TrustedOrigins, ApiError> {
-        if req.added.len() > 32 {
-            return Err(ApiError::validation("added", "at most 32 origins"));
-        }
-        let mut list: Vec<String> = Vec::new();
-        for (i, o) in req.added.iter().enumerate() {
-            let Some(n) = super::normalize_origin(o.as_str().trim_end_matches('/')) else {
-                return Err(ApiError::validation(
-                    &format!("added[{i}]"),
-                    "must be http(s)://host[:port] with nothing after it",
-                ));
-            };
-            if !list.contains(&n) {
-                list.push(n);
-            }
-        }
-        self.store
-            .set_added_origins(&list, &admin.user().id, self.now())
-            .await?;
-        *self
-            .added_origins
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = list;
-        Ok(self.origin_view())
-    }
-
-    /// `GET /api/settings/public`.
-    pub async fn public_settings(&self) -> Result<PublicSettings, ApiError> {
-        Ok(PublicSettings {
-            trusted_origins: self.trusted_origins(),
-        })
-    }
-
-    // ----- sign-in -----
-
-    /// `POST /api/auth/sign-in`. Returns the new session token (for the cookie) and the account.
-    /// Failures back off as [`super::backoff`] describes; unknown and known accounts answer
-    /// alike and take the same time (a dummy hash is verified for unknown ones).
-    pub async fn sign_in(
-        &self,
-        meta: &RequestMeta,
-        req: SignInRequest,
-    ) -> Result<(String, User), ApiError> {
-        let email = req.email.as_str().to_owned();
-        let address = meta.peer_ip.clone();
-        let now = self.now();
-        let pair_key = format!("pair:{email}|{address}");
-        let account_key = format!("account:{email}");
-        let address_key = format!("address:{address}");
-        let known = self.known_good.contains(&email, &address, now);
-        let mut keys = vec![(pair_key.as_str(), PAIR)];
-        if !known {
-            keys.push((account_key.as_str(), ACCOUNT));
-            keys.push((address_key.as_str(), ADDRESS));
-        }
-        self.sign_in_backoff.reserve(&keys, now).map_err(too_many)?;
-        let user = self.store.user_by_email(&email).await?;
-        let phc = user
-            .as_ref()
-            .and_then(|u| u.password_hash.clone())
-            .unwrap_or_else(|| self.dummy_hash.clone());
-        let password = req.password.into_string();
-        let ok = passwords::verify(password, phc).await;
-        let user = match user {
-            Some(u) if ok && !u.disabled && u.role != Role::Service.as_str() => u,
-            _ => {
-                self.metrics().sign_in_failed("password");
-                tracing::info!(ip = %address, "sign-in refused");
-                return Err(ApiError::new(
-                    401,
-                    "INVALID_CREDENTIALS",
-                    "email or password is wrong",
-                ));
-            }
-        };
-        self.sign_in_backoff.clear(&pair_key);
-        if !known {
-            self.sign_in_backoff.refund(&account_key, ACCOUNT);
-            self.sign_in_backoff.refund(&address_key, ADDRESS);
-        }
-        self.known_good.insert(&email, &address, now);
-        let token = self.open_session(meta, &user.id, now).await?;
-        Ok((token, user_view(&user)))
-    }
-
-    /// A new session for `user_id` after a successful sign-in; the caller's previous session,
-    /// if any, ends (the session id rotates). Returns the token for the cookie.
-    pub(super) async fn open_session(
-        &self,
-        meta: &RequestMeta,
-        user_id: &str,
-        now: i64,
-    ) -> Result<String, ApiError> {
-        let previous = match self.session_caller(meta).await? {
-            Some(Caller::Session { session_digest, .. }) => Some(session_digest),
-            _ => meta.session_cookie.as_deref().map(secret::digest),
-        };
-        let token = secret::new_token("")?;
-        self.store
-            .create_session(
-                &secret::digest(&token),
-                user_id,
-                previous.as_deref(),
-                now,
-                now + SESSION_LIFETIME_MS,
-            )
-            .await?;
-        Ok(token)
-    }
-
-    /// `POST /api/auth/sign-out`: destroys the caller's session.
-    pub async fn sign_out(&self, c: &Caller) -> Result<(), ApiError> {
-        if let Caller::Session { session_digest, .. } = c {
-            let digest = session_digest.clone();
-            self.revoke(
-                format!("session:{session_digest}"),
-                Box::new(move |svc| {
-                    let digest = digest.clone();
-                    Box::pin(async move {
-                        svc.store
-                            .delete_session(&digest)
-                            .await
-                            .map_err(ApiError::from)
-                    })
-                }),
-            )
-            .await?;
-            // The session's open terminals and feed close now, not at their next check.
-            self.access_changed();
-        }
-        Ok(())
     }
 
     /// `GET /api/auth/session`: the signed-in account.
@@ -303,7 +188,7 @@ impl Service {
         {
             UserChange::Done(u) => {
                 if disabled {
-                    self.access_changed();
+                    self.access_changed.notify(usize::MAX);
                 }
                 Ok(user_view(&u))
             }
@@ -335,7 +220,7 @@ impl Service {
             UserChange::Done(u) => {
                 // Open terminals and feeds re-check their grants now (a demotion ends typing
                 // at once).
-                self.access_changed();
+                self.access_changed.notify(usize::MAX);
                 Ok(user_view(&u))
             }
             UserChange::NotFound => Err(ApiError::not_found("account")),
@@ -360,10 +245,10 @@ impl Service {
             .await?
         {
             UserChange::Done(_) => {
-                self.access_changed();
+                self.access_changed.notify(usize::MAX);
                 // Its kept files went with the account: their bytes go too, not at the next
                 // start.
-                self.drop_unused_blobs(&kept).await
+                self.files.drop_unused_blobs(&kept).await
             }
             UserChange::NotFound => Err(ApiError::not_found("account")),
             UserChange::LastAdmin => Err(last_admin()),
@@ -421,7 +306,7 @@ impl Service {
         self.store
             .set_password(&user.id, &user.id, &hash, end, now)
             .await?;
-        self.access_changed();
+        self.access_changed.notify(usize::MAX);
         Ok(())
     }
 
@@ -447,7 +332,7 @@ impl Service {
             .set_password(&admin.user().id, id, &hash, EndSessions::All, self.now())
             .await?
         {
-            self.access_changed();
+            self.access_changed.notify(usize::MAX);
             Ok(())
         } else {
             Err(ApiError::not_found("account"))

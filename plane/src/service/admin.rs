@@ -44,7 +44,7 @@ impl Service {
             nodes_by_liveness: by_liveness,
             nodes_by_version: by_version,
             held_nodes: held.len() as u64,
-            local_node: self.local.get().is_some(),
+            local_node: self.dispatcher.local_node().is_some(),
             subshells_by_state: by_state,
         })
     }

@@ -1,13 +1,17 @@
 //! System keys and setup keys.
 
-use super::{Caller, Service};
+use std::sync::Arc;
+
+use super::Caller;
+use super::revocations::Revocations;
 use crate::api::credentials::{
     CreateSystemKeyRequest, SetupKey, SetupKeyStatus, SystemKey, SystemKeyCreated,
     SystemKeyDisabled,
 };
+use crate::clock::Clock;
 use crate::error::ApiError;
 use crate::secret::{self, BEARER_PREFIX, SETUP_KEY_PREFIX};
-use crate::store;
+use crate::store::{self, Store};
 
 /// A setup key's state at `now`.
 #[must_use]
@@ -50,7 +54,37 @@ fn setup_key_view(k: &store::SetupKey, now: i64) -> SetupKey {
     }
 }
 
-impl Service {
+/// The credentials domain: system keys (scripts' bearer keys) and setup keys (a node's
+/// single-use enrollment key). It holds the store, the clock, the revocations a full disk
+/// holds in force, and the signal that re-checks every open socket's grant when a key stops
+/// working.
+pub struct Credentials {
+    store: Store,
+    clock: Arc<dyn Clock>,
+    revocations: Arc<Revocations>,
+    access_changed: Arc<event_listener::Event>,
+}
+
+impl Credentials {
+    /// The service over `store`.
+    pub(super) fn new(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        revocations: Arc<Revocations>,
+        access_changed: Arc<event_listener::Event>,
+    ) -> Self {
+        Self {
+            store,
+            clock,
+            revocations,
+            access_changed,
+        }
+    }
+
+    fn now(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
     // ----- system keys -----
 
     /// `POST /api/system-keys`: the plaintext is in this answer and nowhere else, ever.
@@ -100,7 +134,7 @@ impl Service {
     ) -> Result<SystemKeyDisabled, ApiError> {
         self.revoke_system_key(admin, id, false).await?;
         // Terminals opened with its attach tokens and feeds re-check their grants now.
-        self.access_changed();
+        self.access_changed.notify(usize::MAX);
         Ok(SystemKeyDisabled {
             id: id.to_owned(),
             enabled: false,
@@ -110,7 +144,7 @@ impl Service {
     /// `DELETE /api/system-keys/:id`.
     pub async fn delete_system_key(&self, admin: &Caller, id: &str) -> Result<(), ApiError> {
         self.revoke_system_key(admin, id, true).await?;
-        self.access_changed();
+        self.access_changed.notify(usize::MAX);
         Ok(())
     }
 
@@ -126,36 +160,33 @@ impl Service {
             return Err(ApiError::not_found("system key"));
         }
         let (actor, key, now) = (admin.user().id.clone(), id.to_owned(), self.now());
-        self.revoke(
-            format!("system-key:{id}"),
-            Box::new(move |svc| {
-                let (actor, key) = (actor.clone(), key.clone());
-                Box::pin(async move {
-                    let found = if delete {
-                        svc.store.delete_system_key(&actor, &key, now).await?
-                    } else {
-                        svc.store.disable_system_key(&actor, &key, now).await?
-                    };
-                    if found {
-                        Ok(())
-                    } else {
-                        Err(ApiError::not_found("system key"))
-                    }
-                })
-            }),
-        )
-        .await
+        self.revocations
+            .revoke(
+                format!("system-key:{id}"),
+                Box::new(move |store| {
+                    let (actor, key) = (actor.clone(), key.clone());
+                    Box::pin(async move {
+                        let found = if delete {
+                            store.delete_system_key(&actor, &key, now).await?
+                        } else {
+                            store.disable_system_key(&actor, &key, now).await?
+                        };
+                        if found {
+                            Ok(())
+                        } else {
+                            Err(ApiError::not_found("system key"))
+                        }
+                    })
+                }),
+            )
+            .await
     }
 
     // ----- setup keys -----
 
-    /// `POST /api/setup-keys`: the key, with the commands that add a node with it (their
-    /// address from the request's `host` when no base URL is configured).
-    pub async fn create_setup_key(
-        &self,
-        c: &Caller,
-        host: Option<&str>,
-    ) -> Result<SetupKey, ApiError> {
+    /// `POST /api/setup-keys`: the key (the composition root adds the commands that add a node
+    /// with it).
+    pub(super) async fn create_setup_key(&self, c: &Caller) -> Result<SetupKey, ApiError> {
         let now = self.now();
         let key_text = secret::new_token(SETUP_KEY_PREFIX)?;
         let validity = i64::try_from(termplane_proto::limits::SETUP_KEY_VALIDITY.as_millis())
@@ -172,33 +203,25 @@ impl Service {
             revoked_at: None,
         };
         self.store.create_setup_key(&k).await?;
-        let mut view = setup_key_view(&k, now);
-        self.add_install_commands(host, std::slice::from_mut(&mut view))
-            .await;
-        Ok(view)
+        Ok(setup_key_view(&k, now))
     }
 
-    /// `GET /api/setup-keys`: an admin sees every key, others their own.
-    pub async fn setup_keys(
-        &self,
-        c: &Caller,
-        host: Option<&str>,
-    ) -> Result<Vec<SetupKey>, ApiError> {
+    /// `GET /api/setup-keys`: an admin sees every key, others their own (the composition root
+    /// adds the install commands).
+    pub(super) async fn setup_keys(&self, c: &Caller) -> Result<Vec<SetupKey>, ApiError> {
         let owner = if c.is_admin_session() {
             None
         } else {
             Some(c.user().id.as_str())
         };
         let now = self.now();
-        let mut views: Vec<SetupKey> = self
+        Ok(self
             .store
             .setup_keys(owner)
             .await?
             .iter()
             .map(|k| setup_key_view(k, now))
-            .collect();
-        self.add_install_commands(host, &mut views).await;
-        Ok(views)
+            .collect())
     }
 
     /// `DELETE /api/setup-keys/:id`: revokes an unused key.

@@ -1,19 +1,26 @@
-//! The node link's authentication (node keys) and the command dispatcher.
+//! The command dispatcher: the one seam every domain sends node commands through. A node is
+//! local — the plane's own executor — or remote — the signed link.
+
+use std::sync::{Arc, OnceLock};
 
 use serde_json::json;
+use termplane_machines::jws::Es256Signer;
 use termplane_proto::{Command, CommandResult};
 use termplane_runtime_smol::plane::{Dispatch, DispatchOutcome, PlaneCommand};
 
-use super::{Caller, RequestMeta, Service};
-use crate::api::nodes::{NodeCommandAnswer, NodeEvents, NodeEventsQuery, NodePing};
+use crate::clock::Clock;
 use crate::error::ApiError;
-use crate::link::LinkStatus;
-use crate::secret::{self, BEARER_PREFIX};
-use crate::store::Node;
+use crate::link::{LinkHub, LinkStatus};
+use crate::secret;
+use crate::store::Store;
 
 /// Largest command JSON dispatched: its signed envelope (base64url of the claims, with the
 /// header and signature) stays under the node's 64 KiB cap.
 pub const MAX_COMMAND_JSON: usize = 47 * 1024;
+
+/// The longest a launch or restart waits for the `ready` and the census of a node whose link
+/// has just come up (they normally follow the link within milliseconds).
+pub(super) const CENSUS_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The plane's own host as a node: it runs commands through the same executor the node daemon
 /// uses, in call order, and answers each on its channel.
@@ -123,95 +130,142 @@ impl Pending {
     }
 }
 
-impl Service {
-    // ----- the node link -----
+/// The dispatcher domain: the live links (shared with the link layer's sink), the plane's own
+/// host as a node once its executor runs, the command-signing key, the store (for its
+/// metrics) and the clock.
+pub struct Dispatcher {
+    store: Store,
+    clock: Arc<dyn Clock>,
+    links: Arc<LinkHub>,
+    signer: Arc<Es256Signer>,
+    /// The plane's own host as a node, once its executor runs.
+    local: OnceLock<Arc<dyn LocalNode>>,
+    /// The local node's row id.
+    local_node_id: OnceLock<String>,
+    /// The connection whose census was applied, per node: a node is reachable only once the
+    /// census of its current connection is in.
+    censused: std::sync::Mutex<std::collections::HashMap<String, u64>>,
+}
 
-    /// The node a node key authenticates, through the one digest chain the upgrade and the
-    /// sealed binding share: well-formed `tp_` token, SHA-256 digest lookup, constant-time
-    /// compare, key enabled, row remote.
-    ///
-    /// * 401 — absent, malformed, unknown (a rotated key's digest is gone from its row, and a
-    ///   deleted node's row is gone: both read as unknown), disabled, or another kind of key;
-    /// * 403 — a valid node key whose row is the local node, or whose row no longer carries its
-    ///   digest when re-read (the binding flipped between lookup and check).
-    pub async fn node_by_key(&self, token: &str) -> Result<Node, ApiError> {
-        let unauthorized = |code: &'static str, msg: &str| ApiError::new(401, code, msg.to_owned());
-        if !secret::well_formed(token, BEARER_PREFIX) {
-            return Err(unauthorized("NODE_KEY_INVALID", "not a node key"));
+impl Dispatcher {
+    /// The dispatcher over `links`, signing with `signer`; `local_node_id` is the local node's
+    /// row when it has one already.
+    pub(super) fn new(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        links: Arc<LinkHub>,
+        signer: Arc<Es256Signer>,
+        local_node_id: Option<String>,
+    ) -> Self {
+        let id = OnceLock::new();
+        if let Some(l) = local_node_id {
+            let _ = id.set(l);
         }
-        let digest = secret::digest(token);
-        let Some(node) = self.store.node_by_key_digest(&digest).await? else {
-            if self.store.system_key_by_digest(&digest).await?.is_some() {
-                return Err(unauthorized(
-                    "NODE_KEY_WRONG_KIND",
-                    "a system key cannot open the node WebSocket",
-                ));
-            }
-            if self.store.subshell_by_token(&digest).await?.is_some() {
-                return Err(unauthorized(
-                    "NODE_KEY_WRONG_KIND",
-                    "a subshell's token cannot open the node WebSocket",
-                ));
-            }
-            return Err(unauthorized(
-                "NODE_KEY_INVALID",
-                "unknown node key (rotated, or its node was deleted)",
-            ));
-        };
-        let bound = node
-            .node_key_digest
-            .as_deref()
-            .is_some_and(|d| secret::ct_eq(d, &digest));
-        if !bound {
-            return Err(ApiError::new(
-                403,
-                "NODE_KEY_UNBOUND",
-                "the node key is no longer bound to this node",
-            ));
+        Self {
+            store,
+            clock,
+            links,
+            signer,
+            local: OnceLock::new(),
+            local_node_id: id,
+            censused: std::sync::Mutex::default(),
         }
-        if node.key_disabled {
-            return Err(unauthorized(
-                "NODE_KEY_DISABLED",
-                "the node key is disabled",
-            ));
-        }
-        if node.is_local {
-            return Err(ApiError::new(
-                403,
-                "LOCAL_NODE",
-                "the local node runs no node daemon",
-            ));
-        }
-        Ok(node)
     }
 
-    /// Authenticates a `/ws/node` upgrade by its bearer node key. An upgrade whose bearer
-    /// opens no node (401, but for a disabled key) counts against its address: past the free
-    /// attempts of [`super::backoff::NODE_KEY_ADDRESS`], such upgrades are answered 429
-    /// `TOO_MANY_ATTEMPTS` until the wait is over, while a valid key is never held up.
-    pub async fn node_upgrade(&self, meta: &RequestMeta) -> Result<Node, ApiError> {
-        let found = match self.bearer(meta) {
-            Ok(Some(token)) => self.node_by_key(token).await,
-            Ok(None) => Err(ApiError::new(
-                401,
-                "NODE_KEY_MISSING",
-                "the node WebSocket needs a bearer node key",
-            )),
-            Err(e) => Err(e),
-        };
-        match found {
-            Err(e) if e.status == 401 && e.code != "NODE_KEY_DISABLED" => {
-                let now = self.now();
-                let address = format!("node-key:{}", meta.peer_ip);
-                let rule = super::backoff::NODE_KEY_ADDRESS;
-                self.node_key_backoff
-                    .check(&address, rule, now)
-                    .map_err(super::too_many)?;
-                self.node_key_backoff.fail(&address, rule, now);
-                Err(e)
-            }
-            other => other,
+    fn now(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
+    fn instant(&self) -> std::time::Instant {
+        self.clock.instant()
+    }
+
+    /// Attaches the plane's own executor: from now on commands for the local node run on it.
+    /// Only the first call takes effect.
+    pub(super) fn attach_local(&self, local: Arc<dyn LocalNode>) {
+        let _ = self.local.set(local);
+    }
+
+    /// The plane's own executor, once attached.
+    pub(super) fn local_node(&self) -> Option<&Arc<dyn LocalNode>> {
+        self.local.get()
+    }
+
+    /// The local node's row id.
+    #[must_use]
+    pub fn local_node_id(&self) -> Option<&str> {
+        self.local_node_id.get().map(String::as_str)
+    }
+
+    /// Whether commands can reach `node_id` now: the local node once its executor runs; a
+    /// remote node once its link is online and its census applied.
+    #[must_use]
+    pub fn node_reachable(&self, node_id: &str) -> bool {
+        if self.local_node_id() == Some(node_id) {
+            return self.local_node().is_some();
         }
+        matches!(
+            self.links.status(node_id),
+            Some(crate::link::LinkStatus::Online)
+        ) && self.censused_now(node_id)
+    }
+
+    /// [`Self::node_reachable`], but a remote node whose link is online and whose census has
+    /// not been applied yet (the moment between its `ready` and its `subshells_report`) is waited
+    /// for, at most [`CENSUS_WAIT`]: a launch or restart on a node the API already shows online
+    /// is not refused as offline in that moment.
+    pub(super) async fn node_reachable_soon(&self, node_id: &str) -> bool {
+        let deadline = self.instant() + CENSUS_WAIT;
+        loop {
+            // Listening first: a change between the look below and the wait still wakes it.
+            let changed = self.links.listen_changes();
+            if self.node_reachable(node_id) {
+                return true;
+            }
+            // A link authenticated but whose `ready` is not handled yet is coming up too (the
+            // node has its `ok` and may say so: a launch right then waits, as for the census).
+            let online = matches!(
+                self.links.status(node_id),
+                Some(crate::link::LinkStatus::Online | crate::link::LinkStatus::Authenticated)
+            );
+            if !online || self.instant() >= deadline {
+                return false;
+            }
+            // Woken by the link's next change (status, socket, census), or the deadline.
+            crate::wait::until(deadline, changed).await;
+        }
+    }
+
+    fn censused_now(&self, node_id: &str) -> bool {
+        let conn = self.links.current_conn(node_id);
+        self.censused
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(node_id)
+            .is_some_and(|c| Some(*c) == conn)
+    }
+
+    /// Records that the census of connection `conn` of `node_id` is applied: the node is
+    /// reachable from now on, and a launch waiting for it ([`Self::node_reachable_soon`]) goes
+    /// on.
+    pub(super) fn censused(&self, node_id: &str, conn: u64) {
+        self.censused
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(node_id.to_owned(), conn);
+        self.links.notify_changed();
+    }
+
+    /// 409 `NODE_OFFLINE` for `node_id`, saying why when it is the plane's own host.
+    pub(super) fn offline(&self, node_id: &str) -> ApiError {
+        let message = if self.local_node_id() == Some(node_id) {
+            "the plane's own host runs no panes: tmux is missing or the local node is off \
+             (see the plane's log)"
+        } else {
+            "the node is offline"
+        };
+        ApiError::new(409, "NODE_OFFLINE", message)
+            .with_metadata(serde_json::json!({ "nodeId": node_id }))
     }
 
     /// Sends one command to a node and waits for its result: through the signed link for a
@@ -297,7 +351,7 @@ impl Service {
         Ok(out)
     }
 
-    /// [`Service::node_command`] for a caller that already holds the node's command lock (to
+    /// [`Self::node_command`] for a caller that already holds the node's command lock (to
     /// keep a row write and the push that mirrors it in one order across callers).
     pub(super) async fn node_command_serialized(
         &self,
@@ -314,7 +368,9 @@ impl Service {
         let started = self.instant();
         let sent = self.dispatch_unmeasured(node_id, command).await;
         if let Err(e) = &sent {
-            self.metrics().command(kind, e.code, started.elapsed());
+            self.store
+                .metrics()
+                .command(kind, e.code, started.elapsed());
         }
         sent
     }
@@ -324,7 +380,7 @@ impl Service {
         node_id: &str,
         command: Command,
     ) -> Result<Pending, ApiError> {
-        let measured = (command.kind(), self.instant(), self.metrics().clone());
+        let measured = (command.kind(), self.instant(), self.store.metrics().clone());
         let offline = || {
             ApiError::new(409, "NODE_OFFLINE", "the node is offline")
                 .with_metadata(json!({ "nodeId": node_id }))
@@ -389,168 +445,6 @@ impl Service {
             answer: Answer::Remote(outcome, node_id.to_owned()),
             measured,
         })
-    }
-
-    /// Pushes a node's persisted allowed directories with `set_allowed_dirs` (after each ready
-    /// and on every edit). An offline node gets them after its next ready.
-    ///
-    /// The row is read under the node's command lock, so of two pushes racing (an edit and a
-    /// ready, or two edits) the later one always carries the newer list.
-    pub async fn push_allowed_dirs(&self, node_id: &str) {
-        let lock = self.links.node_lock(node_id);
-        let _serial = lock.lock().await;
-        let Ok(Some(node)) = self.store.node(node_id).await else {
-            return;
-        };
-        let dirs: Vec<String> = serde_json::from_str(&node.allowed_dirs).unwrap_or_default();
-        let cmd = Command::SetAllowedDirs(termplane_proto::command::SetAllowedDirs { dirs });
-        match self.node_command_serialized(node_id, cmd).await {
-            Ok(r) if r.ok => tracing::debug!(node = %node_id, "allowed directories pushed"),
-            Ok(r) => {
-                tracing::warn!(node = %node_id, error = ?r.error, "node refused set_allowed_dirs")
-            }
-            Err(e) => {
-                tracing::debug!(node = %node_id, code = e.code, "allowed directories not pushed")
-            }
-        }
-    }
-
-    /// Pushes a remote node's maintenance mirror from its row (kept there at the connect when
-    /// it was newer than the node's own: set by the owner while the node was away).
-    pub async fn push_maintenance(&self, node_id: &str) {
-        let lock = self.links.node_lock(node_id);
-        let _serial = lock.lock().await;
-        let Ok(Some(node)) = self.store.node(node_id).await else {
-            return;
-        };
-        let Some(mirror) = node
-            .maintenance
-            .as_deref()
-            .filter(|_| !node.is_local)
-            .and_then(|t| serde_json::from_str::<termplane_proto::command::Maintenance>(t).ok())
-        else {
-            return;
-        };
-        match self
-            .node_command_serialized(node_id, Command::SetMaintenance(mirror))
-            .await
-        {
-            Ok(r) if r.ok => tracing::debug!(node = %node_id, "maintenance mirror pushed"),
-            Ok(r) => {
-                tracing::warn!(node = %node_id, error = ?r.error, "node refused set_maintenance")
-            }
-            Err(e) => {
-                tracing::debug!(node = %node_id, code = e.code, "maintenance mirror not pushed")
-            }
-        }
-    }
-
-    /// `POST /api/nodes/:id/ping` (session only): `{ ok, rttMs }` (and `error` when the node
-    /// refused).
-    pub async fn ping_node(&self, c: &Caller, id: &str) -> Result<NodePing, ApiError> {
-        let n = self.managed_node(c, id).await?;
-        if n.is_local {
-            return Ok(NodePing {
-                ok: true,
-                rtt_ms: 0,
-                error: None,
-            });
-        }
-        let clock = termplane_runtime_smol::SystemClock;
-        let started = termplane_runtime_smol::Clock::now(&clock);
-        let r = self
-            .node_command(id, Command::Ping(termplane_proto::command::Empty {}))
-            .await?;
-        let rtt = termplane_runtime_smol::Clock::now(&clock).duration_since(started);
-        Ok(NodePing {
-            ok: r.ok,
-            rtt_ms: u64::try_from(rtt.as_millis()).unwrap_or(u64::MAX),
-            error: r.error,
-        })
-    }
-
-    /// `POST /api/nodes/:id/commands` (administrator session only): the admin and debug surface
-    /// of the dispatcher. The body is one node command as its JSON (`{ "type": "capture", … }`,
-    /// the protocol's `Command`); it is signed and sent through the live link like any other and
-    /// the node's `result` comes back as `result`, with `sentAtUs` (Unix microseconds just before
-    /// dispatch) and `elapsedUs` (dispatch to result, measured in the plane). On the local node
-    /// the command runs in the plane's own executor, unsigned (there is no link), and the
-    /// commands about a node daemon (`update`, `service`, `set_server_url`, `set_log_level`,
-    /// `agent_log_read`) come back refused: that node runs none.
-    pub async fn node_command_admin(
-        &self,
-        c: &Caller,
-        id: &str,
-        command: Command,
-    ) -> Result<NodeCommandAnswer, ApiError> {
-        self.managed_node(c, id).await?;
-        // The terminal pumps' tails belong to the pumps: a raw command must not replace or stop one.
-        let pump_tail = match &command {
-            Command::TailStart(t) => crate::link::is_viewer_tail(&t.sub_id),
-            Command::TailStop(t) => crate::link::is_viewer_tail(&t.sub_id),
-            _ => false,
-        };
-        if pump_tail {
-            return Err(ApiError::validation(
-                "subId",
-                "tail keys starting with `view-` belong to the plane's terminal pumps",
-            ));
-        }
-        // Audited before it is sent (a command that times out may still have run): its type
-        // and its fields, long values (a file's content) cut to their length. An update is
-        // audited as one, whichever route sent it.
-        let action = if matches!(command, Command::Update(_)) {
-            "node.update_sent"
-        } else {
-            "node.command_sent"
-        };
-        let mut detail = serde_json::to_value(&command).unwrap_or_default();
-        if let Some(fields) = detail.as_object_mut() {
-            for v in fields.values_mut() {
-                if let Some(text) = v.as_str()
-                    && text.chars().count() > 200
-                {
-                    *v = json!(format!("({} characters)", text.chars().count()));
-                }
-            }
-        }
-        self.store
-            .audit(
-                self.now(),
-                Some(&c.user().id),
-                c.actor_kind(),
-                action,
-                Some(id),
-                &json!({ "command": detail }),
-            )
-            .await?;
-        // Set beside the node's own clock in the answer: the host's wall clock, not the
-        // service's (which a test may hold still).
-        let sent_at = crate::clock::wall_micros();
-        let started = self.instant();
-        let r = self.node_command(id, command).await?;
-        let elapsed = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
-        Ok(NodeCommandAnswer {
-            result: r.into(),
-            sent_at_us: sent_at,
-            elapsed_us: elapsed,
-        })
-    }
-
-    /// `GET /api/nodes/:id/events?after=N&waitMs=M` (session only): the node's recent events
-    /// after sequence number `N` (see [`crate::link::events`]), waiting up to `M` ms (at most
-    /// 25 s) for the first one.
-    pub async fn node_events_read(
-        &self,
-        c: &Caller,
-        id: &str,
-        q: NodeEventsQuery,
-    ) -> Result<NodeEvents, ApiError> {
-        self.managed_node(c, id).await?;
-        Ok(self
-            .events
-            .read(id, q.after, std::time::Duration::from_millis(q.wait_ms))
-            .await)
     }
 }
 

@@ -7,21 +7,21 @@
 //! start.
 
 use std::collections::HashMap;
-use std::io::{Read as _, Write as _};
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use sha2::{Digest, Sha256};
 
-use super::{Caller, Service};
+use super::Caller;
 use crate::api::files::{
     FILE_PIECE_BYTES, FileStart, FileUpload, KeptFile, MAX_BYTES_PER_ACCOUNT, MAX_FILE_BYTES,
-    SendFile,
 };
-use crate::api::uploads::{PieceIndex, PieceRequest, Upload, UploadRequest};
+use crate::api::uploads::{PieceIndex, PieceRequest};
+use crate::clock::Clock;
 use crate::error::ApiError;
 use crate::secret;
-use crate::store::FileRow;
+use crate::store::{FileRow, Store};
 
 /// An upload is abandoned after this long without a piece.
 const IDLE_MS: i64 = 60_000;
@@ -44,9 +44,14 @@ struct Upload1 {
     closed: bool,
 }
 
-/// Uploads to the plane in progress.
-#[derive(Default)]
-pub(super) struct Files {
+/// The kept-files domain: the files people and panes keep on the plane, their blobs on disk
+/// and the uploads of them in progress. It holds the store, the clock and the files directory
+/// (none when the plane has no data directory: it then keeps no files).
+pub struct Files {
+    store: Store,
+    clock: Arc<dyn Clock>,
+    /// `<data dir>/files`.
+    dir: Option<PathBuf>,
     all: Mutex<HashMap<String, Arc<smol::lock::Mutex<Upload1>>>>,
     /// Bytes each upload holds against its owner's quota (upload id → owner, size), from its
     /// start until it ends either way; a finished upload's are released only after its row is
@@ -88,12 +93,30 @@ fn progress(id: &str, u: &Upload1, done: bool) -> FileUpload {
     }
 }
 
-impl Service {
+impl Files {
+    /// The service over `store`, keeping files under `<data_dir>/files`.
+    pub(super) fn new(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        data_dir: Option<&std::path::Path>,
+    ) -> Self {
+        Self {
+            store,
+            clock,
+            dir: data_dir.map(|d| d.join("files")),
+            all: Mutex::default(),
+            reserved: Mutex::default(),
+            start_gate: smol::lock::Mutex::new(()),
+        }
+    }
+
+    fn now(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
     fn files_dir(&self) -> Result<PathBuf, ApiError> {
-        self.settings
-            .data_dir
-            .as_ref()
-            .map(|d| d.join("files"))
+        self.dir
+            .clone()
             .ok_or_else(|| ApiError::new(409, "INVALID_STATE", "this plane keeps no files"))
     }
 
@@ -145,7 +168,7 @@ impl Service {
     fn drop_idle_file_uploads(&self) {
         let now = self.now();
         let mut gone = Vec::new();
-        if let Ok(mut all) = self.files.all.lock() {
+        if let Ok(mut all) = self.all.lock() {
             all.retain(|id, u| {
                 // A piece being written holds the lock: such an upload is not idle.
                 let Some(mut u) = u.try_lock() else {
@@ -166,14 +189,14 @@ impl Service {
     }
 
     fn forget_file_upload(&self, id: &str) {
-        if let Ok(mut all) = self.files.all.lock() {
+        if let Ok(mut all) = self.all.lock() {
             all.remove(id);
         }
         self.release_file_bytes(id);
     }
 
     fn release_file_bytes(&self, id: &str) {
-        if let Ok(mut reserved) = self.files.reserved.lock() {
+        if let Ok(mut reserved) = self.reserved.lock() {
             reserved.remove(id);
         }
     }
@@ -185,15 +208,8 @@ impl Service {
             return Err(ApiError::validation("size", "a file is at most 64 MiB"));
         }
         self.drop_idle_file_uploads();
-        let gate = self.files.start_gate.lock().await;
-        if self
-            .files
-            .all
-            .lock()
-            .map_err(|_| ApiError::internal())?
-            .len()
-            >= MAX_IN_PROGRESS
-        {
+        let gate = self.start_gate.lock().await;
+        if self.all.lock().map_err(|_| ApiError::internal())?.len() >= MAX_IN_PROGRESS {
             return Err(ApiError::new(
                 409,
                 "UPLOADS_BUSY",
@@ -202,7 +218,6 @@ impl Service {
         }
         let kept_bytes = u64::try_from(self.store.file_bytes_of(&owner).await?).unwrap_or(0);
         let pending: u64 = self
-            .files
             .reserved
             .lock()
             .map_err(|_| ApiError::internal())?
@@ -234,13 +249,11 @@ impl Service {
             closed: false,
         };
         let view = progress(&id, &up, false);
-        self.files
-            .reserved
+        self.reserved
             .lock()
             .map_err(|_| ApiError::internal())?
             .insert(id.clone(), (up.owner.clone(), up.size));
-        self.files
-            .all
+        self.all
             .lock()
             .map_err(|_| ApiError::internal())?
             .insert(id.clone(), Arc::new(smol::lock::Mutex::new(up)));
@@ -261,7 +274,6 @@ impl Service {
     ) -> Result<FileUpload, ApiError> {
         let owner = Self::file_writer(c)?;
         let up = self
-            .files
             .all
             .lock()
             .map_err(|_| ApiError::internal())?
@@ -330,7 +342,6 @@ impl Service {
 
     async fn place_file(&self, id: &str) -> Result<FileUpload, ApiError> {
         let up = self
-            .files
             .all
             .lock()
             .map_err(|_| ApiError::internal())?
@@ -385,7 +396,7 @@ impl Service {
             .collect())
     }
 
-    async fn own_file(&self, c: &Caller, id: &str) -> Result<FileRow, ApiError> {
+    pub(super) async fn own_file(&self, c: &Caller, id: &str) -> Result<FileRow, ApiError> {
         let owner = Self::file_owner(c);
         self.store
             .file(id)
@@ -416,7 +427,6 @@ impl Service {
     pub async fn delete_file(&self, c: &Caller, id: &str) -> Result<(), ApiError> {
         let owner = Self::file_writer(c)?;
         let pending = self
-            .files
             .all
             .lock()
             .map_err(|_| ApiError::internal())?
@@ -453,40 +463,9 @@ impl Service {
         Ok(())
     }
 
-    /// `POST /api/files/{id}/send`: writes the file into a pane's working directory through
-    /// the same upload path a browser's drop takes (write access to the pane, the node's path
-    /// policy, nothing left behind on failure).
-    pub async fn send_file(&self, c: &Caller, id: &str, req: SendFile) -> Result<Upload, ApiError> {
-        let f = self.own_file(c, id).await?;
-        let start: UploadRequest = serde_json::from_value(serde_json::json!({
-            "subshellId": req.subshell_id.as_str(),
-            "name": f.name,
-            "size": f.size,
-            "overwrite": req.overwrite,
-        }))
-        .map_err(|_| ApiError::internal())?;
-        let mut view = self.start_upload(c, start).await?;
+    /// The content of a kept file, open for reading.
+    pub(super) fn open_blob(&self, f: &FileRow) -> Result<std::fs::File, ApiError> {
         let path = self.files_dir()?.join(&f.sha256);
-        let mut file = std::fs::File::open(&path).map_err(|e| io_fault(&e))?;
-        let piece = usize::try_from(FILE_PIECE_BYTES).unwrap_or(usize::MAX);
-        let mut index = 0;
-        while !view.done {
-            let mut buf = vec![0_u8; piece];
-            let mut n = 0;
-            while n < piece {
-                let got = file.read(&mut buf[n..]).map_err(|e| io_fault(&e))?;
-                if got == 0 {
-                    break;
-                }
-                n += got;
-            }
-            buf.truncate(n);
-            let up = self.upload_of(&view.upload_id)?;
-            view = self
-                .write_piece(&view.upload_id, &up, PieceIndex(index), buf)
-                .await?;
-            index += 1;
-        }
-        Ok(view)
+        std::fs::File::open(&path).map_err(|e| io_fault(&e))
     }
 }

@@ -1,10 +1,17 @@
 //! The checks every request meets before routing (admin surfaces, Origin), and who the caller
 //! is (bearer credential or session cookie).
 
-use super::{Caller, RequestMeta, Service, normalize_origin};
+use std::sync::{Arc, RwLock};
+
+use super::backoff::{Backoff, KnownGood};
+use super::network::Network;
+use super::passkeys::Passkeys;
+use super::revocations::Revocations;
+use super::{Caller, RequestMeta, normalize_origin};
+use crate::clock::Clock;
 use crate::error::ApiError;
 use crate::secret::{self, BEARER_PREFIX};
-use crate::store::SYSTEM_USER_EMAIL;
+use crate::store::{Node, SYSTEM_USER_EMAIL, Store};
 
 /// Canonical form of a request path for the admin-surface guard: percent-decoded, lowercased,
 /// matrix parameters (`;…`) and trailing dots of segments dropped, empty and `.` segments
@@ -83,7 +90,82 @@ pub fn is_admin_surface(path: &str) -> bool {
 /// The families whose writes are admin surfaces (see [`is_admin_surface`]).
 pub const ADMIN_WRITE_FAMILIES: &[&str] = &["/api/users", "/api/settings", "/api/plugins"];
 
-impl Service {
+/// The guard domain: the checks every request meets, who a credential says the caller is,
+/// signing in and out, and the trusted origins. It holds the store, the clock, the trusted
+/// origins (configured, added by administrators, and the network listeners'), the revocations
+/// a full disk holds in force, the sign-in and node-key backoffs, the addresses known good for
+/// an account, the filler hash, the passkeys domain (a passkey sign-in) and the signal that
+/// re-checks every open socket's grant at a sign-out.
+pub struct Guard {
+    pub(super) store: Store,
+    clock: Arc<dyn Clock>,
+    pub(super) configured_origins: Vec<String>,
+    /// Origins administrators added to the trusted list (mirrors the database).
+    pub(super) added_origins: RwLock<Vec<String>>,
+    network: Arc<Network>,
+    pub(super) revocations: Arc<Revocations>,
+    pub(super) sign_in_backoff: Arc<Backoff>,
+    pub(super) known_good: KnownGood,
+    /// `/ws/node` upgrades whose key opens no node, per address ([`super::backoff::NODE_KEY_ADDRESS`]).
+    node_key_backoff: Backoff,
+    pub(super) dummy_hash: String,
+    pub(super) passkeys: Arc<Passkeys>,
+    pub(super) access_changed: Arc<event_listener::Event>,
+}
+
+impl Guard {
+    /// The guard over `store`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn new(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        configured_origins: Vec<String>,
+        added_origins: Vec<String>,
+        network: Arc<Network>,
+        revocations: Arc<Revocations>,
+        sign_in_backoff: Arc<Backoff>,
+        dummy_hash: String,
+        passkeys: Arc<Passkeys>,
+        access_changed: Arc<event_listener::Event>,
+    ) -> Self {
+        Self {
+            store,
+            clock,
+            configured_origins,
+            added_origins: RwLock::new(added_origins),
+            network,
+            revocations,
+            sign_in_backoff,
+            known_good: KnownGood::default(),
+            node_key_backoff: Backoff::default(),
+            dummy_hash,
+            passkeys,
+            access_changed,
+        }
+    }
+
+    pub(super) fn now(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
+    /// Every origin a browser may send state-changing requests from: the configured ones
+    /// ([`super::Settings::trusted_origins`]), the ones administrators added, and those of the
+    /// running network plugins.
+    #[must_use]
+    pub fn trusted_origins(&self) -> Vec<String> {
+        let mut all = self.configured_origins.clone();
+        let added = self
+            .added_origins
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for o in added.iter().cloned().chain(self.network.origins()) {
+            if !all.contains(&o) {
+                all.push(o);
+            }
+        }
+        all
+    }
+
     // ----- guards -----
 
     /// The check every request meets before routing: a bearer credential on an admin surface
@@ -186,9 +268,7 @@ impl Service {
         if let Some(key) = self.store.system_key_by_digest(&digest).await? {
             if !secret::ct_eq(&key.digest, &digest)
                 || !key.enabled
-                || self
-                    .held_revocations
-                    .contains(&format!("system-key:{}", key.id))
+                || self.revocations.contains(&format!("system-key:{}", key.id))
             {
                 return Err(invalid());
             }
@@ -252,7 +332,7 @@ impl Service {
             .session_user(&secret::digest(token), self.now())
             .await?
             // Signed out on a full disk: refused although its row is still there.
-            .filter(|(d, _)| !self.held_revocations.contains(&format!("session:{d}")))
+            .filter(|(d, _)| !self.revocations.contains(&format!("session:{d}")))
             .map(|(session_digest, user)| Caller::Session {
                 user,
                 session_digest,
@@ -322,6 +402,98 @@ impl Service {
                 "ADMIN_REQUIRED",
                 "an administrator's session is required",
             ))
+        }
+    }
+}
+
+// ----- the node link -----
+
+impl Guard {
+    /// The node a node key authenticates, through the one digest chain the upgrade and the
+    /// sealed binding share: well-formed `tp_` token, SHA-256 digest lookup, constant-time
+    /// compare, key enabled, row remote.
+    ///
+    /// * 401 — absent, malformed, unknown (a rotated key's digest is gone from its row, and a
+    ///   deleted node's row is gone: both read as unknown), disabled, or another kind of key;
+    /// * 403 — a valid node key whose row is the local node, or whose row no longer carries its
+    ///   digest when re-read (the binding flipped between lookup and check).
+    pub async fn node_by_key(&self, token: &str) -> Result<Node, ApiError> {
+        let unauthorized = |code: &'static str, msg: &str| ApiError::new(401, code, msg.to_owned());
+        if !secret::well_formed(token, BEARER_PREFIX) {
+            return Err(unauthorized("NODE_KEY_INVALID", "not a node key"));
+        }
+        let digest = secret::digest(token);
+        let Some(node) = self.store.node_by_key_digest(&digest).await? else {
+            if self.store.system_key_by_digest(&digest).await?.is_some() {
+                return Err(unauthorized(
+                    "NODE_KEY_WRONG_KIND",
+                    "a system key cannot open the node WebSocket",
+                ));
+            }
+            if self.store.subshell_by_token(&digest).await?.is_some() {
+                return Err(unauthorized(
+                    "NODE_KEY_WRONG_KIND",
+                    "a subshell's token cannot open the node WebSocket",
+                ));
+            }
+            return Err(unauthorized(
+                "NODE_KEY_INVALID",
+                "unknown node key (rotated, or its node was deleted)",
+            ));
+        };
+        let bound = node
+            .node_key_digest
+            .as_deref()
+            .is_some_and(|d| secret::ct_eq(d, &digest));
+        if !bound {
+            return Err(ApiError::new(
+                403,
+                "NODE_KEY_UNBOUND",
+                "the node key is no longer bound to this node",
+            ));
+        }
+        if node.key_disabled {
+            return Err(unauthorized(
+                "NODE_KEY_DISABLED",
+                "the node key is disabled",
+            ));
+        }
+        if node.is_local {
+            return Err(ApiError::new(
+                403,
+                "LOCAL_NODE",
+                "the local node runs no node daemon",
+            ));
+        }
+        Ok(node)
+    }
+
+    /// Authenticates a `/ws/node` upgrade by its bearer node key. An upgrade whose bearer
+    /// opens no node (401, but for a disabled key) counts against its address: past the free
+    /// attempts of [`super::backoff::NODE_KEY_ADDRESS`], such upgrades are answered 429
+    /// `TOO_MANY_ATTEMPTS` until the wait is over, while a valid key is never held up.
+    pub async fn node_upgrade(&self, meta: &RequestMeta) -> Result<Node, ApiError> {
+        let found = match self.bearer(meta) {
+            Ok(Some(token)) => self.node_by_key(token).await,
+            Ok(None) => Err(ApiError::new(
+                401,
+                "NODE_KEY_MISSING",
+                "the node WebSocket needs a bearer node key",
+            )),
+            Err(e) => Err(e),
+        };
+        match found {
+            Err(e) if e.status == 401 && e.code != "NODE_KEY_DISABLED" => {
+                let now = self.now();
+                let address = format!("node-key:{}", meta.peer_ip);
+                let rule = super::backoff::NODE_KEY_ADDRESS;
+                self.node_key_backoff
+                    .check(&address, rule, now)
+                    .map_err(super::too_many)?;
+                self.node_key_backoff.fail(&address, rule, now);
+                Err(e)
+            }
+            other => other,
         }
     }
 }

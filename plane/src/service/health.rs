@@ -21,6 +21,9 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::Service;
+use crate::clock::Clock;
+use crate::keys::PlaneSecrets;
+use crate::store::Store;
 
 /// Every subshell state, for the `termplane_panes` gauge (a state with no pane reads 0).
 const PANE_STATES: [crate::api::subshells::SubshellState; 7] = {
@@ -75,9 +78,14 @@ impl Readiness {
     }
 }
 
-/// The state readiness reads that nothing else keeps.
-#[derive(Default)]
+/// The health domain: readiness and its checks, and the metrics' upkeep. It holds the store,
+/// the clock, the loaded keys and the data directory their files are in, and the state
+/// readiness reads that nothing else keeps.
 pub struct Health {
+    store: Store,
+    clock: Arc<dyn Clock>,
+    secrets: Arc<PlaneSecrets>,
+    data_dir: Option<std::path::PathBuf>,
     listening: AtomicBool,
     lock: OnceLock<Arc<dyn HeldLock>>,
     /// The last answer and when its check ended; the mutex is the one check in flight.
@@ -106,27 +114,43 @@ fn fail(detail: impl Into<String>) -> Check {
     }
 }
 
-impl Service {
+impl Health {
+    /// Health over `store`, checking the key files under `data_dir` hold `secrets`.
+    pub(super) fn new(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        secrets: Arc<PlaneSecrets>,
+        data_dir: Option<std::path::PathBuf>,
+    ) -> Self {
+        Self {
+            store,
+            clock,
+            secrets,
+            data_dir,
+            listening: AtomicBool::new(false),
+            lock: OnceLock::new(),
+            last: smol::lock::Mutex::new(None),
+        }
+    }
+
+    fn instant(&self) -> Instant {
+        self.clock.instant()
+    }
+
     /// Marks whether the HTTP server accepts connections.
     pub fn set_listening(&self, on: bool) {
-        self.health.listening.store(on, Ordering::SeqCst);
+        self.listening.store(on, Ordering::SeqCst);
     }
 
     /// Hands readiness the instance lock to ask about. Only the first call takes effect.
     pub fn attach_instance_lock(&self, lock: Arc<dyn HeldLock>) {
-        let _ = self.health.lock.set(lock);
-    }
-
-    /// The plane's metrics.
-    #[must_use]
-    pub fn metrics(&self) -> &Arc<crate::metrics::Metrics> {
-        self.store.metrics()
+        let _ = self.lock.set(lock);
     }
 
     /// Readiness: the answer of the check under way when this call came, or of a new one.
     pub async fn readiness(&self) -> Readiness {
         let arrived = self.instant();
-        let mut last = self.health.last.lock().await;
+        let mut last = self.last.lock().await;
         // A check that ended after this call arrived was under way meanwhile: share it.
         if let Some((ended, answer)) = last.as_ref()
             && *ended >= arrived
@@ -176,13 +200,13 @@ impl Service {
         checks.insert("keys", self.check_key_files());
         checks.insert(
             "listening",
-            if self.health.listening.load(Ordering::SeqCst) {
+            if self.listening.load(Ordering::SeqCst) {
                 pass()
             } else {
                 fail("not accepting connections (starting, or shutting down)")
             },
         );
-        if let Some(lock) = self.health.lock.get() {
+        if let Some(lock) = self.lock.get() {
             checks.insert(
                 "instance_lock",
                 match lock.check().await {
@@ -209,7 +233,7 @@ impl Service {
 
     /// The key files still hold the loaded keys (when the plane knows its data directory).
     fn check_key_files(&self) -> Check {
-        let Some(dir) = self.settings.data_dir.as_ref() else {
+        let Some(dir) = self.data_dir.as_ref() else {
             return pass();
         };
         for (name, loaded) in [
@@ -233,37 +257,11 @@ impl Service {
         pass()
     }
 
-    /// Sets the gauges read at scrape time (nodes, panes, viewers) and renders every metric.
-    pub async fn render_metrics(&self) -> String {
-        let m = self.metrics();
-        let links = self.links();
-        m.set_gauge("termplane_nodes_online", links.online_count() as f64);
-        m.set_gauge("termplane_nodes_held", links.held().len() as f64);
-        m.set_gauge("termplane_node_sockets_open", links.live_count() as f64);
-        m.set_gauge(
-            "termplane_terminal_viewers",
-            self.terminals.pumps.viewer_total() as f64,
-        );
-        let counts = crate::wait::within(DB_CHECK_TIMEOUT, self.store.subshell_state_counts())
-            .await
-            .and_then(Result::ok);
-        if let Some(counts) = counts {
-            for state in PANE_STATES {
-                let n = counts
-                    .iter()
-                    .find(|(s, _)| s == state.as_str())
-                    .map_or(0, |(_, n)| *n);
-                m.set_gauge_with("termplane_panes", "state", state.as_str(), n as f64);
-            }
-        }
-        m.render()
-    }
-
     /// Checks readiness every `every` for as long as this service lives, logging each change
     /// (a failed check at `warn` with its detail, the return at `info`); a lost instance lock
     /// is taken again by these checks even when no load balancer asks.
-    pub fn spawn_readiness_watch(&self, every: Duration) {
-        let me = self.me.clone();
+    pub fn spawn_readiness_watch(self: &Arc<Self>, every: Duration) {
+        let me = Arc::downgrade(self);
         smol::spawn(async move {
             let mut was_ready = true;
             loop {
@@ -294,17 +292,51 @@ impl Service {
     }
 
     /// Runs the metrics' upkeep every few seconds for as long as this service lives.
-    pub fn spawn_metrics_upkeep(&self) {
-        let me = self.me.clone();
+    pub fn spawn_metrics_upkeep(self: &Arc<Self>) {
+        let me = Arc::downgrade(self);
         smol::spawn(async move {
             loop {
                 smol::Timer::after(Duration::from_secs(5)).await;
                 let Some(svc) = me.upgrade() else {
                     return;
                 };
-                svc.metrics().upkeep();
+                svc.store.metrics().upkeep();
             }
         })
         .detach();
+    }
+}
+
+impl Service {
+    /// The plane's metrics.
+    #[must_use]
+    pub fn metrics(&self) -> &Arc<crate::metrics::Metrics> {
+        self.store.metrics()
+    }
+
+    /// Sets the gauges read at scrape time (nodes, panes, viewers) and renders every metric.
+    pub async fn render_metrics(&self) -> String {
+        let m = self.metrics();
+        let links = self.links();
+        m.set_gauge("termplane_nodes_online", links.online_count() as f64);
+        m.set_gauge("termplane_nodes_held", links.held().len() as f64);
+        m.set_gauge("termplane_node_sockets_open", links.live_count() as f64);
+        m.set_gauge(
+            "termplane_terminal_viewers",
+            self.terminals.pumps.viewer_total() as f64,
+        );
+        let counts = crate::wait::within(DB_CHECK_TIMEOUT, self.store.subshell_state_counts())
+            .await
+            .and_then(Result::ok);
+        if let Some(counts) = counts {
+            for state in PANE_STATES {
+                let n = counts
+                    .iter()
+                    .find(|(s, _)| s == state.as_str())
+                    .map_or(0, |(_, n)| *n);
+                m.set_gauge_with("termplane_panes", "state", state.as_str(), n as f64);
+            }
+        }
+        m.render()
     }
 }

@@ -30,9 +30,10 @@
 
 use std::borrow::Cow;
 
-use super::{Service, normalize_origin};
+use super::{Caller, Service, normalize_origin};
 use crate::api::credentials::SetupKey;
 use crate::api::install::{NodeInstall, NodeInstallDownload};
+use crate::error::ApiError;
 
 /// The script as written; [`script_for`] fills in its two marked lines.
 const SCRIPT: &str = include_str!("install.sh");
@@ -79,7 +80,7 @@ impl Service {
     /// The node programs this plane serves, by platform, with their lengths and digests: every
     /// `termplane-node-<platform>` in the downloads directory, or without one the
     /// `termplane-node` beside the plane's executable (the rule of
-    /// [`Self::node_download`], which serves them).
+    /// [`crate::service::Nodes::node_download`], which serves them).
     pub(crate) async fn served_node_programs(&self) -> Vec<ServedProgram> {
         let mut platforms = match self.settings.downloads_dir.clone() {
             Some(dir) => {
@@ -115,7 +116,7 @@ impl Service {
             if !valid {
                 continue;
             }
-            if let Ok((_, bytes, sha256)) = self.node_download(&platform).await {
+            if let Ok((_, bytes, sha256)) = self.nodes.node_download(&platform).await {
                 served.push(ServedProgram {
                     platform,
                     bytes,
@@ -131,6 +132,31 @@ impl Service {
     pub async fn install_script(&self, host: Option<&str>) -> String {
         let url = self.install_base_url(host);
         script_for(&url, &self.served_node_programs().await)
+    }
+
+    /// `POST /api/setup-keys`: the key, with the commands that add a node with it (their
+    /// address from the request's `host` when no base URL is configured).
+    pub async fn create_setup_key(
+        &self,
+        c: &Caller,
+        host: Option<&str>,
+    ) -> Result<SetupKey, ApiError> {
+        let mut view = self.credentials.create_setup_key(c).await?;
+        self.add_install_commands(host, std::slice::from_mut(&mut view))
+            .await;
+        Ok(view)
+    }
+
+    /// `GET /api/setup-keys`: an admin sees every key, others their own, each active one with
+    /// the commands that add a node with it.
+    pub async fn setup_keys(
+        &self,
+        c: &Caller,
+        host: Option<&str>,
+    ) -> Result<Vec<SetupKey>, ApiError> {
+        let mut views = self.credentials.setup_keys(c).await?;
+        self.add_install_commands(host, &mut views).await;
+        Ok(views)
     }
 
     /// Puts the install commands on each view of `keys` that shows its key (an active key).

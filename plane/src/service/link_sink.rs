@@ -32,7 +32,7 @@ impl LinkSink for Service {
     }
 
     async fn node_of_key(&self, token: &str) -> Option<String> {
-        self.node_by_key(token).await.ok().map(|n| n.id)
+        self.guard.node_by_key(token).await.ok().map(|n| n.id)
     }
 
     async fn node_changed(&self, node_id: &str) {
@@ -40,8 +40,8 @@ impl LinkSink for Service {
     }
 
     async fn node_online(self: Arc<Self>, node_id: String) {
-        self.push_allowed_dirs(&node_id).await;
-        self.push_maintenance(&node_id).await;
+        self.nodes.push_allowed_dirs(&node_id).await;
+        self.nodes.push_maintenance(&node_id).await;
     }
 
     fn viewer_output(&self, node_id: &str, output: &Output) -> bool {
@@ -53,7 +53,7 @@ impl LinkSink for Service {
     }
 
     fn event_arrived(&self, node_id: &str, event: &Event) {
-        self.node_events().push(node_id, event);
+        self.nodes.events().push(node_id, event);
     }
 
     async fn apply_event(self: &Arc<Self>, node_id: &str, conn: u64, event: &Event) {

@@ -38,22 +38,33 @@ mod nodes;
 mod notifications;
 mod passkeys;
 pub mod passwords;
+mod presets;
 mod revocations;
+mod sessions;
 mod subshells;
 pub mod terminals;
 mod uploads;
 
+pub use accounts::Accounts;
 pub use backoff::{
     ACCOUNT, ADDRESS, Backoff, ENROLL_ADDRESS, KNOWN_GOOD_MS, KnownGood, PAIR, Rule,
 };
-pub use catalog::DETECTION_FRESH_MS;
+pub use catalog::{Catalog, DETECTION_FRESH_MS};
 pub use channels::Channels;
+pub use credentials::Credentials;
 pub use credentials::setup_key_status;
+pub use dispatch::Dispatcher;
 pub use dispatch::{KeysTyped, LocalNode, MAX_COMMAND_JSON};
+pub use files::Files;
+pub use guard::Guard;
 pub use guard::{ADMIN_WRITE_FAMILIES, canonical_path, is_admin_surface};
+pub use nodes::Nodes;
 pub use notifications::Notifications;
+pub use passkeys::Passkeys;
+pub use presets::Presets;
 pub use subshells::GONE_GRACE_MS;
 pub use subshells::{INPUT_PIECE_BYTES, TOKEN_LIFETIME_MS};
+pub use uploads::Uploads;
 
 use std::sync::Arc;
 
@@ -279,50 +290,46 @@ pub struct Service {
     clock: Arc<dyn Clock>,
     settings: Settings,
     secrets: Arc<PlaneSecrets>,
-    sign_in_backoff: Backoff,
-    known_good: KnownGood,
     /// Node enrollment.
     enrollment: enrollment::Enrollment,
-    /// `/ws/node` upgrades whose key opens no node, per address ([`backoff::NODE_KEY_ADDRESS`]).
-    node_key_backoff: Backoff,
-    dummy_hash: String,
-    links: LinkHub,
-    events: crate::link::events::EventLog,
-    signer: Arc<Es256Signer>,
-    /// The plane's own host as a node, once its executor runs.
-    local: std::sync::OnceLock<Arc<dyn dispatch::LocalNode>>,
-    /// The local node's row id.
-    local_node_id: std::sync::OnceLock<String>,
+    /// People's accounts.
+    accounts: Accounts,
+    links: Arc<LinkHub>,
+    /// Node commands: the signed link, or the plane's own executor.
+    dispatcher: Arc<Dispatcher>,
+    /// Node rows, their settings and updates.
+    nodes: Arc<Nodes>,
+    /// Harness plugins and detection.
+    catalog: Catalog,
     /// The local node's data and home directories.
     local_dirs: std::sync::OnceLock<(String, String)>,
     /// The executor the terminal sockets run on (the HTTP server's), once it serves; weak, so
     /// that the server's shutdown still drops the tasks left on it.
     socket_executor: std::sync::OnceLock<std::sync::Weak<smol::Executor<'static>>>,
-    /// The connection whose census was applied, per node: a node is reachable only once the
-    /// census of its current connection is in.
-    censused: std::sync::Mutex<std::collections::HashMap<String, u64>>,
     /// Live terminals: attach tokens and output pumps.
     terminals: terminals::Terminals,
     /// The whole-user live feeds: who is subscribed, and what goes to whom.
     live_bus: Arc<live::LiveBus>,
     /// Uploads into panes in progress.
-    uploads: uploads::Uploads,
+    uploads: Arc<Uploads>,
     /// The passkey verifier and its pending ceremonies.
-    passkeys: passkeys::Passkeys,
-    /// Origins administrators added to the trusted list (mirrors the database).
-    added_origins: std::sync::RwLock<Vec<String>>,
+    passkeys: Arc<Passkeys>,
+    /// The request guard, credentials and sessions.
+    guard: Guard,
     /// When this service started (ms, on its clock).
     started_at: i64,
-    /// Uploads of files to the plane in progress.
-    files: files::Files,
+    /// Files kept on the plane.
+    files: Arc<Files>,
     /// Devices, the inbox and Web Push.
     notifications: Arc<Notifications>,
     /// Reading the audit trail.
     audit: audit::Audit,
     /// Network plugins: extra listen addresses.
-    network: network::Network,
+    network: Arc<network::Network>,
     /// The channel key and new-entry signal.
     channels: channels::Channels,
+    /// Presets and workspaces.
+    presets: Presets,
     /// Panes the reconcile sweep found gone, and when it first did (ms).
     gone_seen: std::sync::Mutex<std::collections::HashMap<String, i64>>,
     /// One lifecycle move at a time per subshell (see `Service::hold_subshell`).
@@ -341,9 +348,10 @@ pub struct Service {
     unapplied_exits:
         std::sync::Mutex<std::collections::HashMap<String, (String, termplane_proto::event::Exit)>>,
     /// Revocations a full disk could not write yet, in force meanwhile.
-    held_revocations: revocations::Held,
+    /// System keys and setup keys.
+    credentials: Credentials,
     /// What readiness reads that nothing else keeps.
-    health: health::Health,
+    health: Arc<health::Health>,
     /// This service, for the tasks it starts.
     me: std::sync::Weak<Self>,
 }
@@ -441,20 +449,83 @@ impl Service {
         let started_at = clock.now_ms();
         // No link survives a restart: every remote row starts offline.
         store.all_remote_offline(clock.now_ms()).await?;
-        let local_node_id = std::sync::OnceLock::new();
-        if let Some(id) = store.local_node_id().await? {
-            let _ = local_node_id.set(id);
-        }
+        let links = Arc::new(LinkHub::default());
+        let dispatcher = Arc::new(Dispatcher::new(
+            store.clone(),
+            clock.clone(),
+            links.clone(),
+            Arc::new(signer),
+            store.local_node_id().await?,
+        ));
+        let uploads = Uploads::new(clock.clone(), dispatcher.clone());
+        let events = Arc::new(crate::link::events::EventLog::default());
+        let nodes = Arc::new(Nodes::new(
+            store.clone(),
+            clock.clone(),
+            links.clone(),
+            dispatcher.clone(),
+            events.clone(),
+            settings.base_url.clone(),
+            settings.downloads_dir.clone(),
+        ));
+        let catalog = Catalog::new(
+            store.clone(),
+            clock.clone(),
+            dispatcher.clone(),
+            nodes.clone(),
+        );
         let live_bus = Arc::new(live::LiveBus::default());
         let audit = audit::Audit::new(store.clone());
         let secrets = Arc::new(secrets);
+        let health = Arc::new(health::Health::new(
+            store.clone(),
+            clock.clone(),
+            secrets.clone(),
+            settings.data_dir.clone(),
+        ));
         let enrollment = enrollment::Enrollment::new(
             store.clone(),
             clock.clone(),
             secrets.clone(),
             settings.ws_url(),
         );
-        let network = network::Network::new(store.clone(), clock.clone());
+        let network = Arc::new(network::Network::new(store.clone(), clock.clone()));
+        let presets = Presets::new(store.clone(), clock.clone());
+        let files = Arc::new(Files::new(
+            store.clone(),
+            clock.clone(),
+            settings.data_dir.as_deref(),
+        ));
+        let sign_in_backoff = Arc::new(Backoff::default());
+        let terminals = terminals::Terminals::default();
+        let passkeys = Arc::new(Passkeys::new(&base_url, store.clone(), clock.clone()));
+        let revocations = Arc::new(revocations::Revocations::new(store.clone(), clock.clone()));
+        let credentials = Credentials::new(
+            store.clone(),
+            clock.clone(),
+            revocations.clone(),
+            terminals.access_changed.clone(),
+        );
+        let accounts = Accounts::new(
+            store.clone(),
+            clock.clone(),
+            sign_in_backoff.clone(),
+            dummy_hash.clone(),
+            terminals.access_changed.clone(),
+            files.clone(),
+        );
+        let guard = Guard::new(
+            store.clone(),
+            clock.clone(),
+            settings.trusted_origins(),
+            added_origins,
+            network.clone(),
+            revocations,
+            sign_in_backoff,
+            dummy_hash,
+            passkeys.clone(),
+            terminals.access_changed.clone(),
+        );
         let channels = channels::Channels::new(
             store.clone(),
             clock.clone(),
@@ -469,38 +540,34 @@ impl Service {
             clock,
             settings,
             secrets,
-            sign_in_backoff: Backoff::default(),
-            known_good: KnownGood::default(),
             enrollment,
-            node_key_backoff: Backoff::default(),
-            dummy_hash,
-            links: LinkHub::default(),
-            events: crate::link::events::EventLog::default(),
-            signer: Arc::new(signer),
-            local: std::sync::OnceLock::new(),
-            local_node_id,
+            accounts,
+            links,
+            nodes,
+            catalog,
+            dispatcher,
             local_dirs: std::sync::OnceLock::new(),
             socket_executor: std::sync::OnceLock::new(),
-            censused: std::sync::Mutex::default(),
-            terminals: terminals::Terminals::default(),
+            terminals,
             live_bus,
-            uploads: uploads::Uploads::default(),
-            passkeys: passkeys::Passkeys::new(&base_url),
-            added_origins: std::sync::RwLock::new(added_origins),
+            uploads,
+            passkeys,
+            guard,
             started_at,
-            files: files::Files::default(),
+            files,
             notifications,
             audit,
             network,
             channels,
+            presets,
             gone_seen: std::sync::Mutex::default(),
             subshell_locks: std::sync::Mutex::default(),
             subshells_moved: event_listener::Event::new(),
             incarnations: std::sync::Mutex::default(),
             parked_exits: std::sync::Mutex::default(),
             unapplied_exits: std::sync::Mutex::default(),
-            held_revocations: revocations::Held::default(),
-            health: health::Health::default(),
+            credentials,
+            health,
         }))
     }
 
@@ -510,7 +577,7 @@ impl Service {
         let _ = self
             .local_dirs
             .set((data_dir.to_owned(), home_dir.to_owned()));
-        let _ = self.local.set(local);
+        self.dispatcher.attach_local(local);
     }
 
     /// Attaches the executor the terminal sockets run on (the HTTP server's, once it serves).
@@ -550,7 +617,7 @@ impl Service {
     /// Tells the local node the plane stops (its uploads under way are abandoned, leaving no
     /// partial file).
     pub fn local_node_stopping(&self) {
-        if let Some(l) = self.local.get() {
+        if let Some(l) = self.dispatcher.local_node() {
             l.stopping();
         }
     }
@@ -558,7 +625,7 @@ impl Service {
     /// The local node's row id.
     #[must_use]
     pub fn local_node_id(&self) -> Option<&str> {
-        self.local_node_id.get().map(String::as_str)
+        self.dispatcher.local_node_id()
     }
 
     /// The store (tests inspect rows through it).
@@ -567,22 +634,11 @@ impl Service {
         &self.store
     }
 
-    /// Every origin a browser may send state-changing requests from: the configured ones
-    /// ([`Settings::trusted_origins`]), the ones administrators added, and those of the
-    /// running network plugins.
+    /// Every origin a browser may send state-changing requests from (see
+    /// [`Guard::trusted_origins`]).
     #[must_use]
     pub fn trusted_origins(&self) -> Vec<String> {
-        let mut all = self.settings.trusted_origins();
-        let added = self
-            .added_origins
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        for o in added.iter().cloned().chain(self.network.origins()) {
-            if !all.contains(&o) {
-                all.push(o);
-            }
-        }
-        all
+        self.guard.trusted_origins()
     }
 
     /// The settings.
@@ -615,6 +671,74 @@ impl Service {
         &self.channels
     }
 
+    /// The accounts domain.
+    #[must_use]
+    pub fn accounts(&self) -> &Accounts {
+        &self.accounts
+    }
+
+    /// The credentials domain (system keys; setup keys with their install commands are the
+    /// composition root's [`Self::setup_keys`]).
+    #[must_use]
+    pub fn credentials(&self) -> &Credentials {
+        &self.credentials
+    }
+
+    /// The passkeys domain (registering and listing them; signing in with one is a session's).
+    #[must_use]
+    pub fn passkeys(&self) -> &Passkeys {
+        &self.passkeys
+    }
+
+    /// The command dispatcher (every node command goes through it).
+    #[must_use]
+    pub fn dispatcher(&self) -> &Dispatcher {
+        &self.dispatcher
+    }
+
+    /// Readiness and the metrics' upkeep.
+    #[must_use]
+    pub fn health(&self) -> &Arc<health::Health> {
+        &self.health
+    }
+
+    /// The uploads-into-panes domain (starting one is [`Self::start_upload`], which checks the
+    /// pane).
+    #[must_use]
+    pub fn uploads(&self) -> &Uploads {
+        &self.uploads
+    }
+
+    /// The catalog domain (plugins and detection).
+    #[must_use]
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    /// The request guard: who the caller is, signing in and out, trusted origins.
+    #[must_use]
+    pub fn guard(&self) -> &Guard {
+        &self.guard
+    }
+
+    /// The nodes domain.
+    #[must_use]
+    pub fn nodes(&self) -> &Nodes {
+        &self.nodes
+    }
+
+    /// The kept-files domain.
+    #[must_use]
+    pub fn files(&self) -> &Files {
+        &self.files
+    }
+
+    /// The presets and workspaces domain.
+    #[must_use]
+    pub fn presets(&self) -> &Presets {
+        &self.presets
+    }
+
     /// The notifications domain.
     #[must_use]
     pub fn notifications(&self) -> &Notifications {
@@ -640,12 +764,6 @@ impl Service {
     #[must_use]
     pub fn links(&self) -> &LinkHub {
         &self.links
-    }
-
-    /// The recent events each node sent on its own.
-    #[must_use]
-    pub fn node_events(&self) -> &crate::link::events::EventLog {
-        &self.events
     }
 
     /// The plane's X25519 link secret (for building a socket's handshake responder).

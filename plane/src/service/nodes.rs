@@ -18,20 +18,78 @@
 //! | `PUT …/system-access`, `POST /api/admin/updates/nodes/{id}` | administrators | refused: 403 `LOCAL_NODE` |
 //!
 //! Another account's remote node answers 404 to everything, as if absent (administrators
-//! excepted). Who may launch where is [`Service::launchable_node`]'s rule.
+//! excepted). Who may launch where is [`launchable_node`]'s rule.
 
 use termplane_proto::Command;
 
-use super::{Caller, Service, iso8601_utc, node_view};
+use std::sync::Arc;
+
+use serde_json::json;
+
+use super::dispatch::Dispatcher;
+use super::{Caller, iso8601_utc, node_view};
 use crate::api::nodes::{
     AllowedDirsRequest, BelowFloorNode, HeldNode, HeldNodes, Liveness, MaintenanceRequest,
-    MaintenanceSet, Node, NodeKeyRotated, NodeUpdateOutcome, NodeUpdateRequest,
+    MaintenanceSet, Node, NodeCommandAnswer, NodeEvents, NodeEventsQuery, NodeKeyRotated, NodePing,
+    NodeUpdateOutcome, NodeUpdateRequest,
 };
+use crate::clock::Clock;
 use crate::error::ApiError;
+use crate::link::LinkHub;
+use crate::link::events::EventLog;
 use crate::secret::{self, BEARER_PREFIX};
-use crate::store;
+use crate::store::{self, Store};
 
-impl Service {
+/// The nodes domain: node rows and who may see and manage them, their settings pushed to
+/// them, their updates, downloads of the node program, and the admin's commands to a node. It
+/// holds the store, the clock, the live links, the dispatcher, the nodes' recent events, the
+/// base URL (an update's download address) and the downloads directory.
+pub struct Nodes {
+    store: Store,
+    clock: Arc<dyn Clock>,
+    links: Arc<LinkHub>,
+    dispatcher: Arc<Dispatcher>,
+    events: Arc<EventLog>,
+    base_url: String,
+    downloads_dir: Option<std::path::PathBuf>,
+}
+
+impl Nodes {
+    /// The service over `store`.
+    pub(super) fn new(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        links: Arc<LinkHub>,
+        dispatcher: Arc<Dispatcher>,
+        events: Arc<EventLog>,
+        base_url: String,
+        downloads_dir: Option<std::path::PathBuf>,
+    ) -> Self {
+        Self {
+            store,
+            clock,
+            links,
+            dispatcher,
+            events,
+            base_url,
+            downloads_dir,
+        }
+    }
+
+    fn now(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
+    fn instant(&self) -> std::time::Instant {
+        self.clock.instant()
+    }
+
+    /// The recent events each node sent on its own.
+    #[must_use]
+    pub fn events(&self) -> &EventLog {
+        &self.events
+    }
+
     // ----- nodes -----
 
     /// Node `id` as `c` may see it: any node for an administrator's session, the local node
@@ -58,7 +116,7 @@ impl Service {
     /// A remote node is managed by its owner and by any administrator's session; another
     /// account's node answers 404, as if absent. The local node, the plane's own host, has no
     /// owner account: it belongs to the administrators. Everyone signed in sees its row (and
-    /// launches on it as far as [`Self::launchable_node`] lets them), but a person who is not an
+    /// launches on it as far as [`launchable_node`] lets them), but a person who is not an
     /// administrator manages none of it: 403 `ADMIN_REQUIRED`.
     pub(super) async fn managed_node(&self, c: &Caller, id: &str) -> Result<store::Node, ApiError> {
         let n = self.visible_node(c, id).await?;
@@ -107,10 +165,10 @@ impl Service {
     /// no panes on its own host (`--no-local-node`, or tmux missing): launches there are refused.
     fn view_node(&self, c: &Caller, n: &store::Node) -> Node {
         let mut v = node_view(n);
-        if n.is_local && self.local.get().is_none() {
+        if n.is_local && self.dispatcher.local_node().is_none() {
             v.liveness = crate::api::nodes::Liveness::Offline;
         }
-        v.can_launch = super::subshells::may_launch_on(c, n);
+        v.can_launch = may_launch_on(c, n);
         v
     }
 
@@ -190,7 +248,7 @@ impl Service {
         let lock = self.links.node_lock(id);
         let _serial = lock.lock().await;
         let cmd = Command::SetAllowedDirs(termplane_proto::command::SetAllowedDirs { dirs });
-        match self.node_command_serialized(id, cmd).await {
+        match self.dispatcher.node_command_serialized(id, cmd).await {
             Ok(r) if !r.ok => {
                 let reason = r.error.unwrap_or_else(|| "refused".into());
                 return Err(ApiError::new(
@@ -247,6 +305,7 @@ impl Service {
             return Err(ApiError::not_found("node"));
         }
         let pushed = match self
+            .dispatcher
             .node_command_serialized(id, Command::SetMaintenance(mirror.clone()))
             .await
         {
@@ -276,7 +335,7 @@ impl Service {
     ) -> Result<(std::path::PathBuf, u64, String), ApiError> {
         // `platform` has the shape of `api::nodes::Platform` (checked when the path was read).
         let missing = || ApiError::not_found("download");
-        let path = match &self.settings.downloads_dir {
+        let path = match &self.downloads_dir {
             Some(dir) => dir.join(format!("termplane-node-{platform}")),
             _ => {
                 let here = format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH);
@@ -463,10 +522,11 @@ impl Service {
         let version = env!("CARGO_PKG_VERSION").to_owned();
         let url = format!(
             "{}/api/downloads/node/{platform}",
-            self.settings.base_url.trim_end_matches('/')
+            self.base_url.trim_end_matches('/')
         );
         self.audit_update(c, node, force).await?;
         let r = self
+            .dispatcher
             .node_command(
                 &node.id,
                 Command::Update(termplane_proto::command::Update {
@@ -498,7 +558,226 @@ impl Service {
     }
 }
 
+/// The node `node_id` if `c` may launch subshells on it (the rule of [`super::subshells`]' documentation),
+/// else 404 (a node the caller cannot see) or 403.
+pub(in crate::service) async fn launchable_node(
+    store: &Store,
+    c: &Caller,
+    node_id: &str,
+) -> Result<store::Node, ApiError> {
+    let node = store
+        .node(node_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("node"))?;
+    let denied = || {
+        ApiError::new(
+            403,
+            "NODE_NOT_ALLOWED",
+            "this credential may not launch subshells on that node",
+        )
+    };
+    let owner = node.owner_user_id.as_deref();
+    if may_launch_on(c, &node) {
+        Ok(node)
+    } else if node.is_local || owner == Some(c.user().id.as_str()) {
+        Err(denied())
+    } else {
+        // A node the caller has no business with is not revealed.
+        Err(ApiError::not_found("node"))
+    }
+}
+
+/// Whether `c` may launch subshells on `node` (the rule of [`super::subshells`]' documentation): the node
+/// listing answers it as `canLaunch`, and every launch, harness check and folder listing
+/// checks it.
+pub(in crate::service) fn may_launch_on(c: &Caller, node: &store::Node) -> bool {
+    let owner = node.owner_user_id.as_deref();
+    let open_to_scripts = node.is_local || node.system_access;
+    match c {
+        Caller::Session { user, .. } if user.role == "admin" => true,
+        Caller::Session { user, .. } => owner == Some(user.id.as_str()),
+        Caller::SystemKey { user, .. } => owner == Some(user.id.as_str()) || open_to_scripts,
+        Caller::Pane {
+            user,
+            node_id: own_node,
+            ..
+        } => {
+            *own_node == node.id
+                || owner == Some(user.id.as_str())
+                || (user.role == "service" && open_to_scripts)
+        }
+    }
+}
+
 /// The refusal of a write the local node does not support (403 `LOCAL_NODE`), saying `why`.
 pub(super) fn local_node_refusal(why: &str) -> ApiError {
     ApiError::new(403, "LOCAL_NODE", why.to_owned())
+}
+
+// ----- commands to a node from its routes, and the settings pushed to it -----
+
+impl Nodes {
+    /// Pushes a node's persisted allowed directories with `set_allowed_dirs` (after each ready
+    /// and on every edit). An offline node gets them after its next ready.
+    ///
+    /// The row is read under the node's command lock, so of two pushes racing (an edit and a
+    /// ready, or two edits) the later one always carries the newer list.
+    pub async fn push_allowed_dirs(&self, node_id: &str) {
+        let lock = self.links.node_lock(node_id);
+        let _serial = lock.lock().await;
+        let Ok(Some(node)) = self.store.node(node_id).await else {
+            return;
+        };
+        let dirs: Vec<String> = serde_json::from_str(&node.allowed_dirs).unwrap_or_default();
+        let cmd = Command::SetAllowedDirs(termplane_proto::command::SetAllowedDirs { dirs });
+        match self.dispatcher.node_command_serialized(node_id, cmd).await {
+            Ok(r) if r.ok => tracing::debug!(node = %node_id, "allowed directories pushed"),
+            Ok(r) => {
+                tracing::warn!(node = %node_id, error = ?r.error, "node refused set_allowed_dirs")
+            }
+            Err(e) => {
+                tracing::debug!(node = %node_id, code = e.code, "allowed directories not pushed")
+            }
+        }
+    }
+
+    /// Pushes a remote node's maintenance mirror from its row (kept there at the connect when
+    /// it was newer than the node's own: set by the owner while the node was away).
+    pub async fn push_maintenance(&self, node_id: &str) {
+        let lock = self.links.node_lock(node_id);
+        let _serial = lock.lock().await;
+        let Ok(Some(node)) = self.store.node(node_id).await else {
+            return;
+        };
+        let Some(mirror) = node
+            .maintenance
+            .as_deref()
+            .filter(|_| !node.is_local)
+            .and_then(|t| serde_json::from_str::<termplane_proto::command::Maintenance>(t).ok())
+        else {
+            return;
+        };
+        match self
+            .dispatcher
+            .node_command_serialized(node_id, Command::SetMaintenance(mirror))
+            .await
+        {
+            Ok(r) if r.ok => tracing::debug!(node = %node_id, "maintenance mirror pushed"),
+            Ok(r) => {
+                tracing::warn!(node = %node_id, error = ?r.error, "node refused set_maintenance")
+            }
+            Err(e) => {
+                tracing::debug!(node = %node_id, code = e.code, "maintenance mirror not pushed")
+            }
+        }
+    }
+
+    /// `POST /api/nodes/:id/ping` (session only): `{ ok, rttMs }` (and `error` when the node
+    /// refused).
+    pub async fn ping_node(&self, c: &Caller, id: &str) -> Result<NodePing, ApiError> {
+        let n = self.managed_node(c, id).await?;
+        if n.is_local {
+            return Ok(NodePing {
+                ok: true,
+                rtt_ms: 0,
+                error: None,
+            });
+        }
+        let clock = termplane_runtime_smol::SystemClock;
+        let started = termplane_runtime_smol::Clock::now(&clock);
+        let r = self
+            .dispatcher
+            .node_command(id, Command::Ping(termplane_proto::command::Empty {}))
+            .await?;
+        let rtt = termplane_runtime_smol::Clock::now(&clock).duration_since(started);
+        Ok(NodePing {
+            ok: r.ok,
+            rtt_ms: u64::try_from(rtt.as_millis()).unwrap_or(u64::MAX),
+            error: r.error,
+        })
+    }
+
+    /// `POST /api/nodes/:id/commands` (administrator session only): the admin and debug surface
+    /// of the dispatcher. The body is one node command as its JSON (`{ "type": "capture", … }`,
+    /// the protocol's `Command`); it is signed and sent through the live link like any other and
+    /// the node's `result` comes back as `result`, with `sentAtUs` (Unix microseconds just before
+    /// dispatch) and `elapsedUs` (dispatch to result, measured in the plane). On the local node
+    /// the command runs in the plane's own executor, unsigned (there is no link), and the
+    /// commands about a node daemon (`update`, `service`, `set_server_url`, `set_log_level`,
+    /// `agent_log_read`) come back refused: that node runs none.
+    pub async fn node_command_admin(
+        &self,
+        c: &Caller,
+        id: &str,
+        command: Command,
+    ) -> Result<NodeCommandAnswer, ApiError> {
+        self.managed_node(c, id).await?;
+        // The terminal pumps' tails belong to the pumps: a raw command must not replace or stop one.
+        let pump_tail = match &command {
+            Command::TailStart(t) => crate::link::is_viewer_tail(&t.sub_id),
+            Command::TailStop(t) => crate::link::is_viewer_tail(&t.sub_id),
+            _ => false,
+        };
+        if pump_tail {
+            return Err(ApiError::validation(
+                "subId",
+                "tail keys starting with `view-` belong to the plane's terminal pumps",
+            ));
+        }
+        // Audited before it is sent (a command that times out may still have run): its type
+        // and its fields, long values (a file's content) cut to their length. An update is
+        // audited as one, whichever route sent it.
+        let action = if matches!(command, Command::Update(_)) {
+            "node.update_sent"
+        } else {
+            "node.command_sent"
+        };
+        let mut detail = serde_json::to_value(&command).unwrap_or_default();
+        if let Some(fields) = detail.as_object_mut() {
+            for v in fields.values_mut() {
+                if let Some(text) = v.as_str()
+                    && text.chars().count() > 200
+                {
+                    *v = json!(format!("({} characters)", text.chars().count()));
+                }
+            }
+        }
+        self.store
+            .audit(
+                self.now(),
+                Some(&c.user().id),
+                c.actor_kind(),
+                action,
+                Some(id),
+                &json!({ "command": detail }),
+            )
+            .await?;
+        // Set beside the node's own clock in the answer: the host's wall clock, not the
+        // service's (which a test may hold still).
+        let sent_at = crate::clock::wall_micros();
+        let started = self.instant();
+        let r = self.dispatcher.node_command(id, command).await?;
+        let elapsed = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        Ok(NodeCommandAnswer {
+            result: r.into(),
+            sent_at_us: sent_at,
+            elapsed_us: elapsed,
+        })
+    }
+
+    /// `GET /api/nodes/:id/events?after=N&waitMs=M` (session only): the node's recent events
+    /// after sequence number `N` (see [`crate::link::events`]), waiting up to `M` ms (at most
+    /// 25 s) for the first one.
+    pub async fn node_events_read(
+        &self,
+        c: &Caller,
+        id: &str,
+        q: NodeEventsQuery,
+    ) -> Result<NodeEvents, ApiError> {
+        self.managed_node(c, id).await?;
+        Ok(self
+            .events
+            .read(id, q.after, std::time::Duration::from_millis(q.wait_ms))
+            .await)
+    }
 }

@@ -19,16 +19,18 @@ use webauthn_rs::prelude::{
     RegisterPublicKeyCredential, Url, Uuid, Webauthn, WebauthnBuilder,
 };
 
-use super::backoff::{ACCOUNT, ADDRESS, PAIR};
-use super::{Caller, RequestMeta, Service, too_many, user_view};
-use crate::api::accounts::{Role, User};
+use std::sync::Arc;
+
+use super::{Caller, too_many};
+use crate::api::accounts::Role;
 use crate::api::passkeys::{
     PasskeyCeremony, PasskeyFinish, PasskeyInfo, PasskeyRegisterStart, PasskeySignInStart,
     WebAuthnJson,
 };
+use crate::clock::Clock;
 use crate::error::ApiError;
 use crate::secret;
-use crate::store::{AddPasskey, PasskeyRow};
+use crate::store::{self, AddPasskey, PasskeyRow, Store};
 
 /// How long a ceremony may take, start to finish.
 pub(crate) const CEREMONY_MS: i64 = 5 * 60 * 1000;
@@ -53,8 +55,11 @@ struct Ceremony {
     step: Step,
 }
 
-/// The verifier (absent when the base URL's host is an IP address) and pending ceremonies.
-pub(crate) struct Passkeys {
+/// The passkeys domain: the verifier (absent when the base URL's host is an IP address), the
+/// pending ceremonies, the store (and its metrics: a refused sign-in is counted) and the clock.
+pub struct Passkeys {
+    store: Store,
+    clock: Arc<dyn Clock>,
     webauthn: Option<Webauthn>,
     why_not: String,
     rp_id: String,
@@ -65,12 +70,14 @@ pub(crate) struct Passkeys {
 
 impl Passkeys {
     /// The verifier for a plane reached at `base_url`.
-    pub(crate) fn new(base_url: &str) -> Self {
+    pub(crate) fn new(base_url: &str, store: Store, clock: Arc<dyn Clock>) -> Self {
         let mut decoy_key = [0u8; 32];
         if getrandom::fill(&mut decoy_key).is_err() {
             tracing::warn!("no randomness for the passkey decoy key; passkeys are off");
         }
         let mut me = Self {
+            store,
+            clock,
             webauthn: None,
             why_not: String::new(),
             rp_id: String::new(),
@@ -117,6 +124,10 @@ impl Passkeys {
             Ok(Err(e)) | Err(e) => me.why_not = format!("passkeys are off: {e}"),
         }
         me
+    }
+
+    fn now(&self) -> i64 {
+        self.clock.now_ms()
     }
 
     fn verifier(&self) -> Result<&Webauthn, ApiError> {
@@ -224,9 +235,9 @@ fn info(r: &PasskeyRow) -> PasskeyInfo {
     }
 }
 
-impl Service {
+impl Passkeys {
     /// `GET /api/auth/passkeys`.
-    pub async fn passkeys(&self, c: &Caller) -> Result<Vec<PasskeyInfo>, ApiError> {
+    pub async fn list(&self, c: &Caller) -> Result<Vec<PasskeyInfo>, ApiError> {
         let user = c.user().clone();
         Ok(self
             .store
@@ -238,13 +249,13 @@ impl Service {
     }
 
     /// `POST /api/auth/passkeys/register/start`.
-    pub async fn passkey_register_start(
+    pub async fn register_start(
         &self,
         c: &Caller,
         req: PasskeyRegisterStart,
     ) -> Result<PasskeyCeremony, ApiError> {
         let user = c.user().clone();
-        let w = self.passkeys.verifier()?;
+        let w = self.verifier()?;
         let held = self.store.passkeys_of(&user.id).await?;
         if held.len() >= usize::try_from(crate::store::MAX_PASSKEYS_PER_ACCOUNT).unwrap_or(20) {
             return Err(passkey_limit());
@@ -267,7 +278,7 @@ impl Service {
                 ApiError::internal()
             })?;
         let public_key = public_key_of(&options)?;
-        let ceremony_id = self.passkeys.hold(
+        let ceremony_id = self.hold(
             Step::Register {
                 user_id: user.id.clone(),
                 name: req.name.into_string(),
@@ -282,19 +293,19 @@ impl Service {
     }
 
     /// `POST /api/auth/passkeys/register/finish`.
-    pub async fn passkey_register_finish(
+    pub async fn register_finish(
         &self,
         c: &Caller,
         req: PasskeyFinish,
     ) -> Result<PasskeyInfo, ApiError> {
         let user = c.user().clone();
-        let w = self.passkeys.verifier()?;
+        let w = self.verifier()?;
         let now = self.now();
         let Some(Step::Register {
             user_id,
             name,
             state,
-        }) = self.passkeys.take(req.ceremony_id.as_str(), now)
+        }) = self.take(req.ceremony_id.as_str(), now)
         else {
             return Err(ceremony_invalid());
         };
@@ -327,7 +338,7 @@ impl Service {
     }
 
     /// `DELETE /api/auth/passkeys/{id}`.
-    pub async fn delete_passkey(&self, c: &Caller, id: &str) -> Result<(), ApiError> {
+    pub async fn delete(&self, c: &Caller, id: &str) -> Result<(), ApiError> {
         let user = c.user().clone();
         if self.store.delete_passkey(id, &user.id, self.now()).await? {
             Ok(())
@@ -338,11 +349,11 @@ impl Service {
 
     /// `POST /api/auth/passkey/start`: request options for the account's passkeys, or a decoy
     /// of the same shape.
-    pub async fn passkey_sign_in_start(
+    pub async fn sign_in_start(
         &self,
         req: PasskeySignInStart,
     ) -> Result<PasskeyCeremony, ApiError> {
-        let w = self.passkeys.verifier()?;
+        let w = self.verifier()?;
         let email = req.email.as_str().to_owned();
         let user = self
             .store
@@ -365,47 +376,42 @@ impl Service {
                 })?;
                 (public_key_of(&options)?, Some((u.id.clone(), state)))
             }
-            _ => (self.passkeys.decoy_options(&email)?, None),
+            _ => (self.decoy_options(&email)?, None),
         };
-        let ceremony_id = self
-            .passkeys
-            .hold(Step::SignIn { email, known }, self.now())?;
+        let ceremony_id = self.hold(Step::SignIn { email, known }, self.now())?;
         Ok(PasskeyCeremony {
             ceremony_id,
             public_key: WebAuthnJson(public_key),
         })
     }
 
-    /// `POST /api/auth/passkey/finish`: a new session (its token, for the cookie) and the
-    /// account. Failures count toward the same backoff as passwords.
-    pub async fn passkey_sign_in_finish(
-        &self,
-        meta: &RequestMeta,
-        req: PasskeyFinish,
-    ) -> Result<(String, User), ApiError> {
-        let w = self.passkeys.verifier()?;
-        let now = self.now();
-        let Some(Step::SignIn { email, known }) = self.passkeys.take(req.ceremony_id.as_str(), now)
-        else {
-            return Err(ceremony_invalid());
-        };
-        let address = meta.peer_ip.clone();
-        let pair_key = format!("pair:{email}|{address}");
-        let account_key = format!("account:{email}");
-        let address_key = format!("address:{address}");
-        let good_before = self.known_good.contains(&email, &address, now);
-        let mut keys = vec![(pair_key.as_str(), PAIR)];
-        if !good_before {
-            keys.push((account_key.as_str(), ACCOUNT));
-            keys.push((address_key.as_str(), ADDRESS));
+    /// Takes the sign-in ceremony `id` out (it can be finished once): 404 when it is unknown,
+    /// expired, finished or a registration.
+    pub(super) fn take_sign_in(&self, id: &str) -> Result<SignInCeremony, ApiError> {
+        self.verifier()?;
+        match self.take(id, self.now()) {
+            Some(Step::SignIn { email, known }) => Ok(SignInCeremony { email, known }),
+            _ => Err(ceremony_invalid()),
         }
-        self.sign_in_backoff.reserve(&keys, now).map_err(too_many)?;
-        let Some((user_id, state)) = known else {
-            self.metrics().sign_in_failed("passkey");
+    }
+
+    /// Verifies a sign-in ceremony's answer: the account it signs in (enabled, a person's),
+    /// with the use recorded on the passkey that signed (its counter and backup state), or 401
+    /// `INVALID_CREDENTIALS` — counted and logged with the `address` it came from.
+    pub(super) async fn verify_sign_in(
+        &self,
+        ceremony: SignInCeremony,
+        credential: serde_json::Value,
+        address: &str,
+    ) -> Result<store::User, ApiError> {
+        let w = self.verifier()?;
+        let now = self.now();
+        let Some((user_id, state)) = ceremony.known else {
+            self.store.metrics().sign_in_failed("passkey");
             tracing::info!(ip = %address, "passkey sign-in refused");
             return Err(sign_in_refused());
         };
-        let verified = serde_json::from_value::<PublicKeyCredential>(req.credential.0)
+        let verified = serde_json::from_value::<PublicKeyCredential>(credential)
             .map_err(|e| e.to_string())
             .and_then(|c| {
                 w.finish_passkey_authentication(&c, &state)
@@ -414,7 +420,7 @@ impl Service {
         let result = match verified {
             Ok(r) => r,
             Err(why) => {
-                self.metrics().sign_in_failed("passkey");
+                self.store.metrics().sign_in_failed("passkey");
                 tracing::info!(ip = %address, reason = %why, "passkey sign-in refused");
                 return Err(sign_in_refused());
             }
@@ -434,15 +440,16 @@ impl Service {
                 self.store.passkey_used(&r.id, &text, now).await?;
             }
         }
-        self.sign_in_backoff.clear(&pair_key);
-        if !good_before {
-            self.sign_in_backoff.refund(&account_key, ACCOUNT);
-            self.sign_in_backoff.refund(&address_key, ADDRESS);
-        }
-        self.known_good.insert(&email, &address, now);
-        let token = self.open_session(meta, &user.id, now).await?;
-        Ok((token, user_view(&user)))
+        Ok(user)
     }
+}
+
+/// A sign-in ceremony taken out of the table, to be verified.
+pub(super) struct SignInCeremony {
+    /// The account it was started for.
+    pub(super) email: String,
+    /// `None` for the decoy ceremony of an unknown account or one without passkeys.
+    known: Option<(String, PasskeyAuthentication)>,
 }
 
 fn passkey_limit() -> ApiError {

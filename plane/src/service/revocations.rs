@@ -14,67 +14,90 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::Service;
+use crate::clock::Clock;
 use crate::error::ApiError;
+use crate::store::Store;
 
-/// The write a held revocation waits for.
-pub(super) type Write = Box<
-    dyn Fn(Arc<Service>) -> Pin<Box<dyn Future<Output = Result<(), ApiError>> + Send>>
-        + Send
-        + Sync,
->;
-
-/// What is held: `session:<digest>` or `system-key:<id>`.
-#[derive(Debug, Default)]
-pub(super) struct Held {
-    keys: Mutex<HashSet<String>>,
-}
-
-impl Held {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
-        self.keys
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// Whether `key` is revoked and waiting to be written.
-    pub(super) fn contains(&self, key: &str) -> bool {
-        self.lock().contains(key)
-    }
-}
+/// The write a held revocation waits for, on the store.
+pub(super) type Write =
+    Box<dyn Fn(Store) -> Pin<Box<dyn Future<Output = Result<(), ApiError>> + Send>> + Send + Sync>;
 
 /// Tries to write the held revocation this often…
 const RETRY_EVERY: Duration = Duration::from_secs(2);
 /// …for this long.
 const RETRY_FOR: Duration = Duration::from_secs(3600);
 
-impl Service {
+/// What the retrying tasks share with the owner: they stop once it is gone.
+struct Inner {
+    store: Store,
+    /// What is held: `session:<digest>` or `system-key:<id>`.
+    held: Mutex<HashSet<String>>,
+}
+
+impl Inner {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+        self.held
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// Revocations: written at once, or held in force while a full disk refuses them. It holds the
+/// store and the clock.
+pub(super) struct Revocations {
+    inner: Arc<Inner>,
+    clock: Arc<dyn Clock>,
+}
+
+impl std::fmt::Debug for Revocations {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Revocations")
+            .field("held", &*self.inner.lock())
+            .finish()
+    }
+}
+
+impl Revocations {
+    /// Revocations written to `store`.
+    pub(super) fn new(store: Store, clock: Arc<dyn Clock>) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                store,
+                held: Mutex::default(),
+            }),
+            clock,
+        }
+    }
+
+    /// Whether `key` is revoked and waiting to be written.
+    pub(super) fn contains(&self, key: &str) -> bool {
+        self.inner.lock().contains(key)
+    }
+
     /// Runs `write` (a revocation). On a full disk, holds `key` revoked in memory, answers
     /// `Ok`, and writes it in the background once the disk has room; any other error is
     /// answered as it is.
     pub(super) async fn revoke(&self, key: String, write: Write) -> Result<(), ApiError> {
-        let Some(me) = self.me.upgrade() else {
-            return Err(ApiError::internal());
-        };
-        match write(me.clone()).await {
+        match write(self.inner.store.clone()).await {
             Err(e) if e.code == "STORAGE_FULL" => {}
             other => return other,
         }
         tracing::warn!(revocation = %key, "the disk is full: the revocation is in force and is written once there is room");
-        me.held_revocations.lock().insert(key.clone());
-        let weak = Arc::downgrade(&me);
-        let until = me.instant() + RETRY_FOR;
+        self.inner.lock().insert(key.clone());
+        let weak = Arc::downgrade(&self.inner);
+        let clock = self.clock.clone();
+        let until = clock.instant() + RETRY_FOR;
         smol::spawn(async move {
             loop {
                 smol::Timer::after(RETRY_EVERY).await;
-                let Some(svc) = weak.upgrade() else { return };
-                if svc.instant() >= until {
+                let Some(inner) = weak.upgrade() else { return };
+                if clock.instant() >= until {
                     break;
                 }
-                match write(svc.clone()).await {
+                match write(inner.store.clone()).await {
                     Err(e) if e.code == "STORAGE_FULL" || e.status >= 500 => continue,
                     _ => {
-                        svc.held_revocations.lock().remove(&key);
+                        inner.lock().remove(&key);
                         tracing::info!(revocation = %key, "a held revocation is written");
                         return;
                     }

@@ -7,17 +7,22 @@
 //! abandons an upload.
 
 use std::collections::HashMap;
+use std::io::Read as _;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use termplane_proto::command::{Command, PathArg, WriteFile};
 
+use super::dispatch::Dispatcher;
 use super::subshells::Need;
 use super::{Caller, Service};
+use crate::api::files::{FILE_PIECE_BYTES, SendFile};
 use crate::api::uploads::{
     MAX_UPLOAD_BYTES, PIECE_BYTES, PieceIndex, PieceRequest, Upload, UploadRequest,
 };
+use crate::clock::Clock;
 use crate::error::ApiError;
+use crate::store;
 
 /// Raw bytes per `write_file` command.
 pub(super) const NODE_CHUNK_BYTES: usize = 32 * 1024;
@@ -40,10 +45,14 @@ pub(super) struct State {
     done: bool,
 }
 
-/// The uploads in progress.
-#[derive(Debug, Default)]
-pub(super) struct Uploads {
+/// The uploads-into-panes domain: the uploads in progress, each written on its pane's node
+/// through the dispatcher. It holds the dispatcher and the clock (and itself, weakly, for the
+/// tasks that abandon an idle upload).
+pub struct Uploads {
+    clock: Arc<dyn Clock>,
+    dispatcher: Arc<Dispatcher>,
     all: Mutex<HashMap<String, Entry>>,
+    me: std::sync::Weak<Self>,
 }
 
 /// One upload in progress: where it writes, kept outside its state's lock (which a chunk on its
@@ -80,10 +89,23 @@ fn uploads_busy() -> ApiError {
     )
 }
 
-impl Service {
+impl Uploads {
+    /// No upload in progress; chunks go through `dispatcher`.
+    pub(super) fn new(clock: Arc<dyn Clock>, dispatcher: Arc<Dispatcher>) -> Arc<Self> {
+        Arc::new_cyclic(|me| Self {
+            clock,
+            dispatcher,
+            all: Mutex::default(),
+            me: me.clone(),
+        })
+    }
+
+    fn now(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
     pub(super) fn upload_of(&self, id: &str) -> Result<Arc<smol::lock::Mutex<State>>, ApiError> {
-        self.uploads
-            .all
+        self.all
             .lock()
             .map_err(|_| ApiError::internal())?
             .get(id)
@@ -96,14 +118,13 @@ impl Service {
     /// out of the map, all but the last under its state's lock; so a request that waited for
     /// the lock behind the one that ended it learns so here, and writes nothing.
     fn still_open(&self, id: &str, up: &Arc<smol::lock::Mutex<State>>) -> bool {
-        self.uploads
-            .all
+        self.all
             .lock()
             .is_ok_and(|all| all.get(id).is_some_and(|e| Arc::ptr_eq(&e.state, up)))
     }
 
     fn forget_upload(&self, id: &str) {
-        if let Ok(mut all) = self.uploads.all.lock() {
+        if let Ok(mut all) = self.all.lock() {
             all.remove(id);
         }
     }
@@ -113,7 +134,7 @@ impl Service {
     /// so that the file can be uploaded again at once rather than after [`UPLOAD_IDLE_MS`].
     /// Their next piece is answered 404; the node drops what partial files it still has.
     pub(super) fn abandon_uploads_to(&self, node_id: &str) {
-        let gone: Vec<(String, Arc<smol::lock::Mutex<State>>)> = match self.uploads.all.lock() {
+        let gone: Vec<(String, Arc<smol::lock::Mutex<State>>)> = match self.all.lock() {
             Ok(mut all) => {
                 let ids: Vec<String> = all
                     .iter()
@@ -147,6 +168,7 @@ impl Service {
     /// Makes the node drop its partial file (a chunk out of order abandons an upload there).
     async fn abandon_on_node(&self, node_id: &str, path: &str) {
         let r = self
+            .dispatcher
             .node_command(
                 node_id,
                 Command::WriteFile(WriteFile {
@@ -162,28 +184,25 @@ impl Service {
         }
     }
 
-    /// `POST /api/uploads`.
-    pub async fn start_upload(&self, c: &Caller, req: UploadRequest) -> Result<Upload, ApiError> {
-        let row = self
-            .reach_subshell(c, req.subshell_id.as_str(), Need::Write)
-            .await?;
+    /// `POST /api/uploads` into the pane of subshell `row`, which the caller may write to.
+    pub(super) async fn start(
+        &self,
+        c: &Caller,
+        row: &store::Subshell,
+        req: UploadRequest,
+    ) -> Result<Upload, ApiError> {
         if req.size > MAX_UPLOAD_BYTES {
             return Err(ApiError::validation("size", "an upload is at most 64 MiB"));
         }
         let path = format!("{}/{}", row.cwd.trim_end_matches('/'), req.name.as_str());
-        let busy = self
-            .uploads
-            .all
-            .lock()
-            .map_err(|_| ApiError::internal())?
-            .len()
-            >= MAX_UPLOADS;
+        let busy = self.all.lock().map_err(|_| ApiError::internal())?.len() >= MAX_UPLOADS;
         if busy {
             return Err(uploads_busy());
         }
         let exists = |d: &serde_json::Value| d.get("exists").and_then(serde_json::Value::as_bool);
         if !req.overwrite {
             let r = self
+                .dispatcher
                 .node_command(
                     &row.node_id,
                     Command::PathExists(PathArg { path: path.clone() }),
@@ -212,7 +231,7 @@ impl Service {
             done: false,
         };
         {
-            let mut all = self.uploads.all.lock().map_err(|_| ApiError::internal())?;
+            let mut all = self.all.lock().map_err(|_| ApiError::internal())?;
             // Checked again where the upload is added: other starts may have been added while
             // this one asked the node about the file.
             if all.len() >= MAX_UPLOADS {
@@ -353,6 +372,7 @@ impl Service {
         let n = chunks.len();
         for (i, chunk) in chunks.into_iter().enumerate() {
             let r = self
+                .dispatcher
                 .node_command(
                     &s.node_id,
                     Command::WriteFile(WriteFile {
@@ -379,5 +399,54 @@ impl Service {
             self.forget_upload(id);
         }
         Ok(view(id, &s))
+    }
+}
+
+impl Service {
+    /// `POST /api/uploads`: into a pane the caller may write to.
+    pub async fn start_upload(&self, c: &Caller, req: UploadRequest) -> Result<Upload, ApiError> {
+        let row = self
+            .reach_subshell(c, req.subshell_id.as_str(), Need::Write)
+            .await?;
+        self.uploads.start(c, &row, req).await
+    }
+
+    /// `POST /api/files/{id}/send`: writes a kept file into a pane's working directory through
+    /// the same upload path a browser's drop takes (write access to the pane, the node's path
+    /// policy, nothing left behind on failure).
+    pub async fn send_file(&self, c: &Caller, id: &str, req: SendFile) -> Result<Upload, ApiError> {
+        let f = self.files.own_file(c, id).await?;
+        let start: UploadRequest = serde_json::from_value(serde_json::json!({
+            "subshellId": req.subshell_id.as_str(),
+            "name": f.name,
+            "size": f.size,
+            "overwrite": req.overwrite,
+        }))
+        .map_err(|_| ApiError::internal())?;
+        let mut view = self.start_upload(c, start).await?;
+        let mut file = self.files.open_blob(&f)?;
+        let piece = usize::try_from(FILE_PIECE_BYTES).unwrap_or(usize::MAX);
+        let mut index = 0;
+        while !view.done {
+            let mut buf = vec![0_u8; piece];
+            let mut n = 0;
+            while n < piece {
+                let got = file
+                    .read(&mut buf[n..])
+                    .map_err(|e| ApiError::from_io(&e, "kept files"))?;
+                if got == 0 {
+                    break;
+                }
+                n += got;
+            }
+            buf.truncate(n);
+            let up = self.uploads.upload_of(&view.upload_id)?;
+            view = self
+                .uploads
+                .write_piece(&view.upload_id, &up, PieceIndex(index), buf)
+                .await?;
+            index += 1;
+        }
+        Ok(view)
     }
 }

@@ -335,7 +335,7 @@ fn held_node_is_offline_listed_and_takes_only_update() {
         sha256: "0".repeat(64),
         force: None,
     });
-    let r = smol::block_on(p.svc.node_command(&e.node_id, update)).unwrap();
+    let r = smol::block_on(p.svc.dispatcher().node_command(&e.node_id, update)).unwrap();
     assert!(r.ok, "{r:?}");
     assert_eq!(n.exec.kinds(), vec!["update".to_owned()]);
     assert_eq!(liveness(&p, &e.node_id), "offline");
@@ -635,7 +635,7 @@ fn dispatcher_refuses_offline_nodes_and_serializes_per_node() {
     let admin = p.setup_admin();
     let e = enroll(&p, &admin, "ser", true);
     let ping_cmd = || Command::Ping(termplane_proto::command::Empty {});
-    let err = smol::block_on(p.svc.node_command(&e.node_id, ping_cmd())).unwrap_err();
+    let err = smol::block_on(p.svc.dispatcher().node_command(&e.node_id, ping_cmd())).unwrap_err();
     assert_eq!((err.status, err.code), (409, "NODE_OFFLINE"));
     let mut n = TestNode::start(&p, &e, "0.17.0");
     n.wait_established();
@@ -647,7 +647,8 @@ fn dispatcher_refuses_offline_nodes_and_serializes_per_node() {
             let svc = p.svc.clone();
             let id = e.node_id.clone();
             tasks.push(smol::spawn(async move {
-                svc.node_command(&id, Command::Ping(termplane_proto::command::Empty {}))
+                svc.dispatcher()
+                    .node_command(&id, Command::Ping(termplane_proto::command::Empty {}))
                     .await
             }));
         }

@@ -154,15 +154,15 @@ async fn openapi_json(
 }
 
 async fn setup_status(svc: Arc<Service>, _: RequestMeta) -> Res<Json<SetupStatus>> {
-    svc.setup_status().await.map(Json)
+    svc.accounts().setup_status().await.map(Json)
 }
 
 async fn setup(svc: Arc<Service>, _: RequestMeta, Json(b): Json<SetupRequest>) -> Res<Json<User>> {
-    svc.setup(b).await.map(Json)
+    svc.accounts().setup(b).await.map(Json)
 }
 
 async fn instance_settings(svc: Arc<Service>, _: RequestMeta) -> Res<Json<InstanceSettings>> {
-    svc.instance_settings().await.map(Json)
+    svc.accounts().instance_settings().await.map(Json)
 }
 
 async fn rename_instance(
@@ -170,11 +170,11 @@ async fn rename_instance(
     AdminSession(c): AdminSession,
     Json(b): Json<InstanceSettingsUpdate>,
 ) -> Res<Json<InstanceSettings>> {
-    svc.rename_instance(&c, b).await.map(Json)
+    svc.accounts().rename_instance(&c, b).await.map(Json)
 }
 
 async fn trusted_origins(svc: Arc<Service>, _: AdminSession) -> Res<Json<TrustedOrigins>> {
-    svc.trusted_origin_settings().await.map(Json)
+    svc.guard().trusted_origin_settings().await.map(Json)
 }
 
 async fn set_trusted_origins(
@@ -182,11 +182,11 @@ async fn set_trusted_origins(
     AdminSession(c): AdminSession,
     Json(b): Json<TrustedOriginsUpdate>,
 ) -> Res<Json<TrustedOrigins>> {
-    svc.set_trusted_origins(&c, b).await.map(Json)
+    svc.guard().set_trusted_origins(&c, b).await.map(Json)
 }
 
 async fn public_settings(svc: Arc<Service>, _: AnyCaller) -> Res<Json<PublicSettings>> {
-    svc.public_settings().await.map(Json)
+    svc.guard().public_settings().await.map(Json)
 }
 
 async fn update_user(
@@ -195,7 +195,10 @@ async fn update_user(
     Path(p): Path<IdParam>,
     Json(b): Json<UpdateUserRequest>,
 ) -> Res<Json<User>> {
-    svc.update_user(&c, p.id.as_str(), b).await.map(Json)
+    svc.accounts()
+        .update_user(&c, p.id.as_str(), b)
+        .await
+        .map(Json)
 }
 
 async fn delete_user(
@@ -203,7 +206,7 @@ async fn delete_user(
     AdminSession(c): AdminSession,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
-    svc.delete_user(&c, p.id.as_str()).await?;
+    svc.accounts().delete_user(&c, p.id.as_str()).await?;
     Ok(NoContent)
 }
 
@@ -213,7 +216,7 @@ async fn reset_password(
     Path(p): Path<IdParam>,
     Json(b): Json<ResetPasswordRequest>,
 ) -> Res<NoContent> {
-    svc.reset_password(&c, p.id.as_str(), b).await?;
+    svc.accounts().reset_password(&c, p.id.as_str(), b).await?;
     Ok(NoContent)
 }
 
@@ -222,7 +225,7 @@ async fn change_password(
     Session(c): Session,
     Json(b): Json<ChangePasswordRequest>,
 ) -> Res<NoContent> {
-    svc.change_password(&c, b).await?;
+    svc.accounts().change_password(&c, b).await?;
     Ok(NoContent)
 }
 
@@ -240,7 +243,7 @@ async fn sign_in(
     meta: RequestMeta,
     Json(b): Json<SignInRequest>,
 ) -> Res<WithCookie<Json<User>>> {
-    let (token, user) = svc.sign_in(&meta, b).await?;
+    let (token, user) = svc.guard().sign_in(&meta, b).await?;
     let max_age = crate::service::SESSION_LIFETIME_MS / 1000;
     Ok(WithCookie {
         set_cookie: session_cookie(&svc, &token, max_age),
@@ -249,7 +252,7 @@ async fn sign_in(
 }
 
 async fn sign_out(svc: Arc<Service>, Session(c): Session) -> Res<WithCookie<NoContent>> {
-    svc.sign_out(&c).await?;
+    svc.guard().sign_out(&c).await?;
     Ok(WithCookie {
         set_cookie: session_cookie(&svc, "", 0),
         answer: NoContent,
@@ -257,11 +260,11 @@ async fn sign_out(svc: Arc<Service>, Session(c): Session) -> Res<WithCookie<NoCo
 }
 
 async fn whoami(svc: Arc<Service>, AnyCaller(c): AnyCaller) -> Res<Json<Whoami>> {
-    svc.whoami(&c).await.map(Json)
+    svc.accounts().whoami(&c).await.map(Json)
 }
 
 async fn users(svc: Arc<Service>, _: AnyCaller) -> Res<Json<Vec<User>>> {
-    svc.users().await.map(Json)
+    svc.accounts().users().await.map(Json)
 }
 
 async fn create_user(
@@ -269,7 +272,7 @@ async fn create_user(
     AdminSession(c): AdminSession,
     Json(b): Json<CreateUserRequest>,
 ) -> Res<Json<User>> {
-    svc.create_user(&c, b).await.map(Json)
+    svc.accounts().create_user(&c, b).await.map(Json)
 }
 
 async fn disable_user(
@@ -278,7 +281,8 @@ async fn disable_user(
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
 ) -> Res<Json<User>> {
-    svc.set_user_disabled(&c, p.id.as_str(), true)
+    svc.accounts()
+        .set_user_disabled(&c, p.id.as_str(), true)
         .await
         .map(Json)
 }
@@ -289,7 +293,8 @@ async fn enable_user(
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
 ) -> Res<Json<User>> {
-    svc.set_user_disabled(&c, p.id.as_str(), false)
+    svc.accounts()
+        .set_user_disabled(&c, p.id.as_str(), false)
         .await
         .map(Json)
 }

@@ -126,7 +126,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
 type Res<T> = Result<T, ApiError>;
 
 async fn plugins(svc: Arc<Service>, _: AnyCaller) -> Res<Json<Vec<Plugin>>> {
-    svc.plugins().await.map(Json)
+    svc.catalog().plugins().await.map(Json)
 }
 
 async fn set_plugin(
@@ -135,7 +135,8 @@ async fn set_plugin(
     Path(p): Path<PluginParam>,
     Json(b): Json<PluginUpdate>,
 ) -> Res<Json<Plugin>> {
-    svc.set_plugin_enabled(&c, p.id.as_str(), b.enabled)
+    svc.catalog()
+        .set_plugin_enabled(&c, p.id.as_str(), b.enabled)
         .await
         .map(Json)
 }
@@ -146,7 +147,10 @@ async fn dirs(
     Path(p): Path<IdParam>,
     Query(q): Query<crate::api::catalog::DirsQuery>,
 ) -> Res<Json<crate::api::catalog::DirListing>> {
-    svc.list_node_dirs(&c, p.id.as_str(), q).await.map(Json)
+    svc.catalog()
+        .list_node_dirs(&c, p.id.as_str(), q)
+        .await
+        .map(Json)
 }
 
 async fn harnesses(
@@ -155,7 +159,8 @@ async fn harnesses(
     Path(p): Path<IdParam>,
     Query(q): Query<HarnessesQuery>,
 ) -> Res<Json<Vec<HarnessStatus>>> {
-    svc.node_harnesses(&c, p.id.as_str(), q.refresh)
+    svc.catalog()
+        .node_harnesses(&c, p.id.as_str(), q.refresh)
         .await
         .map(Json)
 }
@@ -166,13 +171,14 @@ async fn system_access(
     Path(p): Path<IdParam>,
     Json(b): Json<SystemAccessRequest>,
 ) -> Res<Json<Node>> {
-    svc.set_system_access(&c, p.id.as_str(), b.allowed)
+    svc.catalog()
+        .set_system_access(&c, p.id.as_str(), b.allowed)
         .await
         .map(Json)
 }
 
 async fn presets(svc: Arc<Service>, UserCaller(c): UserCaller) -> Res<Json<Vec<Preset>>> {
-    svc.presets(&c).await.map(Json)
+    svc.presets().presets(&c).await.map(Json)
 }
 
 async fn create_preset(
@@ -180,7 +186,7 @@ async fn create_preset(
     UserCaller(c): UserCaller,
     Json(b): Json<PresetRequest>,
 ) -> Res<Json<Preset>> {
-    svc.create_preset(&c, b).await.map(Json)
+    svc.presets().create_preset(&c, b).await.map(Json)
 }
 
 async fn preset(
@@ -188,7 +194,7 @@ async fn preset(
     UserCaller(c): UserCaller,
     Path(p): Path<IdParam>,
 ) -> Res<Json<Preset>> {
-    svc.preset(&c, p.id.as_str()).await.map(Json)
+    svc.presets().preset(&c, p.id.as_str()).await.map(Json)
 }
 
 async fn update_preset(
@@ -197,7 +203,10 @@ async fn update_preset(
     Path(p): Path<IdParam>,
     Json(b): Json<PresetRequest>,
 ) -> Res<Json<Preset>> {
-    svc.update_preset(&c, p.id.as_str(), b).await.map(Json)
+    svc.presets()
+        .update_preset(&c, p.id.as_str(), b)
+        .await
+        .map(Json)
 }
 
 async fn delete_preset(
@@ -205,12 +214,12 @@ async fn delete_preset(
     UserCaller(c): UserCaller,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
-    svc.delete_preset(&c, p.id.as_str()).await?;
+    svc.presets().delete_preset(&c, p.id.as_str()).await?;
     Ok(NoContent)
 }
 
 async fn workspaces(svc: Arc<Service>, UserCaller(c): UserCaller) -> Res<Json<Vec<Workspace>>> {
-    svc.workspaces(&c).await.map(Json)
+    svc.presets().workspaces(&c).await.map(Json)
 }
 
 async fn create_workspace(
@@ -218,7 +227,7 @@ async fn create_workspace(
     UserCaller(c): UserCaller,
     Json(b): Json<WorkspaceRequest>,
 ) -> Res<Json<Workspace>> {
-    svc.create_workspace(&c, b).await.map(Json)
+    svc.presets().create_workspace(&c, b).await.map(Json)
 }
 
 async fn workspace(
@@ -226,7 +235,7 @@ async fn workspace(
     UserCaller(c): UserCaller,
     Path(p): Path<IdParam>,
 ) -> Res<Json<Workspace>> {
-    svc.workspace(&c, p.id.as_str()).await.map(Json)
+    svc.presets().workspace(&c, p.id.as_str()).await.map(Json)
 }
 
 async fn update_workspace(
@@ -235,7 +244,10 @@ async fn update_workspace(
     Path(p): Path<IdParam>,
     Json(b): Json<WorkspaceRequest>,
 ) -> Res<Json<Workspace>> {
-    svc.update_workspace(&c, p.id.as_str(), b).await.map(Json)
+    svc.presets()
+        .update_workspace(&c, p.id.as_str(), b)
+        .await
+        .map(Json)
 }
 
 async fn delete_workspace(
@@ -243,6 +255,6 @@ async fn delete_workspace(
     UserCaller(c): UserCaller,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
-    svc.delete_workspace(&c, p.id.as_str()).await?;
+    svc.presets().delete_workspace(&c, p.id.as_str()).await?;
     Ok(NoContent)
 }

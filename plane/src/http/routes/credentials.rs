@@ -71,7 +71,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
 type Res<T> = Result<T, ApiError>;
 
 async fn system_keys(svc: Arc<Service>, _: AdminSession) -> Res<Json<Vec<SystemKey>>> {
-    svc.system_keys().await.map(Json)
+    svc.credentials().system_keys().await.map(Json)
 }
 
 async fn create_system_key(
@@ -79,7 +79,7 @@ async fn create_system_key(
     AdminSession(c): AdminSession,
     Json(b): Json<CreateSystemKeyRequest>,
 ) -> Res<Json<SystemKeyCreated>> {
-    svc.create_system_key(&c, b).await.map(Json)
+    svc.credentials().create_system_key(&c, b).await.map(Json)
 }
 
 async fn disable_system_key(
@@ -88,7 +88,10 @@ async fn disable_system_key(
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
 ) -> Res<Json<SystemKeyDisabled>> {
-    svc.disable_system_key(&c, p.id.as_str()).await.map(Json)
+    svc.credentials()
+        .disable_system_key(&c, p.id.as_str())
+        .await
+        .map(Json)
 }
 
 async fn delete_system_key(
@@ -96,7 +99,9 @@ async fn delete_system_key(
     AdminSession(c): AdminSession,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
-    svc.delete_system_key(&c, p.id.as_str()).await?;
+    svc.credentials()
+        .delete_system_key(&c, p.id.as_str())
+        .await?;
     Ok(NoContent)
 }
 
@@ -122,6 +127,8 @@ async fn revoke_setup_key(
     Session(c): Session,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
-    svc.revoke_setup_key(&c, p.id.as_str()).await?;
+    svc.credentials()
+        .revoke_setup_key(&c, p.id.as_str())
+        .await?;
     Ok(NoContent)
 }

@@ -69,7 +69,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
 type Res<T> = Result<T, ApiError>;
 
 async fn list(svc: Arc<Service>, AnyCaller(c): AnyCaller) -> Res<Json<Vec<KeptFile>>> {
-    svc.files(&c).await.map(Json)
+    svc.files().files(&c).await.map(Json)
 }
 
 async fn start(
@@ -77,7 +77,7 @@ async fn start(
     AnyCaller(c): AnyCaller,
     Json(b): Json<FileStart>,
 ) -> Res<Json<FileUpload>> {
-    svc.start_file(&c, b).await.map(Json)
+    svc.files().start_file(&c, b).await.map(Json)
 }
 
 async fn piece(
@@ -86,7 +86,8 @@ async fn piece(
     Path(p): Path<PieceParams>,
     Json(b): Json<PieceRequest>,
 ) -> Res<Json<FileUpload>> {
-    svc.file_piece(&c, p.id.as_str(), p.index, b)
+    svc.files()
+        .file_piece(&c, p.id.as_str(), p.index, b)
         .await
         .map(Json)
 }
@@ -96,7 +97,7 @@ async fn get(
     AnyCaller(c): AnyCaller,
     Path(p): Path<IdParam>,
 ) -> Res<Json<KeptFile>> {
-    svc.file(&c, p.id.as_str()).await.map(Json)
+    svc.files().file(&c, p.id.as_str()).await.map(Json)
 }
 
 async fn content(
@@ -104,7 +105,7 @@ async fn content(
     AnyCaller(c): AnyCaller,
     Path(p): Path<IdParam>,
 ) -> Res<Download> {
-    let (path, len, sha256, name) = svc.file_content(&c, p.id.as_str()).await?;
+    let (path, len, sha256, name) = svc.files().file_content(&c, p.id.as_str()).await?;
     Ok(Download {
         path,
         len,
@@ -118,7 +119,7 @@ async fn delete(
     AnyCaller(c): AnyCaller,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
-    svc.delete_file(&c, p.id.as_str()).await?;
+    svc.files().delete_file(&c, p.id.as_str()).await?;
     Ok(NoContent)
 }
 

@@ -180,11 +180,11 @@ async fn enroll(
 }
 
 async fn nodes(svc: Arc<Service>, UserCaller(c): UserCaller) -> Res<Json<Vec<Node>>> {
-    svc.nodes(&c).await.map(Json)
+    svc.nodes().nodes(&c).await.map(Json)
 }
 
 async fn node(svc: Arc<Service>, Session(c): Session, Path(p): Path<IdParam>) -> Res<Json<Node>> {
-    svc.node(&c, p.id.as_str()).await.map(Json)
+    svc.nodes().node(&c, p.id.as_str()).await.map(Json)
 }
 
 async fn delete_node(
@@ -192,7 +192,7 @@ async fn delete_node(
     Session(c): Session,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
-    svc.delete_node(&c, p.id.as_str()).await?;
+    svc.nodes().delete_node(&c, p.id.as_str()).await?;
     Ok(NoContent)
 }
 
@@ -202,7 +202,10 @@ async fn rotate_node_key(
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
 ) -> Res<Json<NodeKeyRotated>> {
-    svc.rotate_node_key(&c, p.id.as_str()).await.map(Json)
+    svc.nodes()
+        .rotate_node_key(&c, p.id.as_str())
+        .await
+        .map(Json)
 }
 
 async fn set_allowed_dirs(
@@ -211,7 +214,10 @@ async fn set_allowed_dirs(
     Path(p): Path<IdParam>,
     Json(b): Json<AllowedDirsRequest>,
 ) -> Res<Json<Node>> {
-    svc.set_allowed_dirs(&c, p.id.as_str(), b).await.map(Json)
+    svc.nodes()
+        .set_allowed_dirs(&c, p.id.as_str(), b)
+        .await
+        .map(Json)
 }
 
 async fn set_maintenance(
@@ -220,7 +226,10 @@ async fn set_maintenance(
     Path(p): Path<IdParam>,
     Json(b): Json<MaintenanceRequest>,
 ) -> Res<Json<MaintenanceSet>> {
-    svc.set_maintenance(&c, p.id.as_str(), b).await.map(Json)
+    svc.nodes()
+        .set_maintenance(&c, p.id.as_str(), b)
+        .await
+        .map(Json)
 }
 
 async fn ping_node(
@@ -229,7 +238,7 @@ async fn ping_node(
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
 ) -> Res<Json<NodePing>> {
-    svc.ping_node(&c, p.id.as_str()).await.map(Json)
+    svc.nodes().ping_node(&c, p.id.as_str()).await.map(Json)
 }
 
 async fn node_command(
@@ -238,7 +247,8 @@ async fn node_command(
     Path(p): Path<IdParam>,
     Json(b): Json<NodeCommandRequest>,
 ) -> Res<Json<NodeCommandAnswer>> {
-    svc.node_command_admin(&c, p.id.as_str(), b.0)
+    svc.nodes()
+        .node_command_admin(&c, p.id.as_str(), b.0)
         .await
         .map(Json)
 }
@@ -249,7 +259,10 @@ async fn node_events(
     Path(p): Path<IdParam>,
     Query(q): Query<NodeEventsQuery>,
 ) -> Res<Json<NodeEvents>> {
-    svc.node_events_read(&c, p.id.as_str(), q).await.map(Json)
+    svc.nodes()
+        .node_events_read(&c, p.id.as_str(), q)
+        .await
+        .map(Json)
 }
 
 async fn download_node(
@@ -257,7 +270,7 @@ async fn download_node(
     _: RequestMeta,
     Path(p): Path<PlatformParam>,
 ) -> Res<Download> {
-    let (path, len, sha256) = svc.node_download(p.platform.as_str()).await?;
+    let (path, len, sha256) = svc.nodes().node_download(p.platform.as_str()).await?;
     Ok(Download {
         path,
         len,
@@ -272,7 +285,8 @@ async fn update_node(
     Path(p): Path<IdParam>,
     b: MaybeJson<NodeUpdateRequest>,
 ) -> Res<Json<NodeUpdateOutcome>> {
-    svc.update_node(&c, p.id.as_str(), b.0.unwrap_or_default())
+    svc.nodes()
+        .update_node(&c, p.id.as_str(), b.0.unwrap_or_default())
         .await
         .map(Json)
 }
@@ -282,11 +296,12 @@ async fn update_outdated(
     AdminSession(c): AdminSession,
     b: MaybeJson<NodeUpdateRequest>,
 ) -> Res<Json<Vec<NodeUpdateOutcome>>> {
-    svc.update_outdated_nodes(&c, b.0.unwrap_or_default())
+    svc.nodes()
+        .update_outdated_nodes(&c, b.0.unwrap_or_default())
         .await
         .map(Json)
 }
 
 async fn held_nodes(svc: Arc<Service>, _: AdminSession) -> Res<Json<HeldNodes>> {
-    svc.held_nodes().await.map(Json)
+    svc.nodes().held_nodes().await.map(Json)
 }

@@ -86,7 +86,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
 type Res<T> = Result<T, ApiError>;
 
 async fn list(svc: Arc<Service>, Session(c): Session) -> Res<Json<Vec<PasskeyInfo>>> {
-    svc.passkeys(&c).await.map(Json)
+    svc.passkeys().list(&c).await.map(Json)
 }
 
 async fn register_start(
@@ -94,7 +94,7 @@ async fn register_start(
     Session(c): Session,
     Json(b): Json<PasskeyRegisterStart>,
 ) -> Res<Json<PasskeyCeremony>> {
-    svc.passkey_register_start(&c, b).await.map(Json)
+    svc.passkeys().register_start(&c, b).await.map(Json)
 }
 
 async fn register_finish(
@@ -102,11 +102,11 @@ async fn register_finish(
     Session(c): Session,
     Json(b): Json<PasskeyFinish>,
 ) -> Res<Json<PasskeyInfo>> {
-    svc.passkey_register_finish(&c, b).await.map(Json)
+    svc.passkeys().register_finish(&c, b).await.map(Json)
 }
 
 async fn delete(svc: Arc<Service>, Session(c): Session, Path(p): Path<IdParam>) -> Res<NoContent> {
-    svc.delete_passkey(&c, p.id.as_str()).await?;
+    svc.passkeys().delete(&c, p.id.as_str()).await?;
     Ok(NoContent)
 }
 
@@ -115,7 +115,7 @@ async fn sign_in_start(
     _: RequestMeta,
     Json(b): Json<PasskeySignInStart>,
 ) -> Res<Json<PasskeyCeremony>> {
-    svc.passkey_sign_in_start(b).await.map(Json)
+    svc.passkeys().sign_in_start(b).await.map(Json)
 }
 
 async fn sign_in_finish(
@@ -123,7 +123,7 @@ async fn sign_in_finish(
     meta: RequestMeta,
     Json(b): Json<PasskeyFinish>,
 ) -> Res<WithCookie<Json<User>>> {
-    let (token, user) = svc.passkey_sign_in_finish(&meta, b).await?;
+    let (token, user) = svc.guard().passkey_sign_in_finish(&meta, b).await?;
     let max_age = crate::service::SESSION_LIFETIME_MS / 1000;
     Ok(WithCookie {
         set_cookie: session_cookie(&svc, &token, max_age),

@@ -75,7 +75,7 @@ async fn get(
     SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
 ) -> Res<Json<Upload>> {
-    svc.upload(&c, p.id.as_str()).await.map(Json)
+    svc.uploads().upload(&c, p.id.as_str()).await.map(Json)
 }
 
 async fn cancel(
@@ -83,7 +83,8 @@ async fn cancel(
     SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
-    svc.cancel_upload(&c, p.id.as_str())
+    svc.uploads()
+        .cancel_upload(&c, p.id.as_str())
         .await
         .map(|()| NoContent)
 }
@@ -94,7 +95,8 @@ async fn piece(
     Path(p): Path<PieceParams>,
     Json(b): Json<PieceRequest>,
 ) -> Res<Json<Upload>> {
-    svc.upload_piece(&c, p.id.as_str(), p.index, b)
+    svc.uploads()
+        .upload_piece(&c, p.id.as_str(), p.index, b)
         .await
         .map(Json)
 }

@@ -230,13 +230,9 @@ impl Service {
             }
             self.kill_and_forget(node_id, stray, true);
         }
-        self.abandon_uploads_to(node_id);
-        self.censused
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(node_id.to_owned(), conn);
+        self.uploads.abandon_uploads_to(node_id);
         // A launch waiting for this census (`node_reachable_soon`) goes on now.
-        self.links.notify_changed();
+        self.dispatcher.censused(node_id, conn);
         // Terminals watching panes of this node lost what it printed while the link was down.
         let me = Arc::clone(self);
         let node = node_id.to_owned();
@@ -321,7 +317,7 @@ impl Service {
                 .push(r.id.clone());
         }
         for (node_id, ids) in by_node {
-            if !self.node_reachable(&node_id) {
+            if !self.dispatcher.node_reachable(&node_id) {
                 continue;
             }
             let sids: Vec<SubshellId> = ids
@@ -329,6 +325,7 @@ impl Service {
                 .filter_map(|i| SubshellId::parse(i).ok())
                 .collect();
             let Ok(r) = self
+                .dispatcher
                 .node_command(&node_id, Command::Probe(Probe { subshell_ids: sids }))
                 .await
             else {
@@ -416,7 +413,7 @@ impl Service {
             let Ok(Some(row)) = me.store.subshell(&id).await else {
                 return;
             };
-            if me.node_reachable(&row.node_id)
+            if me.dispatcher.node_reachable(&row.node_id)
                 && let Err(e) = me.relaunch(&row, Trigger::AutoRestart).await
             {
                 tracing::info!(subshell = %id, code = e.code, "automatic restart failed");

@@ -14,6 +14,7 @@ impl Service {
     ) -> Result<LogChunk, ApiError> {
         let row = self.reach_subshell(c, id, Need::Read).await?;
         let r = self
+            .dispatcher
             .node_command(
                 &row.node_id,
                 Command::LogRead(LogRead {
@@ -57,6 +58,7 @@ impl Service {
         let row = self.reach_subshell(c, id, Need::Read).await?;
         self.require_live(&row)?;
         let r = self
+            .dispatcher
             .node_command(
                 &row.node_id,
                 Command::Capture(Capture {
@@ -138,7 +140,11 @@ impl Service {
             None
         };
         if !commands.is_empty() {
-            for r in self.node_commands_in_order(node_id, commands).await? {
+            for r in self
+                .dispatcher
+                .node_commands_in_order(node_id, commands)
+                .await?
+            {
                 node_data(r)?;
             }
         }
@@ -155,7 +161,7 @@ impl Service {
                     )
                     .await;
             }
-            node_data(self.node_command(node_id, k).await?)?;
+            node_data(self.dispatcher.node_command(node_id, k).await?)?;
         }
         Ok(n)
     }
@@ -203,6 +209,7 @@ impl Service {
             .with_metadata(serde_json::json!({ "cols": cols, "rows": rows })));
         }
         let r = self
+            .dispatcher
             .node_command(
                 &row.node_id,
                 Command::Resize(Resize {

@@ -1,6 +1,7 @@
 //! Launching: the node's `launch` built from the request, the preset and the harness plugin; the initial prompt.
 
 use super::*;
+use crate::service::nodes::launchable_node;
 
 impl Service {
     // ----- launching -----
@@ -199,11 +200,11 @@ impl Service {
             }
             parent = Some(subshell_id.clone());
         }
-        let node = self.launchable_node(c, req.node_id.as_str()).await?;
+        let node = launchable_node(&self.store, c, req.node_id.as_str()).await?;
         let plugin = plugins::find(req.harness_id.as_str())
             .ok_or_else(|| ApiError::not_found("harness plugin"))?;
         let preset = match &req.preset_id {
-            Some(p) => Some(self.own_preset(c, p.as_str()).await?),
+            Some(p) => Some(self.presets.own_preset(c, p.as_str()).await?),
             None => None,
         };
         if let Some(p) = &preset
@@ -218,7 +219,7 @@ impl Service {
         }
         let workspace = match &req.workspace_id {
             Some(w) => {
-                let w = self.own_workspace(c, w.as_str()).await?;
+                let w = self.presets.own_workspace(c, w.as_str()).await?;
                 if w.node_id != node.id {
                     return Err(ApiError::new(
                         409,
@@ -231,10 +232,10 @@ impl Service {
             }
             None => None,
         };
-        if !self.node_reachable_soon(&node.id).await {
-            return Err(self.offline(&node.id));
+        if !self.dispatcher.node_reachable_soon(&node.id).await {
+            return Err(self.dispatcher.offline(&node.id));
         }
-        if let Err(why) = self.launch_gate(&node.id, plugin.id, true).await? {
+        if let Err(why) = self.catalog.launch_gate(&node.id, plugin.id, true).await? {
             let (status, code) = match why {
                 crate::service::catalog::NotLaunchable::Disabled => (409, "PLUGIN_DISABLED"),
                 _ => (409, "HARNESS_NOT_INSTALLED"),
@@ -374,6 +375,7 @@ impl Service {
             })?;
         let launch_sent = launch.clone();
         let outcome = self
+            .dispatcher
             .node_command(&node.id, Command::Launch(Box::new(launch)))
             .await;
         match outcome {
@@ -470,6 +472,7 @@ impl Service {
         id: &SubshellId,
     ) -> Result<Option<String>, ApiError> {
         let r = self
+            .dispatcher
             .node_command(
                 node_id,
                 Command::Capture(Capture {

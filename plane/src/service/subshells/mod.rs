@@ -60,9 +60,6 @@ mod launch;
 mod moves;
 mod reports;
 
-/// The longest a launch or restart waits for the `ready` and the census of a node whose link
-/// has just come up (they normally follow the link within milliseconds).
-pub(in crate::service) const CENSUS_WAIT: Duration = Duration::from_secs(5);
 /// Lifetime of a subshell token, extended while the pane's MCP child runs (ms).
 pub const TOKEN_LIFETIME_MS: i64 = 7 * 24 * 60 * 60 * 1000;
 /// Most bytes of text one `input` command carries (a longer paste is split, in order).
@@ -143,102 +140,12 @@ impl Service {
         Ok(row)
     }
 
-    /// The node `node_id` if `c` may launch subshells on it (see the module documentation),
-    /// else 404 (a node the caller cannot see) or 403.
-    pub(in crate::service) async fn launchable_node(
-        &self,
-        c: &Caller,
-        node_id: &str,
-    ) -> Result<store::Node, ApiError> {
-        let node = self
-            .store
-            .node(node_id)
-            .await?
-            .ok_or_else(|| ApiError::not_found("node"))?;
-        let denied = || {
-            ApiError::new(
-                403,
-                "NODE_NOT_ALLOWED",
-                "this credential may not launch subshells on that node",
-            )
-        };
-        let owner = node.owner_user_id.as_deref();
-        if may_launch_on(c, &node) {
-            Ok(node)
-        } else if node.is_local || owner == Some(c.user().id.as_str()) {
-            Err(denied())
-        } else {
-            // A node the caller has no business with is not revealed.
-            Err(ApiError::not_found("node"))
-        }
-    }
-
-    /// Whether commands can reach `node_id` now: the local node once its executor runs; a
-    /// remote node once its link is online and its census applied.
-    #[must_use]
-    pub fn node_reachable(&self, node_id: &str) -> bool {
-        if self.local_node_id() == Some(node_id) {
-            return self.local.get().is_some();
-        }
-        matches!(
-            self.links.status(node_id),
-            Some(crate::link::LinkStatus::Online)
-        ) && self.censused_now(node_id)
-    }
-
-    /// [`Service::node_reachable`], but a remote node whose link is online and whose census has
-    /// not been applied yet (the moment between its `ready` and its `subshells_report`) is waited
-    /// for, at most [`CENSUS_WAIT`]: a launch or restart on a node the API already shows online
-    /// is not refused as offline in that moment.
-    pub(in crate::service) async fn node_reachable_soon(&self, node_id: &str) -> bool {
-        let deadline = self.instant() + CENSUS_WAIT;
-        loop {
-            // Listening first: a change between the look below and the wait still wakes it.
-            let changed = self.links.listen_changes();
-            if self.node_reachable(node_id) {
-                return true;
-            }
-            // A link authenticated but whose `ready` is not handled yet is coming up too (the
-            // node has its `ok` and may say so: a launch right then waits, as for the census).
-            let online = matches!(
-                self.links.status(node_id),
-                Some(crate::link::LinkStatus::Online | crate::link::LinkStatus::Authenticated)
-            );
-            if !online || self.instant() >= deadline {
-                return false;
-            }
-            // Woken by the link's next change (status, socket, census), or the deadline.
-            crate::wait::until(deadline, changed).await;
-        }
-    }
-
-    /// 409 `NODE_OFFLINE` for `node_id`; for the local node, saying why it can be down.
-    pub(in crate::service) fn offline(&self, node_id: &str) -> ApiError {
-        let message = if self.local_node_id() == Some(node_id) {
-            "the plane's own host runs no panes: tmux is missing or the local node is off \
-             (see the plane's log)"
-        } else {
-            "the node is offline"
-        };
-        ApiError::new(409, "NODE_OFFLINE", message)
-            .with_metadata(serde_json::json!({ "nodeId": node_id }))
-    }
-
-    pub(in crate::service) fn censused_now(&self, node_id: &str) -> bool {
-        let conn = self.links.current_conn(node_id);
-        self.censused
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .get(node_id)
-            .is_some_and(|c| Some(*c) == conn)
-    }
-
     // ----- views -----
 
     /// A subshell row as the API shows it.
     pub(in crate::service) fn subshell_view(&self, r: &store::Subshell) -> Subshell {
         let state = SubshellState::from_stored(&r.state);
-        let reachable = self.node_reachable(&r.node_id);
+        let reachable = self.dispatcher.node_reachable(&r.node_id);
         let attention = Attention::from_stored(&r.attention);
         let status = match state {
             s if s.is_live() && !reachable => SubshellStatus::NodeUnreachable,
@@ -329,28 +236,6 @@ impl Service {
     pub async fn subshell(&self, c: &Caller, id: &str) -> Result<Subshell, ApiError> {
         let row = self.reach_subshell(c, id, Need::Read).await?;
         Ok(self.subshell_view(&row))
-    }
-}
-
-/// Whether `c` may launch subshells on `node` (the rule of the module documentation): the node
-/// listing answers it as `canLaunch`, and every launch, harness check and folder listing
-/// checks it.
-pub(in crate::service) fn may_launch_on(c: &Caller, node: &store::Node) -> bool {
-    let owner = node.owner_user_id.as_deref();
-    let open_to_scripts = node.is_local || node.system_access;
-    match c {
-        Caller::Session { user, .. } if user.role == "admin" => true,
-        Caller::Session { user, .. } => owner == Some(user.id.as_str()),
-        Caller::SystemKey { user, .. } => owner == Some(user.id.as_str()) || open_to_scripts,
-        Caller::Pane {
-            user,
-            node_id: own_node,
-            ..
-        } => {
-            *own_node == node.id
-                || owner == Some(user.id.as_str())
-                || (user.role == "service" && open_to_scripts)
-        }
     }
 }
 

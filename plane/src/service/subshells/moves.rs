@@ -129,7 +129,7 @@ impl Service {
                 if state != SubshellState::Stopping && !(restart && stopped) {
                     return;
                 }
-                if !me.node_reachable(&node_id) {
+                if !me.dispatcher.node_reachable(&node_id) {
                     continue;
                 }
                 if !stopped {
@@ -184,6 +184,7 @@ impl Service {
         id: &str,
     ) -> Result<(), ApiError> {
         let r = self
+            .dispatcher
             .node_command(
                 node_id,
                 Command::Kill(SubshellRef {
@@ -202,6 +203,7 @@ impl Service {
     ) -> Result<Option<bool>, ApiError> {
         let sid = SubshellId::parse(id).map_err(|_| ApiError::internal())?;
         let r = self
+            .dispatcher
             .node_command(
                 node_id,
                 Command::Probe(Probe {
@@ -225,9 +227,9 @@ impl Service {
         // A pane on a node out of reach cannot be stopped (and must not read as stopped while
         // it runs on): refused like kill and restart, before the row moves.
         if SubshellState::from_stored(&row.state) == SubshellState::Running
-            && !self.node_reachable_soon(&row.node_id).await
+            && !self.dispatcher.node_reachable_soon(&row.node_id).await
         {
-            return Err(self.offline(&row.node_id));
+            return Err(self.dispatcher.offline(&row.node_id));
         }
         if self
             .move_subshell(&row, Trigger::TerminateRequested, None)
@@ -315,8 +317,8 @@ impl Service {
         if !SubshellState::from_stored(&row.state).is_live() {
             return Err(Self::invalid_move(&row, "killed"));
         }
-        if !self.node_reachable_soon(&row.node_id).await {
-            return Err(self.offline(&row.node_id));
+        if !self.dispatcher.node_reachable_soon(&row.node_id).await {
+            return Err(self.dispatcher.offline(&row.node_id));
         }
         // A running pane is `stopping` before the kill leaves: a plane that dies while the
         // kill is under way comes back to a stop to finish, not to a crash; and a write that
@@ -355,8 +357,8 @@ impl Service {
     pub async fn restart_subshell(&self, c: &Caller, id: &str) -> Result<Subshell, ApiError> {
         let _held = self.hold_subshell(id).await;
         let row = self.reach_subshell(c, id, Need::Write).await?;
-        if !self.node_reachable_soon(&row.node_id).await {
-            return Err(self.offline(&row.node_id));
+        if !self.dispatcher.node_reachable_soon(&row.node_id).await {
+            return Err(self.dispatcher.offline(&row.node_id));
         }
         self.relaunch(&row, Trigger::RestartRequested).await?;
         self.audit_as(c, "subshell.restarted", id).await?;
@@ -476,6 +478,7 @@ impl Service {
             .ok_or_else(|| ApiError::not_found("subshell"))?;
         let launch_sent = launch.clone();
         match self
+            .dispatcher
             .node_command(&row.node_id, Command::Launch(Box::new(launch)))
             .await
         {
@@ -557,6 +560,7 @@ impl Service {
             return fresh;
         };
         let saved = self
+            .dispatcher
             .node_command(
                 &node.id,
                 Command::PathExists(termplane_proto::command::PathArg { path }),
@@ -622,6 +626,7 @@ impl Service {
                 return;
             };
             let r = me
+                .dispatcher
                 .node_command(&node_id, Command::Forget(SubshellRef { subshell_id: sid }))
                 .await
                 .and_then(node_data);
@@ -657,7 +662,7 @@ impl Service {
     pub async fn delete_subshell(&self, c: &Caller, id: &str) -> Result<(), ApiError> {
         let _held = self.hold_subshell(id).await;
         let row = self.reach_subshell(c, id, Need::Write).await?;
-        let reachable = self.node_reachable(&row.node_id);
+        let reachable = self.dispatcher.node_reachable(&row.node_id);
         // A kill the node took but did not answer in time (or whose answer the link lost) may
         // yet run, its commands running in order: the subshell goes all the same, as for a node
         // out of reach, rather than answer an error and leave a row whose pane the late kill

@@ -117,7 +117,7 @@ pub struct Terminals {
     /// ended other sessions, an account disabled, deleted or demoted, a system key disabled or
     /// deleted): every open socket re-checks its grant at once instead of at its next
     /// periodic check.
-    pub(crate) access_changed: event_listener::Event,
+    pub(crate) access_changed: std::sync::Arc<event_listener::Event>,
     /// Terminal sockets and live feeds open now (upgraded), so a shutdown can wait for them
     /// to say goodbye (1001) before the plane exits.
     open_sockets: SocketSlots,
@@ -282,6 +282,7 @@ impl Service {
                 })
                 .ok_or_else(gone),
             Minter::Bearer(digest) => self
+                .guard
                 .bearer_caller_by_digest(digest.clone())
                 .await
                 .map_err(|_| gone()),
@@ -482,6 +483,7 @@ impl Service {
         let gone = || ApiError::new(502, "PANE_UNREADABLE", "the pane could not be read");
         if self.node_replays_screens(&row.node_id).await {
             let r = self
+                .dispatcher
                 .node_command(
                     &row.node_id,
                     Command::Capture(Capture {
@@ -510,6 +512,7 @@ impl Service {
         }
         // An older node: the screen's text, then the cursor.
         let size = self
+            .dispatcher
             .node_command(
                 &row.node_id,
                 Command::PaneSize(SubshellRef {
@@ -527,6 +530,7 @@ impl Service {
             return Err(gone());
         };
         let text = self
+            .dispatcher
             .node_command(
                 &row.node_id,
                 Command::Capture(Capture {
@@ -538,6 +542,7 @@ impl Service {
             .await?;
         let text = super::dispatch::node_data(text)?;
         let cursor = self
+            .dispatcher
             .node_command(
                 &row.node_id,
                 Command::PaneCursor(SubshellRef { subshell_id: sid }),
@@ -571,6 +576,7 @@ impl Service {
     ) -> Result<(), ApiError> {
         let sid = SubshellId::parse(subshell_id).map_err(|_| ApiError::internal())?;
         let r = self
+            .dispatcher
             .node_command(
                 node_id,
                 Command::Resize(Resize {
@@ -596,7 +602,11 @@ impl Service {
             return Ok(None);
         }
         let sid = SubshellId::parse(&row.id).map_err(|_| ApiError::internal())?;
-        if let Some(t) = self.type_now_on_local_node(&row.node_id, &sid, &data).await {
+        if let Some(t) = self
+            .dispatcher
+            .type_now_on_local_node(&row.node_id, &sid, &data)
+            .await
+        {
             return Ok(Some(KeysTicket(t)));
         }
         // In pieces, as the REST route types: a frame of up to 64 KiB, or several queued
@@ -610,7 +620,7 @@ impl Service {
     /// future is woken by its answer): `Err` with why not (the pane is gone).
     #[must_use]
     pub fn keys_typed(&self, ticket: KeysTicket) -> super::KeysTyped {
-        self.local_keys_typed(ticket.0)
+        self.dispatcher.local_keys_typed(ticket.0)
     }
 }
 

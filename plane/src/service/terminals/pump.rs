@@ -396,6 +396,7 @@ impl Service {
         let mut running = pump.tail.lock().await;
         if !*running {
             let started = self
+                .dispatcher
                 .node_command(
                     &pump.node_id,
                     Command::TailStart(TailStart {
@@ -439,6 +440,7 @@ impl Service {
         let mut running = pump.tail.lock().await;
         if *running && pump.viewer_count() == 0 {
             let stop = self
+                .dispatcher
                 .node_command(
                     &pump.node_id,
                     Command::TailStop(TailStop {
@@ -678,6 +680,7 @@ impl Service {
                 continue;
             };
             let r = self
+                .dispatcher
                 .node_command(
                     node_id,
                     Command::TailStart(TailStart {
