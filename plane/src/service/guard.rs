@@ -327,11 +327,17 @@ impl Guard {
         if token.len() != secret::TOKEN_BODY_CHARS {
             return Ok(None);
         }
+        self.session_by_digest(&secret::digest(token)).await
+    }
+
+    /// The session whose token's digest is `digest`, unless it ended: expired, deleted, or
+    /// signed out on a full disk (refused although its row is still there). Requests and the
+    /// sockets a session opened are checked through here alike.
+    pub(super) async fn session_by_digest(&self, digest: &str) -> Result<Option<Caller>, ApiError> {
         Ok(self
             .store
-            .session_user(&secret::digest(token), self.now())
+            .session_user(digest, self.now())
             .await?
-            // Signed out on a full disk: refused although its row is still there.
             .filter(|(d, _)| !self.revocations.contains(&format!("session:{d}")))
             .map(|(session_digest, user)| Caller::Session {
                 user,

@@ -566,6 +566,52 @@ fn revocations_on_a_full_disk_take_effect_at_once_and_are_written_later() {
     assert_eq!(cookie_works(&other), 401);
 }
 
+/// A session signed out on a full disk ends its sockets at once too: its live feed closes
+/// with 4403 although the session's row is still in the database (the revocation is held in
+/// memory until the disk has room), as it does when the sign-out is written.
+#[test]
+fn a_sign_out_on_a_full_disk_closes_the_sessions_live_feed_at_once() {
+    if on_postgres() {
+        // The database is not on the small disk there.
+        return;
+    }
+    let Some(disk) = SmallDisk::mount(24 * 1024 * 1024) else {
+        return;
+    };
+    let p = Plane::start_with(Opts {
+        data_dir: Some(disk.dir.clone()),
+        ..Opts::default()
+    });
+    let admin = p.setup_admin();
+    let other = p.sign_in(ADMIN, PASSWORD);
+    let r = p.call(&other, "POST", "/api/auth/ws-token", Some(json!({})));
+    assert_eq!(r.status, 201, "{}", r.text());
+    let token = r.json()["token"].as_str().unwrap().to_owned();
+    let origin = p.origin();
+    let mut feed = termplane_test_support::viewer::Viewer::open(
+        p.addr,
+        &format!("/api/live?token={token}"),
+        &[("Origin", origin.as_str())],
+    )
+    .unwrap();
+    feed.until("hello", |t| t.has("hello", |_| true));
+    disk.fill("filler");
+    let r = p.call(&other, "POST", "/api/auth/sign-out", None);
+    assert!(r.status < 300, "{}", r.text());
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while feed.closed.is_none() {
+        assert!(
+            Instant::now() < deadline,
+            "the feed of a session signed out on a full disk is still open"
+        );
+        feed.pump(Duration::from_millis(100));
+    }
+    assert_eq!(feed.closed.as_ref().map(|c| c.0), Some(4403));
+    // The other session of the account is not affected.
+    let r = p.get("/api/auth/session").header("Cookie", &admin).send();
+    assert_eq!(r.status, 200);
+}
+
 /// Pieces of one upload sent at once, a wrong one among them: the wrong one abandons the
 /// upload, and a good piece that was already on its way (it fetched the upload and waited for
 /// the piece before it) is told the upload is gone (404), not a server fault from writing to a

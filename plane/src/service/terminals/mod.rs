@@ -272,15 +272,7 @@ impl Service {
             )
         };
         match minter {
-            Minter::Session(digest) => self
-                .store
-                .session_user(digest, self.now())
-                .await?
-                .map(|(session_digest, user)| Caller::Session {
-                    user,
-                    session_digest,
-                })
-                .ok_or_else(gone),
+            Minter::Session(digest) => self.guard.session_by_digest(digest).await?.ok_or_else(gone),
             Minter::Bearer(digest) => self
                 .guard
                 .bearer_caller_by_digest(digest.clone())
