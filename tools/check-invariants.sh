@@ -79,8 +79,8 @@ fi
 
 # The protocol document's worked example is checked against the code.
 if [ -f docs/protocol-14.md ]; then
-  grep -q 'include_str!("../../docs/protocol-14.md")' machines/tests/protocol_doc.rs 2>/dev/null \
-    || bad "docs/protocol-14.md is not checked by machines/tests/protocol_doc.rs"
+  grep -q 'include_str!("../../../docs/protocol-14.md")' machines/tests/suite/protocol_doc.rs 2>/dev/null \
+    || bad "docs/protocol-14.md is not checked by machines/tests/suite/protocol_doc.rs"
   grep -q '<!-- check: ' docs/protocol-14.md || bad "docs/protocol-14.md has no checked blocks"
 fi
 

@@ -2,7 +2,7 @@
 //! `configure`, identity quarantine — and no output ever carries the node key or the link secret.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "../../exec/tests/common/mod.rs"]
+#[path = "../../exec/tests/suite/common/mod.rs"]
 mod common;
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};

@@ -16,7 +16,7 @@
 //! or speaking another protocol) after ten idle minutes, which a build of this version in a
 //! test cannot be; so that test points the updated node at a small WebSocket peer that closes
 //! every link with 4406, exactly the frame the plane sends (the plane side of 4406 is covered
-//! by the link machine's tests, `machines/tests/pair.rs`).
+//! by the link machine's tests, `machines/tests/suite/pair.rs`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;

@@ -4,7 +4,7 @@
 //! runtime's driver alone run it in a thread with short limits.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "../../exec/tests/common/mod.rs"]
+#[path = "../../exec/tests/suite/common/mod.rs"]
 mod common;
 #[path = "support/scripted.rs"]
 mod scripted;

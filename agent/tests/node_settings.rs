@@ -2,7 +2,7 @@
 //! daemon's host: `set_server_url`, `set_log_level` (and its refusal while forced).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "../../exec/tests/common/mod.rs"]
+#[path = "../../exec/tests/suite/common/mod.rs"]
 mod common;
 
 use std::os::unix::fs::PermissionsExt as _;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the libsodium reference vectors replayed by machines/tests/libsodium_vectors.rs.
+"""Writes the libsodium reference vectors replayed by machines/tests/suite/libsodium_vectors.rs.
 
 Every value comes from libsodium through PyNaCl (`pip install pynacl`): the secret-stream
 ciphertexts, the X25519 results and the BLAKE2b digests of the termplane key derivation.

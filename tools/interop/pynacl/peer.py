@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A libsodium peer (through PyNaCl) for machines/tests/pynacl_live.rs.
+"""A libsodium peer (through PyNaCl) for machines/tests/suite/pynacl_live.rs.
 
 Reads one JSON document {"jobs": [...]} on stdin and writes {"results": [...]} on stdout, one
 result per job, in order. Byte strings travel as lowercase hex.

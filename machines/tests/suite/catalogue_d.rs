@@ -2,7 +2,7 @@
 //! (Wycheproof JWS vectors) is in `wycheproof_jws.rs`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod jws_common;
+use crate::jws_common;
 
 use base64ct::{Base64, Base64UrlUnpadded, Encoding as _};
 use jws_common::*;

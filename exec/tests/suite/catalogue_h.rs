@@ -2,7 +2,7 @@
 //! node daemon's platform, is the daemon's: `agent/tests/catalogue_h.rs`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::{PermissionsExt as _, symlink};
 use std::path::Path;

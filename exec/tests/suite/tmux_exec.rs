@@ -2,7 +2,7 @@
 //! exit codes, the census and section I of the catalogue (tmux injection).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 
@@ -1133,7 +1133,7 @@ fn keys_sent_unanswered_arrive_and_later_calls_read_their_own_answers() {
 fn without_a_locale_panes_stay_alive_and_tmux_answers_read_back_exactly() {
     if !tmux_ok()
         || !common::without_locale(
-            "without_a_locale_panes_stay_alive_and_tmux_answers_read_back_exactly",
+            "tmux_exec::without_a_locale_panes_stay_alive_and_tmux_answers_read_back_exactly",
         )
     {
         return;

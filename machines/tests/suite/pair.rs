@@ -1,7 +1,7 @@
 //! A plane link and an agent link back to back, in memory, with a simulated clock.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! variables.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! Every row of the spec's "Node link (agent side)" table against the agent machine.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

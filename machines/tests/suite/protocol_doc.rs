@@ -24,7 +24,7 @@ use termplane_proto::{
     decode_plane_frame,
 };
 
-const DOC: &str = include_str!("../../docs/protocol-14.md");
+const DOC: &str = include_str!("../../../docs/protocol-14.md");
 
 fn seq_bytes<const N: usize>(start: u8) -> [u8; N] {
     let mut out = [0u8; N];

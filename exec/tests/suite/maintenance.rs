@@ -3,7 +3,7 @@
 //! the change once.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use common::Node;
 use serde_json::json;

@@ -94,7 +94,7 @@ fn is_locale_var(name: &std::ffi::OsStr) -> bool {
     name == "LANG" || name == "LANGUAGE" || name.to_str().is_some_and(|n| n.starts_with("LC_"))
 }
 
-/// Runs the body of test `name` without any locale, as a daemon in a container or under a
+/// Runs the body of test `name` (its path in this binary, `module::test`) without any locale, as a daemon in a container or under a
 /// service manager does: answers `true` when this process has no `LANG`, `LANGUAGE` or `LC_*`
 /// variable (the caller then runs the body); otherwise runs the test again in a child process
 /// of this test binary with those variables removed, asserts that it passed there, and answers

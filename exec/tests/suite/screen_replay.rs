@@ -3,7 +3,7 @@
 //! cell in the colours tmux holds for it.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! single-character mutation of a compact token survives verification.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod jws_common;
+use crate::jws_common;
 
 use jws_common::{NODE, claims};
 use proptest::prelude::*;

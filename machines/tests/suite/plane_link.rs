@@ -8,7 +8,7 @@
     clippy::panic
 )]
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

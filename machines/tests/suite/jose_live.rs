@@ -5,7 +5,7 @@
 //! passes, except when `CI` is set, where it fails.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod jws_common;
+use crate::jws_common;
 
 use std::io::Write as _;
 use std::path::PathBuf;

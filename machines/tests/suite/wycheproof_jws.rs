@@ -9,7 +9,7 @@
 //! groups' signatures also go through the node's table path (`fixed_key`), which must agree.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod jws_common;
+use crate::jws_common;
 
 use base64ct::{Base64UrlUnpadded, Encoding as _};
 use termplane_machines::fixed_key::FixedKey;
