@@ -49,14 +49,6 @@ pub(super) struct Revocations {
     clock: Arc<dyn Clock>,
 }
 
-impl std::fmt::Debug for Revocations {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Revocations")
-            .field("held", &*self.inner.lock())
-            .finish()
-    }
-}
-
 impl Revocations {
     /// Revocations written to `store`.
     pub(super) fn new(store: Store, clock: Arc<dyn Clock>) -> Self {

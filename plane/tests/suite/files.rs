@@ -402,19 +402,26 @@ fn deleting_an_account_removes_the_bytes_of_its_kept_files() {
     assert_eq!(mine.as_array().unwrap().len(), 1, "{mine}");
 }
 
+/// A plane whose data directory is a fresh 24 MiB tmpfs (its SQLite database too), and that
+/// disk, to fill; `None` where a tmpfs cannot be mounted (see [`SmallDisk::mount`]).
+fn plane_on_small_disk() -> Option<(SmallDisk, Plane)> {
+    let disk = SmallDisk::mount(24 * 1024 * 1024)?;
+    let p = Plane::start_with(Opts {
+        data_dir: Some(disk.dir.clone()),
+        ..Opts::default()
+    });
+    Some((disk, p))
+}
+
 /// A disk that fills up under an upload answers 507 `STORAGE_FULL` (not a bare 500): the
 /// upload is abandoned with no partial file left, nothing is listed, and the same file is kept
 /// once space is freed. On SQLite the database shares the disk: a change that finds it full
 /// answers 507 too and leaves no row behind, and the same change goes through afterwards.
 #[test]
 fn a_full_disk_answers_507_storage_full_and_keeps_nothing() {
-    let Some(disk) = SmallDisk::mount(24 * 1024 * 1024) else {
+    let Some((disk, p)) = plane_on_small_disk() else {
         return;
     };
-    let p = Plane::start_with(Opts {
-        data_dir: Some(disk.dir.clone()),
-        ..Opts::default()
-    });
     let admin = p.setup_admin();
     let bytes: Vec<u8> = (0..PIECE * 4).map(|i| (i % 253) as u8).collect();
     let r = p.call(
@@ -499,13 +506,9 @@ fn revocations_on_a_full_disk_take_effect_at_once_and_are_written_later() {
         // The database is not on the small disk there.
         return;
     }
-    let Some(disk) = SmallDisk::mount(24 * 1024 * 1024) else {
+    let Some((disk, p)) = plane_on_small_disk() else {
         return;
     };
-    let p = Plane::start_with(Opts {
-        data_dir: Some(disk.dir.clone()),
-        ..Opts::default()
-    });
     let admin = p.setup_admin();
     let other = p.sign_in(ADMIN, PASSWORD);
     let (first_id, first) = p.system_key(&admin);
@@ -575,13 +578,9 @@ fn a_sign_out_on_a_full_disk_closes_the_sessions_live_feed_at_once() {
         // The database is not on the small disk there.
         return;
     }
-    let Some(disk) = SmallDisk::mount(24 * 1024 * 1024) else {
+    let Some((disk, p)) = plane_on_small_disk() else {
         return;
     };
-    let p = Plane::start_with(Opts {
-        data_dir: Some(disk.dir.clone()),
-        ..Opts::default()
-    });
     let admin = p.setup_admin();
     let other = p.sign_in(ADMIN, PASSWORD);
     let r = p.call(&other, "POST", "/api/auth/ws-token", Some(json!({})));
