@@ -68,6 +68,38 @@ pub fn tempdir(tag: &str) -> std::path::PathBuf {
     d
 }
 
+/// A loopback port nothing listens on, for a child process told to listen there.
+///
+/// Taken below the kernel's ephemeral range (`ip_local_port_range`): a port the kernel hands
+/// out for `bind(:0)` or an outgoing connection — which every other test of the binary does
+/// all the time — can be taken again between this check and the child's bind, one from below
+/// the range only by another caller of this function, and those pick at random.
+pub fn unused_port() -> u16 {
+    use std::hash::{BuildHasher, Hasher};
+    let low = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|r| r.split_whitespace().next()?.parse::<u16>().ok())
+        .unwrap_or(32768);
+    let floor = 10_000u16;
+    if low > floor + 1000 {
+        let seed = std::collections::hash_map::RandomState::new();
+        for i in 0..500u64 {
+            let mut h = seed.build_hasher();
+            h.write_u64(i);
+            let port = floor + (h.finish() % u64::from(low - floor)) as u16;
+            if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+                return port;
+            }
+        }
+    }
+    // No room below the range: any free port, racy as that is.
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
 pub const PASSWORD: &str = "correct horse battery";
 pub const ADMIN: &str = "admin@example.test";
 pub const T0: i64 = 1_800_000_000_000;

@@ -221,11 +221,7 @@ fn raw(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &st
 fn a_network_plugin_listens_again_when_the_plane_restarts() {
     let dir = common::tempdir("binary-network");
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = common::unused_port();
     let extra = format!("127.0.0.1:{port}");
     {
         let run = start(&dir);

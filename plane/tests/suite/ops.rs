@@ -61,14 +61,6 @@ fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
     })
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// A `termplane serve` child process, killed when dropped; its log goes to a file.
 struct Served {
     child: Child,
@@ -681,7 +673,7 @@ fn a_prometheus_server_scrapes_a_running_plane() {
         return;
     }
     let dir = common::tempdir("ops-prometheus");
-    let metrics_port = free_port();
+    let metrics_port = common::unused_port();
     let plane = serve(
         &[
             "--listen",
@@ -703,7 +695,7 @@ fn a_prometheus_server_scrapes_a_running_plane() {
         Duration::from_secs(30),
         || (http(metrics_port, "GET", "/readyz", &[], None).0 == 200).then_some(()),
     );
-    let prom_port = free_port();
+    let prom_port = common::unused_port();
     let config = dir.join("prometheus.yml");
     std::fs::write(
         &config,
@@ -854,7 +846,11 @@ fn json_logs_have_a_line_per_request_and_no_secret() {
 #[test]
 fn a_setting_comes_from_the_flag_then_the_environment_then_the_file_then_the_default() {
     let dir = common::tempdir("ops-precedence");
-    let (from_file, from_env, from_flag) = (free_port(), free_port(), free_port());
+    let (from_file, from_env, from_flag) = (
+        common::unused_port(),
+        common::unused_port(),
+        common::unused_port(),
+    );
     let config = dir.join("plane.toml");
     std::fs::write(
         &config,

@@ -59,16 +59,34 @@ let firstLoadJs = null;
 
 // ----- processes -----
 
-function freePort() {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.unref();
-    s.on("error", rej);
-    s.listen(0, "127.0.0.1", () => {
-      const { port: p } = s.address();
-      s.close(() => res(p));
+// A loopback port nothing listens on, for a child told to listen there. Taken below the
+// kernel's ephemeral range: a port the kernel hands out for an outgoing connection (Chromium
+// opens many) could be taken again between this check and the child's bind.
+async function freePort() {
+  let low = 32768;
+  try {
+    low = Number((await readFile("/proc/sys/net/ipv4/ip_local_port_range", "utf8")).split(/\s+/)[0]) || low;
+  } catch {
+    // not Linux: the default range's start
+  }
+  const tryListen = (p) =>
+    new Promise((res) => {
+      const s = createServer();
+      s.unref();
+      s.on("error", () => res(null));
+      s.listen(p, "127.0.0.1", () => {
+        const { port: got } = s.address();
+        s.close(() => res(got));
+      });
     });
-  });
+  const floor = 10000;
+  for (let i = 0; low > floor + 1000 && i < 500; i++) {
+    const got = await tryListen(floor + Math.floor(Math.random() * (low - floor)));
+    if (got !== null) return got;
+  }
+  const any = await tryListen(0);
+  if (any === null) throw new Error("no free loopback port");
+  return any;
 }
 
 function sleep(ms) {
