@@ -72,7 +72,7 @@ fi
 if ! python3 -c 'import openapi_spec_validator' >/dev/null 2>&1; then
   python3 -m pip install --quiet --disable-pip-version-check openapi-spec-validator
 fi
-# The official MCP client that agent/tests/subshells.rs drives the pane's MCP server with.
+# The official MCP client that agent/tests/suite/subshells.rs drives the pane's MCP server with.
 # Asked by its installed version: `import mcp` run here would find the repository's own `mcp/`
 # folder (a namespace package) and pass with nothing installed.
 if [ "$(python3 -c 'import importlib.metadata as m; print(m.version("mcp"))' 2>/dev/null)" != 2.3.0 ]; then
@@ -100,7 +100,7 @@ have systemd-analyze || apt_install systemd
 # (swagger-ui-dist) at compile time; install scripts are not needed (and not run).
 npm ci --silent --no-audit --no-fund --ignore-scripts --prefix plane/ui
 npm run --silent --prefix plane/ui build
-# The real agent CLIs that agent/tests/harness_clis.rs runs in panes, at the versions pinned in
+# The real agent CLIs that agent/tests/suite/harness_clis.rs runs in panes, at the versions pinned in
 # tools/harness-clis.txt, from npm into target/harness-clis (about 1.3 GB; half a minute from a
 # warm npm cache). Their install scripts fetch nothing: they place the platform binary that
 # came as an optional dependency.
@@ -143,23 +143,29 @@ step "the executor's and the node daemon's tests again, with no locale"
 # a tmux client in that environment rewrites what it prints. The executor's and the daemon's
 # integration tests that drive tmux run once more that way (the tmux servers, planes and node
 # daemons they start inherit it): the binaries the workspace build above made, run as cargo runs
-# them, so nothing is built again. Left out: the CLI and HTTPS-client tests, which start no
-# tmux, and the MCP-client suite (`subshells`, minutes long), whose panes take the executor
-# paths the others cover.
+# them, so nothing is built again. Left out by module: the CLI and HTTPS-client tests, which
+# start no tmux, and the MCP-client suite (`subshells`, minutes long), whose panes take the
+# executor paths the others cover.
 built_tests="$(cargo test --workspace --locked --no-run --message-format=json 2>/dev/null)"
-no_locale_bins="$(python3 tools/ci/test-binaries.py termplane-exec <<<"$built_tests")
-$(python3 tools/ci/test-binaries.py termplane-node cli https_client subshells <<<"$built_tests")"
-[ "$(grep -c . <<<"$no_locale_bins")" -ge 2 ] ||
+exec_bins="$(python3 tools/ci/test-binaries.py termplane-exec <<<"$built_tests")"
+node_bins="$(python3 tools/ci/test-binaries.py termplane-node <<<"$built_tests")"
+[ -n "$exec_bins" ] && [ -n "$node_bins" ] ||
   { echo "no executor or node test binaries found for the pass without a locale" >&2; exit 1; }
 no_locale=(env -u LANG -u LANGUAGE)
 while read -r name; do
   case "$name" in LC_*) no_locale+=(-u "$name") ;; esac
 done < <(compgen -e)
-while IFS=$'\t' read -r dir bin; do
-  [ -n "$bin" ] || continue
-  echo "--- $(basename "$bin") with no locale"
-  (cd "$dir" && "${no_locale[@]}" "$bin")
-done <<<"$no_locale_bins"
+without_locale() { # the binaries (lines: directory, tab, executable), then the test harness's flags
+  local bins="$1" dir bin
+  shift
+  while IFS=$'\t' read -r dir bin; do
+    [ -n "$bin" ] || continue
+    echo "--- $(basename "$bin") with no locale"
+    (cd "$dir" && "${no_locale[@]}" "$bin" "$@")
+  done <<<"$bins"
+}
+without_locale "$exec_bins"
+without_locale "$node_bins" --skip cli:: --skip https_client:: --skip subshells::
 
 step "the plane's tests again, each test plane on a PostgreSQL database of its own"
 # Every route family through the real server on the second backend (the storage tests above

@@ -22,7 +22,7 @@
 //!   the daemon's CPU over `--rest` seconds with every pane idle.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "../tests/support/mod.rs"]
+#[path = "../tests/suite/support/mod.rs"]
 mod support;
 
 use std::process::Command;

@@ -1,5 +1,5 @@
 //! Section H of the catalogue: node file operations against the allowlist (case 100, about the
-//! node daemon's platform, is the daemon's: `agent/tests/catalogue_h.rs`).
+//! node daemon's platform, is the daemon's: `agent/tests/suite/catalogue_h.rs`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use crate::common;

@@ -30,7 +30,7 @@ fn start(data_dir: &std::path::Path) -> Running {
 
 fn start_on(data_dir: &std::path::Path, listen: &str) -> Running {
     // The local node (and its tmux server) is covered by the end-to-end tests of
-    // agent/tests/subshells.rs; these tests are about the plane process itself.
+    // agent/tests/suite/subshells.rs; these tests are about the plane process itself.
     let mut child = Command::new(env!("CARGO_BIN_EXE_termplane"))
         .args(["serve", "--no-local-node", "--listen", listen, "--data-dir"])
         .arg(data_dir)

@@ -1,7 +1,7 @@
 //! The node installer through the real server: `GET /install.sh` (the address written into it
 //! and the digests of the programs served) and the commands an active setup key's view carries.
 //! The script itself is run end to end, with a real node program, in the node daemon's tests
-//! (`agent/tests/install.rs`).
+//! (`agent/tests/suite/install.rs`).
 
 // Tests and benchmarks measure and wait on the real clock (the lint guards the services).
 #![allow(clippy::disallowed_methods)]

@@ -2,17 +2,11 @@
 //! against a scripted plane on loopback (`support/scripted.rs`), one test per point where the
 //! node must behave exactly as the specification and `docs/protocol-14.md` say. Tests of the
 //! runtime's driver alone run it in a thread with short limits.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-#[path = "../../exec/tests/suite/common/mod.rs"]
-mod common;
-#[path = "support/scripted.rs"]
-mod scripted;
 
 use std::time::{Duration, Instant};
 
+use crate::scripted::{Got, NodeProc, ScriptedPlane, unix_now};
 use async_tungstenite::tungstenite::{Bytes, Message};
-use scripted::{Got, NodeProc, ScriptedPlane, unix_now};
 use serde_json::json;
 use termplane_proto::Event;
 
@@ -35,7 +29,7 @@ fn is_iso8601_millis(s: &str) -> bool {
 
 #[test]
 fn d61_a_command_resent_one_to_four_seconds_after_a_restart_does_not_run_twice() {
-    if !common::tmux_ok() {
+    if !crate::common::tmux_ok() {
         return;
     }
     let plane = ScriptedPlane::new();
@@ -79,7 +73,7 @@ fn d61_a_command_resent_one_to_four_seconds_after_a_restart_does_not_run_twice()
 
 #[test]
 fn a_stale_command_uses_up_no_seq_and_the_next_good_one_runs_on_the_same_socket() {
-    if !common::tmux_ok() {
+    if !crate::common::tmux_ok() {
         return;
     }
     let plane = ScriptedPlane::new();
@@ -113,7 +107,7 @@ fn a_stale_command_uses_up_no_seq_and_the_next_good_one_runs_on_the_same_socket(
 
 #[test]
 fn a_low_order_plane_key_in_register_ok_is_refused_and_the_config_is_unchanged() {
-    if !common::tmux_ok() {
+    if !crate::common::tmux_ok() {
         return;
     }
     let plane = ScriptedPlane::new();
@@ -164,7 +158,7 @@ fn terminal_close_right_after_ready(code: u16, tag: &str) -> std::process::ExitS
 
 #[test]
 fn a_4409_right_after_ready_ends_the_node_every_time() {
-    if !common::tmux_ok() {
+    if !crate::common::tmux_ok() {
         return;
     }
     for i in 0..5 {
@@ -175,7 +169,7 @@ fn a_4409_right_after_ready_ends_the_node_every_time() {
 
 #[test]
 fn a_4406_right_after_ready_ends_the_node_every_time() {
-    if !common::tmux_ok() {
+    if !crate::common::tmux_ok() {
         return;
     }
     for i in 0..5 {
@@ -186,7 +180,7 @@ fn a_4406_right_after_ready_ends_the_node_every_time() {
 
 #[test]
 fn g85_an_oversize_frame_from_the_plane_is_dropped_and_the_link_stays_up() {
-    if !common::tmux_ok() {
+    if !crate::common::tmux_ok() {
         return;
     }
     let plane = ScriptedPlane::new();
@@ -209,7 +203,7 @@ fn g85_an_oversize_frame_from_the_plane_is_dropped_and_the_link_stays_up() {
 #[test]
 fn a_detect_with_slow_probes_does_not_hold_back_the_next_command_on_the_link() {
     use std::os::unix::fs::PermissionsExt as _;
-    if !common::tmux_ok() {
+    if !crate::common::tmux_ok() {
         return;
     }
     let plane = ScriptedPlane::new();
@@ -255,7 +249,7 @@ fn a_detect_with_slow_probes_does_not_hold_back_the_next_command_on_the_link() {
 
 #[test]
 fn inventory_and_heartbeat_times_are_iso_8601_and_each_heartbeat_pings() {
-    if !common::tmux_ok() {
+    if !crate::common::tmux_ok() {
         return;
     }
     let plane = ScriptedPlane::new();

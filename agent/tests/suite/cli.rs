@@ -1,16 +1,12 @@
 //! The binary: `--version`, enrollment against a loopback stand-in for the plane, `status`,
 //! `configure`, identity quarantine — and no output ever carries the node key or the link secret.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-#[path = "../../exec/tests/suite/common/mod.rs"]
-mod common;
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt as _;
 use std::process::Command;
 
-use common::{TempDir, tmux_ok};
+use crate::common::{TempDir, tmux_ok};
 use serde_json::{Value, json};
 
 const NODE_KEY: &str = "tp_s3cretNodeKeyDoNotPrint0123456789";

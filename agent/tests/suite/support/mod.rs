@@ -1,7 +1,7 @@
 //! Real processes on loopback: a `termplane serve` plane and a `termplane-node` daemon, each a
 //! child process killed by a guard's `Drop`, plus a tiny blocking HTTP/1.1 client.
 //!
-//! Shared by the end-to-end tests (`tests/e2e.rs`) and the benchmark (`examples/node_bench.rs`).
+//! Shared by the integration tests (`tests/suite/`) and the benchmark (`examples/node_bench.rs`).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,

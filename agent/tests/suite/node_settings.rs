@@ -1,15 +1,11 @@
 //! Node commands that change the node daemon's own settings, through the executor and the
 //! daemon's host: `set_server_url`, `set_log_level` (and its refusal while forced).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-#[path = "../../exec/tests/suite/common/mod.rs"]
-mod common;
 
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
 use std::sync::Arc;
 
-use common::{TempDir, cmd};
+use crate::common::{TempDir, cmd};
 use serde_json::json;
 use termplane_exec::{ExecConfig, Executor};
 use termplane_node::config::NodeConfig;
@@ -127,7 +123,7 @@ fn set_log_level_is_refused_while_the_environment_forces_debug() {
     let out = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "set_log_level_is_refused_while_the_environment_forces_debug",
+            "node_settings::set_log_level_is_refused_while_the_environment_forces_debug",
             "--test-threads=1",
         ])
         .env("TERMPLANE_DEBUG_LOGGING", "1")

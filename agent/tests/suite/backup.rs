@@ -1,9 +1,6 @@
 //! `termplane backup` and `termplane restore` with real processes on loopback: a backup taken
 //! while the plane takes writes restores into a new data directory, a plane starts on it, and
 //! the enrolled `termplane-node` links to it again (its pinned keys are the restored ones).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod support;
 
 use std::path::Path;
 use std::process::Command;
@@ -11,8 +8,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::support::{WAIT, World, wait_until};
 use serde_json::json;
-use support::{WAIT, World, wait_until};
 
 const NODE: &str = env!("CARGO_BIN_EXE_termplane-node");
 
@@ -28,7 +25,7 @@ fn a_backup_taken_under_write_load_restores_everything_acknowledged_and_the_node
     let mut w = World::new("backup", Path::new(NODE));
     w.start_node();
     w.wait_online(WAIT);
-    let plane_bin = support::plane_binary(Path::new(NODE));
+    let plane_bin = crate::support::plane_binary(Path::new(NODE));
     let data = w.dir.join("plane");
     let archive = w.dir.join("plane-backup.tar");
     let stop = AtomicBool::new(false);

@@ -15,18 +15,15 @@
 //! certificate a private CA signed, the script fetched with that CA installs, enrolls and names
 //! the CA in its foreground command (`TERMPLANE_CA_FILE`); a platform the plane serves no program for (and
 //! a plane that serves none) is refused plainly, before anything is written.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod support;
 
 use std::os::unix::fs::PermissionsExt as _;
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
+use crate::support::{WAIT, World, kill_tmux_server, terminate, wait_until};
 use serde_json::Value;
 use sha2::Digest as _;
-use support::{WAIT, World, kill_tmux_server, terminate, wait_until};
 
 const NODE: &str = env!("CARGO_BIN_EXE_termplane-node");
 
@@ -373,7 +370,7 @@ fn a_program_whose_digest_is_not_the_scripts_is_refused_and_nothing_is_installed
     let home = Home::new(&w, "fresh-home");
 
     // The script as served now, with the digest of the program served now...
-    let r = support::http(w.port, "GET", "/install.sh", &[], None).unwrap();
+    let r = crate::support::http(w.port, "GET", "/install.sh", &[], None).unwrap();
     assert_eq!(r.status, 200, "{}", r.text());
     let script = home.dir.with_extension("install.sh");
     std::fs::write(&script, r.body).unwrap();

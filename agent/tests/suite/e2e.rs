@@ -17,17 +17,14 @@
 //! test cannot be; so that test points the updated node at a small WebSocket peer that closes
 //! every link with 4406, exactly the frame the plane sends (the plane side of 4406 is covered
 //! by the link machine's tests, `machines/tests/suite/pair.rs`).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod support;
 
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use crate::support::{WAIT, World, bash_launch, output_bytes, wait_until};
 use serde_json::{Value, json};
 use sha2::Digest as _;
-use support::{WAIT, World, bash_launch, output_bytes, wait_until};
 
 const NODE: &str = env!("CARGO_BIN_EXE_termplane-node");
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -364,7 +361,7 @@ fn publish(w: &World, platform: &str, bytes: &[u8]) -> (String, String) {
         .join(format!("termplane-node-{platform}"));
     std::fs::write(&path, bytes).unwrap();
     let url = format!("{}/api/downloads/node/{platform}", w.base());
-    let r = support::http(
+    let r = crate::support::http(
         w.port,
         "GET",
         &format!("/api/downloads/node/{platform}"),
@@ -407,7 +404,8 @@ fn start_supervised(w: &mut World) {
 
 /// Refusals, then an installed update; answers with the node exited (status 75).
 fn install_update(w: &mut World) {
-    let missing = support::http(w.port, "GET", "/api/downloads/node/plan9-vax", &[], None).unwrap();
+    let missing =
+        crate::support::http(w.port, "GET", "/api/downloads/node/plan9-vax", &[], None).unwrap();
     assert_eq!(missing.status, 404);
     assert_eq!(missing.json()["code"], "NOT_FOUND");
     // The refusal string is exact; what went wrong is in `detail`.

@@ -1,16 +1,13 @@
 //! Live terminals end to end with real processes on loopback: a `termplane serve` plane (with its
 //! local node) and an enrolled `termplane-node run`, and terminal clients written here from the
 //! documented frames (`/docs/terminal`): one contract for a local and a remote pane.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod support;
 
 use std::path::Path;
 use std::time::Duration;
 
+use crate::support::{WAIT, World, http, wait_until};
 use async_tungstenite::tungstenite::{self, Message};
 use serde_json::{Value, json};
-use support::{WAIT, World, http, wait_until};
 use termplane_test_support::ran_lines;
 use termplane_test_support::viewer::Viewer;
 
@@ -43,7 +40,13 @@ fn local_node(w: &World) -> String {
         .to_owned()
 }
 
-fn call(w: &World, cookie: &str, method: &str, path: &str, body: Option<&Value>) -> support::Resp {
+fn call(
+    w: &World,
+    cookie: &str,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+) -> crate::support::Resp {
     let origin = w.base();
     let mut h = vec![("Cookie", cookie)];
     if method != "GET" {

@@ -2,18 +2,15 @@
 //! certificate is signed by a CA generated for the test: trusted requests read their whole
 //! body, downloads stream intact, and an untrusted issuer, a wrong host name, an expired
 //! certificate or a bad `TERMPLANE_CA_FILE` are refused with their cause.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod support;
 
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
 
+use crate::support::tls::{ServerCert, TestCa, https_once};
 use rustls::ClientConfig;
 use sha2::Digest as _;
-use support::tls::{ServerCert, TestCa, https_once};
 use termplane_runtime_smol::http;
 
 /// A scratch directory removed on drop.

@@ -7,16 +7,13 @@
 //! each harness does and drives it with the official Python MCP SDK's client — so these tests
 //! check each harness's registration dialect, the MCP server and the pane token together, with
 //! a real MCP client, from inside real panes.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use crate::support::{WAIT, World, http, wait_until};
 use serde_json::{Value, json};
-use support::{WAIT, World, http, wait_until};
 
 const NODE: &str = env!("CARGO_BIN_EXE_termplane-node");
 const STANDIN: &str = include_str!("support/harness_standin.py");
@@ -117,7 +114,13 @@ fn local_node(w: &World) -> String {
 }
 
 /// A request with `cookie` (and the plane's own `Origin` on writes).
-fn call(w: &World, cookie: &str, method: &str, path: &str, body: Option<&Value>) -> support::Resp {
+fn call(
+    w: &World,
+    cookie: &str,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+) -> crate::support::Resp {
     let origin = w.base();
     let mut h = vec![("Cookie", cookie)];
     if method != "GET" {
@@ -127,7 +130,13 @@ fn call(w: &World, cookie: &str, method: &str, path: &str, body: Option<&Value>)
 }
 
 /// A request with a bearer token (a pane's, or a system key).
-fn bearer(w: &World, token: &str, method: &str, path: &str, body: Option<&Value>) -> support::Resp {
+fn bearer(
+    w: &World,
+    token: &str,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+) -> crate::support::Resp {
     let auth = format!("Bearer {token}");
     http(
         w.port,

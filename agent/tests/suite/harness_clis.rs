@@ -16,21 +16,18 @@
 //! Each CLI is seeded past its first-run screens the way a person's machine would be: Claude
 //! Code's onboarding and API-key approval in `~/.claude.json`, Codex signed in with an API key,
 //! Gemini CLI told to use its API key, an API key for each in the environment.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-mod support;
 
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use crate::support::{WAIT, World};
 use serde_json::{Value, json};
-use support::{WAIT, World};
 use termplane_test_support::wait_for;
 
 const NODE: &str = env!("CARGO_BIN_EXE_termplane-node");
-const PINS: &str = include_str!("../../tools/harness-clis.txt");
+const PINS: &str = include_str!("../../../tools/harness-clis.txt");
 /// The longest a CLI gets to show a screen or save a prompt: they start slowly on a busy
 /// machine (a large bundle to load, network calls that fail here).
 const SLOW: Duration = Duration::from_secs(180);
