@@ -56,6 +56,45 @@ pub fn write_private_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     result
 }
 
+/// An inotify watch of one file: [`Watch::wait`] blocks until the kernel reports one of the
+/// watched changes or a timeout passes — a wake-up on the change itself, not a look every few
+/// milliseconds.
+pub(crate) struct Watch {
+    fd: rustix::fd::OwnedFd,
+    notices: [u8; 1024],
+}
+
+impl Watch {
+    /// Watches `path` for `flags`; `None` where inotify is not available or the path cannot be
+    /// watched (it does not exist).
+    pub(crate) fn new(path: &Path, flags: rustix::fs::inotify::WatchFlags) -> Option<Self> {
+        use rustix::fs::inotify;
+        let fd =
+            inotify::init(inotify::CreateFlags::CLOEXEC | inotify::CreateFlags::NONBLOCK).ok()?;
+        inotify::add_watch(&fd, path, flags).ok()?;
+        Some(Self {
+            fd,
+            notices: [0; 1024],
+        })
+    }
+
+    /// Waits up to `timeout` for a change; answers whether one came. The notices are dropped
+    /// (the caller looks at the file itself), so changes before this call that were not
+    /// waited for yet end it at once.
+    pub(crate) fn wait(&mut self, timeout: std::time::Duration) -> bool {
+        use rustix::event::{PollFd, PollFlags, poll};
+        let timeout = rustix::time::Timespec {
+            tv_sec: i64::try_from(timeout.as_secs()).unwrap_or(i64::MAX),
+            tv_nsec: i64::from(timeout.subsec_nanos()),
+        };
+        let mut fds = [PollFd::new(&self.fd, PollFlags::IN)];
+        let woken = poll(&mut fds, Some(&timeout)).is_ok_and(|n| n > 0);
+        // Read until empty: a notice left behind would end the next wait at once.
+        while rustix::io::read(&self.fd, &mut self.notices).is_ok_and(|n| n > 0) {}
+        woken
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

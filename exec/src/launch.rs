@@ -450,40 +450,25 @@ fn libc_o_nofollow() -> i32 {
 /// Waits until `path` is removed (the wrapper took its line and removed the gate), woken by
 /// inotify, or until `deadline`. Without inotify, it waits for the deadline.
 fn wait_removed(path: &Path, deadline: Instant) {
-    use rustix::event::{PollFd, PollFlags, poll};
-    use rustix::fs::inotify;
-    let Ok(watch) = inotify::init(inotify::CreateFlags::CLOEXEC | inotify::CreateFlags::NONBLOCK)
-    else {
-        std::thread::sleep(deadline.saturating_duration_since(Instant::now()));
-        return;
-    };
+    use rustix::fs::inotify::WatchFlags;
     // Watched before the look below: a removal between the two still wakes the wait. The
     // removal is an attribute change (the link count) at once; the deletion itself comes only
     // once the last descriptor is closed, and the caller holds one.
-    if inotify::add_watch(
-        &watch,
-        path,
-        inotify::WatchFlags::ATTRIB | inotify::WatchFlags::DELETE_SELF,
-    )
-    .is_err()
-    {
-        // Gone already (or never made).
+    let Some(mut watch) = crate::fs::Watch::new(path, WatchFlags::ATTRIB | WatchFlags::DELETE_SELF)
+    else {
+        if path.exists() {
+            // No inotify here: the deadline is all there is to wait for.
+            std::thread::sleep(deadline.saturating_duration_since(Instant::now()));
+        }
+        // Otherwise gone already (or never made).
         return;
-    }
-    let mut events = [0_u8; 1024];
+    };
     while path.exists() {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             return;
         }
-        let timeout = rustix::time::Timespec {
-            tv_sec: i64::try_from(left.as_secs()).unwrap_or(i64::MAX),
-            tv_nsec: i64::from(left.subsec_nanos()),
-        };
-        let mut fds = [PollFd::new(&watch, PollFlags::IN)];
-        let _ = poll(&mut fds, Some(&timeout));
-        // The notices themselves are not needed: the look at the path decides.
-        let _ = rustix::io::read(&watch, &mut events);
+        watch.wait(left);
     }
 }
 

@@ -211,6 +211,97 @@ const ENTER_AFTER_TEXT_QUIET: Duration = Duration::from_millis(200);
 /// The longest `prompt_deliver` waits for the program to take its text before Enter.
 const ENTER_AFTER_TEXT_LIMIT: Duration = Duration::from_secs(3);
 
+/// Where the pane log cannot be watched, how often `prompt_deliver` looks at the screen.
+const SCREEN_LOOK: Duration = Duration::from_millis(50);
+
+/// How long a pane has printed nothing, for `prompt_deliver`: woken by the pane log growing
+/// (every byte the pane prints is appended to it by `pipe-pane`), so the wait for a quiet
+/// screen is one timer for the quiet itself, not a look at the screen every few milliseconds.
+/// Where the log cannot be watched (no inotify), or stops telling — the screen changed with
+/// no write to the log — the screen itself is looked at every [`SCREEN_LOOK`].
+struct Stillness {
+    watch: Option<fs::Watch>,
+    /// When the pane last printed (or the screen last changed).
+    since: Instant,
+    /// Whether the log grew since the screen was last looked at.
+    written: bool,
+    /// The screen as last looked at.
+    last: String,
+}
+
+impl Stillness {
+    fn new(log: &Path, screen: String) -> Self {
+        Self {
+            watch: fs::Watch::new(log, rustix::fs::inotify::WatchFlags::MODIFY),
+            since: Instant::now(),
+            written: false,
+            last: screen,
+        }
+    }
+
+    /// Counts from now again.
+    fn restart(&mut self) {
+        self.since = Instant::now();
+        self.written = false;
+    }
+
+    fn quiet_for(&self) -> Duration {
+        self.since.elapsed()
+    }
+
+    fn last(&self) -> &str {
+        &self.last
+    }
+
+    /// After the quiet time, with the screen `now`: whether it is the settled one. With the
+    /// watch, it is when the log told of every change since the last look — it grew, or the
+    /// screen is unchanged; a change the log did not tell of ends the watch. Without it, when
+    /// the screen did not change. A screen that is not settled starts the quiet over.
+    fn settled(&mut self, now: String) -> bool {
+        let told = std::mem::take(&mut self.written);
+        let unchanged = now == self.last;
+        let ok = match self.watch {
+            Some(_) if told || unchanged => true,
+            Some(_) => {
+                self.watch = None;
+                false
+            }
+            None => unchanged,
+        };
+        self.last = now;
+        if !ok {
+            self.since = Instant::now();
+        }
+        ok
+    }
+
+    /// Waits up to `limit` for the pane to print (the screen, from `screen`, is looked at only
+    /// when there is no watch).
+    fn wait(
+        &mut self,
+        limit: Duration,
+        screen: impl FnOnce() -> Result<String, String>,
+    ) -> Result<(), String> {
+        match self.watch.as_mut() {
+            Some(w) => {
+                if w.wait(limit) {
+                    self.since = Instant::now();
+                    self.written = true;
+                }
+            }
+            None => {
+                std::thread::sleep(limit.min(SCREEN_LOOK));
+                let now = screen()?;
+                if now != self.last {
+                    self.last = now;
+                    self.since = Instant::now();
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// How long the node keeps a launch gate open for a wrapper that has not taken its line yet.
 const GATE_HOLD: Duration = Duration::from_secs(30);
 
@@ -801,35 +892,49 @@ impl Executor {
                 .run(&["capture-pane", "-p", "-t", target.as_str()])
                 .map_err(|e| tmux_err(&e))
         };
-        let mut last = String::new();
-        let mut since = Instant::now();
+        let mut still = Stillness::new(&self.log_path(id), screen()?);
         loop {
-            let now_text = screen()?;
-            if now_text != last {
-                last = now_text;
-                since = Instant::now();
-            } else if since.elapsed() >= quiet && !last.trim().is_empty() {
+            if still.quiet_for() >= quiet
+                && still.settled(screen()?)
+                && !still.last().trim().is_empty()
+            {
                 break;
             }
-            if start.elapsed() >= timeout {
+            let left = timeout.saturating_sub(start.elapsed());
+            if left.is_zero() {
                 return Err("pane never went quiet".into());
             }
-            std::thread::sleep(Duration::from_millis(50));
+            // Until the quiet is over, or — an empty screen — until something is printed.
+            let quiet_left = quiet.saturating_sub(still.quiet_for());
+            let limit = if quiet_left.is_zero() {
+                left
+            } else {
+                quiet_left.min(left)
+            };
+            still.wait(limit, screen)?;
         }
         self.send_literal(&target, text)?;
         let typed = Instant::now();
-        let before = last;
-        let mut last = before.clone();
-        let mut since = Instant::now();
-        while typed.elapsed() < ENTER_AFTER_TEXT_LIMIT {
-            let now_text = screen()?;
-            if now_text != last {
-                last = now_text;
-                since = Instant::now();
-            } else if last != before && since.elapsed() >= ENTER_AFTER_TEXT_QUIET {
+        let before = still.last().to_owned();
+        still.restart();
+        loop {
+            if still.quiet_for() >= ENTER_AFTER_TEXT_QUIET
+                && still.settled(screen()?)
+                && still.last() != before
+            {
                 break;
             }
-            std::thread::sleep(Duration::from_millis(50));
+            let left = ENTER_AFTER_TEXT_LIMIT.saturating_sub(typed.elapsed());
+            if left.is_zero() {
+                break;
+            }
+            let quiet_left = ENTER_AFTER_TEXT_QUIET.saturating_sub(still.quiet_for());
+            let limit = if quiet_left.is_zero() {
+                left
+            } else {
+                quiet_left.min(left)
+            };
+            still.wait(limit, screen)?;
         }
         self.tmux
             .run(&["send-keys", "-t", target.as_str(), "Enter"])
