@@ -164,7 +164,7 @@ pub fn attach(
     let Some(node_id) = svc.local_node_id().map(str::to_owned) else {
         return;
     };
-    let router = Arc::clone(svc);
+    let router = Arc::clone(svc.pumps());
     exec.set_output_hook(Arc::new(move |sub_id: &str, from: u64, bytes: &[u8]| {
         router.route_bytes(&node_id, sub_id, from, bytes)
     }));

@@ -160,18 +160,18 @@ pub(super) fn attach_socket(
             device: q.device,
         };
         let sizing = viewer.sizing;
-        let handle = match svc.join_pump(&grant.row, viewer, !read_only).await {
+        let handle = match svc.pumps().join_pump(&grant.row, viewer, !read_only).await {
             Ok(h) => h,
             Err(e) => return refuse(&e, &req_id),
         };
         let first = async {
-            svc.fit(&handle.pump).await?;
+            svc.pumps().fit(&handle.pump).await?;
             svc.read_replay(&grant.row).await
         };
         let replay = match first.await {
             Ok(r) => r,
             Err(e) => {
-                svc.leave_pump(&handle).await;
+                svc.pumps().leave_pump(&handle).await;
                 return refuse(&e, &req_id);
             }
         };
@@ -190,7 +190,7 @@ pub(super) fn attach_socket(
                     refuse_rest: None,
                 };
                 s.run(ws, replay).await;
-                svc.leave_pump(&handle).await;
+                svc.pumps().leave_pump(&handle).await;
             })
         });
         Response::switching_protocols(&key, on_upgrade)
@@ -355,7 +355,7 @@ impl Session {
         if !send(ws, text(&attached)).await || !self.send_replay(ws, replay).await {
             return End::Gone;
         }
-        self.svc.broadcast_presence(&self.handle.pump);
+        self.svc.pumps().broadcast_presence(&self.handle.pump);
         let queue = self.handle.queue.clone();
         // One timer for the session, reset only when it fires: a socket that is always busy is
         // still re-checked, and a turn of the loop (a keystroke's echo) registers no timer with
@@ -551,14 +551,19 @@ impl Session {
                     .await)
                         .then_some(End::Gone);
                 }
-                match self.svc.viewer_grid(&self.handle, Some((cols, rows))).await {
+                match self
+                    .svc
+                    .pumps()
+                    .viewer_grid(&self.handle, Some((cols, rows)))
+                    .await
+                {
                     Ok(()) => None,
                     Err(e) => (!Self::refuse_frame(ws, "RESIZE_FAILED", &e.message).await)
                         .then_some(End::Gone),
                 }
             }
             ClientFrame::Sizing { on } => {
-                match self.svc.viewer_sizing(&self.handle, on).await {
+                match self.svc.pumps().viewer_sizing(&self.handle, on).await {
                     Ok(()) => None,
                     // The choice is recorded; only fitting the pane to it failed (its node is
                     // away): the pane is fitted again when the node comes back.

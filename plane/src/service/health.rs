@@ -323,7 +323,7 @@ impl Service {
         m.set_gauge("termplane_node_sockets_open", links.live_count() as f64);
         m.set_gauge(
             "termplane_terminal_viewers",
-            self.terminals.pumps.viewer_total() as f64,
+            self.pumps().viewer_total() as f64,
         );
         let counts = crate::wait::within(DB_CHECK_TIMEOUT, self.store.subshell_state_counts())
             .await

@@ -48,7 +48,7 @@ impl LinkSink for Service {
         if !super::terminals::is_viewer_tail(&output.sub_id) {
             return false;
         }
-        self.route_output(node_id, output);
+        self.pumps().route_output(node_id, output);
         true
     }
 

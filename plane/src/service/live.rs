@@ -231,7 +231,7 @@ impl Service {
     /// opened (presence frames otherwise come only when a viewer joins or leaves, and a list
     /// read now would show nobody watching).
     pub async fn presence_for(&self, user_id: &str, admin: bool) -> Vec<FeedFrame> {
-        let pumps = self.terminals.pumps.all();
+        let pumps = self.pumps().all();
         let mut out = Vec::new();
         for pump in pumps {
             let viewers = pump.presence();

@@ -430,6 +430,27 @@ fn node_view(n: &Node) -> api::nodes::Node {
     }
 }
 
+/// Where the pumps' news goes: the live feeds of everyone who sees the pane, published on a
+/// task of its own (a pump never waits for the feed).
+fn pump_news(me: std::sync::Weak<Service>) -> terminals::pump::PumpSink {
+    use terminals::pump::PumpNews;
+    Box::new(move |news| {
+        let Some(svc) = me.upgrade() else {
+            return;
+        };
+        smol::spawn(async move {
+            match news {
+                PumpNews::Presence {
+                    subshell_id,
+                    viewers,
+                } => svc.publish_presence(&subshell_id, viewers).await,
+                PumpNews::Grid { subshell_id } => svc.publish_subshell(&subshell_id).await,
+            }
+        })
+        .detach();
+    })
+}
+
 impl Service {
     /// A service over `store`.
     pub async fn new(
@@ -497,21 +518,21 @@ impl Service {
             settings.data_dir.as_deref(),
         ));
         let sign_in_backoff = Arc::new(Backoff::default());
-        let terminals = terminals::Terminals::default();
+        let access_changed = Arc::new(event_listener::Event::new());
         let passkeys = Arc::new(Passkeys::new(&base_url, store.clone(), clock.clone()));
         let revocations = Arc::new(revocations::Revocations::new(store.clone(), clock.clone()));
         let credentials = Credentials::new(
             store.clone(),
             clock.clone(),
             revocations.clone(),
-            terminals.access_changed.clone(),
+            access_changed.clone(),
         );
         let accounts = Accounts::new(
             store.clone(),
             clock.clone(),
             sign_in_backoff.clone(),
             dummy_hash.clone(),
-            terminals.access_changed.clone(),
+            access_changed.clone(),
             files.clone(),
         );
         let guard = Guard::new(
@@ -524,7 +545,7 @@ impl Service {
             sign_in_backoff,
             dummy_hash,
             passkeys.clone(),
-            terminals.access_changed.clone(),
+            access_changed.clone(),
         );
         let channels = channels::Channels::new(
             store.clone(),
@@ -535,6 +556,15 @@ impl Service {
         let notifications =
             Notifications::new(store.clone(), clock.clone(), live_bus.clone(), &settings);
         Ok(Arc::new_cyclic(|me| Self {
+            terminals: terminals::Terminals::new(
+                access_changed,
+                Arc::new(terminals::pump::Pumps::new(
+                    store.clone(),
+                    clock.clone(),
+                    dispatcher.clone(),
+                    pump_news(me.clone()),
+                )),
+            ),
             me: me.clone(),
             store,
             clock,
@@ -548,7 +578,6 @@ impl Service {
             dispatcher,
             local_dirs: std::sync::OnceLock::new(),
             socket_executor: std::sync::OnceLock::new(),
-            terminals,
             live_bus,
             uploads,
             passkeys,

@@ -111,7 +111,7 @@ pub fn attach(p: &Plane) -> Local {
     std::thread::spawn(move || {
         while let Ok(e) = output.recv() {
             match e {
-                termplane_proto::Event::Output(o) => svc.route_output(&node_id, &o),
+                termplane_proto::Event::Output(o) => svc.pumps().route_output(&node_id, &o),
                 other => smol::block_on(svc.apply_node_event(&node_id, 0, &other)),
             }
         }

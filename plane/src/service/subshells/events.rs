@@ -31,10 +31,11 @@ impl Service {
                     self.retry_exit(node_id, e);
                 }
                 if self
+                    .pumps()
                     .pump_of(e.subshell_id.as_str())
                     .is_some_and(|p| p.node_id == node_id)
                 {
-                    self.pane_ended(e.subshell_id.as_str(), e.exit_code);
+                    self.pumps().pane_ended(e.subshell_id.as_str(), e.exit_code);
                 }
                 r
             }
@@ -236,7 +237,7 @@ impl Service {
         // Terminals watching panes of this node lost what it printed while the link was down.
         let me = Arc::clone(self);
         let node = node_id.to_owned();
-        smol::spawn(async move { me.node_relinked(&node).await }).detach();
+        smol::spawn(async move { me.pumps().node_relinked(&node).await }).detach();
         Ok(())
     }
 

@@ -198,7 +198,7 @@ impl Service {
         // The grid of a pane that people type into follows their windows (the smallest of
         // them, as the terminal socket fits it); a grid set here would show them a screen laid
         // out for another size. It is the API's to set while no such viewer is attached.
-        if let Some((cols, rows)) = self.pump_of(id).and_then(|p| p.held_grid()) {
+        if let Some((cols, rows)) = self.pumps().pump_of(id).and_then(|p| p.held_grid()) {
             return Err(ApiError::new(
                 409,
                 "GRID_HELD",

@@ -716,7 +716,8 @@ impl Service {
             self.forget_pane(&row.node_id, id);
         }
         self.publish_subshell_gone(id, audience, true);
-        self.close_viewers(id, None, 4404, "the subshell was deleted");
+        self.pumps()
+            .close_viewers(id, None, 4404, "the subshell was deleted");
         if let Ok(mut m) = self.incarnations.lock() {
             m.remove(id);
         }

@@ -14,12 +14,12 @@
 //! attach leaves no tail running.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use termplane_proto::SubshellId;
-use termplane_proto::command::{Capture, Command, Resize, SCREEN_REPLAY, SubshellRef};
+use termplane_proto::command::{Capture, Command, SCREEN_REPLAY, SubshellRef};
 
 use super::subshells::Need;
 use super::{Caller, Service};
@@ -111,19 +111,33 @@ impl Default for SocketSlots {
 }
 
 /// The terminals of a plane: pending attach tokens and the pumps.
-#[derive(Default)]
 pub struct Terminals {
     /// Notified when a credential or an account changed (a sign-out, a password change that
     /// ended other sessions, an account disabled, deleted or demoted, a system key disabled or
     /// deleted): every open socket re-checks its grant at once instead of at its next
     /// periodic check.
-    pub(crate) access_changed: std::sync::Arc<event_listener::Event>,
+    pub(crate) access_changed: Arc<event_listener::Event>,
     /// Terminal sockets and live feeds open now (upgraded), so a shutdown can wait for them
     /// to say goodbye (1001) before the plane exits.
     open_sockets: SocketSlots,
     tokens: Mutex<HashMap<String, Grant>>,
     minted: AtomicU64,
-    pub(crate) pumps: pump::Pumps,
+    pub(crate) pumps: Arc<pump::Pumps>,
+}
+
+impl Terminals {
+    /// No token and no socket yet; `access_changed` is shared with the domains that change
+    /// access.
+    #[must_use]
+    pub fn new(access_changed: Arc<event_listener::Event>, pumps: Arc<pump::Pumps>) -> Self {
+        Self {
+            access_changed,
+            open_sockets: SocketSlots::default(),
+            tokens: Mutex::default(),
+            minted: AtomicU64::new(0),
+            pumps,
+        }
+    }
 }
 
 impl std::fmt::Debug for Terminals {
@@ -137,6 +151,12 @@ impl Service {
     #[must_use]
     pub fn terminals(&self) -> &Terminals {
         &self.terminals
+    }
+
+    /// The terminals' output pumps.
+    #[must_use]
+    pub fn pumps(&self) -> &Arc<pump::Pumps> {
+        &self.terminals.pumps
     }
 
     /// `POST /api/auth/ws-token`.
@@ -556,29 +576,6 @@ impl Service {
             cols,
             rows,
         })
-    }
-
-    /// Resizes a pane to `cols` × `rows`.
-    pub async fn resize_pane(
-        &self,
-        node_id: &str,
-        subshell_id: &str,
-        cols: u16,
-        rows: u16,
-    ) -> Result<(), ApiError> {
-        let sid = SubshellId::parse(subshell_id).map_err(|_| ApiError::internal())?;
-        let r = self
-            .dispatcher
-            .node_command(
-                node_id,
-                Command::Resize(Resize {
-                    subshell_id: sid,
-                    cols,
-                    rows,
-                }),
-            )
-            .await?;
-        super::dispatch::node_data(r).map(|_| ())
     }
 
     /// Types a viewer's `data` into a pane. On the plane's own host the keys go straight to

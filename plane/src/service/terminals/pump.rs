@@ -1,7 +1,12 @@
 //! One output pump per pane: the node tails the pane once (`tail_start`/`tail_stop` keyed by
 //! `view-<subshell id>`) however many viewers are attached, and stops when the last one leaves.
 //!
-//! `output` events are handed to [`Service::route_output`] by the task that reads the node link
+//! [`Pumps`] is the terminals' output domain: it holds the pumps, the store (a fitted grid is
+//! recorded on the row), the clock and the dispatcher (the tails and resizes are node
+//! commands), and tells the rest of the plane what changed through a [`PumpNews`] sink the
+//! composition root wires to the live feed — it never names the service that listens.
+//!
+//! `output` events are handed to [`Pumps::route_output`] by the task that reads the node link
 //! (or the local node's output thread) and fanned out without waiting: each viewer has its own
 //! [`ViewerQueue`], bounded by [`VIEWER_QUEUE_BYTES`]. A viewer whose queue is full is marked
 //! behind and its queue emptied (the memory is given back at once); its socket task then sends
@@ -14,8 +19,9 @@ use termplane_proto::SubshellId;
 use termplane_proto::command::{Command, TailStart, TailStop};
 use termplane_proto::event::Output;
 
-use super::super::Service;
+use super::super::dispatch::Dispatcher;
 use crate::api::terminals::{HeldGrid, Viewer};
+use crate::clock::Clock;
 use crate::error::ApiError;
 use crate::store;
 
@@ -313,13 +319,59 @@ fn held_by<'a>(viewers: impl Iterator<Item = (u64, &'a Entry)>) -> Option<HeldGr
     })
 }
 
-/// Every pump, by subshell id.
-#[derive(Default)]
+/// What the pumps tell the rest of the plane (the live feed, through the composition root).
+#[derive(Clone, Debug)]
+pub enum PumpNews {
+    /// The viewers of a pane changed (who is attached, a grid, sizing).
+    Presence {
+        /// The subshell.
+        subshell_id: String,
+        /// Its viewers now.
+        viewers: Vec<Viewer>,
+    },
+    /// A pane was fitted to a new grid, recorded on its row.
+    Grid {
+        /// The subshell.
+        subshell_id: String,
+    },
+}
+
+/// Where [`PumpNews`] goes; called without waiting, from any task.
+pub type PumpSink = Box<dyn Fn(PumpNews) + Send + Sync>;
+
+/// Every pump, by subshell id, and what they need.
 pub struct Pumps {
-    pub(super) by_subshell: Mutex<HashMap<String, Arc<Pump>>>,
+    by_subshell: Mutex<HashMap<String, Arc<Pump>>>,
+    store: store::Store,
+    clock: Arc<dyn Clock>,
+    dispatcher: Arc<Dispatcher>,
+    news: PumpSink,
+}
+
+impl std::fmt::Debug for Pumps {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pumps").finish_non_exhaustive()
+    }
 }
 
 impl Pumps {
+    /// No pump yet; `news` hears of presence and grid changes.
+    #[must_use]
+    pub fn new(
+        store: store::Store,
+        clock: Arc<dyn Clock>,
+        dispatcher: Arc<Dispatcher>,
+        news: PumpSink,
+    ) -> Self {
+        Self {
+            by_subshell: Mutex::default(),
+            store,
+            clock,
+            dispatcher,
+            news,
+        }
+    }
+
     /// Viewers attached to any pane (for the metrics).
     #[must_use]
     pub fn viewer_total(&self) -> usize {
@@ -349,7 +401,7 @@ pub struct ViewerHandle {
     pub queue: Arc<ViewerQueue>,
 }
 
-impl Service {
+impl Pumps {
     /// Joins the pump of `row` (creating it, and starting the node's tail for the first viewer).
     pub async fn join_pump(
         &self,
@@ -359,12 +411,7 @@ impl Service {
     ) -> Result<ViewerHandle, ApiError> {
         let queue = Arc::new(ViewerQueue::default());
         let (pump, id) = {
-            let mut all = self
-                .terminals
-                .pumps
-                .by_subshell
-                .lock()
-                .map_err(|_| ApiError::internal())?;
+            let mut all = self.by_subshell.lock().map_err(|_| ApiError::internal())?;
             let pump = Arc::clone(all.entry(row.id.clone()).or_insert_with(|| {
                 Arc::new(Pump {
                     subshell_id: row.id.clone(),
@@ -454,7 +501,7 @@ impl Service {
             *running = false;
         }
         drop(running);
-        if let Ok(mut all) = self.terminals.pumps.by_subshell.lock()
+        if let Ok(mut all) = self.by_subshell.lock()
             && pump.viewer_count() == 0
             && all
                 .get(&pump.subshell_id)
@@ -467,9 +514,7 @@ impl Service {
     /// The pump of a subshell, if any viewer is attached.
     #[must_use]
     pub fn pump_of(&self, subshell_id: &str) -> Option<Arc<Pump>> {
-        self.terminals
-            .pumps
-            .by_subshell
+        self.by_subshell
             .lock()
             .ok()
             .and_then(|all| all.get(subshell_id).cloned())
@@ -490,7 +535,7 @@ impl Service {
         self.route_bytes(node_id, &o.sub_id, o.from_byte, &bytes);
     }
 
-    /// [`Service::route_output`] for bytes already decoded: `bytes` read from the log of tail
+    /// [`Pumps::route_output`] for bytes already decoded: `bytes` read from the log of tail
     /// `sub_id` at offset `from`. Answers whether the tail is a viewer tail (whatever became of
     /// the bytes), so the local node's tails hand their output here directly.
     pub fn route_bytes(&self, node_id: &str, sub_id: &str, from: u64, bytes: &[u8]) -> bool {
@@ -504,7 +549,7 @@ impl Service {
             return true;
         }
         let to = from + bytes.len() as u64;
-        self.metrics().terminal_bytes(bytes.len());
+        self.store.metrics().terminal_bytes(bytes.len());
         let chunk = Chunk {
             from,
             to,
@@ -538,10 +583,10 @@ impl Service {
             q.control(Control::Presence(p.clone(), held));
         }
         // And to the live feeds of everyone who sees the pane.
-        if let Some(me) = self.me.upgrade() {
-            let id = pump.subshell_id.clone();
-            smol::spawn(async move { me.publish_presence(&id, p).await }).detach();
-        }
+        (self.news)(PumpNews::Presence {
+            subshell_id: pump.subshell_id.clone(),
+            viewers: p,
+        });
     }
 
     /// Records viewer `h`'s grid and fits the pane to the smallest grid of the viewers that take
@@ -620,13 +665,15 @@ impl Service {
                     &pump.subshell_id,
                     i64::from(want.0),
                     i64::from(want.1),
-                    self.now(),
+                    self.clock.now_ms(),
                 )
                 .await
             {
                 tracing::debug!(subshell = %pump.subshell_id, error = %e, "the fitted grid was not recorded");
             } else {
-                self.publish_subshell(&pump.subshell_id).await;
+                (self.news)(PumpNews::Grid {
+                    subshell_id: pump.subshell_id.clone(),
+                });
             }
         }
         Ok(())
@@ -659,8 +706,6 @@ impl Service {
     /// and its viewers get a fresh replay (output sent while the link was down was lost).
     pub async fn node_relinked(&self, node_id: &str) {
         let pumps: Vec<Arc<Pump>> = self
-            .terminals
-            .pumps
             .by_subshell
             .lock()
             .map(|all| {
@@ -706,6 +751,29 @@ impl Service {
                 tracing::debug!(subshell = %pump.subshell_id, code = e.code, "pane not refitted");
             }
         }
+    }
+
+    /// Resizes a pane's grid on its node.
+    pub async fn resize_pane(
+        &self,
+        node_id: &str,
+        subshell_id: &str,
+        cols: u16,
+        rows: u16,
+    ) -> Result<(), ApiError> {
+        let sid = SubshellId::parse(subshell_id).map_err(|_| ApiError::internal())?;
+        let r = self
+            .dispatcher
+            .node_command(
+                node_id,
+                Command::Resize(termplane_proto::command::Resize {
+                    subshell_id: sid,
+                    cols,
+                    rows,
+                }),
+            )
+            .await?;
+        super::super::dispatch::node_data(r).map(|_| ())
     }
 }
 

@@ -80,7 +80,8 @@ impl Service {
             .put_share(id, user_id, req.access.as_str(), &c.user().id, self.now())
             .await?;
         if before.is_some_and(|b| b != req.access.as_str()) {
-            self.close_viewers(id, Some(user_id), 4403, "the share's access changed");
+            self.pumps()
+                .close_viewers(id, Some(user_id), 4403, "the share's access changed");
         }
         self.publish_subshell(id).await;
         Ok(view(share))
@@ -96,7 +97,8 @@ impl Service {
         {
             return Err(ApiError::not_found("share"));
         }
-        self.close_viewers(id, Some(user_id), 4403, "the share was revoked");
+        self.pumps()
+            .close_viewers(id, Some(user_id), 4403, "the share was revoked");
         self.publish_subshell_gone(id, std::iter::once(user_id.to_owned()).collect(), false);
         Ok(())
     }
