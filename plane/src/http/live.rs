@@ -63,7 +63,7 @@ pub(super) fn live_socket(
             Ok(g) => g,
             Err(e) => return error_response(&e, &req_id),
         };
-        let open = match svc.socket_opened(&grant.user_id) {
+        let open = match svc.terminals().socket_opened(&grant.user_id) {
             Ok(o) => o,
             Err(e) => return error_response(&e, &req_id),
         };
@@ -136,7 +136,7 @@ where
     // One timer for the socket, reset when it fires: a feed that is always busy is still
     // re-checked, and a turn of the loop registers no timer.
     let mut recheck = smol::Timer::after(RECHECK_EVERY);
-    let mut changed = svc.on_access_change();
+    let mut changed = svc.terminals().on_access_change();
     loop {
         let ev = async { Ev::Client(ws.next().await) }
             .or(async { Ev::Feed(queue.next().await) })
@@ -183,7 +183,7 @@ where
             }
             Ev::Recheck | Ev::AccessChanged => {
                 if matches!(ev, Ev::AccessChanged) {
-                    changed = svc.on_access_change();
+                    changed = svc.terminals().on_access_change();
                 } else {
                     recheck.set_after(RECHECK_EVERY);
                 }

@@ -933,7 +933,9 @@ pub async fn serve(
     let (open, sockets) = ex
         .run(futures_lite::future::zip(
             links.wait_closed(opts.drain_timeout),
-            svc_links.close_sockets_for_shutdown(opts.drain_timeout),
+            svc_links
+                .terminals()
+                .close_sockets_for_shutdown(opts.drain_timeout),
         ))
         .await;
     tracing::info!(still_open = open, "node links closed");

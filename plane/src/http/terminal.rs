@@ -144,7 +144,7 @@ pub(super) fn attach_socket(
                 &req_id,
             );
         }
-        let open = match svc.socket_opened(&grant.user_id) {
+        let open = match svc.terminals().socket_opened(&grant.user_id) {
             Ok(o) => o,
             Err(e) => return refuse(&e, &req_id),
         };
@@ -166,7 +166,7 @@ pub(super) fn attach_socket(
         };
         let first = async {
             svc.pumps().fit(&handle.pump).await?;
-            svc.read_replay(&grant.row).await
+            svc.terminals().read_replay(&grant.row).await
         };
         let replay = match first.await {
             Ok(r) => r,
@@ -363,7 +363,7 @@ impl Session {
         let mut recheck = smol::Timer::after(RECHECK_EVERY);
         // Armed once and again after it fires, like the timer: a session ended, an account
         // disabled or demoted, a key disabled — the grant is re-checked at once.
-        let mut changed = self.svc.on_access_change();
+        let mut changed = self.svc.terminals().on_access_change();
         loop {
             let ev = async { Event::Client(ws.next().await) }
                 .or(async { Event::Queue(queue.next().await) })
@@ -403,7 +403,7 @@ impl Session {
                         return End::Close(4408, "the viewer fell behind too often".into());
                     }
                     queue.resume();
-                    let Ok(replay) = self.svc.read_replay(&self.grant.row).await else {
+                    let Ok(replay) = self.svc.terminals().read_replay(&self.grant.row).await else {
                         return End::Close(4502, "the pane could not be read".into());
                     };
                     let frame = ServerFrame::Resync {
@@ -443,7 +443,7 @@ impl Session {
                 },
                 Event::Recheck | Event::AccessChanged => {
                     if matches!(ev, Event::AccessChanged) {
-                        changed = self.svc.on_access_change();
+                        changed = self.svc.terminals().on_access_change();
                     } else {
                         recheck.set_after(RECHECK_EVERY);
                     }
@@ -688,7 +688,7 @@ async fn typist(
         if oldest.is_none()
             && let Some(&t) = unsettled.front()
         {
-            oldest = Some(svc.keys_typed(t));
+            oldest = Some(svc.terminals().keys_typed(t));
         }
         let step = match (oldest.as_mut(), open) {
             (Some(wait), true) => {

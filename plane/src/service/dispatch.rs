@@ -191,6 +191,18 @@ impl Dispatcher {
         self.local.get()
     }
 
+    /// Whether a node's `ready` advertised `capability` (the local node, this build, has all).
+    pub async fn node_can(&self, node_id: &str, capability: &str) -> bool {
+        if self.local_node_id().is_some_and(|l| l == node_id) {
+            return true;
+        }
+        match self.store.node_facts(node_id).await {
+            Ok(Some(f)) => serde_json::from_str::<Vec<String>>(&f.capabilities)
+                .is_ok_and(|c| c.iter().any(|c| c == capability)),
+            _ => false,
+        }
+    }
+
     /// The local node's row id.
     #[must_use]
     pub fn local_node_id(&self) -> Option<&str> {

@@ -1411,7 +1411,7 @@ fn an_account_holds_at_most_256_sockets_and_one_more_is_refused_429() {
         .to_owned();
     // 256 sockets of the admin's, held here as the plane counts them.
     let mut held: Vec<_> = (0..termplane::service::terminals::MAX_SOCKETS_PER_ACCOUNT)
-        .map(|_| w.p.svc.socket_opened(&admin_id).unwrap())
+        .map(|_| w.p.svc.terminals().socket_opened(&admin_id).unwrap())
         .collect();
     let tok = w.mint_cookie(&w.admin, Some(&id));
     assert_eq!(
@@ -1428,7 +1428,7 @@ fn an_account_holds_at_most_256_sockets_and_one_more_is_refused_429() {
         Some((429, "TOO_MANY_SOCKETS".to_owned()))
     );
     // Another account still opens one.
-    assert!(w.p.svc.socket_opened("another-account").is_ok());
+    assert!(w.p.svc.terminals().socket_opened("another-account").is_ok());
     held.pop();
     let tok = w.mint_cookie(&w.admin, Some(&id));
     let mut t = attach(&w.p, &id, &tok, "", Some(&w.p.origin())).unwrap();

@@ -97,6 +97,7 @@ impl Service {
         let in_settings = plugin.mcp == plugins::McpDialect::GeminiSettings
             && spec.launch.preset.config_isolation
             && self
+                .dispatcher
                 .node_can(&node.id, termplane_proto::command::SETTINGS_ENTRY)
                 .await;
         let file = format!(

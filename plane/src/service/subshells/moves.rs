@@ -617,6 +617,7 @@ impl Service {
         let (node_id, id) = (node_id.to_owned(), id.to_owned());
         smol::spawn(async move {
             if !me
+                .dispatcher
                 .node_can(&node_id, termplane_proto::command::FORGET)
                 .await
             {

@@ -21,11 +21,14 @@ use std::time::Duration;
 use termplane_proto::SubshellId;
 use termplane_proto::command::{Capture, Command, SCREEN_REPLAY, SubshellRef};
 
+use super::dispatch::Dispatcher;
 use super::subshells::Need;
 use super::{Caller, Service};
 use crate::api::subshells::Access;
 use crate::api::terminals::{WsToken, WsTokenRequest};
+use crate::clock::Clock;
 use crate::error::ApiError;
+use crate::link::LinkHub;
 use crate::secret;
 use crate::store;
 
@@ -110,7 +113,11 @@ impl Default for SocketSlots {
     }
 }
 
-/// The terminals of a plane: pending attach tokens and the pumps.
+/// The terminals domain: pending attach tokens, the open sockets and their count, the
+/// access-changed signal every open socket listens to, reading a pane's replay, and the output
+/// pumps ([`pump::Pumps`]). What needs a subshell's access rules — minting and redeeming a
+/// token, re-checking a grant, typing — stays with the composition root, which holds the
+/// subshells.
 pub struct Terminals {
     /// Notified when a credential or an account changed (a sign-out, a password change that
     /// ended other sessions, an account disabled, deleted or demoted, a system key disabled or
@@ -122,21 +129,222 @@ pub struct Terminals {
     open_sockets: SocketSlots,
     tokens: Mutex<HashMap<String, Grant>>,
     minted: AtomicU64,
-    pub(crate) pumps: Arc<pump::Pumps>,
+    pumps: Arc<pump::Pumps>,
+    clock: Arc<dyn Clock>,
+    dispatcher: Arc<Dispatcher>,
+    links: Arc<LinkHub>,
 }
 
 impl Terminals {
     /// No token and no socket yet; `access_changed` is shared with the domains that change
     /// access.
     #[must_use]
-    pub fn new(access_changed: Arc<event_listener::Event>, pumps: Arc<pump::Pumps>) -> Self {
+    pub fn new(
+        access_changed: Arc<event_listener::Event>,
+        pumps: Arc<pump::Pumps>,
+        clock: Arc<dyn Clock>,
+        dispatcher: Arc<Dispatcher>,
+        links: Arc<LinkHub>,
+    ) -> Self {
         Self {
             access_changed,
             open_sockets: SocketSlots::default(),
             tokens: Mutex::default(),
             minted: AtomicU64::new(0),
             pumps,
+            clock,
+            dispatcher,
+            links,
         }
+    }
+
+    /// The output pumps.
+    #[must_use]
+    pub fn pumps(&self) -> &Arc<pump::Pumps> {
+        &self.pumps
+    }
+
+    /// Takes attach token `token` out of the pending ones (a token is spent by its first
+    /// presentation, whatever comes of it): its grant, or 401 when it is unknown, spent,
+    /// malformed or expired.
+    fn spend_token(&self, token: &str) -> Result<Grant, ApiError> {
+        let invalid = || {
+            ApiError::new(
+                401,
+                "ATTACH_TOKEN_INVALID",
+                "the attach token is unknown, spent or expired",
+            )
+        };
+        if !secret::well_formed(token, ATTACH_TOKEN_PREFIX) {
+            return Err(invalid());
+        }
+        let grant = self
+            .tokens
+            .lock()
+            .map_err(|_| ApiError::internal())?
+            .remove(&secret::digest(token))
+            .ok_or_else(invalid)?;
+        if grant.expires_at <= self.clock.now_ms() {
+            return Err(invalid());
+        }
+        Ok(grant)
+    }
+
+    /// Counts one open terminal socket or live feed of `account` for as long as the answer
+    /// lives; refused when the account holds [`MAX_SOCKETS_PER_ACCOUNT`] already (429
+    /// `TOO_MANY_SOCKETS`) or the plane [`MAX_SOCKETS`] (503 `PLANE_BUSY`).
+    pub fn socket_opened(&self, account: &str) -> Result<OpenSocket, ApiError> {
+        self.open_sockets
+            .0
+            .take(account)
+            .map_err(|full| match full {
+                crate::slots::Full::All => ApiError::new(
+                    503,
+                    "PLANE_BUSY",
+                    format!("the plane holds {MAX_SOCKETS} terminal sockets and live feeds open already; try again later"),
+                ),
+                crate::slots::Full::Key => ApiError::new(
+                    429,
+                    "TOO_MANY_SOCKETS",
+                    format!("an account holds at most {MAX_SOCKETS_PER_ACCOUNT} terminal sockets and live feeds open at once; close some first"),
+                ),
+            })
+    }
+
+    /// How many terminal sockets and live feeds are open.
+    fn open_socket_count(&self) -> usize {
+        self.open_sockets.0.taken()
+    }
+
+    /// Closes every open terminal socket and live feed with 1001 ("the control plane is
+    /// shutting down", once shutdown began: their next grant check says so) and waits until
+    /// they are closed, at most `limit`; answers how many are still open.
+    pub async fn close_sockets_for_shutdown(&self, limit: Duration) -> usize {
+        self.access_changed();
+        crate::wait::within(limit, self.open_sockets.0.all_given_back()).await;
+        self.open_socket_count()
+    }
+
+    /// Has every open terminal socket and live feed re-check its grant now: a credential or
+    /// an account changed (the `access_changed` signal's cases).
+    pub fn access_changed(&self) {
+        self.access_changed.notify(usize::MAX);
+    }
+
+    /// A listener for [`Self::access_changed`].
+    pub fn on_access_change(&self) -> event_listener::EventListener {
+        self.access_changed.listen()
+    }
+
+    /// 1001 once the plane began shutting down.
+    fn still_serving(&self) -> Result<(), (u16, String)> {
+        if self.links.is_shutting_down() {
+            return Err((1001, "the control plane is shutting down".to_owned()));
+        }
+        Ok(())
+    }
+
+    /// Whether the node of a pane answers the full-screen replay.
+    async fn node_replays_screens(&self, node_id: &str) -> bool {
+        self.dispatcher.node_can(node_id, SCREEN_REPLAY).await
+    }
+
+    /// The replay of a pane and the log offset it stands for, with the pane's grid. A node
+    /// without the `screen_replay` capability gets the plainer replay: its text with colours
+    /// and the cursor.
+    pub async fn read_replay(&self, row: &store::Subshell) -> Result<pump::Replay, ApiError> {
+        let sid = SubshellId::parse(&row.id).map_err(|_| ApiError::internal())?;
+        let gone = || ApiError::new(502, "PANE_UNREADABLE", "the pane could not be read");
+        if self.node_replays_screens(&row.node_id).await {
+            let r = self
+                .dispatcher
+                .node_command(
+                    &row.node_id,
+                    Command::Capture(Capture {
+                        subshell_id: sid,
+                        lines: Some(REPLAY_HISTORY_LINES),
+                        replay: true,
+                    }),
+                )
+                .await?;
+            let d = super::dispatch::node_data(r)?;
+            let bytes = d
+                .get("replay_b64")
+                .and_then(serde_json::Value::as_str)
+                .and_then(|s| termplane_proto::key::b64url_decode(s).ok())
+                .ok_or_else(gone)?;
+            let num = |k: &str| d.get(k).and_then(serde_json::Value::as_u64);
+            let (Some(cols), Some(rows)) = (num("cols"), num("rows")) else {
+                return Err(gone());
+            };
+            return Ok(pump::Replay {
+                bytes,
+                log_offset: num("logOffset"),
+                cols: u16::try_from(cols).map_err(|_| gone())?,
+                rows: u16::try_from(rows).map_err(|_| gone())?,
+            });
+        }
+        // An older node: the screen's text, then the cursor.
+        let size = self
+            .dispatcher
+            .node_command(
+                &row.node_id,
+                Command::PaneSize(SubshellRef {
+                    subshell_id: sid.clone(),
+                }),
+            )
+            .await?;
+        let size = super::dispatch::node_data(size)?;
+        let num = |v: &serde_json::Value, k: &str| {
+            v.get(k)
+                .and_then(serde_json::Value::as_u64)
+                .and_then(|n| u16::try_from(n).ok())
+        };
+        let (Some(cols), Some(rows)) = (num(&size, "cols"), num(&size, "rows")) else {
+            return Err(gone());
+        };
+        let text = self
+            .dispatcher
+            .node_command(
+                &row.node_id,
+                Command::Capture(Capture {
+                    subshell_id: sid.clone(),
+                    lines: Some(REPLAY_HISTORY_LINES),
+                    replay: false,
+                }),
+            )
+            .await?;
+        let text = super::dispatch::node_data(text)?;
+        let cursor = self
+            .dispatcher
+            .node_command(
+                &row.node_id,
+                Command::PaneCursor(SubshellRef { subshell_id: sid }),
+            )
+            .await?;
+        let cursor = super::dispatch::node_data(cursor)?;
+        let mut bytes = b"\x1bc".to_vec();
+        let body = text
+            .get("text")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default();
+        bytes.extend_from_slice(body.trim_end_matches('\n').replace('\n', "\r\n").as_bytes());
+        if let (Some(x), Some(y)) = (num(&cursor, "x"), num(&cursor, "y")) {
+            bytes.extend_from_slice(format!("\x1b[0m\x1b[{};{}H", y + 1, x + 1).as_bytes());
+        }
+        Ok(pump::Replay {
+            bytes,
+            log_offset: None,
+            cols,
+            rows,
+        })
+    }
+
+    /// Whether the keys of a [`KeysTicket`] were typed, once the node's tmux has said so (the
+    /// future is woken by its answer): `Err` with why not (the pane is gone).
+    #[must_use]
+    pub fn keys_typed(&self, ticket: KeysTicket) -> super::KeysTyped {
+        self.dispatcher.local_keys_typed(ticket.0)
     }
 }
 
@@ -156,7 +364,7 @@ impl Service {
     /// The terminals' output pumps.
     #[must_use]
     pub fn pumps(&self) -> &Arc<pump::Pumps> {
-        &self.terminals.pumps
+        self.terminals.pumps()
     }
 
     /// `POST /api/auth/ws-token`.
@@ -301,33 +509,6 @@ impl Service {
         }
     }
 
-    /// Takes attach token `token` out of the pending ones (a token is spent by its first
-    /// presentation, whatever comes of it): its grant, or 401 when it is unknown, spent,
-    /// malformed or expired.
-    fn spend_token(&self, token: &str) -> Result<Grant, ApiError> {
-        let invalid = || {
-            ApiError::new(
-                401,
-                "ATTACH_TOKEN_INVALID",
-                "the attach token is unknown, spent or expired",
-            )
-        };
-        if !secret::well_formed(token, ATTACH_TOKEN_PREFIX) {
-            return Err(invalid());
-        }
-        let grant = self
-            .terminals
-            .tokens
-            .lock()
-            .map_err(|_| ApiError::internal())?
-            .remove(&secret::digest(token))
-            .ok_or_else(invalid)?;
-        if grant.expires_at <= self.now() {
-            return Err(invalid());
-        }
-        Ok(grant)
-    }
-
     /// Spends attach token `token` for subshell `id`: the grant, or 401 (unknown, spent,
     /// expired, minter gone), 403 `ATTACH_TOKEN_BOUND` (bound to another pane) or 404.
     pub async fn redeem_attach_token(
@@ -335,7 +516,7 @@ impl Service {
         token: &str,
         id: &str,
     ) -> Result<AttachGrant, ApiError> {
-        let grant = self.spend_token(token)?;
+        let grant = self.terminals.spend_token(token)?;
         if grant.subshell_id.as_deref().is_some_and(|b| b != id) {
             return Err(ApiError::new(
                 403,
@@ -359,7 +540,7 @@ impl Service {
     /// Spends attach token `token` for the whole-user live feed: only an unbound token minted by
     /// a browser session opens it (403 `ATTACH_TOKEN_BOUND` for a token bound to a pane).
     pub async fn redeem_feed_token(&self, token: &str) -> Result<FeedGrant, ApiError> {
-        let grant = self.spend_token(token)?;
+        let grant = self.terminals.spend_token(token)?;
         if grant.subshell_id.is_some() || !matches!(grant.minter, Minter::Session(_)) {
             return Err(ApiError::new(
                 403,
@@ -375,64 +556,9 @@ impl Service {
         })
     }
 
-    /// Counts one open terminal socket or live feed of `account` for as long as the answer
-    /// lives; refused when the account holds [`MAX_SOCKETS_PER_ACCOUNT`] already (429
-    /// `TOO_MANY_SOCKETS`) or the plane [`MAX_SOCKETS`] (503 `PLANE_BUSY`).
-    pub fn socket_opened(&self, account: &str) -> Result<OpenSocket, ApiError> {
-        self.terminals
-            .open_sockets
-            .0
-            .take(account)
-            .map_err(|full| match full {
-                crate::slots::Full::All => ApiError::new(
-                    503,
-                    "PLANE_BUSY",
-                    format!("the plane holds {MAX_SOCKETS} terminal sockets and live feeds open already; try again later"),
-                ),
-                crate::slots::Full::Key => ApiError::new(
-                    429,
-                    "TOO_MANY_SOCKETS",
-                    format!("an account holds at most {MAX_SOCKETS_PER_ACCOUNT} terminal sockets and live feeds open at once; close some first"),
-                ),
-            })
-    }
-
-    /// How many terminal sockets and live feeds are open.
-    fn open_socket_count(&self) -> usize {
-        self.terminals.open_sockets.0.taken()
-    }
-
-    /// Closes every open terminal socket and live feed with 1001 ("the control plane is
-    /// shutting down", once shutdown began: their next grant check says so) and waits until
-    /// they are closed, at most `limit`; answers how many are still open.
-    pub async fn close_sockets_for_shutdown(&self, limit: Duration) -> usize {
-        self.access_changed();
-        crate::wait::within(limit, self.terminals.open_sockets.0.all_given_back()).await;
-        self.open_socket_count()
-    }
-
-    /// Has every open terminal socket and live feed re-check its grant now: a credential or
-    /// an account changed (see [`Terminals::access_changed`]).
-    pub fn access_changed(&self) {
-        self.terminals.access_changed.notify(usize::MAX);
-    }
-
-    /// A listener for [`Self::access_changed`].
-    pub fn on_access_change(&self) -> event_listener::EventListener {
-        self.terminals.access_changed.listen()
-    }
-
-    /// 1001 once the plane began shutting down.
-    fn still_serving(&self) -> Result<(), (u16, String)> {
-        if self.links().is_shutting_down() {
-            return Err((1001, "the control plane is shutting down".to_owned()));
-        }
-        Ok(())
-    }
-
     /// Whether an open feed's session still holds.
     pub async fn feed_still_valid(&self, g: &FeedGrant) -> Result<(), (u16, String)> {
-        self.still_serving()?;
+        self.terminals.still_serving()?;
         let c = self
             .caller_of(&g.minter)
             .await
@@ -453,7 +579,7 @@ impl Service {
     /// pane (a revoked share, a deleted subshell, a disabled key end it). `Err` carries the
     /// close code and reason.
     pub async fn grant_still_valid(&self, g: &AttachGrant) -> Result<bool, (u16, String)> {
-        self.still_serving()?;
+        self.terminals.still_serving()?;
         let c = self.caller_of(&g.minter).await.map_err(|_| {
             (
                 4403,
@@ -470,118 +596,10 @@ impl Service {
         }
     }
 
-    /// Whether the node of a pane answers the full-screen replay.
-    async fn node_replays_screens(&self, node_id: &str) -> bool {
-        self.node_can(node_id, SCREEN_REPLAY).await
-    }
-
-    /// Whether a node's `ready` advertised `capability` (the local node, this build, has all).
-    pub(in crate::service) async fn node_can(&self, node_id: &str, capability: &str) -> bool {
-        if self.local_node_id().is_some_and(|l| l == node_id) {
-            return true;
-        }
-        match self.store.node_facts(node_id).await {
-            Ok(Some(f)) => serde_json::from_str::<Vec<String>>(&f.capabilities)
-                .is_ok_and(|c| c.iter().any(|c| c == capability)),
-            _ => false,
-        }
-    }
-
-    /// The replay of a pane and the log offset it stands for, with the pane's grid. A node
-    /// without the `screen_replay` capability gets the plainer replay: its text with colours
-    /// and the cursor.
-    pub async fn read_replay(&self, row: &store::Subshell) -> Result<pump::Replay, ApiError> {
-        let sid = SubshellId::parse(&row.id).map_err(|_| ApiError::internal())?;
-        let gone = || ApiError::new(502, "PANE_UNREADABLE", "the pane could not be read");
-        if self.node_replays_screens(&row.node_id).await {
-            let r = self
-                .dispatcher
-                .node_command(
-                    &row.node_id,
-                    Command::Capture(Capture {
-                        subshell_id: sid,
-                        lines: Some(REPLAY_HISTORY_LINES),
-                        replay: true,
-                    }),
-                )
-                .await?;
-            let d = super::dispatch::node_data(r)?;
-            let bytes = d
-                .get("replay_b64")
-                .and_then(serde_json::Value::as_str)
-                .and_then(|s| termplane_proto::key::b64url_decode(s).ok())
-                .ok_or_else(gone)?;
-            let num = |k: &str| d.get(k).and_then(serde_json::Value::as_u64);
-            let (Some(cols), Some(rows)) = (num("cols"), num("rows")) else {
-                return Err(gone());
-            };
-            return Ok(pump::Replay {
-                bytes,
-                log_offset: num("logOffset"),
-                cols: u16::try_from(cols).map_err(|_| gone())?,
-                rows: u16::try_from(rows).map_err(|_| gone())?,
-            });
-        }
-        // An older node: the screen's text, then the cursor.
-        let size = self
-            .dispatcher
-            .node_command(
-                &row.node_id,
-                Command::PaneSize(SubshellRef {
-                    subshell_id: sid.clone(),
-                }),
-            )
-            .await?;
-        let size = super::dispatch::node_data(size)?;
-        let num = |v: &serde_json::Value, k: &str| {
-            v.get(k)
-                .and_then(serde_json::Value::as_u64)
-                .and_then(|n| u16::try_from(n).ok())
-        };
-        let (Some(cols), Some(rows)) = (num(&size, "cols"), num(&size, "rows")) else {
-            return Err(gone());
-        };
-        let text = self
-            .dispatcher
-            .node_command(
-                &row.node_id,
-                Command::Capture(Capture {
-                    subshell_id: sid.clone(),
-                    lines: Some(REPLAY_HISTORY_LINES),
-                    replay: false,
-                }),
-            )
-            .await?;
-        let text = super::dispatch::node_data(text)?;
-        let cursor = self
-            .dispatcher
-            .node_command(
-                &row.node_id,
-                Command::PaneCursor(SubshellRef { subshell_id: sid }),
-            )
-            .await?;
-        let cursor = super::dispatch::node_data(cursor)?;
-        let mut bytes = b"\x1bc".to_vec();
-        let body = text
-            .get("text")
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or_default();
-        bytes.extend_from_slice(body.trim_end_matches('\n').replace('\n', "\r\n").as_bytes());
-        if let (Some(x), Some(y)) = (num(&cursor, "x"), num(&cursor, "y")) {
-            bytes.extend_from_slice(format!("\x1b[0m\x1b[{};{}H", y + 1, x + 1).as_bytes());
-        }
-        Ok(pump::Replay {
-            bytes,
-            log_offset: None,
-            cols,
-            rows,
-        })
-    }
-
     /// Types a viewer's `data` into a pane. On the plane's own host the keys go straight to
     /// tmux when nothing is queued before them, and this answers before tmux has said they were
     /// typed (a viewer's echo is their answer): a [`KeysTicket`] to wait on with
-    /// [`Self::keys_typed`]. Elsewhere it answers once the node has typed them.
+    /// [`Terminals::keys_typed`]. Elsewhere it answers once the node has typed them.
     pub async fn type_into_pane(
         &self,
         row: &store::Subshell,
@@ -603,13 +621,6 @@ impl Service {
         self.type_into(&row.node_id, &sid, &data, &[])
             .await
             .map(|_| None)
-    }
-
-    /// Whether the keys of a [`KeysTicket`] were typed, once the node's tmux has said so (the
-    /// future is woken by its answer): `Err` with why not (the pane is gone).
-    #[must_use]
-    pub fn keys_typed(&self, ticket: KeysTicket) -> super::KeysTyped {
-        self.dispatcher.local_keys_typed(ticket.0)
     }
 }
 
