@@ -67,7 +67,8 @@ pub(super) fn live_socket(
             Ok(o) => o,
             Err(e) => return error_response(&e, &req_id),
         };
-        let Some((sub, queue)) = svc.live().subscribe(&grant.user_id, grant.admin) else {
+        let Some((sub, queue)) = svc.publisher().bus().subscribe(&grant.user_id, grant.admin)
+        else {
             return error_response(
                 &ApiError::new(
                     503,
@@ -83,7 +84,7 @@ pub(super) fn live_socket(
                 let mut ws =
                     WebSocketStream::from_raw_socket(conn, Role::Server, Some(config())).await;
                 let (code, reason) = serve(&svc, &grant, &queue, &mut ws).await;
-                svc.live().unsubscribe(sub);
+                svc.publisher().bus().unsubscribe(sub);
                 if code != 0 {
                     let _ = termplane_runtime_smol::ws::close(&mut ws, code, &reason).await;
                 }
@@ -128,7 +129,11 @@ where
         return (0, String::new());
     }
     // Who watches what, now: the panes' presence so far.
-    for f in svc.presence_for(&grant.user_id, grant.admin).await {
+    for f in svc
+        .publisher()
+        .presence_for(svc.pumps().all(), &grant.user_id, grant.admin)
+        .await
+    {
         if !send(ws, frame(&f)).await {
             return (0, String::new());
         }

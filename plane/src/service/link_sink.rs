@@ -36,7 +36,7 @@ impl LinkSink for Service {
     }
 
     async fn node_changed(&self, node_id: &str) {
-        self.publish_node(node_id).await;
+        self.publisher.publish_node(node_id).await;
     }
 
     async fn node_online(self: Arc<Self>, node_id: String) {

@@ -11,8 +11,11 @@ use std::collections::{HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::Service;
+use super::Notifications;
+use super::dispatch::Dispatcher;
+use super::terminals::Pump;
 use crate::api::terminals::{FeedFrame, Viewer};
+use crate::store::Store;
 
 /// Most frames waiting for one feed.
 pub const FEED_QUEUE: usize = 1024;
@@ -149,11 +152,44 @@ impl LiveBus {
     }
 }
 
-impl Service {
+/// Publishing to the live feeds: what a subshell, a node or a pane's viewers look like now,
+/// sent to everyone who sees them (and the notifier told of the same changes). Holds the
+/// store (who sees what), the dispatcher (a subshell's view says whether its node is
+/// reachable), the bus and the notifications.
+pub struct Publisher {
+    store: Store,
+    dispatcher: Arc<Dispatcher>,
+    bus: Arc<LiveBus>,
+    notifications: Arc<Notifications>,
+}
+
+impl std::fmt::Debug for Publisher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Publisher").finish_non_exhaustive()
+    }
+}
+
+impl Publisher {
+    /// Publishes on `bus`.
+    #[must_use]
+    pub fn new(
+        store: Store,
+        dispatcher: Arc<Dispatcher>,
+        bus: Arc<LiveBus>,
+        notifications: Arc<Notifications>,
+    ) -> Self {
+        Self {
+            store,
+            dispatcher,
+            bus,
+            notifications,
+        }
+    }
+
     /// The live feeds.
     #[must_use]
-    pub fn live(&self) -> &LiveBus {
-        &self.live_bus
+    pub fn bus(&self) -> &LiveBus {
+        &self.bus
     }
 
     /// Who sees subshell `id` (owned by `owner`): its owner, administrators, its shares.
@@ -177,14 +213,15 @@ impl Service {
         match self.store.subshell(id).await {
             Ok(Some(row)) => {
                 self.notifications.notice_subshell(&row).await;
-                if self.live().is_empty() {
+                if self.bus.is_empty() {
                     return;
                 }
                 let to = self.subshell_audience(id, &row.owner_user_id).await;
+                let reachable = self.dispatcher.node_reachable(&row.node_id);
                 let frame = FeedFrame::Subshell {
-                    subshell: Box::new(self.subshell_view(&row)),
+                    subshell: Box::new(super::subshells::view_of(&row, reachable)),
                 };
-                self.live().publish(&frame, &to);
+                self.bus.publish(&frame, &to);
             }
             Ok(None) => {}
             Err(e) => tracing::debug!(subshell = %id, error = %e, "live feed: row not read"),
@@ -196,7 +233,7 @@ impl Service {
         let frame = FeedFrame::SubshellGone {
             subshell_id: id.to_owned(),
         };
-        self.live().publish(
+        self.bus.publish(
             &frame,
             &Audience {
                 users,
@@ -212,7 +249,7 @@ impl Service {
             return;
         };
         self.notifications.notice_node(&n).await;
-        if self.live().is_empty() {
+        if self.bus.is_empty() {
             return;
         }
         let to = Audience {
@@ -224,14 +261,18 @@ impl Service {
             node_id: n.id.clone(),
             liveness: n.liveness.clone(),
         };
-        self.live().publish(&frame, &to);
+        self.bus.publish(&frame, &to);
     }
 
-    /// The presence of every watched pane a feed of `user_id` may see, for a feed that just
-    /// opened (presence frames otherwise come only when a viewer joins or leaves, and a list
-    /// read now would show nobody watching).
-    pub async fn presence_for(&self, user_id: &str, admin: bool) -> Vec<FeedFrame> {
-        let pumps = self.pumps().all();
+    /// The presence of every watched pane among `pumps` a feed of `user_id` may see, for a
+    /// feed that just opened (presence frames otherwise come only when a viewer joins or
+    /// leaves, and a list read now would show nobody watching).
+    pub async fn presence_for(
+        &self,
+        pumps: Vec<Arc<Pump>>,
+        user_id: &str,
+        admin: bool,
+    ) -> Vec<FeedFrame> {
         let mut out = Vec::new();
         for pump in pumps {
             let viewers = pump.presence();
@@ -254,8 +295,9 @@ impl Service {
         out
     }
 
+    /// Publishes who watches subshell `subshell_id` now to the feeds that see it.
     pub async fn publish_presence(&self, subshell_id: &str, viewers: Vec<Viewer>) {
-        if self.live().is_empty() {
+        if self.bus.is_empty() {
             return;
         }
         let Ok(Some(row)) = self.store.subshell(subshell_id).await else {
@@ -268,7 +310,7 @@ impl Service {
             subshell_id: subshell_id.to_owned(),
             viewers,
         };
-        self.live().publish(&frame, &to);
+        self.bus.publish(&frame, &to);
     }
 }
 

@@ -309,7 +309,7 @@ pub struct Service {
     /// Live terminals: attach tokens and output pumps.
     terminals: terminals::Terminals,
     /// The whole-user live feeds: who is subscribed, and what goes to whom.
-    live_bus: Arc<live::LiveBus>,
+    publisher: Arc<live::Publisher>,
     /// Uploads into panes in progress.
     uploads: Arc<Uploads>,
     /// The passkey verifier and its pending ceremonies.
@@ -432,19 +432,17 @@ fn node_view(n: &Node) -> api::nodes::Node {
 
 /// Where the pumps' news goes: the live feeds of everyone who sees the pane, published on a
 /// task of its own (a pump never waits for the feed).
-fn pump_news(me: std::sync::Weak<Service>) -> terminals::pump::PumpSink {
+fn pump_news(publisher: Arc<live::Publisher>) -> terminals::pump::PumpSink {
     use terminals::pump::PumpNews;
     Box::new(move |news| {
-        let Some(svc) = me.upgrade() else {
-            return;
-        };
+        let publisher = publisher.clone();
         smol::spawn(async move {
             match news {
                 PumpNews::Presence {
                     subshell_id,
                     viewers,
-                } => svc.publish_presence(&subshell_id, viewers).await,
-                PumpNews::Grid { subshell_id } => svc.publish_subshell(&subshell_id).await,
+                } => publisher.publish_presence(&subshell_id, viewers).await,
+                PumpNews::Grid { subshell_id } => publisher.publish_subshell(&subshell_id).await,
             }
         })
         .detach();
@@ -555,19 +553,26 @@ impl Service {
         );
         let notifications =
             Notifications::new(store.clone(), clock.clone(), live_bus.clone(), &settings);
-        Ok(Arc::new_cyclic(|me| Self {
-            terminals: terminals::Terminals::new(
-                access_changed,
-                Arc::new(terminals::pump::Pumps::new(
-                    store.clone(),
-                    clock.clone(),
-                    dispatcher.clone(),
-                    pump_news(me.clone()),
-                )),
+        let publisher = Arc::new(live::Publisher::new(
+            store.clone(),
+            dispatcher.clone(),
+            live_bus,
+            notifications.clone(),
+        ));
+        let terminals = terminals::Terminals::new(
+            access_changed,
+            Arc::new(terminals::pump::Pumps::new(
+                store.clone(),
                 clock.clone(),
                 dispatcher.clone(),
-                links.clone(),
-            ),
+                pump_news(publisher.clone()),
+            )),
+            clock.clone(),
+            dispatcher.clone(),
+            links.clone(),
+        );
+        Ok(Arc::new_cyclic(|me| Self {
+            terminals,
             me: me.clone(),
             store,
             clock,
@@ -581,7 +586,7 @@ impl Service {
             dispatcher,
             local_dirs: std::sync::OnceLock::new(),
             socket_executor: std::sync::OnceLock::new(),
-            live_bus,
+            publisher,
             uploads,
             passkeys,
             guard,
@@ -769,6 +774,12 @@ impl Service {
     #[must_use]
     pub fn presets(&self) -> &Presets {
         &self.presets
+    }
+
+    /// Publishing to the live feeds.
+    #[must_use]
+    pub fn publisher(&self) -> &live::Publisher {
+        &self.publisher
     }
 
     /// The notifications domain.

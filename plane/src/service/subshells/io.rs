@@ -228,7 +228,7 @@ impl Service {
                 self.now(),
             )
             .await?;
-        self.publish_subshell(id).await;
+        self.publisher.publish_subshell(id).await;
         self.fresh_view(id).await
     }
 }

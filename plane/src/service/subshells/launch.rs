@@ -439,7 +439,7 @@ impl Service {
         }
         self.settle_parked_exit(&id, true);
         // A refused launch leaves nothing, so feeds hear of a subshell once it runs.
-        self.publish_subshell(&id).await;
+        self.publisher.publish_subshell(&id).await;
         let typed = inline_prompt.is_none();
         if let Some(p) = req.prompt.filter(|_| typed) {
             self.spawn_prompt(id.clone(), node.id.clone(), p.as_str().to_owned());
@@ -461,7 +461,7 @@ impl Service {
                 }
             };
             let _ = me.store.set_prompt_state(&id, state, me.now()).await;
-            me.publish_subshell(&id).await;
+            me.publisher.publish_subshell(&id).await;
         })
         .detach();
     }

@@ -144,58 +144,7 @@ impl Service {
 
     /// A subshell row as the API shows it.
     pub(in crate::service) fn subshell_view(&self, r: &store::Subshell) -> Subshell {
-        let state = SubshellState::from_stored(&r.state);
-        let reachable = self.dispatcher.node_reachable(&r.node_id);
-        let attention = Attention::from_stored(&r.attention);
-        let status = match state {
-            s if s.is_live() && !reachable => SubshellStatus::NodeUnreachable,
-            SubshellState::Starting => SubshellStatus::Starting,
-            SubshellState::Running if attention == Attention::NeedsInput => {
-                SubshellStatus::NeedsAttention
-            }
-            SubshellState::Running => SubshellStatus::Running,
-            SubshellState::Stopping => SubshellStatus::Stopping,
-            SubshellState::Stopped => SubshellStatus::Stopped,
-            SubshellState::Exited => SubshellStatus::Exited,
-            SubshellState::Crashed => SubshellStatus::Crashed,
-            SubshellState::Failed => SubshellStatus::Failed,
-        };
-        Subshell {
-            id: r.id.clone(),
-            name: r.name.clone(),
-            owner_user_id: r.owner_user_id.clone(),
-            node_id: r.node_id.clone(),
-            harness_id: r.harness_id.clone(),
-            cwd: r.cwd.clone(),
-            preset_id: r.preset_id.clone(),
-            workspace_id: r.workspace_id.clone(),
-            state,
-            status,
-            node_reachable: reachable,
-            exit_code: r.exit_code.and_then(|c| i32::try_from(c).ok()),
-            error: r.error.clone(),
-            cols: u16::try_from(r.cols).unwrap_or(DEFAULT_COLS),
-            rows: u16::try_from(r.rows).unwrap_or(DEFAULT_ROWS),
-            attention,
-            attention_at: r.attention_at,
-            harness_session_id: r.harness_session_id.clone(),
-            permissions: serde_json::from_str(&r.token_perms).unwrap_or_default(),
-            token_expires_at: r.token_expires_at,
-            auto_restart: r.auto_restart,
-            restarts: r.restarts,
-            prompt_state: r.prompt_state.clone(),
-            parent_subshell_id: r.parent_subshell_id.clone(),
-            created_by: match r.created_by_kind.as_str() {
-                "system_key" => CreatedBy::SystemKey,
-                "pane" => CreatedBy::Pane,
-                _ => CreatedBy::Cookie,
-            },
-            created_at: r.created_at,
-            updated_at: r.updated_at,
-            started_at: r.started_at,
-            ended_at: r.ended_at,
-            warning: r.warning.clone(),
-        }
+        view_of(r, self.dispatcher.node_reachable(&r.node_id))
     }
 
     pub(in crate::service) async fn fresh_view(&self, id: &str) -> Result<Subshell, ApiError> {
@@ -236,6 +185,61 @@ impl Service {
     pub async fn subshell(&self, c: &Caller, id: &str) -> Result<Subshell, ApiError> {
         let row = self.reach_subshell(c, id, Need::Read).await?;
         Ok(self.subshell_view(&row))
+    }
+}
+
+/// Row `r` as the API shows it, its node `reachable` or not.
+pub(in crate::service) fn view_of(r: &store::Subshell, reachable: bool) -> Subshell {
+    let state = SubshellState::from_stored(&r.state);
+    let attention = Attention::from_stored(&r.attention);
+    let status = match state {
+        s if s.is_live() && !reachable => SubshellStatus::NodeUnreachable,
+        SubshellState::Starting => SubshellStatus::Starting,
+        SubshellState::Running if attention == Attention::NeedsInput => {
+            SubshellStatus::NeedsAttention
+        }
+        SubshellState::Running => SubshellStatus::Running,
+        SubshellState::Stopping => SubshellStatus::Stopping,
+        SubshellState::Stopped => SubshellStatus::Stopped,
+        SubshellState::Exited => SubshellStatus::Exited,
+        SubshellState::Crashed => SubshellStatus::Crashed,
+        SubshellState::Failed => SubshellStatus::Failed,
+    };
+    Subshell {
+        id: r.id.clone(),
+        name: r.name.clone(),
+        owner_user_id: r.owner_user_id.clone(),
+        node_id: r.node_id.clone(),
+        harness_id: r.harness_id.clone(),
+        cwd: r.cwd.clone(),
+        preset_id: r.preset_id.clone(),
+        workspace_id: r.workspace_id.clone(),
+        state,
+        status,
+        node_reachable: reachable,
+        exit_code: r.exit_code.and_then(|c| i32::try_from(c).ok()),
+        error: r.error.clone(),
+        cols: u16::try_from(r.cols).unwrap_or(DEFAULT_COLS),
+        rows: u16::try_from(r.rows).unwrap_or(DEFAULT_ROWS),
+        attention,
+        attention_at: r.attention_at,
+        harness_session_id: r.harness_session_id.clone(),
+        permissions: serde_json::from_str(&r.token_perms).unwrap_or_default(),
+        token_expires_at: r.token_expires_at,
+        auto_restart: r.auto_restart,
+        restarts: r.restarts,
+        prompt_state: r.prompt_state.clone(),
+        parent_subshell_id: r.parent_subshell_id.clone(),
+        created_by: match r.created_by_kind.as_str() {
+            "system_key" => CreatedBy::SystemKey,
+            "pane" => CreatedBy::Pane,
+            _ => CreatedBy::Cookie,
+        },
+        created_at: r.created_at,
+        updated_at: r.updated_at,
+        started_at: r.started_at,
+        ended_at: r.ended_at,
+        warning: r.warning.clone(),
     }
 }
 

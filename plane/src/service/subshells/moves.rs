@@ -56,7 +56,7 @@ impl Service {
             .await?
         {
             self.subshells_moved.notify(usize::MAX);
-            self.publish_subshell(&row.id).await;
+            self.publisher.publish_subshell(&row.id).await;
             Ok(Some((m.to, token)))
         } else {
             Ok(None)
@@ -716,7 +716,7 @@ impl Service {
         } else if reachable {
             self.forget_pane(&row.node_id, id);
         }
-        self.publish_subshell_gone(id, audience, true);
+        self.publisher.publish_subshell_gone(id, audience, true);
         self.pumps()
             .close_viewers(id, None, 4404, "the subshell was deleted");
         if let Ok(mut m) = self.incarnations.lock() {

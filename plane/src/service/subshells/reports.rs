@@ -32,7 +32,7 @@ impl Service {
         self.store
             .set_subshell_attention(id, req.attention.as_str(), self.now())
             .await?;
-        self.publish_subshell(id).await;
+        self.publisher.publish_subshell(id).await;
         self.fresh_view(id).await
     }
 
@@ -47,7 +47,7 @@ impl Service {
         self.store
             .set_subshell_session(id, req.harness_session_id.as_str(), self.now())
             .await?;
-        self.publish_subshell(id).await;
+        self.publisher.publish_subshell(id).await;
         self.fresh_view(id).await
     }
 

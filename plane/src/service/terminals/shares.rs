@@ -83,7 +83,7 @@ impl Service {
             self.pumps()
                 .close_viewers(id, Some(user_id), 4403, "the share's access changed");
         }
-        self.publish_subshell(id).await;
+        self.publisher.publish_subshell(id).await;
         Ok(view(share))
     }
 
@@ -99,7 +99,11 @@ impl Service {
         }
         self.pumps()
             .close_viewers(id, Some(user_id), 4403, "the share was revoked");
-        self.publish_subshell_gone(id, std::iter::once(user_id.to_owned()).collect(), false);
+        self.publisher.publish_subshell_gone(
+            id,
+            std::iter::once(user_id.to_owned()).collect(),
+            false,
+        );
         Ok(())
     }
 }
