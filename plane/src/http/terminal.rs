@@ -717,7 +717,7 @@ async fn typist(
                         Err(_) => break,
                     }
                 }
-                match svc.type_into_pane(&row, data).await {
+                match svc.terminals().type_into_pane(&row, data).await {
                     Ok(Some(ticket)) => unsettled.push_back(ticket),
                     Ok(None) => {}
                     Err(e) => refuse(&e.message),

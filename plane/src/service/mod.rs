@@ -43,6 +43,7 @@ mod revocations;
 mod sessions;
 mod subshells;
 pub mod terminals;
+mod typist;
 mod uploads;
 
 pub use accounts::Accounts;
@@ -310,6 +311,8 @@ pub struct Service {
     terminals: terminals::Terminals,
     /// The whole-user live feeds: who is subscribed, and what goes to whom.
     publisher: Arc<live::Publisher>,
+    /// Typing into panes.
+    typist: Arc<typist::Typist>,
     /// Uploads into panes in progress.
     uploads: Arc<Uploads>,
     /// The passkey verifier and its pending ceremonies.
@@ -559,6 +562,7 @@ impl Service {
             live_bus,
             notifications.clone(),
         ));
+        let typist = Arc::new(typist::Typist::new(dispatcher.clone(), clock.clone()));
         let terminals = terminals::Terminals::new(
             access_changed,
             Arc::new(terminals::pump::Pumps::new(
@@ -570,6 +574,7 @@ impl Service {
             clock.clone(),
             dispatcher.clone(),
             links.clone(),
+            typist.clone(),
         );
         Ok(Arc::new_cyclic(|me| Self {
             terminals,
@@ -587,6 +592,7 @@ impl Service {
             local_dirs: std::sync::OnceLock::new(),
             socket_executor: std::sync::OnceLock::new(),
             publisher,
+            typist,
             uploads,
             passkeys,
             guard,

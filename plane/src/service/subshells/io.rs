@@ -92,80 +92,6 @@ impl Service {
 
     // ----- typing and resizing -----
 
-    /// Types `text` (in pieces of at most [`INPUT_PIECE_BYTES`], in order, back to back) and
-    /// then presses `keys`. Keys after text are pressed apart from it, once the program has
-    /// taken the text (the screen moved and stayed still for [`KEYS_AFTER_TEXT_QUIET_MS`], or
-    /// [`KEYS_AFTER_TEXT_LIMIT_MS`] went by): a program that reads text and Enter in one burst
-    /// may take them for a paste, whose Enter does not submit (the agent CLIs do). This runs
-    /// on the plane, so it holds alike for a pane on the plane's own host and on a node.
-    pub(in crate::service) async fn type_into(
-        &self,
-        node_id: &str,
-        id: &SubshellId,
-        text: &str,
-        keys: &[NamedKey],
-    ) -> Result<u64, ApiError> {
-        let mut pieces = Vec::new();
-        let mut rest = text;
-        while !rest.is_empty() {
-            let mut end = rest.len().min(INPUT_PIECE_BYTES);
-            while !rest.is_char_boundary(end) {
-                end -= 1;
-            }
-            pieces.push(&rest[..end]);
-            rest = &rest[end..];
-        }
-        let commands: Vec<Command> = pieces
-            .iter()
-            .map(|p| {
-                Command::Input(Input {
-                    subshell_id: id.clone(),
-                    data: (*p).to_owned(),
-                    keys: Vec::new(),
-                })
-            })
-            .collect();
-        let keys_command = (!keys.is_empty() || commands.is_empty()).then(|| {
-            Command::Input(Input {
-                subshell_id: id.clone(),
-                data: String::new(),
-                keys: keys.to_vec(),
-            })
-        });
-        let n = commands.len() as u64 + u64::from(keys_command.is_some());
-        // The screen before the text, to see the program take it.
-        let before = if !commands.is_empty() && !keys.is_empty() {
-            self.screen_text(node_id, id).await.ok().flatten()
-        } else {
-            None
-        };
-        if !commands.is_empty() {
-            for r in self
-                .dispatcher
-                .node_commands_in_order(node_id, commands)
-                .await?
-            {
-                node_data(r)?;
-            }
-        }
-        if let Some(k) = keys_command {
-            if let Some(b) = &before {
-                // A pane that went meanwhile is answered by the keys' own command.
-                let _ = self
-                    .screen_settles(
-                        node_id,
-                        id,
-                        Some(b),
-                        Duration::from_millis(KEYS_AFTER_TEXT_QUIET_MS),
-                        Duration::from_millis(KEYS_AFTER_TEXT_LIMIT_MS),
-                    )
-                    .await;
-            }
-            node_data(self.dispatcher.node_command(node_id, k).await?)?;
-        }
-        Ok(n)
-    }
-
     /// `POST /api/subshells/:id/input`.
     pub async fn subshell_input(
         &self,
@@ -177,6 +103,7 @@ impl Service {
         self.require_live(&row)?;
         let sid = SubshellId::parse(&row.id).map_err(|_| ApiError::internal())?;
         let pieces = self
+            .typist
             .type_into(&row.node_id, &sid, req.text.as_str(), &req.keys)
             .await?;
         Ok(InputDone {

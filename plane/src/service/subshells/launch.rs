@@ -466,73 +466,6 @@ impl Service {
         .detach();
     }
 
-    /// The pane's screen text as `capture` answers it (`None` when the pane is gone).
-    pub(in crate::service) async fn screen_text(
-        &self,
-        node_id: &str,
-        id: &SubshellId,
-    ) -> Result<Option<String>, ApiError> {
-        let r = self
-            .dispatcher
-            .node_command(
-                node_id,
-                Command::Capture(Capture {
-                    subshell_id: id.clone(),
-                    lines: None,
-                    replay: false,
-                }),
-            )
-            .await?;
-        if !r.ok {
-            return Ok(None);
-        }
-        Ok(Some(
-            r.data
-                .as_ref()
-                .and_then(|d| d.get("text"))
-                .and_then(serde_json::Value::as_str)
-                .unwrap_or_default()
-                .to_owned(),
-        ))
-    }
-
-    /// Waits until the pane's screen shows something other than `from` (blank, when `None`)
-    /// and has then stayed the same for `quiet`, for at most `limit`; `Ok(false)` when the
-    /// limit came first. Err when the pane is gone.
-    pub(in crate::service) async fn screen_settles(
-        &self,
-        node_id: &str,
-        id: &SubshellId,
-        from: Option<&str>,
-        quiet: Duration,
-        limit: Duration,
-    ) -> Result<bool, ApiError> {
-        let poll = (quiet / 4).clamp(Duration::from_millis(50), Duration::from_millis(250));
-        let started = self.instant();
-        let mut last: Option<String> = None;
-        let mut since = self.instant();
-        loop {
-            let now = self
-                .screen_text(node_id, id)
-                .await?
-                .ok_or_else(|| ApiError::new(409, "SUBSHELL_NOT_RUNNING", "the pane is gone"))?;
-            let moved = match from {
-                Some(f) => now != f,
-                None => !now.trim().is_empty(),
-            };
-            if last.as_deref() != Some(now.as_str()) {
-                last = Some(now);
-                since = self.instant();
-            } else if moved && since.elapsed() >= quiet {
-                return Ok(true);
-            }
-            if started.elapsed() >= limit {
-                return Ok(false);
-            }
-            smol::Timer::after(poll).await;
-        }
-    }
-
     /// Types the initial prompt: once the pane's first screen shows and has stayed still for
     /// a moment, its text, and — once the harness has taken it (its screen moved and settled
     /// again) — Enter, apart: a harness that reads text and Enter in one burst takes them for
@@ -545,6 +478,7 @@ impl Service {
     ) -> Result<(), ApiError> {
         let subshell_id = SubshellId::parse(id).map_err(|_| ApiError::internal())?;
         if !self
+            .typist
             .screen_settles(
                 node_id,
                 &subshell_id,
@@ -560,7 +494,8 @@ impl Service {
                 "the pane never showed a settled screen",
             ));
         }
-        self.type_into(node_id, &subshell_id, text, &[NamedKey::Enter])
+        self.typist
+            .type_into(node_id, &subshell_id, text, &[NamedKey::Enter])
             .await
             .map(|_| ())
     }

@@ -35,8 +35,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use termplane_proto::command::{
-    Capture, Command, Input, Launch, LogRead, NamedKey, Preset as ProtoPreset, Probe, Resize,
-    SubshellRef,
+    Capture, Command, Launch, LogRead, NamedKey, Preset as ProtoPreset, Probe, Resize, SubshellRef,
 };
 use termplane_proto::{Event, SubshellId};
 

@@ -248,6 +248,7 @@ impl Service {
         };
         let mut ended = false;
         if let Err(e) = self
+            .typist
             .type_into(&row.node_id, &sid, "", &[NamedKey::CtrlC])
             .await
         {

@@ -23,6 +23,7 @@ use termplane_proto::command::{Capture, Command, SCREEN_REPLAY, SubshellRef};
 
 use super::dispatch::Dispatcher;
 use super::subshells::Need;
+use super::typist::Typist;
 use super::{Caller, Service};
 use crate::api::subshells::Access;
 use crate::api::terminals::{WsToken, WsTokenRequest};
@@ -133,6 +134,7 @@ pub struct Terminals {
     clock: Arc<dyn Clock>,
     dispatcher: Arc<Dispatcher>,
     links: Arc<LinkHub>,
+    typist: Arc<Typist>,
 }
 
 impl Terminals {
@@ -145,6 +147,7 @@ impl Terminals {
         clock: Arc<dyn Clock>,
         dispatcher: Arc<Dispatcher>,
         links: Arc<LinkHub>,
+        typist: Arc<Typist>,
     ) -> Self {
         Self {
             access_changed,
@@ -155,6 +158,7 @@ impl Terminals {
             clock,
             dispatcher,
             links,
+            typist,
         }
     }
 
@@ -345,6 +349,34 @@ impl Terminals {
     #[must_use]
     pub fn keys_typed(&self, ticket: KeysTicket) -> super::KeysTyped {
         self.dispatcher.local_keys_typed(ticket.0)
+    }
+
+    /// Types a viewer's `data` into a pane. On the plane's own host the keys go straight to
+    /// tmux when nothing is queued before them, and this answers before tmux has said they were
+    /// typed (a viewer's echo is their answer): a [`KeysTicket`] to wait on with
+    /// [`Self::keys_typed`]. Elsewhere it answers once the node has typed them.
+    pub async fn type_into_pane(
+        &self,
+        row: &store::Subshell,
+        data: String,
+    ) -> Result<Option<KeysTicket>, ApiError> {
+        if data.is_empty() {
+            return Ok(None);
+        }
+        let sid = SubshellId::parse(&row.id).map_err(|_| ApiError::internal())?;
+        if let Some(t) = self
+            .dispatcher
+            .type_now_on_local_node(&row.node_id, &sid, &data)
+            .await
+        {
+            return Ok(Some(KeysTicket(t)));
+        }
+        // In pieces, as the REST route types: a frame of up to 64 KiB, or several queued
+        // together, can be more than one command carries once JSON escapes it.
+        self.typist
+            .type_into(&row.node_id, &sid, &data, &[])
+            .await
+            .map(|_| None)
     }
 }
 
@@ -595,35 +627,8 @@ impl Service {
             Err(_) => Err((4403, "access to this subshell ended".into())),
         }
     }
-
-    /// Types a viewer's `data` into a pane. On the plane's own host the keys go straight to
-    /// tmux when nothing is queued before them, and this answers before tmux has said they were
-    /// typed (a viewer's echo is their answer): a [`KeysTicket`] to wait on with
-    /// [`Terminals::keys_typed`]. Elsewhere it answers once the node has typed them.
-    pub async fn type_into_pane(
-        &self,
-        row: &store::Subshell,
-        data: String,
-    ) -> Result<Option<KeysTicket>, ApiError> {
-        if data.is_empty() {
-            return Ok(None);
-        }
-        let sid = SubshellId::parse(&row.id).map_err(|_| ApiError::internal())?;
-        if let Some(t) = self
-            .dispatcher
-            .type_now_on_local_node(&row.node_id, &sid, &data)
-            .await
-        {
-            return Ok(Some(KeysTicket(t)));
-        }
-        // In pieces, as the REST route types: a frame of up to 64 KiB, or several queued
-        // together, can be more than one command carries once JSON escapes it.
-        self.type_into(&row.node_id, &sid, &data, &[])
-            .await
-            .map(|_| None)
-    }
 }
 
-/// Keys typed into a pane before the node said they were (see [`Service::type_into_pane`]).
+/// Keys typed into a pane before the node said they were (see [`Terminals::type_into_pane`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KeysTicket(u64);
