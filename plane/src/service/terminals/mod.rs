@@ -6,7 +6,7 @@
 //!
 //! # The attach order (spec: "Terminal attach over a node")
 //!
-//! [`Service::attach`] does, in order: join the pane's pump (the first viewer starts the node's
+//! The attach route (`http/terminal.rs`, before its 101) does, in order: join the pane's pump (the first viewer starts the node's
 //! tail, so nothing printed from now on is missed); fit the pane to the smallest grid of the
 //! viewers that take part in sizing (those that may type, unless they asked to stay out); read the replay from the pane (its grid comes with it — a pane that cannot
 //! be read is a refusal, never a guessed size); then the socket task opens the subscription and
