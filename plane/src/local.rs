@@ -8,7 +8,7 @@
 //! five commands about a daemon process (`update`, `service`, `set_server_url`,
 //! `set_log_level`, `agent_log_read`) are refused by [`Daemonless`] with a message that says
 //! why. Events go where a remote node's go: the node event log (`GET /api/nodes/:id/events`)
-//! and the service's event application ([`Service::apply_node_event`]).
+//! and the service's event application ([`NodeReports::apply_node_event`](crate::service::NodeReports::apply_node_event)).
 //!
 //! Its data directory is `<plane data dir>/local-node` (0700): the private tmux socket, pane
 //! logs, exit files, the MCP registration files of its panes and the path allowlist. Panes
@@ -115,12 +115,13 @@ pub async fn start(svc: &Arc<Service>, plane_data_dir: &Path) -> Result<(), Stri
     })
     .await?;
     let alive = census.len();
-    svc.apply_node_event(
-        &node_id,
-        LOCAL_CONN,
-        &Event::SubshellsReport(SubshellsReport { subshells: census }),
-    )
-    .await;
+    svc.node_reports()
+        .apply_node_event(
+            &node_id,
+            LOCAL_CONN,
+            &Event::SubshellsReport(SubshellsReport { subshells: census }),
+        )
+        .await;
     let runner = Runner::start(Arc::clone(&exec)).map_err(|e| format!("runner: {e}"))?;
 
     let (events, to_apply) = smol::channel::bounded::<Event>(EVENT_QUEUE);
@@ -213,6 +214,8 @@ fn exit_ticks(exec: &Executor, events: &smol::channel::Sender<Event>) {
 async fn apply_events(svc: Arc<Service>, node_id: String, rx: smol::channel::Receiver<Event>) {
     while let Ok(e) = rx.recv().await {
         svc.nodes().events().push(&node_id, &e);
-        svc.apply_node_event(&node_id, LOCAL_CONN, &e).await;
+        svc.node_reports()
+            .apply_node_event(&node_id, LOCAL_CONN, &e)
+            .await;
     }
 }

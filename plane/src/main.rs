@@ -343,7 +343,7 @@ async fn run(cfg: Config) -> Result<(), String> {
     } else {
         tracing::info!("the local node is off (--no-local-node): panes run on enrolled nodes only");
     }
-    svc.spawn_reconcile_sweep(RECONCILE_EVERY);
+    svc.node_reports().spawn_reconcile_sweep(RECONCILE_EVERY);
     let mut signals =
         async_signal::Signals::new([async_signal::Signal::Term, async_signal::Signal::Int])
             .map_err(|e| format!("cannot install signal handlers: {e}"))?;

@@ -57,6 +57,8 @@ impl LinkSink for Service {
     }
 
     async fn apply_event(self: &Arc<Self>, node_id: &str, conn: u64, event: &Event) {
-        self.apply_node_event(node_id, conn, event).await;
+        self.node_reports
+            .apply_node_event(node_id, conn, event)
+            .await;
     }
 }

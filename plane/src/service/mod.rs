@@ -63,7 +63,7 @@ pub use nodes::Nodes;
 pub use notifications::Notifications;
 pub use passkeys::Passkeys;
 pub use presets::Presets;
-pub use subshells::GONE_GRACE_MS;
+pub use subshells::{GONE_GRACE_MS, Lookup, NodeReports, PaneIo, Subshells};
 pub use subshells::{INPUT_PIECE_BYTES, TOKEN_LIFETIME_MS};
 pub use uploads::Uploads;
 
@@ -301,9 +301,7 @@ pub struct Service {
     /// Node rows, their settings and updates.
     nodes: Arc<Nodes>,
     /// Harness plugins and detection.
-    catalog: Catalog,
-    /// The local node's data and home directories.
-    local_dirs: std::sync::OnceLock<(String, String)>,
+    catalog: Arc<Catalog>,
     /// The executor the terminal sockets run on (the HTTP server's), once it serves; weak, so
     /// that the server's shutdown still drops the tasks left on it.
     socket_executor: std::sync::OnceLock<std::sync::Weak<smol::Executor<'static>>>,
@@ -311,8 +309,6 @@ pub struct Service {
     terminals: terminals::Terminals,
     /// The whole-user live feeds: who is subscribed, and what goes to whom.
     publisher: Arc<live::Publisher>,
-    /// Typing into panes.
-    typist: Arc<typist::Typist>,
     /// Uploads into panes in progress.
     uploads: Arc<Uploads>,
     /// The passkey verifier and its pending ceremonies.
@@ -332,31 +328,20 @@ pub struct Service {
     /// The channel key and new-entry signal.
     channels: channels::Channels,
     /// Presets and workspaces.
-    presets: Presets,
-    /// Panes the reconcile sweep found gone, and when it first did (ms).
-    gone_seen: std::sync::Mutex<std::collections::HashMap<String, i64>>,
-    /// One lifecycle move at a time per subshell (see `Service::hold_subshell`).
-    subshell_locks:
-        std::sync::Mutex<std::collections::HashMap<String, std::sync::Weak<smol::lock::Mutex<()>>>>,
-    /// Announced after every lifecycle move of any subshell (a stop's grace waits on it).
-    subshells_moved: event_listener::Event,
-    /// When each subshell's current pane started, on its node's clock (from the launch answer).
-    incarnations: std::sync::Mutex<std::collections::HashMap<String, String>>,
-    /// Exits that arrived while their subshell's launch was on its way (node id, event).
-    parked_exits:
-        std::sync::Mutex<std::collections::HashMap<String, (String, termplane_proto::event::Exit)>>,
-    /// Exits whose recording failed (a full disk, a database fault) and that are being retried
-    /// (node id, event): until then the census and the sweep leave their rows alone, so the
-    /// pane's end is recorded as it happened, not as a crash found later.
-    unapplied_exits:
-        std::sync::Mutex<std::collections::HashMap<String, (String, termplane_proto::event::Exit)>>,
+    presets: Arc<Presets>,
+    /// Looking subshells up: who may see and act on which.
+    lookup: Arc<subshells::Lookup>,
+    /// Subshells: launching them and moving them through their lifecycle.
+    subshells: Arc<subshells::Subshells>,
+    /// A pane's input and output through the API, and what it reports about itself.
+    pane_io: subshells::PaneIo,
+    /// What nodes report, applied to the subshells' rows.
+    node_reports: Arc<subshells::NodeReports>,
     /// Revocations a full disk could not write yet, in force meanwhile.
     /// System keys and setup keys.
     credentials: Credentials,
     /// What readiness reads that nothing else keeps.
     health: Arc<health::Health>,
-    /// This service, for the tasks it starts.
-    me: std::sync::Weak<Self>,
 }
 
 impl std::fmt::Debug for Service {
@@ -490,12 +475,12 @@ impl Service {
             settings.base_url.clone(),
             settings.downloads_dir.clone(),
         ));
-        let catalog = Catalog::new(
+        let catalog = Arc::new(Catalog::new(
             store.clone(),
             clock.clone(),
             dispatcher.clone(),
             nodes.clone(),
-        );
+        ));
         let live_bus = Arc::new(live::LiveBus::default());
         let audit = audit::Audit::new(store.clone());
         let secrets = Arc::new(secrets);
@@ -512,7 +497,7 @@ impl Service {
             settings.ws_url(),
         );
         let network = Arc::new(network::Network::new(store.clone(), clock.clone()));
-        let presets = Presets::new(store.clone(), clock.clone());
+        let presets = Arc::new(Presets::new(store.clone(), clock.clone()));
         let files = Arc::new(Files::new(
             store.clone(),
             clock.clone(),
@@ -563,22 +548,52 @@ impl Service {
             notifications.clone(),
         ));
         let typist = Arc::new(typist::Typist::new(dispatcher.clone(), clock.clone()));
+        let pumps = Arc::new(terminals::pump::Pumps::new(
+            store.clone(),
+            clock.clone(),
+            dispatcher.clone(),
+            pump_news(publisher.clone()),
+        ));
+        let lookup = Arc::new(subshells::Lookup::new(store.clone(), dispatcher.clone()));
+        let subshells = subshells::Subshells::new(
+            store.clone(),
+            clock.clone(),
+            settings.base_url.clone(),
+            dispatcher.clone(),
+            lookup.clone(),
+            publisher.clone(),
+            pumps.clone(),
+            typist.clone(),
+            presets.clone(),
+            catalog.clone(),
+        );
+        let pane_io = subshells::PaneIo::new(
+            store.clone(),
+            clock.clone(),
+            dispatcher.clone(),
+            lookup.clone(),
+            publisher.clone(),
+            pumps.clone(),
+            typist.clone(),
+        );
+        let node_reports = Arc::new(subshells::NodeReports::new(
+            store.clone(),
+            clock.clone(),
+            dispatcher.clone(),
+            pumps.clone(),
+            uploads.clone(),
+            subshells.clone(),
+        ));
         let terminals = terminals::Terminals::new(
             access_changed,
-            Arc::new(terminals::pump::Pumps::new(
-                store.clone(),
-                clock.clone(),
-                dispatcher.clone(),
-                pump_news(publisher.clone()),
-            )),
+            pumps,
             clock.clone(),
             dispatcher.clone(),
             links.clone(),
             typist.clone(),
         );
-        Ok(Arc::new_cyclic(|me| Self {
+        Ok(Arc::new(Self {
             terminals,
-            me: me.clone(),
             store,
             clock,
             settings,
@@ -589,10 +604,8 @@ impl Service {
             nodes,
             catalog,
             dispatcher,
-            local_dirs: std::sync::OnceLock::new(),
             socket_executor: std::sync::OnceLock::new(),
             publisher,
-            typist,
             uploads,
             passkeys,
             guard,
@@ -603,12 +616,10 @@ impl Service {
             network,
             channels,
             presets,
-            gone_seen: std::sync::Mutex::default(),
-            subshell_locks: std::sync::Mutex::default(),
-            subshells_moved: event_listener::Event::new(),
-            incarnations: std::sync::Mutex::default(),
-            parked_exits: std::sync::Mutex::default(),
-            unapplied_exits: std::sync::Mutex::default(),
+            lookup,
+            subshells,
+            pane_io,
+            node_reports,
             credentials,
             health,
         }))
@@ -617,9 +628,7 @@ impl Service {
     /// Attaches the plane's own executor: from now on commands for the local node run on it.
     /// Only the first call takes effect.
     pub fn attach_local_node(&self, local: Arc<dyn LocalNode>, data_dir: &str, home_dir: &str) {
-        let _ = self
-            .local_dirs
-            .set((data_dir.to_owned(), home_dir.to_owned()));
+        self.subshells.set_local_dirs(data_dir, home_dir);
         self.dispatcher.attach_local(local);
     }
 
@@ -776,6 +785,30 @@ impl Service {
         &self.files
     }
 
+    /// The subshells domain: launching and lifecycle moves.
+    #[must_use]
+    pub fn subshells(&self) -> &Arc<subshells::Subshells> {
+        &self.subshells
+    }
+
+    /// Looking subshells up: listing them and reading one, as the caller may see them.
+    #[must_use]
+    pub fn lookup(&self) -> &subshells::Lookup {
+        &self.lookup
+    }
+
+    /// A pane's input and output through the API, and what it reports about itself.
+    #[must_use]
+    pub fn pane_io(&self) -> &subshells::PaneIo {
+        &self.pane_io
+    }
+
+    /// What nodes report (their events, the reconcile sweep), applied to the subshells' rows.
+    #[must_use]
+    pub fn node_reports(&self) -> &Arc<subshells::NodeReports> {
+        &self.node_reports
+    }
+
     /// The presets and workspaces domain.
     #[must_use]
     pub fn presets(&self) -> &Presets {
@@ -802,11 +835,6 @@ impl Service {
     #[must_use]
     pub fn now_ms(&self) -> i64 {
         self.clock.now_ms()
-    }
-
-    /// Now on the injected clock's monotonic time (waits and deadlines).
-    pub(crate) fn instant(&self) -> std::time::Instant {
-        self.clock.instant()
     }
 
     /// The live node sockets.

@@ -406,6 +406,7 @@ impl Service {
     /// `POST /api/uploads`: into a pane the caller may write to.
     pub async fn start_upload(&self, c: &Caller, req: UploadRequest) -> Result<Upload, ApiError> {
         let row = self
+            .lookup
             .reach_subshell(c, req.subshell_id.as_str(), Need::Write)
             .await?;
         self.uploads.start(c, &row, req).await

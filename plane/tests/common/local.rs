@@ -112,7 +112,7 @@ pub fn attach(p: &Plane) -> Local {
         while let Ok(e) = output.recv() {
             match e {
                 termplane_proto::Event::Output(o) => svc.pumps().route_output(&node_id, &o),
-                other => smol::block_on(svc.apply_node_event(&node_id, 0, &other)),
+                other => smol::block_on(svc.node_reports().apply_node_event(&node_id, 0, &other)),
             }
         }
     });

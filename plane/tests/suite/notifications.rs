@@ -348,7 +348,7 @@ fn a_pane_that_needs_input_pushes_an_encrypted_signed_message_to_its_owners_devi
     });
     assert_eq!(exit.exit_code, Some(0));
     let svc = p.svc.clone();
-    smol::block_on(svc.apply_node_event(
+    smol::block_on(svc.node_reports().apply_node_event(
         &node.node_id,
         termplane::local::LOCAL_CONN,
         &termplane_proto::Event::Exit(exit),

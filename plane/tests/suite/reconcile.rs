@@ -71,10 +71,10 @@ fn the_sweep_ends_rows_whose_panes_are_gone_and_skips_rows_of_offline_nodes() {
     assert_eq!(state(&gone)["state"], "running", "nothing noticed it yet");
 
     // The first sweep that finds it gone leaves the node's exit check time to report it.
-    smol::block_on(p.svc.reconcile()).unwrap();
+    smol::block_on(p.svc.node_reports().reconcile()).unwrap();
     assert_eq!(state(&gone)["state"], "running", "judged before the grace");
     p.clock.advance_ms(termplane::service::GONE_GRACE_MS);
-    smol::block_on(p.svc.reconcile()).unwrap();
+    smol::block_on(p.svc.node_reports().reconcile()).unwrap();
     let g = state(&gone);
     assert_eq!(g["state"], "crashed", "{g}");
     assert_eq!(state(&alive)["state"], "running");
@@ -129,14 +129,14 @@ fn an_exit_reported_after_a_sweep_found_the_pane_gone_keeps_its_code() {
     let node = common::local::attach(&p);
     // The pane has ended; the sweep sees it gone before the node's exit check reports it.
     let (id, exit) = shell_that_exits(&p, &admin, &node, 0);
-    smol::block_on(p.svc.reconcile()).unwrap();
-    smol::block_on(p.svc.apply_node_event(
+    smol::block_on(p.svc.node_reports().reconcile()).unwrap();
+    smol::block_on(p.svc.node_reports().apply_node_event(
         &node.node_id,
         termplane::local::LOCAL_CONN,
         &termplane_proto::Event::Exit(exit),
     ));
     p.clock.advance_ms(termplane::service::GONE_GRACE_MS);
-    smol::block_on(p.svc.reconcile()).unwrap();
+    smol::block_on(p.svc.node_reports().reconcile()).unwrap();
     let v = p
         .get(&format!("/api/subshells/{id}"))
         .header("Cookie", &admin)
@@ -172,17 +172,17 @@ fn an_exit_that_arrives_on_a_full_disk_is_recorded_once_space_is_freed() {
             .json()
     };
     disk.fill("filler");
-    smol::block_on(p.svc.apply_node_event(
+    smol::block_on(p.svc.node_reports().apply_node_event(
         &node.node_id,
         termplane::local::LOCAL_CONN,
         &termplane_proto::Event::Exit(exit),
     ));
     assert_eq!(state()["state"], "running", "the full disk took the exit");
     // The sweep finds the pane gone past its grace: it must not call it a crash.
-    smol::block_on(p.svc.reconcile()).ok();
+    smol::block_on(p.svc.node_reports().reconcile()).ok();
     p.clock.advance_ms(termplane::service::GONE_GRACE_MS);
     std::fs::remove_file(disk.dir.join("filler")).unwrap();
-    smol::block_on(p.svc.reconcile()).unwrap();
+    smol::block_on(p.svc.node_reports().reconcile()).unwrap();
     let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
     let v = loop {
         let v = state();

@@ -1566,7 +1566,7 @@ fn keys_sent_after_the_panes_program_ended_are_refused_before_exit_and_close() {
     let exit = until("the pane's exit", || {
         w.node.exec.exit_tick().into_iter().next()
     });
-    smol::block_on(w.p.svc.apply_node_event(
+    smol::block_on(w.p.svc.node_reports().apply_node_event(
         &w.node.node_id,
         termplane::local::LOCAL_CONN,
         &termplane_proto::Event::Exit(exit),

@@ -191,7 +191,7 @@ async fn launch(
     SubshellCaller(c): SubshellCaller,
     Json(b): Json<LaunchRequest>,
 ) -> Res<Json<Subshell>> {
-    svc.launch_subshell(&c, b).await.map(Json)
+    svc.subshells().launch(&c, b).await.map(Json)
 }
 
 async fn list(
@@ -199,7 +199,7 @@ async fn list(
     SubshellCaller(c): SubshellCaller,
     Query(q): Query<SubshellsQuery>,
 ) -> Res<Json<Vec<Subshell>>> {
-    svc.subshells(&c, q).await.map(Json)
+    svc.lookup().list(&c, q).await.map(Json)
 }
 
 async fn get(
@@ -207,7 +207,7 @@ async fn get(
     SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
 ) -> Res<Json<Subshell>> {
-    svc.subshell(&c, p.id.as_str()).await.map(Json)
+    svc.lookup().get(&c, p.id.as_str()).await.map(Json)
 }
 
 async fn delete(
@@ -215,7 +215,7 @@ async fn delete(
     SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
-    svc.delete_subshell(&c, p.id.as_str()).await?;
+    svc.subshells().delete(&c, p.id.as_str()).await?;
     Ok(NoContent)
 }
 
@@ -225,7 +225,7 @@ async fn logs(
     Path(p): Path<IdParam>,
     Query(q): Query<LogsQuery>,
 ) -> Res<Json<LogChunk>> {
-    svc.subshell_logs(&c, p.id.as_str(), q).await.map(Json)
+    svc.pane_io().logs(&c, p.id.as_str(), q).await.map(Json)
 }
 
 async fn screen(
@@ -234,7 +234,7 @@ async fn screen(
     Path(p): Path<IdParam>,
     Query(q): Query<ScreenQuery>,
 ) -> Res<Json<Screen>> {
-    svc.subshell_screen(&c, p.id.as_str(), q).await.map(Json)
+    svc.pane_io().screen(&c, p.id.as_str(), q).await.map(Json)
 }
 
 async fn input(
@@ -243,7 +243,7 @@ async fn input(
     Path(p): Path<IdParam>,
     Json(b): Json<InputRequest>,
 ) -> Res<Json<InputDone>> {
-    svc.subshell_input(&c, p.id.as_str(), b).await.map(Json)
+    svc.pane_io().input(&c, p.id.as_str(), b).await.map(Json)
 }
 
 async fn resize(
@@ -252,7 +252,7 @@ async fn resize(
     Path(p): Path<IdParam>,
     Json(b): Json<ResizeRequest>,
 ) -> Res<Json<Subshell>> {
-    svc.subshell_resize(&c, p.id.as_str(), b).await.map(Json)
+    svc.pane_io().resize(&c, p.id.as_str(), b).await.map(Json)
 }
 
 async fn restart(
@@ -261,7 +261,7 @@ async fn restart(
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
 ) -> Res<Json<Subshell>> {
-    svc.restart_subshell(&c, p.id.as_str()).await.map(Json)
+    svc.subshells().restart(&c, p.id.as_str()).await.map(Json)
 }
 
 async fn terminate(
@@ -270,7 +270,7 @@ async fn terminate(
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
 ) -> Res<Json<Subshell>> {
-    svc.terminate_subshell(&c, p.id.as_str()).await.map(Json)
+    svc.subshells().terminate(&c, p.id.as_str()).await.map(Json)
 }
 
 async fn kill(
@@ -279,7 +279,7 @@ async fn kill(
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
 ) -> Res<Json<Subshell>> {
-    svc.kill_subshell(&c, p.id.as_str()).await.map(Json)
+    svc.subshells().kill(&c, p.id.as_str()).await.map(Json)
 }
 
 async fn attention(
@@ -288,7 +288,10 @@ async fn attention(
     Path(p): Path<IdParam>,
     Json(b): Json<AttentionRequest>,
 ) -> Res<Json<Subshell>> {
-    svc.report_attention(&c, p.id.as_str(), b).await.map(Json)
+    svc.pane_io()
+        .report_attention(&c, p.id.as_str(), b)
+        .await
+        .map(Json)
 }
 
 async fn session(
@@ -297,7 +300,10 @@ async fn session(
     Path(p): Path<IdParam>,
     Json(b): Json<SessionRequest>,
 ) -> Res<Json<Subshell>> {
-    svc.report_session(&c, p.id.as_str(), b).await.map(Json)
+    svc.pane_io()
+        .report_session(&c, p.id.as_str(), b)
+        .await
+        .map(Json)
 }
 
 async fn keepalive(
@@ -306,5 +312,5 @@ async fn keepalive(
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
 ) -> Res<Json<KeptAlive>> {
-    svc.keepalive(&c, p.id.as_str()).await.map(Json)
+    svc.pane_io().keepalive(&c, p.id.as_str()).await.map(Json)
 }

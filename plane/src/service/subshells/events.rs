@@ -17,25 +17,77 @@ mod grace_tests {
     }
 }
 
-impl Service {
+/// What nodes report, applied to the rows: a node's events (exits, the census after a connect,
+/// its inventory), exits retried when they could not be recorded, and the reconcile sweep.
+pub struct NodeReports {
+    store: Store,
+    clock: Arc<dyn Clock>,
+    dispatcher: Arc<Dispatcher>,
+    pumps: Arc<Pumps>,
+    uploads: Arc<Uploads>,
+    subshells: Arc<Subshells>,
+    /// Panes the reconcile sweep found gone, and when it first did (ms).
+    gone_seen: std::sync::Mutex<std::collections::HashMap<String, i64>>,
+    /// Exits whose recording failed (a full disk, a database fault) and that are being retried
+    /// (node id, event): until then the census and the sweep leave their rows alone, so the
+    /// pane's end is recorded as it happened, not as a crash found later.
+    unapplied_exits:
+        std::sync::Mutex<std::collections::HashMap<String, (String, termplane_proto::event::Exit)>>,
+}
+
+impl std::fmt::Debug for NodeReports {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NodeReports").finish_non_exhaustive()
+    }
+}
+
+impl NodeReports {
+    pub(in crate::service) fn new(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        dispatcher: Arc<Dispatcher>,
+        pumps: Arc<Pumps>,
+        uploads: Arc<Uploads>,
+        subshells: Arc<Subshells>,
+    ) -> Self {
+        Self {
+            store,
+            clock,
+            dispatcher,
+            pumps,
+            uploads,
+            subshells,
+            gone_seen: std::sync::Mutex::default(),
+            unapplied_exits: std::sync::Mutex::default(),
+        }
+    }
+
+    fn now(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
+    fn instant(&self) -> std::time::Instant {
+        self.clock.instant()
+    }
+
     // ----- what nodes report -----
 
     /// Applies one event a node sent on its own (in the order the node sent them).
     pub async fn apply_node_event(self: &Arc<Self>, node_id: &str, conn: u64, event: &Event) {
         let outcome = match event {
             Event::Exit(e) => {
-                let r = self.apply_exit(node_id, e).await;
+                let r = self.subshells.apply_exit(node_id, e).await;
                 if let Err(err) = &r
                     && err.status >= 500
                 {
                     self.retry_exit(node_id, e);
                 }
                 if self
-                    .pumps()
+                    .pumps
                     .pump_of(e.subshell_id.as_str())
                     .is_some_and(|p| p.node_id == node_id)
                 {
-                    self.pumps().pane_ended(e.subshell_id.as_str(), e.exit_code);
+                    self.pumps.pane_ended(e.subshell_id.as_str(), e.exit_code);
                 }
                 r
             }
@@ -95,7 +147,7 @@ impl Service {
                 let Some((node_id, exit)) = entry.filter(|(_, x)| x.at == at) else {
                     return;
                 };
-                match svc.apply_exit(&node_id, &exit).await {
+                match svc.subshells.apply_exit(&node_id, &exit).await {
                     Err(err) if err.status >= 500 => continue,
                     r => {
                         if let Err(err) = r {
@@ -131,81 +183,6 @@ impl Service {
             .is_ok_and(|m| m.contains_key(id))
     }
 
-    /// Records when the node started a subshell's current pane (its launch answer's
-    /// `startedAt`, on the node's clock).
-    pub(in crate::service) fn note_incarnation(&self, id: &str, data: Option<&serde_json::Value>) {
-        if let Some(at) = data
-            .and_then(|d| d.get("startedAt"))
-            .and_then(serde_json::Value::as_str)
-            && let Ok(mut m) = self.incarnations.lock()
-        {
-            m.insert(id.to_owned(), at.to_owned());
-        }
-    }
-
-    /// After a launch answered: an exit kept while it was on its way is applied if it is the
-    /// new pane's (seen after its start), dropped if it was the replaced pane's or the launch
-    /// failed.
-    pub(in crate::service) fn settle_parked_exit(&self, id: &str, launched: bool) {
-        let parked = self.parked_exits.lock().ok().and_then(|mut p| p.remove(id));
-        let Some((node_id, exit)) = parked else {
-            return;
-        };
-        if !launched {
-            return;
-        }
-        if let Some(me) = self.me.upgrade() {
-            smol::spawn(async move {
-                if let Err(e) = me.apply_exit(&node_id, &exit).await {
-                    tracing::warn!(subshell = %exit.subshell_id, code = e.code, "kept exit not applied");
-                }
-            })
-            .detach();
-        }
-    }
-
-    pub(in crate::service) async fn apply_exit(
-        self: &Arc<Self>,
-        node_id: &str,
-        e: &termplane_proto::event::Exit,
-    ) -> Result<(), ApiError> {
-        // A restart kills the pane and launches it again under the same id; the node's exit
-        // check can see the killed pane go in between, and that `exit` can be applied after the
-        // new pane's launch answer. It belongs to the earlier pane: never to the new one.
-        let started = self
-            .incarnations
-            .lock()
-            .ok()
-            .and_then(|m| m.get(e.subshell_id.as_str()).cloned());
-        if started.is_some_and(|s| exit_is_stale(&e.at, &s)) {
-            tracing::debug!(subshell = %e.subshell_id, at = %e.at, "exit of an earlier pane ignored");
-            return Ok(());
-        }
-        let Some(row) = self
-            .store
-            .subshell(e.subshell_id.as_str())
-            .await?
-            .filter(|r| r.node_id == node_id)
-        else {
-            return Ok(());
-        };
-        // While a launch is on its way, whose pane an exit belongs to is known only once the
-        // launch answers: keep it until then (`settle_parked_exit`).
-        if SubshellState::from_stored(&row.state) == SubshellState::Starting {
-            if let Ok(mut p) = self.parked_exits.lock() {
-                p.insert(row.id.clone(), (node_id.to_owned(), e.clone()));
-            }
-            return Ok(());
-        }
-        let moved = self
-            .move_subshell(&row, Trigger::Exit(e.exit_code), None)
-            .await?;
-        if let Some((SubshellState::Crashed, _)) = moved {
-            self.maybe_auto_restart(&row.id);
-        }
-        Ok(())
-    }
-
     /// The census a node sends after each connect: every live row of the node is found alive
     /// or gone. Until it is applied, the node is not reachable for any reader.
     pub(in crate::service) async fn apply_census(
@@ -221,6 +198,7 @@ impl Service {
         // pane with a row again is not doomed any more (its row rules). Panes with no row that
         // nobody doomed (the admin's raw `launch` command) are left alone.
         for stray in self
+            .subshells
             .take_doomed(node_id)
             .await?
             .iter()
@@ -229,7 +207,7 @@ impl Service {
             if alive.contains(stray.as_str()) {
                 tracing::info!(node = %node_id, subshell = %stray, "killing a pane whose subshell is gone");
             }
-            self.kill_and_forget(node_id, stray, true);
+            self.subshells.kill_and_forget(node_id, stray, true);
         }
         self.uploads.abandon_uploads_to(node_id);
         // A launch waiting for this census (`node_reachable_soon`) goes on now.
@@ -237,7 +215,7 @@ impl Service {
         // Terminals watching panes of this node lost what it printed while the link was down.
         let me = Arc::clone(self);
         let node = node_id.to_owned();
-        smol::spawn(async move { me.pumps().node_relinked(&node).await }).detach();
+        smol::spawn(async move { me.pumps.node_relinked(&node).await }).detach();
         Ok(())
     }
 
@@ -266,7 +244,7 @@ impl Service {
             {
                 // Not here and now: the census is applied before the node can take commands
                 // (the local node at the plane's start is attached just after its census).
-                self.finish_stop_soon(node_id, &row.id);
+                self.subshells.finish_stop_soon(node_id, &row.id);
                 continue;
             }
             let trigger = if alive.contains(row.id.as_str()) {
@@ -278,9 +256,9 @@ impl Service {
                 Trigger::PaneGone
             };
             if let Some((SubshellState::Crashed, _)) =
-                self.move_subshell(row, trigger, None).await?
+                self.subshells.move_subshell(row, trigger, None).await?
             {
-                self.maybe_auto_restart(&row.id);
+                self.subshells.maybe_auto_restart(&row.id);
             }
         }
         Ok(rows.into_iter().map(|r| r.id).collect())
@@ -388,11 +366,88 @@ impl Service {
                     continue;
                 };
                 if let Some((SubshellState::Crashed, _)) =
-                    self.move_subshell(row, trigger, None).await?
+                    self.subshells.move_subshell(row, trigger, None).await?
                 {
-                    self.maybe_auto_restart(&row.id);
+                    self.subshells.maybe_auto_restart(&row.id);
                 }
             }
+        }
+        Ok(())
+    }
+}
+
+impl Subshells {
+    /// Records when the node started a subshell's current pane (its launch answer's
+    /// `startedAt`, on the node's clock).
+    pub(in crate::service) fn note_incarnation(&self, id: &str, data: Option<&serde_json::Value>) {
+        if let Some(at) = data
+            .and_then(|d| d.get("startedAt"))
+            .and_then(serde_json::Value::as_str)
+            && let Ok(mut m) = self.incarnations.lock()
+        {
+            m.insert(id.to_owned(), at.to_owned());
+        }
+    }
+
+    /// After a launch answered: an exit kept while it was on its way is applied if it is the
+    /// new pane's (seen after its start), dropped if it was the replaced pane's or the launch
+    /// failed.
+    pub(in crate::service) fn settle_parked_exit(&self, id: &str, launched: bool) {
+        let parked = self.parked_exits.lock().ok().and_then(|mut p| p.remove(id));
+        let Some((node_id, exit)) = parked else {
+            return;
+        };
+        if !launched {
+            return;
+        }
+        if let Some(me) = self.me.upgrade() {
+            smol::spawn(async move {
+                if let Err(e) = me.apply_exit(&node_id, &exit).await {
+                    tracing::warn!(subshell = %exit.subshell_id, code = e.code, "kept exit not applied");
+                }
+            })
+            .detach();
+        }
+    }
+
+    pub(in crate::service) async fn apply_exit(
+        self: &Arc<Self>,
+        node_id: &str,
+        e: &termplane_proto::event::Exit,
+    ) -> Result<(), ApiError> {
+        // A restart kills the pane and launches it again under the same id; the node's exit
+        // check can see the killed pane go in between, and that `exit` can be applied after the
+        // new pane's launch answer. It belongs to the earlier pane: never to the new one.
+        let started = self
+            .incarnations
+            .lock()
+            .ok()
+            .and_then(|m| m.get(e.subshell_id.as_str()).cloned());
+        if started.is_some_and(|s| exit_is_stale(&e.at, &s)) {
+            tracing::debug!(subshell = %e.subshell_id, at = %e.at, "exit of an earlier pane ignored");
+            return Ok(());
+        }
+        let Some(row) = self
+            .store
+            .subshell(e.subshell_id.as_str())
+            .await?
+            .filter(|r| r.node_id == node_id)
+        else {
+            return Ok(());
+        };
+        // While a launch is on its way, whose pane an exit belongs to is known only once the
+        // launch answers: keep it until then (`settle_parked_exit`).
+        if SubshellState::from_stored(&row.state) == SubshellState::Starting {
+            if let Ok(mut p) = self.parked_exits.lock() {
+                p.insert(row.id.clone(), (node_id.to_owned(), e.clone()));
+            }
+            return Ok(());
+        }
+        let moved = self
+            .move_subshell(&row, Trigger::Exit(e.exit_code), None)
+            .await?;
+        if let Some((SubshellState::Crashed, _)) = moved {
+            self.maybe_auto_restart(&row.id);
         }
         Ok(())
     }

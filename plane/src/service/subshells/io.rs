@@ -2,17 +2,55 @@
 
 use super::*;
 
-impl Service {
+/// A pane's input and output through the API: its log and screen read, text typed and keys
+/// pressed, its grid resized; and what a pane reports about itself (attention, its harness
+/// session, that its MCP server still runs).
+pub struct PaneIo {
+    pub(super) store: Store,
+    pub(super) clock: Arc<dyn Clock>,
+    pub(super) dispatcher: Arc<Dispatcher>,
+    pub(super) lookup: Arc<Lookup>,
+    pub(super) publisher: Arc<Publisher>,
+    pub(super) pumps: Arc<Pumps>,
+    pub(super) typist: Arc<Typist>,
+}
+
+impl std::fmt::Debug for PaneIo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PaneIo").finish_non_exhaustive()
+    }
+}
+
+impl PaneIo {
+    pub(in crate::service) fn new(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        dispatcher: Arc<Dispatcher>,
+        lookup: Arc<Lookup>,
+        publisher: Arc<Publisher>,
+        pumps: Arc<Pumps>,
+        typist: Arc<Typist>,
+    ) -> Self {
+        Self {
+            store,
+            clock,
+            dispatcher,
+            lookup,
+            publisher,
+            pumps,
+            typist,
+        }
+    }
+
+    pub(super) fn now(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
     // ----- reading -----
 
     /// `GET /api/subshells/:id/logs`: a byte range of the pane's log.
-    pub async fn subshell_logs(
-        &self,
-        c: &Caller,
-        id: &str,
-        q: LogsQuery,
-    ) -> Result<LogChunk, ApiError> {
-        let row = self.reach_subshell(c, id, Need::Read).await?;
+    pub async fn logs(&self, c: &Caller, id: &str, q: LogsQuery) -> Result<LogChunk, ApiError> {
+        let row = self.lookup.reach_subshell(c, id, Need::Read).await?;
         let r = self
             .dispatcher
             .node_command(
@@ -49,14 +87,9 @@ impl Service {
     }
 
     /// `GET /api/subshells/:id/screen`: the pane's text as it shows now.
-    pub async fn subshell_screen(
-        &self,
-        c: &Caller,
-        id: &str,
-        q: ScreenQuery,
-    ) -> Result<Screen, ApiError> {
-        let row = self.reach_subshell(c, id, Need::Read).await?;
-        self.require_live(&row)?;
+    pub async fn screen(&self, c: &Caller, id: &str, q: ScreenQuery) -> Result<Screen, ApiError> {
+        let row = self.lookup.reach_subshell(c, id, Need::Read).await?;
+        require_live(&row)?;
         let r = self
             .dispatcher
             .node_command(
@@ -78,29 +111,17 @@ impl Service {
         Ok(Screen { text })
     }
 
-    pub(in crate::service) fn require_live(&self, row: &store::Subshell) -> Result<(), ApiError> {
-        if SubshellState::from_stored(&row.state).is_live() {
-            Ok(())
-        } else {
-            Err(ApiError::new(
-                409,
-                "SUBSHELL_NOT_RUNNING",
-                format!("the subshell is {}", row.state),
-            ))
-        }
-    }
-
     // ----- typing and resizing -----
 
     /// `POST /api/subshells/:id/input`.
-    pub async fn subshell_input(
+    pub async fn input(
         &self,
         c: &Caller,
         id: &str,
         req: InputRequest,
     ) -> Result<InputDone, ApiError> {
-        let row = self.reach_subshell(c, id, Need::Write).await?;
-        self.require_live(&row)?;
+        let row = self.lookup.reach_subshell(c, id, Need::Write).await?;
+        require_live(&row)?;
         let sid = SubshellId::parse(&row.id).map_err(|_| ApiError::internal())?;
         let pieces = self
             .typist
@@ -114,18 +135,18 @@ impl Service {
     }
 
     /// `POST /api/subshells/:id/resize`.
-    pub async fn subshell_resize(
+    pub async fn resize(
         &self,
         c: &Caller,
         id: &str,
         req: ResizeRequest,
     ) -> Result<Subshell, ApiError> {
-        let row = self.reach_subshell(c, id, Need::Write).await?;
-        self.require_live(&row)?;
+        let row = self.lookup.reach_subshell(c, id, Need::Write).await?;
+        require_live(&row)?;
         // The grid of a pane that people type into follows their windows (the smallest of
         // them, as the terminal socket fits it); a grid set here would show them a screen laid
         // out for another size. It is the API's to set while no such viewer is attached.
-        if let Some((cols, rows)) = self.pumps().pump_of(id).and_then(|p| p.held_grid()) {
+        if let Some((cols, rows)) = self.pumps.pump_of(id).and_then(|p| p.held_grid()) {
             return Err(ApiError::new(
                 409,
                 "GRID_HELD",
@@ -156,6 +177,19 @@ impl Service {
             )
             .await?;
         self.publisher.publish_subshell(id).await;
-        self.fresh_view(id).await
+        self.lookup.fresh_view(id).await
+    }
+}
+
+/// A 409 unless the subshell is live (its pane can be read or typed into).
+pub(in crate::service) fn require_live(row: &store::Subshell) -> Result<(), ApiError> {
+    if SubshellState::from_stored(&row.state).is_live() {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            409,
+            "SUBSHELL_NOT_RUNNING",
+            format!("the subshell is {}", row.state),
+        ))
     }
 }

@@ -3,7 +3,7 @@
 use super::*;
 use crate::service::nodes::launchable_node;
 
-impl Service {
+impl Subshells {
     // ----- launching -----
 
     /// How the pane's MCP server is started on `node` with `env`: the plane's own binary on the
@@ -38,7 +38,7 @@ impl Service {
     /// turned back into HTTP).
     pub(in crate::service) fn plane_url_for(&self, node: &store::Node) -> String {
         if node.is_local {
-            return self.settings.base_url.clone();
+            return self.base_url.clone();
         }
         node.ws_url
             .as_deref()
@@ -52,7 +52,7 @@ impl Service {
                     u.to_owned()
                 })
             })
-            .unwrap_or_else(|| self.settings.base_url.clone())
+            .unwrap_or_else(|| self.base_url.clone())
     }
 
     /// The node's data directory (where MCP registration files go) and home directory.
@@ -169,11 +169,7 @@ impl Service {
     /// `POST /api/subshells`: launches a harness in a new pane. A launch the node refuses
     /// leaves nothing behind (no row, no token) and answers 422 `LAUNCH_REFUSED` with the
     /// node's reason.
-    pub async fn launch_subshell(
-        &self,
-        c: &Caller,
-        req: LaunchRequest,
-    ) -> Result<Subshell, ApiError> {
+    pub async fn launch(&self, c: &Caller, req: LaunchRequest) -> Result<Subshell, ApiError> {
         let mut permissions = req.permissions.unwrap_or_default();
         let mut parent = None;
         if let Caller::Pane {
@@ -444,7 +440,7 @@ impl Service {
         if let Some(p) = req.prompt.filter(|_| typed) {
             self.spawn_prompt(id.clone(), node.id.clone(), p.as_str().to_owned());
         }
-        self.fresh_view(&id).await
+        self.lookup.fresh_view(&id).await
     }
 
     /// Types the initial prompt once the pane's first screen has settled, in the background.

@@ -41,19 +41,29 @@ use termplane_proto::{Event, SubshellId};
 
 use super::lifecycle::{self, TokenEffect, Trigger};
 
-use super::{Caller, Service};
+use super::live::Publisher;
+use super::terminals::pump::Pumps;
+use super::typist::Typist;
+use super::{Caller, Catalog, Dispatcher, Presets, Uploads};
 use crate::api::subshells::{
     Access, Attention, AttentionRequest, CreatedBy, InputDone, InputRequest, KeptAlive,
     LaunchRequest, LogChunk, LogsQuery, Permissions, ResizeRequest, Screen, ScreenQuery,
     SessionRequest, Subshell, SubshellState, SubshellStatus, SubshellsQuery,
 };
+use crate::clock::Clock;
 use crate::error::ApiError;
 use crate::plugins;
 use crate::secret::{self, BEARER_PREFIX};
+use crate::store::Store;
 use crate::store::{self, Change, SubshellFilter};
 
 mod events;
+pub use events::NodeReports;
+mod lookup;
 pub use events::GONE_GRACE_MS;
+pub use io::PaneIo;
+pub(in crate::service) use io::require_live;
+pub use lookup::Lookup;
 mod io;
 mod launch;
 mod moves;
@@ -92,98 +102,94 @@ pub(in crate::service) struct LaunchSpec {
     permissions: Permissions,
 }
 
-impl Service {
-    // ----- who may see, act and launch -----
+/// The subshells domain: who may see and act on which subshell, launching panes, moving them
+/// through their lifecycle, applying what their nodes report, reading and typing into them.
+pub struct Subshells {
+    store: Store,
+    clock: Arc<dyn Clock>,
+    /// The plane's base URL (the local node's panes reach the plane there).
+    base_url: String,
+    dispatcher: Arc<Dispatcher>,
+    lookup: Arc<Lookup>,
+    publisher: Arc<Publisher>,
+    pumps: Arc<Pumps>,
+    typist: Arc<Typist>,
+    presets: Arc<Presets>,
+    catalog: Arc<Catalog>,
+    /// The local node's data and home directories.
+    local_dirs: std::sync::OnceLock<(String, String)>,
+    /// One lifecycle move at a time per subshell (see [`Self::hold_subshell`]).
+    subshell_locks:
+        std::sync::Mutex<std::collections::HashMap<String, std::sync::Weak<smol::lock::Mutex<()>>>>,
+    /// Announced after every lifecycle move of any subshell (a stop's grace waits on it).
+    subshells_moved: event_listener::Event,
+    /// When each subshell's current pane started, on its node's clock (from the launch answer).
+    incarnations: std::sync::Mutex<std::collections::HashMap<String, String>>,
+    /// Exits that arrived while their subshell's launch was on its way (node id, event).
+    parked_exits:
+        std::sync::Mutex<std::collections::HashMap<String, (String, termplane_proto::event::Exit)>>,
+    /// This domain, for the tasks it starts.
+    me: std::sync::Weak<Self>,
+}
 
-    /// The subshell `id` as `c` may see it, or 404; 403 when `need` is more than a pane's
-    /// permission map allows.
-    pub(in crate::service) async fn reach_subshell(
-        &self,
-        c: &Caller,
-        id: &str,
-        need: Need,
-    ) -> Result<store::Subshell, ApiError> {
-        let row = self
-            .store
-            .subshell(id)
-            .await?
-            .ok_or_else(|| ApiError::not_found("subshell"))?;
-        let visible = match c {
-            // A share lets a person read a subshell over REST (typing goes through the terminal).
-            Caller::Session { user, .. } => {
-                user.role == "admin"
-                    || row.owner_user_id == user.id
-                    || (need == Need::Read
-                        && self.store.share_access(id, &user.id).await?.is_some())
-            }
-            Caller::SystemKey { user, .. } | Caller::Pane { user, .. } => {
-                row.owner_user_id == user.id
-            }
-        };
-        if !visible {
-            return Err(ApiError::not_found("subshell"));
-        }
-        if let Caller::Pane { permissions, .. } = c {
-            let allowed = match need {
-                Need::Read => true,
-                Need::Write => permissions.subshells == Access::Write,
-            };
-            if !allowed {
-                return Err(ApiError::new(
-                    403,
-                    "PERMISSION_DENIED",
-                    "the pane's token allows reading subshells, not changing them",
-                ));
-            }
-        }
-        Ok(row)
+impl std::fmt::Debug for Subshells {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Subshells").finish_non_exhaustive()
+    }
+}
+
+impl Subshells {
+    /// The domain over `store`, launching and moving panes through `dispatcher`.
+    #[allow(clippy::too_many_arguments)]
+    pub(in crate::service) fn new(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        base_url: String,
+        dispatcher: Arc<Dispatcher>,
+        lookup: Arc<Lookup>,
+        publisher: Arc<Publisher>,
+        pumps: Arc<Pumps>,
+        typist: Arc<Typist>,
+        presets: Arc<Presets>,
+        catalog: Arc<Catalog>,
+    ) -> Arc<Self> {
+        Arc::new_cyclic(|me| Self {
+            store,
+            clock,
+            base_url,
+            dispatcher,
+            lookup,
+            publisher,
+            pumps,
+            typist,
+            presets,
+            catalog,
+            local_dirs: std::sync::OnceLock::new(),
+            subshell_locks: std::sync::Mutex::default(),
+            subshells_moved: event_listener::Event::new(),
+            incarnations: std::sync::Mutex::default(),
+            parked_exits: std::sync::Mutex::default(),
+            me: me.clone(),
+        })
     }
 
-    // ----- views -----
-
-    /// A subshell row as the API shows it.
-    pub(in crate::service) fn subshell_view(&self, r: &store::Subshell) -> Subshell {
-        view_of(r, self.dispatcher.node_reachable(&r.node_id))
+    /// Where the local node keeps its data, and its home (set once, when it is attached).
+    pub(in crate::service) fn set_local_dirs(&self, data_dir: &str, home_dir: &str) {
+        let _ = self
+            .local_dirs
+            .set((data_dir.to_owned(), home_dir.to_owned()));
     }
 
-    pub(in crate::service) async fn fresh_view(&self, id: &str) -> Result<Subshell, ApiError> {
-        let row = self
-            .store
-            .subshell(id)
-            .await?
-            .ok_or_else(|| ApiError::not_found("subshell"))?;
-        Ok(self.subshell_view(&row))
+    fn now(&self) -> i64 {
+        self.clock.now_ms()
     }
 
-    /// `GET /api/subshells`: the caller's own subshells (every one for an administrator's
-    /// session), and for a person also those shared with them.
-    pub async fn subshells(
-        &self,
-        c: &Caller,
-        q: SubshellsQuery,
-    ) -> Result<Vec<Subshell>, ApiError> {
-        let owner = match &c {
-            Caller::Session { user, .. } if user.role == "admin" => None,
-            _ => Some(c.user().id.as_str()),
-        };
-        let rows = self
-            .store
-            .subshells(&SubshellFilter {
-                owner,
-                // A person also sees what is shared with them; a bearer never reaches a share.
-                with_shared: matches!(c, Caller::Session { .. }),
-                node: q.node_id.as_ref().map(|n| n.as_str()),
-                harness: q.harness_id.as_ref().map(|h| h.as_str()),
-                state: q.state.map(SubshellState::as_str),
-            })
-            .await?;
-        Ok(rows.iter().map(|r| self.subshell_view(r)).collect())
+    fn instant(&self) -> std::time::Instant {
+        self.clock.instant()
     }
 
-    /// `GET /api/subshells/:id`.
-    pub async fn subshell(&self, c: &Caller, id: &str) -> Result<Subshell, ApiError> {
-        let row = self.reach_subshell(c, id, Need::Read).await?;
-        Ok(self.subshell_view(&row))
+    fn pumps(&self) -> &Arc<Pumps> {
+        &self.pumps
     }
 }
 

@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl Service {
+impl Subshells {
     // ----- lifecycle moves -----
 
     /// Applies `trigger` to the row if the table allows it: the state and the token change in
@@ -170,14 +170,6 @@ impl Service {
         }
     }
 
-    pub(in crate::service) fn invalid_move(row: &store::Subshell, what: &str) -> ApiError {
-        ApiError::new(
-            409,
-            "INVALID_STATE",
-            format!("the subshell is {}: it cannot be {what}", row.state),
-        )
-    }
-
     pub(in crate::service) async fn kill_pane(
         &self,
         node_id: &str,
@@ -221,9 +213,9 @@ impl Service {
 
     /// `POST /api/subshells/:id/terminate`: the token is revoked at once; Ctrl-C is typed, and
     /// the pane is killed if the program has not ended when the grace is over.
-    pub async fn terminate_subshell(&self, c: &Caller, id: &str) -> Result<Subshell, ApiError> {
+    pub async fn terminate(&self, c: &Caller, id: &str) -> Result<Subshell, ApiError> {
         let held = self.hold_subshell(id).await;
-        let row = self.reach_subshell(c, id, Need::Write).await?;
+        let row = self.lookup.reach_subshell(c, id, Need::Write).await?;
         // A pane on a node out of reach cannot be stopped (and must not read as stopped while
         // it runs on): refused like kill and restart, before the row moves.
         if SubshellState::from_stored(&row.state) == SubshellState::Running
@@ -236,7 +228,7 @@ impl Service {
             .await?
             .is_none()
         {
-            return Err(Self::invalid_move(&row, "terminated"));
+            return Err(invalid_move(&row, "terminated"));
         }
         self.audit_as(c, "subshell.terminated", id).await?;
         let sid = SubshellId::parse(id).map_err(|_| ApiError::internal())?;
@@ -298,7 +290,7 @@ impl Service {
                     "the subshell was restarted while this stop waited for it to end: it runs again",
                 ));
             }
-            return self.fresh_view(id).await;
+            return self.lookup.fresh_view(id).await;
         }
         if ended {
             self.move_subshell(&now_row, Trigger::PaneGone, None)
@@ -308,15 +300,15 @@ impl Service {
             self.move_subshell(&now_row, Trigger::GraceOver, None)
                 .await?;
         }
-        self.fresh_view(id).await
+        self.lookup.fresh_view(id).await
     }
 
     /// `POST /api/subshells/:id/kill`: kills the pane at once.
-    pub async fn kill_subshell(&self, c: &Caller, id: &str) -> Result<Subshell, ApiError> {
+    pub async fn kill(&self, c: &Caller, id: &str) -> Result<Subshell, ApiError> {
         let _held = self.hold_subshell(id).await;
-        let row = self.reach_subshell(c, id, Need::Write).await?;
+        let row = self.lookup.reach_subshell(c, id, Need::Write).await?;
         if !SubshellState::from_stored(&row.state).is_live() {
-            return Err(Self::invalid_move(&row, "killed"));
+            return Err(invalid_move(&row, "killed"));
         }
         if !self.dispatcher.node_reachable_soon(&row.node_id).await {
             return Err(self.dispatcher.offline(&row.node_id));
@@ -350,20 +342,20 @@ impl Service {
             tracing::debug!(subshell = %id, "killed a pane that had already ended");
         }
         self.audit_as(c, "subshell.killed", id).await?;
-        self.fresh_view(id).await
+        self.lookup.fresh_view(id).await
     }
 
     /// `POST /api/subshells/:id/restart`: a live pane is killed first; the subshell starts
     /// again with the same launch and a new token (the old one stops working at once).
-    pub async fn restart_subshell(&self, c: &Caller, id: &str) -> Result<Subshell, ApiError> {
+    pub async fn restart(&self, c: &Caller, id: &str) -> Result<Subshell, ApiError> {
         let _held = self.hold_subshell(id).await;
-        let row = self.reach_subshell(c, id, Need::Write).await?;
+        let row = self.lookup.reach_subshell(c, id, Need::Write).await?;
         if !self.dispatcher.node_reachable_soon(&row.node_id).await {
             return Err(self.dispatcher.offline(&row.node_id));
         }
         self.relaunch(&row, Trigger::RestartRequested).await?;
         self.audit_as(c, "subshell.restarted", id).await?;
-        self.fresh_view(id).await
+        self.lookup.fresh_view(id).await
     }
 
     /// A kill the node did not answer (it may yet run it, its commands queued in order): the
@@ -451,7 +443,7 @@ impl Service {
         // lock), and they only end it: the restart goes on from what the row reads now.
         let token = match self.move_subshell(row, trigger, None).await? {
             Some((_, Some(token))) => token,
-            Some((_, None)) => return Err(Self::invalid_move(row, "restarted")),
+            Some((_, None)) => return Err(invalid_move(row, "restarted")),
             None => {
                 let now_row = self
                     .store
@@ -459,11 +451,11 @@ impl Service {
                     .await?
                     .ok_or_else(|| ApiError::not_found("subshell"))?;
                 if SubshellState::from_stored(&now_row.state).is_live() {
-                    return Err(Self::invalid_move(&now_row, "restarted"));
+                    return Err(invalid_move(&now_row, "restarted"));
                 }
                 let Some((_, Some(token))) = self.move_subshell(&now_row, trigger, None).await?
                 else {
-                    return Err(Self::invalid_move(&now_row, "restarted"));
+                    return Err(invalid_move(&now_row, "restarted"));
                 };
                 token
             }
@@ -661,9 +653,9 @@ impl Service {
     /// killed when that node is back (its census names it, see [`Self::doom`]), a plane
     /// restart between the two included; so is a pane whose kill the node took but did not
     /// answer in time (it is killed when the node answers).
-    pub async fn delete_subshell(&self, c: &Caller, id: &str) -> Result<(), ApiError> {
+    pub async fn delete(&self, c: &Caller, id: &str) -> Result<(), ApiError> {
         let _held = self.hold_subshell(id).await;
-        let row = self.reach_subshell(c, id, Need::Write).await?;
+        let row = self.lookup.reach_subshell(c, id, Need::Write).await?;
         let reachable = self.dispatcher.node_reachable(&row.node_id);
         // A kill the node took but did not answer in time (or whose answer the link lost) may
         // yet run, its commands running in order: the subshell goes all the same, as for a node
@@ -773,4 +765,13 @@ fn claude_config_dir(launch: &Launch, data_dir: &str, home: &str) -> Option<Stri
         });
     }
     (!home.is_empty()).then(|| format!("{}/.claude", home.trim_end_matches('/')))
+}
+
+/// A 409: the subshell's state does not allow `what`.
+fn invalid_move(row: &store::Subshell, what: &str) -> ApiError {
+    ApiError::new(
+        409,
+        "INVALID_STATE",
+        format!("the subshell is {}: it cannot be {what}", row.state),
+    )
 }

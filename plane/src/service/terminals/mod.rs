@@ -517,7 +517,7 @@ impl Service {
                 if subshell_id != id {
                     return Err(ApiError::not_found("subshell"));
                 }
-                let row = self.reach_subshell(c, id, Need::Read).await?;
+                let row = self.lookup.reach_subshell(c, id, Need::Read).await?;
                 Ok((row, permissions.subshells == Access::Write))
             }
         }
@@ -559,7 +559,7 @@ impl Service {
         let c = self.caller_of(&grant.minter).await?;
         let (row, can_write) = self.reach_for_attach(&c, id).await?;
         // A pane that does not run has nothing to attach to (its log stays readable over REST).
-        self.require_live(&row)?;
+        super::subshells::require_live(&row)?;
         Ok(AttachGrant {
             row,
             user_id: c.user().id.clone(),
