@@ -97,6 +97,9 @@ fi
 # ARCHITECTURE.md's code map names every module file, and every file it names exists.
 python3 tools/check-codemap.py || bad "ARCHITECTURE.md's code map and the tree differ (above)"
 python3 tools/check-module-cycles.py || bad "the plane's modules form a cycle (above)"
+# No type of the service layer has more than about 40 methods (the composition root is mostly
+# accessors): a domain that outgrows it is split, not grown.
+python3 tools/check-service-sizes.py || bad "a service type is too large (above)"
 
 [ $fail -eq 0 ] && echo "architecture invariants hold"
 exit $fail

@@ -4,7 +4,7 @@
 //! This module and the plane's runtime (`main.rs`, the HTTP adapter, the store, backup and the
 //! instance lock) are the only places that read the operating system's clocks:
 //! `plane/clippy.toml` forbids `Instant::now` and `SystemTime::now` everywhere else, so a
-//! service takes its time from its [`Clock`] (`Service::now`, `Service::instant`).
+//! service takes its time from its [`Clock`] (`Services::now`, `Services::instant`).
 #![allow(clippy::disallowed_methods)]
 
 use std::sync::Arc;

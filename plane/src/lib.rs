@@ -13,7 +13,7 @@
 //! * [`keys`] — the plane's own secret files.
 //! * [`net`] — client addresses behind trusted reverse proxies.
 //! * [`metrics`] — the Prometheus metrics; [`instance`] — one plane per data directory and
-//!   database; [`backup`] — `termplane backup` and `restore`; [`unit`] — the systemd unit of
+//!   database; [`backup`] — `termplane backup` and `restore`; [`unit`](mod@unit) — the systemd unit of
 //!   `termplane service`; [`logging`] — text or JSON log lines.
 
 pub mod api;

@@ -23,7 +23,7 @@ use termplane_exec::{ExecConfig, Executor, Runner, TailJob};
 use termplane_proto::event::SubshellsReport;
 use termplane_proto::{Command, CommandResult, Event};
 
-use crate::service::{LocalNode, Service};
+use crate::service::{LocalNode, Services};
 
 /// The connection number the local node's census is recorded under (remote sockets count
 /// from 1).
@@ -94,7 +94,7 @@ pub fn keep_inherited_descriptors_to_ourselves() {
 /// Starts the local node and attaches it to `svc`: the executor and its tmux server, the census
 /// applied, the runner, the exit checks and the event forwarding. An error (no tmux, say)
 /// leaves the plane without a local node: launches there are refused with a reason.
-pub async fn start(svc: &Arc<Service>, plane_data_dir: &Path) -> Result<(), String> {
+pub async fn start(svc: &Arc<Services>, plane_data_dir: &Path) -> Result<(), String> {
     let node_id = svc
         .local_node_id()
         .ok_or("the local node's row is missing")?
@@ -156,7 +156,7 @@ pub async fn start(svc: &Arc<Service>, plane_data_dir: &Path) -> Result<(), Stri
 /// viewers without a thread hand-off), and a viewer's keys go straight to tmux when nothing is
 /// queued before them. The executor's other events are the caller's to apply.
 pub fn attach(
-    svc: &Arc<Service>,
+    svc: &Arc<Services>,
     exec: &Arc<Executor>,
     runner: Runner,
     data_dir: &str,
@@ -165,19 +165,19 @@ pub fn attach(
     let Some(node_id) = svc.local_node_id().map(str::to_owned) else {
         return;
     };
-    let router = Arc::clone(svc.pumps());
+    let router = Arc::clone(svc.terminals().pumps());
     exec.set_output_hook(Arc::new(move |sub_id: &str, from: u64, bytes: &[u8]| {
         router.route_bytes(&node_id, sub_id, from, bytes)
     }));
     let host = Arc::downgrade(svc);
     exec.set_tail_driver(Arc::new(move |job: TailJob| match host.upgrade() {
         // Not serving yet (or no longer): the job runs on a thread of its own.
-        Some(svc) if svc.serves_sockets() => {
+        Some(svc) if svc.terminals().serves_sockets() => {
             // Should the server stop in between, the task is dropped with the job: the tail
             // ends as it does when the server's executor drops its tasks.
             // Its output goes to the pumps by the hook, which never waits.
             let tail = termplane_runtime_smol::tail::drive(job, |_| std::future::ready(true));
-            let _ = svc.spawn_beside_sockets(tail);
+            let _ = svc.terminals().spawn_beside_sockets(tail);
             None
         }
         _ => Some(job),
@@ -211,7 +211,7 @@ fn exit_ticks(exec: &Executor, events: &smol::channel::Sender<Event>) {
 }
 
 /// Applies the local node's events in order, as a remote socket's are.
-async fn apply_events(svc: Arc<Service>, node_id: String, rx: smol::channel::Receiver<Event>) {
+async fn apply_events(svc: Arc<Services>, node_id: String, rx: smol::channel::Receiver<Event>) {
     while let Ok(e) = rx.recv().await {
         svc.nodes().events().push(&node_id, &e);
         svc.node_reports()

@@ -12,7 +12,7 @@ use termplane::config::{self, Cmd, Config, ServiceCmd};
 use termplane::http::{self, HttpOptions};
 use termplane::instance::InstanceLock;
 use termplane::keys::PlaneSecrets;
-use termplane::service::{Service, Settings};
+use termplane::service::{Services, Settings};
 use termplane::store::{Store, redact_url};
 use termplane::unit;
 
@@ -323,7 +323,7 @@ async fn run(cfg: Config) -> Result<(), String> {
         push_http: cfg.push_allow_http,
         push_private: cfg.push_allow_private,
     };
-    let svc = Service::new(store.clone(), clock, settings, secrets)
+    let svc = Services::new(store.clone(), clock, settings, secrets)
         .await
         .map_err(|e| e.to_string())?;
     svc.health()

@@ -39,7 +39,7 @@
 //!
 //! Histograms of seconds share one set of buckets, from 0.5 ms to 30 s. Samples wait in the
 //! recorder until the next scrape or upkeep; [`Metrics::upkeep`] runs every few seconds (see
-//! `Service::spawn_metrics_upkeep`) so a plane nobody scrapes keeps no growing backlog.
+//! `Services::spawn_metrics_upkeep`) so a plane nobody scrapes keeps no growing backlog.
 
 use std::time::Duration;
 

@@ -192,7 +192,7 @@ pub enum CreatedBy {
     Pane,
 }
 
-/// Text that may span lines: like [`Text`], with newline and tab allowed.
+/// Text that may span lines: like [`Text`](crate::api::Text), with newline and tab allowed.
 #[derive(Clone, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
 pub struct Multiline<const MIN: usize, const MAX: usize>(String);

@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use super::routes::Auth;
 use crate::error::ApiError;
-use crate::service::{Caller, RequestMeta, Service};
+use crate::service::{Caller, RequestMeta, Services};
 
 /// A kind of caller a handler can require.
 pub(crate) trait Credential: Sized + Send + 'static {
@@ -31,7 +31,7 @@ pub(crate) trait Credential: Sized + Send + 'static {
     const AUTH: Auth;
     /// Resolves the request's credential to this kind of caller, or the refusal.
     fn resolve(
-        svc: &Arc<Service>,
+        svc: &Arc<Services>,
         meta: &RequestMeta,
     ) -> impl Future<Output = Result<Self, ApiError>> + Send;
 }
@@ -54,35 +54,35 @@ pub(crate) struct SubshellCaller(pub(crate) Caller);
 
 impl Credential for SubshellCaller {
     const AUTH: Auth = Auth::Subshells;
-    async fn resolve(svc: &Arc<Service>, meta: &RequestMeta) -> Result<Self, ApiError> {
+    async fn resolve(svc: &Arc<Services>, meta: &RequestMeta) -> Result<Self, ApiError> {
         svc.guard().caller(meta).await.map(Self)
     }
 }
 
 impl Credential for Session {
     const AUTH: Auth = Auth::Cookie;
-    async fn resolve(svc: &Arc<Service>, meta: &RequestMeta) -> Result<Self, ApiError> {
+    async fn resolve(svc: &Arc<Services>, meta: &RequestMeta) -> Result<Self, ApiError> {
         svc.guard().session(meta).await.map(Self)
     }
 }
 
 impl Credential for AdminSession {
     const AUTH: Auth = Auth::CookieAdmin;
-    async fn resolve(svc: &Arc<Service>, meta: &RequestMeta) -> Result<Self, ApiError> {
+    async fn resolve(svc: &Arc<Services>, meta: &RequestMeta) -> Result<Self, ApiError> {
         svc.guard().admin(meta).await.map(Self)
     }
 }
 
 impl Credential for AnyCaller {
     const AUTH: Auth = Auth::Any;
-    async fn resolve(svc: &Arc<Service>, meta: &RequestMeta) -> Result<Self, ApiError> {
+    async fn resolve(svc: &Arc<Services>, meta: &RequestMeta) -> Result<Self, ApiError> {
         svc.guard().caller(meta).await.map(Self)
     }
 }
 
 impl Credential for UserCaller {
     const AUTH: Auth = Auth::User;
-    async fn resolve(svc: &Arc<Service>, meta: &RequestMeta) -> Result<Self, ApiError> {
+    async fn resolve(svc: &Arc<Services>, meta: &RequestMeta) -> Result<Self, ApiError> {
         svc.guard().user_caller(meta).await.map(Self)
     }
 }

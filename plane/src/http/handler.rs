@@ -1,6 +1,6 @@
 //! Typed handlers: how a route's Rust types both parse its request and document it.
 //!
-//! A REST handler is an `async fn(Arc<Service>, C, A, B, …) -> Result<R, ApiError>` whose `C`
+//! A REST handler is an `async fn(Arc<Services>, C, A, B, …) -> Result<R, ApiError>` whose `C`
 //! says who may call it ([`super::callers`]: the credential is resolved before anything else is
 //! parsed; a route open to anyone, or one not yet moved to these types, takes the request's
 //! `RequestMeta` there instead and checks the credential in its service) and whose extra
@@ -23,7 +23,7 @@ use super::callers::Credential;
 use super::routes::Auth;
 use super::schema::{decode_json, query_gate, validation_error};
 use crate::error::ApiError;
-use crate::service::{RequestMeta, Service};
+use crate::service::{RequestMeta, Services};
 
 /// A boxed, sendable future.
 pub(crate) type BoxFut<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
@@ -394,12 +394,12 @@ impl<T: IntoAnswer> IntoAnswer for WithCookie<T> {
 
 /// An erased handler, as a route stores it.
 pub(crate) type ErasedHandler =
-    Arc<dyn Fn(Arc<Service>, Call) -> BoxFut<Result<Answer, ApiError>> + Send + Sync>;
+    Arc<dyn Fn(Arc<Services>, Call) -> BoxFut<Result<Answer, ApiError>> + Send + Sync>;
 
 /// A function that can handle a route, with its arguments `Args` as extractors.
 pub(crate) trait Handler<Args>: Send + Sync + 'static {
     /// Runs the handler.
-    fn call(&self, svc: Arc<Service>, call: Call) -> BoxFut<Result<Answer, ApiError>>;
+    fn call(&self, svc: Arc<Services>, call: Call) -> BoxFut<Result<Answer, ApiError>>;
     /// Documents the operation from the handler's types.
     fn document(doc: &mut OpDoc, gens: &mut Gens);
     /// The credential the handler's signature requires ([`super::callers`]), if it names one.
@@ -416,13 +416,13 @@ macro_rules! impl_handler {
     ($($a:ident),*) => {
         impl<F, Fut, R, $($a,)*> Handler<($($a,)*)> for F
         where
-            F: Fn(Arc<Service>, RequestMeta, $($a,)*) -> Fut + Send + Sync + 'static,
+            F: Fn(Arc<Services>, RequestMeta, $($a,)*) -> Fut + Send + Sync + 'static,
             Fut: Future<Output = Result<R, ApiError>> + Send + 'static,
             R: IntoAnswer,
             $($a: FromCall,)*
         {
             #[allow(non_snake_case, unused_mut)]
-            fn call(&self, svc: Arc<Service>, mut call: Call) -> BoxFut<Result<Answer, ApiError>> {
+            fn call(&self, svc: Arc<Services>, mut call: Call) -> BoxFut<Result<Answer, ApiError>> {
                 $(
                     let $a = match $a::from_call(&mut call) {
                         Ok(v) => v,
@@ -444,14 +444,14 @@ macro_rules! impl_guarded_handler {
     ($($a:ident),*) => {
         impl<F, Fut, R, G, $($a,)*> Handler<Guarded<G, ($($a,)*)>> for F
         where
-            F: Fn(Arc<Service>, G, $($a,)*) -> Fut + Clone + Send + Sync + 'static,
+            F: Fn(Arc<Services>, G, $($a,)*) -> Fut + Clone + Send + Sync + 'static,
             Fut: Future<Output = Result<R, ApiError>> + Send + 'static,
             R: IntoAnswer,
             G: Credential,
             $($a: FromCall,)*
         {
             #[allow(non_snake_case, unused_mut)]
-            fn call(&self, svc: Arc<Service>, mut call: Call) -> BoxFut<Result<Answer, ApiError>> {
+            fn call(&self, svc: Arc<Services>, mut call: Call) -> BoxFut<Result<Answer, ApiError>> {
                 let f = self.clone();
                 Box::pin(async move {
                     // The credential first: a refusal answers before any input is parsed.

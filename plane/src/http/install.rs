@@ -3,7 +3,7 @@
 //!
 //! It needs no credential and carries no secret: the setup key is the caller's own argument.
 //! The service writes the plane's address and the served programs' digests into it
-//! ([`crate::service::Service::install_script`]; the address comes from the trusted origins,
+//! ([`crate::service::Installer::install_script`]; the address comes from the trusted origins,
 //! never from the `Host` header alone). It is served as `text/plain`, so a browser shows it to
 //! be read; like every answer it is `Cache-Control: no-store`.
 
@@ -21,7 +21,11 @@ fn install_script(
     _: Vec<(&'static str, String)>,
 ) -> BoxFut<Response> {
     Box::pin(async move {
-        let script = ctx.svc.install_script(info.meta.host.as_deref()).await;
+        let script = ctx
+            .svc
+            .installer()
+            .install_script(info.meta.host.as_deref())
+            .await;
         Response::bytes(200, "text/plain; charset=utf-8", script.into_bytes())
     })
 }

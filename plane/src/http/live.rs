@@ -17,7 +17,7 @@ use super::terminal::{RECHECK_EVERY, config, trusted_upgrade};
 use super::{Ctx, ReqInfo, error_response};
 use crate::api::terminals::FeedFrame;
 use crate::error::ApiError;
-use crate::service::Service;
+use crate::service::Services;
 use crate::service::live::FeedNext;
 use crate::service::terminals::FeedGrant;
 
@@ -59,7 +59,7 @@ pub(super) fn live_socket(
                 );
             }
         };
-        let grant = match svc.redeem_feed_token(&q.token).await {
+        let grant = match svc.grants().redeem_feed_token(&q.token).await {
             Ok(g) => g,
             Err(e) => return error_response(&e, &req_id),
         };
@@ -114,7 +114,7 @@ enum Ev {
 
 /// Runs one feed; answers the close code and reason (0: the client is gone).
 async fn serve<S>(
-    svc: &Arc<Service>,
+    svc: &Arc<Services>,
     grant: &FeedGrant,
     queue: &crate::service::live::FeedQueue,
     ws: &mut WebSocketStream<S>,
@@ -131,7 +131,7 @@ where
     // Who watches what, now: the panes' presence so far.
     for f in svc
         .publisher()
-        .presence_for(svc.pumps().all(), &grant.user_id, grant.admin)
+        .presence_for(svc.terminals().pumps().all(), &grant.user_id, grant.admin)
         .await
     {
         if !send(ws, frame(&f)).await {
@@ -192,7 +192,7 @@ where
                 } else {
                     recheck.set_after(RECHECK_EVERY);
                 }
-                if let Err(end) = svc.feed_still_valid(grant).await {
+                if let Err(end) = svc.grants().feed_still_valid(grant).await {
                     return end;
                 }
             }

@@ -59,7 +59,7 @@ use futures_lite::FutureExt;
 use crate::error::ApiError;
 use crate::net::Cidr;
 use crate::secret;
-use crate::service::{RequestMeta, Service};
+use crate::service::{RequestMeta, Services};
 use handler::{AnswerBody, BoxFut, Call};
 use router::{Lookup, Router, Target};
 use server::{Body, Limits, Request, Response};
@@ -141,7 +141,7 @@ impl HttpOptions {
 // ----- the application -----
 
 struct Ctx {
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     routes: Vec<routes::RouteDef>,
     /// The answers of the routes made once, by route index.
     kept: Vec<std::sync::OnceLock<gzip::Encoded>>,
@@ -376,6 +376,7 @@ impl server::App for AppRef {
             finish(&mut res, &req_id);
             let took = started.elapsed();
             ctx.svc
+                .health()
                 .metrics()
                 .http_request(verb, route, res.status, took);
             tracing::info!(
@@ -396,7 +397,7 @@ impl server::App for AppRef {
         let e = ApiError::new(refusal.status, refusal.code, refusal.message.clone());
         let mut res = error_response(&e, &req_id);
         finish(&mut res, &req_id);
-        self.0.svc.metrics().http_request(
+        self.0.svc.health().metrics().http_request(
             "(unread)",
             ops::REFUSED,
             refusal.status,
@@ -435,7 +436,7 @@ fn panicking(
 }
 
 /// Builds the application: the REST list, then the other endpoints.
-fn app(svc: Arc<Service>, opts: &HttpOptions) -> Arc<Ctx> {
+fn app(svc: Arc<Services>, opts: &HttpOptions) -> Arc<Ctx> {
     let routes = routes::routes();
     let router = router(&routes, opts.panic_route);
     Arc::new(Ctx {
@@ -787,7 +788,7 @@ async fn accept_loop(
     in_flight: &Arc<Requests>,
     opts: &HttpOptions,
 ) {
-    let places = Arc::new(Places::counted(opts, app.0.svc.metrics().clone()));
+    let places = Arc::new(Places::counted(opts, app.0.svc.health().metrics().clone()));
     let limits = opts.limits();
     loop {
         let (stream, peer) = match listener.accept().await {
@@ -900,14 +901,14 @@ pub fn openapi_document(settings: &crate::service::Settings) -> serde_json::Valu
 /// connections.
 pub async fn serve(
     listener: smol::net::TcpListener,
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     opts: HttpOptions,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
     let svc_links = svc.clone();
     let app = Arc::new(AppRef(app(svc.clone(), &opts)));
     let ex: Arc<smol::Executor<'static>> = Arc::new(smol::Executor::new());
-    svc.attach_socket_executor(&ex);
+    svc.terminals().attach_socket_executor(&ex);
     let in_flight = Arc::new(Requests::default());
     let host = Arc::new(ExtraListeners {
         ex: ex.clone(),
@@ -929,7 +930,7 @@ pub async fn serve(
     let links = svc_links.links();
     links.begin_shutdown();
     // Node links close with 1000; terminal sockets and live feeds with 1001 (see
-    // `Service::close_sockets_for_shutdown`), both at once.
+    // `Services::close_sockets_for_shutdown`), both at once.
     let (open, sockets) = ex
         .run(futures_lite::future::zip(
             links.wait_closed(opts.drain_timeout),

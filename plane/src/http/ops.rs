@@ -24,7 +24,7 @@ use super::server::{self, Request, Response};
 use super::wire::{Method, Refusal};
 use super::{Ctx, ReqInfo, error_response, finish, new_req_id};
 use crate::error::ApiError;
-use crate::service::{Caller, Service};
+use crate::service::{Caller, Services};
 
 /// The route label of a request no route matched (metrics and the request log).
 pub(super) const UNMATCHED: &str = "(unmatched)";
@@ -47,7 +47,7 @@ fn healthz_answer() -> Response {
     Response::bytes(200, "application/json", br#"{"status":"ok"}"#.to_vec())
 }
 
-async fn readyz_answer(svc: &Service) -> Response {
+async fn readyz_answer(svc: &Services) -> Response {
     let r = svc.health().readiness().await;
     let status = if r.ready() { 200 } else { 503 };
     if !r.ready() {
@@ -64,8 +64,12 @@ async fn readyz_answer(svc: &Service) -> Response {
     res
 }
 
-async fn metrics_answer(svc: &Service) -> Response {
-    Response::bytes(200, EXPOSITION, svc.render_metrics().await.into_bytes())
+async fn metrics_answer(svc: &Services) -> Response {
+    Response::bytes(
+        200,
+        EXPOSITION,
+        svc.health().render_metrics().await.into_bytes(),
+    )
 }
 
 /// `GET /healthz`.
@@ -112,7 +116,7 @@ pub(super) fn metrics(
 }
 
 /// The metrics address's application: `/metrics`, `/healthz`, `/readyz`, nothing else.
-struct MetricsApp(Arc<Service>);
+struct MetricsApp(Arc<Services>);
 
 impl server::App for MetricsApp {
     fn handle(&self, req: Request) -> BoxFut<Response> {
@@ -128,7 +132,7 @@ impl server::App for MetricsApp {
                 _ => (UNMATCHED, plain_not_found()),
             };
             finish(&mut res, &req_id);
-            svc.metrics().http_request(
+            svc.health().metrics().http_request(
                 req.head.method.as_str(),
                 route,
                 res.status,
@@ -178,7 +182,7 @@ impl server::Activity for Uncounted {
 const METRICS_MAX_CONNS: usize = 64;
 
 /// Serves the metrics address until the future is dropped (with the main server).
-pub async fn serve_metrics(listener: smol::net::TcpListener, svc: Arc<Service>) {
+pub async fn serve_metrics(listener: smol::net::TcpListener, svc: Arc<Services>) {
     let app = Arc::new(MetricsApp(svc));
     let ex = smol::Executor::new();
     let open = Arc::new(AtomicUsize::new(0));

@@ -30,7 +30,7 @@ use super::server::{Request, Response, Upgraded};
 use super::{Ctx, ReqInfo, error_response};
 use crate::api::terminals::{AttachQuery, ClientFrame, ServerFrame, Viewer};
 use crate::error::ApiError;
-use crate::service::Service;
+use crate::service::Services;
 use crate::service::normalize_origin;
 use crate::service::terminals::ViewerQueue;
 use crate::service::terminals::pump::{Behind, Chunk, Control, Next, Replay};
@@ -69,7 +69,7 @@ fn refuse(e: &ApiError, req_id: &str) -> Response {
 /// The `Sec-WebSocket-Key` of a WebSocket upgrade whose `Origin`, when it has one (a browser),
 /// is trusted: 400 `WEBSOCKET_UPGRADE_REQUIRED` or 403 `ORIGIN_REJECTED` otherwise.
 pub(super) fn trusted_upgrade(
-    svc: &Service,
+    svc: &Services,
     req: &Request,
     info: &ReqInfo,
 ) -> Result<String, ApiError> {
@@ -81,7 +81,8 @@ pub(super) fn trusted_upgrade(
         )
     })?;
     if let Some(origin) = info.meta.origin.as_deref() {
-        let trusted = normalize_origin(origin).is_some_and(|o| svc.trusted_origins().contains(&o));
+        let trusted =
+            normalize_origin(origin).is_some_and(|o| svc.guard().trusted_origins().contains(&o));
         if !trusted {
             return Err(ApiError::new(
                 403,
@@ -134,7 +135,7 @@ pub(super) fn attach_socket(
                 );
             }
         };
-        let grant = match svc.redeem_attach_token(&q.token, &id).await {
+        let grant = match svc.grants().redeem_attach_token(&q.token, &id).await {
             Ok(g) => g,
             Err(e) => return refuse(&e, &req_id),
         };
@@ -160,18 +161,23 @@ pub(super) fn attach_socket(
             device: q.device,
         };
         let sizing = viewer.sizing;
-        let handle = match svc.pumps().join_pump(&grant.row, viewer, !read_only).await {
+        let handle = match svc
+            .terminals()
+            .pumps()
+            .join_pump(&grant.row, viewer, !read_only)
+            .await
+        {
             Ok(h) => h,
             Err(e) => return refuse(&e, &req_id),
         };
         let first = async {
-            svc.pumps().fit(&handle.pump).await?;
+            svc.terminals().pumps().fit(&handle.pump).await?;
             svc.terminals().read_replay(&grant.row).await
         };
         let replay = match first.await {
             Ok(r) => r,
             Err(e) => {
-                svc.pumps().leave_pump(&handle).await;
+                svc.terminals().pumps().leave_pump(&handle).await;
                 return refuse(&e, &req_id);
             }
         };
@@ -190,7 +196,7 @@ pub(super) fn attach_socket(
                     refuse_rest: None,
                 };
                 s.run(ws, replay).await;
-                svc.pumps().leave_pump(&handle).await;
+                svc.terminals().pumps().leave_pump(&handle).await;
             })
         });
         Response::switching_protocols(&key, on_upgrade)
@@ -212,7 +218,7 @@ enum Event {
 }
 
 struct Session {
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     grant: AttachGrant,
     handle: ViewerHandle,
     read_only: bool,
@@ -355,7 +361,10 @@ impl Session {
         if !send(ws, text(&attached)).await || !self.send_replay(ws, replay).await {
             return End::Gone;
         }
-        self.svc.pumps().broadcast_presence(&self.handle.pump);
+        self.svc
+            .terminals()
+            .pumps()
+            .broadcast_presence(&self.handle.pump);
         let queue = self.handle.queue.clone();
         // One timer for the session, reset only when it fires: a socket that is always busy is
         // still re-checked, and a turn of the loop (a keystroke's echo) registers no timer with
@@ -447,7 +456,7 @@ impl Session {
                     } else {
                         recheck.set_after(RECHECK_EVERY);
                     }
-                    match self.svc.grant_still_valid(&self.grant).await {
+                    match self.svc.grants().grant_still_valid(&self.grant).await {
                         Err((code, reason)) => {
                             self.refuse_rest = Some(format!("the socket closes: {reason}"));
                             return End::Close(code, reason);
@@ -553,6 +562,7 @@ impl Session {
                 }
                 match self
                     .svc
+                    .terminals()
                     .pumps()
                     .viewer_grid(&self.handle, Some((cols, rows)))
                     .await
@@ -563,7 +573,13 @@ impl Session {
                 }
             }
             ClientFrame::Sizing { on } => {
-                match self.svc.pumps().viewer_sizing(&self.handle, on).await {
+                match self
+                    .svc
+                    .terminals()
+                    .pumps()
+                    .viewer_sizing(&self.handle, on)
+                    .await
+                {
                     Ok(()) => None,
                     // The choice is recorded; only fitting the pane to it failed (its node is
                     // away): the pane is fitted again when the node comes back.
@@ -666,7 +682,7 @@ impl Refusals {
 /// is gone and every key it took is typed or refused, the fate of those sent without waiting
 /// known.
 async fn typist(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     row: crate::store::Subshell,
     rx: smol::channel::Receiver<String>,
     refusals: Arc<Refusals>,

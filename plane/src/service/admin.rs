@@ -2,10 +2,16 @@
 
 use std::collections::BTreeMap;
 
-use super::Service;
+use std::sync::Arc;
+
+use super::install::Installer;
+use super::{Dispatcher, Guard, Settings};
 use crate::api::admin::{AdminStatus, Deployment, NodeDownload};
+use crate::clock::Clock;
 use crate::error::ApiError;
+use crate::link::LinkHub;
 use crate::store::Backend;
+use crate::store::Store;
 
 fn backend_name(b: Backend) -> String {
     match b {
@@ -14,9 +20,51 @@ fn backend_name(b: Backend) -> String {
     }
 }
 
-impl Service {
+/// The administrator's views of the plane: its status (nodes, subshells, the database) and how
+/// it is deployed (addresses, data, the node programs it serves).
+pub struct Admin {
+    store: Store,
+    clock: Arc<dyn Clock>,
+    settings: Settings,
+    started_at: i64,
+    links: Arc<LinkHub>,
+    dispatcher: Arc<Dispatcher>,
+    guard: Arc<Guard>,
+    installer: Arc<Installer>,
+}
+
+impl std::fmt::Debug for Admin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Admin").finish_non_exhaustive()
+    }
+}
+
+impl Admin {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn new(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        settings: Settings,
+        started_at: i64,
+        links: Arc<LinkHub>,
+        dispatcher: Arc<Dispatcher>,
+        guard: Arc<Guard>,
+        installer: Arc<Installer>,
+    ) -> Self {
+        Self {
+            store,
+            clock,
+            settings,
+            started_at,
+            links,
+            dispatcher,
+            guard,
+            installer,
+        }
+    }
+
     /// `GET /api/admin/status` (an administrator's session: the route's signature requires it).
-    pub async fn admin_status(&self) -> Result<AdminStatus, ApiError> {
+    pub async fn status(&self) -> Result<AdminStatus, ApiError> {
         let held: Vec<String> = self.links.held().into_iter().map(|h| h.node_id).collect();
         let mut by_liveness = BTreeMap::new();
         let mut by_version = BTreeMap::new();
@@ -38,7 +86,7 @@ impl Service {
         }
         Ok(AdminStatus {
             version: env!("CARGO_PKG_VERSION").to_owned(),
-            uptime_secs: (self.now() - self.started_at).max(0) / 1000,
+            uptime_secs: (self.clock.now_ms() - self.started_at).max(0) / 1000,
             database: backend_name(self.store.backend()),
             database_bytes: self.store.database_bytes().await?,
             nodes_by_liveness: by_liveness,
@@ -54,6 +102,7 @@ impl Service {
     pub async fn deployment(&self) -> Result<Deployment, ApiError> {
         let base = self.settings.base_url.trim_end_matches('/').to_owned();
         let downloads = self
+            .installer
             .served_node_programs()
             .await
             .into_iter()
@@ -74,7 +123,7 @@ impl Service {
                 .as_ref()
                 .map(|d| d.display().to_string()),
             database: backend_name(self.store.backend()),
-            trusted_origins: self.trusted_origins(),
+            trusted_origins: self.guard.trusted_origins(),
             node_downloads: downloads,
         })
     }

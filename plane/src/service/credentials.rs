@@ -184,7 +184,7 @@ impl Credentials {
 
     // ----- setup keys -----
 
-    /// `POST /api/setup-keys`: the key (the composition root adds the commands that add a node
+    /// `POST /api/setup-keys`: the key (the [`super::Installer`] adds the commands that add a node
     /// with it).
     pub(super) async fn create_setup_key(&self, c: &Caller) -> Result<SetupKey, ApiError> {
         let now = self.now();
@@ -206,7 +206,7 @@ impl Credentials {
         Ok(setup_key_view(&k, now))
     }
 
-    /// `GET /api/setup-keys`: an admin sees every key, others their own (the composition root
+    /// `GET /api/setup-keys`: an admin sees every key, others their own (the [`super::Installer`]
     /// adds the install commands).
     pub(super) async fn setup_keys(&self, c: &Caller) -> Result<Vec<SetupKey>, ApiError> {
         let owner = if c.is_admin_session() {

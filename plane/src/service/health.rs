@@ -20,7 +20,6 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::Service;
 use crate::clock::Clock;
 use crate::keys::PlaneSecrets;
 use crate::store::Store;
@@ -87,6 +86,10 @@ pub struct Health {
     secrets: Arc<PlaneSecrets>,
     data_dir: Option<std::path::PathBuf>,
     listening: AtomicBool,
+    /// The node links (their counts are gauges).
+    links: Arc<crate::link::LinkHub>,
+    /// The output pumps (viewers are a gauge).
+    pumps: Arc<super::terminals::pump::Pumps>,
     lock: OnceLock<Arc<dyn HeldLock>>,
     /// The last answer and when its check ended; the mutex is the one check in flight.
     last: smol::lock::Mutex<Option<(Instant, Readiness)>>,
@@ -121,12 +124,16 @@ impl Health {
         clock: Arc<dyn Clock>,
         secrets: Arc<PlaneSecrets>,
         data_dir: Option<std::path::PathBuf>,
+        links: Arc<crate::link::LinkHub>,
+        pumps: Arc<super::terminals::pump::Pumps>,
     ) -> Self {
         Self {
             store,
             clock,
             secrets,
             data_dir,
+            links,
+            pumps,
             listening: AtomicBool::new(false),
             lock: OnceLock::new(),
             last: smol::lock::Mutex::new(None),
@@ -307,7 +314,7 @@ impl Health {
     }
 }
 
-impl Service {
+impl Health {
     /// The plane's metrics.
     #[must_use]
     pub fn metrics(&self) -> &Arc<crate::metrics::Metrics> {
@@ -317,13 +324,13 @@ impl Service {
     /// Sets the gauges read at scrape time (nodes, panes, viewers) and renders every metric.
     pub async fn render_metrics(&self) -> String {
         let m = self.metrics();
-        let links = self.links();
+        let links = &self.links;
         m.set_gauge("termplane_nodes_online", links.online_count() as f64);
         m.set_gauge("termplane_nodes_held", links.held().len() as f64);
         m.set_gauge("termplane_node_sockets_open", links.live_count() as f64);
         m.set_gauge(
             "termplane_terminal_viewers",
-            self.pumps().viewer_total() as f64,
+            self.pumps.viewer_total() as f64,
         );
         let counts = crate::wait::within(DB_CHECK_TIMEOUT, self.store.subshell_state_counts())
             .await

@@ -6,7 +6,7 @@
 //!
 //! People pipe the script into `sh`, so the address written into it must be one the plane's
 //! administrator chose, never one a request made up. It is the trusted origin
-//! ([`Service::trusted_origins`]: the base URL, `TRUSTED_ORIGINS`, the origins administrators
+//! ([`Services::trusted_origins`]: the base URL, `TRUSTED_ORIGINS`, the origins administrators
 //! added, a network plugin's) whose host and port are the request's `Host`, so a plane reached
 //! at several trusted addresses hands out the one its caller used; for any other `Host` (or
 //! none) it is the base URL (`APP_BASE_URL`). A `Host` header only picks among trusted
@@ -30,7 +30,10 @@
 
 use std::borrow::Cow;
 
-use super::{Caller, Service, normalize_origin};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::{Caller, Credentials, Guard, Nodes, normalize_origin};
 use crate::api::credentials::SetupKey;
 use crate::api::install::{NodeInstall, NodeInstallDownload};
 use crate::error::ApiError;
@@ -54,14 +57,47 @@ pub(crate) struct ServedProgram {
     pub(crate) sha256: String,
 }
 
-impl Service {
+/// How a machine becomes a node: the install script, the node programs the plane serves, and
+/// the commands shown with a setup key, all at the address the browser used when it is one of
+/// the trusted origins.
+pub struct Installer {
+    base_url: String,
+    downloads_dir: Option<PathBuf>,
+    guard: Arc<Guard>,
+    nodes: Arc<Nodes>,
+    credentials: Arc<Credentials>,
+}
+
+impl std::fmt::Debug for Installer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Installer").finish_non_exhaustive()
+    }
+}
+
+impl Installer {
+    pub(super) fn new(
+        base_url: String,
+        downloads_dir: Option<PathBuf>,
+        guard: Arc<Guard>,
+        nodes: Arc<Nodes>,
+        credentials: Arc<Credentials>,
+    ) -> Self {
+        Self {
+            base_url,
+            downloads_dir,
+            guard,
+            nodes,
+            credentials,
+        }
+    }
+
     /// The plane's address for the install script and commands of a request whose `Host`
     /// header is `host` (see the module's docs): the trusted origin with that host and port,
     /// else the base URL. The base URL wins when it is itself that origin; of two trusted
     /// origins with the same host and port, `https` wins.
     #[must_use]
     pub fn install_base_url(&self, host: Option<&str>) -> String {
-        let base = self.settings.base_url.trim_end_matches('/').to_owned();
+        let base = self.base_url.trim_end_matches('/').to_owned();
         let Some(host) = host else { return base };
         let candidates: Vec<String> = ["https", "http"]
             .iter()
@@ -70,7 +106,7 @@ impl Service {
         if normalize_origin(&base).is_some_and(|b| candidates.contains(&b)) {
             return base;
         }
-        let trusted = self.trusted_origins();
+        let trusted = self.guard.trusted_origins();
         candidates
             .into_iter()
             .find(|c| trusted.contains(c))
@@ -82,7 +118,7 @@ impl Service {
     /// `termplane-node` beside the plane's executable (the rule of
     /// [`crate::service::Nodes::node_download`], which serves them).
     pub(crate) async fn served_node_programs(&self) -> Vec<ServedProgram> {
-        let mut platforms = match self.settings.downloads_dir.clone() {
+        let mut platforms = match self.downloads_dir.clone() {
             Some(dir) => {
                 smol::unblock(move || {
                     std::fs::read_dir(dir)

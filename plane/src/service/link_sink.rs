@@ -6,11 +6,11 @@ use std::sync::Arc;
 use termplane_proto::Event;
 use termplane_proto::event::Output;
 
-use super::Service;
+use super::Services;
 use crate::link::{LinkHub, LinkSink};
 use crate::store::Store;
 
-impl LinkSink for Service {
+impl LinkSink for Services {
     fn hub(&self) -> &LinkHub {
         self.links()
     }
@@ -28,7 +28,7 @@ impl LinkSink for Service {
     }
 
     fn metrics(&self) -> &crate::metrics::Metrics {
-        Self::metrics(self)
+        self.health.metrics()
     }
 
     async fn node_of_key(&self, token: &str) -> Option<String> {
@@ -48,7 +48,7 @@ impl LinkSink for Service {
         if !super::terminals::is_viewer_tail(&output.sub_id) {
             return false;
         }
-        self.pumps().route_output(node_id, output);
+        self.terminals.pumps().route_output(node_id, output);
         true
     }
 

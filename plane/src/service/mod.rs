@@ -1,21 +1,30 @@
-//! The service layer: accounts, sessions, credentials, enrollment and node rows, one module per
-//! domain:
+//! The service layer: one module per domain, each domain a type of its own holding only its own
+//! state and the services it uses, all built together in [`Services::new`] (the composition
+//! root):
 //!
 //! * [`guard`] — the checks every request meets (admin surfaces, Origin) and who the caller is;
+//!   sign-in and sessions (`sessions`), revocations a full disk cannot write yet;
 //! * [`backoff`] — the sign-in and enrollment backoff;
-//! * [`accounts`] — first run, settings reads, sign-in and sessions, accounts;
-//! * [`credentials`] — system keys and setup keys;
-//! * [`enrollment`] — node enrollment;
-//! * [`nodes`] — node rows, downloads and held nodes;
-//! * [`install`] — how a machine becomes a node: `/install.sh` and the commands of the
-//!   "Add a node" dialog;
-//! * [`dispatch`] — the node link's authentication and the command dispatcher;
-//! * [`audit`] — the audit log.
+//! * [`accounts`] — first run, settings reads, accounts; [`passkeys`]; [`credentials`] — system
+//!   keys and setup keys; [`enrollment`] — node enrollment;
+//! * [`nodes`] — node rows, downloads and held nodes; [`install`] — how a machine becomes a
+//!   node: `/install.sh` and the commands of the "Add a node" dialog;
+//! * [`dispatch`] — the node link's authentication and the command dispatcher; [`catalog`] —
+//!   harness plugins, detection, the launch gate;
+//! * [`subshells`] — looking subshells up, launching them and their lifecycle, a pane's input
+//!   and output, what nodes report; [`lifecycle`] — the states and moves, one table;
+//! * [`terminals`] — open sockets, attach tokens and grants, output pumps; [`shares`];
+//!   [`typist`] — typing into panes; [`live`] — the whole-user live feeds and their publisher;
+//! * [`channels`], [`notifications`], [`files`], [`uploads`] and [`transfers`] (files into
+//!   panes), [`presets`], [`network`], [`audit`], [`admin`], [`health`].
 //!
-//! Nothing here names HTTP. A request reaches this layer as a [`RequestMeta`] (the few facts of
-//! the request that authentication needs) plus a typed, already validated request of
-//! [`crate::api`], and leaves it as a typed answer or an [`ApiError`]. The time comes from an
-//! injected [`Clock`].
+//! [`Services`] itself holds no rule of any domain: it builds them, hands each the others it
+//! uses, and gives the HTTP and link adapters their accessors (`tools/check-service-sizes.py`
+//! keeps every type here small).
+//!
+//! Nothing here names HTTP. A request reaches this layer as a caller resolved by the handler's
+//! signature plus a typed, already validated request of [`crate::api`], and leaves it as a
+//! typed answer or an [`ApiError`]. The time comes from an injected [`Clock`].
 
 mod accounts;
 mod admin;
@@ -41,12 +50,15 @@ pub mod passwords;
 mod presets;
 mod revocations;
 mod sessions;
+mod shares;
 mod subshells;
 pub mod terminals;
+mod transfers;
 mod typist;
 mod uploads;
 
 pub use accounts::Accounts;
+pub use admin::Admin;
 pub use backoff::{
     ACCOUNT, ADDRESS, Backoff, ENROLL_ADDRESS, KNOWN_GOOD_MS, KnownGood, PAIR, Rule,
 };
@@ -59,12 +71,15 @@ pub use dispatch::{KeysTyped, LocalNode, MAX_COMMAND_JSON};
 pub use files::Files;
 pub use guard::Guard;
 pub use guard::{ADMIN_WRITE_FAMILIES, canonical_path, is_admin_surface};
+pub use install::Installer;
 pub use nodes::Nodes;
 pub use notifications::Notifications;
 pub use passkeys::Passkeys;
 pub use presets::Presets;
+pub use shares::Shares;
 pub use subshells::{GONE_GRACE_MS, Lookup, NodeReports, PaneIo, Subshells};
 pub use subshells::{INPUT_PIECE_BYTES, TOKEN_LIFETIME_MS};
+pub use transfers::Transfers;
 pub use uploads::Uploads;
 
 use std::sync::Arc;
@@ -99,7 +114,7 @@ pub struct RequestMeta {
     /// `Sec-Fetch-Site`, when present.
     pub sec_fetch_site: Option<String>,
     /// `Host` (checked well-formed by the HTTP layer). Only ever used to choose among the
-    /// trusted origins ([`Service::install_base_url`]), never as an address of its own.
+    /// trusted origins ([`Installer::install_base_url`]), never as an address of its own.
     pub host: Option<String>,
     /// The peer's IP address as text.
     pub peer_ip: String,
@@ -285,8 +300,9 @@ pub fn plane_public_material(
     Ok((jwk, api::Key32Text(link.public().0)))
 }
 
-/// The control plane's services.
-pub struct Service {
+/// The control plane's services, built together: each domain's service and the accessors the
+/// HTTP and link adapters reach them through. No domain rule lives here.
+pub struct Services {
     store: Store,
     clock: Arc<dyn Clock>,
     settings: Settings,
@@ -302,11 +318,18 @@ pub struct Service {
     nodes: Arc<Nodes>,
     /// Harness plugins and detection.
     catalog: Arc<Catalog>,
-    /// The executor the terminal sockets run on (the HTTP server's), once it serves; weak, so
-    /// that the server's shutdown still drops the tasks left on it.
-    socket_executor: std::sync::OnceLock<std::sync::Weak<smol::Executor<'static>>>,
-    /// Live terminals: attach tokens and output pumps.
-    terminals: terminals::Terminals,
+    /// Live terminals: pending attach tokens, open sockets and output pumps.
+    terminals: Arc<terminals::Terminals>,
+    /// Attach tokens minted and redeemed, open sockets' grants re-checked.
+    grants: terminals::Grants,
+    /// Sharing panes.
+    shares: Shares,
+    /// Files into panes.
+    transfers: Transfers,
+    /// Install scripts and commands.
+    installer: Arc<Installer>,
+    /// The administrator's views.
+    admin: Admin,
     /// The whole-user live feeds: who is subscribed, and what goes to whom.
     publisher: Arc<live::Publisher>,
     /// Uploads into panes in progress.
@@ -314,9 +337,7 @@ pub struct Service {
     /// The passkey verifier and its pending ceremonies.
     passkeys: Arc<Passkeys>,
     /// The request guard, credentials and sessions.
-    guard: Guard,
-    /// When this service started (ms, on its clock).
-    started_at: i64,
+    guard: Arc<Guard>,
     /// Files kept on the plane.
     files: Arc<Files>,
     /// Devices, the inbox and Web Push.
@@ -339,14 +360,14 @@ pub struct Service {
     node_reports: Arc<subshells::NodeReports>,
     /// Revocations a full disk could not write yet, in force meanwhile.
     /// System keys and setup keys.
-    credentials: Credentials,
+    credentials: Arc<Credentials>,
     /// What readiness reads that nothing else keeps.
     health: Arc<health::Health>,
 }
 
-impl std::fmt::Debug for Service {
+impl std::fmt::Debug for Services {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Service")
+        f.debug_struct("Services")
             .field("settings", &self.settings)
             .finish_non_exhaustive()
     }
@@ -437,7 +458,7 @@ fn pump_news(publisher: Arc<live::Publisher>) -> terminals::pump::PumpSink {
     })
 }
 
-impl Service {
+impl Services {
     /// A service over `store`.
     pub async fn new(
         store: Store,
@@ -484,12 +505,6 @@ impl Service {
         let live_bus = Arc::new(live::LiveBus::default());
         let audit = audit::Audit::new(store.clone());
         let secrets = Arc::new(secrets);
-        let health = Arc::new(health::Health::new(
-            store.clone(),
-            clock.clone(),
-            secrets.clone(),
-            settings.data_dir.clone(),
-        ));
         let enrollment = enrollment::Enrollment::new(
             store.clone(),
             clock.clone(),
@@ -507,12 +522,12 @@ impl Service {
         let access_changed = Arc::new(event_listener::Event::new());
         let passkeys = Arc::new(Passkeys::new(&base_url, store.clone(), clock.clone()));
         let revocations = Arc::new(revocations::Revocations::new(store.clone(), clock.clone()));
-        let credentials = Credentials::new(
+        let credentials = Arc::new(Credentials::new(
             store.clone(),
             clock.clone(),
             revocations.clone(),
             access_changed.clone(),
-        );
+        ));
         let accounts = Accounts::new(
             store.clone(),
             clock.clone(),
@@ -521,7 +536,7 @@ impl Service {
             access_changed.clone(),
             files.clone(),
         );
-        let guard = Guard::new(
+        let guard = Arc::new(Guard::new(
             store.clone(),
             clock.clone(),
             settings.trusted_origins(),
@@ -532,7 +547,7 @@ impl Service {
             dummy_hash,
             passkeys.clone(),
             access_changed.clone(),
-        );
+        ));
         let channels = channels::Channels::new(
             store.clone(),
             clock.clone(),
@@ -553,6 +568,14 @@ impl Service {
             clock.clone(),
             dispatcher.clone(),
             pump_news(publisher.clone()),
+        ));
+        let health = Arc::new(health::Health::new(
+            store.clone(),
+            clock.clone(),
+            secrets.clone(),
+            settings.data_dir.clone(),
+            links.clone(),
+            pumps.clone(),
         ));
         let lookup = Arc::new(subshells::Lookup::new(store.clone(), dispatcher.clone()));
         let subshells = subshells::Subshells::new(
@@ -584,16 +607,52 @@ impl Service {
             uploads.clone(),
             subshells.clone(),
         ));
-        let terminals = terminals::Terminals::new(
+        let shares = Shares::new(
+            store.clone(),
+            clock.clone(),
+            pumps.clone(),
+            publisher.clone(),
+        );
+        let terminals = Arc::new(terminals::Terminals::new(
             access_changed,
             pumps,
             clock.clone(),
             dispatcher.clone(),
             links.clone(),
             typist.clone(),
+        ));
+        let transfers = Transfers::new(lookup.clone(), files.clone(), uploads.clone());
+        let grants = terminals::Grants::new(
+            store.clone(),
+            clock.clone(),
+            terminals.clone(),
+            guard.clone(),
+            lookup.clone(),
+        );
+        let installer = Arc::new(Installer::new(
+            settings.base_url.clone(),
+            settings.downloads_dir.clone(),
+            guard.clone(),
+            nodes.clone(),
+            credentials.clone(),
+        ));
+        let admin = Admin::new(
+            store.clone(),
+            clock.clone(),
+            settings.clone(),
+            started_at,
+            links.clone(),
+            dispatcher.clone(),
+            guard.clone(),
+            installer.clone(),
         );
         Ok(Arc::new(Self {
             terminals,
+            grants,
+            shares,
+            transfers,
+            installer,
+            admin,
             store,
             clock,
             settings,
@@ -604,12 +663,10 @@ impl Service {
             nodes,
             catalog,
             dispatcher,
-            socket_executor: std::sync::OnceLock::new(),
             publisher,
             uploads,
             passkeys,
             guard,
-            started_at,
             files,
             notifications,
             audit,
@@ -632,40 +689,6 @@ impl Service {
         self.dispatcher.attach_local(local);
     }
 
-    /// Attaches the executor the terminal sockets run on (the HTTP server's, once it serves).
-    /// Only the first call takes effect.
-    pub fn attach_socket_executor(&self, ex: &Arc<smol::Executor<'static>>) {
-        let _ = self.socket_executor.set(Arc::downgrade(ex));
-    }
-
-    /// Whether an executor for the terminal sockets is attached and alive (the plane serves).
-    #[must_use]
-    pub fn serves_sockets(&self) -> bool {
-        self.socket_executor
-            .get()
-            .is_some_and(|w| w.strong_count() > 0)
-    }
-
-    /// Runs `f` as a task beside the terminal sockets, on their executor's thread: work that
-    /// feeds them (the local node's pane tails) then reaches a socket without a wake-up of
-    /// another thread. Answers `f` back when no such executor is attached yet.
-    pub fn spawn_beside_sockets<F>(&self, f: F) -> Result<(), F>
-    where
-        F: std::future::Future<Output = ()> + Send + 'static,
-    {
-        match self
-            .socket_executor
-            .get()
-            .and_then(std::sync::Weak::upgrade)
-        {
-            Some(ex) => {
-                ex.spawn(f).detach();
-                Ok(())
-            }
-            None => Err(f),
-        }
-    }
-
     /// Tells the local node the plane stops (its uploads under way are abandoned, leaving no
     /// partial file).
     pub fn local_node_stopping(&self) {
@@ -684,13 +707,6 @@ impl Service {
     #[must_use]
     pub fn store(&self) -> &Store {
         &self.store
-    }
-
-    /// Every origin a browser may send state-changing requests from (see
-    /// [`Guard::trusted_origins`]).
-    #[must_use]
-    pub fn trusted_origins(&self) -> Vec<String> {
-        self.guard.trusted_origins()
     }
 
     /// The settings.
@@ -730,7 +746,7 @@ impl Service {
     }
 
     /// The credentials domain (system keys; setup keys with their install commands are the
-    /// composition root's [`Self::setup_keys`]).
+    /// installer's [`Installer::setup_keys`]).
     #[must_use]
     pub fn credentials(&self) -> &Credentials {
         &self.credentials
@@ -785,6 +801,42 @@ impl Service {
         &self.files
     }
 
+    /// The terminals (open sockets, pending tokens, replays, typed keys).
+    #[must_use]
+    pub fn terminals(&self) -> &terminals::Terminals {
+        &self.terminals
+    }
+
+    /// Attach tokens: minting, redeeming, and re-checking an open socket's grant.
+    #[must_use]
+    pub fn grants(&self) -> &terminals::Grants {
+        &self.grants
+    }
+
+    /// Files into panes: uploads started, kept files sent.
+    #[must_use]
+    pub fn transfers(&self) -> &Transfers {
+        &self.transfers
+    }
+
+    /// Sharing panes with other people.
+    #[must_use]
+    pub fn shares(&self) -> &Shares {
+        &self.shares
+    }
+
+    /// The install script and the commands shown with setup keys.
+    #[must_use]
+    pub fn installer(&self) -> &Installer {
+        &self.installer
+    }
+
+    /// The administrator's views (status, deployment).
+    #[must_use]
+    pub fn admin(&self) -> &Admin {
+        &self.admin
+    }
+
     /// The subshells domain: launching and lifecycle moves.
     #[must_use]
     pub fn subshells(&self) -> &Arc<subshells::Subshells> {
@@ -825,10 +877,6 @@ impl Service {
     #[must_use]
     pub fn notifications(&self) -> &Notifications {
         &self.notifications
-    }
-
-    pub(super) fn now(&self) -> i64 {
-        self.clock.now_ms()
     }
 
     /// Now, in Unix milliseconds, from the injected clock.

@@ -111,7 +111,9 @@ pub fn attach(p: &Plane) -> Local {
     std::thread::spawn(move || {
         while let Ok(e) = output.recv() {
             match e {
-                termplane_proto::Event::Output(o) => svc.pumps().route_output(&node_id, &o),
+                termplane_proto::Event::Output(o) => {
+                    svc.terminals().pumps().route_output(&node_id, &o)
+                }
                 other => smol::block_on(svc.node_reports().apply_node_event(&node_id, 0, &other)),
             }
         }

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use termplane::clock::ManualClock;
 use termplane::http::{HttpOptions, serve};
 use termplane::keys::PlaneSecrets;
-use termplane::service::{Service, Settings};
+use termplane::service::{Services, Settings};
 use termplane::store::Store;
 
 /// Every log line any test plane wrote (grepped for secrets).
@@ -111,7 +111,7 @@ pub struct Plane {
     pub addr: SocketAddr,
     pub base: String,
     pub clock: ManualClock,
-    pub svc: Arc<Service>,
+    pub svc: Arc<Services>,
     /// The data directory this harness made (removed when the plane drops, unless the test
     /// is failing: then it is kept to be looked at). `None` when the test gave its own.
     own_dir: Option<std::path::PathBuf>,
@@ -185,7 +185,7 @@ impl Plane {
                     push_private: !o.public_push_only,
                 };
                 let secrets = PlaneSecrets::load_or_create(&dir).unwrap();
-                let svc = Service::new(store, Arc::new(c2), settings, secrets)
+                let svc = Services::new(store, Arc::new(c2), settings, secrets)
                     .await
                     .unwrap();
                 tx.send((addr, base, svc.clone())).unwrap();
@@ -240,6 +240,7 @@ impl Plane {
     pub fn connections(&self, class: &str) -> u64 {
         let want = format!("termplane_http_connections{{class=\"{class}\"}} ");
         self.svc
+            .health()
             .metrics()
             .render()
             .lines()

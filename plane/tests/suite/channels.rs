@@ -859,6 +859,7 @@ fn a_waiting_reader_and_the_live_feed_hear_of_a_new_entry_at_once() {
     // The entry is written once the read is parked, so it is the write that wakes it.
     termplane_test_support::wait_until("the read to park", Duration::from_secs(10), || {
         p.svc
+            .health()
             .metrics()
             .render()
             .lines()

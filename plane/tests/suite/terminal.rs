@@ -165,12 +165,25 @@ fn two_viewers_see_the_same_bytes_and_the_pane_takes_the_smallest_grid() {
     b.until("the echo on b", |t| t.text().contains("two-42"));
     // One pump for the pane: the node tails it once, whatever the number of viewers, and the
     // last viewer out stops it.
-    assert_eq!(w.p.svc.pumps().pump_of(&id).unwrap().viewer_count(), 2);
+    assert_eq!(
+        w.p.svc
+            .terminals()
+            .pumps()
+            .pump_of(&id)
+            .unwrap()
+            .viewer_count(),
+        2
+    );
     drop(a);
     b.until("presence of one", |t| t.viewers_now() == Some(1));
     drop(b);
     until("the pump to stop", || {
-        w.p.svc.pumps().pump_of(&id).is_none().then_some(())
+        w.p.svc
+            .terminals()
+            .pumps()
+            .pump_of(&id)
+            .is_none()
+            .then_some(())
     });
     // Keepalive.
     let tok = w.mint_cookie(&w.admin, Some(&id));
@@ -1058,7 +1071,12 @@ fn e76_one_attach_token_opens_one_socket_however_many_race_and_is_never_logged()
         open.until("attached", |t| t.has("attached", |_| true));
     }
     until("the racers' viewers to leave", || {
-        w.p.svc.pumps().pump_of(&id).is_none().then_some(())
+        w.p.svc
+            .terminals()
+            .pumps()
+            .pump_of(&id)
+            .is_none()
+            .then_some(())
     });
 
     // Thirty seconds to the millisecond.
@@ -1155,7 +1173,7 @@ fn f82_a_foreign_origin_upgrade_is_refused_before_101_and_spends_nothing() {
         }
     }
     assert!(
-        w.p.svc.pumps().pump_of(&id).is_none(),
+        w.p.svc.terminals().pumps().pump_of(&id).is_none(),
         "a refused upgrade joined the pane"
     );
     // Nothing was spent: the same tokens open both sockets from a trusted Origin.
@@ -1419,7 +1437,7 @@ fn an_account_holds_at_most_256_sockets_and_one_more_is_refused_429() {
         Some((429, "TOO_MANY_SOCKETS".to_owned()))
     );
     assert!(
-        w.p.svc.pumps().pump_of(&id).is_none(),
+        w.p.svc.terminals().pumps().pump_of(&id).is_none(),
         "the refused attach joined the pane"
     );
     let tok = w.mint_cookie(&w.admin, None);

@@ -11,7 +11,7 @@ use crate::api::accounts::{
 };
 use crate::api::{Empty, IdParam};
 use crate::error::ApiError;
-use crate::service::{RequestMeta, Service};
+use crate::service::{RequestMeta, Services};
 
 use super::RouteDef;
 
@@ -145,7 +145,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
 type Res<T> = Result<T, ApiError>;
 
 async fn openapi_json(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     _: RequestMeta,
 ) -> Res<Json<super::super::openapi::Document>> {
     Ok(Json(super::super::openapi::Document(
@@ -153,44 +153,44 @@ async fn openapi_json(
     )))
 }
 
-async fn setup_status(svc: Arc<Service>, _: RequestMeta) -> Res<Json<SetupStatus>> {
+async fn setup_status(svc: Arc<Services>, _: RequestMeta) -> Res<Json<SetupStatus>> {
     svc.accounts().setup_status().await.map(Json)
 }
 
-async fn setup(svc: Arc<Service>, _: RequestMeta, Json(b): Json<SetupRequest>) -> Res<Json<User>> {
+async fn setup(svc: Arc<Services>, _: RequestMeta, Json(b): Json<SetupRequest>) -> Res<Json<User>> {
     svc.accounts().setup(b).await.map(Json)
 }
 
-async fn instance_settings(svc: Arc<Service>, _: RequestMeta) -> Res<Json<InstanceSettings>> {
+async fn instance_settings(svc: Arc<Services>, _: RequestMeta) -> Res<Json<InstanceSettings>> {
     svc.accounts().instance_settings().await.map(Json)
 }
 
 async fn rename_instance(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AdminSession(c): AdminSession,
     Json(b): Json<InstanceSettingsUpdate>,
 ) -> Res<Json<InstanceSettings>> {
     svc.accounts().rename_instance(&c, b).await.map(Json)
 }
 
-async fn trusted_origins(svc: Arc<Service>, _: AdminSession) -> Res<Json<TrustedOrigins>> {
+async fn trusted_origins(svc: Arc<Services>, _: AdminSession) -> Res<Json<TrustedOrigins>> {
     svc.guard().trusted_origin_settings().await.map(Json)
 }
 
 async fn set_trusted_origins(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AdminSession(c): AdminSession,
     Json(b): Json<TrustedOriginsUpdate>,
 ) -> Res<Json<TrustedOrigins>> {
     svc.guard().set_trusted_origins(&c, b).await.map(Json)
 }
 
-async fn public_settings(svc: Arc<Service>, _: AnyCaller) -> Res<Json<PublicSettings>> {
+async fn public_settings(svc: Arc<Services>, _: AnyCaller) -> Res<Json<PublicSettings>> {
     svc.guard().public_settings().await.map(Json)
 }
 
 async fn update_user(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AdminSession(c): AdminSession,
     Path(p): Path<IdParam>,
     Json(b): Json<UpdateUserRequest>,
@@ -202,7 +202,7 @@ async fn update_user(
 }
 
 async fn delete_user(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AdminSession(c): AdminSession,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
@@ -211,7 +211,7 @@ async fn delete_user(
 }
 
 async fn reset_password(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AdminSession(c): AdminSession,
     Path(p): Path<IdParam>,
     Json(b): Json<ResetPasswordRequest>,
@@ -221,7 +221,7 @@ async fn reset_password(
 }
 
 async fn change_password(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     Session(c): Session,
     Json(b): Json<ChangePasswordRequest>,
 ) -> Res<NoContent> {
@@ -229,7 +229,7 @@ async fn change_password(
     Ok(NoContent)
 }
 
-pub(super) fn session_cookie(svc: &Service, value: &str, max_age: i64) -> String {
+pub(super) fn session_cookie(svc: &Services, value: &str, max_age: i64) -> String {
     let s = svc.settings();
     let secure = if s.secure() { "; Secure" } else { "" };
     format!(
@@ -239,7 +239,7 @@ pub(super) fn session_cookie(svc: &Service, value: &str, max_age: i64) -> String
 }
 
 async fn sign_in(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     meta: RequestMeta,
     Json(b): Json<SignInRequest>,
 ) -> Res<WithCookie<Json<User>>> {
@@ -251,7 +251,7 @@ async fn sign_in(
     })
 }
 
-async fn sign_out(svc: Arc<Service>, Session(c): Session) -> Res<WithCookie<NoContent>> {
+async fn sign_out(svc: Arc<Services>, Session(c): Session) -> Res<WithCookie<NoContent>> {
     svc.guard().sign_out(&c).await?;
     Ok(WithCookie {
         set_cookie: session_cookie(&svc, "", 0),
@@ -259,16 +259,16 @@ async fn sign_out(svc: Arc<Service>, Session(c): Session) -> Res<WithCookie<NoCo
     })
 }
 
-async fn whoami(svc: Arc<Service>, AnyCaller(c): AnyCaller) -> Res<Json<Whoami>> {
+async fn whoami(svc: Arc<Services>, AnyCaller(c): AnyCaller) -> Res<Json<Whoami>> {
     svc.accounts().whoami(&c).await.map(Json)
 }
 
-async fn users(svc: Arc<Service>, _: AnyCaller) -> Res<Json<Vec<User>>> {
+async fn users(svc: Arc<Services>, _: AnyCaller) -> Res<Json<Vec<User>>> {
     svc.accounts().users().await.map(Json)
 }
 
 async fn create_user(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AdminSession(c): AdminSession,
     Json(b): Json<CreateUserRequest>,
 ) -> Res<Json<User>> {
@@ -276,7 +276,7 @@ async fn create_user(
 }
 
 async fn disable_user(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AdminSession(c): AdminSession,
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
@@ -288,7 +288,7 @@ async fn disable_user(
 }
 
 async fn enable_user(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AdminSession(c): AdminSession,
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,

@@ -7,7 +7,7 @@ use super::super::handler::{Json, Query};
 use crate::api::admin::{AdminStatus, Deployment};
 use crate::api::audit::{AuditEntry, AuditQuery};
 use crate::error::ApiError;
-use crate::service::Service;
+use crate::service::Services;
 
 use super::RouteDef;
 
@@ -43,16 +43,16 @@ pub(super) fn routes() -> Vec<RouteDef> {
 
 type Res<T> = Result<T, ApiError>;
 
-async fn status(svc: Arc<Service>, _: AdminSession) -> Res<Json<AdminStatus>> {
-    svc.admin_status().await.map(Json)
+async fn status(svc: Arc<Services>, _: AdminSession) -> Res<Json<AdminStatus>> {
+    svc.admin().status().await.map(Json)
 }
 
-async fn deployment(svc: Arc<Service>, _: AdminSession) -> Res<Json<Deployment>> {
-    svc.deployment().await.map(Json)
+async fn deployment(svc: Arc<Services>, _: AdminSession) -> Res<Json<Deployment>> {
+    svc.admin().deployment().await.map(Json)
 }
 
 async fn audit(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     _: AdminSession,
     Query(q): Query<AuditQuery>,
 ) -> Res<Json<Vec<AuditEntry>>> {

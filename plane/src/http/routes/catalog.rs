@@ -13,7 +13,7 @@ use crate::api::catalog::{
 };
 use crate::api::nodes::Node;
 use crate::error::ApiError;
-use crate::service::Service;
+use crate::service::Services;
 
 /// The routes of this domain, in the order the reference lists them.
 #[allow(clippy::too_many_lines)]
@@ -125,12 +125,12 @@ pub(super) fn routes() -> Vec<RouteDef> {
 
 type Res<T> = Result<T, ApiError>;
 
-async fn plugins(svc: Arc<Service>, _: AnyCaller) -> Res<Json<Vec<Plugin>>> {
+async fn plugins(svc: Arc<Services>, _: AnyCaller) -> Res<Json<Vec<Plugin>>> {
     svc.catalog().plugins().await.map(Json)
 }
 
 async fn set_plugin(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AdminSession(c): AdminSession,
     Path(p): Path<PluginParam>,
     Json(b): Json<PluginUpdate>,
@@ -142,7 +142,7 @@ async fn set_plugin(
 }
 
 async fn dirs(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     UserCaller(c): UserCaller,
     Path(p): Path<IdParam>,
     Query(q): Query<crate::api::catalog::DirsQuery>,
@@ -154,7 +154,7 @@ async fn dirs(
 }
 
 async fn harnesses(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     UserCaller(c): UserCaller,
     Path(p): Path<IdParam>,
     Query(q): Query<HarnessesQuery>,
@@ -166,7 +166,7 @@ async fn harnesses(
 }
 
 async fn system_access(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AdminSession(c): AdminSession,
     Path(p): Path<IdParam>,
     Json(b): Json<SystemAccessRequest>,
@@ -177,12 +177,12 @@ async fn system_access(
         .map(Json)
 }
 
-async fn presets(svc: Arc<Service>, UserCaller(c): UserCaller) -> Res<Json<Vec<Preset>>> {
+async fn presets(svc: Arc<Services>, UserCaller(c): UserCaller) -> Res<Json<Vec<Preset>>> {
     svc.presets().presets(&c).await.map(Json)
 }
 
 async fn create_preset(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     UserCaller(c): UserCaller,
     Json(b): Json<PresetRequest>,
 ) -> Res<Json<Preset>> {
@@ -190,7 +190,7 @@ async fn create_preset(
 }
 
 async fn preset(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     UserCaller(c): UserCaller,
     Path(p): Path<IdParam>,
 ) -> Res<Json<Preset>> {
@@ -198,7 +198,7 @@ async fn preset(
 }
 
 async fn update_preset(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     UserCaller(c): UserCaller,
     Path(p): Path<IdParam>,
     Json(b): Json<PresetRequest>,
@@ -210,7 +210,7 @@ async fn update_preset(
 }
 
 async fn delete_preset(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     UserCaller(c): UserCaller,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
@@ -218,12 +218,12 @@ async fn delete_preset(
     Ok(NoContent)
 }
 
-async fn workspaces(svc: Arc<Service>, UserCaller(c): UserCaller) -> Res<Json<Vec<Workspace>>> {
+async fn workspaces(svc: Arc<Services>, UserCaller(c): UserCaller) -> Res<Json<Vec<Workspace>>> {
     svc.presets().workspaces(&c).await.map(Json)
 }
 
 async fn create_workspace(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     UserCaller(c): UserCaller,
     Json(b): Json<WorkspaceRequest>,
 ) -> Res<Json<Workspace>> {
@@ -231,7 +231,7 @@ async fn create_workspace(
 }
 
 async fn workspace(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     UserCaller(c): UserCaller,
     Path(p): Path<IdParam>,
 ) -> Res<Json<Workspace>> {
@@ -239,7 +239,7 @@ async fn workspace(
 }
 
 async fn update_workspace(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     UserCaller(c): UserCaller,
     Path(p): Path<IdParam>,
     Json(b): Json<WorkspaceRequest>,
@@ -251,7 +251,7 @@ async fn update_workspace(
 }
 
 async fn delete_workspace(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     UserCaller(c): UserCaller,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {

@@ -11,7 +11,7 @@ use crate::api::channels::{
     PostEntry, RegisterIdentity, SetMember,
 };
 use crate::error::ApiError;
-use crate::service::Service;
+use crate::service::Services;
 
 /// The routes of this domain, in the order the reference lists them.
 pub(super) fn routes() -> Vec<RouteDef> {
@@ -123,12 +123,12 @@ pub(super) fn routes() -> Vec<RouteDef> {
 
 type Res<T> = Result<T, ApiError>;
 
-async fn list_identities(svc: Arc<Service>, AnyCaller(c): AnyCaller) -> Res<Json<Vec<Identity>>> {
+async fn list_identities(svc: Arc<Services>, AnyCaller(c): AnyCaller) -> Res<Json<Vec<Identity>>> {
     svc.channels().identities(&c).await.map(Json)
 }
 
 async fn register_identity(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AnyCaller(c): AnyCaller,
     Json(b): Json<RegisterIdentity>,
 ) -> Res<Json<Identity>> {
@@ -136,7 +136,7 @@ async fn register_identity(
 }
 
 async fn get_identity(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     _: AnyCaller,
     Path(p): Path<IdParam>,
 ) -> Res<Json<Identity>> {
@@ -144,7 +144,7 @@ async fn get_identity(
 }
 
 async fn revoke_identity(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AnyCaller(c): AnyCaller,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
@@ -152,12 +152,12 @@ async fn revoke_identity(
     Ok(NoContent)
 }
 
-async fn list_channels(svc: Arc<Service>, AnyCaller(c): AnyCaller) -> Res<Json<Vec<Channel>>> {
+async fn list_channels(svc: Arc<Services>, AnyCaller(c): AnyCaller) -> Res<Json<Vec<Channel>>> {
     svc.channels().list(&c).await.map(Json)
 }
 
 async fn create_channel(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AnyCaller(c): AnyCaller,
     Json(b): Json<CreateChannel>,
 ) -> Res<Json<Channel>> {
@@ -165,7 +165,7 @@ async fn create_channel(
 }
 
 async fn get_channel(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AnyCaller(c): AnyCaller,
     Path(p): Path<IdParam>,
 ) -> Res<Json<Channel>> {
@@ -173,7 +173,7 @@ async fn get_channel(
 }
 
 async fn delete_channel(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     UserCaller(c): UserCaller,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
@@ -182,7 +182,7 @@ async fn delete_channel(
 }
 
 async fn members(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AnyCaller(c): AnyCaller,
     Path(p): Path<IdParam>,
 ) -> Res<Json<Vec<Member>>> {
@@ -193,7 +193,7 @@ async fn members(
 }
 
 async fn set_member(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     UserCaller(c): UserCaller,
     Path(p): Path<MemberParams>,
     Json(b): Json<SetMember>,
@@ -205,7 +205,7 @@ async fn set_member(
 }
 
 async fn remove_member(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     UserCaller(c): UserCaller,
     Path(p): Path<MemberParams>,
 ) -> Res<NoContent> {
@@ -216,7 +216,7 @@ async fn remove_member(
 }
 
 async fn entries(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AnyCaller(c): AnyCaller,
     Path(p): Path<IdParam>,
     Query(q): Query<EntriesQuery>,
@@ -228,7 +228,7 @@ async fn entries(
 }
 
 async fn post_entry(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AnyCaller(c): AnyCaller,
     Path(p): Path<IdParam>,
     Json(b): Json<PostEntry>,

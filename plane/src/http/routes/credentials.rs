@@ -9,7 +9,7 @@ use crate::api::credentials::{
 };
 use crate::api::{Empty, IdParam};
 use crate::error::ApiError;
-use crate::service::Service;
+use crate::service::Services;
 
 use super::RouteDef;
 
@@ -70,12 +70,12 @@ pub(super) fn routes() -> Vec<RouteDef> {
 
 type Res<T> = Result<T, ApiError>;
 
-async fn system_keys(svc: Arc<Service>, _: AdminSession) -> Res<Json<Vec<SystemKey>>> {
+async fn system_keys(svc: Arc<Services>, _: AdminSession) -> Res<Json<Vec<SystemKey>>> {
     svc.credentials().system_keys().await.map(Json)
 }
 
 async fn create_system_key(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AdminSession(c): AdminSession,
     Json(b): Json<CreateSystemKeyRequest>,
 ) -> Res<Json<SystemKeyCreated>> {
@@ -83,7 +83,7 @@ async fn create_system_key(
 }
 
 async fn disable_system_key(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AdminSession(c): AdminSession,
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
@@ -95,7 +95,7 @@ async fn disable_system_key(
 }
 
 async fn delete_system_key(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AdminSession(c): AdminSession,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
@@ -106,24 +106,30 @@ async fn delete_system_key(
 }
 
 async fn setup_keys(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     Session(c): Session,
     RequestHost(host): RequestHost,
 ) -> Res<Json<Vec<SetupKey>>> {
-    svc.setup_keys(&c, host.as_deref()).await.map(Json)
+    svc.installer()
+        .setup_keys(&c, host.as_deref())
+        .await
+        .map(Json)
 }
 
 async fn create_setup_key(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     Session(c): Session,
     RequestHost(host): RequestHost,
     _: MaybeJson<Empty>,
 ) -> Res<Json<SetupKey>> {
-    svc.create_setup_key(&c, host.as_deref()).await.map(Json)
+    svc.installer()
+        .create_setup_key(&c, host.as_deref())
+        .await
+        .map(Json)
 }
 
 async fn revoke_setup_key(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     Session(c): Session,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {

@@ -9,7 +9,7 @@ use crate::api::IdParam;
 use crate::api::files::{FileStart, FileUpload, KeptFile, SendFile};
 use crate::api::uploads::{PieceParams, PieceRequest, Upload};
 use crate::error::ApiError;
-use crate::service::Service;
+use crate::service::Services;
 
 /// The routes of this domain, in the order the reference lists them.
 pub(super) fn routes() -> Vec<RouteDef> {
@@ -68,12 +68,12 @@ pub(super) fn routes() -> Vec<RouteDef> {
 
 type Res<T> = Result<T, ApiError>;
 
-async fn list(svc: Arc<Service>, AnyCaller(c): AnyCaller) -> Res<Json<Vec<KeptFile>>> {
+async fn list(svc: Arc<Services>, AnyCaller(c): AnyCaller) -> Res<Json<Vec<KeptFile>>> {
     svc.files().files(&c).await.map(Json)
 }
 
 async fn start(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AnyCaller(c): AnyCaller,
     Json(b): Json<FileStart>,
 ) -> Res<Json<FileUpload>> {
@@ -81,7 +81,7 @@ async fn start(
 }
 
 async fn piece(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AnyCaller(c): AnyCaller,
     Path(p): Path<PieceParams>,
     Json(b): Json<PieceRequest>,
@@ -93,7 +93,7 @@ async fn piece(
 }
 
 async fn get(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AnyCaller(c): AnyCaller,
     Path(p): Path<IdParam>,
 ) -> Res<Json<KeptFile>> {
@@ -101,7 +101,7 @@ async fn get(
 }
 
 async fn content(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AnyCaller(c): AnyCaller,
     Path(p): Path<IdParam>,
 ) -> Res<Download> {
@@ -115,7 +115,7 @@ async fn content(
 }
 
 async fn delete(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AnyCaller(c): AnyCaller,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
@@ -124,10 +124,13 @@ async fn delete(
 }
 
 async fn send(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AnyCaller(c): AnyCaller,
     Path(p): Path<IdParam>,
     Json(b): Json<SendFile>,
 ) -> Res<Json<Upload>> {
-    svc.send_file(&c, p.id.as_str(), b).await.map(Json)
+    svc.transfers()
+        .send_file(&c, p.id.as_str(), b)
+        .await
+        .map(Json)
 }

@@ -4,7 +4,7 @@
 //! # Adding a route
 //! 1. Put its request and answer types in [`crate::api`] (in the domain's module), with their
 //!    constraints on the types.
-//! 2. Write the handler below: `async fn name(svc: Arc<Service>, who: C, …)
+//! 2. Write the handler below: `async fn name(svc: Arc<Services>, who: C, …)
 //!    -> Result<R, ApiError>` where `C` says who may call it (a type of [`super::callers`]:
 //!    `Session`, `AdminSession`, `AnyCaller`, `UserCaller`, `SubshellCaller`; an open route
 //!    takes the request's `RequestMeta` there), whose further arguments are extractors
@@ -291,17 +291,17 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
 
-    use crate::service::{RequestMeta, Service};
+    use crate::service::{RequestMeta, Services};
 
     async fn needs_a_session(
-        _: Arc<Service>,
+        _: Arc<Services>,
         _: crate::http::callers::Session,
     ) -> Result<crate::http::handler::NoContent, ApiError> {
         Ok(crate::http::handler::NoContent)
     }
 
     async fn reads_the_request(
-        _: Arc<Service>,
+        _: Arc<Services>,
         _: RequestMeta,
     ) -> Result<crate::http::handler::NoContent, ApiError> {
         Ok(crate::http::handler::NoContent)

@@ -8,7 +8,7 @@ use super::RouteDef;
 use crate::api::IdParam;
 use crate::api::network::{Listener, ListenerRequest};
 use crate::error::ApiError;
-use crate::service::Service;
+use crate::service::Services;
 
 /// The routes of this domain, in the order the reference lists them.
 pub(super) fn routes() -> Vec<RouteDef> {
@@ -40,12 +40,12 @@ pub(super) fn routes() -> Vec<RouteDef> {
 
 type Res<T> = Result<T, ApiError>;
 
-async fn list(svc: Arc<Service>, _: AdminSession) -> Res<Json<Vec<Listener>>> {
+async fn list(svc: Arc<Services>, _: AdminSession) -> Res<Json<Vec<Listener>>> {
     svc.network().listeners().await.map(Json)
 }
 
 async fn add(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AdminSession(c): AdminSession,
     Json(b): Json<ListenerRequest>,
 ) -> Res<Json<Listener>> {
@@ -53,7 +53,7 @@ async fn add(
 }
 
 async fn delete(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AdminSession(c): AdminSession,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {

@@ -12,7 +12,7 @@ use crate::api::nodes::{
 };
 use crate::api::{Empty, IdParam};
 use crate::error::ApiError;
-use crate::service::{RequestMeta, Service};
+use crate::service::{RequestMeta, Services};
 
 use super::RouteDef;
 
@@ -172,23 +172,23 @@ const LOCAL_NODE_SEEN: &str = "Its owner and administrators see a node; every si
 type Res<T> = Result<T, ApiError>;
 
 async fn enroll(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     meta: RequestMeta,
     Json(b): Json<EnrollRequest>,
 ) -> Res<Json<Enrolled>> {
     svc.enrollment().enroll(&meta.peer_ip, b).await.map(Json)
 }
 
-async fn nodes(svc: Arc<Service>, UserCaller(c): UserCaller) -> Res<Json<Vec<Node>>> {
+async fn nodes(svc: Arc<Services>, UserCaller(c): UserCaller) -> Res<Json<Vec<Node>>> {
     svc.nodes().nodes(&c).await.map(Json)
 }
 
-async fn node(svc: Arc<Service>, Session(c): Session, Path(p): Path<IdParam>) -> Res<Json<Node>> {
+async fn node(svc: Arc<Services>, Session(c): Session, Path(p): Path<IdParam>) -> Res<Json<Node>> {
     svc.nodes().node(&c, p.id.as_str()).await.map(Json)
 }
 
 async fn delete_node(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     Session(c): Session,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
@@ -197,7 +197,7 @@ async fn delete_node(
 }
 
 async fn rotate_node_key(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     Session(c): Session,
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
@@ -209,7 +209,7 @@ async fn rotate_node_key(
 }
 
 async fn set_allowed_dirs(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     Session(c): Session,
     Path(p): Path<IdParam>,
     Json(b): Json<AllowedDirsRequest>,
@@ -221,7 +221,7 @@ async fn set_allowed_dirs(
 }
 
 async fn set_maintenance(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     Session(c): Session,
     Path(p): Path<IdParam>,
     Json(b): Json<MaintenanceRequest>,
@@ -233,7 +233,7 @@ async fn set_maintenance(
 }
 
 async fn ping_node(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     Session(c): Session,
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
@@ -242,7 +242,7 @@ async fn ping_node(
 }
 
 async fn node_command(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AdminSession(c): AdminSession,
     Path(p): Path<IdParam>,
     Json(b): Json<NodeCommandRequest>,
@@ -254,7 +254,7 @@ async fn node_command(
 }
 
 async fn node_events(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     Session(c): Session,
     Path(p): Path<IdParam>,
     Query(q): Query<NodeEventsQuery>,
@@ -266,7 +266,7 @@ async fn node_events(
 }
 
 async fn download_node(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     _: RequestMeta,
     Path(p): Path<PlatformParam>,
 ) -> Res<Download> {
@@ -280,7 +280,7 @@ async fn download_node(
 }
 
 async fn update_node(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AdminSession(c): AdminSession,
     Path(p): Path<IdParam>,
     b: MaybeJson<NodeUpdateRequest>,
@@ -292,7 +292,7 @@ async fn update_node(
 }
 
 async fn update_outdated(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     AdminSession(c): AdminSession,
     b: MaybeJson<NodeUpdateRequest>,
 ) -> Res<Json<Vec<NodeUpdateOutcome>>> {
@@ -302,6 +302,6 @@ async fn update_outdated(
         .map(Json)
 }
 
-async fn held_nodes(svc: Arc<Service>, _: AdminSession) -> Res<Json<HeldNodes>> {
+async fn held_nodes(svc: Arc<Services>, _: AdminSession) -> Res<Json<HeldNodes>> {
     svc.nodes().held_nodes().await.map(Json)
 }

@@ -12,7 +12,7 @@ use crate::api::notifications::{
 };
 use crate::api::{Empty, IdParam};
 use crate::error::ApiError;
-use crate::service::Service;
+use crate::service::Services;
 
 /// The routes of this domain, in the order the reference lists them.
 pub(super) fn routes() -> Vec<RouteDef> {
@@ -77,16 +77,16 @@ pub(super) fn routes() -> Vec<RouteDef> {
 
 type Res<T> = Result<T, ApiError>;
 
-async fn vapid(svc: Arc<Service>, _: Session) -> Res<Json<VapidKey>> {
+async fn vapid(svc: Arc<Services>, _: Session) -> Res<Json<VapidKey>> {
     svc.notifications().vapid_key().map(Json)
 }
 
-async fn devices(svc: Arc<Service>, Session(me): Session) -> Res<Json<Vec<Device>>> {
+async fn devices(svc: Arc<Services>, Session(me): Session) -> Res<Json<Vec<Device>>> {
     svc.notifications().devices(&me).await.map(Json)
 }
 
 async fn add_device(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     Session(me): Session,
     Json(b): Json<DeviceRequest>,
 ) -> Res<Json<Device>> {
@@ -94,7 +94,7 @@ async fn add_device(
 }
 
 async fn delete_device(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     Session(me): Session,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
@@ -104,12 +104,12 @@ async fn delete_device(
     Ok(NoContent)
 }
 
-async fn unread(svc: Arc<Service>, Session(me): Session) -> Res<Json<UnreadCount>> {
+async fn unread(svc: Arc<Services>, Session(me): Session) -> Res<Json<UnreadCount>> {
     svc.notifications().unread_count(&me).await.map(Json)
 }
 
 async fn list(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     Session(me): Session,
     Query(q): Query<NotificationsQuery>,
 ) -> Res<Json<Vec<Notification>>> {
@@ -117,7 +117,7 @@ async fn list(
 }
 
 async fn read_one(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     Session(me): Session,
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
@@ -129,19 +129,19 @@ async fn read_one(
 }
 
 async fn read_all(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     Session(me): Session,
     _: MaybeJson<Empty>,
 ) -> Res<Json<MarkedRead>> {
     svc.notifications().mark_read(&me, None).await.map(Json)
 }
 
-async fn prefs(svc: Arc<Service>, Session(me): Session) -> Res<Json<NotificationPrefs>> {
+async fn prefs(svc: Arc<Services>, Session(me): Session) -> Res<Json<NotificationPrefs>> {
     svc.notifications().notification_prefs(&me).await.map(Json)
 }
 
 async fn set_prefs(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     Session(me): Session,
     Json(b): Json<NotificationPrefs>,
 ) -> Res<Json<NotificationPrefs>> {

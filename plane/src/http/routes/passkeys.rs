@@ -13,7 +13,7 @@ use crate::api::passkeys::{
     PasskeyCeremony, PasskeyFinish, PasskeyInfo, PasskeyRegisterStart, PasskeySignInStart,
 };
 use crate::error::ApiError;
-use crate::service::{RequestMeta, Service};
+use crate::service::{RequestMeta, Services};
 
 /// The routes of this domain, in the order the reference lists them.
 pub(super) fn routes() -> Vec<RouteDef> {
@@ -85,12 +85,12 @@ pub(super) fn routes() -> Vec<RouteDef> {
 
 type Res<T> = Result<T, ApiError>;
 
-async fn list(svc: Arc<Service>, Session(c): Session) -> Res<Json<Vec<PasskeyInfo>>> {
+async fn list(svc: Arc<Services>, Session(c): Session) -> Res<Json<Vec<PasskeyInfo>>> {
     svc.passkeys().list(&c).await.map(Json)
 }
 
 async fn register_start(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     Session(c): Session,
     Json(b): Json<PasskeyRegisterStart>,
 ) -> Res<Json<PasskeyCeremony>> {
@@ -98,20 +98,20 @@ async fn register_start(
 }
 
 async fn register_finish(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     Session(c): Session,
     Json(b): Json<PasskeyFinish>,
 ) -> Res<Json<PasskeyInfo>> {
     svc.passkeys().register_finish(&c, b).await.map(Json)
 }
 
-async fn delete(svc: Arc<Service>, Session(c): Session, Path(p): Path<IdParam>) -> Res<NoContent> {
+async fn delete(svc: Arc<Services>, Session(c): Session, Path(p): Path<IdParam>) -> Res<NoContent> {
     svc.passkeys().delete(&c, p.id.as_str()).await?;
     Ok(NoContent)
 }
 
 async fn sign_in_start(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     _: RequestMeta,
     Json(b): Json<PasskeySignInStart>,
 ) -> Res<Json<PasskeyCeremony>> {
@@ -119,7 +119,7 @@ async fn sign_in_start(
 }
 
 async fn sign_in_finish(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     meta: RequestMeta,
     Json(b): Json<PasskeyFinish>,
 ) -> Res<WithCookie<Json<User>>> {

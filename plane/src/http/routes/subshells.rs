@@ -12,7 +12,7 @@ use crate::api::subshells::{
 };
 use crate::api::{Empty, IdParam};
 use crate::error::ApiError;
-use crate::service::Service;
+use crate::service::Services;
 
 /// The routes of this domain, in the order the reference lists them.
 #[allow(clippy::too_many_lines)]
@@ -187,7 +187,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
 type Res<T> = Result<T, ApiError>;
 
 async fn launch(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     SubshellCaller(c): SubshellCaller,
     Json(b): Json<LaunchRequest>,
 ) -> Res<Json<Subshell>> {
@@ -195,7 +195,7 @@ async fn launch(
 }
 
 async fn list(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     SubshellCaller(c): SubshellCaller,
     Query(q): Query<SubshellsQuery>,
 ) -> Res<Json<Vec<Subshell>>> {
@@ -203,7 +203,7 @@ async fn list(
 }
 
 async fn get(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
 ) -> Res<Json<Subshell>> {
@@ -211,7 +211,7 @@ async fn get(
 }
 
 async fn delete(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
@@ -220,7 +220,7 @@ async fn delete(
 }
 
 async fn logs(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
     Query(q): Query<LogsQuery>,
@@ -229,7 +229,7 @@ async fn logs(
 }
 
 async fn screen(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
     Query(q): Query<ScreenQuery>,
@@ -238,7 +238,7 @@ async fn screen(
 }
 
 async fn input(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
     Json(b): Json<InputRequest>,
@@ -247,7 +247,7 @@ async fn input(
 }
 
 async fn resize(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
     Json(b): Json<ResizeRequest>,
@@ -256,7 +256,7 @@ async fn resize(
 }
 
 async fn restart(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
@@ -265,7 +265,7 @@ async fn restart(
 }
 
 async fn terminate(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
@@ -274,7 +274,7 @@ async fn terminate(
 }
 
 async fn kill(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,
@@ -283,7 +283,7 @@ async fn kill(
 }
 
 async fn attention(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
     Json(b): Json<AttentionRequest>,
@@ -295,7 +295,7 @@ async fn attention(
 }
 
 async fn session(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
     Json(b): Json<SessionRequest>,
@@ -307,7 +307,7 @@ async fn session(
 }
 
 async fn keepalive(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
     _: MaybeJson<Empty>,

@@ -10,7 +10,7 @@ use super::RouteDef;
 use crate::api::IdParam;
 use crate::api::terminals::{Share, ShareParams, ShareRequest, WsToken, WsTokenRequest};
 use crate::error::ApiError;
-use crate::service::Service;
+use crate::service::Services;
 
 /// The routes of this domain, in the order the reference lists them.
 pub(super) fn routes() -> Vec<RouteDef> {
@@ -74,38 +74,40 @@ const WRITE_SHARE_GRANTS: &str = "`read` lets the account watch the pane: attach
 type Res<T> = Result<T, ApiError>;
 
 async fn mint(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     SubshellCaller(c): SubshellCaller,
     Json(b): Json<WsTokenRequest>,
 ) -> Res<Json<WsToken>> {
-    svc.mint_ws_token(&c, b).await.map(Json)
+    svc.grants().mint_ws_token(&c, b).await.map(Json)
 }
 
 async fn list(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     Session(c): Session,
     Path(p): Path<IdParam>,
 ) -> Res<Json<Vec<Share>>> {
-    svc.list_shares(&c, p.id.as_str()).await.map(Json)
+    svc.shares().list_shares(&c, p.id.as_str()).await.map(Json)
 }
 
 async fn put(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     Session(c): Session,
     Path(p): Path<ShareParams>,
     Json(b): Json<ShareRequest>,
 ) -> Res<Json<Share>> {
-    svc.put_share(&c, p.id.as_str(), p.user_id.as_str(), b)
+    svc.shares()
+        .put_share(&c, p.id.as_str(), p.user_id.as_str(), b)
         .await
         .map(Json)
 }
 
 async fn delete(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     Session(c): Session,
     Path(p): Path<ShareParams>,
 ) -> Res<NoContent> {
-    svc.delete_share(&c, p.id.as_str(), p.user_id.as_str())
+    svc.shares()
+        .delete_share(&c, p.id.as_str(), p.user_id.as_str())
         .await
         .map(|()| NoContent)
 }

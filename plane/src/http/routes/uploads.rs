@@ -8,7 +8,7 @@ use super::RouteDef;
 use crate::api::IdParam;
 use crate::api::uploads::{PieceParams, PieceRequest, Upload, UploadRequest};
 use crate::error::ApiError;
-use crate::service::Service;
+use crate::service::Services;
 
 /// The routes of this domain, in the order the reference lists them.
 pub(super) fn routes() -> Vec<RouteDef> {
@@ -63,15 +63,15 @@ pub(super) fn routes() -> Vec<RouteDef> {
 type Res<T> = Result<T, ApiError>;
 
 async fn start(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     SubshellCaller(c): SubshellCaller,
     Json(b): Json<UploadRequest>,
 ) -> Res<Json<Upload>> {
-    svc.start_upload(&c, b).await.map(Json)
+    svc.transfers().start_upload(&c, b).await.map(Json)
 }
 
 async fn get(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
 ) -> Res<Json<Upload>> {
@@ -79,7 +79,7 @@ async fn get(
 }
 
 async fn cancel(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
 ) -> Res<NoContent> {
@@ -90,7 +90,7 @@ async fn cancel(
 }
 
 async fn piece(
-    svc: Arc<Service>,
+    svc: Arc<Services>,
     SubshellCaller(c): SubshellCaller,
     Path(p): Path<PieceParams>,
     Json(b): Json<PieceRequest>,

@@ -14,7 +14,7 @@
 //! attach leaves no tail running.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -22,19 +22,16 @@ use termplane_proto::SubshellId;
 use termplane_proto::command::{Capture, Command, SCREEN_REPLAY, SubshellRef};
 
 use super::dispatch::Dispatcher;
-use super::subshells::Need;
 use super::typist::Typist;
-use super::{Caller, Service};
-use crate::api::subshells::Access;
-use crate::api::terminals::{WsToken, WsTokenRequest};
 use crate::clock::Clock;
 use crate::error::ApiError;
 use crate::link::LinkHub;
 use crate::secret;
 use crate::store;
 
+mod grants;
 pub mod pump;
-mod shares;
+pub use grants::Grants;
 
 pub use pump::{Chunk, Pump, ViewerHandle, ViewerQueue};
 
@@ -77,7 +74,7 @@ pub struct AttachGrant {
     pub display_name: String,
     /// Whether the viewer may type and resize.
     pub can_write: bool,
-    /// The token's minter, for [`Service::grant_still_valid`].
+    /// The token's minter, for [`Services::grant_still_valid`].
     minter: Minter,
 }
 
@@ -116,9 +113,8 @@ impl Default for SocketSlots {
 
 /// The terminals domain: pending attach tokens, the open sockets and their count, the
 /// access-changed signal every open socket listens to, reading a pane's replay, and the output
-/// pumps ([`pump::Pumps`]). What needs a subshell's access rules — minting and redeeming a
-/// token, re-checking a grant, typing — stays with the composition root, which holds the
-/// subshells.
+/// pumps ([`pump::Pumps`]), and the executor the sockets run on. What needs a subshell's access
+/// rules — minting and redeeming a token, re-checking a grant — is the [`Grants`] service's.
 pub struct Terminals {
     /// Notified when a credential or an account changed (a sign-out, a password change that
     /// ended other sessions, an account disabled, deleted or demoted, a system key disabled or
@@ -135,6 +131,9 @@ pub struct Terminals {
     dispatcher: Arc<Dispatcher>,
     links: Arc<LinkHub>,
     typist: Arc<Typist>,
+    /// The executor the terminal sockets run on (the HTTP server's), once it serves; weak, so
+    /// that the server's shutdown still drops the tasks left on it.
+    socket_executor: std::sync::OnceLock<std::sync::Weak<smol::Executor<'static>>>,
 }
 
 impl Terminals {
@@ -159,6 +158,41 @@ impl Terminals {
             dispatcher,
             links,
             typist,
+            socket_executor: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Attaches the executor the terminal sockets run on (the HTTP server's, once it serves).
+    /// Only the first call takes effect.
+    pub fn attach_socket_executor(&self, ex: &Arc<smol::Executor<'static>>) {
+        let _ = self.socket_executor.set(Arc::downgrade(ex));
+    }
+
+    /// Whether an executor for the terminal sockets is attached and alive (the plane serves).
+    #[must_use]
+    pub fn serves_sockets(&self) -> bool {
+        self.socket_executor
+            .get()
+            .is_some_and(|w| w.strong_count() > 0)
+    }
+
+    /// Runs `f` as a task beside the terminal sockets, on their executor's thread: work that
+    /// feeds them (the local node's pane tails) then reaches a socket without a wake-up of
+    /// another thread. Answers `f` back when no such executor is attached yet.
+    pub fn spawn_beside_sockets<F>(&self, f: F) -> Result<(), F>
+    where
+        F: std::future::Future<Output = ()> + Send + 'static,
+    {
+        match self
+            .socket_executor
+            .get()
+            .and_then(std::sync::Weak::upgrade)
+        {
+            Some(ex) => {
+                ex.spawn(f).detach();
+                Ok(())
+            }
+            None => Err(f),
         }
     }
 
@@ -383,249 +417,6 @@ impl Terminals {
 impl std::fmt::Debug for Terminals {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Terminals").finish_non_exhaustive()
-    }
-}
-
-impl Service {
-    /// The terminals (pumps and pending tokens).
-    #[must_use]
-    pub fn terminals(&self) -> &Terminals {
-        &self.terminals
-    }
-
-    /// The terminals' output pumps.
-    #[must_use]
-    pub fn pumps(&self) -> &Arc<pump::Pumps> {
-        self.terminals.pumps()
-    }
-
-    /// `POST /api/auth/ws-token`.
-    pub async fn mint_ws_token(
-        &self,
-        c: &Caller,
-        req: WsTokenRequest,
-    ) -> Result<WsToken, ApiError> {
-        let bound = req.subshell_id.map(|id| id.as_str().to_owned());
-        let minter = match c {
-            Caller::Session { session_digest, .. } => Minter::Session(session_digest.clone()),
-            Caller::SystemKey { key_digest, .. } => Minter::Bearer(key_digest.clone()),
-            Caller::Pane { token_digest, .. } => Minter::Bearer(token_digest.clone()),
-        };
-        match (c, &bound) {
-            (Caller::Session { .. }, None) => {}
-            (Caller::Session { .. }, Some(id)) => {
-                self.reach_for_attach(c, id).await?;
-            }
-            // A well-formed request a bearer may not make: its tokens are bound to one pane.
-            (_, None) => {
-                return Err(ApiError::new(
-                    403,
-                    "PERMISSION_DENIED",
-                    "a bearer credential mints only tokens bound to one subshell: name it in \
-                     `subshellId`",
-                ));
-            }
-            (Caller::SystemKey { .. }, Some(id)) => {
-                // Rule 6: a system key may name any subshell.
-                self.store
-                    .subshell(id)
-                    .await?
-                    .ok_or_else(|| ApiError::not_found("subshell"))?;
-            }
-            (Caller::Pane { subshell_id, .. }, Some(id)) => {
-                if subshell_id != id {
-                    return Err(ApiError::new(
-                        403,
-                        "PERMISSION_DENIED",
-                        "a pane's token may mint an attach token for its own subshell only",
-                    ));
-                }
-            }
-        }
-        let token = secret::new_token(ATTACH_TOKEN_PREFIX)?;
-        let expires_at = self.now() + ATTACH_TOKEN_LIFETIME_MS;
-        let now = self.now();
-        let minted = self.terminals.minted.fetch_add(1, Ordering::Relaxed);
-        {
-            let mut t = self
-                .terminals
-                .tokens
-                .lock()
-                .map_err(|_| ApiError::internal())?;
-            t.retain(|_, g| g.expires_at > now);
-            if t.len() >= MAX_PENDING_TOKENS
-                && let Some(oldest) = t
-                    .iter()
-                    .min_by_key(|(_, g)| g.minted)
-                    .map(|(k, _)| k.clone())
-            {
-                t.remove(&oldest);
-            }
-            t.insert(
-                secret::digest(&token),
-                Grant {
-                    minter,
-                    subshell_id: bound.clone(),
-                    expires_at,
-                    minted,
-                },
-            );
-        }
-        Ok(WsToken {
-            token,
-            expires_at,
-            subshell_id: bound,
-        })
-    }
-
-    /// The subshell `id` as `c` reaches it for attaching: its row and whether `c` may type.
-    /// A session reaches its own subshells, every one as an administrator, and those shared with
-    /// it; a bearer never through a share.
-    async fn reach_for_attach(
-        &self,
-        c: &Caller,
-        id: &str,
-    ) -> Result<(store::Subshell, bool), ApiError> {
-        match c {
-            Caller::Session { user, .. } => {
-                let row = self
-                    .store
-                    .subshell(id)
-                    .await?
-                    .ok_or_else(|| ApiError::not_found("subshell"))?;
-                if user.role == "admin" || row.owner_user_id == user.id {
-                    return Ok((row, true));
-                }
-                match self.store.share_access(id, &user.id).await? {
-                    Some(access) => Ok((row, access == "write")),
-                    None => Err(ApiError::not_found("subshell")),
-                }
-            }
-            Caller::SystemKey { .. } => {
-                let row = self
-                    .store
-                    .subshell(id)
-                    .await?
-                    .ok_or_else(|| ApiError::not_found("subshell"))?;
-                Ok((row, true))
-            }
-            Caller::Pane {
-                subshell_id,
-                permissions,
-                ..
-            } => {
-                if subshell_id != id {
-                    return Err(ApiError::not_found("subshell"));
-                }
-                let row = self.lookup.reach_subshell(c, id, Need::Read).await?;
-                Ok((row, permissions.subshells == Access::Write))
-            }
-        }
-    }
-
-    async fn caller_of(&self, minter: &Minter) -> Result<Caller, ApiError> {
-        let gone = || {
-            ApiError::new(
-                401,
-                "ATTACH_TOKEN_INVALID",
-                "what minted this attach token is no longer valid",
-            )
-        };
-        match minter {
-            Minter::Session(digest) => self.guard.session_by_digest(digest).await?.ok_or_else(gone),
-            Minter::Bearer(digest) => self
-                .guard
-                .bearer_caller_by_digest(digest.clone())
-                .await
-                .map_err(|_| gone()),
-        }
-    }
-
-    /// Spends attach token `token` for subshell `id`: the grant, or 401 (unknown, spent,
-    /// expired, minter gone), 403 `ATTACH_TOKEN_BOUND` (bound to another pane) or 404.
-    pub async fn redeem_attach_token(
-        &self,
-        token: &str,
-        id: &str,
-    ) -> Result<AttachGrant, ApiError> {
-        let grant = self.terminals.spend_token(token)?;
-        if grant.subshell_id.as_deref().is_some_and(|b| b != id) {
-            return Err(ApiError::new(
-                403,
-                "ATTACH_TOKEN_BOUND",
-                "this attach token is bound to another subshell",
-            ));
-        }
-        let c = self.caller_of(&grant.minter).await?;
-        let (row, can_write) = self.reach_for_attach(&c, id).await?;
-        // A pane that does not run has nothing to attach to (its log stays readable over REST).
-        super::subshells::require_live(&row)?;
-        Ok(AttachGrant {
-            row,
-            user_id: c.user().id.clone(),
-            display_name: c.user().display_name.clone(),
-            can_write,
-            minter: grant.minter,
-        })
-    }
-
-    /// Spends attach token `token` for the whole-user live feed: only an unbound token minted by
-    /// a browser session opens it (403 `ATTACH_TOKEN_BOUND` for a token bound to a pane).
-    pub async fn redeem_feed_token(&self, token: &str) -> Result<FeedGrant, ApiError> {
-        let grant = self.terminals.spend_token(token)?;
-        if grant.subshell_id.is_some() || !matches!(grant.minter, Minter::Session(_)) {
-            return Err(ApiError::new(
-                403,
-                "ATTACH_TOKEN_BOUND",
-                "the live feed takes an unbound token minted by a browser session",
-            ));
-        }
-        let c = self.caller_of(&grant.minter).await?;
-        Ok(FeedGrant {
-            user_id: c.user().id.clone(),
-            admin: c.user().role == "admin",
-            minter: grant.minter,
-        })
-    }
-
-    /// Whether an open feed's session still holds.
-    pub async fn feed_still_valid(&self, g: &FeedGrant) -> Result<(), (u16, String)> {
-        self.terminals.still_serving()?;
-        let c = self
-            .caller_of(&g.minter)
-            .await
-            .map_err(|_| (4403, "the session that opened this feed ended".to_owned()))?;
-        // The feed's audience was fixed when it opened: an administrator sees every subshell.
-        // A role that changed since closes it, and the client lists again and reopens it with
-        // the audience the account has now.
-        if (c.user().role == "admin") != g.admin {
-            return Err((
-                4403,
-                "the account's role changed; list again and reopen".to_owned(),
-            ));
-        }
-        Ok(())
-    }
-
-    /// Whether an open viewer's grant still holds: its minter is valid and it still reaches the
-    /// pane (a revoked share, a deleted subshell, a disabled key end it). `Err` carries the
-    /// close code and reason.
-    pub async fn grant_still_valid(&self, g: &AttachGrant) -> Result<bool, (u16, String)> {
-        self.terminals.still_serving()?;
-        let c = self.caller_of(&g.minter).await.map_err(|_| {
-            (
-                4403,
-                "the credential that minted this token is no longer valid".into(),
-            )
-        })?;
-        match self.reach_for_attach(&c, &g.row.id).await {
-            Ok((_, w)) => Ok(w),
-            Err(e) if e.status == 404 => match self.store.subshell(&g.row.id).await {
-                Ok(None) => Err((4404, "the subshell was deleted".into())),
-                _ => Err((4403, "access to this subshell ended".into())),
-            },
-            Err(_) => Err((4403, "access to this subshell ended".into())),
-        }
     }
 }
 

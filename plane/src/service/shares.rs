@@ -6,10 +6,16 @@
 //! subshells only. Revoking or changing a share closes that account's open sockets on the pane
 //! (4403), so the next attach carries the new rights.
 
-use super::super::{Caller, Service};
+use std::sync::Arc;
+
+use super::Caller;
+use super::live::Publisher;
+use super::terminals::pump::Pumps;
 use crate::api::terminals::{Share, ShareAccess, ShareRequest};
+use crate::clock::Clock;
 use crate::error::ApiError;
 use crate::store;
+use crate::store::Store;
 
 fn view(s: store::Share) -> Share {
     Share {
@@ -26,7 +32,40 @@ fn view(s: store::Share) -> Share {
     }
 }
 
-impl Service {
+/// Sharing a pane: who else may watch it (read) or type into it (write), granted by its owner or
+/// an administrator.
+pub struct Shares {
+    store: Store,
+    clock: Arc<dyn Clock>,
+    pumps: Arc<Pumps>,
+    publisher: Arc<Publisher>,
+}
+
+impl std::fmt::Debug for Shares {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shares").finish_non_exhaustive()
+    }
+}
+
+impl Shares {
+    pub(in crate::service) fn new(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        pumps: Arc<Pumps>,
+        publisher: Arc<Publisher>,
+    ) -> Self {
+        Self {
+            store,
+            clock,
+            pumps,
+            publisher,
+        }
+    }
+
+    fn now(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
     /// The subshell `id` if `c` (a session) owns it or is an administrator; 404 otherwise.
     async fn shareable(&self, c: &Caller, id: &str) -> Result<store::Subshell, ApiError> {
         let row = self
@@ -80,7 +119,7 @@ impl Service {
             .put_share(id, user_id, req.access.as_str(), &c.user().id, self.now())
             .await?;
         if before.is_some_and(|b| b != req.access.as_str()) {
-            self.pumps()
+            self.pumps
                 .close_viewers(id, Some(user_id), 4403, "the share's access changed");
         }
         self.publisher.publish_subshell(id).await;
@@ -97,7 +136,7 @@ impl Service {
         {
             return Err(ApiError::not_found("share"));
         }
-        self.pumps()
+        self.pumps
             .close_viewers(id, Some(user_id), 4403, "the share was revoked");
         self.publisher.publish_subshell_gone(
             id,
