@@ -1009,6 +1009,12 @@ mod corpus {
                 r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"launch_subshell","arguments":{"plugin":"claude","cwd":"/tmp"}}}"#, "\n",
                 r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"report_session","arguments":{"sessionId":"abc"}}}"#, "\n",
             ).as_bytes()].concat()),
+            ("mcp_stdio", "moves", [&[3u8, 0x07][..], concat!(
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_log","arguments":{"subshellId":"s2","fromByte":0,"maxBytes":4096}}}"#, "\n",
+                r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"stop_subshell","arguments":{"subshellId":"s2"}}}"#, "\n",
+                r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"restart_subshell","arguments":{"subshellId":"s2"}}}"#, "\n",
+                r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"delete_subshell","arguments":{"subshellId":"s2"}}}"#, "\n",
+            ).as_bytes()].concat()),
             ("mcp_stdio", "faults", [&[1u8, 0x22][..], concat!(
                 r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"1.0","id":2,"method":"ping"}]"#, "\n",
                 r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"read_output","arguments":{"lines":"many"}}}"#, "\n",

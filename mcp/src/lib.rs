@@ -100,12 +100,81 @@ impl Pane {
     }
 }
 
-/// One tool: its name, description and input schema.
+/// What a tool does to the world, as MCP's tool annotations say it to a client (which may ask a
+/// person before a destructive call, or retry an idempotent one).
+#[derive(Clone, Copy)]
+enum Effect {
+    /// Reads only.
+    Reads,
+    /// Adds or records something, destroying nothing; `true` when calling it again with the
+    /// same arguments changes nothing more.
+    Adds(bool),
+    /// May end, replace or delete something, or run anything (typing into a pane); `true` when
+    /// calling it again with the same arguments changes nothing more.
+    Destroys(bool),
+}
+
+impl Effect {
+    fn annotations(self, title: &str) -> Value {
+        let (read_only, destructive, idempotent) = match self {
+            Self::Reads => (true, false, true),
+            Self::Adds(i) => (false, false, i),
+            Self::Destroys(i) => (false, true, i),
+        };
+        json!({
+            "title": title,
+            "readOnlyHint": read_only,
+            "destructiveHint": destructive,
+            "idempotentHint": idempotent,
+            // Everything a tool reaches is this plane and its panes: a closed world.
+            "openWorldHint": false,
+        })
+    }
+}
+
+/// One tool: its name, description, input schema, effect, and — for the tools that answer
+/// structured content — its output schema.
 struct Tool {
     name: &'static str,
     title: &'static str,
     description: &'static str,
     schema: fn() -> Value,
+    effect: Effect,
+    output: Option<fn() -> Value>,
+}
+
+/// The lifecycle states of a subshell, as the plane names them.
+const STATES: [&str; 7] = [
+    "starting", "running", "stopping", "stopped", "exited", "crashed", "failed",
+];
+
+/// The output schema of a tool that answers a subshell as the plane shows it (its main fields;
+/// the plane's row has more, which the schema allows).
+fn subshell_output() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "id": { "type": "string" },
+            "name": { "type": "string" },
+            "nodeId": { "type": "string" },
+            "harnessId": { "type": "string" },
+            "state": { "type": "string", "enum": STATES },
+            "status": { "type": "string" },
+            "exitCode": { "type": ["integer", "null"] },
+            "restarts": { "type": "integer" }
+        },
+        "required": ["id", "state", "status"]
+    })
+}
+
+/// The input schema of a tool that acts on one subshell, named by `subshellId`.
+fn one_subshell() -> Value {
+    json!({
+        "type": "object",
+        "properties": { "subshellId": { "type": "string", "description": "The subshell (see `list_subshells`)." } },
+        "required": ["subshellId"],
+        "additionalProperties": false
+    })
 }
 
 fn tools() -> Vec<Tool> {
@@ -124,6 +193,8 @@ fn tools() -> Vec<Tool> {
                     "additionalProperties": false
                 })
             },
+            effect: Effect::Reads,
+            output: None,
         },
         Tool {
             name: "read_output",
@@ -139,6 +210,8 @@ fn tools() -> Vec<Tool> {
                     "additionalProperties": false
                 })
             },
+            effect: Effect::Reads,
+            output: None,
         },
         Tool {
             name: "send_input",
@@ -156,6 +229,8 @@ fn tools() -> Vec<Tool> {
                     "additionalProperties": false
                 })
             },
+            effect: Effect::Destroys(false),
+            output: None,
         },
         Tool {
             name: "launch_subshell",
@@ -184,6 +259,8 @@ fn tools() -> Vec<Tool> {
                     "additionalProperties": false
                 })
             },
+            effect: Effect::Adds(false),
+            output: None,
         },
         Tool {
             name: "report_attention",
@@ -197,6 +274,8 @@ fn tools() -> Vec<Tool> {
                     "additionalProperties": false
                 })
             },
+            effect: Effect::Adds(true),
+            output: None,
         },
         Tool {
             name: "publish_file",
@@ -213,18 +292,24 @@ fn tools() -> Vec<Tool> {
                     "additionalProperties": false
                 })
             },
+            effect: Effect::Adds(false),
+            output: None,
         },
         Tool {
             name: "list_files",
             title: "List kept files",
             description: "The files this pane's owner keeps on the plane (attachments and published artifacts), newest first.",
             schema: || json!({ "type": "object", "properties": {}, "additionalProperties": false }),
+            effect: Effect::Reads,
+            output: None,
         },
         Tool {
             name: "list_channels",
             title: "List channels",
             description: "The channels (signed, encrypted logs shared by people and their panes) this pane can read, with its access and each channel's newest entry.",
             schema: || json!({ "type": "object", "properties": {}, "additionalProperties": false }),
+            effect: Effect::Reads,
+            output: None,
         },
         Tool {
             name: "create_channel",
@@ -241,6 +326,8 @@ fn tools() -> Vec<Tool> {
                     "additionalProperties": false
                 })
             },
+            effect: Effect::Adds(false),
+            output: None,
         },
         Tool {
             name: "read_channel",
@@ -259,6 +346,8 @@ fn tools() -> Vec<Tool> {
                     "additionalProperties": false
                 })
             },
+            effect: Effect::Reads,
+            output: None,
         },
         Tool {
             name: "post_to_channel",
@@ -275,6 +364,8 @@ fn tools() -> Vec<Tool> {
                     "additionalProperties": false
                 })
             },
+            effect: Effect::Adds(false),
+            output: None,
         },
         Tool {
             name: "report_session",
@@ -288,6 +379,78 @@ fn tools() -> Vec<Tool> {
                     "additionalProperties": false
                 })
             },
+            effect: Effect::Adds(true),
+            output: None,
+        },
+        Tool {
+            name: "read_log",
+            title: "Read a pane's log",
+            description: "Read a byte range of a subshell's pane log: everything the pane printed since it started, terminal escapes included, kept on its node. Answers the range read (`fromByte`, `toByte`), the log's size now, and the bytes as text (bytes that are not UTF-8, and a character cut at the range's end, read as U+FFFD). Read on from `toByte` for more.",
+            schema: || {
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "subshellId": { "type": "string", "description": "The subshell (default: this pane's own)." },
+                        "fromByte": { "type": "integer", "minimum": 0, "description": "The first byte (default 0)." },
+                        "maxBytes": { "type": "integer", "minimum": 1, "maximum": 1048576, "description": "The most bytes to read (default 65536)." }
+                    },
+                    "additionalProperties": false
+                })
+            },
+            effect: Effect::Reads,
+            output: Some(|| {
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "fromByte": { "type": "integer" },
+                        "toByte": { "type": "integer" },
+                        "size": { "type": "integer" },
+                        "text": { "type": "string" }
+                    },
+                    "required": ["fromByte", "toByte", "size", "text"]
+                })
+            }),
+        },
+        Tool {
+            name: "stop_subshell",
+            title: "Stop a pane",
+            description: "Stop a subshell gracefully: Ctrl-C, then a kill if it has not ended after the plane's grace. Its row, log and session stay (restart it later). Needs the token's `subshells: write`.",
+            schema: one_subshell,
+            effect: Effect::Destroys(true),
+            output: Some(subshell_output),
+        },
+        Tool {
+            name: "terminate_subshell",
+            title: "Terminate a pane",
+            description: "Kill a subshell's pane now, without a grace. Its row and log stay. Needs the token's `subshells: write`.",
+            schema: one_subshell,
+            effect: Effect::Destroys(true),
+            output: Some(subshell_output),
+        },
+        Tool {
+            name: "restart_subshell",
+            title: "Restart a pane",
+            description: "Restart a subshell: its pane is ended if it runs and launched again with the same harness, directory and settings (resuming the harness's own session where it has one). Needs the token's `subshells: write`.",
+            schema: one_subshell,
+            effect: Effect::Destroys(false),
+            output: Some(subshell_output),
+        },
+        Tool {
+            name: "delete_subshell",
+            title: "Delete a pane",
+            description: "Delete a subshell: its pane is killed if it runs, and its row and log are gone. Needs the token's `subshells: write`.",
+            schema: one_subshell,
+            effect: Effect::Destroys(true),
+            output: Some(|| {
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "deleted": { "type": "boolean" },
+                        "subshellId": { "type": "string" }
+                    },
+                    "required": ["deleted", "subshellId"]
+                })
+            }),
         },
     ]
 }
@@ -317,6 +480,18 @@ fn rpc_error(id: &Value, code: i64, message: &str) -> Value {
 fn rpc_result(id: &Value, result: Value) -> Value {
     json!({ "jsonrpc": "2.0", "id": id, "result": result })
 }
+
+/// A tool's structured answer: `content` as its structured content and, serialized, as text.
+fn structured_result(content: Value) -> Value {
+    json!({
+        "content": [{ "type": "text", "text": serde_json::to_string_pretty(&content).unwrap_or_default() }],
+        "structuredContent": content,
+        "isError": false,
+    })
+}
+
+/// `read_log`'s range when the call names none: enough for a few screens of output.
+const READ_LOG_DEFAULT_BYTES: u64 = 65_536;
 
 /// A tool's answer: text for the model, and whether it is an error.
 fn tool_text(text: String, is_error: bool) -> Value {
@@ -543,19 +718,26 @@ impl<P: Plane> Server<P> {
                         "protocolVersion": version,
                         "capabilities": { "tools": { "listChanged": false } },
                         "serverInfo": { "name": "termplane", "title": "termplane", "version": env!("CARGO_PKG_VERSION") },
-                        "instructions": "Tools of the termplane control plane, acting with this pane's own token: see the other agent panes of this pane's owner, read their screens, type into them, launch new ones, and report when this pane needs a person or is done."
+                        "instructions": "Tools of the termplane control plane, acting with this pane's own token: see the other agent panes of this pane's owner, read their screens and logs, type into them, launch, stop, restart and delete them, and report when this pane needs a person or is done."
                     }),
                 )
             }
             "ping" => rpc_result(&id, json!({})),
             "tools/list" => rpc_result(
                 &id,
-                json!({ "tools": tools().iter().map(|t| json!({
-                    "name": t.name,
-                    "title": t.title,
-                    "description": t.description,
-                    "inputSchema": (t.schema)(),
-                })).collect::<Vec<_>>() }),
+                json!({ "tools": tools().iter().map(|t| {
+                    let mut d = json!({
+                        "name": t.name,
+                        "title": t.title,
+                        "description": t.description,
+                        "inputSchema": (t.schema)(),
+                        "annotations": t.effect.annotations(t.title),
+                    });
+                    if let Some(o) = t.output {
+                        d["outputSchema"] = o();
+                    }
+                    d
+                }).collect::<Vec<_>>() }),
             ),
             "tools/call" => {
                 let Some(name) = params.get("name").and_then(Value::as_str) else {
@@ -647,6 +829,27 @@ impl<P: Plane> Server<P> {
             "read_channel" => return Some(self.read_channel(args)),
             "post_to_channel" => return Some(self.post_to_channel(args)),
             "publish_file" => return Some(self.publish_file(args)),
+            "read_log" => return Some(self.read_log(args)),
+            "stop_subshell" | "terminate_subshell" | "restart_subshell" => {
+                let target = str_arg(args, "subshellId").unwrap_or_default();
+                let verb = match name {
+                    "stop_subshell" => "terminate",
+                    "terminate_subshell" => "kill",
+                    _ => "restart",
+                };
+                let path = format!("/api/subshells/{}/{verb}", encode(target));
+                return Some(self.structured("POST", &path, None, Value::clone));
+            }
+            "delete_subshell" => {
+                let target = str_arg(args, "subshellId").unwrap_or_default();
+                let path = format!("/api/subshells/{}", encode(target));
+                return Some(self.structured(
+                    "DELETE",
+                    &path,
+                    None,
+                    |_| json!({ "deleted": true, "subshellId": target }),
+                ));
+            }
             "report_session" => (
                 "PUT",
                 format!("/api/subshells/{}/session", encode(own)),
@@ -663,6 +866,58 @@ impl<P: Plane> Server<P> {
             Ok((status, v)) => refused(status, &v),
             Err(e) => tool_text(format!("the plane could not be reached: {e}"), true),
         })
+    }
+
+    /// One REST call whose answer, shaped by `shape`, is the tool's structured content (and,
+    /// serialized, its text, for clients that read only text).
+    fn structured(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+        shape: impl FnOnce(&Value) -> Value,
+    ) -> Value {
+        match self.plane.request(method, path, body) {
+            Ok((status, v)) if (200..300).contains(&status) => structured_result(shape(&v)),
+            Ok((status, v)) => refused(status, &v),
+            Err(e) => tool_text(format!("the plane could not be reached: {e}"), true),
+        }
+    }
+
+    /// `read_log`: a byte range of a pane's log, its bytes as text.
+    fn read_log(&self, args: &Value) -> Value {
+        let target = str_arg(args, "subshellId").unwrap_or(self.pane.subshell_id.as_str());
+        let from = args.get("fromByte").and_then(Value::as_u64).unwrap_or(0);
+        let max = args
+            .get("maxBytes")
+            .and_then(Value::as_u64)
+            .unwrap_or(READ_LOG_DEFAULT_BYTES);
+        let path = format!(
+            "/api/subshells/{}/logs?fromByte={from}&maxBytes={max}",
+            encode(target)
+        );
+        let answer = match self.plane.request("GET", &path, None) {
+            Ok((status, v)) if (200..300).contains(&status) => v,
+            Ok((status, v)) => return refused(status, &v),
+            Err(e) => return tool_text(format!("the plane could not be reached: {e}"), true),
+        };
+        let bytes = answer
+            .get("dataB64")
+            .and_then(Value::as_str)
+            .map(<base64ct::Base64 as base64ct::Encoding>::decode_vec);
+        let Some(Ok(bytes)) = bytes else {
+            return tool_text(
+                "the plane's answer carries no readable log bytes".into(),
+                true,
+            );
+        };
+        let n = |k: &str| answer.get(k).and_then(Value::as_u64).unwrap_or(0);
+        structured_result(json!({
+            "fromByte": n("fromByte"),
+            "toByte": n("toByte"),
+            "size": n("size"),
+            "text": String::from_utf8_lossy(&bytes),
+        }))
     }
 
     /// `publish_file`: reads the file and uploads it piece by piece with the pane's token.
@@ -1072,6 +1327,288 @@ mod tests {
             .unwrap();
         assert_eq!(missing["result"]["isError"], true);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn call_on<P: Plane>(s: &Server<P>, name: &str, args: Value) -> Value {
+        s.handle_line(
+            &json!({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":name,"arguments":args}})
+                .to_string(),
+        )
+        .unwrap()["result"]
+            .clone()
+    }
+
+    /// Whether `v` has every key `schema` requires, each of the type it names (the subset of
+    /// JSON Schema the output schemas use).
+    fn fits(schema: &Value, v: &Value) -> bool {
+        let kinds: Vec<&str> = match &schema["type"] {
+            Value::String(k) => vec![k.as_str()],
+            Value::Array(ks) => ks.iter().filter_map(Value::as_str).collect(),
+            _ => vec![],
+        };
+        let kind_ok = kinds.iter().any(|k| match *k {
+            "object" => v.is_object(),
+            "string" => v.is_string(),
+            "integer" => v.is_u64() || v.is_i64(),
+            "boolean" => v.is_boolean(),
+            "null" => v.is_null(),
+            _ => false,
+        });
+        let enum_ok = schema["enum"]
+            .as_array()
+            .is_none_or(|options| options.contains(v));
+        let required_ok = schema["required"].as_array().is_none_or(|req| {
+            req.iter()
+                .filter_map(Value::as_str)
+                .all(|k| v.get(k).is_some())
+        });
+        let props_ok = schema["properties"].as_object().is_none_or(|props| {
+            props
+                .iter()
+                .all(|(k, s)| v.get(k).is_none_or(|item| fits(s, item)))
+        });
+        kind_ok && enum_ok && required_ok && props_ok
+    }
+
+    fn output_schema(name: &str) -> Value {
+        (tools()
+            .iter()
+            .find(|t| t.name == name)
+            .unwrap()
+            .output
+            .unwrap())()
+    }
+
+    #[test]
+    fn the_lifecycle_tools_are_the_rest_moves_and_answer_the_row_as_structured_content() {
+        let row = json!({"id":"s2","name":"sib","nodeId":"n1","harnessId":"shell","state":"stopping","status":"stopping","exitCode":null,"restarts":0,"cols":120});
+        let r = Recorder {
+            seen: Mutex::default(),
+            answer: (200, row.clone()),
+        };
+        let s = Server::new(&r, pane());
+        for tool in ["stop_subshell", "terminate_subshell", "restart_subshell"] {
+            let out = call_on(&s, tool, json!({"subshellId":"s2"}));
+            assert_eq!(out["isError"], false, "{tool}: {out}");
+            assert_eq!(out["structuredContent"], row, "{tool}");
+            assert!(
+                fits(&output_schema(tool), &out["structuredContent"]),
+                "{tool}"
+            );
+            let text: Value =
+                serde_json::from_str(out["content"][0]["text"].as_str().unwrap()).unwrap();
+            assert_eq!(text, row, "{tool}: the text is the same content");
+        }
+        let out = call_on(&s, "delete_subshell", json!({"subshellId":"s/2"}));
+        assert_eq!(
+            out["structuredContent"],
+            json!({"deleted": true, "subshellId": "s/2"})
+        );
+        assert!(fits(
+            &output_schema("delete_subshell"),
+            &out["structuredContent"]
+        ));
+        let seen = r.seen.lock().unwrap();
+        let calls: Vec<(&str, &str)> = seen
+            .iter()
+            .map(|(m, p, _)| (m.as_str(), p.as_str()))
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                ("POST", "/api/subshells/s2/terminate"),
+                ("POST", "/api/subshells/s2/kill"),
+                ("POST", "/api/subshells/s2/restart"),
+                ("DELETE", "/api/subshells/s%2F2"),
+            ]
+        );
+        assert!(seen.iter().all(|(_, _, body)| body.is_none()));
+    }
+
+    #[test]
+    fn a_lifecycle_tool_names_its_subshell_or_nothing_is_sent() {
+        let r = Recorder {
+            seen: Mutex::default(),
+            answer: (200, json!({})),
+        };
+        let s = Server::new(&r, pane());
+        for tool in [
+            "stop_subshell",
+            "terminate_subshell",
+            "restart_subshell",
+            "delete_subshell",
+        ] {
+            let out = call_on(&s, tool, json!({}));
+            assert_eq!(out["isError"], true, "{tool}");
+            assert!(
+                out["content"][0]["text"]
+                    .as_str()
+                    .unwrap()
+                    .contains("`subshellId` is required"),
+                "{tool}: {out}"
+            );
+            let out = call_on(&s, tool, json!({"subshellId": 5}));
+            assert_eq!(out["isError"], true, "{tool}");
+        }
+        assert!(r.seen.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_refused_move_is_a_tool_error_without_structured_content() {
+        let r = Recorder {
+            seen: Mutex::default(),
+            answer: (
+                403,
+                json!({"code":"PERMISSION_DENIED","message":"the pane's token allows reading subshells, not changing them"}),
+            ),
+        };
+        let s = Server::new(&r, pane());
+        let out = call_on(&s, "stop_subshell", json!({"subshellId":"s2"}));
+        assert_eq!(out["isError"], true);
+        assert!(out.get("structuredContent").is_none());
+        assert!(
+            out["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("refused (403 PERMISSION_DENIED)")
+        );
+    }
+
+    #[test]
+    fn read_log_reads_a_byte_range_as_text() {
+        // "hello" then a byte that is not UTF-8.
+        let r = Recorder {
+            seen: Mutex::default(),
+            answer: (
+                200,
+                json!({"fromByte":10,"toByte":16,"size":99,"dataB64":"aGVsbG//"}),
+            ),
+        };
+        let s = Server::new(&r, pane());
+        let out = call_on(&s, "read_log", json!({"fromByte":10}));
+        assert_eq!(out["isError"], false, "{out}");
+        let content = &out["structuredContent"];
+        assert_eq!(content["fromByte"], 10);
+        assert_eq!(content["toByte"], 16);
+        assert_eq!(content["size"], 99);
+        assert_eq!(content["text"], "hello\u{fffd}");
+        assert!(fits(&output_schema("read_log"), content));
+        let out = call_on(
+            &s,
+            "read_log",
+            json!({"subshellId":"other","maxBytes":1048576}),
+        );
+        assert_eq!(out["isError"], false);
+        let over = call_on(&s, "read_log", json!({"maxBytes":1048577}));
+        assert_eq!(over["isError"], true);
+        let seen = r.seen.lock().unwrap();
+        assert_eq!(seen.len(), 2, "the refused range is not sent");
+        assert_eq!(
+            seen[0].1,
+            "/api/subshells/abc/logs?fromByte=10&maxBytes=65536"
+        );
+        assert_eq!(
+            seen[1].1,
+            "/api/subshells/other/logs?fromByte=0&maxBytes=1048576"
+        );
+    }
+
+    #[test]
+    fn a_log_answer_without_bytes_is_a_tool_error() {
+        let r = Recorder {
+            seen: Mutex::default(),
+            answer: (
+                200,
+                json!({"fromByte":0,"toByte":0,"size":0,"dataB64":"not base64!"}),
+            ),
+        };
+        let s = Server::new(&r, pane());
+        let out = call_on(&s, "read_log", json!({}));
+        assert_eq!(out["isError"], true);
+    }
+
+    #[test]
+    fn every_tool_says_what_it_does_to_the_world() {
+        let r = Recorder {
+            seen: Mutex::default(),
+            answer: (200, json!({})),
+        };
+        let s = Server::new(&r, pane());
+        let listed = s
+            .handle_line(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#)
+            .unwrap();
+        let tools = listed["result"]["tools"].as_array().unwrap().clone();
+        let hint = |name: &str, k: &str| {
+            tools.iter().find(|t| t["name"] == name).unwrap()["annotations"][k]
+                .as_bool()
+                .unwrap()
+        };
+        for t in &tools {
+            let a = &t["annotations"];
+            assert_eq!(a["title"], t["title"], "{t}");
+            assert_eq!(a["openWorldHint"], false, "{t}");
+            for k in ["readOnlyHint", "destructiveHint", "idempotentHint"] {
+                assert!(a[k].is_boolean(), "{}: {k}", t["name"]);
+            }
+            // Read-only tools destroy nothing.
+            assert!(
+                !(a["readOnlyHint"] == true && a["destructiveHint"] == true),
+                "{t}"
+            );
+            if let Some(o) = t.get("outputSchema") {
+                assert_eq!(o["type"], "object", "{}", t["name"]);
+            }
+        }
+        for ro in [
+            "list_subshells",
+            "read_output",
+            "read_log",
+            "list_files",
+            "list_channels",
+            "read_channel",
+        ] {
+            assert!(hint(ro, "readOnlyHint"), "{ro}");
+        }
+        for d in [
+            "send_input",
+            "stop_subshell",
+            "terminate_subshell",
+            "restart_subshell",
+            "delete_subshell",
+        ] {
+            assert!(
+                !hint(d, "readOnlyHint") && hint(d, "destructiveHint"),
+                "{d}"
+            );
+        }
+        assert!(!hint("restart_subshell", "idempotentHint"));
+        assert!(hint("stop_subshell", "idempotentHint"));
+        for additive in [
+            "launch_subshell",
+            "publish_file",
+            "post_to_channel",
+            "create_channel",
+        ] {
+            assert!(
+                !hint(additive, "readOnlyHint") && !hint(additive, "destructiveHint"),
+                "{additive}"
+            );
+        }
+        let with_output: Vec<&str> = tools
+            .iter()
+            .filter(|t| t.get("outputSchema").is_some())
+            .filter_map(|t| t["name"].as_str())
+            .collect();
+        assert_eq!(
+            with_output,
+            [
+                "read_log",
+                "stop_subshell",
+                "terminate_subshell",
+                "restart_subshell",
+                "delete_subshell"
+            ]
+        );
     }
 
     #[test]

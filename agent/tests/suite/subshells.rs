@@ -26,8 +26,9 @@ const HARNESSES: [(&str, &str); 4] = [
 ];
 
 /// The tools every pane's MCP server lists.
-const TOOLS: [&str; 12] = [
+const TOOLS: [&str; 17] = [
     "create_channel",
+    "delete_subshell",
     "launch_subshell",
     "list_channels",
     "list_files",
@@ -35,10 +36,14 @@ const TOOLS: [&str; 12] = [
     "post_to_channel",
     "publish_file",
     "read_channel",
+    "read_log",
     "read_output",
     "report_attention",
     "report_session",
+    "restart_subshell",
     "send_input",
+    "stop_subshell",
+    "terminate_subshell",
 ];
 
 fn need(program: &str, check: &[&str]) {
@@ -1982,4 +1987,172 @@ fn a_pane_on_a_node_whose_disk_is_full_can_still_be_killed() {
     w.kill_node();
     w.kill_tmux();
     drop(unmount);
+}
+
+/// The stand-in in `dir` runs `calls` (`[tool, arguments]` pairs) through its MCP server first.
+fn plan_calls(dir: &Path, calls: &Value) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(
+        dir.join("standin-plan.json"),
+        json!({ "calls": calls }).to_string(),
+    )
+    .unwrap();
+}
+
+/// The audit actions the plane recorded on subshell `id`, oldest first, with their actor kind.
+fn audited(w: &World, id: &str) -> Vec<(String, String)> {
+    let audit = w.get(&format!("/api/audit?target={id}&limit=500")).json();
+    let mut out: Vec<(String, String)> = audit
+        .as_array()
+        .or_else(|| audit["entries"].as_array())
+        .unwrap()
+        .iter()
+        .filter(|e| e["target"] == id)
+        .map(|e| {
+            (
+                e["action"].as_str().unwrap_or_default().to_owned(),
+                e["actorKind"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    out.reverse();
+    out
+}
+
+#[test]
+fn a_pane_reads_stops_restarts_and_deletes_a_sibling_through_its_mcp_server() {
+    let w = world("mcp-moves", true);
+    // The sibling: a plain shell of the same owner, which has printed a marker into its log.
+    let sib_dir = w.dir.join("work/sibling");
+    std::fs::create_dir_all(&sib_dir).unwrap();
+    let sib = launch(&w, "shell", &sib_dir)["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let r = w.post(
+        &format!("/api/subshells/{sib}/input"),
+        &json!({ "text": "echo sibling-$((6*7))-marker", "keys": ["enter"] }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    wait_until("the sibling's marker on its screen", WAIT, || {
+        screen(&w, &sib).contains("sibling-42-marker").then_some(())
+    });
+    let read_log = json!(["read_log", { "subshellId": sib, "maxBytes": 65536 }]);
+
+    // A pane with the default ceiling (`subshells: read`) reads the sibling's log, and its
+    // moves are refused: the sibling runs on, its row untouched.
+    let reader_dir = w.dir.join("work/reader");
+    plan_calls(
+        &reader_dir,
+        &json!([
+            read_log,
+            ["stop_subshell", { "subshellId": sib }],
+            ["delete_subshell", { "subshellId": sib }],
+        ]),
+    );
+    launch(&w, "codex", &reader_dir);
+    let rep = report(&reader_dir);
+    let calls = rep["calls"].as_array().unwrap();
+    assert_eq!(calls[0]["isError"], false, "{rep}");
+    let log = &calls[0]["structured"];
+    assert!(
+        log["text"].as_str().unwrap().contains("sibling-42-marker"),
+        "{log}"
+    );
+    assert_eq!(log["fromByte"], 0, "{log}");
+    assert!(log["toByte"].as_u64().unwrap() <= log["size"].as_u64().unwrap());
+    for refused in &calls[1..] {
+        assert_eq!(refused["isError"], true, "{refused}");
+        assert!(
+            refused["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("refused (403 PERMISSION_DENIED)"),
+            "{refused}"
+        );
+        assert!(refused["structured"].is_null(), "{refused}");
+    }
+    assert_eq!(subshell(&w, &sib)["state"], "running");
+    assert!(audited(&w, &sib).iter().all(|(_, kind)| kind != "pane"));
+    // The client saw every tool's effect.
+    let hints = &rep["annotations"];
+    assert_eq!(hints["read_log"]["readOnlyHint"], true, "{hints}");
+    assert_eq!(hints["delete_subshell"]["destructiveHint"], true, "{hints}");
+    assert_eq!(
+        hints["restart_subshell"]["idempotentHint"], false,
+        "{hints}"
+    );
+    assert_eq!(
+        rep["outputSchemas"],
+        json!([
+            "delete_subshell",
+            "read_log",
+            "restart_subshell",
+            "stop_subshell",
+            "terminate_subshell"
+        ])
+    );
+
+    // A pane that may change its owner's subshells: kills the sibling, restarts it, stops it
+    // gracefully and deletes it, each answer the row as the client checked it against the
+    // tool's output schema.
+    let writer_dir = w.dir.join("work/writer");
+    plan_calls(
+        &writer_dir,
+        &json!([
+            read_log,
+            ["terminate_subshell", { "subshellId": sib }],
+            ["restart_subshell", { "subshellId": sib }],
+            ["stop_subshell", { "subshellId": sib }],
+            ["delete_subshell", { "subshellId": sib }],
+            ["read_log", { "subshellId": sib }],
+        ]),
+    );
+    launch_with(
+        &w,
+        "claude-code",
+        &writer_dir,
+        &json!({ "permissions": { "channels": "read", "subshells": "write" } }),
+    );
+    let rep = report(&writer_dir);
+    let calls = rep["calls"].as_array().unwrap();
+    for c in &calls[..5] {
+        assert_eq!(c["isError"], false, "{c}");
+    }
+    let state = |i: usize| calls[i]["structured"]["state"].as_str().unwrap().to_owned();
+    assert_eq!(state(1), "stopped", "{}", calls[1]);
+    assert_eq!(state(2), "running", "{}", calls[2]);
+    assert!(
+        ["stopping", "stopped"].contains(&state(3).as_str()),
+        "{}",
+        calls[3]
+    );
+    assert_eq!(
+        calls[4]["structured"],
+        json!({ "deleted": true, "subshellId": sib })
+    );
+    // Gone: the row, and the log the last call asked for.
+    assert_eq!(calls[5]["isError"], true, "{}", calls[5]);
+    assert!(
+        calls[5]["text"].as_str().unwrap().contains("404"),
+        "{}",
+        calls[5]
+    );
+    assert_eq!(w.get(&format!("/api/subshells/{sib}")).status, 404);
+    let by_pane: Vec<String> = audited(&w, &sib)
+        .into_iter()
+        .filter(|(_, kind)| kind == "pane")
+        .map(|(action, _)| action)
+        .collect();
+    assert_eq!(
+        by_pane,
+        [
+            "subshell.killed",
+            "subshell.restarted",
+            "subshell.terminated",
+            "subshell.deleted"
+        ],
+        "{:?}",
+        audited(&w, &sib)
+    );
 }

@@ -122,7 +122,10 @@ def outcome(result):
     if is_error is None:
         is_error = getattr(result, "isError", False)
     text = "".join(getattr(c, "text", "") for c in result.content)
-    return {"isError": bool(is_error), "text": text}
+    structured = getattr(result, "structured_content", None)
+    if structured is None:
+        structured = getattr(result, "structuredContent", None)
+    return {"isError": bool(is_error), "text": text, "structured": structured}
 
 
 async def exercise(report):
@@ -140,6 +143,20 @@ async def exercise(report):
         report["protocolVersion"] = client.protocol_version
         tools = await client.list_tools()
         report["tools"] = sorted(t.name for t in tools.tools)
+        report["annotations"] = {
+            t.name: t.annotations.model_dump(by_alias=True, exclude_none=True)
+            for t in tools.tools
+            if t.annotations is not None
+        }
+        report["outputSchemas"] = sorted(
+            t.name for t in tools.tools if getattr(t, "output_schema", getattr(t, "outputSchema", None))
+        )
+        # Calls the test asks for, in order, before anything else (`[tool, arguments]` pairs):
+        # the client checks each structured answer against the tool's output schema.
+        report["calls"] = []
+        for name, arguments in plan.get("calls", []):
+            r = await client.call_tool(name, arguments)
+            report["calls"].append({"tool": name, **outcome(r)})
         listed = await client.call_tool("list_subshells", {})
         report["listSubshells"] = outcome(listed)
         argv = sys.argv[1:]
