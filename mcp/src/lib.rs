@@ -859,13 +859,23 @@ impl<P: Plane> Server<P> {
             ),
             _ => return None,
         };
-        Some(match self.plane.request(method, &path, body.as_ref()) {
-            Ok((status, v)) if (200..300).contains(&status) => {
-                tool_text(serde_json::to_string_pretty(&v).unwrap_or_default(), false)
-            }
-            Ok((status, v)) => refused(status, &v),
-            Err(e) => tool_text(format!("the plane could not be reached: {e}"), true),
+        Some(match self.rest(method, &path, body.as_ref()) {
+            Ok(v) => tool_text(serde_json::to_string_pretty(&v).unwrap_or_default(), false),
+            Err(e) => e,
         })
+    }
+
+    /// One REST call with the pane's token: the answer's body on a 2xx, else the tool error
+    /// that says why (the plane's refusal, or that it could not be reached).
+    fn rest(&self, method: &str, path: &str, body: Option<&Value>) -> Result<Value, Value> {
+        match self.plane.request(method, path, body) {
+            Ok((status, v)) if (200..300).contains(&status) => Ok(v),
+            Ok((status, v)) => Err(refused(status, &v)),
+            Err(e) => Err(tool_text(
+                format!("the plane could not be reached: {e}"),
+                true,
+            )),
+        }
     }
 
     /// One REST call whose answer, shaped by `shape`, is the tool's structured content (and,
@@ -877,10 +887,9 @@ impl<P: Plane> Server<P> {
         body: Option<&Value>,
         shape: impl FnOnce(&Value) -> Value,
     ) -> Value {
-        match self.plane.request(method, path, body) {
-            Ok((status, v)) if (200..300).contains(&status) => structured_result(shape(&v)),
-            Ok((status, v)) => refused(status, &v),
-            Err(e) => tool_text(format!("the plane could not be reached: {e}"), true),
+        match self.rest(method, path, body) {
+            Ok(v) => structured_result(shape(&v)),
+            Err(e) => e,
         }
     }
 
@@ -896,10 +905,9 @@ impl<P: Plane> Server<P> {
             "/api/subshells/{}/logs?fromByte={from}&maxBytes={max}",
             encode(target)
         );
-        let answer = match self.plane.request("GET", &path, None) {
-            Ok((status, v)) if (200..300).contains(&status) => v,
-            Ok((status, v)) => return refused(status, &v),
-            Err(e) => return tool_text(format!("the plane could not be reached: {e}"), true),
+        let answer = match self.rest("GET", &path, None) {
+            Ok(v) => v,
+            Err(e) => return e,
         };
         let bytes = answer
             .get("dataB64")
@@ -946,10 +954,9 @@ impl<P: Plane> Server<P> {
             Err(e) => return tool_text(format!("cannot read {}: {e}", path.display()), true),
         };
         let start = json!({ "name": name, "size": bytes.len() });
-        let mut answer = match self.plane.request("POST", "/api/files", Some(&start)) {
-            Ok((status, v)) if (200..300).contains(&status) => v,
-            Ok((status, v)) => return refused(status, &v),
-            Err(e) => return tool_text(format!("the plane could not be reached: {e}"), true),
+        let mut answer = match self.rest("POST", "/api/files", Some(&start)) {
+            Ok(v) => v,
+            Err(e) => return e,
         };
         let Some(id) = answer
             .get("fileId")
@@ -968,14 +975,13 @@ impl<P: Plane> Server<P> {
             let body = json!({
                 "dataB64": <base64ct::Base64 as base64ct::Encoding>::encode_string(chunk)
             });
-            match self.plane.request(
+            match self.rest(
                 "PUT",
                 &format!("/api/files/{}/pieces/{i}", encode(&id)),
                 Some(&body),
             ) {
-                Ok((status, v)) if (200..300).contains(&status) => answer = v,
-                Ok((status, v)) => return refused(status, &v),
-                Err(e) => return tool_text(format!("the plane could not be reached: {e}"), true),
+                Ok(v) => answer = v,
+                Err(e) => return e,
             }
         }
         tool_text(

@@ -187,10 +187,6 @@ impl Subshells {
     fn instant(&self) -> std::time::Instant {
         self.clock.instant()
     }
-
-    fn pumps(&self) -> &Arc<Pumps> {
-        &self.pumps
-    }
 }
 
 /// Row `r` as the API shows it, its node `reachable` or not.
