@@ -45,7 +45,8 @@
 //! | 409 | `PLUGIN_DISABLED` | launching a harness whose plugin an administrator turned off |
 //! | 409 | `HARNESS_NOT_INSTALLED` | launching a harness the node's fresh detection did not find (`metadata.reason`) |
 //! | 409 | `INVALID_STATE` | a lifecycle move the subshell's state does not allow |
-//! | 409 | `SUBSHELL_NOT_RUNNING` | reading the screen of, typing into or resizing a subshell that is not live |
+//! | 409 | `SUBSHELL_NOT_RUNNING` | reading the screen of, typing into or resizing a subshell that is not live, or reporting its agent's state |
+//! | 409 | `STALE_REPORT` | an agent state report whose `observedAt` is older than the newest recorded for the pane (`metadata.latestObservedAt`) |
 //! | 409 | `GRID_HELD` | resizing a pane whose grid follows the viewers attached to it that take part in sizing (the smallest of their grids; `metadata.cols`, `metadata.rows`: the grid it keeps) |
 //! | 409 | `UPLOAD_EXISTS` | an upload to a file that exists (without `overwrite`) or is being uploaded |
 //! | 409 | `UPLOADS_BUSY` | too many uploads in progress on the plane at once (64 of each kind); try again shortly |
@@ -58,6 +59,7 @@
 //! | 414 | `URI_TOO_LONG` | a request target over 8 KiB |
 //! | 417 | `EXPECTATION_FAILED` | an `Expect` other than `100-continue` |
 //! | 429 | `TOO_MANY_ATTEMPTS` | sign-in, enrollment or node-key backoff in force (`Retry-After` and `metadata.retryAfterMs`) |
+//! | 429 | `TOO_MANY_REPORTS` | a pane reporting its agent's state or attention past its budget: 30 at once, then 5 a second (`Retry-After` and `metadata.retryAfterMs`) |
 //! | 429 | `TOO_MANY_SOCKETS` | a WebSocket upgrade past a holder's limit: an account holds at most 256 terminal sockets and live feeds open at once, a node 4 link sockets, the nodes of one account 512 |
 //! | 404 | `PASSKEY_CEREMONY_INVALID` | a passkey ceremony that is unknown, expired (5 minutes), already finished or another account's |
 //! | 400 | `PASSKEY_REJECTED` | the browser's passkey answer did not verify (`metadata.reason`) |
@@ -304,7 +306,12 @@ pub const CODES: &[(u16, &str, &str)] = &[
     (
         409,
         "SUBSHELL_NOT_RUNNING",
-        "reading the screen of, typing into or resizing a subshell that is not live",
+        "reading the screen of, typing into or resizing a subshell that is not live, or reporting its agent's state",
+    ),
+    (
+        409,
+        "STALE_REPORT",
+        "an agent state report whose `observedAt` is older than the newest recorded for the pane (`metadata.latestObservedAt`)",
     ),
     (
         409,
@@ -357,6 +364,11 @@ pub const CODES: &[(u16, &str, &str)] = &[
         429,
         "TOO_MANY_ATTEMPTS",
         "sign-in, enrollment or node-key backoff in force (`Retry-After` and `metadata.retryAfterMs`)",
+    ),
+    (
+        429,
+        "TOO_MANY_REPORTS",
+        "a pane reporting its agent's state or attention past its budget: 30 at once, then 5 a second (`Retry-After` and `metadata.retryAfterMs`)",
     ),
     (
         429,

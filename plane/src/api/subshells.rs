@@ -93,6 +93,216 @@ pub enum SubshellStatus {
     Failed,
 }
 
+/// What the agent in a pane is doing (see `service::subshells::agent` for which signal sets
+/// which state, and how a pane's lifecycle decides it once the pane has ended).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentState {
+    /// The pane is being launched, or has started and no signal has said anything yet.
+    Starting,
+    /// The agent is at work on a turn.
+    Working,
+    /// The agent waits for a new prompt.
+    Idle,
+    /// The agent is blocked on a person: a question or a permission prompt.
+    NeedsInput,
+    /// The agent finished what it was asked (or its pane ended cleanly).
+    Done,
+    /// The agent reported a failure, or its pane crashed or could not be relaunched.
+    Error,
+    /// Running, and no signal tells what the agent is doing (a harness without hooks that has
+    /// not reported): never a guess shown as fact.
+    Unknown,
+}
+
+impl AgentState {
+    /// The stored spelling.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Starting => "starting",
+            Self::Working => "working",
+            Self::Idle => "idle",
+            Self::NeedsInput => "needs_input",
+            Self::Done => "done",
+            Self::Error => "error",
+            Self::Unknown => "unknown",
+        }
+    }
+
+    /// The value of a stored spelling (`unknown` for anything else).
+    #[must_use]
+    pub fn from_stored(s: &str) -> Self {
+        match s {
+            "starting" => Self::Starting,
+            "working" => Self::Working,
+            "idle" => Self::Idle,
+            "needs_input" => Self::NeedsInput,
+            "done" => Self::Done,
+            "error" => Self::Error,
+            _ => Self::Unknown,
+        }
+    }
+}
+
+/// The signal that set an agent's state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentSource {
+    /// The pane's lifecycle: launched, ended, crashed, relaunch refused.
+    Lifecycle,
+    /// The harness's own hooks, calling back with the pane's token.
+    Hook,
+    /// The agent's report through its MCP server (`report_status`, `report_attention`) or
+    /// the REST route with the pane's token.
+    SelfReport,
+    /// Nothing has said anything since the pane started.
+    None,
+}
+
+impl AgentSource {
+    /// The stored spelling.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Lifecycle => "lifecycle",
+            Self::Hook => "hook",
+            Self::SelfReport => "self_report",
+            Self::None => "none",
+        }
+    }
+
+    /// The value of a stored spelling.
+    #[must_use]
+    pub fn from_stored(s: &str) -> Self {
+        match s {
+            "hook" => Self::Hook,
+            "self_report" => Self::SelfReport,
+            "lifecycle" => Self::Lifecycle,
+            _ => Self::None,
+        }
+    }
+}
+
+/// What the agent in a pane is doing, as the API shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentStatus {
+    /// The state.
+    pub state: AgentState,
+    /// When it entered that state (ms).
+    pub since: i64,
+    /// A one-line summary of what it is doing or why it stopped.
+    pub summary: Option<String>,
+    /// A link the agent gave (a pull request, a preview…): `http` or `https` only.
+    pub link: Option<String>,
+    /// The signal that set it.
+    pub source: AgentSource,
+}
+
+/// A state a pane may report for itself (`starting` and `unknown` are the plane's own).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ReportedState {
+    /// At work on a turn.
+    Working,
+    /// Waiting for a new prompt.
+    Idle,
+    /// Blocked on a person.
+    NeedsInput,
+    /// Finished what it was asked.
+    Done,
+    /// Failed.
+    Error,
+}
+
+impl From<ReportedState> for AgentState {
+    fn from(s: ReportedState) -> Self {
+        match s {
+            ReportedState::Working => Self::Working,
+            ReportedState::Idle => Self::Idle,
+            ReportedState::NeedsInput => Self::NeedsInput,
+            ReportedState::Done => Self::Done,
+            ReportedState::Error => Self::Error,
+        }
+    }
+}
+
+/// Which signal a report is: the harness's hook, or the agent speaking for itself.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ReportSource {
+    /// The harness's own hook.
+    Hook,
+    /// The agent itself (the default).
+    #[default]
+    SelfReport,
+}
+
+/// A one-line summary: 1 to 200 characters, no line break or other control character.
+pub type AgentSummary = super::Text<1, 200>;
+
+/// A link an agent gives with its state: an absolute `http` or `https` URL of at most 2,048
+/// characters (no other scheme: it is shown as a link in the browser).
+#[derive(Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct AgentLink(String);
+
+/// Longest [`AgentLink`].
+pub const AGENT_LINK_MAX: usize = 2048;
+
+impl AgentLink {
+    /// Validates `s`.
+    pub fn new(s: &str) -> Result<Self, String> {
+        const WHAT: &str = "must be an absolute http or https URL of at most 2048 characters";
+        if s.chars().count() > AGENT_LINK_MAX || s.chars().any(is_forbidden_char) {
+            return Err(WHAT.into());
+        }
+        match url::Url::parse(s) {
+            Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => {
+                Ok(Self(s.to_owned()))
+            }
+            _ => Err(WHAT.into()),
+        }
+    }
+
+    /// The URL as given.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for AgentLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl<'de> Deserialize<'de> for AgentLink {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Self::new(&s).map_err(de::Error::custom)
+    }
+}
+
+impl JsonSchema for AgentLink {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        "AgentLink".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "string",
+            "format": "uri",
+            "maxLength": AGENT_LINK_MAX,
+            "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://",
+        })
+    }
+}
+
 /// What a harness last said about needing a person.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -499,6 +709,8 @@ pub struct Subshell {
     pub cols: u16,
     /// Rows.
     pub rows: u16,
+    /// What the agent in it is doing.
+    pub agent: AgentStatus,
     /// What the harness last reported.
     pub attention: Attention,
     /// When it reported it (ms).
@@ -666,6 +878,30 @@ pub struct ResizeRequest {
 pub struct AttentionRequest {
     /// `needs_input`, `done`, or `none` to clear.
     pub attention: Attention,
+}
+
+/// `POST /api/subshells/{id}/status` (the pane's own token only): what the agent is doing.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct StatusRequest {
+    /// The state.
+    pub state: ReportedState,
+    /// A one-line summary (kept until the next report; none clears it).
+    #[serde(default)]
+    pub summary: Option<AgentSummary>,
+    /// A link (kept until the next report; none clears it).
+    #[serde(default)]
+    pub link: Option<AgentLink>,
+    /// Which signal this is (default `self_report`).
+    #[serde(default)]
+    pub source: ReportSource,
+    /// The reporter's own time of what it reports (ms since the epoch), when it knows it: a
+    /// report older than the newest one recorded for the pane is refused (409
+    /// `STALE_REPORT`), so reports that cross on the way land in order. Within a day of the
+    /// plane's clock.
+    #[serde(default)]
+    #[schemars(range(min = 0))]
+    pub observed_at: Option<i64>,
 }
 
 /// `PUT /api/subshells/{id}/session` (the pane's own token only).

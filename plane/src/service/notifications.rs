@@ -338,7 +338,13 @@ impl Notifications {
 
     /// Compares a subshell row with what was seen last and tells its owner what changed.
     pub(crate) async fn notice_subshell(&self, row: &crate::store::Subshell) {
-        let now = (row.state.clone(), row.attention.clone());
+        // Waiting for a person, by the harness's attention or by its agent's state.
+        let needs = if row.attention == "needs_input" || row.agent.state == "needs_input" {
+            "needs_input"
+        } else {
+            "none"
+        };
+        let now = (row.state.clone(), needs.to_owned());
         let before = self
             .subshells
             .lock()

@@ -37,7 +37,7 @@ pub use notifications::{
 };
 pub use passkeys::{AddPasskey, MAX_PASSKEYS_PER_ACCOUNT, PasskeyRow};
 pub use shares::Share;
-pub use subshells::{Change, Subshell, SubshellFilter};
+pub use subshells::{AgentRow, AgentWrite, Change, Subshell, SubshellFilter};
 
 use audit::{Entry, audit_in, commit_if_changed};
 

@@ -72,13 +72,67 @@ pub struct Subshell {
     pub ended_at: Option<i64>,
     /// What its last launch could not do (its MCP server not loaded, and why).
     pub warning: Option<String>,
+    /// What the agent in it is doing, as its signals last said.
+    pub agent: AgentRow,
+}
+
+/// The agent state columns of a subshell row (spellings: `api::subshells::AgentState` and
+/// `AgentSource`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AgentRow {
+    /// The state.
+    pub state: String,
+    /// When it entered that state (ms; `None` on rows from before agent states).
+    pub since: Option<i64>,
+    /// A one-line summary.
+    pub summary: Option<String>,
+    /// A link the agent gave.
+    pub link: Option<String>,
+    /// The signal that set it.
+    pub source: String,
+    /// The reporter's own time of that signal (ms), when it gave one.
+    pub observed_at: Option<i64>,
+}
+
+impl AgentRow {
+    /// A pane being launched: `starting` since `now`, set by its lifecycle.
+    #[must_use]
+    pub fn starting(now: i64) -> Self {
+        Self {
+            state: "starting".into(),
+            since: Some(now),
+            summary: None,
+            link: None,
+            source: "lifecycle".into(),
+            observed_at: None,
+        }
+    }
+}
+
+/// What [`Store::report_agent`] did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AgentWrite {
+    /// Written; `from` is the state it replaced (the same as the new one when only the summary
+    /// or link changed).
+    Applied {
+        /// The state before.
+        from: String,
+    },
+    /// Refused: the report's `observed_at` is older than the one already recorded (`latest`).
+    Stale {
+        /// The newest `observed_at` recorded.
+        latest: i64,
+    },
+    /// Refused: the subshell is not live (or is gone).
+    NotLive,
 }
 
 const COLS: &str = "id, owner_user_id, node_id, harness_id, name, cwd, preset_id, workspace_id, \
      launch_spec, state, exit_code, error, cols, rows, prompt, prompt_state, auto_restart, \
      restarts, attention, attention_at, harness_session_id, token_digest, token_perms, \
      token_expires_at, parent_subshell_id, created_by_kind, mcp_seen_at, created_at, updated_at, \
-     started_at, ended_at, warning";
+     started_at, ended_at, warning, agent_state, agent_since, agent_summary, agent_link, \
+     agent_source, agent_observed_at";
 
 fn subshell_of(r: &AnyRow) -> Result<Subshell, sqlx::Error> {
     Ok(Subshell {
@@ -114,6 +168,14 @@ fn subshell_of(r: &AnyRow) -> Result<Subshell, sqlx::Error> {
         started_at: r.try_get("started_at")?,
         ended_at: r.try_get("ended_at")?,
         warning: r.try_get("warning")?,
+        agent: AgentRow {
+            state: r.try_get("agent_state")?,
+            since: r.try_get("agent_since")?,
+            summary: r.try_get("agent_summary")?,
+            link: r.try_get("agent_link")?,
+            source: r.try_get("agent_source")?,
+            observed_at: r.try_get("agent_observed_at")?,
+        },
     })
 }
 
@@ -165,7 +227,7 @@ impl Store {
         sqlx::query(sqlx::AssertSqlSafe(format!(
             "INSERT INTO subshells ({COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, \
              $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, \
-             $28, $29, $30, $31, $32)"
+             $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38)"
         )))
         .bind(&s.id)
         .bind(&s.owner_user_id)
@@ -199,6 +261,12 @@ impl Store {
         .bind(s.started_at)
         .bind(s.ended_at)
         .bind(s.warning.clone())
+        .bind(&s.agent.state)
+        .bind(s.agent.since)
+        .bind(s.agent.summary.clone())
+        .bind(s.agent.link.clone())
+        .bind(&s.agent.source)
+        .bind(s.agent.observed_at)
         .execute(&mut *tx)
         .await?;
         audit_in(
@@ -324,6 +392,15 @@ impl Store {
         }
         if c.count_restart {
             sets.push("restarts = restarts + 1".into());
+        }
+        if c.state == "starting" {
+            // A fresh launch: the agent's last state belonged to the pane that ended.
+            sets.push("agent_state = 'starting'".into());
+            sets.push("agent_since = $2".into());
+            sets.push("agent_summary = NULL".into());
+            sets.push("agent_link = NULL".into());
+            sets.push("agent_source = 'lifecycle'".into());
+            sets.push("agent_observed_at = NULL".into());
         }
         let sql = format!(
             "UPDATE subshells SET {} WHERE id = ${} AND state = ${}",
@@ -494,6 +571,89 @@ impl Store {
         .await?
         .rows_affected();
         Ok(n == 1)
+    }
+
+    /// Records what the agent in a live subshell reports it is doing, in one transaction: the
+    /// report is refused when the row is not live or when `observed_at` is older than the one
+    /// recorded; a change of state (not of summary or link alone) is audited as
+    /// `subshell.agent_state` by `actor` (`actor_kind`), with `detail`'s `from`, `to` and
+    /// `source`. With `keep_words`, a report of the state already recorded keeps the recorded
+    /// summary and link (a report that carries none of its own, like an attention signal).
+    pub async fn report_agent(
+        &self,
+        id: &str,
+        report: &AgentRow,
+        keep_words: bool,
+        actor: (&str, &str),
+        now: i64,
+    ) -> Result<AgentWrite, sqlx::Error> {
+        let mut tx = self.write_tx().await?;
+        // Takes the row's lock first (PostgreSQL; SQLite's write transaction holds the whole
+        // database already), so two reports racing read and audit one after the other.
+        sqlx::query("UPDATE subshells SET updated_at = updated_at WHERE id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        let Some(r) = sqlx::query(
+            "SELECT state, agent_state, agent_observed_at FROM subshells WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?
+        else {
+            return Ok(AgentWrite::NotLive);
+        };
+        let state: String = r.try_get("state")?;
+        let from: String = r.try_get("agent_state")?;
+        let latest: Option<i64> = r.try_get("agent_observed_at")?;
+        if !matches!(state.as_str(), "starting" | "running" | "stopping") {
+            return Ok(AgentWrite::NotLive);
+        }
+        if let (Some(latest), Some(seen)) = (latest, report.observed_at)
+            && seen < latest
+        {
+            return Ok(AgentWrite::Stale { latest });
+        }
+        let changed = from != report.state;
+        sqlx::query(
+            "UPDATE subshells SET agent_state = $1, \
+             agent_since = CASE WHEN agent_state = $1 AND agent_since IS NOT NULL \
+             THEN agent_since ELSE $2 END, \
+             agent_summary = CASE WHEN $8 = 1 AND agent_state = $1 THEN agent_summary ELSE $3 END, \
+             agent_link = CASE WHEN $8 = 1 AND agent_state = $1 THEN agent_link ELSE $4 END, \
+             agent_source = $5, \
+             agent_observed_at = COALESCE($6, agent_observed_at), updated_at = $2 WHERE id = $7",
+        )
+        .bind(&report.state)
+        .bind(now)
+        .bind(report.summary.clone())
+        .bind(report.link.clone())
+        .bind(&report.source)
+        .bind(report.observed_at)
+        .bind(id)
+        .bind(i64::from(keep_words))
+        .execute(&mut *tx)
+        .await?;
+        if changed {
+            audit_in(
+                &mut tx,
+                now,
+                Some(actor.0),
+                actor.1,
+                "subshell.agent_state",
+                Some(id),
+                &serde_json::json!({
+                    "from": from,
+                    "to": report.state,
+                    "source": report.source,
+                    "summary": report.summary,
+                })
+                .to_string(),
+            )
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(AgentWrite::Applied { from })
     }
 
     /// Records the harness's own session id.

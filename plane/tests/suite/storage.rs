@@ -11,9 +11,9 @@ use std::sync::Arc;
 
 use termplane::secret;
 use termplane::store::{
-    AddIdentity, AddPasskey, AppendError, AuditFilter, Backend, ChannelRow, Consume, DeviceRow,
-    EntryRow, FileRow, IdentityRow, ListenerRow, NewNode, NotificationRow, PasskeyRow, Prefs,
-    SetupKey, Store,
+    AddIdentity, AddPasskey, AgentRow, AgentWrite, AppendError, AuditFilter, Backend, Change,
+    ChannelRow, Consume, DeviceRow, EntryRow, FileRow, IdentityRow, ListenerRow, NewNode,
+    NotificationRow, PasskeyRow, Prefs, SetupKey, Store, Subshell,
 };
 
 const NOW: i64 = 1_800_000_000_000;
@@ -945,5 +945,220 @@ fn concurrent_read_then_write_transactions_on_a_sqlite_file_all_succeed() {
 fn concurrent_read_then_write_transactions_on_postgres_keep_their_limits() {
     if let Some(url) = postgres_url() {
         smol::block_on(concurrent_writers(&url));
+    }
+}
+
+/// A live subshell row of `owner` on the local node, its agent `starting`.
+fn running_row(id: &str, owner: &str, node: &str) -> Subshell {
+    Subshell {
+        id: id.into(),
+        owner_user_id: owner.into(),
+        node_id: node.into(),
+        harness_id: "shell".into(),
+        name: "agent".into(),
+        cwd: "/".into(),
+        preset_id: None,
+        workspace_id: None,
+        launch_spec: "{}".into(),
+        state: "running".into(),
+        exit_code: None,
+        error: None,
+        cols: 80,
+        rows: 24,
+        prompt: None,
+        prompt_state: "none".into(),
+        auto_restart: false,
+        restarts: 0,
+        attention: "none".into(),
+        attention_at: None,
+        harness_session_id: None,
+        token_digest: None,
+        token_perms: "{}".into(),
+        token_expires_at: None,
+        parent_subshell_id: None,
+        created_by_kind: "cookie".into(),
+        mcp_seen_at: None,
+        created_at: NOW,
+        updated_at: NOW,
+        started_at: Some(NOW),
+        ended_at: None,
+        warning: None,
+        agent: AgentRow::starting(NOW),
+    }
+}
+
+/// Agent state reports: applied, kept words on a same-state report that has none, refused when
+/// out of order or for a pane that is not live, and — eight racing at once — one audited
+/// transition.
+async fn agent_reports(url: &str) {
+    let store = Arc::new(Store::open(url, NOW).await.unwrap());
+    let tag = secret::new_id().unwrap();
+    let hash = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaA";
+    let user = store
+        .create_user(
+            "x",
+            &format!("agent-{tag}@example.test"),
+            "O",
+            "user",
+            hash,
+            NOW,
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    let node = store
+        .nodes(None)
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|n| n.is_local)
+        .unwrap()
+        .id;
+    let id = tag.clone();
+    store
+        .insert_subshell(&running_row(&id, &user.id, &node), &user.id, "cookie")
+        .await
+        .unwrap();
+    let said = |state: &str, summary: Option<&str>, observed: Option<i64>| AgentRow {
+        state: state.into(),
+        since: Some(NOW),
+        summary: summary.map(str::to_owned),
+        link: None,
+        source: "hook".into(),
+        observed_at: observed,
+    };
+    let actor = (user.id.as_str(), "pane");
+    let w = store
+        .report_agent(
+            &id,
+            &said("working", Some("a"), Some(10)),
+            false,
+            actor,
+            NOW + 1,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        w,
+        AgentWrite::Applied {
+            from: "starting".into()
+        }
+    );
+    let w = store
+        .report_agent(&id, &said("working", None, None), true, actor, NOW + 2)
+        .await
+        .unwrap();
+    assert_eq!(
+        w,
+        AgentWrite::Applied {
+            from: "working".into()
+        }
+    );
+    let row = store.subshell(&id).await.unwrap().unwrap();
+    assert_eq!(row.agent.summary.as_deref(), Some("a"), "kept");
+    assert_eq!(
+        row.agent.since,
+        Some(NOW + 1),
+        "same state, same time entered"
+    );
+    assert_eq!(
+        row.agent.observed_at,
+        Some(10),
+        "no time of its own keeps the last"
+    );
+    let w = store
+        .report_agent(&id, &said("idle", None, Some(5)), false, actor, NOW + 3)
+        .await
+        .unwrap();
+    assert_eq!(w, AgentWrite::Stale { latest: 10 });
+    assert_eq!(
+        store.subshell(&id).await.unwrap().unwrap().agent.state,
+        "working"
+    );
+
+    let mut tasks = Vec::new();
+    for i in 0..8 {
+        let store = Arc::clone(&store);
+        let (id, user) = (id.clone(), user.id.clone());
+        tasks.push(smol::spawn(async move {
+            let r = AgentRow {
+                state: "needs_input".into(),
+                since: Some(NOW),
+                summary: Some(format!("racer {i}")),
+                link: None,
+                source: "self_report".into(),
+                observed_at: None,
+            };
+            store
+                .report_agent(&id, &r, false, (&user, "pane"), NOW + 10 + i)
+                .await
+                .unwrap()
+        }));
+    }
+    let mut froms = Vec::new();
+    for t in tasks {
+        match t.await {
+            AgentWrite::Applied { from } => froms.push(from),
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(
+        froms.iter().filter(|f| *f == "working").count(),
+        1,
+        "{froms:?}"
+    );
+    let audited = store
+        .audit_page(
+            &AuditFilter {
+                action: Some("subshell.agent_state".into()),
+                target: Some(id.clone()),
+                ..AuditFilter::default()
+            },
+            100,
+        )
+        .await
+        .unwrap();
+    let tos: Vec<&str> = audited
+        .iter()
+        .rev()
+        .map(|e| e.detail["to"].as_str().unwrap())
+        .collect();
+    assert_eq!(tos, ["working", "needs_input"]);
+
+    // Ended: nothing more is recorded.
+    let ended = Change {
+        state: "exited",
+        ended: true,
+        ..Change::default()
+    };
+    assert!(
+        store
+            .change_subshell(&id, "running", &ended, NOW + 20)
+            .await
+            .unwrap()
+    );
+    let w = store
+        .report_agent(&id, &said("idle", None, None), false, actor, NOW + 30)
+        .await
+        .unwrap();
+    assert_eq!(w, AgentWrite::NotLive);
+    assert_eq!(
+        store
+            .report_agent("no-such-row", &said("idle", None, None), false, actor, NOW)
+            .await
+            .unwrap(),
+        AgentWrite::NotLive
+    );
+}
+
+#[test]
+fn agent_reports_on_sqlite() {
+    smol::block_on(agent_reports(&sqlite_file("agent")));
+}
+
+#[test]
+fn agent_reports_on_postgres() {
+    if let Some(url) = postgres_url() {
+        smol::block_on(agent_reports(&url));
     }
 }

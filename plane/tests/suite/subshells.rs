@@ -983,3 +983,174 @@ fn a_restart_goes_on_when_the_killed_panes_exit_is_recorded_before_the_kill_answ
         "the pane was not launched again"
     );
 }
+
+/// The `subshell.agent_state` audit entries on `id`, oldest first: `(from, to, source)`.
+fn agent_transitions(w: &World, id: &str) -> Vec<(String, String, String)> {
+    let r = w.as_admin("GET", &format!("/api/audit?target={id}&limit=500"), None);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = r.json();
+    let mut out: Vec<(String, String, String)> = v
+        .as_array()
+        .or_else(|| v["entries"].as_array())
+        .unwrap()
+        .iter()
+        .filter(|e| e["action"] == "subshell.agent_state")
+        .map(|e| {
+            let d = &e["detail"];
+            let s = |k: &str| d[k].as_str().unwrap_or_default().to_owned();
+            (s("from"), s("to"), s("source"))
+        })
+        .collect();
+    out.reverse();
+    out
+}
+
+#[test]
+fn a_panes_agent_state_follows_its_own_reports_in_order_and_only_transitions_are_audited() {
+    let w = world();
+    let id = w.launch_with(json!({}))["id"].as_str().unwrap().to_owned();
+    let other = w.launch_with(json!({}))["id"].as_str().unwrap().to_owned();
+    let token = w.token_of(&id);
+    let other_token = w.token_of(&other);
+    // Running, and nothing has said what the agent does: unknown, not a guess.
+    let agent = |w: &World| w.get(&id)["agent"].clone();
+    assert_eq!(agent(&w)["state"], "unknown", "{}", agent(&w));
+    assert_eq!(agent(&w)["source"], "none");
+    let report = |token: &str, body: Value| {
+        w.as_bearer(
+            token,
+            "POST",
+            &format!("/api/subshells/{id}/status"),
+            Some(body),
+        )
+    };
+    let now = w.get(&id)["updatedAt"].as_i64().unwrap();
+
+    let r = report(
+        &token,
+        json!({ "state": "working", "summary": "reading the code", "source": "hook", "observedAt": now }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let a = r.json()["agent"].clone();
+    assert_eq!(a["state"], "working", "{a}");
+    assert_eq!(a["source"], "hook", "{a}");
+    assert_eq!(a["summary"], "reading the code", "{a}");
+    let since = a["since"].as_i64().unwrap();
+
+    // The same state again: a new summary and link, the same time entered, no audit entry.
+    let r = report(
+        &token,
+        json!({ "state": "working", "summary": "running the tests", "link": "https://ci.example/run/7", "observedAt": now + 10 }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let a = agent(&w);
+    assert_eq!(a["summary"], "running the tests", "{a}");
+    assert_eq!(a["link"], "https://ci.example/run/7", "{a}");
+    assert_eq!(a["source"], "self_report", "{a}");
+    assert_eq!(a["since"].as_i64().unwrap(), since, "{a}");
+
+    // Refused, each changing nothing: a report observed before the newest one; a time a day
+    // away; a link that is not http(s); a summary over a line; another pane's token; a script.
+    let before = agent(&w);
+    let r = report(&token, json!({ "state": "idle", "observedAt": now + 5 }));
+    assert_eq!(r.error(409), "STALE_REPORT");
+    assert_eq!(r.json()["metadata"]["latestObservedAt"], now + 10);
+    let r = report(
+        &token,
+        json!({ "state": "idle", "observedAt": now + 2 * 86_400_000 }),
+    );
+    assert_eq!(r.error(400), "INPUT_VALIDATION_ERROR");
+    assert_eq!(r.json()["metadata"]["field"], "observedAt");
+    for bad in [
+        json!({ "state": "idle", "link": "javascript:alert(1)" }),
+        json!({ "state": "idle", "link": "file:///etc/passwd" }),
+        json!({ "state": "idle", "summary": "two\nlines" }),
+        json!({ "state": "idle", "summary": "x".repeat(201) }),
+        json!({ "state": "unknown" }),
+        json!({ "state": "idle", "source": "lifecycle" }),
+    ] {
+        let r = report(&token, bad.clone());
+        assert_eq!(r.error(400), "INPUT_VALIDATION_ERROR", "{bad}");
+    }
+    assert_eq!(
+        report(&other_token, json!({ "state": "idle" })).error(403),
+        "NOT_OWN_SUBSHELL"
+    );
+    assert_eq!(report(&w.key, json!({ "state": "idle" })).status, 403);
+    assert_eq!(agent(&w), before);
+
+    // Blocked on a person: the badge says so, and the owner's live feed hears of it.
+    let mut feed = common::live_feed(&w.p, &w.admin);
+    let r = report(
+        &token,
+        json!({ "state": "needs_input", "summary": "may I delete build/?" }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(w.get(&id)["status"], "needs_attention");
+    loop {
+        let f = common::next_frame_of(&mut feed, "subshell");
+        if f["subshell"]["id"] == id.as_str() && f["subshell"]["agent"]["state"] == "needs_input" {
+            assert_eq!(
+                f["subshell"]["agent"]["summary"], "may I delete build/?",
+                "{f}"
+            );
+            break;
+        }
+    }
+
+    // A flood is refused once the pane's budget is spent, and the refused report changes
+    // nothing.
+    let mut refused = None;
+    for i in 0..300 {
+        let r = report(
+            &token,
+            json!({ "state": "needs_input", "summary": format!("again {i}") }),
+        );
+        if r.status == 429 {
+            refused = Some((i, r));
+            break;
+        }
+        assert_eq!(r.status, 200, "{}", r.text());
+    }
+    let (i, r) = refused.expect("300 reports at once were all accepted");
+    // Four reports came before the flood (the stale one counts: it was looked at).
+    assert!(i + 4 >= 30, "refused after only {i}");
+    assert!(r.header("retry-after").is_some());
+    assert_eq!(r.error(429), "TOO_MANY_REPORTS");
+    assert_eq!(agent(&w)["summary"], format!("again {}", i - 1));
+
+    // Two transitions, each once, by the pane.
+    assert_eq!(
+        agent_transitions(&w, &id),
+        [
+            ("starting".into(), "working".into(), "hook".into()),
+            ("working".into(), "needs_input".into(), "self_report".into()),
+        ]
+    );
+
+    // Ended by a person: its lifecycle decides, and the revoked token reports nothing more.
+    let r = w.as_bearer(&w.key, "POST", &format!("/api/subshells/{id}/kill"), None);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let a = agent(&w);
+    assert_eq!(
+        (a["state"].as_str(), a["source"].as_str()),
+        (Some("done"), Some("lifecycle")),
+        "{a}"
+    );
+    assert_eq!(report(&token, json!({ "state": "working" })).status, 401);
+
+    // A restart starts over.
+    let r = w.as_bearer(
+        &w.key,
+        "POST",
+        &format!("/api/subshells/{id}/restart"),
+        None,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let a = r.json()["agent"].clone();
+    assert!(
+        ["starting", "unknown"].contains(&a["state"].as_str().unwrap()),
+        "{a}"
+    );
+    assert!(a["summary"].is_null(), "{a}");
+}

@@ -635,6 +635,42 @@ describe("termplane browser app", { concurrency: false }, () => {
     await waitLine(page, "from-the-first");
   });
 
+  test("what the agent in a pane reports about itself shows on its page and in the list, live", async () => {
+    // A pane of its own; it reports with its own token, as a harness's hook or its agent would.
+    const pane = await launchShell(page, "ui-agent");
+    const paneAt = `/subshells/${pane.id}`;
+    await page.goto(paneAt);
+    await live(page);
+    await page.locator(".xterm-rows").waitFor();
+    await sleep(300);
+    const report = (mark, body) =>
+      `curl -s -o /dev/null -w '${mark}=%{http_code}\\n' -X POST -H "Authorization: Bearer $TERMPLANE_TOKEN" -H 'Content-Type: application/json' -d '${JSON.stringify(body)}' "$TERMPLANE_URL/api/subshells/$TERMPLANE_SUBSHELL_ID/status"\n`;
+    await page.locator('[data-agent-state="unknown"]').waitFor();
+    await typeInTerminal(page, report("r1", { state: "needs_input", summary: "approve the plan?", link: "https://example.com/plan" }));
+    await waitLine(page, "r1=200");
+    const badge = page.locator('[data-agent-state="needs_input"]');
+    await badge.waitFor();
+    await badge.getByText("Needs you").waitFor();
+    await badge.getByText("approve the plan?").waitFor();
+    assert.equal(await badge.getByRole("link", { name: "link" }).getAttribute("href"), "https://example.com/plan");
+    await page.locator('[data-status="needs_attention"]').first().waitFor();
+
+    await page.getByRole("link", { name: /^Subshells/ }).first().click();
+    await page.waitForURL(/\/subshells$/);
+    const row = page.locator("tr", { has: page.getByRole("link", { name: "ui-agent", exact: true }) });
+    await row.getByTestId("agent").getByText("Needs you").waitFor();
+    await page.goto(paneAt);
+    await live(page);
+    await typeInTerminal(page, report("r2", { state: "working", summary: "on it" }));
+    await page.locator('[data-agent-state="working"]').getByText("on it").waitFor();
+    // A link the plane would not accept is refused, and the badge keeps what it showed.
+    await typeInTerminal(page, report("r3", { state: "done", link: "javascript:alert(1)" }));
+    await waitLine(page, "r3=400");
+    await page.locator('[data-agent-state="working"]').waitFor();
+    await page.goto(paneUrl);
+    await live(page);
+  });
+
   test("sign-in goes on to the page that asked for it, and never to another site", async () => {
     const ctx = await newContext();
     const p = await ctx.newPage();

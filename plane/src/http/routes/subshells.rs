@@ -8,7 +8,7 @@ use super::super::handler::{Json, MaybeJson, NoContent, Path, Query};
 use super::RouteDef;
 use crate::api::subshells::{
     AttentionRequest, InputDone, InputRequest, KeptAlive, LaunchRequest, LogChunk, LogsQuery,
-    ResizeRequest, Screen, ScreenQuery, SessionRequest, Subshell, SubshellsQuery,
+    ResizeRequest, Screen, ScreenQuery, SessionRequest, StatusRequest, Subshell, SubshellsQuery,
 };
 use crate::api::{Empty, IdParam};
 use crate::error::ApiError;
@@ -165,8 +165,22 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "reportAttention",
             "The pane reports that it needs input, is done, or neither (its own token only)",
         )
-        .errors(&["NOT_OWN_SUBSHELL"])
+        .errors(&["NOT_OWN_SUBSHELL", "TOO_MANY_REPORTS"])
         .handle(attention),
+        RouteDef::post(
+            "/api/subshells/:id/status",
+            "reportStatus",
+            "The pane reports what its agent is doing: working, idle, needs input, done or error, \
+             with a summary and a link, from its harness's hook or the agent itself (its own \
+             token only)",
+        )
+        .errors(&[
+            "NOT_OWN_SUBSHELL",
+            "SUBSHELL_NOT_RUNNING",
+            "STALE_REPORT",
+            "TOO_MANY_REPORTS",
+        ])
+        .handle(status),
         RouteDef::put(
             "/api/subshells/:id/session",
             "reportSession",
@@ -290,6 +304,18 @@ async fn attention(
 ) -> Res<Json<Subshell>> {
     svc.pane_io()
         .report_attention(&c, p.id.as_str(), b)
+        .await
+        .map(Json)
+}
+
+async fn status(
+    svc: Arc<Services>,
+    SubshellCaller(c): SubshellCaller,
+    Path(p): Path<IdParam>,
+    Json(b): Json<StatusRequest>,
+) -> Res<Json<Subshell>> {
+    svc.pane_io()
+        .report_status(&c, p.id.as_str(), b)
         .await
         .map(Json)
 }

@@ -13,6 +13,7 @@ pub struct PaneIo {
     pub(super) publisher: Arc<Publisher>,
     pub(super) pumps: Arc<Pumps>,
     pub(super) typist: Arc<Typist>,
+    pub(super) gate: agent::ReportGate,
 }
 
 impl std::fmt::Debug for PaneIo {
@@ -39,6 +40,7 @@ impl PaneIo {
             publisher,
             pumps,
             typist,
+            gate: agent::ReportGate::default(),
         }
     }
 

@@ -351,6 +351,7 @@ impl Subshells {
             started_at: None,
             ended_at: None,
             warning: None,
+            agent: store::AgentRow::starting(now),
         };
         let session = match (&resume, &new_session) {
             (Some(r), _) => plugins::Session::Resume(r),

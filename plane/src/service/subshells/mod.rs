@@ -46,9 +46,10 @@ use super::terminals::pump::Pumps;
 use super::typist::Typist;
 use super::{Caller, Catalog, Dispatcher, Presets, Uploads};
 use crate::api::subshells::{
-    Access, Attention, AttentionRequest, CreatedBy, InputDone, InputRequest, KeptAlive,
-    LaunchRequest, LogChunk, LogsQuery, Permissions, ResizeRequest, Screen, ScreenQuery,
-    SessionRequest, Subshell, SubshellState, SubshellStatus, SubshellsQuery,
+    Access, AgentSource, AgentState, Attention, AttentionRequest, CreatedBy, InputDone,
+    InputRequest, KeptAlive, LaunchRequest, LogChunk, LogsQuery, Permissions, ReportSource,
+    ResizeRequest, Screen, ScreenQuery, SessionRequest, StatusRequest, Subshell, SubshellState,
+    SubshellStatus, SubshellsQuery,
 };
 use crate::clock::Clock;
 use crate::error::ApiError;
@@ -57,6 +58,7 @@ use crate::secret::{self, BEARER_PREFIX};
 use crate::store::Store;
 use crate::store::{self, Change, SubshellFilter};
 
+pub(in crate::service) mod agent;
 mod events;
 pub use events::NodeReports;
 mod lookup;
@@ -193,10 +195,14 @@ impl Subshells {
 pub(in crate::service) fn view_of(r: &store::Subshell, reachable: bool) -> Subshell {
     let state = SubshellState::from_stored(&r.state);
     let attention = Attention::from_stored(&r.attention);
+    let agent = agent::agent_view(r, state);
     let status = match state {
         s if s.is_live() && !reachable => SubshellStatus::NodeUnreachable,
         SubshellState::Starting => SubshellStatus::Starting,
-        SubshellState::Running if attention == Attention::NeedsInput => {
+        SubshellState::Running
+            if attention == Attention::NeedsInput
+                || agent.state == crate::api::subshells::AgentState::NeedsInput =>
+        {
             SubshellStatus::NeedsAttention
         }
         SubshellState::Running => SubshellStatus::Running,
@@ -222,6 +228,7 @@ pub(in crate::service) fn view_of(r: &store::Subshell, reachable: bool) -> Subsh
         error: r.error.clone(),
         cols: u16::try_from(r.cols).unwrap_or(DEFAULT_COLS),
         rows: u16::try_from(r.rows).unwrap_or(DEFAULT_ROWS),
+        agent,
         attention,
         attention_at: r.attention_at,
         harness_session_id: r.harness_session_id.clone(),

@@ -13,11 +13,103 @@ impl PaneIo {
         req: AttentionRequest,
     ) -> Result<Subshell, ApiError> {
         own_pane(c, id)?;
+        self.take_report(id)?;
+        let now = self.now();
         self.store
-            .set_subshell_attention(id, req.attention.as_str(), self.now())
+            .set_subshell_attention(id, req.attention.as_str(), now)
+            .await?;
+        // The agent's state follows (rule 2 of `agent`); a pane that is not live keeps its own.
+        let state = match req.attention {
+            Attention::NeedsInput => AgentState::NeedsInput,
+            Attention::Done => AgentState::Done,
+            Attention::None => AgentState::Working,
+        };
+        let report = store::AgentRow {
+            state: state.as_str().to_owned(),
+            since: Some(now),
+            summary: None,
+            link: None,
+            source: AgentSource::SelfReport.as_str().to_owned(),
+            observed_at: None,
+        };
+        self.store
+            .report_agent(id, &report, true, (&c.user().id, c.actor_kind()), now)
             .await?;
         self.publisher.publish_subshell(id).await;
         self.lookup.fresh_view(id).await
+    }
+
+    /// `POST /api/subshells/:id/status` (its own token only): what the agent is doing, from its
+    /// harness's hook or from the agent itself (the rules are `agent`'s).
+    pub async fn report_status(
+        &self,
+        c: &Caller,
+        id: &str,
+        req: StatusRequest,
+    ) -> Result<Subshell, ApiError> {
+        own_pane(c, id)?;
+        let now = self.now();
+        if let Some(at) = req.observed_at
+            && (at - now).abs() > agent::OBSERVED_AT_SKEW_MS
+        {
+            return Err(ApiError::validation(
+                "observedAt",
+                "must be within a day of the control plane's clock",
+            ));
+        }
+        self.take_report(id)?;
+        let state = AgentState::from(req.state);
+        let report = store::AgentRow {
+            state: state.as_str().to_owned(),
+            since: Some(now),
+            summary: req.summary.map(|s| s.into_string()),
+            link: req.link.map(|l| l.as_str().to_owned()),
+            source: match req.source {
+                ReportSource::Hook => AgentSource::Hook,
+                ReportSource::SelfReport => AgentSource::SelfReport,
+            }
+            .as_str()
+            .to_owned(),
+            observed_at: req.observed_at,
+        };
+        match self
+            .store
+            .report_agent(id, &report, false, (&c.user().id, c.actor_kind()), now)
+            .await?
+        {
+            store::AgentWrite::Applied { .. } => {}
+            store::AgentWrite::NotLive => {
+                return Err(ApiError::new(
+                    409,
+                    "SUBSHELL_NOT_RUNNING",
+                    "the subshell is not running",
+                ));
+            }
+            store::AgentWrite::Stale { latest } => {
+                return Err(ApiError::new(
+                    409,
+                    "STALE_REPORT",
+                    "a report observed later is already recorded for this pane",
+                )
+                .with_metadata(serde_json::json!({ "latestObservedAt": latest })));
+            }
+        }
+        self.publisher.publish_subshell(id).await;
+        self.lookup.fresh_view(id).await
+    }
+
+    /// One report from pane `id`'s budget (rule 6 of `agent`): 429 `TOO_MANY_REPORTS` when it
+    /// is spent.
+    fn take_report(&self, id: &str) -> Result<(), ApiError> {
+        self.gate.take(id, self.clock.instant()).map_err(|wait| {
+            let ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1);
+            ApiError::new(
+                429,
+                "TOO_MANY_REPORTS",
+                "this pane reports faster than the control plane records; slow down",
+            )
+            .with_metadata(serde_json::json!({ "retryAfterMs": ms }))
+        })
     }
 
     /// `PUT /api/subshells/:id/session` (its own token only).

@@ -118,7 +118,13 @@ function apply(f: FeedFrame): void {
     case "subshell": {
       const prev = subshells.get()[f.subshell.id];
       putSubshell(f.subshell);
-      if (!prev || prev.state !== f.subshell.state || prev.attention !== f.subshell.attention) changed();
+      if (
+        !prev ||
+        prev.state !== f.subshell.state ||
+        prev.attention !== f.subshell.attention ||
+        prev.agent?.state !== f.subshell.agent.state
+      )
+        changed();
       break;
     }
     case "subshell_gone":

@@ -17,6 +17,7 @@ export type TrustedOrigins = Schemas["TrustedOrigins"];
 
 export type SubshellState = Schemas["SubshellState"];
 export type SubshellStatus = Schemas["SubshellStatus"];
+export type AgentStatus = Schemas["AgentStatus"];
 export type Access = Schemas["Access"];
 export type Permissions = Schemas["Permissions"];
 export type Subshell = Schemas["Subshell"];

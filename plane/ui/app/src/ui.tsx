@@ -4,7 +4,7 @@ import type { ComponentChildren, LooseInputHTMLAttributes } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { ApiError, errorText } from "./api";
 import { createStore, useStore } from "./store";
-import type { SubshellStatus } from "./types";
+import type { AgentStatus, SubshellStatus } from "./types";
 
 // ----- status badges (text and a glyph, never colour alone) -----
 
@@ -25,6 +25,51 @@ export function StatusBadge({ status }: { status: SubshellStatus }) {
   return (
     <span class={`badge badge-${s.tone}`} data-status={status}>
       <span aria-hidden="true">{s.glyph}</span> {s.label}
+    </span>
+  );
+}
+
+const AGENT: Record<AgentStatus["state"], { label: string; tone: string; glyph: string }> = {
+  starting: { label: "Starting", tone: "info", glyph: "◌" },
+  working: { label: "Working", tone: "ok", glyph: "⋯" },
+  idle: { label: "Idle", tone: "muted", glyph: "○" },
+  needs_input: { label: "Needs you", tone: "warn", glyph: "▲" },
+  done: { label: "Done", tone: "ok", glyph: "✓" },
+  error: { label: "Error", tone: "bad", glyph: "✕" },
+  unknown: { label: "Unknown", tone: "muted", glyph: "?" },
+};
+
+const SOURCE: Record<AgentStatus["source"], string> = {
+  lifecycle: "the pane's lifecycle",
+  hook: "the harness's hook",
+  self_report: "the agent's own report",
+  none: "no signal yet",
+};
+
+/** What the agent in a pane is doing: its state, with its summary beside it and a link when it
+ * gave one (http or https only, as the plane accepts). */
+export function AgentBadge({ agent }: { agent: AgentStatus }) {
+  const a = AGENT[agent.state] ?? { label: agent.state, tone: "muted", glyph: "•" };
+  const title = `${a.label} since ${new Date(agent.since).toLocaleString()}, from ${SOURCE[agent.source] ?? agent.source}`;
+  return (
+    <span class="agent-state" data-agent-state={agent.state}>
+      <span class={`badge badge-${a.tone}`} title={title}>
+        <span aria-hidden="true">{a.glyph}</span> {a.label}
+      </span>
+      {agent.summary ? (
+        <span class="agent-summary truncate" title={agent.summary}>
+          {" "}
+          {agent.summary}
+        </span>
+      ) : null}
+      {agent.link && /^https?:\/\//i.test(agent.link) ? (
+        <>
+          {" "}
+          <a href={agent.link} target="_blank" rel="noopener noreferrer">
+            link
+          </a>
+        </>
+      ) : null}
     </span>
   );
 }

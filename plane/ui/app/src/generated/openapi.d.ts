@@ -1649,6 +1649,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/subshells/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The pane reports what its agent is doing: working, idle, needs input, done or error, with a summary and a link, from its harness's hook or the agent itself (its own token only)
+         * @description Authentication: A session cookie, a system key, or a subshell's token within its permission map on its owner's subshells.
+         */
+        post: operations["reportStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/subshells/{id}/terminate": {
         parameters: {
             query?: never;
@@ -2001,6 +2021,29 @@ export interface components {
             /** @description The plane's version. */
             version: string;
         };
+        /** @description The signal that set an agent's state. */
+        AgentSource: "lifecycle" | "hook" | "self_report" | "none";
+        /**
+         * @description What the agent in a pane is doing (see `service::subshells::agent` for which signal sets
+         *     which state, and how a pane's lifecycle decides it once the pane has ended).
+         */
+        AgentState: "starting" | "working" | "idle" | "needs_input" | "done" | "error" | "unknown";
+        /** @description What the agent in a pane is doing, as the API shows it. */
+        AgentStatus: {
+            /** @description A link the agent gave (a pull request, a preview…): `http` or `https` only. */
+            link: string | null;
+            /**
+             * Format: int64
+             * @description When it entered that state (ms).
+             */
+            since: number;
+            /** @description The signal that set it. */
+            source: components["schemas"]["AgentSource"];
+            /** @description The state. */
+            state: components["schemas"]["AgentState"];
+            /** @description A one-line summary of what it is doing or why it stopped. */
+            summary: string | null;
+        };
         /** @description `PUT /api/nodes/{id}/allowed_dirs`. */
         AllowedDirsRequest: {
             /** @description The new list (at most 64 absolute paths); empty means unrestricted. */
@@ -2318,7 +2361,7 @@ export interface components {
              * @description Machine-readable code.
              * @enum {string}
              */
-            code: "INPUT_VALIDATION_ERROR" | "BAD_REQUEST" | "WEBSOCKET_UPGRADE_REQUIRED" | "UNAUTHENTICATED" | "AUTH_HEADER_INVALID" | "INVALID_CREDENTIAL" | "NODE_KEY_NOT_ACCEPTED" | "NODE_KEY_MISSING" | "NODE_KEY_INVALID" | "NODE_KEY_WRONG_KIND" | "NODE_KEY_DISABLED" | "ATTACH_TOKEN_INVALID" | "INVALID_CREDENTIALS" | "SETUP_KEY_INVALID" | "SETUP_KEY_EXPIRED" | "SETUP_KEY_REVOKED" | "SETUP_KEY_SPENT" | "SETUP_KEY_NOT_REVOCABLE" | "NODE_KEY_UNBOUND" | "BEARER_NOT_ALLOWED" | "ADMIN_REQUIRED" | "SYSTEM_KEY_REQUIRED" | "PANE_TOKEN_NOT_ALLOWED" | "PERMISSION_DENIED" | "ATTACH_TOKEN_BOUND" | "NOT_OWN_SUBSHELL" | "NODE_NOT_ALLOWED" | "ORIGIN_REJECTED" | "LOCAL_NODE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "SETUP_ALREADY_DONE" | "EMAIL_TAKEN" | "CANNOT_DISABLE_SELF" | "LAST_ADMIN" | "NODE_HAS_LIVE_SUBSHELLS" | "USER_HAS_LIVE_SUBSHELLS" | "CURRENT_PASSWORD_WRONG" | "NODE_OFFLINE" | "PLUGIN_DISABLED" | "HARNESS_NOT_INSTALLED" | "INVALID_STATE" | "SUBSHELL_NOT_RUNNING" | "GRID_HELD" | "UPLOAD_EXISTS" | "UPLOADS_BUSY" | "QUOTA_EXCEEDED" | "UPLOAD_ABANDONED" | "NODE_REFUSED" | "REFERENCE_MISMATCH" | "PAYLOAD_TOO_LARGE" | "COMMAND_TOO_LARGE" | "URI_TOO_LONG" | "EXPECTATION_FAILED" | "TOO_MANY_ATTEMPTS" | "TOO_MANY_SOCKETS" | "PASSKEY_CEREMONY_INVALID" | "PASSKEY_REJECTED" | "PASSKEY_EXISTS" | "NETWORK_BIND_FAILED" | "DEVICE_LIMIT" | "PASSKEY_LIMIT" | "PASSKEYS_UNAVAILABLE" | "SIGNATURE_INVALID" | "IDENTITY_NOT_YOURS" | "IDENTITY_EXISTS" | "IDENTITY_REVOKED" | "CHANNEL_HEAD_MOVED" | "CHANNEL_LIMIT" | "IDENTITY_LIMIT" | "HEADERS_TOO_LARGE" | "LAUNCH_REFUSED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "NODE_LINK_CLOSED" | "NODE_BAD_RESULT" | "PANE_UNREADABLE" | "SHUTTING_DOWN" | "DATABASE_UNAVAILABLE" | "PLANE_BUSY" | "NODE_TIMEOUT" | "HTTP_VERSION_NOT_SUPPORTED" | "STORAGE_FULL";
+            code: "INPUT_VALIDATION_ERROR" | "BAD_REQUEST" | "WEBSOCKET_UPGRADE_REQUIRED" | "UNAUTHENTICATED" | "AUTH_HEADER_INVALID" | "INVALID_CREDENTIAL" | "NODE_KEY_NOT_ACCEPTED" | "NODE_KEY_MISSING" | "NODE_KEY_INVALID" | "NODE_KEY_WRONG_KIND" | "NODE_KEY_DISABLED" | "ATTACH_TOKEN_INVALID" | "INVALID_CREDENTIALS" | "SETUP_KEY_INVALID" | "SETUP_KEY_EXPIRED" | "SETUP_KEY_REVOKED" | "SETUP_KEY_SPENT" | "SETUP_KEY_NOT_REVOCABLE" | "NODE_KEY_UNBOUND" | "BEARER_NOT_ALLOWED" | "ADMIN_REQUIRED" | "SYSTEM_KEY_REQUIRED" | "PANE_TOKEN_NOT_ALLOWED" | "PERMISSION_DENIED" | "ATTACH_TOKEN_BOUND" | "NOT_OWN_SUBSHELL" | "NODE_NOT_ALLOWED" | "ORIGIN_REJECTED" | "LOCAL_NODE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "SETUP_ALREADY_DONE" | "EMAIL_TAKEN" | "CANNOT_DISABLE_SELF" | "LAST_ADMIN" | "NODE_HAS_LIVE_SUBSHELLS" | "USER_HAS_LIVE_SUBSHELLS" | "CURRENT_PASSWORD_WRONG" | "NODE_OFFLINE" | "PLUGIN_DISABLED" | "HARNESS_NOT_INSTALLED" | "INVALID_STATE" | "SUBSHELL_NOT_RUNNING" | "STALE_REPORT" | "GRID_HELD" | "UPLOAD_EXISTS" | "UPLOADS_BUSY" | "QUOTA_EXCEEDED" | "UPLOAD_ABANDONED" | "NODE_REFUSED" | "REFERENCE_MISMATCH" | "PAYLOAD_TOO_LARGE" | "COMMAND_TOO_LARGE" | "URI_TOO_LONG" | "EXPECTATION_FAILED" | "TOO_MANY_ATTEMPTS" | "TOO_MANY_REPORTS" | "TOO_MANY_SOCKETS" | "PASSKEY_CEREMONY_INVALID" | "PASSKEY_REJECTED" | "PASSKEY_EXISTS" | "NETWORK_BIND_FAILED" | "DEVICE_LIMIT" | "PASSKEY_LIMIT" | "PASSKEYS_UNAVAILABLE" | "SIGNATURE_INVALID" | "IDENTITY_NOT_YOURS" | "IDENTITY_EXISTS" | "IDENTITY_REVOKED" | "CHANNEL_HEAD_MOVED" | "CHANNEL_LIMIT" | "IDENTITY_LIMIT" | "HEADERS_TOO_LARGE" | "LAUNCH_REFUSED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "NODE_LINK_CLOSED" | "NODE_BAD_RESULT" | "PANE_UNREADABLE" | "SHUTTING_DOWN" | "DATABASE_UNAVAILABLE" | "PLANE_BUSY" | "NODE_TIMEOUT" | "HTTP_VERSION_NOT_SUPPORTED" | "STORAGE_FULL";
             /** @description Unique per occurrence; matches the server's log entry. */
             errId: string;
             /** @description Prose; may change. */
@@ -3531,6 +3574,10 @@ export interface components {
             /** @description Its public key. */
             publicKey: components["schemas"]["Jwk"];
         };
+        /** @description Which signal a report is: the harness's hook, or the agent speaking for itself. */
+        ReportSource: "hook" | "self_report";
+        /** @description A state a pane may report for itself (`starting` and `unknown` are the plane's own). */
+        ReportedState: "working" | "idle" | "needs_input" | "done" | "error";
         /** @description `POST /api/users/{id}/password`: an administrator sets another account's password. */
         ResetPasswordRequest: {
             /** @description The new password (8 to 1024 characters); every session of the account ends. */
@@ -3699,8 +3746,37 @@ export interface components {
         };
         /** @description An ES256 signature: the 64-byte `r || s` in unpadded base64url. */
         SignatureText: string;
+        /** @description `POST /api/subshells/{id}/status` (the pane's own token only): what the agent is doing. */
+        StatusRequest: {
+            /**
+             * Format: uri
+             * @description A link (kept until the next report; none clears it).
+             * @default null
+             */
+            link?: string | null;
+            /**
+             * Format: int64
+             * @description The reporter's own time of what it reports (ms since the epoch), when it knows it: a
+             *     report older than the newest one recorded for the pane is refused (409
+             *     `STALE_REPORT`), so reports that cross on the way land in order. Within a day of the
+             *     plane's clock.
+             * @default null
+             */
+            observedAt?: number | null;
+            /** @description Which signal this is (default `self_report`). */
+            source?: components["schemas"]["ReportSource"];
+            /** @description The state. */
+            state: components["schemas"]["ReportedState"];
+            /**
+             * @description A one-line summary (kept until the next report; none clears it).
+             * @default null
+             */
+            summary?: string | null;
+        };
         /** @description A subshell as the API shows it. */
         Subshell: {
+            /** @description What the agent in it is doing. */
+            agent: components["schemas"]["AgentStatus"];
             /** @description What the harness last reported. */
             attention: components["schemas"]["Attention"];
             /**
@@ -8607,7 +8683,7 @@ export interface operations {
             /**
              * @description Conflict. Codes:
              *     - `NODE_OFFLINE`: a command (launch, ping…) for a node whose link is not online, or for the local node when it is off (no tmux, or `--no-local-node`)
-             *     - `SUBSHELL_NOT_RUNNING`: reading the screen of, typing into or resizing a subshell that is not live
+             *     - `SUBSHELL_NOT_RUNNING`: reading the screen of, typing into or resizing a subshell that is not live, or reporting its agent's state
              *     - `UPLOAD_EXISTS`: an upload to a file that exists (without `overwrite`) or is being uploaded
              *     - `UPLOADS_BUSY`: too many uploads in progress on the plane at once (64 of each kind); try again shortly
              *     - `NODE_REFUSED`: the node refused a command (`metadata.reason` holds its words)
@@ -14606,6 +14682,20 @@ export interface operations {
                 };
             };
             /**
+             * @description Too Many Requests. Codes:
+             *     - `TOO_MANY_REPORTS`: a pane reporting its agent's state or attention past its budget: 30 at once, then 5 a second (`Retry-After` and `metadata.retryAfterMs`)
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
              * @description Internal Server Error. Codes:
              *     - `INTERNAL_ERROR`: a server fault, including a panic in a handler
              */
@@ -14726,7 +14816,7 @@ export interface operations {
             /**
              * @description Conflict. Codes:
              *     - `NODE_OFFLINE`: a command (launch, ping…) for a node whose link is not online, or for the local node when it is off (no tmux, or `--no-local-node`)
-             *     - `SUBSHELL_NOT_RUNNING`: reading the screen of, typing into or resizing a subshell that is not live
+             *     - `SUBSHELL_NOT_RUNNING`: reading the screen of, typing into or resizing a subshell that is not live, or reporting its agent's state
              *     - `NODE_REFUSED`: the node refused a command (`metadata.reason` holds its words)
              */
             409: {
@@ -15388,7 +15478,7 @@ export interface operations {
             /**
              * @description Conflict. Codes:
              *     - `NODE_OFFLINE`: a command (launch, ping…) for a node whose link is not online, or for the local node when it is off (no tmux, or `--no-local-node`)
-             *     - `SUBSHELL_NOT_RUNNING`: reading the screen of, typing into or resizing a subshell that is not live
+             *     - `SUBSHELL_NOT_RUNNING`: reading the screen of, typing into or resizing a subshell that is not live, or reporting its agent's state
              *     - `GRID_HELD`: resizing a pane whose grid follows the viewers attached to it that take part in sizing (the smallest of their grids; `metadata.cols`, `metadata.rows`: the grid it keeps)
              *     - `NODE_REFUSED`: the node refused a command (`metadata.reason` holds its words)
              */
@@ -15762,7 +15852,7 @@ export interface operations {
             /**
              * @description Conflict. Codes:
              *     - `NODE_OFFLINE`: a command (launch, ping…) for a node whose link is not online, or for the local node when it is off (no tmux, or `--no-local-node`)
-             *     - `SUBSHELL_NOT_RUNNING`: reading the screen of, typing into or resizing a subshell that is not live
+             *     - `SUBSHELL_NOT_RUNNING`: reading the screen of, typing into or resizing a subshell that is not live, or reporting its agent's state
              *     - `NODE_REFUSED`: the node refused a command (`metadata.reason` holds its words)
              */
             409: {
@@ -16307,6 +16397,176 @@ export interface operations {
              */
             414: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. Codes:
+             *     - `INTERNAL_ERROR`: a server fault, including a panic in a handler
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Service Unavailable. Codes:
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Status. Codes:
+             *     - `STORAGE_FULL`: the plane's disk (or its database's) is full: the request changed nothing; free space on the host and try again
+             */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reportStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The row's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StatusRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subshell"];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `INPUT_VALIDATION_ERROR`: a body or parameter failed validation (`metadata.field` names it)
+             *     - `BAD_REQUEST`: a request the server cannot read: a malformed head, path, framing or body encoding
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. Codes:
+             *     - `UNAUTHENTICATED`: no credential where one is required
+             *     - `AUTH_HEADER_INVALID`: an `Authorization` header that is not exactly one `Bearer <token>`
+             *     - `INVALID_CREDENTIAL`: an unknown, disabled or malformed bearer credential or session
+             *     - `NODE_KEY_NOT_ACCEPTED`: a node key presented to REST (it only opens `/ws/node`)
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. Codes:
+             *     - `PERMISSION_DENIED`: a subshell's token acting beyond its permission map
+             *     - `NOT_OWN_SUBSHELL`: a report for a subshell made with another subshell's token or another credential
+             *     - `ORIGIN_REJECTED`: a browser-style state-changing request from an untrusted or missing Origin
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. Codes:
+             *     - `NOT_FOUND`: no such route or row
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Conflict. Codes:
+             *     - `SUBSHELL_NOT_RUNNING`: reading the screen of, typing into or resizing a subshell that is not live, or reporting its agent's state
+             *     - `STALE_REPORT`: an agent state report whose `observedAt` is older than the newest recorded for the pane (`metadata.latestObservedAt`)
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Content Too Large. Codes:
+             *     - `PAYLOAD_TOO_LARGE`: a request body over the limit
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description URI Too Long. Codes:
+             *     - `URI_TOO_LONG`: a request target over 8 KiB
+             */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Too Many Requests. Codes:
+             *     - `TOO_MANY_REPORTS`: a pane reporting its agent's state or attention past its budget: 30 at once, then 5 a second (`Retry-After` and `metadata.retryAfterMs`)
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

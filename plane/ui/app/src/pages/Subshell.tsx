@@ -10,7 +10,7 @@ import { initialTermState, TerminalClient, type TermState } from "../terminal/cl
 import { SizeNotice, UnusedArea } from "../terminal/sizing";
 import { uploadFile, type UploadProgress } from "../terminal/upload";
 import type { Share, Subshell, User } from "../types";
-import { confirmAction, Dialog, dismissToast, ErrorNote, Note, StatusBadge, toast, useAction } from "../ui";
+import { AgentBadge, confirmAction, Dialog, dismissToast, ErrorNote, Note, StatusBadge, toast, useAction } from "../ui";
 
 const LIVE = ["starting", "running", "stopping"];
 
@@ -185,6 +185,7 @@ export function SubshellPage({ id }: { id: string }) {
           {row?.name ?? "…"}
         </h1>
         {row ? <StatusBadge status={row.status} /> : null}
+        {row ? <AgentBadge agent={row.agent} /> : null}
         <span class="pane-meta hide-phone">
           {node ? node.name : ""} {row ? <span class="mono">{row.cwd}</span> : null}
         </span>

@@ -9,7 +9,7 @@ import { session } from "../session";
 import { Table } from "../table";
 import type { Access, HarnessId, HarnessStatus, LaunchRequest, Node, Preset, SubshellStatus, Workspace } from "../types";
 import { DirPicker } from "../dirs";
-import { Dialog, Empty, ErrorNote, PageHead, showFailure, StatusBadge, Time, useAction } from "../ui";
+import { AgentBadge, Dialog, Empty, ErrorNote, PageHead, showFailure, StatusBadge, Time, useAction } from "../ui";
 
 const STATUSES: SubshellStatus[] = [
   "running",
@@ -170,6 +170,7 @@ export function SubshellsPage() {
                 </>
               ),
             },
+            { label: "Agent", attrs: () => ({ "data-testid": "agent" }), cell: (s) => <AgentBadge agent={s.agent} /> },
             { label: "Harness", cell: (s) => s.harnessId },
             { label: "Node", cell: (s) => nodeName.get(s.nodeId) ?? s.nodeId.slice(0, 8) },
             { label: "Directory", class: "mono truncate", attrs: (s) => ({ title: s.cwd }), cell: (s) => s.cwd },
