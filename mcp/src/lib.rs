@@ -161,9 +161,36 @@ fn subshell_output() -> Value {
             "state": { "type": "string", "enum": STATES },
             "status": { "type": "string" },
             "exitCode": { "type": ["integer", "null"] },
-            "restarts": { "type": "integer" }
+            "restarts": { "type": "integer" },
+            "agent": agent_output()
         },
         "required": ["id", "state", "status"]
+    })
+}
+
+/// The agent states a subshell shows (the plane's `AgentState`).
+const AGENT_STATES: [&str; 7] = [
+    "starting",
+    "working",
+    "idle",
+    "needs_input",
+    "done",
+    "error",
+    "unknown",
+];
+
+/// What the agent in a pane is doing, as the plane shows it.
+fn agent_output() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "state": { "type": "string", "enum": AGENT_STATES },
+            "since": { "type": "integer", "description": "When it entered the state (ms since the epoch)." },
+            "summary": { "type": ["string", "null"] },
+            "link": { "type": ["string", "null"] },
+            "source": { "type": "string", "enum": ["lifecycle", "hook", "self_report", "none"] }
+        },
+        "required": ["state", "since", "source"]
     })
 }
 
@@ -276,6 +303,25 @@ fn tools() -> Vec<Tool> {
             },
             effect: Effect::Adds(true),
             output: None,
+        },
+        Tool {
+            name: "report_status",
+            title: "Report status",
+            description: "Tell the people watching what you are doing, whenever it changes: `working` when you start on a task, `needs_input` when you wait on a person's answer or approval, `idle` when you wait for a new task, `done` when you finished what you were asked, `failure` when you could not. Give a one-line summary (at most 200 characters) and, when there is one, a link (an http or https URL: a pull request, a preview). Shown beside this pane and to anyone following it.",
+            schema: || {
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "state": { "type": "string", "enum": ["working", "idle", "needs_input", "done", "failure"] },
+                        "summary": { "type": "string", "minLength": 1, "maxLength": 200, "description": "One line: what you are doing, or why you stopped." },
+                        "link": { "type": "string", "description": "An http or https URL about it (optional)." }
+                    },
+                    "required": ["state", "summary"],
+                    "additionalProperties": false
+                })
+            },
+            effect: Effect::Adds(true),
+            output: Some(agent_output),
         },
         Tool {
             name: "publish_file",
@@ -823,6 +869,21 @@ impl<P: Plane> Server<P> {
                 format!("/api/subshells/{}/attention", encode(own)),
                 Some(json!({ "attention": args.get("attention").cloned().unwrap_or(Value::Null) })),
             ),
+            "report_status" => {
+                let state = match str_arg(args, "state") {
+                    Some("failure") => "error",
+                    Some(s) => s,
+                    None => "",
+                };
+                let mut body = json!({ "state": state, "source": "self_report" });
+                for k in ["summary", "link"] {
+                    if let Some(v) = args.get(k) {
+                        body[k] = v.clone();
+                    }
+                }
+                let path = format!("/api/subshells/{}/status", encode(own));
+                return Some(self.structured("POST", &path, Some(&body), |v| v["agent"].clone()));
+            }
             "list_files" => ("GET", "/api/files".to_owned(), None),
             "list_channels" => ("GET", "/api/channels".to_owned(), None),
             "create_channel" => ("POST", "/api/channels".to_owned(), Some(args.clone())),
@@ -1520,6 +1581,45 @@ mod tests {
     }
 
     #[test]
+    fn report_status_posts_the_panes_own_state_and_answers_its_agent_status() {
+        let agent = json!({"state":"error","since":5,"summary":"tests fail","link":null,"source":"self_report"});
+        let r = Recorder {
+            seen: Mutex::default(),
+            answer: (200, json!({"id":"abc","agent": agent})),
+        };
+        let s = Server::new(&r, pane());
+        let out = call_on(
+            &s,
+            "report_status",
+            json!({"state":"failure","summary":"tests fail"}),
+        );
+        assert_eq!(out["isError"], false, "{out}");
+        assert_eq!(out["structuredContent"], agent);
+        assert!(fits(
+            &output_schema("report_status"),
+            &out["structuredContent"]
+        ));
+        call_on(
+            &s,
+            "report_status",
+            json!({"state":"working","summary":"on it","link":"https://x.example/pr/1"}),
+        );
+        let seen = r.seen.lock().unwrap();
+        assert_eq!(seen[0].0, "POST");
+        assert_eq!(seen[0].1, "/api/subshells/abc/status");
+        assert_eq!(
+            seen[0].2,
+            Some(json!({"state":"error","source":"self_report","summary":"tests fail"}))
+        );
+        assert_eq!(
+            seen[1].2,
+            Some(
+                json!({"state":"working","source":"self_report","summary":"on it","link":"https://x.example/pr/1"})
+            )
+        );
+    }
+
+    #[test]
     fn a_log_answer_without_bytes_is_a_tool_error() {
         let r = Recorder {
             seen: Mutex::default(),
@@ -1591,6 +1691,7 @@ mod tests {
         assert!(hint("stop_subshell", "idempotentHint"));
         for additive in [
             "launch_subshell",
+            "report_status",
             "publish_file",
             "post_to_channel",
             "create_channel",
@@ -1608,6 +1709,7 @@ mod tests {
         assert_eq!(
             with_output,
             [
+                "report_status",
                 "read_log",
                 "stop_subshell",
                 "terminate_subshell",

@@ -26,7 +26,7 @@ const HARNESSES: [(&str, &str); 4] = [
 ];
 
 /// The tools every pane's MCP server lists.
-const TOOLS: [&str; 17] = [
+const TOOLS: [&str; 18] = [
     "create_channel",
     "delete_subshell",
     "launch_subshell",
@@ -40,6 +40,7 @@ const TOOLS: [&str; 17] = [
     "read_output",
     "report_attention",
     "report_session",
+    "report_status",
     "restart_subshell",
     "send_input",
     "stop_subshell",
@@ -2087,6 +2088,7 @@ fn a_pane_reads_stops_restarts_and_deletes_a_sibling_through_its_mcp_server() {
         json!([
             "delete_subshell",
             "read_log",
+            "report_status",
             "restart_subshell",
             "stop_subshell",
             "terminate_subshell"
@@ -2155,4 +2157,51 @@ fn a_pane_reads_stops_restarts_and_deletes_a_sibling_through_its_mcp_server() {
         "{:?}",
         audited(&w, &sib)
     );
+}
+
+#[test]
+fn a_pane_reports_its_agents_state_through_its_mcp_server() {
+    let w = world("mcp-status", true);
+    let dir = w.dir.join("work/reporter");
+    plan_calls(
+        &dir,
+        &json!([
+            ["report_status", { "state": "working", "summary": "reading the code" }],
+            ["report_status", { "state": "needs_input", "summary": "may I run the migrations?" }],
+            // A link that is not http(s) is refused, and changes nothing.
+            ["report_status", { "state": "done", "summary": "x", "link": "javascript:alert(1)" }],
+        ]),
+    );
+    let id = launch(&w, "codex", &dir)["id"].as_str().unwrap().to_owned();
+    let rep = report(&dir);
+    let calls = rep["calls"].as_array().unwrap();
+    assert_eq!(calls[0]["isError"], false, "{rep}");
+    assert_eq!(calls[0]["structured"]["state"], "working", "{rep}");
+    assert_eq!(calls[1]["structured"]["state"], "needs_input", "{rep}");
+    assert_eq!(calls[1]["structured"]["source"], "self_report", "{rep}");
+    assert_eq!(calls[2]["isError"], true, "{rep}");
+    assert!(
+        calls[2]["text"]
+            .as_str()
+            .unwrap()
+            .contains("INPUT_VALIDATION_ERROR"),
+        "{rep}"
+    );
+    assert_eq!(
+        rep["annotations"]["report_status"]["destructiveHint"], false,
+        "{rep}"
+    );
+    let row = subshell(&w, &id);
+    assert_eq!(row["agent"]["state"], "needs_input", "{row}");
+    assert_eq!(
+        row["agent"]["summary"], "may I run the migrations?",
+        "{row}"
+    );
+    assert_eq!(row["status"], "needs_attention", "{row}");
+    let transitions: Vec<String> = audited(&w, &id)
+        .into_iter()
+        .filter(|(action, kind)| action == "subshell.agent_state" && kind == "pane")
+        .map(|(action, _)| action)
+        .collect();
+    assert_eq!(transitions.len(), 2, "{:?}", audited(&w, &id));
 }
