@@ -124,6 +124,8 @@ fn main() -> ExitCode {
         }
         // The pane's MCP server: a harness's stdio child, with its own arguments.
         Some("mcp") => return termplane_mcp::stdio::main("termplane-node", &raw[1..]),
+        // A harness's hook: the event on stdin, reported as the pane's agent state.
+        Some("hook") => return termplane_mcp::hook::main("termplane-node", &raw[1..]),
         None | Some("--help" | "-h" | "help") => {
             println!(
                 "termplane-node {} (protocol {})\n\n{USAGE}",

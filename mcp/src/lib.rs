@@ -22,6 +22,7 @@
 //! which keeps the token from expiring.
 
 mod channels;
+pub mod hook;
 pub mod stdio;
 
 use std::io::{BufRead, Write};

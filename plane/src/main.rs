@@ -30,6 +30,11 @@ fn main() -> ExitCode {
     if args.first().map(String::as_str) == Some("mcp") {
         return termplane_mcp::stdio::main("termplane", &args[1..]);
     }
+    // A harness's hook on the plane's own host: the event on stdin, reported as the pane's
+    // agent state.
+    if args.first().map(String::as_str) == Some("hook") {
+        return termplane_mcp::hook::main("termplane", &args[1..]);
+    }
     let cli = match config::parse_cli(std::env::args_os()) {
         Ok(c) => c,
         Err(e) => {

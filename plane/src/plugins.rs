@@ -57,7 +57,7 @@ impl McpDialect {
                 "No MCP client: the pane's token and the plane's address are in its environment (TERMPLANE_TOKEN, TERMPLANE_URL, TERMPLANE_SUBSHELL_ID)."
             }
             Self::ClaudeConfigFile => {
-                "A 0600 JSON file with `mcpServers.termplane` is written on the node and passed with `--mcp-config=<file>`."
+                "A 0600 JSON file with `mcpServers.termplane` is written on the node and passed with `--mcp-config=<file>`; `--settings=<json>` adds hooks (SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, Notification, Stop) that run `hook claude-code` of the same binary, which reports the agent's state with the pane's token."
             }
             Self::CodexOverrides => {
                 "`-c mcp_servers.termplane.command=…` and `args=…` overrides on the command line; the server reads the pane's credentials from a 0600 file written on the node."
@@ -439,7 +439,10 @@ impl Plugin {
             McpDialect::None => return None,
             McpDialect::ClaudeConfigFile => (
                 json!({ "mcpServers": { MCP_SERVER_NAME: entry } }).to_string(),
-                vec![format!("--mcp-config={file_path}")],
+                vec![
+                    format!("--mcp-config={file_path}"),
+                    format!("--settings={}", claude_hooks(server)),
+                ],
                 BTreeMap::new(),
             ),
             McpDialect::CodexOverrides => {
@@ -527,6 +530,51 @@ impl Plugin {
             settings_entry: None,
         })
     }
+}
+
+/// Claude Code's events whose hooks report the agent's state (see `termplane_mcp::hook`), and
+/// whether each takes a tool matcher.
+const CLAUDE_HOOK_EVENTS: [(&str, bool); 6] = [
+    ("SessionStart", false),
+    ("UserPromptSubmit", false),
+    ("PreToolUse", true),
+    ("PermissionRequest", true),
+    ("Notification", false),
+    ("Stop", false),
+];
+
+/// The settings (JSON, for Claude Code's `--settings`) whose hooks run `hook claude-code` of the
+/// binary that serves the pane's MCP (`server`), with the pane's environment. The hooks carry no
+/// secret: the command reads the pane's token from the environment Claude Code gives it. The
+/// command ends in `|| true`: a node binary too old to know `hook` (or any failure) must not
+/// read as Claude Code's "block this" (exit status 2).
+#[must_use]
+pub fn claude_hooks(server: &McpServer) -> String {
+    let mut words = vec![sh_quoted(&server.command)];
+    let args = match server.args.split_last() {
+        Some((last, rest)) if last == "mcp" => rest,
+        _ => &server.args[..],
+    };
+    words.extend(args.iter().map(|a| sh_quoted(a)));
+    words.push("hook claude-code || true".to_owned());
+    let command = words.join(" ");
+    let mut hooks = serde_json::Map::new();
+    for (event, tools) in CLAUDE_HOOK_EVENTS {
+        let mut group = json!({
+            "hooks": [{ "type": "command", "command": command, "timeout": 10 }]
+        });
+        if tools {
+            group["matcher"] = json!("*");
+        }
+        hooks.insert(event.to_owned(), json!([group]));
+    }
+    json!({ "hooks": hooks }).to_string()
+}
+
+/// `s` as one word for `sh`, in single quotes.
+#[must_use]
+pub fn sh_quoted(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
 }
 
 /// The environment variable naming a Gemini pane's credentials file in its settings entry.
@@ -758,12 +806,40 @@ mod tests {
     }
 
     #[test]
+    fn a_remote_nodes_hook_command_quotes_its_binary_and_arguments() {
+        let remote = McpServer {
+            command: "/opt/my node/termplane-node".into(),
+            args: vec!["--config".into(), "/etc/it's.toml".into(), "mcp".into()],
+            env: BTreeMap::new(),
+        };
+        let hooks: serde_json::Value = serde_json::from_str(&claude_hooks(&remote)).unwrap();
+        assert_eq!(
+            hooks["hooks"]["Stop"][0]["hooks"][0]["command"],
+            "'/opt/my node/termplane-node' '--config' '/etc/it'\\''s.toml' hook claude-code || true"
+        );
+    }
+
+    #[test]
     fn claude_gets_its_config_file_by_flag() {
         let r = find("claude-code")
             .unwrap()
             .registration(&server(), "/d/mcp/x.json", false)
             .unwrap();
-        assert_eq!(r.args, ["--mcp-config=/d/mcp/x.json"]);
+        assert_eq!(r.args[0], "--mcp-config=/d/mcp/x.json");
+        assert_eq!(r.args.len(), 2);
+        // Its hooks, in the settings argument: no secret in them, the same binary's `hook`.
+        let hooks: serde_json::Value =
+            serde_json::from_str(r.args[1].strip_prefix("--settings=").unwrap()).unwrap();
+        assert!(!r.args[1].contains("tp_x"));
+        for (event, tools) in CLAUDE_HOOK_EVENTS {
+            let group = &hooks["hooks"][event][0];
+            assert_eq!(
+                group["hooks"][0]["command"], "'/usr/bin/termplane' hook claude-code || true",
+                "{event}"
+            );
+            assert_eq!(group["hooks"][0]["type"], "command");
+            assert_eq!(group["matcher"].is_string(), tools, "{event}");
+        }
         let v: serde_json::Value = serde_json::from_str(&r.file_content).unwrap();
         assert_eq!(
             v["mcpServers"]["termplane"]["command"],

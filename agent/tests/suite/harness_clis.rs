@@ -700,6 +700,18 @@ fn exercise(p: &Place, bin: &Path, cli: &Cli) {
     let screen = p.wait_screen(&id, &cli.first_screen());
     assert_no_complaint(cli, &screen);
     step(cli, t, "first screen of a second pane");
+    if cli.binary == "claude" {
+        // The hooks the plane configured at launch are accepted and report the session's
+        // start: the agent waits for a prompt.
+        let agent = wait_for(SLOW, || {
+            let a = p.subshell(&id)["agent"].clone();
+            (a["source"] == "hook").then_some(a)
+        })
+        .expect("a report from Claude Code's hooks");
+        assert_eq!(agent["state"], "idle", "{agent}");
+        assert_eq!(agent["summary"], "session started", "{agent}");
+        step(cli, t, "hooks reported the session's start");
+    }
     p.restart(&id);
     let screen = p.wait_screen(&id, &cli.first_screen());
     assert_no_complaint(cli, &screen);
@@ -714,6 +726,26 @@ fn exercise(p: &Place, bin: &Path, cli: &Cli) {
     p.input(&id, &typed, &["enter"]);
     p.wait_submitted(cli, &id, &typed, true);
     step(cli, t, "typed text submitted");
+    if cli.binary == "claude" {
+        // The prompt's submission went through its hook: the agent went to work.
+        wait_for(SLOW, || {
+            let audit = p.w.get(&format!("/api/audit?target={id}&limit=500")).json();
+            let entries = audit
+                .as_array()
+                .or_else(|| audit["entries"].as_array())?
+                .clone();
+            entries
+                .iter()
+                .any(|e| {
+                    e["action"] == "subshell.agent_state"
+                        && e["detail"]["to"] == "working"
+                        && e["detail"]["source"] == "hook"
+                })
+                .then_some(())
+        })
+        .expect("the hook's report of the prompt in the audit trail");
+        step(cli, t, "hooks reported the prompt");
+    }
 
     // A restart brings the conversation back: by its id for Claude Code, the CLI's own latest
     // of the directory for the others.

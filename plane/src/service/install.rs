@@ -28,6 +28,7 @@
 //! `~/.local/bin/termplane-node` and check the digest, enroll, start the service. Each calls the
 //! program by that path, so they work pasted in order whatever `PATH` holds.
 
+use crate::plugins::sh_quoted;
 use std::borrow::Cow;
 
 use std::path::PathBuf;
@@ -219,11 +220,6 @@ fn sh_word(s: &str) -> Cow<'_, str> {
     } else {
         Cow::Owned(sh_quoted(s))
     }
-}
-
-/// `s` in single quotes, always.
-fn sh_quoted(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "'\\''"))
 }
 
 /// The script with the plane's address `url` and the `served` programs' digests filled in.

@@ -770,7 +770,7 @@ impl Services {
         &self.health
     }
 
-    /// The uploads-into-panes domain (starting one is [`Self::start_upload`], which checks the
+    /// The uploads-into-panes domain (starting one is [`Transfers::start_upload`], which checks the
     /// pane).
     #[must_use]
     pub fn uploads(&self) -> &Uploads {

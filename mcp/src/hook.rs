@@ -1,0 +1,321 @@
+//! A harness's hooks, turned into the pane's agent state: `termplane hook HARNESS` and
+//! `termplane-node hook HARNESS`.
+//!
+//! The plane configures the hooks at launch, next to the MCP registration (Claude Code: a
+//! `--settings` argument whose `hooks` run this command). The harness runs the command with the
+//! event's JSON on stdin and the pane's environment (`TERMPLANE_URL`, `TERMPLANE_TOKEN`,
+//! `TERMPLANE_SUBSHELL_ID`); the command reports the state the event means with
+//! `POST /api/subshells/{id}/status` (`source: hook`, `observedAt`: the time it read the event,
+//! so two hooks that cross on the way land in order).
+//!
+//! A hook must never stand in the agent's way: this command exits 0 whatever happens (Claude
+//! Code reads exit status 2 as "block this action"), prints nothing on stdout (which Claude
+//! Code may add to the model's context), and says on stderr what went wrong.
+//!
+//! # Claude Code (2.1; the events its hooks documentation lists)
+//!
+//! | event | state | summary |
+//! |---|---|---|
+//! | `SessionStart` | `idle` | "session started" (or "…resumed", "…cleared", "…compacted") |
+//! | `UserPromptSubmit` | `working` | "working on a prompt" (never the prompt itself: it may hold anything) |
+//! | `PreToolUse` | `working` | "using TOOL" |
+//! | `PermissionRequest` | `needs_input` | "waiting for permission to use TOOL" |
+//! | `Notification`, `notification_type` `permission_prompt` or `elicitation_dialog` | `needs_input` | its message |
+//! | `Notification`, `notification_type` `idle_prompt` | `idle` | its message |
+//! | `Notification` without a type (older versions) | `needs_input` when its message asks for permission, `idle` when it says it waits for input | its message |
+//! | `Stop` | `idle` | "turn finished" |
+//!
+//! Any other event (or notification type) reports nothing.
+
+use std::io::Read;
+use std::process::ExitCode;
+
+use serde_json::{Value, json};
+
+use crate::stdio::HttpPlane;
+use crate::{Pane, Plane, encode};
+
+/// Most bytes of a hook's input read (an event with a large tool input is cut, not refused:
+/// only its name and a few short fields are used).
+const MAX_INPUT_BYTES: u64 = 1024 * 1024;
+/// Longest summary the plane accepts, in characters.
+const SUMMARY_MAX: usize = 200;
+
+/// The harnesses whose hooks this command reads.
+pub const HARNESSES: [&str; 1] = ["claude-code"];
+
+/// The status report (`POST /api/subshells/{id}/status` body, without `observedAt`) that
+/// `harness`'s hook event `input` means; `None` when it means nothing to report.
+#[must_use]
+pub fn status_of(harness: &str, input: &Value) -> Option<Value> {
+    if harness != "claude-code" {
+        return None;
+    }
+    let text = |k: &str| input.get(k).and_then(Value::as_str).unwrap_or_default();
+    let tool = || text("tool_name");
+    let (state, summary) = match text("hook_event_name") {
+        "SessionStart" => (
+            "idle",
+            match text("source") {
+                "resume" => "session resumed".to_owned(),
+                "clear" => "session cleared".to_owned(),
+                "compact" => "session compacted".to_owned(),
+                _ => "session started".to_owned(),
+            },
+        ),
+        "UserPromptSubmit" => ("working", "working on a prompt".to_owned()),
+        "PreToolUse" => ("working", format!("using {}", tool())),
+        "PermissionRequest" => (
+            "needs_input",
+            format!("waiting for permission to use {}", tool()),
+        ),
+        "Notification" => {
+            let message = text("message").to_owned();
+            let state = match text("notification_type") {
+                "permission_prompt" | "elicitation_dialog" => "needs_input",
+                "idle_prompt" => "idle",
+                "" if message.to_lowercase().contains("permission") => "needs_input",
+                "" if message.to_lowercase().contains("waiting for your input") => "idle",
+                _ => return None,
+            };
+            (state, message)
+        }
+        "Stop" => ("idle", "turn finished".to_owned()),
+        _ => return None,
+    };
+    let mut body = json!({ "state": state, "source": "hook" });
+    let summary = one_line(&summary);
+    if !summary.is_empty() {
+        body["summary"] = Value::String(summary);
+    }
+    Some(body)
+}
+
+/// `s` as one line the plane accepts as a summary: control and invisible characters become
+/// spaces, runs of white space one space, and it is cut to [`SUMMARY_MAX`] characters.
+fn one_line(s: &str) -> String {
+    let clean: String = s
+        .chars()
+        .map(|c| {
+            if c.is_control() || is_invisible(c) {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    let mut out: String = clean.split_whitespace().collect::<Vec<_>>().join(" ");
+    if out.chars().count() > SUMMARY_MAX {
+        out = out.chars().take(SUMMARY_MAX - 1).collect();
+        out.push('…');
+    }
+    out
+}
+
+/// Characters the plane refuses in text besides control characters: zero-width and
+/// bidirectional controls, and the byte-order mark.
+fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{200b}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+}
+
+/// Reports the event on `stdin` for `harness` to the pane's plane at `observed_at` (ms):
+/// `Ok(None)` when the event means nothing, `Ok(Some(status))` with the plane's answer.
+pub fn report(
+    plane: &impl Plane,
+    pane: &Pane,
+    harness: &str,
+    input: &Value,
+    observed_at: i64,
+) -> Result<Option<u16>, String> {
+    let Some(mut body) = status_of(harness, input) else {
+        return Ok(None);
+    };
+    body["observedAt"] = json!(observed_at);
+    let path = format!("/api/subshells/{}/status", encode(&pane.subshell_id));
+    let (status, answer) = plane.request("POST", &path, Some(&body))?;
+    if (200..300).contains(&status) {
+        Ok(Some(status))
+    } else {
+        Err(format!(
+            "the plane refused the report ({status} {})",
+            answer["code"].as_str().unwrap_or("?")
+        ))
+    }
+}
+
+/// Runs the hook command; `args` follow the `hook` word: the harness's id.
+#[must_use]
+pub fn main(program: &str, args: &[String]) -> ExitCode {
+    let harness = match args {
+        [h] if HARNESSES.contains(&h.as_str()) => h.as_str(),
+        _ => {
+            eprintln!(
+                "usage: {program} hook HARNESS (one of: {}), the event's JSON on stdin",
+                HARNESSES.join(", ")
+            );
+            // Still 0: a hook that fails must not block the harness.
+            return ExitCode::SUCCESS;
+        }
+    };
+    let observed_at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    let mut raw = Vec::new();
+    if let Err(e) = std::io::stdin().take(MAX_INPUT_BYTES).read_to_end(&mut raw) {
+        eprintln!("{program} hook: reading the event: {e}");
+        return ExitCode::SUCCESS;
+    }
+    let input: Value = serde_json::from_slice(&raw).unwrap_or(Value::Null);
+    let pane = match Pane::from_lookup(&|k| std::env::var(k).ok()) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("{program} hook: {e}");
+            return ExitCode::SUCCESS;
+        }
+    };
+    if let Err(e) = report(&HttpPlane::new(&pane), &pane, harness, &input, observed_at) {
+        eprintln!("{program} hook: {e}");
+    }
+    ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+    use super::*;
+
+    fn claude(event: Value) -> Option<(String, Option<String>)> {
+        status_of("claude-code", &event).map(|b| {
+            assert_eq!(b["source"], "hook");
+            (
+                b["state"].as_str().unwrap().to_owned(),
+                b["summary"].as_str().map(str::to_owned),
+            )
+        })
+    }
+
+    fn said(state: &str, summary: &str) -> Option<(String, Option<String>)> {
+        Some((state.to_owned(), Some(summary.to_owned())))
+    }
+
+    #[test]
+    fn claude_codes_events_map_to_agent_states() {
+        assert_eq!(
+            claude(json!({"hook_event_name":"SessionStart","source":"startup"})),
+            said("idle", "session started")
+        );
+        assert_eq!(
+            claude(json!({"hook_event_name":"SessionStart","source":"resume"})),
+            said("idle", "session resumed")
+        );
+        assert_eq!(
+            claude(json!({"hook_event_name":"UserPromptSubmit","prompt":"the secret is hunter2"})),
+            said("working", "working on a prompt")
+        );
+        assert_eq!(
+            claude(
+                json!({"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}})
+            ),
+            said("working", "using Bash")
+        );
+        assert_eq!(
+            claude(json!({"hook_event_name":"PermissionRequest","tool_name":"Write"})),
+            said("needs_input", "waiting for permission to use Write")
+        );
+        assert_eq!(
+            claude(
+                json!({"hook_event_name":"Notification","notification_type":"permission_prompt","message":"Claude needs your permission to use Bash"})
+            ),
+            said("needs_input", "Claude needs your permission to use Bash")
+        );
+        assert_eq!(
+            claude(
+                json!({"hook_event_name":"Notification","notification_type":"idle_prompt","message":"Claude is waiting for your input"})
+            ),
+            said("idle", "Claude is waiting for your input")
+        );
+        assert_eq!(
+            claude(
+                json!({"hook_event_name":"Notification","message":"Claude needs your permission to use Bash"})
+            ),
+            said("needs_input", "Claude needs your permission to use Bash")
+        );
+        assert_eq!(
+            claude(json!({"hook_event_name":"Stop","stop_hook_active":false})),
+            said("idle", "turn finished")
+        );
+    }
+
+    #[test]
+    fn events_that_mean_nothing_report_nothing() {
+        for e in [
+            json!({"hook_event_name":"SessionEnd"}),
+            json!({"hook_event_name":"PostToolUse","tool_name":"Bash"}),
+            json!({"hook_event_name":"Notification","notification_type":"auth_success","message":"ok"}),
+            json!({"hook_event_name":"Notification","message":"something else"}),
+            json!({}),
+            json!(null),
+            json!([1, 2]),
+        ] {
+            assert_eq!(claude(e.clone()), None, "{e}");
+        }
+        assert_eq!(status_of("codex", &json!({"hook_event_name":"Stop"})), None);
+    }
+
+    #[test]
+    fn a_summary_is_one_line_the_plane_accepts() {
+        let long = format!("a\tb\n\u{202e}c {}", "x".repeat(500));
+        let (_, s) = claude(json!({"hook_event_name":"PreToolUse","tool_name": long})).unwrap();
+        let s = s.unwrap();
+        assert!(s.starts_with("using a b c x"), "{s}");
+        assert_eq!(s.chars().count(), SUMMARY_MAX);
+        assert!(!s.chars().any(|c| c.is_control() || is_invisible(c)));
+    }
+
+    struct Answer(u16, std::sync::Mutex<Vec<(String, Value)>>);
+
+    impl Plane for &Answer {
+        fn request(
+            &self,
+            _method: &str,
+            path: &str,
+            body: Option<&Value>,
+        ) -> Result<(u16, Value), String> {
+            self.1
+                .lock()
+                .unwrap()
+                .push((path.to_owned(), body.cloned().unwrap_or(Value::Null)));
+            Ok((self.0, json!({"code":"STALE_REPORT"})))
+        }
+    }
+
+    fn pane() -> Pane {
+        Pane::from_lookup(&|k| match k {
+            "TERMPLANE_URL" => Some("http://p".into()),
+            "TERMPLANE_TOKEN" => Some("tp_x".into()),
+            "TERMPLANE_SUBSHELL_ID" => Some("abc".into()),
+            _ => None,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_report_carries_the_time_it_was_observed_and_says_a_refusal() {
+        let ok = Answer(200, std::sync::Mutex::default());
+        let stop = json!({"hook_event_name":"Stop"});
+        assert_eq!(
+            report(&&ok, &pane(), "claude-code", &stop, 42),
+            Ok(Some(200))
+        );
+        let seen = ok.1.lock().unwrap().clone();
+        assert_eq!(seen[0].0, "/api/subshells/abc/status");
+        assert_eq!(seen[0].1["observedAt"], 42);
+        assert_eq!(seen[0].1["state"], "idle");
+        let end = json!({"hook_event_name":"SessionEnd"});
+        assert_eq!(report(&&ok, &pane(), "claude-code", &end, 43), Ok(None));
+        assert_eq!(ok.1.lock().unwrap().len(), 1, "nothing sent for nothing");
+        let refused = Answer(409, std::sync::Mutex::default());
+        let e = report(&&refused, &pane(), "claude-code", &stop, 44).unwrap_err();
+        assert!(e.contains("409 STALE_REPORT"), "{e}");
+    }
+}
