@@ -1,5 +1,5 @@
 //! A harness's hooks, turned into the pane's agent state: `termplane hook HARNESS` and
-//! `termplane-node hook HARNESS`.
+//! `termplane-node hook HARNESS [EVENT]`.
 //!
 //! The plane configures the hooks at launch, next to the MCP registration (Claude Code: a
 //! `--settings` argument whose `hooks` run this command). The harness runs the command with the
@@ -25,6 +25,14 @@
 //! | `Notification` without a type (older versions) | `needs_input` when its message asks for permission, `idle` when it says it waits for input | its message |
 //! | `Stop` | `idle` | "turn finished" |
 //!
+//! # Codex (0.171; its `notify` program)
+//!
+//! Codex runs its `notify` program with the event's JSON as the last argument, not on stdin.
+//!
+//! | event `type` | state | summary |
+//! |---|---|---|
+//! | `agent-turn-complete` | `idle` | "turn finished" (never the turn's messages) |
+//!
 //! Any other event (or notification type) reports nothing.
 
 use std::io::Read;
@@ -42,12 +50,17 @@ const MAX_INPUT_BYTES: u64 = 1024 * 1024;
 const SUMMARY_MAX: usize = 200;
 
 /// The harnesses whose hooks this command reads.
-pub const HARNESSES: [&str; 1] = ["claude-code"];
+pub const HARNESSES: [&str; 2] = ["claude-code", "codex"];
 
 /// The status report (`POST /api/subshells/{id}/status` body, without `observedAt`) that
 /// `harness`'s hook event `input` means; `None` when it means nothing to report.
 #[must_use]
 pub fn status_of(harness: &str, input: &Value) -> Option<Value> {
+    let text_of = |k: &str| input.get(k).and_then(Value::as_str).unwrap_or_default();
+    if harness == "codex" {
+        return (text_of("type") == "agent-turn-complete")
+            .then(|| json!({ "state": "idle", "source": "hook", "summary": "turn finished" }));
+    }
     if harness != "claude-code" {
         return None;
     }
@@ -146,11 +159,13 @@ pub fn report(
 /// Runs the hook command; `args` follow the `hook` word: the harness's id.
 #[must_use]
 pub fn main(program: &str, args: &[String]) -> ExitCode {
-    let harness = match args {
-        [h] if HARNESSES.contains(&h.as_str()) => h.as_str(),
+    // The event: an argument after the harness (Codex's notify), else stdin (Claude Code's).
+    let (harness, event) = match args {
+        [h] if HARNESSES.contains(&h.as_str()) => (h.as_str(), None),
+        [h, e] if HARNESSES.contains(&h.as_str()) => (h.as_str(), Some(e.as_bytes())),
         _ => {
             eprintln!(
-                "usage: {program} hook HARNESS (one of: {}), the event's JSON on stdin",
+                "usage: {program} hook HARNESS [EVENT] (HARNESS: {}; the event's JSON as EVENT or on stdin)",
                 HARNESSES.join(", ")
             );
             // Still 0: a hook that fails must not block the harness.
@@ -161,9 +176,14 @@ pub fn main(program: &str, args: &[String]) -> ExitCode {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
     let mut raw = Vec::new();
-    if let Err(e) = std::io::stdin().take(MAX_INPUT_BYTES).read_to_end(&mut raw) {
-        eprintln!("{program} hook: reading the event: {e}");
-        return ExitCode::SUCCESS;
+    match event {
+        Some(e) => raw.extend_from_slice(e),
+        None => {
+            if let Err(e) = std::io::stdin().take(MAX_INPUT_BYTES).read_to_end(&mut raw) {
+                eprintln!("{program} hook: reading the event: {e}");
+                return ExitCode::SUCCESS;
+            }
+        }
     }
     let input: Value = serde_json::from_slice(&raw).unwrap_or(Value::Null);
     let pane = match Pane::from_lookup(&|k| std::env::var(k).ok()) {
@@ -260,6 +280,27 @@ mod tests {
             assert_eq!(claude(e.clone()), None, "{e}");
         }
         assert_eq!(status_of("codex", &json!({"hook_event_name":"Stop"})), None);
+        assert_eq!(
+            status_of("gemini", &json!({"type":"agent-turn-complete"})),
+            None
+        );
+    }
+
+    #[test]
+    fn a_codex_turn_that_completes_is_idle_and_its_messages_are_not_kept() {
+        let event = json!({
+            "type": "agent-turn-complete",
+            "turn-id": "t1",
+            "input-messages": ["the secret is hunter2"],
+            "last-assistant-message": "done: hunter2"
+        });
+        let body = status_of("codex", &event).unwrap();
+        assert_eq!(
+            body,
+            json!({ "state": "idle", "source": "hook", "summary": "turn finished" })
+        );
+        assert!(!body.to_string().contains("hunter2"));
+        assert_eq!(status_of("codex", &json!({"type":"something-else"})), None);
     }
 
     #[test]

@@ -60,7 +60,7 @@ impl McpDialect {
                 "A 0600 JSON file with `mcpServers.termplane` is written on the node and passed with `--mcp-config=<file>`; `--settings=<json>` adds hooks (SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, Notification, Stop) that run `hook claude-code` of the same binary, which reports the agent's state with the pane's token."
             }
             Self::CodexOverrides => {
-                "`-c mcp_servers.termplane.command=…` and `args=…` overrides on the command line; the server reads the pane's credentials from a 0600 file written on the node."
+                "`-c mcp_servers.termplane.command=…` and `args=…` overrides on the command line; the server reads the pane's credentials from a 0600 file written on the node. A `-c notify=[…]` override runs `hook codex` of the same binary when a turn completes, which reports the agent's state with the pane's token."
             }
             Self::GeminiSettings => {
                 "With config isolation, `mcpServers.termplane` is set in the settings of the Gemini home the node keeps for it (GEMINI_CLI_HOME); its server reads the pane's credentials from a 0600 file named by TERMPLANE_MCP_ENV_FILE. Without isolation, a 0600 settings file named by GEMINI_CLI_SYSTEM_SETTINGS_PATH, which Gemini reads only on a node run by root whose data directory no one else can write (the pane says so otherwise). GEMINI_CLI_TRUST_WORKSPACE=true lets Gemini start it in the pane's folder."
@@ -468,6 +468,8 @@ impl Plugin {
                         ),
                         "-c".to_owned(),
                         format!("mcp_servers.{MCP_SERVER_NAME}.args={toml_list}"),
+                        "-c".to_owned(),
+                        format!("notify={}", codex_notify(server)),
                     ],
                     BTreeMap::new(),
                 )
@@ -551,11 +553,7 @@ const CLAUDE_HOOK_EVENTS: [(&str, bool); 6] = [
 #[must_use]
 pub fn claude_hooks(server: &McpServer) -> String {
     let mut words = vec![sh_quoted(&server.command)];
-    let args = match server.args.split_last() {
-        Some((last, rest)) if last == "mcp" => rest,
-        _ => &server.args[..],
-    };
-    words.extend(args.iter().map(|a| sh_quoted(a)));
+    words.extend(hook_args(server).iter().map(|a| sh_quoted(a)));
     words.push("hook claude-code || true".to_owned());
     let command = words.join(" ");
     let mut hooks = serde_json::Map::new();
@@ -569,6 +567,27 @@ pub fn claude_hooks(server: &McpServer) -> String {
         hooks.insert(event.to_owned(), json!([group]));
     }
     json!({ "hooks": hooks }).to_string()
+}
+
+/// Codex's `notify` program (a TOML array, for a `-c notify=…` override): the `hook codex` of
+/// the binary that serves the pane's MCP (`server`). Codex runs it without a shell, with the
+/// event's JSON as one more argument, and ignores how it ends.
+#[must_use]
+pub fn codex_notify(server: &McpServer) -> String {
+    let mut words = vec![server.command.clone()];
+    words.extend(hook_args(server).iter().cloned());
+    words.push("hook".to_owned());
+    words.push("codex".to_owned());
+    let quoted: Vec<String> = words.iter().map(|w| toml_string(w)).collect();
+    format!("[{}]", quoted.join(", "))
+}
+
+/// `server`'s arguments before its `mcp` word: what the binary needs before any subcommand.
+fn hook_args(server: &McpServer) -> &[String] {
+    match server.args.split_last() {
+        Some((last, rest)) if last == "mcp" => rest,
+        _ => &server.args[..],
+    }
 }
 
 /// `s` as one word for `sh`, in single quotes.
@@ -864,6 +883,11 @@ mod tests {
             "mcp_servers.termplane.args=[\"mcp\", \"--env-file\", \"/d/mcp/x.env\"]"
         );
         assert!(r.file_content.contains("TERMPLANE_TOKEN=tp_x\n"));
+        // Its notify program: the same binary's hook, an argument for Codex to add.
+        assert_eq!(
+            r.args[4..],
+            ["-c", "notify=[\"/usr/bin/termplane\", \"hook\", \"codex\"]"]
+        );
     }
 
     #[test]

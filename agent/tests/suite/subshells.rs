@@ -2205,3 +2205,80 @@ fn a_pane_reports_its_agents_state_through_its_mcp_server() {
         .collect();
     assert_eq!(transitions.len(), 2, "{:?}", audited(&w, &id));
 }
+
+/// The hooks the plane configures at launch, run as each harness runs them, report the pane's
+/// agent state with its own token: Claude Code's command hooks (the event on stdin), Codex's
+/// `notify` program (the event as an argument). Each hook exits 0, even one the plane refuses.
+#[test]
+fn the_hooks_the_plane_configures_report_the_agents_state() {
+    let w = world("hooks", true);
+    let dir = w.dir.join("work/claude-hooks");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("standin-plan.json"),
+        json!({ "hooks": [
+            { "hook_event_name": "SessionStart", "source": "startup" },
+            { "hook_event_name": "UserPromptSubmit", "prompt": "the secret is hunter2" },
+            { "hook_event_name": "PermissionRequest", "tool_name": "Bash" },
+        ] })
+        .to_string(),
+    )
+    .unwrap();
+    let id = launch(&w, "claude-code", &dir)["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let rep = report(&dir);
+    assert_eq!(rep["hooks"], json!([0, 0, 0]), "{rep}");
+    let row = subshell(&w, &id);
+    // The stand-in's attention report (after the hooks) kept the hook's words.
+    assert_eq!(row["agent"]["state"], "needs_input", "{row}");
+    assert_eq!(
+        row["agent"]["summary"], "waiting for permission to use Bash",
+        "{row}"
+    );
+    let trail: Vec<Value> = {
+        let audit = w.get(&format!("/api/audit?target={id}&limit=500")).json();
+        let mut v: Vec<Value> = audit
+            .as_array()
+            .or_else(|| audit["entries"].as_array())
+            .unwrap()
+            .iter()
+            .filter(|e| e["action"] == "subshell.agent_state")
+            .map(|e| json!([e["detail"]["to"], e["detail"]["source"]]))
+            .collect();
+        v.reverse();
+        v
+    };
+    assert_eq!(
+        trail,
+        [
+            json!(["idle", "hook"]),
+            json!(["working", "hook"]),
+            json!(["needs_input", "hook"])
+        ]
+    );
+    assert!(!audited_details(&w, &id).contains("hunter2"));
+
+    let dir = w.dir.join("work/codex-hooks");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("standin-plan.json"),
+        json!({ "hooks": [
+            { "type": "agent-turn-complete", "turn-id": "1", "last-assistant-message": "hunter2" },
+        ] })
+        .to_string(),
+    )
+    .unwrap();
+    let id = launch(&w, "codex", &dir)["id"].as_str().unwrap().to_owned();
+    let rep = report(&dir);
+    assert_eq!(rep["hooks"], json!([0]), "{rep}");
+    let audit = audited_details(&w, &id);
+    assert!(audit.contains("turn finished"), "{audit}");
+    assert!(!audit.contains("hunter2"));
+}
+
+/// Every audit entry on subshell `id`, as one text.
+fn audited_details(w: &World, id: &str) -> String {
+    w.get(&format!("/api/audit?target={id}&limit=500")).text()
+}

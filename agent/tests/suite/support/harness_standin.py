@@ -28,6 +28,7 @@ import hashlib
 import json
 import os
 import re
+import subprocess
 import sys
 import tomllib
 
@@ -128,6 +129,31 @@ def outcome(result):
     return {"isError": bool(is_error), "text": text, "structured": structured}
 
 
+def run_hooks(events):
+    """Runs the hooks the plane configured for `events`, as each harness's documentation says
+    it does: Claude Code each event's `command` hooks under `sh -c` from its `--settings`, the
+    event's JSON on stdin; Codex its `notify` program with the event's JSON as one more
+    argument. Answers each run's exit status."""
+    h = harness()
+    argv = sys.argv[1:]
+    statuses = []
+    for event in events:
+        if h == "claude":
+            settings = json.loads(next(a.split("=", 1)[1] for a in argv if a.startswith("--settings=")))
+            for group in settings["hooks"].get(event["hook_event_name"], []):
+                for hook in group["hooks"]:
+                    r = subprocess.run(["sh", "-c", hook["command"]], input=json.dumps(event).encode(), timeout=hook.get("timeout", 60))
+                    statuses.append(r.returncode)
+        elif h == "codex":
+            notify = None
+            for i, a in enumerate(argv):
+                if a == "-c" and i + 1 < len(argv) and argv[i + 1].startswith("notify="):
+                    notify = tomllib.loads("v = " + argv[i + 1].split("=", 1)[1])["v"]
+            r = subprocess.run(notify + [json.dumps(event)], timeout=60)
+            statuses.append(r.returncode)
+    return statuses
+
+
 async def exercise(report):
     from mcp import Client, StdioServerParameters
 
@@ -136,6 +162,8 @@ async def exercise(report):
     plan = {}
     if os.path.exists("standin-plan.json"):
         plan = json.load(open("standin-plan.json"))
+    if "hooks" in plan:
+        report["hooks"] = run_hooks(plan["hooks"])
     # The SDK passes only a small default environment (PATH, HOME…) plus `env` to the server:
     # the credentials must come from the registration itself, as with the real harnesses.
     params = StdioServerParameters(command=command, args=args, env=env)
