@@ -712,8 +712,9 @@ fn a_restart_that_knows_no_session_continues_the_harness_s_latest_in_its_own_wor
             .position(|w| w == words.as_slice())
             .unwrap_or_else(|| panic!("{h}: {words:?} not in {argv:?}"));
         if h == "codex" {
-            // A subcommand: right after the registration's four words of overrides.
-            assert_eq!(at, 4, "{argv:?}");
+            // A subcommand: right after the registration's six words of overrides (its MCP
+            // server's command and arguments, its notify program).
+            assert_eq!(at, 6, "{argv:?}");
         }
         assert_ne!(second["tokenSha256"], first["tokenSha256"]);
         assert_eq!(subshell(&w, &id)["state"], "running", "{h}");
