@@ -169,6 +169,24 @@ fn subshell_output() -> Value {
     })
 }
 
+/// `list_subshells`' answer: the rows, under `subshells` (structured content is an object).
+fn subshells_output() -> Value {
+    json!({
+        "type": "object",
+        "properties": { "subshells": { "type": "array", "items": subshell_output() } },
+        "required": ["subshells"]
+    })
+}
+
+/// `read_output`'s answer: the pane's screen as text, one line per row.
+fn screen_output() -> Value {
+    json!({
+        "type": "object",
+        "properties": { "text": { "type": "string" } },
+        "required": ["text"]
+    })
+}
+
 /// The agent states a subshell shows (the plane's `AgentState`).
 const AGENT_STATES: [&str; 7] = [
     "starting",
@@ -222,7 +240,7 @@ fn tools() -> Vec<Tool> {
                 })
             },
             effect: Effect::Reads,
-            output: None,
+            output: Some(subshells_output),
         },
         Tool {
             name: "read_output",
@@ -239,7 +257,7 @@ fn tools() -> Vec<Tool> {
                 })
             },
             effect: Effect::Reads,
-            output: None,
+            output: Some(screen_output),
         },
         Tool {
             name: "send_input",
@@ -288,7 +306,7 @@ fn tools() -> Vec<Tool> {
                 })
             },
             effect: Effect::Adds(false),
-            output: None,
+            output: Some(subshell_output),
         },
         Tool {
             name: "report_attention",
@@ -303,7 +321,7 @@ fn tools() -> Vec<Tool> {
                 })
             },
             effect: Effect::Adds(true),
-            output: None,
+            output: Some(subshell_output),
         },
         Tool {
             name: "report_status",
@@ -830,16 +848,14 @@ impl<P: Plane> Server<P> {
                 } else {
                     format!("?{}", q.join("&"))
                 };
-                ("GET", format!("/api/subshells{query}"), None)
+                let path = format!("/api/subshells{query}");
+                return Some(self.structured("GET", &path, None, |v| json!({ "subshells": v })));
             }
             "read_output" => {
                 let target = str_arg(args, "subshellId").unwrap_or(own);
                 let lines = args.get("lines").and_then(Value::as_u64).unwrap_or(100);
-                (
-                    "GET",
-                    format!("/api/subshells/{}/screen?lines={lines}", encode(target)),
-                    None,
-                )
+                let path = format!("/api/subshells/{}/screen?lines={lines}", encode(target));
+                return Some(self.structured("GET", &path, None, Value::clone));
             }
             "send_input" => {
                 let target = str_arg(args, "subshellId").unwrap_or(own);
@@ -863,13 +879,14 @@ impl<P: Plane> Server<P> {
                 {
                     body["nodeId"] = Value::String(n.clone());
                 }
-                ("POST", "/api/subshells".to_owned(), Some(body))
+                return Some(self.structured("POST", "/api/subshells", Some(&body), Value::clone));
             }
-            "report_attention" => (
-                "POST",
-                format!("/api/subshells/{}/attention", encode(own)),
-                Some(json!({ "attention": args.get("attention").cloned().unwrap_or(Value::Null) })),
-            ),
+            "report_attention" => {
+                let path = format!("/api/subshells/{}/attention", encode(own));
+                let body =
+                    json!({ "attention": args.get("attention").cloned().unwrap_or(Value::Null) });
+                return Some(self.structured("POST", &path, Some(&body), Value::clone));
+            }
             "report_status" => {
                 let state = match str_arg(args, "state") {
                     Some("failure") => "error",
@@ -1710,6 +1727,10 @@ mod tests {
         assert_eq!(
             with_output,
             [
+                "list_subshells",
+                "read_output",
+                "launch_subshell",
+                "report_attention",
                 "report_status",
                 "read_log",
                 "stop_subshell",

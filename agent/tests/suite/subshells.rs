@@ -2088,7 +2088,11 @@ fn a_pane_reads_stops_restarts_and_deletes_a_sibling_through_its_mcp_server() {
         rep["outputSchemas"],
         json!([
             "delete_subshell",
+            "launch_subshell",
+            "list_subshells",
             "read_log",
+            "read_output",
+            "report_attention",
             "report_status",
             "restart_subshell",
             "stop_subshell",
