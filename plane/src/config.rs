@@ -22,6 +22,8 @@
 //! | `--local-node on\|off`, `--no-local-node` | `TERMPLANE_LOCAL_NODE` | `local_node` (bool) | on: the plane runs panes on its own host (needs tmux); off, it only manages enrolled nodes |
 //! | `--push-allow-http[=on\|off]` | `TERMPLANE_PUSH_ALLOW_HTTP` | `push_allow_http` (bool) | off: Web Push endpoints must be `https://` |
 //! | `--push-allow-private[=on\|off]` | `TERMPLANE_PUSH_ALLOW_PRIVATE` | `push_allow_private` (bool) | off: pushes go only to addresses of the public internet |
+//! | `--notify-hold-secs N` | `TERMPLANE_NOTIFY_HOLD_SECS` | `notify_hold_secs` | 10 (how long a pane must need its owner before they are told: see `termplane::service::needs_you`) |
+//! | `--notify-window-secs N` | `TERMPLANE_NOTIFY_WINDOW_SECS` | `notify_window_secs` | 120 (at most one notification per pane in this long; the needs between are coalesced into the next) |
 //! | `--metrics-listen ADDR:PORT` | `TERMPLANE_METRICS_LISTEN` | `metrics_listen` | none: `/metrics` is served on the main address to a system key only |
 //! | `--log-format text\|json` | `TERMPLANE_LOG_FORMAT` | `log_format` | `text` |
 //! | `--log-filter FILTER` | `RUST_LOG` | `log_filter` | `info` |
@@ -289,6 +291,12 @@ pub struct SettingsArgs {
     #[arg(long, env = "TERMPLANE_PUSH_ALLOW_PRIVATE", value_name = "on|off", value_parser = on_off,
           num_args = 0..=1, require_equals = true, default_missing_value = "on")]
     pub push_allow_private: Option<bool>,
+    /// Seconds a pane must need its owner before they are told [default: 10].
+    #[arg(long, env = "TERMPLANE_NOTIFY_HOLD_SECS", value_name = "N", value_parser = positive)]
+    pub notify_hold_secs: Option<u64>,
+    /// At most one notification per pane in this many seconds [default: 120].
+    #[arg(long, env = "TERMPLANE_NOTIFY_WINDOW_SECS", value_name = "N", value_parser = positive)]
+    pub notify_window_secs: Option<u64>,
     /// A second address serving /metrics, /healthz and /readyz with no credential (for a
     /// Prometheus on a private network) [default: none: /metrics on the main address needs a
     /// system key].
@@ -339,6 +347,10 @@ pub struct FileSettings {
     pub push_allow_http: Option<bool>,
     /// `push_allow_private`.
     pub push_allow_private: Option<bool>,
+    /// `notify_hold_secs`.
+    pub notify_hold_secs: Option<u64>,
+    /// `notify_window_secs`.
+    pub notify_window_secs: Option<u64>,
     /// `metrics_listen`.
     pub metrics_listen: Option<String>,
     /// `log_format`.
@@ -402,6 +414,8 @@ pub struct Config {
     pub push_allow_http: bool,
     /// Whether Web Push endpoints may be on private addresses.
     pub push_allow_private: bool,
+    /// The timing of the "needs you" notifications.
+    pub needs_you: crate::service::needs_you::Rules,
     /// A second, open address for `/metrics`, `/healthz` and `/readyz`.
     pub metrics_listen: Option<SocketAddr>,
     /// How log lines are written.
@@ -574,6 +588,22 @@ impl SettingsArgs {
                 .push_allow_private
                 .or(f.push_allow_private)
                 .unwrap_or(false),
+            needs_you: crate::service::needs_you::Rules {
+                hold_ms: number(
+                    a.notify_hold_secs,
+                    f.notify_hold_secs,
+                    "notify_hold_secs",
+                    10,
+                )?
+                .saturating_mul(1000),
+                window_ms: number(
+                    a.notify_window_secs,
+                    f.notify_window_secs,
+                    "notify_window_secs",
+                    120,
+                )?
+                .saturating_mul(1000),
+            },
             metrics_listen,
             log_format: a.log_format.or(f.log_format).unwrap_or_default(),
             log_filter,

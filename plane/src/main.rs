@@ -247,6 +247,7 @@ fn print_openapi(base_url: String, push_http: bool, push_private: bool) -> ExitC
         data_dir: None,
         push_http,
         push_private,
+        needs_you: termplane::service::needs_you::Rules::default(),
     };
     let doc = http::openapi_document(&settings);
     // A closed pipe (`termplane openapi | head`) is an error to report, not a panic.
@@ -327,6 +328,7 @@ async fn run(cfg: Config) -> Result<(), String> {
         data_dir: Some(cfg.data_dir.clone()),
         push_http: cfg.push_allow_http,
         push_private: cfg.push_allow_private,
+        needs_you: cfg.needs_you,
     };
     let svc = Services::new(store.clone(), clock, settings, secrets)
         .await

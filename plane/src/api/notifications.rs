@@ -4,8 +4,15 @@
 //! (`GET /api/devices/vapid`) as `applicationServerKey`, and registers the subscription with
 //! `POST /api/devices`. The plane then tells that person — in the inbox (`GET
 //! /api/notifications`) and on each of their devices — when one of their own subshells needs
-//! input, exits or crashes, and when one of their own nodes goes offline, as far as their
-//! preferences (`GET`/`PUT /api/notifications/preferences`) allow. Pushes are encrypted for the
+//! them (its agent waits for input, is done or failed; the pane exits or crashes) and when one
+//! of their own nodes goes offline, as far as their preferences (`GET`/`PUT
+//! /api/notifications/preferences`, quiet hours included) and their mutes (`GET
+//! /api/notifications/mutes`, `PUT`/`DELETE /api/notifications/mutes/{id}`) allow. A
+//! subshell's need is told once it has held for a few seconds (10 by default:
+//! `TERMPLANE_NOTIFY_HOLD_SECS`), never while the person has its terminal open, at most once per
+//! subshell every two minutes (`TERMPLANE_NOTIFY_WINDOW_SECS`; the needs between are counted in
+//! the next one's body), and is marked read once the need is over; the rules are the plane's
+//! `service::needs_you` module. Pushes are encrypted for the
 //! device (RFC 8291) and signed with the plane's VAPID key (RFC 8292); a push service that
 //! answers 404 or 410 has forgotten the subscription, and the device is removed.
 //!
@@ -266,6 +273,10 @@ pub struct VapidKey {
 pub enum NotificationKind {
     /// A subshell's agent waits for input.
     NeedsInput,
+    /// A subshell's agent said it finished what it was asked (told by the `exited` preference).
+    Done,
+    /// A subshell's agent said it failed (told by the `crashed` preference).
+    Error,
     /// A subshell's program ended with exit code 0.
     Exited,
     /// A subshell's program ended otherwise, or its pane vanished.
@@ -280,6 +291,8 @@ impl NotificationKind {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::NeedsInput => "needs_input",
+            Self::Done => "done",
+            Self::Error => "error",
             Self::Exited => "exited",
             Self::Crashed => "crashed",
             Self::NodeOffline => "node_offline",
@@ -291,6 +304,8 @@ impl NotificationKind {
     pub fn from_stored(s: &str) -> Self {
         match s {
             "needs_input" => Self::NeedsInput,
+            "done" => Self::Done,
+            "error" => Self::Error,
             "exited" => Self::Exited,
             "node_offline" => Self::NodeOffline,
             _ => Self::Crashed,
@@ -349,7 +364,7 @@ pub struct NotificationsQuery {
 }
 
 /// `GET`/`PUT /api/notifications/preferences`: what the account is told about.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct NotificationPrefs {
     /// One of their subshells needs input.
@@ -360,6 +375,48 @@ pub struct NotificationPrefs {
     pub crashed: bool,
     /// One of their nodes went offline.
     pub node_offline: bool,
+    /// Quiet hours: while they last, a notification reaches the inbox (and the live feed) but
+    /// no push device. Absent (or `null`): none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quiet_hours: Option<QuietHours>,
+}
+
+/// A daily span of quiet hours, read in the person's own time zone (it may run past midnight:
+/// `22:00` to `07:00`; `from` equal to `to` is refused).
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct QuietHours {
+    /// Start, `HH:MM` (24-hour).
+    #[schemars(regex(pattern = r"^([01][0-9]|2[0-3]):[0-5][0-9]$"))]
+    pub from: String,
+    /// End, `HH:MM` (24-hour).
+    #[schemars(regex(pattern = r"^([01][0-9]|2[0-3]):[0-5][0-9]$"))]
+    pub to: String,
+    /// An IANA time zone name (`Europe/Berlin`, `America/New_York`, `UTC`).
+    #[schemars(length(min = 1, max = 64))]
+    pub time_zone: String,
+}
+
+/// A pane whose notifications you muted.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Mute {
+    /// The subshell.
+    pub subshell_id: String,
+    /// Until when (ms since the Unix epoch); `null`: until you unmute it.
+    pub until: Option<i64>,
+    /// When you muted it.
+    pub created_at: i64,
+}
+
+/// `PUT /api/notifications/mutes/{subshellId}`.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct MuteRequest {
+    /// Until when (ms since the Unix epoch, in the future, at most a year ahead); absent or
+    /// `null`: until you unmute it.
+    #[serde(default)]
+    pub until: Option<i64>,
 }
 
 /// How many notifications changed.

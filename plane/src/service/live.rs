@@ -228,6 +228,11 @@ impl Publisher {
         }
     }
 
+    /// Subshell `id` was deleted: what its owner was told of it is cleared.
+    pub async fn subshell_deleted(&self, id: &str) {
+        self.notifications.notice_gone(id).await;
+    }
+
     /// Publishes that subshell `id` is gone for `users` (and administrators).
     pub fn publish_subshell_gone(&self, id: &str, users: HashSet<String>, admins: bool) {
         let frame = FeedFrame::SubshellGone {
@@ -297,6 +302,9 @@ impl Publisher {
 
     /// Publishes who watches subshell `subshell_id` now to the feeds that see it.
     pub async fn publish_presence(&self, subshell_id: &str, viewers: Vec<Viewer>) {
+        self.notifications
+            .notice_presence(subshell_id, viewers.iter().map(|v| v.user_id.clone()))
+            .await;
         if self.bus.is_empty() {
             return;
         }

@@ -42,6 +42,7 @@ mod install;
 pub mod lifecycle;
 mod link_sink;
 pub mod live;
+pub mod needs_you;
 pub mod network;
 mod nodes;
 mod notifications;
@@ -209,6 +210,8 @@ pub struct Settings {
     /// Without it a push goes only to addresses of the public internet, so no account can
     /// point the plane at a service of its host or its network.
     pub push_private: bool,
+    /// The timing of the "needs you" notifications ([`needs_you`]).
+    pub needs_you: needs_you::Rules,
 }
 
 impl Settings {

@@ -2,12 +2,19 @@
 //! described in [`crate::api::notifications`]).
 //!
 //! Notifications come from the same places the live feed does: every change of a subshell row
-//! and of a node's liveness passes [`Notifications::notice_subshell`] or [`Notifications::notice_node`],
-//! which compare it with what they saw last (in memory; nothing is told about the state a row
-//! had when the plane started) and tell the *owner* — not administrators, not accounts a pane
-//! is shared with, never the `system` account of scripts — when a pane starts needing input,
-//! exits or crashes, or a node goes offline. The notification is stored first, then pushed to
-//! each of the owner's devices from a task of its own, so a slow push service delays nothing.
+//! passes [`Notifications::notice_subshell`], every change of who watches a pane
+//! [`Notifications::notice_presence`], and a node's liveness [`Notifications::notice_node`]. A
+//! subshell's *need* (its agent asks, finishes or fails; the pane exits or crashes) goes through
+//! the "needs you" rules of [`super::needs_you`] — told once it has held, never while its owner
+//! watches the pane, at most once per pane per window, cleared (marked read) when it leaves —
+//! whose one timer task this service runs; a node going offline is told at once. The *owner*
+//! is told — not administrators, not accounts a pane is shared with, never the `system`
+//! account of scripts —, as far as their preferences allow: a kind switched off, or a pane
+//! they muted (`PUT /api/notifications/mutes/{id}`), tells nothing; in their quiet hours (a
+//! daily span in their IANA time zone) the notification reaches the inbox and the live feed
+//! but no device. Nothing is told about the state a row had when the plane started. The
+//! notification is stored first, then pushed to each of the owner's devices from a task of
+//! its own, so a slow push service delays nothing.
 //!
 //! Delivery: `POST` to the endpoint with `Content-Encoding: aes128gcm`, `TTL: 86400`, `Urgency`
 //! (`high` for needs-input), and `Authorization: vapid …`; 2xx is delivered, 404 or 410
@@ -31,6 +38,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use base64ct::{Base64UrlUnpadded, Encoding};
@@ -38,14 +46,16 @@ use termplane_machines::jws::Es256Signer;
 
 use super::Caller;
 use super::live::LiveBus;
+use super::needs_you::{Decision, Detector, Need, need_of};
 use crate::api::notifications::{
-    Device, DeviceRequest, EndpointHost, MarkedRead, Notification, NotificationKind,
-    NotificationPrefs, NotificationsQuery, PushEndpoint, UnreadCount, VapidKey,
+    Device, DeviceRequest, EndpointHost, MarkedRead, Mute, MuteRequest, Notification,
+    NotificationKind, NotificationPrefs, NotificationsQuery, PushEndpoint, QuietHours, UnreadCount,
+    VapidKey,
 };
 use crate::clock::Clock;
 use crate::error::ApiError;
 use crate::secret;
-use crate::store::{DeviceRow, NotificationRow, Prefs, Store};
+use crate::store::{DeviceRow, MuteRow, NotificationRow, Prefs, Quiet, Store};
 
 /// File of the VAPID key in the data directory (mode 0600, like the other key files).
 pub(crate) const VAPID_KEY_FILE: &str = "vapid.key";
@@ -69,7 +79,16 @@ pub struct Notifications {
     push_http: bool,
     /// Whether pushes may go to addresses off the public internet.
     push_private: bool,
-    subshells: Mutex<HashMap<String, (String, String)>>,
+    /// The "needs you" rules, fed every subshell change and who watches each pane.
+    detector: Mutex<Detector>,
+    /// When this service began: the detector's time is counted from it.
+    began: std::time::Instant,
+    /// Wakes the task that tells of needs as they fall due.
+    wake: event_listener::Event,
+    /// Whether that task was started.
+    timer: AtomicBool,
+    /// Set when the service is dropped: the task ends.
+    closed: AtomicBool,
     nodes: Mutex<HashMap<String, String>>,
     vapid: OnceLock<Arc<Es256Signer>>,
     /// This service, for the push tasks it starts.
@@ -114,12 +133,76 @@ fn notification_view(n: &NotificationRow) -> Notification {
     }
 }
 
-fn allowed(p: Prefs, kind: NotificationKind) -> bool {
+fn allowed(p: &Prefs, kind: NotificationKind) -> bool {
     match kind {
         NotificationKind::NeedsInput => p.needs_input,
-        NotificationKind::Exited => p.exited,
-        NotificationKind::Crashed => p.crashed,
+        NotificationKind::Done | NotificationKind::Exited => p.exited,
+        NotificationKind::Error | NotificationKind::Crashed => p.crashed,
         NotificationKind::NodeOffline => p.node_offline,
+    }
+}
+
+fn kind_of(need: Need) -> NotificationKind {
+    match need {
+        Need::Input => NotificationKind::NeedsInput,
+        Need::Done => NotificationKind::Done,
+        Need::Exited => NotificationKind::Exited,
+        Need::Error => NotificationKind::Error,
+        Need::Crashed => NotificationKind::Crashed,
+    }
+}
+
+/// `<harness> <what>`, with the agent's own summary when it gave one.
+fn agent_line(row: &crate::store::Subshell, what: &str) -> String {
+    match row.agent.summary.as_deref() {
+        Some(s) if !s.is_empty() => format!("{} {what}: {s}", row.harness_id),
+        _ => format!("{} {what}", row.harness_id),
+    }
+}
+
+/// `HH:MM` as minutes after midnight.
+fn minutes(hhmm: &str) -> Option<i64> {
+    let (h, m) = hhmm.split_once(':')?;
+    if h.len() != 2 || m.len() != 2 {
+        return None;
+    }
+    let (h, m) = (h.parse::<i64>().ok()?, m.parse::<i64>().ok()?);
+    ((0..24).contains(&h) && (0..60).contains(&m)).then_some(h * 60 + m)
+}
+
+fn hhmm(min: i64) -> String {
+    format!("{:02}:{:02}", min / 60, min % 60)
+}
+
+/// Whether `at_ms` (Unix ms) falls in quiet hours `q`: from `from_min` up to (not including)
+/// `to_min`, past midnight when `to_min` is earlier, on the local clock of `q.zone`. A zone
+/// the time zone database no longer knows reads as UTC.
+pub(crate) fn in_quiet_hours(q: &Quiet, at_ms: i64) -> bool {
+    let Ok(ts) = jiff::Timestamp::from_millisecond(at_ms) else {
+        return false;
+    };
+    let zone = jiff::tz::TimeZone::get(&q.zone).unwrap_or(jiff::tz::TimeZone::UTC);
+    let local = zone.to_datetime(ts);
+    let now = i64::from(local.hour()) * 60 + i64::from(local.minute());
+    if q.from_min <= q.to_min {
+        (q.from_min..q.to_min).contains(&now)
+    } else {
+        now >= q.from_min || now < q.to_min
+    }
+}
+
+fn mute_view(m: &MuteRow) -> Mute {
+    Mute {
+        subshell_id: m.subshell_id.clone(),
+        until: m.until_ms,
+        created_at: m.created_at,
+    }
+}
+
+impl Drop for Notifications {
+    fn drop(&mut self) {
+        self.closed.store(true, Ordering::SeqCst);
+        self.wake.notify(usize::MAX);
     }
 }
 
@@ -131,6 +214,7 @@ impl Notifications {
         live: Arc<LiveBus>,
         settings: &super::Settings,
     ) -> Arc<Self> {
+        let began = clock.instant();
         Arc::new_cyclic(|me| Self {
             store,
             clock,
@@ -139,7 +223,11 @@ impl Notifications {
             base_url: settings.base_url.clone(),
             push_http: settings.push_http,
             push_private: settings.push_private,
-            subshells: Mutex::default(),
+            detector: Mutex::new(Detector::new(settings.needs_you)),
+            began,
+            wake: event_listener::Event::new(),
+            timer: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
             nodes: Mutex::default(),
             vapid: OnceLock::new(),
             me: me.clone(),
@@ -312,6 +400,11 @@ impl Notifications {
             exited: p.exited,
             crashed: p.crashed,
             node_offline: p.node_offline,
+            quiet_hours: p.quiet.map(|q| QuietHours {
+                from: hhmm(q.from_min),
+                to: hhmm(q.to_min),
+                time_zone: q.zone,
+            }),
         })
     }
 
@@ -322,76 +415,227 @@ impl Notifications {
         p: NotificationPrefs,
     ) -> Result<NotificationPrefs, ApiError> {
         let me = who.user().id.clone();
-        self.store
-            .set_prefs(
-                &me,
-                Prefs {
-                    needs_input: p.needs_input,
-                    exited: p.exited,
-                    crashed: p.crashed,
-                    node_offline: p.node_offline,
-                },
-            )
-            .await?;
-        Ok(p)
+        let quiet = match &p.quiet_hours {
+            None => None,
+            Some(q) => {
+                let from = minutes(&q.from)
+                    .ok_or_else(|| ApiError::validation("quietHours.from", "must be HH:MM"))?;
+                let to = minutes(&q.to)
+                    .ok_or_else(|| ApiError::validation("quietHours.to", "must be HH:MM"))?;
+                if from == to {
+                    return Err(ApiError::validation(
+                        "quietHours.to",
+                        "must differ from quietHours.from",
+                    ));
+                }
+                let zone = jiff::tz::TimeZone::get(&q.time_zone).map_err(|_| {
+                    ApiError::validation(
+                        "quietHours.timeZone",
+                        "must be an IANA time zone name, such as Europe/Berlin or UTC",
+                    )
+                })?;
+                Some(Quiet {
+                    from_min: from,
+                    to_min: to,
+                    zone: zone.iana_name().unwrap_or(&q.time_zone).to_owned(),
+                })
+            }
+        };
+        let prefs = Prefs {
+            needs_input: p.needs_input,
+            exited: p.exited,
+            crashed: p.crashed,
+            node_offline: p.node_offline,
+            quiet,
+        };
+        self.store.set_prefs(&me, &prefs).await?;
+        Ok(NotificationPrefs {
+            quiet_hours: prefs.quiet.map(|q| QuietHours {
+                from: hhmm(q.from_min),
+                to: hhmm(q.to_min),
+                time_zone: q.zone,
+            }),
+            ..p
+        })
     }
 
-    /// Compares a subshell row with what was seen last and tells its owner what changed.
-    pub(crate) async fn notice_subshell(&self, row: &crate::store::Subshell) {
-        // Waiting for a person, by the harness's attention or by its agent's state.
-        let needs = if row.attention == "needs_input" || row.agent.state == "needs_input" {
-            "needs_input"
-        } else {
-            "none"
-        };
-        let now = (row.state.clone(), needs.to_owned());
-        let before = self
-            .subshells
-            .lock()
-            .ok()
-            .and_then(|mut m| m.insert(row.id.clone(), now.clone()));
-        let Some((state_was, attention_was)) = before else {
-            return;
-        };
-        let mut told = Vec::new();
-        if now.1 == "needs_input" && attention_was != "needs_input" {
-            told.push(NotificationKind::NeedsInput);
+    /// `GET /api/notifications/mutes`: the panes the caller muted, in force now.
+    pub async fn mutes(&self, who: &Caller) -> Result<Vec<Mute>, ApiError> {
+        let me = who.user().id.clone();
+        Ok(self
+            .store
+            .mutes_of(&me, self.now())
+            .await?
+            .iter()
+            .map(mute_view)
+            .collect())
+    }
+
+    /// `PUT /api/notifications/mutes/{id}`: mutes one of the caller's own panes (notifications
+    /// go to a pane's owner alone, so only the owner mutes it).
+    pub async fn mute(&self, who: &Caller, id: &str, req: MuteRequest) -> Result<Mute, ApiError> {
+        let me = who.user().id.clone();
+        let now = self.now();
+        if let Some(until) = req.until
+            && !(now < until && until <= now + 366 * 24 * 60 * 60 * 1000)
+        {
+            return Err(ApiError::validation(
+                "until",
+                "must be in the future and at most a year ahead (ms since the Unix epoch)",
+            ));
         }
-        if now.0 != state_was {
-            match now.0.as_str() {
-                "exited" => told.push(NotificationKind::Exited),
-                "crashed" => told.push(NotificationKind::Crashed),
-                _ => {}
+        match self.store.subshell(id).await? {
+            Some(row) if row.owner_user_id == me => {}
+            _ => return Err(ApiError::not_found("subshell")),
+        }
+        Ok(mute_view(&self.store.mute(&me, id, req.until, now).await?))
+    }
+
+    /// `DELETE /api/notifications/mutes/{id}`.
+    pub async fn unmute(&self, who: &Caller, id: &str) -> Result<(), ApiError> {
+        let me = who.user().id.clone();
+        if self.store.unmute(&me, id).await? {
+            Ok(())
+        } else {
+            Err(ApiError::not_found("mute"))
+        }
+    }
+
+    /// Now on the detector's clock: monotonic milliseconds since this service began.
+    fn mono(&self) -> u64 {
+        u64::try_from(
+            self.clock
+                .instant()
+                .saturating_duration_since(self.began)
+                .as_millis(),
+        )
+        .unwrap_or(u64::MAX)
+    }
+
+    /// Runs `f` on the detector, then acts on what it decided and wakes the timer.
+    async fn detect(&self, f: impl FnOnce(&mut Detector, u64) -> Vec<Decision>) {
+        let now = self.mono();
+        let decided = match self.detector.lock() {
+            Ok(mut d) => f(&mut d, now),
+            Err(_) => return,
+        };
+        self.start_timer();
+        self.wake.notify(usize::MAX);
+        for d in decided {
+            self.act(d).await;
+        }
+    }
+
+    /// Starts the task that tells of needs as they fall due (once).
+    fn start_timer(&self) {
+        if self.timer.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let me = self.me.clone();
+        let began = self.began;
+        smol::spawn(async move {
+            loop {
+                let Some(this) = me.upgrade() else { return };
+                let listener = this.wake.listen();
+                let now = this.mono();
+                let (due, next) = match this.detector.lock() {
+                    Ok(mut d) => (d.poll(now), d.next_due()),
+                    Err(_) => return,
+                };
+                for d in due {
+                    this.act(d).await;
+                }
+                if this.closed.load(Ordering::SeqCst) {
+                    return;
+                }
+                drop(this);
+                match next {
+                    Some(at) => {
+                        let at = began + std::time::Duration::from_millis(at);
+                        crate::wait::until(at, listener).await;
+                    }
+                    None => listener.await,
+                }
+            }
+        })
+        .detach();
+    }
+
+    /// Does what the detector decided.
+    async fn act(&self, d: Decision) {
+        match d {
+            Decision::Tell {
+                pane,
+                owner,
+                need,
+                coalesced,
+            } => {
+                let Ok(Some(row)) = self.store.subshell(&pane).await else {
+                    return;
+                };
+                let kind = kind_of(need);
+                let (title, mut body) = match kind {
+                    NotificationKind::NeedsInput => (
+                        format!("{} needs input", row.name),
+                        agent_line(&row, "is waiting for you"),
+                    ),
+                    NotificationKind::Done => (
+                        format!("{} is done", row.name),
+                        agent_line(&row, "finished"),
+                    ),
+                    NotificationKind::Error => (
+                        format!("{} failed", row.name),
+                        agent_line(&row, "reported a failure"),
+                    ),
+                    NotificationKind::Exited => (
+                        format!("{} exited", row.name),
+                        format!("{} finished (exit code 0)", row.harness_id),
+                    ),
+                    _ => (
+                        format!("{} crashed", row.name),
+                        match row.exit_code {
+                            Some(c) => format!("{} ended with exit code {c}", row.harness_id),
+                            None => format!("{}'s pane is gone", row.harness_id),
+                        },
+                    ),
+                };
+                if coalesced > 0 {
+                    let times = if coalesced == 1 { "time" } else { "times" };
+                    body.push_str(&format!(
+                        " (it needed you {coalesced} more {times} since the last notification)"
+                    ));
+                }
+                self.tell(&owner, kind, &pane, title, body, subject_url(kind, &pane))
+                    .await;
+            }
+            Decision::Clear { pane, owner, .. } => {
+                if let Err(e) = self.store.clear_subject(&owner, &pane, self.now()).await {
+                    tracing::debug!(error = %e, "a cleared need's notification was not marked read");
+                }
             }
         }
-        for kind in told {
-            let (title, body) = match kind {
-                NotificationKind::NeedsInput => (
-                    format!("{} needs input", row.name),
-                    format!("{} is waiting for you", row.harness_id),
-                ),
-                NotificationKind::Exited => (
-                    format!("{} exited", row.name),
-                    format!("{} finished (exit code 0)", row.harness_id),
-                ),
-                _ => (
-                    format!("{} crashed", row.name),
-                    match row.exit_code {
-                        Some(c) => format!("{} ended with exit code {c}", row.harness_id),
-                        None => format!("{}'s pane is gone", row.harness_id),
-                    },
-                ),
-            };
-            self.tell(
-                &row.owner_user_id,
-                kind,
-                &row.id,
-                title,
-                body,
-                subject_url(kind, &row.id),
-            )
+    }
+
+    /// Hears of a subshell row (every change of it) and tells its owner, by the rules of
+    /// [`super::needs_you`], when it starts needing them.
+    pub(crate) async fn notice_subshell(&self, row: &crate::store::Subshell) {
+        let need = need_of(&row.state, &row.agent.state, &row.attention);
+        self.detect(|d, now| d.observe(&row.id, &row.owner_user_id, need, now))
             .await;
-        }
+    }
+
+    /// Hears who watches subshell `id` now (the accounts of its attached terminals).
+    pub(crate) async fn notice_presence(&self, id: &str, users: impl IntoIterator<Item = String>) {
+        self.detect(|d, _| {
+            d.presence(id, users);
+            Vec::new()
+        })
+        .await;
+    }
+
+    /// Hears that subshell `id` is gone.
+    pub(crate) async fn notice_gone(&self, id: &str) {
+        self.detect(|d, _| d.forget(id)).await;
     }
 
     /// Compares a node's liveness with what was seen last and tells its owner when it went
@@ -440,9 +684,21 @@ impl Notifications {
             return;
         }
         let prefs = self.store.prefs_of(user_id).await.unwrap_or_default();
-        if !allowed(prefs, kind) {
+        if !allowed(&prefs, kind) {
             return;
         }
+        let now = self.now();
+        if kind != NotificationKind::NodeOffline
+            && self
+                .store
+                .is_muted(user_id, subject, now)
+                .await
+                .unwrap_or(false)
+        {
+            return;
+        }
+        // Quiet hours: the inbox and the live feed, no device.
+        let quiet = prefs.quiet.as_ref().is_some_and(|q| in_quiet_hours(q, now));
         let Ok(id) = secret::new_id() else {
             return;
         };
@@ -475,6 +731,9 @@ impl Notifications {
             "title": row.title, "body": row.body, "url": url,
         })
         .to_string();
+        if quiet {
+            return;
+        }
         let Some(me) = self.me.upgrade() else {
             return;
         };

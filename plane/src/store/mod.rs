@@ -33,7 +33,7 @@ pub use files::FileRow;
 pub use network::ListenerRow;
 pub use nodes::{Node, NodeDeletion, ReportedIdentity};
 pub use notifications::{
-    DeviceRow, KEPT_NOTIFICATIONS, MAX_DEVICES_PER_ACCOUNT, NotificationRow, Prefs,
+    DeviceRow, KEPT_NOTIFICATIONS, MAX_DEVICES_PER_ACCOUNT, MuteRow, NotificationRow, Prefs, Quiet,
 };
 pub use passkeys::{AddPasskey, MAX_PASSKEYS_PER_ACCOUNT, PasskeyRow};
 pub use shares::Share;

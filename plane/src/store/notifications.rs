@@ -75,8 +75,31 @@ fn notification(r: &sqlx::any::AnyRow) -> Result<NotificationRow, sqlx::Error> {
     })
 }
 
+/// Quiet hours: from `from_min` to `to_min` (minutes after midnight; past midnight when
+/// `to_min < from_min`) in time zone `zone` (an IANA name).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Quiet {
+    /// Start, minutes after midnight.
+    pub from_min: i64,
+    /// End, minutes after midnight.
+    pub to_min: i64,
+    /// The IANA time zone they are read in.
+    pub zone: String,
+}
+
+/// A pane an account muted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MuteRow {
+    /// The subshell.
+    pub subshell_id: String,
+    /// Until when (ms); `None`: until unmuted.
+    pub until_ms: Option<i64>,
+    /// When it was muted (ms).
+    pub created_at: i64,
+}
+
 /// What an account wants to be told about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Prefs {
     /// A pane of theirs needs input.
     pub needs_input: bool,
@@ -86,6 +109,8 @@ pub struct Prefs {
     pub crashed: bool,
     /// A node of theirs went offline.
     pub node_offline: bool,
+    /// Their quiet hours, if they set any.
+    pub quiet: Option<Quiet>,
 }
 
 impl Default for Prefs {
@@ -95,6 +120,7 @@ impl Default for Prefs {
             exited: true,
             crashed: true,
             node_offline: true,
+            quiet: None,
         }
     }
 }
@@ -245,8 +271,8 @@ impl Store {
     /// An account's preferences (the defaults until it sets them).
     pub async fn prefs_of(&self, user_id: &str) -> Result<Prefs, sqlx::Error> {
         let row = sqlx::query(
-            "SELECT needs_input, exited, crashed, node_offline FROM notification_prefs \
-             WHERE user_id = $1",
+            "SELECT needs_input, exited, crashed, node_offline, quiet_from, quiet_to, quiet_zone \
+             FROM notification_prefs WHERE user_id = $1",
         )
         .bind(user_id)
         .fetch_optional(&self.pool)
@@ -260,21 +286,38 @@ impl Store {
             exited: flag("exited")?,
             crashed: flag("crashed")?,
             node_offline: flag("node_offline")?,
+            quiet: match (
+                r.try_get::<Option<i64>, _>("quiet_from")?,
+                r.try_get::<Option<i64>, _>("quiet_to")?,
+                r.try_get::<Option<String>, _>("quiet_zone")?,
+            ) {
+                (Some(from_min), Some(to_min), Some(zone)) => Some(Quiet {
+                    from_min,
+                    to_min,
+                    zone,
+                }),
+                _ => None,
+            },
         })
     }
 
     /// Sets an account's preferences.
-    pub async fn set_prefs(&self, user_id: &str, p: Prefs) -> Result<(), sqlx::Error> {
+    pub async fn set_prefs(&self, user_id: &str, p: &Prefs) -> Result<(), sqlx::Error> {
         sqlx::query(
-            "INSERT INTO notification_prefs (user_id, needs_input, exited, crashed, node_offline) \
-             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (user_id) DO UPDATE SET \
-             needs_input = $2, exited = $3, crashed = $4, node_offline = $5",
+            "INSERT INTO notification_prefs (user_id, needs_input, exited, crashed, node_offline, \
+             quiet_from, quiet_to, quiet_zone) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (user_id) DO UPDATE SET \
+             needs_input = $2, exited = $3, crashed = $4, node_offline = $5, \
+             quiet_from = $6, quiet_to = $7, quiet_zone = $8",
         )
         .bind(user_id)
         .bind(i64::from(p.needs_input))
         .bind(i64::from(p.exited))
         .bind(i64::from(p.crashed))
         .bind(i64::from(p.node_offline))
+        .bind(p.quiet.as_ref().map(|q| q.from_min))
+        .bind(p.quiet.as_ref().map(|q| q.to_min))
+        .bind(p.quiet.as_ref().map(|q| q.zone.clone()))
         .execute(&self.pool)
         .await?;
         Ok(())
@@ -379,5 +422,110 @@ impl Store {
                 .await?
                 .is_some(),
         )
+    }
+
+    /// Marks read every unread notification of an account about `subject` (what it was told
+    /// no longer holds); answers how many changed.
+    pub async fn clear_subject(
+        &self,
+        user_id: &str,
+        subject: &str,
+        now: i64,
+    ) -> Result<u64, sqlx::Error> {
+        let r = sqlx::query(
+            "UPDATE notifications SET read_at = $1 WHERE user_id = $2 AND subject_id = $3 \
+             AND read_at IS NULL",
+        )
+        .bind(now)
+        .bind(user_id)
+        .bind(subject)
+        .execute(&self.pool)
+        .await?;
+        Ok(r.rows_affected())
+    }
+
+    /// Mutes subshell `subshell_id` for an account (until `until_ms`, or until unmuted),
+    /// replacing an earlier mute of it.
+    pub async fn mute(
+        &self,
+        user_id: &str,
+        subshell_id: &str,
+        until_ms: Option<i64>,
+        now: i64,
+    ) -> Result<MuteRow, sqlx::Error> {
+        sqlx::query(
+            "INSERT INTO notification_mutes (user_id, subshell_id, until_ms, created_at) \
+             VALUES ($1, $2, $3, $4) ON CONFLICT (user_id, subshell_id) DO UPDATE SET \
+             until_ms = $3, created_at = $4",
+        )
+        .bind(user_id)
+        .bind(subshell_id)
+        .bind(until_ms)
+        .bind(now)
+        .execute(&self.pool)
+        .await?;
+        Ok(MuteRow {
+            subshell_id: subshell_id.to_owned(),
+            until_ms,
+            created_at: now,
+        })
+    }
+
+    /// Unmutes a subshell for an account; answers whether it was muted.
+    pub async fn unmute(&self, user_id: &str, subshell_id: &str) -> Result<bool, sqlx::Error> {
+        let r =
+            sqlx::query("DELETE FROM notification_mutes WHERE user_id = $1 AND subshell_id = $2")
+                .bind(user_id)
+                .bind(subshell_id)
+                .execute(&self.pool)
+                .await?;
+        Ok(r.rows_affected() > 0)
+    }
+
+    /// An account's mutes in force at `now`, newest first (ended ones are dropped on the way).
+    pub async fn mutes_of(&self, user_id: &str, now: i64) -> Result<Vec<MuteRow>, sqlx::Error> {
+        sqlx::query(
+            "DELETE FROM notification_mutes WHERE user_id = $1 AND until_ms IS NOT NULL \
+             AND until_ms <= $2",
+        )
+        .bind(user_id)
+        .bind(now)
+        .execute(&self.pool)
+        .await?;
+        sqlx::query(
+            "SELECT subshell_id, until_ms, created_at FROM notification_mutes \
+             WHERE user_id = $1 ORDER BY created_at DESC, subshell_id",
+        )
+        .bind(user_id)
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(|r| {
+            Ok(MuteRow {
+                subshell_id: r.try_get("subshell_id")?,
+                until_ms: r.try_get("until_ms")?,
+                created_at: r.try_get("created_at")?,
+            })
+        })
+        .collect()
+    }
+
+    /// Whether an account muted subshell `subshell_id` at `now`.
+    pub async fn is_muted(
+        &self,
+        user_id: &str,
+        subshell_id: &str,
+        now: i64,
+    ) -> Result<bool, sqlx::Error> {
+        Ok(sqlx::query(
+            "SELECT subshell_id FROM notification_mutes WHERE user_id = $1 AND subshell_id = $2 \
+             AND (until_ms IS NULL OR until_ms > $3)",
+        )
+        .bind(user_id)
+        .bind(subshell_id)
+        .bind(now)
+        .fetch_optional(&self.pool)
+        .await?
+        .is_some())
     }
 }

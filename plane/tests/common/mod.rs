@@ -183,6 +183,12 @@ impl Plane {
                     data_dir: Some(dir.clone()),
                     push_http: !o.https_push_only,
                     push_private: !o.public_push_only,
+                    // Short, so the tests of notifications wait little; the rules themselves
+                    // are the detector's unit tests.
+                    needs_you: termplane::service::needs_you::Rules {
+                        hold_ms: 300,
+                        window_ms: 2_000,
+                    },
                 };
                 let secrets = PlaneSecrets::load_or_create(&dir).unwrap();
                 let svc = Services::new(store, Arc::new(c2), settings, secrets)

@@ -587,3 +587,202 @@ fn push_endpoints_inside_the_planes_host_or_network_are_refused_and_never_reache
         "the plane connected to a loopback listener"
     );
 }
+
+/// The "needs you" rules through the real server (`termplane::service::needs_you`; this plane
+/// holds a need 300 ms and tells a pane at most once in 2 s): a need that flickers tells
+/// nobody and one that holds is told once; what was told is cleared when the need leaves;
+/// nothing while the owner watches the pane, nor for a pane they muted; in quiet hours the
+/// inbox hears of it and no device does. Each "nothing" is checked against a later need of
+/// another pane, which is told after it would have been.
+#[test]
+fn a_need_is_told_after_it_holds_never_while_watched_or_muted_quietly_in_quiet_hours_and_cleared_when_it_leaves()
+ {
+    let p = Plane::start();
+    let admin = p.setup_admin();
+    let node = common::local::attach(&p);
+    let (push_base, pushes) = push_service();
+    let sub = Subscription::new(7);
+    let r = p.call(
+        &admin,
+        "POST",
+        "/api/devices",
+        Some(sub.json(&format!("{push_base}/push/phone"), "phone")),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let (a, need_a) = own_pane(&p, &admin, &node, "agent-a");
+    let (b, need_b) = own_pane(&p, &admin, &node, "agent-b");
+    let mut feed = live_feed(&p, &admin);
+    let told_of = |id: &str| {
+        p.call(&admin, "GET", "/api/notifications", None)
+            .json()
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|n| n["subjectId"] == id)
+            .count()
+    };
+    let next_told = |feed: &mut _| next_frame_of(feed, "notification")["notification"].clone();
+    let next_pushed = || {
+        let push = pushes
+            .recv_timeout(Duration::from_secs(20))
+            .expect("a push");
+        serde_json::from_slice::<Value>(&sub.decrypt(&push.body)).unwrap()
+    };
+
+    // A flicker tells nobody; a need that holds is told once, with its push.
+    need_a("needs_input");
+    need_a("none");
+    need_b("needs_input");
+    let n = next_told(&mut feed);
+    assert_eq!(n["subjectId"], b.as_str(), "{n}");
+    assert_eq!(n["kind"], "needs_input");
+    assert_eq!(next_pushed()["subjectId"], b.as_str());
+    assert_eq!((told_of(&a), told_of(&b)), (0, 1));
+
+    // Cleared when the need leaves.
+    need_b("none");
+    wait_until(
+        "the need's notification read",
+        Duration::from_secs(20),
+        || {
+            (p.call(&admin, "GET", "/api/notifications/unread", None)
+                .json()["unread"]
+                == 0)
+                .then_some(())
+        },
+    );
+
+    // Never while the owner watches the pane.
+    let tok = p
+        .call(
+            &admin,
+            "POST",
+            "/api/auth/ws-token",
+            Some(json!({ "subshellId": a })),
+        )
+        .json()["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let origin = p.origin();
+    let mut viewer = termplane_test_support::viewer::Viewer::open(
+        p.addr,
+        &format!("/api/subshells/{a}/attach?token={tok}"),
+        &[("Origin", origin.as_str())],
+    )
+    .unwrap();
+    viewer.until("attached", |t| t.has("attached", |_| true));
+    // The feed hears of the viewer after the rules do.
+    let presence = |feed: &mut _, n: usize| loop {
+        let f = next_frame_of(feed, "presence");
+        if f["subshellId"] == a.as_str() && f["viewers"].as_array().unwrap().len() == n {
+            break;
+        }
+    };
+    presence(&mut feed, 1);
+    need_a("needs_input");
+    need_b("needs_input");
+    assert_eq!(next_told(&mut feed)["subjectId"], b.as_str());
+    assert_eq!(next_pushed()["subjectId"], b.as_str());
+    assert_eq!(told_of(&a), 0, "nothing while the owner watched");
+    drop(viewer);
+    presence(&mut feed, 0);
+    need_b("none");
+
+    // A muted pane tells nobody; a mute is its owner's, for their own panes.
+    let r = p.call(
+        &admin,
+        "PUT",
+        &format!("/api/notifications/mutes/{a}"),
+        Some(json!({})),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["until"], Value::Null);
+    let mutes = p
+        .call(&admin, "GET", "/api/notifications/mutes", None)
+        .json();
+    assert_eq!(mutes.as_array().unwrap().len(), 1, "{mutes}");
+    assert_eq!(mutes[0]["subshellId"], a.as_str());
+    need_a("none");
+    need_a("needs_input");
+    need_b("needs_input");
+    assert_eq!(next_told(&mut feed)["subjectId"], b.as_str());
+    assert_eq!(next_pushed()["subjectId"], b.as_str());
+    assert_eq!(told_of(&a), 0, "nothing of a muted pane");
+    let path = format!("/api/notifications/mutes/{a}");
+    let past = termplane::clock::Clock::now_ms(&p.clock) - 1;
+    let r = p.call(&admin, "PUT", &path, Some(json!({ "until": past })));
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(r.json()["code"], "INPUT_VALIDATION_ERROR");
+    let r = p.call(
+        &admin,
+        "PUT",
+        "/api/notifications/mutes/no-such-pane",
+        Some(json!({})),
+    );
+    assert_eq!(r.status, 404, "{}", r.text());
+    assert_eq!(p.call(&admin, "DELETE", &path, None).status, 204);
+    assert_eq!(p.call(&admin, "DELETE", &path, None).status, 404);
+    assert_eq!(
+        p.call(&admin, "GET", "/api/notifications/mutes", None)
+            .json(),
+        json!([])
+    );
+
+    // Quiet hours around the plane's clock (UTC): the inbox and the feed, no device.
+    let minute = termplane::clock::Clock::now_ms(&p.clock)
+        .div_euclid(60_000)
+        .rem_euclid(24 * 60);
+    let hhmm = |m: i64| {
+        let m = m.rem_euclid(24 * 60);
+        format!("{:02}:{:02}", m / 60, m % 60)
+    };
+    let prefs = |quiet: Value| {
+        json!({"needsInput": true, "exited": true, "crashed": true, "nodeOffline": true,
+               "quietHours": quiet})
+    };
+    let quiet = json!({ "from": hhmm(minute - 60), "to": hhmm(minute + 60), "timeZone": "UTC" });
+    for bad in [
+        json!({ "from": "09:00", "to": "09:00", "timeZone": "UTC" }),
+        json!({ "from": "09:00", "to": "17:00", "timeZone": "Mars/Olympus_Mons" }),
+        json!({ "from": "24:00", "to": "07:00", "timeZone": "UTC" }),
+    ] {
+        let r = p.call(
+            &admin,
+            "PUT",
+            "/api/notifications/preferences",
+            Some(prefs(bad.clone())),
+        );
+        assert_eq!(r.status, 400, "{bad}: {}", r.text());
+    }
+    let stored = p.call(&admin, "GET", "/api/notifications/preferences", None);
+    assert_eq!(
+        stored.json()["quietHours"],
+        Value::Null,
+        "a refusal kept nothing"
+    );
+    let r = p.call(
+        &admin,
+        "PUT",
+        "/api/notifications/preferences",
+        Some(prefs(quiet.clone())),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let stored = p.call(&admin, "GET", "/api/notifications/preferences", None);
+    assert_eq!(stored.json()["quietHours"], quiet);
+    need_b("none");
+    need_b("needs_input");
+    assert_eq!(next_told(&mut feed)["subjectId"], b.as_str());
+    // Loud again: the next push is a's, so none went out for b in quiet hours.
+    let r = p.call(
+        &admin,
+        "PUT",
+        "/api/notifications/preferences",
+        Some(prefs(Value::Null)),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    need_a("none");
+    need_a("needs_input");
+    assert_eq!(next_told(&mut feed)["subjectId"], a.as_str());
+    assert_eq!(next_pushed()["subjectId"], a.as_str());
+}

@@ -467,11 +467,22 @@ async fn exercise(url: &str) {
     assert_eq!(store.prefs_of(&admin.id).await.unwrap(), Prefs::default());
     let quiet = Prefs {
         needs_input: false,
+        quiet: Some(termplane::store::Quiet {
+            from_min: 22 * 60,
+            to_min: 7 * 60,
+            zone: "Europe/Berlin".into(),
+        }),
         ..Prefs::default()
     };
-    store.set_prefs(&admin.id, quiet).await.unwrap();
-    store.set_prefs(&admin.id, quiet).await.unwrap();
+    store.set_prefs(&admin.id, &quiet).await.unwrap();
+    store.set_prefs(&admin.id, &quiet).await.unwrap();
     assert_eq!(store.prefs_of(&admin.id).await.unwrap(), quiet);
+    let loud = Prefs {
+        needs_input: false,
+        ..Prefs::default()
+    };
+    store.set_prefs(&admin.id, &loud).await.unwrap();
+    assert_eq!(store.prefs_of(&admin.id).await.unwrap(), loud);
     for n in 0..3 {
         store
             .add_notification(&NotificationRow {
@@ -538,6 +549,26 @@ async fn exercise(url: &str) {
         1
     );
     assert_eq!(store.mark_read(&admin.id, None, NOW).await.unwrap(), 4);
+    // A need that left clears what was told of its subject, and only that.
+    for subject in ["a", "a", "b"] {
+        store
+            .add_notification(&NotificationRow {
+                id: secret::new_id().unwrap(),
+                user_id: admin.id.clone(),
+                kind: "needs_input".into(),
+                subject_id: subject.into(),
+                title: "t".into(),
+                body: "b".into(),
+                created_at: NOW + 20,
+                read_at: None,
+            })
+            .await
+            .unwrap();
+    }
+    assert_eq!(store.clear_subject(&admin.id, "a", NOW).await.unwrap(), 2);
+    assert_eq!(store.clear_subject(&admin.id, "a", NOW).await.unwrap(), 0);
+    assert_eq!(store.unread_count(&admin.id).await.unwrap(), 1);
+    assert_eq!(store.mark_read(&admin.id, None, NOW).await.unwrap(), 1);
     assert!(
         store
             .notifications_of(&admin.id, true, None, 10)

@@ -290,7 +290,8 @@ describe("termplane browser app", { concurrency: false }, () => {
     axeSource = await readFile(join(UI, "node_modules/axe-core/axe.min.js"), "utf8");
     port = await freePort();
     planeUrl = `http://localhost:${port}`;
-    const env = { ...process.env, APP_BASE_URL: planeUrl, RUST_LOG: process.env.TERMPLANE_UI_LOG ?? "info" }; // the plane's log level
+    // A need is told after 2 s here (10 s by default), so the inbox tests wait little.
+    const env = { ...process.env, APP_BASE_URL: planeUrl, TERMPLANE_NOTIFY_HOLD_SECS: "2", RUST_LOG: process.env.TERMPLANE_UI_LOG ?? "info" }; // the plane's log level
     let previewPort;
     if (PREVIEW) {
       // The preview is the address the plane lives at (passkeys and the node link use it).
@@ -1361,21 +1362,32 @@ describe("termplane browser app", { concurrency: false }, () => {
   });
 
   test("notifications: preferences round trip, push explained, and a pane's exit reaches the inbox", async () => {
-    // A shell of the administrator's own that ends badly: the plane tells its owner. (Exit code
+    // A shell of the administrator's own that ends badly while nobody watches it (the plane
+    // never tells a person of a pane they have open): the plane tells its owner. (Exit code
     // 3: a pane that ends is "crashed" whether its exit code or only its absence is seen first;
     // an exit code of 0 is "exited" only when the node's exit check sees the pane first.)
     const pane = await launchShell(page, "ui-exit");
-    await page.goto(`/subshells/${pane.id}`);
-    await live(page);
-    await page.locator(".xterm-rows").waitFor();
-    await sleep(300);
-    await typeInTerminal(page, "exit 3\n");
+    await waitFor("the shell to run", async () =>
+      page.evaluate(async (id) => (await (await fetch(`/api/subshells/${id}`)).json()).state === "running", pane.id),
+    );
+    const typed = await page.evaluate(
+      async (id) =>
+        (
+          await fetch(`/api/subshells/${id}/input`, {
+            method: "POST",
+            headers: { "Content-Type": "application/json" },
+            body: JSON.stringify({ text: "exit 3", keys: ["enter"] }),
+          })
+        ).status,
+      pane.id,
+    );
+    assert.equal(typed, 200);
 
     await page.goto("/account");
     const prefs = page.getByRole("group", { name: "Tell me when" });
     const box = (label) => prefs.getByLabel(label);
     await box("One of my nodes goes offline").waitFor();
-    for (const label of ["One of my subshells needs input", "One of my subshells exits", "One of my subshells crashes or its pane vanishes", "One of my nodes goes offline"]) {
+    for (const label of ["One of my subshells needs input", "One of my subshells exits or its agent is done", "One of my subshells crashes, its pane vanishes or its agent fails", "One of my nodes goes offline"]) {
       assert.equal(await box(label).isChecked(), true, `${label} is on at first`);
     }
     await box("One of my subshells needs input").uncheck();
@@ -1386,9 +1398,26 @@ describe("termplane browser app", { concurrency: false }, () => {
     await box("One of my nodes goes offline").waitFor();
     assert.equal(await box("One of my subshells needs input").isChecked(), false);
     assert.equal(await box("One of my nodes goes offline").isChecked(), false);
-    assert.equal(await box("One of my subshells exits").isChecked(), true);
+    assert.equal(await box("One of my subshells exits or its agent is done").isChecked(), true);
     const stored = await page.evaluate(async () => (await fetch("/api/notifications/preferences")).json());
     assert.deepEqual(stored, { needsInput: false, exited: true, crashed: true, nodeOffline: false });
+    // Quiet hours: kept in the person's time zone, refused with the field named when wrong.
+    await page.getByLabel("Keep my devices quiet during these hours (the inbox still gets everything)").check();
+    await page.getByLabel("From").fill("22:30");
+    await page.getByLabel("To").fill("06:45");
+    await page.getByLabel("Time zone").fill("Mars/Olympus_Mons");
+    await page.getByRole("button", { name: "Save notification settings" }).click();
+    await page.getByText(/IANA time zone name/).waitFor();
+    await page.getByLabel("Time zone").fill("Europe/Berlin");
+    await page.getByRole("button", { name: "Save notification settings" }).click();
+    await page.getByText("Notification settings saved.").waitFor();
+    await page.reload();
+    await page.getByLabel("Time zone").waitFor();
+    assert.equal(await page.getByLabel("From").inputValue(), "22:30");
+    assert.equal(await page.getByLabel("Time zone").inputValue(), "Europe/Berlin");
+    const withQuiet = await page.evaluate(async () => (await fetch("/api/notifications/preferences")).json());
+    assert.deepEqual(withQuiet.quietHours, { from: "22:30", to: "06:45", timeZone: "Europe/Berlin" });
+    await page.getByLabel("Keep my devices quiet during these hours (the inbox still gets everything)").uncheck();
     await box("One of my subshells needs input").check();
     await box("One of my nodes goes offline").check();
     await page.getByRole("button", { name: "Save notification settings" }).click();
@@ -1422,6 +1451,17 @@ describe("termplane browser app", { concurrency: false }, () => {
     await item.getByRole("link", { name: "ui-exit crashed" }).click();
     await page.waitForURL(new RegExp(`/subshells/${pane.id}$`));
     await page.locator('[data-status="crashed"]').first().waitFor();
+    // Its owner mutes it from its page, and the plane keeps the mute.
+    await page.locator("details.menu summary").click();
+    await page.getByRole("button", { name: "Mute notifications" }).click();
+    await page.getByText("Notifications of this subshell are muted.").waitFor();
+    const mutes = await page.evaluate(async () => (await fetch("/api/notifications/mutes")).json());
+    assert.deepEqual(mutes.map((m) => m.subshellId), [pane.id]);
+    if (!(await page.locator("details.menu[open]").count())) await page.locator("details.menu summary").click();
+    await page.getByRole("button", { name: "Unmute notifications" }).click();
+    await page.getByText("Notifications of this subshell are on again.").waitFor();
+    assert.deepEqual(await page.evaluate(async () => (await fetch("/api/notifications/mutes")).json()), []);
+    if (await page.locator("details.menu[open]").count()) await page.locator("details.menu summary").click();
     // Restart from the banner: the pane runs again, watched by this one window once (not by
     // a second socket the page opened beside the first).
     await page.locator(".note", { hasText: "The pane's program ended" }).getByRole("button", { name: "Restart" }).click();

@@ -7,8 +7,8 @@ use super::super::callers::Session;
 use super::super::handler::{Json, MaybeJson, NoContent, Path, Query};
 use super::RouteDef;
 use crate::api::notifications::{
-    Device, DeviceRequest, MarkedRead, Notification, NotificationPrefs, NotificationsQuery,
-    UnreadCount, VapidKey,
+    Device, DeviceRequest, MarkedRead, Mute, MuteRequest, Notification, NotificationPrefs,
+    NotificationsQuery, UnreadCount, VapidKey,
 };
 use crate::api::{Empty, IdParam};
 use crate::error::ApiError;
@@ -72,7 +72,52 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "Choose what you are notified about",
         )
         .handle(set_prefs),
+        RouteDef::get(
+            "/api/notifications/mutes",
+            "listMutes",
+            "The panes whose notifications you muted",
+        )
+        .handle(mutes),
+        RouteDef::put(
+            "/api/notifications/mutes/:id",
+            "mutePane",
+            "Mute the notifications of one of your own panes (`until`, or until you unmute it)",
+        )
+        .errors(&["NOT_FOUND"])
+        .handle(mute),
+        RouteDef::delete(
+            "/api/notifications/mutes/:id",
+            "unmutePane",
+            "Unmute a pane's notifications",
+        )
+        .errors(&["NOT_FOUND"])
+        .handle(unmute),
     ]
+}
+
+async fn mutes(svc: Arc<Services>, Session(me): Session) -> Res<Json<Vec<Mute>>> {
+    svc.notifications().mutes(&me).await.map(Json)
+}
+
+async fn mute(
+    svc: Arc<Services>,
+    Session(me): Session,
+    Path(p): Path<IdParam>,
+    MaybeJson(b): MaybeJson<MuteRequest>,
+) -> Res<Json<Mute>> {
+    svc.notifications()
+        .mute(&me, p.id.as_str(), b.unwrap_or_default())
+        .await
+        .map(Json)
+}
+
+async fn unmute(
+    svc: Arc<Services>,
+    Session(me): Session,
+    Path(p): Path<IdParam>,
+) -> Res<NoContent> {
+    svc.notifications().unmute(&me, p.id.as_str()).await?;
+    Ok(NoContent)
 }
 
 type Res<T> = Result<T, ApiError>;

@@ -710,6 +710,7 @@ impl Subshells {
             self.forget_pane(&row.node_id, id);
         }
         self.publisher.publish_subshell_gone(id, audience, true);
+        self.publisher.subshell_deleted(id).await;
         self.pumps
             .close_viewers(id, None, 4404, "the subshell was deleted");
         if let Ok(mut m) = self.incarnations.lock() {

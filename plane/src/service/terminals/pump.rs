@@ -484,6 +484,8 @@ impl Pumps {
             }
             return;
         }
+        // Nobody watches now: the live feeds (and the "needs you" rules) hear of it.
+        self.broadcast_presence(pump);
         let mut running = pump.tail.lock().await;
         if *running && pump.viewer_count() == 0 {
             let stop = self

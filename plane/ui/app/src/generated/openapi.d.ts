@@ -1025,6 +1025,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/notifications/mutes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The panes whose notifications you muted
+         * @description Authentication: A session cookie only; a bearer credential is refused with 403.
+         */
+        get: operations["listMutes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/mutes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Mute the notifications of one of your own panes (`until`, or until you unmute it)
+         * @description Authentication: A session cookie only; a bearer credential is refused with 403.
+         */
+        put: operations["mutePane"];
+        post?: never;
+        /**
+         * Unmute a pane's notifications
+         * @description Authentication: A session cookie only; a bearer credential is refused with 403.
+         */
+        delete: operations["unmutePane"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/notifications/preferences": {
         parameters: {
             query?: never;
@@ -2807,6 +2851,12 @@ export interface components {
             /** @description Absolute path of the file. */
             path: string;
             /**
+             * @description More entries set the same way after `settingsEntry`, in the same isolated directory (the
+             *     harness's hooks that report its agent's state). Sent only to a node whose `ready`
+             *     advertises [`SETTINGS_ENTRIES`]; at most [`MAX_SETTINGS_ENTRIES`].
+             */
+            settingsEntries?: components["schemas"]["SettingsEntry"][];
+            /**
              * @description An entry to set in a JSON settings file the harness keeps in its isolated configuration
              *     directory. Sent only with config isolation, to a node whose `ready` advertises
              *     [`SETTINGS_ENTRY`]; an older node's strict decoder would refuse the field.
@@ -2823,6 +2873,31 @@ export interface components {
             owner: boolean;
             /** @description The account. */
             userId: string;
+        };
+        /** @description A pane whose notifications you muted. */
+        Mute: {
+            /**
+             * Format: int64
+             * @description When you muted it.
+             */
+            createdAt: number;
+            /** @description The subshell. */
+            subshellId: string;
+            /**
+             * Format: int64
+             * @description Until when (ms since the Unix epoch); `null`: until you unmute it.
+             */
+            until: number | null;
+        };
+        /** @description `PUT /api/notifications/mutes/{subshellId}`. */
+        MuteRequest: {
+            /**
+             * Format: int64
+             * @description Until when (ms since the Unix epoch, in the future, at most a year ahead); absent or
+             *     `null`: until you unmute it.
+             * @default null
+             */
+            until?: number | null;
         };
         /** @description A named key, from a fixed set (never free text in a key position). */
         NamedKey: "enter" | "escape" | "tab" | "backspace" | "ctrl-c" | "ctrl-d" | "ctrl-z" | "up" | "down" | "left" | "right";
@@ -3363,7 +3438,7 @@ export interface components {
             url: string;
         };
         /** @description What a notification is about. */
-        NotificationKind: "needs_input" | "exited" | "crashed" | "node_offline";
+        NotificationKind: "needs_input" | "done" | "error" | "exited" | "crashed" | "node_offline";
         /** @description `GET`/`PUT /api/notifications/preferences`: what the account is told about. */
         NotificationPrefs: {
             /** @description One of their subshells crashed. */
@@ -3374,6 +3449,11 @@ export interface components {
             needsInput: boolean;
             /** @description One of their nodes went offline. */
             nodeOffline: boolean;
+            /**
+             * @description Quiet hours: while they last, a notification reaches the inbox (and the live feed) but
+             *     no push device. Absent (or `null`): none.
+             */
+            quietHours?: components["schemas"]["QuietHours"] | null;
         };
         /** @description An OpenAPI 3.1 document (this one) */
         OpenApiDocument: Record<string, unknown>;
@@ -3565,6 +3645,18 @@ export interface components {
         };
         /** @description The push service's URL for this subscription, as the browser gives it: `https://`, a host name (not an address, not `localhost`), an optional port and a path of printable ASCII. Push services are on the public internet: a name that resolves to a loopback, private or reserved address is refused too (400), when it is registered and again when each push is sent. */
         PushEndpoint: string;
+        /**
+         * @description A daily span of quiet hours, read in the person's own time zone (it may run past midnight:
+         *     `22:00` to `07:00`; `from` equal to `to` is refused).
+         */
+        QuietHours: {
+            /** @description Start, `HH:MM` (24-hour). */
+            from: string;
+            /** @description An IANA time zone name (`Europe/Berlin`, `America/New_York`, `UTC`). */
+            timeZone: string;
+            /** @description End, `HH:MM` (24-hour). */
+            to: string;
+        };
         /** @description `POST /api/identities`. */
         RegisterIdentity: {
             /** @description A name people recognise it by (`alice's laptop`, `reviewer pane`). */
@@ -11499,6 +11591,359 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMutes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mute"][];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `BAD_REQUEST`: a request the server cannot read: a malformed head, path, framing or body encoding
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. Codes:
+             *     - `UNAUTHENTICATED`: no credential where one is required
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. Codes:
+             *     - `BEARER_NOT_ALLOWED`: a bearer credential on an admin surface or a cookie-only route
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description URI Too Long. Codes:
+             *     - `URI_TOO_LONG`: a request target over 8 KiB
+             */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. Codes:
+             *     - `INTERNAL_ERROR`: a server fault, including a panic in a handler
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Service Unavailable. Codes:
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    mutePane: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The row's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["MuteRequest"] | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mute"];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `INPUT_VALIDATION_ERROR`: a body or parameter failed validation (`metadata.field` names it)
+             *     - `BAD_REQUEST`: a request the server cannot read: a malformed head, path, framing or body encoding
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. Codes:
+             *     - `UNAUTHENTICATED`: no credential where one is required
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. Codes:
+             *     - `BEARER_NOT_ALLOWED`: a bearer credential on an admin surface or a cookie-only route
+             *     - `ORIGIN_REJECTED`: a browser-style state-changing request from an untrusted or missing Origin
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. Codes:
+             *     - `NOT_FOUND`: no such route or row
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Content Too Large. Codes:
+             *     - `PAYLOAD_TOO_LARGE`: a request body over the limit
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description URI Too Long. Codes:
+             *     - `URI_TOO_LONG`: a request target over 8 KiB
+             */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. Codes:
+             *     - `INTERNAL_ERROR`: a server fault, including a panic in a handler
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Service Unavailable. Codes:
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Status. Codes:
+             *     - `STORAGE_FULL`: the plane's disk (or its database's) is full: the request changed nothing; free space on the host and try again
+             */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    unmutePane: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The row's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `BAD_REQUEST`: a request the server cannot read: a malformed head, path, framing or body encoding
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. Codes:
+             *     - `UNAUTHENTICATED`: no credential where one is required
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. Codes:
+             *     - `BEARER_NOT_ALLOWED`: a bearer credential on an admin surface or a cookie-only route
+             *     - `ORIGIN_REJECTED`: a browser-style state-changing request from an untrusted or missing Origin
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. Codes:
+             *     - `NOT_FOUND`: no such route or row
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description URI Too Long. Codes:
+             *     - `URI_TOO_LONG`: a request target over 8 KiB
+             */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. Codes:
+             *     - `INTERNAL_ERROR`: a server fault, including a panic in a handler
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Service Unavailable. Codes:
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Status. Codes:
+             *     - `STORAGE_FULL`: the plane's disk (or its database's) is full: the request changed nothing; free space on the host and try again
+             */
+            507: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -195,20 +195,37 @@ function PasswordSection() {
   );
 }
 
-const PREFS: [keyof NotificationPrefs, string][] = [
+type Flag = "needsInput" | "exited" | "crashed" | "nodeOffline";
+const PREFS: [Flag, string][] = [
   ["needsInput", "One of my subshells needs input"],
-  ["exited", "One of my subshells exits"],
-  ["crashed", "One of my subshells crashes or its pane vanishes"],
+  ["exited", "One of my subshells exits or its agent is done"],
+  ["crashed", "One of my subshells crashes, its pane vanishes or its agent fails"],
   ["nodeOffline", "One of my nodes goes offline"],
 ];
 
+/** The browser's own time zone, for new quiet hours. */
+function ownTimeZone(): string {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  } catch {
+    return "UTC";
+  }
+}
+
 function NotificationsSection() {
   const [prefs, setPrefs] = useState<NotificationPrefs | null>(null);
+  const [quiet, setQuiet] = useState({ on: false, from: "22:00", to: "07:00", timeZone: ownTimeZone() });
   const act = useAction();
+
+  const shown = (p: NotificationPrefs) => {
+    setPrefs(p);
+    if (p.quietHours) setQuiet({ on: true, ...p.quietHours });
+    else setQuiet((q) => ({ ...q, on: false }));
+  };
 
   useEffect(() => {
     void act.run(async () => {
-      setPrefs(await api.GET("/api/notifications/preferences"));
+      shown(await api.GET("/api/notifications/preferences"));
       if (location.hash === "#notifications") document.getElementById("notifications")?.scrollIntoView();
     });
   }, []);
@@ -221,10 +238,11 @@ function NotificationsSection() {
       exited: prefs.exited,
       crashed: prefs.crashed,
       nodeOffline: prefs.nodeOffline,
+      quietHours: quiet.on ? { from: quiet.from, to: quiet.to, timeZone: quiet.timeZone.trim() } : null,
     };
     const r = await act.run(() => api.PUT("/api/notifications/preferences", { body }));
     if (r) {
-      setPrefs(r);
+      shown(r);
       toast("Notification settings saved.");
     }
   };
@@ -243,6 +261,29 @@ function NotificationsSection() {
             {PREFS.map(([key, label]) => (
               <Checkbox key={key} label={label} checked={prefs[key]} onChange={(v) => setPrefs({ ...prefs, [key]: v })} />
             ))}
+          </fieldset>
+          <p class="muted">
+            You are told once a subshell has needed you for a few seconds, never while you have its terminal open, at most
+            once every two minutes per subshell (the needs between are counted in the next one), and what you were told is
+            marked read once the need is over. Mute one subshell from its page.
+          </p>
+          <fieldset class="checks">
+            <legend>Quiet hours</legend>
+            <Checkbox label="Keep my devices quiet during these hours (the inbox still gets everything)" checked={quiet.on} onChange={(v) => setQuiet({ ...quiet, on: v })} />
+            {quiet.on ? (
+              <div class="row-form">
+                <TextField label="From" type="time" required value={quiet.from} onValue={(v) => setQuiet({ ...quiet, from: v })} />
+                <TextField label="To" type="time" required value={quiet.to} onValue={(v) => setQuiet({ ...quiet, to: v })} />
+                <TextField
+                  label="Time zone"
+                  required
+                  maxLength={64}
+                  hint="An IANA name, such as Europe/Berlin"
+                  value={quiet.timeZone}
+                  onValue={(v) => setQuiet({ ...quiet, timeZone: v })}
+                />
+              </div>
+            ) : null}
           </fieldset>
           <div>
             <button type="submit" class="btn" disabled={act.busy}>

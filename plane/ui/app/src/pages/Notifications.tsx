@@ -13,6 +13,8 @@ const PAGE = 50;
 
 const KINDS: Record<NotificationKind, { label: string; tone: string; glyph: string }> = {
   needs_input: { label: "Needs input", tone: "warn", glyph: "▲" },
+  done: { label: "Done", tone: "ok", glyph: "✓" },
+  error: { label: "Failed", tone: "bad", glyph: "✕" },
   exited: { label: "Exited", tone: "muted", glyph: "○" },
   crashed: { label: "Crashed", tone: "bad", glyph: "✕" },
   node_offline: { label: "Node offline", tone: "warn", glyph: "⚠" },

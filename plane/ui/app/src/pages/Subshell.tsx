@@ -73,6 +73,28 @@ export function SubshellPage({ id }: { id: string }) {
   // Restart, stop and delete are the owner's (and an administrator's): a share, read or
   // write, does not carry them, and the plane refuses them (as not found) to anyone else.
   const canManage = !!(me && row && (owner || me.isAdmin));
+  // Notifications are the owner's: they mute a pane of theirs from a browser session.
+  const canMute = owner && me?.via === "session";
+  const [muted, setMuted] = useState<boolean | null>(null);
+  useEffect(() => {
+    if (!canMute) return;
+    void act.run(async () => {
+      const mutes = await api.GET("/api/notifications/mutes");
+      setMuted(mutes.some((m) => m.subshellId === id));
+    });
+  }, [id, canMute]);
+  const toggleMute = async () => {
+    const path = { params: { path: { id } } };
+    const done = await act.run(async () => {
+      if (muted) await api.DELETE("/api/notifications/mutes/{id}", path);
+      else await api.PUT("/api/notifications/mutes/{id}", { ...path, body: {} });
+      return true;
+    });
+    if (done) {
+      setMuted(!muted);
+      toast(muted ? "Notifications of this subshell are on again." : "Notifications of this subshell are muted.");
+    }
+  };
 
   // Restarted elsewhere (or here): a live row while the socket has ended means reconnect.
   useEffect(() => {
@@ -221,6 +243,11 @@ export function SubshellPage({ id }: { id: string }) {
         <details class="menu">
           <summary class="btn btn-small">Actions</summary>
           <div class="menu-list">
+            {canMute && muted !== null ? (
+              <button type="button" class="btn btn-small" aria-pressed={muted} onClick={() => void toggleMute()}>
+                {muted ? "Unmute notifications" : "Mute notifications"}
+              </button>
+            ) : null}
             {!t.readOnly || watchOnly ? (
               <button
                 type="button"
