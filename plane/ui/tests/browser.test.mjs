@@ -1552,6 +1552,72 @@ describe("termplane browser app", { concurrency: false }, () => {
     await capture(page, "settings-status");
   });
 
+  test("overview: the panes that need you first, their screens live, keyboard to move, open and reply", async () => {
+    const a = await launchShell(page, "ov-calm");
+    const b = await launchShell(page, "ov-asks");
+    const typeVia = (id, text) =>
+      page.evaluate(
+        async ([i, t]) =>
+          (
+            await fetch(`/api/subshells/${i}/input`, {
+              method: "POST",
+              headers: { "Content-Type": "application/json" },
+              body: JSON.stringify({ text: t, keys: ["enter"] }),
+            })
+          ).status,
+        [id, text],
+      );
+    for (const p of [a, b]) {
+      await waitFor("the shell to run", async () =>
+        page.evaluate(async (id) => (await (await fetch(`/api/subshells/${id}`)).json()).state === "running", p.id),
+      );
+    }
+    // ov-asks's agent asks for permission: the plane's own hook command, run in the pane with
+    // the pane's token, as Claude Code would run it.
+    const hook = `echo '{"hook_event_name":"PermissionRequest","tool_name":"Bash"}' | '${PLANE_BIN}' hook claude-code; echo ov-asks-$((40+2))`;
+    assert.equal(await typeVia(b.id, hook), 200);
+    await page.goto("/overview?group=none");
+    const card = (id) => page.locator(`.ov-card[data-id="${id}"]`);
+    await card(b.id).and(page.locator('[data-agent-state="needs_input"]')).waitFor({ timeout: 20_000 });
+    await card(b.id).getByText("waiting for permission to use Bash").waitFor();
+    // Needs first.
+    assert.equal(await page.locator(".ov-card").first().getAttribute("data-id"), b.id);
+    // Its screen, small and live.
+    await waitFor("ov-asks's screen on its card", async () => (await card(b.id).getByTestId("thumbnail").innerText()).includes("ov-asks-42"));
+    await capture(page, "overview");
+    // On a phone the cards fit the screen's width: one column, nothing sideways.
+    const desk = page.viewportSize();
+    await page.setViewportSize(PHONE);
+    await waitFor("the overview to fit a phone", async () =>
+      page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
+    );
+    await page.setViewportSize(desk);
+    // Keyboard: move, come back, reply, open.
+    await card(b.id).focus();
+    await page.keyboard.press("ArrowRight");
+    assert.notEqual(await page.evaluate(() => document.activeElement?.dataset?.id), b.id);
+    await page.keyboard.press("ArrowLeft");
+    assert.equal(await page.evaluate(() => document.activeElement?.dataset?.id), b.id);
+    await page.keyboard.press("r");
+    const reply = page.getByLabel("Reply to ov-asks");
+    await reply.waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("aria-label")), "Reply to ov-asks");
+    await page.keyboard.type("echo replied-$((6*7))");
+    await page.keyboard.press("Enter");
+    await page.getByText("Sent to ov-asks.").waitFor();
+    await waitFor("the reply's output on the card", async () => (await card(b.id).getByTestId("thumbnail").innerText()).includes("replied-42"));
+    assert.equal(await page.evaluate(() => document.activeElement?.dataset?.id), b.id, "focus is back on the card");
+    // Grouped by node: the local node's panes under its name.
+    await page.getByLabel("Group by").selectOption("node");
+    await page.waitForURL(/group=node/);
+    await page.locator(".ov-group-name").first().waitFor();
+    await card(a.id).waitFor();
+    await card(b.id).focus();
+    await page.keyboard.press("Enter");
+    await page.waitForURL(new RegExp(`/subshells/${b.id}$`));
+    for (const p of [a, b]) assert.equal(await typeVia(p.id, "exit 0"), 200);
+  });
+
   test("the remaining pages pass axe at both sizes", async () => {
     await page.goto("/subshells");
     await page.getByTestId("subshells").waitFor();

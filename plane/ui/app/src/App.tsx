@@ -21,6 +21,7 @@ import { StatusPage } from "./pages/settings/StatusPage";
 import { UsersPage } from "./pages/settings/UsersPage";
 import { SubshellPage } from "./pages/Subshell";
 import { SubshellsPage } from "./pages/Subshells";
+import { OverviewPage } from "./pages/Overview";
 import { WorkspacesPage } from "./pages/Workspaces";
 
 /** Keeps `--vvh` at the visual viewport's height, so the layout shrinks above an on-screen keyboard. */
@@ -152,6 +153,7 @@ function Shell({ isAdmin, name, path }: { isAdmin: boolean; name: string; path: 
   let page;
   if (paneId) page = <SubshellPage id={paneId} key={paneId} />;
   else if (path === "/subshells") page = <SubshellsPage />;
+  else if (path === "/overview") page = <OverviewPage />;
   else if (path === "/nodes") page = <NodesPage />;
   else if (path === "/workspaces") page = <WorkspacesPage />;
   else if (path === "/files") page = <FilesPage />;
@@ -200,6 +202,7 @@ function Shell({ isAdmin, name, path }: { isAdmin: boolean; name: string; path: 
         </button>
         <nav id="nav" class={menu ? "nav nav-open" : "nav"} aria-label="Main">
           <NavLink href="/subshells" label={attention ? `Subshells (${attention} need attention)` : "Subshells"} path={path} />
+          <NavLink href="/overview" label="Overview" path={path} />
           <NavLink href="/nodes" label="Nodes" path={path} />
           <NavLink href="/workspaces" label="Workspaces" path={path} />
           <NavLink href="/files" label="Files" path={path} />
