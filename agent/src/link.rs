@@ -63,6 +63,7 @@ pub const CAPABILITIES: &[&str] = &[
     termplane_proto::command::SCREEN_REPLAY,
     termplane_proto::command::FORGET,
     termplane_proto::command::SETTINGS_ENTRY,
+    termplane_proto::command::SETTINGS_ENTRIES,
     "write_file",
     "update",
     "maintenance",

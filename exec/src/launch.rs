@@ -23,8 +23,9 @@
 //! placed asks of it. With config isolation, a registration may also name an entry to set in the
 //! harness's own JSON settings file in its isolated directory (`settingsEntry`), for a harness
 //! whose settings an ordinary user can only extend there; that file keeps everything else it
-//! holds. An entry that cannot be set does not stop the launch: the answer's `mcpWarning` says
-//! why.
+//! holds. Up to eight more entries (`settingsEntries`: the harness's hooks) are set the same
+//! way after it; a launch with more is refused before anything is written. An entry that cannot
+//! be set does not stop the launch: the answer's `mcpWarning` says why.
 //!
 //! The resume pin is the harness session the pane resumes. The plane places the harness's own
 //! resume arguments in `argv`; the node checks the pin (1 to 256 of letters, digits, `.`, `_`,
@@ -135,14 +136,28 @@ impl Executor {
         let mut mcp_warning = None;
         let mut mcp_root_only = None;
         if let Some(m) = &l.mcp {
+            if m.settings_entries.len() > termplane_proto::command::MAX_SETTINGS_ENTRIES {
+                return Err(format!(
+                    "at most {} settings entries",
+                    termplane_proto::command::MAX_SETTINGS_ENTRIES
+                ));
+            }
             self.write_registration(&m.path, m.file_content.as_bytes())
                 .map_err(|e| format!("mcp registration file: {e}"))?;
             mcp_root_only = Some(root_only(Path::new(&m.path)));
-            if let Some(entry) = &m.settings_entry {
-                let inside = isolation.as_ref().map(|(dir, _)| dir.as_path());
+            let inside = isolation.as_ref().map(|(dir, _)| dir.as_path());
+            if let Some(entry) = &m.settings_entry
+                && let Err(e) = set_settings_entry(entry, &env, inside)
+            {
+                mcp_warning = Some(format!(
+                    "the MCP server is not registered in the harness's settings: {e}"
+                ));
+            }
+            for entry in &m.settings_entries {
                 if let Err(e) = set_settings_entry(entry, &env, inside) {
-                    mcp_warning = Some(format!(
-                        "the MCP server is not registered in the harness's settings: {e}"
+                    // The pane runs without the harness's hooks; its page says so.
+                    mcp_warning.get_or_insert(format!(
+                        "the harness's hooks are not set in its settings: {e}"
                     ));
                 }
             }

@@ -33,6 +33,19 @@
 //! |---|---|---|
 //! | `agent-turn-complete` | `idle` | "turn finished" (never the turn's messages) |
 //!
+//! # Gemini CLI (0.61; the events its hooks reference lists)
+//!
+//! Gemini CLI runs each hook with the event's JSON on stdin, parses stdout as JSON when the
+//! command exits 0 (this command prints nothing), and reads exit status 2 as "block".
+//!
+//! | event | state | summary |
+//! |---|---|---|
+//! | `SessionStart` | `idle` | "session started" (or "…resumed", "…cleared") |
+//! | `BeforeAgent` | `working` | "working on a prompt" (never the prompt itself) |
+//! | `BeforeTool` | `working` | "using TOOL" |
+//! | `Notification`, `notification_type` `ToolPermission` | `needs_input` | its message |
+//! | `AfterAgent` | `idle` | "turn finished" (never the response) |
+//!
 //! Any other event (or notification type) reports nothing.
 
 use std::io::Read;
@@ -50,7 +63,7 @@ const MAX_INPUT_BYTES: u64 = 1024 * 1024;
 const SUMMARY_MAX: usize = 200;
 
 /// The harnesses whose hooks this command reads.
-pub const HARNESSES: [&str; 2] = ["claude-code", "codex"];
+pub const HARNESSES: [&str; 3] = ["claude-code", "codex", "gemini"];
 
 /// The status report (`POST /api/subshells/{id}/status` body, without `observedAt`) that
 /// `harness`'s hook event `input` means; `None` when it means nothing to report.
@@ -60,6 +73,9 @@ pub fn status_of(harness: &str, input: &Value) -> Option<Value> {
     if harness == "codex" {
         return (text_of("type") == "agent-turn-complete")
             .then(|| json!({ "state": "idle", "source": "hook", "summary": "turn finished" }));
+    }
+    if harness == "gemini" {
+        return gemini_status(input);
     }
     if harness != "claude-code" {
         return None;
@@ -94,6 +110,42 @@ pub fn status_of(harness: &str, input: &Value) -> Option<Value> {
             (state, message)
         }
         "Stop" => ("idle", "turn finished".to_owned()),
+        _ => return None,
+    };
+    let mut body = json!({ "state": state, "source": "hook" });
+    let summary = one_line(&summary);
+    if !summary.is_empty() {
+        body["summary"] = Value::String(summary);
+    }
+    Some(body)
+}
+
+/// Gemini CLI's hook event `input` as a status report (see the module's table).
+fn gemini_status(input: &Value) -> Option<Value> {
+    let text = |k: &str| input.get(k).and_then(Value::as_str).unwrap_or_default();
+    let (state, summary) = match text("hook_event_name") {
+        "SessionStart" => (
+            "idle",
+            match text("source") {
+                "resume" => "session resumed".to_owned(),
+                "clear" => "session cleared".to_owned(),
+                _ => "session started".to_owned(),
+            },
+        ),
+        "BeforeAgent" => ("working", "working on a prompt".to_owned()),
+        "BeforeTool" => ("working", format!("using {}", text("tool_name"))),
+        "Notification" if text("notification_type") == "ToolPermission" => {
+            let message = text("message");
+            (
+                "needs_input",
+                if message.is_empty() {
+                    "waiting for permission".to_owned()
+                } else {
+                    message.to_owned()
+                },
+            )
+        }
+        "AfterAgent" => ("idle", "turn finished".to_owned()),
         _ => return None,
     };
     let mut body = json!({ "state": state, "source": "hook" });
@@ -216,6 +268,50 @@ mod tests {
 
     fn said(state: &str, summary: &str) -> Option<(String, Option<String>)> {
         Some((state.to_owned(), Some(summary.to_owned())))
+    }
+
+    #[test]
+    fn gemini_clis_events_map_to_agent_states_and_never_keep_the_prompt() {
+        let gemini = |e: Value| {
+            status_of("gemini", &e).map(|b| {
+                assert_eq!(b["source"], "hook");
+                (
+                    b["state"].as_str().unwrap().to_owned(),
+                    b["summary"].as_str().map(str::to_owned),
+                )
+            })
+        };
+        assert_eq!(
+            gemini(json!({"hook_event_name":"SessionStart","source":"startup"})),
+            said("idle", "session started")
+        );
+        assert_eq!(
+            gemini(json!({"hook_event_name":"BeforeAgent","prompt":"my secret plan"})),
+            said("working", "working on a prompt")
+        );
+        assert_eq!(
+            gemini(json!({"hook_event_name":"BeforeTool","tool_name":"run_shell_command"})),
+            said("working", "using run_shell_command")
+        );
+        assert_eq!(
+            gemini(
+                json!({"hook_event_name":"Notification","notification_type":"ToolPermission",
+                          "message":"Allow\n  run_shell_command?\t"})
+            ),
+            said("needs_input", "Allow run_shell_command?")
+        );
+        assert_eq!(
+            gemini(json!({"hook_event_name":"AfterAgent","prompt":"p","prompt_response":"r"})),
+            said("idle", "turn finished")
+        );
+        for quiet in [
+            json!({"hook_event_name":"Notification","notification_type":"Other"}),
+            json!({"hook_event_name":"AfterModel"}),
+            json!({"hook_event_name":"SessionEnd"}),
+            json!(null),
+        ] {
+            assert_eq!(gemini(quiet.clone()), None, "{quiet}");
+        }
     }
 
     #[test]

@@ -492,10 +492,21 @@ impl Plugin {
                         keys: vec!["mcpServers".to_owned(), MCP_SERVER_NAME.to_owned()],
                         value: json!({ "command": server.command, "args": args }),
                     }),
+                    // The isolated home is the node's: its hooks are the plane's.
+                    settings_entries: vec![SettingsEntry {
+                        dir_env: "GEMINI_CLI_HOME".to_owned(),
+                        file: ".gemini/settings.json".to_owned(),
+                        keys: vec!["hooks".to_owned()],
+                        value: gemini_hooks(server),
+                    }],
                 });
             }
             McpDialect::GeminiSettings => (
-                json!({ "mcpServers": { MCP_SERVER_NAME: entry } }).to_string(),
+                json!({
+                    "mcpServers": { MCP_SERVER_NAME: entry },
+                    "hooks": gemini_hooks(server),
+                })
+                .to_string(),
                 Vec::new(),
                 BTreeMap::from([
                     (
@@ -530,6 +541,7 @@ impl Plugin {
             args,
             env,
             settings_entry: None,
+            settings_entries: Vec::new(),
         })
     }
 }
@@ -567,6 +579,39 @@ pub fn claude_hooks(server: &McpServer) -> String {
         hooks.insert(event.to_owned(), json!([group]));
     }
     json!({ "hooks": hooks }).to_string()
+}
+
+/// Gemini CLI's events whose hooks report the agent's state (see `termplane_mcp::hook`).
+const GEMINI_HOOK_EVENTS: [&str; 5] = [
+    "SessionStart",
+    "BeforeAgent",
+    "BeforeTool",
+    "Notification",
+    "AfterAgent",
+];
+
+/// Gemini CLI's `hooks` setting: each event of [`GEMINI_HOOK_EVENTS`] runs `hook gemini` of the
+/// binary that serves the pane's MCP (`server`), through the shell, with the pane's environment
+/// (no secret in the setting). `|| true`: exit status 2 would read as Gemini CLI's "block".
+#[must_use]
+pub fn gemini_hooks(server: &McpServer) -> serde_json::Value {
+    let mut words = vec![sh_quoted(&server.command)];
+    words.extend(hook_args(server).iter().map(|a| sh_quoted(a)));
+    words.push("hook gemini || true".to_owned());
+    let command = words.join(" ");
+    let mut hooks = serde_json::Map::new();
+    for event in GEMINI_HOOK_EVENTS {
+        hooks.insert(
+            event.to_owned(),
+            json!([{ "hooks": [{
+                "type": "command",
+                "name": "termplane-agent-state",
+                "command": command,
+                "timeout": 10_000,
+            }] }]),
+        );
+    }
+    serde_json::Value::Object(hooks)
 }
 
 /// Codex's `notify` program (a TOML array, for a `-c notify=…` override): the `hook codex` of
@@ -904,6 +949,22 @@ mod tests {
             v["mcpServers"]["termplane"]["env"]["TERMPLANE_TOKEN"],
             "tp_x"
         );
+        // Its hooks, in the same file: each event runs the hook subcommand, never blocking.
+        let hooks = &v["hooks"];
+        for event in [
+            "SessionStart",
+            "BeforeAgent",
+            "BeforeTool",
+            "Notification",
+            "AfterAgent",
+        ] {
+            assert_eq!(
+                hooks[event][0]["hooks"][0]["command"], "'/usr/bin/termplane' hook gemini || true",
+                "{event}"
+            );
+            assert_eq!(hooks[event][0]["hooks"][0]["type"], "command");
+        }
+        assert!(!hooks.to_string().contains("tp_x"));
         // Isolated: one entry in Gemini's own settings serves every pane, each pane's
         // credentials in its own file, named by its environment.
         assert_eq!(gemini.registration_file("ab", true), "ab.env");
@@ -926,6 +987,15 @@ mod tests {
             serde_json::json!({ "command": "/usr/bin/termplane", "args": ["mcp", "--env-file", "${TERMPLANE_MCP_ENV_FILE}"] })
         );
         assert!(!e.value.to_string().contains("tp_x"));
+        let [h] = &g.settings_entries[..] else {
+            panic!("one more entry: the hooks")
+        };
+        assert_eq!(
+            (h.dir_env.as_str(), h.file.as_str()),
+            ("GEMINI_CLI_HOME", ".gemini/settings.json")
+        );
+        assert_eq!(h.keys, ["hooks"]);
+        assert_eq!(h.value, v["hooks"]);
         let o = find("opencode")
             .unwrap()
             .registration(&server(), "/d/mcp/o.json", true)

@@ -204,6 +204,11 @@ pub struct McpRegistration {
     /// [`SETTINGS_ENTRY`]; an older node's strict decoder would refuse the field.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settings_entry: Option<SettingsEntry>,
+    /// More entries set the same way after `settingsEntry`, in the same isolated directory (the
+    /// harness's hooks that report its agent's state). Sent only to a node whose `ready`
+    /// advertises [`SETTINGS_ENTRIES`]; at most [`MAX_SETTINGS_ENTRIES`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub settings_entries: Vec<SettingsEntry>,
 }
 
 /// An entry set in a harness's own JSON settings file before the pane starts. The file is
@@ -228,6 +233,12 @@ pub struct SettingsEntry {
 
 /// The `ready` capability of a node that sets an MCP registration's `settingsEntry`.
 pub const SETTINGS_ENTRY: &str = "settings_entry";
+
+/// The `ready` capability of a node that also sets an MCP registration's `settingsEntries`.
+pub const SETTINGS_ENTRIES: &str = "settings_entries";
+
+/// Most `settingsEntries` of one registration (a node refuses a launch with more).
+pub const MAX_SETTINGS_ENTRIES: usize = 8;
 
 /// `launch`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

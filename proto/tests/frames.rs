@@ -42,6 +42,12 @@ fn every_command() -> Vec<Command> {
                     keys: vec!["mcpServers".into(), "termplane".into()],
                     value: json!({ "command": "/usr/bin/termplane-node", "args": ["mcp"] }),
                 }),
+                settings_entries: vec![SettingsEntry {
+                    dir_env: "GEMINI_CLI_HOME".into(),
+                    file: ".gemini/settings.json".into(),
+                    keys: vec!["hooks".into()],
+                    value: json!({ "AfterAgent": [] }),
+                }],
             }),
             resume: Some("abc".into()),
             cols: 120,

@@ -700,14 +700,14 @@ fn exercise(p: &Place, bin: &Path, cli: &Cli) {
     let screen = p.wait_screen(&id, &cli.first_screen());
     assert_no_complaint(cli, &screen);
     step(cli, t, "first screen of a second pane");
-    if cli.binary == "claude" {
+    if cli.binary == "claude" || cli.binary == "gemini" {
         // The hooks the plane configured at launch are accepted and report the session's
         // start: the agent waits for a prompt.
         let agent = wait_for(SLOW, || {
             let a = p.subshell(&id)["agent"].clone();
             (a["source"] == "hook").then_some(a)
         })
-        .expect("a report from Claude Code's hooks");
+        .expect("a report from the CLI's hooks");
         assert_eq!(agent["state"], "idle", "{agent}");
         assert_eq!(agent["summary"], "session started", "{agent}");
         step(cli, t, "hooks reported the session's start");
@@ -726,7 +726,7 @@ fn exercise(p: &Place, bin: &Path, cli: &Cli) {
     p.input(&id, &typed, &["enter"]);
     p.wait_submitted(cli, &id, &typed, true);
     step(cli, t, "typed text submitted");
-    if cli.binary == "claude" {
+    if cli.binary == "claude" || cli.binary == "gemini" {
         // The prompt's submission went through its hook: the agent went to work.
         wait_for(SLOW, || {
             let audit = p.w.get(&format!("/api/audit?target={id}&limit=500")).json();
@@ -828,6 +828,13 @@ fn gemini_cli_loads_the_panes_mcp_server_on_a_node_run_by_an_ordinary_user() {
     assert_ne!(uid, 0);
     assert!(p.subshell(&id)["warning"].is_null(), "{}", p.subshell(&id));
     assert_mcp_connected(&p, &bin, c, &id);
+    // Its hooks, set over the link as a second settings entry, report the session's start.
+    let agent = wait_for(SLOW, || {
+        let a = p.subshell(&id)["agent"].clone();
+        (a["source"] == "hook").then_some(a)
+    })
+    .expect("a report from Gemini CLI's hooks on the enrolled node");
+    assert_eq!(agent["summary"], "session started", "{agent}");
 
     // Without config isolation, Gemini CLI skips the settings file the node wrote (no such
     // node's files belong to root): the subshell says so, and Gemini's own list agrees.

@@ -774,6 +774,11 @@ fn config_isolation_gives_gemini_a_home_whose_settings_get_the_entry_and_keep_th
         "keys": ["mcpServers", "termplane"],
         "value": { "command": "/usr/bin/termplane-node", "args": ["mcp", "--env-file", "${TERMPLANE_MCP_ENV_FILE}"] },
     });
+    // Its hooks, a second entry in the same file.
+    let hooks = json!({
+        "dirEnv": "GEMINI_CLI_HOME", "file": ".gemini/settings.json", "keys": ["hooks"],
+        "value": { "AfterAgent": [{ "hooks": [{ "type": "command", "command": "true" }] }] },
+    });
     let launch_gemini = |id: &str, isolated: bool, env: serde_json::Value| {
         n.run(json!({
             "type": "launch", "subshellId": id, "argv": ["bash", "--norc", "--noprofile"],
@@ -785,6 +790,7 @@ fn config_isolation_gives_gemini_a_home_whose_settings_get_the_entry_and_keep_th
                 "fileContent": "TERMPLANE_TOKEN=tp_x\n",
                 "env": { "TERMPLANE_MCP_ENV_FILE": reg.join(format!("{id}.env")).to_string_lossy() },
                 "settingsEntry": entry,
+                "settingsEntries": [hooks],
             },
         }))
         .unwrap()
@@ -809,6 +815,7 @@ fn config_isolation_gives_gemini_a_home_whose_settings_get_the_entry_and_keep_th
     );
     assert_eq!(v["mcpServers"]["mine"]["command"], "x", "{v}");
     assert_eq!(v["mcpServers"]["termplane"], entry["value"], "{v}");
+    assert_eq!(v["hooks"], hooks["value"], "{v}");
     assert_eq!(
         std::fs::metadata(&settings).unwrap().permissions().mode() & 0o777,
         0o600
@@ -848,6 +855,21 @@ fn config_isolation_gives_gemini_a_home_whose_settings_get_the_entry_and_keep_th
         "{r}"
     );
     assert!(!elsewhere.path().join(".gemini").exists());
+    assert_eq!(n.exec.census().unwrap().len(), 4);
+    // More than eight more entries: refused before anything is written or started.
+    let e = n
+        .run(json!({
+            "type": "launch", "subshellId": "a5", "argv": ["bash", "--norc", "--noprofile"],
+            "resolve": { "binaryName": "bash" }, "cwd": cwd, "harnessId": "gemini",
+            "cols": 200, "rows": 24, "preset": { "configIsolation": true },
+            "mcp": {
+                "path": reg.join("a5.env").to_string_lossy(), "fileContent": "",
+                "settingsEntries": vec![hooks.clone(); 9],
+            },
+        }))
+        .unwrap_err();
+    assert!(e.contains("at most 8 settings entries"), "{e}");
+    assert!(!reg.join("a5.env").exists());
     assert_eq!(n.exec.census().unwrap().len(), 4);
 }
 

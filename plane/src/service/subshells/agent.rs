@@ -20,7 +20,7 @@
 //! 1. **A launch or a restart** sets `starting` (source `lifecycle`): what the agent said
 //!    belonged to the pane that ended.
 //! 2. **While the pane is live**, the latest report of the pane's own token sets the state:
-//!    a hook of its harness (`source: hook`: Claude Code's hooks and Codex's `notify` program,
+//!    a hook of its harness (`source: hook`: Claude Code's and Gemini CLI's hooks and Codex's `notify` program,
 //!    which the plane configures at launch to run the `hook` subcommand of the binary that
 //!    serves the pane's MCP; the events
 //!    and the states they mean are listed in `termplane_mcp::hook`) or the agent speaking for itself

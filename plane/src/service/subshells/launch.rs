@@ -106,11 +106,22 @@ impl Subshells {
             plugin.registration_file(&id, in_settings)
         );
         let server = self.mcp_server(node, credentials.clone()).await?;
-        let mcp = if data_dir.is_empty() {
+        let mut mcp = if data_dir.is_empty() {
             None
         } else {
             plugin.registration(&server, &file, in_settings)
         };
+        if let Some(m) = &mut mcp
+            && !m.settings_entries.is_empty()
+            && !self
+                .dispatcher
+                .node_can(&node.id, termplane_proto::command::SETTINGS_ENTRIES)
+                .await
+        {
+            // An older node's strict decoder would refuse them: its panes run without the
+            // hooks (their agent state comes from the agent's own word).
+            m.settings_entries.clear();
+        }
         let mut launch = spec.launch.clone();
         launch.argv = plugin.argv(&spec.flags, session, prompt);
         launch.resume = match session {
