@@ -369,6 +369,67 @@ fn tools() -> Vec<Tool> {
             output: None,
         },
         Tool {
+            name: "read_file",
+            title: "Read a kept file",
+            description: "Read a byte range of a file this pane's owner keeps on the plane (see `list_files`): its name and size, the range read (`fromByte`, `toByte`), and the bytes as `text` when they are UTF-8 (a character cut at the range's end is left for the next read), else as `dataB64` (base64). Read on from `toByte` for more.",
+            schema: || {
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "fileId": { "type": "string", "description": "The file (see `list_files`)." },
+                        "fromByte": { "type": "integer", "minimum": 0, "description": "The first byte (default 0)." },
+                        "maxBytes": { "type": "integer", "minimum": 1, "maximum": 1048576, "description": "The most bytes to read (default 65536)." }
+                    },
+                    "required": ["fileId"],
+                    "additionalProperties": false
+                })
+            },
+            effect: Effect::Reads,
+            output: Some(|| {
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "name": { "type": "string" },
+                        "fromByte": { "type": "integer" },
+                        "toByte": { "type": "integer" },
+                        "size": { "type": "integer" },
+                        "text": { "type": "string", "description": "The bytes, when they are UTF-8." },
+                        "dataB64": { "type": "string", "description": "The bytes in base64, when they are not UTF-8." }
+                    },
+                    "required": ["name", "fromByte", "toByte", "size"]
+                })
+            }),
+        },
+        Tool {
+            name: "list_nodes",
+            title: "List nodes",
+            description: "The machines (nodes) this pane's owner sees: the plane's own host and their enrolled nodes, each with its id, name, liveness and `canLaunch` (whether `launch_subshell` may start a pane there).",
+            schema: || json!({ "type": "object", "properties": {}, "additionalProperties": false }),
+            effect: Effect::Reads,
+            output: Some(|| {
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "nodes": {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "properties": {
+                                    "nodeId": { "type": "string" },
+                                    "name": { "type": "string" },
+                                    "isLocal": { "type": "boolean" },
+                                    "liveness": { "type": "string" },
+                                    "canLaunch": { "type": "boolean" }
+                                },
+                                "required": ["nodeId", "name", "liveness", "canLaunch"]
+                            }
+                        }
+                    },
+                    "required": ["nodes"]
+                })
+            }),
+        },
+        Tool {
             name: "list_channels",
             title: "List channels",
             description: "The channels (signed, encrypted logs shared by people and their panes) this pane can read, with its access and each channel's newest entry.",
@@ -903,6 +964,10 @@ impl<P: Plane> Server<P> {
                 return Some(self.structured("POST", &path, Some(&body), |v| v["agent"].clone()));
             }
             "list_files" => ("GET", "/api/files".to_owned(), None),
+            "list_nodes" => {
+                return Some(self.structured("GET", "/api/nodes", None, |v| json!({ "nodes": v })));
+            }
+            "read_file" => return Some(self.read_file(args)),
             "list_channels" => ("GET", "/api/channels".to_owned(), None),
             "create_channel" => ("POST", "/api/channels".to_owned(), Some(args.clone())),
             "read_channel" => return Some(self.read_channel(args)),
@@ -972,31 +1037,39 @@ impl<P: Plane> Server<P> {
         }
     }
 
-    /// `read_log`: a byte range of a pane's log, its bytes as text.
-    fn read_log(&self, args: &Value) -> Value {
-        let target = str_arg(args, "subshellId").unwrap_or(self.pane.subshell_id.as_str());
+    /// A byte range of `base` (a pane's log, a kept file), as the call's `fromByte` and
+    /// `maxBytes` name it: the plane's answer and its bytes, or the tool error.
+    fn byte_range(&self, base: &str, args: &Value, what: &str) -> Result<(Value, Vec<u8>), Value> {
         let from = args.get("fromByte").and_then(Value::as_u64).unwrap_or(0);
         let max = args
             .get("maxBytes")
             .and_then(Value::as_u64)
             .unwrap_or(READ_LOG_DEFAULT_BYTES);
-        let path = format!(
-            "/api/subshells/{}/logs?fromByte={from}&maxBytes={max}",
-            encode(target)
-        );
-        let answer = match self.rest("GET", &path, None) {
-            Ok(v) => v,
-            Err(e) => return e,
-        };
+        let answer = self.rest(
+            "GET",
+            &format!("{base}?fromByte={from}&maxBytes={max}"),
+            None,
+        )?;
         let bytes = answer
             .get("dataB64")
             .and_then(Value::as_str)
             .map(<base64ct::Base64 as base64ct::Encoding>::decode_vec);
-        let Some(Ok(bytes)) = bytes else {
-            return tool_text(
-                "the plane's answer carries no readable log bytes".into(),
+        match bytes {
+            Some(Ok(bytes)) => Ok((answer, bytes)),
+            _ => Err(tool_text(
+                format!("the plane's answer carries no readable {what} bytes"),
                 true,
-            );
+            )),
+        }
+    }
+
+    /// `read_log`: a byte range of a pane's log, its bytes as text.
+    fn read_log(&self, args: &Value) -> Value {
+        let target = str_arg(args, "subshellId").unwrap_or(self.pane.subshell_id.as_str());
+        let base = format!("/api/subshells/{}/logs", encode(target));
+        let (answer, bytes) = match self.byte_range(&base, args, "log") {
+            Ok(r) => r,
+            Err(e) => return e,
         };
         let n = |k: &str| answer.get(k).and_then(Value::as_u64).unwrap_or(0);
         structured_result(json!({
@@ -1005,6 +1078,41 @@ impl<P: Plane> Server<P> {
             "size": n("size"),
             "text": String::from_utf8_lossy(&bytes),
         }))
+    }
+
+    /// `read_file`: a byte range of a kept file, as text when it is UTF-8.
+    fn read_file(&self, args: &Value) -> Value {
+        let id = str_arg(args, "fileId").unwrap_or_default();
+        let base = format!("/api/files/{}/bytes", encode(id));
+        let (answer, bytes) = match self.byte_range(&base, args, "file") {
+            Ok(r) => r,
+            Err(e) => return e,
+        };
+        let n = |k: &str| answer.get(k).and_then(Value::as_u64).unwrap_or(0);
+        let mut out = json!({
+            "name": answer.get("name").cloned().unwrap_or(Value::Null),
+            "fromByte": n("fromByte"),
+            "toByte": n("toByte"),
+            "size": n("size"),
+        });
+        match String::from_utf8(bytes) {
+            Ok(text) => out["text"] = Value::String(text),
+            // A character cut at the range's end: the text before it, and the range ends
+            // there (the next read starts with the whole character).
+            Err(e) if e.utf8_error().error_len().is_none() && e.utf8_error().valid_up_to() > 0 => {
+                let valid = e.utf8_error().valid_up_to();
+                let mut bytes = e.into_bytes();
+                bytes.truncate(valid);
+                out["toByte"] = json!(n("fromByte") + valid as u64);
+                out["text"] = Value::String(String::from_utf8(bytes).unwrap_or_default());
+            }
+            Err(e) => {
+                out["dataB64"] = Value::String(
+                    <base64ct::Base64 as base64ct::Encoding>::encode_string(e.as_bytes()),
+                );
+            }
+        }
+        structured_result(out)
     }
 
     /// `publish_file`: reads the file and uploads it piece by piece with the pane's token.
@@ -1560,6 +1668,48 @@ mod tests {
     }
 
     #[test]
+    fn read_file_answers_text_a_cut_character_left_for_the_next_read_or_base64() {
+        let read = |b64: &str| {
+            let r = Recorder {
+                seen: Mutex::default(),
+                answer: (
+                    200,
+                    json!({"name":"n.txt","fromByte":4,"toByte":10,"size":20,"dataB64":b64}),
+                ),
+            };
+            let s = Server::new(&r, pane());
+            let out = call_on(
+                &s,
+                "read_file",
+                json!({"fileId":"f/1","fromByte":4,"maxBytes":6}),
+            );
+            assert_eq!(
+                r.seen.lock().unwrap()[0].1,
+                "/api/files/f%2F1/bytes?fromByte=4&maxBytes=6"
+            );
+            assert_eq!(out["isError"], false, "{out}");
+            assert!(fits(&output_schema("read_file"), &out["structuredContent"]));
+            out["structuredContent"].clone()
+        };
+        // "héllo" whole.
+        let c = read("aMOpbGxv");
+        assert_eq!(
+            (c["text"].as_str(), c["toByte"].as_u64()),
+            (Some("héllo"), Some(10))
+        );
+        // "hell" then the first byte of "é": the range ends before it.
+        let c = read("aGVsbMM=");
+        assert_eq!(
+            (c["text"].as_str(), c["toByte"].as_u64()),
+            (Some("hell"), Some(8))
+        );
+        // Not text: base64, as the plane sent it.
+        let c = read("AP8A/w==");
+        assert_eq!(c["dataB64"], "AP8A/w==");
+        assert!(c.get("text").is_none());
+    }
+
+    #[test]
     fn read_log_reads_a_byte_range_as_text() {
         // "hello" then a byte that is not UTF-8.
         let r = Recorder {
@@ -1732,6 +1882,8 @@ mod tests {
                 "launch_subshell",
                 "report_attention",
                 "report_status",
+                "read_file",
+                "list_nodes",
                 "read_log",
                 "stop_subshell",
                 "terminate_subshell",

@@ -26,16 +26,18 @@ const HARNESSES: [(&str, &str); 4] = [
 ];
 
 /// The tools every pane's MCP server lists.
-const TOOLS: [&str; 18] = [
+const TOOLS: [&str; 20] = [
     "create_channel",
     "delete_subshell",
     "launch_subshell",
     "list_channels",
     "list_files",
+    "list_nodes",
     "list_subshells",
     "post_to_channel",
     "publish_file",
     "read_channel",
+    "read_file",
     "read_log",
     "read_output",
     "report_attention",
@@ -2089,7 +2091,9 @@ fn a_pane_reads_stops_restarts_and_deletes_a_sibling_through_its_mcp_server() {
         json!([
             "delete_subshell",
             "launch_subshell",
+            "list_nodes",
             "list_subshells",
+            "read_file",
             "read_log",
             "read_output",
             "report_attention",
@@ -2209,6 +2213,70 @@ fn a_pane_reports_its_agents_state_through_its_mcp_server() {
         .map(|(action, _)| action)
         .collect();
     assert_eq!(transitions.len(), 2, "{:?}", audited(&w, &id));
+}
+
+/// A pane lists the nodes its owner may launch on and reads a kept file by byte range through
+/// its MCP server, each answer checked by a real MCP client against the tool's output schema.
+#[test]
+fn a_pane_lists_its_owners_nodes_and_reads_a_kept_file_through_its_mcp_server() {
+    use base64ct::Encoding as _;
+    let w = world("mcp-nodes-files", true);
+    // A kept file of the owner's: text with a character across the first read's end.
+    let text = "notes: café au lait\n";
+    let r = w.post(
+        "/api/files",
+        &json!({ "name": "notes.txt", "size": text.len() }),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let file = r.json()["fileId"].as_str().unwrap().to_owned();
+    let r = w.send(
+        "PUT",
+        &format!("/api/files/{file}/pieces/0"),
+        Some(&json!({ "dataB64": base64ct::Base64::encode_string(text.as_bytes()) })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let cut = text.find('é').unwrap() + 1;
+    let dir = w.dir.join("work/reader");
+    plan_calls(
+        &dir,
+        &json!([
+            ["list_nodes", {}],
+            ["read_file", { "fileId": file, "maxBytes": cut }],
+            ["read_file", { "fileId": file, "fromByte": cut - 1 }],
+            ["read_file", { "fileId": "no-such-file" }],
+        ]),
+    );
+    launch(&w, "codex", &dir);
+    let rep = report(&dir);
+    let calls = rep["calls"].as_array().unwrap();
+    for c in &calls[..3] {
+        assert_eq!(c["isError"], false, "{c}");
+    }
+    // The plane's own host and the enrolled node, where this pane may launch.
+    let nodes = calls[0]["structured"]["nodes"].as_array().unwrap();
+    let enrolled = nodes
+        .iter()
+        .find(|n| n["isLocal"] == false)
+        .expect("the enrolled node");
+    assert_eq!(enrolled["canLaunch"], true, "{nodes:?}");
+    assert_eq!(enrolled["liveness"], "online", "{nodes:?}");
+    // The first read stops before the cut character; the next starts with it.
+    let first = &calls[1]["structured"];
+    assert_eq!(first["text"], "notes: caf", "{first}");
+    assert_eq!(first["toByte"], cut - 1, "{first}");
+    let rest = &calls[2]["structured"];
+    assert_eq!(rest["text"], "é au lait\n", "{rest}");
+    assert_eq!(rest["size"], text.len(), "{rest}");
+    assert_eq!(rest["name"], "notes.txt", "{rest}");
+    assert_eq!(calls[3]["isError"], true, "{}", calls[3]);
+    assert!(
+        calls[3]["text"].as_str().unwrap().contains("404"),
+        "{}",
+        calls[3]
+    );
+    for tool in ["list_nodes", "read_file"] {
+        assert_eq!(rep["annotations"][tool]["readOnlyHint"], true, "{rep}");
+    }
 }
 
 /// The hooks the plane configures at launch, run as each harness runs them, report the pane's

@@ -76,6 +76,39 @@ pub struct KeptFile {
     pub created_at: i64,
 }
 
+/// `GET /api/files/{id}/bytes` query: a byte range of a kept file.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct FileBytesQuery {
+    /// First byte to read (default 0; at most the file's size).
+    #[serde(default)]
+    pub from_byte: u64,
+    /// Most bytes to read (default and at most 1 MiB).
+    #[serde(
+        default = "super::subshells::default_max_bytes",
+        deserialize_with = "super::subshells::max_bytes"
+    )]
+    #[schemars(range(min = 1, max = 1_048_576))]
+    pub max_bytes: u32,
+}
+
+/// `GET /api/files/{id}/bytes` answer: a byte range of a kept file, for a client that reads
+/// JSON only (a pane's MCP server).
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FileBytes {
+    /// The file's name.
+    pub name: String,
+    /// The first byte returned.
+    pub from_byte: u64,
+    /// One past the last byte returned.
+    pub to_byte: u64,
+    /// The file's size.
+    pub size: u64,
+    /// The bytes, base64 (standard alphabet, padded).
+    pub data_b64: String,
+}
+
 /// `POST /api/files/{id}/send`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]

@@ -772,11 +772,11 @@ pub struct LogsQuery {
     pub max_bytes: u32,
 }
 
-fn default_max_bytes() -> u32 {
+pub(crate) fn default_max_bytes() -> u32 {
     1_048_576
 }
 
-fn max_bytes<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+pub(crate) fn max_bytes<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
     let v = u32::deserialize(d)?;
     if (1..=1_048_576).contains(&v) {
         Ok(v)

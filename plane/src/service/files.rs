@@ -422,6 +422,46 @@ impl Files {
         Ok((path, len, f.sha256, f.name))
     }
 
+    /// `GET /api/files/{id}/bytes`: a byte range of a kept file (a `fromByte` past its end is
+    /// refused; one at its end reads nothing).
+    pub async fn file_bytes(
+        &self,
+        c: &Caller,
+        id: &str,
+        q: &crate::api::files::FileBytesQuery,
+    ) -> Result<crate::api::files::FileBytes, ApiError> {
+        use std::io::{Read as _, Seek as _};
+        let f = self.own_file(c, id).await?;
+        let path = self.files_dir()?.join(&f.sha256);
+        let (from, max) = (q.from_byte, u64::from(q.max_bytes));
+        let (size, bytes) = smol::unblock(move || -> std::io::Result<(u64, Vec<u8>)> {
+            let mut file = std::fs::File::open(&path)?;
+            let size = file.metadata()?.len();
+            if from > size {
+                return Ok((size, Vec::new()));
+            }
+            file.seek(std::io::SeekFrom::Start(from))?;
+            let mut bytes = Vec::new();
+            file.take(max).read_to_end(&mut bytes)?;
+            Ok((size, bytes))
+        })
+        .await
+        .map_err(|e| io_fault(&e))?;
+        if from > size {
+            return Err(ApiError::validation(
+                "fromByte",
+                format!("is past the file's end ({size} bytes)"),
+            ));
+        }
+        Ok(crate::api::files::FileBytes {
+            name: f.name,
+            from_byte: from,
+            to_byte: from + bytes.len() as u64,
+            size,
+            data_b64: <base64ct::Base64 as base64ct::Encoding>::encode_string(&bytes),
+        })
+    }
+
     /// `DELETE /api/files/{id}`: an upload in progress is abandoned; a kept file's row goes,
     /// and its blob when no other row names it.
     pub async fn delete_file(&self, c: &Caller, id: &str) -> Result<(), ApiError> {

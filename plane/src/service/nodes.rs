@@ -151,10 +151,16 @@ impl Nodes {
     /// the nodes an administrator let scripts launch onto (`PUT /api/nodes/:id/system-access`);
     /// a node outside that list answers a system key 404, as if absent.
     pub async fn nodes(&self, c: &Caller) -> Result<Vec<Node>, ApiError> {
+        // A pane's token sees what its owner does (without an administrator's boost).
+        let scripts = match c {
+            Caller::SystemKey { .. } => true,
+            Caller::Pane { user, .. } => user.role == "service",
+            Caller::Session { .. } => false,
+        };
         let rows = if c.is_admin_session() {
             self.store.nodes(None).await?
-        } else if let Caller::SystemKey { user, .. } = &c {
-            self.store.nodes_for_scripts(&user.id).await?
+        } else if scripts {
+            self.store.nodes_for_scripts(&c.user().id).await?
         } else {
             self.store.nodes(Some(&c.user().id)).await?
         };

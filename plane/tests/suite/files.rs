@@ -87,6 +87,48 @@ fn a_file_is_kept_whole_downloaded_with_its_name_and_stored_once_per_content() {
         Some("attachment; filename=\"notes__.bin\"; filename*=UTF-8''notes%20%E2%98%82.bin")
     );
 
+    // A byte range as JSON, for clients that read JSON only: anywhere in the file, the end
+    // reads nothing, past it is refused.
+    let range = |from: usize, max: usize| {
+        p.call(
+            &admin,
+            "GET",
+            &format!("/api/files/{id}/bytes?fromByte={from}&maxBytes={max}"),
+            None,
+        )
+    };
+    for (from, max) in [
+        (0, 10),
+        (PIECE - 3, 7),
+        (bytes.len() - 5, 1_048_576),
+        (bytes.len(), 1),
+    ] {
+        let r = range(from, max);
+        assert_eq!(r.status, 200, "{}", r.text());
+        let v = r.json();
+        let got = Base64::decode_vec(v["dataB64"].as_str().unwrap()).unwrap();
+        let to = (from + max).min(bytes.len());
+        assert_eq!(got, bytes[from..to], "{from}+{max}");
+        assert_eq!(
+            (v["fromByte"].as_u64(), v["toByte"].as_u64()),
+            (Some(from as u64), Some(to as u64))
+        );
+        assert_eq!(v["size"], bytes.len());
+        assert_eq!(v["name"], "notes ☂.bin");
+    }
+    let past = range(bytes.len() + 1, 1);
+    assert_eq!(past.error(400), "INPUT_VALIDATION_ERROR");
+    assert!(past.text().contains("fromByte"), "{}", past.text());
+    for bad in [
+        "maxBytes=0",
+        "maxBytes=1048577",
+        "fromByte=-1",
+        "fromByte=x",
+    ] {
+        p.call(&admin, "GET", &format!("/api/files/{id}/bytes?{bad}"), None)
+            .error(400);
+    }
+
     // The same content again: a second row, one blob.
     let again = keep(&p, &admin, "copy.bin", &bytes);
     assert_eq!(blobs(&p), vec![sha.clone()]);
@@ -175,6 +217,7 @@ fn files_are_their_owners_alone_and_capped() {
     for (m, path) in [
         ("GET", format!("/api/files/{id}")),
         ("GET", format!("/api/files/{id}/content")),
+        ("GET", format!("/api/files/{id}/bytes")),
         ("DELETE", format!("/api/files/{id}")),
     ] {
         p.call(&other, m, &path, None).error(404);

@@ -3,10 +3,10 @@
 use std::sync::Arc;
 
 use super::super::callers::AnyCaller;
-use super::super::handler::{Download, Json, NoContent, Path};
+use super::super::handler::{Download, Json, NoContent, Path, Query};
 use super::RouteDef;
 use crate::api::IdParam;
-use crate::api::files::{FileStart, FileUpload, KeptFile, SendFile};
+use crate::api::files::{FileBytes, FileBytesQuery, FileStart, FileUpload, KeptFile, SendFile};
 use crate::api::uploads::{PieceParams, PieceRequest, Upload};
 use crate::error::ApiError;
 use crate::service::Services;
@@ -42,6 +42,13 @@ pub(super) fn routes() -> Vec<RouteDef> {
         )
         .errors(&["NOT_FOUND"])
         .handle(content),
+        RouteDef::get(
+            "/api/files/:id/bytes",
+            "readFileBytes",
+            "A byte range of a kept file, base64 in JSON (`fromByte`, `maxBytes` up to 1 MiB)",
+        )
+        .errors(&["NOT_FOUND"])
+        .handle(bytes),
         RouteDef::delete(
             "/api/files/:id",
             "deleteFile",
@@ -98,6 +105,18 @@ async fn get(
     Path(p): Path<IdParam>,
 ) -> Res<Json<KeptFile>> {
     svc.files().file(&c, p.id.as_str()).await.map(Json)
+}
+
+async fn bytes(
+    svc: Arc<Services>,
+    AnyCaller(c): AnyCaller,
+    Path(p): Path<IdParam>,
+    Query(q): Query<FileBytesQuery>,
+) -> Res<Json<FileBytes>> {
+    svc.files()
+        .file_bytes(&c, p.id.as_str(), &q)
+        .await
+        .map(Json)
 }
 
 async fn content(

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use super::super::callers::{AdminSession, Session, UserCaller};
+use super::super::callers::{AdminSession, AnyCaller, Session};
 use super::super::handler::{Download, Json, MaybeJson, NoContent, Path, Query};
 use crate::api::enrollment::{EnrollRequest, Enrolled};
 use crate::api::nodes::{
@@ -39,7 +39,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::get(
             "/api/nodes",
             "listNodes",
-            "List the caller's nodes and the local node",
+            "List the caller's nodes and the local node (a pane's token: its owner's, each with whether the pane may launch there)",
         )
         .handle(nodes),
         RouteDef::get("/api/nodes/:id", "getNode", "One node")
@@ -179,7 +179,7 @@ async fn enroll(
     svc.enrollment().enroll(&meta.peer_ip, b).await.map(Json)
 }
 
-async fn nodes(svc: Arc<Services>, UserCaller(c): UserCaller) -> Res<Json<Vec<Node>>> {
+async fn nodes(svc: Arc<Services>, AnyCaller(c): AnyCaller) -> Res<Json<Vec<Node>>> {
     svc.nodes().nodes(&c).await.map(Json)
 }
 

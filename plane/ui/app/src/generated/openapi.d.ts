@@ -593,6 +593,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/files/{id}/bytes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A byte range of a kept file, base64 in JSON (`fromByte`, `maxBytes` up to 1 MiB)
+         * @description Authentication: Any credential: a session cookie, a system key or a subshell's token.
+         */
+        get: operations["readFileBytes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/files/{id}/content": {
         parameters: {
             query?: never;
@@ -753,8 +773,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the caller's nodes and the local node
-         * @description Authentication: A session cookie or a system key; a subshell's token is refused with 403.
+         * List the caller's nodes and the local node (a pane's token: its owner's, each with whether the pane may launch there)
+         * @description Authentication: Any credential: a session cookie, a system key or a subshell's token.
          */
         get: operations["listNodes"];
         put?: never;
@@ -2418,6 +2438,31 @@ export interface components {
             reqId?: string;
             /** @description Mirrors the HTTP status. */
             statusCode: number;
+        };
+        /**
+         * @description `GET /api/files/{id}/bytes` answer: a byte range of a kept file, for a client that reads
+         *     JSON only (a pane's MCP server).
+         */
+        FileBytes: {
+            /** @description The bytes, base64 (standard alphabet, padded). */
+            dataB64: string;
+            /**
+             * Format: uint64
+             * @description The first byte returned.
+             */
+            fromByte: number;
+            /** @description The file's name. */
+            name: string;
+            /**
+             * Format: uint64
+             * @description The file's size.
+             */
+            size: number;
+            /**
+             * Format: uint64
+             * @description One past the last byte returned.
+             */
+            toByte: number;
         };
         /** @description `POST /api/files`. */
         FileStart: {
@@ -8436,6 +8481,111 @@ export interface operations {
             };
         };
     };
+    readFileBytes: {
+        parameters: {
+            query?: {
+                /** @description First byte to read (default 0; at most the file's size). */
+                fromByte?: number;
+                /** @description Most bytes to read (default and at most 1 MiB). */
+                maxBytes?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The row's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileBytes"];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `BAD_REQUEST`: a request the server cannot read: a malformed head, path, framing or body encoding
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. Codes:
+             *     - `UNAUTHENTICATED`: no credential where one is required
+             *     - `AUTH_HEADER_INVALID`: an `Authorization` header that is not exactly one `Bearer <token>`
+             *     - `INVALID_CREDENTIAL`: an unknown, disabled or malformed bearer credential or session
+             *     - `NODE_KEY_NOT_ACCEPTED`: a node key presented to REST (it only opens `/ws/node`)
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. Codes:
+             *     - `NOT_FOUND`: no such route or row
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description URI Too Long. Codes:
+             *     - `URI_TOO_LONG`: a request target over 8 KiB
+             */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. Codes:
+             *     - `INTERNAL_ERROR`: a server fault, including a panic in a handler
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Service Unavailable. Codes:
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     downloadFile: {
         parameters: {
             query?: never;
@@ -9693,18 +9843,6 @@ export interface operations {
              *     - `NODE_KEY_NOT_ACCEPTED`: a node key presented to REST (it only opens `/ws/node`)
              */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /**
-             * @description Forbidden. Codes:
-             *     - `PANE_TOKEN_NOT_ALLOWED`: a subshell's token where only a person or a script may act
-             */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
