@@ -309,6 +309,41 @@ fn tools() -> Vec<Tool> {
             output: Some(subshell_output),
         },
         Tool {
+            name: "run_command",
+            title: "Run a command and wait for it",
+            description: "Run a shell command (`sh -c`) in a new pane of this pane's owner, by default on this pane's node, wait until it exits (at most `timeoutSec`, default 600: then it is killed), and answer its exit code and its output as the terminal showed it (escape sequences removed; the last 64 KiB). The pane is deleted afterwards unless `keep` is true. Needs the token's `subshells: write`.",
+            schema: || {
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "command": { "type": "string", "minLength": 1, "maxLength": 16384, "description": "The command line, run by `sh -c`." },
+                        "cwd": { "type": "string", "description": "Absolute directory to run in (default: the node's home)." },
+                        "nodeId": { "type": "string", "description": "Default: this pane's node." },
+                        "timeoutSec": { "type": "integer", "minimum": 1, "maximum": 3600, "description": "The longest it may run (default 600)." },
+                        "keep": { "type": "boolean", "description": "Keep the pane (and its log) afterwards (default false)." }
+                    },
+                    "required": ["command"],
+                    "additionalProperties": false
+                })
+            },
+            effect: Effect::Destroys(false),
+            output: Some(|| {
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "subshellId": { "type": "string" },
+                        "state": { "type": "string", "description": "How the pane ended: exited (code 0), crashed (another code, or no code), stopped (killed at the timeout)." },
+                        "exitCode": { "type": ["integer", "null"] },
+                        "timedOut": { "type": "boolean" },
+                        "output": { "type": "string" },
+                        "truncated": { "type": "boolean", "description": "Whether the output is only the end of what the command printed." },
+                        "kept": { "type": "boolean" }
+                    },
+                    "required": ["subshellId", "state", "timedOut", "output", "truncated", "kept"]
+                })
+            }),
+        },
+        Tool {
             name: "report_attention",
             title: "Report attention",
             description: "Tell the people watching that this pane needs input, is done, or neither (`none` clears it).",
@@ -614,6 +649,81 @@ fn structured_result(content: Value) -> Value {
         "structuredContent": content,
         "isError": false,
     })
+}
+
+/// `run_command`'s longest run when the call names none.
+const RUN_COMMAND_TIMEOUT_SECS: u64 = 600;
+/// The most of a command's output `run_command` answers (its end).
+const RUN_COMMAND_OUTPUT_BYTES: u64 = 65_536;
+
+/// `s` as one word for `sh`, in single quotes.
+fn sh_word(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// A pane's transcript as plain text: terminal escape sequences (CSI, OSC, two-character ones)
+/// removed, carriage returns dropped, a backspace taking back the character before it.
+fn plain_text(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut it = raw.chars().peekable();
+    while let Some(c) = it.next() {
+        match c {
+            '\u{1b}' => match it.next() {
+                // CSI: parameters and intermediates, then one final byte.
+                Some('[') => {
+                    for d in it.by_ref() {
+                        if ('\u{40}'..='\u{7e}').contains(&d) {
+                            break;
+                        }
+                    }
+                }
+                // OSC, DCS and the like: up to BEL or ST (ESC \).
+                Some(']' | 'P' | '_' | '^' | 'X') => {
+                    while let Some(d) = it.next() {
+                        if d == '\u{7}' {
+                            break;
+                        }
+                        if d == '\u{1b}' && it.peek() == Some(&'\\') {
+                            it.next();
+                            break;
+                        }
+                    }
+                }
+                // A character-set choice takes one more character.
+                Some('(' | ')' | '*' | '+' | '#' | '%') => {
+                    it.next();
+                }
+                _ => {}
+            },
+            '\r' | '\u{7}' => {}
+            '\u{8}' => {
+                out.pop();
+            }
+            c if c.is_control() && c != '\n' && c != '\t' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The line a `run_command` script prints before the command's output.
+const RUN_MARKER: &str = "--- termplane run_command output ---";
+
+/// `s` in `printf` octal escapes (`\ooo` per byte).
+fn octal(s: &str) -> String {
+    s.bytes().map(|b| format!("\\{b:03o}")).collect()
+}
+
+/// What a `run_command` pane printed after its marker line (the shell's prompt and the typed
+/// line are left out), as plain text; all of it when the marker is not in the transcript (its
+/// start was cut).
+fn command_output(transcript: &str) -> String {
+    let text = plain_text(transcript);
+    let after = match text.rfind(&format!("{RUN_MARKER}\n")) {
+        Some(at) => &text[at + RUN_MARKER.len() + 1..],
+        None => &text,
+    };
+    after.trim_end().to_owned()
 }
 
 /// `read_log`'s range when the call names none: enough for a few screens of output.
@@ -974,6 +1084,7 @@ impl<P: Plane> Server<P> {
             "post_to_channel" => return Some(self.post_to_channel(args)),
             "publish_file" => return Some(self.publish_file(args)),
             "read_log" => return Some(self.read_log(args)),
+            "run_command" => return Some(self.run_command(args)),
             "stop_subshell" | "terminate_subshell" | "restart_subshell" => {
                 let target = str_arg(args, "subshellId").unwrap_or_default();
                 let verb = match name {
@@ -1035,6 +1146,122 @@ impl<P: Plane> Server<P> {
             Ok(v) => structured_result(shape(&v)),
             Err(e) => e,
         }
+    }
+
+    /// `run_command`: a shell pane that runs the command and ends with its status, waited for
+    /// (each wait a long-poll the plane ends when the pane does), its output read from its log.
+    fn run_command(&self, args: &Value) -> Value {
+        let command = str_arg(args, "command").unwrap_or_default();
+        let timeout = std::time::Duration::from_secs(
+            args.get("timeoutSec")
+                .and_then(Value::as_u64)
+                .unwrap_or(RUN_COMMAND_TIMEOUT_SECS),
+        );
+        let keep = args.get("keep").and_then(Value::as_bool).unwrap_or(false);
+        let name: String = format!("run: {command}")
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .take(100)
+            .collect();
+        let mut body = json!({
+            "harnessId": "shell",
+            "name": name.trim_end(),
+            // The pane's shell becomes `sh -c`: the pane ends with the command's status. The
+            // script first prints a marker line, written in octal escapes so the typed line
+            // (which the terminal echoes) never holds it.
+            "prompt": format!(
+                "exec sh -c {}",
+                sh_word(&format!("printf '{}\\n'\n{command}", octal(RUN_MARKER)))
+            ),
+        });
+        for k in ["cwd", "nodeId"] {
+            if let Some(v) = args.get(k) {
+                body[k] = v.clone();
+            }
+        }
+        if body.get("nodeId").is_none()
+            && let Some(n) = &self.pane.node_id
+        {
+            body["nodeId"] = Value::String(n.clone());
+        }
+        let row = match self.rest("POST", "/api/subshells", Some(&body)) {
+            Ok(v) => v,
+            Err(e) => return e,
+        };
+        let id = row["id"].as_str().unwrap_or_default().to_owned();
+        let started = std::time::Instant::now();
+        let ended = |wait: std::time::Duration| {
+            let ms = wait.as_millis().min(25_000);
+            self.rest(
+                "GET",
+                &format!("/api/subshells/{}/ended?waitMs={ms}", encode(&id)),
+                None,
+            )
+        };
+        let live = |r: &Value| {
+            matches!(
+                r["state"].as_str(),
+                Some("starting" | "running" | "stopping")
+            )
+        };
+        let mut row = row;
+        let mut timed_out = false;
+        while live(&row) {
+            let left = timeout.saturating_sub(started.elapsed());
+            if left.is_zero() {
+                timed_out = true;
+                if let Err(e) = self.rest(
+                    "POST",
+                    &format!("/api/subshells/{}/kill", encode(&id)),
+                    None,
+                ) {
+                    return e;
+                }
+                row = match ended(std::time::Duration::from_secs(10)) {
+                    Ok(r) => r,
+                    Err(e) => return e,
+                };
+                break;
+            }
+            row = match ended(left) {
+                Ok(r) => r,
+                Err(e) => return e,
+            };
+        }
+        let (output, truncated) = match self.log_tail(&id) {
+            Ok(t) => t,
+            Err(e) => return e,
+        };
+        if !keep
+            && let Err(e) = self.rest("DELETE", &format!("/api/subshells/{}", encode(&id)), None)
+        {
+            return e;
+        }
+        structured_result(json!({
+            "subshellId": id,
+            "state": row["state"],
+            "exitCode": row["exitCode"],
+            "timedOut": timed_out,
+            "output": command_output(&output),
+            "truncated": truncated,
+            "kept": keep,
+        }))
+    }
+
+    /// The last [`RUN_COMMAND_OUTPUT_BYTES`] of a pane's log as text, and whether there was
+    /// more before them.
+    fn log_tail(&self, id: &str) -> Result<(String, bool), Value> {
+        let base = format!("/api/subshells/{}/logs", encode(id));
+        let size = self.rest("GET", &format!("{base}?fromByte=0&maxBytes=1"), None)?["size"]
+            .as_u64()
+            .unwrap_or(0);
+        let from = size.saturating_sub(RUN_COMMAND_OUTPUT_BYTES);
+        let (_, bytes) = self.byte_range(
+            &base,
+            &json!({ "fromByte": from, "maxBytes": RUN_COMMAND_OUTPUT_BYTES }),
+            "log",
+        )?;
+        Ok((String::from_utf8_lossy(&bytes).into_owned(), from > 0))
     }
 
     /// A byte range of `base` (a pane's log, a kept file), as the call's `fromByte` and
@@ -1710,6 +1937,22 @@ mod tests {
     }
 
     #[test]
+    fn a_commands_output_is_its_terminal_text_after_its_marker() {
+        assert_eq!(sh_word("it's"), "'it'\\''s'");
+        assert_eq!(octal("-a"), "\\055\\141");
+        // Colours, a title, a cursor move, a character set, CRs and a backspace go; text stays.
+        let raw = "\u{1b}]0;title\u{7}$ typed\r\n\u{1b}[?2004l\u{1b}[1;31mred\u{1b}[0m x\u{8}y\r\n\u{1b}(Bdone\r\n";
+        assert_eq!(plain_text(raw), "$ typed\nred y\ndone\n");
+        let transcript = format!("$ exec sh -c 'printf ...'\r\n{RUN_MARKER}\r\none\r\ntwo\r\n\r\n");
+        assert_eq!(command_output(&transcript), "one\ntwo");
+        // The marker's start cut off: everything.
+        assert_eq!(command_output("tail of it\r\n"), "tail of it");
+        // An OSC cut short by the end of the text ends the text, never loops.
+        assert_eq!(plain_text("ok\u{1b}]unterminated"), "ok");
+        assert_eq!(plain_text("ok\u{1b}"), "ok");
+    }
+
+    #[test]
     fn read_log_reads_a_byte_range_as_text() {
         // "hello" then a byte that is not UTF-8.
         let r = Recorder {
@@ -1880,6 +2123,7 @@ mod tests {
                 "list_subshells",
                 "read_output",
                 "launch_subshell",
+                "run_command",
                 "report_attention",
                 "report_status",
                 "read_file",

@@ -26,7 +26,7 @@ const HARNESSES: [(&str, &str); 4] = [
 ];
 
 /// The tools every pane's MCP server lists.
-const TOOLS: [&str; 20] = [
+const TOOLS: [&str; 21] = [
     "create_channel",
     "delete_subshell",
     "launch_subshell",
@@ -44,6 +44,7 @@ const TOOLS: [&str; 20] = [
     "report_session",
     "report_status",
     "restart_subshell",
+    "run_command",
     "send_input",
     "stop_subshell",
     "terminate_subshell",
@@ -2099,6 +2100,7 @@ fn a_pane_reads_stops_restarts_and_deletes_a_sibling_through_its_mcp_server() {
             "report_attention",
             "report_status",
             "restart_subshell",
+            "run_command",
             "stop_subshell",
             "terminate_subshell"
         ])
@@ -2277,6 +2279,68 @@ fn a_pane_lists_its_owners_nodes_and_reads_a_kept_file_through_its_mcp_server() 
     for tool in ["list_nodes", "read_file"] {
         assert_eq!(rep["annotations"][tool]["readOnlyHint"], true, "{rep}");
     }
+}
+
+/// A pane runs commands in new panes through its MCP server and gets each one's exit code and
+/// output, waiting on the plane's long-poll: a failing command, one killed at its timeout, and
+/// one whose pane is kept; the others' panes are gone afterwards.
+#[test]
+fn a_pane_runs_a_command_in_a_new_pane_and_waits_for_its_exit_through_its_mcp_server() {
+    let w = world("mcp-run", true);
+    let work = w.dir.join("work/runs");
+    std::fs::create_dir_all(&work).unwrap();
+    let dir = w.dir.join("work/runner");
+    plan_calls(
+        &dir,
+        &json!([
+            ["run_command", {
+                "command": "echo one; echo \"it's\" two >&2\nprintf 'caf\\303\\251 %s\\n' \"$PWD\"; exit 3",
+                "cwd": work.to_string_lossy(),
+            }],
+            ["run_command", { "command": "echo started; sleep 60", "timeoutSec": 2 }],
+            ["run_command", { "command": "true", "keep": true }],
+        ]),
+    );
+    launch_with(
+        &w,
+        "codex",
+        &dir,
+        &json!({ "permissions": { "channels": "read", "subshells": "write" } }),
+    );
+    let rep = report(&dir);
+    let calls = rep["calls"].as_array().unwrap();
+    for c in calls {
+        assert_eq!(c["isError"], false, "{c}");
+    }
+    let failing = &calls[0]["structured"];
+    assert_eq!(failing["exitCode"], 3, "{failing}");
+    assert_eq!(failing["state"], "crashed", "{failing}");
+    assert_eq!(failing["timedOut"], false, "{failing}");
+    assert_eq!(
+        failing["output"],
+        format!("one\nit's two\ncafé {}", work.display()),
+        "{failing}"
+    );
+    let slow = &calls[1]["structured"];
+    assert_eq!(slow["timedOut"], true, "{slow}");
+    assert_eq!(slow["state"], "stopped", "{slow}");
+    assert_eq!(slow["output"], "started", "{slow}");
+    let kept = &calls[2]["structured"];
+    assert_eq!(
+        (kept["exitCode"].as_i64(), kept["kept"].as_bool()),
+        (Some(0), Some(true)),
+        "{kept}"
+    );
+    assert_eq!(kept["state"], "exited", "{kept}");
+    // Gone unless kept.
+    for (c, status) in [(&calls[0], 404), (&calls[1], 404), (&calls[2], 200)] {
+        let id = c["structured"]["subshellId"].as_str().unwrap();
+        assert_eq!(w.get(&format!("/api/subshells/{id}")).status, status, "{c}");
+    }
+    assert_eq!(
+        rep["annotations"]["run_command"]["destructiveHint"], true,
+        "{rep}"
+    );
 }
 
 /// The hooks the plane configures at launch, run as each harness runs them, report the pane's

@@ -80,7 +80,7 @@ pub struct KeptFile {
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct FileBytesQuery {
-    /// First byte to read (default 0; at most the file's size).
+    /// First byte to read (default 0; past the file's end reads nothing).
     #[serde(default)]
     pub from_byte: u64,
     /// Most bytes to read (default and at most 1 MiB).

@@ -799,6 +799,29 @@ pub struct LogChunk {
     pub data_b64: String,
 }
 
+/// `GET /api/subshells/{id}/ended` query.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct EndedQuery {
+    /// How long to wait for the pane to end, in ms (default and at most 25000).
+    #[serde(default = "default_wait_ms", deserialize_with = "wait_ms")]
+    #[schemars(range(max = 25_000))]
+    pub wait_ms: u32,
+}
+
+fn default_wait_ms() -> u32 {
+    25_000
+}
+
+fn wait_ms<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    let v = u32::deserialize(d)?;
+    if v <= 25_000 {
+        Ok(v)
+    } else {
+        Err(de::Error::custom("must be at most 25000"))
+    }
+}
+
 /// `GET /api/subshells/{id}/screen` query.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]

@@ -161,6 +161,8 @@ pub struct Publisher {
     dispatcher: Arc<Dispatcher>,
     bus: Arc<LiveBus>,
     notifications: Arc<Notifications>,
+    /// Told of every subshell row published (those waiting for a pane to end listen to it).
+    changed: event_listener::Event,
 }
 
 impl std::fmt::Debug for Publisher {
@@ -183,7 +185,15 @@ impl Publisher {
             dispatcher,
             bus,
             notifications,
+            changed: event_listener::Event::new(),
         }
+    }
+
+    /// A listener woken at the next subshell row published (take it before reading the row
+    /// it is to tell about, so a change between the two still wakes it).
+    #[must_use]
+    pub fn on_subshell_change(&self) -> event_listener::EventListener {
+        self.changed.listen()
     }
 
     /// The live feeds.
@@ -210,6 +220,7 @@ impl Publisher {
 
     /// Publishes subshell `id`'s current view (or its deletion) to the feeds that see it.
     pub async fn publish_subshell(&self, id: &str) {
+        self.changed.notify(usize::MAX);
         match self.store.subshell(id).await {
             Ok(Some(row)) => {
                 self.notifications.notice_subshell(&row).await;

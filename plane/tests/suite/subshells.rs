@@ -283,6 +283,48 @@ fn a_workspace_starts_its_pane_in_its_directory_and_one_on_another_node_is_refus
 }
 
 #[test]
+fn waiting_for_a_pane_to_end_is_woken_by_its_end_and_bounded_by_its_deadline() {
+    let w = world();
+    let id = w.launch_with(json!({}))["id"].as_str().unwrap().to_owned();
+    let ended = |query: &str| {
+        w.as_bearer(
+            &w.key,
+            "GET",
+            &format!("/api/subshells/{id}/ended?{query}"),
+            None,
+        )
+    };
+    // Still running at the deadline: answered as it is then.
+    let r = ended("waitMs=0");
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["state"], "running");
+    for bad in ["waitMs=25001", "waitMs=-1", "waitMs=soon", "until=ended"] {
+        assert_eq!(ended(bad).error(400), "INPUT_VALIDATION_ERROR", "{bad}");
+    }
+    let r = w.as_bearer(&w.key, "GET", "/api/subshells/nope/ended", None);
+    assert_eq!(r.error(404), "NOT_FOUND");
+    // A waiter of 25 s is answered when the pane ends, not at its deadline.
+    std::thread::scope(|s| {
+        let waiter = s.spawn(|| {
+            let t = std::time::Instant::now();
+            let r = ended("waitMs=25000");
+            (t.elapsed(), r)
+        });
+        let r = w.as_bearer(&w.key, "POST", &format!("/api/subshells/{id}/kill"), None);
+        assert_eq!(r.status, 200, "{}", r.text());
+        let (took, r) = waiter.join().unwrap();
+        assert_eq!(r.status, 200, "{}", r.text());
+        assert_eq!(r.json()["state"], "stopped");
+        assert!(
+            took < Duration::from_secs(20),
+            "answered at the deadline ({took:?}), not woken by the end"
+        );
+    });
+    // Ended: answered at once, whatever the wait asked.
+    assert_eq!(ended("waitMs=25000").json()["state"], "stopped");
+}
+
+#[test]
 fn resize_changes_the_panes_grid_and_kill_ends_it_at_once() {
     let w = world();
     let s = w.launch_with(json!({ "cols": 100, "rows": 30 }));

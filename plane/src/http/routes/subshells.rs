@@ -7,8 +7,9 @@ use super::super::callers::SubshellCaller;
 use super::super::handler::{Json, MaybeJson, NoContent, Path, Query};
 use super::RouteDef;
 use crate::api::subshells::{
-    AttentionRequest, InputDone, InputRequest, KeptAlive, LaunchRequest, LogChunk, LogsQuery,
-    ResizeRequest, Screen, ScreenQuery, SessionRequest, StatusRequest, Subshell, SubshellsQuery,
+    AttentionRequest, EndedQuery, InputDone, InputRequest, KeptAlive, LaunchRequest, LogChunk,
+    LogsQuery, ResizeRequest, Screen, ScreenQuery, SessionRequest, StatusRequest, Subshell,
+    SubshellsQuery,
 };
 use crate::api::{Empty, IdParam};
 use crate::error::ApiError;
@@ -85,6 +86,13 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "NODE_TIMEOUT",
         ])
         .handle(screen),
+        RouteDef::get(
+            "/api/subshells/:id/ended",
+            "waitSubshellEnded",
+            "The subshell once its pane has ended, waiting up to `waitMs` (default and at most 25000) for that; at the deadline, as it is then",
+        )
+        .errors(&["INPUT_VALIDATION_ERROR"])
+        .handle(ended),
         RouteDef::post(
             "/api/subshells/:id/input",
             "subshellInput",
@@ -240,6 +248,19 @@ async fn logs(
     Query(q): Query<LogsQuery>,
 ) -> Res<Json<LogChunk>> {
     svc.pane_io().logs(&c, p.id.as_str(), q).await.map(Json)
+}
+
+async fn ended(
+    svc: Arc<Services>,
+    SubshellCaller(c): SubshellCaller,
+    Path(p): Path<IdParam>,
+    Query(q): Query<EndedQuery>,
+) -> Res<Json<Subshell>> {
+    let wait = std::time::Duration::from_millis(u64::from(q.wait_ms));
+    svc.pane_io()
+        .wait_ended(&c, p.id.as_str(), wait)
+        .await
+        .map(Json)
 }
 
 async fn screen(

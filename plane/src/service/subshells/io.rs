@@ -183,6 +183,28 @@ impl PaneIo {
     }
 }
 
+impl PaneIo {
+    /// `GET /api/subshells/{id}/ended`: the subshell once its pane has ended (exited, crashed,
+    /// stopped, failed), waiting up to `wait` for that; at the deadline, as it is then. Woken by
+    /// each change of a subshell row, never by a timer of its own.
+    pub async fn wait_ended(
+        &self,
+        c: &Caller,
+        id: &str,
+        wait: std::time::Duration,
+    ) -> Result<Subshell, ApiError> {
+        let deadline = self.clock.instant() + wait;
+        loop {
+            let listener = self.publisher.on_subshell_change();
+            let row = self.lookup.reach_subshell(c, id, Need::Read).await?;
+            let ended = !SubshellState::from_stored(&row.state).is_live();
+            if ended || crate::wait::until(deadline, listener).await.is_none() {
+                return self.lookup.get(c, id).await;
+            }
+        }
+    }
+}
+
 /// A 409 unless the subshell is live (its pane can be read or typed into).
 pub(in crate::service) fn require_live(row: &store::Subshell) -> Result<(), ApiError> {
     if SubshellState::from_stored(&row.state).is_live() {

@@ -1505,6 +1505,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/subshells/{id}/ended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The subshell once its pane has ended, waiting up to `waitMs` (default and at most 25000) for that; at the deadline, as it is then
+         * @description Authentication: A session cookie, a system key, or a subshell's token within its permission map on its owner's subshells.
+         */
+        get: operations["waitSubshellEnded"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/subshells/{id}/input": {
         parameters: {
             query?: never;
@@ -8484,7 +8504,7 @@ export interface operations {
     readFileBytes: {
         parameters: {
             query?: {
-                /** @description First byte to read (default 0; at most the file's size). */
+                /** @description First byte to read (default 0; past the file's end reads nothing). */
                 fromByte?: number;
                 /** @description Most bytes to read (default and at most 1 MiB). */
                 maxBytes?: number;
@@ -15310,6 +15330,122 @@ export interface operations {
              */
             507: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    waitSubshellEnded: {
+        parameters: {
+            query?: {
+                /** @description How long to wait for the pane to end, in ms (default and at most 25000). */
+                waitMs?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The row's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subshell"];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `INPUT_VALIDATION_ERROR`: a body or parameter failed validation (`metadata.field` names it)
+             *     - `BAD_REQUEST`: a request the server cannot read: a malformed head, path, framing or body encoding
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. Codes:
+             *     - `UNAUTHENTICATED`: no credential where one is required
+             *     - `AUTH_HEADER_INVALID`: an `Authorization` header that is not exactly one `Bearer <token>`
+             *     - `INVALID_CREDENTIAL`: an unknown, disabled or malformed bearer credential or session
+             *     - `NODE_KEY_NOT_ACCEPTED`: a node key presented to REST (it only opens `/ws/node`)
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. Codes:
+             *     - `PERMISSION_DENIED`: a subshell's token acting beyond its permission map
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. Codes:
+             *     - `NOT_FOUND`: no such route or row
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description URI Too Long. Codes:
+             *     - `URI_TOO_LONG`: a request target over 8 KiB
+             */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. Codes:
+             *     - `INTERNAL_ERROR`: a server fault, including a panic in a handler
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Service Unavailable. Codes:
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
