@@ -1,0 +1,191 @@
+// The overview's cost with many panes: a real plane (its local node on tmux), N shell panes
+// each printing the time twice a second, and one headless Chromium with the overview open and
+// every card on screen (a tall window), against the same plane with the same panes and the
+// browser on a page without screens. Prints the plane's and tmux's CPU in both phases and the
+// bytes each thumbnail costs.
+//
+//   node plane/ui/bench/overview.mjs [--panes 50] [--seconds 60]
+//
+// Needs the plane built with the app (`npm run --prefix plane/ui build`, then
+// `cargo build --release -p termplane`; TERMPLANE_BIN picks the binary, default
+// target/release/termplane), tmux and Chromium (CHROMIUM, default /usr/bin/chromium).
+
+import { spawn, execFileSync } from "node:child_process";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+const PLANE_BIN = resolve(ROOT, process.env.TERMPLANE_BIN ?? "target/release/termplane");
+const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const PANES = Math.min(arg("panes", 50), 200);
+const SECONDS = Math.min(arg("seconds", 60), 600);
+const TICK = 100; // clock ticks per second (Linux's USER_HZ)
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function freePort() {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => res(port));
+    });
+    s.on("error", rej);
+  });
+}
+
+/** CPU seconds a process has used (user + system). */
+function cpu(pid) {
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const rest = f.slice(f.lastIndexOf(")") + 2).split(" ");
+  return (Number(rest[11]) + Number(rest[12])) / TICK;
+}
+
+async function findSocket(dir) {
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (e.isSocket()) return join(e.parentPath ?? e.path, e.name);
+  }
+  return null;
+}
+
+const tmp = await mkdtemp(join(tmpdir(), "termplane-overview-"));
+const port = await freePort();
+const base = `http://localhost:${port}`;
+const plane = spawn(PLANE_BIN, ["serve", "--listen", `127.0.0.1:${port}`, "--data-dir", join(tmp, "data")], {
+  env: { ...process.env, APP_BASE_URL: base, RUST_LOG: "warn" },
+  stdio: ["ignore", "ignore", "inherit"],
+  detached: true,
+});
+let browser;
+let socket = null;
+try {
+  for (let i = 0; ; i++) {
+    if (i > 300) throw new Error("the plane did not answer");
+    try {
+      if ((await fetch(`${base}/api/setup/status`)).ok) break;
+    } catch {
+      // Not yet.
+    }
+    await sleep(100);
+  }
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"] });
+  const page = await (await browser.newContext({ baseURL: base, viewport: { width: 1920, height: 1080 } })).newPage();
+  await page.goto("/sign-in");
+  const setup = await page.evaluate(async () => {
+    const r = await fetch("/api/setup", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: "bench@example.com", displayName: "Bench", password: "bench password 1" }),
+    });
+    return r.status;
+  });
+  if (setup !== 201 && setup !== 200) throw new Error(`setup answered ${setup}`);
+  const signedIn = await page.evaluate(async () => {
+    const r = await fetch("/api/auth/sign-in", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: "bench@example.com", password: "bench password 1" }),
+    });
+    return r.status;
+  });
+  if (signedIn !== 200) throw new Error(`sign-in answered ${signedIn}`);
+  const ids = await page.evaluate(async (n) => {
+    const nodes = await (await fetch("/api/nodes")).json();
+    const node = nodes.find((x) => x.isLocal);
+    const out = [];
+    for (let i = 0; i < n; i++) {
+      const r = await fetch("/api/subshells", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ nodeId: node.nodeId, harnessId: "shell", name: `busy-${String(i).padStart(2, "0")}` }),
+      });
+      if (!r.ok) throw new Error(`launch ${i}: ${r.status} ${await r.text()}`);
+      out.push((await r.json()).id);
+    }
+    return out;
+  }, PANES);
+  for (const id of ids) {
+    for (let i = 0; ; i++) {
+      const state = await page.evaluate(async (x) => (await (await fetch(`/api/subshells/${x}`)).json()).state, id);
+      if (state === "running") break;
+      if (i > 200) throw new Error(`${id} is ${state}`);
+      await sleep(100);
+    }
+    await page.evaluate(
+      async (x) =>
+        fetch(`/api/subshells/${x}/input`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ text: "while :; do date +%T.%N; sleep 0.5; done", keys: ["enter"] }),
+        }),
+      id,
+    );
+  }
+  socket = await findSocket(join(tmp, "data"));
+  const tmuxPid = socket ? Number(execFileSync("tmux", ["-S", socket, "display-message", "-p", "#{pid}"]).toString().trim()) : null;
+
+  const phase = async (label, path, viewport) => {
+    await page.setViewportSize(viewport);
+    await page.goto(path);
+    await sleep(5_000);
+    let requests = 0;
+    let bytes = 0;
+    const statuses = {};
+    let wireBody = 0;
+    const onResponse = async (r) => {
+      if (!/\/api\/subshells\/[^/]+\/screen/.test(r.url())) return;
+      requests++;
+      statuses[r.status()] = (statuses[r.status()] ?? 0) + 1;
+      try {
+        // Bytes on the wire (after any compression), head and body.
+        const sizes = await r.request().sizes();
+        bytes += sizes.responseBodySize + sizes.responseHeadersSize;
+        wireBody += sizes.responseBodySize;
+      } catch {
+        // The page moved on.
+      }
+    };
+    page.on("response", onResponse);
+    const p0 = cpu(plane.pid);
+    const t0 = tmuxPid ? cpu(tmuxPid) : 0;
+    const started = Date.now();
+    await sleep(SECONDS * 1000);
+    const secs = (Date.now() - started) / 1000;
+    const planeCpu = (cpu(plane.pid) - p0) / secs;
+    const tmuxCpu = tmuxPid ? (cpu(tmuxPid) - t0) / secs : null;
+    page.off("response", onResponse);
+    const cards = await page.locator(".ov-card").count();
+    const sample = await page.evaluate(async (x) => (await (await fetch(`/api/subshells/${x}/screen`)).json()).text, ids[0]);
+    return { label, seconds: Math.round(secs), cards, screenRequestsPerSecond: +(requests / secs).toFixed(2), screenBytesPerSecond: Math.round(bytes / secs), screenBodyBytesPerSecond: Math.round(wireBody / secs), planeCpuPercent: +(planeCpu * 100).toFixed(1), tmuxCpuPercent: tmuxCpu === null ? null : +(tmuxCpu * 100).toFixed(1), sampleScreenBytes: sample.length, sampleScreenLines: sample.split("\n").filter((l) => l.trim()).length, statuses };
+  };
+  const quiet = await phase("no overview (the account page)", "/account", { width: 1920, height: 1080 });
+  const rows = Math.ceil(PANES / 6);
+  const open = await phase("overview, every card on screen", "/overview?group=none", { width: 1920, height: 300 + rows * 330 });
+  const per = (x) => (open.cards ? Math.round(x / open.cards) : 0);
+  console.log(JSON.stringify({ panes: PANES, quiet, open, bytesPerSecondPerThumbnail: per(open.screenBytesPerSecond), bodyBytesPerSecondPerThumbnail: per(open.screenBodyBytesPerSecond) }, null, 2));
+} finally {
+  await browser?.close().catch(() => undefined);
+  if (socket) {
+    try {
+      execFileSync("tmux", ["-S", socket, "kill-server"]);
+    } catch {
+      // Already gone.
+    }
+  }
+  try {
+    process.kill(-plane.pid, "SIGTERM");
+  } catch {
+    // Already gone.
+  }
+  await sleep(500);
+  await rm(tmp, { recursive: true, force: true });
+}
