@@ -256,8 +256,9 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
     use super::*;
 
-    fn claude(event: Value) -> Option<(String, Option<String>)> {
-        status_of("claude-code", &event).map(|b| {
+    /// The state and summary `harness`'s hook reports for `event`, as a hook's report.
+    fn reported(harness: &str, event: &Value) -> Option<(String, Option<String>)> {
+        status_of(harness, event).map(|b| {
             assert_eq!(b["source"], "hook");
             (
                 b["state"].as_str().unwrap().to_owned(),
@@ -266,21 +267,17 @@ mod tests {
         })
     }
 
+    fn claude(event: Value) -> Option<(String, Option<String>)> {
+        reported("claude-code", &event)
+    }
+
     fn said(state: &str, summary: &str) -> Option<(String, Option<String>)> {
         Some((state.to_owned(), Some(summary.to_owned())))
     }
 
     #[test]
     fn gemini_clis_events_map_to_agent_states_and_never_keep_the_prompt() {
-        let gemini = |e: Value| {
-            status_of("gemini", &e).map(|b| {
-                assert_eq!(b["source"], "hook");
-                (
-                    b["state"].as_str().unwrap().to_owned(),
-                    b["summary"].as_str().map(str::to_owned),
-                )
-            })
-        };
+        let gemini = |e: Value| reported("gemini", &e);
         assert_eq!(
             gemini(json!({"hook_event_name":"SessionStart","source":"startup"})),
             said("idle", "session started")

@@ -213,6 +213,45 @@ fn agent_output() -> Value {
     })
 }
 
+/// The input schema of a byte-range read of the thing `key` names (its schema `id`, required or
+/// not): `fromByte` and `maxBytes`.
+fn range_input(key: &str, id: Value, required: bool) -> Value {
+    let mut schema = json!({
+        "type": "object",
+        "properties": {
+            "fromByte": { "type": "integer", "minimum": 0, "description": "The first byte (default 0)." },
+            "maxBytes": { "type": "integer", "minimum": 1, "maximum": 1048576, "description": "The most bytes to read (default 65536)." }
+        },
+        "additionalProperties": false
+    });
+    schema["properties"][key] = id;
+    if required {
+        schema["required"] = json!([key]);
+    }
+    schema
+}
+
+/// The output schema of a byte-range read: the range read and the size, with `more`
+/// properties (`required` among them).
+fn range_output(more: Value, required: &[&str]) -> Value {
+    let mut schema = json!({
+        "type": "object",
+        "properties": {
+            "fromByte": { "type": "integer" },
+            "toByte": { "type": "integer" },
+            "size": { "type": "integer" }
+        },
+        "required": ["fromByte", "toByte", "size"]
+    });
+    if let (Some(props), Some(extra)) = (schema["properties"].as_object_mut(), more.as_object()) {
+        props.extend(extra.clone());
+    }
+    if let Some(r) = schema["required"].as_array_mut() {
+        r.extend(required.iter().map(|k| json!(k)));
+    }
+    schema
+}
+
 /// The input schema of a tool that acts on one subshell, named by `subshellId`.
 fn one_subshell() -> Value {
     json!({
@@ -408,31 +447,22 @@ fn tools() -> Vec<Tool> {
             title: "Read a kept file",
             description: "Read a byte range of a file this pane's owner keeps on the plane (see `list_files`): its name and size, the range read (`fromByte`, `toByte`), and the bytes as `text` when they are UTF-8 (a character cut at the range's end is left for the next read), else as `dataB64` (base64). Read on from `toByte` for more.",
             schema: || {
-                json!({
-                    "type": "object",
-                    "properties": {
-                        "fileId": { "type": "string", "description": "The file (see `list_files`)." },
-                        "fromByte": { "type": "integer", "minimum": 0, "description": "The first byte (default 0)." },
-                        "maxBytes": { "type": "integer", "minimum": 1, "maximum": 1048576, "description": "The most bytes to read (default 65536)." }
-                    },
-                    "required": ["fileId"],
-                    "additionalProperties": false
-                })
+                range_input(
+                    "fileId",
+                    json!({ "type": "string", "description": "The file (see `list_files`)." }),
+                    true,
+                )
             },
             effect: Effect::Reads,
             output: Some(|| {
-                json!({
-                    "type": "object",
-                    "properties": {
+                range_output(
+                    json!({
                         "name": { "type": "string" },
-                        "fromByte": { "type": "integer" },
-                        "toByte": { "type": "integer" },
-                        "size": { "type": "integer" },
                         "text": { "type": "string", "description": "The bytes, when they are UTF-8." },
                         "dataB64": { "type": "string", "description": "The bytes in base64, when they are not UTF-8." }
-                    },
-                    "required": ["name", "fromByte", "toByte", "size"]
-                })
+                    }),
+                    &["name"],
+                )
             }),
         },
         Tool {
@@ -548,29 +578,14 @@ fn tools() -> Vec<Tool> {
             title: "Read a pane's log",
             description: "Read a byte range of a subshell's pane log: everything the pane printed since it started, terminal escapes included, kept on its node. Answers the range read (`fromByte`, `toByte`), the log's size now, and the bytes as text (bytes that are not UTF-8, and a character cut at the range's end, read as U+FFFD). Read on from `toByte` for more.",
             schema: || {
-                json!({
-                    "type": "object",
-                    "properties": {
-                        "subshellId": { "type": "string", "description": "The subshell (default: this pane's own)." },
-                        "fromByte": { "type": "integer", "minimum": 0, "description": "The first byte (default 0)." },
-                        "maxBytes": { "type": "integer", "minimum": 1, "maximum": 1048576, "description": "The most bytes to read (default 65536)." }
-                    },
-                    "additionalProperties": false
-                })
+                range_input(
+                    "subshellId",
+                    json!({ "type": "string", "description": "The subshell (default: this pane's own)." }),
+                    false,
+                )
             },
             effect: Effect::Reads,
-            output: Some(|| {
-                json!({
-                    "type": "object",
-                    "properties": {
-                        "fromByte": { "type": "integer" },
-                        "toByte": { "type": "integer" },
-                        "size": { "type": "integer" },
-                        "text": { "type": "string" }
-                    },
-                    "required": ["fromByte", "toByte", "size", "text"]
-                })
-            }),
+            output: Some(|| range_output(json!({ "text": { "type": "string" } }), &["text"])),
         },
         Tool {
             name: "stop_subshell",
