@@ -175,7 +175,17 @@ try {
 } finally {
   await browser?.close().catch(() => undefined);
   if (socket) {
+    // The panes' shells first: a shell looping in a pane outlives its tmux server's end.
     try {
+      const pids = execFileSync("tmux", ["-S", socket, "list-panes", "-a", "-F", "#{pane_pid}"]).toString().split("\n").filter(Boolean);
+      for (const pid of pids) {
+        // Everything in the pane's session (the shell runs in a process group of its own).
+        try {
+          execFileSync("pkill", ["-KILL", "-s", pid]);
+        } catch {
+          // Already gone.
+        }
+      }
       execFileSync("tmux", ["-S", socket, "kill-server"]);
     } catch {
       // Already gone.
