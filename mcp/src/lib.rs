@@ -730,13 +730,15 @@ fn octal(s: &str) -> String {
 }
 
 /// What a `run_command` pane printed after its marker line (the shell's prompt and the typed
-/// line are left out), as plain text; all of it when the marker is not in the transcript (its
-/// start was cut).
-fn command_output(transcript: &str) -> String {
+/// line are left out), as plain text. Without the marker: all of it when the transcript's start
+/// was `cut` (the marker went with it), else nothing (the command never started: killed while
+/// it was being typed).
+fn command_output(transcript: &str, cut: bool) -> String {
     let text = plain_text(transcript);
     let after = match text.rfind(&format!("{RUN_MARKER}\n")) {
         Some(at) => &text[at + RUN_MARKER.len() + 1..],
-        None => &text,
+        None if cut => &text,
+        None => "",
     };
     after.trim_end().to_owned()
 }
@@ -1257,7 +1259,7 @@ impl<P: Plane> Server<P> {
             "state": row["state"],
             "exitCode": row["exitCode"],
             "timedOut": timed_out,
-            "output": command_output(&output),
+            "output": command_output(&output, truncated),
             "truncated": truncated,
             "kept": keep,
         }))
@@ -1959,9 +1961,14 @@ mod tests {
         let raw = "\u{1b}]0;title\u{7}$ typed\r\n\u{1b}[?2004l\u{1b}[1;31mred\u{1b}[0m x\u{8}y\r\n\u{1b}(Bdone\r\n";
         assert_eq!(plain_text(raw), "$ typed\nred y\ndone\n");
         let transcript = format!("$ exec sh -c 'printf ...'\r\n{RUN_MARKER}\r\none\r\ntwo\r\n\r\n");
-        assert_eq!(command_output(&transcript), "one\ntwo");
-        // The marker's start cut off: everything.
-        assert_eq!(command_output("tail of it\r\n"), "tail of it");
+        assert_eq!(command_output(&transcript, false), "one\ntwo");
+        // The transcript's start (and the marker) cut off: everything.
+        assert_eq!(command_output("tail of it\r\n", true), "tail of it");
+        // Never started (killed while being typed): nothing, not the typed line.
+        assert_eq!(
+            command_output("$ exec sh -c 'printf ...\r\n> sleep 9", false),
+            ""
+        );
         // An OSC cut short by the end of the text ends the text, never loops.
         assert_eq!(plain_text("ok\u{1b}]unterminated"), "ok");
         assert_eq!(plain_text("ok\u{1b}"), "ok");
