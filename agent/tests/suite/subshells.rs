@@ -2297,7 +2297,9 @@ fn a_pane_runs_a_command_in_a_new_pane_and_waits_for_its_exit_through_its_mcp_se
                 "command": "echo one; echo \"it's\" two >&2\nprintf 'caf\\303\\251 %s\\n' \"$PWD\"; exit 3",
                 "cwd": work.to_string_lossy(),
             }],
-            ["run_command", { "command": "echo started; sleep 60", "timeoutSec": 2 }],
+            // The timeout counts from the call: long enough for the plane to type the command
+            // into a new pane on a loaded host, far shorter than the command.
+            ["run_command", { "command": "echo started; sleep 600", "timeoutSec": 20 }],
             ["run_command", { "command": "true", "keep": true }],
         ]),
     );
