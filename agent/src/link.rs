@@ -64,6 +64,7 @@ pub const CAPABILITIES: &[&str] = &[
     termplane_proto::command::FORGET,
     termplane_proto::command::SETTINGS_ENTRY,
     termplane_proto::command::SETTINGS_ENTRIES,
+    termplane_proto::command::ACTIVITY,
     "write_file",
     "update",
     "maintenance",

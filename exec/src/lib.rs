@@ -44,6 +44,7 @@
 //! | `detect` | `{ harnesses: [{ harnessId, installed, binaryPath?, version?, reason? }], env: { NAME: value \| null }, at }` |
 //! | `ping` | `{ pong: true, at }` |
 
+pub mod activity;
 pub mod control;
 pub mod deaths;
 pub mod events;
@@ -142,6 +143,7 @@ pub struct Executor {
     deaths: Arc<deaths::Deaths>,
     tails: TailRegistry,
     maintenance: MaintenanceWatch,
+    activity: activity::ActivityWatch,
     host: Arc<dyn Host>,
 }
 
@@ -428,6 +430,8 @@ impl Executor {
             Some(p) => MaintenanceWatch::new(p.clone()),
             None => MaintenanceWatch::in_memory(),
         };
+        let activity =
+            activity::ActivityWatch::new(cfg.data_dir.join("logs"), tmux.clone(), tx.clone());
         (
             Self {
                 tmux,
@@ -435,6 +439,7 @@ impl Executor {
                 uploads,
                 exits: ExitTracker::new(cfg.data_dir.join("exits")),
                 deaths: deaths::Deaths::new(),
+                activity,
                 tails: TailRegistry::new(tx),
                 maintenance,
                 host,
@@ -530,6 +535,22 @@ impl Executor {
 
     fn logs_dir(&self) -> PathBuf {
         self.cfg.data_dir.join("logs")
+    }
+
+    /// Turns the `activity` events on (a pane is quiet after `quiet_ms`) or off; answers
+    /// `{ on, quietMs }`.
+    pub fn set_activity(&self, on: bool, quiet_ms: u32) -> Result<Value, String> {
+        if !termplane_proto::command::ACTIVITY_QUIET_MS.contains(&quiet_ms) {
+            return Err(format!(
+                "quietMs must be {} to {}",
+                termplane_proto::command::ACTIVITY_QUIET_MS.start(),
+                termplane_proto::command::ACTIVITY_QUIET_MS.end()
+            ));
+        }
+        crate::fs::ensure_private_dir(&self.logs_dir()).map_err(|e| e.to_string())?;
+        self.activity
+            .set(on, Duration::from_millis(u64::from(quiet_ms)))?;
+        Ok(json!({ "on": on, "quietMs": quiet_ms }))
     }
 
     /// The pane log of a subshell.
@@ -688,6 +709,7 @@ impl Executor {
             Command::Inventory(_) => Ok(json!({ "harnesses": [], "at": crate::util::now_iso() })),
             Command::Detect(d) => Ok(detect(d, &self.cfg.home_dir)),
             Command::Ping(_) => Ok(json!({ "pong": true, "at": crate::util::now_iso() })),
+            Command::Activity(a) => self.set_activity(a.on, a.quiet_ms),
         }
     }
 

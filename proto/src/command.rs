@@ -79,6 +79,9 @@ pub enum Command {
     Detect(Detect),
     /// Liveness of the node.
     Ping(Empty),
+    /// Turn the `activity` events on or off. Sent only to a node whose `ready` advertises
+    /// [`ACTIVITY`].
+    Activity(ActivityWatch),
 }
 
 impl Command {
@@ -115,6 +118,7 @@ impl Command {
             Self::Inventory(_) => "inventory",
             Self::Detect(_) => "detect",
             Self::Ping(_) => "ping",
+            Self::Activity(_) => "activity",
         }
     }
 
@@ -522,6 +526,26 @@ pub struct Maintenance {
     pub on: bool,
     /// When it last changed, ISO 8601.
     pub changed_at: String,
+}
+
+/// The `ready` capability of a node that takes the `activity` command and then sends
+/// `activity` events.
+pub const ACTIVITY: &str = "activity";
+
+/// The shortest and the longest quiet a plane may ask for in `activity` (ms).
+pub const ACTIVITY_QUIET_MS: std::ops::RangeInclusive<u32> = 500..=60_000;
+
+/// `activity { on, quietMs }`: with `on`, the node tells the plane, for every pane it runs, when
+/// the pane starts printing after a quiet spell and when it has printed nothing for `quietMs`
+/// (see the `activity` event); without, it stops. The last command wins.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ActivityWatch {
+    /// Whether to send the events.
+    pub on: bool,
+    /// How long a pane must print nothing to be quiet ([`ACTIVITY_QUIET_MS`]).
+    pub quiet_ms: u32,
 }
 
 /// `update { version, url, sha256, force? }`. Frozen across all protocol bumps.

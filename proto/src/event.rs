@@ -337,6 +337,34 @@ pub struct Output {
     pub data_b64: String,
 }
 
+/// Most bytes of an `activity` event's `screen` (the end of the screen is kept).
+pub const ACTIVITY_SCREEN_MAX_BYTES: usize = 8_192;
+
+/// Most bytes of an `activity` event's `command`.
+pub const ACTIVITY_COMMAND_MAX_BYTES: usize = 64;
+
+/// `activity`: a pane started printing after a quiet spell (`active: true`), or has printed
+/// nothing for the `quietMs` the plane asked for (`active: false`, with the visible screen as
+/// plain text). Both carry the pane's foreground program when the node could read it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Activity {
+    /// The subshell.
+    pub subshell_id: SubshellId,
+    /// Printing (true) or quiet (false).
+    pub active: bool,
+    /// When the node saw it, ISO 8601.
+    pub at: String,
+    /// The pane's foreground program (tmux's `pane_current_command`), at most
+    /// [`ACTIVITY_COMMAND_MAX_BYTES`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// The visible screen as plain text, trailing blank lines dropped, at most
+    /// [`ACTIVITY_SCREEN_MAX_BYTES`] (its end); only when quiet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screen: Option<String>,
+}
+
 /// `exit`: a pane died.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -403,6 +431,8 @@ pub enum Event {
     SubshellsReport(SubshellsReport),
     /// Anomaly.
     Error(ErrorEvent),
+    /// A pane printing or quiet (only after the plane's `activity` command).
+    Activity(Activity),
 }
 
 impl Event {
@@ -418,6 +448,7 @@ impl Event {
             Self::Exit(_) => "exit",
             Self::SubshellsReport(_) => "subshells_report",
             Self::Error(_) => "error",
+            Self::Activity(_) => "activity",
         }
     }
 }

@@ -170,7 +170,7 @@ fn strip_tag(mut v: serde_json::Value, key: &str) -> serde_json::Value {
     v
 }
 
-const EVENT_TYPES: [&str; 8] = [
+const EVENT_TYPES: [&str; 9] = [
     "inventory",
     "maintenance",
     "heartbeat",
@@ -179,6 +179,7 @@ const EVENT_TYPES: [&str; 8] = [
     "exit",
     "subshells_report",
     "error",
+    "activity",
 ];
 
 /// Decodes a text frame received by the plane.

@@ -440,3 +440,93 @@ fn the_driver_hands_a_command_over_while_the_one_before_it_is_unanswered() {
     drop(conn);
     driver.join().unwrap().unwrap();
 }
+
+/// `activity` as `docs/protocol-14.md` states it, seen by a plane written from that document: a
+/// node advertising it refuses a quiet outside its range, then reports each pane quiet (with
+/// its screen and foreground program) after `quietMs`, printing again as soon as it prints, and
+/// nothing more once told `on: false`.
+#[test]
+fn activity_reports_a_pane_quiet_with_its_screen_then_printing_and_stops_when_told() {
+    if !crate::common::tmux_ok() {
+        return;
+    }
+    let plane = ScriptedPlane::new();
+    let mut node = NodeProc::prepare("activity", &plane, true);
+    node.start();
+    let mut conn = plane.accept(WAIT).unwrap();
+    let ready = conn.handshake(&plane);
+    assert!(
+        ready.capabilities.iter().any(|c| c == "activity"),
+        "{ready:?}"
+    );
+    let mut seq = 0;
+    let mut send = |conn: &mut crate::scripted::Conn, jti: &str, cmd: serde_json::Value| {
+        seq += 1;
+        conn.send_command(&plane, &plane.claims(jti, unix_now(), seq, cmd));
+    };
+    for (jti, quiet) in [("a-low", 499), ("a-high", 60_001)] {
+        send(
+            &mut conn,
+            jti,
+            json!({ "type": "activity", "on": true, "quietMs": quiet }),
+        );
+        let r = conn.result_of(jti);
+        assert!(!r.ok, "{r:?}");
+        assert_eq!(
+            r.error.as_deref(),
+            Some("quietMs must be 500 to 60000"),
+            "{r:?}"
+        );
+    }
+    let id = "ac71-0001";
+    let cwd = node.dir.join("home");
+    send(&mut conn, "l1", crate::support::bash_launch(id, &cwd));
+    let launched = conn.result_of("l1");
+    assert!(launched.ok, "{launched:?}");
+    send(
+        &mut conn,
+        "a1",
+        json!({ "type": "activity", "on": true, "quietMs": 500 }),
+    );
+    let r = conn.result_of("a1");
+    assert_eq!(r.data, Some(json!({ "on": true, "quietMs": 500 })), "{r:?}");
+    let of_pane = |e: &Event, active: bool| matches!(e, Event::Activity(a) if a.subshell_id.as_str() == id && a.active == active);
+    let Event::Activity(quiet) = conn.event_where(WAIT, |e| of_pane(e, false)) else {
+        unreachable!()
+    };
+    assert_eq!(quiet.command.as_deref(), Some("bash"), "{quiet:?}");
+    assert!(quiet.screen.is_some(), "{quiet:?}");
+    assert!(is_iso8601_millis(&quiet.at), "{quiet:?}");
+    // It prints: at once, printing; 500 ms after its last byte, quiet with what it printed.
+    let typed = json!({ "type": "input", "subshellId": id, "data": "echo quiet-$((6*7))", "keys": ["enter"] });
+    send(&mut conn, "i1", typed.clone());
+    let Event::Activity(printing) = conn.event_where(WAIT, |e| of_pane(e, true)) else {
+        unreachable!()
+    };
+    assert!(printing.screen.is_none(), "{printing:?}");
+    let Event::Activity(quiet) = conn.event_where(WAIT, |e| of_pane(e, false)) else {
+        unreachable!()
+    };
+    let screen = quiet.screen.unwrap();
+    assert!(screen.contains("\nquiet-42"), "{screen}");
+    assert_eq!(screen, screen.trim_end(), "no blank end");
+    // Told to stop: the pane prints and nothing is said of it.
+    send(
+        &mut conn,
+        "a2",
+        json!({ "type": "activity", "on": false, "quietMs": 500 }),
+    );
+    assert!(conn.result_of("a2").ok);
+    send(&mut conn, "i2", typed);
+    assert!(conn.result_of("i2").ok);
+    let deadline = Instant::now() + Duration::from_millis(1500);
+    while let Some(f) = conn.next_frame(deadline.saturating_duration_since(Instant::now())) {
+        assert!(
+            !matches!(
+                f,
+                termplane_proto::frame::NodeFrame::Event(Event::Activity(_))
+            ),
+            "an activity event after on: false: {f:?}"
+        );
+    }
+}
