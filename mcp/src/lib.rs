@@ -207,7 +207,7 @@ fn agent_output() -> Value {
             "since": { "type": "integer", "description": "When it entered the state (ms since the epoch)." },
             "summary": { "type": ["string", "null"] },
             "link": { "type": ["string", "null"] },
-            "source": { "type": "string", "enum": ["lifecycle", "hook", "self_report", "none"] }
+            "source": { "type": "string", "enum": ["lifecycle", "hook", "self_report", "screen", "none"] }
         },
         "required": ["state", "since", "source"]
     })

@@ -159,6 +159,32 @@ pub struct Plugin {
     pub prompt: PromptArg,
     /// Enabled until an administrator says otherwise.
     pub enabled_by_default: bool,
+    /// What its screen shows when it waits, works or asks (the screen signal).
+    pub screen: ScreenRules,
+}
+
+/// How long a pane prints nothing before its node reports it quiet, with its screen, for the
+/// screen signal (ms): longer than a busy TUI's pauses between frames (a spinner redraws several
+/// times a second), short enough for a question to show within a few seconds.
+pub const SCREEN_QUIET_MS: u32 = 2_000;
+
+/// What a harness's screen shows, read by the screen signal (`service::subshells::screen`,
+/// which holds the rules that use it). Each list holds literal text, matched case-sensitively
+/// on the bottom of the pane's visible screen once the pane has printed nothing for a while;
+/// the texts are the harness's own words at the version the plane supports (its tests read
+/// them on the screens of the real CLIs, recorded under `plane/tests/data/screens`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScreenRules {
+    /// Text of a question or a permission prompt waiting for a person: `needs_input`.
+    pub needs_input: &'static [&'static str],
+    /// Text shown only while it works on a turn (its "interrupt" hint): `working`.
+    pub working: &'static [&'static str],
+    /// Text of its prompt waiting for a new request: `idle`.
+    pub idle: &'static [&'static str],
+    /// Foreground programs that mean the pane waits at its prompt: when not empty, the pane's
+    /// foreground program decides instead of the screen (a shell: `idle` at its prompt,
+    /// `working` while a program it started runs).
+    pub idle_commands: &'static [&'static str],
 }
 
 /// The MCP server a pane's harness starts: the plane's or the node's binary in `mcp` mode.
@@ -195,6 +221,14 @@ pub fn builtin() -> Vec<Plugin> {
             session_file: SessionFile::Unknown,
             prompt: PromptArg::Typed,
             enabled_by_default: true,
+            screen: ScreenRules {
+                needs_input: &[],
+                working: &[],
+                idle: &[],
+                idle_commands: &[
+                    "bash", "sh", "dash", "zsh", "fish", "ksh", "mksh", "tcsh", "csh", "ash",
+                ],
+            },
         },
         Plugin {
             id: "claude-code",
@@ -222,6 +256,17 @@ pub fn builtin() -> Vec<Plugin> {
                 one_word_typed: true,
             },
             enabled_by_default: true,
+            screen: ScreenRules {
+                needs_input: &[
+                    "Do you want to proceed?",
+                    "Yes, and don't ask again",
+                    "No, and tell Claude what to do differently",
+                    "Yes, I trust this folder",
+                ],
+                working: &["esc to interrupt"],
+                idle: &["? for shortcuts"],
+                idle_commands: &[],
+            },
         },
         Plugin {
             id: "codex",
@@ -247,6 +292,18 @@ pub fn builtin() -> Vec<Plugin> {
                 one_word_typed: false,
             },
             enabled_by_default: true,
+            screen: ScreenRules {
+                needs_input: &[
+                    "Would you like to run the following command?",
+                    "Would you like to make the following edits?",
+                    "Would you like to grant these permissions?",
+                    "tell Codex what to do differently",
+                    "Trust this folder?",
+                ],
+                working: &["esc to interrupt"],
+                idle: &["Ask Codex to do anything", "? for shortcuts"],
+                idle_commands: &[],
+            },
         },
         Plugin {
             id: "gemini",
@@ -273,6 +330,18 @@ pub fn builtin() -> Vec<Plugin> {
             session_file: SessionFile::Unknown,
             prompt: PromptArg::Flag("--prompt-interactive"),
             enabled_by_default: true,
+            screen: ScreenRules {
+                needs_input: &[
+                    "Allow execution of",
+                    "Apply this change?",
+                    "Do you want to proceed?",
+                    "No, suggest changes (esc)",
+                    "Do you trust the files in this folder?",
+                ],
+                working: &["esc to cancel"],
+                idle: &["Type your message"],
+                idle_commands: &[],
+            },
         },
         Plugin {
             id: "opencode",
@@ -297,6 +366,13 @@ pub fn builtin() -> Vec<Plugin> {
             session_file: SessionFile::Unknown,
             prompt: PromptArg::Flag("--prompt"),
             enabled_by_default: true,
+            screen: ScreenRules {
+                needs_input: &["Permission required", "Allow once"],
+                working: &["to interrupt"],
+                // Its home screen's footer, and the agent line of its prompt box in a session.
+                idle: &["ctrl+p commands", "Build · ", "Plan · "],
+                idle_commands: &[],
+            },
         },
     ]
 }

@@ -711,6 +711,21 @@ fn exercise(p: &Place, bin: &Path, cli: &Cli) {
         assert_eq!(agent["state"], "idle", "{agent}");
         assert_eq!(agent["summary"], "session started", "{agent}");
         step(cli, t, "hooks reported the session's start");
+    } else {
+        // No hook reports its start: its screen does, once quiet, by the texts of its plugin.
+        let agent = wait_for(SLOW, || {
+            let a = p.subshell(&id)["agent"].clone();
+            (a["source"] == "screen" && a["state"] == "idle").then_some(a)
+        })
+        .unwrap_or_else(|| {
+            panic!(
+                "its screen never read as waiting: {}\n{}",
+                p.subshell(&id)["agent"],
+                p.screen(&id)
+            )
+        });
+        assert_eq!(agent["summary"], "waits for a prompt", "{agent}");
+        step(cli, t, "its screen read as waiting for a prompt");
     }
     p.restart(&id);
     let screen = p.wait_screen(&id, &cli.first_screen());

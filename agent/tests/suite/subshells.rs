@@ -2421,3 +2421,98 @@ fn the_hooks_the_plane_configures_report_the_agents_state() {
 fn audited_details(w: &World, id: &str) -> String {
     w.get(&format!("/api/audit?target={id}&limit=500")).text()
 }
+
+/// The screen signal on an enrolled node, for a harness with no hooks: the node reports the
+/// pane quiet with its screen, a question the harness's plugin knows on it makes the agent
+/// `needs_input` (said by the screen) and tells its owner once the need has held, and the pane
+/// printing again ends the need and marks that notification read.
+#[test]
+fn a_question_on_the_quiet_screen_of_a_node_pane_needs_its_owner_once_and_printing_again_clears_it()
+{
+    let mut w = world("screen-signal", true);
+    w.stop_plane();
+    w.plane_env
+        .push(("TERMPLANE_NOTIFY_HOLD_SECS".into(), "1".into()));
+    w.start_plane();
+    w.wait_online(WAIT);
+    let dir = w.dir.join("work").join("screen");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("standin-plan.json"), r#"{"silent": true}"#).unwrap();
+    let s = launch(&w, "opencode", &dir);
+    let id = s["id"].as_str().unwrap().to_owned();
+    let agent = |w: &World| subshell(w, &id)["agent"].clone();
+    let agent_where = |what: &str, f: &dyn Fn(&Value) -> bool| {
+        wait_until(what, WAIT, || Some(agent(&w)).filter(|a| f(a)))
+    };
+    // Quiet, and its screen shows nothing opencode shows: the screen says it cannot tell.
+    read_report(&dir);
+    let a = agent_where("the screen's word on the quiet pane", &|a| {
+        a["source"] == "screen" && a["state"] == "unknown"
+    });
+    assert_eq!(
+        a["summary"], "quiet; the screen shows nothing recognised",
+        "{a}"
+    );
+    let type_text = |text: &str| {
+        let r = w.post(
+            &format!("/api/subshells/{id}/input"),
+            &json!({ "text": text, "keys": ["enter"] }),
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+    };
+    // opencode's permission prompt, shown and left: the agent needs its owner.
+    type_text("Permission required");
+    let a = agent_where("needs_input from the screen", &|a| {
+        a["state"] == "needs_input"
+    });
+    assert_eq!(a["source"], "screen", "{a}");
+    assert!(
+        a["summary"]
+            .as_str()
+            .unwrap()
+            .contains("Permission required"),
+        "{a}"
+    );
+    let told = |w: &World| w.notifications_about(&id);
+    let n = wait_until("the owner told", WAIT, || {
+        told(&w).into_iter().find(|n| n["kind"] == "needs_input")
+    });
+    assert!(n["readAt"].is_null(), "{n}");
+    // Answered: the pane prints (working), the need leaves and what was told is read.
+    type_text("clear");
+    agent_where("working again", &|a| a["state"] != "needs_input");
+    wait_until("the notification read", WAIT, || {
+        told(&w)
+            .iter()
+            .all(|n| !n["readAt"].is_null())
+            .then_some(())
+    });
+    assert_eq!(told(&w).len(), 1, "{:?}", told(&w));
+    // Each change of state is in the audit trail, by the plane, from the screen.
+    let audit = w.get(&format!("/api/audit?target={id}&limit=100")).json();
+    let entries = audit
+        .as_array()
+        .or_else(|| audit["entries"].as_array())
+        .unwrap()
+        .clone();
+    let from_screen: Vec<&str> = entries
+        .iter()
+        .rev()
+        .filter(|e| e["action"] == "subshell.agent_state" && e["detail"]["source"] == "screen")
+        .map(|e| e["detail"]["to"].as_str().unwrap())
+        .collect();
+    // Printing at its start, quiet with nothing recognised, printing what was typed, the
+    // question left on screen, printing again (then quiet once more, maybe, by now).
+    assert_eq!(
+        from_screen[..5],
+        ["working", "unknown", "working", "needs_input", "working"],
+        "{from_screen:?}"
+    );
+    assert!(
+        entries
+            .iter()
+            .filter(|e| e["action"] == "subshell.agent_state" && e["detail"]["source"] == "screen")
+            .all(|e| e["actorKind"] == "plane" && e["actorUserId"].is_null()),
+        "{entries:?}"
+    );
+}

@@ -156,6 +156,9 @@ pub enum AgentSource {
     /// The agent's report through its MCP server (`report_status`, `report_attention`) or
     /// the REST route with the pane's token.
     SelfReport,
+    /// The pane's screen, read by the plane: printing or quiet, what a quiet screen shows, a
+    /// shell's foreground program.
+    Screen,
     /// Nothing has said anything since the pane started.
     None,
 }
@@ -168,6 +171,7 @@ impl AgentSource {
             Self::Lifecycle => "lifecycle",
             Self::Hook => "hook",
             Self::SelfReport => "self_report",
+            Self::Screen => "screen",
             Self::None => "none",
         }
     }
@@ -179,6 +183,7 @@ impl AgentSource {
             "hook" => Self::Hook,
             "self_report" => Self::SelfReport,
             "lifecycle" => Self::Lifecycle,
+            "screen" => Self::Screen,
             _ => Self::None,
         }
     }

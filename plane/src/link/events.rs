@@ -61,7 +61,10 @@ fn unix_micros() -> u64 {
 /// Whether an event kind is kept.
 #[must_use]
 pub fn kept(e: &Event) -> bool {
-    !matches!(e, Event::Heartbeat(_) | Event::Result(_))
+    !matches!(
+        e,
+        Event::Heartbeat(_) | Event::Result(_) | Event::Activity(_)
+    )
 }
 
 impl EventLog {

@@ -42,6 +42,7 @@ impl LinkSink for Services {
     async fn node_online(self: Arc<Self>, node_id: String) {
         self.nodes.push_allowed_dirs(&node_id).await;
         self.nodes.push_maintenance(&node_id).await;
+        self.nodes.push_activity(&node_id).await;
     }
 
     fn viewer_output(&self, node_id: &str, output: &Output) -> bool {

@@ -453,6 +453,8 @@ mod replay {
     #![allow(clippy::unwrap_used, clippy::panic, clippy::cast_possible_truncation)]
     #![allow(clippy::cast_sign_loss)]
     use super::*;
+    use crate::api::subshells::{AgentSource, AgentState};
+    use crate::service::subshells::screen;
     use serde_json::Value;
 
     const SESSIONS: &str = include_str!("../../tests/data/needs-you/sessions.json");
@@ -461,7 +463,21 @@ mod replay {
     struct Row {
         lifecycle: &'static str,
         agent: String,
+        source: AgentSource,
         attention: String,
+    }
+
+    /// The screen of a `screen` event: a recorded screen by name, or text.
+    fn screen_of(e: &Value) -> String {
+        match (e.get("file").and_then(Value::as_str), e.get("text")) {
+            (Some(f), _) => std::fs::read_to_string(
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join(format!("tests/data/screens/{f}.txt")),
+            )
+            .unwrap(),
+            (None, Some(t)) => t.as_str().unwrap().to_owned(),
+            (None, None) => String::new(),
+        }
     }
 
     /// What a detector told, as (time in ms, needs it stands for).
@@ -475,8 +491,12 @@ mod replay {
         let mut row = Row {
             lifecycle: "running",
             agent: "starting".into(),
+            source: AgentSource::Lifecycle,
             attention: "none".into(),
         };
+        let rules_of_screen = crate::plugins::find(harness)
+            .map(|p| p.screen)
+            .unwrap_or_default();
         let mut d = Detector::new(rules.unwrap_or_default());
         let mut told = Told::new();
         let mut last = None;
@@ -501,10 +521,33 @@ mod replay {
                 "hook" => {
                     if let Some(st) = termplane_mcp::hook::status_of(harness, &e[2]) {
                         row.agent = st["state"].as_str().unwrap().to_owned();
+                        row.source = AgentSource::Hook;
                     }
                 }
-                "status" => row.agent = e[2].as_str().unwrap().to_owned(),
+                "status" => {
+                    row.agent = e[2].as_str().unwrap().to_owned();
+                    row.source = AgentSource::SelfReport;
+                }
+                "screen" => {
+                    let text = screen_of(&e[2]);
+                    let look = screen::Look {
+                        active: e[2]["active"] == true,
+                        command: None,
+                        screen: Some(&text),
+                    };
+                    let shown = match (AgentState::from_stored(&row.agent), row.source) {
+                        (AgentState::Starting, _) => AgentState::Unknown,
+                        (s, _) => s,
+                    };
+                    if let Some(r) = screen::reading(&rules_of_screen, &look)
+                        && let Some(s) = screen::decide(shown, row.source, &r)
+                    {
+                        row.agent = s.as_str().to_owned();
+                        row.source = AgentSource::Screen;
+                    }
+                }
                 "attention" => {
+                    row.source = AgentSource::SelfReport;
                     row.attention = e[2].as_str().unwrap().to_owned();
                     row.agent = match row.attention.as_str() {
                         "needs_input" => "needs_input",

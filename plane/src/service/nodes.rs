@@ -678,6 +678,31 @@ impl Nodes {
         }
     }
 
+    /// Asks a node that can for its `activity` events, which feed the screen signal
+    /// (`subshells::screen`); the local node's are turned on where it starts.
+    pub async fn push_activity(&self, node_id: &str) {
+        if !self
+            .dispatcher
+            .node_can(node_id, termplane_proto::command::ACTIVITY)
+            .await
+        {
+            return;
+        }
+        let watch = termplane_proto::command::ActivityWatch {
+            on: true,
+            quiet_ms: crate::plugins::SCREEN_QUIET_MS,
+        };
+        match self
+            .dispatcher
+            .node_command_serialized(node_id, Command::Activity(watch))
+            .await
+        {
+            Ok(r) if r.ok => tracing::debug!(node = %node_id, "activity events asked for"),
+            Ok(r) => tracing::warn!(node = %node_id, error = ?r.error, "node refused activity"),
+            Err(e) => tracing::debug!(node = %node_id, code = e.code, "activity not asked for"),
+        }
+    }
+
     /// `POST /api/nodes/:id/ping` (session only): `{ ok, rttMs }` (and `error` when the node
     /// refused).
     pub async fn ping_node(&self, c: &Caller, id: &str) -> Result<NodePing, ApiError> {

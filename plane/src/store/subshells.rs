@@ -123,6 +123,8 @@ pub enum AgentWrite {
         /// The newest `observed_at` recorded.
         latest: i64,
     },
+    /// Not written: the state or its source is no longer the one the report was decided on.
+    Moved,
     /// Refused: the subshell is not live (or is gone).
     NotLive,
 }
@@ -584,7 +586,8 @@ impl Store {
         id: &str,
         report: &AgentRow,
         keep_words: bool,
-        actor: (&str, &str),
+        expect: Option<(&str, &str)>,
+        actor: (Option<&str>, &str),
         now: i64,
     ) -> Result<AgentWrite, sqlx::Error> {
         let mut tx = self.write_tx().await?;
@@ -595,7 +598,7 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         let Some(r) = sqlx::query(
-            "SELECT state, agent_state, agent_observed_at FROM subshells WHERE id = $1",
+            "SELECT state, agent_state, agent_source, agent_observed_at FROM subshells WHERE id = $1",
         )
         .bind(id)
         .fetch_optional(&mut *tx)
@@ -606,8 +609,12 @@ impl Store {
         let state: String = r.try_get("state")?;
         let from: String = r.try_get("agent_state")?;
         let latest: Option<i64> = r.try_get("agent_observed_at")?;
+        let source: String = r.try_get("agent_source")?;
         if !matches!(state.as_str(), "starting" | "running" | "stopping") {
             return Ok(AgentWrite::NotLive);
+        }
+        if expect.is_some_and(|(s, src)| s != from || src != source) {
+            return Ok(AgentWrite::Moved);
         }
         if let (Some(latest), Some(seen)) = (latest, report.observed_at)
             && seen < latest
@@ -638,7 +645,7 @@ impl Store {
             audit_in(
                 &mut tx,
                 now,
-                Some(actor.0),
+                actor.0,
                 actor.1,
                 "subshell.agent_state",
                 Some(id),

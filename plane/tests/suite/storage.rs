@@ -1058,12 +1058,13 @@ async fn agent_reports(url: &str) {
         source: "hook".into(),
         observed_at: observed,
     };
-    let actor = (user.id.as_str(), "pane");
+    let actor = (Some(user.id.as_str()), "pane");
     let w = store
         .report_agent(
             &id,
             &said("working", Some("a"), Some(10)),
             false,
+            None,
             actor,
             NOW + 1,
         )
@@ -1076,7 +1077,14 @@ async fn agent_reports(url: &str) {
         }
     );
     let w = store
-        .report_agent(&id, &said("working", None, None), true, actor, NOW + 2)
+        .report_agent(
+            &id,
+            &said("working", None, None),
+            true,
+            None,
+            actor,
+            NOW + 2,
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -1098,7 +1106,14 @@ async fn agent_reports(url: &str) {
         "no time of its own keeps the last"
     );
     let w = store
-        .report_agent(&id, &said("idle", None, Some(5)), false, actor, NOW + 3)
+        .report_agent(
+            &id,
+            &said("idle", None, Some(5)),
+            false,
+            None,
+            actor,
+            NOW + 3,
+        )
         .await
         .unwrap();
     assert_eq!(w, AgentWrite::Stale { latest: 10 });
@@ -1121,7 +1136,7 @@ async fn agent_reports(url: &str) {
                 observed_at: None,
             };
             store
-                .report_agent(&id, &r, false, (&user, "pane"), NOW + 10 + i)
+                .report_agent(&id, &r, false, None, (Some(&user), "pane"), NOW + 10 + i)
                 .await
                 .unwrap()
         }));
@@ -1156,6 +1171,61 @@ async fn agent_reports(url: &str) {
         .collect();
     assert_eq!(tos, ["working", "needs_input"]);
 
+    // A report decided on a state the row no longer has (the screen read before a hook's word
+    // landed) is not written, and nothing is audited.
+    let screen = AgentRow {
+        source: "screen".into(),
+        ..said("idle", Some("waits for a prompt"), None)
+    };
+    let w = store
+        .report_agent(
+            &id,
+            &screen,
+            false,
+            Some(("working", "hook")),
+            (None, "plane"),
+            NOW + 19,
+        )
+        .await
+        .unwrap();
+    assert_eq!(w, AgentWrite::Moved);
+    let row = store.subshell(&id).await.unwrap().unwrap();
+    assert_eq!(
+        (row.agent.state.as_str(), row.agent.source.as_str()),
+        ("needs_input", "self_report")
+    );
+    let w = store
+        .report_agent(
+            &id,
+            &screen,
+            false,
+            Some(("needs_input", "self_report")),
+            (None, "plane"),
+            NOW + 19,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        w,
+        AgentWrite::Applied {
+            from: "needs_input".into()
+        }
+    );
+    let last = store
+        .audit_page(
+            &AuditFilter {
+                action: Some("subshell.agent_state".into()),
+                target: Some(id.clone()),
+                ..AuditFilter::default()
+            },
+            1,
+        )
+        .await
+        .unwrap();
+    assert_eq!(last[0].detail["source"], "screen");
+    assert_eq!(last[0].actor_kind.as_str(), "plane");
+    assert!(last[0].actor_user_id.is_none());
+
     // Ended: nothing more is recorded.
     let ended = Change {
         state: "exited",
@@ -1169,13 +1239,20 @@ async fn agent_reports(url: &str) {
             .unwrap()
     );
     let w = store
-        .report_agent(&id, &said("idle", None, None), false, actor, NOW + 30)
+        .report_agent(&id, &said("idle", None, None), false, None, actor, NOW + 30)
         .await
         .unwrap();
     assert_eq!(w, AgentWrite::NotLive);
     assert_eq!(
         store
-            .report_agent("no-such-row", &said("idle", None, None), false, actor, NOW)
+            .report_agent(
+                "no-such-row",
+                &said("idle", None, None),
+                false,
+                None,
+                actor,
+                NOW
+            )
             .await
             .unwrap(),
         AgentWrite::NotLive

@@ -1054,10 +1054,18 @@ fn a_panes_agent_state_follows_its_own_reports_in_order_and_only_transitions_are
     let other = w.launch_with(json!({}))["id"].as_str().unwrap().to_owned();
     let token = w.token_of(&id);
     let other_token = w.token_of(&other);
-    // Running, and nothing has said what the agent does: unknown, not a guess.
+    // Running: before any report, the pane's screen speaks (its node saw it go quiet): a
+    // shell whose foreground program is the shell itself waits at its prompt.
     let agent = |w: &World| w.get(&id)["agent"].clone();
-    assert_eq!(agent(&w)["state"], "unknown", "{}", agent(&w));
-    assert_eq!(agent(&w)["source"], "none");
+    let a = wait("the screen's word", || {
+        let a = agent(&w);
+        (a["source"] == "screen").then_some(a)
+    });
+    assert_eq!(
+        (a["state"].as_str(), a["summary"].as_str()),
+        (Some("idle"), Some("at its prompt")),
+        "{a}"
+    );
     let report = |token: &str, body: Value| {
         w.as_bearer(
             token,
@@ -1161,11 +1169,13 @@ fn a_panes_agent_state_follows_its_own_reports_in_order_and_only_transitions_are
     assert_eq!(r.error(429), "TOO_MANY_REPORTS");
     assert_eq!(agent(&w)["summary"], format!("again {}", i - 1));
 
-    // Two transitions, each once, by the pane.
+    // The screen's word, then two transitions, each once, by the pane (the screen does not
+    // override the pane's own word).
     assert_eq!(
         agent_transitions(&w, &id),
         [
-            ("starting".into(), "working".into(), "hook".into()),
+            ("starting".into(), "idle".into(), "screen".into()),
+            ("idle".into(), "working".into(), "hook".into()),
             ("working".into(), "needs_input".into(), "self_report".into()),
         ]
     );
@@ -1195,4 +1205,49 @@ fn a_panes_agent_state_follows_its_own_reports_in_order_and_only_transitions_are
         "{a}"
     );
     assert!(a["summary"].is_null(), "{a}");
+}
+
+/// A node speaks of its own panes only: its `activity` word about a pane it does not run (the
+/// plane's own host's, here), whatever it says, changes nothing; word about its own panes that
+/// the plane does not know changes nothing either.
+#[test]
+fn a_nodes_screen_word_about_a_pane_it_does_not_run_changes_nothing() {
+    let w = world();
+    let id = w.launch_with(json!({}))["id"].as_str().unwrap().to_owned();
+    let agent = |w: &World| w.get(&id)["agent"].clone();
+    let before = wait("the screen's word", || {
+        let a = agent(&w);
+        (a["source"] == "screen").then_some(a)
+    });
+    let e = common::node::enroll(&w.p, &w.admin, "forger", true);
+    let mut n = common::node::TestNode::start(&w.p, &e, env!("CARGO_PKG_VERSION"));
+    n.wait_established();
+    common::node::wait_liveness(&w.p, &e.node_id, "online");
+    let forged = |subshell: &str| {
+        termplane_proto::Event::Activity(termplane_proto::event::Activity {
+            subshell_id: termplane_proto::SubshellId::parse(subshell).unwrap(),
+            active: false,
+            at: "2026-01-01T00:00:00.000Z".into(),
+            command: Some("vim".into()),
+            screen: Some("Do you want to proceed?".into()),
+        })
+    };
+    n.send(forged(&id));
+    n.send(forged("0123456789abcdef0123456789abcdef"));
+    // Events of one node are applied in order: once the inventory sent after them is recorded,
+    // they have been applied.
+    n.send(termplane_proto::Event::Inventory(
+        termplane_proto::event::Inventory {
+            harnesses: vec![],
+            at: "after the forged ones".into(),
+        },
+    ));
+    wait("the inventory sent after them", || {
+        smol::block_on(w.p.svc.store().inventory(&e.node_id))
+            .unwrap()
+            .filter(|(text, _)| text.contains("after the forged ones"))
+    });
+    assert_eq!(agent(&w), before);
+    let audited = w.as_admin("GET", &format!("/api/audit?target={id}&limit=100"), None);
+    assert!(!audited.text().contains("vim"), "{}", audited.text());
 }

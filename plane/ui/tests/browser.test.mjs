@@ -646,7 +646,8 @@ describe("termplane browser app", { concurrency: false }, () => {
     await sleep(300);
     const report = (mark, body) =>
       `curl -s -o /dev/null -w '${mark}=%{http_code}\\n' -X POST -H "Authorization: Bearer $TERMPLANE_TOKEN" -H 'Content-Type: application/json' -d '${JSON.stringify(body)}' "$TERMPLANE_URL/api/subshells/$TERMPLANE_SUBSHELL_ID/status"\n`;
-    await page.locator('[data-agent-state="unknown"]').waitFor();
+    // Before any report, its screen speaks: a shell at its prompt waits.
+    await page.locator('[data-agent-state="idle"]').waitFor();
     await typeInTerminal(page, report("r1", { state: "needs_input", summary: "approve the plan?", link: "https://example.com/plan" }));
     await waitLine(page, "r1=200");
     const badge = page.locator('[data-agent-state="needs_input"]');

@@ -12,7 +12,8 @@ overrides, Gemini CLI's settings — the user settings under `GEMINI_CLI_HOME`, 
 owns it and every folder above it, none writable by others, as Gemini asks — and opencode's
 `OPENCODE_CONFIG`), starts the server exactly as registered through the official Python MCP
 SDK's client, calls tools, and writes what it saw to `standin-report.json` in its working
-directory. Then it echoes each line typed into the pane as `got: LINE`, until end of input.
+directory. Then it echoes each line typed into the pane as `got: LINE` (`clear` clears the
+screen instead), until end of input.
 
 Like Claude Code, the `claude` stand-in saves its session (`--session-id` or `--resume`) under
 `projects/` of its configuration directory once a line is typed, and ends at once when asked to
@@ -20,7 +21,8 @@ resume a session it never saved. Like Gemini CLI, the `gemini` stand-in ends at 
 to resume by id a session that is not saved (it saves none).
 
 `--version` prints a version, as detection asks. A `standin-plan.json` in the working directory
-names a foreign subshell id the pane must not be able to read, and a channel to post to.
+names a foreign subshell id the pane must not be able to read, and a channel to post to;
+`"silent": true` there keeps it from reporting attention, as a harness without hooks would.
 """
 
 import asyncio
@@ -192,8 +194,9 @@ async def exercise(report):
             sid = argv[argv.index("--session-id") + 1]
             r = await client.call_tool("report_session", {"sessionId": sid})
             report["reportSession"] = outcome(r)
-        r = await client.call_tool("report_attention", {"attention": "needs_input"})
-        report["reportAttention"] = outcome(r)
+        if not plan.get("silent"):
+            r = await client.call_tool("report_attention", {"attention": "needs_input"})
+            report["reportAttention"] = outcome(r)
         if "foreignId" in plan:
             r = await client.call_tool("read_output", {"subshellId": plan["foreignId"]})
             report["readForeign"] = outcome(r)
@@ -268,6 +271,9 @@ def main():
             os.makedirs(os.path.dirname(session), exist_ok=True)
             with open(session, "a") as f:
                 f.write(json.dumps({"type": "user", "text": line.rstrip("\n")}) + "\n")
+        if line.strip() == "clear":
+            print("\x1b[H\x1b[2J", end="", flush=True)
+            continue
         print("got: " + line.rstrip("\n"), flush=True)
 
 

@@ -435,6 +435,17 @@ impl World {
         http(self.port, "GET", path, &h, None).unwrap()
     }
 
+    /// The signed-in person's notifications about subshell `id`, newest first.
+    pub fn notifications_about(&self, id: &str) -> Vec<Value> {
+        let all = self.get("/api/notifications").json();
+        all.as_array()
+            .into_iter()
+            .flatten()
+            .filter(|n| n["subjectId"] == id)
+            .cloned()
+            .collect()
+    }
+
     fn setup_and_enroll(&mut self) {
         let (email, password) = ("admin@example.test", "correct horse battery");
         let r = self.post(

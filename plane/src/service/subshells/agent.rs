@@ -30,6 +30,10 @@
 //!    reporter's own time (`observedAt`) older than the newest recorded is refused (409
 //!    `STALE_REPORT`) and changes nothing, so two reports crossing on the way land in order.
 //! 3. **A live pane no signal has spoken for** shows `unknown` (source `none`), not a guess.
+//!    Its **screen** (source `screen`) speaks next: the node reports each pane printing or quiet,
+//!    with its screen and foreground program, and the harness plugin's texts read it (the
+//!    rules, and when the screen may override a hook or a report, are in `screen`: only a
+//!    question shown on screen overrides their `working` or `idle`).
 //! 4. **Once the pane has ended**, its lifecycle decides: a crash, a non-zero exit or a refused
 //!    relaunch is `error`; a clean exit or a stop is `done`, unless the agent's own last word was
 //!    `done` or `error`, which is kept with its summary and link.

@@ -92,6 +92,7 @@ impl NodeReports {
                 r
             }
             Event::SubshellsReport(r) => self.apply_census(node_id, conn, r).await,
+            Event::Activity(a) => self.subshells.apply_activity(node_id, a).await,
             Event::Inventory(inv) => match serde_json::to_string(inv) {
                 Ok(text) => self
                     .store

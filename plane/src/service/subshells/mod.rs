@@ -70,6 +70,7 @@ mod io;
 mod launch;
 mod moves;
 mod reports;
+pub(in crate::service) mod screen;
 
 /// Lifetime of a subshell token, extended while the pane's MCP child runs (ms).
 pub const TOKEN_LIFETIME_MS: i64 = 7 * 24 * 60 * 60 * 1000;

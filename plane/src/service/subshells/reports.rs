@@ -33,7 +33,14 @@ impl PaneIo {
             observed_at: None,
         };
         self.store
-            .report_agent(id, &report, true, (&c.user().id, c.actor_kind()), now)
+            .report_agent(
+                id,
+                &report,
+                true,
+                None,
+                (Some(&c.user().id), c.actor_kind()),
+                now,
+            )
             .await?;
         self.publisher.publish_subshell(id).await;
         self.lookup.fresh_view(id).await
@@ -74,11 +81,18 @@ impl PaneIo {
         };
         match self
             .store
-            .report_agent(id, &report, false, (&c.user().id, c.actor_kind()), now)
+            .report_agent(
+                id,
+                &report,
+                false,
+                None,
+                (Some(&c.user().id), c.actor_kind()),
+                now,
+            )
             .await?
         {
             store::AgentWrite::Applied { .. } => {}
-            store::AgentWrite::NotLive => {
+            store::AgentWrite::NotLive | store::AgentWrite::Moved => {
                 return Err(ApiError::new(
                     409,
                     "SUBSHELL_NOT_RUNNING",

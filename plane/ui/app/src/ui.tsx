@@ -43,6 +43,7 @@ const SOURCE: Record<AgentStatus["source"], string> = {
   lifecycle: "the pane's lifecycle",
   hook: "the harness's hook",
   self_report: "the agent's own report",
+  screen: "the pane's screen",
   none: "no signal yet",
 };
 

@@ -2106,7 +2106,7 @@ export interface components {
             version: string;
         };
         /** @description The signal that set an agent's state. */
-        AgentSource: "lifecycle" | "hook" | "self_report" | "none";
+        AgentSource: "lifecycle" | "hook" | "self_report" | "screen" | "none";
         /**
          * @description What the agent in a pane is doing (see `service::subshells::agent` for which signal sets
          *     which state, and how a pane's lifecycle decides it once the pane has ended).
@@ -3296,6 +3296,16 @@ export interface components {
         } | {
             /** @constant */
             type: "ping";
+        } | {
+            /** @description Whether to send the events. */
+            on: boolean;
+            /**
+             * Format: uint32
+             * @description How long a pane must print nothing to be quiet ([`ACTIVITY_QUIET_MS`]).
+             */
+            quietMs: number;
+            /** @constant */
+            type: "activity";
         };
         /** @description `POST /api/nodes/{id}/commands` answer. */
         NodeCommandAnswer: {
