@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use termplane_machines::channel as signed;
 use termplane_machines::jws::Es256Signer;
 
-use crate::{Plane, Server, encode, message, refused, str_arg, tool_text};
+use crate::{Plane, Server, encode, message, refused, str_arg, structured_result, tool_text};
 
 /// How many entries `read_channel` answers without a `limit` (the plane's default page).
 const DEFAULT_READ: u64 = 50;
@@ -263,10 +263,7 @@ impl<P: Plane> Server<P> {
                     "next": v.get("next"),
                     "headSeq": v.pointer("/head/seq"),
                 });
-                tool_text(
-                    serde_json::to_string_pretty(&out).unwrap_or_default(),
-                    false,
-                )
+                structured_result(out)
             }
             Ok((status, v)) => refused(status, &v),
             Err(e) => tool_text(format!("the plane could not be reached: {e}"), true),
@@ -320,10 +317,7 @@ impl<P: Plane> Server<P> {
                         "hash": v.get("hash"),
                         "identityId": identity,
                     });
-                    return tool_text(
-                        serde_json::to_string_pretty(&out).unwrap_or_default(),
-                        false,
-                    );
+                    return structured_result(out);
                 }
                 Ok((409, v))
                     if v.get("code").and_then(Value::as_str) == Some("CHANNEL_HEAD_MOVED") =>

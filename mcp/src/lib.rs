@@ -432,7 +432,7 @@ fn tools() -> Vec<Tool> {
                 })
             },
             effect: Effect::Adds(false),
-            output: None,
+            output: Some(file_upload_output),
         },
         Tool {
             name: "list_files",
@@ -440,7 +440,7 @@ fn tools() -> Vec<Tool> {
             description: "The files this pane's owner keeps on the plane (attachments and published artifacts), newest first.",
             schema: || json!({ "type": "object", "properties": {}, "additionalProperties": false }),
             effect: Effect::Reads,
-            output: None,
+            output: Some(files_output),
         },
         Tool {
             name: "read_file",
@@ -500,7 +500,7 @@ fn tools() -> Vec<Tool> {
             description: "The channels (signed, encrypted logs shared by people and their panes) this pane can read, with its access and each channel's newest entry.",
             schema: || json!({ "type": "object", "properties": {}, "additionalProperties": false }),
             effect: Effect::Reads,
-            output: None,
+            output: Some(channels_output),
         },
         Tool {
             name: "create_channel",
@@ -518,7 +518,7 @@ fn tools() -> Vec<Tool> {
                 })
             },
             effect: Effect::Adds(false),
-            output: None,
+            output: Some(channel_output),
         },
         Tool {
             name: "read_channel",
@@ -538,7 +538,7 @@ fn tools() -> Vec<Tool> {
                 })
             },
             effect: Effect::Reads,
-            output: None,
+            output: Some(channel_entries_output),
         },
         Tool {
             name: "post_to_channel",
@@ -556,7 +556,7 @@ fn tools() -> Vec<Tool> {
                 })
             },
             effect: Effect::Adds(false),
-            output: None,
+            output: Some(channel_post_output),
         },
         Tool {
             name: "report_session",
@@ -657,8 +657,128 @@ fn rpc_result(id: &Value, result: Value) -> Value {
     json!({ "jsonrpc": "2.0", "id": id, "result": result })
 }
 
+/// `publish_file`'s answer: the upload, done.
+fn file_upload_output() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "fileId": { "type": "string" },
+            "name": { "type": "string" },
+            "size": { "type": "integer" },
+            "pieceBytes": { "type": "integer" },
+            "pieces": { "type": "integer" },
+            "received": { "type": "integer" },
+            "done": { "type": "boolean" }
+        },
+        "required": ["fileId", "done"]
+    })
+}
+
+/// `list_files`' answer.
+fn files_output() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "files": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "id": { "type": "string" },
+                        "name": { "type": "string" },
+                        "size": { "type": "integer" },
+                        "sha256": { "type": "string" },
+                        "createdAt": { "type": "integer" }
+                    },
+                    "required": ["id", "name", "size", "sha256", "createdAt"]
+                }
+            }
+        },
+        "required": ["files"]
+    })
+}
+
+/// One channel, as the plane shows it to this pane.
+fn channel_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "id": { "type": "string" },
+            "name": { "type": "string" },
+            "description": { "type": "string" },
+            "ownerUserId": { "type": "string" },
+            "access": { "type": "string", "enum": ["read", "write"] },
+            "head": {
+                "type": "object",
+                "properties": { "seq": { "type": "integer" }, "hash": { "type": "string" } },
+                "required": ["seq", "hash"]
+            },
+            "createdAt": { "type": "integer" }
+        },
+        "required": ["id", "name", "access", "head"]
+    })
+}
+
+/// `create_channel`'s answer.
+fn channel_output() -> Value {
+    channel_schema()
+}
+
+/// `list_channels`' answer.
+fn channels_output() -> Value {
+    json!({
+        "type": "object",
+        "properties": { "channels": { "type": "array", "items": channel_schema() } },
+        "required": ["channels"]
+    })
+}
+
+/// `read_channel`'s answer.
+fn channel_entries_output() -> Value {
+    let text_or_null = json!({ "type": ["string", "null"] });
+    json!({
+        "type": "object",
+        "properties": {
+            "channelId": { "type": "string" },
+            "entries": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "seq": { "type": "integer" },
+                        "author": text_or_null,
+                        "authorPane": text_or_null,
+                        "createdAt": { "type": "integer" },
+                        "verified": { "type": "boolean" },
+                        "problem": text_or_null,
+                        "text": text_or_null
+                    },
+                    "required": ["seq", "verified"]
+                }
+            },
+            "next": { "type": "integer" },
+            "headSeq": { "type": "integer" }
+        },
+        "required": ["channelId", "entries", "next"]
+    })
+}
+
+/// `post_to_channel`'s answer.
+fn channel_post_output() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "channelId": { "type": "string" },
+            "seq": { "type": "integer" },
+            "hash": { "type": "string" },
+            "identityId": { "type": "string" }
+        },
+        "required": ["channelId", "seq", "hash", "identityId"]
+    })
+}
+
 /// A tool's structured answer: `content` as its structured content and, serialized, as text.
-fn structured_result(content: Value) -> Value {
+pub(crate) fn structured_result(content: Value) -> Value {
     json!({
         "content": [{ "type": "text", "text": serde_json::to_string_pretty(&content).unwrap_or_default() }],
         "structuredContent": content,
@@ -1090,13 +1210,24 @@ impl<P: Plane> Server<P> {
                 let path = format!("/api/subshells/{}/status", encode(own));
                 return Some(self.structured("POST", &path, Some(&body), |v| v["agent"].clone()));
             }
-            "list_files" => ("GET", "/api/files".to_owned(), None),
+            "list_files" => {
+                return Some(self.structured("GET", "/api/files", None, |v| json!({ "files": v })));
+            }
             "list_nodes" => {
                 return Some(self.structured("GET", "/api/nodes", None, |v| json!({ "nodes": v })));
             }
             "read_file" => return Some(self.read_file(args)),
-            "list_channels" => ("GET", "/api/channels".to_owned(), None),
-            "create_channel" => ("POST", "/api/channels".to_owned(), Some(args.clone())),
+            "list_channels" => {
+                return Some(self.structured(
+                    "GET",
+                    "/api/channels",
+                    None,
+                    |v| json!({ "channels": v }),
+                ));
+            }
+            "create_channel" => {
+                return Some(self.structured("POST", "/api/channels", Some(args), Value::clone));
+            }
             "read_channel" => return Some(self.read_channel(args)),
             "post_to_channel" => return Some(self.post_to_channel(args)),
             "publish_file" => return Some(self.publish_file(args)),
@@ -1415,10 +1546,7 @@ impl<P: Plane> Server<P> {
                 Err(e) => return e,
             }
         }
-        tool_text(
-            serde_json::to_string_pretty(&answer).unwrap_or_default(),
-            false,
-        )
+        structured_result(answer)
     }
 
     /// Serves `input` until it ends, writing answers to `output`.
@@ -1714,6 +1842,57 @@ mod tests {
         );
     }
 
+    /// The listings and a new channel answer structured content that fits their output
+    /// schemas, shaped from what the plane answered.
+    #[test]
+    fn files_and_channels_answer_structured_content_under_their_schemas() {
+        let file = json!({"id": "f1", "name": "a.txt", "size": 3, "sha256": "ab", "createdAt": 5});
+        let channel = json!({
+            "id": "c1", "name": "notes", "description": "", "ownerUserId": "u1",
+            "access": "write", "head": {"seq": 0, "hash": "00"}, "createdAt": 7
+        });
+        for (tool, args, answer, want) in [
+            (
+                "list_files",
+                json!({}),
+                json!([file]),
+                json!({ "files": [file] }),
+            ),
+            (
+                "list_channels",
+                json!({}),
+                json!([channel]),
+                json!({ "channels": [channel] }),
+            ),
+            (
+                "create_channel",
+                json!({"name": "notes"}),
+                channel.clone(),
+                channel.clone(),
+            ),
+        ] {
+            let r = Recorder {
+                seen: Mutex::default(),
+                answer: (200, answer),
+            };
+            let s = Server::new(&r, pane());
+            let out = s
+                .handle_line(
+                    &json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":tool,"arguments":args}})
+                        .to_string(),
+                )
+                .unwrap()["result"]
+                .clone();
+            assert_eq!(out["isError"], false, "{tool}: {out}");
+            assert_eq!(out["structuredContent"], want, "{tool}");
+            assert!(fits(&output_schema(tool), &want), "{tool}");
+            // The same as text, for clients that read only text.
+            let text: Value =
+                serde_json::from_str(out["content"][0]["text"].as_str().unwrap()).unwrap();
+            assert_eq!(text, want, "{tool}");
+        }
+    }
+
     #[test]
     fn publish_file_starts_a_kept_file_and_sends_its_pieces_in_order() {
         let r = Recorder {
@@ -1789,6 +1968,11 @@ mod tests {
             "integer" => v.is_u64() || v.is_i64(),
             "boolean" => v.is_boolean(),
             "null" => v.is_null(),
+            "array" => v.as_array().is_some_and(|items| {
+                schema
+                    .get("items")
+                    .is_none_or(|s| items.iter().all(|item| fits(s, item)))
+            }),
             _ => false,
         });
         let enum_ok = schema["enum"]
@@ -2148,8 +2332,14 @@ mod tests {
                 "run_command",
                 "report_attention",
                 "report_status",
+                "publish_file",
+                "list_files",
                 "read_file",
                 "list_nodes",
+                "list_channels",
+                "create_channel",
+                "read_channel",
+                "post_to_channel",
                 "read_log",
                 "stop_subshell",
                 "terminate_subshell",

@@ -2090,10 +2090,16 @@ fn a_pane_reads_stops_restarts_and_deletes_a_sibling_through_its_mcp_server() {
     assert_eq!(
         rep["outputSchemas"],
         json!([
+            "create_channel",
             "delete_subshell",
             "launch_subshell",
+            "list_channels",
+            "list_files",
             "list_nodes",
             "list_subshells",
+            "post_to_channel",
+            "publish_file",
+            "read_channel",
             "read_file",
             "read_log",
             "read_output",
@@ -2102,7 +2108,7 @@ fn a_pane_reads_stops_restarts_and_deletes_a_sibling_through_its_mcp_server() {
             "restart_subshell",
             "run_command",
             "stop_subshell",
-            "terminate_subshell"
+            "terminate_subshell",
         ])
     );
 
