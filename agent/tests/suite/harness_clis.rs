@@ -32,6 +32,7 @@ const PINS: &str = include_str!("../../../tools/harness-clis.txt");
 /// machine (a large bundle to load, network calls that fail here).
 const SLOW: Duration = Duration::from_secs(180);
 /// Claude Code asks once about an API key it has not seen; these are the key's last 20.
+const MODEL_STANDIN: &str = include_str!("support/model_standin.py");
 const ANTHROPIC_KEY: &str = "sk-ant-termplane-tests-0123456789abcdefghij";
 
 struct Cli {
@@ -242,6 +243,11 @@ struct Place {
 impl Place {
     /// The plane's own host as the node, the CLIs on its `PATH`.
     fn local(tag: &str, bin: &Path) -> Self {
+        Self::local_with(tag, bin, &[])
+    }
+
+    /// [`Place::local`], with `more` in the plane's environment (and so its panes').
+    fn local_with(tag: &str, bin: &Path, more: &[(&str, String)]) -> Self {
         let mut w = World::new(tag, Path::new(NODE));
         w.stop_plane();
         // The local node's tmux server outlives the plane: it goes too, so the panes get the
@@ -252,6 +258,8 @@ impl Place {
             .arg("kill-server")
             .status();
         w.plane_env.extend(cli_env(bin));
+        w.plane_env
+            .extend(more.iter().map(|(k, v)| ((*k).to_owned(), v.clone())));
         w.start_plane();
         let nodes = w.get("/api/nodes").json();
         let node = nodes
@@ -879,4 +887,136 @@ fn the_agent_clis_run_in_panes_of_an_enrolled_node() {
     for h in ["claude-code", "codex"] {
         exercise(&p, &bin, cli(h));
     }
+}
+
+/// The loopback stand-in model (`support/model_standin.py`), killed on drop.
+struct ModelStandin {
+    child: std::process::Child,
+    url: String,
+    log: PathBuf,
+}
+
+impl ModelStandin {
+    fn start(dir: &Path) -> Self {
+        use std::io::BufRead as _;
+        std::fs::create_dir_all(dir).unwrap();
+        let script = dir.join("model_standin.py");
+        std::fs::write(&script, MODEL_STANDIN).unwrap();
+        let log = dir.join("model-requests.jsonl");
+        let mut child = Command::new("python3")
+            .arg(&script)
+            .arg(&log)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("python3");
+        let mut first = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        let port = first.trim().strip_prefix("port ").expect("its port");
+        Self {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+            log,
+        }
+    }
+
+    /// The requests it was sent.
+    fn requests(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    }
+}
+
+impl Drop for ModelStandin {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Real turns of the real Claude Code in a pane, against the loopback stand-in model: a prompt
+/// whose answer calls the pane's MCP tool, which Claude Code asks permission for — the agent
+/// `needs_input` and its owner is told once —; approved, the tool runs through the pane's MCP
+/// server with the pane's token, the model's closing answer ends the turn, and the agent is
+/// `idle` again with what it was told read.
+#[test]
+fn claude_code_takes_real_turns_on_a_stand_in_model_asks_once_and_finishes() {
+    let Some(bin) = clis() else { return };
+    let c = cli("claude-code");
+    let dir = std::env::temp_dir().join(format!("tp-model-{}", std::process::id()));
+    let model = ModelStandin::start(&dir);
+    let p = Place::local_with(
+        "cli-model",
+        &bin,
+        &[
+            ("ANTHROPIC_BASE_URL", model.url.clone()),
+            ("TERMPLANE_NOTIFY_HOLD_SECS", "1".to_owned()),
+        ],
+    );
+    let work = p.w.dir.join("work").join("model");
+    std::fs::create_dir_all(&work).unwrap();
+    seed_home(&p.w.dir.join("home"), std::slice::from_ref(&work));
+    // Asked before each tool it has not been allowed (not its automatic mode).
+    let r = p.w.post(
+        "/api/presets",
+        &json!({ "name": "asks", "harnessId": "claude-code", "flags": ["--permission-mode", "default"] }),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let s = p.launch(c.harness, &work, &json!({ "presetId": r.json()["id"] }));
+    let id = s["id"].as_str().unwrap().to_owned();
+    p.wait_screen(&id, &c.first_screen());
+    let agent_where = |what: &str, f: &dyn Fn(&Value) -> bool| {
+        wait_for(SLOW, || {
+            Some(p.subshell(&id)["agent"].clone()).filter(|a| f(a))
+        })
+        .unwrap_or_else(|| panic!("{what}: {}\n{}", p.subshell(&id)["agent"], p.screen(&id)))
+    };
+    agent_where("the session's start", &|a| a["state"] == "idle");
+
+    p.input(&id, "termplane model check: list the panes", &["enter"]);
+    let asked = agent_where("the permission prompt", &|a| a["state"] == "needs_input");
+    assert_eq!(asked["source"], "hook", "{asked}");
+    p.wait_screen(&id, "Do you want to proceed?");
+    let told = || p.w.notifications_about(&id);
+    wait_for(SLOW, || (!told().is_empty()).then_some(()))
+        .expect("the owner told of the permission prompt");
+
+    // Approved (its first choice, "Yes"): the tool runs, the model closes the turn. Claude Code
+    // ignores keys for a moment after a prompt shows (so a key meant for before it does not
+    // answer it): Enter again while the prompt stays.
+    wait_for(SLOW, || {
+        if p.screen(&id).contains("Do you want to proceed?") {
+            p.input(&id, "", &["enter"]);
+            None
+        } else {
+            Some(())
+        }
+    })
+    .unwrap_or_else(|| panic!("the prompt never took Enter:\n{}", p.screen(&id)));
+    let done = agent_where("the turn's end", &|a| a["state"] == "idle");
+    assert_eq!(done["source"], "hook", "{done}");
+    p.wait_screen(&id, "All done:");
+    // The tool ran through the pane's MCP server: its answer, which the model was sent,
+    // lists this very pane.
+    let requests = model.requests();
+    assert!(
+        requests.iter().any(|r| {
+            let said = r["messages"].to_string();
+            said.contains("tool_result") && said.contains(&id)
+        }),
+        "{requests:?}"
+    );
+    wait_for(SLOW, || {
+        told().iter().all(|n| !n["readAt"].is_null()).then_some(())
+    })
+    .expect("the notification read once the need left");
+    let all = told();
+    assert_eq!(all.len(), 1, "{all:?}");
+    assert_eq!(all[0]["kind"], "needs_input", "{all:?}");
+    p.delete(&id);
+    let _ = std::fs::remove_dir_all(&dir);
 }
