@@ -170,12 +170,14 @@ pub const SCREEN_QUIET_MS: u32 = 2_000;
 
 /// What a harness's screen shows, read by the screen signal (`service::subshells::screen`,
 /// which holds the rules that use it). Each list holds literal text, matched case-sensitively
-/// on the bottom of the pane's visible screen once the pane has printed nothing for a while;
+/// on the bottom of the pane's visible screen once the pane has printed nothing for a while (a
+/// question's text must begin its line; the others may stand anywhere in it);
 /// the texts are the harness's own words at the version the plane supports (its tests read
 /// them on the screens of the real CLIs, recorded under `plane/tests/data/screens`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ScreenRules {
-    /// Text of a question or a permission prompt waiting for a person: `needs_input`.
+    /// Text that begins a line of a question or a permission prompt waiting for a person (its
+    /// title or one of its choices): `needs_input`.
     pub needs_input: &'static [&'static str],
     /// Text shown only while it works on a turn (its "interrupt" hint): `working`.
     pub working: &'static [&'static str],
@@ -297,7 +299,7 @@ pub fn builtin() -> Vec<Plugin> {
                     "Would you like to run the following command?",
                     "Would you like to make the following edits?",
                     "Would you like to grant these permissions?",
-                    "tell Codex what to do differently",
+                    "No, and tell Codex what to do differently",
                     "Trust this folder?",
                 ],
                 working: &["esc to interrupt"],

@@ -12,13 +12,15 @@
 //! |---|---|---|
 //! | anything, with a foreground program | `idle_commands` not empty (a shell) | `idle` when the program is one of them ("at its prompt"), else `working` ("runs <program>") |
 //! | printing | — | `working` ("printing") |
-//! | quiet | a `needs_input` text on the bottom [`BOTTOM_LINES`] lines | `needs_input`, summary: the line that holds it |
+//! | quiet | a line of the bottom [`BOTTOM_LINES`] lines that begins with a `needs_input` text (after its frame, cursor, bullet and choice number) | `needs_input`, summary: that line |
 //! | quiet | else a `working` text there | `working` (its "interrupt" hint: a turn runs, silently) |
 //! | quiet | else an `idle` text there | `idle` |
 //! | quiet | none of them | `unknown`: the detector cannot decide and says so |
 //!
 //! Only the bottom of the screen is read: a TUI's prompt, its question and its footer sit
-//! there, while the text above is the conversation, which may quote anything.
+//! there, while the text above is the conversation, which may quote anything. A question must
+//! also begin its line, as a prompt's title or choices do: the conversation quoting a prompt's
+//! words (a tool's JSON answer holding a pane's summary, say) does not make the agent ask.
 //!
 //! # When it counts ([`decide`])
 //!
@@ -100,7 +102,15 @@ pub(crate) fn reading(rules: &ScreenRules, look: &Look<'_>) -> Option<Reading> {
             .find(|l| texts.iter().any(|t| l.contains(t)))
             .map(|l| summary_of(l))
     };
-    if let Some(line) = find(rules.needs_input) {
+    let asked = bottom
+        .iter()
+        .rev()
+        .find(|l| {
+            let said = said_on(l);
+            rules.needs_input.iter().any(|t| said.starts_with(t))
+        })
+        .map(|l| summary_of(l));
+    if let Some(line) = asked {
         return Some(reading_of(AgentState::NeedsInput, line));
     }
     if find(rules.working).is_some() {
@@ -113,6 +123,17 @@ pub(crate) fn reading(rules: &ScreenRules, look: &Look<'_>) -> Option<Reading> {
         AgentState::Unknown,
         "quiet; the screen shows nothing recognised",
     ))
+}
+
+/// What a screen line says, as a prompt's texts are matched against it: without the frame,
+/// cursor and bullet before it (anything but a letter, a digit or a quote) and a choice's
+/// number (`2. `).
+fn said_on(line: &str) -> &str {
+    let text = line.trim_start_matches(|c: char| !c.is_alphanumeric() && c != '"' && c != '\'');
+    let numbered = text
+        .split_once(". ")
+        .filter(|(n, _)| !n.is_empty() && n.len() <= 2 && n.chars().all(|c| c.is_ascii_digit()));
+    numbered.map_or(text, |(_, rest)| rest)
 }
 
 /// A screen line as a summary: its text without the box drawing around it, within
@@ -329,6 +350,28 @@ mod tests {
         .unwrap();
         assert_eq!(r.state, AgentState::NeedsInput);
         assert_eq!(r.summary, "Do you want to proceed?", "the line, trimmed");
+    }
+
+    /// Seen with the real opencode: its tool's answer, printed in the conversation, quoted a
+    /// pane's summary holding its permission prompt's words; that is not a question.
+    #[test]
+    fn a_conversation_quoting_a_prompts_words_is_not_a_question() {
+        let quoting = "     All done: {\n       \"summary\": \"Allow once   Allow always\n  ┃  Build · Claude Sonnet 4.6 Anthropic\n";
+        let r = reading(&rules("opencode"), &quiet(quoting)).unwrap();
+        assert_eq!(r.state, AgentState::Idle, "{r:?}");
+        let asking = "  △ Permission required\n  ┃ ← termplane_list_subshells\n   Allow once   Allow always   Reject\n";
+        let r = reading(&rules("opencode"), &quiet(asking)).unwrap();
+        assert_eq!(r.state, AgentState::NeedsInput, "{r:?}");
+        assert_eq!(
+            said_on(" ● 3. No, suggest changes (esc)"),
+            "No, suggest changes (esc)"
+        );
+        assert_eq!(
+            said_on("│ Do you want to proceed?"),
+            "Do you want to proceed?"
+        );
+        assert_eq!(said_on("12. x"), "x");
+        assert_eq!(said_on("2026. x"), "2026. x");
     }
 
     #[test]
