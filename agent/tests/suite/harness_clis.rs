@@ -938,32 +938,53 @@ impl Drop for ModelStandin {
     }
 }
 
-/// Real turns of the real Claude Code in a pane, against the loopback stand-in model: a prompt
-/// whose answer calls the pane's MCP tool, which Claude Code asks permission for — the agent
+/// How one CLI takes real turns on the stand-in model.
+struct Turns {
+    harness: &'static str,
+    /// The stand-in's address as the CLI's `ANTHROPIC_BASE_URL` wants it (what follows it).
+    base_suffix: &'static str,
+    /// Flags of the preset its pane launches with.
+    flags: &'static [&'static str],
+    /// The text of its permission prompt for the pane's MCP tool.
+    asks: &'static str,
+    /// The signal that tells its states (its hooks, or its screen).
+    source: &'static str,
+    /// A file of its own configuration in the person's home (path under it, content).
+    config: Option<(&'static str, &'static str)>,
+}
+
+/// Real turns of a real CLI in a pane, against the loopback stand-in model: a prompt whose
+/// answer calls the pane's MCP tool, which the CLI asks permission for — the agent
 /// `needs_input` and its owner is told once —; approved, the tool runs through the pane's MCP
 /// server with the pane's token, the model's closing answer ends the turn, and the agent is
 /// `idle` again with what it was told read.
-#[test]
-fn claude_code_takes_real_turns_on_a_stand_in_model_asks_once_and_finishes() {
+fn real_turns(t: &Turns) {
     let Some(bin) = clis() else { return };
-    let c = cli("claude-code");
-    let dir = std::env::temp_dir().join(format!("tp-model-{}", std::process::id()));
+    let c = cli(t.harness);
+    let dir = std::env::temp_dir().join(format!("tp-model-{}-{}", c.binary, std::process::id()));
     let model = ModelStandin::start(&dir);
     let p = Place::local_with(
-        "cli-model",
+        &format!("cli-model-{}", c.binary),
         &bin,
         &[
-            ("ANTHROPIC_BASE_URL", model.url.clone()),
+            (
+                "ANTHROPIC_BASE_URL",
+                format!("{}{}", model.url, t.base_suffix),
+            ),
             ("TERMPLANE_NOTIFY_HOLD_SECS", "1".to_owned()),
         ],
     );
     let work = p.w.dir.join("work").join("model");
     std::fs::create_dir_all(&work).unwrap();
     seed_home(&p.w.dir.join("home"), std::slice::from_ref(&work));
-    // Asked before each tool it has not been allowed (not its automatic mode).
+    if let Some((path, content)) = t.config {
+        let file = p.w.dir.join("home").join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, content).unwrap();
+    }
     let r = p.w.post(
         "/api/presets",
-        &json!({ "name": "asks", "harnessId": "claude-code", "flags": ["--permission-mode", "default"] }),
+        &json!({ "name": "asks", "harnessId": t.harness, "flags": t.flags }),
     );
     assert_eq!(r.status, 201, "{}", r.text());
     let s = p.launch(c.harness, &work, &json!({ "presetId": r.json()["id"] }));
@@ -975,21 +996,21 @@ fn claude_code_takes_real_turns_on_a_stand_in_model_asks_once_and_finishes() {
         })
         .unwrap_or_else(|| panic!("{what}: {}\n{}", p.subshell(&id)["agent"], p.screen(&id)))
     };
-    agent_where("the session's start", &|a| a["state"] == "idle");
+    agent_where("waiting for a prompt", &|a| a["state"] == "idle");
 
     p.input(&id, "termplane model check: list the panes", &["enter"]);
     let asked = agent_where("the permission prompt", &|a| a["state"] == "needs_input");
-    assert_eq!(asked["source"], "hook", "{asked}");
-    p.wait_screen(&id, "Do you want to proceed?");
+    assert_eq!(asked["source"], t.source, "{asked}");
+    p.wait_screen(&id, t.asks);
     let told = || p.w.notifications_about(&id);
     wait_for(SLOW, || (!told().is_empty()).then_some(()))
         .expect("the owner told of the permission prompt");
 
-    // Approved (its first choice, "Yes"): the tool runs, the model closes the turn. Claude Code
-    // ignores keys for a moment after a prompt shows (so a key meant for before it does not
-    // answer it): Enter again while the prompt stays.
+    // Approved (its first choice): the tool runs, the model closes the turn. A CLI may ignore
+    // keys for a moment after a prompt shows (Claude Code does, so a key meant for before it
+    // does not answer it): Enter again while the prompt stays.
     wait_for(SLOW, || {
-        if p.screen(&id).contains("Do you want to proceed?") {
+        if p.screen(&id).contains(t.asks) {
             p.input(&id, "", &["enter"]);
             None
         } else {
@@ -997,9 +1018,9 @@ fn claude_code_takes_real_turns_on_a_stand_in_model_asks_once_and_finishes() {
         }
     })
     .unwrap_or_else(|| panic!("the prompt never took Enter:\n{}", p.screen(&id)));
-    let done = agent_where("the turn's end", &|a| a["state"] == "idle");
-    assert_eq!(done["source"], "hook", "{done}");
     p.wait_screen(&id, "All done:");
+    let done = agent_where("the turn's end", &|a| a["state"] == "idle");
+    assert_eq!(done["source"], t.source, "{done}");
     // The tool ran through the pane's MCP server: its answer, which the model was sent,
     // lists this very pane.
     let requests = model.requests();
@@ -1019,4 +1040,33 @@ fn claude_code_takes_real_turns_on_a_stand_in_model_asks_once_and_finishes() {
     assert_eq!(all[0]["kind"], "needs_input", "{all:?}");
     p.delete(&id);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn claude_code_takes_real_turns_on_a_stand_in_model_asks_once_and_finishes() {
+    real_turns(&Turns {
+        harness: "claude-code",
+        base_suffix: "",
+        // Asked before each tool it has not been allowed (not its automatic mode).
+        flags: &["--permission-mode", "default"],
+        asks: "Do you want to proceed?",
+        source: "hook",
+        config: None,
+    });
+}
+
+#[test]
+fn opencode_takes_real_turns_on_a_stand_in_model_asks_once_and_finishes() {
+    real_turns(&Turns {
+        harness: "opencode",
+        base_suffix: "/v1",
+        flags: &[],
+        asks: "Permission required",
+        source: "screen",
+        // It runs MCP tools without asking unless told to ask.
+        config: Some((
+            ".config/opencode/opencode.json",
+            r#"{"permission": {"termplane_*": "ask"}}"#,
+        )),
+    });
 }

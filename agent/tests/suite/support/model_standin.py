@@ -11,7 +11,8 @@ What it answers, from the last message of the conversation:
 - a tool result: a closing text, `All done: <the tool result's first 200 characters>`, ending
   the turn;
 - a user message containing `list the panes`, in a request offering the pane's MCP tool
-  `mcp__termplane__list_subshells`: a call of that tool (which Claude Code asks permission for);
+  `list_subshells` (`mcp__termplane__list_subshells` to Claude Code, `termplane_list_subshells`
+  to opencode): a call of that tool (which Claude Code asks permission for);
   where Claude Code defers MCP tools behind its `ToolSearch`, first a search selecting it, and
   the call once the search's result comes back;
 - anything else: `Hello from the stand-in model.`, ending the turn.
@@ -23,7 +24,8 @@ import json
 import sys
 
 LOG = open(sys.argv[1], "a", buffering=1)
-TOOL = "mcp__termplane__list_subshells"
+# The pane's `list_subshells` as each CLI names an MCP server's tool: Claude Code, opencode.
+TOOLS = ("mcp__termplane__list_subshells", "termplane_list_subshells")
 
 
 def blocks_for(messages, tools):
@@ -36,7 +38,8 @@ def blocks_for(messages, tools):
     content = last.get("content")
     parts = content if isinstance(content, list) else [{"type": "text", "text": content or ""}]
     names = {t.get("name") for t in tools if isinstance(t, dict)}
-    call_tool = [{"type": "tool_use", "id": "toolu_standin_1", "name": TOOL, "input": {}}], "tool_use"
+    tool = next((t for t in TOOLS if t in names), TOOLS[0])
+    call_tool = [{"type": "tool_use", "id": "toolu_standin_1", "name": tool, "input": {}}], "tool_use"
     # The newest result first (Claude Code sends earlier results of the turn with it).
     for p in reversed(parts):
         if isinstance(p, dict) and p.get("type") == "tool_result":
@@ -49,12 +52,12 @@ def blocks_for(messages, tools):
             return [{"type": "text", "text": "All done: " + text}], "end_turn"
     said = " ".join(p.get("text", "") for p in parts if isinstance(p, dict))
     if last.get("role") == "user" and "list the panes" in said:
-        if TOOL in names:
+        if tool in names:
             return call_tool
         if "ToolSearch" in names:
             # MCP tools deferred: load it first, as a model would.
             return [{"type": "tool_use", "id": "toolu_standin_search", "name": "ToolSearch",
-                     "input": {"query": "select:" + TOOL}}], "tool_use"
+                     "input": {"query": "select:" + tool}}], "tool_use"
     return [{"type": "text", "text": "Hello from the stand-in model."}], "end_turn"
 
 
