@@ -941,10 +941,13 @@ impl Drop for ModelStandin {
 /// How one CLI takes real turns on the stand-in model.
 struct Turns {
     harness: &'static str,
-    /// The stand-in's address as the CLI's `ANTHROPIC_BASE_URL` wants it (what follows it).
-    base_suffix: &'static str,
-    /// Flags of the preset its pane launches with.
+    /// The variable naming its model API's address, and what follows the stand-in's address
+    /// in it.
+    base: (&'static str, &'static str),
+    /// Flags of the preset its pane launches with, and whether it isolates the CLI's
+    /// configuration.
     flags: &'static [&'static str],
+    isolated: bool,
     /// The text of its permission prompt for the pane's MCP tool.
     asks: &'static str,
     /// The signal that tells its states (its hooks, or its screen).
@@ -967,16 +970,14 @@ fn real_turns(t: &Turns) {
         &format!("cli-model-{}", c.binary),
         &bin,
         &[
-            (
-                "ANTHROPIC_BASE_URL",
-                format!("{}{}", model.url, t.base_suffix),
-            ),
+            (t.base.0, format!("{}{}", model.url, t.base.1)),
             ("TERMPLANE_NOTIFY_HOLD_SECS", "1".to_owned()),
         ],
     );
     let work = p.w.dir.join("work").join("model");
     std::fs::create_dir_all(&work).unwrap();
     seed_home(&p.w.dir.join("home"), std::slice::from_ref(&work));
+    seed_gemini(&p.data_dir);
     if let Some((path, content)) = t.config {
         let file = p.w.dir.join("home").join(path);
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
@@ -984,7 +985,7 @@ fn real_turns(t: &Turns) {
     }
     let r = p.w.post(
         "/api/presets",
-        &json!({ "name": "asks", "harnessId": t.harness, "flags": t.flags }),
+        &json!({ "name": "asks", "harnessId": t.harness, "flags": t.flags, "configIsolation": t.isolated }),
     );
     assert_eq!(r.status, 201, "{}", r.text());
     let s = p.launch(c.harness, &work, &json!({ "presetId": r.json()["id"] }));
@@ -1026,8 +1027,9 @@ fn real_turns(t: &Turns) {
     let requests = model.requests();
     assert!(
         requests.iter().any(|r| {
-            let said = r["messages"].to_string();
-            said.contains("tool_result") && said.contains(&id)
+            let said = r.to_string();
+            (said.contains("tool_result") || said.contains("functionResponse"))
+                && said.contains(&id)
         }),
         "{requests:?}"
     );
@@ -1046,9 +1048,10 @@ fn real_turns(t: &Turns) {
 fn claude_code_takes_real_turns_on_a_stand_in_model_asks_once_and_finishes() {
     real_turns(&Turns {
         harness: "claude-code",
-        base_suffix: "",
+        base: ("ANTHROPIC_BASE_URL", ""),
         // Asked before each tool it has not been allowed (not its automatic mode).
         flags: &["--permission-mode", "default"],
+        isolated: false,
         asks: "Do you want to proceed?",
         source: "hook",
         config: None,
@@ -1059,8 +1062,9 @@ fn claude_code_takes_real_turns_on_a_stand_in_model_asks_once_and_finishes() {
 fn opencode_takes_real_turns_on_a_stand_in_model_asks_once_and_finishes() {
     real_turns(&Turns {
         harness: "opencode",
-        base_suffix: "/v1",
+        base: ("ANTHROPIC_BASE_URL", "/v1"),
         flags: &[],
+        isolated: false,
         asks: "Permission required",
         source: "screen",
         // It runs MCP tools without asking unless told to ask.
@@ -1068,5 +1072,19 @@ fn opencode_takes_real_turns_on_a_stand_in_model_asks_once_and_finishes() {
             ".config/opencode/opencode.json",
             r#"{"permission": {"termplane_*": "ask"}}"#,
         )),
+    });
+}
+
+#[test]
+fn gemini_cli_takes_real_turns_on_a_stand_in_model_asks_once_and_finishes() {
+    real_turns(&Turns {
+        harness: "gemini",
+        base: ("GOOGLE_GEMINI_BASE_URL", ""),
+        // A model of its own choosing, not "Auto" (which asks a classifier model first).
+        flags: &["--model", "gemini-2.5-pro"],
+        isolated: true,
+        asks: "Allow execution of",
+        source: "hook",
+        config: None,
     });
 }

@@ -91,6 +91,27 @@ def events_for(model, blocks, stop):
     yield "message_stop", {"type": "message_stop"}
 
 
+def gemini_answer(req):
+    """Gemini's `generateContent` answer (a candidate's parts) to the conversation `req`."""
+    contents = [c for c in req.get("contents") or [] if isinstance(c, dict)]
+    last = contents[-1] if contents else {}
+    parts = [p for p in last.get("parts") or [] if isinstance(p, dict)]
+    names = [
+        f.get("name")
+        for t in req.get("tools") or [] if isinstance(t, dict)
+        for f in t.get("functionDeclarations") or [] if isinstance(f, dict)
+    ]
+    tool = next((n for n in names if n and n.endswith("list_subshells")), None)
+    for p in reversed(parts):
+        if "functionResponse" in p:
+            text = json.dumps(p["functionResponse"].get("response"))[:200]
+            return [{"text": "All done: " + text}]
+    said = " ".join(p.get("text", "") for p in parts)
+    if last.get("role") == "user" and tool and "list the panes" in said:
+        return [{"functionCall": {"name": tool, "args": {}}}]
+    return [{"text": "Hello from the stand-in model."}]
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -113,6 +134,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             req = json.loads(self.rfile.read(size) or b"{}")
         except ValueError:
             req = {}
+        if ":generateContent" in self.path or ":streamGenerateContent" in self.path:
+            return self.gemini(req)
         messages = req.get("messages") or []
         tools = req.get("tools") or []
         LOG.write(json.dumps({
@@ -138,6 +161,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
             for name, data in events_for(model, blocks, stop)
         )
         self.reply(200, stream.encode(), "text/event-stream")
+
+
+    def gemini(self, req):
+        LOG.write(json.dumps({"path": self.path, "contents": (req.get("contents") or [])[-3:]}) + "\n")
+        body = {
+            "candidates": [{
+                "content": {"role": "model", "parts": gemini_answer(req)},
+                "finishReason": "STOP", "index": 0,
+            }],
+            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
+        }
+        if "alt=sse" in self.path:
+            return self.reply(200, f"data: {json.dumps(body)}\n\n".encode(), "text/event-stream")
+        self.reply(200, json.dumps(body).encode())
 
 
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
