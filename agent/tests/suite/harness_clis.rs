@@ -284,8 +284,27 @@ impl Place {
 
     /// An enrolled node daemon run by `user` (the test's own when `None`).
     fn enrolled(tag: &str, bin: &Path, user: Option<(u32, u32)>, trusted: &[&str]) -> Self {
+        Self::enrolled_with(tag, bin, user, trusted, &[])
+    }
+
+    /// [`Place::enrolled`], with `more` in the environment of the node (and so its panes') and
+    /// of the plane.
+    fn enrolled_with(
+        tag: &str,
+        bin: &Path,
+        user: Option<(u32, u32)>,
+        trusted: &[&str],
+        more: &[(&str, String)],
+    ) -> Self {
         let mut w = World::new(tag, Path::new(NODE));
         w.node_env.extend(cli_env(bin));
+        if !more.is_empty() {
+            let more = more.iter().map(|(k, v)| ((*k).to_owned(), v.clone()));
+            w.node_env.extend(more.clone());
+            w.stop_plane();
+            w.plane_env.extend(more);
+            w.start_plane();
+        }
         let data_dir = w.dir.join("xdg-data/termplane-node");
         let dirs: Vec<PathBuf> = trusted.iter().map(|t| w.dir.join("work").join(t)).collect();
         for d in &dirs {
@@ -952,7 +971,8 @@ struct Turns {
     asks: &'static str,
     /// The signal that tells its states (its hooks, or its screen).
     source: &'static str,
-    /// A file of its own configuration in the person's home (path under it, content).
+    /// A file of its own configuration (path under the person's configuration directory,
+    /// content).
     config: Option<(&'static str, &'static str)>,
 }
 
@@ -961,27 +981,37 @@ struct Turns {
 /// `needs_input` and its owner is told once —; approved, the tool runs through the pane's MCP
 /// server with the pane's token, the model's closing answer ends the turn, and the agent is
 /// `idle` again with what it was told read.
-fn real_turns(t: &Turns) {
+fn real_turns(t: &Turns, enrolled: bool) {
     let Some(bin) = clis() else { return };
     let c = cli(t.harness);
-    let dir = std::env::temp_dir().join(format!("tp-model-{}-{}", c.binary, std::process::id()));
+    let place = if enrolled { "node" } else { "local" };
+    let dir = std::env::temp_dir().join(format!(
+        "tp-model-{}-{place}-{}",
+        c.binary,
+        std::process::id()
+    ));
     let model = ModelStandin::start(&dir);
-    let p = Place::local_with(
-        &format!("cli-model-{}", c.binary),
-        &bin,
-        &[
-            (t.base.0, format!("{}{}", model.url, t.base.1)),
-            ("TERMPLANE_NOTIFY_HOLD_SECS", "1".to_owned()),
-        ],
-    );
+    let tag = format!("cli-model-{}-{place}", c.binary);
+    let env = [
+        (t.base.0, format!("{}{}", model.url, t.base.1)),
+        ("TERMPLANE_NOTIFY_HOLD_SECS", "1".to_owned()),
+    ];
+    let p = if enrolled {
+        Place::enrolled_with(&tag, &bin, None, &["model"], &env)
+    } else {
+        Place::local_with(&tag, &bin, &env)
+    };
     let work = p.w.dir.join("work").join("model");
     std::fs::create_dir_all(&work).unwrap();
     seed_home(&p.w.dir.join("home"), std::slice::from_ref(&work));
     seed_gemini(&p.data_dir);
     if let Some((path, content)) = t.config {
-        let file = p.w.dir.join("home").join(path);
-        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        std::fs::write(file, content).unwrap();
+        // In the home, and where the node's XDG configuration directory puts it.
+        for root in [p.w.dir.join("home/.config"), p.w.dir.join("xdg-config")] {
+            let file = root.join(path);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, content).unwrap();
+        }
     }
     let r = p.w.post(
         "/api/presets",
@@ -1044,47 +1074,68 @@ fn real_turns(t: &Turns) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+const CLAUDE_TURNS: Turns = Turns {
+    harness: "claude-code",
+    base: ("ANTHROPIC_BASE_URL", ""),
+    // Asked before each tool it has not been allowed (not its automatic mode).
+    flags: &["--permission-mode", "default"],
+    isolated: false,
+    asks: "Do you want to proceed?",
+    source: "hook",
+    config: None,
+};
+
+const OPENCODE_TURNS: Turns = Turns {
+    harness: "opencode",
+    base: ("ANTHROPIC_BASE_URL", "/v1"),
+    flags: &[],
+    isolated: false,
+    asks: "Permission required",
+    source: "screen",
+    // It runs MCP tools without asking unless told to ask.
+    config: Some((
+        "opencode/opencode.json",
+        r#"{"permission": {"termplane_*": "ask"}}"#,
+    )),
+};
+
+const GEMINI_TURNS: Turns = Turns {
+    harness: "gemini",
+    base: ("GOOGLE_GEMINI_BASE_URL", ""),
+    // A model of its own choosing, not "Auto" (which asks a classifier model first).
+    flags: &["--model", "gemini-2.5-pro"],
+    isolated: true,
+    asks: "Allow execution of",
+    source: "hook",
+    config: None,
+};
+
 #[test]
 fn claude_code_takes_real_turns_on_a_stand_in_model_asks_once_and_finishes() {
-    real_turns(&Turns {
-        harness: "claude-code",
-        base: ("ANTHROPIC_BASE_URL", ""),
-        // Asked before each tool it has not been allowed (not its automatic mode).
-        flags: &["--permission-mode", "default"],
-        isolated: false,
-        asks: "Do you want to proceed?",
-        source: "hook",
-        config: None,
-    });
+    real_turns(&CLAUDE_TURNS, false);
+}
+
+#[test]
+fn claude_code_takes_real_turns_in_a_pane_of_an_enrolled_node() {
+    real_turns(&CLAUDE_TURNS, true);
 }
 
 #[test]
 fn opencode_takes_real_turns_on_a_stand_in_model_asks_once_and_finishes() {
-    real_turns(&Turns {
-        harness: "opencode",
-        base: ("ANTHROPIC_BASE_URL", "/v1"),
-        flags: &[],
-        isolated: false,
-        asks: "Permission required",
-        source: "screen",
-        // It runs MCP tools without asking unless told to ask.
-        config: Some((
-            ".config/opencode/opencode.json",
-            r#"{"permission": {"termplane_*": "ask"}}"#,
-        )),
-    });
+    real_turns(&OPENCODE_TURNS, false);
+}
+
+#[test]
+fn opencode_takes_real_turns_in_a_pane_of_an_enrolled_node() {
+    real_turns(&OPENCODE_TURNS, true);
 }
 
 #[test]
 fn gemini_cli_takes_real_turns_on_a_stand_in_model_asks_once_and_finishes() {
-    real_turns(&Turns {
-        harness: "gemini",
-        base: ("GOOGLE_GEMINI_BASE_URL", ""),
-        // A model of its own choosing, not "Auto" (which asks a classifier model first).
-        flags: &["--model", "gemini-2.5-pro"],
-        isolated: true,
-        asks: "Allow execution of",
-        source: "hook",
-        config: None,
-    });
+    real_turns(&GEMINI_TURNS, false);
+}
+
+#[test]
+fn gemini_cli_takes_real_turns_in_a_pane_of_an_enrolled_node() {
+    real_turns(&GEMINI_TURNS, true);
 }
