@@ -19,7 +19,8 @@
 //! dropped without an event. The thread waits on the inotify descriptor, an eventfd that
 //! `activity { on: false }` or a change of `quietMs` rings, and the earliest quiet deadline:
 //! nothing runs while nothing prints, and panes printing without pause wake it at most every
-//! [`GATHER`] (it reads the notices that gathered meanwhile at once).
+//! [`GATHER`] (it reads the notices that gathered meanwhile at once), a gathering that a stop
+//! or a new quiet ends at once.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -33,7 +34,7 @@ use rustix::fs::inotify;
 
 use termplane_proto::SubshellId;
 use termplane_proto::event::{
-    ACTIVITY_COMMAND_MAX_BYTES, ACTIVITY_SCREEN_MAX_BYTES, Activity, Event,
+    ACTIVITY_COMMAND_MAX_BYTES, ACTIVITY_SCREEN_MAX_BYTES, Activity, Event, within_bytes,
 };
 
 use super::tmux::{Tmux, pane_target};
@@ -208,7 +209,13 @@ impl Job {
             let mut ring = [0_u8; 8];
             let rung = rustix::io::read(&*self.wake, &mut ring).is_ok();
             if self.read_notices(&mut buf) && !rung {
-                std::thread::sleep(GATHER);
+                // Let notices gather, but wake at once when told to stop or change.
+                let gather = rustix::time::Timespec {
+                    tv_sec: 0,
+                    tv_nsec: i64::try_from(GATHER.as_nanos()).unwrap_or(50_000_000),
+                };
+                let mut told = [PollFd::new(&*self.wake, PollFlags::IN)];
+                let _ = poll(&mut told, Some(&gather));
             }
         }
     }
@@ -312,7 +319,7 @@ impl Job {
             ])
             .ok()?;
         let name = out.trim();
-        (!name.is_empty()).then(|| cut_end(name, ACTIVITY_COMMAND_MAX_BYTES, false).to_owned())
+        (!name.is_empty()).then(|| within_bytes(name, ACTIVITY_COMMAND_MAX_BYTES, false).to_owned())
     }
 
     fn send(&self, a: Activity) {
@@ -336,27 +343,7 @@ pub fn screen_text(captured: &str) -> String {
         .rposition(|l| !l.is_empty())
         .map_or(0, |i| i + 1);
     let text = lines[..end].join("\n");
-    cut_end(&text, ACTIVITY_SCREEN_MAX_BYTES, true).to_owned()
-}
-
-/// `s` within `max` bytes at a character boundary: its end when `keep_end`, else its start.
-fn cut_end(s: &str, max: usize, keep_end: bool) -> &str {
-    if s.len() <= max {
-        return s;
-    }
-    if keep_end {
-        let mut at = s.len() - max;
-        while !s.is_char_boundary(at) {
-            at += 1;
-        }
-        &s[at..]
-    } else {
-        let mut at = max;
-        while !s.is_char_boundary(at) {
-            at -= 1;
-        }
-        &s[..at]
-    }
+    within_bytes(&text, ACTIVITY_SCREEN_MAX_BYTES, true).to_owned()
 }
 
 #[cfg(test)]
@@ -371,7 +358,7 @@ mod tests {
         let cut = screen_text(&long);
         assert!(cut.len() <= ACTIVITY_SCREEN_MAX_BYTES);
         assert!(cut.chars().all(|c| c == 'é'));
-        assert_eq!(cut_end("ééé", 3, false), "é");
+        assert_eq!(within_bytes("ééé", 3, false), "é");
     }
 
     #[test]

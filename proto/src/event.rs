@@ -343,6 +343,28 @@ pub const ACTIVITY_SCREEN_MAX_BYTES: usize = 8_192;
 /// Most bytes of an `activity` event's `command`.
 pub const ACTIVITY_COMMAND_MAX_BYTES: usize = 64;
 
+/// `s` within `max` bytes at a character boundary: its end when `keep_end`, else its start.
+/// How an `activity` event's `screen` (its end) and `command` (its start) are held to their
+/// sizes, by the node that sends them and the plane that reads them.
+#[must_use]
+pub fn within_bytes(s: &str, max: usize, keep_end: bool) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    if keep_end {
+        let at = (s.len() - max..=s.len())
+            .find(|&i| s.is_char_boundary(i))
+            .unwrap_or(s.len());
+        &s[at..]
+    } else {
+        let at = (0..=max)
+            .rev()
+            .find(|&i| s.is_char_boundary(i))
+            .unwrap_or(0);
+        &s[..at]
+    }
+}
+
 /// `activity`: a pane started printing after a quiet spell (`active: true`), or has printed
 /// nothing for the `quietMs` the plane asked for (`active: false`, with the visible screen as
 /// plain text). Both carry the pane's foreground program when the node could read it.

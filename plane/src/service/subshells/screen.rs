@@ -32,6 +32,10 @@
 //! change again; a state the lifecycle set (a pane just launched, shown as `unknown`) is the
 //! screen's to replace. A reading equal to the current state changes nothing.
 
+use termplane_proto::event::{
+    ACTIVITY_COMMAND_MAX_BYTES, ACTIVITY_SCREEN_MAX_BYTES, within_bytes as within,
+};
+
 use crate::api::subshells::{AgentSource, AgentState};
 use crate::plugins::ScreenRules;
 
@@ -196,10 +200,17 @@ impl super::Subshells {
         let rules = crate::plugins::find(&r.harness_id)
             .map(|p| p.screen)
             .unwrap_or_default();
+        // Held to the sizes the protocol gives them, whatever a node sent.
         let look = Look {
             active: a.active,
-            command: a.command.as_deref(),
-            screen: a.screen.as_deref(),
+            command: a
+                .command
+                .as_deref()
+                .map(|c| within(c, ACTIVITY_COMMAND_MAX_BYTES, false)),
+            screen: a
+                .screen
+                .as_deref()
+                .map(|t| within(t, ACTIVITY_SCREEN_MAX_BYTES, true)),
         };
         let Some(read) = reading(&rules, &look) else {
             tracing::debug!(subshell = %id, "the screen says nothing");
@@ -372,6 +383,21 @@ mod tests {
         );
         assert_eq!(said_on("12. x"), "x");
         assert_eq!(said_on("2026. x"), "2026. x");
+    }
+
+    /// A node's word is held to the protocol's sizes: a question beyond the screen's last
+    /// 8 KiB is not read, and a cut never splits a character.
+    #[test]
+    fn what_a_node_sends_is_held_to_the_protocols_sizes() {
+        let long = format!(
+            "Do you want to proceed?\n{}",
+            "é".repeat(ACTIVITY_SCREEN_MAX_BYTES)
+        );
+        let kept = within(&long, ACTIVITY_SCREEN_MAX_BYTES, true);
+        assert!(kept.len() <= ACTIVITY_SCREEN_MAX_BYTES && !kept.contains("proceed"));
+        assert_eq!(within("ééé", 3, false), "é");
+        assert_eq!(within("ééé", 3, true), "é");
+        assert_eq!(within("abc", 8, true), "abc");
     }
 
     #[test]
