@@ -10,7 +10,11 @@
 //!   event `{ active: true, command }` at once;
 //! - a printing pane whose log has not grown for `quietMs` becomes *quiet*: one event
 //!   `{ active: false, command, screen }`, the screen read then (`capture-pane -p -J`, plain
-//!   text, the visible grid only).
+//!   text, the visible grid only);
+//! - a pane that keeps printing without a pause of `quietMs` is *sampled*: every `quietMs`
+//!   while it prints, one event `{ active: true, command, screen }`. A TUI that animates while
+//!   it waits (Codex's spinner beside its question) is never quiet, yet its question is on
+//!   screen: the sample lets the plane read it.
 //!
 //! So a pane sends at most two events per `quietMs` whatever it prints. When the events are
 //! turned on, every pane log present counts as printing from that moment: each live pane is
@@ -140,6 +144,18 @@ struct Pane {
     wrote: Instant,
     /// Whether it counts as printing (a quiet event is due `quiet` after `wrote`).
     printing: bool,
+    /// When it started printing or was last sampled (a sample is due `quiet` after it).
+    sampled: Instant,
+}
+
+impl Pane {
+    fn printing_since(now: Instant) -> Self {
+        Self {
+            wrote: now,
+            printing: true,
+            sampled: now,
+        }
+    }
 }
 
 struct Job {
@@ -168,13 +184,7 @@ impl Job {
         if let Ok(dir) = std::fs::read_dir(&self.logs) {
             for entry in dir.flatten().take(MAX_PANES) {
                 if let Some(id) = log_id(&entry.file_name().to_string_lossy()) {
-                    self.panes.insert(
-                        id,
-                        Pane {
-                            wrote: now,
-                            printing: true,
-                        },
-                    );
+                    self.panes.insert(id, Pane::printing_since(now));
                 }
             }
         }
@@ -186,11 +196,12 @@ impl Job {
             }
             let now = Instant::now();
             self.report_quiet(now, setting.quiet);
+            self.sample_printing(now, setting.quiet);
             let next = self
                 .panes
                 .values()
                 .filter(|p| p.printing)
-                .map(|p| (p.wrote + setting.quiet).saturating_duration_since(now))
+                .map(|p| (p.wrote.min(p.sampled) + setting.quiet).saturating_duration_since(now))
                 .min();
             let timeout = next.map(|d| rustix::time::Timespec {
                 tv_sec: i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
@@ -245,18 +256,12 @@ impl Job {
                 Some(p) => {
                     p.wrote = now;
                     if !p.printing {
-                        p.printing = true;
+                        *p = Pane::printing_since(now);
                         woke.push(id);
                     }
                 }
                 None if !full => {
-                    self.panes.insert(
-                        id.clone(),
-                        Pane {
-                            wrote: now,
-                            printing: true,
-                        },
-                    );
+                    self.panes.insert(id.clone(), Pane::printing_since(now));
                     woke.push(id);
                 }
                 None => {}
@@ -284,12 +289,7 @@ impl Job {
             .map(|(id, _)| id.clone())
             .collect();
         for id in due {
-            let screen = self
-                .tmux
-                .run(&["capture-pane", "-p", "-J", "-t", &pane_target(&id)]);
-            let Ok(screen) = screen else {
-                // Gone (or its server is): nothing to say about it.
-                self.panes.remove(&id);
+            let Some(screen) = self.screen(&id) else {
                 continue;
             };
             if let Some(p) = self.panes.get_mut(&id) {
@@ -301,8 +301,50 @@ impl Job {
                 active: false,
                 at: crate::util::now_iso(),
                 command,
-                screen: Some(screen_text(&screen)),
+                screen: Some(screen),
             });
+        }
+    }
+
+    /// Sends a sample (`active: true` with the screen) of every pane that has printed without
+    /// a pause of `quiet` for `quiet` since it started or was last sampled.
+    fn sample_printing(&mut self, now: Instant, quiet: Duration) {
+        let due: Vec<SubshellId> = self
+            .panes
+            .iter()
+            .filter(|(_, p)| p.printing && now.saturating_duration_since(p.sampled) >= quiet)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in due {
+            let Some(screen) = self.screen(&id) else {
+                continue;
+            };
+            if let Some(p) = self.panes.get_mut(&id) {
+                p.sampled = now;
+            }
+            let command = self.command(&id);
+            self.send(Activity {
+                subshell_id: id,
+                active: true,
+                at: crate::util::now_iso(),
+                command,
+                screen: Some(screen),
+            });
+        }
+    }
+
+    /// The pane's visible screen as sent; `None` (and the pane forgotten) when it cannot be
+    /// read: it is gone, or its server is.
+    fn screen(&mut self, id: &SubshellId) -> Option<String> {
+        let captured = self
+            .tmux
+            .run(&["capture-pane", "-p", "-J", "-t", &pane_target(id)]);
+        match captured {
+            Ok(c) => Some(screen_text(&c)),
+            Err(_) => {
+                self.panes.remove(id);
+                None
+            }
         }
     }
 

@@ -177,7 +177,8 @@ pub const SCREEN_QUIET_MS: u32 = 2_000;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ScreenRules {
     /// Text that begins a line of a question or a permission prompt waiting for a person (its
-    /// title or one of its choices): `needs_input`.
+    /// title or one of its choices): `needs_input`. A `*` in it stands for any text on that line
+    /// (a name the harness puts in its question, as Codex does a tool's MCP server's).
     pub needs_input: &'static [&'static str],
     /// Text shown only while it works on a turn (its "interrupt" hint): `working`.
     pub working: &'static [&'static str],
@@ -301,6 +302,10 @@ pub fn builtin() -> Vec<Plugin> {
                     "Would you like to grant these permissions?",
                     "No, and tell Codex what to do differently",
                     "Trust this folder?",
+                    // An MCP tool's call it asks about (one not marked read-only, or one the
+                    // person's configuration says to ask for).
+                    "Allow the * MCP server to run tool",
+                    "Approve app tool call?",
                 ],
                 working: &["esc to interrupt"],
                 idle: &["Ask Codex to do anything", "? for shortcuts"],

@@ -365,9 +365,11 @@ pub fn within_bytes(s: &str, max: usize, keep_end: bool) -> &str {
     }
 }
 
-/// `activity`: a pane started printing after a quiet spell (`active: true`), or has printed
-/// nothing for the `quietMs` the plane asked for (`active: false`, with the visible screen as
-/// plain text). Both carry the pane's foreground program when the node could read it.
+/// `activity`: a pane started printing after a quiet spell (`active: true`), has printed
+/// without a pause of `quietMs` for another `quietMs` (`active: true`, a sample, with the
+/// visible screen as plain text), or has printed nothing for the `quietMs` the plane asked for
+/// (`active: false`, with the screen). All carry the pane's foreground program when the node
+/// could read it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Activity {
@@ -382,7 +384,8 @@ pub struct Activity {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
     /// The visible screen as plain text, trailing blank lines dropped, at most
-    /// [`ACTIVITY_SCREEN_MAX_BYTES`] (its end); only when quiet.
+    /// [`ACTIVITY_SCREEN_MAX_BYTES`] (its end); when quiet, and in the samples of a pane that
+    /// keeps printing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub screen: Option<String>,
 }

@@ -443,8 +443,8 @@ fn the_driver_hands_a_command_over_while_the_one_before_it_is_unanswered() {
 
 /// `activity` as `docs/protocol-14.md` states it, seen by a plane written from that document: a
 /// node advertising it refuses a quiet outside its range, then reports each pane quiet (with
-/// its screen and foreground program) after `quietMs`, printing again as soon as it prints, and
-/// nothing more once told `on: false`.
+/// its screen and foreground program) after `quietMs`, printing again as soon as it prints,
+/// sampled with its screen while it keeps printing, and nothing more once told `on: false`.
 #[test]
 fn activity_reports_a_pane_quiet_with_its_screen_then_printing_and_stops_when_told() {
     if !crate::common::tmux_ok() {
@@ -510,6 +510,23 @@ fn activity_reports_a_pane_quiet_with_its_screen_then_printing_and_stops_when_to
     let screen = quiet.screen.unwrap();
     assert!(screen.contains("\nquiet-42"), "{screen}");
     assert_eq!(screen, screen.trim_end(), "no blank end");
+    // It prints without a pause of quietMs for longer than quietMs: sampled, its screen with
+    // it, while it prints.
+    let ticking = json!({ "type": "input", "subshellId": id, "data": "for i in $(seq 1 40); do echo tick-$i; sleep 0.1; done", "keys": ["enter"] });
+    send(&mut conn, "i0", ticking);
+    let Event::Activity(sample) = conn.event_where(WAIT, |e| {
+        matches!(e, Event::Activity(a) if a.subshell_id.as_str() == id && a.active && a.screen.is_some())
+    }) else {
+        unreachable!()
+    };
+    assert!(
+        sample.screen.unwrap().contains("tick-"),
+        "a sample shows what it prints"
+    );
+    let Event::Activity(quiet) = conn.event_where(WAIT, |e| of_pane(e, false)) else {
+        unreachable!()
+    };
+    assert!(quiet.screen.unwrap().contains("tick-40"));
     // Told to stop: the pane prints and nothing is said of it.
     send(
         &mut conn,

@@ -11,11 +11,16 @@
 //! | what the node saw | the harness's [`ScreenRules`] | reading |
 //! |---|---|---|
 //! | anything, with a foreground program | `idle_commands` not empty (a shell) | `idle` when the program is one of them ("at its prompt"), else `working` ("runs <program>") |
-//! | printing | — | `working` ("printing") |
-//! | quiet | a line of the bottom [`BOTTOM_LINES`] lines that begins with a `needs_input` text (after its frame, cursor, bullet and choice number) | `needs_input`, summary: that line |
+//! | printing or quiet | a line of the bottom [`BOTTOM_LINES`] lines of the screen sent that begins with a `needs_input` text (after its frame, cursor, bullet and choice number) | `needs_input`, summary: that line |
+//! | printing | otherwise | `working` ("printing") |
 //! | quiet | else a `working` text there | `working` (its "interrupt" hint: a turn runs, silently) |
 //! | quiet | else an `idle` text there | `idle` |
 //! | quiet | none of them | `unknown`: the detector cannot decide and says so |
+//!
+//! A printing pane's screen comes with the node's samples (one each quiet spell's length while
+//! it prints without pause): a TUI that animates a spinner beside its question (Codex does) is
+//! never quiet, so its question is read while it prints; a question never shows while an agent
+//! works, so a printing screen is otherwise `working` whatever else it shows.
 //!
 //! Only the bottom of the screen is read: a TUI's prompt, its question and its footer sit
 //! there, while the text above is the conversation, which may quote anything. A question must
@@ -93,9 +98,6 @@ pub(crate) fn reading(rules: &ScreenRules, look: &Look<'_>) -> Option<Reading> {
             reading_of(AgentState::Working, format!("runs {program}"))
         });
     }
-    if look.active {
-        return Some(reading_of(AgentState::Working, "printing"));
-    }
     let screen = look.screen.unwrap_or_default();
     let lines: Vec<&str> = screen.lines().collect();
     let bottom = &lines[lines.len().saturating_sub(BOTTOM_LINES)..];
@@ -111,11 +113,14 @@ pub(crate) fn reading(rules: &ScreenRules, look: &Look<'_>) -> Option<Reading> {
         .rev()
         .find(|l| {
             let said = said_on(l);
-            rules.needs_input.iter().any(|t| said.starts_with(t))
+            rules.needs_input.iter().any(|t| begins_with(said, t))
         })
         .map(|l| summary_of(l));
     if let Some(line) = asked {
         return Some(reading_of(AgentState::NeedsInput, line));
+    }
+    if look.active {
+        return Some(reading_of(AgentState::Working, "printing"));
     }
     if find(rules.working).is_some() {
         return Some(reading_of(AgentState::Working, "at work on a turn"));
@@ -138,6 +143,25 @@ fn said_on(line: &str) -> &str {
         .split_once(". ")
         .filter(|(n, _)| !n.is_empty() && n.len() <= 2 && n.chars().all(|c| c.is_ascii_digit()));
     numbered.map_or(text, |(_, rest)| rest)
+}
+
+/// Whether `said` begins with `text`, where a `*` in `text` stands for any run of characters
+/// of the line (the part after the last `*` found after the parts before it).
+fn begins_with(said: &str, text: &str) -> bool {
+    let mut parts = text.split('*');
+    let Some(first) = parts.next() else {
+        return true;
+    };
+    let Some(mut rest) = said.strip_prefix(first) else {
+        return false;
+    };
+    for part in parts {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    true
 }
 
 /// A screen line as a summary: its text without the box drawing around it, within
@@ -383,6 +407,66 @@ mod tests {
         );
         assert_eq!(said_on("12. x"), "x");
         assert_eq!(said_on("2026. x"), "2026. x");
+    }
+
+    /// Codex names the tool's MCP server in its question: a `*` in a text stands for it, and
+    /// the rest must still follow in order on that line.
+    #[test]
+    fn a_star_in_a_question_stands_for_a_name_on_its_line() {
+        let codex = rules("codex");
+        let asking = "  Field 1/1\n  Allow the docs MCP server to run tool \"search\"?\n  › 1. Allow   Run the tool and continue\n";
+        let r = reading(&codex, &quiet(asking)).unwrap();
+        assert_eq!(r.state, AgentState::NeedsInput, "{r:?}");
+        assert_eq!(
+            r.summary,
+            "Allow the docs MCP server to run tool \"search\"?"
+        );
+        assert!(begins_with(
+            "Allow the x MCP server to run tool",
+            "Allow the * MCP server to run tool"
+        ));
+        assert!(!begins_with(
+            "Allow the x server to run tool",
+            "Allow the * MCP server to run tool"
+        ));
+        assert!(!begins_with(
+            "I said: Allow the x MCP server to run tool",
+            "Allow the * MCP server to run tool"
+        ));
+        assert!(!begins_with(
+            "run tool Allow the x MCP server",
+            "Allow the * MCP server to run tool"
+        ));
+        assert!(begins_with("anything", "*"));
+        assert!(begins_with("ab", "a*b"));
+        assert!(!begins_with("ba", "a*b"));
+    }
+
+    /// Seen with the real Codex: its spinner beside an MCP tool's question never lets the pane
+    /// go quiet; the node's sample of the printing screen shows the question, which is read as
+    /// on a quiet screen, while a printing screen without one is working whatever else it shows.
+    #[test]
+    fn a_question_on_a_printing_screen_is_read_and_nothing_else_there_is() {
+        let codex = rules("codex");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/screens");
+        let asking = std::fs::read_to_string(dir.join("codex-needs_input-2.txt")).unwrap();
+        let idle = std::fs::read_to_string(dir.join("codex-idle-2.txt")).unwrap();
+        let printing = |screen| Look {
+            active: true,
+            command: Some("node"),
+            screen: Some(screen),
+        };
+        let r = reading(&codex, &printing(&asking)).unwrap();
+        assert_eq!(r.state, AgentState::NeedsInput, "{r:?}");
+        assert_eq!(
+            r.summary,
+            "Allow the termplane MCP server to run tool \"list_subshells\"?"
+        );
+        let r = reading(&codex, &printing(&idle)).unwrap();
+        assert_eq!(
+            (r.state, r.summary.as_str()),
+            (AgentState::Working, "printing")
+        );
     }
 
     /// A node's word is held to the protocol's sizes: a question beyond the screen's last
