@@ -961,19 +961,23 @@ impl Drop for ModelStandin {
 struct Turns {
     harness: &'static str,
     /// The variable naming its model API's address, and what follows the stand-in's address
-    /// in it.
-    base: (&'static str, &'static str),
+    /// in it (none: its configuration file names it).
+    base: Option<(&'static str, &'static str)>,
     /// Flags of the preset its pane launches with, and whether it isolates the CLI's
     /// configuration.
     flags: &'static [&'static str],
     isolated: bool,
     /// The text of its permission prompt for the pane's MCP tool.
     asks: &'static str,
-    /// The signal that tells its states (its hooks, or its screen).
-    source: &'static str,
+    /// The signals that tell it asks (its hooks, or its screen), and that its turn ended.
+    asked_by: &'static str,
+    ended_by: &'static str,
     /// A file of its own configuration (path under the person's configuration directory,
     /// content).
     config: Option<(&'static str, &'static str)>,
+    /// A file of its own configuration in the person's home (path, content; `{model}` stands
+    /// for the stand-in's address, `{work}` for the pane's folder).
+    home_config: Option<(&'static str, &'static str)>,
 }
 
 /// Real turns of a real CLI in a pane, against the loopback stand-in model: a prompt whose
@@ -992,10 +996,10 @@ fn real_turns(t: &Turns, enrolled: bool) {
     ));
     let model = ModelStandin::start(&dir);
     let tag = format!("cli-model-{}-{place}", c.binary);
-    let env = [
-        (t.base.0, format!("{}{}", model.url, t.base.1)),
-        ("TERMPLANE_NOTIFY_HOLD_SECS", "1".to_owned()),
-    ];
+    let mut env = vec![("TERMPLANE_NOTIFY_HOLD_SECS", "1".to_owned())];
+    if let Some((name, path)) = t.base {
+        env.push((name, format!("{}{path}", model.url)));
+    }
     let p = if enrolled {
         Place::enrolled_with(&tag, &bin, None, &["model"], &env)
     } else {
@@ -1012,6 +1016,14 @@ fn real_turns(t: &Turns, enrolled: bool) {
             std::fs::create_dir_all(file.parent().unwrap()).unwrap();
             std::fs::write(file, content).unwrap();
         }
+    }
+    if let Some((path, content)) = t.home_config {
+        let file = p.w.dir.join("home").join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        let content = content
+            .replace("{model}", &model.url)
+            .replace("{work}", &work.display().to_string());
+        std::fs::write(file, content).unwrap();
     }
     let r = p.w.post(
         "/api/presets",
@@ -1031,7 +1043,7 @@ fn real_turns(t: &Turns, enrolled: bool) {
 
     p.input(&id, "termplane model check: list the panes", &["enter"]);
     let asked = agent_where("the permission prompt", &|a| a["state"] == "needs_input");
-    assert_eq!(asked["source"], t.source, "{asked}");
+    assert_eq!(asked["source"], t.asked_by, "{asked}");
     p.wait_screen(&id, t.asks);
     let told = || p.w.notifications_about(&id);
     wait_for(SLOW, || (!told().is_empty()).then_some(()))
@@ -1051,14 +1063,16 @@ fn real_turns(t: &Turns, enrolled: bool) {
     .unwrap_or_else(|| panic!("the prompt never took Enter:\n{}", p.screen(&id)));
     p.wait_screen(&id, "All done:");
     let done = agent_where("the turn's end", &|a| a["state"] == "idle");
-    assert_eq!(done["source"], t.source, "{done}");
+    assert_eq!(done["source"], t.ended_by, "{done}");
     // The tool ran through the pane's MCP server: its answer, which the model was sent,
     // lists this very pane.
     let requests = model.requests();
     assert!(
         requests.iter().any(|r| {
             let said = r.to_string();
-            (said.contains("tool_result") || said.contains("functionResponse"))
+            ["tool_result", "functionResponse", "function_call_output"]
+                .iter()
+                .any(|kind| said.contains(kind))
                 && said.contains(&id)
         }),
         "{requests:?}"
@@ -1076,22 +1090,26 @@ fn real_turns(t: &Turns, enrolled: bool) {
 
 const CLAUDE_TURNS: Turns = Turns {
     harness: "claude-code",
-    base: ("ANTHROPIC_BASE_URL", ""),
+    base: Some(("ANTHROPIC_BASE_URL", "")),
     // Asked before each tool it has not been allowed (not its automatic mode).
     flags: &["--permission-mode", "default"],
     isolated: false,
     asks: "Do you want to proceed?",
-    source: "hook",
+    asked_by: "hook",
+    ended_by: "hook",
     config: None,
+    home_config: None,
 };
 
 const OPENCODE_TURNS: Turns = Turns {
     harness: "opencode",
-    base: ("ANTHROPIC_BASE_URL", "/v1"),
+    base: Some(("ANTHROPIC_BASE_URL", "/v1")),
     flags: &[],
     isolated: false,
     asks: "Permission required",
-    source: "screen",
+    asked_by: "screen",
+    ended_by: "screen",
+    home_config: None,
     // It runs MCP tools without asking unless told to ask.
     config: Some((
         "opencode/opencode.json",
@@ -1101,13 +1119,51 @@ const OPENCODE_TURNS: Turns = Turns {
 
 const GEMINI_TURNS: Turns = Turns {
     harness: "gemini",
-    base: ("GOOGLE_GEMINI_BASE_URL", ""),
+    base: Some(("GOOGLE_GEMINI_BASE_URL", "")),
     // A model of its own choosing, not "Auto" (which asks a classifier model first).
     flags: &["--model", "gemini-2.5-pro"],
     isolated: true,
     asks: "Allow execution of",
-    source: "hook",
+    asked_by: "hook",
+    ended_by: "hook",
     config: None,
+    home_config: None,
+};
+
+const CODEX_TURNS: Turns = Turns {
+    harness: "codex",
+    base: None,
+    // It calls an MCP tool marked read-only without asking unless told to ask.
+    flags: &[
+        "-c",
+        "mcp_servers.termplane.tools.list_subshells.approval_mode=\"prompt\"",
+    ],
+    isolated: false,
+    asks: "Allow the termplane MCP server to run tool",
+    // It has no hook for its questions (its screen tells), and its `notify` program tells a
+    // turn's end.
+    asked_by: "screen",
+    ended_by: "hook",
+    config: None,
+    // A model provider of its own naming the stand-in (the Responses API over HTTP: no
+    // WebSocket), a model it has no metadata for (so its tools are plain functions, not its
+    // code mode), and the pane's folder trusted.
+    home_config: Some((
+        ".codex/config.toml",
+        r#"model = "stand-in"
+model_provider = "standin"
+
+[model_providers.standin]
+name = "stand-in"
+base_url = "{model}/v1"
+wire_api = "responses"
+requires_openai_auth = true
+supports_websockets = false
+
+[projects."{work}"]
+trust_level = "trusted"
+"#,
+    )),
 };
 
 #[test]
@@ -1138,4 +1194,14 @@ fn gemini_cli_takes_real_turns_on_a_stand_in_model_asks_once_and_finishes() {
 #[test]
 fn gemini_cli_takes_real_turns_in_a_pane_of_an_enrolled_node() {
     real_turns(&GEMINI_TURNS, true);
+}
+
+#[test]
+fn codex_takes_real_turns_on_a_stand_in_model_asks_once_and_finishes() {
+    real_turns(&CODEX_TURNS, false);
+}
+
+#[test]
+fn codex_takes_real_turns_in_a_pane_of_an_enrolled_node() {
+    real_turns(&CODEX_TURNS, true);
 }

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """A stand-in for a model API on loopback, so a real agent CLI in a pane takes real turns in the
 tests without reaching its vendor: Anthropic's Messages API (`POST /v1/messages`, streamed as
-server-sent events or not), which Claude Code calls when `ANTHROPIC_BASE_URL` names this server.
+server-sent events or not), which Claude Code and opencode call when `ANTHROPIC_BASE_URL` names
+this server; Gemini's `generateContent` (Gemini CLI, under `GOOGLE_GEMINI_BASE_URL`); and
+OpenAI's Responses API (`POST /v1/responses`, streamed), which Codex calls through a model
+provider of its configuration whose `base_url` names this server. A WebSocket upgrade (Codex's
+first choice when its provider allows it) is refused: 404.
 
 Usage: `model_standin.py LOG` — listens on a free loopback port, prints `port N` on its first
 line, and appends one JSON line per request to LOG (`path`, `model`, `stream`, the names of the tools
@@ -16,7 +20,9 @@ What it answers, from the last message of the conversation:
   where Claude Code defers MCP tools behind its `ToolSearch`, first a search selecting it, and
   the call once the search's result comes back;
 - anything else: `Hello from the stand-in model.`, ending the turn.
-`count_tokens` answers a fixed count; any other path is 404.
+The pane's tool is offered to Codex in a namespace (`mcp__termplane`, holding `list_subshells`)
+and called by a `function_call` item naming it; its result comes back as a
+`function_call_output` item. `count_tokens` answers a fixed count; any other path is 404.
 """
 
 import http.server
@@ -112,6 +118,52 @@ def gemini_answer(req):
     return [{"text": "Hello from the stand-in model."}]
 
 
+def responses_answer(req):
+    """The output item of a Responses API answer to the conversation `req`."""
+    items = [i for i in req.get("input") or [] if isinstance(i, dict)]
+
+    def text_item(text):
+        return {"type": "message", "id": "msg_standin", "role": "assistant", "status": "completed",
+                "content": [{"type": "output_text", "text": text, "annotations": []}]}
+
+    for i in reversed(items):
+        if i.get("type") == "function_call_output":
+            return text_item("All done: " + json.dumps(i.get("output"))[:200])
+        if i.get("type") == "message":
+            break
+    said = [i for i in items if i.get("type") == "message" and i.get("role") == "user"]
+    last = json.dumps(said[-1].get("content")) if said else ""
+    spaces = [t for t in req.get("tools") or [] if isinstance(t, dict) and t.get("type") == "namespace"]
+    space = next((t["name"] for t in spaces
+                  if any(f.get("name") == "list_subshells" for f in t.get("tools") or [])), None)
+    if space and "list the panes" in last:
+        return {"type": "function_call", "id": "fc_standin", "call_id": "call_standin",
+                "namespace": space, "name": "list_subshells", "arguments": "{}",
+                "status": "completed"}
+    return text_item("Hello from the stand-in model.")
+
+
+def responses_events(model, item):
+    """The streamed form of a Responses API answer holding the one output `item`."""
+    response = {"id": "resp_standin", "object": "response", "model": model, "status": "in_progress",
+                "output": []}
+    yield "response.created", {"type": "response.created", "response": response}
+    if item["type"] == "message":
+        yield "response.output_item.added", {"type": "response.output_item.added", "output_index": 0,
+                                             "item": dict(item, status="in_progress", content=[])}
+        yield "response.output_text.delta", {"type": "response.output_text.delta",
+                                             "item_id": item["id"], "output_index": 0,
+                                             "content_index": 0,
+                                             "delta": item["content"][0]["text"]}
+    yield "response.output_item.done", {"type": "response.output_item.done", "output_index": 0,
+                                        "item": item}
+    usage = {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 5,
+             "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 15}
+    yield "response.completed", {"type": "response.completed",
+                                 "response": dict(response, status="completed", output=[item],
+                                                  usage=usage)}
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -136,6 +188,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             req = {}
         if ":generateContent" in self.path or ":streamGenerateContent" in self.path:
             return self.gemini(req)
+        if self.path.startswith("/v1/responses"):
+            return self.openai_responses(req)
         messages = req.get("messages") or []
         tools = req.get("tools") or []
         LOG.write(json.dumps({
@@ -162,6 +216,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         )
         self.reply(200, stream.encode(), "text/event-stream")
 
+
+    def openai_responses(self, req):
+        LOG.write(json.dumps({"path": self.path, "input": (req.get("input") or [])[-3:]}) + "\n")
+        item = responses_answer(req)
+        stream = "".join(
+            f"event: {name}\ndata: {json.dumps(data)}\n\n"
+            for name, data in responses_events(req.get("model") or "stand-in", item)
+        )
+        self.reply(200, stream.encode(), "text/event-stream")
 
     def gemini(self, req):
         LOG.write(json.dumps({"path": self.path, "contents": (req.get("contents") or [])[-3:]}) + "\n")
