@@ -23,6 +23,7 @@
 //! | `--push-allow-http[=on\|off]` | `TERMPLANE_PUSH_ALLOW_HTTP` | `push_allow_http` (bool) | off: Web Push endpoints must be `https://` |
 //! | `--push-allow-private[=on\|off]` | `TERMPLANE_PUSH_ALLOW_PRIVATE` | `push_allow_private` (bool) | off: pushes go only to addresses of the public internet |
 //! | `--notify-hold-secs N` | `TERMPLANE_NOTIFY_HOLD_SECS` | `notify_hold_secs` | 10 (how long a pane must need its owner before they are told: see `termplane::service::needs_you`) |
+//! | `--screen-signal on\|off` | `TERMPLANE_SCREEN_SIGNAL` | `screen_signal` (bool) | on: nodes (and the plane's own host) send the plane their panes' screens when they go quiet, and samples of those that keep printing, read for each agent's state (see `termplane::service::subshells::screen`); off, no screen leaves a node for this and agents' states come from their hooks and reports only |
 //! | `--notify-window-secs N` | `TERMPLANE_NOTIFY_WINDOW_SECS` | `notify_window_secs` | 120 (at most one notification per pane in this long; the needs between are coalesced into the next) |
 //! | `--metrics-listen ADDR:PORT` | `TERMPLANE_METRICS_LISTEN` | `metrics_listen` | none: `/metrics` is served on the main address to a system key only |
 //! | `--log-format text\|json` | `TERMPLANE_LOG_FORMAT` | `log_format` | `text` |
@@ -294,6 +295,9 @@ pub struct SettingsArgs {
     /// Seconds a pane must need its owner before they are told [default: 10].
     #[arg(long, env = "TERMPLANE_NOTIFY_HOLD_SECS", value_name = "N", value_parser = positive)]
     pub notify_hold_secs: Option<u64>,
+    /// Nodes send their panes' screens to be read for each agent's state [default: on].
+    #[arg(long, env = "TERMPLANE_SCREEN_SIGNAL", value_name = "on|off", value_parser = on_off)]
+    pub screen_signal: Option<bool>,
     /// At most one notification per pane in this many seconds [default: 120].
     #[arg(long, env = "TERMPLANE_NOTIFY_WINDOW_SECS", value_name = "N", value_parser = positive)]
     pub notify_window_secs: Option<u64>,
@@ -351,6 +355,8 @@ pub struct FileSettings {
     pub notify_hold_secs: Option<u64>,
     /// `notify_window_secs`.
     pub notify_window_secs: Option<u64>,
+    /// `screen_signal`.
+    pub screen_signal: Option<bool>,
     /// `metrics_listen`.
     pub metrics_listen: Option<String>,
     /// `log_format`.
@@ -416,6 +422,8 @@ pub struct Config {
     pub push_allow_private: bool,
     /// The timing of the "needs you" notifications.
     pub needs_you: crate::service::needs_you::Rules,
+    /// Whether nodes send their panes' screens for the screen signal.
+    pub screen_signal: bool,
     /// A second, open address for `/metrics`, `/healthz` and `/readyz`.
     pub metrics_listen: Option<SocketAddr>,
     /// How log lines are written.
@@ -588,6 +596,7 @@ impl SettingsArgs {
                 .push_allow_private
                 .or(f.push_allow_private)
                 .unwrap_or(false),
+            screen_signal: a.screen_signal.or(f.screen_signal).unwrap_or(true),
             needs_you: crate::service::needs_you::Rules {
                 hold_ms: number(
                     a.notify_hold_secs,
@@ -665,6 +674,7 @@ mod tests {
             "sqlite:///home/u/.local/share/termplane/termplane.db?mode=rwc"
         );
         assert!(c.local_node);
+        assert!(c.screen_signal);
         assert_eq!(c.log_format, LogFormat::Text);
         assert_eq!(c.log_filter, "info");
         assert!(c.metrics_listen.is_none());
@@ -683,6 +693,7 @@ mod tests {
             header_timeout_secs = 3
             max_conns = 9
             local_node = false
+            screen_signal = false
             push_allow_http = true
             metrics_listen = "127.0.0.1:9464"
             log_format = "json"
@@ -702,6 +713,7 @@ mod tests {
         assert_eq!(c.io_timeout, Duration::from_secs(10));
         assert_eq!(c.max_conns, 9);
         assert!(!c.local_node);
+        assert!(!c.screen_signal);
         assert!(c.push_allow_http);
         assert!(!c.push_allow_private);
         assert_eq!(c.metrics_listen.unwrap().port(), 9464);
@@ -713,6 +725,8 @@ mod tests {
                 "--data-dir",
                 "/flag",
                 "--local-node",
+                "on",
+                "--screen-signal",
                 "on",
                 "--push-allow-http=off",
                 "--log-format",
@@ -727,6 +741,7 @@ mod tests {
         assert_eq!(c.listen.to_string(), "0.0.0.0:9000");
         assert_eq!(c.data_dir, PathBuf::from("/flag"));
         assert!(c.local_node);
+        assert!(c.screen_signal);
         assert!(!c.push_allow_http);
         assert_eq!(c.log_format, LogFormat::Text);
         assert_eq!(c.max_conns, 11);

@@ -182,8 +182,10 @@ pub fn attach(
         }
         _ => Some(job),
     }));
-    // Its panes' screens speak as a remote node's do (`activity` events, applied by the caller).
-    if let Err(e) = exec.set_activity(true, crate::plugins::SCREEN_QUIET_MS) {
+    // Its panes' screens speak as a remote node's do (`activity` events, applied by the caller),
+    // unless the screen signal is off.
+    let screen_signal = svc.settings().screen_signal;
+    if screen_signal && let Err(e) = exec.set_activity(true, crate::plugins::SCREEN_QUIET_MS) {
         tracing::warn!(error = %e, "the local node's panes have no screen signal");
     }
     svc.attach_local_node(

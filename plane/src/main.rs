@@ -248,6 +248,7 @@ fn print_openapi(base_url: String, push_http: bool, push_private: bool) -> ExitC
         push_http,
         push_private,
         needs_you: termplane::service::needs_you::Rules::default(),
+        screen_signal: true,
     };
     let doc = http::openapi_document(&settings);
     // A closed pipe (`termplane openapi | head`) is an error to report, not a panic.
@@ -329,6 +330,7 @@ async fn run(cfg: Config) -> Result<(), String> {
         push_http: cfg.push_allow_http,
         push_private: cfg.push_allow_private,
         needs_you: cfg.needs_you,
+        screen_signal: cfg.screen_signal,
     };
     let svc = Services::new(store.clone(), clock, settings, secrets)
         .await

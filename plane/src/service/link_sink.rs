@@ -42,7 +42,9 @@ impl LinkSink for Services {
     async fn node_online(self: Arc<Self>, node_id: String) {
         self.nodes.push_allowed_dirs(&node_id).await;
         self.nodes.push_maintenance(&node_id).await;
-        self.nodes.push_activity(&node_id).await;
+        self.nodes
+            .push_activity(&node_id, self.settings().screen_signal)
+            .await;
     }
 
     fn viewer_output(&self, node_id: &str, output: &Output) -> bool {
@@ -58,6 +60,10 @@ impl LinkSink for Services {
     }
 
     async fn apply_event(self: &Arc<Self>, node_id: &str, conn: u64, event: &Event) {
+        if matches!(event, Event::Activity(_)) && !self.settings().screen_signal {
+            // Word a node sent before it was told to stop: the screen signal is off.
+            return;
+        }
         self.node_reports
             .apply_node_event(node_id, conn, event)
             .await;

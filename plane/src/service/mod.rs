@@ -212,6 +212,9 @@ pub struct Settings {
     pub push_private: bool,
     /// The timing of the "needs you" notifications ([`needs_you`]).
     pub needs_you: needs_you::Rules,
+    /// Whether the plane asks nodes (and its own host) for their panes' `activity`, the
+    /// screen signal of [`subshells`]'s `screen` module (`TERMPLANE_SCREEN_SIGNAL`).
+    pub screen_signal: bool,
 }
 
 impl Settings {

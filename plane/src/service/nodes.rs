@@ -679,8 +679,10 @@ impl Nodes {
     }
 
     /// Asks a node that can for its `activity` events, which feed the screen signal
-    /// (`subshells::screen`); the local node's are turned on where it starts.
-    pub async fn push_activity(&self, node_id: &str) {
+    /// (`subshells::screen`), or (`on` false: the plane's screen signal is off) tells it to
+    /// stop them, since a node keeps them on across links; the local node's are turned on
+    /// where it starts.
+    pub async fn push_activity(&self, node_id: &str, on: bool) {
         if !self
             .dispatcher
             .node_can(node_id, termplane_proto::command::ACTIVITY)
@@ -689,7 +691,7 @@ impl Nodes {
             return;
         }
         let watch = termplane_proto::command::ActivityWatch {
-            on: true,
+            on,
             quiet_ms: crate::plugins::SCREEN_QUIET_MS,
         };
         match self

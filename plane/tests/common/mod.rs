@@ -146,6 +146,8 @@ pub struct Opts {
     /// Take only `https://` push endpoints (as a plane started without
     /// `TERMPLANE_PUSH_ALLOW_HTTP=1`); tests otherwise push over plain HTTP.
     pub https_push_only: bool,
+    /// The screen signal off (`TERMPLANE_SCREEN_SIGNAL=off`).
+    pub no_screen_signal: bool,
 }
 
 impl Plane {
@@ -189,6 +191,7 @@ impl Plane {
                         hold_ms: 300,
                         window_ms: 2_000,
                     },
+                    screen_signal: !o.no_screen_signal,
                 };
                 let secrets = PlaneSecrets::load_or_create(&dir).unwrap();
                 let svc = Services::new(store, Arc::new(c2), settings, secrets)

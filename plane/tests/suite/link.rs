@@ -1073,3 +1073,31 @@ fn a_launch_waits_for_the_census_of_a_node_that_just_came_online() {
         n.exec.kinds()
     );
 }
+
+/// The screen signal is the plane's to turn off (`TERMPLANE_SCREEN_SIGNAL=off`): a node that
+/// can send its panes' `activity` is asked for it when it comes online, on a plane with the
+/// signal on, and told to stop it (a node keeps it on across links) on a plane with it off.
+#[test]
+fn a_node_is_asked_for_its_panes_activity_only_while_the_screen_signal_is_on() {
+    for (signal, want) in [(true, true), (false, false)] {
+        let p = Plane::start_with(Opts {
+            no_screen_signal: !signal,
+            ..Opts::default()
+        });
+        let admin = p.setup_admin();
+        let e = enroll(&p, &admin, "screens", true);
+        let mut r = ready(env!("CARGO_PKG_VERSION"));
+        r.capabilities = vec!["activity".into()];
+        let mut n = TestNode::start_ready(&p, &e, r);
+        n.wait_established();
+        let asked = wait_until("the activity command", Duration::from_secs(10), || {
+            n.exec.ran.lock().unwrap().iter().find_map(|c| match c {
+                Command::Activity(a) => Some(a.clone()),
+                _ => None,
+            })
+        });
+        assert_eq!(asked.on, want, "screen signal {signal}: {asked:?}");
+        assert_eq!(asked.quiet_ms, termplane::plugins::SCREEN_QUIET_MS);
+        assert_eq!(n.shutdown(), AgentOutcome::Shutdown);
+    }
+}
