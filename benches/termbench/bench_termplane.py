@@ -134,6 +134,7 @@ def start(args, tmp):
     env = tb.shell_env()
     env["HOME"] = home
     env["RUST_LOG"] = "warn"
+    env["TERMPLANE_SCREEN_SIGNAL"] = args.screen_signal
     plane = tb.Server([os.path.join(args.bin_dir, "termplane"), "serve", "--data-dir",
                        os.path.join(tmp, "plane"), "--listen", f"127.0.0.1:{port}"],
                       env=env, name="termplane")
@@ -185,6 +186,8 @@ def main():
     p.add_argument("--node", choices=["local", "remote"], default="local",
                    help="the pane on the plane's own host, or on an enrolled node daemon")
     p.add_argument("--bin-dir", default=os.path.join(ROOT, "target", "release"))
+    p.add_argument("--screen-signal", choices=["on", "off"], default="on",
+                   help="the plane's screen signal (the node's activity events and screen reads)")
     tb.common_args(p)
     args = p.parse_args()
     tb.ensure_env(("websockets",))
@@ -194,10 +197,11 @@ def main():
         plane, node, port, key, sid = start(args, tmp)
         version = subprocess.run([os.path.join(args.bin_dir, "termplane"), "--version"],
                                  capture_output=True, text=True).stdout.strip()
-        extra = {"peer": f"termplane-{args.node}", "version": version,
+        peer = f"termplane-{args.node}" + ("" if args.screen_signal == "on" else "-no-screen-signal")
+        extra = {"peer": peer, "version": version, "screen_signal": args.screen_signal,
                  "server_cmd": f"termplane serve; shell pane on the {args.node} node"}
         proto = TermplaneProto(key, sid)
-        proto.name = f"termplane-{args.node}"
+        proto.name = peer
         res = asyncio.run(tb.run_ws_bench(proto, port, plane, args, extra))
         if node is not None:
             res["node_rss_kib"] = node.mem()
