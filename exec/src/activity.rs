@@ -282,37 +282,24 @@ impl Job {
 
     /// Sends the quiet event of every printing pane whose quiet has lasted `quiet` by `now`.
     fn report_quiet(&mut self, now: Instant, quiet: Duration) {
-        let due: Vec<SubshellId> = self
-            .panes
-            .iter()
-            .filter(|(_, p)| p.printing && now.saturating_duration_since(p.wrote) >= quiet)
-            .map(|(id, _)| id.clone())
-            .collect();
-        for id in due {
-            let Some(screen) = self.screen(&id) else {
-                continue;
-            };
-            if let Some(p) = self.panes.get_mut(&id) {
-                p.printing = false;
-            }
-            let command = self.command(&id);
-            self.send(Activity {
-                subshell_id: id,
-                active: false,
-                at: crate::util::now_iso(),
-                command,
-                screen: Some(screen),
-            });
-        }
+        self.report_screens(now, quiet, false);
     }
 
     /// Sends a sample (`active: true` with the screen) of every pane that has printed without
     /// a pause of `quiet` for `quiet` since it started or was last sampled.
     fn sample_printing(&mut self, now: Instant, quiet: Duration) {
+        self.report_screens(now, quiet, true);
+    }
+
+    /// Sends, with its screen, every printing pane that `quiet` has passed since it last wrote
+    /// (`active` false: it went quiet) or since it started printing or was last sampled
+    /// (`active` true: a sample).
+    fn report_screens(&mut self, now: Instant, quiet: Duration, active: bool) {
+        let since = |p: &Pane| if active { p.sampled } else { p.wrote };
         let due: Vec<SubshellId> = self
             .panes
             .iter()
-            .filter(|(_, p)| p.printing && now.saturating_duration_since(p.sampled) >= quiet)
+            .filter(|(_, p)| p.printing && now.saturating_duration_since(since(p)) >= quiet)
             .map(|(id, _)| id.clone())
             .collect();
         for id in due {
@@ -320,12 +307,16 @@ impl Job {
                 continue;
             };
             if let Some(p) = self.panes.get_mut(&id) {
-                p.sampled = now;
+                if active {
+                    p.sampled = now;
+                } else {
+                    p.printing = false;
+                }
             }
             let command = self.command(&id);
             self.send(Activity {
                 subshell_id: id,
-                active: true,
+                active,
                 at: crate::util::now_iso(),
                 command,
                 screen: Some(screen),
