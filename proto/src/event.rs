@@ -349,19 +349,11 @@ pub const ACTIVITY_COMMAND_MAX_BYTES: usize = 64;
 #[must_use]
 pub fn within_bytes(s: &str, max: usize, keep_end: bool) -> &str {
     if s.len() <= max {
-        return s;
-    }
-    if keep_end {
-        let at = (s.len() - max..=s.len())
-            .find(|&i| s.is_char_boundary(i))
-            .unwrap_or(s.len());
-        &s[at..]
+        s
+    } else if keep_end {
+        &s[s.ceil_char_boundary(s.len() - max)..]
     } else {
-        let at = (0..=max)
-            .rev()
-            .find(|&i| s.is_char_boundary(i))
-            .unwrap_or(0);
-        &s[..at]
+        &s[..s.floor_char_boundary(max)]
     }
 }
 
