@@ -46,6 +46,26 @@
 //! | `Notification`, `notification_type` `ToolPermission` | `needs_input` | its message |
 //! | `AfterAgent` | `idle` | "turn finished" (never the response) |
 //!
+//! # opencode (1.18; its plugin events)
+//!
+//! opencode has no hook commands: the plane gives it a plugin (a JavaScript module the node
+//! writes at launch, see the plane's `plugins::opencode_plugin`) that runs this command for
+//! each event below, one after another in the order opencode emitted them, with the event's
+//! `type` and the few fields read here on stdin (never a prompt, a tool's input or a message).
+//! Events of a sub-agent's session (one with a parent) are not the pane's and are not sent;
+//! the `session.idle` that follows a failed turn is not sent either, so the failure stays
+//! until the next prompt.
+//!
+//! | event | state | summary |
+//! |---|---|---|
+//! | `session.status`, `status.type` `busy` | `working` | "working on a prompt" |
+//! | `session.status`, `status.type` `retry` | `working` | "retrying the model" |
+//! | `permission.asked` | `needs_input` | "waiting for permission to use PERMISSION" |
+//! | `permission.replied`, `question.replied`, `question.rejected` | `working` | "answered" |
+//! | `question.asked` | `needs_input` | "waiting for an answer to its question" |
+//! | `session.error`, `error.name` other than `MessageAbortedError` | `error` | "the turn failed: NAME" |
+//! | `session.idle` | `idle` | "turn finished" |
+//!
 //! Any other event (or notification type) reports nothing.
 
 use std::io::Read;
@@ -63,7 +83,7 @@ const MAX_INPUT_BYTES: u64 = 1024 * 1024;
 const SUMMARY_MAX: usize = 200;
 
 /// The harnesses whose hooks this command reads.
-pub const HARNESSES: [&str; 3] = ["claude-code", "codex", "gemini"];
+pub const HARNESSES: [&str; 4] = ["claude-code", "codex", "gemini", "opencode"];
 
 /// The status report (`POST /api/subshells/{id}/status` body, without `observedAt`) that
 /// `harness`'s hook event `input` means; `None` when it means nothing to report.
@@ -76,6 +96,9 @@ pub fn status_of(harness: &str, input: &Value) -> Option<Value> {
     }
     if harness == "gemini" {
         return gemini_status(input);
+    }
+    if harness == "opencode" {
+        return opencode_status(input);
     }
     if harness != "claude-code" {
         return None;
@@ -112,12 +135,7 @@ pub fn status_of(harness: &str, input: &Value) -> Option<Value> {
         "Stop" => ("idle", "turn finished".to_owned()),
         _ => return None,
     };
-    let mut body = json!({ "state": state, "source": "hook" });
-    let summary = one_line(&summary);
-    if !summary.is_empty() {
-        body["summary"] = Value::String(summary);
-    }
-    Some(body)
+    Some(hook_status(state, &summary))
 }
 
 /// Gemini CLI's hook event `input` as a status report (see the module's table).
@@ -148,12 +166,57 @@ fn gemini_status(input: &Value) -> Option<Value> {
         "AfterAgent" => ("idle", "turn finished".to_owned()),
         _ => return None,
     };
+    Some(hook_status(state, &summary))
+}
+
+/// opencode's plugin event `input` as a status report (see the module's table).
+fn opencode_status(input: &Value) -> Option<Value> {
+    let field = |path: &[&str]| {
+        path.iter()
+            .try_fold(input, |v, k| v.get(k))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    };
+    let (state, summary) = match field(&["type"]) {
+        "session.status" => match field(&["properties", "status", "type"]) {
+            "busy" => ("working", "working on a prompt".to_owned()),
+            "retry" => ("working", "retrying the model".to_owned()),
+            _ => return None,
+        },
+        "permission.asked" => (
+            "needs_input",
+            format!(
+                "waiting for permission to use {}",
+                field(&["properties", "permission"])
+            ),
+        ),
+        "permission.replied" | "question.replied" | "question.rejected" => {
+            ("working", "answered".to_owned())
+        }
+        "question.asked" => (
+            "needs_input",
+            "waiting for an answer to its question".to_owned(),
+        ),
+        "session.error" => match field(&["properties", "error", "name"]) {
+            // Interrupted by the person: its `session.idle` follows.
+            "MessageAbortedError" => return None,
+            "" => ("error", "the turn failed".to_owned()),
+            name => ("error", format!("the turn failed: {name}")),
+        },
+        "session.idle" => ("idle", "turn finished".to_owned()),
+        _ => return None,
+    };
+    Some(hook_status(state, &summary))
+}
+
+/// A hook's status report: `state` with `summary` as one line (none when it is empty).
+fn hook_status(state: &str, summary: &str) -> Value {
     let mut body = json!({ "state": state, "source": "hook" });
-    let summary = one_line(&summary);
+    let summary = one_line(summary);
     if !summary.is_empty() {
         body["summary"] = Value::String(summary);
     }
-    Some(body)
+    body
 }
 
 /// `s` as one line the plane accepts as a summary: control and invisible characters become
@@ -308,6 +371,74 @@ mod tests {
             json!(null),
         ] {
             assert_eq!(gemini(quiet.clone()), None, "{quiet}");
+        }
+    }
+
+    #[test]
+    fn opencodes_plugin_events_map_to_agent_states() {
+        let opencode = |e: Value| reported("opencode", &e);
+        let event = |t: &str, p: Value| json!({ "type": t, "properties": p });
+        assert_eq!(
+            opencode(event("session.status", json!({"status": {"type": "busy"}}))),
+            said("working", "working on a prompt")
+        );
+        assert_eq!(
+            opencode(event(
+                "session.status",
+                json!({"status": {"type": "retry", "attempt": 2}})
+            )),
+            said("working", "retrying the model")
+        );
+        assert_eq!(
+            opencode(event(
+                "permission.asked",
+                json!({"id": "per_1", "permission": "termplane_list_subshells"})
+            )),
+            said(
+                "needs_input",
+                "waiting for permission to use termplane_list_subshells"
+            )
+        );
+        for answered in [
+            "permission.replied",
+            "question.replied",
+            "question.rejected",
+        ] {
+            assert_eq!(
+                opencode(event(answered, json!({"reply": "once"}))),
+                said("working", "answered"),
+                "{answered}"
+            );
+        }
+        assert_eq!(
+            opencode(event(
+                "question.asked",
+                json!({"questions": [{"question": "which?"}]})
+            )),
+            said("needs_input", "waiting for an answer to its question")
+        );
+        assert_eq!(
+            opencode(event(
+                "session.error",
+                json!({"error": {"name": "ProviderAuthError", "data": {"message": "key\nrefused"}}})
+            )),
+            said("error", "the turn failed: ProviderAuthError")
+        );
+        assert_eq!(
+            opencode(event("session.idle", json!({}))),
+            said("idle", "turn finished")
+        );
+        for quiet in [
+            event("session.status", json!({"status": {"type": "idle"}})),
+            event(
+                "session.error",
+                json!({"error": {"name": "MessageAbortedError"}}),
+            ),
+            event("message.updated", json!({})),
+            json!({"type": 7}),
+            json!(null),
+        ] {
+            assert_eq!(opencode(quiet.clone()), None, "{quiet}");
         }
     }
 

@@ -32,7 +32,9 @@ pub enum McpDialect {
     /// server in a folder it was not told to trust), which its `mcp list` honours too.
     GeminiSettings,
     /// opencode: a JSON config `{ "mcp": { name: { type: "local", command: [...],
-    /// environment } } }` named by `OPENCODE_CONFIG`.
+    /// environment } }, "plugin": ["file://…"] }` in `OPENCODE_CONFIG_CONTENT` (merged over
+    /// the person's own configuration, which a named file would replace), and the plugin
+    /// ([`opencode_plugin`]) as the registration file.
     OpencodeConfig,
 }
 
@@ -66,7 +68,7 @@ impl McpDialect {
                 "With config isolation, `mcpServers.termplane` is set in the settings of the Gemini home the node keeps for it (GEMINI_CLI_HOME); its server reads the pane's credentials from a 0600 file named by TERMPLANE_MCP_ENV_FILE. Without isolation, a 0600 settings file named by GEMINI_CLI_SYSTEM_SETTINGS_PATH, which Gemini reads only on a node run by root whose data directory no one else can write (the pane says so otherwise). GEMINI_CLI_TRUST_WORKSPACE=true lets Gemini start it in the pane's folder."
             }
             Self::OpencodeConfig => {
-                "A 0600 JSON config with `mcp.termplane` is written on the node and named by OPENCODE_CONFIG."
+                "OPENCODE_CONFIG_CONTENT holds a config with `mcp.termplane` (its credentials named as `{env:…}`, taken from the pane's environment) and a plugin: a 0600 JavaScript module written on the node, which runs `hook opencode` of the same binary for opencode's session, permission and question events, so it reports the agent's state with the pane's token."
             }
         }
     }
@@ -496,6 +498,7 @@ impl Plugin {
         let ext = match self.mcp {
             McpDialect::CodexOverrides => "env",
             McpDialect::GeminiSettings if in_settings => "env",
+            McpDialect::OpencodeConfig => "js",
             _ => "json",
         };
         format!("{subshell_id}.{ext}")
@@ -602,19 +605,27 @@ impl Plugin {
             McpDialect::OpencodeConfig => {
                 let mut command = vec![server.command.clone()];
                 command.extend(server.args.iter().cloned());
+                // The credentials by name: opencode puts `{env:NAME}` in their place from the
+                // pane's environment, where the launch puts them, so the variable holds none.
+                let environment: serde_json::Map<String, serde_json::Value> = server
+                    .env
+                    .keys()
+                    .map(|k| (k.clone(), json!(format!("{{env:{k}}}"))))
+                    .collect();
+                let config = json!({
+                    "$schema": "https://opencode.ai/config.json",
+                    "mcp": { MCP_SERVER_NAME: {
+                        "type": "local",
+                        "command": command,
+                        "environment": environment,
+                        "enabled": true,
+                    } },
+                    "plugin": [file_url(file_path)],
+                });
                 (
-                    json!({
-                        "$schema": "https://opencode.ai/config.json",
-                        "mcp": { MCP_SERVER_NAME: {
-                            "type": "local",
-                            "command": command,
-                            "environment": server.env,
-                            "enabled": true,
-                        } }
-                    })
-                    .to_string(),
+                    opencode_plugin(server),
                     Vec::new(),
-                    BTreeMap::from([("OPENCODE_CONFIG".to_owned(), file_path.to_owned())]),
+                    BTreeMap::from([("OPENCODE_CONFIG_CONTENT".to_owned(), config.to_string())]),
                 )
             }
         };
@@ -695,6 +706,101 @@ pub fn gemini_hooks(server: &McpServer) -> serde_json::Value {
         );
     }
     serde_json::Value::Object(hooks)
+}
+
+/// opencode's plugin events the pane's plugin passes on (see `termplane_mcp::hook`).
+const OPENCODE_EVENTS: [&str; 8] = [
+    "session.status",
+    "session.idle",
+    "session.error",
+    "permission.asked",
+    "permission.replied",
+    "question.asked",
+    "question.replied",
+    "question.rejected",
+];
+
+/// The pane's opencode plugin: a JavaScript module (opencode 1.18 runs plugins in Bun) whose
+/// `event` hook runs `hook opencode` of the binary that serves the pane's MCP (`server`) for
+/// each of [`OPENCODE_EVENTS`], one after the other in opencode's order, with the event's type
+/// and the few fields the hook reads on stdin (no prompt, no tool input, no message). A
+/// sub-agent's session (one with a parent) is not the pane's: its events are not passed on. The
+/// `session.idle` after a failed turn is held back, so the failure stays until the next
+/// prompt. It carries no secret: the command reads the pane's credentials from the environment
+/// opencode gives it. Anything that fails is dropped: the plugin never stands in the agent's
+/// way.
+#[must_use]
+pub fn opencode_plugin(server: &McpServer) -> String {
+    let mut words = vec![server.command.clone()];
+    words.extend(hook_args(server).iter().cloned());
+    words.push("hook".to_owned());
+    words.push("opencode".to_owned());
+    let hook = serde_json::to_string(&words).unwrap_or_else(|_| "[]".to_owned());
+    let events = serde_json::to_string(&OPENCODE_EVENTS).unwrap_or_else(|_| "[]".to_owned());
+    format!(
+        r#"// The termplane pane's plugin, written by its node at launch: opencode's events, in
+// order, to the command that reports the pane's agent state. It holds no secret.
+import {{ spawn }} from "node:child_process";
+
+const HOOK = {hook};
+const EVENTS = new Set({events});
+const subAgents = new Set();
+const failed = new Set();
+let queue = Promise.resolve();
+
+function tell(event) {{
+  return new Promise((done) => {{
+    try {{
+      const child = spawn(HOOK[0], HOOK.slice(1), {{ stdio: ["pipe", "ignore", "ignore"] }});
+      child.on("error", () => done());
+      child.on("close", () => done());
+      child.stdin.on("error", () => {{}});
+      child.stdin.end(JSON.stringify(event));
+    }} catch {{
+      done();
+    }}
+  }});
+}}
+
+export const TermplaneAgentState = async () => ({{
+  event: async ({{ event }}) => {{
+    const p = (event && event.properties) || {{}};
+    const info = p.info || {{}};
+    if ((event.type === "session.created" || event.type === "session.updated") && info.parentID) {{
+      subAgents.add(info.id);
+      return;
+    }}
+    if (!EVENTS.has(event.type) || subAgents.has(p.sessionID)) return;
+    if (event.type === "session.error") failed.add(p.sessionID);
+    if (event.type === "session.status" && p.status && p.status.type === "busy") failed.delete(p.sessionID);
+    if (event.type === "session.idle" && failed.delete(p.sessionID)) return;
+    const told = {{
+      type: event.type,
+      properties: {{
+        status: p.status ? {{ type: p.status.type }} : undefined,
+        permission: typeof p.permission === "string" ? p.permission : undefined,
+        error: p.error ? {{ name: p.error.name }} : undefined,
+      }},
+    }};
+    queue = queue.then(() => tell(told));
+  }},
+}});
+"#
+    )
+}
+
+/// `path` as a `file://` URL: every byte but an unreserved one or `/` percent-encoded.
+#[must_use]
+pub fn file_url(path: &str) -> String {
+    let mut url = String::from("file://");
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'/' | b'-' | b'.' | b'_' | b'~') {
+            url.push(char::from(b));
+        } else {
+            url.push_str(&format!("%{b:02X}"));
+        }
+    }
+    url
 }
 
 /// Codex's `notify` program (a TOML array, for a `-c notify=…` override): the `hook codex` of
@@ -1081,11 +1187,115 @@ mod tests {
         assert_eq!(h.value, v["hooks"]);
         let o = find("opencode")
             .unwrap()
-            .registration(&server(), "/d/mcp/o.json", true)
+            .registration(&server(), "/d/my mcp/o.js", true)
             .unwrap();
-        assert_eq!(o.env["OPENCODE_CONFIG"], "/d/mcp/o.json");
-        let v: serde_json::Value = serde_json::from_str(&o.file_content).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&o.env["OPENCODE_CONFIG_CONTENT"]).unwrap();
         assert_eq!(v["mcp"]["termplane"]["command"][1], "mcp");
+        assert_eq!(v["plugin"], json!(["file:///d/my%20mcp/o.js"]));
+        // No secret in the environment: the credentials are named, not given.
+        assert!(!o.env["OPENCODE_CONFIG_CONTENT"].contains("tp_x"), "{v}");
+        assert_eq!(
+            v["mcp"]["termplane"]["environment"]["TERMPLANE_TOKEN"],
+            "{env:TERMPLANE_TOKEN}"
+        );
+        assert!(o.file_content.contains("export const TermplaneAgentState"));
+        assert!(
+            o.file_content
+                .contains(r#"const HOOK = ["/usr/bin/termplane","hook","opencode"];"#),
+            "{}",
+            o.file_content
+        );
+        assert!(!o.file_content.contains("tp_x"));
+    }
+
+    /// The pane's opencode plugin run as opencode runs it (a module whose export, called, gives
+    /// an `event` hook), by Node.js, with a stand-in for the hook command that keeps what it is
+    /// given: the pane's events reach it one after the other in order, trimmed to the fields
+    /// the hook reads; a sub-agent's events and the `session.idle` after a failed turn do not.
+    #[test]
+    fn opencodes_plugin_passes_the_panes_events_in_order_and_nothing_more() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = std::env::temp_dir().join(format!(
+            "termplane-opencode-plugin-{}",
+            crate::secret::new_id().unwrap()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let told = dir.join("told");
+        let hook = dir.join("hook");
+        std::fs::write(
+            &hook,
+            format!(
+                "#!/bin/sh\n{{ echo \"$*\"; cat; echo; }} >> '{}'\n",
+                told.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let server = McpServer {
+            command: hook.display().to_string(),
+            args: vec!["--data".into(), "/d".into(), "mcp".into()],
+            env: BTreeMap::new(),
+        };
+        let plugin = dir.join("plugin.js");
+        std::fs::write(&plugin, opencode_plugin(&server)).unwrap();
+        let events = json!([
+            { "type": "session.created", "properties": { "info": { "id": "ses_sub", "parentID": "ses_main" } } },
+            { "type": "session.status", "properties": { "sessionID": "ses_sub", "status": { "type": "busy" } } },
+            { "type": "session.status", "properties": { "sessionID": "ses_main", "status": { "type": "busy" } } },
+            { "type": "message.part.updated", "properties": { "part": { "text": "the secret plan" } } },
+            { "type": "permission.asked", "properties": { "sessionID": "ses_main", "id": "per_1",
+                "permission": "bash", "patterns": ["rm -rf the secret"], "metadata": { "command": "rm -rf the secret" } } },
+            { "type": "permission.replied", "properties": { "sessionID": "ses_main", "requestID": "per_1", "reply": "once" } },
+            { "type": "session.error", "properties": { "sessionID": "ses_main",
+                "error": { "name": "APIError", "data": { "message": "the secret key was refused" } } } },
+            { "type": "session.idle", "properties": { "sessionID": "ses_main" } },
+            { "type": "session.status", "properties": { "sessionID": "ses_main", "status": { "type": "busy" } } },
+            { "type": "session.idle", "properties": { "sessionID": "ses_sub" } },
+            { "type": "session.idle", "properties": { "sessionID": "ses_main" } },
+        ]);
+        let driver = format!(
+            "const m = await import({plugin:?});\n\
+             const hooks = await m.TermplaneAgentState({{}});\n\
+             for (const event of {events}) await hooks.event({{ event }});\n",
+            plugin = plugin.display().to_string(),
+        );
+        // Node.js waits for the plugin's queue of hook commands before it exits.
+        let out = std::process::Command::new("node")
+            .args(["--input-type=module", "-e", &driver])
+            .output()
+            .expect("node (Node.js) on PATH");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let said = std::fs::read_to_string(&told).unwrap();
+        let lines: Vec<&str> = said.lines().collect();
+        let calls: Vec<(&str, serde_json::Value)> = lines
+            .chunks(2)
+            .map(|c| (c[0], serde_json::from_str(c[1]).unwrap()))
+            .collect();
+        assert!(
+            calls
+                .iter()
+                .all(|(args, _)| *args == "--data /d hook opencode"),
+            "{said}"
+        );
+        let events: Vec<serde_json::Value> = calls.into_iter().map(|(_, e)| e).collect();
+        assert_eq!(
+            events,
+            [
+                json!({ "type": "session.status", "properties": { "status": { "type": "busy" } } }),
+                json!({ "type": "permission.asked", "properties": { "permission": "bash" } }),
+                json!({ "type": "permission.replied", "properties": {} }),
+                json!({ "type": "session.error", "properties": { "error": { "name": "APIError" } } }),
+                json!({ "type": "session.status", "properties": { "status": { "type": "busy" } } }),
+                json!({ "type": "session.idle", "properties": {} }),
+            ],
+            "{said}"
+        );
+        assert!(!said.contains("secret"), "{said}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -191,6 +191,24 @@ fn seed_home(home: &Path, trusted: &[PathBuf]) {
         json!({ "auth_mode": "apikey", "OPENAI_API_KEY": "sk-termplane-tests" }).to_string(),
     )
     .unwrap();
+    // opencode installs its plugin package (`@opencode-ai/plugin`) in its configuration
+    // folder at its first start, and waits for that install before it loads a plugin (the
+    // pane's plugin is one): offline, with these tests' closed proxy, a minute of retries. Its
+    // folder as a first start with a network leaves it: the package listed as installed. In the
+    // home, and where the node's XDG configuration directory puts it.
+    let installed = json!({ "dependencies": { "@opencode-ai/plugin": "1.18.33" } });
+    for dir in [
+        home.join(".config/opencode"),
+        home.parent().unwrap().join("xdg-config/opencode"),
+    ] {
+        std::fs::create_dir_all(dir.join("node_modules")).unwrap();
+        std::fs::write(dir.join("package.json"), installed.to_string()).unwrap();
+        std::fs::write(
+            dir.join("package-lock.json"),
+            json!({ "packages": { "": installed } }).to_string(),
+        )
+        .unwrap();
+    }
 }
 
 /// Gemini CLI's own settings in the home the node keeps for it (config isolation), as choosing
@@ -1107,8 +1125,9 @@ const OPENCODE_TURNS: Turns = Turns {
     flags: &[],
     isolated: false,
     asks: "Permission required",
-    asked_by: "screen",
-    ended_by: "screen",
+    // The plane's plugin passes its permission and session events to `hook opencode`.
+    asked_by: "hook",
+    ended_by: "hook",
     home_config: None,
     // It runs MCP tools without asking unless told to ask.
     config: Some((

@@ -240,21 +240,26 @@ fn screen(w: &World, id: &str) -> String {
     r.json()["text"].as_str().unwrap().to_owned()
 }
 
+/// The node's MCP registration file of a subshell.
+fn registration_file(w: &World, id: &str) -> PathBuf {
+    let dir = w.dir.join("xdg-data/termplane-node/mcp");
+    ["json", "env", "js"]
+        .iter()
+        .map(|ext| dir.join(format!("{id}.{ext}")))
+        .find(|p| p.exists())
+        .unwrap_or_else(|| panic!("no MCP registration file for {id} in {}", dir.display()))
+}
+
 /// The node's MCP registration file of a subshell and the token in it.
 fn registered_token(w: &World, id: &str) -> (PathBuf, String) {
-    let dir = w.dir.join("xdg-data/termplane-node/mcp");
-    for ext in ["json", "env"] {
-        let p = dir.join(format!("{id}.{ext}"));
-        if let Ok(text) = std::fs::read_to_string(&p) {
-            let token = text
-                .split(['"', '\n', '='])
-                .find(|s| s.starts_with("tp_"))
-                .unwrap_or_else(|| panic!("no token in {}: {text}", p.display()))
-                .to_owned();
-            return (p, token);
-        }
-    }
-    panic!("no MCP registration file for {id} in {}", dir.display());
+    let p = registration_file(w, id);
+    let text = std::fs::read_to_string(&p).unwrap();
+    let token = text
+        .split(['"', '\n', '='])
+        .find(|s| s.starts_with("tp_"))
+        .unwrap_or_else(|| panic!("no token in {}: {text}", p.display()))
+        .to_owned();
+    (p, token)
 }
 
 #[test]
@@ -339,7 +344,17 @@ fn every_harness_loads_its_mcp_server_in_its_own_dialect_and_acts_as_its_pane() 
             );
         }
         assert_eq!(now_warning(&w, &id), None, "{h}");
-        let (file, _) = registered_token(&w, &id);
+        let file = registration_file(&w, &id);
+        if h == "opencode" {
+            // Its file is the plugin that reports the agent's state; the credentials are in
+            // the pane's environment only.
+            let plugin = std::fs::read_to_string(&file).unwrap();
+            assert!(
+                plugin.contains("export const TermplaneAgentState"),
+                "{plugin}"
+            );
+            assert!(!plugin.contains("tp_"), "{plugin}");
+        }
         let mode = std::os::unix::fs::PermissionsExt::mode(
             &std::fs::metadata(&file).unwrap().permissions(),
         );

@@ -10,7 +10,7 @@ named by argv[0] does (Claude Code's `--mcp-config=FILE`, Codex's `-c mcp_server
 overrides, Gemini CLI's settings — the user settings under `GEMINI_CLI_HOME`, with `$VAR` and
 `${VAR}` read from the environment, then a `GEMINI_CLI_SYSTEM_SETTINGS_PATH` file only where root
 owns it and every folder above it, none writable by others, as Gemini asks — and opencode's
-`OPENCODE_CONFIG`), starts the server exactly as registered through the official Python MCP
+`OPENCODE_CONFIG_CONTENT`, with `{env:VAR}` read from the environment), starts the server exactly as registered through the official Python MCP
 SDK's client, calls tools, and writes what it saw to `standin-report.json` in its working
 directory. Then it echoes each line typed into the pane as `got: LINE` (`clear` clears the
 screen instead), until end of input.
@@ -72,9 +72,12 @@ def registration():
         s = servers[NAME]
         return s["command"], s.get("args", []), s.get("env", {})
     if h == "opencode":
-        path = os.environ["OPENCODE_CONFIG"]
-        s = json.load(open(path))["mcp"][NAME]
-        return s["command"][0], s["command"][1:], s.get("environment", {})
+        s = json.loads(os.environ["OPENCODE_CONFIG_CONTENT"])["mcp"][NAME]
+        env = {
+            k: re.sub(r"\{env:([^}]+)\}", lambda m: os.environ.get(m.group(1), ""), v)
+            for k, v in s.get("environment", {}).items()
+        }
+        return s["command"][0], s["command"][1:], env
     raise SystemExit(f"no registration dialect for {h}")
 
 

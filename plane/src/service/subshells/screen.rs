@@ -1,5 +1,5 @@
 //! The screen signal: what a pane's own screen says its agent is doing, for harnesses without
-//! hooks (opencode, a plain shell, any other program) and as a cross-check of those with hooks.
+//! hooks (a plain shell, any other program) and as a cross-check of those with hooks.
 //!
 //! A node that advertises `activity` tells the plane when each pane starts printing after a
 //! quiet spell and when it has printed nothing for
