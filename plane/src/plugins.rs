@@ -658,10 +658,7 @@ const CLAUDE_HOOK_EVENTS: [(&str, bool); 6] = [
 /// read as Claude Code's "block this" (exit status 2).
 #[must_use]
 pub fn claude_hooks(server: &McpServer) -> String {
-    let mut words = vec![sh_quoted(&server.command)];
-    words.extend(hook_args(server).iter().map(|a| sh_quoted(a)));
-    words.push("hook claude-code || true".to_owned());
-    let command = words.join(" ");
+    let command = hook_shell_command(server, "claude-code");
     let mut hooks = serde_json::Map::new();
     for (event, tools) in CLAUDE_HOOK_EVENTS {
         let mut group = json!({
@@ -689,10 +686,7 @@ const GEMINI_HOOK_EVENTS: [&str; 5] = [
 /// (no secret in the setting). `|| true`: exit status 2 would read as Gemini CLI's "block".
 #[must_use]
 pub fn gemini_hooks(server: &McpServer) -> serde_json::Value {
-    let mut words = vec![sh_quoted(&server.command)];
-    words.extend(hook_args(server).iter().map(|a| sh_quoted(a)));
-    words.push("hook gemini || true".to_owned());
-    let command = words.join(" ");
+    let command = hook_shell_command(server, "gemini");
     let mut hooks = serde_json::Map::new();
     for event in GEMINI_HOOK_EVENTS {
         hooks.insert(
@@ -731,11 +725,8 @@ const OPENCODE_EVENTS: [&str; 8] = [
 /// way.
 #[must_use]
 pub fn opencode_plugin(server: &McpServer) -> String {
-    let mut words = vec![server.command.clone()];
-    words.extend(hook_args(server).iter().cloned());
-    words.push("hook".to_owned());
-    words.push("opencode".to_owned());
-    let hook = serde_json::to_string(&words).unwrap_or_else(|_| "[]".to_owned());
+    let hook =
+        serde_json::to_string(&hook_words(server, "opencode")).unwrap_or_else(|_| "[]".to_owned());
     let events = serde_json::to_string(&OPENCODE_EVENTS).unwrap_or_else(|_| "[]".to_owned());
     format!(
         r#"// The termplane pane's plugin, written by its node at launch: opencode's events, in
@@ -808,12 +799,28 @@ pub fn file_url(path: &str) -> String {
 /// event's JSON as one more argument, and ignores how it ends.
 #[must_use]
 pub fn codex_notify(server: &McpServer) -> String {
+    let quoted: Vec<String> = hook_words(server, "codex")
+        .iter()
+        .map(|w| toml_string(w))
+        .collect();
+    format!("[{}]", quoted.join(", "))
+}
+
+/// The command (its words) that runs `hook HARNESS` of the binary that serves the pane's MCP.
+fn hook_words(server: &McpServer, harness: &str) -> Vec<String> {
     let mut words = vec![server.command.clone()];
     words.extend(hook_args(server).iter().cloned());
     words.push("hook".to_owned());
-    words.push("codex".to_owned());
-    let quoted: Vec<String> = words.iter().map(|w| toml_string(w)).collect();
-    format!("[{}]", quoted.join(", "))
+    words.push(harness.to_owned());
+    words
+}
+
+/// [`hook_words`] as one `sh` command that ends well whatever happens (`|| true`): the binary
+/// and its arguments quoted, then `hook HARNESS` (a harness's id needs no quotes).
+fn hook_shell_command(server: &McpServer, harness: &str) -> String {
+    let mut words = vec![sh_quoted(&server.command)];
+    words.extend(hook_args(server).iter().map(|a| sh_quoted(a)));
+    format!("{} hook {harness} || true", words.join(" "))
 }
 
 /// `server`'s arguments before its `mcp` word: what the binary needs before any subcommand.
