@@ -755,18 +755,19 @@ function tell(event) {{
 
 export const TermplaneAgentState = async () => ({{
   event: async ({{ event }}) => {{
+    const type = event && event.type;
     const p = (event && event.properties) || {{}};
     const info = p.info || {{}};
-    if ((event.type === "session.created" || event.type === "session.updated") && info.parentID) {{
+    if ((type === "session.created" || type === "session.updated") && info.parentID) {{
       subAgents.add(info.id);
       return;
     }}
-    if (!EVENTS.has(event.type) || subAgents.has(p.sessionID)) return;
-    if (event.type === "session.error") failed.add(p.sessionID);
-    if (event.type === "session.status" && p.status && p.status.type === "busy") failed.delete(p.sessionID);
-    if (event.type === "session.idle" && failed.delete(p.sessionID)) return;
+    if (!EVENTS.has(type) || subAgents.has(p.sessionID)) return;
+    if (type === "session.error") failed.add(p.sessionID);
+    if (type === "session.status" && p.status && p.status.type === "busy") failed.delete(p.sessionID);
+    if (type === "session.idle" && failed.delete(p.sessionID)) return;
     const told = {{
-      type: event.type,
+      type,
       properties: {{
         status: p.status ? {{ type: p.status.type }} : undefined,
         permission: typeof p.permission === "string" ? p.permission : undefined,
@@ -1246,6 +1247,7 @@ mod tests {
         let plugin = dir.join("plugin.js");
         std::fs::write(&plugin, opencode_plugin(&server)).unwrap();
         let events = json!([
+            null,
             { "type": "session.created", "properties": { "info": { "id": "ses_sub", "parentID": "ses_main" } } },
             { "type": "session.status", "properties": { "sessionID": "ses_sub", "status": { "type": "busy" } } },
             { "type": "session.status", "properties": { "sessionID": "ses_main", "status": { "type": "busy" } } },
