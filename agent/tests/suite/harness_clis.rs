@@ -1062,6 +1062,21 @@ fn real_turns(t: &Turns, enrolled: bool) {
     p.input(&id, "termplane model check: list the panes", &["enter"]);
     let asked = agent_where("the permission prompt", &|a| a["state"] == "needs_input");
     assert_eq!(asked["source"], t.asked_by, "{asked}");
+    // The list the overview starts from (the live feed then carries the same rows) shows it.
+    let r = p.w.get("/api/subshells");
+    assert_eq!(r.status, 200, "{}", r.text());
+    let row = r
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == id.as_str())
+        .cloned();
+    assert_eq!(
+        row.as_ref().map(|s| s["agent"]["state"].clone()),
+        Some(json!("needs_input")),
+        "{row:?}"
+    );
     p.wait_screen(&id, t.asks);
     let told = || p.w.notifications_about(&id);
     wait_for(SLOW, || (!told().is_empty()).then_some(()))
