@@ -60,12 +60,25 @@ struct Pending {
     jti: String,
     deadline: std::time::Duration,
     answer: Answer,
-    /// The command's type, when it left, and where its outcome is counted.
-    measured: (
-        &'static str,
-        std::time::Instant,
-        std::sync::Arc<crate::metrics::Metrics>,
-    ),
+    /// Where the command's outcome and time are counted.
+    measured: Measured,
+}
+
+/// A command's type, when it left on the dispatcher's clock, and where its outcome is counted.
+#[derive(Clone)]
+struct Measured {
+    kind: &'static str,
+    sent: std::time::Instant,
+    clock: Arc<dyn Clock>,
+    metrics: Arc<crate::metrics::Metrics>,
+}
+
+impl Measured {
+    /// Counts the command's outcome `label` with the time since it left.
+    fn count(&self, label: &'static str) {
+        let took = self.clock.instant().saturating_duration_since(self.sent);
+        self.metrics.command(self.kind, label, took);
+    }
 }
 
 /// The metrics' name for a command's outcome: `ok`, `refused` (the node said no) or the
@@ -80,9 +93,9 @@ fn outcome_label(r: &Result<CommandResult, ApiError>) -> &'static str {
 
 impl Pending {
     async fn wait(self) -> Result<CommandResult, ApiError> {
-        let (kind, sent, metrics) = self.measured.clone();
+        let measured = self.measured.clone();
         let answer = self.exchange().await;
-        metrics.command(kind, outcome_label(&answer), sent.elapsed());
+        measured.count(outcome_label(&answer));
         answer
     }
 
@@ -178,6 +191,16 @@ impl Dispatcher {
 
     fn instant(&self) -> std::time::Instant {
         self.clock.instant()
+    }
+
+    /// A command of type `kind` leaving now, to be counted in the metrics.
+    fn measured(&self, kind: &'static str) -> Measured {
+        Measured {
+            kind,
+            sent: self.instant(),
+            clock: self.clock.clone(),
+            metrics: self.store.metrics().clone(),
+        }
     }
 
     /// Attaches the plane's own executor: from now on commands for the local node run on it.
@@ -376,13 +399,10 @@ impl Dispatcher {
     /// Signs and queues one command (the caller holds the node's lock); one that cannot
     /// leave is counted in the metrics with its error's code.
     async fn dispatch(&self, node_id: &str, command: Command) -> Result<Pending, ApiError> {
-        let kind = command.kind();
-        let started = self.instant();
+        let measured = self.measured(command.kind());
         let sent = self.dispatch_unmeasured(node_id, command).await;
         if let Err(e) = &sent {
-            self.store
-                .metrics()
-                .command(kind, e.code, started.elapsed());
+            measured.count(e.code);
         }
         sent
     }
@@ -392,7 +412,7 @@ impl Dispatcher {
         node_id: &str,
         command: Command,
     ) -> Result<Pending, ApiError> {
-        let measured = (command.kind(), self.instant(), self.store.metrics().clone());
+        let measured = self.measured(command.kind());
         let offline = || {
             ApiError::new(409, "NODE_OFFLINE", "the node is offline")
                 .with_metadata(json!({ "nodeId": node_id }))

@@ -790,7 +790,8 @@ impl Nodes {
         let sent_at = crate::clock::wall_micros();
         let started = self.instant();
         let r = self.dispatcher.node_command(id, command).await?;
-        let elapsed = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        let took = self.instant().saturating_duration_since(started);
+        let elapsed = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
         Ok(NodeCommandAnswer {
             result: r.into(),
             sent_at_us: sent_at,

@@ -165,10 +165,10 @@ impl Typist {
             if last.as_deref() != Some(now.as_str()) {
                 last = Some(now);
                 since = self.clock.instant();
-            } else if moved && since.elapsed() >= quiet {
+            } else if moved && self.clock.instant().saturating_duration_since(since) >= quiet {
                 return Ok(true);
             }
-            if started.elapsed() >= limit {
+            if self.clock.instant().saturating_duration_since(started) >= limit {
                 return Ok(false);
             }
             smol::Timer::after(poll).await;
