@@ -83,6 +83,10 @@ fi
 if [ "$(python3 -c 'import importlib.metadata as m; print(m.version("schemathesis"))' 2>/dev/null)" != 4.32.5 ]; then
   python3 -m pip install --quiet --disable-pip-version-check 'schemathesis==4.32.5'
 fi
+# The player that agent/tests/suite/subshells.rs plays a pane's exported recording with.
+if [ "$(python3 -c 'import importlib.metadata as m; print(m.version("asciinema"))' 2>/dev/null)" != 2.4.0 ]; then
+  python3 -m pip install --quiet --disable-pip-version-check 'asciinema==2.4.0'
+fi
 if [ ! -d tools/interop/jose/node_modules/jose ]; then
   npm ci --silent --no-audit --no-fund --prefix tools/interop/jose
 fi

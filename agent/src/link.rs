@@ -62,6 +62,7 @@ pub const CAPABILITIES: &[&str] = &[
     "capture",
     termplane_proto::command::SCREEN_REPLAY,
     termplane_proto::command::FORGET,
+    termplane_proto::command::RECORDING,
     termplane_proto::command::SETTINGS_ENTRY,
     termplane_proto::command::SETTINGS_ENTRIES,
     termplane_proto::command::ACTIVITY,

@@ -126,6 +126,10 @@ fn main() -> ExitCode {
         Some("mcp") => return termplane_mcp::stdio::main("termplane-node", &raw[1..]),
         // A harness's hook: the event on stdin, reported as the pane's agent state.
         Some("hook") => return termplane_mcp::hook::main("termplane-node", &raw[1..]),
+        // A pane's recorder, run by tmux for each pane: its output to the pane log, timed.
+        Some("record-pane") => {
+            return termplane_exec::recording::main("termplane-node", &raw[1..]);
+        }
         None | Some("--help" | "-h" | "help") => {
             println!(
                 "termplane-node {} (protocol {})\n\n{USAGE}",
@@ -402,7 +406,11 @@ fn cmd_run(args: &Args) -> ExitCode {
     host.config_path = Some(path.clone());
     host.binary_path.clone_from(&binary);
     let host = std::sync::Arc::new(host);
-    let (exec, events) = shared(ExecConfig::new(data), host.clone());
+    let exec_cfg = ExecConfig {
+        recorder: Some(binary.clone()),
+        ..ExecConfig::new(data)
+    };
+    let (exec, events) = shared(exec_cfg, host.clone());
     if let Err(e) = exec.start() {
         return failed_start(format!("cannot start the private tmux server: {e}"));
     }

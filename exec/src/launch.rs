@@ -205,10 +205,22 @@ impl Executor {
             f.set_permissions(std::fs::Permissions::from_mode(0o600))
                 .map_err(|e| format!("pane log: {e}"))?;
         }
-        let pipe = format!(
-            "exec cat >> {}",
-            tmux::shell_quote_for_pipe(&log.to_string_lossy())
-        );
+        // The recorder writes the log and its timing (see `recording`); `cat` logs a pane
+        // whose recorder is not there (a binary replaced and not yet back, say).
+        let quoted_log = tmux::shell_quote_for_pipe(&log.to_string_lossy());
+        let recorded = l.recording != Some(false);
+        let pipe = match self.cfg.recorder.as_ref().filter(|_| recorded) {
+            Some(bin) => {
+                let bin = tmux::shell_quote_for_pipe(&bin.to_string_lossy());
+                format!(
+                    "if [ -x {bin} ]; then exec {bin} record-pane {quoted_log}; fi; exec cat >> {quoted_log}"
+                )
+            }
+            None => format!("exec cat >> {quoted_log}"),
+        };
+        if recorded {
+            self.record_grid(&l.subshell_id, l.cols, l.rows, true);
+        }
         // The wrapper waits on a FIFO gate until the log is attached. The node holds the FIFO
         // open for reading and writing, so neither end blocks on open; a node that dies before
         // writing closes it, and the wrapper then goes ahead (EOF) rather than hanging.

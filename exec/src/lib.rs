@@ -53,6 +53,7 @@ pub mod host;
 mod launch;
 pub mod paths;
 pub mod procs;
+pub mod recording;
 pub mod runner;
 pub mod screen;
 pub mod tmux;
@@ -118,6 +119,10 @@ pub struct ExecConfig {
     /// Where the maintenance mirror is kept (`<dataDir>/maintenance.json` by default); `None`
     /// keeps it in memory only, for a host that has no maintenance file (the plane's own host).
     pub maintenance_file: Option<PathBuf>,
+    /// The binary whose `record-pane LOG` subcommand records a pane's output (see
+    /// [`recording`]): the embedding process's own. `None`, or a path that is no executable
+    /// when a pane starts, logs the pane with `cat` and no timing.
+    pub recorder: Option<PathBuf>,
 }
 
 impl ExecConfig {
@@ -128,6 +133,7 @@ impl ExecConfig {
             home_dir: crate::fs::home_dir(),
             tmux_bin: "tmux".into(),
             maintenance_file: Some(data_dir.join("maintenance.json")),
+            recorder: None,
             data_dir,
         }
     }
@@ -629,6 +635,11 @@ impl Executor {
             Command::LogRead(l) => {
                 read_range(&self.log_path(&l.subshell_id), l.from_byte, l.max_bytes)
             }
+            Command::TimingRead(l) => read_range(
+                &recording::timing_path(&self.log_path(&l.subshell_id)),
+                l.from_byte,
+                l.max_bytes,
+            ),
             Command::TailStart(t) => {
                 let from =
                     self.tails
@@ -771,14 +782,16 @@ impl Executor {
         Ok(json!({ "existed": true, "graceful": graceful }))
     }
 
-    /// `forget`: the pane log and exit record of a subshell whose pane is gone are removed
+    /// `forget`: the pane log, its timing and exit record of a subshell whose pane is gone are removed
     /// (the subshell was deleted: what it printed goes with it). Refused while the pane runs.
     fn forget(&self, id: &SubshellId) -> Result<Value, String> {
         if self.pane_dead(id).is_ok_and(|d| d.is_none()) {
             return Err(format!("{id}: the pane still runs"));
         }
         let mut removed = 0;
-        for path in [self.log_path(id), events::exit_file(self.exits.dir(), id)] {
+        let log = self.log_path(id);
+        let timing = recording::timing_path(&log);
+        for path in [log, timing, events::exit_file(self.exits.dir(), id)] {
             match std::fs::remove_file(&path) {
                 Ok(()) => removed += 1,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -964,6 +977,24 @@ impl Executor {
         Ok(json!({ "delivered": true, "waitedMs": start.elapsed().as_millis() as u64 }))
     }
 
+    /// Notes the pane's grid in its recording (`start`: the one a launch begins; else only
+    /// into a recording that exists, so a pane not recorded gets none). A recording that
+    /// cannot be written loses the mark, never the command.
+    fn record_grid(&self, id: &SubshellId, cols: u16, rows: u16, start: bool) {
+        let grid = recording::Record::Grid {
+            at_us: recording::now_us(),
+            cols,
+            rows,
+        };
+        let path = recording::timing_path(&self.log_path(id));
+        if !start && !path.exists() {
+            return;
+        }
+        if let Err(e) = recording::append(&path, grid) {
+            self.log(Level::Debug, &format!("{id}: grid not recorded: {e}"));
+        }
+    }
+
     fn resize(&self, id: &SubshellId, cols: u16, rows: u16) -> Result<Value, String> {
         if !(1..=1000).contains(&cols) || !(1..=1000).contains(&rows) {
             return Err("cols and rows must be 1 to 1,000".into());
@@ -979,6 +1010,7 @@ impl Executor {
                 rows.to_string().as_str(),
             ])
             .map_err(|e| tmux_err(&e))?;
+        self.record_grid(id, cols, rows, false);
         Ok(json!({ "cols": cols, "rows": rows }))
     }
 

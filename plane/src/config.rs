@@ -23,6 +23,7 @@
 //! | `--push-allow-http[=on\|off]` | `TERMPLANE_PUSH_ALLOW_HTTP` | `push_allow_http` (bool) | off: Web Push endpoints must be `https://` |
 //! | `--push-allow-private[=on\|off]` | `TERMPLANE_PUSH_ALLOW_PRIVATE` | `push_allow_private` (bool) | off: pushes go only to addresses of the public internet |
 //! | `--notify-hold-secs N` | `TERMPLANE_NOTIFY_HOLD_SECS` | `notify_hold_secs` | 10 (how long a pane must need its owner before they are told: see `termplane::service::needs_you`) |
+//! | `--recording on\|off` | `TERMPLANE_RECORDING` | `recording` (bool) | on: every pane launched (or restarted) from then on is recorded — its node keeps when each byte of its log was printed, and its grid, beside the log (`GET /api/subshells/{id}/recording/cast` exports it); off, panes are logged as before, with no timing (see `termplane_proto::recording`) |
 //! | `--screen-signal on\|off` | `TERMPLANE_SCREEN_SIGNAL` | `screen_signal` (bool) | on: nodes (and the plane's own host) send the plane their panes' screens when they go quiet, and samples of those that keep printing, read for each agent's state (see `termplane::service::subshells::screen`); off, no screen leaves a node for this and agents' states come from their hooks and reports only |
 //! | `--notify-window-secs N` | `TERMPLANE_NOTIFY_WINDOW_SECS` | `notify_window_secs` | 120 (at most one notification per pane in this long; the needs between are coalesced into the next) |
 //! | `--metrics-listen ADDR:PORT` | `TERMPLANE_METRICS_LISTEN` | `metrics_listen` | none: `/metrics` is served on the main address to a system key only |
@@ -298,6 +299,10 @@ pub struct SettingsArgs {
     /// Nodes send their panes' screens to be read for each agent's state [default: on].
     #[arg(long, env = "TERMPLANE_SCREEN_SIGNAL", value_name = "on|off", value_parser = on_off)]
     pub screen_signal: Option<bool>,
+    /// Panes launched from now on are recorded, their output's timing kept on their node
+    /// [default: on].
+    #[arg(long, env = "TERMPLANE_RECORDING", value_name = "on|off", value_parser = on_off)]
+    pub recording: Option<bool>,
     /// At most one notification per pane in this many seconds [default: 120].
     #[arg(long, env = "TERMPLANE_NOTIFY_WINDOW_SECS", value_name = "N", value_parser = positive)]
     pub notify_window_secs: Option<u64>,
@@ -357,6 +362,8 @@ pub struct FileSettings {
     pub notify_window_secs: Option<u64>,
     /// `screen_signal`.
     pub screen_signal: Option<bool>,
+    /// `recording`.
+    pub recording: Option<bool>,
     /// `metrics_listen`.
     pub metrics_listen: Option<String>,
     /// `log_format`.
@@ -424,6 +431,8 @@ pub struct Config {
     pub needs_you: crate::service::needs_you::Rules,
     /// Whether nodes send their panes' screens for the screen signal.
     pub screen_signal: bool,
+    /// Whether panes are recorded.
+    pub recording: bool,
     /// A second, open address for `/metrics`, `/healthz` and `/readyz`.
     pub metrics_listen: Option<SocketAddr>,
     /// How log lines are written.
@@ -597,6 +606,7 @@ impl SettingsArgs {
                 .or(f.push_allow_private)
                 .unwrap_or(false),
             screen_signal: a.screen_signal.or(f.screen_signal).unwrap_or(true),
+            recording: a.recording.or(f.recording).unwrap_or(true),
             needs_you: crate::service::needs_you::Rules {
                 hold_ms: number(
                     a.notify_hold_secs,
@@ -675,6 +685,7 @@ mod tests {
         );
         assert!(c.local_node);
         assert!(c.screen_signal);
+        assert!(c.recording);
         assert_eq!(c.log_format, LogFormat::Text);
         assert_eq!(c.log_filter, "info");
         assert!(c.metrics_listen.is_none());
@@ -694,6 +705,7 @@ mod tests {
             max_conns = 9
             local_node = false
             screen_signal = false
+            recording = false
             push_allow_http = true
             metrics_listen = "127.0.0.1:9464"
             log_format = "json"
@@ -714,6 +726,7 @@ mod tests {
         assert_eq!(c.max_conns, 9);
         assert!(!c.local_node);
         assert!(!c.screen_signal);
+        assert!(!c.recording);
         assert!(c.push_allow_http);
         assert!(!c.push_allow_private);
         assert_eq!(c.metrics_listen.unwrap().port(), 9464);
@@ -727,6 +740,8 @@ mod tests {
                 "--local-node",
                 "on",
                 "--screen-signal",
+                "on",
+                "--recording",
                 "on",
                 "--push-allow-http=off",
                 "--log-format",
@@ -742,6 +757,7 @@ mod tests {
         assert_eq!(c.data_dir, PathBuf::from("/flag"));
         assert!(c.local_node);
         assert!(c.screen_signal);
+        assert!(c.recording);
         assert!(!c.push_allow_http);
         assert_eq!(c.log_format, LogFormat::Text);
         assert_eq!(c.max_conns, 11);

@@ -53,9 +53,11 @@
 //! | 409 | `QUOTA_EXCEEDED` | a file an account would keep past its 1 GiB of kept files |
 //! | 409 | `UPLOAD_ABANDONED` | an upload piece out of order or of the wrong size: the upload was abandoned, nothing left behind |
 //! | 409 | `NODE_REFUSED` | the node refused a command (`metadata.reason` holds its words) |
+//! | 409 | `RECORDING_UNSUPPORTED` | a recording asked of a pane whose node does not record (its version does not advertise `recording`): update the node |
 //! | 409 | `REFERENCE_MISMATCH` | a request naming rows that do not fit together (`metadata.field`: a preset for another harness, a workspace on another node) |
 //! | 413 | `PAYLOAD_TOO_LARGE` | a request body over the limit |
 //! | 413 | `COMMAND_TOO_LARGE` | a node command that would not fit the link's 64 KiB envelope |
+//! | 413 | `RECORDING_TOO_LARGE` | an export of a recording whose log or timing is over 16 MiB (`metadata.bytes`, `metadata.maxBytes`) |
 //! | 414 | `URI_TOO_LONG` | a request target over 8 KiB |
 //! | 417 | `EXPECTATION_FAILED` | an `Expect` other than `100-continue` |
 //! | 429 | `TOO_MANY_ATTEMPTS` | sign-in, enrollment or node-key backoff in force (`Retry-After` and `metadata.retryAfterMs`) |
@@ -81,6 +83,7 @@
 //! | 501 | `NOT_IMPLEMENTED` | a method or transfer coding the server does not implement |
 //! | 502 | `NODE_LINK_CLOSED` | the node's socket closed before the command's result arrived |
 //! | 502 | `NODE_BAD_RESULT` | the node answered with a malformed result |
+//! | 502 | `RECORDING_CORRUPT` | a pane's recording whose timing holds a record that is not one (`metadata.atByte`); the log itself is intact |
 //! | 502 | `PANE_UNREADABLE` | a terminal attach to a pane whose screen could not be read |
 //! | 503 | `SHUTTING_DOWN` | a WebSocket upgrade (node link, terminal, live feed) while the plane shuts down |
 //! | 503 | `DATABASE_UNAVAILABLE` | no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After` |
@@ -345,6 +348,11 @@ pub const CODES: &[(u16, &str, &str)] = &[
     ),
     (
         409,
+        "RECORDING_UNSUPPORTED",
+        "a recording asked of a pane whose node does not record (its version does not advertise `recording`): update the node",
+    ),
+    (
+        409,
         "REFERENCE_MISMATCH",
         "a request naming rows that do not fit together (`metadata.field`: a preset for another harness, a workspace on another node)",
     ),
@@ -353,6 +361,11 @@ pub const CODES: &[(u16, &str, &str)] = &[
         413,
         "COMMAND_TOO_LARGE",
         "a node command that would not fit the link's 64 KiB envelope",
+    ),
+    (
+        413,
+        "RECORDING_TOO_LARGE",
+        "an export of a recording whose log or timing is over 16 MiB (`metadata.bytes`, `metadata.maxBytes`)",
     ),
     (414, "URI_TOO_LONG", "a request target over 8 KiB"),
     (
@@ -466,6 +479,11 @@ pub const CODES: &[(u16, &str, &str)] = &[
         502,
         "NODE_BAD_RESULT",
         "the node answered with a malformed result",
+    ),
+    (
+        502,
+        "RECORDING_CORRUPT",
+        "a pane's recording whose timing holds a record that is not one (`metadata.atByte`); the log itself is intact",
     ),
     (
         502,

@@ -91,16 +91,31 @@ pub fn keep_inherited_descriptors_to_ourselves() {
     termplane_exec::procs::keep_inherited_descriptors_to_ourselves();
 }
 
+/// `termplane record-pane LOG`: a pane's recorder on the plane's own host, run by tmux's
+/// `pipe-pane` for each pane (see `termplane_exec::recording`).
+#[must_use]
+pub fn record_pane(args: &[String]) -> std::process::ExitCode {
+    termplane_exec::recording::main("termplane", args)
+}
+
 /// Starts the local node and attaches it to `svc`: the executor and its tmux server, the census
 /// applied, the runner, the exit checks and the event forwarding. An error (no tmux, say)
 /// leaves the plane without a local node: launches there are refused with a reason.
-pub async fn start(svc: &Arc<Services>, plane_data_dir: &Path) -> Result<(), String> {
+///
+/// `recorder` is the binary whose `record-pane` records each pane's output (this process's, when
+/// it is the `termplane` binary; see `termplane_exec::recording`).
+pub async fn start(
+    svc: &Arc<Services>,
+    plane_data_dir: &Path,
+    recorder: Option<PathBuf>,
+) -> Result<(), String> {
     let node_id = svc
         .local_node_id()
         .ok_or("the local node's row is missing")?
         .to_owned();
     let cfg = ExecConfig {
         maintenance_file: None,
+        recorder,
         ..ExecConfig::new(data_dir(plane_data_dir))
     };
     let dirs = (

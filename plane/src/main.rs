@@ -35,6 +35,11 @@ fn main() -> ExitCode {
     if args.first().map(String::as_str) == Some("hook") {
         return termplane_mcp::hook::main("termplane", &args[1..]);
     }
+    // A pane's recorder on the plane's own host, run by tmux for each pane: its output to the
+    // pane log, timed.
+    if args.first().map(String::as_str) == Some("record-pane") {
+        return termplane::local::record_pane(&args[1..]);
+    }
     let cli = match config::parse_cli(std::env::args_os()) {
         Ok(c) => c,
         Err(e) => {
@@ -249,6 +254,7 @@ fn print_openapi(base_url: String, push_http: bool, push_private: bool) -> ExitC
         push_private,
         needs_you: termplane::service::needs_you::Rules::default(),
         screen_signal: true,
+        recording: true,
     };
     let doc = http::openapi_document(&settings);
     // A closed pipe (`termplane openapi | head`) is an error to report, not a panic.
@@ -331,6 +337,7 @@ async fn run(cfg: Config) -> Result<(), String> {
         push_private: cfg.push_allow_private,
         needs_you: cfg.needs_you,
         screen_signal: cfg.screen_signal,
+        recording: cfg.recording,
     };
     let svc = Services::new(store.clone(), clock, settings, secrets)
         .await
@@ -343,7 +350,9 @@ async fn run(cfg: Config) -> Result<(), String> {
         tracing::warn!(code = e.code, "the kept files could not be swept");
     }
     if cfg.local_node {
-        if let Err(e) = termplane::local::start(&svc, &cfg.data_dir).await {
+        if let Err(e) =
+            termplane::local::start(&svc, &cfg.data_dir, std::env::current_exe().ok()).await
+        {
             tracing::warn!(
                 "panes cannot run on this host (the local node): {e}; install tmux and restart, \
                  or pass --no-local-node to silence this"

@@ -43,6 +43,9 @@ pub enum Command {
     PaneCursor(SubshellRef),
     /// Byte-ranged read of the pane log.
     LogRead(LogRead),
+    /// Byte-ranged read of the pane's timing file, the log's recording (only to a node that
+    /// advertises [`RECORDING`]).
+    TimingRead(LogRead),
     /// Subscribe a byte-offset tail of the pane log.
     TailStart(TailStart),
     /// Unsubscribe a tail.
@@ -100,6 +103,7 @@ impl Command {
             Self::PaneSize(_) => "pane_size",
             Self::PaneCursor(_) => "pane_cursor",
             Self::LogRead(_) => "log_read",
+            Self::TimingRead(_) => "timing_read",
             Self::TailStart(_) => "tail_start",
             Self::TailStop(_) => "tail_stop",
             Self::StatDir(_) => "stat_dir",
@@ -278,6 +282,11 @@ pub struct Launch {
     /// Downgrade a log-attach failure to a note instead of a failed launch.
     #[serde(default)]
     pub best_effort_log: bool,
+    /// `false`: the pane's output is logged but not recorded (no timing file). Absent: the
+    /// node records it. Sent only to a node that advertises [`RECORDING`]; an older node's
+    /// strict decoder would refuse the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recording: Option<bool>,
 }
 
 /// `prompt_deliver`.
@@ -379,7 +388,11 @@ pub const SCREEN_REPLAY: &str = "screen_replay";
 /// The `ready` capability of a node that takes the `forget` command.
 pub const FORGET: &str = "forget";
 
-/// `log_read`.
+/// The `ready` capability of a node that records each pane's output with its timing (a timing
+/// file beside the pane log) and takes the `timing_read` command.
+pub const RECORDING: &str = "recording";
+
+/// `log_read` (and `timing_read`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]

@@ -19,6 +19,7 @@ pub mod ids;
 pub mod json;
 pub mod key;
 pub mod limits;
+pub mod recording;
 pub mod time;
 pub mod version;
 

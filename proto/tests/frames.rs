@@ -53,6 +53,7 @@ fn every_command() -> Vec<Command> {
             cols: 120,
             rows: 40,
             best_effort_log: true,
+            recording: Some(false),
         })),
         Command::Terminate(SubshellRef { subshell_id: s() }),
         Command::Kill(SubshellRef { subshell_id: s() }),
@@ -83,6 +84,11 @@ fn every_command() -> Vec<Command> {
         Command::LogRead(LogRead {
             subshell_id: s(),
             from_byte: 10,
+            max_bytes: 4096,
+        }),
+        Command::TimingRead(LogRead {
+            subshell_id: s(),
+            from_byte: 32,
             max_bytes: 4096,
         }),
         Command::TailStart(TailStart {
@@ -158,12 +164,12 @@ fn every_command() -> Vec<Command> {
 #[test]
 fn every_command_of_the_table_round_trips_under_its_spec_name() {
     let cmds = every_command();
-    // The specification's table has 28; `forget` is this build's own, sent only to a node
-    // that advertises it.
+    // The specification's table has 28; `forget` and `timing_read` are this build's own, sent
+    // only to a node that advertises them.
     assert_eq!(
         cmds.len(),
-        29,
-        "the command table has 28 commands, and forget"
+        30,
+        "the command table has 28 commands, forget and timing_read"
     );
     for c in cmds {
         let v = serde_json::to_value(&c).unwrap();

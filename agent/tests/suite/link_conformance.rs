@@ -547,3 +547,135 @@ fn activity_reports_a_pane_quiet_with_its_screen_then_printing_and_stops_when_to
         );
     }
 }
+
+/// A pane's recording as `docs/protocol-14.md` states it, read by a plane written from that
+/// document: a node advertising `recording` answers `timing_read` with 16-byte records (`at`
+/// in Unix microseconds, then the kind in the top 8 bits of a little-endian word and the value
+/// in its low 56): the grid the pane was launched on and each resize, its start at the log's
+/// size then, and output records that, sorted by time, go forward to the log's end; after
+/// `forget`, nothing is left to read.
+#[test]
+fn timing_read_answers_the_panes_recording_as_the_document_states_it() {
+    if !crate::common::tmux_ok() {
+        return;
+    }
+    let plane = ScriptedPlane::new();
+    let mut node = NodeProc::prepare("recording", &plane, true);
+    node.start();
+    let mut conn = plane.accept(WAIT).unwrap();
+    let ready = conn.handshake(&plane);
+    assert!(
+        ready.capabilities.iter().any(|c| c == "recording"),
+        "{ready:?}"
+    );
+    let seq = std::cell::Cell::new(0);
+    let send = |conn: &mut crate::scripted::Conn, jti: &str, cmd: serde_json::Value| {
+        seq.set(seq.get() + 1);
+        conn.send_command(&plane, &plane.claims(jti, unix_now(), seq.get(), cmd));
+    };
+    let id = "7ec0-0001";
+    let cwd = node.dir.join("home");
+    let began = u64::try_from(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_micros(),
+    )
+    .unwrap();
+    send(&mut conn, "l1", crate::support::bash_launch(id, &cwd));
+    assert!(conn.result_of("l1").ok);
+    send(
+        &mut conn,
+        "r1",
+        json!({ "type": "resize", "subshellId": id, "cols": 100, "rows": 25 }),
+    );
+    assert!(conn.result_of("r1").ok);
+    send(
+        &mut conn,
+        "i1",
+        json!({ "type": "input", "subshellId": id, "data": "echo timed-$((6*7))", "keys": ["enter"] }),
+    );
+    assert!(conn.result_of("i1").ok);
+    // Reads the whole of a file through `log_read` or `timing_read`, 4 KiB at a time.
+    let mut n = 0;
+    let mut read_all = |conn: &mut crate::scripted::Conn, kind: &str| -> Vec<u8> {
+        let mut out = Vec::new();
+        loop {
+            n += 1;
+            let jti = format!("{kind}-{n}");
+            send(
+                conn,
+                &jti,
+                json!({ "type": kind, "subshellId": id, "fromByte": out.len(), "maxBytes": 4096 }),
+            );
+            let r = conn.result_of(&jti);
+            let d = r.data.unwrap_or_else(|| panic!("{kind}: {:?}", r.error));
+            let piece =
+                termplane_proto::key::b64url_decode(d["data_b64"].as_str().unwrap()).unwrap();
+            if piece.is_empty() {
+                return out;
+            }
+            out.extend(piece);
+        }
+    };
+    // The document's records, decoded here from its words alone.
+    let decode = |bytes: &[u8]| -> Vec<(u64, u8, u64)> {
+        assert_eq!(bytes.len() % 16, 0, "whole records");
+        bytes
+            .chunks(16)
+            .map(|c| {
+                let at = u64::from_le_bytes(c[..8].try_into().unwrap());
+                let word = u64::from_le_bytes(c[8..].try_into().unwrap());
+                (at, (word >> 56) as u8, word & ((1 << 56) - 1))
+            })
+            .collect()
+    };
+    let deadline = Instant::now() + WAIT;
+    let (log, mut records) = loop {
+        let log = read_all(&mut conn, "log_read");
+        let mut records = decode(&read_all(&mut conn, "timing_read"));
+        records.sort_by_key(|r| r.0);
+        let end = records.iter().filter(|r| r.1 == 2).map(|r| r.2).max();
+        if String::from_utf8_lossy(&log).contains("timed-42") && end == Some(log.len() as u64) {
+            break (log, records);
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the recording never reached the log's end: {records:?}"
+        );
+    };
+    let now = u64::try_from(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_micros(),
+    )
+    .unwrap();
+    assert!(
+        records
+            .iter()
+            .all(|r| (began..=now).contains(&r.0) && (1..=3).contains(&r.1)),
+        "{records:?}"
+    );
+    let grids: Vec<u64> = records.iter().filter(|r| r.1 == 3).map(|r| r.2).collect();
+    assert_eq!(grids, [120 << 16 | 30, 100 << 16 | 25], "{records:?}");
+    let starts: Vec<u64> = records.iter().filter(|r| r.1 == 1).map(|r| r.2).collect();
+    assert_eq!(starts, [0], "{records:?}");
+    records.retain(|r| r.1 == 2);
+    assert!(
+        records.windows(2).all(|w| w[0].2 < w[1].2),
+        "output goes forward: {records:?}"
+    );
+    assert_eq!(records.last().unwrap().2, log.len() as u64);
+    // Forgotten with its pane: nothing to read any more.
+    send(&mut conn, "k1", json!({ "type": "kill", "subshellId": id }));
+    assert!(conn.result_of("k1").ok);
+    send(
+        &mut conn,
+        "f1",
+        json!({ "type": "forget", "subshellId": id }),
+    );
+    let r = conn.result_of("f1");
+    assert!(r.ok, "{r:?}");
+    assert!(read_all(&mut conn, "timing_read").is_empty());
+}

@@ -2537,3 +2537,233 @@ fn a_question_on_the_quiet_screen_of_a_node_pane_needs_its_owner_once_and_printi
         "{entries:?}"
     );
 }
+
+/// What the real `asciinema cat` (PyPI's asciinema 2.4.0, installed by tools/test.sh) prints
+/// of the cast `file`.
+fn asciinema_cat(file: &Path) -> String {
+    let out = match Command::new("asciinema").arg("cat").arg(file).output() {
+        Ok(o) => o,
+        Err(e) => panic!("asciinema is not installed ({e}): pip install asciinema==2.4.0"),
+    };
+    assert!(
+        out.status.success(),
+        "asciinema cat failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The records of a pane's timing file (`logs/<id>.timing` beside its log).
+fn timing_records(w: &World, id: &str) -> Vec<termplane_exec::recording::Record> {
+    let path = w
+        .dir
+        .join(format!("xdg-data/termplane-node/logs/{id}.timing"));
+    let bytes = std::fs::read(&path).unwrap_or_default();
+    termplane_exec::recording::decode_all(&bytes)
+        .unwrap_or_else(|at| panic!("{}: no record at byte {at}", path.display()))
+}
+
+/// Every pane's output is recorded with its timing beside its log, whether or not anyone
+/// watches (see `termplane_exec::recording`): the grid it started on and each resize, the start
+/// of each incarnation at the log's size then, and output records in order, in time, that end
+/// where the log ends; a restart appends a new incarnation to the same recording; the recording
+/// is private as the log is, and goes with it when the subshell is deleted.
+#[test]
+fn a_panes_output_is_recorded_with_its_timing_and_grid_beside_its_log() {
+    use termplane_exec::recording::Record;
+    let mut w = world("recording", false);
+    let dir = w.dir.join("work");
+    let began = termplane_exec::recording::now_us();
+    let s = launch_with(&w, "shell", &dir, &json!({ "cols": 90, "rows": 30 }));
+    let id = s["id"].as_str().unwrap().to_owned();
+    wait_until("the shell to run", WAIT, || {
+        (subshell(&w, &id)["state"] == "running").then_some(())
+    });
+    let r = w.post(
+        &format!("/api/subshells/{id}/input"),
+        &json!({ "text": "echo rec-$((6*7))", "keys": ["enter"] }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    wait_until("the pane to answer", WAIT, || {
+        screen(&w, &id).contains("rec-42").then_some(())
+    });
+    let r = w.post(
+        &format!("/api/subshells/{id}/resize"),
+        &json!({ "cols": 70, "rows": 20 }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let log_path = w.dir.join(format!("xdg-data/termplane-node/logs/{id}.log"));
+    let log_len = || std::fs::metadata(&log_path).unwrap().len();
+    // The last output's record is written once its group's time is over.
+    let records = wait_until("the recording to reach the log's end", WAIT, || {
+        let records = timing_records(&w, &id);
+        records
+            .iter()
+            .any(|r| matches!(r, Record::Output { log_end, .. } if *log_end == log_len()))
+            .then_some(records)
+    });
+    let ended = termplane_exec::recording::now_us();
+    let grids: Vec<(u16, u16)> = records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Grid { cols, rows, .. } => Some((*cols, *rows)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(grids, [(90, 30), (70, 20)], "{records:?}");
+    let starts: Vec<u64> = records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Start { log_size, .. } => Some(*log_size),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(starts, [0], "{records:?}");
+    // Each writer's records are in time order (an output record, written once its group is
+    // over, may follow a grid record of a later time: readers order by time).
+    let mut last = (began, began, 0);
+    for r in &records {
+        match r {
+            Record::Output { at_us, log_end } => {
+                assert!(
+                    (last.0..=ended).contains(at_us),
+                    "out of order: {records:?}"
+                );
+                assert!(*log_end > last.2, "output records go forward: {records:?}");
+                last.0 = *at_us;
+                last.2 = *log_end;
+            }
+            Record::Start { at_us, .. } | Record::Grid { at_us, .. } => {
+                assert!(
+                    (last.1..=ended).contains(at_us),
+                    "out of order: {records:?}"
+                );
+                last.1 = *at_us;
+            }
+        }
+    }
+    // The recorded output is the pane's: the echo's answer lies within it.
+    let log = std::fs::read(&log_path).unwrap();
+    assert!(String::from_utf8_lossy(&log[..usize::try_from(last.2).unwrap()]).contains("rec-42"));
+    use std::os::unix::fs::PermissionsExt as _;
+    let timing = log_path.with_extension("timing");
+    let mode = std::fs::metadata(&timing).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "timing file mode {mode:o}");
+
+    // Exported as asciicast v2, it plays in the real asciinema player: what the pane printed,
+    // on the grid it was printed on, at the times it was printed.
+    let r = w.get(&format!("/api/subshells/{id}/recording/cast"));
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.header("content-type"), Some("application/x-asciicast"));
+    assert!(
+        r.header("content-disposition")
+            .is_some_and(|d| d.contains(&format!("{id}.cast"))),
+        "{:?}",
+        r.headers
+    );
+    let cast = r.text();
+    let mut lines = cast.lines();
+    let header: Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    assert_eq!(
+        (&header["version"], &header["width"], &header["height"]),
+        (&json!(2), &json!(90), &json!(30)),
+        "{header}"
+    );
+    let events: Vec<Value> = lines.map(|l| serde_json::from_str(l).unwrap()).collect();
+    let times: Vec<f64> = events.iter().map(|e| e[0].as_f64().unwrap()).collect();
+    assert!(times.windows(2).all(|t| t[0] <= t[1]), "{times:?}");
+    assert!(
+        events.iter().any(|e| e[1] == "r" && e[2] == "70x20"),
+        "the resize: {events:?}"
+    );
+    let played = asciinema_cat_text(&w, &cast);
+    assert!(played.contains("rec-42"), "asciinema cat printed: {played}");
+    // The pane's own log, byte for byte, is what the cast plays (all of it was UTF-8).
+    let log_now = std::fs::read(&log_path).unwrap();
+    let cast_text: String = events
+        .iter()
+        .filter(|e| e[1] == "o")
+        .map(|e| e[2].as_str().unwrap())
+        .collect();
+    assert!(
+        String::from_utf8_lossy(&log_now).starts_with(&cast_text) && !cast_text.is_empty(),
+        "the cast's output is the log's"
+    );
+
+    // A restart is a new incarnation in the same recording, starting where the log stood.
+    let r = w.post(&format!("/api/subshells/{id}/terminate"), &json!({}));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let stopped_at = log_len();
+    let r = w.post(&format!("/api/subshells/{id}/restart"), &Value::Null);
+    assert!(r.status == 200 || r.status == 201, "{}", r.text());
+    wait_until("the new incarnation's start", WAIT, || {
+        let starts: Vec<u64> = timing_records(&w, &id)
+            .iter()
+            .filter_map(|r| match r {
+                Record::Start { log_size, .. } => Some(*log_size),
+                _ => None,
+            })
+            .collect();
+        (starts.len() == 2).then_some(starts)
+    })
+    .iter()
+    .for_each(|s| assert!(*s == 0 || *s >= stopped_at, "start at {s}"));
+    // Deleted: the recording goes with the log.
+    let r = w.send("DELETE", &format!("/api/subshells/{id}"), None);
+    assert_eq!(r.status, 204, "{}", r.text());
+    wait_until("the recording to go", WAIT, || {
+        (!timing.exists() && !log_path.exists()).then_some(())
+    });
+
+    // Recording turned off on the plane: a pane launched then is logged, not recorded; its
+    // export is its log, untimed.
+    w.stop_plane();
+    w.plane_env
+        .push(("TERMPLANE_RECORDING".into(), "off".into()));
+    w.start_plane();
+    w.wait_online(WAIT);
+    let s = launch(&w, "shell", &dir);
+    let id = s["id"].as_str().unwrap().to_owned();
+    wait_until("the shell to run", WAIT, || {
+        (subshell(&w, &id)["state"] == "running").then_some(())
+    });
+    let r = w.post(
+        &format!("/api/subshells/{id}/input"),
+        &json!({ "text": "echo unrecorded-$((6*7))", "keys": ["enter"] }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    wait_until("the pane to answer", WAIT, || {
+        screen(&w, &id).contains("unrecorded-42").then_some(())
+    });
+    let r = w.post(
+        &format!("/api/subshells/{id}/resize"),
+        &json!({ "cols": 60, "rows": 20 }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let log_path = w.dir.join(format!("xdg-data/termplane-node/logs/{id}.log"));
+    assert!(log_path.exists());
+    assert!(
+        !log_path.with_extension("timing").exists(),
+        "a pane launched with recording off has no timing"
+    );
+    let r = w.get(&format!("/api/subshells/{id}/recording/cast"));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let events: Vec<Value> = r
+        .text()
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(events.iter().all(|e| e[0] == 0.0), "untimed: {events:?}");
+    assert!(
+        asciinema_cat_text(&w, &r.text()).contains("unrecorded-42"),
+        "the log plays all the same"
+    );
+}
+
+/// [`asciinema_cat`] of the cast `text`, written in the world's directory.
+fn asciinema_cat_text(w: &World, text: &str) -> String {
+    let file = w.dir.join("played.cast");
+    std::fs::write(&file, text).unwrap();
+    asciinema_cat(&file)
+}

@@ -46,6 +46,13 @@ pub(crate) enum AnswerBody {
     Empty,
     /// A JSON document.
     Json(Vec<u8>),
+    /// Bytes of another media type, built in memory.
+    Bytes {
+        /// Their `Content-Type`.
+        content_type: &'static str,
+        /// The bytes.
+        bytes: Vec<u8>,
+    },
     /// A file streamed from disk.
     File {
         /// Where it is.
@@ -362,6 +369,44 @@ impl IntoAnswer for Download {
                 "Content-Length": { "schema": { "type": "integer", "minimum": 0 }, "description": "The file's length" },
                 "X-Content-SHA256": { "schema": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "description": "The file's SHA-256, lowercase hex" },
             })),
+        });
+    }
+}
+
+/// A pane's recording as an asciicast v2 file (`application/x-asciicast`), saved by a browser
+/// under `<name>.cast`.
+pub(crate) struct Cast {
+    /// The file.
+    pub(crate) bytes: Vec<u8>,
+    /// The name it is saved under, without `.cast`.
+    pub(crate) name: String,
+}
+
+impl IntoAnswer for Cast {
+    fn into_answer(self) -> Result<Answer, ApiError> {
+        Ok(Answer {
+            body: AnswerBody::Bytes {
+                content_type: "application/x-asciicast",
+                bytes: self.bytes,
+            },
+            headers: vec![(
+                "content-disposition".into(),
+                content_disposition(&format!("{}.cast", self.name)),
+            )],
+        })
+    }
+    fn document(doc: &mut OpDoc, _: &mut Gens) {
+        doc.answer = Some(AnswerDoc {
+            content: Some(json!({
+                "application/x-asciicast": {
+                    "schema": {
+                        "type": "string",
+                        "contentMediaType": "application/x-asciicast",
+                        "description": "asciicast v2: a header line, then one JSON array per line, [seconds, \"o\", text] or [seconds, \"r\", \"COLSxROWS\"]"
+                    }
+                }
+            })),
+            headers: None,
         });
     }
 }

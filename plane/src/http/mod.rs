@@ -306,6 +306,10 @@ fn render(ok: u16, answer: handler::Answer) -> Response {
             close: false,
         },
         AnswerBody::Json(bytes) => Response::bytes(ok, "application/json", bytes),
+        AnswerBody::Bytes {
+            content_type,
+            bytes,
+        } => Response::bytes(ok, content_type, bytes),
         AnswerBody::File { path, len } => Response {
             status: ok,
             headers: Vec::new(),

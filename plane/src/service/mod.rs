@@ -78,7 +78,7 @@ pub use notifications::Notifications;
 pub use passkeys::Passkeys;
 pub use presets::Presets;
 pub use shares::Shares;
-pub use subshells::{GONE_GRACE_MS, Lookup, NodeReports, PaneIo, Subshells};
+pub use subshells::{CastWriter, GONE_GRACE_MS, Lookup, NodeReports, PaneIo, Subshells};
 pub use subshells::{INPUT_PIECE_BYTES, TOKEN_LIFETIME_MS};
 pub use transfers::Transfers;
 pub use uploads::Uploads;
@@ -215,6 +215,9 @@ pub struct Settings {
     /// Whether the plane asks nodes (and its own host) for their panes' `activity`, the
     /// screen signal of [`subshells`]'s `screen` module (`TERMPLANE_SCREEN_SIGNAL`).
     pub screen_signal: bool,
+    /// Whether panes launched from now on are recorded: their output's timing kept beside
+    /// their log on their node, for playback and export (`TERMPLANE_RECORDING`).
+    pub recording: bool,
 }
 
 impl Settings {
@@ -588,6 +591,7 @@ impl Services {
             store.clone(),
             clock.clone(),
             settings.base_url.clone(),
+            settings.recording,
             dispatcher.clone(),
             lookup.clone(),
             publisher.clone(),

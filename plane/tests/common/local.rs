@@ -63,8 +63,10 @@ pub fn attach(p: &Plane) -> Local {
     let data = dir.join("local-node");
     let work = dir.join("work");
     std::fs::create_dir_all(&work).unwrap();
+    // Panes are recorded as the plane binary records them: by its `record-pane`.
     let cfg = ExecConfig {
         maintenance_file: None,
+        recorder: Some(env!("CARGO_BIN_EXE_termplane").into()),
         ..ExecConfig::new(data.clone())
     };
     // The tmux server keeps the environment of the client that starts it for every pane: start

@@ -192,6 +192,7 @@ impl Plane {
                         window_ms: 2_000,
                     },
                     screen_signal: !o.no_screen_signal,
+                    recording: true,
                 };
                 let secrets = PlaneSecrets::load_or_create(&dir).unwrap();
                 let svc = Services::new(store, Arc::new(c2), settings, secrets)

@@ -359,6 +359,72 @@ fn coming_back_to_a_full_screen_program_restores_its_screen_and_modes() {
     assert_eq!(s.cell(2, 3).unwrap().contents(), "F");
 }
 
+/// A pane's recording is read as the pane is: its owner and an account it is shared with (read
+/// is enough) export it, an account it is not shared with is told it does not exist; the cast
+/// is the local node's recording of what the pane printed, at the times it printed it.
+#[test]
+fn a_panes_recording_exports_for_its_owner_and_a_read_share_and_not_for_a_stranger() {
+    let w = world();
+    let id = w.launch_as(Some(&w.admin));
+    let r = w.as_cookie(
+        &w.admin,
+        "POST",
+        &format!("/api/subshells/{id}/input"),
+        Some(json!({ "text": "echo first-$((1+1))", "keys": ["enter"] })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    until("the first answer", || {
+        w.node_screen(&id).contains("first-2").then_some(())
+    });
+    let r = w.as_cookie(
+        &w.admin,
+        "POST",
+        &format!("/api/subshells/{id}/input"),
+        Some(json!({ "text": "echo second-$((2+2))", "keys": ["enter"] })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let path = format!("/api/subshells/{id}/recording/cast");
+    // When an output's record is written (its group's 10 ms over), the cast plays it at its
+    // own time; until then, at the last record's time (the cast holds the whole log).
+    let when = |cast: &str, needle: &str| {
+        let mut so_far = String::new();
+        cast.lines().skip(1).find_map(|l| {
+            let e: Value = serde_json::from_str(l).unwrap();
+            if e[1] == "o" {
+                so_far.push_str(e[2].as_str().unwrap());
+            }
+            so_far.contains(needle).then(|| e[0].as_f64().unwrap())
+        })
+    };
+    until(
+        "the second answer later than the first in the recording",
+        || {
+            let r = w.as_cookie(&w.admin, "GET", &path, None);
+            assert_eq!(r.status, 200, "{}", r.text());
+            let cast = r.text();
+            let first = when(&cast, "first-2").expect("the first answer is recorded");
+            when(&cast, "second-4")
+                .is_some_and(|second| second > first)
+                .then_some(())
+        },
+    );
+    let bob_id = w.p.create_user(&w.admin, "bob@example.test", "user");
+    let bob = w.p.sign_in("bob@example.test", common::PASSWORD);
+    let r = w.as_cookie(&bob, "GET", &path, None);
+    assert_eq!(r.status, 404, "{}", r.text());
+    assert_eq!(r.json()["code"], "NOT_FOUND");
+    let share = format!("/api/subshells/{id}/shares/{bob_id}");
+    let r = w.as_cookie(&w.admin, "PUT", &share, Some(json!({ "access": "read" })));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let r = w.as_cookie(&bob, "GET", &path, None);
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert!(r.text().contains("second-4"));
+    let r = w.as_cookie(&w.admin, "DELETE", &share, None);
+    assert!(r.status == 204 || r.status == 200, "{}", r.text());
+    let r = w.as_cookie(&bob, "GET", &path, None);
+    assert_eq!(r.status, 404, "{}", r.text());
+}
+
 #[test]
 fn a_read_share_watches_a_write_share_types_and_revoking_closes_the_socket() {
     let w = world();

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::super::callers::SubshellCaller;
-use super::super::handler::{Json, MaybeJson, NoContent, Path, Query};
+use super::super::handler::{Cast, Json, MaybeJson, NoContent, Path, Query};
 use super::RouteDef;
 use crate::api::subshells::{
     AttentionRequest, EndedQuery, InputDone, InputRequest, KeptAlive, LaunchRequest, LogChunk,
@@ -71,6 +71,24 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "NODE_TIMEOUT",
         ])
         .handle(logs),
+        RouteDef::get(
+            "/api/subshells/:id/recording/cast",
+            "subshellRecordingCast",
+            "The pane's whole recording (everything it printed, when, and on what grid) as an \
+             asciicast v2 file, for `asciinema play` and other players; a log over 16 MiB is \
+             refused",
+        )
+        .errors(&[
+            "NODE_OFFLINE",
+            "NODE_REFUSED",
+            "NODE_LINK_CLOSED",
+            "NODE_BAD_RESULT",
+            "NODE_TIMEOUT",
+            "RECORDING_UNSUPPORTED",
+            "RECORDING_TOO_LARGE",
+            "RECORDING_CORRUPT",
+        ])
+        .handle(recording_cast),
         RouteDef::get(
             "/api/subshells/:id/screen",
             "subshellScreen",
@@ -239,6 +257,18 @@ async fn delete(
 ) -> Res<NoContent> {
     svc.subshells().delete(&c, p.id.as_str()).await?;
     Ok(NoContent)
+}
+
+async fn recording_cast(
+    svc: Arc<Services>,
+    SubshellCaller(c): SubshellCaller,
+    Path(p): Path<IdParam>,
+) -> Res<Cast> {
+    let bytes = svc.pane_io().recording_cast(&c, p.id.as_str()).await?;
+    Ok(Cast {
+        bytes,
+        name: p.id.as_str().to_owned(),
+    })
 }
 
 async fn logs(

@@ -137,6 +137,15 @@ impl Subshells {
         }
         launch.credential_env = credentials;
         launch.mcp = mcp;
+        // Recording turned off on this plane: said to a node that records (one that does not
+        // records nothing, and would refuse the field). The setting of the moment counts, at
+        // each launch and restart alike.
+        launch.recording = (!self.recording
+            && self
+                .dispatcher
+                .node_can(&node.id, termplane_proto::command::RECORDING)
+                .await)
+            .then_some(false);
         Ok(launch)
     }
 
@@ -314,6 +323,7 @@ impl Subshells {
                 cols,
                 rows,
                 best_effort_log: false,
+                recording: None,
             },
             flags,
             permissions,

@@ -66,9 +66,11 @@ pub use events::GONE_GRACE_MS;
 pub use io::PaneIo;
 pub(in crate::service) use io::require_live;
 pub use lookup::Lookup;
+pub use recording::CastWriter;
 mod io;
 mod launch;
 mod moves;
+mod recording;
 mod reports;
 pub(in crate::service) mod screen;
 
@@ -112,6 +114,8 @@ pub struct Subshells {
     clock: Arc<dyn Clock>,
     /// The plane's base URL (the local node's panes reach the plane there).
     base_url: String,
+    /// Whether panes are recorded (`TERMPLANE_RECORDING`, see the `recording` module).
+    recording: bool,
     dispatcher: Arc<Dispatcher>,
     lookup: Arc<Lookup>,
     publisher: Arc<Publisher>,
@@ -148,6 +152,7 @@ impl Subshells {
         store: Store,
         clock: Arc<dyn Clock>,
         base_url: String,
+        recording: bool,
         dispatcher: Arc<Dispatcher>,
         lookup: Arc<Lookup>,
         publisher: Arc<Publisher>,
@@ -160,6 +165,7 @@ impl Subshells {
             store,
             clock,
             base_url,
+            recording,
             dispatcher,
             lookup,
             publisher,

@@ -1605,6 +1605,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/subshells/{id}/recording/cast": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The pane's whole recording (everything it printed, when, and on what grid) as an asciicast v2 file, for `asciinema play` and other players; a log over 16 MiB is refused
+         * @description Authentication: A session cookie, a system key, or a subshell's token within its permission map on its owner's subshells.
+         */
+        get: operations["subshellRecordingCast"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/subshells/{id}/resize": {
         parameters: {
             query?: never;
@@ -2445,7 +2465,7 @@ export interface components {
              * @description Machine-readable code.
              * @enum {string}
              */
-            code: "INPUT_VALIDATION_ERROR" | "BAD_REQUEST" | "WEBSOCKET_UPGRADE_REQUIRED" | "UNAUTHENTICATED" | "AUTH_HEADER_INVALID" | "INVALID_CREDENTIAL" | "NODE_KEY_NOT_ACCEPTED" | "NODE_KEY_MISSING" | "NODE_KEY_INVALID" | "NODE_KEY_WRONG_KIND" | "NODE_KEY_DISABLED" | "ATTACH_TOKEN_INVALID" | "INVALID_CREDENTIALS" | "SETUP_KEY_INVALID" | "SETUP_KEY_EXPIRED" | "SETUP_KEY_REVOKED" | "SETUP_KEY_SPENT" | "SETUP_KEY_NOT_REVOCABLE" | "NODE_KEY_UNBOUND" | "BEARER_NOT_ALLOWED" | "ADMIN_REQUIRED" | "SYSTEM_KEY_REQUIRED" | "PANE_TOKEN_NOT_ALLOWED" | "PERMISSION_DENIED" | "ATTACH_TOKEN_BOUND" | "NOT_OWN_SUBSHELL" | "NODE_NOT_ALLOWED" | "ORIGIN_REJECTED" | "LOCAL_NODE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "SETUP_ALREADY_DONE" | "EMAIL_TAKEN" | "CANNOT_DISABLE_SELF" | "LAST_ADMIN" | "NODE_HAS_LIVE_SUBSHELLS" | "USER_HAS_LIVE_SUBSHELLS" | "CURRENT_PASSWORD_WRONG" | "NODE_OFFLINE" | "PLUGIN_DISABLED" | "HARNESS_NOT_INSTALLED" | "INVALID_STATE" | "SUBSHELL_NOT_RUNNING" | "STALE_REPORT" | "GRID_HELD" | "UPLOAD_EXISTS" | "UPLOADS_BUSY" | "QUOTA_EXCEEDED" | "UPLOAD_ABANDONED" | "NODE_REFUSED" | "REFERENCE_MISMATCH" | "PAYLOAD_TOO_LARGE" | "COMMAND_TOO_LARGE" | "URI_TOO_LONG" | "EXPECTATION_FAILED" | "TOO_MANY_ATTEMPTS" | "TOO_MANY_REPORTS" | "TOO_MANY_SOCKETS" | "PASSKEY_CEREMONY_INVALID" | "PASSKEY_REJECTED" | "PASSKEY_EXISTS" | "NETWORK_BIND_FAILED" | "DEVICE_LIMIT" | "PASSKEY_LIMIT" | "PASSKEYS_UNAVAILABLE" | "SIGNATURE_INVALID" | "IDENTITY_NOT_YOURS" | "IDENTITY_EXISTS" | "IDENTITY_REVOKED" | "CHANNEL_HEAD_MOVED" | "CHANNEL_LIMIT" | "IDENTITY_LIMIT" | "HEADERS_TOO_LARGE" | "LAUNCH_REFUSED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "NODE_LINK_CLOSED" | "NODE_BAD_RESULT" | "PANE_UNREADABLE" | "SHUTTING_DOWN" | "DATABASE_UNAVAILABLE" | "PLANE_BUSY" | "NODE_TIMEOUT" | "HTTP_VERSION_NOT_SUPPORTED" | "STORAGE_FULL";
+            code: "INPUT_VALIDATION_ERROR" | "BAD_REQUEST" | "WEBSOCKET_UPGRADE_REQUIRED" | "UNAUTHENTICATED" | "AUTH_HEADER_INVALID" | "INVALID_CREDENTIAL" | "NODE_KEY_NOT_ACCEPTED" | "NODE_KEY_MISSING" | "NODE_KEY_INVALID" | "NODE_KEY_WRONG_KIND" | "NODE_KEY_DISABLED" | "ATTACH_TOKEN_INVALID" | "INVALID_CREDENTIALS" | "SETUP_KEY_INVALID" | "SETUP_KEY_EXPIRED" | "SETUP_KEY_REVOKED" | "SETUP_KEY_SPENT" | "SETUP_KEY_NOT_REVOCABLE" | "NODE_KEY_UNBOUND" | "BEARER_NOT_ALLOWED" | "ADMIN_REQUIRED" | "SYSTEM_KEY_REQUIRED" | "PANE_TOKEN_NOT_ALLOWED" | "PERMISSION_DENIED" | "ATTACH_TOKEN_BOUND" | "NOT_OWN_SUBSHELL" | "NODE_NOT_ALLOWED" | "ORIGIN_REJECTED" | "LOCAL_NODE" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "SETUP_ALREADY_DONE" | "EMAIL_TAKEN" | "CANNOT_DISABLE_SELF" | "LAST_ADMIN" | "NODE_HAS_LIVE_SUBSHELLS" | "USER_HAS_LIVE_SUBSHELLS" | "CURRENT_PASSWORD_WRONG" | "NODE_OFFLINE" | "PLUGIN_DISABLED" | "HARNESS_NOT_INSTALLED" | "INVALID_STATE" | "SUBSHELL_NOT_RUNNING" | "STALE_REPORT" | "GRID_HELD" | "UPLOAD_EXISTS" | "UPLOADS_BUSY" | "QUOTA_EXCEEDED" | "UPLOAD_ABANDONED" | "NODE_REFUSED" | "RECORDING_UNSUPPORTED" | "REFERENCE_MISMATCH" | "PAYLOAD_TOO_LARGE" | "COMMAND_TOO_LARGE" | "RECORDING_TOO_LARGE" | "URI_TOO_LONG" | "EXPECTATION_FAILED" | "TOO_MANY_ATTEMPTS" | "TOO_MANY_REPORTS" | "TOO_MANY_SOCKETS" | "PASSKEY_CEREMONY_INVALID" | "PASSKEY_REJECTED" | "PASSKEY_EXISTS" | "NETWORK_BIND_FAILED" | "DEVICE_LIMIT" | "PASSKEY_LIMIT" | "PASSKEYS_UNAVAILABLE" | "SIGNATURE_INVALID" | "IDENTITY_NOT_YOURS" | "IDENTITY_EXISTS" | "IDENTITY_REVOKED" | "CHANNEL_HEAD_MOVED" | "CHANNEL_LIMIT" | "IDENTITY_LIMIT" | "HEADERS_TOO_LARGE" | "LAUNCH_REFUSED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "NODE_LINK_CLOSED" | "NODE_BAD_RESULT" | "RECORDING_CORRUPT" | "PANE_UNREADABLE" | "SHUTTING_DOWN" | "DATABASE_UNAVAILABLE" | "PLANE_BUSY" | "NODE_TIMEOUT" | "HTTP_VERSION_NOT_SUPPORTED" | "STORAGE_FULL";
             /** @description Unique per occurrence; matches the server's log entry. */
             errId: string;
             /** @description Prose; may change. */
@@ -3168,6 +3188,21 @@ export interface components {
             subshellId: string;
             /** @constant */
             type: "log_read";
+        } | {
+            /**
+             * Format: uint64
+             * @description First byte to read.
+             */
+            fromByte: number;
+            /**
+             * Format: uint32
+             * @description Most bytes to return (the node caps it to fit one frame).
+             */
+            maxBytes: number;
+            /** @description Target pane. */
+            subshellId: string;
+            /** @constant */
+            type: "timing_read";
         } | {
             /**
              * Format: uint64
@@ -16089,6 +16124,170 @@ export interface operations {
              * @description Bad Gateway. Codes:
              *     - `NODE_LINK_CLOSED`: the node's socket closed before the command's result arrived
              *     - `NODE_BAD_RESULT`: the node answered with a malformed result
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Service Unavailable. Codes:
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Gateway Timeout. Codes:
+             *     - `NODE_TIMEOUT`: no result within the command deadline (10 s; 5 min for `update`)
+             */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    subshellRecordingCast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The row's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-asciicast": string;
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `BAD_REQUEST`: a request the server cannot read: a malformed head, path, framing or body encoding
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. Codes:
+             *     - `UNAUTHENTICATED`: no credential where one is required
+             *     - `AUTH_HEADER_INVALID`: an `Authorization` header that is not exactly one `Bearer <token>`
+             *     - `INVALID_CREDENTIAL`: an unknown, disabled or malformed bearer credential or session
+             *     - `NODE_KEY_NOT_ACCEPTED`: a node key presented to REST (it only opens `/ws/node`)
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. Codes:
+             *     - `PERMISSION_DENIED`: a subshell's token acting beyond its permission map
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. Codes:
+             *     - `NOT_FOUND`: no such route or row
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Conflict. Codes:
+             *     - `NODE_OFFLINE`: a command (launch, ping…) for a node whose link is not online, or for the local node when it is off (no tmux, or `--no-local-node`)
+             *     - `NODE_REFUSED`: the node refused a command (`metadata.reason` holds its words)
+             *     - `RECORDING_UNSUPPORTED`: a recording asked of a pane whose node does not record (its version does not advertise `recording`): update the node
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Content Too Large. Codes:
+             *     - `RECORDING_TOO_LARGE`: an export of a recording whose log or timing is over 16 MiB (`metadata.bytes`, `metadata.maxBytes`)
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description URI Too Long. Codes:
+             *     - `URI_TOO_LONG`: a request target over 8 KiB
+             */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. Codes:
+             *     - `INTERNAL_ERROR`: a server fault, including a panic in a handler
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Bad Gateway. Codes:
+             *     - `NODE_LINK_CLOSED`: the node's socket closed before the command's result arrived
+             *     - `NODE_BAD_RESULT`: the node answered with a malformed result
+             *     - `RECORDING_CORRUPT`: a pane's recording whose timing holds a record that is not one (`metadata.atByte`); the log itself is intact
              */
             502: {
                 headers: {

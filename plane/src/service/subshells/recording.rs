@@ -1,0 +1,466 @@
+//! A pane's recording through the API: the node's timing records (`timing_read`, see
+//! `termplane_proto::recording`) laid over the pane's log, exported as asciicast v2.
+//!
+//! An export is built in memory from the whole log and timing, so it is bounded: a log over
+//! [`MAX_CAST_LOG_BYTES`] or a timing file over [`MAX_CAST_TIMING_BYTES`] is refused with 413
+//! `RECORDING_TOO_LARGE` before anything is read. The log is read in the node's pieces and
+//! turned into events as it comes, so an export holds one piece of the log and the cast it is
+//! writing, never the log and the cast at once.
+//!
+//! # The asciicast
+//! One header line `{ "version": 2, "width", "height", "timestamp", "title" }` (the grid the
+//! recording starts on; the start in Unix seconds), then one line per event: `[seconds, "o",
+//! text]` for output and `[seconds, "r", "COLSxROWS"]` for a resize, seconds counted from the
+//! recording's first record. Output is text: a UTF-8 sequence cut between two records is kept
+//! whole in the later event, and bytes that are not UTF-8 become U+FFFD (asciicast carries
+//! JSON strings). Bytes of the log the timing does not cover — printed before the pane was
+//! recorded (a pane launched on an older node), or after its recorder stopped — come at the time
+//! of the record after them, or of the last record; a log with no timing at all is one event at
+//! 0 s.
+
+use serde_json::json;
+use termplane_proto::SubshellId;
+use termplane_proto::command::{Command, LogRead, RECORDING};
+use termplane_proto::recording::{RECORD_BYTES, Record, decode_all};
+
+use super::*;
+
+/// The largest log an export reads.
+const MAX_CAST_LOG_BYTES: u64 = 16 * 1024 * 1024;
+/// The largest timing file an export reads (a million records: 28 hours of a pane printing
+/// without pause).
+const MAX_CAST_TIMING_BYTES: u64 = 16 * 1024 * 1024;
+/// Bytes asked of the node per read (the node's cap on one read, 512 KiB), a whole number
+/// of records.
+const PIECE_BYTES: u32 = 512 * 1024;
+
+/// An asciicast v2 file, built from a log and its timing records.
+#[derive(Debug)]
+pub struct CastWriter {
+    out: Vec<u8>,
+    /// Events in time order: `(at_us, event)`, the output ones by where they end in the log.
+    plan: Vec<(u64, Planned)>,
+    next: usize,
+    start_us: u64,
+    /// Log bytes written out so far (the log's offset of the next byte).
+    pos: u64,
+    /// The start of a UTF-8 sequence cut at the end of the last piece.
+    carry: Vec<u8>,
+    /// The time of the last event written (a later event never goes back before it).
+    last_us: u64,
+    /// The grid the player has (a grid record of the same size is not an event).
+    grid: (u16, u16),
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Planned {
+    /// Output up to this log offset.
+    Upto(u64),
+    /// A grid.
+    Grid(u16, u16),
+}
+
+impl CastWriter {
+    /// A cast of the records `records` (in file order), titled `title`, whose grid is
+    /// `fallback` until a grid record says otherwise.
+    #[must_use]
+    pub fn new(records: &[Record], title: &str, fallback: (u16, u16)) -> Self {
+        let mut timed: Vec<(u64, Planned)> = records
+            .iter()
+            .filter_map(|r| match *r {
+                Record::Start { at_us, log_size } => Some((at_us, Planned::Upto(log_size))),
+                Record::Output { at_us, log_end } => Some((at_us, Planned::Upto(log_end))),
+                // A grid with no cells is no grid a player can take (a node never records one).
+                Record::Grid { cols: 0, .. } | Record::Grid { rows: 0, .. } => None,
+                Record::Grid { at_us, cols, rows } => Some((at_us, Planned::Grid(cols, rows))),
+            })
+            .collect();
+        // Each writer's records are in time order, the file's are not: ordered by time,
+        // keeping the file's order between equal times.
+        timed.sort_by_key(|(at, _)| *at);
+        let start_us = timed.first().map_or(0, |(at, _)| *at);
+        let (cols, rows) = timed
+            .iter()
+            .find_map(|(_, p)| match p {
+                Planned::Grid(c, r) => Some((*c, *r)),
+                Planned::Upto(_) => None,
+            })
+            .unwrap_or(fallback);
+        let header = json!({
+            "version": 2,
+            "width": cols,
+            "height": rows,
+            "timestamp": start_us / 1_000_000,
+            "title": title,
+        });
+        let mut out = header.to_string().into_bytes();
+        out.push(b'\n');
+        Self {
+            out,
+            plan: timed,
+            next: 0,
+            start_us,
+            pos: 0,
+            carry: Vec::new(),
+            last_us: start_us,
+            grid: (cols, rows),
+        }
+    }
+
+    /// The log's next piece, `bytes` from offset `from` (pieces come in order, from 0).
+    pub fn piece(&mut self, from: u64, bytes: &[u8]) {
+        let end = from + bytes.len() as u64;
+        while let Some(&(at, planned)) = self.plan.get(self.next) {
+            match planned {
+                Planned::Grid(cols, rows) => self.resize(at, cols, rows),
+                Planned::Upto(upto) => {
+                    if upto > end {
+                        // Waits for the log's next piece; what this one holds goes now.
+                        let here = self.take(from, bytes, end);
+                        self.output(at, &here);
+                        return;
+                    }
+                    let here = self.take(from, bytes, upto);
+                    self.output(at, &here);
+                }
+            }
+            self.next += 1;
+        }
+        // Past the last record: the rest at the last record's time.
+        let here = self.take(from, bytes, end);
+        let at = self.last_us;
+        self.output(at, &here);
+    }
+
+    /// The cast, once every piece of the log has been given.
+    #[must_use]
+    pub fn finish(mut self) -> Vec<u8> {
+        // Grids after the log's end still count; output records past it have nothing to show.
+        while let Some(&(at, planned)) = self.plan.get(self.next) {
+            if let Planned::Grid(cols, rows) = planned {
+                self.resize(at, cols, rows);
+            }
+            self.next += 1;
+        }
+        if !self.carry.is_empty() {
+            let rest = String::from_utf8_lossy(&self.carry).into_owned();
+            let t = self.seconds(self.last_us);
+            self.line(&json!([t, "o", rest]));
+        }
+        self.out
+    }
+
+    /// The bytes of the piece (`bytes` from `from`) between the writer's position and `upto`.
+    fn take(&mut self, from: u64, bytes: &[u8], upto: u64) -> Vec<u8> {
+        let a = usize::try_from(self.pos.saturating_sub(from)).unwrap_or(usize::MAX);
+        let b = usize::try_from(upto.saturating_sub(from)).unwrap_or(usize::MAX);
+        let (a, b) = (a.min(bytes.len()), b.min(bytes.len()));
+        if b <= a {
+            return Vec::new();
+        }
+        self.pos = from + b as u64;
+        bytes[a..b].to_vec()
+    }
+
+    /// An output event of `bytes` at `at_us`, its text cut before a UTF-8 sequence the bytes
+    /// end inside of (kept for the next event).
+    fn output(&mut self, at_us: u64, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        let mut all = std::mem::take(&mut self.carry);
+        all.extend_from_slice(bytes);
+        let cut = unfinished_tail(&all);
+        self.carry = all.split_off(all.len() - cut);
+        if all.is_empty() {
+            return;
+        }
+        let text = String::from_utf8_lossy(&all).into_owned();
+        let t = self.seconds(at_us);
+        self.line(&json!([t, "o", text]));
+    }
+
+    /// A resize event at `at_us`, unless the grid is that already.
+    fn resize(&mut self, at_us: u64, cols: u16, rows: u16) {
+        if self.grid == (cols, rows) {
+            return;
+        }
+        self.grid = (cols, rows);
+        let t = self.seconds(at_us);
+        self.line(&json!([t, "r", format!("{cols}x{rows}")]));
+    }
+
+    /// Seconds from the recording's start to `at_us`, never before the last event's.
+    fn seconds(&mut self, at_us: u64) -> f64 {
+        self.last_us = self.last_us.max(at_us);
+        // Microseconds to seconds: exact to the microsecond for any recording shorter than
+        // a century.
+        #[allow(clippy::cast_precision_loss)]
+        let s = (self.last_us - self.start_us) as f64 / 1e6;
+        s
+    }
+
+    fn line(&mut self, v: &serde_json::Value) {
+        self.out.extend_from_slice(v.to_string().as_bytes());
+        self.out.push(b'\n');
+    }
+}
+
+/// How many bytes at the end of `b` are the start of a UTF-8 sequence not finished yet (0 to
+/// 3): the rest decodes (or is not UTF-8 whatever follows).
+fn unfinished_tail(b: &[u8]) -> usize {
+    for back in 1..=3.min(b.len()) {
+        let lead = b[b.len() - back];
+        if lead & 0xC0 == 0x80 {
+            continue;
+        }
+        let need = match lead {
+            0xC2..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF4 => 4,
+            _ => return 0,
+        };
+        return if need > back { back } else { 0 };
+    }
+    0
+}
+
+impl PaneIo {
+    /// `GET /api/subshells/:id/recording/cast`: the pane's whole recording as asciicast v2.
+    pub async fn recording_cast(&self, c: &Caller, id: &str) -> Result<Vec<u8>, ApiError> {
+        let row = self.lookup.reach_subshell(c, id, Need::Read).await?;
+        if !self.dispatcher.node_can(&row.node_id, RECORDING).await {
+            return Err(ApiError::new(
+                409,
+                "RECORDING_UNSUPPORTED",
+                "the pane's node does not record its panes: update the node",
+            ));
+        }
+        let sid = SubshellId::parse(&row.id).map_err(|_| ApiError::internal())?;
+        let read = |timing: bool, from: u64| {
+            let l = LogRead {
+                subshell_id: sid.clone(),
+                from_byte: from,
+                max_bytes: PIECE_BYTES,
+            };
+            let command = if timing {
+                Command::TimingRead(l)
+            } else {
+                Command::LogRead(l)
+            };
+            self.read_piece(&row.node_id, command)
+        };
+        // The timing first, whole; then the log, piece by piece, into the cast.
+        let (first, size) = read(true, 0).await?;
+        too_large(size, MAX_CAST_TIMING_BYTES, "timing")?;
+        let mut timing = first;
+        while (timing.len() as u64) < size {
+            let (more, _) = read(true, timing.len() as u64).await?;
+            if more.is_empty() {
+                break;
+            }
+            timing.extend(more);
+        }
+        let records = decode_all(&timing).map_err(|at| {
+            ApiError::new(
+                502,
+                "RECORDING_CORRUPT",
+                "the pane's recording holds a record that is not one; its log is intact",
+            )
+            .with_metadata(json!({ "atByte": at }))
+        })?;
+        let fallback = (
+            u16::try_from(row.cols).unwrap_or(DEFAULT_COLS),
+            u16::try_from(row.rows).unwrap_or(DEFAULT_ROWS),
+        );
+        let mut cast = CastWriter::new(&records, &row.name, fallback);
+        let (piece, size) = read(false, 0).await?;
+        too_large(size, MAX_CAST_LOG_BYTES, "log")?;
+        let mut from = 0;
+        let mut piece = piece;
+        loop {
+            if piece.is_empty() {
+                break;
+            }
+            cast.piece(from, &piece);
+            from += piece.len() as u64;
+            if from >= size {
+                break;
+            }
+            piece = read(false, from).await?.0;
+        }
+        Ok(cast.finish())
+    }
+
+    /// One `log_read` or `timing_read`: its bytes and the file's size.
+    async fn read_piece(
+        &self,
+        node_id: &str,
+        command: Command,
+    ) -> Result<(Vec<u8>, u64), ApiError> {
+        let d = node_data(self.dispatcher.node_command(node_id, command).await?)?;
+        let size = d
+            .get("size")
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(0);
+        let bytes = termplane_proto::key::b64url_decode(
+            d.get("data_b64")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default(),
+        )
+        .map_err(|_| {
+            ApiError::new(
+                502,
+                "NODE_BAD_RESULT",
+                "the node answered a read that is not base64url",
+            )
+        })?;
+        Ok((bytes, size))
+    }
+}
+
+fn too_large(size: u64, max: u64, what: &str) -> Result<(), ApiError> {
+    if size <= max {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        413,
+        "RECORDING_TOO_LARGE",
+        format!("the recording's {what} is {size} bytes; an export reads at most {max}"),
+    )
+    .with_metadata(json!({ "bytes": size, "maxBytes": max })))
+}
+
+// A whole number of records per piece, so a piece never ends inside one.
+const _: () = assert!((PIECE_BYTES as usize).is_multiple_of(RECORD_BYTES));
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use super::*;
+
+    fn parse(cast: &[u8]) -> (serde_json::Value, Vec<serde_json::Value>) {
+        let text = std::str::from_utf8(cast).unwrap();
+        let mut lines = text.lines().map(|l| serde_json::from_str(l).unwrap());
+        let header = lines.next().unwrap();
+        (header, lines.collect())
+    }
+
+    fn output(events: &[serde_json::Value]) -> String {
+        events
+            .iter()
+            .filter(|e| e[1] == "o")
+            .map(|e| e[2].as_str().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_cast_plays_the_log_at_its_records_times_in_any_pieces() {
+        let s = 1_700_000_000_000_000;
+        let log = "héllo\r\nwörld\r\n€ end".as_bytes();
+        let records = [
+            Record::Grid {
+                at_us: s,
+                cols: 80,
+                rows: 24,
+            },
+            Record::Start {
+                at_us: s + 10,
+                log_size: 0,
+            },
+            // Written after the grid that follows it in time.
+            Record::Grid {
+                at_us: s + 2_500_000,
+                cols: 100,
+                rows: 30,
+            },
+            Record::Output {
+                at_us: s + 1_000_000,
+                log_end: 2, // inside the two bytes of é
+            },
+            Record::Output {
+                at_us: s + 2_000_000,
+                log_end: 15,
+            },
+            Record::Output {
+                at_us: s + 3_000_000,
+                log_end: log.len() as u64,
+            },
+        ];
+        for piece in [1, 2, 3, 7, log.len()] {
+            let mut w = CastWriter::new(&records, "pane", (120, 36));
+            for (i, chunk) in log.chunks(piece).enumerate() {
+                w.piece((i * piece) as u64, chunk);
+            }
+            let (header, events) = parse(&w.finish());
+            assert_eq!(header["version"], 2);
+            assert_eq!(
+                (header["width"].clone(), header["height"].clone()),
+                (json!(80), json!(24))
+            );
+            assert_eq!(header["timestamp"], 1_700_000_000);
+            assert_eq!(header["title"], "pane");
+            assert_eq!(
+                output(&events),
+                "héllo\r\nwörld\r\n€ end",
+                "pieces of {piece}"
+            );
+            let times: Vec<f64> = events.iter().map(|e| e[0].as_f64().unwrap()).collect();
+            assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
+            let resize: Vec<_> = events.iter().filter(|e| e[1] == "r").collect();
+            assert_eq!(resize.len(), 1);
+            assert_eq!(resize[0][0], 2.5);
+            assert_eq!(resize[0][2], "100x30");
+            // "wörld" is out by the record of 2 s, " end" only with the one of 3 s.
+            let at = |needle: &str| {
+                let mut so_far = String::new();
+                events.iter().filter(|e| e[1] == "o").find_map(|e| {
+                    so_far.push_str(e[2].as_str().unwrap());
+                    so_far.contains(needle).then(|| e[0].as_f64().unwrap())
+                })
+            };
+            // The record of 1 s ends inside é: "h" then, é whole with the next.
+            assert_eq!(at("h"), Some(1.0), "{events:?}");
+            assert_eq!(at("hé"), Some(2.0), "{events:?}");
+            assert_eq!(at("wörld"), Some(2.0), "{events:?}");
+            assert_eq!(at(" end"), Some(3.0), "{events:?}");
+        }
+    }
+
+    #[test]
+    fn a_log_without_timing_is_one_event_and_bytes_past_the_records_come_last() {
+        let mut w = CastWriter::new(&[], "old", (90, 20));
+        w.piece(0, b"all of it");
+        let (header, events) = parse(&w.finish());
+        assert_eq!(
+            (header["width"].clone(), header["height"].clone()),
+            (json!(90), json!(20))
+        );
+        assert_eq!(events, [json!([0.0, "o", "all of it"])]);
+
+        let records = [Record::Output {
+            at_us: 5_000_000,
+            log_end: 3,
+        }];
+        let mut w = CastWriter::new(&records, "t", (80, 24));
+        w.piece(0, b"abcdef\xff");
+        let (_, events) = parse(&w.finish());
+        assert_eq!(output(&events), "abcdef\u{fffd}");
+        assert!(events.iter().all(|e| e[0] == 0.0), "{events:?}");
+    }
+
+    #[test]
+    fn a_sequence_cut_at_the_end_is_kept_for_later_and_never_lost() {
+        assert_eq!(unfinished_tail(b"ab"), 0);
+        assert_eq!(unfinished_tail("é".as_bytes()), 0);
+        assert_eq!(unfinished_tail(&"é".as_bytes()[..1]), 1);
+        assert_eq!(unfinished_tail(&"€".as_bytes()[..2]), 2);
+        assert_eq!(unfinished_tail(&"😀".as_bytes()[..3]), 3);
+        assert_eq!(unfinished_tail(b"\xff"), 0);
+        // A log that ends inside a sequence: the bytes still come out, as U+FFFD.
+        let mut w = CastWriter::new(&[], "t", (80, 24));
+        w.piece(0, &"x€".as_bytes()[..3]);
+        let (_, events) = parse(&w.finish());
+        assert_eq!(output(&events), "x\u{fffd}");
+    }
+}
