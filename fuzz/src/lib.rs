@@ -19,11 +19,13 @@ mod exec;
 mod mcp;
 mod node_io;
 mod plane_http;
+mod recording;
 
 pub use exec::{CONTROL_MARKER, pane_screen, tmux_control};
 pub use mcp::mcp_stdio;
 pub use node_io::{node_http_response, ws_capped};
 pub use plane_http::{http_chunked, http_head, plane_router};
+pub use recording::recording_cast;
 
 use arbitrary::{Arbitrary, Unstructured};
 use termplane_machines::agent_link::{AgentAction, AgentConfig, AgentInput, AgentLink};
@@ -871,12 +873,17 @@ mod corpus {
         replay("plane_router", plane_router);
     }
 
+    #[test]
+    fn recording_cast_corpus() {
+        replay("recording_cast", recording_cast);
+    }
+
     /// Deterministic pseudo-random inputs through every body: a smoke run that needs no
     /// libFuzzer, so a broken invariant shows up in the ordinary test suite too.
     #[test]
     fn every_body_survives_pseudo_random_inputs() {
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let bodies: [fn(&[u8]); 16] = [
+        let bodies: [fn(&[u8]); 17] = [
             p256_fixed_key,
             frame_decode,
             jws_verify,
@@ -893,6 +900,7 @@ mod corpus {
             http_head,
             http_chunked,
             plane_router,
+            recording_cast,
         ];
         for round in 0..300 {
             let len = 1 + (round * 7) % 900;
@@ -919,7 +927,7 @@ mod corpus {
             MAX_FRAME_BYTES, MAX_JWS_BYTES, MAX_PRE_HANDSHAKE_FRAME_BYTES,
         };
         type Body = (&'static str, fn(&[u8]));
-        let bodies: [Body; 16] = [
+        let bodies: [Body; 17] = [
             ("p256_fixed_key", p256_fixed_key),
             ("frame_decode", frame_decode),
             ("jws_verify", jws_verify),
@@ -936,6 +944,7 @@ mod corpus {
             ("http_head", http_head),
             ("http_chunked", http_chunked),
             ("plane_router", plane_router),
+            ("recording_cast", recording_cast),
         ];
         let mut lengths = vec![0, 1, 0xffff];
         for cap in [
@@ -1064,6 +1073,22 @@ mod corpus {
             ("plane_router", "dots", [&[4u8][..], b"/api/channels/../members/%2e%2e"].concat()),
             ("plane_router", "not-allowed", [&[7u8][..], b"/api/auth/session"].concat()),
             ("plane_router", "bad", [&[1u8][..], b"/docs/assets/%zz%C3"].concat()),
+            // A recording: a grid, a start, output in two groups (one ending inside é), a
+            // resize; then the log, with bytes past the last record and one that is not UTF-8.
+            ("recording_cast", "pane", {
+                use termplane_proto::recording::Record;
+                let records = [
+                    Record::Grid { at_us: 1_000, cols: 80, rows: 24 },
+                    Record::Start { at_us: 1_001, log_size: 0 },
+                    Record::Output { at_us: 2_000, log_end: 2 },
+                    Record::Grid { at_us: 30_000, cols: 100, rows: 30 },
+                    Record::Output { at_us: 20_000, log_end: 12 },
+                ];
+                let timing: Vec<u8> = records.iter().flat_map(|r| r.encode()).collect();
+                let n = u8::try_from(timing.len() * 2 / 16).unwrap();
+                [&[n, 0x65][..], &timing, "hé\u{1b}[1mllo\r\n€ and more \u{ff}".as_bytes(), b"\xff"].concat()
+            }),
+            ("recording_cast", "corrupt", [&[2u8, 0][..], &[0; 8], &[0, 0, 0, 0, 0, 0, 0, 9]].concat()),
         ];
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus");
         for (target, name, bytes) in seeds.drain(..) {
