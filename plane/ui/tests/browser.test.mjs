@@ -636,6 +636,25 @@ describe("termplane browser app", { concurrency: false }, () => {
     await waitLine(page, "from-the-first");
   });
 
+  test("the pane's recording downloads from its Actions menu: what it printed, and its resizes", async () => {
+    await page.locator("details.menu summary").click();
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("link", { name: "Download recording" }).click(),
+    ]);
+    assert.equal(download.suggestedFilename(), "ui-shell.cast");
+    const text = await readFile(await download.path(), "utf8");
+    const [head, ...events] = text.trim().split("\n").map((l) => JSON.parse(l));
+    assert.equal(head.version, 2);
+    assert.equal(head.title, "ui-shell");
+    const out = events.filter((e) => e[1] === "o").map((e) => e[2]).join("");
+    assert.match(out, /from-the-first/);
+    assert.ok(events.some((e) => e[1] === "r"), "the window's resizes are in it");
+    const times = events.map((e) => e[0]);
+    assert.deepEqual(times, [...times].sort((a, b) => a - b), "in time order");
+    await page.locator("details.menu summary").click();
+  });
+
   test("what the agent in a pane reports about itself shows on its page and in the list, live", async () => {
     // A pane of its own; it reports with its own token, as a harness's hook or its agent would.
     const pane = await launchShell(page, "ui-agent");

@@ -277,6 +277,14 @@ export function SubshellPage({ id }: { id: string }) {
             <button type="button" class="btn btn-small" onClick={() => client?.reopen()}>
               Reconnect
             </button>
+            <a
+              class="btn btn-small"
+              href={`/api/subshells/${id}/recording/cast`}
+              download={`${row?.name ?? id}.cast`}
+              title="Everything the pane printed, with its timing, as an asciicast file (asciinema play)"
+            >
+              Download recording
+            </a>
             {canShare ? (
               <button type="button" class="btn btn-small" onClick={() => setShareOpen(true)}>
                 Share…
