@@ -2655,9 +2655,21 @@ fn a_panes_output_is_recorded_with_its_timing_and_grid_beside_its_log() {
     let r = w.get(&format!("/api/subshells/{id}/recording/cast"));
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(r.header("content-type"), Some("application/x-asciicast"));
+    // Saved under the subshell's name.
+    let name = subshell(&w, &id)["name"].as_str().unwrap().to_owned();
+    let plain: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
     assert!(
         r.header("content-disposition")
-            .is_some_and(|d| d.contains(&format!("{id}.cast"))),
+            .is_some_and(|d| d.contains(&format!("filename=\"{plain}.cast\""))),
         "{:?}",
         r.headers
     );

@@ -264,11 +264,8 @@ async fn recording_cast(
     SubshellCaller(c): SubshellCaller,
     Path(p): Path<IdParam>,
 ) -> Res<Cast> {
-    let bytes = svc.pane_io().recording_cast(&c, p.id.as_str()).await?;
-    Ok(Cast {
-        bytes,
-        name: p.id.as_str().to_owned(),
-    })
+    let (bytes, name) = svc.pane_io().recording_cast(&c, p.id.as_str()).await?;
+    Ok(Cast { bytes, name })
 }
 
 async fn logs(

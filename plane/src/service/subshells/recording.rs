@@ -226,8 +226,13 @@ fn unfinished_tail(b: &[u8]) -> usize {
 }
 
 impl PaneIo {
-    /// `GET /api/subshells/:id/recording/cast`: the pane's whole recording as asciicast v2.
-    pub async fn recording_cast(&self, c: &Caller, id: &str) -> Result<Vec<u8>, ApiError> {
+    /// `GET /api/subshells/:id/recording/cast`: the pane's whole recording as asciicast v2,
+    /// and the subshell's name (the file is saved under it).
+    pub async fn recording_cast(
+        &self,
+        c: &Caller,
+        id: &str,
+    ) -> Result<(Vec<u8>, String), ApiError> {
         let row = self.lookup.reach_subshell(c, id, Need::Read).await?;
         if !self.dispatcher.node_can(&row.node_id, RECORDING).await {
             return Err(ApiError::new(
@@ -289,7 +294,7 @@ impl PaneIo {
             }
             piece = read(false, from).await?.0;
         }
-        Ok(cast.finish())
+        Ok((cast.finish(), row.name))
     }
 
     /// One `log_read` or `timing_read`: its bytes and the file's size.

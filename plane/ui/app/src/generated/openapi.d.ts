@@ -3073,6 +3073,12 @@ export interface components {
              *     }
              */
             preset?: components["schemas"]["LaunchPreset"];
+            /**
+             * @description `false`: the pane's output is logged but not recorded (no timing file). Absent: the
+             *     node records it. Sent only to a node that advertises [`RECORDING`]; an older node's
+             *     strict decoder would refuse the field.
+             */
+            recording?: boolean | null;
             /** @description How to fill the binary slot. */
             resolve: components["schemas"]["Resolve"];
             /** @description Optional resume pin (harness session id to resume). */
