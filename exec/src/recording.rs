@@ -127,25 +127,34 @@ pub fn record_pane(log: &Path) -> io::Result<()> {
         at_us: now_us(),
         log_size: size,
     });
-    // Read straight from the descriptor: a buffer of our own in front of it would hold bytes
-    // the poll below cannot see.
+    // Read straight from the descriptor (a buffer of our own in front of it would hold bytes
+    // the poll below cannot see), without blocking: output waiting is read at once, one call per
+    // read as `cat` does, and only an empty pipe is waited on — until output comes, or the open
+    // group is due and its record is written. Were the descriptor to stay blocking, a group's
+    // record would be written at the next read instead (its time is its first read's all the
+    // same).
     let input = io::stdin();
+    let _ = rustix::fs::fcntl_getfl(&input)
+        .and_then(|f| rustix::fs::fcntl_setfl(&input, f | rustix::fs::OFlags::NONBLOCK));
     let mut grouping = Grouping::default();
-    let mut buf = vec![0u8; 64 * 1024];
+    // As large as `cat`'s.
+    let mut buf = vec![0u8; 128 * 1024];
     loop {
-        if let Some(due) = grouping.due_us() {
-            let wait = Duration::from_micros(due.saturating_sub(now_us()));
-            if !readable_within(&input, wait)? {
-                if let Some(r) = grouping.close() {
-                    put(r);
-                }
-                continue;
-            }
-        }
         let n = match rustix::io::read(&input, &mut buf) {
             Ok(0) => break,
             Ok(n) => n,
             Err(rustix::io::Errno::INTR) => continue,
+            Err(rustix::io::Errno::AGAIN) => {
+                let due = grouping
+                    .due_us()
+                    .map(|d| Duration::from_micros(d.saturating_sub(now_us())));
+                if !readable_within(&input, due)?
+                    && let Some(r) = grouping.close()
+                {
+                    put(r);
+                }
+                continue;
+            }
             Err(e) => return Err(e.into()),
         };
         out.write_all(&buf[..n])?;
@@ -177,16 +186,16 @@ pub fn main(program: &str, args: &[String]) -> std::process::ExitCode {
     }
 }
 
-/// Whether `fd` has something to read (or its end) within `wait`.
-fn readable_within(fd: &impl AsFd, wait: Duration) -> io::Result<bool> {
+/// Whether `fd` has something to read (or its end) within `wait` (`None`: waits for it).
+fn readable_within(fd: &impl AsFd, wait: Option<Duration>) -> io::Result<bool> {
     use rustix::event::{PollFd, PollFlags, Timespec};
-    let timeout = Timespec {
-        tv_sec: i64::try_from(wait.as_secs()).unwrap_or(i64::MAX),
-        tv_nsec: i64::from(wait.subsec_nanos()),
-    };
+    let timeout = wait.map(|w| Timespec {
+        tv_sec: i64::try_from(w.as_secs()).unwrap_or(i64::MAX),
+        tv_nsec: i64::from(w.subsec_nanos()),
+    });
     let mut fds = [PollFd::new(fd, PollFlags::IN)];
     loop {
-        match rustix::event::poll(&mut fds, Some(&timeout)) {
+        match rustix::event::poll(&mut fds, timeout.as_ref()) {
             Ok(n) => return Ok(n > 0),
             Err(rustix::io::Errno::INTR) => {}
             Err(e) => return Err(e.into()),
