@@ -184,6 +184,10 @@ impl Executor {
         }
         let log = self.log_path(&l.subshell_id);
         crate::fs::ensure_private_dir(&self.logs_dir()).map_err(|e| e.to_string())?;
+        let recorded = l.recording != Some(false) && self.cfg.recorder.is_some();
+        if recorded {
+            crate::fs::ensure_private_dir(&self.recordings_dir()).map_err(|e| e.to_string())?;
+        }
         crate::fs::ensure_private_dir(self.exits.dir()).map_err(|e| e.to_string())?;
         match std::fs::remove_file(events::exit_file(self.exits.dir(), &l.subshell_id)) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -208,12 +212,13 @@ impl Executor {
         // The recorder writes the log and its timing (see `recording`); `cat` logs a pane
         // whose recorder is not there (a binary replaced and not yet back, say).
         let quoted_log = tmux::shell_quote_for_pipe(&log.to_string_lossy());
-        let recorded = l.recording != Some(false);
         let pipe = match self.cfg.recorder.as_ref().filter(|_| recorded) {
             Some(bin) => {
                 let bin = tmux::shell_quote_for_pipe(&bin.to_string_lossy());
+                let timing =
+                    tmux::shell_quote_for_pipe(&self.timing_path(&l.subshell_id).to_string_lossy());
                 format!(
-                    "if [ -x {bin} ]; then exec {bin} record-pane {quoted_log}; fi; exec cat >> {quoted_log}"
+                    "if [ -x {bin} ]; then exec {bin} record-pane {quoted_log} {timing}; fi; exec cat >> {quoted_log}"
                 )
             }
             None => format!("exec cat >> {quoted_log}"),

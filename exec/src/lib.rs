@@ -119,7 +119,7 @@ pub struct ExecConfig {
     /// Where the maintenance mirror is kept (`<dataDir>/maintenance.json` by default); `None`
     /// keeps it in memory only, for a host that has no maintenance file (the plane's own host).
     pub maintenance_file: Option<PathBuf>,
-    /// The binary whose `record-pane LOG` subcommand records a pane's output (see
+    /// The binary whose `record-pane LOG TIMING` subcommand records a pane's output (see
     /// [`recording`]): the embedding process's own. `None`, or a path that is no executable
     /// when a pane starts, logs the pane with `cat` and no timing.
     pub recorder: Option<PathBuf>,
@@ -565,6 +565,18 @@ impl Executor {
         self.logs_dir().join(format!("{id}.log"))
     }
 
+    /// Where a pane's recording (the timing of its log, see [`recording`]) is kept:
+    /// `recordings/<id>.timing`, out of the `logs` directory, whose every write the activity
+    /// watch is woken by.
+    #[must_use]
+    pub fn timing_path(&self, id: &SubshellId) -> PathBuf {
+        self.recordings_dir().join(format!("{id}.timing"))
+    }
+
+    fn recordings_dir(&self) -> PathBuf {
+        self.cfg.data_dir.join("recordings")
+    }
+
     /// Abandons every upload under way, removing its partial file (the daemon stops: the
     /// plane cannot finish them).
     pub fn abandon_uploads(&self) {
@@ -635,11 +647,9 @@ impl Executor {
             Command::LogRead(l) => {
                 read_range(&self.log_path(&l.subshell_id), l.from_byte, l.max_bytes)
             }
-            Command::TimingRead(l) => read_range(
-                &recording::timing_path(&self.log_path(&l.subshell_id)),
-                l.from_byte,
-                l.max_bytes,
-            ),
+            Command::TimingRead(l) => {
+                read_range(&self.timing_path(&l.subshell_id), l.from_byte, l.max_bytes)
+            }
             Command::TailStart(t) => {
                 let from =
                     self.tails
@@ -790,7 +800,7 @@ impl Executor {
         }
         let mut removed = 0;
         let log = self.log_path(id);
-        let timing = recording::timing_path(&log);
+        let timing = self.timing_path(id);
         for path in [log, timing, events::exit_file(self.exits.dir(), id)] {
             match std::fs::remove_file(&path) {
                 Ok(()) => removed += 1,
@@ -986,7 +996,7 @@ impl Executor {
             cols,
             rows,
         };
-        let path = recording::timing_path(&self.log_path(id));
+        let path = self.timing_path(id);
         if !start && !path.exists() {
             return;
         }

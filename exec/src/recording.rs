@@ -2,9 +2,10 @@
 //!
 //! A pane's log (`logs/<id>.log`) already holds every byte the pane printed, whether or not
 //! anyone watches, across restarts of the node and of its subshell; the live terminals and the
-//! replay read it. What it lacks is time. Beside it, `logs/<id>.timing` says when the log grew
-//! and what size the pane's grid had, so the log can be played back as it was printed. The
-//! recording is kept on the node, with the log, rather than on the plane: the plane sees a
+//! replay read it. What it lacks is time. Next to it, `recordings/<id>.timing` says when the log
+//! grew and what size the pane's grid had, so the log can be played back as it was printed (its
+//! own directory: every write into `logs/` wakes the activity watch). The recording is kept on
+//! the node, with the log, rather than on the plane: the plane sees a
 //! pane's output only while someone watches it, a node keeps recording while its link is down,
 //! and the bytes are not copied a second time.
 //!
@@ -20,7 +21,7 @@
 //! [`GROUP`] — at most 5.6 MB an hour — and an idle pane nothing; a byte's time is known to
 //! within [`GROUP`]. The record of a group is written once the group's time is over, never
 //! before the bytes reach the log: recording adds no wait to the output's path.
-//!
+
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write as _};
 use std::os::fd::AsFd;
@@ -82,7 +83,7 @@ pub fn now_us() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
 }
 
-/// The timing file beside the log `log`.
+/// A timing file beside the log `log` (where `record-pane LOG` with no timing path keeps it).
 #[must_use]
 pub fn timing_path(log: &Path) -> PathBuf {
     log.with_extension("timing")
@@ -107,7 +108,7 @@ pub fn append(path: &Path, record: Record) -> io::Result<()> {
 /// input to the log `log` as it comes and writes the timing records beside it. A write to the
 /// log that fails ends it, as it ends `cat`; the timing file failing (a full disk, say) stops
 /// only the timing, never the log the live terminals read.
-pub fn record_pane(log: &Path) -> io::Result<()> {
+pub fn record_pane(log: &Path, timing: &Path) -> io::Result<()> {
     let mut out = OpenOptions::new()
         .append(true)
         .create(true)
@@ -115,7 +116,7 @@ pub fn record_pane(log: &Path) -> io::Result<()> {
         .custom_flags(i32::try_from(rustix::fs::OFlags::NOFOLLOW.bits()).unwrap_or(0))
         .open(log)?;
     let mut size = out.metadata()?.len();
-    let mut timing = open_timing(&timing_path(log)).ok();
+    let mut timing = open_timing(timing).ok();
     let mut put = |r: Record| {
         if let Some(f) = &mut timing
             && f.write_all(&r.encode()).is_err()
@@ -169,18 +170,23 @@ pub fn record_pane(log: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// `record-pane LOG`, the subcommand of the node daemon and the plane that tmux's `pipe-pane`
+/// `record-pane LOG [TIMING]`, the subcommand of the node daemon and the plane that tmux's `pipe-pane`
 /// runs for each pane: [`record_pane`] until the pane's output ends.
 #[must_use]
 pub fn main(program: &str, args: &[String]) -> std::process::ExitCode {
-    let [log] = args else {
-        eprintln!("usage: {program} record-pane LOG");
-        return std::process::ExitCode::from(2);
+    let (log, timing) = match args {
+        [log, timing] => (Path::new(log), PathBuf::from(timing)),
+        // Beside the log, as a pane launched by a build that passed no timing path expects.
+        [log] => (Path::new(log), timing_path(Path::new(log))),
+        _ => {
+            eprintln!("usage: {program} record-pane LOG [TIMING]");
+            return std::process::ExitCode::from(2);
+        }
     };
-    match record_pane(Path::new(log)) {
+    match record_pane(log, &timing) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("{program} record-pane: {log}: {e}");
+            eprintln!("{program} record-pane: {}: {e}", log.display());
             std::process::ExitCode::FAILURE
         }
     }
@@ -285,7 +291,8 @@ mod tests {
     #[test]
     fn recorder_child() {
         if let Some(log) = std::env::var_os("TERMPLANE_TEST_RECORDER_LOG") {
-            record_pane(Path::new(&log)).unwrap();
+            let log = Path::new(&log);
+            record_pane(log, &timing_path(log)).unwrap();
         }
     }
 }

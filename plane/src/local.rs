@@ -91,7 +91,7 @@ pub fn keep_inherited_descriptors_to_ourselves() {
     termplane_exec::procs::keep_inherited_descriptors_to_ourselves();
 }
 
-/// `termplane record-pane LOG`: a pane's recorder on the plane's own host, run by tmux's
+/// `termplane record-pane LOG TIMING`: a pane's recorder on the plane's own host, run by tmux's
 /// `pipe-pane` for each pane (see `termplane_exec::recording`).
 #[must_use]
 pub fn record_pane(args: &[String]) -> std::process::ExitCode {

@@ -389,7 +389,7 @@ pub const SCREEN_REPLAY: &str = "screen_replay";
 pub const FORGET: &str = "forget";
 
 /// The `ready` capability of a node that records each pane's output with its timing (a timing
-/// file beside the pane log) and takes the `timing_read` command.
+/// file kept with the pane log) and takes the `timing_read` command.
 pub const RECORDING: &str = "recording";
 
 /// `log_read` (and `timing_read`).

@@ -2553,17 +2553,17 @@ fn asciinema_cat(file: &Path) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// The records of a pane's timing file (`logs/<id>.timing` beside its log).
+/// The records of a pane's timing file (`recordings/<id>.timing` in the node's data directory).
 fn timing_records(w: &World, id: &str) -> Vec<termplane_exec::recording::Record> {
     let path = w
         .dir
-        .join(format!("xdg-data/termplane-node/logs/{id}.timing"));
+        .join(format!("xdg-data/termplane-node/recordings/{id}.timing"));
     let bytes = std::fs::read(&path).unwrap_or_default();
     termplane_exec::recording::decode_all(&bytes)
         .unwrap_or_else(|at| panic!("{}: no record at byte {at}", path.display()))
 }
 
-/// Every pane's output is recorded with its timing beside its log, whether or not anyone
+/// Every pane's output is recorded with its timing next to its log, whether or not anyone
 /// watches (see `termplane_exec::recording`): the grid it started on and each resize, the start
 /// of each incarnation at the log's size then, and output records in order, in time, that end
 /// where the log ends; a restart appends a new incarnation to the same recording; the recording
@@ -2646,7 +2646,9 @@ fn a_panes_output_is_recorded_with_its_timing_and_grid_beside_its_log() {
     let log = std::fs::read(&log_path).unwrap();
     assert!(String::from_utf8_lossy(&log[..usize::try_from(last.2).unwrap()]).contains("rec-42"));
     use std::os::unix::fs::PermissionsExt as _;
-    let timing = log_path.with_extension("timing");
+    let timing = w
+        .dir
+        .join(format!("xdg-data/termplane-node/recordings/{id}.timing"));
     let mode = std::fs::metadata(&timing).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600, "timing file mode {mode:o}");
 
@@ -2755,7 +2757,9 @@ fn a_panes_output_is_recorded_with_its_timing_and_grid_beside_its_log() {
     let log_path = w.dir.join(format!("xdg-data/termplane-node/logs/{id}.log"));
     assert!(log_path.exists());
     assert!(
-        !log_path.with_extension("timing").exists(),
+        !w.dir
+            .join(format!("xdg-data/termplane-node/recordings/{id}.timing"))
+            .exists(),
         "a pane launched with recording off has no timing"
     );
     let r = w.get(&format!("/api/subshells/{id}/recording/cast"));
