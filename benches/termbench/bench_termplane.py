@@ -135,6 +135,7 @@ def start(args, tmp):
     env["HOME"] = home
     env["RUST_LOG"] = "warn"
     env["TERMPLANE_SCREEN_SIGNAL"] = args.screen_signal
+    env["TERMPLANE_RECORDING"] = args.recording
     plane = tb.Server([os.path.join(args.bin_dir, "termplane"), "serve", "--data-dir",
                        os.path.join(tmp, "plane"), "--listen", f"127.0.0.1:{port}"],
                       env=env, name="termplane")
@@ -188,6 +189,8 @@ def main():
     p.add_argument("--bin-dir", default=os.path.join(ROOT, "target", "release"))
     p.add_argument("--screen-signal", choices=["on", "off"], default="on",
                    help="the plane's screen signal (the node's activity events and screen reads)")
+    p.add_argument("--recording", choices=["on", "off"], default="on",
+                   help="the plane's recording of panes (the node's recorder in place of cat)")
     tb.common_args(p)
     args = p.parse_args()
     tb.ensure_env(("websockets",))
@@ -197,8 +200,10 @@ def main():
         plane, node, port, key, sid = start(args, tmp)
         version = subprocess.run([os.path.join(args.bin_dir, "termplane"), "--version"],
                                  capture_output=True, text=True).stdout.strip()
-        peer = f"termplane-{args.node}" + ("" if args.screen_signal == "on" else "-no-screen-signal")
+        peer = (f"termplane-{args.node}" + ("" if args.screen_signal == "on" else "-no-screen-signal")
+                + ("" if args.recording == "on" else "-no-recording"))
         extra = {"peer": peer, "version": version, "screen_signal": args.screen_signal,
+                 "recording": args.recording,
                  "server_cmd": f"termplane serve; shell pane on the {args.node} node"}
         proto = TermplaneProto(key, sid)
         proto.name = peer
