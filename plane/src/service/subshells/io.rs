@@ -22,6 +22,22 @@ impl std::fmt::Debug for PaneIo {
     }
 }
 
+/// The bytes of a node's `log_read` (or `timing_read`) answer `d`, from its unpadded base64url.
+pub(super) fn read_bytes(d: &serde_json::Value) -> Result<Vec<u8>, ApiError> {
+    termplane_proto::key::b64url_decode(
+        d.get("data_b64")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default(),
+    )
+    .map_err(|_| {
+        ApiError::new(
+            502,
+            "NODE_BAD_RESULT",
+            "the node answered a log read that is not base64url",
+        )
+    })
+}
+
 impl PaneIo {
     pub(in crate::service) fn new(
         store: Store,
@@ -68,18 +84,7 @@ impl PaneIo {
         let get = |k: &str| d.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0);
         // The node speaks unpadded base64url; the API answers the standard padded alphabet
         // that `base64 -d` and every language's default decoder read.
-        let bytes = termplane_proto::key::b64url_decode(
-            d.get("data_b64")
-                .and_then(serde_json::Value::as_str)
-                .unwrap_or_default(),
-        )
-        .map_err(|_| {
-            ApiError::new(
-                502,
-                "NODE_BAD_RESULT",
-                "the node answered a log read that is not base64url",
-            )
-        })?;
+        let bytes = read_bytes(&d)?;
         Ok(LogChunk {
             from_byte: get("fromByte"),
             to_byte: get("toByte"),

@@ -308,18 +308,7 @@ impl PaneIo {
             .get("size")
             .and_then(serde_json::Value::as_u64)
             .unwrap_or(0);
-        let bytes = termplane_proto::key::b64url_decode(
-            d.get("data_b64")
-                .and_then(serde_json::Value::as_str)
-                .unwrap_or_default(),
-        )
-        .map_err(|_| {
-            ApiError::new(
-                502,
-                "NODE_BAD_RESULT",
-                "the node answered a read that is not base64url",
-            )
-        })?;
+        let bytes = super::io::read_bytes(&d)?;
         Ok((bytes, size))
     }
 }
