@@ -792,8 +792,9 @@ impl Executor {
         Ok(json!({ "existed": true, "graceful": graceful }))
     }
 
-    /// `forget`: the pane log, its timing and exit record of a subshell whose pane is gone are removed
-    /// (the subshell was deleted: what it printed goes with it). Refused while the pane runs.
+    /// `forget`: the pane log, its recording's timing and the exit record of a subshell whose
+    /// pane is gone are removed (the subshell was deleted: what it printed goes with it).
+    /// Refused while the pane runs.
     fn forget(&self, id: &SubshellId) -> Result<Value, String> {
         if self.pane_dead(id).is_ok_and(|d| d.is_none()) {
             return Err(format!("{id}: the pane still runs"));
