@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 use termplane::service::CastWriter;
-use termplane_proto::recording::{RECORD_BYTES, decode_all};
+use termplane_proto::recording::{RECORD_BYTES, Record, decode_all};
 
 use crate::cuts::Cuts;
 
@@ -53,6 +53,7 @@ pub fn recording_cast(data: &[u8]) {
     }
     let mut last = 0.0f64;
     let mut played = String::new();
+    let mut marks = 0;
     for line in lines {
         let e: Value = serde_json::from_str(line).expect("each event is JSON");
         let [t, kind, body] = e.as_array().expect("an event is an array").as_slice() else {
@@ -69,9 +70,19 @@ pub fn recording_cast(data: &[u8]) {
                 assert!(c.parse::<u16>().is_ok_and(|n| n > 0), "{body}");
                 assert!(r.parse::<u16>().is_ok_and(|n| n > 0), "{body}");
             }
+            Some("m") => {
+                assert_eq!(body, "restarted");
+                marks += 1;
+            }
             _ => panic!("{e}"),
         }
     }
+    // Every incarnation's start but the first is marked.
+    let starts = records
+        .iter()
+        .filter(|r| matches!(r, Record::Start { .. }))
+        .count();
+    assert_eq!(marks, starts.saturating_sub(1));
     assert_eq!(
         played,
         String::from_utf8_lossy(log),

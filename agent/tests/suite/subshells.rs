@@ -2722,6 +2722,19 @@ fn a_panes_output_is_recorded_with_its_timing_and_grid_beside_its_log() {
     })
     .iter()
     .for_each(|s| assert!(*s == 0 || *s >= stopped_at, "start at {s}"));
+    // The export marks where the new incarnation starts, and still plays in asciinema.
+    let r = w.get(&format!("/api/subshells/{id}/recording/cast"));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let cast = r.text();
+    let marks: Vec<Value> = cast
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e[1] == "m")
+        .collect();
+    assert_eq!(marks.len(), 1, "{marks:?}");
+    assert_eq!(marks[0][2], "restarted");
+    assert!(asciinema_cat_text(&w, &cast).contains("rec-42"));
     // Deleted: the recording goes with the log.
     let r = w.send("DELETE", &format!("/api/subshells/{id}"), None);
     assert_eq!(r.status, 204, "{}", r.text());

@@ -10,8 +10,9 @@
 //! # The asciicast
 //! One header line `{ "version": 2, "width", "height", "timestamp", "title" }` (the grid the
 //! recording starts on; the start in Unix seconds), then one line per event: `[seconds, "o",
-//! text]` for output and `[seconds, "r", "COLSxROWS"]` for a resize, seconds counted from the
-//! recording's first record. Output is text: a UTF-8 sequence cut between two records is kept
+//! text]` for output, `[seconds, "r", "COLSxROWS"]` for a resize and `[seconds, "m", "restarted"]`
+//! (a marker) where a new incarnation of the pane starts, seconds counted from the recording's
+//! first record. Output is text: a UTF-8 sequence cut between two records is kept
 //! whole in the later event, and bytes that are not UTF-8 become U+FFFD (asciicast carries
 //! JSON strings). Bytes of the log the timing does not cover — printed before the pane was
 //! recorded (a pane launched on an older node), or after its recorder stopped — come at the time
@@ -50,12 +51,16 @@ pub struct CastWriter {
     last_us: u64,
     /// The grid the player has (a grid record of the same size is not an event).
     grid: (u16, u16),
+    /// Whether an incarnation's start has been passed (the later ones are markers).
+    seen_start: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
 enum Planned {
     /// Output up to this log offset.
     Upto(u64),
+    /// An incarnation's start, the log being this long then.
+    Start(u64),
     /// A grid.
     Grid(u16, u16),
 }
@@ -68,7 +73,7 @@ impl CastWriter {
         let mut timed: Vec<(u64, Planned)> = records
             .iter()
             .filter_map(|r| match *r {
-                Record::Start { at_us, log_size } => Some((at_us, Planned::Upto(log_size))),
+                Record::Start { at_us, log_size } => Some((at_us, Planned::Start(log_size))),
                 Record::Output { at_us, log_end } => Some((at_us, Planned::Upto(log_end))),
                 // A grid with no cells is no grid a player can take (a node never records one).
                 Record::Grid { cols: 0, .. } | Record::Grid { rows: 0, .. } => None,
@@ -83,7 +88,7 @@ impl CastWriter {
             .iter()
             .find_map(|(_, p)| match p {
                 Planned::Grid(c, r) => Some((*c, *r)),
-                Planned::Upto(_) => None,
+                Planned::Upto(_) | Planned::Start(_) => None,
             })
             .unwrap_or(fallback);
         let header = json!({
@@ -104,6 +109,7 @@ impl CastWriter {
             carry: Vec::new(),
             last_us: start_us,
             grid: (cols, rows),
+            seen_start: false,
         }
     }
 
@@ -113,7 +119,7 @@ impl CastWriter {
         while let Some(&(at, planned)) = self.plan.get(self.next) {
             match planned {
                 Planned::Grid(cols, rows) => self.resize(at, cols, rows),
-                Planned::Upto(upto) => {
+                Planned::Upto(upto) | Planned::Start(upto) => {
                     if upto > end {
                         // Waits for the log's next piece; what this one holds goes now.
                         let here = self.take(from, bytes, end);
@@ -123,6 +129,9 @@ impl CastWriter {
                     let here = self.take(from, bytes, upto);
                     self.output(at, &here);
                 }
+            }
+            if let Planned::Start(_) = planned {
+                self.started(at);
             }
             self.next += 1;
         }
@@ -137,8 +146,10 @@ impl CastWriter {
     pub fn finish(mut self) -> Vec<u8> {
         // Grids after the log's end still count; output records past it have nothing to show.
         while let Some(&(at, planned)) = self.plan.get(self.next) {
-            if let Planned::Grid(cols, rows) = planned {
-                self.resize(at, cols, rows);
+            match planned {
+                Planned::Grid(cols, rows) => self.resize(at, cols, rows),
+                Planned::Start(_) => self.started(at),
+                Planned::Upto(_) => {}
             }
             self.next += 1;
         }
@@ -178,6 +189,16 @@ impl CastWriter {
         let text = String::from_utf8_lossy(&all).into_owned();
         let t = self.seconds(at_us);
         self.line(&json!([t, "o", text]));
+    }
+
+    /// A marker at `at_us` for an incarnation's start, unless it is the recording's first.
+    fn started(&mut self, at_us: u64) {
+        if !self.seen_start {
+            self.seen_start = true;
+            return;
+        }
+        let t = self.seconds(at_us);
+        self.line(&json!([t, "m", "restarted"]));
     }
 
     /// A resize event at `at_us`, unless the grid is that already.
@@ -441,6 +462,56 @@ mod tests {
         let (_, events) = parse(&w.finish());
         assert_eq!(output(&events), "abcdef\u{fffd}");
         assert!(events.iter().all(|e| e[0] == 0.0), "{events:?}");
+    }
+
+    #[test]
+    fn a_restart_is_a_marker_where_its_incarnation_starts_and_the_first_start_is_not() {
+        let records = [
+            Record::Start {
+                at_us: 1_000_000,
+                log_size: 0,
+            },
+            Record::Output {
+                at_us: 1_500_000,
+                log_end: 3,
+            },
+            Record::Start {
+                at_us: 4_000_000,
+                log_size: 3,
+            },
+            Record::Output {
+                at_us: 4_250_000,
+                log_end: 6,
+            },
+            // A restart whose output never came, past the log's end.
+            Record::Start {
+                at_us: 9_000_000,
+                log_size: 6,
+            },
+        ];
+        for cut in 0..=6 {
+            let mut w = CastWriter::new(&records, "t", (80, 24));
+            let log = b"onetwo";
+            w.piece(0, &log[..cut]);
+            w.piece(cut as u64, &log[cut..]);
+            let (_, events) = parse(&w.finish());
+            let marks: Vec<_> = events.iter().filter(|e| e[1] == "m").collect();
+            assert_eq!(
+                marks,
+                [
+                    &json!([3.0, "m", "restarted"]),
+                    &json!([8.0, "m", "restarted"])
+                ],
+                "cut at {cut}: {events:?}"
+            );
+            assert_eq!(output(&events), "onetwo");
+            // The second incarnation's output comes after its marker.
+            let mark = events
+                .iter()
+                .position(|e| e == &json!([3.0, "m", "restarted"]));
+            let two = events.iter().position(|e| e[0] == 3.25 && e[1] == "o");
+            assert!(mark.unwrap() < two.unwrap(), "{events:?}");
+        }
     }
 
     #[test]
