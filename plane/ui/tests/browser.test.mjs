@@ -1621,7 +1621,8 @@ describe("termplane browser app", { concurrency: false }, () => {
     await page.keyboard.press("r");
     const reply = page.getByLabel("Reply to ov-asks");
     await reply.waitFor();
-    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("aria-label")), "Reply to ov-asks");
+    // Focus moves to the reply once it is drawn (an effect after the render that shows it).
+    await waitFor("the reply to take the focus", async () => (await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))) === "Reply to ov-asks", 5_000);
     await page.keyboard.type("echo replied-$((6*7))");
     await page.keyboard.press("Enter");
     await page.getByText("Sent to ov-asks.").waitFor();
