@@ -23,6 +23,7 @@
 //! | `--push-allow-http[=on\|off]` | `TERMPLANE_PUSH_ALLOW_HTTP` | `push_allow_http` (bool) | off: Web Push endpoints must be `https://` |
 //! | `--push-allow-private[=on\|off]` | `TERMPLANE_PUSH_ALLOW_PRIVATE` | `push_allow_private` (bool) | off: pushes go only to addresses of the public internet |
 //! | `--notify-hold-secs N` | `TERMPLANE_NOTIFY_HOLD_SECS` | `notify_hold_secs` | 10 (how long a pane must need its owner before they are told: see `termplane::service::needs_you`) |
+//! | `--input-marks on\|off` | `TERMPLANE_INPUT_MARKS` | `input_marks` (bool) | on: who put input into a pane and when (never what: the keys are not kept) is marked beside its recording, for playback (`GET /api/subshells/{id}/recording/inputs`); off, nothing is marked from then on |
 //! | `--recording on\|off` | `TERMPLANE_RECORDING` | `recording` (bool) | on: every pane launched (or restarted) from then on is recorded — its node keeps when each byte of its log was printed, and its grid, next to the log (`GET /api/subshells/{id}/recording/cast` exports it); off, panes are logged as before, with no timing (see `termplane_proto::recording`) |
 //! | `--screen-signal on\|off` | `TERMPLANE_SCREEN_SIGNAL` | `screen_signal` (bool) | on: nodes (and the plane's own host) send the plane their panes' screens when they go quiet, and samples of those that keep printing, read for each agent's state (see `termplane::service::subshells::screen`); off, no screen leaves a node for this and agents' states come from their hooks and reports only |
 //! | `--notify-window-secs N` | `TERMPLANE_NOTIFY_WINDOW_SECS` | `notify_window_secs` | 120 (at most one notification per pane in this long; the needs between are coalesced into the next) |
@@ -303,6 +304,10 @@ pub struct SettingsArgs {
     /// [default: on].
     #[arg(long, env = "TERMPLANE_RECORDING", value_name = "on|off", value_parser = on_off)]
     pub recording: Option<bool>,
+    /// Who put input into a pane, and when (never what), is marked beside its recording
+    /// [default: on].
+    #[arg(long, env = "TERMPLANE_INPUT_MARKS", value_name = "on|off", value_parser = on_off)]
+    pub input_marks: Option<bool>,
     /// At most one notification per pane in this many seconds [default: 120].
     #[arg(long, env = "TERMPLANE_NOTIFY_WINDOW_SECS", value_name = "N", value_parser = positive)]
     pub notify_window_secs: Option<u64>,
@@ -364,6 +369,8 @@ pub struct FileSettings {
     pub screen_signal: Option<bool>,
     /// `recording`.
     pub recording: Option<bool>,
+    /// `input_marks`.
+    pub input_marks: Option<bool>,
     /// `metrics_listen`.
     pub metrics_listen: Option<String>,
     /// `log_format`.
@@ -433,6 +440,8 @@ pub struct Config {
     pub screen_signal: bool,
     /// Whether panes are recorded.
     pub recording: bool,
+    /// Whether input into panes is marked.
+    pub input_marks: bool,
     /// A second, open address for `/metrics`, `/healthz` and `/readyz`.
     pub metrics_listen: Option<SocketAddr>,
     /// How log lines are written.
@@ -607,6 +616,7 @@ impl SettingsArgs {
                 .unwrap_or(false),
             screen_signal: a.screen_signal.or(f.screen_signal).unwrap_or(true),
             recording: a.recording.or(f.recording).unwrap_or(true),
+            input_marks: a.input_marks.or(f.input_marks).unwrap_or(true),
             needs_you: crate::service::needs_you::Rules {
                 hold_ms: number(
                     a.notify_hold_secs,
@@ -686,6 +696,7 @@ mod tests {
         assert!(c.local_node);
         assert!(c.screen_signal);
         assert!(c.recording);
+        assert!(c.input_marks);
         assert_eq!(c.log_format, LogFormat::Text);
         assert_eq!(c.log_filter, "info");
         assert!(c.metrics_listen.is_none());
@@ -706,6 +717,7 @@ mod tests {
             local_node = false
             screen_signal = false
             recording = false
+            input_marks = false
             push_allow_http = true
             metrics_listen = "127.0.0.1:9464"
             log_format = "json"
@@ -727,6 +739,7 @@ mod tests {
         assert!(!c.local_node);
         assert!(!c.screen_signal);
         assert!(!c.recording);
+        assert!(!c.input_marks);
         assert!(c.push_allow_http);
         assert!(!c.push_allow_private);
         assert_eq!(c.metrics_listen.unwrap().port(), 9464);
@@ -743,6 +756,8 @@ mod tests {
                 "on",
                 "--recording",
                 "on",
+                "--input-marks",
+                "on",
                 "--push-allow-http=off",
                 "--log-format",
                 "text",
@@ -758,6 +773,7 @@ mod tests {
         assert!(c.local_node);
         assert!(c.screen_signal);
         assert!(c.recording);
+        assert!(c.input_marks);
         assert!(!c.push_allow_http);
         assert_eq!(c.log_format, LogFormat::Text);
         assert_eq!(c.max_conns, 11);

@@ -255,6 +255,7 @@ fn print_openapi(base_url: String, push_http: bool, push_private: bool) -> ExitC
         needs_you: termplane::service::needs_you::Rules::default(),
         screen_signal: true,
         recording: true,
+        input_marks: true,
     };
     let doc = http::openapi_document(&settings);
     // A closed pipe (`termplane openapi | head`) is an error to report, not a panic.
@@ -338,6 +339,7 @@ async fn run(cfg: Config) -> Result<(), String> {
         needs_you: cfg.needs_you,
         screen_signal: cfg.screen_signal,
         recording: cfg.recording,
+        input_marks: cfg.input_marks,
     };
     let svc = Services::new(store.clone(), clock, settings, secrets)
         .await

@@ -947,3 +947,73 @@ pub struct KeptAlive {
     /// The token's new expiry (ms): seven days from now.
     pub token_expires_at: i64,
 }
+
+/// How an input reached a pane (see `GET /api/subshells/{id}/recording/inputs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum InputKind {
+    /// A batch of keys typed in a terminal (a pause of 2 s ends one).
+    Typed,
+    /// A paste into a terminal.
+    Paste,
+    /// Text or keys sent with `POST /api/subshells/{id}/input` (scripts; agents' `send_input`).
+    Sent,
+    /// A file uploaded into the pane's directory.
+    Upload,
+}
+
+impl InputKind {
+    /// The stored spelling.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Typed => "typed",
+            Self::Paste => "paste",
+            Self::Sent => "sent",
+            Self::Upload => "upload",
+        }
+    }
+
+    /// The kind of a stored spelling.
+    #[must_use]
+    pub fn from_stored(s: &str) -> Option<Self> {
+        [Self::Typed, Self::Paste, Self::Sent, Self::Upload]
+            .into_iter()
+            .find(|k| k.as_str() == s)
+    }
+}
+
+/// Who put input into a pane, how and when — never what: the keys themselves are not kept.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InputMark {
+    /// When the input began (Unix ms, the plane's clock).
+    pub at: i64,
+    /// When its last key came (Unix ms; `at` for a single input).
+    pub until: i64,
+    /// How it came.
+    pub kind: InputKind,
+    /// The acting account (absent once the account is deleted).
+    pub actor_user_id: Option<String>,
+    /// The acting account's display name (absent once it is deleted).
+    pub actor_name: Option<String>,
+    /// The credential it acted with: a browser session (`cookie`), a system key, or a pane's
+    /// token (`pane`).
+    pub actor_kind: crate::api::audit::ActorKind,
+    /// The pane whose token acted.
+    pub via_subshell_id: Option<String>,
+    /// The terminal viewer that typed (the number the pane's viewer list shows).
+    pub viewer_id: Option<i64>,
+    /// For an upload: `{ "name": …, "bytes": … }`.
+    pub detail: Option<serde_json::Value>,
+}
+
+/// A pane's input marks.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InputMarks {
+    /// Oldest first, at most 10,000.
+    pub marks: Vec<InputMark>,
+    /// Whether the pane has more marks than were listed (the newest are left out).
+    pub truncated: bool,
+}

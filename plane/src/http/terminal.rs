@@ -293,6 +293,7 @@ impl Session {
         let mut typist = std::pin::pin!(typist(
             self.svc.clone(),
             self.grant.row.clone(),
+            (self.grant.typer.clone(), self.handle.id),
             input_rx,
             refusals.clone(),
         ));
@@ -680,13 +681,17 @@ impl Refusals {
 /// host, answered before tmux had said they were typed — as soon as tmux says they were not
 /// (the typist is woken by tmux's answer: no timer, no polling). Ends once the socket's sender
 /// is gone and every key it took is typed or refused, the fate of those sent without waiting
-/// known.
+/// known. Each message of keys it types is marked as the viewer's input (`subshells::Marker`:
+/// who typed and when, never what).
 async fn typist(
     svc: Arc<Services>,
     row: crate::store::Subshell,
+    (typer, viewer_id): (crate::service::Typer, u64),
     rx: smol::channel::Receiver<String>,
     refusals: Arc<Refusals>,
 ) {
+    let marks = svc.input_marks();
+    let mut batch = crate::service::KeyBatch::default();
     enum Step {
         Keys(Result<String, smol::channel::RecvError>),
         Settled(Result<(), String>),
@@ -715,7 +720,10 @@ async fn typist(
             (Some(wait), false) => Step::Settled(wait.await),
             (None, true) => Step::Keys(rx.recv().await),
             // The socket is done with and every key's fate is known.
-            (None, false) => return,
+            (None, false) => {
+                marks.end(&mut batch);
+                return;
+            }
         };
         match step {
             Step::Settled(r) => {
@@ -727,9 +735,13 @@ async fn typist(
             }
             Step::Keys(Ok(_)) if refusals.skips() => {}
             Step::Keys(Ok(mut data)) => {
+                marks.keys(&mut batch, &row.id, &typer, viewer_id, &data);
                 while data.len() < 4096 {
                     match rx.try_recv() {
-                        Ok(more) => data.push_str(&more),
+                        Ok(more) => {
+                            marks.keys(&mut batch, &row.id, &typer, viewer_id, &more);
+                            data.push_str(&more);
+                        }
                         Err(_) => break,
                     }
                 }

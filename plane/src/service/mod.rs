@@ -78,7 +78,9 @@ pub use notifications::Notifications;
 pub use passkeys::Passkeys;
 pub use presets::Presets;
 pub use shares::Shares;
-pub use subshells::{CastWriter, GONE_GRACE_MS, Lookup, NodeReports, PaneIo, Subshells};
+pub use subshells::{
+    CastWriter, GONE_GRACE_MS, KeyBatch, Lookup, Marker, NodeReports, PaneIo, Subshells, Typer,
+};
 pub use subshells::{INPUT_PIECE_BYTES, TOKEN_LIFETIME_MS};
 pub use transfers::Transfers;
 pub use uploads::Uploads;
@@ -218,6 +220,9 @@ pub struct Settings {
     /// Whether panes launched from now on are recorded: their output's timing kept beside
     /// their log on their node, for playback and export (`TERMPLANE_RECORDING`).
     pub recording: bool,
+    /// Whether input into panes is marked (who typed, when; never what) beside their
+    /// recordings (`TERMPLANE_INPUT_MARKS`; see `subshells::Marker`).
+    pub input_marks: bool,
 }
 
 impl Settings {
@@ -494,7 +499,12 @@ impl Services {
             Arc::new(signer),
             store.local_node_id().await?,
         ));
-        let uploads = Uploads::new(clock.clone(), dispatcher.clone());
+        let marker = Arc::new(subshells::Marker::new(
+            store.clone(),
+            clock.clone(),
+            settings.input_marks,
+        ));
+        let uploads = Uploads::new(clock.clone(), dispatcher.clone(), marker.clone());
         let events = Arc::new(crate::link::events::EventLog::default());
         let nodes = Arc::new(Nodes::new(
             store.clone(),
@@ -608,6 +618,7 @@ impl Services {
             publisher.clone(),
             pumps.clone(),
             typist.clone(),
+            marker.clone(),
         );
         let node_reports = Arc::new(subshells::NodeReports::new(
             store.clone(),
@@ -863,6 +874,12 @@ impl Services {
     #[must_use]
     pub fn pane_io(&self) -> &subshells::PaneIo {
         &self.pane_io
+    }
+
+    /// Marks of who put input into panes.
+    #[must_use]
+    pub fn input_marks(&self) -> &subshells::Marker {
+        &self.pane_io.marker
     }
 
     /// What nodes report (their events, the reconcile sweep), applied to the subshells' rows.

@@ -40,6 +40,10 @@ pub(super) struct State {
     next_chunk: u32,
     last_ms: i64,
     done: bool,
+    /// Who uploads, for the pane's input mark once the file is complete.
+    typer: super::subshells::Typer,
+    /// The file's name.
+    name: String,
 }
 
 /// The uploads-into-panes domain: the uploads in progress, each written on its pane's node
@@ -48,6 +52,7 @@ pub(super) struct State {
 pub struct Uploads {
     clock: Arc<dyn Clock>,
     dispatcher: Arc<Dispatcher>,
+    marker: Arc<super::subshells::Marker>,
     all: Mutex<HashMap<String, Entry>>,
     me: std::sync::Weak<Self>,
 }
@@ -88,10 +93,15 @@ fn uploads_busy() -> ApiError {
 
 impl Uploads {
     /// No upload in progress; chunks go through `dispatcher`.
-    pub(super) fn new(clock: Arc<dyn Clock>, dispatcher: Arc<Dispatcher>) -> Arc<Self> {
+    pub(super) fn new(
+        clock: Arc<dyn Clock>,
+        dispatcher: Arc<Dispatcher>,
+        marker: Arc<super::subshells::Marker>,
+    ) -> Arc<Self> {
         Arc::new_cyclic(|me| Self {
             clock,
             dispatcher,
+            marker,
             all: Mutex::default(),
             me: me.clone(),
         })
@@ -226,6 +236,8 @@ impl Uploads {
             next_chunk: 0,
             last_ms: self.now(),
             done: false,
+            typer: super::subshells::Typer::of(c),
+            name: req.name.as_str().to_owned(),
         };
         {
             let mut all = self.all.lock().map_err(|_| ApiError::internal())?;
@@ -394,6 +406,12 @@ impl Uploads {
         if last_piece {
             s.done = true;
             self.forget_upload(id);
+            self.marker.once(
+                &s.subshell_id,
+                &s.typer,
+                crate::api::subshells::InputKind::Upload,
+                Some(serde_json::json!({ "name": s.name, "bytes": s.size })),
+            );
         }
         Ok(view(id, &s))
     }

@@ -1,7 +1,7 @@
 //! Storage, one module per domain: [`accounts`] (the instance row, accounts, sessions),
 //! [`credentials`] (system keys, setup keys), [`enrollment`], [`nodes`] (node rows and the live
 //! link's writes), [`subshells`] (subshell rows and their tokens), [`catalog`] (plugin switches,
-//! detections, presets, workspaces, node facts) and [`audit`].
+//! detections, presets, workspaces, node facts), [`inputs`] (who typed into a pane) and [`audit`].
 //!
 //! One `sqlx::Any` code path over SQLite (the default, a file in the data directory)
 //! and PostgreSQL (chosen by a `postgres://` URL). Each backend has its own migrations folder;
@@ -15,6 +15,7 @@ mod channels;
 mod credentials;
 mod enrollment;
 mod files;
+mod inputs;
 mod network;
 mod nodes;
 mod notifications;
@@ -30,6 +31,7 @@ pub use channels::{AddIdentity, AppendError, ChannelRow, EntryRow, IdentityRow};
 pub use credentials::{SetupKey, SystemKey};
 pub use enrollment::{Consume, NewNode};
 pub use files::FileRow;
+pub use inputs::InputMarkRow;
 pub use network::ListenerRow;
 pub use nodes::{Node, NodeDeletion, ReportedIdentity};
 pub use notifications::{

@@ -193,6 +193,7 @@ impl Plane {
                     },
                     screen_signal: !o.no_screen_signal,
                     recording: true,
+                    input_marks: true,
                 };
                 let secrets = PlaneSecrets::load_or_create(&dir).unwrap();
                 let svc = Services::new(store, Arc::new(c2), settings, secrets)

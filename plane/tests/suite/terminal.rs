@@ -426,6 +426,128 @@ fn a_panes_recording_exports_for_its_owner_and_a_read_share_and_not_for_a_strang
 }
 
 #[test]
+fn who_typed_into_a_pane_is_marked_beside_its_recording_and_what_they_typed_is_not() {
+    let w = world();
+    // A pane whose token may type into its owner's panes (itself among them).
+    let r = w.as_cookie(
+        &w.admin,
+        "POST",
+        "/api/subshells",
+        Some(json!({
+            "nodeId": w.node.node_id, "harnessId": "shell",
+            "cwd": w.node.work.to_string_lossy(),
+            "permissions": { "channels": "read", "subshells": "write" },
+        })),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let id = r.json()["id"].as_str().unwrap().to_owned();
+    until("the pane to run", || {
+        let r = w.as_cookie(&w.admin, "GET", &format!("/api/subshells/{id}"), None);
+        (r.json()["state"] == "running").then_some(())
+    });
+    let tok = w.mint_cookie(&w.admin, Some(&id));
+    let mut t = attach(&w.p, &id, &tok, "", None).unwrap();
+    t.until("attached", |t| t.has("attached", |_| true));
+    let viewer = t.frames.iter().find(|f| f["type"] == "attached").unwrap()["viewerId"]
+        .as_u64()
+        .unwrap();
+    // Keys one message each, as a person types them; then a paste, many characters in one.
+    for c in "echo typed-$((2*3))\r".chars() {
+        t.keys(&c.to_string());
+    }
+    t.until("the typed line's answer", |t| t.text().contains("typed-6"));
+    t.keys("echo pasted-$((3*3))\r");
+    t.until("the paste's answer", |t| t.text().contains("pasted-9"));
+    // Sent through the API by the pane's own token (as an agent's `send_input` is).
+    let r = w.as_cookie(
+        &w.admin,
+        "POST",
+        &format!("/api/subshells/{id}/input"),
+        Some(json!({ "text": "echo tok=$TERMPLANE_TOKEN.", "keys": ["enter"] })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let pane = until("the pane's token", || {
+        w.node_screen(&id)
+            .split("tok=")
+            .filter_map(|x| x.split('.').next())
+            .find(|t| t.starts_with("tp_"))
+            .map(str::to_owned)
+    });
+    let r = w.as_bearer(
+        &pane,
+        "POST",
+        &format!("/api/subshells/{id}/input"),
+        Some(json!({ "text": "echo sent-$((4*4))", "keys": ["enter"] })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let path = format!("/api/subshells/{id}/recording/inputs");
+    let marks = until("the marks", || {
+        let r = w.as_cookie(&w.admin, "GET", &path, None);
+        assert_eq!(r.status, 200, "{}", r.text());
+        let v = r.json();
+        let marks = v["marks"].as_array().unwrap().clone();
+        (marks.iter().filter(|m| m["kind"] == "sent").count() == 2).then_some((marks, r.text()))
+    });
+    let (marks, body) = marks;
+    let admin_id = w
+        .as_cookie(&w.admin, "GET", "/api/auth/session", None)
+        .json()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let typed: Vec<&Value> = marks.iter().filter(|m| m["kind"] == "typed").collect();
+    assert!(!typed.is_empty(), "{marks:?}");
+    for m in &typed {
+        assert_eq!(
+            (&m["viewerId"], &m["actorKind"], &m["actorUserId"]),
+            (&json!(viewer), &json!("cookie"), &json!(admin_id)),
+            "{m}"
+        );
+        assert!(m["until"].as_i64() >= m["at"].as_i64());
+    }
+    let paste: Vec<&Value> = marks.iter().filter(|m| m["kind"] == "paste").collect();
+    assert_eq!(paste.len(), 1, "{marks:?}");
+    assert_eq!(paste[0]["viewerId"], json!(viewer));
+    let sent: Vec<&Value> = marks.iter().filter(|m| m["kind"] == "sent").collect();
+    assert_eq!(
+        (&sent[0]["actorKind"], &sent[0]["viaSubshellId"]),
+        (&json!("cookie"), &Value::Null)
+    );
+    assert_eq!(
+        (&sent[1]["actorKind"], &sent[1]["viaSubshellId"]),
+        (&json!("pane"), &json!(id))
+    );
+    assert_eq!(sent[1]["actorName"], sent[0]["actorName"]);
+    let at: Vec<i64> = marks.iter().map(|m| m["at"].as_i64().unwrap()).collect();
+    assert!(at.windows(2).all(|p| p[0] <= p[1]), "oldest first: {at:?}");
+    // Who and when, never what.
+    for what in ["typed-", "pasted-", "sent-", "$((", "tp_"] {
+        assert!(!body.contains(what), "{what} is in the marks: {body}");
+    }
+    // Read like the recording: a stranger is told it is not there, a read share reads them.
+    let bob_id = w.p.create_user(&w.admin, "bob@example.test", "user");
+    let bob = w.p.sign_in("bob@example.test", common::PASSWORD);
+    let r = w.as_cookie(&bob, "GET", &path, None);
+    assert_eq!(
+        (r.status, r.json()["code"].clone()),
+        (404, json!("NOT_FOUND"))
+    );
+    let share = format!("/api/subshells/{id}/shares/{bob_id}");
+    let r = w.as_cookie(&w.admin, "PUT", &share, Some(json!({ "access": "read" })));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let r = w.as_cookie(&bob, "GET", &path, None);
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["marks"].as_array().unwrap().len(), marks.len());
+    // Deleted with the pane: a pane launched again with the same id could not inherit them.
+    let r = w.as_cookie(&w.admin, "POST", &format!("/api/subshells/{id}/kill"), None);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let r = w.as_cookie(&w.admin, "DELETE", &format!("/api/subshells/{id}"), None);
+    assert_eq!(r.status, 204, "{}", r.text());
+    let r = w.as_cookie(&w.admin, "GET", &path, None);
+    assert_eq!(r.status, 404, "{}", r.text());
+}
+
+#[test]
 fn a_read_share_watches_a_write_share_types_and_revoking_closes_the_socket() {
     let w = world();
     let id = w.launch_as(Some(&w.admin));

@@ -7,9 +7,9 @@ use super::super::callers::SubshellCaller;
 use super::super::handler::{Cast, Json, MaybeJson, NoContent, Path, Query};
 use super::RouteDef;
 use crate::api::subshells::{
-    AttentionRequest, EndedQuery, InputDone, InputRequest, KeptAlive, LaunchRequest, LogChunk,
-    LogsQuery, ResizeRequest, Screen, ScreenQuery, SessionRequest, StatusRequest, Subshell,
-    SubshellsQuery,
+    AttentionRequest, EndedQuery, InputDone, InputMarks, InputRequest, KeptAlive, LaunchRequest,
+    LogChunk, LogsQuery, ResizeRequest, Screen, ScreenQuery, SessionRequest, StatusRequest,
+    Subshell, SubshellsQuery,
 };
 use crate::api::{Empty, IdParam};
 use crate::error::ApiError;
@@ -89,6 +89,14 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "RECORDING_CORRUPT",
         ])
         .handle(recording_cast),
+        RouteDef::get(
+            "/api/subshells/:id/recording/inputs",
+            "subshellRecordingInputs",
+            "Who put input into the pane and when — typed in a terminal, pasted, sent through the \
+             API, uploaded — oldest first, for the recording's playback; what was typed is not \
+             kept",
+        )
+        .handle(recording_inputs),
         RouteDef::get(
             "/api/subshells/:id/screen",
             "subshellScreen",
@@ -266,6 +274,17 @@ async fn recording_cast(
 ) -> Res<Cast> {
     let (bytes, name) = svc.pane_io().recording_cast(&c, p.id.as_str()).await?;
     Ok(Cast { bytes, name })
+}
+
+async fn recording_inputs(
+    svc: Arc<Services>,
+    SubshellCaller(c): SubshellCaller,
+    Path(p): Path<IdParam>,
+) -> Res<Json<InputMarks>> {
+    svc.pane_io()
+        .recording_inputs(&c, p.id.as_str())
+        .await
+        .map(Json)
 }
 
 async fn logs(

@@ -14,6 +14,7 @@ pub struct PaneIo {
     pub(super) pumps: Arc<Pumps>,
     pub(super) typist: Arc<Typist>,
     pub(super) gate: agent::ReportGate,
+    pub(in crate::service) marker: Arc<super::Marker>,
 }
 
 impl std::fmt::Debug for PaneIo {
@@ -39,6 +40,8 @@ pub(super) fn read_bytes(d: &serde_json::Value) -> Result<Vec<u8>, ApiError> {
 }
 
 impl PaneIo {
+    // Called once, by the composition root, with the services a pane's input and output use.
+    #[allow(clippy::too_many_arguments)]
     pub(in crate::service) fn new(
         store: Store,
         clock: Arc<dyn Clock>,
@@ -47,6 +50,7 @@ impl PaneIo {
         publisher: Arc<Publisher>,
         pumps: Arc<Pumps>,
         typist: Arc<Typist>,
+        marker: Arc<super::Marker>,
     ) -> Self {
         Self {
             store,
@@ -57,6 +61,7 @@ impl PaneIo {
             pumps,
             typist,
             gate: agent::ReportGate::default(),
+            marker,
         }
     }
 
@@ -65,6 +70,16 @@ impl PaneIo {
     }
 
     // ----- reading -----
+
+    /// `GET /api/subshells/:id/recording/inputs`: who put input into the pane, and when.
+    pub async fn recording_inputs(
+        &self,
+        c: &Caller,
+        id: &str,
+    ) -> Result<crate::api::subshells::InputMarks, ApiError> {
+        let row = self.lookup.reach_subshell(c, id, Need::Read).await?;
+        self.marker.list(&row.id).await
+    }
 
     /// `GET /api/subshells/:id/logs`: a byte range of the pane's log.
     pub async fn logs(&self, c: &Caller, id: &str, q: LogsQuery) -> Result<LogChunk, ApiError> {
@@ -130,6 +145,12 @@ impl PaneIo {
         let row = self.lookup.reach_subshell(c, id, Need::Write).await?;
         require_live(&row)?;
         let sid = SubshellId::parse(&row.id).map_err(|_| ApiError::internal())?;
+        self.marker.once(
+            &row.id,
+            &super::Typer::of(c),
+            crate::api::subshells::InputKind::Sent,
+            None,
+        );
         let pieces = self
             .typist
             .type_into(&row.node_id, &sid, req.text.as_str(), &req.keys)

@@ -221,6 +221,7 @@ impl Grants {
             user_id: c.user().id.clone(),
             display_name: c.user().display_name.clone(),
             can_write,
+            typer: crate::service::subshells::Typer::of(&c),
             minter: grant.minter,
         })
     }

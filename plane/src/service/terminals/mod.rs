@@ -74,6 +74,8 @@ pub struct AttachGrant {
     pub display_name: String,
     /// Whether the viewer may type and resize.
     pub can_write: bool,
+    /// Who types through it, for the pane's input marks.
+    pub typer: crate::service::subshells::Typer,
     /// The token's minter, for [`Services::grant_still_valid`].
     minter: Minter,
 }

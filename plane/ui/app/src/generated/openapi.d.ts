@@ -1625,6 +1625,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/subshells/{id}/recording/inputs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who put input into the pane and when — typed in a terminal, pasted, sent through the API, uploaded — oldest first, for the recording's playback; what was typed is not kept
+         * @description Authentication: A session cookie, a system key, or a subshell's token within its permission map on its owner's subshells.
+         */
+        get: operations["subshellRecordingInputs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/subshells/{id}/resize": {
         parameters: {
             query?: never;
@@ -2667,6 +2687,48 @@ export interface components {
              * @description Commands it took (a long paste is split).
              */
             pieces: number;
+        };
+        /** @description How an input reached a pane (see `GET /api/subshells/{id}/recording/inputs`). */
+        InputKind: "typed" | "paste" | "sent" | "upload";
+        /** @description Who put input into a pane, how and when — never what: the keys themselves are not kept. */
+        InputMark: {
+            /**
+             * @description The credential it acted with: a browser session (`cookie`), a system key, or a pane's
+             *     token (`pane`).
+             */
+            actorKind: components["schemas"]["ActorKind"];
+            /** @description The acting account's display name (absent once it is deleted). */
+            actorName: string | null;
+            /** @description The acting account (absent once the account is deleted). */
+            actorUserId: string | null;
+            /**
+             * Format: int64
+             * @description When the input began (Unix ms, the plane's clock).
+             */
+            at: number;
+            /** @description For an upload: `{ "name": …, "bytes": … }`. */
+            detail: unknown;
+            /** @description How it came. */
+            kind: components["schemas"]["InputKind"];
+            /**
+             * Format: int64
+             * @description When its last key came (Unix ms; `at` for a single input).
+             */
+            until: number;
+            /** @description The pane whose token acted. */
+            viaSubshellId: string | null;
+            /**
+             * Format: int64
+             * @description The terminal viewer that typed (the number the pane's viewer list shows).
+             */
+            viewerId: number | null;
+        };
+        /** @description A pane's input marks. */
+        InputMarks: {
+            /** @description Oldest first, at most 10,000. */
+            marks: components["schemas"]["InputMark"][];
+            /** @description Whether the pane has more marks than were listed (the newest are left out). */
+            truncated: boolean;
         };
         /** @description `POST /api/subshells/{id}/input`: text typed literally, then named keys. */
         InputRequest: {
@@ -16323,6 +16385,118 @@ export interface operations {
              */
             504: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    subshellRecordingInputs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The row's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InputMarks"];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `BAD_REQUEST`: a request the server cannot read: a malformed head, path, framing or body encoding
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. Codes:
+             *     - `UNAUTHENTICATED`: no credential where one is required
+             *     - `AUTH_HEADER_INVALID`: an `Authorization` header that is not exactly one `Bearer <token>`
+             *     - `INVALID_CREDENTIAL`: an unknown, disabled or malformed bearer credential or session
+             *     - `NODE_KEY_NOT_ACCEPTED`: a node key presented to REST (it only opens `/ws/node`)
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. Codes:
+             *     - `PERMISSION_DENIED`: a subshell's token acting beyond its permission map
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. Codes:
+             *     - `NOT_FOUND`: no such route or row
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description URI Too Long. Codes:
+             *     - `URI_TOO_LONG`: a request target over 8 KiB
+             */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. Codes:
+             *     - `INTERNAL_ERROR`: a server fault, including a panic in a handler
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Service Unavailable. Codes:
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
