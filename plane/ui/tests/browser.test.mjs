@@ -655,6 +655,66 @@ describe("termplane browser app", { concurrency: false }, () => {
     await page.locator("details.menu summary").click();
   });
 
+  test("the pane's recording plays back: search lands on the screen that printed it, seeking goes back and forth", async () => {
+    const open = page.getByRole("link", { name: "Play recording" });
+    if (!(await open.isVisible())) await page.locator("details.menu summary").click();
+    await open.click();
+    await page.waitForURL(/\/subshells\/[^/]+\/recording$/);
+    const play = page.getByRole("button", { name: "Play", exact: true });
+    // Enabled once the keyframes are built.
+    await waitFor("playback to be ready", () => play.isEnabled(), 20_000);
+    const shown = async () => (await page.getByTestId("rec-terminal").locator(".xterm-rows").innerText()).replace(/\u00a0/g, " ");
+    const showing = (what, want) => waitFor(what, async () => want(await shown()), 10_000);
+    // It opens at the start, before the line was typed.
+    await showing("the start", (t) => !t.includes("from-the-first"));
+    // Search finds where it was printed and goes there.
+    await page.getByRole("searchbox", { name: "Search what the pane printed" }).fill("from-the-first");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    const found = page.getByTestId("rec-matches").getByRole("button");
+    assert.ok((await found.count()) >= 1, "found where it was printed");
+    await found.first().click();
+    await showing("the screen that printed it", (t) => t.includes("from-the-first"));
+    // Back to the start: the screen is as it was then, not as it is now.
+    await page.getByLabel("Go to").fill("0:00");
+    await page.getByRole("button", { name: "Go", exact: true }).click();
+    await showing("the start again", (t) => !t.includes("from-the-first"));
+    assert.match(await page.getByTestId("rec-position").innerText(), /^0:00 \//);
+    // A time that is not one is said so, and nothing moves.
+    await page.getByLabel("Go to").fill("ten past");
+    await page.getByRole("button", { name: "Go", exact: true }).click();
+    await page.getByText("Write a time into the recording as h:mm:ss, m:ss or seconds.").waitFor();
+    // Who typed is on the timeline and in a list (who and when, never what); a mark seeks to its moment.
+    const typed = page.getByRole("button", { name: /^Typed by .+ \(viewer \d+\) at \d+:\d\d$/ });
+    await typed.first().waitFor();
+    await page.getByTestId("rec-inputs").locator("summary").click();
+    const listed = page.getByTestId("rec-inputs").getByRole("button", { name: /Typed by/ });
+    assert.ok((await listed.count()) >= 1, "typed input is listed");
+    assert.doesNotMatch(await page.getByTestId("rec-inputs").innerText(), /from-the-first/, "no keys are shown");
+    await typed.last().click();
+    await waitFor("the position at the mark", async () => !/^0:00 \//.test(await page.getByTestId("rec-position").innerText()));
+    // Played (fast, idle time skipped), it gets there by itself.
+    await page.getByLabel("Speed").selectOption("64");
+    await play.click();
+    await showing("playing to the line", (t) => t.includes("from-the-first"));
+    await capture(page, "recording");
+    // Opened at a moment (as the audit log links it): the screen of that moment.
+    const id = paneUrl.split("/").pop();
+    await page.goto(`/subshells/${id}/recording?at=${Date.now()}`);
+    await waitFor("playback to be ready", () => page.getByRole("button", { name: "Play", exact: true }).isEnabled(), 20_000);
+    await showing("the screen now", (t) => t.includes("from-the-first"));
+    // On a phone the screen scrolls inside its box; the page itself does not scroll sideways.
+    await page.setViewportSize(PHONE);
+    try {
+      await sleep(150);
+      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1), "no sideways scroll");
+      await page.getByRole("button", { name: "Play", exact: true }).waitFor();
+    } finally {
+      await page.setViewportSize(DESKTOP);
+    }
+    await page.goto(paneUrl);
+    await live(page);
+  });
+
   test("what the agent in a pane reports about itself shows on its page and in the list, live", async () => {
     // A pane of its own; it reports with its own token, as a harness's hook or its agent would.
     const pane = await launchShell(page, "ui-agent");

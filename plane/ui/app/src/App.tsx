@@ -19,6 +19,7 @@ import { GeneralPage } from "./pages/settings/GeneralPage";
 import { KeysPage } from "./pages/settings/KeysPage";
 import { StatusPage } from "./pages/settings/StatusPage";
 import { UsersPage } from "./pages/settings/UsersPage";
+import { RecordingPage } from "./pages/Recording";
 import { SubshellPage } from "./pages/Subshell";
 import { SubshellsPage } from "./pages/Subshells";
 import { OverviewPage } from "./pages/Overview";
@@ -144,6 +145,7 @@ function Shell({ isAdmin, name, path }: { isAdmin: boolean; name: string; path: 
   const attention = Object.values(all).filter((x) => x.status === "needs_attention").length;
   const paneId = match("/subshells/:id", path)?.["id"];
   const channelId = match("/channels/:id", path)?.["id"];
+  const recordingOf = match("/subshells/:id/recording", path)?.["id"];
 
   useEffect(() => setMenu(false), [path]);
   useEffect(() => {
@@ -152,6 +154,7 @@ function Shell({ isAdmin, name, path }: { isAdmin: boolean; name: string; path: 
 
   let page;
   if (paneId) page = <SubshellPage id={paneId} key={paneId} />;
+  else if (recordingOf) page = <RecordingPage id={recordingOf} key={recordingOf} />;
   else if (path === "/subshells") page = <SubshellsPage />;
   else if (path === "/overview") page = <OverviewPage />;
   else if (path === "/nodes") page = <NodesPage />;

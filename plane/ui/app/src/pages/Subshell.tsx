@@ -277,6 +277,9 @@ export function SubshellPage({ id }: { id: string }) {
             <button type="button" class="btn btn-small" onClick={() => client?.reopen()}>
               Reconnect
             </button>
+            <Link class="btn btn-small" href={`/subshells/${id}/recording`} title="Play back everything the pane printed, seek and search it">
+              Play recording
+            </Link>
             <a
               class="btn btn-small"
               href={`/api/subshells/${id}/recording/cast`}

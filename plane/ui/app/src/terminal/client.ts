@@ -93,7 +93,7 @@ const FINAL_CLOSES: Record<number, string> = {
 /** The longest input frame's text (JSON escapes can make a character six bytes; the cap is 64 KiB). */
 const INPUT_PIECE = 8192;
 
-const THEME = {
+export const THEME = {
   background: "#0b0d11",
   foreground: "#d6dbe2",
   cursor: "#e6edf3",

@@ -2,6 +2,7 @@
 
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { api } from "../../api";
+import { Link } from "../../router";
 import { Table } from "../../table";
 import type { ActorKind, AuditEntry, AuditQuery, User } from "../../types";
 import { Empty, ErrorNote, PageHead, Time, useAction, when } from "../../ui";
@@ -174,7 +175,20 @@ export function AuditPage() {
                   </>
                 ),
               },
-              { label: "Target", class: "mono truncate", attrs: (e) => ({ title: e.target ?? "" }), cell: (e) => e.target ?? "—" },
+              {
+                label: "Target",
+                class: "mono truncate",
+                attrs: (e) => ({ title: e.target ?? "" }),
+                cell: (e) =>
+                  // A subshell's entry links to its recording at that moment.
+                  e.target && e.action.startsWith("subshell.") && e.action !== "subshell.deleted" ? (
+                    <Link href={`/subshells/${e.target}/recording?at=${e.at}`} title="The pane's screen at this moment">
+                      {e.target}
+                    </Link>
+                  ) : (
+                    e.target ?? "—"
+                  ),
+              },
               {
                 label: "Detail",
                 class: "mono small truncate",
