@@ -406,8 +406,13 @@ fn cmd_run(args: &Args) -> ExitCode {
     host.config_path = Some(path.clone());
     host.binary_path.clone_from(&binary);
     let host = std::sync::Arc::new(host);
+    let log_limits = match termplane_exec::recording::Limits::from_env() {
+        Ok(l) => l,
+        Err(e) => return failed_start(e),
+    };
     let exec_cfg = ExecConfig {
         recorder: Some(binary.clone()),
+        log_limits,
         ..ExecConfig::new(data)
     };
     let (exec, events) = shared(exec_cfg, host.clone());

@@ -209,16 +209,24 @@ impl Executor {
             f.set_permissions(std::fs::Permissions::from_mode(0o600))
                 .map_err(|e| format!("pane log: {e}"))?;
         }
-        // The recorder writes the log and its timing (see `recording`); `cat` logs a pane
-        // whose recorder is not there (a binary replaced and not yet back, say).
+        // The recorder writes the log within its cap, and its timing when the pane is
+        // recorded (see `recording`); `cat` logs a pane whose recorder is not there (a binary
+        // replaced and not yet back, say).
         let quoted_log = tmux::shell_quote_for_pipe(&log.to_string_lossy());
-        let pipe = match self.cfg.recorder.as_ref().filter(|_| recorded) {
+        let pipe = match self.cfg.recorder.as_ref() {
             Some(bin) => {
+                let timing = self.timing_path(&l.subshell_id);
+                let args = crate::recording::command_args(
+                    &log,
+                    recorded.then_some(timing.as_path()),
+                    self.cfg.log_limits,
+                );
+                let args: Vec<String> =
+                    args.iter().map(|a| tmux::shell_quote_for_pipe(a)).collect();
                 let bin = tmux::shell_quote_for_pipe(&bin.to_string_lossy());
-                let timing =
-                    tmux::shell_quote_for_pipe(&self.timing_path(&l.subshell_id).to_string_lossy());
                 format!(
-                    "if [ -x {bin} ]; then exec {bin} record-pane {quoted_log} {timing}; fi; exec cat >> {quoted_log}"
+                    "if [ -x {bin} ]; then exec {bin} {}; fi; exec cat >> {quoted_log}",
+                    args.join(" ")
                 )
             }
             None => format!("exec cat >> {quoted_log}"),

@@ -123,6 +123,8 @@ pub struct ExecConfig {
     /// [`recording`]): the embedding process's own. `None`, or a path that is no executable
     /// when a pane starts, logs the pane with `cat` and no timing.
     pub recorder: Option<PathBuf>,
+    /// The cap on each pane's log the recorder keeps (see [`recording`]'s "The log's cap").
+    pub log_limits: recording::Limits,
 }
 
 impl ExecConfig {
@@ -134,6 +136,7 @@ impl ExecConfig {
             tmux_bin: "tmux".into(),
             maintenance_file: Some(data_dir.join("maintenance.json")),
             recorder: None,
+            log_limits: recording::Limits::default(),
             data_dir,
         }
     }
@@ -390,6 +393,9 @@ pub fn read_range(path: &Path, from: u64, max: u32) -> Result<Value, String> {
         Err(e) => return Err(e.to_string()),
     };
     let size = f.metadata().map_err(|e| e.to_string())?.len();
+    // Bytes a recorder dropped to keep the log within its cap are not answered: the read
+    // starts at the first byte kept.
+    let from = from.max(recording::kept_from(&f));
     let mut buf = Vec::with_capacity(max.min(64 * 1024));
     if from < size {
         f.seek(SeekFrom::Start(from)).map_err(|e| e.to_string())?;

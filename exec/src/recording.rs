@@ -21,6 +21,21 @@
 //! [`GROUP`] — at most 5.6 MB an hour — and an idle pane nothing; a byte's time is known to
 //! within [`GROUP`]. The record of a group is written once the group's time is over, never
 //! before the bytes reach the log: recording adds no wait to the output's path.
+//!
+//! # The log's cap
+//! A pane that prints without pause must not fill its node's disk. The recorder keeps a log to
+//! its last [`Limits::keep_bytes`] (256 MiB unless the node is told otherwise): past that, the
+//! oldest bytes are dropped by punching a hole at the log's start (`fallocate`'s
+//! `PUNCH_HOLE`), which frees their disk blocks while every offset stays what it was — the live
+//! tails, the replay's offset and the timing records all go on pointing at the same bytes. A
+//! log's first kept byte is where its data starts (`SEEK_DATA`): `log_read` answers from there,
+//! and an export marks the recording as truncated. When the disk's free space falls below
+//! [`Limits::reserve_bytes`] (1 GiB), every recorder keeps only its last [`LOW_KEEP_BYTES`]
+//! until there is room again, so all of a node's panes together cannot fill it either. On a
+//! file system that cannot punch holes the recorder stops appending at the cap instead (the
+//! pane runs on; its log, live view and recording stop there), so the disk still never fills.
+//! The timing file grows by at most one record per [`GROUP`] of output (5.6 MB an hour) and
+//! stops at [`MAX_TIMING_BYTES`]; output after that is untimed.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write as _};
@@ -33,6 +48,124 @@ pub use termplane_proto::recording::{RECORD_BYTES, Record, decode_all};
 
 /// The span of one output record: reads within it of a group's first read share its record.
 pub const GROUP: Duration = Duration::from_millis(10);
+
+/// What a log keeps while its disk is short of room.
+pub const LOW_KEEP_BYTES: u64 = 1024 * 1024;
+/// The most a timing file grows to (about 12 hours of output without a pause).
+pub const MAX_TIMING_BYTES: u64 = 64 * 1024 * 1024;
+/// Holes are punched in whole blocks of this size (the page size; a file system's blocks are
+/// no larger).
+const BLOCK: u64 = 4096;
+/// Log bytes written between two looks at the disk's free space.
+const FREE_CHECK_BYTES: u64 = 4 * 1024 * 1024;
+
+/// A recorder's limits on its pane's log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// The most of a log kept: its oldest bytes beyond this are dropped.
+    pub keep_bytes: u64,
+    /// Free space on the log's disk below which every log keeps only [`LOW_KEEP_BYTES`].
+    pub reserve_bytes: u64,
+}
+
+impl Limits {
+    /// The limits the environment sets: `TERMPLANE_PANE_LOG_KEEP_MIB` (the most of each pane's
+    /// log kept, default 256) and `TERMPLANE_PANE_LOG_RESERVE_MIB` (the free space below which
+    /// logs keep only their last MiB, default 1024); a value that is not a whole number is
+    /// named in the error.
+    ///
+    /// # Errors
+    /// A variable that is set and not a whole number of MiB.
+    pub fn from_env() -> Result<Self, String> {
+        let mut l = Self::default();
+        for (name, field) in [
+            ("TERMPLANE_PANE_LOG_KEEP_MIB", &mut l.keep_bytes),
+            ("TERMPLANE_PANE_LOG_RESERVE_MIB", &mut l.reserve_bytes),
+        ] {
+            if let Ok(v) = std::env::var(name) {
+                let mib: u64 = v
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=1 << 30).contains(n))
+                    .ok_or_else(|| {
+                        format!("{name} must be a whole number of MiB from 1, not {v:?}")
+                    })?;
+                *field = mib * 1024 * 1024;
+            }
+        }
+        Ok(l)
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            keep_bytes: 256 * 1024 * 1024,
+            reserve_bytes: 1024 * 1024 * 1024,
+        }
+    }
+}
+
+/// Where a log's kept bytes start, without IO: told of the log's size and whether its disk is
+/// short of room, it answers the range of old bytes to drop, if one is due. It drops in steps of
+/// a quarter of what it keeps (at least 64 KiB), block-aligned, so a hole is punched now and
+/// then, not at every write.
+#[derive(Debug, Clone, Copy)]
+pub struct Trim {
+    keep: u64,
+    /// The log's first kept byte.
+    pub start: u64,
+}
+
+impl Trim {
+    /// A log keeping at most `keep` bytes whose first kept byte is `start`.
+    #[must_use]
+    pub fn new(keep: u64, start: u64) -> Self {
+        Self {
+            keep: keep.max(BLOCK),
+            start,
+        }
+    }
+
+    /// The log is `size` bytes long: the range `[from, to)` to drop now, if any (and `start`
+    /// moves to `to`).
+    pub fn after(&mut self, size: u64, short_of_room: bool) -> Option<(u64, u64)> {
+        let keep = if short_of_room {
+            self.keep.min(LOW_KEEP_BYTES)
+        } else {
+            self.keep
+        };
+        let step = (keep / 4).max(64 * 1024);
+        if size.saturating_sub(self.start) < keep.saturating_add(step) {
+            return None;
+        }
+        let to = (size - keep) / BLOCK * BLOCK;
+        if to <= self.start {
+            return None;
+        }
+        let from = self.start;
+        self.start = to;
+        Some((from, to))
+    }
+}
+
+/// The first byte a log still holds: where its data starts past the hole its recorder punched
+/// (0 for a log never trimmed; its size for one that is all hole).
+#[must_use]
+pub fn kept_from(f: &File) -> u64 {
+    match rustix::fs::seek(f, rustix::fs::SeekFrom::Data(0)) {
+        Ok(at) => at,
+        // No data at all past 0: everything was dropped (or the log is empty).
+        Err(rustix::io::Errno::NXIO) => f.metadata().map_or(0, |m| m.len()),
+        Err(_) => 0,
+    }
+}
+
+/// Whether the disk holding `f` has less than `reserve` bytes free for its user.
+fn short_of_room(f: &File, reserve: u64) -> bool {
+    rustix::fs::fstatvfs(f).is_ok_and(|s| s.f_bavail.saturating_mul(s.f_frsize) < reserve)
+}
 
 /// The grouping of reads into output records, without IO: told of each read and asked when
 /// its open group is due.
@@ -105,10 +238,11 @@ pub fn append(path: &Path, record: Record) -> io::Result<()> {
 }
 
 /// The pane's recorder, run by tmux's `pipe-pane` in place of `cat >> LOG`: copies standard
-/// input to the log `log` as it comes and writes the timing records beside it. A write to the
+/// input to the log `log` as it comes, keeping it within `limits` (see the module's "The log's
+/// cap"), and writes the timing records to `timing` (none when it is `None`). A write to the
 /// log that fails ends it, as it ends `cat`; the timing file failing (a full disk, say) stops
 /// only the timing, never the log the live terminals read.
-pub fn record_pane(log: &Path, timing: &Path) -> io::Result<()> {
+pub fn record_pane(log: &Path, timing: Option<&Path>, limits: Limits) -> io::Result<()> {
     let mut out = OpenOptions::new()
         .append(true)
         .create(true)
@@ -116,12 +250,26 @@ pub fn record_pane(log: &Path, timing: &Path) -> io::Result<()> {
         .custom_flags(i32::try_from(rustix::fs::OFlags::NOFOLLOW.bits()).unwrap_or(0))
         .open(log)?;
     let mut size = out.metadata()?.len();
-    let mut timing = open_timing(timing).ok();
+    let mut trim = Trim::new(limits.keep_bytes, kept_from(&out));
+    let mut low = short_of_room(&out, limits.reserve_bytes);
+    let mut checked_at = size;
+    // Set when the file system cannot punch holes: the log is kept to its cap by no longer
+    // appending past it.
+    let mut full = false;
+    let mut timing = timing.and_then(|t| open_timing(t).ok());
+    let mut timing_size = timing
+        .as_ref()
+        .and_then(|f| f.metadata().ok())
+        .map_or(0, |m| m.len());
     let mut put = |r: Record| {
-        if let Some(f) = &mut timing
-            && f.write_all(&r.encode()).is_err()
-        {
+        if timing_size + RECORD_BYTES as u64 > MAX_TIMING_BYTES {
             timing = None;
+        }
+        if let Some(f) = &mut timing {
+            if f.write_all(&r.encode()).is_err() {
+                timing = None;
+            }
+            timing_size += RECORD_BYTES as u64;
         }
     };
     put(Record::Start {
@@ -158,10 +306,29 @@ pub fn record_pane(log: &Path, timing: &Path) -> io::Result<()> {
             }
             Err(e) => return Err(e.into()),
         };
+        if full {
+            // Read and dropped, so the pane never waits on a pipe nobody empties.
+            continue;
+        }
         out.write_all(&buf[..n])?;
         size += n as u64;
         if let Some(r) = grouping.read(now_us(), size) {
             put(r);
+        }
+        if size - checked_at >= FREE_CHECK_BYTES {
+            checked_at = size;
+            low = short_of_room(&out, limits.reserve_bytes);
+        }
+        if let Some((from, to)) = trim.after(size, low) {
+            let punched = rustix::fs::fallocate(
+                &out,
+                rustix::fs::FallocateFlags::PUNCH_HOLE | rustix::fs::FallocateFlags::KEEP_SIZE,
+                from,
+                to - from,
+            );
+            if punched.is_err() {
+                full = true;
+            }
         }
     }
     if let Some(r) = grouping.close() {
@@ -170,20 +337,66 @@ pub fn record_pane(log: &Path, timing: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// `record-pane LOG [TIMING]`, the subcommand of the node daemon and the plane that tmux's `pipe-pane`
-/// runs for each pane: [`record_pane`] until the pane's output ends.
+/// The `record-pane` command line that logs (and, given `timing`, times) a pane into `log`
+/// within `limits`, as [`main`] reads it.
+#[must_use]
+pub fn command_args(log: &Path, timing: Option<&Path>, limits: Limits) -> Vec<String> {
+    let mut args = vec![
+        "record-pane".to_owned(),
+        "--keep".to_owned(),
+        limits.keep_bytes.to_string(),
+        "--reserve".to_owned(),
+        limits.reserve_bytes.to_string(),
+    ];
+    match timing {
+        Some(t) => args.extend([log, t].map(|p| p.to_string_lossy().into_owned())),
+        None => args.extend(["--no-timing".to_owned(), log.to_string_lossy().into_owned()]),
+    }
+    args
+}
+
+/// `record-pane [--keep BYTES] [--reserve BYTES] [--no-timing] LOG [TIMING]`, the subcommand
+/// of the node daemon and the plane that tmux's `pipe-pane` runs for each pane: [`record_pane`]
+/// until the pane's output ends. Without TIMING (and without `--no-timing`) the timing file is
+/// beside the log, as a pane launched by an earlier build expects.
 #[must_use]
 pub fn main(program: &str, args: &[String]) -> std::process::ExitCode {
-    let (log, timing) = match args {
-        [log, timing] => (Path::new(log), PathBuf::from(timing)),
-        // Beside the log, as a pane launched by a build that passed no timing path expects.
-        [log] => (Path::new(log), timing_path(Path::new(log))),
-        _ => {
-            eprintln!("usage: {program} record-pane LOG [TIMING]");
-            return std::process::ExitCode::from(2);
-        }
+    let usage = || {
+        eprintln!(
+            "usage: {program} record-pane [--keep BYTES] [--reserve BYTES] [--no-timing] LOG [TIMING]"
+        );
+        std::process::ExitCode::from(2)
     };
-    match record_pane(log, &timing) {
+    let mut limits = Limits::default();
+    let mut timed = true;
+    let mut rest = args;
+    loop {
+        match rest {
+            [flag, n, more @ ..] if flag == "--keep" || flag == "--reserve" => {
+                let Ok(n) = n.parse::<u64>() else {
+                    return usage();
+                };
+                if flag == "--keep" {
+                    limits.keep_bytes = n;
+                } else {
+                    limits.reserve_bytes = n;
+                }
+                rest = more;
+            }
+            [flag, more @ ..] if flag == "--no-timing" => {
+                timed = false;
+                rest = more;
+            }
+            _ => break,
+        }
+    }
+    let (log, timing) = match rest {
+        [log, timing] if timed => (Path::new(log), Some(PathBuf::from(timing))),
+        [log] if timed => (Path::new(log), Some(timing_path(Path::new(log)))),
+        [log] => (Path::new(log), None),
+        _ => return usage(),
+    };
+    match record_pane(log, timing.as_deref(), limits) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("{program} record-pane: {}: {e}", log.display());
@@ -286,13 +499,98 @@ mod tests {
         assert_eq!(last, logged.len() as u64);
     }
 
+    #[test]
+    fn a_log_drops_its_oldest_bytes_in_steps_past_its_cap_and_keeps_less_when_the_disk_is_short() {
+        const MIB: u64 = 1 << 20;
+        let mut t = Trim::new(4 * MIB, 0);
+        // Under the cap and its step (a quarter of it): nothing dropped.
+        assert_eq!(t.after(4 * MIB, false), None);
+        assert_eq!(t.after(5 * MIB - 1, false), None);
+        // A step past it: the oldest bytes go, in whole blocks, down to the cap.
+        let size = 5 * MIB + 1000;
+        assert_eq!(t.after(size, false), Some((0, MIB)));
+        assert_eq!(t.start, MIB);
+        assert!(size - t.start >= 4 * MIB);
+        assert_eq!(t.after(size + 10, false), None);
+        // Short of room: down to the low keep at once.
+        let (from, to) = t.after(size, true).unwrap();
+        assert_eq!(from, MIB);
+        assert_eq!(size - to, LOW_KEEP_BYTES + 1000);
+        assert_eq!(to % BLOCK, 0);
+        // A tiny cap is held to at least one block; the step is at least 64 KiB.
+        let mut t = Trim::new(1, 0);
+        assert_eq!(t.after(64 * 1024 + BLOCK - 1, false), None);
+        assert_eq!(t.after(64 * 1024 + BLOCK, false), Some((0, 64 * 1024)));
+    }
+
+    #[test]
+    fn a_flooding_pane_keeps_its_log_to_its_cap_on_disk_with_every_offset_unchanged() {
+        let dir = termplane_test_support::TempDir::new("recorder-cap");
+        let log = dir.path().join("p.log");
+        let me = std::env::current_exe().unwrap();
+        let mut child = std::process::Command::new(me)
+            .args(["--exact", "recording::tests::recorder_child", "--nocapture"])
+            .env("TERMPLANE_TEST_RECORDER_LOG", &log)
+            .env("TERMPLANE_TEST_RECORDER_KEEP", "262144")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        // 8 MiB, each byte telling its own offset (mod 251), the last line recognisable.
+        let total: usize = 8 << 20;
+        let data: Vec<u8> = (0..total).map(|i| (i % 251) as u8).collect();
+        for piece in data.chunks(64 * 1024) {
+            stdin.write_all(piece).unwrap();
+        }
+        drop(stdin);
+        assert!(child.wait().unwrap().success());
+        let f = File::open(&log).unwrap();
+        let meta = f.metadata().unwrap();
+        // Every offset is where it was: the file's length is all that was printed.
+        assert_eq!(meta.len(), total as u64);
+        let start = kept_from(&f);
+        assert!(start > 0, "the log was trimmed");
+        let kept = total as u64 - start;
+        assert!(
+            (262_144..=262_144 + 65_536 + BLOCK).contains(&kept),
+            "{kept} bytes kept"
+        );
+        // On disk, only what is kept (and a block or so of slack).
+        use std::os::unix::fs::MetadataExt as _;
+        assert!(
+            meta.blocks() * 512 <= kept + 4 * BLOCK,
+            "{} bytes on disk",
+            meta.blocks() * 512
+        );
+        // What is kept is the pane's output, byte for byte, at its own offsets.
+        let read = crate::read_range(&log, 0, 1 << 20).unwrap();
+        assert_eq!(read["fromByte"], start);
+        let bytes =
+            termplane_proto::key::b64url_decode(read["data_b64"].as_str().unwrap()).unwrap();
+        assert_eq!(bytes, &data[start as usize..]);
+        // The timing covers the whole log, trimmed or not.
+        let records = decode_all(&std::fs::read(timing_path(&log)).unwrap()).unwrap();
+        assert!(
+            matches!(records.last(), Some(Record::Output { log_end, .. }) if *log_end == total as u64)
+        );
+        // A new incarnation's recorder finds where the log starts.
+        assert_eq!(Trim::new(262_144, kept_from(&f)).start, start);
+    }
+
     /// Not a test on its own: the recorder process of the test above (it does nothing unless
     /// that test started it).
     #[test]
     fn recorder_child() {
         if let Some(log) = std::env::var_os("TERMPLANE_TEST_RECORDER_LOG") {
             let log = Path::new(&log);
-            record_pane(log, &timing_path(log)).unwrap();
+            let keep = std::env::var("TERMPLANE_TEST_RECORDER_KEEP")
+                .map_or(Limits::default().keep_bytes, |k| k.parse().unwrap());
+            let limits = Limits {
+                keep_bytes: keep,
+                ..Limits::default()
+            };
+            record_pane(log, Some(&timing_path(log)), limits).unwrap();
         }
     }
 }

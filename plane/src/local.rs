@@ -116,6 +116,7 @@ pub async fn start(
     let cfg = ExecConfig {
         maintenance_file: None,
         recorder,
+        log_limits: termplane_exec::recording::Limits::from_env()?,
         ..ExecConfig::new(data_dir(plane_data_dir))
     };
     let dirs = (

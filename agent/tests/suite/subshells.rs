@@ -2569,6 +2569,79 @@ fn timing_records(w: &World, id: &str) -> Vec<termplane_exec::recording::Record>
 /// where the log ends; a restart appends a new incarnation to the same recording; the recording
 /// is private as the log is, and goes with it when the subshell is deleted.
 #[test]
+fn a_pane_flooding_its_log_is_kept_to_its_cap_on_disk_stays_live_and_exports_marked_truncated() {
+    use std::os::unix::fs::MetadataExt as _;
+    need("tmux", &["-V"]);
+    let mut w = World::new("log-cap", Path::new(NODE));
+    w.node_env
+        .push(("TERMPLANE_PANE_LOG_KEEP_MIB".into(), "1".into()));
+    w.start_node();
+    w.wait_online(WAIT);
+    let dir = w.dir.join("work");
+    let s = launch(&w, "shell", &dir);
+    let id = s["id"].as_str().unwrap().to_owned();
+    wait_until("the shell to run", WAIT, || {
+        (subshell(&w, &id)["state"] == "running").then_some(())
+    });
+    // About 6.4 MB of output, six times the cap, then a line to find at the end.
+    let r = w.post(
+        &format!("/api/subshells/{id}/input"),
+        &json!({ "text": "seq -w 1 800000; echo flood-$((6*7))-done", "keys": ["enter"] }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let log_path = w.dir.join(format!("xdg-data/termplane-node/logs/{id}.log"));
+    wait_until(
+        "the flood's end in the log",
+        Duration::from_secs(60),
+        || {
+            let log = std::fs::read(&log_path).unwrap();
+            String::from_utf8_lossy(&log[log.len().saturating_sub(4096)..])
+                .contains("flood-42-done")
+                .then_some(())
+        },
+    );
+    let meta = std::fs::metadata(&log_path).unwrap();
+    assert!(
+        meta.len() > 6_000_000,
+        "every offset is kept: {}",
+        meta.len()
+    );
+    assert!(
+        meta.blocks() * 512 < 2 * 1024 * 1024,
+        "{} bytes on disk for a cap of 1 MiB",
+        meta.blocks() * 512
+    );
+    // The pane is still live: its output still reaches the plane.
+    let r = w.post(
+        &format!("/api/subshells/{id}/input"),
+        &json!({ "text": "echo after-$((5*5))", "keys": ["enter"] }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    wait_until("the pane to answer after its log was trimmed", WAIT, || {
+        screen(&w, &id).contains("after-25").then_some(())
+    });
+    // Its log reads from the first kept byte; its recording exports the kept part, marked.
+    let r = w.get(&format!("/api/subshells/{id}/logs?fromByte=0"));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let from = r.json()["fromByte"].as_u64().unwrap();
+    assert!(from > 4_000_000, "read from {from}");
+    let cast = wait_until("the export to hold the last answer", WAIT, || {
+        let r = w.get(&format!("/api/subshells/{id}/recording/cast"));
+        assert_eq!(r.status, 200, "{}", r.text());
+        let t = r.text();
+        t.contains("after-25").then_some(t)
+    });
+    let first: Value = serde_json::from_str(cast.lines().nth(1).unwrap()).unwrap();
+    assert_eq!(first, json!([0.0, "m", "recording truncated"]));
+    assert!(
+        !cast.contains("000001\\r\\n"),
+        "the dropped start is not in it"
+    );
+    let played = asciinema_cat_text(&w, &cast);
+    assert!(played.contains("flood-42-done") && played.contains("after-25"));
+}
+
+#[test]
 fn a_panes_output_is_recorded_with_its_timing_and_grid_beside_its_log() {
     use termplane_exec::recording::Record;
     let mut w = world("recording", false);
