@@ -67,9 +67,11 @@ enum Planned {
 
 impl CastWriter {
     /// A cast of the records `records` (in file order), titled `title`, whose grid is
-    /// `fallback` until a grid record says otherwise.
+    /// `fallback` until a grid record says otherwise, of a log whose first kept byte is
+    /// `log_start` (the bytes before it were dropped to keep the log within its cap: the cast
+    /// starts with the first output after them, marked `recording truncated`).
     #[must_use]
-    pub fn new(records: &[Record], title: &str, fallback: (u16, u16)) -> Self {
+    pub fn new(records: &[Record], title: &str, fallback: (u16, u16), log_start: u64) -> Self {
         let mut timed: Vec<(u64, Planned)> = records
             .iter()
             .filter_map(|r| match *r {
@@ -83,6 +85,24 @@ impl CastWriter {
         // Each writer's records are in time order, the file's are not: ordered by time,
         // keeping the file's order between equal times.
         timed.sort_by_key(|(at, _)| *at);
+        if log_start > 0 {
+            // What was printed before the first kept byte is gone, and its time with it: the
+            // cast starts where the first output past it does, on the grid the pane had then.
+            let first = timed.iter().position(
+                |(_, p)| matches!(p, Planned::Upto(u) | Planned::Start(u) if *u > log_start),
+            );
+            let cut = first.unwrap_or(timed.len());
+            let at = timed.get(cut).map_or(0, |(at, _)| *at);
+            let grid = timed[..cut]
+                .iter()
+                .rev()
+                .find(|(_, p)| matches!(p, Planned::Grid(..)))
+                .map(|(_, p)| (at, *p));
+            timed.drain(..cut);
+            if let Some(g) = grid {
+                timed.insert(0, g);
+            }
+        }
         let start_us = timed.first().map_or(0, |(at, _)| *at);
         let (cols, rows) = timed
             .iter()
@@ -100,16 +120,25 @@ impl CastWriter {
         });
         let mut out = header.to_string().into_bytes();
         out.push(b'\n');
+        if log_start > 0 {
+            out.extend_from_slice(
+                json!([0.0, "m", "recording truncated"])
+                    .to_string()
+                    .as_bytes(),
+            );
+            out.push(b'\n');
+        }
         Self {
             out,
             plan: timed,
             next: 0,
             start_us,
-            pos: 0,
+            pos: log_start,
             carry: Vec::new(),
             last_us: start_us,
             grid: (cols, rows),
-            seen_start: false,
+            // Past a cut, every start kept is a restart.
+            seen_start: log_start > 0,
         }
     }
 
@@ -277,11 +306,11 @@ impl PaneIo {
             self.read_piece(&row.node_id, command)
         };
         // The timing first, whole; then the log, piece by piece, into the cast.
-        let (first, size) = read(true, 0).await?;
+        let (first, size, _) = read(true, 0).await?;
         too_large(size, MAX_CAST_TIMING_BYTES, "timing")?;
         let mut timing = first;
         while (timing.len() as u64) < size {
-            let (more, _) = read(true, timing.len() as u64).await?;
+            let (more, _, _) = read(true, timing.len() as u64).await?;
             if more.is_empty() {
                 break;
             }
@@ -299,10 +328,11 @@ impl PaneIo {
             u16::try_from(row.cols).unwrap_or(DEFAULT_COLS),
             u16::try_from(row.rows).unwrap_or(DEFAULT_ROWS),
         );
-        let mut cast = CastWriter::new(&records, &row.name, fallback);
-        let (piece, size) = read(false, 0).await?;
-        too_large(size, MAX_CAST_LOG_BYTES, "log")?;
-        let mut from = 0;
+        // The node answers from the log's first kept byte (a log past its cap lost its start).
+        let (piece, size, start) = read(false, 0).await?;
+        too_large(size.saturating_sub(start), MAX_CAST_LOG_BYTES, "log")?;
+        let mut cast = CastWriter::new(&records, &row.name, fallback, start);
+        let mut from = start;
         let mut piece = piece;
         loop {
             if piece.is_empty() {
@@ -313,24 +343,24 @@ impl PaneIo {
             if from >= size {
                 break;
             }
-            piece = read(false, from).await?.0;
+            // A log trimmed meanwhile answers from its new first byte: what is skipped is gone.
+            let (next, _, at) = read(false, from).await?;
+            from = from.max(at);
+            piece = next;
         }
         Ok((cast.finish(), row.name))
     }
 
-    /// One `log_read` or `timing_read`: its bytes and the file's size.
+    /// One `log_read` or `timing_read`: its bytes, the file's size and where the bytes start.
     async fn read_piece(
         &self,
         node_id: &str,
         command: Command,
-    ) -> Result<(Vec<u8>, u64), ApiError> {
+    ) -> Result<(Vec<u8>, u64, u64), ApiError> {
         let d = node_data(self.dispatcher.node_command(node_id, command).await?)?;
-        let size = d
-            .get("size")
-            .and_then(serde_json::Value::as_u64)
-            .unwrap_or(0);
+        let number = |k: &str| d.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0);
         let bytes = super::io::read_bytes(&d)?;
-        Ok((bytes, size))
+        Ok((bytes, number("size"), number("fromByte")))
     }
 }
 
@@ -403,7 +433,7 @@ mod tests {
             },
         ];
         for piece in [1, 2, 3, 7, log.len()] {
-            let mut w = CastWriter::new(&records, "pane", (120, 36));
+            let mut w = CastWriter::new(&records, "pane", (120, 36), 0);
             for (i, chunk) in log.chunks(piece).enumerate() {
                 w.piece((i * piece) as u64, chunk);
             }
@@ -444,7 +474,7 @@ mod tests {
 
     #[test]
     fn a_log_without_timing_is_one_event_and_bytes_past_the_records_come_last() {
-        let mut w = CastWriter::new(&[], "old", (90, 20));
+        let mut w = CastWriter::new(&[], "old", (90, 20), 0);
         w.piece(0, b"all of it");
         let (header, events) = parse(&w.finish());
         assert_eq!(
@@ -457,7 +487,7 @@ mod tests {
             at_us: 5_000_000,
             log_end: 3,
         }];
-        let mut w = CastWriter::new(&records, "t", (80, 24));
+        let mut w = CastWriter::new(&records, "t", (80, 24), 0);
         w.piece(0, b"abcdef\xff");
         let (_, events) = parse(&w.finish());
         assert_eq!(output(&events), "abcdef\u{fffd}");
@@ -490,7 +520,7 @@ mod tests {
             },
         ];
         for cut in 0..=6 {
-            let mut w = CastWriter::new(&records, "t", (80, 24));
+            let mut w = CastWriter::new(&records, "t", (80, 24), 0);
             let log = b"onetwo";
             w.piece(0, &log[..cut]);
             w.piece(cut as u64, &log[cut..]);
@@ -515,6 +545,60 @@ mod tests {
     }
 
     #[test]
+    fn a_log_that_lost_its_start_plays_from_its_first_kept_byte_marked_truncated() {
+        let records = [
+            Record::Start {
+                at_us: 1_000_000,
+                log_size: 0,
+            },
+            Record::Grid {
+                at_us: 1_000_000,
+                cols: 100,
+                rows: 30,
+            },
+            Record::Output {
+                at_us: 2_000_000,
+                log_end: 4,
+            },
+            Record::Grid {
+                at_us: 3_000_000,
+                cols: 60,
+                rows: 20,
+            },
+            Record::Output {
+                at_us: 5_000_000,
+                log_end: 10,
+            },
+            Record::Start {
+                at_us: 7_000_000,
+                log_size: 10,
+            },
+            Record::Output {
+                at_us: 7_500_000,
+                log_end: 14,
+            },
+        ];
+        // The log's first 6 bytes were dropped: the cast starts with the output they were part
+        // of, on the grid the pane had then, says it was truncated, and marks the restart.
+        let mut w = CastWriter::new(&records, "t", (80, 24), 6);
+        w.piece(6, b"6789abcd");
+        let (header, events) = parse(&w.finish());
+        assert_eq!(
+            (&header["width"], &header["height"], &header["timestamp"]),
+            (&json!(60), &json!(20), &json!(5))
+        );
+        assert_eq!(
+            events,
+            [
+                json!([0.0, "m", "recording truncated"]),
+                json!([0.0, "o", "6789"]),
+                json!([2.0, "m", "restarted"]),
+                json!([2.5, "o", "abcd"]),
+            ]
+        );
+    }
+
+    #[test]
     fn a_sequence_cut_at_the_end_is_kept_for_later_and_never_lost() {
         assert_eq!(unfinished_tail(b"ab"), 0);
         assert_eq!(unfinished_tail("é".as_bytes()), 0);
@@ -523,7 +607,7 @@ mod tests {
         assert_eq!(unfinished_tail(&"😀".as_bytes()[..3]), 3);
         assert_eq!(unfinished_tail(b"\xff"), 0);
         // A log that ends inside a sequence: the bytes still come out, as U+FFFD.
-        let mut w = CastWriter::new(&[], "t", (80, 24));
+        let mut w = CastWriter::new(&[], "t", (80, 24), 0);
         w.piece(0, &"x€".as_bytes()[..3]);
         let (_, events) = parse(&w.finish());
         assert_eq!(output(&events), "x\u{fffd}");

@@ -153,6 +153,12 @@ export function RecordingPage({ id }: { id: string }) {
               Preparing playback… {Math.round(st.indexing * 100)}%
             </p>
           ) : null}
+          {cast.events[0]?.kind === "m" && cast.events[0].label === "recording truncated" ? (
+            <Note tone="warn">
+              The start of this recording was dropped to keep the pane's log within its cap on its node: it plays from the
+              oldest output kept.
+            </Note>
+          ) : null}
           <div class="rec-controls" data-testid="rec-controls">
             <button
               type="button"
