@@ -143,13 +143,8 @@ export class Player {
     const upto = eventAfter(this.cast, at);
     return this.run(async () => {
       if (gen !== this.generation) return;
-      if (upto < this.next || this.keyframeBefore(upto).next > this.next) {
-        const k = this.keyframeBefore(upto);
-        this.term.reset();
-        this.resize(k.cols, k.rows);
-        await this.write(k.screen);
-        this.next = k.next;
-      }
+      // Forward within reach of the screen shown: played on from it; else from a keyframe.
+      if (upto < this.next || this.keyframeBefore(upto).next > this.next) await this.restore(upto);
       await this.playUpto(upto);
       if (gen === this.generation && this.state.get().playing) this.tick();
     });
@@ -192,12 +187,17 @@ export class Player {
     this.generation++;
     // The screen shown first: where a seek asked for before the keyframes were ready, or the start.
     const upto = eventAfter(this.cast, at);
+    await this.restore(upto);
+    await this.playUpto(upto);
+  }
+
+  /** Shows the last keyframe before event `upto`. */
+  private async restore(upto: number): Promise<void> {
     const k = this.keyframeBefore(upto);
     this.term.reset();
     this.resize(k.cols, k.rows);
     await this.write(k.screen);
     this.next = k.next;
-    await this.playUpto(upto);
   }
 
   /** Output events from `i` on, joined up to a resize, `before`, or about `room` characters. */
