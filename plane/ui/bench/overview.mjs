@@ -10,38 +10,15 @@
 // `cargo build --release -p termplane`; TERMPLANE_BIN picks the binary, default
 // target/release/termplane), tmux and Chromium (CHROMIUM, default /usr/bin/chromium).
 
-import { spawn, execFileSync } from "node:child_process";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { readdir } from "node:fs/promises";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { join } from "node:path";
+import { arg, launchBrowser, setUpAndSignIn, sleep, startPlane } from "./plane.mjs";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
-const PLANE_BIN = resolve(ROOT, process.env.TERMPLANE_BIN ?? "target/release/termplane");
-const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
 const PANES = Math.min(arg("panes", 50), 200);
 const SECONDS = Math.min(arg("seconds", 60), 600);
 const TICK = 100; // clock ticks per second (Linux's USER_HZ)
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function freePort() {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => res(port));
-    });
-    s.on("error", rej);
-  });
-}
 
 /** CPU seconds a process has used (user + system). */
 function cpu(pid) {
@@ -57,47 +34,13 @@ async function findSocket(dir) {
   return null;
 }
 
-const tmp = await mkdtemp(join(tmpdir(), "termplane-overview-"));
-const port = await freePort();
-const base = `http://localhost:${port}`;
-const plane = spawn(PLANE_BIN, ["serve", "--listen", `127.0.0.1:${port}`, "--data-dir", join(tmp, "data")], {
-  env: { ...process.env, APP_BASE_URL: base, RUST_LOG: "warn" },
-  stdio: ["ignore", "ignore", "inherit"],
-  detached: true,
-});
+const plane = await startPlane("overview");
 let browser;
 let socket = null;
 try {
-  for (let i = 0; ; i++) {
-    if (i > 300) throw new Error("the plane did not answer");
-    try {
-      if ((await fetch(`${base}/api/setup/status`)).ok) break;
-    } catch {
-      // Not yet.
-    }
-    await sleep(100);
-  }
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"] });
-  const page = await (await browser.newContext({ baseURL: base, viewport: { width: 1920, height: 1080 } })).newPage();
-  await page.goto("/sign-in");
-  const setup = await page.evaluate(async () => {
-    const r = await fetch("/api/setup", {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ email: "bench@example.com", displayName: "Bench", password: "bench password 1" }),
-    });
-    return r.status;
-  });
-  if (setup !== 201 && setup !== 200) throw new Error(`setup answered ${setup}`);
-  const signedIn = await page.evaluate(async () => {
-    const r = await fetch("/api/auth/sign-in", {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ email: "bench@example.com", password: "bench password 1" }),
-    });
-    return r.status;
-  });
-  if (signedIn !== 200) throw new Error(`sign-in answered ${signedIn}`);
+  browser = await launchBrowser();
+  const page = await (await browser.newContext({ baseURL: plane.base, viewport: { width: 1920, height: 1080 } })).newPage();
+  await setUpAndSignIn(page);
   const ids = await page.evaluate(async (n) => {
     const nodes = await (await fetch("/api/nodes")).json();
     const node = nodes.find((x) => x.isLocal);
@@ -130,7 +73,7 @@ try {
       id,
     );
   }
-  socket = await findSocket(join(tmp, "data"));
+  socket = await findSocket(plane.dataDir);
   const tmuxPid = socket ? Number(execFileSync("tmux", ["-S", socket, "display-message", "-p", "#{pid}"]).toString().trim()) : null;
 
   const phase = async (label, path, viewport) => {
@@ -191,11 +134,5 @@ try {
       // Already gone.
     }
   }
-  try {
-    process.kill(-plane.pid, "SIGTERM");
-  } catch {
-    // Already gone.
-  }
-  await sleep(500);
-  await rm(tmp, { recursive: true, force: true });
+  await plane.stop();
 }

@@ -13,37 +13,11 @@
 // request), everything else is the plane's. Needs the plane built with the app (TERMPLANE_BIN,
 // default target/release/termplane), tmux and Chromium (CHROMIUM, default /usr/bin/chromium).
 
-import { spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { arg, launchBrowser, setUpAndSignIn, sleep, startPlane } from "./plane.mjs";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
-const PLANE_BIN = resolve(ROOT, process.env.TERMPLANE_BIN ?? "target/release/termplane");
-const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
 const SEEKS = Math.min(arg("seeks", 30), 200);
 const HOURS = Math.min(arg("hours", 8), 24);
 const MIB = Math.min(arg("mib", 16), 64);
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function freePort() {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => res(port));
-    });
-    s.on("error", rej);
-  });
-}
 
 /** A deterministic generator (mulberry32), so every run plays the same recording. */
 function random(seed) {
@@ -80,36 +54,19 @@ function makeCast() {
 }
 
 const cast = makeCast();
-const tmp = await mkdtemp(join(tmpdir(), "termplane-seek-"));
-const port = await freePort();
-const base = `http://localhost:${port}`;
-const plane = spawn(PLANE_BIN, ["serve", "--listen", `127.0.0.1:${port}`, "--data-dir", join(tmp, "data")], {
-  env: { ...process.env, APP_BASE_URL: base, RUST_LOG: "warn" },
-  stdio: ["ignore", "ignore", "inherit"],
-  detached: true,
-});
+const plane = await startPlane("seek");
 let browser;
 try {
-  for (let i = 0; ; i++) {
-    if (i > 300) throw new Error("the plane did not answer");
-    try {
-      if ((await fetch(`${base}/api/setup/status`)).ok) break;
-    } catch {
-      // Not yet.
-    }
-    await sleep(100);
-  }
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"] });
-  const page = await (await browser.newContext({ baseURL: base, viewport: { width: 1600, height: 1000 } })).newPage();
-  await page.goto("/sign-in");
+  browser = await launchBrowser();
+  const page = await (await browser.newContext({ baseURL: plane.base, viewport: { width: 1600, height: 1000 } })).newPage();
+  await setUpAndSignIn(page);
   const id = await page.evaluate(async () => {
-    const post = (path, body) =>
-      fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-    const creds = { email: "bench@example.com", password: "bench password 1" };
-    if (!(await post("/api/setup", { ...creds, displayName: "Bench" })).ok) throw new Error("setup");
-    if (!(await post("/api/auth/sign-in", creds)).ok) throw new Error("sign-in");
     const node = (await (await fetch("/api/nodes")).json()).find((x) => x.isLocal);
-    const r = await post("/api/subshells", { nodeId: node.nodeId, harnessId: "shell", name: "long" });
+    const r = await fetch("/api/subshells", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ nodeId: node.nodeId, harnessId: "shell", name: "long" }),
+    });
     if (!r.ok) throw new Error(`launch: ${r.status}`);
     return (await r.json()).id;
   });
@@ -167,11 +124,5 @@ try {
   );
 } finally {
   await browser?.close().catch(() => undefined);
-  try {
-    process.kill(-plane.pid, "SIGTERM");
-  } catch {
-    // Already gone.
-  }
-  await sleep(500);
-  await rm(tmp, { recursive: true, force: true });
+  await plane.stop();
 }
