@@ -986,6 +986,35 @@ fn an_upload_lands_whole_in_the_panes_directory_and_a_failure_leaves_nothing_beh
     let r = w.as_cookie(&w.admin, "GET", &format!("/api/uploads/{mine}"), None);
     assert_eq!(r.status, 404, "an upload is its starter's");
     assert_eq!(work_files(&w), ["data.bin"]);
+    // The two uploads that completed are marked beside the pane's recording, the system
+    // key's; the ones that failed are not.
+    let uploads = until("the upload marks", || {
+        let r = w.as_bearer(
+            &w.key,
+            "GET",
+            &format!("/api/subshells/{id}/recording/inputs"),
+            None,
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+        let marks: Vec<Value> = r.json()["marks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["kind"] == "upload")
+            .cloned()
+            .collect();
+        (marks.len() >= 2).then_some(marks)
+    });
+    let mut details: Vec<Value> = uploads.iter().map(|m| m["detail"].clone()).collect();
+    details.sort_by_key(|d| d["bytes"].as_u64());
+    assert_eq!(
+        details,
+        [
+            json!({ "name": "data.bin", "bytes": 3 }),
+            json!({ "name": "data.bin", "bytes": body.len() })
+        ]
+    );
+    assert!(uploads.iter().all(|m| m["actorKind"] == "system_key"));
 }
 
 /// A second upload to a file that one is writing is refused even while a piece of the first is
