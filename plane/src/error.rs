@@ -83,7 +83,6 @@
 //! | 501 | `NOT_IMPLEMENTED` | a method or transfer coding the server does not implement |
 //! | 502 | `NODE_LINK_CLOSED` | the node's socket closed before the command's result arrived |
 //! | 502 | `NODE_BAD_RESULT` | the node answered with a malformed result |
-//! | 502 | `RECORDING_CORRUPT` | a pane's recording whose timing holds a record that is not one (`metadata.atByte`); the log itself is intact |
 //! | 502 | `PANE_UNREADABLE` | a terminal attach to a pane whose screen could not be read |
 //! | 503 | `SHUTTING_DOWN` | a WebSocket upgrade (node link, terminal, live feed) while the plane shuts down |
 //! | 503 | `DATABASE_UNAVAILABLE` | no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After` |
@@ -479,11 +478,6 @@ pub const CODES: &[(u16, &str, &str)] = &[
         502,
         "NODE_BAD_RESULT",
         "the node answered with a malformed result",
-    ),
-    (
-        502,
-        "RECORDING_CORRUPT",
-        "a pane's recording whose timing holds a record that is not one (`metadata.atByte`); the log itself is intact",
     ),
     (
         502,

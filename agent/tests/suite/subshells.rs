@@ -2808,6 +2808,24 @@ fn a_panes_output_is_recorded_with_its_timing_and_grid_beside_its_log() {
     assert_eq!(marks.len(), 1, "{marks:?}");
     assert_eq!(marks[0][2], "restarted");
     assert!(asciinema_cat_text(&w, &cast).contains("rec-42"));
+    // A damaged timing file (a record of no known kind) does not cost the recording: the export
+    // plays what was timed, marks where the timing stops, and plays the rest of the log untimed.
+    {
+        use std::io::Write as _;
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&timing)
+            .unwrap();
+        f.write_all(&[0xff; 16]).unwrap();
+    }
+    let r = w.get(&format!("/api/subshells/{id}/recording/cast"));
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert!(
+        r.text().contains(r#""m","timing damaged"]"#),
+        "{}",
+        r.text()
+    );
+    assert!(asciinema_cat_text(&w, &r.text()).contains("rec-42"));
     // Deleted: the recording goes with the log.
     let r = w.send("DELETE", &format!("/api/subshells/{id}"), None);
     assert_eq!(r.status, 204, "{}", r.text());

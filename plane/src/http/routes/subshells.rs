@@ -86,7 +86,6 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "NODE_TIMEOUT",
             "RECORDING_UNSUPPORTED",
             "RECORDING_TOO_LARGE",
-            "RECORDING_CORRUPT",
         ])
         .handle(recording_cast),
         RouteDef::get(

@@ -17,7 +17,9 @@
 //! JSON strings). Bytes of the log the timing does not cover — printed before the pane was
 //! recorded (a pane launched on an older node), or after its recorder stopped — come at the time
 //! of the record after them, or of the last record; a log with no timing at all is one event at
-//! 0 s.
+//! 0 s. A timing file holding a record that is not one (damaged) is read up to it: the cast plays
+//! what it timed, marks `timing damaged` where it stops, and plays the rest of the log untimed
+//! (the plane logs a warning); a recording is never refused for its timing.
 
 use serde_json::json;
 use termplane_proto::SubshellId;
@@ -53,6 +55,9 @@ pub struct CastWriter {
     grid: (u16, u16),
     /// Whether an incarnation's start has been passed (the later ones are markers).
     seen_start: bool,
+    /// Whether the timing stopped at a record that is not one: `Some(marked)` (the marker
+    /// `timing damaged` is written where the readable records end, once).
+    damaged: Option<bool>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -139,6 +144,23 @@ impl CastWriter {
             grid: (cols, rows),
             // Past a cut, every start kept is a restart.
             seen_start: log_start > 0,
+            damaged: None,
+        }
+    }
+
+    /// The records given were the readable ones before a damaged record: the cast says so
+    /// where they end (`[t, "m", "timing damaged"]`), and plays the rest of the log untimed.
+    #[must_use]
+    pub fn damaged(mut self) -> Self {
+        self.damaged = Some(false);
+        self
+    }
+
+    fn mark_damage(&mut self) {
+        if self.damaged == Some(false) {
+            self.damaged = Some(true);
+            let t = self.seconds(self.last_us);
+            self.line(&json!([t, "m", "timing damaged"]));
         }
     }
 
@@ -165,6 +187,7 @@ impl CastWriter {
             self.next += 1;
         }
         // Past the last record: the rest at the last record's time.
+        self.mark_damage();
         let here = self.take(from, bytes, end);
         let at = self.last_us;
         self.output(at, &here);
@@ -182,6 +205,7 @@ impl CastWriter {
             }
             self.next += 1;
         }
+        self.mark_damage();
         if !self.carry.is_empty() {
             let rest = String::from_utf8_lossy(&self.carry).into_owned();
             let t = self.seconds(self.last_us);
@@ -316,14 +340,15 @@ impl PaneIo {
             }
             timing.extend(more);
         }
-        let records = decode_all(&timing).map_err(|at| {
-            ApiError::new(
-                502,
-                "RECORDING_CORRUPT",
-                "the pane's recording holds a record that is not one; its log is intact",
-            )
-            .with_metadata(json!({ "atByte": at }))
-        })?;
+        // A record that is not one (a damaged file) ends the timing there: what comes before it
+        // is played as recorded, the rest of the log untimed, the cast marked where it stops.
+        let (records, damaged) = match decode_all(&timing) {
+            Ok(r) => (r, false),
+            Err(at) => {
+                tracing::warn!(subshell = %row.id, at_byte = at, "a pane's timing file holds a record that is not one: the recording is played untimed from there");
+                (decode_all(&timing[..at]).unwrap_or_default(), true)
+            }
+        };
         let fallback = (
             u16::try_from(row.cols).unwrap_or(DEFAULT_COLS),
             u16::try_from(row.rows).unwrap_or(DEFAULT_ROWS),
@@ -332,6 +357,9 @@ impl PaneIo {
         let (piece, size, start) = read(false, 0).await?;
         too_large(size.saturating_sub(start), MAX_CAST_LOG_BYTES, "log")?;
         let mut cast = CastWriter::new(&records, &row.name, fallback, start);
+        if damaged {
+            cast = cast.damaged();
+        }
         let mut from = start;
         let mut piece = piece;
         loop {
@@ -596,6 +624,45 @@ mod tests {
                 json!([2.5, "o", "abcd"]),
             ]
         );
+    }
+
+    #[test]
+    fn a_damaged_timing_plays_its_readable_records_then_the_rest_untimed_marked_where_it_stops() {
+        let records = [
+            Record::Start {
+                at_us: 1_000_000,
+                log_size: 0,
+            },
+            Record::Output {
+                at_us: 3_000_000,
+                log_end: 4,
+            },
+        ];
+        for cut in 0..=9 {
+            let mut w = CastWriter::new(&records, "t", (80, 24), 0).damaged();
+            let log = b"timed+rest";
+            w.piece(0, &log[..cut]);
+            w.piece(cut as u64, &log[cut..]);
+            let (_, events) = parse(&w.finish());
+            assert_eq!(output(&events), "timed+rest", "cut at {cut}");
+            let marks: Vec<_> = events.iter().filter(|e| e[1] == "m").collect();
+            assert_eq!(
+                marks,
+                [&json!([2.0, "m", "timing damaged"])],
+                "cut at {cut}: {events:?}"
+            );
+            // The timed output comes before the mark, the untimed after it.
+            let mark = events.iter().position(|e| e[1] == "m").unwrap();
+            let before: String = events[..mark]
+                .iter()
+                .map(|e| e[2].as_str().unwrap())
+                .collect();
+            assert_eq!(before, "time", "cut at {cut}: {events:?}");
+        }
+        // An undamaged cast has no such mark.
+        let mut w = CastWriter::new(&records, "t", (80, 24), 0);
+        w.piece(0, b"timed+rest");
+        assert!(!String::from_utf8(w.finish()).unwrap().contains("damaged"));
     }
 
     #[test]
