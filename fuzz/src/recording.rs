@@ -20,14 +20,18 @@ pub fn recording_cast(data: &[u8]) {
     };
     let cut = (usize::from(*records) * RECORD_BYTES / 2).min(rest.len());
     let (timing, log) = rest.split_at(cut);
-    let records = match decode_all(timing) {
-        Ok(r) => r,
+    // A record that is not one: refused exactly there, and the cast made of the records before
+    // it, marked damaged (as the plane exports a damaged timing file).
+    let (records, timing, damaged) = match decode_all(timing) {
+        Ok(r) => (r, timing, false),
         Err(at) => {
             assert!(
                 at % RECORD_BYTES == 0 && at + RECORD_BYTES <= timing.len(),
                 "{at}"
             );
-            return;
+            let before = &timing[..at];
+            let records = decode_all(before).expect("the records before the bad one");
+            (records, before, true)
         }
     };
     assert_eq!(records.len(), timing.len() / RECORD_BYTES);
@@ -41,6 +45,9 @@ pub fn recording_cast(data: &[u8]) {
         0
     };
     let mut w = CastWriter::new(&records, "fuzz", (80, 24), start as u64);
+    if damaged {
+        w = w.damaged();
+    }
     let log = &log[start..];
     let mut from = start as u64;
     for piece in Cuts::for_stream(*seed, log.len()).split(log) {
@@ -62,6 +69,7 @@ pub fn recording_cast(data: &[u8]) {
     let mut played = String::new();
     let mut marks = 0;
     let mut truncated = false;
+    let mut damage_marked = false;
     for line in lines {
         let e: Value = serde_json::from_str(line).expect("each event is JSON");
         let [t, kind, body] = e.as_array().expect("an event is an array").as_slice() else {
@@ -82,6 +90,10 @@ pub fn recording_cast(data: &[u8]) {
                 assert!(start > 0 && marks == 0 && played.is_empty(), "{e}");
                 truncated = true;
             }
+            Some("m") if body == "timing damaged" => {
+                assert!(damaged && !damage_marked, "{e}");
+                damage_marked = true;
+            }
             Some("m") => {
                 assert_eq!(body, "restarted");
                 marks += 1;
@@ -95,6 +107,7 @@ pub fn recording_cast(data: &[u8]) {
         .filter(|r| matches!(r, Record::Start { .. }))
         .count();
     assert_eq!(truncated, start > 0);
+    assert_eq!(damage_marked, damaged);
     if start == 0 {
         assert_eq!(marks, starts.saturating_sub(1));
     }
