@@ -323,6 +323,14 @@ pub struct Workspace {
     pub updated_at: i64,
 }
 
+/// `PUT /api/nodes/{id}/recording` (an administrator's session).
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct NodeRecordingRequest {
+    /// Whether the node's panes launched or restarted from now on are recorded.
+    pub on: bool,
+}
+
 /// `PUT /api/nodes/{id}/system-access` (an administrator's session).
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]

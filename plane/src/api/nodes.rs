@@ -62,6 +62,10 @@ pub struct Node {
     /// Whether scripts (system keys) may launch subshells on it (`PUT
     /// /api/nodes/{id}/system-access`; the local node is always open to them).
     pub system_access: bool,
+    /// Whether its panes are recorded (`PUT /api/nodes/{id}/recording`; on by default): panes
+    /// launched or restarted while it is off, or while the plane's own `--recording` is off,
+    /// are logged with no timing.
+    pub recording: bool,
     /// Whether the caller may launch subshells on it: an administrator's session on any node,
     /// a person on the nodes they own (not the local node, unless they are an administrator),
     /// a script on its own nodes, the local node and the nodes open to scripts. A launch, a

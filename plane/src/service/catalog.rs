@@ -471,6 +471,24 @@ impl Catalog {
         }
         self.nodes.node(admin, node_id).await
     }
+
+    /// `PUT /api/nodes/:id/recording` (an administrator's session): whether the node's panes
+    /// launched or restarted from now on are recorded. The local node's too.
+    pub async fn set_node_recording(
+        &self,
+        admin: &Caller,
+        node_id: &str,
+        on: bool,
+    ) -> Result<crate::api::nodes::Node, ApiError> {
+        if !self
+            .store
+            .set_node_recording(&admin.user().id, node_id, on, self.now())
+            .await?
+        {
+            return Err(ApiError::not_found("node"));
+        }
+        self.nodes.node(admin, node_id).await
+    }
 }
 
 #[cfg(test)]

@@ -447,6 +447,7 @@ fn node_view(n: &Node) -> api::nodes::Node {
         allowed_dirs: serde_json::from_str(&n.allowed_dirs).unwrap_or_default(),
         is_local: n.is_local,
         system_access: n.system_access || n.is_local,
+        recording: n.recording,
         can_launch: false,
         created_at: n.created_at,
         updated_at: n.updated_at,

@@ -321,6 +321,36 @@ impl Store {
         .await
     }
 
+    /// Records a node's panes from their next launch on, or stops recording them, audited.
+    pub async fn set_node_recording(
+        &self,
+        actor: &str,
+        node_id: &str,
+        on: bool,
+        now: i64,
+    ) -> Result<bool, sqlx::Error> {
+        let mut tx = self.write_tx().await?;
+        let n = sqlx::query("UPDATE nodes SET recording = $1, updated_at = $2 WHERE id = $3")
+            .bind(i64::from(on))
+            .bind(now)
+            .bind(node_id)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        commit_if_changed(
+            tx,
+            n,
+            now,
+            Entry::by_cookie(
+                actor,
+                "node.recording_set",
+                node_id,
+                &serde_json::json!({ "on": on }).to_string(),
+            ),
+        )
+        .await
+    }
+
     // ----- presets -----
 
     /// Stores a new preset.

@@ -40,6 +40,8 @@ pub struct Node {
     pub is_local: bool,
     /// Whether scripts (system keys) may launch subshells on it.
     pub system_access: bool,
+    /// Whether its panes are recorded (when the plane records).
+    pub recording: bool,
     /// The WebSocket URL handed out at enrollment.
     pub ws_url: Option<String>,
     /// Creation time (ms).
@@ -84,6 +86,7 @@ fn node_of(row: &AnyRow) -> Result<Node, sqlx::Error> {
         allowed_dirs: row.try_get("allowed_dirs")?,
         is_local: flag(row, "is_local")?,
         system_access: flag(row, "system_access")?,
+        recording: flag(row, "recording")?,
         ws_url: row.try_get("ws_url")?,
         created_at: row.try_get("created_at")?,
         updated_at: row.try_get("updated_at")?,
@@ -92,7 +95,7 @@ fn node_of(row: &AnyRow) -> Result<Node, sqlx::Error> {
 
 pub(super) const NODE_COLS: &str = "id, owner_user_id, name, os, arch, hostname, agent_version, identity_jwk, \
      encrypt_public_key, node_key_digest, key_disabled, liveness, runtime, maintenance, \
-     allowed_dirs, is_local, system_access, ws_url, created_at, updated_at";
+     allowed_dirs, is_local, system_access, recording, ws_url, created_at, updated_at";
 
 impl Store {
     // ----- nodes -----

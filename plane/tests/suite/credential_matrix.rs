@@ -294,6 +294,12 @@ fn node_rules() -> Vec<NodeRule> {
             Some(|_| json!({ "allowed": false })),
         ),
         rule(
+            "setNodeRecording",
+            Some(ADMIN_ONLY),
+            ADMIN_ONLY,
+            Some(|_| json!({ "on": false })),
+        ),
+        rule(
             "updateNode",
             Some(ADMIN_ONLY),
             ADMIN_ONLY,

@@ -426,6 +426,92 @@ fn a_panes_recording_exports_for_its_owner_and_a_read_share_and_not_for_a_strang
 }
 
 #[test]
+fn an_administrator_turns_recording_off_for_a_node_and_its_next_panes_are_logged_untimed() {
+    let w = world();
+    let path = format!("/api/nodes/{}/recording", w.node.node_id);
+    // An administrator's: another account is refused, and nothing changes.
+    w.p.create_user(&w.admin, "bob@example.test", "user");
+    let bob = w.p.sign_in("bob@example.test", common::PASSWORD);
+    let r = w.as_cookie(&bob, "PUT", &path, Some(json!({ "on": false })));
+    assert_eq!(r.status, 403, "{}", r.text());
+    let r = w.as_cookie(&w.admin, "PUT", &path, Some(json!({ "on": "no" })));
+    assert_eq!(r.status, 400, "{}", r.text());
+    let node = w.as_cookie(
+        &w.admin,
+        "GET",
+        &format!("/api/nodes/{}", w.node.node_id),
+        None,
+    );
+    assert_eq!(node.json()["recording"], true, "on by default");
+    let r = w.as_cookie(&w.admin, "PUT", &path, Some(json!({ "on": false })));
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["recording"], false);
+    let timing = |id: &str| {
+        w.node
+            .exec
+            .timing_path(&termplane_proto::SubshellId::parse(id).unwrap())
+    };
+    let say = |id: &str, text: &str| {
+        let r = w.as_cookie(
+            &w.admin,
+            "POST",
+            &format!("/api/subshells/{id}/input"),
+            Some(json!({ "text": text, "keys": ["enter"] })),
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+    };
+    // Off: a pane launched now is logged, not timed; its export is its log at 0 s.
+    let off = w.launch_as(Some(&w.admin));
+    say(&off, "echo untimed-$((3*5))");
+    let cast = until("the export to hold the answer", || {
+        let r = w.as_cookie(
+            &w.admin,
+            "GET",
+            &format!("/api/subshells/{off}/recording/cast"),
+            None,
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+        let t = r.text();
+        t.contains("untimed-15").then_some(t)
+    });
+    assert!(
+        !timing(&off).exists(),
+        "no timing for a pane launched while recording was off"
+    );
+    assert!(
+        cast.lines().skip(1).all(|l| l.starts_with("[0.0,")),
+        "untimed: {cast}"
+    );
+    // Audited.
+    let r = w.as_cookie(
+        &w.admin,
+        "GET",
+        "/api/audit?action=node.recording_set",
+        None,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let entries = r.json();
+    assert_eq!(entries[0]["target"], w.node.node_id.as_str());
+    assert_eq!(entries[0]["detail"]["on"], false);
+    // On again: the next pane is recorded.
+    let r = w.as_cookie(&w.admin, "PUT", &path, Some(json!({ "on": true })));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let on = w.launch_as(Some(&w.admin));
+    say(&on, "echo timed");
+    until("the new pane's timing", || {
+        timing(&on).exists().then_some(())
+    });
+    // An unknown node is not found.
+    let r = w.as_cookie(
+        &w.admin,
+        "PUT",
+        "/api/nodes/00000000000000000000000000000000/recording",
+        Some(json!({ "on": true })),
+    );
+    assert_eq!(r.status, 404, "{}", r.text());
+}
+
+#[test]
 fn who_typed_into_a_pane_is_marked_beside_its_recording_and_what_they_typed_is_not() {
     let w = world();
     // A pane whose token may type into its owner's panes (itself among them).

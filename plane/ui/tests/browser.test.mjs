@@ -543,6 +543,14 @@ describe("termplane browser app", { concurrency: false }, () => {
     assert.doesNotMatch(await refusal.innerText(), /allowedDirs/);
     const node = await page.evaluate(async () => (await (await fetch("/api/nodes")).json()).find((n) => n.name === "ui-test-node"));
     assert.deepEqual(node.allowedDirs, [], "nothing of the refused list was kept");
+    // An administrator stops recording the node's panes, and records them again.
+    await page.getByTestId("node-recording").getByText("its panes are recorded").waitFor();
+    await page.getByRole("button", { name: "Stop recording its panes" }).click();
+    await page.getByTestId("node-recording").getByText("off: its panes are logged, not timed").waitFor();
+    const off = await page.evaluate(async () => (await (await fetch("/api/nodes")).json()).find((n) => n.name === "ui-test-node"));
+    assert.equal(off.recording, false);
+    await page.getByRole("button", { name: "Record its panes" }).click();
+    await page.getByTestId("node-recording").getByText("its panes are recorded").waitFor();
     await row.getByRole("button", { name: "Hide" }).click();
   });
 

@@ -8,8 +8,8 @@ use super::super::handler::{Json, NoContent, Path, Query};
 use super::RouteDef;
 use crate::api::IdParam;
 use crate::api::catalog::{
-    HarnessStatus, HarnessesQuery, Plugin, PluginParam, PluginUpdate, Preset, PresetRequest,
-    SystemAccessRequest, Workspace, WorkspaceRequest,
+    HarnessStatus, HarnessesQuery, NodeRecordingRequest, Plugin, PluginParam, PluginUpdate, Preset,
+    PresetRequest, SystemAccessRequest, Workspace, WorkspaceRequest,
 };
 use crate::api::nodes::Node;
 use crate::error::ApiError;
@@ -73,6 +73,18 @@ pub(super) fn routes() -> Vec<RouteDef> {
         )
         .errors(&["LOCAL_NODE"])
         .handle(system_access),
+        RouteDef::put(
+            "/api/nodes/:id/recording",
+            "setNodeRecording",
+            "Record a node's panes, or stop recording them (from their next launch or restart)",
+        )
+        .describe(
+            "On by default. Off, the node's panes launched or restarted from then on are logged \
+             with no timing: their export is their log, untimed. The plane's own `--recording \
+             off` turns recording off for every node whatever this says. The local node's \
+             too. Audited as `node.recording_set`.",
+        )
+        .handle(node_recording),
         RouteDef::get("/api/presets", "listPresets", "The caller's presets")
             .handle(presets),
         RouteDef::post("/api/presets", "createPreset", "Create a preset")
@@ -173,6 +185,18 @@ async fn system_access(
 ) -> Res<Json<Node>> {
     svc.catalog()
         .set_system_access(&c, p.id.as_str(), b.allowed)
+        .await
+        .map(Json)
+}
+
+async fn node_recording(
+    svc: Arc<Services>,
+    AdminSession(c): AdminSession,
+    Path(p): Path<IdParam>,
+    Json(b): Json<NodeRecordingRequest>,
+) -> Res<Json<Node>> {
+    svc.catalog()
+        .set_node_recording(&c, p.id.as_str(), b.on)
         .await
         .map(Json)
 }

@@ -137,10 +137,10 @@ impl Subshells {
         }
         launch.credential_env = credentials;
         launch.mcp = mcp;
-        // Recording turned off on this plane: said to a node that records (one that does not
-        // records nothing, and would refuse the field). The setting of the moment counts, at
-        // each launch and restart alike.
-        launch.recording = (!self.recording
+        // Recording turned off on this plane or for this node: said to a node that records (one
+        // that does not records nothing, and would refuse the field). The settings of the
+        // moment count, at each launch and restart alike.
+        launch.recording = ((!self.recording || !node.recording)
             && self
                 .dispatcher
                 .node_can(&node.id, termplane_proto::command::RECORDING)

@@ -1003,6 +1003,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/nodes/{id}/recording": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Record a node's panes, or stop recording them (from their next launch or restart)
+         * @description On by default. Off, the node's panes launched or restarted from then on are logged with no timing: their export is their log, untimed. The plane's own `--recording off` turns recording off for every node whatever this says. The local node's too. Audited as `node.recording_set`.
+         *
+         *     Authentication: An administrator's session cookie only; a bearer credential is refused with 403, even an administrator's.
+         */
+        put: operations["setNodeRecording"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/nodes/{id}/system-access": {
         parameters: {
             query?: never;
@@ -3086,6 +3108,12 @@ export interface components {
             nodeId: string;
             /** @description `linux`, `darwin` or `unknown`, as the node reports it. */
             os: string;
+            /**
+             * @description Whether its panes are recorded (`PUT /api/nodes/{id}/recording`; on by default): panes
+             *     launched or restarted while it is off, or while the plane's own `--recording` is off,
+             *     are logged with no timing.
+             */
+            recording: boolean;
             /** @description Supervision snapshot, as the node last reported it in `ready`. */
             runtime: unknown;
             /**
@@ -3544,6 +3572,11 @@ export interface components {
              * @description Round trip through the link, in milliseconds.
              */
             rttMs: number;
+        };
+        /** @description `PUT /api/nodes/{id}/recording` (an administrator's session). */
+        NodeRecordingRequest: {
+            /** @description Whether the node's panes launched or restarted from now on are recorded. */
+            on: boolean;
         };
         /** @description A node's `result` event, as relayed. */
         NodeResult: {
@@ -11603,6 +11636,146 @@ export interface operations {
              */
             504: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Status. Codes:
+             *     - `STORAGE_FULL`: the plane's disk (or its database's) is full: the request changed nothing; free space on the host and try again
+             */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setNodeRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The row's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NodeRecordingRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Node"];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `INPUT_VALIDATION_ERROR`: a body or parameter failed validation (`metadata.field` names it)
+             *     - `BAD_REQUEST`: a request the server cannot read: a malformed head, path, framing or body encoding
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. Codes:
+             *     - `UNAUTHENTICATED`: no credential where one is required
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. Codes:
+             *     - `BEARER_NOT_ALLOWED`: a bearer credential on an admin surface or a cookie-only route
+             *     - `ADMIN_REQUIRED`: a signed-in non-admin on an admin surface, or managing the local node (it belongs to the administrators)
+             *     - `ORIGIN_REJECTED`: a browser-style state-changing request from an untrusted or missing Origin
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. Codes:
+             *     - `NOT_FOUND`: no such route or row
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Content Too Large. Codes:
+             *     - `PAYLOAD_TOO_LARGE`: a request body over the limit
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description URI Too Long. Codes:
+             *     - `URI_TOO_LONG`: a request target over 8 KiB
+             */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. Codes:
+             *     - `INTERNAL_ERROR`: a server fault, including a panic in a handler
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Service Unavailable. Codes:
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -273,6 +273,14 @@ function NodeDetail({ node, held, onClose, isAdmin }: { node: Node; held: string
     }
   };
 
+  const recording = async (on: boolean) => {
+    const r = await act.run(() => api.PUT("/api/nodes/{id}/recording", { params: { path: { id: node.nodeId } }, body: { on } }));
+    if (r) {
+      toast(on ? "This node's panes are recorded from their next launch or restart." : "This node's panes launched or restarted from now on are not recorded.");
+      await refreshNodes();
+    }
+  };
+
   const rotate = async () => {
     const ok = await confirmAction(
       "Rotate this node's key?",
@@ -334,6 +342,8 @@ function NodeDetail({ node, held, onClose, isAdmin }: { node: Node; held: string
         </dd>
         <dt>Link encryption</dt>
         <dd>{node.isLocal ? "not needed (local)" : node.encryptPublicKey ? "paired" : "unpaired"}</dd>
+        <dt>Recording</dt>
+        <dd data-testid="node-recording">{node.recording ? "its panes are recorded" : "off: its panes are logged, not timed"}</dd>
         {node.maintenance ? (
           <>
             <dt>Maintenance</dt>
@@ -373,6 +383,11 @@ function NodeDetail({ node, held, onClose, isAdmin }: { node: Node; held: string
           {!node.isLocal ? (
             <button type="button" class="btn" disabled={act.busy} onClick={() => maintenance(!node.maintenance?.on)}>
               {node.maintenance?.on ? "End maintenance" : "Start maintenance"}
+            </button>
+          ) : null}
+          {isAdmin ? (
+            <button type="button" class="btn" disabled={act.busy} aria-pressed={!node.recording} onClick={() => recording(!node.recording)}>
+              {node.recording ? "Stop recording its panes" : "Record its panes"}
             </button>
           ) : null}
           <button
