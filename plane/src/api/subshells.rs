@@ -1017,3 +1017,26 @@ pub struct InputMarks {
     /// Whether the pane has more marks than were listed (the newest are left out).
     pub truncated: bool,
 }
+
+/// A change in a pane's life, for its recording's timeline (`GET
+/// /api/subshells/{id}/recording/events`).
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PaneEvent {
+    /// When (Unix ms, the plane's clock).
+    pub at: i64,
+    /// `launched`, `launch_failed`, `restarted`, `terminated`, `killed` or `agent_state`.
+    pub kind: String,
+    /// For `agent_state`: the state the agent moved to (`working`, `needs_input`, …).
+    pub state: Option<String>,
+    /// For `agent_state`: the agent's one line about it, when it gave one.
+    pub summary: Option<String>,
+}
+
+/// A pane's life events, oldest first, at most 10,000 (the latest).
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PaneEvents {
+    /// The events.
+    pub events: Vec<PaneEvent>,
+}

@@ -512,7 +512,8 @@ fn an_administrator_turns_recording_off_for_a_node_and_its_next_panes_are_logged
 }
 
 #[test]
-fn who_typed_into_a_pane_is_marked_beside_its_recording_and_what_they_typed_is_not() {
+fn who_typed_into_a_pane_is_marked_beside_its_recording_and_what_they_typed_is_not_and_its_life_is_on_the_timeline()
+ {
     let w = world();
     // A pane whose token may type into its owner's panes (itself among them).
     let r = w.as_cookie(
@@ -606,6 +607,26 @@ fn who_typed_into_a_pane_is_marked_beside_its_recording_and_what_they_typed_is_n
     for what in ["typed-", "pasted-", "sent-", "$((", "tp_"] {
         assert!(!body.contains(what), "{what} is in the marks: {body}");
     }
+    // The pane's life is on the timeline too: its launch, and its agent's word about itself.
+    let r = w.as_bearer(
+        &pane,
+        "POST",
+        &format!("/api/subshells/{id}/status"),
+        Some(json!({ "state": "needs_input", "summary": "approve the plan?" })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let events_path = format!("/api/subshells/{id}/recording/events");
+    let r = w.as_cookie(&w.admin, "GET", &events_path, None);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let events = r.json()["events"].as_array().unwrap().clone();
+    assert_eq!(events[0]["kind"], "launched", "{events:?}");
+    assert!(
+        events.iter().any(|e| e["kind"] == "agent_state"
+            && e["state"] == "needs_input"
+            && e["summary"] == "approve the plan?"),
+        "{events:?}"
+    );
+    assert!(!r.text().contains(&admin_id), "who acted is not in it");
     // Read like the recording: a stranger is told it is not there, a read share reads them.
     let bob_id = w.p.create_user(&w.admin, "bob@example.test", "user");
     let bob = w.p.sign_in("bob@example.test", common::PASSWORD);
@@ -614,12 +635,16 @@ fn who_typed_into_a_pane_is_marked_beside_its_recording_and_what_they_typed_is_n
         (r.status, r.json()["code"].clone()),
         (404, json!("NOT_FOUND"))
     );
+    let r = w.as_cookie(&bob, "GET", &events_path, None);
+    assert_eq!(r.status, 404, "{}", r.text());
     let share = format!("/api/subshells/{id}/shares/{bob_id}");
     let r = w.as_cookie(&w.admin, "PUT", &share, Some(json!({ "access": "read" })));
     assert_eq!(r.status, 200, "{}", r.text());
     let r = w.as_cookie(&bob, "GET", &path, None);
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(r.json()["marks"].as_array().unwrap().len(), marks.len());
+    let r = w.as_cookie(&bob, "GET", &events_path, None);
+    assert_eq!(r.json()["events"].as_array().unwrap().len(), events.len());
     // Deleted with the pane: a pane launched again with the same id could not inherit them.
     let r = w.as_cookie(&w.admin, "POST", &format!("/api/subshells/{id}/kill"), None);
     assert_eq!(r.status, 200, "{}", r.text());

@@ -691,6 +691,8 @@ describe("termplane browser app", { concurrency: false }, () => {
     await page.getByLabel("Go to").fill("ten past");
     await page.getByRole("button", { name: "Go", exact: true }).click();
     await page.getByText("Write a time into the recording as h:mm:ss, m:ss or seconds.").waitFor();
+    // The pane's life is on the timeline: its launch at least.
+    await page.getByRole("button", { name: /^Launched at \d+:\d\d$/ }).waitFor();
     // Who typed is on the timeline and in a list (who and when, never what); a mark seeks to its moment.
     const typed = page.getByRole("button", { name: /^Typed by .+ \(viewer \d+\) at \d+:\d\d$/ });
     await typed.first().waitFor();

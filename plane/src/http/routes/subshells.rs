@@ -8,8 +8,8 @@ use super::super::handler::{Cast, Json, MaybeJson, NoContent, Path, Query};
 use super::RouteDef;
 use crate::api::subshells::{
     AttentionRequest, EndedQuery, InputDone, InputMarks, InputRequest, KeptAlive, LaunchRequest,
-    LogChunk, LogsQuery, ResizeRequest, Screen, ScreenQuery, SessionRequest, StatusRequest,
-    Subshell, SubshellsQuery,
+    LogChunk, LogsQuery, PaneEvents, ResizeRequest, Screen, ScreenQuery, SessionRequest,
+    StatusRequest, Subshell, SubshellsQuery,
 };
 use crate::api::{Empty, IdParam};
 use crate::error::ApiError;
@@ -96,6 +96,13 @@ pub(super) fn routes() -> Vec<RouteDef> {
              kept",
         )
         .handle(recording_inputs),
+        RouteDef::get(
+            "/api/subshells/:id/recording/events",
+            "subshellRecordingEvents",
+            "The pane's launches, restarts, stops and its agent's state changes, oldest first, \
+             for the recording's timeline",
+        )
+        .handle(recording_events),
         RouteDef::get(
             "/api/subshells/:id/screen",
             "subshellScreen",
@@ -282,6 +289,17 @@ async fn recording_inputs(
 ) -> Res<Json<InputMarks>> {
     svc.pane_io()
         .recording_inputs(&c, p.id.as_str())
+        .await
+        .map(Json)
+}
+
+async fn recording_events(
+    svc: Arc<Services>,
+    SubshellCaller(c): SubshellCaller,
+    Path(p): Path<IdParam>,
+) -> Res<Json<PaneEvents>> {
+    svc.pane_io()
+        .recording_events(&c, p.id.as_str())
         .await
         .map(Json)
 }

@@ -81,6 +81,50 @@ impl PaneIo {
         self.marker.list(&row.id).await
     }
 
+    /// `GET /api/subshells/:id/recording/events`: the pane's lifecycle and its agent's state
+    /// changes, read from the audit trail (who acted is left out: it is the administrators' to
+    /// read there), for the recording's timeline.
+    pub async fn recording_events(
+        &self,
+        c: &Caller,
+        id: &str,
+    ) -> Result<crate::api::subshells::PaneEvents, ApiError> {
+        const KINDS: [&str; 6] = [
+            "launched",
+            "launch_failed",
+            "restarted",
+            "terminated",
+            "killed",
+            "agent_state",
+        ];
+        let row = self.lookup.reach_subshell(c, id, Need::Read).await?;
+        let filter = crate::store::AuditFilter {
+            action: Some("subshell.".to_owned()),
+            target: Some(row.id.clone()),
+            ..Default::default()
+        };
+        let mut entries = self.store.audit_page(&filter, 10_000).await?;
+        entries.reverse();
+        let text =
+            |d: &serde_json::Value, k: &str| d.get(k).and_then(|v| v.as_str()).map(str::to_owned);
+        Ok(crate::api::subshells::PaneEvents {
+            events: entries
+                .into_iter()
+                .filter_map(|e| {
+                    let kind = e.action.strip_prefix("subshell.")?;
+                    KINDS
+                        .contains(&kind)
+                        .then(|| crate::api::subshells::PaneEvent {
+                            at: e.at,
+                            kind: kind.to_owned(),
+                            state: text(&e.detail, "to").filter(|_| kind == "agent_state"),
+                            summary: text(&e.detail, "summary").filter(|_| kind == "agent_state"),
+                        })
+                })
+                .collect(),
+        })
+    }
+
     /// `GET /api/subshells/:id/logs`: a byte range of the pane's log.
     pub async fn logs(&self, c: &Caller, id: &str, q: LogsQuery) -> Result<LogChunk, ApiError> {
         let row = self.lookup.reach_subshell(c, id, Need::Read).await?;

@@ -25,6 +25,7 @@ export type LaunchRequest = Schemas["LaunchRequest"];
 export type Share = Schemas["Share"];
 export type InputMark = Schemas["InputMark"];
 export type InputMarks = Schemas["InputMarks"];
+export type PaneEvent = Schemas["PaneEvent"];
 export type WsToken = Schemas["WsToken"];
 export type LogChunk = Schemas["LogChunk"];
 export type Upload = Schemas["Upload"];

@@ -1647,6 +1647,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/subshells/{id}/recording/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The pane's launches, restarts, stops and its agent's state changes, oldest first, for the recording's timeline
+         * @description Authentication: A session cookie, a system key, or a subshell's token within its permission map on its owner's subshells.
+         */
+        get: operations["subshellRecordingEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/subshells/{id}/recording/inputs": {
         parameters: {
             query?: never;
@@ -3670,6 +3690,28 @@ export interface components {
         OpenApiDocument: Record<string, unknown>;
         /** @description A node's operating system, as it reports it. */
         Os: "linux" | "darwin" | "unknown";
+        /**
+         * @description A change in a pane's life, for its recording's timeline (`GET
+         *     /api/subshells/{id}/recording/events`).
+         */
+        PaneEvent: {
+            /**
+             * Format: int64
+             * @description When (Unix ms, the plane's clock).
+             */
+            at: number;
+            /** @description `launched`, `launch_failed`, `restarted`, `terminated`, `killed` or `agent_state`. */
+            kind: string;
+            /** @description For `agent_state`: the state the agent moved to (`working`, `needs_input`, …). */
+            state: string | null;
+            /** @description For `agent_state`: the agent's one line about it, when it gave one. */
+            summary: string | null;
+        };
+        /** @description A pane's life events, oldest first, at most 10,000 (the latest). */
+        PaneEvents: {
+            /** @description The events. */
+            events: components["schemas"]["PaneEvent"][];
+        };
         /** @description The answer of both start routes. */
         PasskeyCeremony: {
             /** @description Names this ceremony in the finish request. */
@@ -16557,6 +16599,118 @@ export interface operations {
              */
             504: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    subshellRecordingEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The row's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaneEvents"];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `BAD_REQUEST`: a request the server cannot read: a malformed head, path, framing or body encoding
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. Codes:
+             *     - `UNAUTHENTICATED`: no credential where one is required
+             *     - `AUTH_HEADER_INVALID`: an `Authorization` header that is not exactly one `Bearer <token>`
+             *     - `INVALID_CREDENTIAL`: an unknown, disabled or malformed bearer credential or session
+             *     - `NODE_KEY_NOT_ACCEPTED`: a node key presented to REST (it only opens `/ws/node`)
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. Codes:
+             *     - `PERMISSION_DENIED`: a subshell's token acting beyond its permission map
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. Codes:
+             *     - `NOT_FOUND`: no such route or row
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description URI Too Long. Codes:
+             *     - `URI_TOO_LONG`: a request target over 8 KiB
+             */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. Codes:
+             *     - `INTERNAL_ERROR`: a server fault, including a panic in a handler
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Service Unavailable. Codes:
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -13,7 +13,7 @@ import { Link, useRoute } from "../router";
 import { useStore } from "../store";
 import { type Cast, castText, clock, type Match, parseCast, search } from "../terminal/cast";
 import { Player, PLACEHOLDER_STATE } from "../terminal/player";
-import type { InputMark, InputMarks } from "../types";
+import type { InputMark, InputMarks, PaneEvent } from "../types";
 import { ErrorNote, Note } from "../ui";
 
 const SPEEDS = [0.5, 1, 2, 4, 8, 16, 64];
@@ -24,6 +24,30 @@ const INPUT_WORDS: Record<InputMark["kind"], string> = {
   sent: "Sent through the API",
   upload: "Uploaded",
 };
+
+const LIFE_WORDS: Record<string, string> = {
+  launched: "Launched",
+  launch_failed: "Launch failed",
+  restarted: "Restarted",
+  terminated: "Terminated",
+  killed: "Killed",
+};
+const STATE_WORDS: Record<string, string> = {
+  starting: "starting",
+  working: "working",
+  needs_input: "needs you",
+  idle: "idle",
+  done: "done",
+  error: "in error",
+  unknown: "state unknown",
+};
+
+/** A life event in words. */
+function lifeLabel(e: PaneEvent): string {
+  if (e.kind !== "agent_state") return LIFE_WORDS[e.kind] ?? e.kind;
+  const state = STATE_WORDS[e.state ?? ""] ?? e.state ?? "";
+  return `Agent ${state}${e.summary ? `: ${e.summary}` : ""}`;
+}
 
 /** A mark in words: how, by whom, through what. */
 function inputLabel(m: InputMark): string {
@@ -66,6 +90,7 @@ export function RecordingPage({ id }: { id: string }) {
   const [matches, setMatches] = useState<Match[] | null>(null);
   const [inputs, setInputs] = useState<InputMarks | null>(null);
   const [inputsError, setInputsError] = useState<unknown>(null);
+  const [life, setLife] = useState<PaneEvent[]>([]);
   const text = useMemo(() => (cast ? castText(cast) : null), [cast]);
 
   useEffect(() => {
@@ -93,6 +118,11 @@ export function RecordingPage({ id }: { id: string }) {
     void api
       .GET("/api/subshells/{id}/recording/inputs", { params: { path: { id } } })
       .then((r) => !gone && setInputs(r))
+      .catch((e) => !gone && setInputsError(e));
+    setLife([]);
+    void api
+      .GET("/api/subshells/{id}/recording/events", { params: { path: { id } } })
+      .then((r) => !gone && setLife(r.events))
       .catch((e) => !gone && setInputsError(e));
     return () => {
       gone = true;
@@ -222,6 +252,19 @@ export function RecordingPage({ id }: { id: string }) {
                   onClick={() => void player?.seek(m.t)}
                 />
               ))}
+              {cast.startMs
+                ? life.map((e) => (
+                    <button
+                      type="button"
+                      class={`rec-mark rec-mark-life rec-mark-${e.kind}`}
+                      style={{ left: pct(into(e.at)) }}
+                      title={`${clock(into(e.at))}: ${lifeLabel(e)}`}
+                      aria-label={`${lifeLabel(e)} at ${clock(into(e.at))}`}
+                      disabled={!ready}
+                      onClick={() => void player?.seek(into(e.at))}
+                    />
+                  ))
+                : null}
               {cast.startMs
                 ? (inputs?.marks ?? []).map((m) => (
                     <button
