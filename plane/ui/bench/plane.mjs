@@ -1,7 +1,8 @@
 // What the browser benchmarks share: a real plane started in a temporary data directory (its
 // local node on), a headless Chromium, and the plane's first account set up and signed in.
 
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -51,6 +52,15 @@ export async function startPlane(tag) {
       process.kill(-plane.pid, "SIGTERM");
     } catch {
       // Already gone.
+    }
+    // The plane's own tmux server outlives it (it keeps panes through a plane's restart).
+    const socket = join(dataDir, "local-node", "tmux.sock");
+    if (existsSync(socket)) {
+      try {
+        execFileSync("tmux", ["-S", socket, "kill-server"], { stdio: "ignore" });
+      } catch {
+        // Already gone.
+      }
     }
     await sleep(500);
     await rm(tmp, { recursive: true, force: true });
