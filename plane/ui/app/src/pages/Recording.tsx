@@ -1,7 +1,7 @@
-// A pane's recording played back: a timeline with its resizes, restarts and who put input into
-// it (its input marks: who and when, never what), play and pause at a
-// speed, seeking to a moment into it or to a time of day (the audit log links here with one), and
-// search through what it printed.
+// A pane's recording played back: a timeline with its life (launches, restarts, stops, its
+// agent's states), its resizes and who put input into it (its input marks: who and when, never
+// what), play and pause at a speed, seeking to a moment into it or to a time of day (the audit
+// log links here with one), and search through what it printed.
 //
 // The recording is the plane's asciicast export of the pane (the same file "Download recording"
 // saves), read whole; whoever may read the pane may play it, anyone else is told it is not found.
@@ -112,7 +112,8 @@ export function RecordingPage({ id }: { id: string }) {
         if (!gone) setError(e);
       }
     })();
-    // Who typed: shown on the timeline; the playback goes on without them if they cannot be read.
+    // Who typed, and the pane's life: shown on the timeline; the playback goes on without them
+    // if they cannot be read.
     setInputs(null);
     setInputsError(null);
     void api
