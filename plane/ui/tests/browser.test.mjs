@@ -1875,11 +1875,25 @@ describe("termplane browser app", { concurrency: false }, () => {
       // Swagger UI follows the system's scheme.
       assert.equal(await docs.evaluate(() => document.documentElement.classList.contains("dark-mode")), colorScheme === "dark");
       await capture(docs, `docs-${colorScheme}`);
+      // A document of this many operations is drawn only where it is scrolled to (Swagger UI
+      // renders the operations near the view): scroll down from the top until one is there.
+      const reveal = async (id) => {
+        await docs.evaluate(() => window.scrollTo(0, 0));
+        for (let i = 0; i < 300; i++) {
+          // Drawn a moment after the scroll that brings it near.
+          await sleep(100);
+          if (await docs.locator(`#${id}`).count()) break;
+          await docs.mouse.wheel(0, 600);
+        }
+        await docs.locator(`#${id}`).scrollIntoViewIfNeeded();
+      };
       for (const id of opened) {
+        await reveal(id);
         // Swagger UI's click handler leaves Playwright waiting for a navigation that never comes.
         await docs.locator(`#${id} .opblock-summary-control`).click({ noWaitAfter: true });
         await docs.locator(`#${id} .opblock-body`).waitFor();
       }
+      await reveal("operations-subshells-listSubshells");
       await docs.locator("#operations-subshells-listSubshells .parameters select").first().waitFor();
       await axe(docs, `docs with operations open (${colorScheme})`);
       await docs.screenshot({ path: join(SHOTS, `docs-open-${colorScheme}-1280x800.png`) });
