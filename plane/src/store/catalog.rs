@@ -299,26 +299,8 @@ impl Store {
         allowed: bool,
         now: i64,
     ) -> Result<bool, sqlx::Error> {
-        let mut tx = self.write_tx().await?;
-        let n = sqlx::query("UPDATE nodes SET system_access = $1, updated_at = $2 WHERE id = $3")
-            .bind(i64::from(allowed))
-            .bind(now)
-            .bind(node_id)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-        commit_if_changed(
-            tx,
-            n,
-            now,
-            Entry::by_cookie(
-                actor,
-                "node.system_access_set",
-                node_id,
-                &serde_json::json!({ "allowed": allowed }).to_string(),
-            ),
-        )
-        .await
+        self.set_node_switch(actor, node_id, NodeSwitch::SystemAccess, allowed, now)
+            .await
     }
 
     /// Records a node's panes from their next launch on, or stops recording them, audited.
@@ -329,23 +311,44 @@ impl Store {
         on: bool,
         now: i64,
     ) -> Result<bool, sqlx::Error> {
+        self.set_node_switch(actor, node_id, NodeSwitch::Recording, on, now)
+            .await
+    }
+
+    /// Sets one of a node's on/off columns and audits it, in one transaction; `false` when
+    /// there is no such node.
+    async fn set_node_switch(
+        &self,
+        actor: &str,
+        node_id: &str,
+        switch: NodeSwitch,
+        on: bool,
+        now: i64,
+    ) -> Result<bool, sqlx::Error> {
+        // The column, the audit's action and its detail's key (fixed words, never input).
+        let (column, action, key) = match switch {
+            NodeSwitch::SystemAccess => ("system_access", "node.system_access_set", "allowed"),
+            NodeSwitch::Recording => ("recording", "node.recording_set", "on"),
+        };
         let mut tx = self.write_tx().await?;
-        let n = sqlx::query("UPDATE nodes SET recording = $1, updated_at = $2 WHERE id = $3")
-            .bind(i64::from(on))
-            .bind(now)
-            .bind(node_id)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
+        let n = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "UPDATE nodes SET {column} = $1, updated_at = $2 WHERE id = $3"
+        )))
+        .bind(i64::from(on))
+        .bind(now)
+        .bind(node_id)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
         commit_if_changed(
             tx,
             n,
             now,
             Entry::by_cookie(
                 actor,
-                "node.recording_set",
+                action,
                 node_id,
-                &serde_json::json!({ "on": on }).to_string(),
+                &serde_json::json!({ key: on }).to_string(),
             ),
         )
         .await
@@ -499,4 +502,13 @@ impl Store {
             .rows_affected();
         Ok(n == 1)
     }
+}
+
+/// A node's on/off settings an administrator sets.
+#[derive(Clone, Copy, Debug)]
+enum NodeSwitch {
+    /// Whether scripts may launch onto it.
+    SystemAccess,
+    /// Whether its panes are recorded.
+    Recording,
 }
