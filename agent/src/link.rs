@@ -63,6 +63,7 @@ pub const CAPABILITIES: &[&str] = &[
     termplane_proto::command::SCREEN_REPLAY,
     termplane_proto::command::FORGET,
     termplane_proto::command::RECORDING,
+    termplane_proto::command::RECORDING_TRIM,
     termplane_proto::command::SETTINGS_ENTRY,
     termplane_proto::command::SETTINGS_ENTRIES,
     termplane_proto::command::ACTIVITY,

@@ -656,6 +656,19 @@ impl Executor {
             Command::TimingRead(l) => {
                 read_range(&self.timing_path(&l.subshell_id), l.from_byte, l.max_bytes)
             }
+            Command::RecordingTrim(t) => {
+                let e = recording::expire(
+                    &self.log_path(&t.subshell_id),
+                    &self.timing_path(&t.subshell_id),
+                    t.before_us,
+                )
+                .map_err(|e| format!("the recording could not be trimmed: {e}"))?;
+                Ok(json!({
+                    "logFrom": e.log_from,
+                    "timingFrom": e.timing_from,
+                    "droppedBytes": e.dropped_bytes,
+                }))
+            }
             Command::TailStart(t) => {
                 let from =
                     self.tails

@@ -36,6 +36,15 @@
 //! pane runs on; its log, live view and recording stop there), so the disk still never fills.
 //! The timing file grows by at most one record per [`GROUP`] of output (5.6 MB an hour) and
 //! stops at [`MAX_TIMING_BYTES`]; output after that is untimed.
+//!
+//! # Retention
+//! A plane that keeps recordings for a limited time sends `recording_trim` with a time; the
+//! node drops ([`expire`]) what the pane printed before it the same way, by punching holes: the
+//! log's bytes up to the end of the last output timed before it, and the timing records before
+//! it (in whole blocks: a few old records may stay, which a reader passes over as it passes the
+//! log's dropped bytes). The grid the pane had at that time is written again, timed at it, when
+//! its record goes, so what is kept still plays on the right grid. A pane with no timing file
+//! (its recording off) keeps its log as it is: nothing says when its bytes were printed.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write as _};
@@ -162,6 +171,197 @@ pub fn kept_from(f: &File) -> u64 {
     }
 }
 
+/// Where a recording's expiry cuts, without IO: told the timing records in file order from
+/// the first kept one, it answers how much of the log and of the timing file to drop to be rid
+/// of what was printed before `before_us`.
+#[derive(Debug, Clone, Copy)]
+pub struct Expiry {
+    before_us: u64,
+    /// The log's bytes printed before the cut end here.
+    log_to: u64,
+    /// The timing records before the cut, from the first kept one, end here.
+    prefix_end: u64,
+    prefix_open: bool,
+    /// The latest grid before the cut: its time, its record's offset, its size.
+    grid: Option<(u64, u64, u16, u16)>,
+}
+
+/// How far past the cut a timing file is read: its writers' records are each in time order
+/// and apart by at most a group, so none before the cut comes this long after one past it.
+const EXPIRY_SCAN_PAST_US: u64 = 60_000_000;
+
+impl Expiry {
+    /// An expiry of what was printed before `before_us`, of a timing file whose first kept
+    /// record is at `timing_from`.
+    #[must_use]
+    pub fn new(before_us: u64, timing_from: u64) -> Self {
+        Self {
+            before_us,
+            log_to: 0,
+            prefix_end: timing_from,
+            prefix_open: true,
+            grid: None,
+        }
+    }
+
+    /// The record `r`, stored at `offset`; `false` once no later record can be before the
+    /// cut (the rest need not be read).
+    pub fn record(&mut self, offset: u64, r: Record) -> bool {
+        let at = r.at_us();
+        if at >= self.before_us {
+            self.prefix_open = false;
+            return at < self.before_us.saturating_add(EXPIRY_SCAN_PAST_US);
+        }
+        match r {
+            Record::Start { log_size: end, .. } | Record::Output { log_end: end, .. } => {
+                self.log_to = self.log_to.max(end);
+            }
+            Record::Grid { cols, rows, .. } => {
+                if self.grid.is_none_or(|(g, ..)| at >= g) {
+                    self.grid = Some((at, offset, cols, rows));
+                }
+            }
+        }
+        if self.prefix_open {
+            self.prefix_end = offset + RECORD_BYTES as u64;
+        }
+        true
+    }
+
+    /// Where the log's and the timing file's kept bytes are to start (whole blocks), and the
+    /// grid record to write first when the one in force at the cut is dropped.
+    #[must_use]
+    pub fn cuts(&self) -> (u64, u64, Option<Record>) {
+        let log_to = self.log_to / BLOCK * BLOCK;
+        let timing_to = self.prefix_end / BLOCK * BLOCK;
+        let grid =
+            self.grid
+                .filter(|&(_, offset, ..)| offset < timing_to)
+                .map(|(_, _, cols, rows)| Record::Grid {
+                    at_us: self.before_us,
+                    cols,
+                    rows,
+                });
+        (log_to, timing_to, grid)
+    }
+}
+
+/// What [`expire`] left: where the log's and the timing file's kept bytes start, and how many
+/// bytes it dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Expired {
+    /// The log's first kept byte.
+    pub log_from: u64,
+    /// The timing file's first kept byte.
+    pub timing_from: u64,
+    /// Bytes dropped from the two, this time.
+    pub dropped_bytes: u64,
+}
+
+/// Drops what the pane whose log is `log` and timing file `timing` printed before `before_us`
+/// (see the module's "Retention"). A missing log or timing file drops nothing; a file system
+/// that cannot punch holes is an error.
+pub fn expire(log: &Path, timing: &Path, before_us: u64) -> io::Result<Expired> {
+    let open = |p: &Path| {
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(i32::try_from(rustix::fs::OFlags::NOFOLLOW.bits()).unwrap_or(0))
+            .open(p)
+    };
+    let missing = |e: &io::Error| e.kind() == io::ErrorKind::NotFound;
+    let log_file = match open(log) {
+        Ok(f) => f,
+        Err(e) if missing(&e) => {
+            return Ok(Expired {
+                log_from: 0,
+                timing_from: 0,
+                dropped_bytes: 0,
+            });
+        }
+        Err(e) => return Err(e),
+    };
+    let log_from = kept_from(&log_file);
+    let mut timing_file = match open(timing) {
+        Ok(f) => f,
+        Err(e) if missing(&e) => {
+            return Ok(Expired {
+                log_from,
+                timing_from: 0,
+                dropped_bytes: 0,
+            });
+        }
+        Err(e) => return Err(e),
+    };
+    let timing_from = kept_from(&timing_file);
+    let mut expiry = Expiry::new(before_us, timing_from);
+    io::Seek::seek(&mut timing_file, io::SeekFrom::Start(timing_from))?;
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut offset = timing_from;
+    'read: loop {
+        let n = read_full(&mut timing_file, &mut chunk)?;
+        for c in chunk[..n].chunks_exact(RECORD_BYTES) {
+            let mut b = [0; RECORD_BYTES];
+            b.copy_from_slice(c);
+            // A record that is not one ends what can be read as a recording.
+            let Some(r) = Record::decode(&b) else {
+                break 'read;
+            };
+            if !expiry.record(offset, r) {
+                break 'read;
+            }
+            offset += RECORD_BYTES as u64;
+        }
+        if n < chunk.len() {
+            break;
+        }
+    }
+    let (log_to, timing_to, grid) = expiry.cuts();
+    if let Some(g) = grid {
+        append(timing, g)?;
+    }
+    let mut dropped = 0;
+    for (f, from, to) in [
+        (&timing_file, timing_from, timing_to),
+        (&log_file, log_from, log_to),
+    ] {
+        if to > from {
+            punch(f, from, to)?;
+            dropped += to - from;
+        }
+    }
+    Ok(Expired {
+        log_from: log_from.max(log_to),
+        timing_from: timing_from.max(timing_to),
+        dropped_bytes: dropped,
+    })
+}
+
+/// Frees `[from, to)` of `f` in place (every offset stays what it was).
+fn punch(f: &File, from: u64, to: u64) -> io::Result<()> {
+    rustix::fs::fallocate(
+        f,
+        rustix::fs::FallocateFlags::PUNCH_HOLE | rustix::fs::FallocateFlags::KEEP_SIZE,
+        from,
+        to - from,
+    )
+    .map_err(io::Error::from)
+}
+
+/// Reads until `buf` is full or the file ends: how many bytes were read.
+fn read_full(f: &mut File, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match io::Read::read(f, &mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
 /// Whether the file system of directory `dir` frees a file's start in place (what keeps a log
 /// to its cap without stopping it): tried on a scratch file there.
 #[must_use]
@@ -175,13 +375,7 @@ pub fn can_punch_holes(dir: &Path) -> bool {
             .open(&probe)
             .ok()?;
         f.write_all(&[1; 2 * BLOCK as usize]).ok()?;
-        rustix::fs::fallocate(
-            &f,
-            rustix::fs::FallocateFlags::PUNCH_HOLE | rustix::fs::FallocateFlags::KEEP_SIZE,
-            0,
-            BLOCK,
-        )
-        .ok()
+        punch(&f, 0, BLOCK).ok()
     })()
     .is_some();
     let _ = std::fs::remove_file(&probe);
@@ -345,16 +539,10 @@ pub fn record_pane(log: &Path, timing: Option<&Path>, limits: Limits) -> io::Res
             checked_at = size;
             low = short_of_room(&out, limits.reserve_bytes);
         }
-        if let Some((from, to)) = trim.after(size, low) {
-            let punched = rustix::fs::fallocate(
-                &out,
-                rustix::fs::FallocateFlags::PUNCH_HOLE | rustix::fs::FallocateFlags::KEEP_SIZE,
-                from,
-                to - from,
-            );
-            if punched.is_err() {
-                full = true;
-            }
+        if let Some((from, to)) = trim.after(size, low)
+            && punch(&out, from, to).is_err()
+        {
+            full = true;
         }
     }
     if let Some(r) = grouping.close() {
@@ -615,6 +803,181 @@ mod tests {
         );
         // A new incarnation's recorder finds where the log starts.
         assert_eq!(Trim::new(262_144, kept_from(&f)).start, start);
+    }
+
+    #[test]
+    fn an_expiry_cuts_the_log_after_the_last_output_before_its_time_and_keeps_the_grid_then() {
+        // 600 outputs of 1 KiB, one a second from t = 1 s; the grid changes at 100.5 s; a
+        // second writer's grid record comes in the file a little after a later output.
+        let mut records = vec![
+            Record::Start {
+                at_us: 0,
+                log_size: 0,
+            },
+            Record::Grid {
+                at_us: 0,
+                cols: 80,
+                rows: 24,
+            },
+        ];
+        for i in 1..=600u64 {
+            records.push(Record::Output {
+                at_us: i * 1_000_000,
+                log_end: i * 1024,
+            });
+            if i == 101 {
+                records.push(Record::Grid {
+                    at_us: 100_500_000,
+                    cols: 120,
+                    rows: 40,
+                });
+            }
+        }
+        let cut_at = 550_500_000;
+        let mut e = Expiry::new(cut_at, 0);
+        let mut read = 0;
+        for (i, r) in records.iter().enumerate() {
+            read += 1;
+            if !e.record(i as u64 * 16, *r) {
+                break;
+            }
+        }
+        // The whole file is within a minute of the cut: all of it was read.
+        assert_eq!(read, records.len());
+        let (log_to, timing_to, grid) = e.cuts();
+        // What was printed up to 550 s ends at 550 KiB: the log is cut at the block at or
+        // before it, never past a byte printed after the cut.
+        assert_eq!(log_to, 550 * 1024 / BLOCK * BLOCK);
+        // The records before the cut (553 of them) are dropped in whole blocks.
+        assert_eq!(timing_to, 553 * 16 / BLOCK * BLOCK);
+        assert!(timing_to > 0);
+        // The grid in force at the cut (120x40) was in the dropped block: written again, timed
+        // at the cut.
+        assert_eq!(
+            grid,
+            Some(Record::Grid {
+                at_us: cut_at,
+                cols: 120,
+                rows: 40
+            })
+        );
+        // A cut before everything drops nothing; a record far past the cut ends the reading.
+        let mut early = Expiry::new(1, 0);
+        assert!(early.record(0, records[0]));
+        assert!(!early.record(16, records[200]));
+        assert_eq!(early.cuts(), (0, 0, None));
+    }
+
+    #[test]
+    fn expiring_a_recording_frees_what_was_printed_before_its_time_and_plays_the_rest() {
+        let dir = termplane_test_support::TempDir::new("recorder-expire");
+        if !can_punch_holes(dir.path()) {
+            // This file system cannot free a file's start: the node says so.
+            let log = dir.path().join("p.log");
+            std::fs::write(&log, [0u8; 8192]).unwrap();
+            std::fs::write(timing_path(&log), []).unwrap();
+            assert!(expire(&log, &timing_path(&log), 1).is_ok());
+            return;
+        }
+        let log = dir.path().join("p.log");
+        let timing = timing_path(&log);
+        // Nothing to expire yet: no files.
+        assert_eq!(
+            expire(&log, &timing, u64::MAX).unwrap(),
+            Expired {
+                log_from: 0,
+                timing_from: 0,
+                dropped_bytes: 0
+            }
+        );
+        // 64 KiB printed at t = 1 s .. 64 s (one KiB a second), 8 KiB more at 1000 s.
+        let data: Vec<u8> = (0..72 * 1024).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&log, &data).unwrap();
+        append(
+            &timing,
+            Record::Grid {
+                at_us: 0,
+                cols: 100,
+                rows: 30,
+            },
+        )
+        .unwrap();
+        for i in 1..=64u64 {
+            append(
+                &timing,
+                Record::Output {
+                    at_us: i * 1_000_000,
+                    log_end: i * 1024,
+                },
+            )
+            .unwrap();
+        }
+        for _ in 0..300 {
+            // Padding (output records of nothing more, at 400 s), so the records before the
+            // cut fill a whole block.
+            append(
+                &timing,
+                Record::Output {
+                    at_us: 400_000_000,
+                    log_end: 64 * 1024,
+                },
+            )
+            .unwrap();
+        }
+        append(
+            &timing,
+            Record::Output {
+                at_us: 1_000_000_000,
+                log_end: 72 * 1024,
+            },
+        )
+        .unwrap();
+        let timing_len = std::fs::metadata(&timing).unwrap().len();
+        // Keep what was printed from 500 s on.
+        let e = expire(&log, &timing, 500_000_000).unwrap();
+        assert_eq!(e.log_from, 64 * 1024);
+        let before_cut = (1 + 64 + 300) * 16;
+        assert_eq!(e.timing_from, before_cut / BLOCK * BLOCK);
+        assert_eq!(e.dropped_bytes, e.log_from + e.timing_from);
+        // The log answers from the first byte printed after the cut, at its own offset.
+        let read = crate::read_range(&log, 0, 1 << 20).unwrap();
+        assert_eq!(read["fromByte"], 64 * 1024);
+        let bytes =
+            termplane_proto::key::b64url_decode(read["data_b64"].as_str().unwrap()).unwrap();
+        assert_eq!(bytes, &data[64 * 1024..]);
+        // The timing file answers from its first kept record; every record there is one, and
+        // the grid in force at the cut (dropped with its block) was written again, at the cut.
+        let read = crate::read_range(&timing, 0, 1 << 20).unwrap();
+        assert_eq!(read["fromByte"], e.timing_from);
+        let kept = decode_all(
+            &termplane_proto::key::b64url_decode(read["data_b64"].as_str().unwrap()).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            kept.last(),
+            Some(&Record::Grid {
+                at_us: 500_000_000,
+                cols: 100,
+                rows: 30
+            })
+        );
+        assert!(kept.contains(&Record::Output {
+            at_us: 1_000_000_000,
+            log_end: 72 * 1024
+        }));
+        assert_eq!(read["size"], timing_len + 16);
+        // On disk, the dropped blocks are freed.
+        use std::os::unix::fs::MetadataExt as _;
+        let on_disk = std::fs::metadata(&log).unwrap().blocks() * 512;
+        assert!(
+            on_disk <= 8 * 1024 + BLOCK,
+            "{on_disk} bytes of log on disk"
+        );
+        // Expiring again at the same time drops nothing more, and writes no second grid.
+        let again = expire(&log, &timing, 500_000_000).unwrap();
+        assert_eq!(again.dropped_bytes, 0);
+        assert_eq!(again.log_from, e.log_from);
+        assert_eq!(std::fs::metadata(&timing).unwrap().len(), timing_len + 16);
     }
 
     /// Not a test on its own: the recorder process of the test above (it does nothing unless

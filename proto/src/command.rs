@@ -46,6 +46,10 @@ pub enum Command {
     /// Byte-ranged read of the pane's timing file, the log's recording (only to a node that
     /// advertises [`RECORDING`]).
     TimingRead(LogRead),
+    /// Drop what a pane's recording holds from before a time: the log's bytes printed before
+    /// it and their timing records (the pane's retention). Only to a node that advertises
+    /// [`RECORDING_TRIM`].
+    RecordingTrim(RecordingTrim),
     /// Subscribe a byte-offset tail of the pane log.
     TailStart(TailStart),
     /// Unsubscribe a tail.
@@ -104,6 +108,7 @@ impl Command {
             Self::PaneCursor(_) => "pane_cursor",
             Self::LogRead(_) => "log_read",
             Self::TimingRead(_) => "timing_read",
+            Self::RecordingTrim(_) => "recording_trim",
             Self::TailStart(_) => "tail_start",
             Self::TailStop(_) => "tail_stop",
             Self::StatDir(_) => "stat_dir",
@@ -391,6 +396,21 @@ pub const FORGET: &str = "forget";
 /// The `ready` capability of a node that records each pane's output with its timing (a timing
 /// file kept with the pane log) and takes the `timing_read` command.
 pub const RECORDING: &str = "recording";
+
+/// The `ready` capability of a node that takes the `recording_trim` command.
+pub const RECORDING_TRIM: &str = "recording_trim";
+
+/// `recording_trim`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RecordingTrim {
+    /// Target pane.
+    pub subshell_id: SubshellId,
+    /// Unix microseconds (the node's clock, as its timing records): what was printed before
+    /// this is dropped.
+    pub before_us: u64,
+}
 
 /// `log_read` (and `timing_read`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -68,6 +68,16 @@ impl Record {
         out
     }
 
+    /// The record's time (Unix microseconds).
+    #[must_use]
+    pub fn at_us(self) -> u64 {
+        match self {
+            Self::Start { at_us, .. } | Self::Output { at_us, .. } | Self::Grid { at_us, .. } => {
+                at_us
+            }
+        }
+    }
+
     /// The record stored as `b`; `None` for an unknown kind or a grid value out of range.
     #[must_use]
     pub fn decode(b: &[u8; RECORD_BYTES]) -> Option<Self> {

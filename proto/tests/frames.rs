@@ -91,6 +91,10 @@ fn every_command() -> Vec<Command> {
             from_byte: 32,
             max_bytes: 4096,
         }),
+        Command::RecordingTrim(RecordingTrim {
+            subshell_id: s(),
+            before_us: 1_780_000_000_000_000,
+        }),
         Command::TailStart(TailStart {
             subshell_id: s(),
             sub_id: "t1".into(),
@@ -164,12 +168,12 @@ fn every_command() -> Vec<Command> {
 #[test]
 fn every_command_of_the_table_round_trips_under_its_spec_name() {
     let cmds = every_command();
-    // The specification's table has 28; `forget` and `timing_read` are this build's own, sent
-    // only to a node that advertises them.
+    // The specification's table has 28; `forget`, `timing_read` and `recording_trim` are this
+    // build's own, sent only to a node that advertises them.
     assert_eq!(
         cmds.len(),
-        30,
-        "the command table has 28 commands, forget and timing_read"
+        31,
+        "the command table has 28 commands, forget, timing_read and recording_trim"
     );
     for c in cmds {
         let v = serde_json::to_value(&c).unwrap();

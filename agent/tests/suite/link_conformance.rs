@@ -679,3 +679,161 @@ fn timing_read_answers_the_panes_recording_as_the_document_states_it() {
     assert!(r.ok, "{r:?}");
     assert!(read_all(&mut conn, "timing_read").is_empty());
 }
+
+/// A recording's retention as `docs/protocol-14.md` states it, sent by a plane written from
+/// that document: `recording_trim` drops what the pane printed before its `beforeUs` (in whole
+/// 4 KiB blocks, never a byte printed after it) and answers `{ logFrom, timingFrom,
+/// droppedBytes }`; `log_read` and `timing_read` then answer from there, offsets unchanged;
+/// the same call again drops nothing.
+#[test]
+fn recording_trim_drops_what_was_printed_before_its_time_as_the_document_states_it() {
+    if !crate::common::tmux_ok() {
+        return;
+    }
+    let plane = ScriptedPlane::new();
+    let mut node = NodeProc::prepare("retention", &plane, true);
+    node.start();
+    let mut conn = plane.accept(WAIT).unwrap();
+    let ready = conn.handshake(&plane);
+    assert!(
+        ready.capabilities.iter().any(|c| c == "recording_trim"),
+        "{ready:?}"
+    );
+    let seq = std::cell::Cell::new(0);
+    let send = |conn: &mut crate::scripted::Conn, jti: &str, cmd: serde_json::Value| {
+        seq.set(seq.get() + 1);
+        conn.send_command(&plane, &plane.claims(jti, unix_now(), seq.get(), cmd));
+    };
+    let id = "7ec0-0002";
+    let cwd = node.dir.join("home");
+    send(&mut conn, "l1", crate::support::bash_launch(id, &cwd));
+    assert!(conn.result_of("l1").ok);
+    // One read of a file through `log_read` or `timing_read` from `from`: where the answer
+    // starts, the file's size, the bytes.
+    let mut n = 0;
+    let mut read = |conn: &mut crate::scripted::Conn, kind: &str, from: u64| {
+        n += 1;
+        let jti = format!("{kind}-{n}");
+        send(
+            conn,
+            &jti,
+            json!({ "type": kind, "subshellId": id, "fromByte": from, "maxBytes": 65536 }),
+        );
+        let r = conn.result_of(&jti);
+        let d = r.data.unwrap_or_else(|| panic!("{kind}: {:?}", r.error));
+        let bytes = termplane_proto::key::b64url_decode(d["data_b64"].as_str().unwrap()).unwrap();
+        (
+            d["fromByte"].as_u64().unwrap(),
+            d["size"].as_u64().unwrap(),
+            bytes,
+        )
+    };
+    // Waits until the log holds `what` and the timing's output records reach the log's end.
+    let mut settled = |conn: &mut crate::scripted::Conn, what: &str| -> u64 {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let (_, size, _) = read(conn, "log_read", 0);
+            let mut log = Vec::new();
+            let mut from = 0;
+            while from < size {
+                let (at, _, piece) = read(conn, "log_read", from);
+                if piece.is_empty() {
+                    break;
+                }
+                from = at + piece.len() as u64;
+                log.extend(piece);
+            }
+            let (_, _, timing) = read(conn, "timing_read", 0);
+            let end = timing
+                .chunks_exact(16)
+                .map(|c| u64::from_le_bytes(c[8..].try_into().unwrap()))
+                .filter(|w| w >> 56 == 2)
+                .map(|w| w & ((1 << 56) - 1))
+                .max();
+            if String::from_utf8_lossy(&log).contains(what) && end == Some(size) {
+                return size;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{what} never reached the recording"
+            );
+        }
+    };
+    send(
+        &mut conn,
+        "i1",
+        json!({ "type": "input", "subshellId": id, "data": "echo early-$((6*7)); seq 1 6000; echo first-$((5*5))", "keys": ["enter"] }),
+    );
+    assert!(conn.result_of("i1").ok);
+    let size_at_cut = settled(&mut conn, "first-25");
+    let before_us = u64::try_from(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_micros(),
+    )
+    .unwrap();
+    send(
+        &mut conn,
+        "i2",
+        json!({ "type": "input", "subshellId": id, "data": "echo late-$((7*8))", "keys": ["enter"] }),
+    );
+    assert!(conn.result_of("i2").ok);
+    settled(&mut conn, "late-56");
+    send(
+        &mut conn,
+        "t1",
+        json!({ "type": "recording_trim", "subshellId": id, "beforeUs": before_us }),
+    );
+    let r = conn.result_of("t1");
+    if !r.ok {
+        // A file system that cannot free a file's start: refused, and nothing is lost.
+        let (from, _, _) = read(&mut conn, "log_read", 0);
+        assert_eq!(from, 0, "{r:?}");
+        return;
+    }
+    let d = r.data.unwrap();
+    let log_from = d["logFrom"].as_u64().unwrap();
+    let timing_from = d["timingFrom"].as_u64().unwrap();
+    // Whole blocks, never past what was printed before the cut, and most of that.
+    assert_eq!(log_from % 4096, 0, "{d}");
+    assert!(
+        log_from <= size_at_cut,
+        "{d} (log at the cut: {size_at_cut})"
+    );
+    assert!(log_from + 4096 > size_at_cut - size_at_cut % 4096, "{d}");
+    assert_eq!(timing_from % 4096, 0, "{d}");
+    assert_eq!(
+        d["droppedBytes"].as_u64().unwrap(),
+        log_from + timing_from,
+        "{d}"
+    );
+    // The log answers from its first kept byte, which is where the answer says.
+    let (from, size, piece) = read(&mut conn, "log_read", 0);
+    assert_eq!(from, log_from);
+    let text = String::from_utf8_lossy(&piece);
+    assert!(
+        !text.contains("early-42") && text.contains("late-56"),
+        "{text}"
+    );
+    assert!(size > size_at_cut);
+    // Every record timed from the cut on is still there.
+    let (t_from, _, timing) = read(&mut conn, "timing_read", 0);
+    assert_eq!(t_from, timing_from);
+    assert_eq!(timing.len() % 16, 0);
+    let late_outputs = timing
+        .chunks_exact(16)
+        .filter(|c| u64::from_le_bytes(c[..8].try_into().unwrap()) >= before_us)
+        .filter(|c| u64::from_le_bytes(c[8..].try_into().unwrap()) >> 56 == 2)
+        .count();
+    assert!(late_outputs >= 1, "the output after the cut is still timed");
+    // Again: nothing more to drop.
+    send(
+        &mut conn,
+        "t2",
+        json!({ "type": "recording_trim", "subshellId": id, "beforeUs": before_us }),
+    );
+    let again = conn.result_of("t2").data.unwrap();
+    assert_eq!(again["droppedBytes"], 0, "{again}");
+    assert_eq!(again["logFrom"], log_from, "{again}");
+}
