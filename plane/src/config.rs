@@ -25,6 +25,7 @@
 //! | `--notify-hold-secs N` | `TERMPLANE_NOTIFY_HOLD_SECS` | `notify_hold_secs` | 10 (how long a pane must need its owner before they are told: see `termplane::service::needs_you`) |
 //! | `--input-marks on\|off` | `TERMPLANE_INPUT_MARKS` | `input_marks` (bool) | on: who put input into a pane and when (never what: the keys are not kept) is marked beside its recording, for playback (`GET /api/subshells/{id}/recording/inputs`); off, nothing is marked from then on |
 //! | `--recording on\|off` | `TERMPLANE_RECORDING` | `recording` (bool) | on: every pane launched (or restarted) from then on is recorded — its node keeps when each byte of its log was printed, and its grid, next to the log (`GET /api/subshells/{id}/recording/cast` exports it); off, panes are logged as before, with no timing (see `termplane_proto::recording`) |
+//! | `--recording-retention-days N` | `TERMPLANE_RECORDING_RETENTION_DAYS` | `recording_retention_days` | none: a recording is kept as long as its pane (within its log's cap); N (1 to 3650): what a pane printed more than N days ago is deleted from its recording, and its input marks with it, unless its node or workspace says otherwise (see `termplane::service::subshells::Retention`) |
 //! | `--screen-signal on\|off` | `TERMPLANE_SCREEN_SIGNAL` | `screen_signal` (bool) | on: nodes (and the plane's own host) send the plane their panes' screens when they go quiet, and samples of those that keep printing, read for each agent's state (see `termplane::service::subshells::screen`); off, no screen leaves a node for this and agents' states come from their hooks and reports only |
 //! | `--notify-window-secs N` | `TERMPLANE_NOTIFY_WINDOW_SECS` | `notify_window_secs` | 120 (at most one notification per pane in this long; the needs between are coalesced into the next) |
 //! | `--metrics-listen ADDR:PORT` | `TERMPLANE_METRICS_LISTEN` | `metrics_listen` | none: `/metrics` is served on the main address to a system key only |
@@ -209,6 +210,13 @@ fn positive(s: &str) -> Result<u64, String> {
     }
 }
 
+fn retention_days(s: &str) -> Result<u16, String> {
+    match s.trim().parse::<u16>() {
+        Ok(n) if (1..=crate::api::catalog::MAX_RETENTION_DAYS).contains(&n) => Ok(n),
+        _ => Err(format!("wants a number of days from 1 to 3650, got `{s}`")),
+    }
+}
+
 /// How log lines are written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -304,6 +312,10 @@ pub struct SettingsArgs {
     /// [default: on].
     #[arg(long, env = "TERMPLANE_RECORDING", value_name = "on|off", value_parser = on_off)]
     pub recording: Option<bool>,
+    /// Days recordings are kept where no node or workspace says (1 to 3650)
+    /// [default: as long as their pane].
+    #[arg(long, env = "TERMPLANE_RECORDING_RETENTION_DAYS", value_name = "N", value_parser = retention_days)]
+    pub recording_retention_days: Option<u16>,
     /// Who put input into a pane, and when (never what), is marked beside its recording
     /// [default: on].
     #[arg(long, env = "TERMPLANE_INPUT_MARKS", value_name = "on|off", value_parser = on_off)]
@@ -369,6 +381,8 @@ pub struct FileSettings {
     pub screen_signal: Option<bool>,
     /// `recording`.
     pub recording: Option<bool>,
+    /// `recording_retention_days`.
+    pub recording_retention_days: Option<u16>,
     /// `input_marks`.
     pub input_marks: Option<bool>,
     /// `metrics_listen`.
@@ -440,6 +454,8 @@ pub struct Config {
     pub screen_signal: bool,
     /// Whether panes are recorded.
     pub recording: bool,
+    /// Days recordings are kept where no node or workspace says.
+    pub recording_retention_days: Option<u16>,
     /// Whether input into panes is marked.
     pub input_marks: bool,
     /// A second, open address for `/metrics`, `/healthz` and `/readyz`.
@@ -616,6 +632,16 @@ impl SettingsArgs {
                 .unwrap_or(false),
             screen_signal: a.screen_signal.or(f.screen_signal).unwrap_or(true),
             recording: a.recording.or(f.recording).unwrap_or(true),
+            recording_retention_days: match a
+                .recording_retention_days
+                .or(f.recording_retention_days)
+            {
+                Some(d) => Some(
+                    retention_days(&d.to_string())
+                        .map_err(|e| format!("recording_retention_days {e}"))?,
+                ),
+                None => None,
+            },
             input_marks: a.input_marks.or(f.input_marks).unwrap_or(true),
             needs_you: crate::service::needs_you::Rules {
                 hold_ms: number(
@@ -696,6 +722,7 @@ mod tests {
         assert!(c.local_node);
         assert!(c.screen_signal);
         assert!(c.recording);
+        assert_eq!(c.recording_retention_days, None);
         assert!(c.input_marks);
         assert_eq!(c.log_format, LogFormat::Text);
         assert_eq!(c.log_filter, "info");
@@ -717,6 +744,7 @@ mod tests {
             local_node = false
             screen_signal = false
             recording = false
+            recording_retention_days = 30
             input_marks = false
             push_allow_http = true
             metrics_listen = "127.0.0.1:9464"
@@ -739,6 +767,7 @@ mod tests {
         assert!(!c.local_node);
         assert!(!c.screen_signal);
         assert!(!c.recording);
+        assert_eq!(c.recording_retention_days, Some(30));
         assert!(!c.input_marks);
         assert!(c.push_allow_http);
         assert!(!c.push_allow_private);
@@ -756,6 +785,8 @@ mod tests {
                 "on",
                 "--recording",
                 "on",
+                "--recording-retention-days",
+                "7",
                 "--input-marks",
                 "on",
                 "--push-allow-http=off",
@@ -773,6 +804,7 @@ mod tests {
         assert!(c.local_node);
         assert!(c.screen_signal);
         assert!(c.recording);
+        assert_eq!(c.recording_retention_days, Some(7));
         assert!(c.input_marks);
         assert!(!c.push_allow_http);
         assert_eq!(c.log_format, LogFormat::Text);

@@ -23,6 +23,9 @@ const READINESS_EVERY: std::time::Duration = std::time::Duration::from_secs(15);
 /// How often live subshell rows are checked against their nodes' panes.
 const RECONCILE_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
 
+/// How often recordings past their retention are trimmed (and whenever a retention is set).
+const RETENTION_EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
+
 fn main() -> ExitCode {
     termplane::local::keep_inherited_descriptors_to_ourselves();
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -256,6 +259,7 @@ fn print_openapi(base_url: String, push_http: bool, push_private: bool) -> ExitC
         screen_signal: true,
         recording: true,
         input_marks: true,
+        recording_retention_days: None,
     };
     let doc = http::openapi_document(&settings);
     // A closed pipe (`termplane openapi | head`) is an error to report, not a panic.
@@ -340,6 +344,7 @@ async fn run(cfg: Config) -> Result<(), String> {
         screen_signal: cfg.screen_signal,
         recording: cfg.recording,
         input_marks: cfg.input_marks,
+        recording_retention_days: cfg.recording_retention_days,
     };
     let svc = Services::new(store.clone(), clock, settings, secrets)
         .await
@@ -364,6 +369,7 @@ async fn run(cfg: Config) -> Result<(), String> {
         tracing::info!("the local node is off (--no-local-node): panes run on enrolled nodes only");
     }
     svc.node_reports().spawn_reconcile_sweep(RECONCILE_EVERY);
+    svc.retention().spawn(RETENTION_EVERY);
     let mut signals =
         async_signal::Signals::new([async_signal::Signal::Term, async_signal::Signal::Int])
             .map_err(|e| format!("cannot install signal handlers: {e}"))?;

@@ -317,18 +317,61 @@ pub struct Workspace {
     pub node_id: String,
     /// The directory.
     pub path: String,
+    /// Whether its panes are recorded (`PUT /api/workspaces/{id}/recording`, an
+    /// administrator's; on by default): panes launched or restarted in it while it is off are
+    /// logged with no timing.
+    pub recording: bool,
+    /// Days its panes' recordings are kept; `null`: as long as its node's setting says.
+    pub recording_retention_days: Option<i64>,
     /// Creation time (ms).
     pub created_at: i64,
     /// Last change (ms).
     pub updated_at: i64,
 }
 
-/// `PUT /api/nodes/{id}/recording` (an administrator's session).
+/// `PUT /api/nodes/{id}/recording` and `PUT /api/workspaces/{id}/recording` (an
+/// administrator's session): both settings are replaced.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct NodeRecordingRequest {
-    /// Whether the node's panes launched or restarted from now on are recorded.
+pub struct RecordingRequest {
+    /// Whether the panes launched or restarted there from now on are recorded.
     pub on: bool,
+    /// Days a recording of theirs is kept (what was printed longer ago is deleted); absent or
+    /// `null`: a workspace's panes as their node says, a node's as the plane's
+    /// `--recording-retention-days` says.
+    #[serde(default)]
+    pub retention_days: Option<RetentionDays>,
+}
+
+/// How many days recordings are kept: 1 to 3,650.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct RetentionDays(pub u16);
+
+/// The most days a retention may say (ten years).
+pub const MAX_RETENTION_DAYS: u16 = 3650;
+
+impl<'de> Deserialize<'de> for RetentionDays {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = u16::deserialize(d)?;
+        if (1..=MAX_RETENTION_DAYS).contains(&v) {
+            Ok(Self(v))
+        } else {
+            Err(de::Error::custom("must be 1 to 3650 (days)"))
+        }
+    }
+}
+
+impl JsonSchema for RetentionDays {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        "RetentionDays".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "type": "integer", "minimum": 1, "maximum": MAX_RETENTION_DAYS })
+    }
 }
 
 /// `PUT /api/nodes/{id}/system-access` (an administrator's session).

@@ -66,6 +66,10 @@ pub struct Node {
     /// launched or restarted while it is off, or while the plane's own `--recording` is off,
     /// are logged with no timing.
     pub recording: bool,
+    /// Days its panes' recordings are kept (`PUT /api/nodes/{id}/recording`); `null`: the
+    /// plane's default (`--recording-retention-days`; none: kept as long as the pane, within
+    /// its log's cap). A workspace's own setting wins for its panes.
+    pub recording_retention_days: Option<i64>,
     /// Whether the caller may launch subshells on it: an administrator's session on any node,
     /// a person on the nodes they own (not the local node, unless they are an administrator),
     /// a script on its own nodes, the local node and the nodes open to scripts. A launch, a

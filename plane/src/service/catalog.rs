@@ -473,16 +473,24 @@ impl Catalog {
     }
 
     /// `PUT /api/nodes/:id/recording` (an administrator's session): whether the node's panes
-    /// launched or restarted from now on are recorded. The local node's too.
+    /// launched or restarted from now on are recorded, and how long their recordings are kept.
+    /// The local node's too.
     pub async fn set_node_recording(
         &self,
         admin: &Caller,
         node_id: &str,
-        on: bool,
+        req: &crate::api::catalog::RecordingRequest,
     ) -> Result<crate::api::nodes::Node, ApiError> {
         if !self
             .store
-            .set_node_recording(&admin.user().id, node_id, on, self.now())
+            .set_recording(
+                &admin.user().id,
+                crate::store::Settable::Node,
+                node_id,
+                req.on,
+                req.retention_days.map(|d| i64::from(d.0)),
+                self.now(),
+            )
             .await?
         {
             return Err(ApiError::not_found("node"));

@@ -79,7 +79,8 @@ pub use passkeys::Passkeys;
 pub use presets::Presets;
 pub use shares::Shares;
 pub use subshells::{
-    CastWriter, GONE_GRACE_MS, KeyBatch, Lookup, Marker, NodeReports, PaneIo, Subshells, Typer,
+    CastWriter, GONE_GRACE_MS, KeyBatch, Lookup, Marker, NodeReports, PaneIo, Retention, Subshells,
+    Swept, Typer,
 };
 pub use subshells::{INPUT_PIECE_BYTES, TOKEN_LIFETIME_MS};
 pub use transfers::Transfers;
@@ -223,6 +224,10 @@ pub struct Settings {
     /// Whether input into panes is marked (who typed, when; never what) beside their
     /// recordings (`TERMPLANE_INPUT_MARKS`; see `subshells::Marker`).
     pub input_marks: bool,
+    /// Days recordings are kept where no node or workspace says
+    /// (`TERMPLANE_RECORDING_RETENTION_DAYS`; `None`: as long as their pane; see
+    /// `subshells::Retention`).
+    pub recording_retention_days: Option<u16>,
 }
 
 impl Settings {
@@ -372,6 +377,8 @@ pub struct Services {
     pane_io: subshells::PaneIo,
     /// What nodes report, applied to the subshells' rows.
     node_reports: Arc<subshells::NodeReports>,
+    /// How long recordings are kept, and the sweep that deletes what is older.
+    retention: Arc<subshells::Retention>,
     /// Revocations a full disk could not write yet, in force meanwhile.
     /// System keys and setup keys.
     credentials: Arc<Credentials>,
@@ -448,6 +455,7 @@ fn node_view(n: &Node) -> api::nodes::Node {
         is_local: n.is_local,
         system_access: n.system_access || n.is_local,
         recording: n.recording,
+        recording_retention_days: n.recording_retention_days,
         can_launch: false,
         created_at: n.created_at,
         updated_at: n.updated_at,
@@ -621,6 +629,12 @@ impl Services {
             typist.clone(),
             marker.clone(),
         );
+        let retention = subshells::Retention::new(
+            store.clone(),
+            clock.clone(),
+            dispatcher.clone(),
+            settings.recording_retention_days,
+        );
         let node_reports = Arc::new(subshells::NodeReports::new(
             store.clone(),
             clock.clone(),
@@ -699,6 +713,7 @@ impl Services {
             subshells,
             pane_io,
             node_reports,
+            retention,
             credentials,
             health,
         }))
@@ -887,6 +902,12 @@ impl Services {
     #[must_use]
     pub fn node_reports(&self) -> &Arc<subshells::NodeReports> {
         &self.node_reports
+    }
+
+    /// How long recordings are kept (the retention sweep).
+    #[must_use]
+    pub fn retention(&self) -> &Arc<subshells::Retention> {
+        &self.retention
     }
 
     /// The presets and workspaces domain.

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::Caller;
 use super::nodes::launchable_node;
-use crate::api::catalog::{Preset, PresetRequest, Workspace, WorkspaceRequest};
+use crate::api::catalog::{Preset, PresetRequest, RecordingRequest, Workspace, WorkspaceRequest};
 use crate::clock::Clock;
 use crate::error::ApiError;
 use crate::secret;
@@ -44,6 +44,8 @@ fn workspace_view(w: &store::Workspace) -> Workspace {
         name: w.name.clone(),
         node_id: w.node_id.clone(),
         path: w.path.clone(),
+        recording: w.recording,
+        recording_retention_days: w.recording_retention_days,
         created_at: w.created_at,
         updated_at: w.updated_at,
     }
@@ -177,6 +179,8 @@ impl Presets {
             name: req.name.into_string(),
             node_id: req.node_id.as_str().to_owned(),
             path: req.path.as_str().to_owned(),
+            recording: true,
+            recording_retention_days: None,
             created_at: now,
             updated_at: now,
         };
@@ -215,6 +219,8 @@ impl Presets {
             name: req.name.into_string(),
             node_id: req.node_id.as_str().to_owned(),
             path: req.path.as_str().to_owned(),
+            recording: old.recording,
+            recording_retention_days: old.recording_retention_days,
             created_at: old.created_at,
             updated_at: self.now(),
         };
@@ -222,6 +228,38 @@ impl Presets {
             return Err(ApiError::not_found("workspace"));
         }
         Ok(workspace_view(&row))
+    }
+
+    /// `PUT /api/workspaces/:id/recording` (an administrator's session, any account's
+    /// workspace): whether its panes launched or restarted from now on are recorded, and how
+    /// long their recordings are kept. Audited as `workspace.recording_set`.
+    pub async fn set_workspace_recording(
+        &self,
+        admin: &Caller,
+        id: &str,
+        req: &RecordingRequest,
+    ) -> Result<Workspace, ApiError> {
+        let days = req.retention_days.map(|d| i64::from(d.0));
+        if !self
+            .store
+            .set_recording(
+                &admin.user().id,
+                store::Settable::Workspace,
+                id,
+                req.on,
+                days,
+                self.now(),
+            )
+            .await?
+        {
+            return Err(ApiError::not_found("workspace"));
+        }
+        let w = self
+            .store
+            .workspace(id)
+            .await?
+            .ok_or_else(|| ApiError::not_found("workspace"))?;
+        Ok(workspace_view(&w))
     }
 
     /// `DELETE /api/workspaces/:id`.

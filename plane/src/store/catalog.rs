@@ -1,6 +1,7 @@
 //! The launch catalog: plugin switches, what nodes detected and reported about their harnesses,
 //! presets, workspaces, and the node facts a launch needs.
 
+use serde_json::json;
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
@@ -46,6 +47,10 @@ pub struct Workspace {
     pub node_id: String,
     /// Directory.
     pub path: String,
+    /// Whether its panes are recorded (when their plane and node record).
+    pub recording: bool,
+    /// Days its panes' recordings are kept (`None`: its node's setting).
+    pub recording_retention_days: Option<i64>,
     /// Creation time.
     pub created_at: i64,
     /// Last change.
@@ -86,7 +91,8 @@ pub struct NodeFacts {
 
 const PRESET_COLS: &str = "id, owner_user_id, name, harness_id, env, flags, settings, \
      config_isolation, auto_restart, created_at, updated_at";
-const WORKSPACE_COLS: &str = "id, owner_user_id, name, node_id, path, created_at, updated_at";
+const WORKSPACE_COLS: &str = "id, owner_user_id, name, node_id, path, recording, \
+     recording_retention_days, created_at, updated_at";
 
 fn preset_of(r: &AnyRow) -> Result<Preset, sqlx::Error> {
     Ok(Preset {
@@ -111,6 +117,8 @@ fn workspace_of(r: &AnyRow) -> Result<Workspace, sqlx::Error> {
         name: r.try_get("name")?,
         node_id: r.try_get("node_id")?,
         path: r.try_get("path")?,
+        recording: flag(r, "recording")?,
+        recording_retention_days: r.try_get("recording_retention_days")?,
         created_at: r.try_get("created_at")?,
         updated_at: r.try_get("updated_at")?,
     })
@@ -299,57 +307,91 @@ impl Store {
         allowed: bool,
         now: i64,
     ) -> Result<bool, sqlx::Error> {
-        self.set_node_switch(actor, node_id, NodeSwitch::SystemAccess, allowed, now)
-            .await
+        self.set_audited(
+            actor,
+            Settable::Node,
+            node_id,
+            &[("system_access", Some(i64::from(allowed)))],
+            ("node.system_access_set", json!({ "allowed": allowed })),
+            now,
+        )
+        .await
     }
 
-    /// Records a node's panes from their next launch on, or stops recording them, audited.
-    pub async fn set_node_recording(
+    /// Records the panes of a node or a workspace from their next launch on, or stops
+    /// recording them, and sets how long their recordings are kept (`None`: the default),
+    /// audited.
+    pub async fn set_recording(
         &self,
         actor: &str,
-        node_id: &str,
+        of: Settable,
+        id: &str,
         on: bool,
+        retention_days: Option<i64>,
         now: i64,
     ) -> Result<bool, sqlx::Error> {
-        self.set_node_switch(actor, node_id, NodeSwitch::Recording, on, now)
-            .await
-    }
-
-    /// Sets one of a node's on/off columns and audits it, in one transaction; `false` when
-    /// there is no such node.
-    async fn set_node_switch(
-        &self,
-        actor: &str,
-        node_id: &str,
-        switch: NodeSwitch,
-        on: bool,
-        now: i64,
-    ) -> Result<bool, sqlx::Error> {
-        // The column, the audit's action and its detail's key (fixed words, never input).
-        let (column, action, key) = match switch {
-            NodeSwitch::SystemAccess => ("system_access", "node.system_access_set", "allowed"),
-            NodeSwitch::Recording => ("recording", "node.recording_set", "on"),
+        let action = match of {
+            Settable::Node => "node.recording_set",
+            Settable::Workspace => "workspace.recording_set",
         };
+        self.set_audited(
+            actor,
+            of,
+            id,
+            &[
+                ("recording", Some(i64::from(on))),
+                ("recording_retention_days", retention_days),
+            ],
+            (action, json!({ "on": on, "retentionDays": retention_days })),
+            now,
+        )
+        .await
+    }
+
+    /// Sets columns of a node's or a workspace's row (`sets`: fixed column names, never input)
+    /// and audits it as `audit` (action, detail), in one transaction; `false` when there is no
+    /// such row.
+    async fn set_audited(
+        &self,
+        actor: &str,
+        of: Settable,
+        id: &str,
+        sets: &[(&'static str, Option<i64>)],
+        audit: (&str, serde_json::Value),
+        now: i64,
+    ) -> Result<bool, sqlx::Error> {
+        let table = match of {
+            Settable::Node => "nodes",
+            Settable::Workspace => "workspaces",
+        };
+        let columns: Vec<String> = sets
+            .iter()
+            .enumerate()
+            .map(|(i, (c, _))| format!("{c} = ${}", i + 1))
+            .collect();
+        let n = sets.len();
+        let sql = format!(
+            "UPDATE {table} SET {}, updated_at = ${} WHERE id = ${}",
+            columns.join(", "),
+            n + 1,
+            n + 2
+        );
         let mut tx = self.write_tx().await?;
-        let n = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "UPDATE nodes SET {column} = $1, updated_at = $2 WHERE id = $3"
-        )))
-        .bind(i64::from(on))
-        .bind(now)
-        .bind(node_id)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+        for (_, v) in sets {
+            q = q.bind(*v);
+        }
+        let changed = q
+            .bind(now)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
         commit_if_changed(
             tx,
-            n,
+            changed,
             now,
-            Entry::by_cookie(
-                actor,
-                action,
-                node_id,
-                &serde_json::json!({ key: on }).to_string(),
-            ),
+            Entry::by_cookie(actor, audit.0, id, &audit.1.to_string()),
         )
         .await
     }
@@ -438,13 +480,15 @@ impl Store {
     /// Stores a new workspace.
     pub async fn insert_workspace(&self, w: &Workspace) -> Result<(), sqlx::Error> {
         sqlx::query(sqlx::AssertSqlSafe(format!(
-            "INSERT INTO workspaces ({WORKSPACE_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7)"
+            "INSERT INTO workspaces ({WORKSPACE_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
         )))
         .bind(&w.id)
         .bind(&w.owner_user_id)
         .bind(&w.name)
         .bind(&w.node_id)
         .bind(&w.path)
+        .bind(i64::from(w.recording))
+        .bind(w.recording_retention_days)
         .bind(w.created_at)
         .bind(w.updated_at)
         .execute(&self.pool)
@@ -504,11 +548,11 @@ impl Store {
     }
 }
 
-/// A node's on/off settings an administrator sets.
-#[derive(Clone, Copy, Debug)]
-enum NodeSwitch {
-    /// Whether scripts may launch onto it.
-    SystemAccess,
-    /// Whether its panes are recorded.
-    Recording,
+/// A row whose settings an administrator sets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Settable {
+    /// A node.
+    Node,
+    /// A workspace.
+    Workspace,
 }

@@ -65,6 +65,20 @@ impl Store {
             .map(|_| ())
     }
 
+    /// Deletes a pane's marks that ended before `before_ms` (its retention): how many.
+    pub async fn delete_input_marks_before(
+        &self,
+        subshell_id: &str,
+        before_ms: i64,
+    ) -> Result<u64, sqlx::Error> {
+        sqlx::query("DELETE FROM input_marks WHERE subshell_id = $1 AND until_ms < $2")
+            .bind(subshell_id)
+            .bind(before_ms)
+            .execute(&self.pool)
+            .await
+            .map(|r| r.rows_affected())
+    }
+
     /// A pane's marks in time order, at most `limit`.
     pub async fn input_marks(
         &self,

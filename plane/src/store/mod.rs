@@ -26,7 +26,7 @@ mod timed;
 
 pub use accounts::{EndSessions, SYSTEM_USER_EMAIL, User, UserChange};
 pub use audit::{AuditEntry, AuditFilter};
-pub use catalog::{Detected, NodeFacts, Preset, Workspace};
+pub use catalog::{Detected, NodeFacts, Preset, Settable, Workspace};
 pub use channels::{AddIdentity, AppendError, ChannelRow, EntryRow, IdentityRow};
 pub use credentials::{SetupKey, SystemKey};
 pub use enrollment::{Consume, NewNode};

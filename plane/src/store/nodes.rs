@@ -42,6 +42,8 @@ pub struct Node {
     pub system_access: bool,
     /// Whether its panes are recorded (when the plane records).
     pub recording: bool,
+    /// Days its panes' recordings are kept (`None`: the plane's default).
+    pub recording_retention_days: Option<i64>,
     /// The WebSocket URL handed out at enrollment.
     pub ws_url: Option<String>,
     /// Creation time (ms).
@@ -87,6 +89,7 @@ fn node_of(row: &AnyRow) -> Result<Node, sqlx::Error> {
         is_local: flag(row, "is_local")?,
         system_access: flag(row, "system_access")?,
         recording: flag(row, "recording")?,
+        recording_retention_days: row.try_get("recording_retention_days")?,
         ws_url: row.try_get("ws_url")?,
         created_at: row.try_get("created_at")?,
         updated_at: row.try_get("updated_at")?,
@@ -95,7 +98,8 @@ fn node_of(row: &AnyRow) -> Result<Node, sqlx::Error> {
 
 pub(super) const NODE_COLS: &str = "id, owner_user_id, name, os, arch, hostname, agent_version, identity_jwk, \
      encrypt_public_key, node_key_digest, key_disabled, liveness, runtime, maintenance, \
-     allowed_dirs, is_local, system_access, recording, ws_url, created_at, updated_at";
+     allowed_dirs, is_local, system_access, recording, recording_retention_days, ws_url, created_at, \
+     updated_at";
 
 impl Store {
     // ----- nodes -----

@@ -194,6 +194,7 @@ impl Plane {
                     screen_signal: !o.no_screen_signal,
                     recording: true,
                     input_marks: true,
+                    recording_retention_days: None,
                 };
                 let secrets = PlaneSecrets::load_or_create(&dir).unwrap();
                 let svc = Services::new(store, Arc::new(c2), settings, secrets)

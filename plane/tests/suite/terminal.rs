@@ -75,6 +75,17 @@ impl World {
         self.launch_as(None)
     }
 
+    /// Types `text` and Enter into pane `id` through the API, as the administrator.
+    fn say(&self, id: &str, text: &str) {
+        let r = self.as_cookie(
+            &self.admin,
+            "POST",
+            &format!("/api/subshells/{id}/input"),
+            Some(json!({ "text": text, "keys": ["enter"] })),
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+    }
+
     fn mint_cookie(&self, cookie: &str, subshell: Option<&str>) -> String {
         let body = subshell.map_or_else(|| json!({}), |s| json!({ "subshellId": s }));
         let r = self.as_cookie(cookie, "POST", "/api/auth/ws-token", Some(body));
@@ -451,18 +462,9 @@ fn an_administrator_turns_recording_off_for_a_node_and_its_next_panes_are_logged
             .exec
             .timing_path(&termplane_proto::SubshellId::parse(id).unwrap())
     };
-    let say = |id: &str, text: &str| {
-        let r = w.as_cookie(
-            &w.admin,
-            "POST",
-            &format!("/api/subshells/{id}/input"),
-            Some(json!({ "text": text, "keys": ["enter"] })),
-        );
-        assert_eq!(r.status, 200, "{}", r.text());
-    };
     // Off: a pane launched now is logged, not timed; its export is its log at 0 s.
     let off = w.launch_as(Some(&w.admin));
-    say(&off, "echo untimed-$((3*5))");
+    w.say(&off, "echo untimed-$((3*5))");
     let cast = until("the export to hold the answer", || {
         let r = w.as_cookie(
             &w.admin,
@@ -497,7 +499,7 @@ fn an_administrator_turns_recording_off_for_a_node_and_its_next_panes_are_logged
     let r = w.as_cookie(&w.admin, "PUT", &path, Some(json!({ "on": true })));
     assert_eq!(r.status, 200, "{}", r.text());
     let on = w.launch_as(Some(&w.admin));
-    say(&on, "echo timed");
+    w.say(&on, "echo timed");
     until("the new pane's timing", || {
         timing(&on).exists().then_some(())
     });
@@ -506,6 +508,180 @@ fn an_administrator_turns_recording_off_for_a_node_and_its_next_panes_are_logged
         &w.admin,
         "PUT",
         "/api/nodes/00000000000000000000000000000000/recording",
+        Some(json!({ "on": true })),
+    );
+    assert_eq!(r.status, 404, "{}", r.text());
+}
+
+#[test]
+fn a_recording_past_its_retention_loses_what_is_older_on_its_node_and_its_marks_audited_and_a_workspace_says_otherwise()
+ {
+    let w = world();
+    let wall_ms = || i64::try_from(termplane::clock::wall_micros() / 1000).unwrap();
+    // The plane's clock at the node's (its timing records are on the host's wall clock).
+    w.p.clock.set_ms(wall_ms());
+    let cast = |id: &str| {
+        let r = w.as_cookie(
+            &w.admin,
+            "GET",
+            &format!("/api/subshells/{id}/recording/cast"),
+            None,
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+        r.text()
+    };
+    let printed = |id: &str, what: &str| {
+        until(&format!("the export to hold {what}"), || {
+            cast(id).contains(what).then_some(())
+        });
+    };
+    // A workspace whose own retention (ten years) wins over its node's.
+    let r = w.as_cookie(
+        &w.admin,
+        "POST",
+        "/api/workspaces",
+        Some(json!({ "name": "kept", "nodeId": w.node.node_id, "path": w.node.work.to_string_lossy() })),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let ws = r.json()["id"].as_str().unwrap().to_owned();
+    assert_eq!(r.json()["recording"], true);
+    let ws_path = format!("/api/workspaces/{ws}/recording");
+    w.p.create_user(&w.admin, "bob@example.test", "user");
+    let bob = w.p.sign_in("bob@example.test", common::PASSWORD);
+    let r = w.as_cookie(
+        &bob,
+        "PUT",
+        &ws_path,
+        Some(json!({ "on": true, "retentionDays": 1 })),
+    );
+    assert_eq!(r.status, 403, "{}", r.text());
+    for bad in [
+        json!({ "on": true, "retentionDays": 0 }),
+        json!({ "on": true, "retentionDays": 3651 }),
+        json!({ "retentionDays": 5 }),
+    ] {
+        let r = w.as_cookie(&w.admin, "PUT", &ws_path, Some(bad.clone()));
+        assert_eq!(r.status, 400, "{bad}: {}", r.text());
+    }
+    let r = w.as_cookie(
+        &w.admin,
+        "PUT",
+        &ws_path,
+        Some(json!({ "on": true, "retentionDays": 3650 })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["recordingRetentionDays"], 3650);
+    let launch_in_workspace = || {
+        let r = w.as_cookie(
+            &w.admin,
+            "POST",
+            "/api/subshells",
+            Some(json!({ "nodeId": w.node.node_id, "harnessId": "shell", "workspaceId": ws })),
+        );
+        assert_eq!(r.status, 201, "{}", r.text());
+        let id = r.json()["id"].as_str().unwrap().to_owned();
+        until("the pane to run", || {
+            let r = w.as_cookie(&w.admin, "GET", &format!("/api/subshells/{id}"), None);
+            (r.json()["state"] == "running").then_some(())
+        });
+        id
+    };
+    let kept = launch_in_workspace();
+    let id = w.launch_as(Some(&w.admin));
+    // Before the cut: a line, then 20 KB more (so the line is whole blocks before the cut).
+    for pane in [&id, &kept] {
+        w.say(pane, "echo early-$((6*7)); seq 1 4000; echo first-$((5*5))");
+        printed(pane, "first-25");
+    }
+    let cut_ms = wall_ms();
+    // After the cut: the plane's clock there too, so the input's mark is kept.
+    w.p.clock.set_ms(cut_ms + 1_000);
+    w.say(&id, "echo late-$((7*8))");
+    printed(&id, "late-56");
+    // A day later, the node keeps recordings for a day.
+    w.p.clock.set_ms(cut_ms + 86_400_000);
+    let r = w.as_cookie(
+        &w.admin,
+        "PUT",
+        &format!("/api/nodes/{}/recording", w.node.node_id),
+        Some(json!({ "on": true, "retentionDays": 1 })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["recordingRetentionDays"], 1);
+    let swept = smol::block_on(w.p.svc.retention().sweep()).unwrap();
+    assert_eq!(swept.input_marks, 1, "{swept:?}");
+    let punches = termplane_exec::recording::can_punch_holes(&w.node.work);
+    let log = w.as_cookie(&w.admin, "GET", &format!("/api/subshells/{id}/logs"), None);
+    assert_eq!(log.status, 200, "{}", log.text());
+    let after = cast(&id);
+    if punches {
+        assert!(swept.dropped_bytes >= 16 * 1024, "{swept:?}");
+        // What was printed before the cut is gone from the recording and the log; what came
+        // after plays.
+        assert!(!after.contains("early-42"), "{after}");
+        assert!(after.contains("late-56"), "{after}");
+        assert!(after.contains("recording truncated"), "{after}");
+        assert!(!log.text().contains("early-42"));
+    }
+    // Its input marks before the cut are gone, the one after stays.
+    let marks = w.as_cookie(
+        &w.admin,
+        "GET",
+        &format!("/api/subshells/{id}/recording/inputs"),
+        None,
+    );
+    assert_eq!(marks.status, 200, "{}", marks.text());
+    let marks = marks.json();
+    let marks = marks["marks"].as_array().unwrap();
+    assert_eq!(marks.len(), 1, "{marks:?}");
+    assert_eq!(marks[0]["at"], cut_ms + 1_000, "{marks:?}");
+    // The workspace's pane keeps all of it (its retention is its workspace's).
+    let whole = cast(&kept);
+    assert!(whole.contains("early-42") && !whole.contains("recording truncated"));
+    // Audited, by the plane, for the one pane.
+    let r = w.as_cookie(
+        &w.admin,
+        "GET",
+        "/api/audit?action=subshell.recording_expired",
+        None,
+    );
+    let entries = r.json();
+    let entries = entries.as_array().unwrap();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(entries[0]["target"], id.as_str());
+    assert_eq!(entries[0]["actorKind"], "plane");
+    assert_eq!(entries[0]["detail"]["retentionDays"], 1);
+    assert_eq!(entries[0]["detail"]["inputMarks"], 1);
+    assert_eq!(entries[0]["detail"]["before"], cut_ms);
+    // A second sweep finds nothing more to delete, and says nothing.
+    let again = smol::block_on(w.p.svc.retention().sweep()).unwrap();
+    assert_eq!(again.panes, 0, "{again:?}");
+    // The workspace's recording switched off: its next pane is logged, not timed, whatever
+    // its node says; the change is audited.
+    let r = w.as_cookie(&w.admin, "PUT", &ws_path, Some(json!({ "on": false })));
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["recording"], false);
+    assert_eq!(r.json()["recordingRetentionDays"], Value::Null);
+    let off = launch_in_workspace();
+    w.say(&off, "echo untimed-$((3*5))");
+    printed(&off, "untimed-15");
+    assert!(
+        !w.node
+            .exec
+            .timing_path(&termplane_proto::SubshellId::parse(&off).unwrap())
+            .exists()
+    );
+    let r = w.as_cookie(
+        &w.admin,
+        "GET",
+        "/api/audit?action=workspace.recording_set",
+        None,
+    );
+    assert_eq!(r.json()[0]["detail"]["on"], false, "{}", r.text());
+    let r = w.as_cookie(
+        &w.admin,
+        "PUT",
+        "/api/workspaces/00000000000000000000000000000000/recording",
         Some(json!({ "on": true })),
     );
     assert_eq!(r.status, 404, "{}", r.text());

@@ -543,14 +543,26 @@ describe("termplane browser app", { concurrency: false }, () => {
     assert.doesNotMatch(await refusal.innerText(), /allowedDirs/);
     const node = await page.evaluate(async () => (await (await fetch("/api/nodes")).json()).find((n) => n.name === "ui-test-node"));
     assert.deepEqual(node.allowedDirs, [], "nothing of the refused list was kept");
-    // An administrator stops recording the node's panes, and records them again.
-    await page.getByTestId("node-recording").getByText("its panes are recorded").waitFor();
-    await page.getByRole("button", { name: "Stop recording its panes" }).click();
+    // An administrator stops recording the node's panes, and records them again, kept 30 days;
+    // a retention out of range is refused in words and nothing is sent.
+    await page.getByTestId("node-recording").getByText("its panes are recorded, kept as the plane's").waitFor();
+    await page.locator("summary", { hasText: "Recording settings" }).click();
+    const form = page.getByRole("form", { name: "Recording settings" });
+    await form.getByLabel("Record its panes").uncheck();
+    await form.getByRole("button", { name: "Save recording settings" }).click();
     await page.getByTestId("node-recording").getByText("off: its panes are logged, not timed").waitFor();
     const off = await page.evaluate(async () => (await (await fetch("/api/nodes")).json()).find((n) => n.name === "ui-test-node"));
     assert.equal(off.recording, false);
-    await page.getByRole("button", { name: "Record its panes" }).click();
-    await page.getByTestId("node-recording").getByText("its panes are recorded").waitFor();
+    await form.getByLabel("Record its panes").check();
+    await form.getByLabel("Keep recordings for (days)").fill("9999");
+    await form.getByRole("button", { name: "Save recording settings" }).click();
+    await form.getByRole("alert").getByText("Write a whole number of days from 1 to 3650").waitFor();
+    await form.getByLabel("Keep recordings for (days)").fill("30");
+    await form.getByRole("button", { name: "Save recording settings" }).click();
+    await page.getByTestId("node-recording").getByText("its panes are recorded, kept 30 days").waitFor();
+    const kept = await page.evaluate(async () => (await (await fetch("/api/nodes")).json()).find((n) => n.name === "ui-test-node"));
+    assert.equal(kept.recording, true);
+    assert.equal(kept.recordingRetentionDays, 30);
     await row.getByRole("button", { name: "Hide" }).click();
   });
 
@@ -1715,6 +1727,37 @@ describe("termplane browser app", { concurrency: false }, () => {
     await page.keyboard.press("Enter");
     await page.waitForURL(new RegExp(`/subshells/${b.id}$`));
     for (const p of [a, b]) assert.equal(await typeVia(p.id, "exit 0"), 200);
+  });
+
+  test("an administrator turns a workspace's recording off and sets its retention", async () => {
+    const made = await page.evaluate(async () => {
+      const local = (await (await fetch("/api/nodes")).json()).find((n) => n.isLocal);
+      const r = await fetch("/api/workspaces", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ name: "rec-ws", nodeId: local.nodeId, path: "/tmp" }),
+      });
+      return r.json();
+    });
+    await page.goto("/workspaces");
+    const row = page.getByRole("row").filter({ hasText: "rec-ws" });
+    await row.getByText("its panes are recorded, kept as its node's setting says").waitFor();
+    await row.getByRole("button", { name: "Recording of rec-ws" }).click();
+    const dialog = page.getByRole("dialog", { name: "Recording of rec-ws" });
+    await dialog.getByLabel("Record its panes").uncheck();
+    await dialog.getByLabel("Keep recordings for (days)").fill("0");
+    await dialog.getByRole("button", { name: "Save recording settings" }).click();
+    await dialog.getByRole("alert").getByText("Write a whole number of days from 1 to 3650").waitFor();
+    await capture(page, "workspace-recording");
+    await dialog.getByLabel("Keep recordings for (days)").fill("7");
+    await dialog.getByRole("button", { name: "Save recording settings" }).click();
+    await row.getByText("off: its panes are logged, not timed").waitFor();
+    const saved = await page.evaluate(async (id) => (await fetch(`/api/workspaces/${id}`)).json(), made.id);
+    assert.equal(saved.recording, false);
+    assert.equal(saved.recordingRetentionDays, 7);
+    const audit = await page.evaluate(async () => (await fetch("/api/audit?action=workspace.recording_set")).json());
+    assert.equal(audit[0].target, made.id);
+    await page.evaluate(async (id) => fetch(`/api/workspaces/${id}`, { method: "DELETE" }), made.id);
   });
 
   test("the remaining pages pass axe at both sizes", async () => {

@@ -8,8 +8,8 @@ use super::super::handler::{Json, NoContent, Path, Query};
 use super::RouteDef;
 use crate::api::IdParam;
 use crate::api::catalog::{
-    HarnessStatus, HarnessesQuery, NodeRecordingRequest, Plugin, PluginParam, PluginUpdate, Preset,
-    PresetRequest, SystemAccessRequest, Workspace, WorkspaceRequest,
+    HarnessStatus, HarnessesQuery, Plugin, PluginParam, PluginUpdate, Preset, PresetRequest,
+    RecordingRequest, SystemAccessRequest, Workspace, WorkspaceRequest,
 };
 use crate::api::nodes::Node;
 use crate::error::ApiError;
@@ -76,13 +76,17 @@ pub(super) fn routes() -> Vec<RouteDef> {
         RouteDef::put(
             "/api/nodes/:id/recording",
             "setNodeRecording",
-            "Record a node's panes, or stop recording them (from their next launch or restart)",
+            "Record a node's panes or stop recording them (from their next launch or restart), \
+             and set how long their recordings are kept",
         )
         .describe(
             "On by default. Off, the node's panes launched or restarted from then on are logged \
              with no timing: their export is their log, untimed. The plane's own `--recording \
-             off` turns recording off for every node whatever this says. The local node's \
-             too. Audited as `node.recording_set`.",
+             off`, and a workspace's own setting, turn recording off whatever this says. \
+             `retentionDays`: what the node's panes printed longer ago than that is deleted \
+             from their recordings (and their input marks with it), within the hour; absent, \
+             the plane's `--recording-retention-days`; a workspace's own retention wins for its \
+             panes. The local node's too. Audited as `node.recording_set`.",
         )
         .handle(node_recording),
         RouteDef::get("/api/presets", "listPresets", "The caller's presets")
@@ -132,6 +136,19 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "Delete a workspace",
         )
         .handle(delete_workspace),
+        RouteDef::put(
+            "/api/workspaces/:id/recording",
+            "setWorkspaceRecording",
+            "Record a workspace's panes or stop recording them (from their next launch or \
+             restart), and set how long their recordings are kept",
+        )
+        .describe(
+            "An administrator's, for any account's workspace (a subshell's `workspaceId` names \
+             it). On by default; off, the workspace's panes launched or restarted from then on \
+             are logged with no timing, whatever their node says. `retentionDays` wins over \
+             their node's; absent, theirs applies. Audited as `workspace.recording_set`.",
+        )
+        .handle(workspace_recording),
     ]
 }
 
@@ -193,12 +210,14 @@ async fn node_recording(
     svc: Arc<Services>,
     AdminSession(c): AdminSession,
     Path(p): Path<IdParam>,
-    Json(b): Json<NodeRecordingRequest>,
+    Json(b): Json<RecordingRequest>,
 ) -> Res<Json<Node>> {
-    svc.catalog()
-        .set_node_recording(&c, p.id.as_str(), b.on)
-        .await
-        .map(Json)
+    let node = svc
+        .catalog()
+        .set_node_recording(&c, p.id.as_str(), &b)
+        .await?;
+    svc.retention().wake();
+    Ok(Json(node))
 }
 
 async fn presets(svc: Arc<Services>, UserCaller(c): UserCaller) -> Res<Json<Vec<Preset>>> {
@@ -272,6 +291,20 @@ async fn update_workspace(
         .update_workspace(&c, p.id.as_str(), b)
         .await
         .map(Json)
+}
+
+async fn workspace_recording(
+    svc: Arc<Services>,
+    AdminSession(c): AdminSession,
+    Path(p): Path<IdParam>,
+    Json(b): Json<RecordingRequest>,
+) -> Res<Json<Workspace>> {
+    let w = svc
+        .presets()
+        .set_workspace_recording(&c, p.id.as_str(), &b)
+        .await?;
+    svc.retention().wake();
+    Ok(Json(w))
 }
 
 async fn delete_workspace(

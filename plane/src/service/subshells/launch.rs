@@ -71,12 +71,14 @@ impl Subshells {
         ))
     }
 
-    /// Builds the node's `launch` for a subshell, with a fresh token's credentials: `session`
-    /// says how the harness starts its session, and `prompt` is the initial prompt, placed on
-    /// the command line where the harness takes it there.
+    /// Builds the node's `launch` for a subshell in the workspace `workspace_id` (if any), with
+    /// a fresh token's credentials: `session` says how the harness starts its session, and
+    /// `prompt` is the initial prompt, placed on the command line where the harness takes it
+    /// there.
     pub(in crate::service) async fn launch_command(
         &self,
         node: &store::Node,
+        workspace_id: Option<&str>,
         spec: &LaunchSpec,
         token: &str,
         session: plugins::Session<'_>,
@@ -137,10 +139,14 @@ impl Subshells {
         }
         launch.credential_env = credentials;
         launch.mcp = mcp;
-        // Recording turned off on this plane or for this node: said to a node that records (one
-        // that does not records nothing, and would refuse the field). The settings of the
-        // moment count, at each launch and restart alike.
-        launch.recording = ((!self.recording || !node.recording)
+        // Recording turned off on this plane, for this node or for the pane's workspace: said to
+        // a node that records (one that does not records nothing, and would refuse the field).
+        // The settings of the moment count, at each launch and restart alike.
+        let workspace_on = match workspace_id {
+            Some(w) => self.store.workspace(w).await?.is_none_or(|w| w.recording),
+            None => true,
+        };
+        launch.recording = ((!self.recording || !node.recording || !workspace_on)
             && self
                 .dispatcher
                 .node_can(&node.id, termplane_proto::command::RECORDING)
@@ -379,7 +385,14 @@ impl Subshells {
             (None, n) => plugins::Session::New(n.as_deref()),
         };
         let launch = self
-            .launch_command(&node, &spec, &token, session, inline_prompt)
+            .launch_command(
+                &node,
+                row.workspace_id.as_deref(),
+                &spec,
+                &token,
+                session,
+                inline_prompt,
+            )
             .await?;
         self.store
             .insert_subshell(&row, &c.user().id, c.actor_kind())

@@ -68,12 +68,14 @@ pub use io::PaneIo;
 pub(in crate::service) use io::require_live;
 pub use lookup::Lookup;
 pub use recording::CastWriter;
+pub use retention::{Retention, Swept};
 mod inputs;
 mod io;
 mod launch;
 mod moves;
 mod recording;
 mod reports;
+mod retention;
 pub(in crate::service) mod screen;
 
 /// Lifetime of a subshell token, extended while the pane's MCP child runs (ms).

@@ -462,7 +462,14 @@ impl Subshells {
         };
         let session = self.restart_session(&node, &spec, row).await;
         let launch = self
-            .launch_command(&node, &spec, &token, session, None)
+            .launch_command(
+                &node,
+                row.workspace_id.as_deref(),
+                &spec,
+                &token,
+                session,
+                None,
+            )
             .await?;
         let starting = self
             .store

@@ -329,15 +329,19 @@ impl PaneIo {
             };
             self.read_piece(&row.node_id, command)
         };
-        // The timing first, whole; then the log, piece by piece, into the cast.
-        let (first, size, _) = read(true, 0).await?;
-        too_large(size, MAX_CAST_TIMING_BYTES, "timing")?;
+        // The timing first, whole, from its first kept record (a retention drops the oldest,
+        // in whole blocks of records); then the log, piece by piece, into the cast.
+        let (first, size, start) = read(true, 0).await?;
+        too_large(size.saturating_sub(start), MAX_CAST_TIMING_BYTES, "timing")?;
+        let mut at = start + first.len() as u64;
         let mut timing = first;
-        while (timing.len() as u64) < size {
-            let (more, _, _) = read(true, timing.len() as u64).await?;
+        while at < size {
+            let (more, _, from) = read(true, at).await?;
             if more.is_empty() {
                 break;
             }
+            // Records dropped meanwhile are skipped: a record never spans two pieces.
+            at = from.max(at) + more.len() as u64;
             timing.extend(more);
         }
         // A record that is not one (a damaged file) ends the timing there: what comes before it

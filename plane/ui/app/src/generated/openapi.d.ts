@@ -1012,8 +1012,8 @@ export interface paths {
         };
         get?: never;
         /**
-         * Record a node's panes, or stop recording them (from their next launch or restart)
-         * @description On by default. Off, the node's panes launched or restarted from then on are logged with no timing: their export is their log, untimed. The plane's own `--recording off` turns recording off for every node whatever this says. The local node's too. Audited as `node.recording_set`.
+         * Record a node's panes or stop recording them (from their next launch or restart), and set how long their recordings are kept
+         * @description On by default. Off, the node's panes launched or restarted from then on are logged with no timing: their export is their log, untimed. The plane's own `--recording off`, and a workspace's own setting, turn recording off whatever this says. `retentionDays`: what the node's panes printed longer ago than that is deleted from their recordings (and their input marks with it), within the hour; absent, the plane's `--recording-retention-days`; a workspace's own retention wins for its panes. The local node's too. Audited as `node.recording_set`.
          *
          *     Authentication: An administrator's session cookie only; a bearer credential is refused with 403, even an administrator's.
          */
@@ -2143,6 +2143,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workspaces/{id}/recording": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Record a workspace's panes or stop recording them (from their next launch or restart), and set how long their recordings are kept
+         * @description An administrator's, for any account's workspace (a subshell's `workspaceId` names it). On by default; off, the workspace's panes launched or restarted from then on are logged with no timing, whatever their node says. `retentionDays` wins over their node's; absent, theirs applies. Audited as `workspace.recording_set`.
+         *
+         *     Authentication: An administrator's session cookie only; a bearer credential is refused with 403, even an administrator's.
+         */
+        put: operations["setWorkspaceRecording"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3134,6 +3156,13 @@ export interface components {
              *     are logged with no timing.
              */
             recording: boolean;
+            /**
+             * Format: int64
+             * @description Days its panes' recordings are kept (`PUT /api/nodes/{id}/recording`); `null`: the
+             *     plane's default (`--recording-retention-days`; none: kept as long as the pane, within
+             *     its log's cap). A workspace's own setting wins for its panes.
+             */
+            recordingRetentionDays: number | null;
             /** @description Supervision snapshot, as the node last reported it in `ready`. */
             runtime: unknown;
             /**
@@ -3319,6 +3348,17 @@ export interface components {
             subshellId: string;
             /** @constant */
             type: "timing_read";
+        } | {
+            /**
+             * Format: uint64
+             * @description Unix microseconds (the node's clock, as its timing records): what was printed before
+             *     this is dropped.
+             */
+            beforeUs: number;
+            /** @description Target pane. */
+            subshellId: string;
+            /** @constant */
+            type: "recording_trim";
         } | {
             /**
              * Format: uint64
@@ -3592,11 +3632,6 @@ export interface components {
              * @description Round trip through the link, in milliseconds.
              */
             rttMs: number;
-        };
-        /** @description `PUT /api/nodes/{id}/recording` (an administrator's session). */
-        NodeRecordingRequest: {
-            /** @description Whether the node's panes launched or restarted from now on are recorded. */
-            on: boolean;
         };
         /** @description A node's `result` event, as relayed. */
         NodeResult: {
@@ -3909,6 +3944,21 @@ export interface components {
             timeZone: string;
             /** @description End, `HH:MM` (24-hour). */
             to: string;
+        };
+        /**
+         * @description `PUT /api/nodes/{id}/recording` and `PUT /api/workspaces/{id}/recording` (an
+         *     administrator's session): both settings are replaced.
+         */
+        RecordingRequest: {
+            /** @description Whether the panes launched or restarted there from now on are recorded. */
+            on: boolean;
+            /**
+             * @description Days a recording of theirs is kept (what was printed longer ago is deleted); absent or
+             *     `null`: a workspace's panes as their node says, a node's as the plane's
+             *     `--recording-retention-days` says.
+             * @default null
+             */
+            retentionDays?: number | null;
         };
         /** @description `POST /api/identities`. */
         RegisterIdentity: {
@@ -4443,6 +4493,17 @@ export interface components {
             ownerUserId: string;
             /** @description The directory. */
             path: string;
+            /**
+             * @description Whether its panes are recorded (`PUT /api/workspaces/{id}/recording`, an
+             *     administrator's; on by default): panes launched or restarted in it while it is off are
+             *     logged with no timing.
+             */
+            recording: boolean;
+            /**
+             * Format: int64
+             * @description Days its panes' recordings are kept; `null`: as long as its node's setting says.
+             */
+            recordingRetentionDays: number | null;
             /**
              * Format: int64
              * @description Last change (ms).
@@ -11710,7 +11771,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["NodeRecordingRequest"];
+                "application/json": components["schemas"]["RecordingRequest"];
             };
         };
         responses: {
@@ -20814,6 +20875,146 @@ export interface operations {
              *     - `NOT_FOUND`: no such route or row
              */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description URI Too Long. Codes:
+             *     - `URI_TOO_LONG`: a request target over 8 KiB
+             */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Internal Server Error. Codes:
+             *     - `INTERNAL_ERROR`: a server fault, including a panic in a handler
+             */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Service Unavailable. Codes:
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Status. Codes:
+             *     - `STORAGE_FULL`: the plane's disk (or its database's) is full: the request changed nothing; free space on the host and try again
+             */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setWorkspaceRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The row's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordingRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Workspace"];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `INPUT_VALIDATION_ERROR`: a body or parameter failed validation (`metadata.field` names it)
+             *     - `BAD_REQUEST`: a request the server cannot read: a malformed head, path, framing or body encoding
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Unauthorized. Codes:
+             *     - `UNAUTHENTICATED`: no credential where one is required
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Forbidden. Codes:
+             *     - `BEARER_NOT_ALLOWED`: a bearer credential on an admin surface or a cookie-only route
+             *     - `ADMIN_REQUIRED`: a signed-in non-admin on an admin surface, or managing the local node (it belongs to the administrators)
+             *     - `ORIGIN_REJECTED`: a browser-style state-changing request from an untrusted or missing Origin
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Not Found. Codes:
+             *     - `NOT_FOUND`: no such route or row
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description Content Too Large. Codes:
+             *     - `PAYLOAD_TOO_LARGE`: a request body over the limit
+             */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -7,9 +7,13 @@ import { nodes, refreshNodes, refreshNodesInBackground } from "../live";
 import { navigate } from "../router";
 import { session } from "../session";
 import { Table } from "../table";
+import { RecordingForm, recordingText } from "../recording-settings";
 import { useStore } from "../store";
 import type { HeldNodes, Node, NodePing, NodeUpdateOutcome, SetupKey } from "../types";
 import { Badge, bytesText, Checkbox, clearFailure, CodeBlock, confirmAction, Dialog, Empty, ErrorNote, Note, PageHead, SecretBox, showFailure, Time, toast, useAction } from "../ui";
+
+/** What a node's retention left empty means. */
+const KEPT_BY_DEFAULT = "as the plane's --recording-retention-days says (unset: as long as the pane)";
 
 function NodeState({ node, held }: { node: Node; held: string | undefined }) {
   if (held) {
@@ -273,10 +277,10 @@ function NodeDetail({ node, held, onClose, isAdmin }: { node: Node; held: string
     }
   };
 
-  const recording = async (on: boolean) => {
-    const r = await act.run(() => api.PUT("/api/nodes/{id}/recording", { params: { path: { id: node.nodeId } }, body: { on } }));
+  const recording = async (on: boolean, retentionDays: number | null) => {
+    const r = await act.run(() => api.PUT("/api/nodes/{id}/recording", { params: { path: { id: node.nodeId } }, body: { on, retentionDays } }));
     if (r) {
-      toast(on ? "This node's panes are recorded from their next launch or restart." : "This node's panes launched or restarted from now on are not recorded.");
+      toast(on ? "Saved: this node's panes are recorded from their next launch or restart." : "Saved: this node's panes launched or restarted from now on are not recorded.");
       await refreshNodes();
     }
   };
@@ -343,7 +347,7 @@ function NodeDetail({ node, held, onClose, isAdmin }: { node: Node; held: string
         <dt>Link encryption</dt>
         <dd>{node.isLocal ? "not needed (local)" : node.encryptPublicKey ? "paired" : "unpaired"}</dd>
         <dt>Recording</dt>
-        <dd data-testid="node-recording">{node.recording ? "its panes are recorded" : "off: its panes are logged, not timed"}</dd>
+        <dd data-testid="node-recording">{recordingText(node.recording, node.recordingRetentionDays, KEPT_BY_DEFAULT)}</dd>
         {node.maintenance ? (
           <>
             <dt>Maintenance</dt>
@@ -385,11 +389,6 @@ function NodeDetail({ node, held, onClose, isAdmin }: { node: Node; held: string
               {node.maintenance?.on ? "End maintenance" : "Start maintenance"}
             </button>
           ) : null}
-          {isAdmin ? (
-            <button type="button" class="btn" disabled={act.busy} aria-pressed={!node.recording} onClick={() => recording(!node.recording)}>
-              {node.recording ? "Stop recording its panes" : "Record its panes"}
-            </button>
-          ) : null}
           <button
             type="button"
             class="btn"
@@ -426,6 +425,12 @@ function NodeDetail({ node, held, onClose, isAdmin }: { node: Node; held: string
           ) : null}
         </div>
       </form>
+      {isAdmin ? (
+        <details>
+          <summary>Recording settings</summary>
+          <RecordingForm on={node.recording} days={node.recordingRetentionDays} inherits={KEPT_BY_DEFAULT} busy={act.busy} onSave={recording} />
+        </details>
+      ) : null}
       {outcome ? (
         <p role="status">
           {outcome.ok

@@ -4,10 +4,15 @@ import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
 import { nodes, refreshNodesInBackground } from "../live";
 import { useStore } from "../store";
+import { session } from "../session";
+import { RecordingForm, recordingText } from "../recording-settings";
 import { Table } from "../table";
 import type { HarnessId, Plugin, Preset, PresetRequest, Workspace } from "../types";
 import { DirPicker } from "../dirs";
 import { Checkbox, confirmAction, Dialog, Empty, ErrorNote, PageHead, TextField, toast, useAction } from "../ui";
+
+/** What a workspace's retention left empty means. */
+const KEPT_AS_NODE = "as its node's setting says";
 
 export function WorkspacesPage() {
   const [workspaces, setWorkspaces] = useState<Workspace[] | null>(null);
@@ -15,7 +20,10 @@ export function WorkspacesPage() {
   const [plugins, setPlugins] = useState<Plugin[]>([]);
   const [editWs, setEditWs] = useState<Workspace | "new" | null>(null);
   const [editPreset, setEditPreset] = useState<Preset | "new" | null>(null);
+  const [recordingOf, setRecordingOf] = useState<Workspace | null>(null);
   const nodeList = useStore(nodes);
+  const s = useStore(session);
+  const isAdmin = s.kind === "signed-in" && s.me.isAdmin;
   const act = useAction();
 
   const load = async () => {
@@ -56,6 +64,7 @@ export function WorkspacesPage() {
               { label: "Name", cell: (w) => w.name },
               { label: "Node", cell: (w) => nodeName(w.nodeId) },
               { label: "Directory", class: "mono", cell: (w) => w.path },
+              { label: "Recording", cell: (w) => recordingText(w.recording, w.recordingRetentionDays, KEPT_AS_NODE) },
               {
                 label: "Actions",
                 actions: true,
@@ -65,6 +74,11 @@ export function WorkspacesPage() {
                     <button type="button" class="btn btn-small" onClick={() => setEditWs(w)}>
                       Edit
                     </button>
+                    {isAdmin ? (
+                      <button type="button" class="btn btn-small" onClick={() => setRecordingOf(w)} aria-label={`Recording of ${w.name}`}>
+                        Recording…
+                      </button>
+                    ) : null}
                     <button
                       type="button"
                       class="btn btn-small btn-danger"
@@ -143,6 +157,30 @@ export function WorkspacesPage() {
           if (saved) void act.run(load);
         }}
       />
+      <Dialog title={recordingOf ? `Recording of ${recordingOf.name}` : "Recording"} open={!!recordingOf} onClose={() => setRecordingOf(null)}>
+        {recordingOf ? (
+          <div class="stack">
+            <p class="muted">Off here, the workspace's panes are not recorded whatever their node says; a number of days here wins over their node's.</p>
+            <RecordingForm
+              on={recordingOf.recording}
+              days={recordingOf.recordingRetentionDays}
+              inherits={KEPT_AS_NODE}
+              busy={act.busy}
+              onSave={async (on, retentionDays) => {
+                const r = await act.run(() =>
+                  api.PUT("/api/workspaces/{id}/recording", { params: { path: { id: recordingOf.id } }, body: { on, retentionDays } }),
+                );
+                if (r) {
+                  toast("Recording settings saved.");
+                  setRecordingOf(null);
+                  await act.run(load);
+                }
+              }}
+            />
+            <ErrorNote error={act.error} />
+          </div>
+        ) : null}
+      </Dialog>
       <PresetDialog
         value={editPreset}
         plugins={plugins}
