@@ -108,7 +108,10 @@ impl CastWriter {
                 timed.insert(0, g);
             }
         }
-        let start_us = timed.first().map_or(0, |(at, _)| *at);
+        // The cast's clock starts at the whole second its header's `timestamp` names, so an
+        // event's time plus the timestamp is its time of day to the millisecond (what the
+        // playback lays input marks and audit entries on), not up to a second early.
+        let start_us = timed.first().map_or(0, |(at, _)| *at) / 1_000_000 * 1_000_000;
         let (cols, rows) = timed
             .iter()
             .find_map(|(_, p)| match p {
@@ -502,6 +505,28 @@ mod tests {
             assert_eq!(at("wörld"), Some(2.0), "{events:?}");
             assert_eq!(at(" end"), Some(3.0), "{events:?}");
         }
+    }
+
+    #[test]
+    fn a_casts_clock_starts_at_its_timestamps_whole_second() {
+        // The first record is 0.37 s into a second: its event is at 0.37, so the header's
+        // timestamp plus an event's time is the event's time of day to the millisecond.
+        let s = 1_700_000_000_370_000;
+        let records = [
+            Record::Start {
+                at_us: s,
+                log_size: 0,
+            },
+            Record::Output {
+                at_us: s + 1_250_000,
+                log_end: 2,
+            },
+        ];
+        let mut w = CastWriter::new(&records, "t", (80, 24), 0);
+        w.piece(0, b"ok");
+        let (header, events) = parse(&w.finish());
+        assert_eq!(header["timestamp"], 1_700_000_000);
+        assert_eq!(events, [json!([1.62, "o", "ok"])]);
     }
 
     #[test]
