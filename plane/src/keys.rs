@@ -8,6 +8,21 @@
 //! read, has the wrong size, carries group or other permission bits, or (for the signing key)
 //! is not a valid P-256 scalar is a fatal error naming the file: it is never silently replaced,
 //! because every enrolled node pins the public halves.
+//!
+//! The channel key (`channels.key`: channel entries are sealed under it) and the VAPID key
+//! (`vapid.key`: push subscriptions are bound to it) live beside them, used by their services.
+//!
+//! # The database knows its keys
+//! A plane's keys and its database belong together: a data directory lost or swapped while the
+//! database is kept would, left to itself, make new keys, and every enrolled node would refuse
+//! the plane, every channel entry would stop opening. So the database records a fingerprint of
+//! each key file at the first start that uses it ([`load_checked`]: a SHA-256 of the secret
+//! under a fixed label and the file's name, which says nothing of the secret), and a plane
+//! started on it whose data directory lacks a recorded key file, or holds a different one,
+//! refuses to start, naming the file, and creates nothing. Several planes on one database (the
+//! cluster) are given their keys by the operator: the same four files copied into each data
+//! directory (see the deployment guide); the fingerprints make a replica given the wrong ones,
+//! or none, stop loudly instead of running with keys of its own.
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Read, Write};
@@ -18,6 +33,131 @@ use std::path::{Path, PathBuf};
 pub const LINK_KEY_FILE: &str = "link.key";
 /// File name of the ES256 signing secret.
 pub const SIGNING_KEY_FILE: &str = "signing.key";
+/// File name of the channel key (channel entries are sealed under it).
+pub const CHANNEL_KEY_FILE: &str = "channels.key";
+/// File name of the VAPID key (the P-256 key push subscriptions are bound to).
+pub const VAPID_KEY_FILE: &str = "vapid.key";
+
+/// What makes 32 bytes a valid key of one kind.
+pub type KeyCheck = fn(&[u8; 32]) -> bool;
+
+/// Every key file of the data directory, with what makes its bytes a valid key.
+pub const KEY_FILES: [(&str, KeyCheck); 4] = [
+    (LINK_KEY_FILE, any_bytes),
+    (SIGNING_KEY_FILE, is_p256_scalar),
+    (CHANNEL_KEY_FILE, any_bytes),
+    (VAPID_KEY_FILE, is_p256_scalar),
+];
+
+fn any_bytes(_: &[u8; 32]) -> bool {
+    true
+}
+
+/// Why the key files and the database do not go together.
+#[derive(Debug, thiserror::Error)]
+pub enum KeyCheckError {
+    /// A key file the database recorded is not in the data directory.
+    #[error(
+        "this database belongs to a plane whose key file {name} is not in {dir}; refusing to start \
+         with new keys (every enrolled node pins them). Copy the key files (link.key, signing.key, \
+         channels.key, vapid.key) from that plane's data directory or its backup into {dir}, or \
+         point this plane at its own database"
+    )]
+    Missing {
+        /// The file's name.
+        name: &'static str,
+        /// The data directory.
+        dir: PathBuf,
+    },
+    /// A key file differs from the one the database recorded.
+    #[error(
+        "plane key file {path} is not the one this database was used with; refusing to start. \
+         Put back that plane's key files (link.key, signing.key, channels.key, vapid.key), or \
+         point this plane at its own database"
+    )]
+    Differs {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Another plane recorded other keys while this one started.
+    #[error(
+        "another plane on this database recorded a different {name} while this one started; \
+         refusing to start: copy that plane's key files into this one's data directory"
+    )]
+    Raced {
+        /// The file's name.
+        name: &'static str,
+    },
+    /// A key file is unusable.
+    #[error(transparent)]
+    File(#[from] KeyFileError),
+    /// The database could not be read or written.
+    #[error("the plane keys' fingerprints could not be read or recorded: {0}")]
+    Database(#[from] sqlx::Error),
+}
+
+/// A key file's fingerprint as the database keeps it: SHA-256 over a fixed label, the file's
+/// name and the secret, in lowercase hex.
+#[must_use]
+pub fn fingerprint(name: &str, secret: &[u8; 32]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(b"termplane key fingerprint v1\0");
+    h.update(name.as_bytes());
+    h.update(b"\0");
+    h.update(secret);
+    crate::secret::hex_lower(&h.finalize())
+}
+
+/// Loads (creating what is missing on a first start) the plane's key files in `dir`, checked
+/// against the fingerprints `store` holds and recording those it does not hold yet, at `now`
+/// (see the module's "The database knows its keys"). Nothing is created unless every recorded
+/// key file is present and the same.
+pub async fn load_checked(
+    store: &crate::store::Store,
+    dir: &Path,
+    now: i64,
+) -> Result<PlaneSecrets, KeyCheckError> {
+    let recorded = store.plane_key_fingerprints().await?;
+    for (name, valid) in KEY_FILES {
+        let Some(fp) = recorded.get(name) else {
+            continue;
+        };
+        let path = dir.join(name);
+        if let Err(e) = fs::symlink_metadata(&path)
+            && e.kind() == io::ErrorKind::NotFound
+        {
+            return Err(KeyCheckError::Missing {
+                name,
+                dir: dir.to_owned(),
+            });
+        }
+        if fingerprint(name, &read_existing(&path, valid)?) != *fp {
+            return Err(KeyCheckError::Differs { path });
+        }
+    }
+    let mut secrets = Vec::with_capacity(KEY_FILES.len());
+    for (name, valid) in KEY_FILES {
+        let secret = load_or_create_file(&dir.join(name), valid)?;
+        if !recorded.contains_key(name) {
+            store
+                .record_plane_key_fingerprint(name, &fingerprint(name, &secret), now)
+                .await?;
+        }
+        secrets.push((name, secret));
+    }
+    // Recorded meanwhile by a plane starting on the same database: the first one's keys stand.
+    let recorded = store.plane_key_fingerprints().await?;
+    for (name, secret) in &secrets {
+        if recorded.get(*name) != Some(&fingerprint(name, secret)) {
+            return Err(KeyCheckError::Raced { name });
+        }
+    }
+    Ok(PlaneSecrets {
+        link: secrets[0].1,
+        signing: secrets[1].1,
+    })
+}
 
 /// Why a key file could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -100,7 +240,7 @@ impl std::fmt::Debug for PlaneSecrets {
 impl PlaneSecrets {
     /// Loads both secrets from `dir`, creating each one that does not exist yet.
     pub fn load_or_create(dir: &Path) -> Result<Self, KeyFileError> {
-        let link = load_or_create_file(&dir.join(LINK_KEY_FILE), |_| true)?;
+        let link = load_or_create_file(&dir.join(LINK_KEY_FILE), any_bytes)?;
         let signing = load_or_create_file(&dir.join(SIGNING_KEY_FILE), is_p256_scalar)?;
         Ok(Self { link, signing })
     }

@@ -11,7 +11,6 @@ use termplane::clock::SystemClock;
 use termplane::config::{self, Cmd, Config, ServiceCmd};
 use termplane::http::{self, HttpOptions};
 use termplane::instance::InstanceLock;
-use termplane::keys::PlaneSecrets;
 use termplane::service::{Services, Settings};
 use termplane::store::{Store, redact_url};
 use termplane::unit;
@@ -22,6 +21,27 @@ const READINESS_EVERY: std::time::Duration = std::time::Duration::from_secs(15);
 
 /// How often live subshell rows are checked against their nodes' panes.
 const RECONCILE_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Below this much free space on a SQLite database's disk, a failure to open it is said to be
+/// the full disk's (SQLite names a write-ahead index it could not grow a "disk I/O error").
+const DISK_FULL_BELOW: u64 = 1024 * 1024;
+
+/// `"; its disk is full (… free)"` when the SQLite file of `url` is on a disk that is.
+fn disk_full_hint(url: &str) -> String {
+    let Some(dir) = termplane::store::sqlite_path(url)
+        .and_then(|p| p.parent().map(std::path::Path::to_path_buf))
+    else {
+        return String::new();
+    };
+    match rustix::fs::statvfs(&dir) {
+        Ok(s) if s.f_bavail.saturating_mul(s.f_frsize) < DISK_FULL_BELOW => format!(
+            "; the disk is full ({} KiB free on {}): free space and start again",
+            s.f_bavail.saturating_mul(s.f_frsize) / 1024,
+            dir.display()
+        ),
+        _ => String::new(),
+    }
+}
 
 /// How often recordings past their retention are trimmed (and whenever a retention is set).
 const RETENTION_EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
@@ -299,13 +319,27 @@ async fn run(cfg: Config) -> Result<(), String> {
     // One plane per data directory and database: before a key file is read or the database
     // touched (a second plane would mark the first one's nodes offline at its start).
     let lock = Arc::new(InstanceLock::acquire(&cfg.data_dir, &url).await?);
-    let secrets = PlaneSecrets::load_or_create(&cfg.data_dir).map_err(|e| e.to_string())?;
     let clock = Arc::new(SystemClock);
     termplane::store::prepare_sqlite_file(&url)
         .map_err(|e| format!("cannot prepare the database file: {e}"))?;
     let store = Store::open(&url, termplane::clock::Clock::now_ms(&*clock))
         .await
-        .map_err(|e| format!("cannot open database {}: {e}", redact_url(&url)))?;
+        .map_err(|e| {
+            format!(
+                "cannot open database {}: {e}{}",
+                redact_url(&url),
+                disk_full_hint(&url)
+            )
+        })?;
+    // The key files, checked against the database's record of them (never made anew for a
+    // database that knows others).
+    let secrets = termplane::keys::load_checked(
+        &store,
+        &cfg.data_dir,
+        termplane::clock::Clock::now_ms(&*clock),
+    )
+    .await
+    .map_err(|e| e.to_string())?;
     let local = listener.local_addr().map_err(|e| e.to_string())?;
     // Without APP_BASE_URL, a plane on loopback is addressed as `localhost` (a passkey's
     // relying-party id cannot be an IP address); the literal address stays a trusted origin.

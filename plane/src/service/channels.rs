@@ -2,11 +2,11 @@
 //! [`crate::api::channels`]; the signed text in [`termplane_machines::channel`]).
 //!
 //! Sealing: a channel's key is 32 random bytes, stored sealed under the plane's channel key
-//! (`<data dir>/channels.key`, made on first use; a plane without a data directory keeps one in
-//! memory) with the channel id as associated data. A body is sealed under its channel's key with
-//! `<channel id>\n<seq>\n<entry hash>` as associated data, so a sealed body read back anywhere
-//! but its own row does not open. Both use AES-256-GCM with a random 96-bit nonce; the stored
-//! text is standard base64 of `nonce || ciphertext || tag`.
+//! (`<data dir>/channels.key`, made at the plane's first start; a plane without a data
+//! directory keeps one in memory) with the channel id as associated data. A body is sealed
+//! under its channel's key with `<channel id>\n<seq>\n<entry hash>` as associated data, so a
+//! sealed body read back anywhere but its own row does not open. Both use AES-256-GCM with a
+//! random 96-bit nonce; the stored text is standard base64 of `nonce || ciphertext || tag`.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -38,7 +38,7 @@ use crate::secret;
 use crate::store::{AddIdentity, AppendError, ChannelRow, EntryRow, IdentityRow, Store};
 
 /// The plane's channel key file in the data directory.
-pub(crate) const CHANNEL_KEY_FILE: &str = "channels.key";
+use crate::keys::CHANNEL_KEY_FILE;
 
 /// The channels and identities domain: channels, their members and sealed entries, the
 /// identities that sign them, the long polls waiting for a new entry. It holds the store, the

@@ -58,7 +58,7 @@ use crate::secret;
 use crate::store::{DeviceRow, MuteRow, NotificationRow, Prefs, Quiet, Store};
 
 /// File of the VAPID key in the data directory (mode 0600, like the other key files).
-pub(crate) const VAPID_KEY_FILE: &str = "vapid.key";
+use crate::keys::VAPID_KEY_FILE;
 /// The largest push response body read.
 const RESPONSE_CAP: u64 = 16 * 1024;
 /// The longest a registration waits for the endpoint's host to resolve.
@@ -238,8 +238,8 @@ impl Notifications {
         self.clock.now_ms()
     }
 
-    /// The plane's VAPID key: `<data dir>/vapid.key`, created on first use (a plane without a
-    /// data directory keeps one in memory).
+    /// The plane's VAPID key: `<data dir>/vapid.key`, made at the plane's first start (a plane
+    /// without a data directory keeps one in memory).
     fn vapid(&self) -> Result<Arc<Es256Signer>, ApiError> {
         if let Some(k) = self.vapid.get() {
             return Ok(k.clone());

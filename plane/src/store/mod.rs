@@ -16,6 +16,7 @@ mod credentials;
 mod enrollment;
 mod files;
 mod inputs;
+mod keys;
 mod network;
 mod nodes;
 mod notifications;

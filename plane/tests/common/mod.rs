@@ -15,7 +15,6 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use termplane::clock::ManualClock;
 use termplane::http::{HttpOptions, serve};
-use termplane::keys::PlaneSecrets;
 use termplane::service::{Services, Settings};
 use termplane::store::Store;
 
@@ -196,7 +195,9 @@ impl Plane {
                     input_marks: true,
                     recording_retention_days: None,
                 };
-                let secrets = PlaneSecrets::load_or_create(&dir).unwrap();
+                let secrets = termplane::keys::load_checked(&store, &dir, T0)
+                    .await
+                    .unwrap();
                 let svc = Services::new(store, Arc::new(c2), settings, secrets)
                     .await
                     .unwrap();
@@ -504,7 +505,7 @@ pub fn on_postgres() -> bool {
 
 /// Runs one statement on the PostgreSQL server of `TERMPLANE_TEST_POSTGRES_URL` (outside any
 /// transaction, as `CREATE DATABASE` needs).
-fn run_sql_on_server(sql: &str) {
+pub fn run_sql_on_server(sql: &str) {
     try_sql_on_server(sql).unwrap();
 }
 

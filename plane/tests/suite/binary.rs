@@ -394,6 +394,62 @@ fn serve_to_the_end(data: &std::path::Path) -> std::process::Output {
         .unwrap()
 }
 
+/// A data directory lost (or swapped) while its database is kept: the plane does not make new
+/// keys every enrolled node would refuse; it stops, naming the missing key file, and writes none.
+#[test]
+fn a_plane_whose_data_directory_lost_its_keys_refuses_its_database_instead_of_making_new_ones() {
+    let dir = common::tempdir("keys-bin");
+    let url = format!("sqlite://{}?mode=rwc", dir.join("kept.db").display());
+    let serve = |data: &std::path::Path| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_termplane"));
+        c.args([
+            "serve",
+            "--no-local-node",
+            "--listen",
+            "127.0.0.1:0",
+            "--database-url",
+            &url,
+            "--data-dir",
+        ])
+        .arg(data)
+        .env_remove("RUST_LOG")
+        .env_remove("APP_BASE_URL");
+        c
+    };
+    let first = dir.join("first");
+    let mut child = serve(&first).stdout(Stdio::piped()).spawn().unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(line.starts_with("termplane is running"), "{line}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let second = dir.join("second");
+    let out = serve(&second).output().unwrap();
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("refusing to start") && said.contains("link.key"),
+        "{said}"
+    );
+    for f in ["link.key", "signing.key", "channels.key", "vapid.key"] {
+        assert!(!second.join(f).exists(), "{f} was made");
+    }
+    // Given the first one's key files, it starts.
+    for f in ["link.key", "signing.key", "channels.key", "vapid.key"] {
+        std::fs::copy(first.join(f), second.join(f)).unwrap();
+    }
+    let mut child = serve(&second).stdout(Stdio::piped()).spawn().unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(line.starts_with("termplane is running"), "{line}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
 /// A first start on a full disk fails with the reason and leaves no short key file behind:
 /// once space is freed the plane starts (a key file cut short used to be refused as corrupt
 /// at every later start).
@@ -428,8 +484,9 @@ fn a_first_start_on_a_full_disk_leaves_no_short_key_file_and_the_next_start_work
     assert!(post_setup(&run.base).starts_with("HTTP/1.1 201"));
 }
 
-/// A start with room for the keys but not for the database fails with the database's own
-/// reason (the pool's "timed out" alone named none), within its 10 s connection timeout.
+/// A start without room for the database fails saying the disk is full (the pool's "timed out"
+/// alone named no reason, and SQLite's own can be a "disk I/O error"), within its 10 s
+/// connection timeout.
 #[test]
 fn a_start_without_room_for_the_database_says_the_disk_is_full() {
     let Some(disk) = common::SmallDisk::mount(1024 * 1024) else {
@@ -437,20 +494,31 @@ fn a_start_without_room_for_the_database_says_the_disk_is_full() {
     };
     let data = disk.dir.join("data");
     std::fs::create_dir_all(&data).unwrap();
+    // Room for the instance's two lock files (a page each), not for the database (which is
+    // opened before the key files are read). With a little more room SQLite fails to grow its
+    // write-ahead index instead and calls it a "disk I/O error": the plane says the disk is full.
+    for room in [8, 20, 28] {
+        disk_full_start(&disk, &data, room * 1024);
+    }
+}
+
+fn disk_full_start(disk: &common::SmallDisk, data: &std::path::Path, room: u64) {
     disk.fill("filler");
-    // Room for the key files and the instance's two lock files (a page each), not for the
-    // database.
-    disk.free("filler", 20 * 1024);
+    disk.free("filler", room);
     let started = Instant::now();
-    let out = serve_to_the_end(&data);
+    let out = serve_to_the_end(data);
     assert!(!out.status.success());
     assert!(started.elapsed() < Duration::from_secs(60));
     let said = String::from_utf8_lossy(&out.stderr);
     let last = said.lines().last().unwrap_or_default();
     assert!(
         last.contains("cannot open database") && last.contains("disk is full"),
-        "{said}"
+        "{room} bytes free: {said}"
     );
+    std::fs::remove_file(disk.dir.join("filler")).unwrap();
+    for f in std::fs::read_dir(data).unwrap() {
+        std::fs::remove_file(f.unwrap().path()).unwrap();
+    }
 }
 
 /// The plane's peak resident memory (kB).

@@ -1270,3 +1270,94 @@ fn agent_reports_on_postgres() {
         smol::block_on(agent_reports(&url));
     }
 }
+
+/// A plane's key files and its database go together: the first start records their
+/// fingerprints; a data directory given the same files (a replica, a restored host) starts; one
+/// lacking a file or holding another is refused, naming it, and nothing is made anew.
+async fn key_files_are_checked_against_their_database(url: &str) {
+    use termplane::keys::{KEY_FILES, KeyCheckError, load_checked};
+    let store = Store::open(url, NOW).await.unwrap();
+    let a = common::tempdir("keys-a");
+    let first = load_checked(&store, &a, NOW).await.unwrap();
+    let recorded = store.plane_key_fingerprints().await.unwrap();
+    assert_eq!(recorded.len(), 4, "{recorded:?}");
+    for (name, _) in KEY_FILES {
+        assert!(a.join(name).exists(), "{name} made on the first start");
+        // The fingerprint is not the secret.
+        let secret = std::fs::read(a.join(name)).unwrap();
+        assert!(!recorded[name].contains(&termplane::secret::hex_lower(&secret)));
+    }
+    let again = load_checked(&store, &a, NOW).await.unwrap();
+    assert_eq!((again.link, again.signing), (first.link, first.signing));
+    let copy_into = |tag: &str, leave_out: Option<&str>| {
+        let d = common::tempdir(tag);
+        for (name, _) in KEY_FILES {
+            if Some(name) != leave_out {
+                std::fs::copy(a.join(name), d.join(name)).unwrap();
+            }
+        }
+        d
+    };
+    // The same files in another data directory: the same keys.
+    let replica = copy_into("keys-replica", None);
+    let r = load_checked(&store, &replica, NOW).await.unwrap();
+    assert_eq!((r.link, r.signing), (first.link, first.signing));
+    // No files at all: refused, and none is made.
+    let empty = common::tempdir("keys-empty");
+    let e = load_checked(&store, &empty, NOW).await.unwrap_err();
+    assert!(matches!(e, KeyCheckError::Missing { .. }), "{e}");
+    assert!(e.to_string().contains("refusing to start"), "{e}");
+    assert_eq!(std::fs::read_dir(&empty).unwrap().count(), 0);
+    // One file left out: refused naming it, and it is not made.
+    let partial = copy_into("keys-partial", Some("vapid.key"));
+    let e = load_checked(&store, &partial, NOW).await.unwrap_err();
+    assert!(
+        matches!(
+            e,
+            KeyCheckError::Missing {
+                name: "vapid.key",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(!partial.join("vapid.key").exists());
+    // One file another plane's: refused naming it.
+    let other = copy_into("keys-other", None);
+    let foreign = common::tempdir("keys-foreign");
+    let made = load_checked(
+        &Store::open("sqlite::memory:", NOW).await.unwrap(),
+        &foreign,
+        NOW,
+    )
+    .await
+    .unwrap();
+    assert_ne!(made.link, first.link);
+    std::fs::remove_file(other.join("channels.key")).unwrap();
+    std::fs::copy(foreign.join("channels.key"), other.join("channels.key")).unwrap();
+    let e = load_checked(&store, &other, NOW).await.unwrap_err();
+    match e {
+        KeyCheckError::Differs { path } => assert_eq!(path, other.join("channels.key")),
+        e => panic!("{e}"),
+    }
+}
+
+#[test]
+fn key_files_are_checked_against_their_sqlite_database() {
+    smol::block_on(key_files_are_checked_against_their_database(&sqlite_file(
+        "keys-db",
+    )));
+}
+
+#[test]
+fn key_files_are_checked_against_their_postgres_database() {
+    if postgres_url().is_some() {
+        let name = format!("tp_{}", termplane::secret::new_id().unwrap());
+        common::run_sql_on_server(&format!("CREATE DATABASE {name}"));
+        let base = std::env::var("TERMPLANE_TEST_POSTGRES_URL").unwrap();
+        let (server, _) = base.rsplit_once('/').unwrap();
+        smol::block_on(key_files_are_checked_against_their_database(&format!(
+            "{server}/{name}"
+        )));
+    }
+}
