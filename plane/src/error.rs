@@ -85,7 +85,7 @@
 //! | 502 | `NODE_BAD_RESULT` | the node answered with a malformed result |
 //! | 502 | `PANE_UNREADABLE` | a terminal attach to a pane whose screen could not be read |
 //! | 503 | `SHUTTING_DOWN` | a WebSocket upgrade (node link, terminal, live feed) while the plane shuts down |
-//! | 503 | `DATABASE_UNAVAILABLE` | no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After` |
+//! | 503 | `DATABASE_UNAVAILABLE` | no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After` |
 //! | 503 | `PLANE_BUSY` | a WebSocket upgrade while the plane holds as many as it serves: 8,192 terminal sockets and live feeds (4,096 live feeds), 2,048 node sockets |
 //! | 504 | `NODE_TIMEOUT` | no result within the command deadline (10 s; 5 min for `update`) |
 //! | 505 | `HTTP_VERSION_NOT_SUPPORTED` | an HTTP version other than 1.0 and 1.1 |
@@ -658,6 +658,16 @@ impl From<sqlx::Error> for ApiError {
             )
             .with_metadata(serde_json::json!({ "retryAfterMs": 5_000 }));
         }
+        if matches!(e, sqlx::Error::PoolClosed) {
+            // The plane is stopping: work still under way when its pool closed ends here.
+            tracing::debug!("the database pool is closed: the plane is stopping");
+            return Self::new(
+                503,
+                "DATABASE_UNAVAILABLE",
+                "the control plane is stopping; try again shortly",
+            )
+            .with_metadata(serde_json::json!({ "retryAfterMs": 5_000 }));
+        }
         tracing::error!(error = %e, "database error");
         Self::internal()
     }
@@ -721,6 +731,9 @@ mod tests {
         let e = ApiError::from(sqlx::Error::PoolTimedOut);
         assert_eq!((e.status, e.code), (503, "DATABASE_UNAVAILABLE"));
         assert_eq!(e.metadata.unwrap()["retryAfterMs"], 5_000);
+        // Work still under way while the plane stops, its pool closed: the same, not a fault.
+        let e = ApiError::from(sqlx::Error::PoolClosed);
+        assert_eq!((e.status, e.code), (503, "DATABASE_UNAVAILABLE"));
     }
 
     /// The module documentation's table and [`CODES`] list the same rows in the same order.
