@@ -492,7 +492,7 @@ pub const CODES: &[(u16, &str, &str)] = &[
     (
         503,
         "DATABASE_UNAVAILABLE",
-        "no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`",
+        "no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`",
     ),
     (
         503,

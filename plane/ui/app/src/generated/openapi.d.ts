@@ -4637,7 +4637,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -4732,7 +4732,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -4827,7 +4827,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -4968,7 +4968,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -5105,7 +5105,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -5233,7 +5233,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -5384,7 +5384,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -5521,7 +5521,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -5627,7 +5627,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -5766,7 +5766,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -5917,7 +5917,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -6037,7 +6037,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -6174,7 +6174,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -6271,7 +6271,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -6398,7 +6398,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -6505,7 +6505,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -6644,7 +6644,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -6741,7 +6741,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -6868,7 +6868,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -6980,7 +6980,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -7092,7 +7092,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -7217,7 +7217,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -7362,7 +7362,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -7474,7 +7474,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -7619,7 +7619,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -7745,7 +7745,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -7851,7 +7851,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -7975,7 +7975,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -8081,7 +8081,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -8189,7 +8189,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -8290,7 +8290,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -8375,7 +8375,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -8502,7 +8502,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -8614,7 +8614,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -8724,7 +8724,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -8841,7 +8841,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -8945,7 +8945,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -9088,7 +9088,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -9245,7 +9245,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -9342,7 +9342,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -9471,7 +9471,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -9583,7 +9583,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -9695,7 +9695,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -9802,7 +9802,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -9927,7 +9927,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -10048,7 +10048,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -10145,7 +10145,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -10272,7 +10272,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -10393,7 +10393,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -10515,7 +10515,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -10668,7 +10668,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -10834,7 +10834,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -11001,7 +11001,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -11129,7 +11129,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -11274,7 +11274,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -11415,7 +11415,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -11556,7 +11556,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -11721,7 +11721,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -11873,7 +11873,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -12014,7 +12014,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -12132,7 +12132,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -12226,7 +12226,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -12353,7 +12353,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -12473,7 +12473,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -12579,7 +12579,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -12691,7 +12691,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -12815,7 +12815,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -12921,7 +12921,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -13048,7 +13048,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -13130,7 +13130,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -13215,7 +13215,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -13343,7 +13343,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -13452,7 +13452,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -13567,7 +13567,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -13691,7 +13691,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -13821,7 +13821,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -13944,7 +13944,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -14026,7 +14026,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -14139,7 +14139,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -14236,7 +14236,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -14331,7 +14331,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -14444,7 +14444,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -14567,7 +14567,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -14673,7 +14673,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -14785,7 +14785,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -14917,7 +14917,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -14999,7 +14999,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -15104,7 +15104,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -15273,7 +15273,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -15409,7 +15409,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -15544,7 +15544,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -15701,7 +15701,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -15829,7 +15829,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -15987,7 +15987,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -16142,7 +16142,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -16311,7 +16311,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -16479,7 +16479,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -16642,7 +16642,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -16766,7 +16766,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -16878,7 +16878,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -17036,7 +17036,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -17230,7 +17230,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -17397,7 +17397,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -17540,7 +17540,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -17661,7 +17661,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -17790,7 +17790,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -17912,7 +17912,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -18082,7 +18082,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -18251,7 +18251,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -18370,7 +18370,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -18483,7 +18483,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -18604,7 +18604,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -18744,7 +18744,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -18911,7 +18911,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -19047,7 +19047,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -19158,7 +19158,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -19330,7 +19330,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -19439,7 +19439,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -19564,7 +19564,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -19699,7 +19699,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -19851,7 +19851,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -20003,7 +20003,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -20143,7 +20143,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -20293,7 +20293,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -20402,7 +20402,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -20530,7 +20530,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -20654,7 +20654,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -20785,7 +20785,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -20908,7 +20908,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
@@ -21048,7 +21048,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable. Codes:
-             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files); `Retry-After`
+             *     - `DATABASE_UNAVAILABLE`: no database connection could be had within 10 s (PostgreSQL down or restarting, SQLite unable to open its files), or the plane stopping; `Retry-After`
              */
             503: {
                 headers: {
