@@ -9,6 +9,7 @@
 //! | `--listen ADDR:PORT` | `TERMPLANE_LISTEN` | `listen` | `127.0.0.1:7420` (loopback only) |
 //! | `--data-dir DIR` | `TERMPLANE_DATA_DIR` | `data_dir` | `$XDG_DATA_HOME/termplane`, else `~/.local/share/termplane` |
 //! | `--database-url URL` | `TERMPLANE_DATABASE_URL` | `database_url` | SQLite file `termplane.db` in the data directory |
+//! | `--cluster-address URL` | `TERMPLANE_CLUSTER_ADDRESS` | `cluster_address` | the base URL: where the plane's peers on the same database reach it, registered in the cluster's membership (see `termplane::service::cluster`) |
 //! | `--app-base-url URL` | `APP_BASE_URL` | `app_base_url` | `http://<listen address>`; `http://localhost:<port>` when listening on loopback or on every address (`0.0.0.0`, `[::]`: a warning says to set it) |
 //! | `--trusted-origins LIST` | `TRUSTED_ORIGINS` | `trusted_origins` (array) | none (comma-separated extra origins) |
 //! | `--trusted-proxies LIST` | `TRUSTED_PROXIES` | `trusted_proxies` (array) | none (addresses or CIDR ranges of reverse proxies whose `X-Forwarded-For` names the client) |
@@ -249,6 +250,9 @@ pub struct SettingsArgs {
     /// The public address of the plane (https enables Secure cookies).
     #[arg(long, env = "APP_BASE_URL", value_name = "URL")]
     pub app_base_url: Option<String>,
+    /// Where the plane's peers on the same database reach it [default: the base URL].
+    #[arg(long, env = "TERMPLANE_CLUSTER_ADDRESS", value_name = "URL")]
+    pub cluster_address: Option<String>,
     /// Extra origins allowed to send browser requests (comma-separated).
     #[arg(
         long,
@@ -349,6 +353,8 @@ pub struct FileSettings {
     pub database_url: Option<String>,
     /// `app_base_url`.
     pub app_base_url: Option<String>,
+    /// `cluster_address`.
+    pub cluster_address: Option<String>,
     /// `trusted_origins`.
     pub trusted_origins: Option<Vec<String>>,
     /// `trusted_proxies`.
@@ -420,6 +426,8 @@ pub struct Config {
     pub database_url: Option<String>,
     /// Public base URL (`APP_BASE_URL`).
     pub app_base_url: Option<String>,
+    /// Where the plane's peers reach it (`TERMPLANE_CLUSTER_ADDRESS`).
+    pub cluster_address: Option<String>,
     /// Extra trusted origins (`TRUSTED_ORIGINS`).
     pub trusted_origins: Vec<String>,
     /// Largest request body accepted (413 above it).
@@ -589,6 +597,12 @@ impl SettingsArgs {
                 .or(f.database_url)
                 .filter(|s| !s.is_empty()),
             app_base_url,
+            cluster_address: a
+                .cluster_address
+                .clone()
+                .or(f.cluster_address)
+                .map(|s| s.trim().trim_end_matches('/').to_owned())
+                .filter(|s| !s.is_empty()),
             trusted_origins,
             body_limit: DEFAULT_BODY_LIMIT,
             drain_timeout: Duration::from_secs(10),

@@ -280,6 +280,7 @@ fn print_openapi(base_url: String, push_http: bool, push_private: bool) -> ExitC
         recording: true,
         input_marks: true,
         recording_retention_days: None,
+        cluster_address: None,
     };
     let doc = http::openapi_document(&settings);
     // A closed pipe (`termplane openapi | head`) is an error to report, not a panic.
@@ -379,6 +380,7 @@ async fn run(cfg: Config) -> Result<(), String> {
         recording: cfg.recording,
         input_marks: cfg.input_marks,
         recording_retention_days: cfg.recording_retention_days,
+        cluster_address: cfg.cluster_address.clone(),
     };
     let svc = Services::new(store.clone(), clock, settings, secrets)
         .await
@@ -404,6 +406,8 @@ async fn run(cfg: Config) -> Result<(), String> {
     }
     svc.node_reports().spawn_reconcile_sweep(RECONCILE_EVERY);
     svc.retention().spawn(RETENTION_EVERY);
+    let cluster = svc.cluster().clone();
+    cluster.spawn_heartbeat();
     let mut signals =
         async_signal::Signals::new([async_signal::Signal::Term, async_signal::Signal::Int])
             .map_err(|e| format!("cannot install signal handlers: {e}"))?;
@@ -439,6 +443,12 @@ async fn run(cfg: Config) -> Result<(), String> {
     http::serve(listener, svc, opts, shutdown)
         .await
         .map_err(|e| e.to_string())?;
+    if let Err(e) = cluster.leave().await {
+        tracing::warn!(
+            code = e.code,
+            "this replica's row could not be removed from the cluster's membership; its lease lapses on its own"
+        );
+    }
     store.close().await;
     drop(lock);
     Ok(())

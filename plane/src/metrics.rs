@@ -21,6 +21,7 @@
 //! | `termplane_http_request_duration_seconds` | histogram | `method`, `route` |
 //! | `termplane_http_connections` | gauge | `class` (`unproven`, `trial`, `proven`: the not-upgraded connections holding a place, see `termplane::http`) |
 //! | `termplane_nodes_online` | gauge | — |
+//! | `termplane_cluster_replicas` | gauge | `state` (`live`: the planes on this database whose lease holds; `lapsed`: kept a day) |
 //! | `termplane_nodes_held` | gauge | — |
 //! | `termplane_node_sockets_open` | gauge | — |
 //! | `termplane_link_established_total` | counter | — |
@@ -149,6 +150,10 @@ impl Metrics {
             "Not-upgraded HTTP connections holding a place, by class (unproven, on trial, proven).",
         );
         gauge("termplane_nodes_online", "Nodes whose link is online.");
+        gauge(
+            "termplane_cluster_replicas",
+            "Planes registered on this database, by whether their lease holds.",
+        );
         gauge(
             "termplane_channel_reads_waiting",
             "Channel reads parked in a long poll (waitMs) for a new entry.",

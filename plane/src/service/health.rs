@@ -9,6 +9,7 @@
 //! | `keys` | the link and signing keys are loaded, and the key files in the data directory still hold them (a deleted or replaced key file would orphan every enrolled node at the next start) |
 //! | `listening` | the HTTP server accepts connections (not yet, or no longer while it drains) |
 //! | `instance_lock` | this plane holds the one-plane-per-database lock (when it took one: the binary does) |
+//! | `cluster` | this replica's lease in the cluster's membership holds (see [`super::cluster`]); the answer's `cluster` lists the members |
 //!
 //! Checks run at most one at a time: a probe that arrives while a check is under way waits for
 //! that one and takes its answer, so a burst of probes against a slow database makes one query,
@@ -67,6 +68,9 @@ pub struct Readiness {
     pub checks: std::collections::BTreeMap<&'static str, Check>,
     /// The failed checks' names.
     pub failed: Vec<&'static str>,
+    /// The cluster's membership, when the database could say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<super::cluster::Membership>,
 }
 
 impl Readiness {
@@ -91,6 +95,8 @@ pub struct Health {
     /// The output pumps (viewers are a gauge).
     pumps: Arc<super::terminals::pump::Pumps>,
     lock: OnceLock<Arc<dyn HeldLock>>,
+    /// This replica in the cluster.
+    cluster: Arc<super::cluster::Cluster>,
     /// The last answer and when its check ended; the mutex is the one check in flight.
     last: smol::lock::Mutex<Option<(Instant, Readiness)>>,
 }
@@ -126,6 +132,7 @@ impl Health {
         data_dir: Option<std::path::PathBuf>,
         links: Arc<crate::link::LinkHub>,
         pumps: Arc<super::terminals::pump::Pumps>,
+        cluster: Arc<super::cluster::Cluster>,
     ) -> Self {
         Self {
             store,
@@ -134,6 +141,7 @@ impl Health {
             data_dir,
             links,
             pumps,
+            cluster,
             listening: AtomicBool::new(false),
             lock: OnceLock::new(),
             last: smol::lock::Mutex::new(None),
@@ -142,6 +150,12 @@ impl Health {
 
     fn instant(&self) -> Instant {
         self.clock.instant()
+    }
+
+    /// This replica in the cluster.
+    #[must_use]
+    pub fn cluster(&self) -> &Arc<super::cluster::Cluster> {
+        &self.cluster
     }
 
     /// Marks whether the HTTP server accepts connections.
@@ -172,6 +186,7 @@ impl Health {
     async fn check_readiness(&self) -> Readiness {
         let mut checks = std::collections::BTreeMap::new();
         let db = crate::wait::within(DB_CHECK_TIMEOUT, self.store.migration_state()).await;
+        let db_answered = matches!(db, Some(Ok(_)));
         let (database, migrations) = match db {
             None => (
                 fail(format!(
@@ -222,6 +237,29 @@ impl Health {
                 },
             );
         }
+        // Asked only of a database that answered the first check (not a second wait on one
+        // that did not).
+        let cluster = if db_answered {
+            crate::wait::within(DB_CHECK_TIMEOUT, self.cluster.membership())
+                .await
+                .and_then(Result::ok)
+        } else {
+            None
+        };
+        checks.insert(
+            "cluster",
+            match &cluster {
+                None => fail("unknown: the database did not answer"),
+                Some(m) if m.members.iter().any(|r| r.id == m.replica && r.live) => Check {
+                    ok: true,
+                    detail: Some(format!("replica {}; {} live", m.replica, m.live())),
+                },
+                Some(m) => fail(format!(
+                    "replica {}: its lease has lapsed (its renewals are not reaching the database)",
+                    m.replica
+                )),
+            },
+        );
         let failed: Vec<&'static str> = checks
             .iter()
             .filter(|(_, c)| !c.ok)
@@ -235,6 +273,7 @@ impl Health {
             },
             checks,
             failed,
+            cluster,
         }
     }
 
@@ -332,6 +371,17 @@ impl Health {
             "termplane_terminal_viewers",
             self.pumps.viewer_total() as f64,
         );
+        if let Some(Ok(c)) = crate::wait::within(DB_CHECK_TIMEOUT, self.cluster.membership()).await
+        {
+            let live = c.live();
+            m.set_gauge_with("termplane_cluster_replicas", "state", "live", live as f64);
+            m.set_gauge_with(
+                "termplane_cluster_replicas",
+                "state",
+                "lapsed",
+                (c.members.len() - live) as f64,
+            );
+        }
         let counts = crate::wait::within(DB_CHECK_TIMEOUT, self.store.subshell_state_counts())
             .await
             .and_then(Result::ok);

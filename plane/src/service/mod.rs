@@ -32,6 +32,7 @@ mod audit;
 mod backoff;
 mod catalog;
 mod channels;
+pub mod cluster;
 mod credentials;
 mod dispatch;
 mod enrollment;
@@ -228,6 +229,9 @@ pub struct Settings {
     /// (`TERMPLANE_RECORDING_RETENTION_DAYS`; `None`: as long as their pane; see
     /// `subshells::Retention`).
     pub recording_retention_days: Option<u16>,
+    /// Where this plane's peers reach it (`TERMPLANE_CLUSTER_ADDRESS`; `None`: its base URL;
+    /// see [`cluster`]).
+    pub cluster_address: Option<String>,
 }
 
 impl Settings {
@@ -597,6 +601,22 @@ impl Services {
             dispatcher.clone(),
             pump_news(publisher.clone()),
         ));
+        let cluster = Arc::new(cluster::Cluster::new(
+            store.clone(),
+            clock.clone(),
+            settings
+                .cluster_address
+                .clone()
+                .unwrap_or_else(|| settings.base_url.clone()),
+        )?);
+        // Registered now; a database that cannot take the row yet (a full disk) fails the
+        // readiness's `cluster` check until a renewal gets through, and stops nothing else.
+        if let Err(e) = cluster.heartbeat().await {
+            tracing::warn!(
+                code = e.code,
+                "this replica could not register in the cluster's membership yet"
+            );
+        }
         let health = Arc::new(health::Health::new(
             store.clone(),
             clock.clone(),
@@ -604,6 +624,7 @@ impl Services {
             settings.data_dir.clone(),
             links.clone(),
             pumps.clone(),
+            cluster,
         ));
         let lookup = Arc::new(subshells::Lookup::new(store.clone(), dispatcher.clone()));
         let subshells = subshells::Subshells::new(
@@ -805,6 +826,12 @@ impl Services {
     #[must_use]
     pub fn health(&self) -> &Arc<health::Health> {
         &self.health
+    }
+
+    /// This plane in the cluster: its registration and lease.
+    #[must_use]
+    pub fn cluster(&self) -> &Arc<cluster::Cluster> {
+        self.health.cluster()
     }
 
     /// The uploads-into-panes domain (starting one is [`Transfers::start_upload`], which checks the

@@ -21,6 +21,7 @@ mod network;
 mod nodes;
 mod notifications;
 mod passkeys;
+mod replicas;
 mod shares;
 mod subshells;
 mod timed;
@@ -39,6 +40,7 @@ pub use notifications::{
     DeviceRow, KEPT_NOTIFICATIONS, MAX_DEVICES_PER_ACCOUNT, MuteRow, NotificationRow, Prefs, Quiet,
 };
 pub use passkeys::{AddPasskey, MAX_PASSKEYS_PER_ACCOUNT, PasskeyRow};
+pub use replicas::ReplicaRow;
 pub use shares::Share;
 pub use subshells::{AgentRow, AgentWrite, Change, Subshell, SubshellFilter};
 

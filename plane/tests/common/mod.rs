@@ -194,6 +194,7 @@ impl Plane {
                     recording: true,
                     input_marks: true,
                     recording_retention_days: None,
+                    cluster_address: None,
                 };
                 let secrets = termplane::keys::load_checked(&store, &dir, T0)
                     .await

@@ -1,0 +1,187 @@
+//! Cluster membership: the planes running on one database, each under a lease.
+//!
+//! Every plane registers itself in `plane_replicas` when it starts — a random id new at each
+//! start, the address its peers reach it at (`--cluster-address`, else its base URL), its
+//! version and host — with a lease of [`LEASE`], and renews the lease every [`HEARTBEAT`] while
+//! it runs. A plane that stops cleanly removes its row; one that dies leaves a row whose lease
+//! lapses, which tells the others it is gone, and which any replica prunes a day later.
+//! Readiness (`/readyz`, its `cluster` check) and `/metrics` (`termplane_cluster_replicas`)
+//! report the membership: this replica's id, and the replicas whose lease holds.
+//!
+//! The membership is what a cluster of planes is built on (node links held by a replica under
+//! a lease, commands forwarded between replicas); until those are in place a database is still
+//! held by one plane at a time (`crate::instance`), so a healthy cluster has one live member,
+//! and a second live one is a plane that lost its database lock while still running.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::clock::Clock;
+use crate::error::ApiError;
+use crate::store::{ReplicaRow, Store};
+
+/// How long a replica's lease holds without a renewal.
+pub const LEASE: Duration = Duration::from_secs(15);
+
+/// How often a running replica renews its lease (three renewals fit in a lease: one lost
+/// write does not lapse it).
+pub const HEARTBEAT: Duration = Duration::from_secs(5);
+
+/// How long a lapsed replica's row is kept before it is pruned.
+const KEEP_LAPSED: Duration = Duration::from_secs(24 * 3600);
+
+/// One member as readiness shows it.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Member {
+    /// Its id.
+    pub id: String,
+    /// Where its peers reach it.
+    pub address: String,
+    /// Its version.
+    pub version: String,
+    /// Its host.
+    pub host: String,
+    /// When it started (ms).
+    pub started_at: i64,
+    /// Until when its lease holds (ms).
+    pub lease_until: i64,
+    /// Whether its lease holds now.
+    pub live: bool,
+}
+
+/// The membership readiness reports.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Membership {
+    /// This replica's id.
+    pub replica: String,
+    /// Every registered replica, oldest first (lapsed ones for a day).
+    pub members: Vec<Member>,
+}
+
+impl Membership {
+    /// How many members' leases hold.
+    #[must_use]
+    pub fn live(&self) -> usize {
+        self.members.iter().filter(|m| m.live).count()
+    }
+}
+
+/// This replica in the cluster: its registration and its lease.
+pub struct Cluster {
+    store: Store,
+    clock: Arc<dyn Clock>,
+    /// This replica's row (its lease as last written).
+    me: std::sync::Mutex<ReplicaRow>,
+}
+
+impl std::fmt::Debug for Cluster {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cluster")
+            .field("replica", &self.id())
+            .finish_non_exhaustive()
+    }
+}
+
+fn ms(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
+
+impl Cluster {
+    /// This replica, reached by its peers at `address`; not registered yet ([`Self::join`]).
+    pub(super) fn new(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        address: String,
+    ) -> Result<Self, ApiError> {
+        let now = clock.now_ms();
+        let host = rustix::system::uname()
+            .nodename()
+            .to_string_lossy()
+            .into_owned();
+        let me = ReplicaRow {
+            id: crate::secret::new_id().map_err(|_| ApiError::internal())?,
+            address,
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            host,
+            started_at: now,
+            lease_until: now,
+        };
+        Ok(Self {
+            store,
+            clock,
+            me: std::sync::Mutex::new(me),
+        })
+    }
+
+    /// This replica's id.
+    #[must_use]
+    pub fn id(&self) -> String {
+        self.me.lock().map(|m| m.id.clone()).unwrap_or_default()
+    }
+
+    /// Registers this replica, or renews its lease (its row is written again if it was pruned
+    /// meanwhile), and prunes rows lapsed for a day.
+    pub async fn heartbeat(&self) -> Result<(), ApiError> {
+        let now = self.clock.now_ms();
+        let row = {
+            let mut me = self.me.lock().map_err(|_| ApiError::internal())?;
+            me.lease_until = now.saturating_add(ms(LEASE));
+            me.clone()
+        };
+        self.store.put_replica(&row).await?;
+        self.store
+            .prune_replicas(now.saturating_sub(ms(KEEP_LAPSED)))
+            .await?;
+        Ok(())
+    }
+
+    /// Renews the lease every [`HEARTBEAT`] while the plane runs (a renewal that fails is
+    /// logged and tried again at the next beat).
+    pub fn spawn_heartbeat(self: &Arc<Self>) {
+        let me = Arc::downgrade(self);
+        smol::spawn(async move {
+            loop {
+                smol::Timer::after(HEARTBEAT).await;
+                let Some(cluster) = me.upgrade() else { return };
+                if let Err(e) = cluster.heartbeat().await {
+                    tracing::warn!(code = e.code, "this replica's lease could not be renewed");
+                }
+            }
+        })
+        .detach();
+    }
+
+    /// Removes this replica's row (a clean stop).
+    pub async fn leave(&self) -> Result<(), ApiError> {
+        self.store.remove_replica(&self.id()).await?;
+        Ok(())
+    }
+
+    /// The membership as the database holds it now.
+    pub async fn membership(&self) -> Result<Membership, ApiError> {
+        let now = self.clock.now_ms();
+        let members = self
+            .store
+            .replicas()
+            .await?
+            .into_iter()
+            .map(|r| Member {
+                live: r.lease_until >= now,
+                id: r.id,
+                address: r.address,
+                version: r.version,
+                host: r.host,
+                started_at: r.started_at,
+                lease_until: r.lease_until,
+            })
+            .collect();
+        Ok(Membership {
+            replica: self.id(),
+            members,
+        })
+    }
+}

@@ -1,0 +1,82 @@
+//! The planes running on this database, under their leases (see `service::cluster`).
+
+use sqlx::Row;
+
+use super::Store;
+
+/// One plane of the cluster.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplicaRow {
+    /// Random id, new at each start.
+    pub id: String,
+    /// Where its peers reach it.
+    pub address: String,
+    /// Its version.
+    pub version: String,
+    /// Its host's name.
+    pub host: String,
+    /// When it started (ms).
+    pub started_at: i64,
+    /// Until when its lease holds (ms).
+    pub lease_until: i64,
+}
+
+impl Store {
+    /// Registers a replica (or renews it, when its row is still there).
+    pub async fn put_replica(&self, r: &ReplicaRow) -> Result<(), sqlx::Error> {
+        sqlx::query(
+            "INSERT INTO plane_replicas (id, address, version, host, started_at, lease_until) \
+             VALUES ($1, $2, $3, $4, $5, $6) \
+             ON CONFLICT (id) DO UPDATE SET lease_until = $6",
+        )
+        .bind(&r.id)
+        .bind(&r.address)
+        .bind(&r.version)
+        .bind(&r.host)
+        .bind(r.started_at)
+        .bind(r.lease_until)
+        .execute(&self.pool)
+        .await
+        .map(|_| ())
+    }
+
+    /// Every replica's row, oldest first.
+    pub async fn replicas(&self) -> Result<Vec<ReplicaRow>, sqlx::Error> {
+        sqlx::query(
+            "SELECT id, address, version, host, started_at, lease_until FROM plane_replicas \
+             ORDER BY started_at, id",
+        )
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(|r| {
+            Ok(ReplicaRow {
+                id: r.try_get("id")?,
+                address: r.try_get("address")?,
+                version: r.try_get("version")?,
+                host: r.try_get("host")?,
+                started_at: r.try_get("started_at")?,
+                lease_until: r.try_get("lease_until")?,
+            })
+        })
+        .collect()
+    }
+
+    /// Removes a replica's row (it stops).
+    pub async fn remove_replica(&self, id: &str) -> Result<(), sqlx::Error> {
+        sqlx::query("DELETE FROM plane_replicas WHERE id = $1")
+            .bind(id)
+            .execute(&self.pool)
+            .await
+            .map(|_| ())
+    }
+
+    /// Removes the rows whose lease lapsed before `before` (ms): how many.
+    pub async fn prune_replicas(&self, before: i64) -> Result<u64, sqlx::Error> {
+        sqlx::query("DELETE FROM plane_replicas WHERE lease_until < $1")
+            .bind(before)
+            .execute(&self.pool)
+            .await
+            .map(|r| r.rows_affected())
+    }
+}
