@@ -32,22 +32,12 @@ pub const HEARTBEAT: Duration = Duration::from_secs(5);
 /// How long a lapsed replica's row is kept before it is pruned.
 const KEEP_LAPSED: Duration = Duration::from_secs(24 * 3600);
 
-/// One member as readiness shows it.
+/// One member as readiness shows it: its row, and whether its lease holds now.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
 pub struct Member {
-    /// Its id.
-    pub id: String,
-    /// Where its peers reach it.
-    pub address: String,
-    /// Its version.
-    pub version: String,
-    /// Its host.
-    pub host: String,
-    /// When it started (ms).
-    pub started_at: i64,
-    /// Until when its lease holds (ms).
-    pub lease_until: i64,
+    /// Its row.
+    #[serde(flatten)]
+    pub replica: ReplicaRow,
     /// Whether its lease holds now.
     pub live: bool,
 }
@@ -171,12 +161,7 @@ impl Cluster {
             .into_iter()
             .map(|r| Member {
                 live: r.lease_until >= now,
-                id: r.id,
-                address: r.address,
-                version: r.version,
-                host: r.host,
-                started_at: r.started_at,
-                lease_until: r.lease_until,
+                replica: r,
             })
             .collect();
         Ok(Membership {

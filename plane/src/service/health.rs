@@ -250,10 +250,16 @@ impl Health {
             "cluster",
             match &cluster {
                 None => fail("unknown: the database did not answer"),
-                Some(m) if m.members.iter().any(|r| r.id == m.replica && r.live) => Check {
-                    ok: true,
-                    detail: Some(format!("replica {}; {} live", m.replica, m.live())),
-                },
+                Some(m)
+                    if m.members
+                        .iter()
+                        .any(|r| r.replica.id == m.replica && r.live) =>
+                {
+                    Check {
+                        ok: true,
+                        detail: Some(format!("replica {}; {} live", m.replica, m.live())),
+                    }
+                }
                 Some(m) => fail(format!(
                     "replica {}: its lease has lapsed (its renewals are not reaching the database)",
                     m.replica

@@ -1,11 +1,13 @@
 //! The planes running on this database, under their leases (see `service::cluster`).
 
+use serde::Serialize;
 use sqlx::Row;
 
 use super::Store;
 
 /// One plane of the cluster.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ReplicaRow {
     /// Random id, new at each start.
     pub id: String,

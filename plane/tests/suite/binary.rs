@@ -416,15 +416,19 @@ fn a_plane_whose_data_directory_lost_its_keys_refuses_its_database_instead_of_ma
         .env_remove("APP_BASE_URL");
         c
     };
+    // Starts a plane on `data` and stops it once it says it runs.
+    let starts = |data: &std::path::Path| {
+        let mut child = serve(data).stdout(Stdio::piped()).spawn().unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert!(line.starts_with("termplane is running"), "{line}");
+        child.kill().unwrap();
+        child.wait().unwrap();
+    };
     let first = dir.join("first");
-    let mut child = serve(&first).stdout(Stdio::piped()).spawn().unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    assert!(line.starts_with("termplane is running"), "{line}");
-    child.kill().unwrap();
-    child.wait().unwrap();
+    starts(&first);
     let second = dir.join("second");
     let out = serve(&second).output().unwrap();
     assert!(!out.status.success());
@@ -440,14 +444,7 @@ fn a_plane_whose_data_directory_lost_its_keys_refuses_its_database_instead_of_ma
     for f in ["link.key", "signing.key", "channels.key", "vapid.key"] {
         std::fs::copy(first.join(f), second.join(f)).unwrap();
     }
-    let mut child = serve(&second).stdout(Stdio::piped()).spawn().unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    assert!(line.starts_with("termplane is running"), "{line}");
-    child.kill().unwrap();
-    child.wait().unwrap();
+    starts(&second);
 }
 
 /// A first start on a full disk fails with the reason and leaves no short key file behind:
