@@ -639,9 +639,24 @@ describe("termplane browser app", { concurrency: false }, () => {
       }).catch((e) => {
         throw new Error(`${e.message} (last seen: ${JSON.stringify(seen)}, before: ${JSON.stringify(before)})`);
       });
-      // The pane itself was resized: the shell sees it.
-      await typeInTerminal(page, "stty size\n");
-      await waitLine(page, `${after.rows} ${after.cols}`);
+      // The pane itself was resized: the shell sees the grid both viewers show. The layout can
+      // fit the window once more after the grids first agreed, so the shell is asked again
+      // (every 2 s) until its answer is the grid shown at that moment.
+      let asked = 0;
+      let shown = null;
+      await waitFor("the shell to see the viewers' grid", async () => {
+        if (Date.now() - asked > 2_000) {
+          await typeInTerminal(page, "echo sz=$(stty size)\n");
+          asked = Date.now();
+        }
+        const g = await grid(page);
+        const other = await grid(page2);
+        const said = (await screenLines(page)).map((l) => l.trim()).filter((l) => l.startsWith("sz="));
+        shown = { first: g, second: other, said: said.slice(-3) };
+        return other.cols === g.cols && other.rows === g.rows && said.at(-1) === `sz=${g.rows} ${g.cols}`;
+      }).catch((e) => {
+        throw new Error(`${e.message} (last seen: ${JSON.stringify(shown)})`);
+      });
     } finally {
       // Left small, the window would hide the navigation the later tests use.
       await page.setViewportSize(DESKTOP);
