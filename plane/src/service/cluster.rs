@@ -66,6 +66,10 @@ pub struct Cluster {
     clock: Arc<dyn Clock>,
     /// This replica's row (its lease as last written).
     me: std::sync::Mutex<ReplicaRow>,
+    /// Set once it left: no renewal writes its row again.
+    left: std::sync::atomic::AtomicBool,
+    /// Wakes the renewal task when it leaves.
+    leaving: event_listener::Event,
 }
 
 impl std::fmt::Debug for Cluster {
@@ -104,6 +108,8 @@ impl Cluster {
             store,
             clock,
             me: std::sync::Mutex::new(me),
+            left: std::sync::atomic::AtomicBool::new(false),
+            leaving: event_listener::Event::new(),
         })
     }
 
@@ -114,8 +120,11 @@ impl Cluster {
     }
 
     /// Registers this replica, or renews its lease (its row is written again if it was pruned
-    /// meanwhile), and prunes rows lapsed for a day.
+    /// meanwhile), and prunes rows lapsed for a day. Nothing once it left.
     pub async fn heartbeat(&self) -> Result<(), ApiError> {
+        if self.left.load(std::sync::atomic::Ordering::SeqCst) {
+            return Ok(());
+        }
         let now = self.clock.now_ms();
         let row = {
             let mut me = self.me.lock().map_err(|_| ApiError::internal())?;
@@ -129,13 +138,22 @@ impl Cluster {
         Ok(())
     }
 
-    /// Renews the lease every [`HEARTBEAT`] while the plane runs (a renewal that fails is
-    /// logged and tried again at the next beat).
+    /// Renews the lease every [`HEARTBEAT`] (time is what a lease is about) until the
+    /// replica leaves, which ends the task at once (a renewal that fails is logged and tried
+    /// again at the next beat).
     pub fn spawn_heartbeat(self: &Arc<Self>) {
         let me = Arc::downgrade(self);
         smol::spawn(async move {
             loop {
-                smol::Timer::after(HEARTBEAT).await;
+                let Some(cluster) = me.upgrade() else { return };
+                let leaving = cluster.leaving.listen();
+                if cluster.left.load(std::sync::atomic::Ordering::SeqCst) {
+                    return;
+                }
+                drop(cluster);
+                if crate::wait::within(HEARTBEAT, leaving).await.is_some() {
+                    return;
+                }
                 let Some(cluster) = me.upgrade() else { return };
                 if let Err(e) = cluster.heartbeat().await {
                     tracing::warn!(code = e.code, "this replica's lease could not be renewed");
@@ -145,8 +163,10 @@ impl Cluster {
         .detach();
     }
 
-    /// Removes this replica's row (a clean stop).
+    /// Removes this replica's row (a clean stop); no renewal writes it again.
     pub async fn leave(&self) -> Result<(), ApiError> {
+        self.left.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.leaving.notify(usize::MAX);
         self.store.remove_replica(&self.id()).await?;
         Ok(())
     }

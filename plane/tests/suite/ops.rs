@@ -549,8 +549,10 @@ fn readiness_and_metrics_report_the_clusters_members_and_their_leases() {
         rows.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(),
         [me.as_str()]
     );
-    // Leaving removes its row.
+    // Leaving removes its row, and no later renewal writes it again.
     smol::block_on(p.svc.cluster().leave()).unwrap();
+    assert!(smol::block_on(store.replicas()).unwrap().is_empty());
+    smol::block_on(p.svc.cluster().heartbeat()).unwrap();
     assert!(smol::block_on(store.replicas()).unwrap().is_empty());
     assert_eq!(p.get("/readyz").send().status, 503);
 }
