@@ -61,13 +61,19 @@ if [ -d plane/src ]; then
   [ -n "$begins" ] && bad "a transaction begins outside Store::write_tx: $begins"
 fi
 
-# A node row's liveness mirrors the link registry: it is written only by LinkHub::sync_liveness
-# (under the per-node liveness lock), so writes for ended sockets can never land out of order.
+# A node row's liveness mirrors the link registry of the replica that holds it: a replica writes
+# its own hold only in LinkHub::write_liveness (under the per-node liveness lock, so writes for
+# ended sockets can never land out of order); the links of replicas whose lease lapsed are
+# released only by link::reconcile and the services' start.
 if [ -d plane/src ]; then
-  writers=$(grep -rIn --include='*.rs' -E '\.set_liveness\(' plane/src | grep -v '^plane/src/link/mod.rs:' || true)
-  [ -n "$writers" ] && bad "set_liveness called outside LinkHub::sync_liveness: $writers"
-  n=$(grep -c -E '\.set_liveness\(' plane/src/link/mod.rs || true)
-  [ "$n" = 1 ] || bad "plane/src/link/mod.rs writes liveness in $n places (want only sync_liveness)"
+  for w in hold_link release_link; do
+    writers=$(grep -rIn --include='*.rs' -E "\.$w\(" plane/src | grep -v '^plane/src/link/mod.rs:' || true)
+    [ -n "$writers" ] && bad "$w called outside LinkHub::write_liveness: $writers"
+    n=$(grep -c -E "\.$w\(" plane/src/link/mod.rs || true)
+    [ "$n" = 1 ] || bad "plane/src/link/mod.rs calls $w in $n places (want only write_liveness)"
+  done
+  lapsed=$(grep -rIn --include='*.rs' -E '\.release_lapsed_links\(' plane/src | grep -v -E '^plane/src/(link/mod|service/mod)\.rs:' || true)
+  [ -n "$lapsed" ] && bad "release_lapsed_links called outside link::reconcile and the services' start: $lapsed"
 fi
 
 # The plane's one seam between local and remote nodes: only plane/src/local.rs names the

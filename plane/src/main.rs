@@ -281,6 +281,7 @@ fn print_openapi(base_url: String, push_http: bool, push_private: bool) -> ExitC
         input_marks: true,
         recording_retention_days: None,
         cluster_address: None,
+        shares_database: false,
     };
     let doc = http::openapi_document(&settings);
     // A closed pipe (`termplane openapi | head`) is an error to report, not a panic.
@@ -381,6 +382,8 @@ async fn run(cfg: Config) -> Result<(), String> {
         input_marks: cfg.input_marks,
         recording_retention_days: cfg.recording_retention_days,
         cluster_address: cfg.cluster_address.clone(),
+        // The instance lock above: no other plane runs on this database.
+        shares_database: false,
     };
     let svc = Services::new(store.clone(), clock, settings, secrets)
         .await
@@ -407,7 +410,7 @@ async fn run(cfg: Config) -> Result<(), String> {
     svc.node_reports().spawn_reconcile_sweep(RECONCILE_EVERY);
     svc.retention().spawn(RETENTION_EVERY);
     let cluster = svc.cluster().clone();
-    cluster.spawn_heartbeat();
+    svc.spawn_cluster_upkeep();
     let mut signals =
         async_signal::Signals::new([async_signal::Signal::Term, async_signal::Signal::Int])
             .map_err(|e| format!("cannot install signal handlers: {e}"))?;

@@ -19,12 +19,23 @@
 //! | `ClaimPin` | conditional write of the row's `encryptPublicKey` where it is still NULL |
 //! | `Authenticated` | this socket becomes the node's current one; the previous one gets `Superseded` (4409) |
 //! | `PersistIdentity` | os, arch, hostname, agentVersion, runtime, maintenance onto the row, before the gates |
-//! | `Online` | row liveness `online`, then `set_allowed_dirs` is pushed |
-//! | `Held` | row liveness stays/turns `offline` (it never reads online for a held node); the node is listed by [`LinkHub::held`] |
-//! | socket ends | if it was the node's current socket: row `offline` and the registry entry goes |
+//! | `Online` | this replica takes the node's row (`held_by`), liveness `online`, then `set_allowed_dirs` is pushed |
+//! | `Held` | this replica takes the row, liveness `offline` (it never reads online for a held node); the node is listed by [`LinkHub::held`] |
+//! | socket ends | if it was the node's current socket and this replica still holds the row: row `offline`, no holder; the registry entry goes |
 //!
-//! Liveness is in-process truth mirrored to the row; at start every remote row is reset to
-//! `offline` because no link survives a restart.
+//! Liveness is the holder's in-process truth mirrored to the row. Several planes (replicas) may
+//! run on one database: the row names the replica that holds the node's link (`held_by`), under
+//! that replica's lease (`service::cluster`). The newest link wins across replicas as on one: a
+//! replica whose socket passes the gates takes the row, and on PostgreSQL tells the others
+//! (`NOTIFY`); a replica that hears its node was taken, or finds it so when it squares its
+//! sockets with the rows ([`reconcile`], after each lease renewal), closes its socket with
+//! `Superseded` (4409) and writes nothing more for it. A replica whose lease lapsed (it died)
+//! has its nodes turned offline and holderless by any live replica's [`reconcile`]; they redial
+//! to whichever replica the load balancer picks. A replica that finds its own node released
+//! (its lease lapsed while it lived: the database was out of reach) takes the row again.
+//!
+//! Two replicas that take one node within the same moment may both give it up (each hears the
+//! other's word after its own write); the node redials and one of them holds it.
 
 pub mod events;
 
@@ -72,6 +83,9 @@ struct Current {
     conn: u64,
     tx: Sender<PlaneCommand>,
     status: LinkStatus,
+    /// Whether this replica's hold of the row was written for this socket (until then another
+    /// replica's holding it says nothing about this socket).
+    claimed: bool,
 }
 
 #[derive(Default)]
@@ -116,8 +130,9 @@ pub struct SocketSlot {
 }
 
 /// The registry of live node sockets.
-#[derive(Default)]
 pub struct LinkHub {
+    /// This replica's id (what it writes into the rows it holds).
+    replica: String,
     state: Mutex<HubState>,
     /// Taken before a node's upgrade is answered and held for the socket's life: what one
     /// node key can make the plane hold is bounded, handshake or not.
@@ -141,6 +156,27 @@ impl std::fmt::Debug for LinkHub {
 }
 
 impl LinkHub {
+    /// The registry of replica `replica` (`service::cluster`).
+    #[must_use]
+    pub fn new(replica: String) -> Self {
+        Self {
+            replica,
+            state: Mutex::default(),
+            slots: NodeSlots::default(),
+            next_conn: AtomicU64::default(),
+            node_locks: Mutex::default(),
+            liveness_locks: Mutex::default(),
+            options: Mutex::default(),
+            changed: event_listener::Event::new(),
+        }
+    }
+
+    /// This replica's id.
+    #[must_use]
+    pub fn replica(&self) -> &str {
+        &self.replica
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HubState> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -256,6 +292,7 @@ impl LinkHub {
                 conn,
                 tx,
                 status: LinkStatus::Authenticated,
+                claimed: false,
             },
         );
         if let Some(old) = old
@@ -339,18 +376,104 @@ impl LinkHub {
         keyed_lock(&self.node_locks, node_id)
     }
 
-    /// Writes the row's liveness from the hub's present truth (online exactly when the node's
-    /// current socket is online). Every hub transition is followed by this call; the per-node
-    /// lock makes the last write always reflect the hub as it was when that write began, so a
-    /// slow write for an ended socket can never land after — and overwrite — the newer socket's
-    /// `online`.
+    /// Writes the row from the hub's present truth: a current socket past the gates takes the
+    /// row for this replica (online exactly when the socket is), no current socket lets go of
+    /// the row if this replica holds it (another replica's hold is left alone), and a socket
+    /// still before its gates writes nothing. Every hub transition is followed by this call;
+    /// the per-node lock makes the last write always reflect the hub as it was when that write
+    /// began, so a slow write for an ended socket can never land after — and overwrite — the
+    /// newer socket's `online`.
     pub(crate) async fn sync_liveness(&self, store: &crate::store::Store, node_id: &str, now: i64) {
         let lock = keyed_lock(&self.liveness_locks, node_id);
         let _guard = lock.lock().await;
-        let online = self.status(node_id) == Some(LinkStatus::Online);
-        if let Err(e) = store.set_liveness(node_id, online, now).await {
-            tracing::warn!(node = %node_id, online, error = %e, "could not write the node's liveness");
+        self.write_liveness(store, node_id, now).await;
+    }
+
+    /// [`Self::sync_liveness`] under its lock.
+    async fn write_liveness(&self, store: &crate::store::Store, node_id: &str, now: i64) {
+        let current = self
+            .lock()
+            .current
+            .get(node_id)
+            .map(|c| (c.conn, c.status.clone()));
+        let written = match current {
+            Some((_, LinkStatus::Authenticated)) => return,
+            Some((conn, status)) => {
+                let online = status == LinkStatus::Online;
+                let held = store.hold_link(node_id, &self.replica, online, now).await;
+                if held.is_ok()
+                    && let Some(c) = self.lock().current.get_mut(node_id)
+                    && c.conn == conn
+                {
+                    c.claimed = true;
+                }
+                held.map(|_| ())
+            }
+            None => store
+                .release_link(node_id, &self.replica, now)
+                .await
+                .map(|_| ()),
+        };
+        if let Err(e) = written {
+            tracing::warn!(node = %node_id, error = %e, "could not write the node's liveness");
         }
+    }
+
+    /// Squares a node's current socket with its row, after another replica said it took the
+    /// node or the rows say this replica does not hold it: a socket whose hold was written but
+    /// whose row names another replica was superseded there, and is closed here with
+    /// `Superseded` (4409) and forgotten as current; a row no replica holds any more (this
+    /// replica's lease lapsed while it lived) is taken again. `true` when either happened.
+    pub(crate) async fn check_holder(
+        &self,
+        store: &crate::store::Store,
+        node_id: &str,
+        now: i64,
+    ) -> bool {
+        let lock = keyed_lock(&self.liveness_locks, node_id);
+        let _guard = lock.lock().await;
+        let claimed = self
+            .lock()
+            .current
+            .get(node_id)
+            .and_then(|c| c.claimed.then_some(c.conn));
+        let Some(conn) = claimed else {
+            return false;
+        };
+        match store.link_holder(node_id).await {
+            Ok(Some(holder)) if holder == self.replica => false,
+            Ok(Some(holder)) => {
+                let mut st = self.lock();
+                if st.current.get(node_id).is_some_and(|c| c.conn == conn)
+                    && let Some(old) = st.current.remove(node_id)
+                {
+                    drop(st);
+                    tracing::info!(node = %node_id, %holder, "the node linked to another replica: this socket is superseded");
+                    let _ = old.tx.try_send(PlaneCommand::Superseded);
+                    self.notify_changed();
+                    return true;
+                }
+                false
+            }
+            Ok(None) => {
+                self.write_liveness(store, node_id, now).await;
+                true
+            }
+            Err(e) => {
+                tracing::warn!(node = %node_id, error = %e, "could not read who holds the node's link");
+                false
+            }
+        }
+    }
+
+    /// The nodes whose current socket's hold was written.
+    fn claimed_nodes(&self) -> Vec<String> {
+        self.lock()
+            .current
+            .iter()
+            .filter(|(_, c)| c.claimed)
+            .map(|(id, _)| id.clone())
+            .collect()
     }
 
     /// The command channel and status of a node's current socket.
@@ -430,6 +553,90 @@ pub trait LinkSink: Send + Sync + 'static {
         conn: u64,
         event: &termplane_proto::Event,
     ) -> impl Future<Output = ()> + Send;
+}
+
+/// Squares this replica's sockets with the rows: lets go of the links no live replica holds
+/// (their holder's lease lapsed), closes the sockets of nodes another replica took, takes again
+/// the rows of nodes whose hold was lost while this replica lived, and lets go of rows this
+/// replica holds without a socket (a write that failed). Whoever watches is told of each node
+/// whose row changed. Run after each lease renewal, and when the word from other replicas may
+/// have been missed.
+pub async fn reconcile<K: LinkSink>(svc: &K) -> Result<(), sqlx::Error> {
+    let hub = svc.hub();
+    let store = svc.store();
+    let now = svc.now_ms();
+    let mut changed = store.release_lapsed_links(hub.replica(), now).await?;
+    let held: std::collections::HashSet<String> = store
+        .links_held_by(hub.replica())
+        .await?
+        .into_iter()
+        .collect();
+    for node in hub.claimed_nodes() {
+        if !held.contains(&node) && hub.check_holder(store, &node, now).await {
+            changed.push(node);
+        }
+    }
+    for node in held {
+        if hub.current_conn(&node).is_none() {
+            hub.sync_liveness(store, &node, now).await;
+            changed.push(node);
+        }
+    }
+    for node in changed {
+        svc.node_changed(&node).await;
+    }
+    Ok(())
+}
+
+/// Listens to what other replicas say about links (PostgreSQL): a node another replica took
+/// has its socket here superseded at once; a lost listening connection is followed by a
+/// [`reconcile`] (what was said meanwhile is lost). Ends when the services are gone or the
+/// replica leaves (`left`). A listening connection that cannot be made again is tried again
+/// after `retry`.
+pub async fn watch_links<K: LinkSink>(
+    svc: std::sync::Weak<K>,
+    mut listener: crate::store::LinkListener,
+    left: impl Fn() -> event_listener::EventListener,
+    retry: Duration,
+) {
+    use crate::store::LinkWord;
+    loop {
+        let stop = left();
+        let word = futures_lite::future::or(async { Some(listener.next().await) }, async {
+            stop.await;
+            None
+        })
+        .await;
+        let Some(word) = word else { return };
+        let Some(svc) = svc.upgrade() else { return };
+        match word {
+            Ok(LinkWord::Taken { replica, node }) => {
+                let hub = svc.hub();
+                if replica != hub.replica()
+                    && hub.check_holder(svc.store(), &node, svc.now_ms()).await
+                {
+                    svc.node_changed(&node).await;
+                }
+            }
+            Ok(LinkWord::Lost) => {
+                tracing::info!(
+                    "the connection that hears other replicas was lost; squaring the links with the rows"
+                );
+                if let Err(e) = reconcile(svc.as_ref()).await {
+                    tracing::warn!(error = %e, "could not square the links with the rows");
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot hear other replicas; trying again");
+                let stop = left();
+                drop(svc);
+                // Paced: the database is out of reach.
+                if crate::wait::within(retry, stop).await.is_some() {
+                    return;
+                }
+            }
+        }
+    }
 }
 
 /// Serves one upgraded `/ws/node` socket for `node` (authenticated by its bearer) until it ends.
@@ -765,7 +972,7 @@ mod slot_tests {
     /// most [`MAX_SOCKETS_PER_NODE`].
     #[test]
     fn one_accounts_nodes_cannot_take_every_place() {
-        let hub = LinkHub::default();
+        let hub = LinkHub::new("replica".into());
         let held: Vec<SocketSlot> = (0..MAX_NODE_SOCKETS_PER_OWNER)
             .map(|i| {
                 hub.socket_slot(&format!("node-{i}"), Some("greedy"))

@@ -8,10 +8,12 @@
 //! Readiness (`/readyz`, its `cluster` check) and `/metrics` (`termplane_cluster_replicas`)
 //! report the membership: this replica's id, and the replicas whose lease holds.
 //!
-//! The membership is what a cluster of planes is built on (node links held by a replica under
-//! a lease, commands forwarded between replicas); until those are in place a database is still
-//! held by one plane at a time (`crate::instance`), so a healthy cluster has one live member,
-//! and a second live one is a plane that lost its database lock while still running.
+//! The membership is what a cluster of planes is built on: a node's link is held by one
+//! replica under that replica's lease (`crate::link`: the newest link wins across replicas, and
+//! the nodes of a replica whose lease lapsed are released by the others after their next
+//! renewal). Until commands are forwarded between replicas, the binary still holds its
+//! database alone (`crate::instance`): a healthy cluster has one live member, and at its start
+//! a plane ends the leases of the rows it finds (planes that are gone: `Settings::shares_database`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -85,32 +87,29 @@ fn ms(d: Duration) -> i64 {
 }
 
 impl Cluster {
-    /// This replica, reached by its peers at `address`; not registered yet ([`Self::join`]).
-    pub(super) fn new(
-        store: Store,
-        clock: Arc<dyn Clock>,
-        address: String,
-    ) -> Result<Self, ApiError> {
+    /// This replica, `id` (new at each start), reached by its peers at `address`; not
+    /// registered yet ([`Self::heartbeat`]).
+    pub(super) fn new(store: Store, clock: Arc<dyn Clock>, id: String, address: String) -> Self {
         let now = clock.now_ms();
         let host = rustix::system::uname()
             .nodename()
             .to_string_lossy()
             .into_owned();
         let me = ReplicaRow {
-            id: crate::secret::new_id().map_err(|_| ApiError::internal())?,
+            id,
             address,
             version: env!("CARGO_PKG_VERSION").to_owned(),
             host,
             started_at: now,
             lease_until: now,
         };
-        Ok(Self {
+        Self {
             store,
             clock,
             me: std::sync::Mutex::new(me),
             left: std::sync::atomic::AtomicBool::new(false),
             leaving: event_listener::Event::new(),
-        })
+        }
     }
 
     /// This replica's id.
@@ -122,7 +121,7 @@ impl Cluster {
     /// Registers this replica, or renews its lease (its row is written again if it was pruned
     /// meanwhile), and prunes rows lapsed for a day. Nothing once it left.
     pub async fn heartbeat(&self) -> Result<(), ApiError> {
-        if self.left.load(std::sync::atomic::Ordering::SeqCst) {
+        if self.has_left() {
             return Ok(());
         }
         let now = self.clock.now_ms();
@@ -139,15 +138,20 @@ impl Cluster {
     }
 
     /// Renews the lease every [`HEARTBEAT`] (time is what a lease is about) until the
-    /// replica leaves, which ends the task at once (a renewal that fails is logged and tried
-    /// again at the next beat).
-    pub fn spawn_heartbeat(self: &Arc<Self>) {
+    /// replica leaves, which ends the task at once; after each renewal, `after` runs (the
+    /// services square their node links with the rows). A renewal that fails is logged and
+    /// tried again at the next beat.
+    pub fn spawn_heartbeat<F, Fut>(self: &Arc<Self>, after: F)
+    where
+        F: Fn() -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = ()> + Send,
+    {
         let me = Arc::downgrade(self);
         smol::spawn(async move {
             loop {
                 let Some(cluster) = me.upgrade() else { return };
-                let leaving = cluster.leaving.listen();
-                if cluster.left.load(std::sync::atomic::Ordering::SeqCst) {
+                let leaving = cluster.left_listener();
+                if cluster.has_left() {
                     return;
                 }
                 drop(cluster);
@@ -157,10 +161,24 @@ impl Cluster {
                 let Some(cluster) = me.upgrade() else { return };
                 if let Err(e) = cluster.heartbeat().await {
                     tracing::warn!(code = e.code, "this replica's lease could not be renewed");
+                    continue;
                 }
+                drop(cluster);
+                after().await;
             }
         })
         .detach();
+    }
+
+    /// Whether this replica left.
+    #[must_use]
+    pub fn has_left(&self) -> bool {
+        self.left.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// A listener woken when this replica leaves (take it, then look at [`Self::has_left`]).
+    pub fn left_listener(&self) -> event_listener::EventListener {
+        self.leaving.listen()
     }
 
     /// Removes this replica's row (a clean stop); no renewal writes it again.

@@ -232,6 +232,12 @@ pub struct Settings {
     /// Where this plane's peers reach it (`TERMPLANE_CLUSTER_ADDRESS`; `None`: its base URL;
     /// see [`cluster`]).
     pub cluster_address: Option<String>,
+    /// Whether other planes may be running on this database now. `false` for a plane that
+    /// holds its database alone (the binary takes `crate::instance`'s lock): at its start every
+    /// other replica's lease is ended (they are planes that are gone), so their nodes read
+    /// offline at once. `true`: only the nodes of replicas whose lease lapsed are (see
+    /// [`cluster`] and `crate::link`).
+    pub shares_database: bool,
 }
 
 impl Settings {
@@ -502,9 +508,14 @@ impl Services {
         })?;
         let added_origins = store.added_origins().await?;
         let started_at = clock.now_ms();
-        // No link survives a restart: every remote row starts offline.
-        store.all_remote_offline(clock.now_ms()).await?;
-        let links = Arc::new(LinkHub::default());
+        let replica = secret::new_id()?;
+        // No link survives a restart: the nodes no live replica holds start offline (with the
+        // database held alone, that is every remote node).
+        if !settings.shares_database {
+            store.end_other_leases(&replica, started_at).await?;
+        }
+        store.release_lapsed_links(&replica, started_at).await?;
+        let links = Arc::new(LinkHub::new(replica.clone()));
         let dispatcher = Arc::new(Dispatcher::new(
             store.clone(),
             clock.clone(),
@@ -604,11 +615,12 @@ impl Services {
         let cluster = Arc::new(cluster::Cluster::new(
             store.clone(),
             clock.clone(),
+            replica,
             settings
                 .cluster_address
                 .clone()
                 .unwrap_or_else(|| settings.base_url.clone()),
-        )?);
+        ));
         // Registered now; a database that cannot take the row yet (a full disk) fails the
         // readiness's `cluster` check until a renewal gets through, and stops nothing else.
         if let Err(e) = cluster.heartbeat().await {
@@ -703,7 +715,8 @@ impl Services {
             guard.clone(),
             installer.clone(),
         );
-        Ok(Arc::new(Self {
+        let listener = store.link_listener().await?;
+        let svc = Arc::new(Self {
             terminals,
             grants,
             shares,
@@ -737,7 +750,41 @@ impl Services {
             retention,
             credentials,
             health,
-        }))
+        });
+        if let Some(listener) = listener {
+            let cluster = svc.cluster().clone();
+            smol::spawn(crate::link::watch_links(
+                Arc::downgrade(&svc),
+                listener,
+                move || cluster.left_listener(),
+                cluster::HEARTBEAT,
+            ))
+            .detach();
+        }
+        Ok(svc)
+    }
+
+    /// Renews this replica's lease every [`cluster::HEARTBEAT`] and, after each renewal,
+    /// squares its node links with the rows ([`Self::reconcile_links`]), until it leaves.
+    pub fn spawn_cluster_upkeep(self: &Arc<Self>) {
+        let svc = Arc::downgrade(self);
+        self.cluster().spawn_heartbeat(move || {
+            let svc = svc.clone();
+            async move {
+                if let Some(svc) = svc.upgrade() {
+                    svc.reconcile_links().await;
+                }
+            }
+        });
+    }
+
+    /// Squares this replica's node links with the rows (see `crate::link::reconcile`): the
+    /// nodes of replicas whose lease lapsed turn offline, a node another replica took has its
+    /// socket here superseded.
+    pub async fn reconcile_links(&self) {
+        if let Err(e) = crate::link::reconcile(self).await {
+            tracing::warn!(error = %e, "could not square the node links with the rows");
+        }
     }
 
     /// Attaches the plane's own executor: from now on commands for the local node run on it.

@@ -17,6 +17,7 @@ mod enrollment;
 mod files;
 mod inputs;
 mod keys;
+mod links;
 mod network;
 mod nodes;
 mod notifications;
@@ -34,6 +35,7 @@ pub use credentials::{SetupKey, SystemKey};
 pub use enrollment::{Consume, NewNode};
 pub use files::FileRow;
 pub use inputs::InputMarkRow;
+pub use links::{LINKS_CHANNEL, LinkListener, LinkWord};
 pub use network::ListenerRow;
 pub use nodes::{Node, NodeDeletion, ReportedIdentity};
 pub use notifications::{
@@ -78,6 +80,25 @@ pub struct Store {
     faults: std::sync::Arc<Faults>,
     /// The SQLite file (path, device, inode) as opened, for the readiness probe.
     sqlite_file: Option<(std::path::PathBuf, u64, u64)>,
+    /// The PostgreSQL database's URL, for connections of their own (`LISTEN`).
+    postgres_url: Option<Redacted>,
+}
+
+/// A URL that may hold a password: its `Debug` shows nothing of it.
+#[derive(Clone)]
+struct Redacted(std::sync::Arc<str>);
+
+impl std::ops::Deref for Redacted {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Redacted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("…")
+    }
 }
 
 static MIGRATIONS_SQLITE: sqlx::migrate::Migrator = sqlx::migrate!("migrations/sqlite");
@@ -181,6 +202,7 @@ impl Store {
             backend,
             faults: std::sync::Arc::default(),
             sqlite_file,
+            postgres_url: (backend == Backend::Postgres).then(|| Redacted(url.into())),
         };
         store.seed(now_ms).await?;
         Ok(store)

@@ -237,7 +237,7 @@ impl Store {
         let mut tx = self.write_tx().await?;
         let n = sqlx::query(
             "UPDATE nodes SET node_key_digest = $1, key_disabled = 0, encrypt_public_key = NULL, \
-             liveness = 'offline', updated_at = $2 WHERE id = $3 AND is_local = 0",
+             liveness = 'offline', held_by = NULL, updated_at = $2 WHERE id = $3 AND is_local = 0",
         )
         .bind(new_digest)
         .bind(now)
@@ -357,30 +357,6 @@ impl Store {
     }
 
     // ----- the live link -----
-
-    /// Sets a remote node's liveness (`online` or `offline`).
-    pub async fn set_liveness(&self, id: &str, online: bool, now: i64) -> Result<(), sqlx::Error> {
-        sqlx::query(
-            "UPDATE nodes SET liveness = $1, updated_at = $2 WHERE id = $3 AND is_local = 0",
-        )
-        .bind(if online { "online" } else { "offline" })
-        .bind(now)
-        .bind(id)
-        .execute(&self.pool)
-        .await?;
-        Ok(())
-    }
-
-    /// Marks every remote node offline (a plane start: no link survives a restart).
-    pub async fn all_remote_offline(&self, now: i64) -> Result<(), sqlx::Error> {
-        sqlx::query(
-            "UPDATE nodes SET liveness = 'offline', updated_at = $1 WHERE is_local = 0 AND liveness <> 'offline'",
-        )
-        .bind(now)
-        .execute(&self.pool)
-        .await?;
-        Ok(())
-    }
 
     /// Writes the identity a node reported in `ready` onto its row. An absent agent version
     /// keeps the stored one; `runtime` and `maintenance` are replaced (JSON text or NULL).

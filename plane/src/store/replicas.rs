@@ -73,6 +73,19 @@ impl Store {
             .map(|_| ())
     }
 
+    /// Ends the lease of every replica but `me` at `now` (a plane that holds its database
+    /// alone knows that every other replica row is a plane that is gone): how many.
+    pub async fn end_other_leases(&self, me: &str, now: i64) -> Result<u64, sqlx::Error> {
+        sqlx::query(
+            "UPDATE plane_replicas SET lease_until = $1 WHERE id <> $2 AND lease_until >= $1",
+        )
+        .bind(now.saturating_sub(1))
+        .bind(me)
+        .execute(&self.pool)
+        .await
+        .map(|r| r.rows_affected())
+    }
+
     /// Removes the rows whose lease lapsed before `before` (ms): how many.
     pub async fn prune_replicas(&self, before: i64) -> Result<u64, sqlx::Error> {
         sqlx::query("DELETE FROM plane_replicas WHERE lease_until < $1")

@@ -114,6 +114,8 @@ pub struct Plane {
     /// The data directory this harness made (removed when the plane drops, unless the test
     /// is failing: then it is kept to be looked at). `None` when the test gave its own.
     own_dir: Option<std::path::PathBuf>,
+    /// Whether the database is this plane's own (dropped with it on PostgreSQL).
+    owns_db: bool,
     stop: Option<smol::channel::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -147,6 +149,9 @@ pub struct Opts {
     pub https_push_only: bool,
     /// The screen signal off (`TERMPLANE_SCREEN_SIGNAL=off`).
     pub no_screen_signal: bool,
+    /// Another plane's database, shared with it (a second replica of a cluster; the plane
+    /// neither ends the other's lease at its start nor drops the database when it drops).
+    pub database: Option<String>,
 }
 
 impl Plane {
@@ -162,7 +167,8 @@ impl Plane {
         let (tx, rx) = std::sync::mpsc::channel();
         let (stop_tx, stop_rx) = smol::channel::bounded::<()>(1);
         let c2 = clock.clone();
-        let db_url = test_database(&dir);
+        let owns_db = o.database.is_none();
+        let db_url = o.database.clone().unwrap_or_else(|| test_database(&dir));
         let url = db_url.clone();
         let thread = std::thread::spawn(move || {
             smol::block_on(async move {
@@ -195,6 +201,7 @@ impl Plane {
                     input_marks: true,
                     recording_retention_days: None,
                     cluster_address: None,
+                    shares_database: o.database.is_some(),
                 };
                 let secrets = termplane::keys::load_checked(&store, &dir, T0)
                     .await
@@ -244,6 +251,7 @@ impl Plane {
             clock,
             svc,
             own_dir,
+            owns_db,
             stop: Some(stop_tx),
             thread: Some(thread),
         }
@@ -290,6 +298,11 @@ impl Plane {
     /// Origin of the plane (trusted).
     pub fn origin(&self) -> String {
         termplane::service::normalize_origin(&self.base).unwrap()
+    }
+
+    /// The plane's data directory.
+    pub fn data_dir(&self) -> std::path::PathBuf {
+        self.svc.settings().data_dir.clone().unwrap()
     }
 
     pub fn stop(&mut self) {
@@ -418,6 +431,7 @@ impl Drop for Plane {
         if let Some(name) = self
             .db_url
             .strip_prefix("postgres")
+            .filter(|_| self.owns_db)
             .and_then(|u| u.rsplit('/').next())
         {
             // The service (and its pool) may outlive the plane's thread: force the drop. A

@@ -1101,3 +1101,96 @@ fn a_node_is_asked_for_its_panes_activity_only_while_the_screen_signal_is_on() {
         assert_eq!(n.shutdown(), AgentOutcome::Shutdown);
     }
 }
+
+/// Which replica the row names as holding the node's link.
+fn holder(p: &Plane, id: &str) -> Option<String> {
+    smol::block_on(p.svc.store().link_holder(id)).unwrap()
+}
+
+/// Two planes on one database (two replicas of a cluster): the second's start leaves the node
+/// the first holds online; the node's newest link, at the second, wins across them — the first
+/// closes its socket 4409 (told at once through PostgreSQL's `NOTIFY`; on SQLite, which has no
+/// such word, when it squares its links with the rows) and writes nothing over the row; a
+/// replica whose lease lapsed has its node turned offline by the other, and, when it finds its
+/// node released while it still holds the socket, takes the row again.
+#[test]
+fn the_newest_link_wins_across_two_planes_on_one_database_and_a_lapsed_replicas_node_goes_offline()
+{
+    let a = Plane::start();
+    let admin = a.setup_admin();
+    let e = enroll(&a, &admin, "n-cluster", true);
+    let id = e.node_id.clone();
+    let mut first = TestNode::start(&a, &e, "0.17.0");
+    first.wait_established();
+    wait_liveness(&a, &id, "online");
+    let ra = a.svc.cluster().id();
+    assert_eq!(holder(&a, &id).as_deref(), Some(ra.as_str()));
+
+    let b = Plane::start_with(Opts {
+        data_dir: Some(a.data_dir()),
+        database: Some(a.db_url.clone()),
+        ..Opts::default()
+    });
+    let rb = b.svc.cluster().id();
+    assert_ne!(ra, rb);
+    assert_eq!(
+        liveness(&b, &id),
+        "online",
+        "a replica's start leaves the nodes a live replica holds online"
+    );
+    assert_eq!(holder(&b, &id).as_deref(), Some(ra.as_str()));
+
+    // The node redials, and the load balancer sends it to the second plane.
+    let at_b = Enrolled {
+        ws_url: e.ws_url.replace(&a.addr.to_string(), &b.addr.to_string()),
+        ..e.clone()
+    };
+    assert_ne!(at_b.ws_url, e.ws_url);
+    let mut second = TestNode::start(&b, &at_b, "0.17.0");
+    second.wait_established();
+    wait_until(
+        "the second plane to hold the node",
+        Duration::from_secs(10),
+        || {
+            (b.svc.links().status(&id) == Some(LinkStatus::Online)
+                && holder(&b, &id).as_deref() == Some(rb.as_str()))
+            .then_some(())
+        },
+    );
+    if !on_postgres() {
+        smol::block_on(a.svc.reconcile_links());
+    }
+    first.wait_for("4409", closed_with(4409));
+    wait_until(
+        "the first plane's socket ended",
+        Duration::from_secs(10),
+        || (a.svc.links().live_count() == 0).then_some(()),
+    );
+    assert_eq!(a.svc.links().status(&id), None);
+    // The first plane's ended socket wrote nothing over the row the second holds.
+    assert_eq!(liveness(&a, &id), "online");
+    assert_eq!(holder(&a, &id).as_deref(), Some(rb.as_str()));
+    assert_eq!(ping(&b, &admin, &id).status, 200);
+    assert!(second.exec.kinds().contains(&"ping".to_owned()));
+
+    // The second plane's lease lapses (as the first plane's clock reads it): the first turns
+    // its node offline and holderless — the node would redial to a live replica.
+    a.clock
+        .advance_ms(i64::try_from(termplane::service::cluster::LEASE.as_millis()).unwrap() + 1_000);
+    smol::block_on(a.svc.reconcile_links());
+    assert_eq!(liveness(&a, &id), "offline");
+    assert_eq!(holder(&a, &id), None);
+    // The second plane lived on (its database was out of reach, say): it takes its node back.
+    smol::block_on(b.svc.reconcile_links());
+    assert_eq!(liveness(&b, &id), "online");
+    assert_eq!(holder(&b, &id).as_deref(), Some(rb.as_str()));
+    assert!(
+        !second
+            .drain()
+            .iter()
+            .any(|r| matches!(r, AgentReport::Closed { .. })),
+        "the second plane's socket stayed open throughout"
+    );
+    drop(second);
+    drop(b);
+}

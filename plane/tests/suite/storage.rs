@@ -204,10 +204,27 @@ async fn exercise(url: &str) {
     );
 
     // The live link's row writes: liveness, identity (before the gates), conditional pin claim.
-    store.set_liveness(&node_id, true, NOW + 2).await.unwrap();
+    assert!(
+        store
+            .hold_link(&node_id, "r1", true, NOW + 2)
+            .await
+            .unwrap()
+    );
     assert_eq!(
         store.node(&node_id).await.unwrap().unwrap().liveness,
         "online"
+    );
+    assert_eq!(
+        store.link_holder(&node_id).await.unwrap().as_deref(),
+        Some("r1")
+    );
+    assert!(
+        !store.release_link(&node_id, "r2", NOW + 2).await.unwrap(),
+        "a replica lets go only of what it holds"
+    );
+    assert_eq!(
+        store.links_held_by("r1").await.unwrap(),
+        vec![node_id.clone()]
     );
     let identity = termplane::store::ReportedIdentity {
         os: "darwin".into(),
@@ -235,7 +252,17 @@ async fn exercise(url: &str) {
         !store.claim_pin(&node_id, "other", NOW + 4).await.unwrap(),
         "a pinned row keeps its pin"
     );
-    store.all_remote_offline(NOW + 5).await.unwrap();
+    // `r1` has no lease (no replica row): its node is released by any other replica.
+    assert_eq!(
+        store.release_lapsed_links("r1", NOW + 5).await.unwrap(),
+        Vec::<String>::new(),
+        "a replica never releases its own links"
+    );
+    assert_eq!(
+        store.release_lapsed_links("r2", NOW + 5).await.unwrap(),
+        vec![node_id.clone()]
+    );
+    assert_eq!(store.link_holder(&node_id).await.unwrap(), None);
     assert_eq!(
         store.node(&node_id).await.unwrap().unwrap().liveness,
         "offline"
