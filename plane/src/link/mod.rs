@@ -588,57 +588,6 @@ pub async fn reconcile<K: LinkSink>(svc: &K) -> Result<(), sqlx::Error> {
     Ok(())
 }
 
-/// Listens to what other replicas say about links (PostgreSQL): a node another replica took
-/// has its socket here superseded at once; a lost listening connection is followed by a
-/// [`reconcile`] (what was said meanwhile is lost). Ends when the services are gone or the
-/// replica leaves (`left`). A listening connection that cannot be made again is tried again
-/// after `retry`.
-pub async fn watch_links<K: LinkSink>(
-    svc: std::sync::Weak<K>,
-    mut listener: crate::store::LinkListener,
-    left: impl Fn() -> event_listener::EventListener,
-    retry: Duration,
-) {
-    use crate::store::LinkWord;
-    loop {
-        let stop = left();
-        let word = futures_lite::future::or(async { Some(listener.next().await) }, async {
-            stop.await;
-            None
-        })
-        .await;
-        let Some(word) = word else { return };
-        let Some(svc) = svc.upgrade() else { return };
-        match word {
-            Ok(LinkWord::Taken { replica, node }) => {
-                let hub = svc.hub();
-                if replica != hub.replica()
-                    && hub.check_holder(svc.store(), &node, svc.now_ms()).await
-                {
-                    svc.node_changed(&node).await;
-                }
-            }
-            Ok(LinkWord::Lost) => {
-                tracing::info!(
-                    "the connection that hears other replicas was lost; squaring the links with the rows"
-                );
-                if let Err(e) = reconcile(svc.as_ref()).await {
-                    tracing::warn!(error = %e, "could not square the links with the rows");
-                }
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot hear other replicas; trying again");
-                let stop = left();
-                drop(svc);
-                // Paced: the database is out of reach.
-                if crate::wait::within(retry, stop).await.is_some() {
-                    return;
-                }
-            }
-        }
-    }
-}
-
 /// Serves one upgraded `/ws/node` socket for `node` (authenticated by its bearer) until it ends.
 pub async fn serve<S, K>(svc: Arc<K>, node: Node, ws: WebSocketStream<S>)
 where

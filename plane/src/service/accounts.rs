@@ -25,7 +25,7 @@ pub struct Accounts {
     clock: Arc<dyn Clock>,
     sign_in_backoff: Arc<Backoff>,
     dummy_hash: String,
-    access_changed: Arc<event_listener::Event>,
+    access_changed: Arc<super::words::AccessSignal>,
     files: Arc<Files>,
 }
 
@@ -36,7 +36,7 @@ impl Accounts {
         clock: Arc<dyn Clock>,
         sign_in_backoff: Arc<Backoff>,
         dummy_hash: String,
-        access_changed: Arc<event_listener::Event>,
+        access_changed: Arc<super::words::AccessSignal>,
         files: Arc<Files>,
     ) -> Self {
         Self {
@@ -188,7 +188,7 @@ impl Accounts {
         {
             UserChange::Done(u) => {
                 if disabled {
-                    self.access_changed.notify(usize::MAX);
+                    self.access_changed.changed();
                 }
                 Ok(user_view(&u))
             }
@@ -220,7 +220,7 @@ impl Accounts {
             UserChange::Done(u) => {
                 // Open terminals and feeds re-check their grants now (a demotion ends typing
                 // at once).
-                self.access_changed.notify(usize::MAX);
+                self.access_changed.changed();
                 Ok(user_view(&u))
             }
             UserChange::NotFound => Err(ApiError::not_found("account")),
@@ -245,7 +245,7 @@ impl Accounts {
             .await?
         {
             UserChange::Done(_) => {
-                self.access_changed.notify(usize::MAX);
+                self.access_changed.changed();
                 // Its kept files went with the account: their bytes go too, not at the next
                 // start.
                 self.files.drop_unused_blobs(&kept).await
@@ -306,7 +306,7 @@ impl Accounts {
         self.store
             .set_password(&user.id, &user.id, &hash, end, now)
             .await?;
-        self.access_changed.notify(usize::MAX);
+        self.access_changed.changed();
         Ok(())
     }
 
@@ -332,7 +332,7 @@ impl Accounts {
             .set_password(&admin.user().id, id, &hash, EndSessions::All, self.now())
             .await?
         {
-            self.access_changed.notify(usize::MAX);
+            self.access_changed.changed();
             Ok(())
         } else {
             Err(ApiError::not_found("account"))

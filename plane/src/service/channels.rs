@@ -51,6 +51,8 @@ pub struct Channels {
     data_dir: Option<PathBuf>,
     key: OnceLock<[u8; 32]>,
     appended: event_listener::Event,
+    /// What this replica tells the others (a new entry).
+    words: super::words::Words,
     /// Reads parked in a long poll now (the `termplane_channel_reads_waiting` gauge).
     waiting: std::sync::atomic::AtomicUsize,
 }
@@ -204,8 +206,10 @@ impl Channels {
         clock: Arc<dyn Clock>,
         live: Arc<LiveBus>,
         data_dir: Option<PathBuf>,
+        words: super::words::Words,
     ) -> Self {
         Self {
+            words,
             store,
             clock,
             live,
@@ -218,6 +222,47 @@ impl Channels {
 
     fn now(&self) -> i64 {
         self.clock.now_ms()
+    }
+
+    /// Announces channel `id`'s entry `seq` (hash `hash`) on the live feeds of its owner
+    /// `owner` and its members.
+    async fn announce(&self, id: &str, owner: &str, seq: i64, hash: &str) {
+        let mut users: std::collections::HashSet<String> = self
+            .store
+            .members(id)
+            .await
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(u, _, _)| u)
+            .collect();
+        users.insert(owner.to_owned());
+        self.live.publish(
+            &FeedFrame::ChannelEntry {
+                channel_id: id.to_owned(),
+                seq,
+                hash: hash.to_owned(),
+            },
+            &Audience {
+                users,
+                admins: false,
+                everyone: false,
+            },
+        );
+    }
+
+    /// Another replica appended to channel `id`: the long polls here wake, and its head is
+    /// announced on the live feeds here.
+    pub(super) async fn appended_elsewhere(&self, id: &str) {
+        self.appended.notify(usize::MAX);
+        if let Ok(Some(row)) = self.store.channel(id).await {
+            self.announce(id, &row.owner_user_id, row.head_seq, &row.head_hash)
+                .await;
+        }
+    }
+
+    /// Every long poll here looks again (what another replica said may have been lost).
+    pub(super) fn wake_readers(&self) {
+        self.appended.notify(usize::MAX);
     }
 
     /// The plane's channel key (see the module documentation).
@@ -623,27 +668,8 @@ impl Channels {
             Err(AppendError::Db(e)) => return Err(e.into()),
         }
         self.appended.notify(usize::MAX);
-        let mut users: std::collections::HashSet<String> = self
-            .store
-            .members(id)
-            .await
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(u, _, _)| u)
-            .collect();
-        users.insert(row.owner_user_id.clone());
-        self.live.publish(
-            &FeedFrame::ChannelEntry {
-                channel_id: id.to_owned(),
-                seq: e.seq,
-                hash: e.hash.clone(),
-            },
-            &Audience {
-                users,
-                admins: false,
-                everyone: false,
-            },
-        );
+        self.words.say(crate::store::Topic::Channel, id);
+        self.announce(id, &row.owner_user_id, e.seq, &e.hash).await;
         Ok(Entry {
             channel_id: e.channel_id,
             seq: e.seq,

@@ -62,7 +62,7 @@ pub struct Credentials {
     store: Store,
     clock: Arc<dyn Clock>,
     revocations: Arc<Revocations>,
-    access_changed: Arc<event_listener::Event>,
+    access_changed: Arc<super::words::AccessSignal>,
 }
 
 impl Credentials {
@@ -71,7 +71,7 @@ impl Credentials {
         store: Store,
         clock: Arc<dyn Clock>,
         revocations: Arc<Revocations>,
-        access_changed: Arc<event_listener::Event>,
+        access_changed: Arc<super::words::AccessSignal>,
     ) -> Self {
         Self {
             store,
@@ -134,7 +134,7 @@ impl Credentials {
     ) -> Result<SystemKeyDisabled, ApiError> {
         self.revoke_system_key(admin, id, false).await?;
         // Terminals opened with its attach tokens and feeds re-check their grants now.
-        self.access_changed.notify(usize::MAX);
+        self.access_changed.changed();
         Ok(SystemKeyDisabled {
             id: id.to_owned(),
             enabled: false,
@@ -144,7 +144,7 @@ impl Credentials {
     /// `DELETE /api/system-keys/:id`.
     pub async fn delete_system_key(&self, admin: &Caller, id: &str) -> Result<(), ApiError> {
         self.revoke_system_key(admin, id, true).await?;
-        self.access_changed.notify(usize::MAX);
+        self.access_changed.changed();
         Ok(())
     }
 

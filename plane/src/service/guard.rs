@@ -110,7 +110,7 @@ pub struct Guard {
     node_key_backoff: Backoff,
     pub(super) dummy_hash: String,
     pub(super) passkeys: Arc<Passkeys>,
-    pub(super) access_changed: Arc<event_listener::Event>,
+    pub(super) access_changed: Arc<super::words::AccessSignal>,
 }
 
 impl Guard {
@@ -126,7 +126,7 @@ impl Guard {
         sign_in_backoff: Arc<Backoff>,
         dummy_hash: String,
         passkeys: Arc<Passkeys>,
-        access_changed: Arc<event_listener::Event>,
+        access_changed: Arc<super::words::AccessSignal>,
     ) -> Self {
         Self {
             store,

@@ -161,6 +161,8 @@ pub struct Publisher {
     dispatcher: Arc<Dispatcher>,
     bus: Arc<LiveBus>,
     notifications: Arc<Notifications>,
+    /// What this replica tells the others (a row it published).
+    words: super::words::Words,
     /// Told of every subshell row published (those waiting for a pane to end listen to it).
     changed: event_listener::Event,
 }
@@ -179,12 +181,14 @@ impl Publisher {
         dispatcher: Arc<Dispatcher>,
         bus: Arc<LiveBus>,
         notifications: Arc<Notifications>,
+        words: super::words::Words,
     ) -> Self {
         Self {
             store,
             dispatcher,
             bus,
             notifications,
+            words,
             changed: event_listener::Event::new(),
         }
     }
@@ -218,12 +222,26 @@ impl Publisher {
         }
     }
 
-    /// Publishes subshell `id`'s current view (or its deletion) to the feeds that see it.
+    /// Publishes subshell `id`'s current view (or its deletion) to the feeds that see it, tells
+    /// the notifier, and the other replicas.
     pub async fn publish_subshell(&self, id: &str) {
+        self.publish_subshell_row(id, true).await;
+        self.words.say(crate::store::Topic::Subshell, id);
+    }
+
+    /// Publishes subshell `id`'s current view to the feeds here: another replica changed it
+    /// (and told its notifier).
+    pub async fn publish_subshell_here(&self, id: &str) {
+        self.publish_subshell_row(id, false).await;
+    }
+
+    async fn publish_subshell_row(&self, id: &str, notice: bool) {
         self.changed.notify(usize::MAX);
         match self.store.subshell(id).await {
             Ok(Some(row)) => {
-                self.notifications.notice_subshell(&row).await;
+                if notice {
+                    self.notifications.notice_subshell(&row).await;
+                }
                 if self.bus.is_empty() {
                     return;
                 }
@@ -259,12 +277,26 @@ impl Publisher {
         );
     }
 
-    /// Publishes node `node_id`'s liveness to the feeds that see it.
+    /// Publishes node `node_id`'s liveness to the feeds that see it, tells the notifier, and
+    /// the other replicas.
     pub async fn publish_node(&self, node_id: &str) {
+        self.publish_node_row(node_id, true).await;
+        self.words.say(crate::store::Topic::Node, node_id);
+    }
+
+    /// Publishes node `node_id`'s liveness to the feeds here: another replica changed it (and
+    /// told its notifier).
+    pub async fn publish_node_here(&self, node_id: &str) {
+        self.publish_node_row(node_id, false).await;
+    }
+
+    async fn publish_node_row(&self, node_id: &str, notice: bool) {
         let Ok(Some(n)) = self.store.node(node_id).await else {
             return;
         };
-        self.notifications.notice_node(&n).await;
+        if notice {
+            self.notifications.notice_node(&n).await;
+        }
         if self.bus.is_empty() {
             return;
         }

@@ -58,6 +58,7 @@ pub mod terminals;
 mod transfers;
 mod typist;
 mod uploads;
+mod words;
 
 pub use accounts::Accounts;
 pub use admin::Admin;
@@ -516,6 +517,7 @@ impl Services {
         }
         store.release_lapsed_links(&replica, started_at).await?;
         let links = Arc::new(LinkHub::new(replica.clone()));
+        let words = words::Words::new(store.clone(), replica.clone());
         let dispatcher = Arc::new(Dispatcher::new(
             store.clone(),
             clock.clone(),
@@ -562,7 +564,7 @@ impl Services {
             settings.data_dir.as_deref(),
         ));
         let sign_in_backoff = Arc::new(Backoff::default());
-        let access_changed = Arc::new(event_listener::Event::new());
+        let access_changed = Arc::new(words::AccessSignal::new(words.clone()));
         let passkeys = Arc::new(Passkeys::new(&base_url, store.clone(), clock.clone()));
         let revocations = Arc::new(revocations::Revocations::new(store.clone(), clock.clone()));
         let credentials = Arc::new(Credentials::new(
@@ -596,6 +598,7 @@ impl Services {
             clock.clone(),
             live_bus.clone(),
             settings.data_dir.clone(),
+            words.clone(),
         );
         let notifications =
             Notifications::new(store.clone(), clock.clone(), live_bus.clone(), &settings);
@@ -604,6 +607,7 @@ impl Services {
             dispatcher.clone(),
             live_bus,
             notifications.clone(),
+            words,
         ));
         let typist = Arc::new(typist::Typist::new(dispatcher.clone(), clock.clone()));
         let pumps = Arc::new(terminals::pump::Pumps::new(
@@ -685,7 +689,6 @@ impl Services {
         let terminals = Arc::new(terminals::Terminals::new(
             access_changed,
             pumps,
-            clock.clone(),
             dispatcher.clone(),
             links.clone(),
             typist.clone(),
@@ -715,7 +718,6 @@ impl Services {
             guard.clone(),
             installer.clone(),
         );
-        let listener = store.link_listener().await?;
         let svc = Arc::new(Self {
             terminals,
             grants,
@@ -751,16 +753,7 @@ impl Services {
             credentials,
             health,
         });
-        if let Some(listener) = listener {
-            let cluster = svc.cluster().clone();
-            smol::spawn(crate::link::watch_links(
-                Arc::downgrade(&svc),
-                listener,
-                move || cluster.left_listener(),
-                cluster::HEARTBEAT,
-            ))
-            .detach();
-        }
+        svc.spawn_hearing().await;
         Ok(svc)
     }
 

@@ -105,7 +105,7 @@ impl Guard {
                 )
                 .await?;
             // The session's open terminals and feed close now, not at their next check.
-            self.access_changed.notify(usize::MAX);
+            self.access_changed.changed();
         }
         Ok(())
     }

@@ -1,5 +1,5 @@
-//! Which replica of the cluster holds each remote node's link (`nodes.held_by`), and the word
-//! the replicas send each other when a link moves (PostgreSQL `NOTIFY` on [`LINKS_CHANNEL`]).
+//! Which replica of the cluster holds each remote node's link (`nodes.held_by`); a replica that
+//! takes a link says so to the others ([`super::Topic::Link`]).
 //!
 //! A node's link is held under its holder's lease (`plane_replicas.lease_until`): no row per
 //! node is renewed, the replica's one lease covers every link it holds. The link layer
@@ -8,52 +8,6 @@
 use sqlx::Row;
 
 use super::{Backend, Store};
-
-/// The PostgreSQL channel on which a replica that takes a node's link tells the others; the
-/// payload is `<replica id> <node id>` (ids only: the row is the truth, read again).
-pub const LINKS_CHANNEL: &str = "termplane_node_links";
-
-/// The other replicas' word about links, as [`Store::link_listener`] hears it.
-pub struct LinkListener(sqlx::postgres::PgListener);
-
-impl std::fmt::Debug for LinkListener {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LinkListener").finish_non_exhaustive()
-    }
-}
-
-/// What a [`LinkListener`] heard.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LinkWord {
-    /// `replica` took `node`'s link.
-    Taken {
-        /// The replica that holds it now.
-        replica: String,
-        /// The node.
-        node: String,
-    },
-    /// The listener's connection was lost and is made again: whatever was said meanwhile is
-    /// lost, so the listener's owner reads the rows again.
-    Lost,
-}
-
-impl LinkListener {
-    /// The next word (waits for it).
-    pub async fn next(&mut self) -> Result<LinkWord, sqlx::Error> {
-        loop {
-            let Some(n) = self.0.try_recv().await? else {
-                return Ok(LinkWord::Lost);
-            };
-            // A payload not of this shape was not sent by a plane: ignored.
-            if let Some((replica, node)) = n.payload().split_once(' ') {
-                return Ok(LinkWord::Taken {
-                    replica: replica.to_owned(),
-                    node: node.to_owned(),
-                });
-            }
-        }
-    }
-}
 
 impl Store {
     /// Records that `replica` holds `id`'s current link, online (both gates passed) or not
@@ -81,8 +35,8 @@ impl Store {
         .rows_affected();
         if n == 1 && self.backend == Backend::Postgres {
             sqlx::query("SELECT pg_notify($1, $2)")
-                .bind(LINKS_CHANNEL)
-                .bind(format!("{replica} {id}"))
+                .bind(super::WORDS_CHANNEL)
+                .bind(super::words::payload(replica, super::Topic::Link, id))
                 .execute(&mut *tx)
                 .await?;
         }
@@ -156,19 +110,5 @@ impl Store {
         .iter()
         .map(|r| r.try_get("id"))
         .collect()
-    }
-
-    /// A listener for what other replicas say about links: on PostgreSQL, a connection of its
-    /// own listening on [`LINKS_CHANNEL`]; `None` on SQLite, which one plane holds alone.
-    pub async fn link_listener(&self) -> Result<Option<LinkListener>, sqlx::Error> {
-        let Some(url) = self.postgres_url.as_deref() else {
-            return Ok(None);
-        };
-        let mut l = sqlx::postgres::PgListener::connect(url).await?;
-        // A lost connection is made again at once, so that no word is missed for longer than
-        // the reconnection takes (the owner reads the rows again on `Lost`).
-        l.eager_reconnect(true);
-        l.listen(LINKS_CHANNEL).await?;
-        Ok(Some(LinkListener(l)))
     }
 }

@@ -9,6 +9,7 @@
 //! backends decode the same way. Writes that must be atomic run in one transaction.
 
 mod accounts;
+mod attach_tokens;
 mod audit;
 mod catalog;
 mod channels;
@@ -26,8 +27,10 @@ mod replicas;
 mod shares;
 mod subshells;
 mod timed;
+mod words;
 
 pub use accounts::{EndSessions, SYSTEM_USER_EMAIL, User, UserChange};
+pub use attach_tokens::AttachTokenRow;
 pub use audit::{AuditEntry, AuditFilter};
 pub use catalog::{Detected, NodeFacts, Preset, Settable, Workspace};
 pub use channels::{AddIdentity, AppendError, ChannelRow, EntryRow, IdentityRow};
@@ -35,7 +38,6 @@ pub use credentials::{SetupKey, SystemKey};
 pub use enrollment::{Consume, NewNode};
 pub use files::FileRow;
 pub use inputs::InputMarkRow;
-pub use links::{LINKS_CHANNEL, LinkListener, LinkWord};
 pub use network::ListenerRow;
 pub use nodes::{Node, NodeDeletion, ReportedIdentity};
 pub use notifications::{
@@ -45,6 +47,7 @@ pub use passkeys::{AddPasskey, MAX_PASSKEYS_PER_ACCOUNT, PasskeyRow};
 pub use replicas::ReplicaRow;
 pub use shares::Share;
 pub use subshells::{AgentRow, AgentWrite, Change, Subshell, SubshellFilter};
+pub use words::{Heard, Topic, WORDS_CHANNEL, Word, WordListener};
 
 use audit::{Entry, audit_in, commit_if_changed};
 

@@ -300,6 +300,15 @@ impl Plane {
         termplane::service::normalize_origin(&self.base).unwrap()
     }
 
+    /// Another replica on this plane's database and key files (a cluster's second plane).
+    pub fn another_replica(&self) -> Self {
+        Self::start_with(Opts {
+            data_dir: Some(self.data_dir()),
+            database: Some(self.db_url.clone()),
+            ..Opts::default()
+        })
+    }
+
     /// The plane's data directory.
     pub fn data_dir(&self) -> std::path::PathBuf {
         self.svc.settings().data_dir.clone().unwrap()

@@ -1165,3 +1165,58 @@ fn a_pane_registers_only_a_few_identities_and_its_account_keeps_the_rest() {
     );
     identity(&p, &other, "another pane");
 }
+
+/// An entry appended at one replica wakes a reader parked in a long poll at another, and is
+/// announced on a live feed open there (PostgreSQL's `NOTIFY` carries the word; SQLite is held
+/// by one plane alone, so the test runs on PostgreSQL only).
+#[test]
+fn a_reader_and_a_feed_at_another_replica_hear_of_an_entry_appended_at_one() {
+    if !on_postgres() {
+        eprintln!("word between replicas is PostgreSQL's: skipped on SQLite");
+        return;
+    }
+    let a = Plane::start();
+    let cookie = a.setup_admin();
+    let admin = Cred::Cookie(cookie.clone());
+    let b = a.another_replica();
+    let chan = channel(&a, &admin, "across");
+    let (me, key) = identity(&a, &admin, "me");
+    let mut feed = live_feed(&b, &cookie);
+    let waiter = {
+        let base = (b.addr, b.origin(), cookie.clone(), chan.clone());
+        std::thread::spawn(move || {
+            let t = Instant::now();
+            let r = Req {
+                addr: base.0,
+                method: "GET".into(),
+                path: String::new(),
+                headers: vec![],
+                body: None,
+            }
+            .path(&format!(
+                "/api/channels/{}/entries?after=0&waitMs=20000",
+                base.3
+            ))
+            .header("Origin", &base.1)
+            .header("Cookie", &base.2)
+            .send();
+            (t.elapsed(), r.json())
+        })
+    };
+    termplane_test_support::wait_until("the read to park at B", Duration::from_secs(10), || {
+        b.svc
+            .health()
+            .metrics()
+            .render()
+            .lines()
+            .any(|l| l == "termplane_channel_reads_waiting 1")
+            .then_some(())
+    });
+    assert_eq!(post(&a, &admin, &chan, &me, &key, "across").status, 201);
+    let (waited, page) = waiter.join().unwrap();
+    assert!(waited < Duration::from_secs(10), "{waited:?}");
+    assert_eq!(page["entries"][0]["body"], "across", "{page}");
+    let frame = next_frame_of(&mut feed, "channel_entry");
+    assert_eq!(frame["channelId"], chan.as_str());
+    assert_eq!(frame["seq"], 1);
+}

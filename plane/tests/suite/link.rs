@@ -1126,11 +1126,7 @@ fn the_newest_link_wins_across_two_planes_on_one_database_and_a_lapsed_replicas_
     let ra = a.svc.cluster().id();
     assert_eq!(holder(&a, &id).as_deref(), Some(ra.as_str()));
 
-    let b = Plane::start_with(Opts {
-        data_dir: Some(a.data_dir()),
-        database: Some(a.db_url.clone()),
-        ..Opts::default()
-    });
+    let b = a.another_replica();
     let rb = b.svc.cluster().id();
     assert_ne!(ra, rb);
     assert_eq!(

@@ -19,6 +19,7 @@ mod app;
 mod binary;
 mod catalogue;
 mod channels;
+mod cluster;
 mod credential_matrix;
 mod credentials;
 mod files;

@@ -2,7 +2,6 @@
 //! to which pane, with what rights, and who may open the whole-user live feed.
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 use super::super::subshells::{Lookup, Need};
 use super::super::{Caller, Guard};
@@ -15,11 +14,12 @@ use crate::api::terminals::{WsToken, WsTokenRequest};
 use crate::clock::Clock;
 use crate::error::ApiError;
 use crate::secret;
-use crate::store::{self, Store};
+use crate::store::{self, AttachTokenRow, Store};
 
 /// Minting and redeeming attach tokens, and re-checking what an open socket was granted: a
 /// subshell's access rules ([`Lookup`]) applied to the credential that minted the token
-/// ([`Guard`]), over the terminals' pending tokens ([`Terminals`]).
+/// ([`Guard`]), kept in the database ([`Store::put_attach_token`]), so that any replica spends a token
+/// any other minted, once.
 pub struct Grants {
     store: Store,
     clock: Arc<dyn Clock>,
@@ -99,38 +99,60 @@ impl Grants {
             }
         }
         let token = secret::new_token(ATTACH_TOKEN_PREFIX)?;
-        let expires_at = self.now() + ATTACH_TOKEN_LIFETIME_MS;
         let now = self.now();
-        let minted = self.terminals.minted.fetch_add(1, Ordering::Relaxed);
-        {
-            let mut t = self
-                .terminals
-                .tokens
-                .lock()
-                .map_err(|_| ApiError::internal())?;
-            t.retain(|_, g| g.expires_at > now);
-            if t.len() >= MAX_PENDING_TOKENS
-                && let Some(oldest) = t
-                    .iter()
-                    .min_by_key(|(_, g)| g.minted)
-                    .map(|(k, _)| k.clone())
-            {
-                t.remove(&oldest);
-            }
-            t.insert(
-                secret::digest(&token),
-                Grant {
-                    minter,
+        let expires_at = now + ATTACH_TOKEN_LIFETIME_MS;
+        let (minter_kind, minter_digest) = match minter {
+            Minter::Session(d) => ("session", d),
+            Minter::Bearer(d) => ("bearer", d),
+        };
+        self.store
+            .put_attach_token(
+                &secret::digest(&token),
+                &AttachTokenRow {
+                    minter_kind: minter_kind.to_owned(),
+                    minter_digest,
                     subshell_id: bound.clone(),
                     expires_at,
-                    minted,
                 },
-            );
-        }
+                now,
+                MAX_PENDING_TOKENS,
+            )
+            .await?;
         Ok(WsToken {
             token,
             expires_at,
             subshell_id: bound,
+        })
+    }
+
+    /// Spends attach token `token` (a token is spent by its first presentation at any replica,
+    /// whatever comes of it): its grant, or 401 when it is unknown, spent, malformed or expired.
+    async fn spend_token(&self, token: &str) -> Result<Grant, ApiError> {
+        let invalid = || {
+            ApiError::new(
+                401,
+                "ATTACH_TOKEN_INVALID",
+                "the attach token is unknown, spent or expired",
+            )
+        };
+        if !secret::well_formed(token, ATTACH_TOKEN_PREFIX) {
+            return Err(invalid());
+        }
+        let row = self
+            .store
+            .spend_attach_token(&secret::digest(token))
+            .await?
+            .ok_or_else(invalid)?;
+        if row.expires_at <= self.now() {
+            return Err(invalid());
+        }
+        let minter = match row.minter_kind.as_str() {
+            "session" => Minter::Session(row.minter_digest),
+            _ => Minter::Bearer(row.minter_digest),
+        };
+        Ok(Grant {
+            minter,
+            subshell_id: row.subshell_id,
         })
     }
 
@@ -204,7 +226,7 @@ impl Grants {
         token: &str,
         id: &str,
     ) -> Result<AttachGrant, ApiError> {
-        let grant = self.terminals.spend_token(token)?;
+        let grant = self.spend_token(token).await?;
         if grant.subshell_id.as_deref().is_some_and(|b| b != id) {
             return Err(ApiError::new(
                 403,
@@ -229,7 +251,7 @@ impl Grants {
     /// Spends attach token `token` for the whole-user live feed: only an unbound token minted by
     /// a browser session opens it (403 `ATTACH_TOKEN_BOUND` for a token bound to a pane).
     pub async fn redeem_feed_token(&self, token: &str) -> Result<FeedGrant, ApiError> {
-        let grant = self.terminals.spend_token(token)?;
+        let grant = self.spend_token(token).await?;
         if grant.subshell_id.is_some() || !matches!(grant.minter, Minter::Session(_)) {
             return Err(ApiError::new(
                 403,

@@ -13,9 +13,7 @@
 //! the pump broadcasts presence. A refusal after joining leaves the pump again, so a refused
 //! attach leaves no tail running.
 
-use std::collections::HashMap;
-use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use termplane_proto::SubshellId;
@@ -23,10 +21,8 @@ use termplane_proto::command::{Capture, Command, SCREEN_REPLAY, SubshellRef};
 
 use super::dispatch::Dispatcher;
 use super::typist::Typist;
-use crate::clock::Clock;
 use crate::error::ApiError;
 use crate::link::LinkHub;
-use crate::secret;
 use crate::store;
 
 mod grants;
@@ -37,8 +33,9 @@ pub use pump::{Chunk, Pump, ViewerHandle, ViewerQueue};
 
 /// How long an attach token is accepted (ms).
 pub const ATTACH_TOKEN_LIFETIME_MS: i64 = 30_000;
-/// Most attach tokens waiting to be used at once (older ones are dropped first when full).
-pub const MAX_PENDING_TOKENS: usize = 10_000;
+/// Most attach tokens waiting to be used at once, across every replica on the database (older
+/// ones are dropped first when full).
+pub const MAX_PENDING_TOKENS: i64 = 10_000;
 /// History lines a replay carries.
 pub const REPLAY_HISTORY_LINES: u32 = 2_000;
 /// Prefix of attach tokens (never accepted as a bearer credential).
@@ -59,8 +56,6 @@ enum Minter {
 struct Grant {
     minter: Minter,
     subshell_id: Option<String>,
-    expires_at: i64,
-    minted: u64,
 }
 
 /// What a presented token allows on one pane.
@@ -113,7 +108,7 @@ impl Default for SocketSlots {
     }
 }
 
-/// The terminals domain: pending attach tokens, the open sockets and their count, the
+/// The terminals domain: the open sockets and their count, the
 /// access-changed signal every open socket listens to, reading a pane's replay, and the output
 /// pumps ([`pump::Pumps`]), and the executor the sockets run on. What needs a subshell's access
 /// rules — minting and redeeming a token, re-checking a grant — is the [`Grants`] service's.
@@ -122,14 +117,11 @@ pub struct Terminals {
     /// ended other sessions, an account disabled, deleted or demoted, a system key disabled or
     /// deleted): every open socket re-checks its grant at once instead of at its next
     /// periodic check.
-    pub(crate) access_changed: Arc<event_listener::Event>,
+    pub(crate) access: Arc<super::words::AccessSignal>,
     /// Terminal sockets and live feeds open now (upgraded), so a shutdown can wait for them
     /// to say goodbye (1001) before the plane exits.
     open_sockets: SocketSlots,
-    tokens: Mutex<HashMap<String, Grant>>,
-    minted: AtomicU64,
     pumps: Arc<pump::Pumps>,
-    clock: Arc<dyn Clock>,
     dispatcher: Arc<Dispatcher>,
     links: Arc<LinkHub>,
     typist: Arc<Typist>,
@@ -143,20 +135,16 @@ impl Terminals {
     /// access.
     #[must_use]
     pub fn new(
-        access_changed: Arc<event_listener::Event>,
+        access: Arc<super::words::AccessSignal>,
         pumps: Arc<pump::Pumps>,
-        clock: Arc<dyn Clock>,
         dispatcher: Arc<Dispatcher>,
         links: Arc<LinkHub>,
         typist: Arc<Typist>,
     ) -> Self {
         Self {
-            access_changed,
+            access,
             open_sockets: SocketSlots::default(),
-            tokens: Mutex::default(),
-            minted: AtomicU64::new(0),
             pumps,
-            clock,
             dispatcher,
             links,
             typist,
@@ -204,32 +192,6 @@ impl Terminals {
         &self.pumps
     }
 
-    /// Takes attach token `token` out of the pending ones (a token is spent by its first
-    /// presentation, whatever comes of it): its grant, or 401 when it is unknown, spent,
-    /// malformed or expired.
-    fn spend_token(&self, token: &str) -> Result<Grant, ApiError> {
-        let invalid = || {
-            ApiError::new(
-                401,
-                "ATTACH_TOKEN_INVALID",
-                "the attach token is unknown, spent or expired",
-            )
-        };
-        if !secret::well_formed(token, ATTACH_TOKEN_PREFIX) {
-            return Err(invalid());
-        }
-        let grant = self
-            .tokens
-            .lock()
-            .map_err(|_| ApiError::internal())?
-            .remove(&secret::digest(token))
-            .ok_or_else(invalid)?;
-        if grant.expires_at <= self.clock.now_ms() {
-            return Err(invalid());
-        }
-        Ok(grant)
-    }
-
     /// Counts one open terminal socket or live feed of `account` for as long as the answer
     /// lives; refused when the account holds [`MAX_SOCKETS_PER_ACCOUNT`] already (429
     /// `TOO_MANY_SOCKETS`) or the plane [`MAX_SOCKETS`] (503 `PLANE_BUSY`).
@@ -260,7 +222,7 @@ impl Terminals {
     /// shutting down", once shutdown began: their next grant check says so) and waits until
     /// they are closed, at most `limit`; answers how many are still open.
     pub async fn close_sockets_for_shutdown(&self, limit: Duration) -> usize {
-        self.access_changed();
+        self.access.here();
         crate::wait::within(limit, self.open_sockets.0.all_given_back()).await;
         self.open_socket_count()
     }
@@ -268,12 +230,12 @@ impl Terminals {
     /// Has every open terminal socket and live feed re-check its grant now: a credential or
     /// an account changed (the `access_changed` signal's cases).
     pub fn access_changed(&self) {
-        self.access_changed.notify(usize::MAX);
+        self.access.changed();
     }
 
     /// A listener for [`Self::access_changed`].
     pub fn on_access_change(&self) -> event_listener::EventListener {
-        self.access_changed.listen()
+        self.access.listen()
     }
 
     /// 1001 once the plane began shutting down.
