@@ -565,7 +565,12 @@ impl Services {
         ));
         let sign_in_backoff = Arc::new(Backoff::default());
         let access_changed = Arc::new(words::AccessSignal::new(words.clone()));
-        let passkeys = Arc::new(Passkeys::new(&base_url, store.clone(), clock.clone()));
+        let passkeys = Arc::new(Passkeys::new(
+            &base_url,
+            store.clone(),
+            clock.clone(),
+            &secrets.signing,
+        ));
         let revocations = Arc::new(revocations::Revocations::new(store.clone(), clock.clone()));
         let credentials = Arc::new(Credentials::new(
             store.clone(),

@@ -4,12 +4,14 @@
 //! Verification is webauthn-rs's: the challenge is this ceremony's, the origin is the plane's
 //! base URL and the relying-party id its host, user verification is required, the signature
 //! checks against the stored public key, and a signature counter that does not move forward
-//! refuses the sign-in (a cloned authenticator) and is logged. Ceremonies live in memory only,
-//! at most [`MAX_CEREMONIES`] at once, each for [`CEREMONY_MS`], and each is finished at most
-//! once (it is taken out of the table before its answer is verified).
+//! refuses the sign-in (a cloned authenticator) and is logged. A ceremony's state (its
+//! challenge and what it is for) waits in the database between its start and its finish
+//! (`passkey_ceremonies`: the id's digest, the state as webauthn-rs serialises it, which its
+//! `danger-allow-state-serialisation` feature allows and which never leaves the server), so that
+//! a ceremony begun at one replica finishes at any other: at most [`MAX_CEREMONIES`] at once,
+//! each for [`CEREMONY_MS`], and each finished at most once (it is deleted in the statement that
+//! reads it, before its answer is verified).
 
-use std::collections::HashMap;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use base64ct::{Base64UrlUnpadded, Encoding};
@@ -34,9 +36,14 @@ use crate::store::{self, AddPasskey, PasskeyRow, Store};
 
 /// How long a ceremony may take, start to finish.
 pub(crate) const CEREMONY_MS: i64 = 5 * 60 * 1000;
-/// Ceremonies pending at once, in all (unauthenticated starts cannot grow memory further).
-pub(crate) const MAX_CEREMONIES: usize = 4096;
+/// Ceremonies pending at once, in all and across every replica on the database
+/// (unauthenticated starts cannot grow the table further).
+pub(crate) const MAX_CEREMONIES: i64 = 4096;
 
+/// A ceremony's server-side state, kept in the database between its start and its finish (so
+/// any replica finishes it) and never sent to a client.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(tag = "step", rename_all = "snake_case")]
 enum Step {
     Register {
         user_id: String,
@@ -50,11 +57,6 @@ enum Step {
     },
 }
 
-struct Ceremony {
-    expires_at: i64,
-    step: Step,
-}
-
 /// The passkeys domain: the verifier (absent when the base URL's host is an IP address), the
 /// pending ceremonies, the store (and its metrics: a refused sign-in is counted) and the clock.
 pub struct Passkeys {
@@ -63,25 +65,32 @@ pub struct Passkeys {
     webauthn: Option<Webauthn>,
     why_not: String,
     rp_id: String,
-    ceremonies: Mutex<HashMap<String, Ceremony>>,
-    /// Keys the decoy credential ids of unknown accounts (fresh for each process).
+    /// Keys the decoy credential ids of unknown accounts: derived from the plane's signing key,
+    /// so every replica (and every restart) answers an unknown email with the same decoy, and
+    /// comparing two answers tells nothing.
     decoy_key: [u8; 32],
 }
 
 impl Passkeys {
-    /// The verifier for a plane reached at `base_url`.
-    pub(crate) fn new(base_url: &str, store: Store, clock: Arc<dyn Clock>) -> Self {
-        let mut decoy_key = [0u8; 32];
-        if getrandom::fill(&mut decoy_key).is_err() {
-            tracing::warn!("no randomness for the passkey decoy key; passkeys are off");
-        }
+    /// The verifier for a plane reached at `base_url`; its decoys keyed from `signing` (the
+    /// plane's signing secret, through SHA-256: the key itself is never used for anything else).
+    pub(crate) fn new(
+        base_url: &str,
+        store: Store,
+        clock: Arc<dyn Clock>,
+        signing: &[u8; 32],
+    ) -> Self {
+        let decoy_key: [u8; 32] = Sha256::new()
+            .chain_update(b"termplane passkey decoys v1\0")
+            .chain_update(signing)
+            .finalize()
+            .into();
         let mut me = Self {
             store,
             clock,
             webauthn: None,
             why_not: String::new(),
             rp_id: String::new(),
-            ceremonies: Mutex::new(HashMap::new()),
             decoy_key,
         };
         let url = match Url::parse(base_url) {
@@ -136,36 +145,44 @@ impl Passkeys {
             .ok_or_else(|| ApiError::new(409, "PASSKEYS_UNAVAILABLE", self.why_not.clone()))
     }
 
-    /// Stores a ceremony under a fresh id, dropping expired ones first.
-    fn hold(&self, step: Step, now: i64) -> Result<String, ApiError> {
+    /// Keeps a ceremony under a fresh id (its digest in the database), dropping expired ones
+    /// first; 429 when [`MAX_CEREMONIES`] are under way.
+    async fn hold(&self, step: Step, now: i64) -> Result<String, ApiError> {
         let id = secret::new_token("")?;
-        let mut all = self
-            .ceremonies
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        all.retain(|_, c| c.expires_at > now);
-        if all.len() >= MAX_CEREMONIES {
+        let state = serde_json::to_string(&step).map_err(|e| {
+            tracing::error!(error = %e, "a passkey ceremony's state could not be written");
+            ApiError::internal()
+        })?;
+        let kept = self
+            .store
+            .put_ceremony(
+                &secret::digest(&id),
+                &state,
+                now + CEREMONY_MS,
+                now,
+                MAX_CEREMONIES,
+            )
+            .await?;
+        if !kept {
             return Err(too_many(60_000));
         }
-        all.insert(
-            id.clone(),
-            Ceremony {
-                expires_at: now + CEREMONY_MS,
-                step,
-            },
-        );
         Ok(id)
     }
 
-    /// Takes a ceremony out (it can be finished once), if it has not expired.
-    fn take(&self, id: &str, now: i64) -> Option<Step> {
-        let mut all = self
-            .ceremonies
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        all.remove(id)
-            .filter(|c| c.expires_at > now)
-            .map(|c| c.step)
+    /// Takes a ceremony out (it can be finished once, at any replica), if it has not expired.
+    /// A state that does not read back (written by another version) is no ceremony.
+    async fn take(&self, id: &str, now: i64) -> Result<Option<Step>, ApiError> {
+        let Some((state, expires_at)) = self.store.take_ceremony(&secret::digest(id)).await? else {
+            return Ok(None);
+        };
+        if expires_at <= now {
+            return Ok(None);
+        }
+        Ok(serde_json::from_str(&state)
+            .inspect_err(
+                |e| tracing::debug!(error = %e, "a passkey ceremony's state does not read back"),
+            )
+            .ok())
     }
 
     /// The decoy request options for `email`: one credential id derived from it.
@@ -278,14 +295,16 @@ impl Passkeys {
                 ApiError::internal()
             })?;
         let public_key = public_key_of(&options)?;
-        let ceremony_id = self.hold(
-            Step::Register {
-                user_id: user.id.clone(),
-                name: req.name.into_string(),
-                state,
-            },
-            self.now(),
-        )?;
+        let ceremony_id = self
+            .hold(
+                Step::Register {
+                    user_id: user.id.clone(),
+                    name: req.name.into_string(),
+                    state,
+                },
+                self.now(),
+            )
+            .await?;
         Ok(PasskeyCeremony {
             ceremony_id,
             public_key: WebAuthnJson(public_key),
@@ -305,7 +324,7 @@ impl Passkeys {
             user_id,
             name,
             state,
-        }) = self.take(req.ceremony_id.as_str(), now)
+        }) = self.take(req.ceremony_id.as_str(), now).await?
         else {
             return Err(ceremony_invalid());
         };
@@ -378,7 +397,7 @@ impl Passkeys {
             }
             _ => (self.decoy_options(&email)?, None),
         };
-        let ceremony_id = self.hold(Step::SignIn { email, known }, self.now())?;
+        let ceremony_id = self.hold(Step::SignIn { email, known }, self.now()).await?;
         Ok(PasskeyCeremony {
             ceremony_id,
             public_key: WebAuthnJson(public_key),
@@ -387,9 +406,9 @@ impl Passkeys {
 
     /// Takes the sign-in ceremony `id` out (it can be finished once): 404 when it is unknown,
     /// expired, finished or a registration.
-    pub(super) fn take_sign_in(&self, id: &str) -> Result<SignInCeremony, ApiError> {
+    pub(super) async fn take_sign_in(&self, id: &str) -> Result<SignInCeremony, ApiError> {
         self.verifier()?;
-        match self.take(id, self.now()) {
+        match self.take(id, self.now()).await? {
             Some(Step::SignIn { email, known }) => Ok(SignInCeremony { email, known }),
             _ => Err(ceremony_invalid()),
         }

@@ -173,7 +173,7 @@ impl Guard {
         meta: &RequestMeta,
         req: PasskeyFinish,
     ) -> Result<(String, User), ApiError> {
-        let ceremony = self.passkeys.take_sign_in(req.ceremony_id.as_str())?;
+        let ceremony = self.passkeys.take_sign_in(req.ceremony_id.as_str()).await?;
         let now = self.now();
         let email = ceremony.email.clone();
         let address = meta.peer_ip.clone();

@@ -155,4 +155,50 @@ impl Store {
             .await?;
         Ok(())
     }
+
+    /// Keeps a passkey ceremony's state under `digest` until `expires_at`, after deleting the
+    /// expired ones (before `now`): `false`, keeping nothing, when `cap` ceremonies are under
+    /// way already.
+    pub async fn put_ceremony(
+        &self,
+        digest: &str,
+        step: &str,
+        expires_at: i64,
+        now: i64,
+        cap: i64,
+    ) -> Result<bool, sqlx::Error> {
+        let mut tx = self.write_tx().await?;
+        sqlx::query("DELETE FROM passkey_ceremonies WHERE expires_at <= $1")
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        let under_way: i64 = sqlx::query("SELECT COUNT(*) AS n FROM passkey_ceremonies")
+            .fetch_one(&mut *tx)
+            .await?
+            .try_get("n")?;
+        if under_way >= cap {
+            return Ok(false);
+        }
+        sqlx::query(
+            "INSERT INTO passkey_ceremonies (digest, step, expires_at) VALUES ($1, $2, $3)",
+        )
+        .bind(digest)
+        .bind(step)
+        .bind(expires_at)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Takes the ceremony under `digest` out, in one statement (it is finished once, at
+    /// whichever replica): its state and expiry, or `None` when no such ceremony is under way.
+    pub async fn take_ceremony(&self, digest: &str) -> Result<Option<(String, i64)>, sqlx::Error> {
+        sqlx::query("DELETE FROM passkey_ceremonies WHERE digest = $1 RETURNING step, expires_at")
+            .bind(digest)
+            .fetch_optional(&self.pool)
+            .await?
+            .map(|r| Ok((r.try_get("step")?, r.try_get("expires_at")?)))
+            .transpose()
+    }
 }

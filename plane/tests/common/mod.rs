@@ -300,9 +300,11 @@ impl Plane {
         termplane::service::normalize_origin(&self.base).unwrap()
     }
 
-    /// Another replica on this plane's database and key files (a cluster's second plane).
+    /// Another replica on this plane's database and key files, addressed as this plane is
+    /// (replicas behind one load balancer share its address): a cluster's second plane.
     pub fn another_replica(&self) -> Self {
         Self::start_with(Opts {
+            base_url: Some(self.base.clone()),
             data_dir: Some(self.data_dir()),
             database: Some(self.db_url.clone()),
             ..Opts::default()

@@ -605,3 +605,56 @@ fn passkeys_are_managed_from_a_browser_session_only_and_need_a_host_name() {
         "PASSKEYS_UNAVAILABLE"
     );
 }
+
+/// Two replicas on one database: a ceremony begun at one finishes at the other, once (its
+/// answer presented again at the first is refused), and an unknown email gets the same decoy
+/// from both (answers compared across replicas tell nothing of which accounts exist).
+#[test]
+fn a_ceremony_begun_at_one_replica_finishes_at_another_once_and_both_give_one_decoy() {
+    let p = localhost_plane();
+    let admin = p.setup_admin();
+    let q = p.another_replica();
+    let mut a = Authenticator::new(62, &p.origin());
+    let start = post_as(
+        &p,
+        &admin,
+        "/api/auth/passkeys/register/start",
+        json!({"name": "across"}),
+    );
+    assert_eq!(start.status, 201, "{}", start.text());
+    let start = start.json();
+    let cred = a.create(&start["publicKey"]);
+    let fin = post_as(
+        &q,
+        &admin,
+        "/api/auth/passkeys/register/finish",
+        json!({"ceremonyId": start["ceremonyId"], "credential": cred}),
+    );
+    assert_eq!(
+        fin.status,
+        201,
+        "registration begun at A finished at B: {}",
+        fin.text()
+    );
+
+    let ceremony = sign_in_start(&q, ADMIN);
+    let cred = a.get(&ceremony["publicKey"]);
+    let first = sign_in_finish(&p, &ceremony, cred.clone());
+    assert_eq!(
+        first.status,
+        200,
+        "sign-in begun at B finished at A: {}",
+        first.text()
+    );
+    assert_eq!(
+        sign_in_finish(&q, &ceremony, cred).error(404),
+        "PASSKEY_CEREMONY_INVALID"
+    );
+
+    let at_p = sign_in_start(&p, "nobody@example.test");
+    let at_q = sign_in_start(&q, "nobody@example.test");
+    assert_eq!(
+        at_p["publicKey"]["allowCredentials"], at_q["publicKey"]["allowCredentials"],
+        "one decoy for an email at every replica"
+    );
+}
