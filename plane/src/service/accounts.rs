@@ -5,9 +5,9 @@
 
 use std::sync::Arc;
 
-use super::backoff::{Backoff, PAIR};
+use super::backoff::{PAIR, SignInBackoff};
 use super::files::Files;
-use super::{Caller, passwords, too_many, user_view};
+use super::{Caller, passwords, user_view};
 use crate::api::accounts::{
     ChangePasswordRequest, CreateUserRequest, InstanceSettings, InstanceSettingsUpdate,
     ResetPasswordRequest, Role, SetupRequest, SetupStatus, UpdateUserRequest, User, Via, Whoami,
@@ -23,7 +23,7 @@ use crate::store::{EndSessions, Store, UserChange};
 pub struct Accounts {
     store: Store,
     clock: Arc<dyn Clock>,
-    sign_in_backoff: Arc<Backoff>,
+    sign_in_backoff: Arc<SignInBackoff>,
     dummy_hash: String,
     access_changed: Arc<super::words::AccessSignal>,
     files: Arc<Files>,
@@ -34,7 +34,7 @@ impl Accounts {
     pub(super) fn new(
         store: Store,
         clock: Arc<dyn Clock>,
-        sign_in_backoff: Arc<Backoff>,
+        sign_in_backoff: Arc<SignInBackoff>,
         dummy_hash: String,
         access_changed: Arc<super::words::AccessSignal>,
         files: Arc<Files>,
@@ -282,7 +282,7 @@ impl Accounts {
         let key = format!("password-change:{}", user.id);
         self.sign_in_backoff
             .reserve(&[(key.as_str(), PAIR)], now)
-            .map_err(too_many)?;
+            .await?;
         let phc = user
             .password_hash
             .clone()
@@ -295,7 +295,7 @@ impl Accounts {
                 "the current password is wrong",
             ));
         }
-        self.sign_in_backoff.clear(&key);
+        self.sign_in_backoff.clear(&key).await?;
         let password = req.new_password.into_string();
         let hash = passwords::hash(password).await?;
         let end = if req.sign_out_others == Some(false) {

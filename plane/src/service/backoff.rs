@@ -15,7 +15,7 @@
 //!   proxy (see [`crate::net`] for `X-Forwarded-For`) keep signing in.
 //!
 //! An address where the account signed in successfully in the last 30 days is *known* for that
-//! account ([`KnownGood`]): its attempts meet only the account × address key, so a distributed
+//! account ([`SignInBackoff::known`]): its attempts meet only the account × address key, so a distributed
 //! attack on the account cannot keep its owner out from the places they use. A new address of
 //! theirs meets the account-wide key too, whose wait is at most a minute.
 //!
@@ -23,6 +23,14 @@
 //! verified, and only a success refunds it, so parallel guesses serialize on the counters: once a
 //! key's free budget is used up every further attempt waits, however many arrive at once. A key
 //! with no failure for its rule's `reset_after_ms` starts over.
+//!
+//! The sign-in counters and known addresses are kept in the database ([`SignInBackoff`]), so
+//! every replica on it counts one budget: the keys' rows are locked while a reservation is
+//! decided, so parallel attempts at any replicas take turns. (A sign-in verifies a password or
+//! a passkey, which costs far more than the rows.) The enrollment and node-key counters below
+//! stay in each replica's memory: they answer unauthenticated clients before anything else, and
+//! must cost no write; a guesser spread over `n` replicas meets `n` times their budgets, which
+//! guard against floods, not against guessing 256-bit keys.
 //!
 //! # Enrollment
 //!
@@ -108,6 +116,37 @@ struct Entry {
     last_at: i64,
 }
 
+impl Entry {
+    /// Whether the entry still counts at `now` (a quiet key whose wait ended starts over).
+    fn counts(&self, rule: Rule, now: i64) -> bool {
+        !(now - self.last_at >= rule.reset_after_ms && now >= self.next_at)
+    }
+
+    /// The entry after one more failure at `now` (from `None`: the first).
+    fn failed(e: Option<Self>, rule: Rule, now: i64) -> Self {
+        let mut e = e.unwrap_or(Self {
+            failures: 0,
+            next_at: 0,
+            last_at: now,
+        });
+        e.failures = e.failures.saturating_add(1);
+        e.last_at = now;
+        if e.failures > rule.free {
+            e.next_at = now + delay(rule, e.failures - rule.free);
+        }
+        e
+    }
+
+    /// The entry after one reserved failure is given back.
+    fn refunded(mut self, rule: Rule) -> Self {
+        self.failures = self.failures.saturating_sub(1);
+        if self.failures <= rule.free {
+            self.next_at = 0;
+        }
+        self
+    }
+}
+
 /// Failure counters by key.
 #[derive(Debug, Default)]
 pub struct Backoff {
@@ -128,7 +167,7 @@ impl Backoff {
 
     fn live(map: &mut HashMap<String, Entry>, key: &str, rule: Rule, now: i64) -> Option<Entry> {
         match map.get(key) {
-            Some(e) if now - e.last_at >= rule.reset_after_ms && now >= e.next_at => {
+            Some(e) if !e.counts(rule, now) => {
                 map.remove(key);
                 None
             }
@@ -137,16 +176,8 @@ impl Backoff {
     }
 
     fn add_failure(map: &mut HashMap<String, Entry>, key: &str, rule: Rule, now: i64) {
-        let e = map.entry(key.to_owned()).or_insert(Entry {
-            failures: 0,
-            next_at: 0,
-            last_at: now,
-        });
-        e.failures = e.failures.saturating_add(1);
-        e.last_at = now;
-        if e.failures > rule.free {
-            e.next_at = now + delay(rule, e.failures - rule.free);
-        }
+        let e = Entry::failed(map.get(key).copied(), rule, now);
+        map.insert(key.to_owned(), e);
     }
 
     /// Checks every key and, if none is waiting, reserves a failure on each. `Err(ms)` tells how
@@ -196,42 +227,137 @@ impl Backoff {
     pub fn refund(&self, key: &str, rule: Rule) {
         let mut map = self.lock();
         if let Some(e) = map.get_mut(key) {
-            e.failures = e.failures.saturating_sub(1);
-            if e.failures <= rule.free {
-                e.next_at = 0;
-            }
+            *e = e.refunded(rule);
         }
     }
 }
 
-/// Addresses where each account signed in successfully, for [`KNOWN_GOOD_MS`].
-#[derive(Debug, Default)]
-pub struct KnownGood {
-    seen: Mutex<HashMap<(String, String), i64>>,
+/// The sign-in backoff and known addresses every replica on the database shares: the same
+/// rules and arithmetic as [`Backoff`], the counters in the database (keys and
+/// pairs as digests), so a guesser spread over the replicas meets one budget. Reserving takes
+/// the keys' rows under a write lock: parallel attempts at any replicas take turns.
+#[derive(Clone, Debug)]
+pub struct SignInBackoff {
+    store: crate::store::Store,
 }
 
-impl KnownGood {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), i64>> {
-        self.seen
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+fn entry_of(r: crate::store::BackoffRow) -> Entry {
+    Entry {
+        failures: u32::try_from(r.failures.max(0)).unwrap_or(u32::MAX),
+        next_at: r.next_at,
+        last_at: r.last_at,
+    }
+}
+
+fn row_of(e: Entry) -> crate::store::BackoffRow {
+    crate::store::BackoffRow {
+        failures: i64::from(e.failures),
+        next_at: e.next_at,
+        last_at: e.last_at,
+    }
+}
+
+impl SignInBackoff {
+    /// Over `store`.
+    #[must_use]
+    pub fn new(store: crate::store::Store) -> Self {
+        Self { store }
+    }
+
+    fn digest(key: &str) -> String {
+        crate::secret::digest(key)
+    }
+
+    /// Checks every key and, if none is waiting, reserves a failure on each (see
+    /// [`Backoff::reserve`]); 429 `TOO_MANY_ATTEMPTS` with the longest wait otherwise.
+    pub async fn reserve(
+        &self,
+        keys: &[(&str, Rule)],
+        now: i64,
+    ) -> Result<(), crate::error::ApiError> {
+        let digests: Vec<String> = keys.iter().map(|(k, _)| Self::digest(k)).collect();
+        let rules: Vec<Rule> = keys.iter().map(|(_, r)| *r).collect();
+        let done = self
+            .store
+            .update_backoff(&digests, |rows| {
+                let live: Vec<Option<Entry>> = rows
+                    .into_iter()
+                    .zip(&rules)
+                    .map(|(r, rule)| r.map(entry_of).filter(|e| e.counts(*rule, now)))
+                    .collect();
+                let wait = live
+                    .iter()
+                    .flatten()
+                    .map(|e| e.next_at - now)
+                    .max()
+                    .unwrap_or(0);
+                if wait > 0 {
+                    return Err(wait);
+                }
+                Ok(live
+                    .into_iter()
+                    .zip(&rules)
+                    .map(|(e, rule)| Some(row_of(Entry::failed(e, *rule, now))))
+                    .collect())
+            })
+            .await?;
+        done.map_err(super::too_many)?;
+        if let Err(e) = self.store.sweep_backoff(now, now - DAY).await {
+            tracing::debug!(error = %e, "quiet sign-in counters were not swept");
+        }
+        Ok(())
+    }
+
+    /// Forgets `key` entirely.
+    pub async fn clear(&self, key: &str) -> Result<(), crate::error::ApiError> {
+        self.store
+            .update_backoff::<()>(&[Self::digest(key)], |_| Ok(vec![None]))
+            .await?
+            .ok();
+        Ok(())
+    }
+
+    /// Returns one reserved failure on `key` (a success).
+    pub async fn refund(&self, key: &str, rule: Rule) -> Result<(), crate::error::ApiError> {
+        self.store
+            .update_backoff::<()>(&[Self::digest(key)], |rows| {
+                Ok(rows
+                    .into_iter()
+                    .map(|r| r.map(|r| row_of(entry_of(r).refunded(rule))))
+                    .collect())
+            })
+            .await?
+            .ok();
+        Ok(())
     }
 
     /// Whether `account` signed in from `address` within [`KNOWN_GOOD_MS`] of `now`.
-    #[must_use]
-    pub fn contains(&self, account: &str, address: &str, now: i64) -> bool {
-        self.lock()
-            .get(&(account.to_owned(), address.to_owned()))
-            .is_some_and(|at| now - at < KNOWN_GOOD_MS)
+    pub async fn known(
+        &self,
+        account: &str,
+        address: &str,
+        now: i64,
+    ) -> Result<bool, crate::error::ApiError> {
+        let pair = Self::digest(&format!("{account}|{address}"));
+        Ok(self
+            .store
+            .known_address(&pair)
+            .await?
+            .is_some_and(|at| now - at < KNOWN_GOOD_MS))
     }
 
-    /// Records a successful sign-in.
-    pub fn insert(&self, account: &str, address: &str, now: i64) {
-        let mut map = self.lock();
-        if map.len() > SWEEP_AT {
-            map.retain(|_, at| now - *at < KNOWN_GOOD_MS);
-        }
-        map.insert((account.to_owned(), address.to_owned()), now);
+    /// Records a successful sign-in of `account` from `address`.
+    pub async fn signed_in(
+        &self,
+        account: &str,
+        address: &str,
+        now: i64,
+    ) -> Result<(), crate::error::ApiError> {
+        let pair = Self::digest(&format!("{account}|{address}"));
+        self.store
+            .put_known_address(&pair, now, now - KNOWN_GOOD_MS)
+            .await?;
+        Ok(())
     }
 }
 
@@ -292,15 +418,5 @@ mod tests {
         assert!(b.check("k", R, 0).is_err());
         b.refund("k", R);
         assert!(b.check("k", R, 0).is_ok());
-    }
-
-    #[test]
-    fn known_good_addresses_expire() {
-        let k = KnownGood::default();
-        k.insert("a@x", "10.0.0.1", 0);
-        assert!(k.contains("a@x", "10.0.0.1", KNOWN_GOOD_MS - 1));
-        assert!(!k.contains("a@x", "10.0.0.1", KNOWN_GOOD_MS));
-        assert!(!k.contains("a@x", "10.0.0.2", 0));
-        assert!(!k.contains("b@x", "10.0.0.1", 0));
     }
 }

@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, RwLock};
 
-use super::backoff::{Backoff, KnownGood};
+use super::backoff::{Backoff, SignInBackoff};
 use super::network::Network;
 use super::passkeys::Passkeys;
 use super::revocations::Revocations;
@@ -104,8 +104,7 @@ pub struct Guard {
     pub(super) added_origins: RwLock<Vec<String>>,
     network: Arc<Network>,
     pub(super) revocations: Arc<Revocations>,
-    pub(super) sign_in_backoff: Arc<Backoff>,
-    pub(super) known_good: KnownGood,
+    pub(super) sign_in_backoff: Arc<SignInBackoff>,
     /// `/ws/node` upgrades whose key opens no node, per address ([`super::backoff::NODE_KEY_ADDRESS`]).
     node_key_backoff: Backoff,
     pub(super) dummy_hash: String,
@@ -123,7 +122,7 @@ impl Guard {
         added_origins: Vec<String>,
         network: Arc<Network>,
         revocations: Arc<Revocations>,
-        sign_in_backoff: Arc<Backoff>,
+        sign_in_backoff: Arc<SignInBackoff>,
         dummy_hash: String,
         passkeys: Arc<Passkeys>,
         access_changed: Arc<super::words::AccessSignal>,
@@ -136,7 +135,6 @@ impl Guard {
             network,
             revocations,
             sign_in_backoff,
-            known_good: KnownGood::default(),
             node_key_backoff: Backoff::default(),
             dummy_hash,
             passkeys,

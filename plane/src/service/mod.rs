@@ -63,7 +63,7 @@ mod words;
 pub use accounts::Accounts;
 pub use admin::Admin;
 pub use backoff::{
-    ACCOUNT, ADDRESS, Backoff, ENROLL_ADDRESS, KNOWN_GOOD_MS, KnownGood, PAIR, Rule,
+    ACCOUNT, ADDRESS, Backoff, ENROLL_ADDRESS, KNOWN_GOOD_MS, PAIR, Rule, SignInBackoff,
 };
 pub use catalog::{Catalog, DETECTION_FRESH_MS};
 pub use channels::Channels;
@@ -563,7 +563,7 @@ impl Services {
             clock.clone(),
             settings.data_dir.as_deref(),
         ));
-        let sign_in_backoff = Arc::new(Backoff::default());
+        let sign_in_backoff = Arc::new(SignInBackoff::new(store.clone()));
         let access_changed = Arc::new(words::AccessSignal::new(words.clone()));
         let passkeys = Arc::new(Passkeys::new(
             &base_url,

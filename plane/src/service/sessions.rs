@@ -3,7 +3,7 @@
 
 use super::backoff::{ACCOUNT, ADDRESS, PAIR};
 use super::guard::Guard;
-use super::{Caller, RequestMeta, SESSION_LIFETIME_MS, passwords, too_many, user_view};
+use super::{Caller, RequestMeta, SESSION_LIFETIME_MS, passwords, user_view};
 use crate::api::accounts::{
     PublicSettings, Role, SignInRequest, TrustedOrigins, TrustedOriginsUpdate, User,
 };
@@ -28,13 +28,13 @@ impl Guard {
         let pair_key = format!("pair:{email}|{address}");
         let account_key = format!("account:{email}");
         let address_key = format!("address:{address}");
-        let known = self.known_good.contains(&email, &address, now);
+        let known = self.sign_in_backoff.known(&email, &address, now).await?;
         let mut keys = vec![(pair_key.as_str(), PAIR)];
         if !known {
             keys.push((account_key.as_str(), ACCOUNT));
             keys.push((address_key.as_str(), ADDRESS));
         }
-        self.sign_in_backoff.reserve(&keys, now).map_err(too_many)?;
+        self.sign_in_backoff.reserve(&keys, now).await?;
         let user = self.store.user_by_email(&email).await?;
         let phc = user
             .as_ref()
@@ -54,12 +54,14 @@ impl Guard {
                 ));
             }
         };
-        self.sign_in_backoff.clear(&pair_key);
+        self.sign_in_backoff.clear(&pair_key).await?;
         if !known {
-            self.sign_in_backoff.refund(&account_key, ACCOUNT);
-            self.sign_in_backoff.refund(&address_key, ADDRESS);
+            self.sign_in_backoff.refund(&account_key, ACCOUNT).await?;
+            self.sign_in_backoff.refund(&address_key, ADDRESS).await?;
         }
-        self.known_good.insert(&email, &address, now);
+        self.sign_in_backoff
+            .signed_in(&email, &address, now)
+            .await?;
         let token = self.open_session(meta, &user.id, now).await?;
         Ok((token, user_view(&user)))
     }
@@ -180,23 +182,25 @@ impl Guard {
         let pair_key = format!("pair:{email}|{address}");
         let account_key = format!("account:{email}");
         let address_key = format!("address:{address}");
-        let good_before = self.known_good.contains(&email, &address, now);
+        let good_before = self.sign_in_backoff.known(&email, &address, now).await?;
         let mut keys = vec![(pair_key.as_str(), PAIR)];
         if !good_before {
             keys.push((account_key.as_str(), ACCOUNT));
             keys.push((address_key.as_str(), ADDRESS));
         }
-        self.sign_in_backoff.reserve(&keys, now).map_err(too_many)?;
+        self.sign_in_backoff.reserve(&keys, now).await?;
         let user = self
             .passkeys
             .verify_sign_in(ceremony, req.credential.0, &address)
             .await?;
-        self.sign_in_backoff.clear(&pair_key);
+        self.sign_in_backoff.clear(&pair_key).await?;
         if !good_before {
-            self.sign_in_backoff.refund(&account_key, ACCOUNT);
-            self.sign_in_backoff.refund(&address_key, ADDRESS);
+            self.sign_in_backoff.refund(&account_key, ACCOUNT).await?;
+            self.sign_in_backoff.refund(&address_key, ADDRESS).await?;
         }
-        self.known_good.insert(&email, &address, now);
+        self.sign_in_backoff
+            .signed_in(&email, &address, now)
+            .await?;
         let token = self.open_session(meta, &user.id, now).await?;
         Ok((token, user_view(&user)))
     }

@@ -11,6 +11,7 @@
 mod accounts;
 mod attach_tokens;
 mod audit;
+mod backoff;
 mod catalog;
 mod channels;
 mod credentials;
@@ -32,6 +33,7 @@ mod words;
 pub use accounts::{EndSessions, SYSTEM_USER_EMAIL, User, UserChange};
 pub use attach_tokens::AttachTokenRow;
 pub use audit::{AuditEntry, AuditFilter};
+pub use backoff::BackoffRow;
 pub use catalog::{Detected, NodeFacts, Preset, Settable, Workspace};
 pub use channels::{AddIdentity, AppendError, ChannelRow, EntryRow, IdentityRow};
 pub use credentials::{SetupKey, SystemKey};

@@ -115,3 +115,33 @@ fn a_change_at_one_replica_reaches_the_feeds_of_another_at_once() {
     );
     assert_eq!(feed.closed.as_ref().map(|c| c.0), Some(4403));
 }
+
+/// Sign-in failures count once for every replica: a guesser who spreads wrong passwords over
+/// two replicas meets the account × address budget (five free) as at one, and the attempt
+/// after it is refused 429 at either — even with the right password — until the wait ends.
+#[test]
+fn sign_in_failures_spread_over_two_replicas_meet_one_budget() {
+    let a = Plane::start();
+    a.setup_admin();
+    let b = a.another_replica();
+    let attempt = |p: &Plane, password: &str| {
+        p.post(
+            "/api/auth/sign-in",
+            json!({"email": ADMIN, "password": password}),
+        )
+        .send()
+    };
+    for i in 0..6 {
+        let at = if i % 2 == 0 { &a } else { &b };
+        assert_eq!(attempt(at, "wrong guess").error(401), "INVALID_CREDENTIALS");
+    }
+    for p in [&a, &b] {
+        let r = attempt(p, PASSWORD);
+        assert_eq!(r.error(429), "TOO_MANY_ATTEMPTS");
+        assert!(r.json()["metadata"]["retryAfterMs"].as_i64().unwrap() > 0);
+    }
+    // The wait ends (by B's clock): the right password signs in there, and clears the count.
+    b.clock.advance_ms(2_000);
+    assert_eq!(attempt(&b, PASSWORD).status, 200);
+    assert_eq!(attempt(&a, "wrong guess").error(401), "INVALID_CREDENTIALS");
+}
