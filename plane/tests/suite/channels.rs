@@ -127,6 +127,40 @@ fn problems(page: &Value) -> Vec<(i64, Option<String>)> {
         .collect()
 }
 
+/// A reader of `chan` at plane `p` parked in a long poll (up to 20 s) on a thread of its own,
+/// once the plane counts it waiting: how long it waited, and the page it got.
+fn park_reader(p: &Plane, cookie: &str, chan: &str) -> std::thread::JoinHandle<(Duration, Value)> {
+    let base = (p.addr, p.origin(), cookie.to_owned(), chan.to_owned());
+    let waiter = std::thread::spawn(move || {
+        let t = Instant::now();
+        let r = Req {
+            addr: base.0,
+            method: "GET".into(),
+            path: String::new(),
+            headers: vec![],
+            body: None,
+        }
+        .path(&format!(
+            "/api/channels/{}/entries?after=0&waitMs=20000",
+            base.3
+        ))
+        .header("Origin", &base.1)
+        .header("Cookie", &base.2)
+        .send();
+        (t.elapsed(), r.json())
+    });
+    termplane_test_support::wait_until("the read to park", Duration::from_secs(10), || {
+        p.svc
+            .health()
+            .metrics()
+            .render()
+            .lines()
+            .any(|l| l == "termplane_channel_reads_waiting 1")
+            .then_some(())
+    });
+    waiter
+}
+
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)
 }
@@ -835,37 +869,8 @@ fn a_waiting_reader_and_the_live_feed_hear_of_a_new_entry_at_once() {
     assert_eq!(r.status, 400);
 
     let mut feed = live_feed(&p, &cookie);
-    let waiter = {
-        let base = (p.addr, p.origin(), cookie.clone(), chan.clone());
-        std::thread::spawn(move || {
-            let t = Instant::now();
-            let r = Req {
-                addr: base.0,
-                method: "GET".into(),
-                path: String::new(),
-                headers: vec![],
-                body: None,
-            }
-            .path(&format!(
-                "/api/channels/{}/entries?after=0&waitMs=20000",
-                base.3
-            ))
-            .header("Origin", &base.1)
-            .header("Cookie", &base.2)
-            .send();
-            (t.elapsed(), r.json())
-        })
-    };
     // The entry is written once the read is parked, so it is the write that wakes it.
-    termplane_test_support::wait_until("the read to park", Duration::from_secs(10), || {
-        p.svc
-            .health()
-            .metrics()
-            .render()
-            .lines()
-            .any(|l| l == "termplane_channel_reads_waiting 1")
-            .then_some(())
-    });
+    let waiter = park_reader(&p, &cookie, &chan);
     assert_eq!(post(&p, &admin, &chan, &me, &key, "wake up").status, 201);
     let (waited, page) = waiter.join().unwrap();
     assert!(waited < Duration::from_secs(10), "{waited:?}");
@@ -1182,36 +1187,7 @@ fn a_reader_and_a_feed_at_another_replica_hear_of_an_entry_appended_at_one() {
     let chan = channel(&a, &admin, "across");
     let (me, key) = identity(&a, &admin, "me");
     let mut feed = live_feed(&b, &cookie);
-    let waiter = {
-        let base = (b.addr, b.origin(), cookie.clone(), chan.clone());
-        std::thread::spawn(move || {
-            let t = Instant::now();
-            let r = Req {
-                addr: base.0,
-                method: "GET".into(),
-                path: String::new(),
-                headers: vec![],
-                body: None,
-            }
-            .path(&format!(
-                "/api/channels/{}/entries?after=0&waitMs=20000",
-                base.3
-            ))
-            .header("Origin", &base.1)
-            .header("Cookie", &base.2)
-            .send();
-            (t.elapsed(), r.json())
-        })
-    };
-    termplane_test_support::wait_until("the read to park at B", Duration::from_secs(10), || {
-        b.svc
-            .health()
-            .metrics()
-            .render()
-            .lines()
-            .any(|l| l == "termplane_channel_reads_waiting 1")
-            .then_some(())
-    });
+    let waiter = park_reader(&b, &cookie, &chan);
     assert_eq!(post(&a, &admin, &chan, &me, &key, "across").status, 201);
     let (waited, page) = waiter.join().unwrap();
     assert!(waited < Duration::from_secs(10), "{waited:?}");
