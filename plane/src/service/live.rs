@@ -19,6 +19,8 @@ use crate::store::Store;
 
 /// Most frames waiting for one feed.
 pub const FEED_QUEUE: usize = 1024;
+/// How long who was told a subshell is gone is kept for the other replicas (ms).
+const GONE_KEPT_MS: i64 = 60_000;
 /// Most feeds open at once on the plane.
 pub const MAX_FEEDS: usize = 4096;
 
@@ -163,6 +165,8 @@ pub struct Publisher {
     notifications: Arc<Notifications>,
     /// What this replica tells the others (a row it published).
     words: super::words::Words,
+    /// How long who was told a subshell is gone is kept is counted on it.
+    clock: Arc<dyn crate::clock::Clock>,
     /// Told of every subshell row published (those waiting for a pane to end listen to it).
     changed: event_listener::Event,
 }
@@ -182,8 +186,10 @@ impl Publisher {
         bus: Arc<LiveBus>,
         notifications: Arc<Notifications>,
         words: super::words::Words,
+        clock: Arc<dyn crate::clock::Clock>,
     ) -> Self {
         Self {
+            clock,
             store,
             dispatcher,
             bus,
@@ -262,8 +268,42 @@ impl Publisher {
         self.notifications.notice_gone(id).await;
     }
 
-    /// Publishes that subshell `id` is gone for `users` (and administrators).
-    pub fn publish_subshell_gone(&self, id: &str, users: HashSet<String>, admins: bool) {
+    /// Publishes that subshell `id` is gone for `users` (and administrators), and tells the
+    /// other replicas: who was told is kept in the database a minute for them to read (a word
+    /// carries only the id).
+    pub async fn publish_subshell_gone(&self, id: &str, users: HashSet<String>, admins: bool) {
+        let audience: Vec<String> = users.iter().cloned().collect();
+        self.publish_gone_here(id, users, admins);
+        if self.store.backend() != crate::store::Backend::Postgres {
+            return;
+        }
+        let now = self.clock.now_ms();
+        match self
+            .store
+            .put_gone(id, &audience, admins, now, now - GONE_KEPT_MS)
+            .await
+        {
+            Ok(()) => self.words.say(crate::store::Topic::Gone, id),
+            Err(e) => {
+                tracing::debug!(subshell = %id, error = %e, "the other replicas were not told a subshell is gone")
+            }
+        }
+    }
+
+    /// Publishes that subshell `id` is gone to the feeds here, to whom another replica told.
+    pub async fn publish_gone_heard(&self, id: &str) {
+        match self.store.gone(id).await {
+            Ok(Some((users, admins))) => {
+                self.publish_gone_here(id, users.into_iter().collect(), admins);
+            }
+            Ok(None) => {}
+            Err(e) => {
+                tracing::debug!(subshell = %id, error = %e, "live feed: who was told a subshell is gone was not read")
+            }
+        }
+    }
+
+    fn publish_gone_here(&self, id: &str, users: HashSet<String>, admins: bool) {
         let frame = FeedFrame::SubshellGone {
             subshell_id: id.to_owned(),
         };

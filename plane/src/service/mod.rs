@@ -613,6 +613,7 @@ impl Services {
             live_bus,
             notifications.clone(),
             words,
+            clock.clone(),
         ));
         let typist = Arc::new(typist::Typist::new(dispatcher.clone(), clock.clone()));
         let pumps = Arc::new(terminals::pump::Pumps::new(
@@ -690,6 +691,7 @@ impl Services {
             clock.clone(),
             pumps.clone(),
             publisher.clone(),
+            access_changed.clone(),
         );
         let terminals = Arc::new(terminals::Terminals::new(
             access_changed,

@@ -39,6 +39,8 @@ pub struct Shares {
     clock: Arc<dyn Clock>,
     pumps: Arc<Pumps>,
     publisher: Arc<Publisher>,
+    /// Told when a share narrows: the viewers through it at the other replicas re-check.
+    access: Arc<super::words::AccessSignal>,
 }
 
 impl std::fmt::Debug for Shares {
@@ -53,12 +55,14 @@ impl Shares {
         clock: Arc<dyn Clock>,
         pumps: Arc<Pumps>,
         publisher: Arc<Publisher>,
+        access: Arc<super::words::AccessSignal>,
     ) -> Self {
         Self {
             store,
             clock,
             pumps,
             publisher,
+            access,
         }
     }
 
@@ -121,6 +125,7 @@ impl Shares {
         if before.is_some_and(|b| b != req.access.as_str()) {
             self.pumps
                 .close_viewers(id, Some(user_id), 4403, "the share's access changed");
+            self.access.changed();
         }
         self.publisher.publish_subshell(id).await;
         Ok(view(share))
@@ -138,11 +143,10 @@ impl Shares {
         }
         self.pumps
             .close_viewers(id, Some(user_id), 4403, "the share was revoked");
-        self.publisher.publish_subshell_gone(
-            id,
-            std::iter::once(user_id.to_owned()).collect(),
-            false,
-        );
+        self.access.changed();
+        self.publisher
+            .publish_subshell_gone(id, std::iter::once(user_id.to_owned()).collect(), false)
+            .await;
         Ok(())
     }
 }

@@ -151,6 +151,7 @@ impl super::Services {
             }
             Topic::Node => self.publisher.publish_node_here(&w.id).await,
             Topic::Subshell => self.publisher.publish_subshell_here(&w.id).await,
+            Topic::Gone => self.publisher.publish_gone_heard(&w.id).await,
             Topic::Channel => self.channels.appended_elsewhere(&w.id).await,
             Topic::Access => self.terminals.access.here(),
         }

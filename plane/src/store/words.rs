@@ -3,6 +3,8 @@
 //! 8,000 bytes, and the rows are the truth: a replica that hears a word reads them again). On
 //! SQLite, which one plane holds alone, nothing is said and nothing heard.
 
+use sqlx::Row;
+
 use super::{Backend, Store};
 
 /// The PostgreSQL channel the replicas speak on.
@@ -17,6 +19,8 @@ pub enum Topic {
     Node,
     /// A subshell's row changed.
     Subshell,
+    /// A subshell is gone for some accounts (see [`Store::put_gone`]).
+    Gone,
     /// A channel has a new entry.
     Channel,
     /// A credential or an account changed: open sockets re-check their grants (no id).
@@ -29,6 +33,7 @@ impl Topic {
             Self::Link => "link",
             Self::Node => "node",
             Self::Subshell => "subshell",
+            Self::Gone => "gone",
             Self::Channel => "channel",
             Self::Access => "access",
         }
@@ -39,6 +44,7 @@ impl Topic {
             "link" => Self::Link,
             "node" => Self::Node,
             "subshell" => Self::Subshell,
+            "gone" => Self::Gone,
             "channel" => Self::Channel,
             "access" => Self::Access,
             _ => return None,
@@ -123,6 +129,57 @@ impl Store {
             .map(|_| ())
     }
 
+    /// Keeps who was told that subshell `id` is gone (`users`, and administrators when
+    /// `admins`), for the other replicas to tell the same (a `gone` word names only the
+    /// subshell); forgets what was kept before `before`.
+    pub async fn put_gone(
+        &self,
+        id: &str,
+        users: &[String],
+        admins: bool,
+        now: i64,
+        before: i64,
+    ) -> Result<(), sqlx::Error> {
+        let audience =
+            serde_json::to_string(users).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+        let mut tx = self.write_tx().await?;
+        sqlx::query("DELETE FROM subshells_gone WHERE gone_at < $1")
+            .bind(before)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(
+            "INSERT INTO subshells_gone (subshell_id, audience, admins, gone_at) \
+             VALUES ($1, $2, $3, $4) ON CONFLICT (subshell_id) DO UPDATE SET \
+             audience = $2, admins = $3, gone_at = $4",
+        )
+        .bind(id)
+        .bind(audience)
+        .bind(i64::from(admins))
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await
+    }
+
+    /// Who was told that subshell `id` is gone ([`Self::put_gone`]): the accounts and whether
+    /// administrators were.
+    pub async fn gone(&self, id: &str) -> Result<Option<(Vec<String>, bool)>, sqlx::Error> {
+        let Some(row) =
+            sqlx::query("SELECT audience, admins FROM subshells_gone WHERE subshell_id = $1")
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?
+        else {
+            return Ok(None);
+        };
+        let audience: String = row.try_get("audience")?;
+        let admins: i64 = row.try_get("admins")?;
+        Ok(Some((
+            serde_json::from_str(&audience).unwrap_or_default(),
+            admins != 0,
+        )))
+    }
+
     /// A listener for the other replicas' words: on PostgreSQL, a connection of its own
     /// listening on [`WORDS_CHANNEL`]; `None` on SQLite.
     pub async fn word_listener(&self) -> Result<Option<WordListener>, sqlx::Error> {
@@ -149,6 +206,7 @@ mod tests {
             (Topic::Link, "n1"),
             (Topic::Node, "n2"),
             (Topic::Subshell, "s 1"),
+            (Topic::Gone, "s2"),
             (Topic::Channel, "c"),
             (Topic::Access, ""),
         ] {

@@ -145,3 +145,53 @@ fn sign_in_failures_spread_over_two_replicas_meet_one_budget() {
     assert_eq!(attempt(&b, PASSWORD).status, 200);
     assert_eq!(attempt(&a, "wrong guess").error(401), "INVALID_CREDENTIALS");
 }
+
+/// A pane launched at one replica shows on a live feed open at another (a `subshell` word), and
+/// its deletion there too (a `gone` word: who was told is read from the database).
+/// PostgreSQL only, as above.
+#[test]
+fn a_pane_launched_and_deleted_at_one_replica_comes_and_goes_on_a_feed_at_another() {
+    if !on_postgres() {
+        eprintln!("word between replicas is PostgreSQL's: skipped on SQLite");
+        return;
+    }
+    let w = local::world();
+    let b = w.p.another_replica();
+    let token = b
+        .call(&w.admin, "POST", "/api/auth/ws-token", Some(json!({})))
+        .json()["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let origin = b.origin();
+    let mut feed = Viewer::open(
+        b.addr,
+        &format!("/api/live?token={token}"),
+        &[("Origin", origin.as_str())],
+    )
+    .unwrap();
+    feed.until("hello", |v| v.frames.iter().any(|f| f["type"] == "hello"));
+    let r = w.as_bearer(
+        &w.key,
+        "POST",
+        "/api/subshells",
+        Some(json!({
+            "nodeId": w.node.node_id, "harnessId": "shell",
+            "cwd": w.node.work.to_string_lossy(),
+        })),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let id = r.json()["id"].as_str().unwrap().to_owned();
+    feed.until("the pane, published at the other replica", |v| {
+        v.frames
+            .iter()
+            .any(|f| f["type"] == "subshell" && f["subshell"]["id"] == id.as_str())
+    });
+    let r = w.as_bearer(&w.key, "DELETE", &format!("/api/subshells/{id}"), None);
+    assert!(r.status < 300, "{}", r.text());
+    feed.until("the pane gone, published at the other replica", |v| {
+        v.frames
+            .iter()
+            .any(|f| f["type"] == "subshell_gone" && f["subshellId"] == id.as_str())
+    });
+}

@@ -716,7 +716,9 @@ impl Subshells {
         } else if reachable {
             self.forget_pane(&row.node_id, id);
         }
-        self.publisher.publish_subshell_gone(id, audience, true);
+        self.publisher
+            .publish_subshell_gone(id, audience, true)
+            .await;
         self.publisher.subshell_deleted(id).await;
         self.pumps
             .close_viewers(id, None, 4404, "the subshell was deleted");
