@@ -178,7 +178,14 @@ fn main() {
         })
         .collect();
 
-    // 1. Enrollments per second.
+    // 1. Enrollments per second. Every node presents one real P-256 identity key (the plane
+    // refuses a point that is not on the curve; the key itself is not used here).
+    let identity = serde_json::to_value(
+        termplane_machines::jws::Es256Signer::from_secret_bytes(&[7u8; 32])
+            .unwrap()
+            .public_jwk(),
+    )
+    .unwrap();
     let mut rng = termplane_machines::rng::from_seed(termplane_runtime_smol::os_seed().unwrap());
     let started = Instant::now();
     let mut configs = Vec::with_capacity(nodes);
@@ -187,9 +194,7 @@ fn main() {
         let body = json!({
             "setupKey": key, "name": format!("bench-{i}"), "os": "linux", "arch": "x86_64",
             "hostname": format!("bench-{i}"), "agentVersion": "0.17.0",
-            "identityJwk": {"kty": "EC", "crv": "P-256",
-                "x": termplane_proto::key::b64url_encode(&[1u8; 32]),
-                "y": termplane_proto::key::b64url_encode(&[2u8; 32])},
+            "identityJwk": identity,
             "encryptPublicKey": kp.public().to_b64(),
         });
         let (s, v, _) = http(addr, "POST", "/api/nodes/enroll", None, Some(&body));
