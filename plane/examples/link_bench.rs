@@ -170,9 +170,29 @@ fn main() {
         Some(&json!({"email": "bench@example.test", "password": "bench password 1"})),
     );
     assert_eq!(s, 200);
+    // An account's nodes hold at most `MAX_NODE_SOCKETS_PER_OWNER` sockets together: the nodes
+    // are spread over enough accounts (the first, then one more per 500 nodes) to all link.
+    let mut owners = vec![cookie.clone()];
+    for j in 1..nodes.div_ceil(500) {
+        let email = format!("bench{j}@example.test");
+        let body = json!({"email": email, "displayName": email, "password": "bench password 1",
+            "role": "user"});
+        let (s, v, _) = http(addr, "POST", "/api/users", Some(&cookie), Some(&body));
+        assert_eq!(s, 201, "{v}");
+        let (s, _, theirs) = http(
+            addr,
+            "POST",
+            "/api/auth/sign-in",
+            None,
+            Some(&json!({"email": email, "password": "bench password 1"})),
+        );
+        assert_eq!(s, 200);
+        owners.push(theirs);
+    }
     let keys: Vec<String> = (0..nodes)
-        .map(|_| {
-            let (s, v, _) = http(addr, "POST", "/api/setup-keys", Some(&cookie), None);
+        .map(|i| {
+            let owner = &owners[i / 500];
+            let (s, v, _) = http(addr, "POST", "/api/setup-keys", Some(owner), None);
             assert_eq!(s, 201);
             v["key"].as_str().unwrap().to_owned()
         })
