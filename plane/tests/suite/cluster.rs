@@ -29,6 +29,25 @@ fn open_feed(p: &Plane, token: &str) -> u16 {
     }
 }
 
+/// The live feed of the session `cookie` opened at plane `p`, past its `hello`.
+fn feed_at(p: &Plane, cookie: &str) -> Viewer {
+    let token = p
+        .call(cookie, "POST", "/api/auth/ws-token", Some(json!({})))
+        .json()["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let origin = p.origin();
+    let mut feed = Viewer::open(
+        p.addr,
+        &format!("/api/live?token={token}"),
+        &[("Origin", origin.as_str())],
+    )
+    .unwrap();
+    feed.until("hello", |v| v.frames.iter().any(|f| f["type"] == "hello"));
+    feed
+}
+
 /// An attach token minted at one replica opens a socket at another, and is spent there for
 /// every replica: its second presentation, anywhere, is refused; of two presentations at two
 /// replicas at once, exactly one opens.
@@ -80,20 +99,7 @@ fn a_change_at_one_replica_reaches_the_feeds_of_another_at_once() {
     let a = Plane::start();
     let admin = a.setup_admin();
     let b = a.another_replica();
-    let token = b
-        .call(&admin, "POST", "/api/auth/ws-token", Some(json!({})))
-        .json()["token"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let origin = b.origin();
-    let mut feed = Viewer::open(
-        b.addr,
-        &format!("/api/live?token={token}"),
-        &[("Origin", origin.as_str())],
-    )
-    .unwrap();
-    feed.until("hello", |v| v.frames.iter().any(|f| f["type"] == "hello"));
+    let mut feed = feed_at(&b, &admin);
 
     let e = node::enroll(&a, &admin, "n-heard", true);
     let mut n = node::TestNode::start(&a, &e, "0.17.0");
@@ -157,20 +163,7 @@ fn a_pane_launched_and_deleted_at_one_replica_comes_and_goes_on_a_feed_at_anothe
     }
     let w = local::world();
     let b = w.p.another_replica();
-    let token = b
-        .call(&w.admin, "POST", "/api/auth/ws-token", Some(json!({})))
-        .json()["token"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let origin = b.origin();
-    let mut feed = Viewer::open(
-        b.addr,
-        &format!("/api/live?token={token}"),
-        &[("Origin", origin.as_str())],
-    )
-    .unwrap();
-    feed.until("hello", |v| v.frames.iter().any(|f| f["type"] == "hello"));
+    let mut feed = feed_at(&b, &w.admin);
     let r = w.as_bearer(
         &w.key,
         "POST",
