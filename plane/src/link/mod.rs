@@ -626,7 +626,7 @@ where
     let machine = PlaneLink::new(&node.id, classify(&node), &keypair, seed, clock.now());
     drop(keypair);
     let opts = hub.driver_options();
-    let (applier, to_apply) = smol::channel::bounded(APPLY_QUEUE);
+    let (applier, to_apply) = applier();
     smol::spawn(apply_events(svc.clone(), node.id.clone(), conn, to_apply)).detach();
     let mut hooks = Hooks {
         svc: svc.clone(),
@@ -657,20 +657,64 @@ struct Hooks<K> {
     node_id: String,
     conn: u64,
     tx: Sender<PlaneCommand>,
-    applier: Sender<termplane_proto::Event>,
+    applier: Applier,
 }
 
 /// Most events of one socket waiting to be applied.
 const APPLY_QUEUE: usize = 4096;
 
-/// Applies a socket's events to the plane's rows, one at a time, in the order they came.
-async fn apply_events<K: LinkSink>(
-    svc: Arc<K>,
-    node_id: String,
-    conn: u64,
+/// Where a socket's events wait to be applied: at most [`APPLY_QUEUE`] of them, in a queue that
+/// holds memory only for the events in it. (A bounded channel sets aside room for all of them
+/// up front: 4,096 events' worth, over half a MiB, for every idle link.)
+struct Applier {
+    tx: Sender<termplane_proto::Event>,
+    waiting: Arc<AtomicU64>,
+}
+
+/// What [`apply_events`] takes events from.
+struct ToApply {
     rx: smol::channel::Receiver<termplane_proto::Event>,
-) {
-    while let Ok(e) = rx.recv().await {
+    waiting: Arc<AtomicU64>,
+}
+
+fn applier() -> (Applier, ToApply) {
+    let (tx, rx) = smol::channel::unbounded();
+    let waiting = Arc::new(AtomicU64::new(0));
+    (
+        Applier {
+            tx,
+            waiting: waiting.clone(),
+        },
+        ToApply { rx, waiting },
+    )
+}
+
+impl Applier {
+    /// Queues `e`; `false` (and `e` dropped) when [`APPLY_QUEUE`] events wait already.
+    fn push(&self, e: termplane_proto::Event) -> bool {
+        if self.waiting.fetch_add(1, Ordering::SeqCst) >= APPLY_QUEUE as u64 {
+            self.waiting.fetch_sub(1, Ordering::SeqCst);
+            return false;
+        }
+        if self.tx.try_send(e).is_err() {
+            self.waiting.fetch_sub(1, Ordering::SeqCst);
+            return false;
+        }
+        true
+    }
+}
+
+impl ToApply {
+    async fn next(&self) -> Option<termplane_proto::Event> {
+        let e = self.rx.recv().await.ok()?;
+        self.waiting.fetch_sub(1, Ordering::SeqCst);
+        Some(e)
+    }
+}
+
+/// Applies a socket's events to the plane's rows, one at a time, in the order they came.
+async fn apply_events<K: LinkSink>(svc: Arc<K>, node_id: String, conn: u64, rx: ToApply) {
+    while let Some(e) = rx.next().await {
         if let termplane_proto::Event::Maintenance(m) = &e {
             mirror_maintenance(svc.as_ref(), &node_id, m, svc.now_ms()).await;
         }
@@ -799,7 +843,7 @@ impl<K: LinkSink> PlaneHooks for Hooks<K> {
                 self.svc.event_arrived(&self.node_id, &e);
                 // Applied in the order they came, on their own task: applying may dispatch
                 // commands, which wait on this very socket's driver.
-                if self.applier.try_send(e).is_err() {
+                if !self.applier.push(e) {
                     tracing::warn!(node = %self.node_id, "node events arrive faster than they are applied; one was dropped");
                 }
             }
@@ -915,6 +959,27 @@ mod shown_tests {
 mod slot_tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    /// A socket's events waiting to be applied are capped at [`APPLY_QUEUE`], and a place is
+    /// given back as each is taken; the queue sets no room aside while it is empty.
+    #[test]
+    fn at_most_apply_queue_events_wait_and_each_taken_makes_room() {
+        let (applier, to_apply) = applier();
+        let event = || {
+            termplane_proto::Event::Heartbeat(termplane_proto::event::Heartbeat {
+                at: String::new(),
+            })
+        };
+        for _ in 0..APPLY_QUEUE {
+            assert!(applier.push(event()));
+        }
+        assert!(!applier.push(event()), "one past the cap is refused");
+        assert!(smol::block_on(to_apply.next()).is_some());
+        assert!(applier.push(event()), "a taken event makes room");
+        assert!(!applier.push(event()));
+        assert_eq!(to_apply.rx.len(), APPLY_QUEUE);
+        assert_eq!(to_apply.rx.capacity(), None, "no room set aside up front");
+    }
 
     /// One account's nodes together hold at most [`MAX_NODE_SOCKETS_PER_OWNER`] sockets, so
     /// they cannot fill the plane's places and keep other accounts' nodes out; each node at
