@@ -34,9 +34,7 @@ impl Store {
         .await?
         .rows_affected();
         if n == 1 && self.backend == Backend::Postgres {
-            sqlx::query("SELECT pg_notify($1, $2)")
-                .bind(super::WORDS_CHANNEL)
-                .bind(super::words::payload(replica, super::Topic::Link, id))
+            super::words::notify(replica, super::Topic::Link, id)
                 .execute(&mut *tx)
                 .await?;
         }

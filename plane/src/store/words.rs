@@ -74,8 +74,20 @@ pub enum Heard {
 }
 
 /// The payload of a word.
-pub(super) fn payload(replica: &str, topic: Topic, id: &str) -> String {
+fn payload(replica: &str, topic: Topic, id: &str) -> String {
     format!("{replica} {} {id}", topic.as_str())
+}
+
+/// The statement that says a word (PostgreSQL), to run on the pool or inside a transaction
+/// (then the word is sent only if the transaction commits).
+pub(super) fn notify<'q>(
+    replica: &str,
+    topic: Topic,
+    id: &str,
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments> {
+    sqlx::query("SELECT pg_notify($1, $2)")
+        .bind(WORDS_CHANNEL)
+        .bind(payload(replica, topic, id))
 }
 
 /// A word from its payload; `None` for a payload not of this shape (not said by a plane).
@@ -121,9 +133,7 @@ impl Store {
         if self.backend != Backend::Postgres {
             return Ok(());
         }
-        sqlx::query("SELECT pg_notify($1, $2)")
-            .bind(WORDS_CHANNEL)
-            .bind(payload(replica, topic, id))
+        notify(replica, topic, id)
             .execute(&self.pool)
             .await
             .map(|_| ())

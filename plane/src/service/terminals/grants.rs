@@ -18,8 +18,8 @@ use crate::store::{self, AttachTokenRow, Store};
 
 /// Minting and redeeming attach tokens, and re-checking what an open socket was granted: a
 /// subshell's access rules ([`Lookup`]) applied to the credential that minted the token
-/// ([`Guard`]), kept in the database ([`Store::put_attach_token`]), so that any replica spends a token
-/// any other minted, once.
+/// ([`Guard`]), kept in the database ([`Store::put_attach_token`]), so that any replica spends
+/// a token any other minted, once.
 pub struct Grants {
     store: Store,
     clock: Arc<dyn Clock>,
