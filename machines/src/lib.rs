@@ -67,6 +67,7 @@ pub mod channel;
 pub mod fixed_key;
 pub mod jws;
 pub mod kx;
+pub mod peer;
 pub mod plane_link;
 pub mod replay;
 pub mod rng;
