@@ -697,6 +697,18 @@ pub async fn dial_link(
     tls: Option<&Arc<rustls::ClientConfig>>,
     node_key: &str,
 ) -> Result<WebSocketStream<CappedRead<LinkStream>>, DialError> {
+    dial_websocket(url, tls, Some(&format!("Bearer {node_key}"))).await
+}
+
+/// Opens `url` (`ws://` or `wss://`) and performs the WebSocket upgrade, with `authorization`
+/// as its `Authorization` header when given (the node's dial, and the plane's dial of a
+/// replica of its cluster, whose proof is made inside the socket). The socket's caps are the
+/// link's ([`ws::link_config`]).
+pub async fn dial_websocket(
+    url: &str,
+    tls: Option<&Arc<rustls::ClientConfig>>,
+    authorization: Option<&str>,
+) -> Result<WebSocketStream<CappedRead<LinkStream>>, DialError> {
     let fail = |reason: String| DialError {
         status: None,
         reason,
@@ -705,9 +717,11 @@ pub async fn dial_link(
     let mut request = url
         .into_client_request()
         .map_err(|e| fail(format!("{url}: not a usable WebSocket URL ({e})")))?;
-    let value = HeaderValue::from_str(&format!("Bearer {node_key}"))
-        .map_err(|_| fail("the node key cannot be sent as a header".into()))?;
-    request.headers_mut().insert("authorization", value);
+    if let Some(a) = authorization {
+        let value = HeaderValue::from_str(a)
+            .map_err(|_| fail("the credential cannot be sent as a header".into()))?;
+        request.headers_mut().insert("authorization", value);
+    }
     let uri = request.uri().clone();
     let secure = match uri.scheme_str() {
         Some("ws") => false,
