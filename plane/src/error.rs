@@ -525,6 +525,16 @@ pub fn code_info(code: &str) -> Option<(u16, &'static str)> {
         .map(|(s, _, when)| (*s, *when))
 }
 
+/// The catalogue's own spelling of `code`, if it is one of its codes (a code read from
+/// elsewhere — another replica's answer — becomes the catalogue's).
+#[must_use]
+pub fn known_code(code: &str) -> Option<&'static str> {
+    CODES
+        .iter()
+        .find(|(_, c, _)| *c == code)
+        .map(|(_, c, _)| *c)
+}
+
 /// A refusal, as the service layer reports it; the HTTP adapter renders it as the error body.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApiError {

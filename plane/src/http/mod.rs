@@ -473,6 +473,7 @@ fn router(routes: &[routes::RouteDef], panic_route: bool) -> Router {
     router.add(Method::Get, "/metrics", Target::Raw(ops::metrics));
     // The live node link (a WebSocket upgrade, not a REST route).
     router.add(Method::Get, "/ws/node", Target::Raw(ws::node_socket));
+    router.add(Method::Get, "/ws/replica", Target::Raw(ws::replica_socket));
     // The terminal WebSocket (an upgrade; its frames are on the `/docs/terminal` page).
     router.add(
         Method::Get,
@@ -957,6 +958,8 @@ pub async fn serve(
     ex.run(in_flight.drained(deadline)).await;
     // No request writes a piece any more: uploads the local node has under way are undone.
     svc_links.local_node_stopping();
+    // Commands forwarded from this replica were answered or ended with the drain.
+    svc_links.peers().stop();
     let left = in_flight.now();
     if left > 0 {
         tracing::warn!(

@@ -135,3 +135,61 @@ pub(super) fn node_socket(
         Response::switching_protocols(&key, on_upgrade)
     })
 }
+
+/// The `/ws/replica` handler: another replica of the cluster connects (see
+/// [`crate::service::peers`]; it proves itself inside the socket). A plane that holds its
+/// database alone has no peers: 404, as for any path it does not serve. At most
+/// [`crate::service::peers::MAX_HANDSHAKES`] sockets wait for their proof at once: 503
+/// `PLANE_BUSY` beyond.
+pub(super) fn replica_socket(
+    ctx: Arc<Ctx>,
+    req: Request,
+    info: ReqInfo,
+    _: Vec<(&'static str, String)>,
+) -> BoxFut<Response> {
+    Box::pin(async move {
+        let req_id = info.req_id;
+        let peers = ctx.svc.peers().clone();
+        if !peers.enabled() {
+            return error_response(&ApiError::not_found("route"), &req_id);
+        }
+        let Some(key) = upgrade_key(&req) else {
+            return error_response(
+                &ApiError::new(
+                    400,
+                    "WEBSOCKET_UPGRADE_REQUIRED",
+                    "this endpoint only accepts a WebSocket upgrade",
+                ),
+                &req_id,
+            );
+        };
+        if ctx.svc.links().is_shutting_down() {
+            return error_response(
+                &ApiError::new(503, "SHUTTING_DOWN", "the control plane is shutting down"),
+                &req_id,
+            );
+        }
+        let Some(slot) = peers.handshake_slot() else {
+            return error_response(
+                &ApiError::new(
+                    503,
+                    "PLANE_BUSY",
+                    "too many replica sockets are waiting for their proof; try again later",
+                ),
+                &req_id,
+            );
+        };
+        let on_upgrade = Box::new(move |conn: Upgraded| -> BoxFut<()> {
+            Box::pin(async move {
+                let ws = WebSocketStream::from_raw_socket(
+                    conn,
+                    Role::Server,
+                    Some(termplane_runtime_smol::ws::link_config()),
+                )
+                .await;
+                peers.serve(ws, slot).await;
+            })
+        });
+        Response::switching_protocols(&key, on_upgrade)
+    })
+}

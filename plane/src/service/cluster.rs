@@ -11,9 +11,9 @@
 //! The membership is what a cluster of planes is built on: a node's link is held by one
 //! replica under that replica's lease (`crate::link`: the newest link wins across replicas, and
 //! the nodes of a replica whose lease lapsed are released by the others after their next
-//! renewal). Until commands are forwarded between replicas, the binary still holds its
-//! database alone (`crate::instance`): a healthy cluster has one live member, and at its start
-//! a plane ends the leases of the rows it finds (planes that are gone: `Settings::shares_database`).
+//! renewal), and reached from the others through it (`super::peers`). A plane started without
+//! `--cluster on` holds its database alone (`crate::instance`): at its start it ends the leases
+//! of the rows it finds (planes that are gone: `Settings::shares_database`).
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -50,9 +50,40 @@ pub trait LocalNode: Send + Sync {
     fn stopping(&self) {}
 }
 
+/// A command's outcome as another replica of the cluster sends it back.
+pub(super) type Forwarded = smol::channel::Receiver<Result<CommandResult, ApiError>>;
+
+/// What [`Forwarder::forward`] answers.
+pub(super) type ForwardFut<'a> = std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<Vec<Forwarded>, ApiError>> + Send + 'a>,
+>;
+
+/// The replicas of the cluster as the dispatcher sees them: a node whose link another replica
+/// holds is reached through that replica (`service::peers`).
+pub(super) trait Forwarder: Send + Sync {
+    /// Whether another replica holds `node_id`'s link online, as last known here.
+    fn reachable(&self, node_id: &str) -> bool;
+
+    /// [`Self::reachable`], asking the database now.
+    fn reachable_soon<'a>(
+        &'a self,
+        node_id: &'a str,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = bool> + Send + 'a>>;
+
+    /// Sends `commands` to the replica holding `node_id`'s link, in this order and back to
+    /// back there: one outcome each. `Err` when no replica holds it or its holder cannot be
+    /// reached (409 `NODE_OFFLINE`).
+    fn forward<'a>(&'a self, node_id: &'a str, commands: Vec<Command>) -> ForwardFut<'a>;
+}
+
+/// How much longer than the holder's own deadline a forwarded command is waited for: the
+/// holder's answer (its timeout among them) comes back rather than a timeout of this replica.
+const FORWARD_MARGIN: std::time::Duration = std::time::Duration::from_secs(2);
+
 enum Answer {
     Remote(smol::channel::Receiver<DispatchOutcome>, String),
     Local(smol::channel::Receiver<CommandResult>),
+    Forwarded(Forwarded),
 }
 
 /// A dispatched command whose result is awaited.
@@ -110,6 +141,13 @@ impl Pending {
                         "the plane's own executor stopped before it answered",
                     )
                 }),
+                Answer::Forwarded(rx) => rx.recv().await.unwrap_or_else(|_| {
+                    Err(ApiError::new(
+                        502,
+                        "NODE_LINK_CLOSED",
+                        "the replica holding the node's link went away before it answered",
+                    ))
+                }),
                 Answer::Remote(rx, node_id) => match rx.recv().await {
                     Ok(DispatchOutcome::Result(r)) if r.reference == jti => Ok(r),
                     Ok(DispatchOutcome::Result(_) | DispatchOutcome::Malformed) => {
@@ -158,6 +196,8 @@ pub struct Dispatcher {
     /// The connection whose census was applied, per node: a node is reachable only once the
     /// census of its current connection is in.
     censused: std::sync::Mutex<std::collections::HashMap<String, u64>>,
+    /// The other replicas of the cluster, once attached.
+    forwarder: OnceLock<Arc<dyn Forwarder>>,
 }
 
 impl Dispatcher {
@@ -182,7 +222,33 @@ impl Dispatcher {
             local: OnceLock::new(),
             local_node_id: id,
             censused: std::sync::Mutex::default(),
+            forwarder: OnceLock::new(),
         }
+    }
+
+    /// Attaches the other replicas: from now on a node whose link another replica holds is
+    /// reached through it. Only the first call takes effect.
+    pub(super) fn attach_forwarder(&self, forwarder: Arc<dyn Forwarder>) {
+        let _ = self.forwarder.set(forwarder);
+    }
+
+    /// This replica's id.
+    #[must_use]
+    pub fn replica(&self) -> &str {
+        self.links.replica()
+    }
+
+    /// Whether this replica holds `node_id`'s link (a socket, whatever its state).
+    fn linked_here(&self, node_id: &str) -> bool {
+        self.links.status(node_id).is_some()
+    }
+
+    /// Whether the node is remote and its link is held by another replica, not here.
+    fn forwarded(&self, node_id: &str) -> Option<&Arc<dyn Forwarder>> {
+        if self.local_node_id() == Some(node_id) || self.linked_here(node_id) {
+            return None;
+        }
+        self.forwarder.get()
     }
 
     fn now(&self) -> i64 {
@@ -239,6 +305,9 @@ impl Dispatcher {
         if self.local_node_id() == Some(node_id) {
             return self.local_node().is_some();
         }
+        if let Some(f) = self.forwarded(node_id) {
+            return f.reachable(node_id);
+        }
         matches!(
             self.links.status(node_id),
             Some(crate::link::LinkStatus::Online)
@@ -250,6 +319,9 @@ impl Dispatcher {
     /// for, at most [`CENSUS_WAIT`]: a launch or restart on a node the API already shows online
     /// is not refused as offline in that moment.
     pub(super) async fn node_reachable_soon(&self, node_id: &str) -> bool {
+        if let Some(f) = self.forwarded(node_id) {
+            return f.reachable_soon(node_id).await;
+        }
         let deadline = self.instant() + CENSUS_WAIT;
         loop {
             // Listening first: a change between the look below and the wait still wakes it.
@@ -373,11 +445,16 @@ impl Dispatcher {
         let pending = {
             let lock = self.links.node_lock(node_id);
             let _serial = lock.lock().await;
-            let mut all = Vec::with_capacity(commands.len());
-            for c in commands {
-                all.push(self.dispatch(node_id, c).await?);
+            if self.forwarded(node_id).is_some() {
+                // Back to back at the holder too: one message.
+                self.dispatch_forwarded(node_id, commands).await?
+            } else {
+                let mut all = Vec::with_capacity(commands.len());
+                for c in commands {
+                    all.push(self.dispatch(node_id, c).await?);
+                }
+                all
             }
-            all
         };
         let mut out = Vec::with_capacity(pending.len());
         for p in pending {
@@ -396,15 +473,105 @@ impl Dispatcher {
         self.dispatch(node_id, command).await?.wait().await
     }
 
-    /// Signs and queues one command (the caller holds the node's lock); one that cannot
-    /// leave is counted in the metrics with its error's code.
+    /// Signs and queues one command (the caller holds the node's lock), or sends it to the
+    /// replica holding the node's link; one that cannot leave is counted in the metrics with
+    /// its error's code.
     async fn dispatch(&self, node_id: &str, command: Command) -> Result<Pending, ApiError> {
+        if self.forwarded(node_id).is_some() {
+            let mut one = self.dispatch_forwarded(node_id, vec![command]).await?;
+            return one.pop().ok_or_else(ApiError::internal);
+        }
         let measured = self.measured(command.kind());
         let sent = self.dispatch_unmeasured(node_id, command).await;
         if let Err(e) = &sent {
             measured.count(e.code);
         }
         sent
+    }
+
+    /// Sends `commands` to the replica holding the node's link (the caller holds the node's
+    /// lock here, so they leave in call order).
+    async fn dispatch_forwarded(
+        &self,
+        node_id: &str,
+        commands: Vec<Command>,
+    ) -> Result<Vec<Pending>, ApiError> {
+        let Some(f) = self.forwarder.get() else {
+            return Err(self.offline(node_id));
+        };
+        let kinds: Vec<(&'static str, bool)> =
+            commands.iter().map(|c| (c.kind(), c.is_update())).collect();
+        let measured: Vec<Measured> = kinds.iter().map(|(k, _)| self.measured(k)).collect();
+        let checked = commands
+            .iter()
+            .try_for_each(|c| checked_size(c).map(|_| ()));
+        let forwarded = match checked {
+            Ok(()) => f.forward(node_id, commands).await,
+            Err(e) => Err(e),
+        };
+        let outcomes = match forwarded {
+            Ok(o) => o,
+            Err(e) => {
+                for m in &measured {
+                    m.count(e.code);
+                }
+                return Err(e);
+            }
+        };
+        Ok(outcomes
+            .into_iter()
+            .zip(kinds)
+            .zip(measured)
+            .map(|((rx, (_, is_update)), measured)| Pending {
+                jti: String::new(),
+                deadline: FORWARD_MARGIN
+                    + if is_update {
+                        termplane_proto::limits::UPDATE_COMMAND_DEADLINE
+                    } else {
+                        termplane_proto::limits::COMMAND_DEADLINE
+                    },
+                answer: Answer::Forwarded(rx),
+                measured,
+            })
+            .collect())
+    }
+
+    /// Runs `commands` another replica forwarded for `node_id`, whose link this replica must
+    /// hold (a command is forwarded once, never on again): each is signed and queued on the
+    /// node's socket in this order, back to back under the node's lock; then their outcomes,
+    /// in order, as they settle.
+    pub(super) async fn run_forwarded(
+        &self,
+        node_id: &str,
+        commands: Vec<Command>,
+    ) -> impl std::future::Future<Output = Vec<Result<CommandResult, ApiError>>> + use<> {
+        let mut sent = Vec::with_capacity(commands.len());
+        {
+            let lock = self.links.node_lock(node_id);
+            let _serial = lock.lock().await;
+            for c in commands {
+                let measured = self.measured(c.kind());
+                let r = if self.linked_here(node_id) {
+                    self.dispatch_unmeasured(node_id, c).await
+                } else {
+                    Err(self.offline(node_id))
+                };
+                if let Err(e) = &r {
+                    measured.count(e.code);
+                }
+                sent.push(r);
+            }
+        }
+        async move {
+            let mut out = Vec::with_capacity(sent.len());
+            for p in sent {
+                out.push(match p {
+                    Ok(p) => p.wait().await,
+                    Err(e) => Err(e),
+                });
+            }
+            out
+        }
     }
 
     async fn dispatch_unmeasured(
@@ -417,14 +584,7 @@ impl Dispatcher {
             ApiError::new(409, "NODE_OFFLINE", "the node is offline")
                 .with_metadata(json!({ "nodeId": node_id }))
         };
-        let cmd = serde_json::to_value(&command).map_err(|_| ApiError::internal())?;
-        if cmd.to_string().len() > MAX_COMMAND_JSON {
-            return Err(ApiError::new(
-                413,
-                "COMMAND_TOO_LARGE",
-                "the command would not fit the node link's 64 KiB envelope",
-            ));
-        }
+        let cmd = checked_size(&command)?;
         let jti = secret::hex_lower(&secret::random_bytes::<16>()?);
         let is_update = command.is_update();
         let deadline = if is_update {
@@ -478,6 +638,20 @@ impl Dispatcher {
             measured,
         })
     }
+}
+
+/// The command as JSON, refused 413 `COMMAND_TOO_LARGE` when its envelope would not fit the
+/// node's cap (whichever replica holds the node's link).
+fn checked_size(command: &Command) -> Result<serde_json::Value, ApiError> {
+    let cmd = serde_json::to_value(command).map_err(|_| ApiError::internal())?;
+    if cmd.to_string().len() > MAX_COMMAND_JSON {
+        return Err(ApiError::new(
+            413,
+            "COMMAND_TOO_LARGE",
+            "the command would not fit the node link's 64 KiB envelope",
+        ));
+    }
+    Ok(cmd)
 }
 
 /// `{ reason, detail? }`: a node's refusal as error metadata (`detail` only when the node gave

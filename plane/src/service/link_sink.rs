@@ -51,7 +51,13 @@ impl LinkSink for Services {
         if !super::terminals::is_viewer_tail(&output.sub_id) {
             return false;
         }
-        self.terminals.pumps().route_output(node_id, output);
+        match super::terminals::pump::viewer_tail_replica(&output.sub_id) {
+            // A viewer at another replica: its pump started this tail through this replica.
+            Some(r) if r != self.links().replica() => {
+                self.peers.forward_output(r, node_id, output);
+            }
+            _ => self.terminals.pumps().route_output(node_id, output),
+        }
         true
     }
 

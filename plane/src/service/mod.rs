@@ -49,6 +49,7 @@ mod nodes;
 mod notifications;
 mod passkeys;
 pub mod passwords;
+pub mod peers;
 mod presets;
 mod revocations;
 mod sessions;
@@ -237,7 +238,8 @@ pub struct Settings {
     /// holds its database alone (the binary takes `crate::instance`'s lock): at its start every
     /// other replica's lease is ended (they are planes that are gone), so their nodes read
     /// offline at once. `true`: only the nodes of replicas whose lease lapsed are (see
-    /// [`cluster`] and `crate::link`).
+    /// [`cluster`] and `crate::link`), and this replica forwards to and takes forwards from its
+    /// peers ([`peers`]; the binary with `--cluster on`).
     pub shares_database: bool,
 }
 
@@ -395,6 +397,8 @@ pub struct Services {
     credentials: Arc<Credentials>,
     /// What readiness reads that nothing else keeps.
     health: Arc<health::Health>,
+    /// The other replicas of the cluster: commands and output forwarded to and from them.
+    peers: Arc<peers::Peers>,
 }
 
 impl std::fmt::Debug for Services {
@@ -725,7 +729,20 @@ impl Services {
             guard.clone(),
             installer.clone(),
         );
+        let peers = Arc::new(peers::Peers::new(
+            links.replica().to_owned(),
+            &secrets.link,
+            settings.shares_database,
+            store.clone(),
+            clock.clone(),
+            dispatcher.clone(),
+            terminals.pumps().clone(),
+        ));
+        if settings.shares_database {
+            dispatcher.attach_forwarder(Arc::new(peers::PeersForwarder(peers.clone())));
+        }
         let svc = Arc::new(Self {
+            peers,
             terminals,
             grants,
             shares,
@@ -785,6 +802,13 @@ impl Services {
         if let Err(e) = crate::link::reconcile(self).await {
             tracing::warn!(error = %e, "could not square the node links with the rows");
         }
+        self.peers.refresh_all().await;
+    }
+
+    /// The connections to the other replicas of the cluster.
+    #[must_use]
+    pub fn peers(&self) -> &Arc<peers::Peers> {
+        &self.peers
     }
 
     /// Attaches the plane's own executor: from now on commands for the local node run on it.

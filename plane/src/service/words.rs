@@ -148,6 +148,7 @@ impl super::Services {
                 self.links()
                     .check_holder(self.store(), &w.id, self.now_ms())
                     .await;
+                self.peers.refresh(&w.id).await;
             }
             Topic::Node => self.publisher.publish_node_here(&w.id).await,
             Topic::Subshell => self.publisher.publish_subshell_here(&w.id).await,

@@ -109,4 +109,46 @@ impl Store {
         .map(|r| r.try_get("id"))
         .collect()
     }
+
+    /// The replica other than `me` that holds `id`'s link online under a lease holding at
+    /// `now`: where a command for `id` is forwarded.
+    pub async fn link_held_elsewhere(
+        &self,
+        id: &str,
+        me: &str,
+        now: i64,
+    ) -> Result<Option<String>, sqlx::Error> {
+        sqlx::query(
+            "SELECT n.held_by FROM nodes n JOIN plane_replicas r ON r.id = n.held_by \
+             WHERE n.id = $1 AND n.liveness = 'online' AND n.held_by <> $2 \
+             AND r.lease_until >= $3",
+        )
+        .bind(id)
+        .bind(me)
+        .bind(now)
+        .fetch_optional(&self.pool)
+        .await?
+        .map(|r| r.try_get("held_by"))
+        .transpose()
+    }
+
+    /// Every node whose link a replica other than `me` holds online under a lease holding at
+    /// `now`, with that replica: `(node, replica)`.
+    pub async fn links_held_elsewhere(
+        &self,
+        me: &str,
+        now: i64,
+    ) -> Result<Vec<(String, String)>, sqlx::Error> {
+        sqlx::query(
+            "SELECT n.id, n.held_by FROM nodes n JOIN plane_replicas r ON r.id = n.held_by \
+             WHERE n.liveness = 'online' AND n.held_by <> $1 AND r.lease_until >= $2",
+        )
+        .bind(me)
+        .bind(now)
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(|r| Ok((r.try_get("id")?, r.try_get("held_by")?)))
+        .collect()
+    }
 }

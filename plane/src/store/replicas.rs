@@ -64,6 +64,21 @@ impl Store {
         .collect()
     }
 
+    /// Where the replica `id` is reached, if its lease holds at `now`.
+    pub async fn live_replica_address(
+        &self,
+        id: &str,
+        now: i64,
+    ) -> Result<Option<String>, sqlx::Error> {
+        sqlx::query("SELECT address FROM plane_replicas WHERE id = $1 AND lease_until >= $2")
+            .bind(id)
+            .bind(now)
+            .fetch_optional(&self.pool)
+            .await?
+            .map(|r| r.try_get("address"))
+            .transpose()
+    }
+
     /// Removes a replica's row (it stops).
     pub async fn remove_replica(&self, id: &str) -> Result<(), sqlx::Error> {
         sqlx::query("DELETE FROM plane_replicas WHERE id = $1")

@@ -152,6 +152,9 @@ pub struct Opts {
     /// Another plane's database, shared with it (a second replica of a cluster; the plane
     /// neither ends the other's lease at its start nor drops the database when it drops).
     pub database: Option<String>,
+    /// A replica of a cluster from its start: it shares its database (leaves other replicas'
+    /// leases alone, takes its peers' connections) and registers its own listening address.
+    pub cluster: bool,
 }
 
 impl Plane {
@@ -200,8 +203,8 @@ impl Plane {
                     recording: true,
                     input_marks: true,
                     recording_retention_days: None,
-                    cluster_address: None,
-                    shares_database: o.database.is_some(),
+                    cluster_address: Some(format!("http://{addr}")),
+                    shares_database: o.database.is_some() || o.cluster,
                 };
                 let secrets = termplane::keys::load_checked(&store, &dir, T0)
                     .await

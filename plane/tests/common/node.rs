@@ -1,7 +1,7 @@
 //! An in-process test node: the core's agent machine under the runtime-smol agent driver, with a
 //! fake executor that answers `ping`, `update` and `set_allowed_dirs` (and, for a node started
 //! with [`TestNode::start_panes`], `detect`, and `launch`, `kill` and `probe` of make-believe
-//! panes) and
+//! panes, which echo what is typed into them to their tails and replays) and
 //! records what it ran.
 //! Also a raw WebSocket client that speaks the handshake by hand (replays, frame-size probes).
 
@@ -121,6 +121,44 @@ pub struct Panes {
     /// When set, a kill first reports the pane's `exit` (as a node whose exit check saw the
     /// pane go does), then answers only once the test sends on this channel.
     pub exit_before_kill_answer: Option<smol::channel::Receiver<()>>,
+    /// Each pane's make-believe terminal: what was typed into it is its output (an echo), read
+    /// through `capture` (the replay) and tails (`tail_start`, `tail_stop`).
+    pub screens: Screens,
+}
+
+/// The make-believe terminals of [`Panes`]: a log per pane (what was typed, Enter as CR LF),
+/// and the tails running on them.
+#[derive(Clone, Default)]
+pub struct Screens {
+    pub logs: Arc<Mutex<std::collections::HashMap<String, Vec<u8>>>>,
+    /// Tail key → its pane.
+    pub tails: Arc<Mutex<std::collections::HashMap<String, String>>>,
+}
+
+impl Screens {
+    /// `output` events for the tails of pane `id` of the bytes from `from` on.
+    fn outputs(&self, id: &str, only: Option<&str>, from: u64) -> Vec<termplane_proto::Event> {
+        let logs = self.logs.lock().unwrap();
+        let log = logs.get(id).map_or(&[][..], Vec::as_slice);
+        let from = usize::try_from(from).unwrap().min(log.len());
+        if from == log.len() {
+            return Vec::new();
+        }
+        self.tails
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(k, p)| p.as_str() == id && only.is_none_or(|o| o == k.as_str()))
+            .map(|(k, _)| {
+                termplane_proto::Event::Output(termplane_proto::event::Output {
+                    sub_id: k.clone(),
+                    from_byte: from as u64,
+                    to_byte: log.len() as u64,
+                    data_b64: termplane_proto::key::b64url_encode(&log[from..]),
+                })
+            })
+            .collect()
+    }
 }
 
 impl Panes {
@@ -175,7 +213,66 @@ impl Panes {
                     .collect();
                 CommandResult::ok(jti, Some(json!({ "subshells": rows })))
             }
+            Command::Capture(c) if c.replay => {
+                let log = self
+                    .screens
+                    .logs
+                    .lock()
+                    .unwrap()
+                    .get(c.subshell_id.as_str())
+                    .cloned()
+                    .unwrap_or_default();
+                CommandResult::ok(
+                    jti,
+                    Some(json!({
+                        "replay_b64": termplane_proto::key::b64url_encode(&log),
+                        "logOffset": log.len(), "cols": 80, "rows": 24, "alternate": false,
+                    })),
+                )
+            }
+            Command::TailStart(t) => {
+                let id = t.subshell_id.as_str().to_owned();
+                self.screens
+                    .tails
+                    .lock()
+                    .unwrap()
+                    .insert(t.sub_id.clone(), id.clone());
+                let from = t.from_byte.unwrap_or(u64::MAX);
+                self.emit(self.screens.outputs(&id, Some(&t.sub_id), from))
+                    .await;
+                CommandResult::ok(jti, None)
+            }
+            Command::TailStop(t) => {
+                let existed = self.screens.tails.lock().unwrap().remove(&t.sub_id);
+                CommandResult::ok(jti, Some(json!({ "existed": existed.is_some() })))
+            }
+            Command::Input(i) => {
+                let id = i.subshell_id.as_str().to_owned();
+                let from = {
+                    let mut logs = self.screens.logs.lock().unwrap();
+                    let log = logs.entry(id.clone()).or_default();
+                    let from = log.len() as u64;
+                    log.extend_from_slice(i.data.as_bytes());
+                    for _ in &i.keys {
+                        log.extend_from_slice(b"\r\n");
+                    }
+                    from
+                };
+                self.emit(self.screens.outputs(&id, None, from)).await;
+                CommandResult::ok(jti, None)
+            }
+            Command::Resize(_) => CommandResult::ok(jti, None),
             other => CommandResult::err(jti, format!("unsupported: {}", other.kind())),
+        }
+    }
+
+    /// Sends `events` as the node's own event sources would.
+    async fn emit(&self, events: Vec<termplane_proto::Event>) {
+        let control = self.control.lock().unwrap().clone();
+        if let Some(c) = control {
+            for e in events {
+                let _ = c.send(AgentControl::Send(Box::new(e))).await;
+            }
         }
     }
 }
@@ -197,7 +294,15 @@ impl Executor for FakeExec {
         let panes = self.panes.clone();
         Box::pin(async move {
             match command {
-                Command::Launch(_) | Command::Kill(_) | Command::Probe(_) | Command::Detect(_)
+                Command::Launch(_)
+                | Command::Kill(_)
+                | Command::Probe(_)
+                | Command::Detect(_)
+                | Command::Capture(_)
+                | Command::TailStart(_)
+                | Command::TailStop(_)
+                | Command::Input(_)
+                | Command::Resize(_)
                     if panes.is_some() =>
                 {
                     panes.unwrap().run(jti, command).await
@@ -265,6 +370,18 @@ impl TestNode {
             ..FakeExec::default()
         };
         Self::start_exec(p, e, e.control_pin, "0.17.0", exec)
+    }
+
+    /// A node of make-believe panes whose `ready` offers the screen replay (so a terminal
+    /// attaches to its panes: see [`Screens`]).
+    pub fn start_screens(p: &Plane, e: &Enrolled, panes: Panes) -> Self {
+        let exec = FakeExec {
+            panes: Some(panes),
+            ..FakeExec::default()
+        };
+        let mut r = ready("0.17.0");
+        r.capabilities = vec![termplane_proto::command::SCREEN_REPLAY.to_owned()];
+        Self::start_full(p, e, e.control_pin, r, exec)
     }
 
     /// A node whose `ready` says what `ready` holds.

@@ -188,3 +188,237 @@ fn a_pane_launched_and_deleted_at_one_replica_comes_and_goes_on_a_feed_at_anothe
             .any(|f| f["type"] == "subshell_gone" && f["subshellId"] == id.as_str())
     });
 }
+
+/// Two replicas of a cluster from their start (each takes its peers' connections).
+fn cluster_of_two() -> (Plane, Plane, String) {
+    let a = Plane::start_with(Opts {
+        cluster: true,
+        ..Opts::default()
+    });
+    let admin = a.setup_admin();
+    let b = a.another_replica();
+    (a, b, admin)
+}
+
+/// A node whose link replica A holds is reached from replica B: a ping, a launch, and a
+/// terminal attached at B whose keys are typed into the pane and whose output comes back —
+/// each through the connection between the replicas (B holds no socket to the node). The node
+/// saw one plane: every command it ran was signed and sent by A. A command for a node no
+/// replica holds is refused as offline, at once.
+#[test]
+fn a_pane_on_a_node_held_by_one_replica_is_launched_typed_into_and_watched_from_another() {
+    let (a, b, admin) = cluster_of_two();
+    let e = node::enroll(&a, &admin, "n-far", true);
+    let panes = node::Panes::default();
+    let mut n = node::TestNode::start_screens(&a, &e, panes.clone());
+    n.wait_established();
+    node::wait_liveness(&a, &e.node_id, "online");
+    assert!(
+        b.svc.links().status(&e.node_id).is_none(),
+        "B holds no link"
+    );
+
+    let r = b.call(
+        &admin,
+        "POST",
+        &format!("/api/nodes/{}/ping", e.node_id),
+        None,
+    );
+    assert_eq!(r.status, 200, "ping through A: {}", r.text());
+
+    let r = b.call(
+        &admin,
+        "POST",
+        "/api/subshells",
+        Some(json!({ "nodeId": e.node_id, "harnessId": "shell", "cwd": "/home/node" })),
+    );
+    assert_eq!(r.status, 201, "launch at B: {}", r.text());
+    assert_eq!(r.json()["state"], "running", "{}", r.text());
+    let id = r.json()["id"].as_str().unwrap().to_owned();
+    assert!(panes.alive.lock().unwrap().contains(&id));
+
+    // Typed through the REST route at B: the pane's log holds it.
+    let r = b.call(
+        &admin,
+        "POST",
+        &format!("/api/subshells/{id}/input"),
+        Some(json!({ "text": "first line", "keys": ["enter"] })),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+
+    // A terminal at B: the replay, then keys in and their echo out.
+    let token = b
+        .call(
+            &admin,
+            "POST",
+            "/api/auth/ws-token",
+            Some(json!({ "subshellId": id })),
+        )
+        .json()["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let origin = b.origin();
+    let mut v = Viewer::open(
+        b.addr,
+        &format!("/api/subshells/{id}/attach?token={token}"),
+        &[("Origin", origin.as_str())],
+    )
+    .unwrap();
+    v.until("attached, with the replay", |t| {
+        t.has("attached", |_| true) && t.text().contains("first line")
+    });
+    v.keys("typed at B");
+    v.until("the echo, forwarded from A", |t| {
+        t.text().contains("typed at B")
+    });
+    let tails: Vec<String> = panes
+        .screens
+        .tails
+        .lock()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    let b_id = b.svc.cluster().id();
+    assert_eq!(
+        tails,
+        vec![format!("view-{id}@{b_id}")],
+        "the node tails the pane for B's pump, under a key naming B"
+    );
+    // The node ran what B asked, as A's commands (it has one link: A's).
+    let kinds = n.exec.kinds();
+    for k in ["ping", "launch", "input", "capture", "tail_start"] {
+        assert!(kinds.iter().any(|x| x == k), "{k} missing from {kinds:?}");
+    }
+    v.close();
+
+    // A node nobody holds: offline at B, without waiting for a deadline.
+    let other = node::enroll(&a, &admin, "n-none", true);
+    let t = Instant::now();
+    let r = b.call(
+        &admin,
+        "POST",
+        &format!("/api/nodes/{}/ping", other.node_id),
+        None,
+    );
+    assert_eq!(r.error(409), "NODE_OFFLINE", "{}", r.text());
+    assert!(t.elapsed() < Duration::from_secs(5));
+}
+
+/// A blocking WebSocket to `/ws/replica` at `p` (or the refusal's status).
+fn replica_socket(
+    p: &Plane,
+) -> Result<async_tungstenite::tungstenite::WebSocket<std::net::TcpStream>, u16> {
+    use async_tungstenite::tungstenite::client::IntoClientRequest;
+    let req = format!("ws://{}/ws/replica", p.addr)
+        .into_client_request()
+        .unwrap();
+    let stream = std::net::TcpStream::connect(p.addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    match async_tungstenite::tungstenite::client::client(req, stream) {
+        Ok((ws, _)) => Ok(ws),
+        Err(async_tungstenite::tungstenite::HandshakeError::Failure(
+            async_tungstenite::tungstenite::Error::Http(resp),
+        )) => Err(resp.status().as_u16()),
+        Err(e) => panic!("the upgrade failed otherwise: {e}"),
+    }
+}
+
+/// The next binary message, or the close code (`None`: closed without one).
+fn next_binary(
+    ws: &mut async_tungstenite::tungstenite::WebSocket<std::net::TcpStream>,
+) -> Result<Vec<u8>, Option<u16>> {
+    use async_tungstenite::tungstenite::Message;
+    loop {
+        match ws.read() {
+            Ok(Message::Binary(b)) => return Ok(b.to_vec()),
+            Ok(Message::Close(f)) => return Err(f.map(|f| u16::from(f.code))),
+            Ok(_) => {}
+            Err(_) => return Err(None),
+        }
+    }
+}
+
+/// The replicas' socket as a stranger meets it, and as a peer written from the documents
+/// (`service::peers`, `termplane_machines::peer`) speaks it: a plane alone has none (404); a
+/// peer without the cluster's keys is closed 4401 after its answer and can send nothing; one
+/// that says nothing is closed at the handshake's deadline; at most 32 wait for their proof at
+/// once (503 beyond); a peer with the keys gets its sealed command run on the node this replica
+/// holds and the outcome back sealed, and a forged frame ends its connection.
+#[test]
+fn the_replicas_socket_takes_only_a_peer_that_proves_the_clusters_keys() {
+    use async_tungstenite::tungstenite::Message;
+    use termplane_machines::peer::{Initiator, PeerKey};
+    use termplane_machines::seal::{Opener, Sealer};
+
+    let lone = Plane::start();
+    assert_eq!(
+        replica_socket(&lone).err(),
+        Some(404),
+        "a plane alone has no peers"
+    );
+    drop(lone);
+
+    let (a, _b, admin) = cluster_of_two();
+    let a_id = a.svc.cluster().id();
+    let e = node::enroll(&a, &admin, "n-peer", true);
+    let mut n = node::TestNode::start(&a, &e, "0.17.0");
+    n.wait_established();
+    node::wait_liveness(&a, &e.node_id, "online");
+
+    // The wrong keys: the answer is refused, the socket closed 4401.
+    let mut ws = replica_socket(&a).unwrap();
+    let challenge = next_binary(&mut ws).unwrap();
+    let i = Initiator::new(PeerKey::derive(&[9; 32]), "stranger", &a_id, [1; 32]).unwrap();
+    let (_wait, answer) = i.challenge(&challenge).unwrap();
+    ws.send(Message::Binary(answer.into())).unwrap();
+    assert_eq!(next_binary(&mut ws).err(), Some(Some(4401)));
+
+    // Silence: closed at the deadline.
+    let t = Instant::now();
+    let mut ws = replica_socket(&a).unwrap();
+    assert!(next_binary(&mut ws).is_ok(), "the challenge comes first");
+    assert_eq!(next_binary(&mut ws).err(), Some(Some(4401)));
+    assert!(t.elapsed() < Duration::from_secs(15));
+
+    // At most 32 sockets wait for their proof.
+    let waiting: Vec<_> = (0..32).map(|_| replica_socket(&a).unwrap()).collect();
+    assert_eq!(replica_socket(&a).err(), Some(503));
+    drop(waiting);
+
+    // A peer with the keys: its command runs on the node and the outcome comes back.
+    let key = PeerKey::derive(&a.svc.link_secret());
+    // (The places of the sockets just dropped come back as the plane sees them end.)
+    let mut ws = termplane_test_support::wait_until(
+        "a place for a peer socket",
+        Duration::from_secs(15),
+        || replica_socket(&a).ok(),
+    );
+    let challenge = next_binary(&mut ws).unwrap();
+    let i = Initiator::new(key, "peer-from-the-docs", &a_id, [7; 32]).unwrap();
+    let (wait, answer) = i.challenge(&challenge).unwrap();
+    ws.send(Message::Binary(answer.into())).unwrap();
+    let keys = wait.proof(&next_binary(&mut ws).unwrap()).unwrap();
+    let mut rng = termplane_machines::rng::from_seed([5; 32]);
+    let mut seal = Sealer::new(&keys.send, &mut rng);
+    let mut open = Opener::new(&keys.receive);
+    let msg = json!({
+        "t": "commands", "ids": [41], "node": e.node_id, "commands": [{ "type": "ping" }],
+    });
+    let frame = seal.seal_frame(msg.to_string().as_bytes()).unwrap();
+    ws.send(Message::Binary(frame.into())).unwrap();
+    let back = open.open_frame(&next_binary(&mut ws).unwrap()).unwrap();
+    let back: serde_json::Value = serde_json::from_slice(&back).unwrap();
+    assert_eq!(back["t"], "result", "{back}");
+    assert_eq!(back["id"], 41, "{back}");
+    assert_eq!(back["result"]["ok"], true, "{back}");
+    assert!(n.exec.kinds().iter().any(|k| k == "ping"));
+    // A frame that does not open ends the connection.
+    let mut forged = seal.seal_frame(b"{}").unwrap();
+    forged[3] ^= 1;
+    ws.send(Message::Binary(forged.into())).unwrap();
+    assert!(next_binary(&mut ws).is_err(), "the connection ends");
+}

@@ -27,6 +27,21 @@ use crate::store;
 
 pub use crate::link::VIEWER_TAIL_PREFIX;
 
+/// The key a pump of replica `replica` tails pane `subshell_id` under.
+#[must_use]
+pub fn viewer_tail_key(subshell_id: &str, replica: &str) -> String {
+    format!("{VIEWER_TAIL_PREFIX}{subshell_id}@{replica}")
+}
+
+/// The replica whose pump started viewer tail `sub_id`, when it names one.
+#[must_use]
+pub fn viewer_tail_replica(sub_id: &str) -> Option<&str> {
+    sub_id
+        .strip_prefix(VIEWER_TAIL_PREFIX)?
+        .split_once('@')
+        .map(|(_, r)| r)
+}
+
 /// Most bytes of output waiting for one viewer before it counts as behind.
 pub const VIEWER_QUEUE_BYTES: usize = 1024 * 1024;
 
@@ -240,6 +255,9 @@ pub struct Pump {
     pub subshell_id: String,
     /// Its node.
     pub node_id: String,
+    /// Its tail's key on the node: `view-<subshell id>@<replica>`, so that the replica holding
+    /// the node's link knows which replica's viewers its output is for.
+    tail_key: String,
     state: Mutex<PumpState>,
     /// Whether the node's tail runs (held while starting or stopping it).
     tail: smol::lock::Mutex<bool>,
@@ -257,7 +275,7 @@ impl Pump {
     /// The tail key of this pane on its node.
     #[must_use]
     pub fn sub_id(&self) -> String {
-        format!("{VIEWER_TAIL_PREFIX}{}", self.subshell_id)
+        self.tail_key.clone()
     }
 
     pub(crate) fn presence(&self) -> Vec<Viewer> {
@@ -414,6 +432,7 @@ impl Pumps {
             let mut all = self.by_subshell.lock().map_err(|_| ApiError::internal())?;
             let pump = Arc::clone(all.entry(row.id.clone()).or_insert_with(|| {
                 Arc::new(Pump {
+                    tail_key: viewer_tail_key(&row.id, self.dispatcher.replica()),
                     subshell_id: row.id.clone(),
                     node_id: row.node_id.clone(),
                     state: Mutex::default(),
@@ -544,10 +563,13 @@ impl Pumps {
         let Some(id) = sub_id.strip_prefix(VIEWER_TAIL_PREFIX) else {
             return false;
         };
+        let id = id.split_once('@').map_or(id, |(id, _)| id);
         let Some(pump) = self.pump_of(id) else {
             return true;
         };
-        if pump.node_id != node_id {
+        // Output of another replica's tail of this pane (or of an earlier one) is not this
+        // pump's.
+        if pump.node_id != node_id || pump.tail_key != sub_id {
             return true;
         }
         let to = from + bytes.len() as u64;
