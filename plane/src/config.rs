@@ -9,6 +9,7 @@
 //! | `--listen ADDR:PORT` | `TERMPLANE_LISTEN` | `listen` | `127.0.0.1:7420` (loopback only) |
 //! | `--data-dir DIR` | `TERMPLANE_DATA_DIR` | `data_dir` | `$XDG_DATA_HOME/termplane`, else `~/.local/share/termplane` |
 //! | `--database-url URL` | `TERMPLANE_DATABASE_URL` | `database_url` | SQLite file `termplane.db` in the data directory |
+//! | `--cluster on\|off` | `TERMPLANE_CLUSTER` | `cluster` (bool) | off: the plane holds its database alone (a lock); on, it is one replica of a cluster on one PostgreSQL database (refused on SQLite), taking its peers' connections (`termplane::service::peers`) |
 //! | `--cluster-address URL` | `TERMPLANE_CLUSTER_ADDRESS` | `cluster_address` | the base URL: where the plane's peers on the same database reach it, registered in the cluster's membership (see `termplane::service::cluster`) |
 //! | `--app-base-url URL` | `APP_BASE_URL` | `app_base_url` | `http://<listen address>`; `http://localhost:<port>` when listening on loopback or on every address (`0.0.0.0`, `[::]`: a warning says to set it) |
 //! | `--trusted-origins LIST` | `TRUSTED_ORIGINS` | `trusted_origins` (array) | none (comma-separated extra origins) |
@@ -253,6 +254,11 @@ pub struct SettingsArgs {
     /// Where the plane's peers on the same database reach it [default: the base URL].
     #[arg(long, env = "TERMPLANE_CLUSTER_ADDRESS", value_name = "URL")]
     pub cluster_address: Option<String>,
+    /// A replica of a cluster: other planes run on the same PostgreSQL database, and commands,
+    /// terminals and output for a node another replica holds are forwarded to it [default:
+    /// off: the plane holds its database alone].
+    #[arg(long, env = "TERMPLANE_CLUSTER", value_name = "on|off", value_parser = on_off)]
+    pub cluster: Option<bool>,
     /// Extra origins allowed to send browser requests (comma-separated).
     #[arg(
         long,
@@ -355,6 +361,8 @@ pub struct FileSettings {
     pub app_base_url: Option<String>,
     /// `cluster_address`.
     pub cluster_address: Option<String>,
+    /// `cluster`.
+    pub cluster: Option<bool>,
     /// `trusted_origins`.
     pub trusted_origins: Option<Vec<String>>,
     /// `trusted_proxies`.
@@ -428,6 +436,8 @@ pub struct Config {
     pub app_base_url: Option<String>,
     /// Where the plane's peers reach it (`TERMPLANE_CLUSTER_ADDRESS`).
     pub cluster_address: Option<String>,
+    /// A replica of a cluster on one PostgreSQL database (`TERMPLANE_CLUSTER`).
+    pub cluster: bool,
     /// Extra trusted origins (`TRUSTED_ORIGINS`).
     pub trusted_origins: Vec<String>,
     /// Largest request body accepted (413 above it).
@@ -603,6 +613,7 @@ impl SettingsArgs {
                 .or(f.cluster_address)
                 .map(|s| s.trim().trim_end_matches('/').to_owned())
                 .filter(|s| !s.is_empty()),
+            cluster: a.cluster.or(f.cluster).unwrap_or(false),
             trusted_origins,
             body_limit: DEFAULT_BODY_LIMIT,
             drain_timeout: Duration::from_secs(10),

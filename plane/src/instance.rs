@@ -146,17 +146,21 @@ struct PgLock {
 }
 
 impl InstanceLock {
-    /// Takes the locks for a plane on `data_dir` with the database at `database_url`.
-    pub async fn acquire(data_dir: &Path, database_url: &str) -> Result<Self, String> {
+    /// Takes the locks for a plane on `data_dir` with the database at `database_url`; a
+    /// replica of a cluster (`cluster`) shares its PostgreSQL database with its peers and takes
+    /// only its data directory's lock.
+    pub async fn acquire(
+        data_dir: &Path,
+        database_url: &str,
+        cluster: bool,
+    ) -> Result<Self, String> {
         let mut files = vec![lock_file(&data_dir.join(LOCK_FILE), "this data directory")?];
         // Beside the database file, wherever it is: a plane with another data directory but
         // the same SQLite file meets this one.
         if let Some(db) = crate::store::sqlite_path(database_url) {
             files.push(lock_file(&sqlite_lock_path(&db), "this SQLite database")?);
         }
-        let pg = if database_url.starts_with("postgres://")
-            || database_url.starts_with("postgresql://")
-        {
+        let pg = if is_postgres(database_url) && !cluster {
             let lock = PgLock {
                 url: database_url.to_owned(),
                 conn: smol::lock::Mutex::new(None),
@@ -176,6 +180,12 @@ impl InstanceLock {
             None => Ok(()),
         }
     }
+}
+
+/// Whether `database_url` names a PostgreSQL database.
+#[must_use]
+pub fn is_postgres(database_url: &str) -> bool {
+    database_url.starts_with("postgres://") || database_url.starts_with("postgresql://")
 }
 
 /// The lock file beside a SQLite database file.

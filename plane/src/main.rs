@@ -320,7 +320,14 @@ async fn run(cfg: Config) -> Result<(), String> {
     let url = cfg.database_url();
     // One plane per data directory and database: before a key file is read or the database
     // touched (a second plane would mark the first one's nodes offline at its start).
-    let lock = Arc::new(InstanceLock::acquire(&cfg.data_dir, &url).await?);
+    if cfg.cluster && !termplane::instance::is_postgres(&url) {
+        return Err(
+            "--cluster on needs a PostgreSQL database (--database-url postgres://…): replicas \
+             share one database, and a SQLite file is one process's"
+                .to_owned(),
+        );
+    }
+    let lock = Arc::new(InstanceLock::acquire(&cfg.data_dir, &url, cfg.cluster).await?);
     let clock = Arc::new(SystemClock);
     termplane::store::prepare_sqlite_file(&url)
         .map_err(|e| format!("cannot prepare the database file: {e}"))?;
@@ -382,8 +389,8 @@ async fn run(cfg: Config) -> Result<(), String> {
         input_marks: cfg.input_marks,
         recording_retention_days: cfg.recording_retention_days,
         cluster_address: cfg.cluster_address.clone(),
-        // The instance lock above: no other plane runs on this database.
-        shares_database: false,
+        // Alone, the instance lock above: no other plane runs on this database.
+        shares_database: cfg.cluster,
     };
     let svc = Services::new(store.clone(), clock, settings, secrets)
         .await
@@ -395,7 +402,13 @@ async fn run(cfg: Config) -> Result<(), String> {
     if let Err(e) = svc.files().sweep_files().await {
         tracing::warn!(code = e.code, "the kept files could not be swept");
     }
-    if cfg.local_node {
+    if cfg.local_node && cfg.cluster {
+        // The local node's row is one for the whole database, and each replica's host is
+        // another: a pane launched there would be reachable only from the replica it ran on.
+        tracing::info!(
+            "a replica of a cluster runs no panes on its own host (no local node): enroll the              hosts that run panes as nodes"
+        );
+    } else if cfg.local_node {
         if let Err(e) =
             termplane::local::start(&svc, &cfg.data_dir, std::env::current_exe().ok()).await
         {

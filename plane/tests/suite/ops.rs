@@ -1247,6 +1247,85 @@ fn a_second_plane_on_the_same_postgres_database_refuses_to_start_and_names_the_h
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `--cluster on` lifts the one-plane-per-database lock on PostgreSQL: two planes with the
+/// cluster's keys (the second's data directory holds copies of the first's key files) run on
+/// one database, each a live member of the other's membership, each taking its peers'
+/// connections at `/ws/replica`. On SQLite it is refused before anything is touched.
+#[test]
+fn two_planes_with_cluster_on_run_on_one_postgres_database_as_replicas() {
+    let dir = common::tempdir("ops-cluster-on");
+    let out = run(
+        &[
+            "serve",
+            "--cluster",
+            "on",
+            "--listen",
+            "127.0.0.1:0",
+            "--data-dir",
+            dir.join("lite").to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--cluster on needs a PostgreSQL database"),
+        "{err}"
+    );
+    assert!(!dir.join("lite/signing.key").exists());
+
+    let Some(base) = postgres_url() else {
+        return;
+    };
+    let db = PgDatabase::new(&base);
+    let start = |name: &str| {
+        serve(
+            &[
+                "--cluster",
+                "on",
+                "--listen",
+                "127.0.0.1:0",
+                "--data-dir",
+                dir.join(name).to_str().unwrap(),
+                "--database-url",
+                &db.url(),
+            ],
+            &[],
+            &dir.join(format!("{name}.log")),
+        )
+    };
+    let a = start("a");
+    std::fs::create_dir_all(dir.join("b")).unwrap();
+    for (file, _) in termplane::keys::KEY_FILES {
+        std::fs::copy(dir.join("a").join(file), dir.join("b").join(file)).unwrap();
+    }
+    let b = start("b");
+    for p in [&a, &b] {
+        let (s, _, body) = http(p.port, "GET", "/readyz", &[], None);
+        assert_eq!(s, 200, "{body}");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        let live = v["cluster"]["members"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["live"] == true)
+            .count();
+        assert_eq!(live, 2, "{v}");
+        use async_tungstenite::tungstenite::client::IntoClientRequest;
+        let req = format!("ws://127.0.0.1:{}/ws/replica", p.port)
+            .into_client_request()
+            .unwrap();
+        let stream = std::net::TcpStream::connect(("127.0.0.1", p.port)).unwrap();
+        let (mut ws, resp) = async_tungstenite::tungstenite::client::client(req, stream).unwrap();
+        assert_eq!(resp.status().as_u16(), 101);
+        let challenge = ws.read().unwrap();
+        assert!(challenge.is_binary(), "a challenge comes first");
+    }
+    drop(b);
+    drop(a);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 // ----- backup and restore -----
 
 #[test]
