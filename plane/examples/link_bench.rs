@@ -14,6 +14,15 @@
 //!    online), as a percentage of one core;
 //! 5. time until all are online again after a plane restart (SIGTERM, start on the same port
 //!    and data directory).
+//!
+//! With `LINK_BENCH_CLUSTER_DB=postgres://…` (an empty database) the plane runs as a replica of
+//! a cluster on it (`--cluster on`), and before the restart a second replica starts (with
+//! copies of the first's key files) and the bench measures what forwarding between replicas
+//! adds: `ping` round trips to one node whose link the first replica holds, asked through the
+//! admin command route at the first replica and at the second one, interleaved, each timed by
+//! the plane from dispatch to result (`elapsedUs`; p50 and p99 of each, and the difference of
+//! the medians). A ping and its result cross between the replicas once each way,
+//! as a keystroke and its echo do.
 
 // Tests and benchmarks measure and wait on the real clock (the lint guards the services).
 #![allow(clippy::disallowed_methods)]
@@ -89,10 +98,14 @@ fn http(
     )
 }
 
-fn start_plane(bin: &Path, addr: SocketAddr, dir: &Path) -> Child {
-    let mut child = Command::new(bin)
-        .args(["serve", "--listen", &addr.to_string(), "--data-dir"])
-        .arg(dir)
+fn start_plane(bin: &Path, addr: SocketAddr, dir: &Path, cluster_db: Option<&str>) -> Child {
+    let mut cmd = Command::new(bin);
+    cmd.args(["serve", "--listen", &addr.to_string(), "--data-dir"])
+        .arg(dir);
+    if let Some(db) = cluster_db {
+        cmd.args(["--cluster", "on", "--no-local-node", "--database-url", db]);
+    }
+    let mut child = cmd
         .env("TERMPLANE_MAX_CONNS_PER_IP", "1000000")
         .env("TERMPLANE_MAX_CONNS", "1000000")
         .env("RUST_LOG", "warn")
@@ -110,6 +123,61 @@ fn start_plane(bin: &Path, addr: SocketAddr, dir: &Path) -> Child {
     let _ = child.kill();
     let _ = child.wait();
     panic!("the plane did not start listening");
+}
+
+/// Starts a second replica beside the plane at `a` (on `db`, with copies of its key files),
+/// then times `ping`s to `node` asked at `a` and at the second replica, interleaved.
+fn forwarding(bin: &Path, dir: &Path, db: &str, a: SocketAddr, cookie: &str, node: &str) {
+    const ROUNDS: usize = 2_000;
+    let dir_b = dir.join("replica-b");
+    std::fs::create_dir_all(&dir_b).unwrap();
+    for (file, _) in termplane::keys::KEY_FILES {
+        std::fs::copy(dir.join(file), dir_b.join(file)).unwrap();
+    }
+    let b: SocketAddr = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap()
+    };
+    let mut replica = start_plane(bin, b, &dir_b, Some(db));
+    // The admin command route says how long the plane waited from dispatch to result
+    // (`elapsedUs`): the HTTP request and its database work around it are left out.
+    let path = format!("/api/nodes/{node}/commands");
+    let ping = |at: SocketAddr| {
+        let (s, v, _) = http(
+            at,
+            "POST",
+            &path,
+            Some(cookie),
+            Some(&json!({"type": "ping"})),
+        );
+        assert_eq!(s, 200, "{v}");
+        v["elapsedUs"].as_f64().unwrap() / 1e3
+    };
+    // Warm both (the replicas' connection is made at the first forward).
+    for _ in 0..50 {
+        ping(a);
+        ping(b);
+    }
+    let (mut at_a, mut at_b) = (Vec::with_capacity(ROUNDS), Vec::with_capacity(ROUNDS));
+    for _ in 0..ROUNDS {
+        at_a.push(ping(a));
+        at_b.push(ping(b));
+    }
+    let pct = |v: &mut Vec<f64>, p: f64| {
+        v.sort_by(f64::total_cmp);
+        v[((v.len() - 1) as f64 * p).round() as usize]
+    };
+    let (a50, a99) = (pct(&mut at_a, 0.5), pct(&mut at_a, 0.99));
+    let (b50, b99) = (pct(&mut at_b, 0.5), pct(&mut at_b, 0.99));
+    println!(
+        "ping at the holder: p50 {a50:.3} ms, p99 {a99:.3} ms; at another replica: p50 {b50:.3} ms, \
+         p99 {b99:.3} ms; forwarding adds {:.3} ms at the median ({ROUNDS} each, interleaved)",
+        b50 - a50
+    );
+    let _ = Command::new("kill")
+        .args(["-TERM", &replica.id().to_string()])
+        .status();
+    let _ = replica.wait();
 }
 
 fn rss_kib(pid: u32) -> u64 {
@@ -147,7 +215,8 @@ fn main() {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap()
     };
-    let mut plane = start_plane(&bin, addr, &dir);
+    let cluster_db = std::env::var("LINK_BENCH_CLUSTER_DB").ok();
+    let mut plane = start_plane(&bin, addr, &dir, cluster_db.as_deref());
     let pid = plane.id();
     let rss0 = rss_kib(pid);
 
@@ -264,6 +333,7 @@ fn main() {
         })
         .collect();
     let mut controls = Vec::new();
+    let node_ids: Vec<String> = configs.iter().map(|(c, _)| c.node_id.clone()).collect();
     let started = Instant::now();
     for (cfg, url) in configs {
         let (rtx, rrx) = smol::channel::unbounded();
@@ -330,6 +400,11 @@ fn main() {
         (c1 - c0) as f64 / ticks_per_sec / hb_secs as f64 * 100.0
     );
 
+    // 6. (Cluster) what forwarding adds: pings at the holder and at another replica.
+    if let Some(db) = cluster_db.as_deref() {
+        forwarding(&bin, &dir, db, addr, &owners[0], &node_ids[0]);
+    }
+
     // 5. Restart: time until every node is established again.
     let before = established.load(Ordering::SeqCst);
     let _ = Command::new("kill")
@@ -337,7 +412,7 @@ fn main() {
         .status();
     let _ = plane.wait();
     let restarted = Instant::now();
-    plane = start_plane(&bin, addr, &dir);
+    plane = start_plane(&bin, addr, &dir, cluster_db.as_deref());
     match wait_all(before + nodes, Duration::from_secs(600)) {
         Some(_) => println!(
             "after restart: all {nodes} online in {:.2} s",
