@@ -283,13 +283,14 @@ fn a_pane_that_needs_input_pushes_an_encrypted_signed_message_to_its_owners_devi
     assert_eq!(message["title"], "agent-1 needs input");
     assert_eq!(message["url"], format!("/subshells/{id}"));
 
-    // The gone endpoint's device was removed; the other one recorded its delivery.
+    // The gone endpoint's device was removed; the other one recorded its delivery (two writes
+    // of their own: the removal may be seen before the delivery is recorded).
     let devices = wait_until(
-        "the gone device to be removed",
+        "the gone device to be removed and the other's delivery recorded",
         Duration::from_secs(20),
         || {
             let d = p.call(&admin, "GET", "/api/devices", None).json();
-            (d.as_array().unwrap().len() == 1).then_some(d)
+            (d.as_array().unwrap().len() == 1 && d[0]["lastSentAt"].is_i64()).then_some(d)
         },
     );
     assert_eq!(devices[0]["name"], "laptop");
