@@ -55,6 +55,18 @@ pub(super) fn upgrade_key(req: &Request) -> Option<String> {
     if is_upgrade { websocket_key(req) } else { None }
 }
 
+/// 400 `WEBSOCKET_UPGRADE_REQUIRED`: a request to a socket endpoint that is no upgrade.
+fn upgrade_required(req_id: &str) -> Response {
+    error_response(
+        &ApiError::new(
+            400,
+            "WEBSOCKET_UPGRADE_REQUIRED",
+            "this endpoint only accepts a WebSocket upgrade",
+        ),
+        req_id,
+    )
+}
+
 /// The `/ws/node` handler.
 pub(super) fn node_socket(
     ctx: Arc<Ctx>,
@@ -65,14 +77,7 @@ pub(super) fn node_socket(
     Box::pin(async move {
         let req_id = info.req_id;
         let Some(key) = upgrade_key(&req) else {
-            return error_response(
-                &ApiError::new(
-                    400,
-                    "WEBSOCKET_UPGRADE_REQUIRED",
-                    "this endpoint only accepts a WebSocket upgrade",
-                ),
-                &req_id,
-            );
+            return upgrade_required(&req_id);
         };
         let svc = ctx.svc.clone();
         let node = match svc.guard().node_upgrade(&info.meta).await {
@@ -154,14 +159,7 @@ pub(super) fn replica_socket(
             return error_response(&ApiError::not_found("route"), &req_id);
         }
         let Some(key) = upgrade_key(&req) else {
-            return error_response(
-                &ApiError::new(
-                    400,
-                    "WEBSOCKET_UPGRADE_REQUIRED",
-                    "this endpoint only accepts a WebSocket upgrade",
-                ),
-                &req_id,
-            );
+            return upgrade_required(&req_id);
         };
         if ctx.svc.links().is_shutting_down() {
             return error_response(
