@@ -788,6 +788,71 @@ pub fn seed_key() -> Key32 {
     node_keys().public()
 }
 
+/// The replicas' handshake (`termplane_machines::peer`): each side's reading of the other's
+/// message never panics; a challenge is taken exactly when it is well formed and names the
+/// replica dialled, and an answer or a proof exactly when it is the honest one (made with the
+/// cluster's key over this handshake's nonces). The first byte picks the message read (challenge, answer, proof) and
+/// whether the honest one is read with one byte flipped (second and third bytes: where, which
+/// bits) instead of the rest of the input.
+pub fn peer_handshake(data: &[u8]) {
+    use termplane_machines::peer::{Initiator, PeerKey, Responder};
+    let [which, at, flip, rest @ ..] = data else {
+        return;
+    };
+    let key = || PeerKey::derive(&[4; 32]);
+    let (responder, challenge) = Responder::new(key(), "replica-b", [1; 32]).unwrap();
+    let initiator = || Initiator::new(key(), "replica-a", "replica-b", [2; 32]).unwrap();
+    let (waiting, answer) = initiator().challenge(&challenge).unwrap();
+    let honest = match which % 3 {
+        0 => challenge,
+        1 => answer,
+        _ => {
+            let (_, proof, _) = Responder::new(key(), "replica-b", [1; 32])
+                .unwrap()
+                .0
+                .answer(&answer)
+                .unwrap();
+            proof
+        }
+    };
+    let msg = if which & 0x80 != 0 {
+        let mut m = honest.clone();
+        let i = usize::from(*at) % m.len();
+        m[i] ^= flip;
+        m
+    } else {
+        rest.to_vec()
+    };
+    match which % 3 {
+        // A challenge proves nothing yet (its nonce is the responder's to choose): it is taken
+        // when it is well formed and names the replica dialled.
+        0 => {
+            let taken = initiator().challenge(&msg).is_ok();
+            let names_b = msg.len() == 1 + 32 + 1 + 9
+                && msg[0] == 1
+                && msg[33] == 9
+                && &msg[34..] == b"replica-b";
+            assert_eq!(taken, names_b, "a challenge was read wrongly");
+        }
+        1 => {
+            let taken = responder.answer(&msg).is_ok();
+            assert_eq!(
+                taken,
+                msg == honest,
+                "an answer other than the honest one was taken"
+            );
+        }
+        _ => {
+            let taken = waiting.proof(&msg).is_ok();
+            assert_eq!(
+                taken,
+                msg == honest,
+                "a proof other than the honest one was taken"
+            );
+        }
+    }
+}
+
 /// Replays every committed seed of every target (the `cargo test` side of fuzzing).
 #[cfg(test)]
 mod corpus {
@@ -873,6 +938,10 @@ mod corpus {
         replay("plane_router", plane_router);
     }
 
+    #[test]
+    fn peer_handshake_corpus() {
+        replay("peer_handshake", peer_handshake);
+    }
     #[test]
     fn recording_cast_corpus() {
         replay("recording_cast", recording_cast);
@@ -1088,6 +1157,9 @@ mod corpus {
                 let n = u8::try_from(timing.len() * 2 / 16).unwrap();
                 [&[n, 0x65][..], &timing, "hé\u{1b}[1mllo\r\n€ and more \u{ff}".as_bytes(), b"\xff"].concat()
             }),
+            ("peer_handshake", "flipped_answer", vec![0x81, 40, 1]),
+            ("peer_handshake", "garbage_proof", [&[2u8, 0, 0][..], &[7; 32]].concat()),
+            ("peer_handshake", "short_challenge", vec![0, 0, 0, 1, 2, 3]),
             ("recording_cast", "corrupt", [&[2u8, 0][..], &[0; 8], &[0, 0, 0, 0, 0, 0, 0, 9]].concat()),
         ];
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus");
