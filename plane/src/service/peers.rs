@@ -26,7 +26,8 @@
 //!
 //! **Where a node is.** The rows say it: a node held online by a replica whose lease holds is
 //! reached through that replica. This replica keeps the rows' answer ([`Peers::refresh`]):
-//! at every lease renewal, at a `link` word, and when a forward finds it stale.
+//! at every lease renewal, at a `link` word, and when a forward cannot reach the replica it
+//! names.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -289,7 +290,7 @@ impl Peers {
     }
 
     /// Reads again from its row which replica holds `node_id` (a `link` word, or a forward
-    /// that found the last answer stale): that replica, if another live one holds it online.
+    /// that could not reach the replica the last answer named): that replica, if another live one holds it online.
     pub async fn refresh(&self, node_id: &str) -> Option<String> {
         if !self.enabled {
             return None;
@@ -608,7 +609,7 @@ impl Peers {
             None => self
                 .refresh(node_id)
                 .await
-                .ok_or_else(|| self.dispatcher_offline(node_id))?,
+                .ok_or_else(|| self.dispatcher.offline(node_id))?,
         };
         let conn = match self.connect(&holder).await {
             Ok(c) => c,
@@ -649,11 +650,6 @@ impl Peers {
         }
         Ok(outcomes)
     }
-
-    fn dispatcher_offline(&self, node_id: &str) -> ApiError {
-        ApiError::new(409, "NODE_OFFLINE", "the node is offline")
-            .with_metadata(serde_json::json!({ "nodeId": node_id }))
-    }
 }
 
 /// The dispatcher's view of the peers (it holds them as a trait object: `Peers` holds the
@@ -675,7 +671,7 @@ impl Forwarder for PeersForwarder {
     fn forward<'a>(&'a self, node_id: &'a str, commands: Vec<Command>) -> ForwardFut<'a> {
         Box::pin(async move {
             if !self.0.enabled {
-                return Err(self.0.dispatcher_offline(node_id));
+                return Err(self.0.dispatcher.offline(node_id));
             }
             self.0.forward_to(node_id, commands).await
         })
