@@ -1929,12 +1929,15 @@ describe("termplane browser app", { concurrency: false }, () => {
       const ctx = await newContext({ colorScheme });
       const docs = await ctx.newPage();
       await docs.goto("/docs");
-      await docs.locator(".opblock").first().waitFor();
+      await docs.locator(".opblock").first().waitFor({ timeout: 45_000 });
       // Swagger UI follows the system's scheme.
       assert.equal(await docs.evaluate(() => document.documentElement.classList.contains("dark-mode")), colorScheme === "dark");
       await capture(docs, `docs-${colorScheme}`);
       // A document of this many operations is drawn only where it is scrolled to (Swagger UI
       // renders the operations near the view): scroll down from the top until one is there.
+      // Drawing a document this size is slow on a loaded machine (seen past 15 s at the end of
+      // a whole suite's run on two cores): each step waits up to this long.
+      const DRAWN = 45_000;
       const reveal = async (id) => {
         await docs.evaluate(() => window.scrollTo(0, 0));
         for (let i = 0; i < 300; i++) {
@@ -1943,16 +1946,16 @@ describe("termplane browser app", { concurrency: false }, () => {
           if (await docs.locator(`#${id}`).count()) break;
           await docs.mouse.wheel(0, 600);
         }
-        await docs.locator(`#${id}`).scrollIntoViewIfNeeded();
+        await docs.locator(`#${id}`).scrollIntoViewIfNeeded({ timeout: DRAWN });
       };
       for (const id of opened) {
         await reveal(id);
         // Swagger UI's click handler leaves Playwright waiting for a navigation that never comes.
-        await docs.locator(`#${id} .opblock-summary-control`).click({ noWaitAfter: true });
-        await docs.locator(`#${id} .opblock-body`).waitFor();
+        await docs.locator(`#${id} .opblock-summary-control`).click({ noWaitAfter: true, timeout: DRAWN });
+        await docs.locator(`#${id} .opblock-body`).waitFor({ timeout: DRAWN });
       }
       await reveal("operations-subshells-listSubshells");
-      await docs.locator("#operations-subshells-listSubshells .parameters select").first().waitFor();
+      await docs.locator("#operations-subshells-listSubshells .parameters select").first().waitFor({ timeout: DRAWN });
       await axe(docs, `docs with operations open (${colorScheme})`);
       await docs.screenshot({ path: join(SHOTS, `docs-open-${colorScheme}-1280x800.png`) });
 
