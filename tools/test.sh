@@ -100,6 +100,9 @@ have shellcheck || apt_install shellcheck
 # systemd-analyze verifies the units `termplane service install` writes (no systemd running needed).
 have promtool && have prometheus || apt_install prometheus
 have systemd-analyze || apt_install systemd
+# The three-replica cluster test (agent/tests/suite/cluster.rs) puts Debian's HAProxy in front
+# of its replicas, for the node's link and the API alike.
+have haproxy || apt_install haproxy
 # The plane embeds the browser app (built here with Vite) and the API reference's front end
 # (swagger-ui-dist) at compile time; install scripts are not needed (and not run).
 npm ci --silent --no-audit --no-fund --ignore-scripts --prefix plane/ui

@@ -15,6 +15,7 @@ mod scripted;
 mod backup;
 mod catalogue_h;
 mod cli;
+mod cluster;
 mod e2e;
 mod harness_clis;
 mod https_client;
