@@ -21,6 +21,7 @@
 //! | `--min-send-rate N` | `TERMPLANE_MIN_SEND_RATE` | `min_send_rate` | 1024 (bytes per second an answer must at least be read at, and a request body must at least arrive at, on average once the I/O timeout has passed) |
 //! | `--max-conns-per-ip N` | `TERMPLANE_MAX_CONNS_PER_IP` | `max_conns_per_ip` | 256 (open not-upgraded connections per client address that have shown no valid credential yet; a trusted proxy has none, only the cap in all) |
 //! | `--max-conns N` | `TERMPLANE_MAX_CONNS` | `max_conns` | 2048 (open not-upgraded connections in all; an eighth is kept for addresses holding fewer than 8 and an eighth for requests with a valid credential, see `termplane::http`) |
+//! | `--max-node-links N` | `TERMPLANE_MAX_NODE_LINKS` | `max_node_links` | 16384 (node sockets open at once, handshaking or linked; one more is answered 503 `PLANE_BUSY` with `Retry-After`; see `termplane::link`) |
 //! | `--local-node on\|off`, `--no-local-node` | `TERMPLANE_LOCAL_NODE` | `local_node` (bool) | on: the plane runs panes on its own host (needs tmux); off, it only manages enrolled nodes |
 //! | `--push-allow-http[=on\|off]` | `TERMPLANE_PUSH_ALLOW_HTTP` | `push_allow_http` (bool) | off: Web Push endpoints must be `https://` |
 //! | `--push-allow-private[=on\|off]` | `TERMPLANE_PUSH_ALLOW_PRIVATE` | `push_allow_private` (bool) | off: pushes go only to addresses of the public internet |
@@ -298,6 +299,9 @@ pub struct SettingsArgs {
     /// Open not-upgraded connections in all [default: 2048].
     #[arg(long, env = "TERMPLANE_MAX_CONNS", value_name = "N", value_parser = positive)]
     pub max_conns: Option<u64>,
+    /// Node sockets open at once, handshaking or linked [default: 16384].
+    #[arg(long, env = "TERMPLANE_MAX_NODE_LINKS", value_name = "N", value_parser = positive)]
+    pub max_node_links: Option<u64>,
     /// Run panes on this host (needs tmux) [default: on].
     #[arg(long, env = "TERMPLANE_LOCAL_NODE", value_name = "on|off", value_parser = on_off)]
     pub local_node: Option<bool>,
@@ -381,6 +385,8 @@ pub struct FileSettings {
     pub max_conns_per_ip: Option<u64>,
     /// `max_conns`.
     pub max_conns: Option<u64>,
+    /// `max_node_links`.
+    pub max_node_links: Option<u64>,
     /// `local_node`.
     pub local_node: Option<bool>,
     /// `push_allow_http`.
@@ -460,6 +466,8 @@ pub struct Config {
     pub max_conns_per_ip: usize,
     /// Most open not-upgraded connections in all.
     pub max_conns: usize,
+    /// Most node sockets open at once.
+    pub max_node_links: usize,
     /// Whether panes run on the plane's own host (the local node).
     pub local_node: bool,
     /// Whether Web Push endpoints may be plain `http://`.
@@ -649,6 +657,12 @@ impl SettingsArgs {
                 256,
             )?),
             max_conns: count(number(a.max_conns, f.max_conns, "max_conns", 2048)?),
+            max_node_links: count(number(
+                a.max_node_links,
+                f.max_node_links,
+                "max_node_links",
+                u64::try_from(crate::link::MAX_NODE_SOCKETS).unwrap_or(u64::MAX),
+            )?),
             local_node,
             push_allow_http: a.push_allow_http.or(f.push_allow_http).unwrap_or(false),
             push_allow_private: a
@@ -766,6 +780,7 @@ mod tests {
             trusted_proxies = ["10.0.0.0/8"]
             header_timeout_secs = 3
             max_conns = 9
+            max_node_links = 20000
             local_node = false
             screen_signal = false
             recording = false
@@ -789,6 +804,7 @@ mod tests {
         assert_eq!(c.header_timeout, Duration::from_secs(3));
         assert_eq!(c.io_timeout, Duration::from_secs(10));
         assert_eq!(c.max_conns, 9);
+        assert_eq!(c.max_node_links, 20_000);
         assert!(!c.local_node);
         assert!(!c.screen_signal);
         assert!(!c.recording);
@@ -819,6 +835,8 @@ mod tests {
                 "text",
                 "--max-conns",
                 "11",
+                "--max-node-links",
+                "3",
             ],
             file,
             &[],
@@ -834,6 +852,7 @@ mod tests {
         assert!(!c.push_allow_http);
         assert_eq!(c.log_format, LogFormat::Text);
         assert_eq!(c.max_conns, 11);
+        assert_eq!(c.max_node_links, 3);
         // What the flags left alone still comes from the file.
         assert_eq!(c.header_timeout, Duration::from_secs(3));
         let c = serve(

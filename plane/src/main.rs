@@ -282,6 +282,7 @@ fn print_openapi(base_url: String, push_http: bool, push_private: bool) -> ExitC
         recording_retention_days: None,
         cluster_address: None,
         shares_database: false,
+        max_node_links: termplane::link::MAX_NODE_SOCKETS,
     };
     let doc = http::openapi_document(&settings);
     // A closed pipe (`termplane openapi | head`) is an error to report, not a panic.
@@ -391,6 +392,7 @@ async fn run(cfg: Config) -> Result<(), String> {
         cluster_address: cfg.cluster_address.clone(),
         // Alone, the instance lock above: no other plane runs on this database.
         shares_database: cfg.cluster,
+        max_node_links: cfg.max_node_links,
     };
     let svc = Services::new(store.clone(), clock, settings, secrets)
         .await

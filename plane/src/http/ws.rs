@@ -101,9 +101,8 @@ pub(super) fn node_socket(
         {
             Ok(s) => s,
             Err(full) => {
-                use crate::link::{
-                    MAX_NODE_SOCKETS, MAX_NODE_SOCKETS_PER_OWNER, MAX_SOCKETS_PER_NODE,
-                };
+                use crate::link::{MAX_NODE_SOCKETS_PER_OWNER, MAX_SOCKETS_PER_NODE};
+                let cap = svc.links().max_node_sockets();
                 let e = match full {
                     crate::slots::Full::Key => ApiError::new(
                         429,
@@ -117,7 +116,7 @@ pub(super) fn node_socket(
                         503,
                         "PLANE_BUSY",
                         format!(
-                            "the plane holds {MAX_NODE_SOCKETS} node sockets open already; try again later"
+                            "the plane holds {cap} node sockets open already; try again later"
                         ),
                     ),
                 };

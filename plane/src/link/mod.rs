@@ -100,24 +100,29 @@ struct HubState {
 /// Most sockets one node may hold open at once, handshaking or linked (a reconnecting node
 /// overlaps its old socket for a moment; the newest wins).
 pub const MAX_SOCKETS_PER_NODE: usize = 4;
-/// Most node sockets open on the plane at once.
-pub const MAX_NODE_SOCKETS: usize = 2048;
+/// Most node sockets open on the plane at once unless its operator says otherwise
+/// (`--max-node-links`): 10,000 nodes with room for their reconnections, within about 1 GiB
+/// at the memory one link measures (`benches/README.md`).
+pub const MAX_NODE_SOCKETS: usize = 16_384;
 /// Most sockets the nodes of one account hold open together: one account's nodes cannot fill
 /// the plane's places and keep every other account's nodes from reconnecting.
 pub const MAX_NODE_SOCKETS_PER_OWNER: usize = 512;
 
 /// The places for node sockets: per node ([`MAX_SOCKETS_PER_NODE`]), per owning account
-/// ([`MAX_NODE_SOCKETS_PER_OWNER`]) and in all ([`MAX_NODE_SOCKETS`]).
+/// ([`MAX_NODE_SOCKETS_PER_OWNER`]) and in all (the plane's cap, [`MAX_NODE_SOCKETS`] unless
+/// configured).
 struct NodeSlots {
     by_node: crate::slots::Slots,
     by_owner: crate::slots::Slots,
+    all: usize,
 }
 
-impl Default for NodeSlots {
-    fn default() -> Self {
+impl NodeSlots {
+    fn new(all: usize) -> Self {
         Self {
-            by_node: crate::slots::Slots::new(MAX_NODE_SOCKETS, MAX_SOCKETS_PER_NODE),
-            by_owner: crate::slots::Slots::new(MAX_NODE_SOCKETS, MAX_NODE_SOCKETS_PER_OWNER),
+            by_node: crate::slots::Slots::new(all, MAX_SOCKETS_PER_NODE),
+            by_owner: crate::slots::Slots::new(all, MAX_NODE_SOCKETS_PER_OWNER),
+            all,
         }
     }
 }
@@ -156,13 +161,20 @@ impl std::fmt::Debug for LinkHub {
 }
 
 impl LinkHub {
-    /// The registry of replica `replica` (`service::cluster`).
+    /// The registry of replica `replica` (`service::cluster`), holding at most
+    /// [`MAX_NODE_SOCKETS`] node sockets.
     #[must_use]
     pub fn new(replica: String) -> Self {
+        Self::with_cap(replica, MAX_NODE_SOCKETS)
+    }
+
+    /// [`Self::new`], holding at most `max_node_sockets` node sockets at once.
+    #[must_use]
+    pub fn with_cap(replica: String, max_node_sockets: usize) -> Self {
         Self {
             replica,
             state: Mutex::default(),
-            slots: NodeSlots::default(),
+            slots: NodeSlots::new(max_node_sockets.max(1)),
             next_conn: AtomicU64::default(),
             node_locks: Mutex::default(),
             liveness_locks: Mutex::default(),
@@ -195,7 +207,8 @@ impl LinkHub {
 
     /// A place for one more socket of `node_id`, owned by `owner` (a node without an owner
     /// counts under its own id); refused when the node holds [`MAX_SOCKETS_PER_NODE`], its
-    /// owner's nodes [`MAX_NODE_SOCKETS_PER_OWNER`] or the plane [`MAX_NODE_SOCKETS`].
+    /// owner's nodes [`MAX_NODE_SOCKETS_PER_OWNER`] or the plane's cap
+    /// ([`Self::max_node_sockets`]).
     pub fn socket_slot(
         &self,
         node_id: &str,
@@ -207,6 +220,12 @@ impl LinkHub {
             _node: node,
             _owner: owner,
         })
+    }
+
+    /// Most node sockets this plane holds open at once.
+    #[must_use]
+    pub fn max_node_sockets(&self) -> usize {
+        self.slots.all
     }
 
     /// Whether shutdown began (new sockets are refused).
@@ -979,6 +998,24 @@ mod slot_tests {
         assert!(!applier.push(event()));
         assert_eq!(to_apply.rx.len(), APPLY_QUEUE);
         assert_eq!(to_apply.rx.capacity(), None, "no room set aside up front");
+    }
+
+    /// The plane's cap on node sockets is its operator's: one past it is refused as the
+    /// plane's (`Full::All`, answered 503 `PLANE_BUSY`), and a socket given back makes room.
+    #[test]
+    fn the_plane_holds_as_many_node_sockets_as_it_is_given_and_no_more() {
+        assert_eq!(LinkHub::new("r".into()).max_node_sockets(), MAX_NODE_SOCKETS);
+        let hub = LinkHub::with_cap("r".into(), 3);
+        assert_eq!(hub.max_node_sockets(), 3);
+        let mut held: Vec<SocketSlot> = (0..3)
+            .map(|i| hub.socket_slot(&format!("n{i}"), Some(&format!("o{i}"))).unwrap())
+            .collect();
+        assert_eq!(
+            hub.socket_slot("n3", Some("o3")).err(),
+            Some(crate::slots::Full::All)
+        );
+        held.pop();
+        assert!(hub.socket_slot("n3", Some("o3")).is_ok());
     }
 
     /// One account's nodes together hold at most [`MAX_NODE_SOCKETS_PER_OWNER`] sockets, so

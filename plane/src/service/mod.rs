@@ -241,6 +241,9 @@ pub struct Settings {
     /// [`cluster`] and `crate::link`), and this replica forwards to and takes forwards from its
     /// peers ([`peers`]; the binary with `--cluster on`).
     pub shares_database: bool,
+    /// Most node sockets (handshaking or linked) the plane holds open at once
+    /// (`--max-node-links`; [`crate::link::MAX_NODE_SOCKETS`] by default).
+    pub max_node_links: usize,
 }
 
 impl Settings {
@@ -520,7 +523,10 @@ impl Services {
             store.end_other_leases(&replica, started_at).await?;
         }
         store.release_lapsed_links(&replica, started_at).await?;
-        let links = Arc::new(LinkHub::new(replica.clone()));
+        let links = Arc::new(LinkHub::with_cap(
+            replica.clone(),
+            settings.max_node_links,
+        ));
         let words = words::Words::new(store.clone(), replica.clone());
         let dispatcher = Arc::new(Dispatcher::new(
             store.clone(),

@@ -205,6 +205,7 @@ impl Plane {
                     recording_retention_days: None,
                     cluster_address: Some(format!("http://{addr}")),
                     shares_database: o.database.is_some() || o.cluster,
+                    max_node_links: termplane::link::MAX_NODE_SOCKETS,
                 };
                 let secrets = termplane::keys::load_checked(&store, &dir, T0)
                     .await
