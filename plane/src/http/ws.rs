@@ -115,9 +115,7 @@ pub(super) fn node_socket(
                     crate::slots::Full::All => ApiError::new(
                         503,
                         "PLANE_BUSY",
-                        format!(
-                            "the plane holds {cap} node sockets open already; try again later"
-                        ),
+                        format!("the plane holds {cap} node sockets open already; try again later"),
                     ),
                 };
                 let e = e.with_metadata(retry);

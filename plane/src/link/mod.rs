@@ -1004,11 +1004,17 @@ mod slot_tests {
     /// plane's (`Full::All`, answered 503 `PLANE_BUSY`), and a socket given back makes room.
     #[test]
     fn the_plane_holds_as_many_node_sockets_as_it_is_given_and_no_more() {
-        assert_eq!(LinkHub::new("r".into()).max_node_sockets(), MAX_NODE_SOCKETS);
+        assert_eq!(
+            LinkHub::new("r".into()).max_node_sockets(),
+            MAX_NODE_SOCKETS
+        );
         let hub = LinkHub::with_cap("r".into(), 3);
         assert_eq!(hub.max_node_sockets(), 3);
         let mut held: Vec<SocketSlot> = (0..3)
-            .map(|i| hub.socket_slot(&format!("n{i}"), Some(&format!("o{i}"))).unwrap())
+            .map(|i| {
+                hub.socket_slot(&format!("n{i}"), Some(&format!("o{i}")))
+                    .unwrap()
+            })
             .collect();
         assert_eq!(
             hub.socket_slot("n3", Some("o3")).err(),

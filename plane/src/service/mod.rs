@@ -523,10 +523,7 @@ impl Services {
             store.end_other_leases(&replica, started_at).await?;
         }
         store.release_lapsed_links(&replica, started_at).await?;
-        let links = Arc::new(LinkHub::with_cap(
-            replica.clone(),
-            settings.max_node_links,
-        ));
+        let links = Arc::new(LinkHub::with_cap(replica.clone(), settings.max_node_links));
         let words = words::Words::new(store.clone(), replica.clone());
         let dispatcher = Arc::new(Dispatcher::new(
             store.clone(),
