@@ -87,6 +87,11 @@ pub struct Store {
     sqlite_file: Option<(std::path::PathBuf, u64, u64)>,
     /// The PostgreSQL database's URL, for connections of their own (`LISTEN`).
     postgres_url: Option<Redacted>,
+    /// On PostgreSQL, a connection of its own for this replica's lease in the cluster's
+    /// membership ([`Self::put_replica`]): a lease renewed through the shared pool waited
+    /// behind thousands of nodes' link writes (seen past 7 s with 10,000 nodes linking at
+    /// once), lapsed, and had the other replicas release nodes whose links were alive.
+    lease_pool: Option<sqlx::AnyPool>,
 }
 
 /// A URL that may hold a password: its `Debug` shows nothing of it.
@@ -208,6 +213,15 @@ impl Store {
             faults: std::sync::Arc::default(),
             sqlite_file,
             postgres_url: (backend == Backend::Postgres).then(|| Redacted(url.into())),
+            lease_pool: match backend {
+                Backend::Postgres => Some(
+                    AnyPoolOptions::new()
+                        .max_connections(1)
+                        .acquire_timeout(std::time::Duration::from_secs(5))
+                        .connect_lazy(url)?,
+                ),
+                Backend::Sqlite => None,
+            },
         };
         store.seed(now_ms).await?;
         Ok(store)
@@ -340,6 +354,9 @@ impl Store {
 
     /// Closes the pool.
     pub async fn close(&self) {
+        if let Some(own) = &self.lease_pool {
+            own.close().await;
+        }
         self.pool.close().await;
     }
 

@@ -26,7 +26,7 @@ pub struct ReplicaRow {
 impl Store {
     /// Registers a replica (or renews it, when its row is still there).
     pub async fn put_replica(&self, r: &ReplicaRow) -> Result<(), sqlx::Error> {
-        sqlx::query(
+        let q = sqlx::query(
             "INSERT INTO plane_replicas (id, address, version, host, started_at, lease_until) \
              VALUES ($1, $2, $3, $4, $5, $6) \
              ON CONFLICT (id) DO UPDATE SET lease_until = $6",
@@ -36,9 +36,11 @@ impl Store {
         .bind(&r.version)
         .bind(&r.host)
         .bind(r.started_at)
-        .bind(r.lease_until)
-        .execute(&self.pool)
-        .await
+        .bind(r.lease_until);
+        match &self.lease_pool {
+            Some(own) => q.execute(own).await,
+            None => q.execute(&self.pool).await,
+        }
         .map(|_| ())
     }
 
