@@ -23,6 +23,15 @@
 //! the plane from dispatch to result (`elapsedUs`; p50 and p99 of each, and the difference of
 //! the medians). A ping and its result cross between the replicas once each way,
 //! as a keystroke and its echo do.
+//!
+//! With `LINK_BENCH_REPLICAS=3` as well, three replicas run on that database behind HAProxy
+//! (`haproxy` on `PATH`; the configuration of `docs/deployment.md`; one HAProxy process per
+//! 5,000 nodes, each in front of all three), and every enrollment and link goes through a
+//! proxy, which spreads the links over the replicas. The bench then
+//! reports how many links each replica holds and its RSS per link, the cross-replica `ping`
+//! (at the holder of one node and at another replica), and, in place of the restart, the time
+//! until every node is online again after one replica is killed (SIGKILL): its nodes redial
+//! through the proxy and land on the other two.
 
 // Tests and benchmarks measure and wait on the real clock (the lint guards the services).
 #![allow(clippy::disallowed_methods)]
@@ -103,7 +112,8 @@ fn start_plane(bin: &Path, addr: SocketAddr, dir: &Path, cluster_db: Option<&str
     cmd.args(["serve", "--listen", &addr.to_string(), "--data-dir"])
         .arg(dir);
     if let Some(db) = cluster_db {
-        cmd.args(["--cluster", "on", "--no-local-node", "--database-url", db]);
+        cmd.args(["--cluster", "on", "--no-local-node", "--database-url", db])
+            .args(["--cluster-address", &format!("http://{addr}")]);
     }
     let mut child = cmd
         .env("TERMPLANE_MAX_CONNS_PER_IP", "1000000")
@@ -128,7 +138,6 @@ fn start_plane(bin: &Path, addr: SocketAddr, dir: &Path, cluster_db: Option<&str
 /// Starts a second replica beside the plane at `a` (on `db`, with copies of its key files),
 /// then times `ping`s to `node` asked at `a` and at the second replica, interleaved.
 fn forwarding(bin: &Path, dir: &Path, db: &str, a: SocketAddr, cookie: &str, node: &str) {
-    const ROUNDS: usize = 2_000;
     let dir_b = dir.join("replica-b");
     std::fs::create_dir_all(&dir_b).unwrap();
     for (file, _) in termplane::keys::KEY_FILES {
@@ -139,6 +148,16 @@ fn forwarding(bin: &Path, dir: &Path, db: &str, a: SocketAddr, cookie: &str, nod
         l.local_addr().unwrap()
     };
     let mut replica = start_plane(bin, b, &dir_b, Some(db));
+    pings_at(a, b, cookie, node);
+    let _ = Command::new("kill")
+        .args(["-TERM", &replica.id().to_string()])
+        .status();
+    let _ = replica.wait();
+}
+
+/// Times `ping`s to `node` asked at its holder `a` and at another replica `b`, interleaved.
+fn pings_at(a: SocketAddr, b: SocketAddr, cookie: &str, node: &str) {
+    const ROUNDS: usize = 2_000;
     // The admin command route says how long the plane waited from dispatch to result
     // (`elapsedUs`): the HTTP request and its database work around it are left out.
     let path = format!("/api/nodes/{node}/commands");
@@ -174,10 +193,129 @@ fn forwarding(bin: &Path, dir: &Path, db: &str, a: SocketAddr, cookie: &str, nod
          p99 {b99:.3} ms; forwarding adds {:.3} ms at the median ({ROUNDS} each, interleaved)",
         b50 - a50
     );
-    let _ = Command::new("kill")
-        .args(["-TERM", &replica.id().to_string()])
-        .status();
-    let _ = replica.wait();
+}
+
+/// Runs `sql` on `db` with `psql`; its rows, one per line.
+fn psql(db: &str, sql: &str) -> String {
+    let out = Command::new("psql")
+        .arg(db)
+        .args(["-v", "ON_ERROR_STOP=1", "-Atqc", sql])
+        .output()
+        .expect("psql");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// How many node links each replica holds, by its listening address.
+fn links_by_replica(db: &str) -> Vec<(String, usize)> {
+    psql(
+        db,
+        "SELECT r.address, count(n.id) FROM plane_replicas r LEFT JOIN nodes n \
+         ON n.held_by = r.id WHERE r.lease_until > \
+         (extract(epoch from clock_timestamp()) * 1000)::bigint GROUP BY r.address ORDER BY 1",
+    )
+    .lines()
+    .filter_map(|l| {
+        let (a, n) = l.split_once('|')?;
+        Some((a.to_owned(), n.parse().ok()?))
+    })
+    .collect()
+}
+
+/// Links per HAProxy process.
+const PER_PROXY: usize = 5_000;
+
+/// HAProxy in front of `replicas` on `front` (its configuration in `dir`), for [`PER_PROXY`]
+/// links.
+fn start_proxy(dir: &Path, front: SocketAddr, replicas: &[SocketAddr]) -> Child {
+    std::fs::create_dir_all(dir).unwrap();
+    let servers: String = replicas
+        .iter()
+        .enumerate()
+        .map(|(i, a)| format!("    server r{i} {a} check inter 1s fall 3 rise 2\n"))
+        .collect();
+    let cfg = format!(
+        "global\n    maxconn 6000\n\n\
+         defaults\n    mode http\n    maxconn 6000\n    option http-server-close\n    \
+         timeout connect 2s\n    timeout client 60s\n    timeout server 60s\n    \
+         timeout tunnel 1h\n    timeout check 3s\n    retries 3\n    option redispatch\n\n\
+         frontend termplane\n    bind {front}\n    default_backend replicas\n\n\
+         backend replicas\n    balance roundrobin\n    option httpchk GET /readyz\n    \
+         http-check expect status 200\n{servers}"
+    );
+    let path = dir.join("haproxy.cfg");
+    std::fs::write(&path, cfg).unwrap();
+    let mut child = Command::new("haproxy")
+        .args(["-db", "-f"])
+        .arg(&path)
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("cannot start haproxy (LINK_BENCH_REPLICAS needs it on PATH)");
+    for _ in 0..500 {
+        if TcpStream::connect(front).is_ok() {
+            return child;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("haproxy did not start listening");
+}
+
+fn free_addr() -> SocketAddr {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap()
+}
+
+/// With three replicas behind the proxy: the cross-replica `ping`, then one replica killed
+/// (SIGKILL) and the time until every node it held is online again at the others.
+fn three_replicas(
+    db: &str,
+    first: SocketAddr,
+    others: &mut [(SocketAddr, Child)],
+    cookie: &str,
+    node: &str,
+    established: &AtomicUsize,
+    nodes: usize,
+) {
+    let mut all = vec![first];
+    all.extend(others.iter().map(|(a, _)| *a));
+    let holder = psql(
+        db,
+        &format!(
+            "SELECT r.address FROM nodes n JOIN plane_replicas r ON r.id = n.held_by \
+             WHERE n.id = '{node}'"
+        ),
+    );
+    let at = |h: &str| all.iter().copied().find(|a| format!("http://{a}") == h);
+    let h = at(&holder).expect("the node's holder is one of the replicas");
+    let other = all.iter().copied().find(|a| *a != h).unwrap();
+    pings_at(h, other, cookie, node);
+
+    // Kill the last replica outright; its nodes redial through the proxy.
+    let (victim, child) = others.last_mut().unwrap();
+    let held = links_by_replica(db)
+        .into_iter()
+        .find(|(a, _)| *a == format!("http://{victim}"))
+        .map_or(0, |(_, n)| n);
+    let before = established.load(Ordering::SeqCst);
+    let killed = Instant::now();
+    let _ = child.kill();
+    let _ = child.wait();
+    let limit = Duration::from_secs(120);
+    while established.load(Ordering::SeqCst) < before + held && killed.elapsed() < limit {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let again = established.load(Ordering::SeqCst) - before;
+    println!(
+        "one of three replicas killed (SIGKILL) with {held} of {nodes} links: {again} nodes \
+         linked again at the other two in {:.2} s",
+        killed.elapsed().as_secs_f64()
+    );
 }
 
 fn rss_kib(pid: u32) -> u64 {
@@ -216,9 +354,52 @@ fn main() {
         l.local_addr().unwrap()
     };
     let cluster_db = std::env::var("LINK_BENCH_CLUSTER_DB").ok();
+    let replicas: usize = std::env::var("LINK_BENCH_REPLICAS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    assert!(
+        replicas == 1 || cluster_db.is_some(),
+        "LINK_BENCH_REPLICAS needs LINK_BENCH_CLUSTER_DB"
+    );
     let mut plane = start_plane(&bin, addr, &dir, cluster_db.as_deref());
     let pid = plane.id();
     let rss0 = rss_kib(pid);
+    // The other replicas (with copies of the first one's keys) and the proxy in front of all.
+    let mut others: Vec<(SocketAddr, Child)> = Vec::new();
+    let mut proxies: Vec<(SocketAddr, Child)> = Vec::new();
+    if let (true, Some(db)) = (replicas > 1, cluster_db.as_deref()) {
+        // The first replica listens before it has made its keys: wait until it is ready.
+        for _ in 0..500 {
+            if http(addr, "GET", "/readyz", None, None).0 == 200 {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        for i in 1..replicas {
+            let d = dir.join(format!("replica-{i}"));
+            std::fs::create_dir_all(&d).unwrap();
+            for (file, _) in termplane::keys::KEY_FILES {
+                std::fs::copy(dir.join(file), d.join(file)).unwrap();
+            }
+            let a = free_addr();
+            others.push((a, start_plane(&bin, a, &d, Some(db))));
+        }
+        let mut all = vec![addr];
+        all.extend(others.iter().map(|(a, _)| *a));
+        // A proxy holds two descriptors per link: one per 5,000 nodes keeps each well inside
+        // a 20,000-descriptor limit (as a site runs several balancers).
+        for i in 0..nodes.div_ceil(PER_PROXY) {
+            let front = free_addr();
+            proxies.push((
+                front,
+                start_proxy(&dir.join(format!("proxy-{i}")), front, &all),
+            ));
+        }
+    }
+    let rss0_others: Vec<u64> = others.iter().map(|(_, c)| rss_kib(c.id())).collect();
+    // Where nodes enroll and link: the proxy when there is one.
+    let front = proxies.first().map_or(addr, |(a, _)| *a);
 
     // Account and setup keys.
     let (s, _, _) = http(
@@ -286,7 +467,7 @@ fn main() {
             "identityJwk": identity,
             "encryptPublicKey": kp.public().to_b64(),
         });
-        let (s, v, _) = http(addr, "POST", "/api/nodes/enroll", None, Some(&body));
+        let (s, v, _) = http(front, "POST", "/api/nodes/enroll", None, Some(&body));
         assert_eq!(s, 201, "{v}");
         let jwk: PublicJwk = serde_json::from_value(v["signingPublicJwk"].clone()).unwrap();
         let control = Key32::from_b64(v["controlEncryptPublicKey"].as_str().unwrap()).unwrap();
@@ -308,7 +489,17 @@ fn main() {
                     ..Ready::default()
                 },
             },
-            v["wsUrl"].as_str().unwrap().to_owned(),
+            match proxies.get(i % proxies.len().max(1)) {
+                // The replica that answered the enrollment names itself: the node dials a
+                // proxy instead.
+                Some((p, _)) => {
+                    let u = v["wsUrl"].as_str().unwrap();
+                    let (scheme, rest) = u.split_once("://").unwrap();
+                    let path = rest.find('/').map_or("", |i| &rest[i..]);
+                    format!("{scheme}://{p}{path}")
+                }
+                None => v["wsUrl"].as_str().unwrap().to_owned(),
+            },
         ));
     }
     let enroll_secs = started.elapsed().as_secs_f64();
@@ -319,6 +510,11 @@ fn main() {
 
     // 2. Link establishments per second: every node dials at once.
     let established = Arc::new(AtomicUsize::new(0));
+    // What the nodes saw go wrong, counted (printed after the restart or the kill).
+    let reports = Arc::new(std::sync::Mutex::new(std::collections::BTreeMap::<
+        String,
+        usize,
+    >::new()));
     let ex = Arc::new(smol::Executor::new());
     let (stop_tx, stop_rx) = smol::channel::unbounded::<()>();
     let threads: Vec<_> = (0..2)
@@ -342,11 +538,20 @@ fn main() {
         let mut opts = AgentOptions::new(url);
         opts.reports = Some(rtx);
         let est = established.clone();
+        let seen = reports.clone();
         ex.spawn(async move {
             while let Ok(r) = rrx.recv().await {
                 if r == AgentReport::Established {
                     est.fetch_add(1, Ordering::SeqCst);
                 }
+                let what = match &r {
+                    AgentReport::DialFailed { status } => format!("dial failed {status:?}"),
+                    AgentReport::DialError(e) => format!("dial error {e}"),
+                    AgentReport::Closed { code, .. } => format!("closed by the plane {code:?}"),
+                    AgentReport::ClosedByAgent { code } => format!("closed by the node {code}"),
+                    _ => continue,
+                };
+                *seen.lock().unwrap().entry(what).or_default() += 1;
             }
         })
         .detach();
@@ -382,10 +587,28 @@ fn main() {
     // 3. Memory per idle link.
     std::thread::sleep(Duration::from_secs(2));
     let rss1 = rss_kib(pid);
-    println!(
-        "plane RSS: {rss0} KiB idle, {rss1} KiB with {nodes} links = {:.1} KiB per link",
-        (rss1.saturating_sub(rss0)) as f64 / nodes as f64
-    );
+    if let (false, Some(db)) = (others.is_empty(), cluster_db.as_deref()) {
+        let held = links_by_replica(db);
+        let mut rows = vec![(addr, rss0, rss1)];
+        for ((a, c), r0) in others.iter().zip(&rss0_others) {
+            rows.push((*a, *r0, rss_kib(c.id())));
+        }
+        for (a, r0, r1) in rows {
+            let n = held
+                .iter()
+                .find(|(h, _)| *h == format!("http://{a}"))
+                .map_or(0, |(_, n)| *n);
+            println!(
+                "replica {a}: {n} links, RSS {r0} KiB idle, {r1} KiB with them = {:.1} KiB per link",
+                r1.saturating_sub(r0) as f64 / n.max(1) as f64
+            );
+        }
+    } else {
+        println!(
+            "plane RSS: {rss0} KiB idle, {rss1} KiB with {nodes} links = {:.1} KiB per link",
+            (rss1.saturating_sub(rss0)) as f64 / nodes as f64
+        );
+    }
 
     // 4. CPU while heartbeating, in the steady state: first let the post-connect work finish
     //    (each node's ready is followed by row writes and a signed `set_allowed_dirs` push) by
@@ -401,6 +624,36 @@ fn main() {
     );
 
     // 6. (Cluster) what forwarding adds: pings at the holder and at another replica.
+    if let (false, Some(db)) = (others.is_empty(), cluster_db.as_deref()) {
+        three_replicas(
+            db,
+            addr,
+            &mut others,
+            &owners[0],
+            &node_ids[0],
+            &established,
+            nodes,
+        );
+        println!("what the nodes saw: {:?}", reports.lock().unwrap());
+        for (_, mut c) in others.drain(..).chain(proxies.drain(..)) {
+            // The killed replica is waited for already.
+            if c.try_wait().ok().flatten().is_none() {
+                let _ = Command::new("kill")
+                    .args(["-TERM", &c.id().to_string()])
+                    .status();
+            }
+            let _ = c.wait();
+        }
+        for c in &controls {
+            let _ = c.try_send(AgentControl::Shutdown);
+        }
+        let _ = Command::new("kill")
+            .args(["-TERM", &pid.to_string()])
+            .status();
+        let _ = plane.wait();
+        let _ = std::fs::remove_dir_all(&dir);
+        return;
+    }
     if let Some(db) = cluster_db.as_deref() {
         forwarding(&bin, &dir, db, addr, &owners[0], &node_ids[0]);
     }

@@ -212,7 +212,7 @@ impl Cluster {
             .iter()
             .map(|r| {
                 format!(
-                    "    server {} 127.0.0.1:{} check inter 500ms fall 2 rise 1\n",
+                    "    server {} 127.0.0.1:{} check inter 1s fall 3 rise 2\n",
                     r.name, r.port
                 )
             })
@@ -222,7 +222,7 @@ impl Cluster {
             "global\n    maxconn 4096\n\n\
              defaults\n    mode http\n    option http-server-close\n    timeout connect 2s\n    \
              timeout client 60s\n    timeout server 60s\n    timeout tunnel 1h\n    \
-             retries 3\n    option redispatch\n\n\
+             timeout check 3s\n    retries 3\n    option redispatch\n\n\
              frontend termplane\n    bind 127.0.0.1:{}\n    default_backend replicas\n\n\
              backend replicas\n    balance roundrobin\n    option httpchk GET /readyz\n    \
              http-check expect status 200\n{servers}",
