@@ -21,7 +21,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::support::{
-    Resp, WAIT, free_port, http, kill_tmux_server, plane_binary, terminate, wait_until,
+    Resp, WAIT, free_port, http, kill_tmux_server, node_command, node_env, plane_binary, terminate,
+    wait_until,
 };
 use serde_json::{Value, json};
 use termplane_test_support::viewer::Viewer;
@@ -110,17 +111,7 @@ impl Cluster {
         psql(&server_url, &format!("CREATE DATABASE {db_name}"));
         let (server, _) = server_url.rsplit_once('/').unwrap();
         let db_url = format!("{server}/{db_name}");
-        let node_env = vec![
-            ("HOME".into(), dir.join("home").display().to_string()),
-            (
-                "XDG_CONFIG_HOME".into(),
-                dir.join("xdg-config").display().to_string(),
-            ),
-            (
-                "XDG_DATA_HOME".into(),
-                dir.join("xdg-data").display().to_string(),
-            ),
-        ];
+        let node_env = node_env(&dir);
         let mut c = Self {
             dir,
             server_url,
@@ -317,15 +308,7 @@ impl Cluster {
     }
 
     fn node_command(&self) -> Command {
-        let mut c = Command::new(NODE);
-        c.env_remove("TMUX")
-            .env_remove("TERMPLANE_SUPERVISED")
-            .env_remove("CI")
-            .env_remove("GITHUB_ACTIONS");
-        for (k, v) in &self.node_env {
-            c.env(k, v);
-        }
-        c
+        node_command(Path::new(NODE), &self.node_env)
     }
 
     /// The replica whose lease holds the node's link now, by the database's rows.

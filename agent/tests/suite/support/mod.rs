@@ -282,17 +282,7 @@ impl World {
         let own = bin_dir.join("termplane-node");
         std::fs::copy(node_bin, &own).unwrap();
         let dir_home = dir.join("home").display().to_string();
-        let node_env = vec![
-            ("HOME".into(), dir.join("home").display().to_string()),
-            (
-                "XDG_CONFIG_HOME".into(),
-                dir.join("xdg-config").display().to_string(),
-            ),
-            (
-                "XDG_DATA_HOME".into(),
-                dir.join("xdg-data").display().to_string(),
-            ),
-        ];
+        let node_env = node_env(&dir);
         let mut w = Self {
             dir,
             node_bin: own,
@@ -488,17 +478,7 @@ impl World {
 
     /// A `termplane-node` command with this world's environment.
     pub fn node_command(&self) -> Command {
-        let mut c = Command::new(&self.node_bin);
-        // As the plane: a node daemon on a person's machine, without the test run's CI markers.
-        c.env_remove("TMUX")
-            .env_remove("TERMPLANE_SUPERVISED")
-            .env_remove("TERMPLANE_DEBUG_LOGGING")
-            .env_remove("CI")
-            .env_remove("GITHUB_ACTIONS");
-        for (k, v) in &self.node_env {
-            c.env(k, v);
-        }
-        c
+        node_command(&self.node_bin, &self.node_env)
     }
 
     /// Starts `termplane-node run` (stderr into `node.stderr`).
@@ -625,6 +605,37 @@ impl Drop for World {
             let _ = std::fs::remove_dir_all(&self.dir);
         }
     }
+}
+
+/// The environment of a node daemon whose home, configuration and data are under `dir`
+/// (`home/`, `xdg-config/`, `xdg-data/`).
+pub fn node_env(dir: &Path) -> Vec<(String, String)> {
+    vec![
+        ("HOME".into(), dir.join("home").display().to_string()),
+        (
+            "XDG_CONFIG_HOME".into(),
+            dir.join("xdg-config").display().to_string(),
+        ),
+        (
+            "XDG_DATA_HOME".into(),
+            dir.join("xdg-data").display().to_string(),
+        ),
+    ]
+}
+
+/// A command of the node binary `bin` with environment `env`, as on a person's machine:
+/// without the test run's tmux, supervisor and CI markers.
+pub fn node_command(bin: &Path, env: &[(String, String)]) -> Command {
+    let mut c = Command::new(bin);
+    c.env_remove("TMUX")
+        .env_remove("TERMPLANE_SUPERVISED")
+        .env_remove("TERMPLANE_DEBUG_LOGGING")
+        .env_remove("CI")
+        .env_remove("GITHUB_ACTIONS");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c
 }
 
 /// Ends the tmux server of `socket`, and any tmux process still naming it.
