@@ -41,6 +41,20 @@ ALTER SYSTEM SET synchronous_commit = off;
 ALTER SYSTEM SET full_page_writes = off;
 SELECT pg_reload_conf();
 SQL
+# Room for the suite's planes: each test plane holds up to ten connections (its pool, its
+# listener, its lease) and a plane that has stopped keeps trying its dropped database until its
+# test process ends. With the default 100 the PostgreSQL pass refused connections by the
+# thousand ("too many clients already") and a plane's start now and then waited out its pool.
+# The setting takes a restart.
+if [ "$(su postgres -c "psql -p $port -Atqc 'show max_connections'")" -lt 500 ]; then
+    log "raising max_connections to 500 (restarting the cluster)"
+    su postgres -c "psql -p $port -Atqc 'ALTER SYSTEM SET max_connections = 500'" >&2
+    pg_ctlcluster "$version" main restart >&2
+    for _ in $(seq 1 30); do
+        if su postgres -c "psql -p $port -Atqc 'select 1'" >/dev/null 2>&1; then break; fi
+        sleep 1
+    done
+fi
 
 user=termplane
 pass=termplane
