@@ -115,7 +115,7 @@ fn start_plane(bin: &Path, addr: SocketAddr, dir: &Path, cluster_db: Option<&str
         cmd.args(["--cluster", "on", "--no-local-node", "--database-url", db])
             .args(["--cluster-address", &format!("http://{addr}")]);
     }
-    let mut child = cmd
+    let child = cmd
         .env("TERMPLANE_MAX_CONNS_PER_IP", "1000000")
         .env("TERMPLANE_MAX_CONNS", "1000000")
         .env("RUST_LOG", "warn")
@@ -124,6 +124,12 @@ fn start_plane(bin: &Path, addr: SocketAddr, dir: &Path, cluster_db: Option<&str
         .expect(
             "cannot start the plane binary (build it first: cargo build --release -p termplane)",
         );
+    listening(child, addr, "the plane")
+}
+
+/// `child` once something accepts connections at `addr` (another process: asked every 20 ms,
+/// for at most 10 s); killed, and the bench stopped, when nothing does.
+fn listening(mut child: Child, addr: SocketAddr, what: &str) -> Child {
     for _ in 0..500 {
         if TcpStream::connect(addr).is_ok() {
             return child;
@@ -132,7 +138,7 @@ fn start_plane(bin: &Path, addr: SocketAddr, dir: &Path, cluster_db: Option<&str
     }
     let _ = child.kill();
     let _ = child.wait();
-    panic!("the plane did not start listening");
+    panic!("{what} did not start listening");
 }
 
 /// Starts a second replica beside the plane at `a` (on `db`, with copies of its key files),
@@ -249,21 +255,13 @@ fn start_proxy(dir: &Path, front: SocketAddr, replicas: &[SocketAddr]) -> Child 
     );
     let path = dir.join("haproxy.cfg");
     std::fs::write(&path, cfg).unwrap();
-    let mut child = Command::new("haproxy")
+    let child = Command::new("haproxy")
         .args(["-db", "-f"])
         .arg(&path)
         .stdout(Stdio::null())
         .spawn()
         .expect("cannot start haproxy (LINK_BENCH_REPLICAS needs it on PATH)");
-    for _ in 0..500 {
-        if TcpStream::connect(front).is_ok() {
-            return child;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    panic!("haproxy did not start listening");
+    listening(child, front, "haproxy")
 }
 
 fn free_addr() -> SocketAddr {
