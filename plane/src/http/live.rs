@@ -59,6 +59,9 @@ pub(super) fn live_socket(
                 );
             }
         };
+        // Listening before the token is spent: a role that changes from here on (the grant
+        // read it as it was) makes the feed re-check at its first turn.
+        let changed = svc.terminals().on_access_change();
         let grant = match svc.grants().redeem_feed_token(&q.token).await {
             Ok(g) => g,
             Err(e) => return error_response(&e, &req_id),
@@ -83,7 +86,7 @@ pub(super) fn live_socket(
                 let _open = open;
                 let mut ws =
                     WebSocketStream::from_raw_socket(conn, Role::Server, Some(config())).await;
-                let (code, reason) = serve(&svc, &grant, &queue, &mut ws).await;
+                let (code, reason) = serve(&svc, &grant, &queue, changed, &mut ws).await;
                 svc.publisher().bus().unsubscribe(sub);
                 if code != 0 {
                     let _ = termplane_runtime_smol::ws::close(&mut ws, code, &reason).await;
@@ -117,6 +120,7 @@ async fn serve<S>(
     svc: &Arc<Services>,
     grant: &FeedGrant,
     queue: &crate::service::live::FeedQueue,
+    mut changed: event_listener::EventListener,
     ws: &mut WebSocketStream<S>,
 ) -> (u16, String)
 where
@@ -141,7 +145,6 @@ where
     // One timer for the socket, reset when it fires: a feed that is always busy is still
     // re-checked, and a turn of the loop registers no timer.
     let mut recheck = smol::Timer::after(RECHECK_EVERY);
-    let mut changed = svc.terminals().on_access_change();
     loop {
         let ev = async { Ev::Client(ws.next().await) }
             .or(async { Ev::Feed(queue.next().await) })

@@ -135,6 +135,9 @@ pub(super) fn attach_socket(
                 );
             }
         };
+        // Listening before the token is spent: a credential or an account that changes from
+        // here on (its grant read as it was) makes the socket re-check at its first turn.
+        let changed = svc.terminals().on_access_change();
         let grant = match svc.grants().redeem_attach_token(&q.token, &id).await {
             Ok(g) => g,
             Err(e) => return refuse(&e, &req_id),
@@ -195,7 +198,7 @@ pub(super) fn attach_socket(
                     resyncs: Resyncs::default(),
                     refuse_rest: None,
                 };
-                s.run(ws, replay).await;
+                s.run(ws, replay, changed).await;
                 svc.terminals().pumps().leave_pump(&handle).await;
             })
         });
@@ -281,8 +284,12 @@ fn text(f: &ServerFrame) -> Message {
 }
 
 impl Session {
-    async fn run<S>(&mut self, mut ws: WebSocketStream<S>, replay: Replay)
-    where
+    async fn run<S>(
+        &mut self,
+        mut ws: WebSocketStream<S>,
+        replay: Replay,
+        changed: event_listener::EventListener,
+    ) where
         S: AsyncRead + AsyncWrite + Unpin + Send,
     {
         let (input_tx, input_rx) = smol::channel::bounded::<String>(INPUT_QUEUE);
@@ -298,7 +305,7 @@ impl Session {
             refusals.clone(),
         ));
         let end = self
-            .serve(&mut ws, replay, &input_tx)
+            .serve(&mut ws, replay, &input_tx, changed)
             .or(async {
                 // Never ends while `input_tx` lives (the typist ends once its channel closed),
                 // so it is polled again below only as the unfinished future it is.
@@ -347,6 +354,7 @@ impl Session {
         ws: &mut WebSocketStream<S>,
         replay: Replay,
         input: &smol::channel::Sender<String>,
+        mut changed: event_listener::EventListener,
     ) -> End
     where
         S: AsyncRead + AsyncWrite + Unpin + Send,
@@ -371,9 +379,9 @@ impl Session {
         // still re-checked, and a turn of the loop (a keystroke's echo) registers no timer with
         // the reactor, which would wake the reactor's thread.
         let mut recheck = smol::Timer::after(RECHECK_EVERY);
-        // Armed once and again after it fires, like the timer: a session ended, an account
-        // disabled or demoted, a key disabled — the grant is re-checked at once.
-        let mut changed = self.svc.terminals().on_access_change();
+        // `changed` was armed before the token was spent, and is armed again after it fires,
+        // like the timer: a session ended, an account disabled or demoted, a key disabled —
+        // the grant is re-checked at once.
         loop {
             let ev = async { Event::Client(ws.next().await) }
                 .or(async { Event::Queue(queue.next().await) })
