@@ -1919,11 +1919,11 @@ describe("termplane browser app", { concurrency: false }, () => {
     // One operation of each method, opened: parameters (a list of values among them), request
     // bodies, answers with their headers.
     const opened = [
-      "operations-subshells-listSubshells",
       "operations-setup-setup",
       "operations-nodes-setAllowedDirs",
       "operations-users-updateUser",
       "operations-users-deleteUser",
+      "operations-subshells-listSubshells",
     ];
     for (const colorScheme of ["light", "dark"]) {
       const ctx = await newContext({ colorScheme });
@@ -1933,19 +1933,15 @@ describe("termplane browser app", { concurrency: false }, () => {
       // Swagger UI follows the system's scheme.
       assert.equal(await docs.evaluate(() => document.documentElement.classList.contains("dark-mode")), colorScheme === "dark");
       await capture(docs, `docs-${colorScheme}`);
-      // A document of this many operations is drawn only where it is scrolled to (Swagger UI
-      // renders the operations near the view): scroll down from the top until one is there.
+      // Swagger UI draws only the operations near the view, and where one sits moves as it
+      // measures what it draws: an operation is brought into view the way its deep link does it
+      // (Swagger UI's own scroll to an operation), never by scrolling blindly until it shows.
       // Drawing a document this size is slow on a loaded machine (seen past 15 s at the end of
       // a whole suite's run on two cores): each step waits up to this long.
       const DRAWN = 45_000;
       const reveal = async (id) => {
-        await docs.evaluate(() => window.scrollTo(0, 0));
-        for (let i = 0; i < 300; i++) {
-          // Drawn a moment after the scroll that brings it near.
-          await sleep(100);
-          if (await docs.locator(`#${id}`).count()) break;
-          await docs.mouse.wheel(0, 600);
-        }
+        const [, tag, operation] = id.split("-");
+        await docs.evaluate(([t, o]) => window.ui.layoutActions.scrollToVirtualizedOperation(["operations", t, o]), [tag, operation]);
         await docs.locator(`#${id}`).scrollIntoViewIfNeeded({ timeout: DRAWN });
       };
       for (const id of opened) {
@@ -1954,7 +1950,7 @@ describe("termplane browser app", { concurrency: false }, () => {
         await docs.locator(`#${id} .opblock-summary-control`).click({ noWaitAfter: true, timeout: DRAWN });
         await docs.locator(`#${id} .opblock-body`).waitFor({ timeout: DRAWN });
       }
-      await reveal("operations-subshells-listSubshells");
+      // The last one opened is in view: its parameters hold a list of values.
       await docs.locator("#operations-subshells-listSubshells .parameters select").first().waitFor({ timeout: DRAWN });
       await axe(docs, `docs with operations open (${colorScheme})`);
       await docs.screenshot({ path: join(SHOTS, `docs-open-${colorScheme}-1280x800.png`) });
