@@ -210,7 +210,7 @@ impl Plane {
                 let secrets = termplane::keys::load_checked(&store, &dir, T0)
                     .await
                     .unwrap();
-                let svc = Services::new(store, Arc::new(c2), settings, secrets)
+                let svc = Services::new(store.clone(), Arc::new(c2), settings, secrets)
                     .await
                     .unwrap();
                 tx.send((addr, base, svc.clone())).unwrap();
@@ -240,11 +240,16 @@ impl Plane {
                         .map(|c| termplane::net::Cidr::parse(c).unwrap())
                         .collect(),
                 };
+                let cluster = svc.cluster().clone();
                 serve(listener, svc, opts, async move {
                     let _ = stop_rx.recv().await;
                 })
                 .await
                 .unwrap();
+                // Stopped as the binary stops: it leaves the membership (no heartbeat or
+                // hearing goes on trying a database the test drops next) and closes its pools.
+                let _ = cluster.leave().await;
+                store.close().await;
             });
         });
         let (addr, base, svc) = rx.recv_timeout(Duration::from_secs(60)).unwrap();
