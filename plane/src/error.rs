@@ -44,7 +44,7 @@
 //! | 409 | `NODE_OFFLINE` | a command (launch, ping…) for a node whose link is not online, or for the local node when it is off (no tmux, or `--no-local-node`) |
 //! | 409 | `PLUGIN_DISABLED` | launching a harness whose plugin an administrator turned off |
 //! | 409 | `HARNESS_NOT_INSTALLED` | launching a harness the node's fresh detection did not find (`metadata.reason`) |
-//! | 409 | `INVALID_STATE` | a lifecycle move the subshell's state does not allow |
+//! | 409 | `INVALID_STATE` | a lifecycle move the subshell's state does not allow; an upload's piece or cancel while another replica writes a piece of it |
 //! | 409 | `SUBSHELL_NOT_RUNNING` | reading the screen of, typing into or resizing a subshell that is not live, or reporting its agent's state |
 //! | 409 | `STALE_REPORT` | an agent state report whose `observedAt` is older than the newest recorded for the pane (`metadata.latestObservedAt`) |
 //! | 409 | `GRID_HELD` | resizing a pane whose grid follows the viewers attached to it that take part in sizing (the smallest of their grids; `metadata.cols`, `metadata.rows`: the grid it keeps) |
@@ -303,7 +303,7 @@ pub const CODES: &[(u16, &str, &str)] = &[
     (
         409,
         "INVALID_STATE",
-        "a lifecycle move the subshell's state does not allow",
+        "a lifecycle move the subshell's state does not allow; an upload's piece or cancel while another replica writes a piece of it",
     ),
     (
         409,

@@ -15,8 +15,14 @@
 //!    also to a piece or a cancel that arrived while the request ending it was under way. A
 //!    cancel answered 204 leaves no file; a last piece answered `done` leaves the whole file.
 //!
-//! Uploads are held in the plane's memory: a plane restart abandons those in progress (the
-//! client starts again). The node cleans up by itself where the plane cannot tell it to: a
+//! Uploads in progress are kept in the plane's database, so on a cluster each request may reach
+//! any replica. A piece (or a cancel) that arrives at one replica while another writes a piece
+//! of the same upload is refused 409 `INVALID_STATE`, to be sent again: only a client that
+//! sends the next piece before the last one is answered meets it. A replica that stops in the
+//! middle of a piece leaves the node's partial file unknown: the upload's next piece abandons
+//! it (409 `UPLOAD_ABANDONED`). A node whose link comes up anew (a daemon restart, a plane
+//! restart, its replica gone) has the uploads to it abandoned, since a chunk may have been lost
+//! on the way. The node cleans up by itself where the plane cannot tell it to: a
 //! daemon (or the plane, for its own host) that stops removes the partial files of the uploads
 //! it had under way, and one that receives no piece for 120 seconds (its plane restarted, or
 //! the link dropped) removes its partial file then. A node that is killed outright (SIGKILL,

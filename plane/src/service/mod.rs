@@ -537,7 +537,12 @@ impl Services {
             clock.clone(),
             settings.input_marks,
         ));
-        let uploads = Uploads::new(clock.clone(), dispatcher.clone(), marker.clone());
+        let uploads = Uploads::new(
+            clock.clone(),
+            store.clone(),
+            dispatcher.clone(),
+            marker.clone(),
+        );
         let events = Arc::new(crate::link::events::EventLog::default());
         let nodes = Arc::new(Nodes::new(
             store.clone(),

@@ -73,10 +73,9 @@ impl Transfers {
                 n += got;
             }
             buf.truncate(n);
-            let up = self.uploads.upload_of(&view.upload_id)?;
             view = self
                 .uploads
-                .write_piece(&view.upload_id, &up, PieceIndex(index), buf)
+                .write_piece(&view.upload_id, PieceIndex(index), buf)
                 .await?;
             index += 1;
         }

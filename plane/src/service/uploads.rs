@@ -1,13 +1,21 @@
-//! Uploads into a pane (see [`crate::api::uploads`] for the protocol a client follows).
+//! Uploads into panes (see [`crate::api::uploads`] for the protocol a client follows).
 //!
-//! The plane holds each upload in memory and writes it on the pane's node with `write_file`, in
-//! node chunks of [`NODE_CHUNK_BYTES`] (a command must fit the link's 64 KiB envelope). The node
-//! writes into a hidden partial file next to the destination and renames it into place with the
-//! last chunk; a chunk out of order makes it remove the partial file, which is how the plane
-//! abandons an upload.
+//! The plane writes each upload on the pane's node with `write_file`, in node chunks of
+//! [`NODE_CHUNK_BYTES`] (a command must fit the link's 64 KiB envelope). The node writes into a
+//! hidden partial file next to the destination and renames it into place with the last chunk; a
+//! chunk out of order makes it remove the partial file, which is how the plane abandons an
+//! upload.
+//!
+//! An upload in progress is a row of the database (`uploads`), so that on a cluster a piece is
+//! taken at whichever replica the load balancer sends it to. A replica writing a piece holds a
+//! claim on the row (`writing_until`): requests for one upload at one replica take turns, and a
+//! piece or cancel that meets another replica's claim is refused 409 `INVALID_STATE` (a client
+//! sends the next piece once the last one is answered, so only a client that does not wait
+//! meets it). A claim that lapses — its replica stopped in the middle of a piece, leaving the
+//! node's partial file in an unknown state — abandons the upload. The cap on uploads in
+//! progress ([`MAX_UPLOADS`]) is the whole cluster's.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use termplane_proto::command::{Command, PathArg, WriteFile};
@@ -19,63 +27,74 @@ use crate::api::uploads::{
 };
 use crate::clock::Clock;
 use crate::error::ApiError;
-use crate::store;
+use crate::store::{self, AddUpload, Store, UploadRow};
 
 /// Raw bytes per `write_file` command.
 pub(super) const NODE_CHUNK_BYTES: usize = 32 * 1024;
 /// An upload with no piece for this long is abandoned (ms).
 pub(super) const UPLOAD_IDLE_MS: i64 = 60_000;
-/// Most uploads in progress on the plane at once.
+/// Most uploads in progress at once (on a cluster, across its replicas).
 pub(super) const MAX_UPLOADS: usize = 256;
+/// Requests for one upload at one replica take turns on one of this many locks (by the
+/// upload's id): a piece that arrives while another is written waits for it.
+const TURNS: usize = 64;
 
-#[derive(Debug)]
-pub(super) struct State {
+/// Who uploads, as the row keeps it (for the pane's input mark once the file is complete).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct KeptTyper {
     user_id: String,
-    subshell_id: String,
-    node_id: String,
-    path: String,
-    size: u64,
-    received: u64,
-    next_piece: u64,
-    next_chunk: u32,
-    last_ms: i64,
-    done: bool,
-    /// Who uploads, for the pane's input mark once the file is complete.
-    typer: super::subshells::Typer,
-    /// The file's name.
-    name: String,
+    actor_kind: String,
+    via_subshell_id: Option<String>,
 }
 
-/// The uploads-into-panes domain: the uploads in progress, each written on its pane's node
-/// through the dispatcher. It holds the dispatcher and the clock (and itself, weakly, for the
-/// tasks that abandon an idle upload).
+fn keep_typer(t: &super::subshells::Typer) -> String {
+    serde_json::to_string(&KeptTyper {
+        user_id: t.user_id.clone(),
+        actor_kind: t.actor_kind.to_owned(),
+        via_subshell_id: t.via_subshell_id.clone(),
+    })
+    .unwrap_or_default()
+}
+
+fn kept_typer(s: &str) -> Option<super::subshells::Typer> {
+    let k: KeptTyper = serde_json::from_str(s).ok()?;
+    let actor_kind = ["cookie", "system_key", "pane"]
+        .into_iter()
+        .find(|a| *a == k.actor_kind)?;
+    Some(super::subshells::Typer {
+        user_id: k.user_id,
+        actor_kind,
+        via_subshell_id: k.via_subshell_id,
+    })
+}
+
+/// The uploads-into-panes domain: the uploads in progress (rows of the database), each written
+/// on its pane's node through the dispatcher. It holds the store, the dispatcher and the clock
+/// (and itself, weakly, for the tasks that abandon an idle upload).
 pub struct Uploads {
     clock: Arc<dyn Clock>,
+    store: Store,
     dispatcher: Arc<Dispatcher>,
     marker: Arc<super::subshells::Marker>,
-    all: Mutex<HashMap<String, Entry>>,
+    turns: Vec<smol::lock::Mutex<()>>,
     me: std::sync::Weak<Self>,
 }
 
-/// One upload in progress: where it writes, kept outside its state's lock (which a chunk on its
-/// way to the node holds) so a new upload to the same file is always seen to collide with it.
-#[derive(Debug)]
-struct Entry {
-    node_id: String,
-    path: String,
-    state: Arc<smol::lock::Mutex<State>>,
+fn size_of(v: i64) -> u64 {
+    u64::try_from(v).unwrap_or(0)
 }
 
-fn view(id: &str, s: &State) -> Upload {
+fn view(u: &UploadRow, done: bool) -> Upload {
+    let size = size_of(u.size);
     Upload {
-        upload_id: id.to_owned(),
-        subshell_id: s.subshell_id.clone(),
-        path: s.path.clone(),
-        size: s.size,
+        upload_id: u.id.clone(),
+        subshell_id: u.subshell_id.clone(),
+        path: u.path.clone(),
+        size,
         piece_bytes: PIECE_BYTES,
-        pieces: s.size.div_ceil(PIECE_BYTES).max(1),
-        received: s.received,
-        done: s.done,
+        pieces: size.div_ceil(PIECE_BYTES).max(1),
+        received: size_of(u.received),
+        done,
     }
 }
 
@@ -91,18 +110,37 @@ fn uploads_busy() -> ApiError {
     )
 }
 
+fn written_elsewhere() -> ApiError {
+    ApiError::new(
+        409,
+        "INVALID_STATE",
+        "a piece of this upload is being written (through another replica of the plane); \
+         send this again once that piece is answered",
+    )
+}
+
+fn abandoned(why: &str) -> ApiError {
+    ApiError::new(
+        409,
+        "UPLOAD_ABANDONED",
+        format!("{why}; the upload was abandoned and nothing was left behind"),
+    )
+}
+
 impl Uploads {
-    /// No upload in progress; chunks go through `dispatcher`.
+    /// Uploads kept in `store`; chunks go through `dispatcher`.
     pub(super) fn new(
         clock: Arc<dyn Clock>,
+        store: Store,
         dispatcher: Arc<Dispatcher>,
         marker: Arc<super::subshells::Marker>,
     ) -> Arc<Self> {
         Arc::new_cyclic(|me| Self {
             clock,
+            store,
             dispatcher,
             marker,
-            all: Mutex::default(),
+            turns: (0..TURNS).map(|_| smol::lock::Mutex::new(())).collect(),
             me: me.clone(),
         })
     }
@@ -111,62 +149,38 @@ impl Uploads {
         self.clock.now_ms()
     }
 
-    pub(super) fn upload_of(&self, id: &str) -> Result<Arc<smol::lock::Mutex<State>>, ApiError> {
-        self.all
-            .lock()
-            .map_err(|_| ApiError::internal())?
-            .get(id)
-            .map(|e| Arc::clone(&e.state))
-            .ok_or_else(not_found)
+    /// The lock upload `id`'s requests take turns on at this replica.
+    fn turn(&self, id: &str) -> &smol::lock::Mutex<()> {
+        let h = id.bytes().fold(0_usize, |h, b| {
+            h.wrapping_mul(31).wrapping_add(usize::from(b))
+        });
+        &self.turns[h % TURNS]
     }
 
-    /// Whether `up` is still upload `id` in progress. Every way an upload ends (its last piece,
-    /// a bad piece, a failed write, a cancel, idleness, its node's link coming up anew) takes it
-    /// out of the map, all but the last under its state's lock; so a request that waited for
-    /// the lock behind the one that ended it learns so here, and writes nothing.
-    fn still_open(&self, id: &str, up: &Arc<smol::lock::Mutex<State>>) -> bool {
-        self.all
-            .lock()
-            .is_ok_and(|all| all.get(id).is_some_and(|e| Arc::ptr_eq(&e.state, up)))
-    }
-
-    fn forget_upload(&self, id: &str) {
-        if let Ok(mut all) = self.all.lock() {
-            all.remove(id);
-        }
-    }
-
-    /// Abandons every upload to `node_id` (its link came up anew: a daemon that restarted has
-    /// none of them any more, and one that only reconnected may have lost a chunk on the way),
-    /// so that the file can be uploaded again at once rather than after [`UPLOAD_IDLE_MS`].
-    /// Their next piece is answered 404; the node drops what partial files it still has.
+    /// Abandons every upload to `node_id` that no piece is being written for (its link came up
+    /// anew: a daemon that restarted has none of them any more, and one that only reconnected
+    /// may have lost a chunk on the way), so that the file can be uploaded again at once rather
+    /// than after [`UPLOAD_IDLE_MS`]. Their next piece is answered 404; the node drops what
+    /// partial files it still has. (A piece on its way learns of the new link from its own
+    /// chunks: a chunk the node did not take fails the piece, which abandons the upload.)
     pub(super) fn abandon_uploads_to(&self, node_id: &str) {
-        let gone: Vec<(String, Arc<smol::lock::Mutex<State>>)> = match self.all.lock() {
-            Ok(mut all) => {
-                let ids: Vec<String> = all
-                    .iter()
-                    .filter(|(_, e)| e.node_id == node_id)
-                    .map(|(id, _)| id.clone())
-                    .collect();
-                ids.iter()
-                    .filter_map(|id| all.remove(id))
-                    .map(|e| (e.path, e.state))
-                    .collect()
-            }
-            Err(_) => return,
-        };
-        if gone.is_empty() {
-            return;
-        }
-        tracing::info!(node = %node_id, uploads = gone.len(), "uploads cut off by the node's link abandoned");
         let Some(me) = self.me.upgrade() else { return };
         let node = node_id.to_owned();
         smol::spawn(async move {
-            for (path, state) in gone {
-                // After a piece on its way to the node, if one is: the node runs commands in
-                // order, so the abandon comes after that piece's chunks.
-                let _s = state.lock().await;
-                me.abandon_on_node(&node, &path).await;
+            let now = me.now();
+            match me
+                .store
+                .end_uploads(Some(&node), now - UPLOAD_IDLE_MS, now)
+                .await
+            {
+                Ok(gone) if !gone.is_empty() => {
+                    tracing::info!(node = %node, uploads = gone.len(), "uploads cut off by the node's link (or idle) abandoned");
+                    for u in gone {
+                        me.abandon_on_node(&u.node_id, &u.path).await;
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "uploads to a node whose link came up anew not abandoned"),
             }
         })
         .detach();
@@ -191,6 +205,25 @@ impl Uploads {
         }
     }
 
+    /// Abandons the uploads idle for [`UPLOAD_IDLE_MS`] or whose claim lapsed, wherever they
+    /// were started (a replica that stopped leaves its uploads to the others).
+    async fn sweep(&self) {
+        let now = self.now();
+        match self
+            .store
+            .end_uploads(None, now - UPLOAD_IDLE_MS, now)
+            .await
+        {
+            Ok(gone) => {
+                for u in gone {
+                    tracing::info!(upload = %u.id, "upload idle for 60 s (or cut off in a piece); abandoned");
+                    self.abandon_on_node(&u.node_id, &u.path).await;
+                }
+            }
+            Err(e) => tracing::debug!(error = %e, "idle uploads not swept"),
+        }
+    }
+
     /// `POST /api/uploads` into the pane of subshell `row`, which the caller may write to.
     pub(super) async fn start(
         &self,
@@ -202,10 +235,7 @@ impl Uploads {
             return Err(ApiError::validation("size", "an upload is at most 64 MiB"));
         }
         let path = format!("{}/{}", row.cwd.trim_end_matches('/'), req.name.as_str());
-        let busy = self.all.lock().map_err(|_| ApiError::internal())?.len() >= MAX_UPLOADS;
-        if busy {
-            return Err(uploads_busy());
-        }
+        self.sweep().await;
         let exists = |d: &serde_json::Value| d.get("exists").and_then(serde_json::Value::as_bool);
         if !req.overwrite {
             let r = self
@@ -224,110 +254,99 @@ impl Uploads {
                 .with_metadata(serde_json::json!({ "path": path })));
             }
         }
-        let id = crate::secret::new_id()?;
-        let state = State {
+        let u = UploadRow {
+            id: crate::secret::new_id()?,
             user_id: c.user().id.clone(),
             subshell_id: row.id.clone(),
             node_id: row.node_id.clone(),
             path,
-            size: req.size,
+            name: req.name.as_str().to_owned(),
+            typer: keep_typer(&super::subshells::Typer::of(c)),
+            size: i64::try_from(req.size).map_err(|_| ApiError::internal())?,
             received: 0,
             next_piece: 0,
             next_chunk: 0,
-            last_ms: self.now(),
-            done: false,
-            typer: super::subshells::Typer::of(c),
-            name: req.name.as_str().to_owned(),
+            last_at: self.now(),
+            writing_until: 0,
         };
-        {
-            let mut all = self.all.lock().map_err(|_| ApiError::internal())?;
-            // Checked again where the upload is added: other starts may have been added while
-            // this one asked the node about the file.
-            if all.len() >= MAX_UPLOADS {
-                return Err(uploads_busy());
-            }
-            if all
-                .values()
-                .any(|e| e.node_id == state.node_id && e.path == state.path)
-            {
+        let cap = i64::try_from(MAX_UPLOADS).unwrap_or(i64::MAX);
+        match self.store.add_upload(&u, cap).await {
+            Ok(()) => {}
+            Err(AddUpload::Busy) => return Err(uploads_busy()),
+            Err(AddUpload::Collides) => {
                 return Err(ApiError::new(
                     409,
                     "UPLOAD_EXISTS",
                     "another upload to that file is in progress",
                 ));
             }
-            all.insert(
-                id.clone(),
-                Entry {
-                    node_id: state.node_id.clone(),
-                    path: state.path.clone(),
-                    state: Arc::new(smol::lock::Mutex::new(state)),
-                },
-            );
+            Err(AddUpload::Db(e)) => return Err(e.into()),
         }
-        let up = self.upload_of(&id)?;
         if req.size == 0 {
             // Nothing to send: the file is written empty at once.
-            return self.write_piece(&id, &up, PieceIndex(0), Vec::new()).await;
+            return self.write_piece(&u.id, PieceIndex(0), Vec::new()).await;
         }
-        self.watch_upload(id.clone());
-        let s = up.lock().await;
-        Ok(view(&id, &s))
+        self.watch_upload(u.id.clone());
+        Ok(view(&u, false))
     }
 
-    /// Abandons an upload that receives nothing for [`UPLOAD_IDLE_MS`].
+    /// Abandons upload `id` once it receives nothing for [`UPLOAD_IDLE_MS`] (looked at by the
+    /// replica that started it; the others sweep it at their next start if this one stops).
     fn watch_upload(&self, id: String) {
         let Some(me) = self.me.upgrade() else { return };
         smol::spawn(async move {
             loop {
                 smol::Timer::after(Duration::from_secs(5)).await;
-                let Ok(up) = me.upload_of(&id) else { return };
-                let s = up.lock().await;
-                if s.done || !me.still_open(&id, &up) {
-                    return;
-                }
-                if me.now() - s.last_ms >= UPLOAD_IDLE_MS {
-                    me.forget_upload(&id);
-                    me.abandon_on_node(&s.node_id, &s.path).await;
-                    tracing::info!(upload = %id, "upload idle for 60 s; abandoned");
-                    return;
+                match me.store.upload(&id).await {
+                    Ok(Some(u)) if me.now() - u.last_at < UPLOAD_IDLE_MS => {}
+                    Ok(Some(_)) => {
+                        let now = me.now();
+                        // Only if still idle and no piece is being written: one that came in
+                        // through another replica meanwhile keeps it.
+                        match me.store.end_idle_upload(&id, now - UPLOAD_IDLE_MS, now).await {
+                            Ok(Some(u)) => {
+                                me.abandon_on_node(&u.node_id, &u.path).await;
+                                tracing::info!(upload = %id, "upload idle for 60 s; abandoned");
+                                return;
+                            }
+                            Ok(None) => {}
+                            Err(e) => tracing::debug!(upload = %id, error = %e, "an idle upload not abandoned"),
+                        }
+                    }
+                    Ok(None) => return,
+                    Err(e) => tracing::debug!(upload = %id, error = %e, "an upload's idleness not looked at"),
                 }
             }
         })
         .detach();
     }
 
-    async fn own_upload(
-        &self,
-        c: &Caller,
-        id: &str,
-    ) -> Result<Arc<smol::lock::Mutex<State>>, ApiError> {
-        let up = self.upload_of(id)?;
-        if up.lock().await.user_id != c.user().id {
-            return Err(not_found());
+    async fn own_upload(&self, c: &Caller, id: &str) -> Result<UploadRow, ApiError> {
+        match self.store.upload(id).await? {
+            Some(u) if u.user_id == c.user().id => Ok(u),
+            _ => Err(not_found()),
         }
-        Ok(up)
     }
 
     /// `GET /api/uploads/:id`.
     pub async fn upload(&self, c: &Caller, id: &str) -> Result<Upload, ApiError> {
-        let up = self.own_upload(c, id).await?;
-        let s = up.lock().await;
-        Ok(view(id, &s))
+        Ok(view(&self.own_upload(c, id).await?, false))
     }
 
     /// `DELETE /api/uploads/:id`: abandons it; the node's partial file is removed. An upload
     /// that completed (or ended otherwise) while the cancel waited for a piece on its way is not
     /// there any more: 404, and a complete file stays written.
     pub async fn cancel_upload(&self, c: &Caller, id: &str) -> Result<(), ApiError> {
-        let up = self.own_upload(c, id).await?;
-        let s = up.lock().await;
-        if !self.still_open(id, &up) {
-            return Err(not_found());
+        self.own_upload(c, id).await?;
+        let _turn = self.turn(id).lock().await;
+        match self.store.end_upload(id, None, self.now()).await? {
+            Some(u) => {
+                self.abandon_on_node(&u.node_id, &u.path).await;
+                Ok(())
+            }
+            None if self.store.upload(id).await?.is_some() => Err(written_elsewhere()),
+            None => Err(not_found()),
         }
-        self.forget_upload(id);
-        self.abandon_on_node(&s.node_id, &s.path).await;
-        Ok(())
     }
 
     /// `PUT /api/uploads/:id/pieces/:index`.
@@ -338,81 +357,102 @@ impl Uploads {
         index: PieceIndex,
         req: PieceRequest,
     ) -> Result<Upload, ApiError> {
-        let up = self.own_upload(c, id).await?;
-        self.write_piece(id, &up, index, req.data_b64.0).await
+        self.own_upload(c, id).await?;
+        self.write_piece(id, index, req.data_b64.0).await
     }
 
+    /// Writes piece `index` of upload `id` (whose owner the caller was checked to be).
     pub(super) async fn write_piece(
         &self,
         id: &str,
-        up: &Arc<smol::lock::Mutex<State>>,
         index: PieceIndex,
         data: Vec<u8>,
     ) -> Result<Upload, ApiError> {
-        let mut s = up.lock().await;
-        // A piece that waited behind the one that completed or abandoned the upload, or behind
-        // its cancel, finds it gone (a complete upload is forgotten with its last piece).
-        if !self.still_open(id, up) {
-            return Err(not_found());
-        }
-        let expected = PIECE_BYTES.min(s.size - s.received);
-        if index.0 != s.next_piece || data.len() as u64 != expected {
-            let why = if index.0 == s.next_piece {
+        let _turn = self.turn(id).lock().await;
+        let now = self.now();
+        let chunks = data.len().div_ceil(NODE_CHUNK_BYTES).max(1);
+        let deadline = termplane_proto::limits::COMMAND_DEADLINE.as_millis();
+        let claim = now + i64::try_from(deadline * (chunks as u128 + 2)).unwrap_or(i64::MAX / 4);
+        let Some(mut u) = self.store.claim_upload(id, claim).await? else {
+            // A piece that waited behind the one that completed or abandoned the upload, or
+            // behind its cancel, finds it gone (a complete upload is forgotten with its last
+            // piece).
+            return match self.store.upload(id).await? {
+                None => Err(not_found()),
+                Some(u) if u.writing_until > now => Err(written_elsewhere()),
+                Some(_) => {
+                    if let Some(u) = self.store.end_upload(id, None, now).await? {
+                        self.abandon_on_node(&u.node_id, &u.path).await;
+                    }
+                    Err(abandoned("the replica writing its last piece stopped"))
+                }
+            };
+        };
+        let (size, received) = (size_of(u.size), size_of(u.received));
+        let expected = PIECE_BYTES.min(size - received);
+        let in_order = u64::try_from(u.next_piece).is_ok_and(|n| n == index.0);
+        if !in_order || data.len() as u64 != expected {
+            let why = if in_order {
                 format!("piece {} must be {expected} bytes", index.0)
             } else {
-                format!("piece {} out of order (expected {})", index.0, s.next_piece)
+                format!("piece {} out of order (expected {})", index.0, u.next_piece)
             };
-            self.forget_upload(id);
-            if s.next_chunk > 0 {
-                self.abandon_on_node(&s.node_id, &s.path).await;
+            self.store.end_upload(id, Some(claim), now).await?;
+            if u.next_chunk > 0 {
+                self.abandon_on_node(&u.node_id, &u.path).await;
             }
-            return Err(ApiError::new(
-                409,
-                "UPLOAD_ABANDONED",
-                format!("{why}; the upload was abandoned and nothing was left behind"),
-            ));
+            return Err(abandoned(&why));
         }
-        let last_piece = s.received + expected == s.size;
-        let chunks: Vec<&[u8]> = if data.is_empty() {
+        let last_piece = received + expected == size;
+        let parts: Vec<&[u8]> = if data.is_empty() {
             vec![&[][..]]
         } else {
             data.chunks(NODE_CHUNK_BYTES).collect()
         };
-        let n = chunks.len();
-        for (i, chunk) in chunks.into_iter().enumerate() {
+        let n = parts.len();
+        for (i, chunk) in parts.into_iter().enumerate() {
             let r = self
                 .dispatcher
                 .node_command(
-                    &s.node_id,
+                    &u.node_id,
                     Command::WriteFile(WriteFile {
-                        path: s.path.clone(),
+                        path: u.path.clone(),
                         chunk_b64: termplane_proto::key::b64url_encode(chunk),
-                        chunk: s.next_chunk,
+                        chunk: u32::try_from(u.next_chunk).unwrap_or(u32::MAX - 1),
                         eof: last_piece && i + 1 == n,
                     }),
                 )
                 .await
                 .and_then(super::dispatch::node_data);
             if let Err(e) = r {
-                self.forget_upload(id);
-                self.abandon_on_node(&s.node_id, &s.path).await;
+                let _ = self.store.end_upload(id, Some(claim), self.now()).await;
+                self.abandon_on_node(&u.node_id, &u.path).await;
                 return Err(e);
             }
-            s.next_chunk += 1;
+            u.next_chunk += 1;
         }
-        s.received += expected;
-        s.next_piece += 1;
-        s.last_ms = self.now();
+        u.received += i64::try_from(expected).unwrap_or(0);
+        u.next_piece += 1;
+        u.last_at = self.now();
         if last_piece {
-            s.done = true;
-            self.forget_upload(id);
-            self.marker.once(
-                &s.subshell_id,
-                &s.typer,
-                crate::api::subshells::InputKind::Upload,
-                Some(serde_json::json!({ "name": s.name, "bytes": s.size })),
-            );
+            // The file is in place, whatever happens to the row now.
+            let _ = self.store.end_upload(id, Some(claim), u.last_at).await;
+            if let Some(typer) = kept_typer(&u.typer) {
+                self.marker.once(
+                    &u.subshell_id,
+                    &typer,
+                    crate::api::subshells::InputKind::Upload,
+                    Some(serde_json::json!({ "name": u.name, "bytes": size })),
+                );
+            }
+            return Ok(view(&u, true));
         }
-        Ok(view(id, &s))
+        if !self.store.wrote_piece(&u, claim).await? {
+            // Ended meanwhile (this piece outlived its claim, and another replica took the
+            // upload out as cut off): the partial file goes.
+            self.abandon_on_node(&u.node_id, &u.path).await;
+            return Err(not_found());
+        }
+        Ok(view(&u, false))
     }
 }

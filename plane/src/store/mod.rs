@@ -28,6 +28,7 @@ mod replicas;
 mod shares;
 mod subshells;
 mod timed;
+mod uploads;
 mod words;
 
 pub use accounts::{EndSessions, SYSTEM_USER_EMAIL, User, UserChange};
@@ -49,6 +50,7 @@ pub use passkeys::{AddPasskey, MAX_PASSKEYS_PER_ACCOUNT, PasskeyRow};
 pub use replicas::ReplicaRow;
 pub use shares::Share;
 pub use subshells::{AgentRow, AgentWrite, Change, Subshell, SubshellFilter};
+pub use uploads::{AddUpload, UploadRow};
 pub use words::{Heard, Topic, WORDS_CHANNEL, Word, WordListener};
 
 use audit::{Entry, audit_in, commit_if_changed};

@@ -124,6 +124,46 @@ pub struct Panes {
     /// Each pane's make-believe terminal: what was typed into it is its output (an echo), read
     /// through `capture` (the replay) and tails (`tail_start`, `tail_stop`).
     pub screens: Screens,
+    /// The node's make-believe disk, for uploads (`path_exists`, `write_file`).
+    pub disk: Disk,
+}
+
+/// A partial file: the chunk expected next, and the bytes so far.
+pub type Partial = (u32, Vec<u8>);
+
+/// Files written by `write_file` as the node writes them: chunks in order into a partial file,
+/// put in place with the last one; a chunk out of order (or the abandon, chunk `u32::MAX`) drops
+/// the partial file.
+#[derive(Clone, Default)]
+pub struct Disk {
+    /// Path → the chunk expected next and the bytes so far.
+    pub partial: Arc<Mutex<std::collections::HashMap<String, Partial>>>,
+    /// Path → a complete file.
+    pub files: Arc<Mutex<std::collections::HashMap<String, Vec<u8>>>>,
+}
+
+impl Disk {
+    fn write(&self, jti: String, w: &termplane_proto::command::WriteFile) -> CommandResult {
+        let mut partial = self.partial.lock().unwrap();
+        let (next, mut bytes) = partial.remove(&w.path).unwrap_or((0, Vec::new()));
+        if w.chunk != next {
+            return CommandResult::err(jti, "chunk out of order: the partial file was removed");
+        }
+        let Ok(data) = termplane_proto::key::b64url_decode(&w.chunk_b64) else {
+            return CommandResult::err(jti, "chunk_b64 is not base64url");
+        };
+        bytes.extend_from_slice(&data);
+        let n = bytes.len();
+        if w.eof {
+            self.files.lock().unwrap().insert(w.path.clone(), bytes);
+        } else {
+            partial.insert(w.path.clone(), (next + 1, bytes));
+        }
+        CommandResult::ok(
+            jti,
+            Some(json!({ "path": w.path, "bytes": n, "done": w.eof })),
+        )
+    }
 }
 
 /// The make-believe terminals of [`Panes`]: a log per pane (what was typed, Enter as CR LF),
@@ -262,6 +302,11 @@ impl Panes {
                 CommandResult::ok(jti, None)
             }
             Command::Resize(_) => CommandResult::ok(jti, None),
+            Command::PathExists(p) => {
+                let exists = self.disk.files.lock().unwrap().contains_key(&p.path);
+                CommandResult::ok(jti, Some(json!({ "exists": exists })))
+            }
+            Command::WriteFile(w) => self.disk.write(jti, &w),
             other => CommandResult::err(jti, format!("unsupported: {}", other.kind())),
         }
     }
@@ -303,6 +348,8 @@ impl Executor for FakeExec {
                 | Command::TailStop(_)
                 | Command::Input(_)
                 | Command::Resize(_)
+                | Command::PathExists(_)
+                | Command::WriteFile(_)
                     if panes.is_some() =>
                 {
                     panes.unwrap().run(jti, command).await

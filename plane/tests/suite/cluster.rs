@@ -306,6 +306,165 @@ fn a_pane_on_a_node_held_by_one_replica_is_launched_typed_into_and_watched_from_
     assert!(t.elapsed() < Duration::from_secs(5));
 }
 
+/// An upload is the cluster's, not one replica's: started at A, its pieces are taken at
+/// whichever replica they reach (in order), its file lands whole on the node (held by A), a
+/// second upload to the same file is refused at B while it runs, and once complete it is gone
+/// at both. Another started at B and cancelled at B after a piece sent at A leaves no partial
+/// file, and its next piece is refused wherever it goes.
+#[test]
+fn an_upload_takes_its_pieces_at_any_replica_and_lands_whole_or_not_at_all() {
+    use base64ct::{Base64, Encoding};
+    let (a, b, admin) = cluster_of_two();
+    let e = node::enroll(&a, &admin, "n-up", true);
+    let panes = node::Panes::default();
+    let mut n = node::TestNode::start_screens(&a, &e, panes.clone());
+    n.wait_established();
+    node::wait_liveness(&a, &e.node_id, "online");
+    let r = a.call(
+        &admin,
+        "POST",
+        "/api/subshells",
+        Some(json!({ "nodeId": e.node_id, "harnessId": "shell", "cwd": "/home/node" })),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let pane = r.json()["id"].as_str().unwrap().to_owned();
+    let start = |p: &Plane, name: &str, size: usize| {
+        p.call(
+            &admin,
+            "POST",
+            "/api/uploads",
+            Some(json!({ "subshellId": pane, "name": name, "size": size })),
+        )
+    };
+    let put = |p: &Plane, up: &str, index: usize, bytes: &[u8]| {
+        p.call(
+            &admin,
+            "PUT",
+            &format!("/api/uploads/{up}/pieces/{index}"),
+            Some(json!({ "dataB64": Base64::encode_string(bytes) })),
+        )
+    };
+
+    let piece = usize::try_from(termplane::api::uploads::PIECE_BYTES).unwrap();
+    let body: Vec<u8> = (0..2 * piece + 1000).map(|i| (i * 7 % 251) as u8).collect();
+    let r = start(&a, "across.bin", body.len());
+    assert_eq!(r.status, 201, "{}", r.text());
+    let up = r.json()["uploadId"].as_str().unwrap().to_owned();
+    let r = b.call(&admin, "GET", &format!("/api/uploads/{up}"), None);
+    assert_eq!(r.status, 200, "seen at B: {}", r.text());
+    assert_eq!(r.json()["received"], 0);
+    let r = put(&b, &up, 0, &body[..piece]);
+    assert_eq!(r.status, 200, "piece 0 at B: {}", r.text());
+    assert_eq!(r.json()["received"], piece);
+    let r = start(&b, "across.bin", 10);
+    assert_eq!(
+        r.error(409),
+        "UPLOAD_EXISTS",
+        "a second upload to the file at B: {}",
+        r.text()
+    );
+    let r = put(&a, &up, 1, &body[piece..2 * piece]);
+    assert_eq!(r.status, 200, "piece 1 at A: {}", r.text());
+    let r = put(&b, &up, 2, &body[2 * piece..]);
+    assert_eq!(r.status, 200, "piece 2 at B: {}", r.text());
+    assert_eq!(r.json()["done"], true, "{}", r.text());
+    for p in [&a, &b] {
+        let r = p.call(&admin, "GET", &format!("/api/uploads/{up}"), None);
+        assert_eq!(
+            r.status,
+            404,
+            "a complete upload is forgotten everywhere: {}",
+            r.text()
+        );
+    }
+    assert_eq!(
+        panes
+            .disk
+            .files
+            .lock()
+            .unwrap()
+            .get("/home/node/across.bin"),
+        Some(&body),
+        "the file on the node is the one sent, whole"
+    );
+
+    let r = start(&b, "cancelled.bin", 2 * piece);
+    assert_eq!(r.status, 201, "{}", r.text());
+    let up = r.json()["uploadId"].as_str().unwrap().to_owned();
+    let r = put(&a, &up, 0, &body[..piece]);
+    assert_eq!(r.status, 200, "piece 0 at A: {}", r.text());
+    assert!(
+        panes
+            .disk
+            .partial
+            .lock()
+            .unwrap()
+            .contains_key("/home/node/cancelled.bin")
+    );
+    let r = b.call(&admin, "DELETE", &format!("/api/uploads/{up}"), None);
+    assert_eq!(r.status, 204, "cancel at B: {}", r.text());
+    for p in [&a, &b] {
+        let r = put(p, &up, 1, &body[piece..2 * piece]);
+        assert_eq!(r.status, 404, "a piece after the cancel: {}", r.text());
+    }
+    assert!(
+        !panes
+            .disk
+            .partial
+            .lock()
+            .unwrap()
+            .contains_key("/home/node/cancelled.bin"),
+        "the cancel removed the partial file"
+    );
+    assert!(
+        !panes
+            .disk
+            .files
+            .lock()
+            .unwrap()
+            .contains_key("/home/node/cancelled.bin")
+    );
+
+    // A replica writing a piece holds a claim on the upload: a piece meanwhile at another is
+    // refused, to be sent again. A replica that stops in the middle of a piece leaves its claim
+    // to lapse: the next piece, wherever it goes, abandons the upload and the partial file goes.
+    let r = start(&a, "cut.bin", 2 * piece);
+    assert_eq!(r.status, 201, "{}", r.text());
+    let up = r.json()["uploadId"].as_str().unwrap().to_owned();
+    let r = put(&b, &up, 0, &body[..piece]);
+    assert_eq!(r.status, 200, "piece 0 at B: {}", r.text());
+    use termplane::clock::Clock as _;
+    let until = a.clock.now_ms() + 1_000;
+    let claimed = smol::block_on(a.svc.store().claim_upload(&up, until)).unwrap();
+    assert!(claimed.is_some(), "a replica claims the upload for a piece");
+    let r = put(&a, &up, 1, &body[piece..2 * piece]);
+    assert_eq!(
+        r.error(409),
+        "INVALID_STATE",
+        "a piece while another is written: {}",
+        r.text()
+    );
+    a.clock.advance_ms(1_001);
+    let r = put(&a, &up, 1, &body[piece..2 * piece]);
+    assert_eq!(
+        r.error(409),
+        "UPLOAD_ABANDONED",
+        "after the claim lapsed: {}",
+        r.text()
+    );
+    assert!(
+        !panes
+            .disk
+            .partial
+            .lock()
+            .unwrap()
+            .contains_key("/home/node/cut.bin"),
+        "the partial file of an upload cut off went"
+    );
+    let r = b.call(&admin, "GET", &format!("/api/uploads/{up}"), None);
+    assert_eq!(r.status, 404, "{}", r.text());
+}
+
 /// A blocking WebSocket to `/ws/replica` at `p` (or the refusal's status).
 fn replica_socket(
     p: &Plane,

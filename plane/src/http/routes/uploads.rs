@@ -39,7 +39,7 @@ pub(super) fn routes() -> Vec<RouteDef> {
             "cancelUpload",
             "Abandon an upload; the partial file on the node is removed",
         )
-        .errors(&["NOT_FOUND"])
+        .errors(&["NOT_FOUND", "INVALID_STATE"])
         .handle(cancel),
         RouteDef::put(
             "/api/uploads/:id/pieces/:index",

@@ -16249,7 +16249,7 @@ export interface operations {
             /**
              * @description Conflict. Codes:
              *     - `NODE_OFFLINE`: a command (launch, ping…) for a node whose link is not online, or for the local node when it is off (no tmux, or `--no-local-node`)
-             *     - `INVALID_STATE`: a lifecycle move the subshell's state does not allow
+             *     - `INVALID_STATE`: a lifecycle move the subshell's state does not allow; an upload's piece or cancel while another replica writes a piece of it
              *     - `NODE_REFUSED`: the node refused a command (`metadata.reason` holds its words)
              */
             409: {
@@ -17155,7 +17155,7 @@ export interface operations {
             /**
              * @description Conflict. Codes:
              *     - `NODE_OFFLINE`: a command (launch, ping…) for a node whose link is not online, or for the local node when it is off (no tmux, or `--no-local-node`)
-             *     - `INVALID_STATE`: a lifecycle move the subshell's state does not allow
+             *     - `INVALID_STATE`: a lifecycle move the subshell's state does not allow; an upload's piece or cancel while another replica writes a piece of it
              *     - `NODE_REFUSED`: the node refused a command (`metadata.reason` holds its words)
              */
             409: {
@@ -18189,7 +18189,7 @@ export interface operations {
             /**
              * @description Conflict. Codes:
              *     - `NODE_OFFLINE`: a command (launch, ping…) for a node whose link is not online, or for the local node when it is off (no tmux, or `--no-local-node`)
-             *     - `INVALID_STATE`: a lifecycle move the subshell's state does not allow
+             *     - `INVALID_STATE`: a lifecycle move the subshell's state does not allow; an upload's piece or cancel while another replica writes a piece of it
              *     - `NODE_REFUSED`: the node refused a command (`metadata.reason` holds its words)
              */
             409: {
@@ -19133,6 +19133,18 @@ export interface operations {
                 };
             };
             /**
+             * @description Conflict. Codes:
+             *     - `INVALID_STATE`: a lifecycle move the subshell's state does not allow; an upload's piece or cancel while another replica writes a piece of it
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
              * @description URI Too Long. Codes:
              *     - `URI_TOO_LONG`: a request target over 8 KiB
              */
@@ -19267,7 +19279,7 @@ export interface operations {
             /**
              * @description Conflict. Codes:
              *     - `NODE_OFFLINE`: a command (launch, ping…) for a node whose link is not online, or for the local node when it is off (no tmux, or `--no-local-node`)
-             *     - `INVALID_STATE`: a lifecycle move the subshell's state does not allow
+             *     - `INVALID_STATE`: a lifecycle move the subshell's state does not allow; an upload's piece or cancel while another replica writes a piece of it
              *     - `UPLOAD_ABANDONED`: an upload piece out of order or of the wrong size: the upload was abandoned, nothing left behind
              *     - `NODE_REFUSED`: the node refused a command (`metadata.reason` holds its words)
              */
