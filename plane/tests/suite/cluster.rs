@@ -200,6 +200,21 @@ fn cluster_of_two() -> (Plane, Plane, String) {
     (a, b, admin)
 }
 
+/// A simulated node named `name`, enrolled and linked to replica `a` (online there), its
+/// make-believe panes and the node itself.
+fn node_held_by(
+    a: &Plane,
+    admin: &str,
+    name: &str,
+) -> (node::Enrolled, node::Panes, node::TestNode) {
+    let e = node::enroll(a, admin, name, true);
+    let panes = node::Panes::default();
+    let mut n = node::TestNode::start_screens(a, &e, panes.clone());
+    n.wait_established();
+    node::wait_liveness(a, &e.node_id, "online");
+    (e, panes, n)
+}
+
 /// A node whose link replica A holds is reached from replica B: a ping, a launch, and a
 /// terminal attached at B whose keys are typed into the pane and whose output comes back —
 /// each through the connection between the replicas (B holds no socket to the node). The node
@@ -208,11 +223,7 @@ fn cluster_of_two() -> (Plane, Plane, String) {
 #[test]
 fn a_pane_on_a_node_held_by_one_replica_is_launched_typed_into_and_watched_from_another() {
     let (a, b, admin) = cluster_of_two();
-    let e = node::enroll(&a, &admin, "n-far", true);
-    let panes = node::Panes::default();
-    let mut n = node::TestNode::start_screens(&a, &e, panes.clone());
-    n.wait_established();
-    node::wait_liveness(&a, &e.node_id, "online");
+    let (e, panes, n) = node_held_by(&a, &admin, "n-far");
     assert!(
         b.svc.links().status(&e.node_id).is_none(),
         "B holds no link"
@@ -315,11 +326,7 @@ fn a_pane_on_a_node_held_by_one_replica_is_launched_typed_into_and_watched_from_
 fn an_upload_takes_its_pieces_at_any_replica_and_lands_whole_or_not_at_all() {
     use base64ct::{Base64, Encoding};
     let (a, b, admin) = cluster_of_two();
-    let e = node::enroll(&a, &admin, "n-up", true);
-    let panes = node::Panes::default();
-    let mut n = node::TestNode::start_screens(&a, &e, panes.clone());
-    n.wait_established();
-    node::wait_liveness(&a, &e.node_id, "online");
+    let (e, panes, _n) = node_held_by(&a, &admin, "n-up");
     let r = a.call(
         &admin,
         "POST",
