@@ -1719,11 +1719,13 @@ fn a_stop_or_kill_the_node_answers_too_late_still_ends_stopped() {
         // A frozen node: the command waits out its deadline and fails.
         signal("-STOP");
         let r = w.post(&format!("/api/subshells/{id}/{op}"), &json!({}));
+        // The user asked for a stop: the row says so at once (its token is revoked), and the
+        // stop is finished once the node answers, never read as a crash. Read while the node
+        // is still frozen: once it runs again it may finish the stop before a read.
+        let meanwhile = subshell(&w, &id);
         signal("-CONT");
         assert_eq!(r.status, 504, "{op}: {}", r.text());
-        // The user asked for a stop: the row says so at once (its token is revoked), and the
-        // stop is finished once the node answers, never read as a crash.
-        assert_eq!(subshell(&w, &id)["state"], "stopping", "{op}");
+        assert_eq!(meanwhile["state"], "stopping", "{op}: {meanwhile}");
         let row = wait_until("the stop to finish", WAIT, || {
             let row = subshell(&w, &id);
             (row["state"] != "stopping").then_some(row)
@@ -1746,6 +1748,8 @@ fn a_restart_the_node_answers_too_late_is_finished_when_it_answers() {
     });
     signal_node(&w, "-STOP");
     let r = w.post(&format!("/api/subshells/{id}/restart"), &json!({}));
+    // Read while the node is still frozen: once it runs again the restart may finish first.
+    let meanwhile = subshell(&w, &id);
     signal_node(&w, "-CONT");
     assert_eq!(r.status, 504, "{}", r.text());
     assert!(
@@ -1756,7 +1760,7 @@ fn a_restart_the_node_answers_too_late_is_finished_when_it_answers() {
         "{}",
         r.text()
     );
-    assert_eq!(subshell(&w, &id)["state"], "stopping");
+    assert_eq!(meanwhile["state"], "stopping", "{meanwhile}");
     let row = wait_until("the restart to finish", WAIT, || {
         let row = subshell(&w, &id);
         (row["state"] == "running").then_some(row)
