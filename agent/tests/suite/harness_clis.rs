@@ -141,7 +141,11 @@ fn clis() -> Option<PathBuf> {
 
 /// The environment the node (or the plane, for its own host) runs with: the CLIs on `PATH`,
 /// an API key for each, their update checks off, and a proxy on a closed loopback port, so
-/// whatever they send out fails at once on this machine, network or not.
+/// whatever they send out fails at once on this machine, network or not. Claude Code's API is
+/// that closed port itself: for its own API it first fetches an organisation's managed
+/// settings and waits out retries of that fetch (about 18 s at every start here), which a base
+/// URL of the user's choosing skips — every start of it in these tests took that long. The
+/// tests with a stand-in model set their own base URL over this one.
 fn cli_env(bin: &Path) -> Vec<(String, String)> {
     let path = std::env::var("PATH").unwrap_or_default();
     let nowhere = "http://127.0.0.1:9".to_owned();
@@ -149,11 +153,12 @@ fn cli_env(bin: &Path) -> Vec<(String, String)> {
         ("HTTPS_PROXY", nowhere.clone()),
         ("HTTP_PROXY", nowhere.clone()),
         ("https_proxy", nowhere.clone()),
-        ("http_proxy", nowhere),
+        ("http_proxy", nowhere.clone()),
         ("NO_PROXY", "127.0.0.1,localhost".to_owned()),
         ("no_proxy", "127.0.0.1,localhost".to_owned()),
         ("PATH", format!("{}:{path}", bin.display())),
         ("ANTHROPIC_API_KEY", ANTHROPIC_KEY.to_owned()),
+        ("ANTHROPIC_BASE_URL", nowhere),
         ("GEMINI_API_KEY", "termplane-tests".to_owned()),
         ("DISABLE_AUTOUPDATER", "1".to_owned()),
         ("OPENCODE_DISABLE_AUTOUPDATE", "1".to_owned()),
