@@ -5,10 +5,11 @@
 # cross-checks, the OpenAPI validation, the Schemathesis run, the MCP client test with real panes, the
 # real agent CLIs in panes and the fuzz-corpus replay), the executor's and the node daemon's tests
 # again with no locale, the plane's in-process tests again on PostgreSQL, the browser suite
-# (Playwright driving Chromium), a fuzz smoke run of every target, and a build of the benchmarks.
+# (Playwright driving Chromium), a build of the benchmarks, and a fuzz smoke run of every target.
 #
 # Environment:
 #   TERMPLANE_FUZZ_SECONDS  seconds per fuzz target (default 20; 0 skips the smoke run)
+#   TERMPLANE_FUZZ_BUILD    the fuzz smoke's build, quick (default) or release (tools/fuzz.sh)
 #   TERMPLANE_TEST_POSTGRES_URL  an existing PostgreSQL database for the storage tests, whose role
 #                           may create databases (each test plane on PostgreSQL gets its own);
 #                           default: install and start a local cluster with tools/ci/postgres.sh
@@ -202,9 +203,14 @@ done
 TERMPLANE_BIN="$PWD/target/debug/termplane" TERMPLANE_NODE_BIN="$PWD/target/debug/termplane-node" \
   node --test plane/ui/tests/
 
-# A CI run is a clean clone that ends after this suite: each build's products are deleted once
-# no later step runs them, so the fuzz and benchmark builds below (both release builds) never
-# sit on the disk beside the debug build (about 4 GB) or each other.
+step "benchmarks build"
+# The criterion benchmarks compile and link (they run with `cargo bench`, see benches/README.md).
+# Built in the dev profile from the debug build the tests above made, so only the bench
+# targets themselves are compiled here; a release build of them would start from nothing.
+cargo build --workspace --benches --locked
+
+# A CI run is a clean clone that ends after this suite: the debug build (about 10 GB) is deleted
+# once no later step runs it, so the fuzz build below never sits on the disk beside it.
 free_build() {
   if [ -n "${CI:-}" ]; then
     rm -rf "$@"
@@ -215,12 +221,9 @@ free_build target/debug
 fuzz_secs="${TERMPLANE_FUZZ_SECONDS:-20}"
 if [ "$fuzz_secs" != 0 ]; then
   step "fuzz smoke (${fuzz_secs}s per target)"
-  tools/fuzz.sh "$fuzz_secs"
+  # The quick build (tools/fuzz.sh says what it is): a smoke run's time goes to fuzzing, not
+  # to optimising the plane's dependencies with one codegen unit.
+  TERMPLANE_FUZZ_BUILD="${TERMPLANE_FUZZ_BUILD:-quick}" tools/fuzz.sh "$fuzz_secs"
 fi
-
-free_build target/x86_64-unknown-linux-gnu
-
-step "benchmarks build"
-cargo bench --workspace --locked --no-run
 
 step "done"
