@@ -101,8 +101,8 @@ struct HubState {
 /// overlaps its old socket for a moment; the newest wins).
 pub const MAX_SOCKETS_PER_NODE: usize = 4;
 /// Most node sockets open on the plane at once unless its operator says otherwise
-/// (`--max-node-links`): 10,000 nodes with room for their reconnections, within about 1 GiB
-/// at the memory one link measures (`benches/README.md`).
+/// (`--max-node-links`): 10,000 nodes with room for their reconnections, within about 2 GiB
+/// at the 80–130 KiB one link measures (`benches/README.md`; the most on PostgreSQL).
 pub const MAX_NODE_SOCKETS: usize = 16_384;
 /// Most sockets the nodes of one account hold open together: one account's nodes cannot fill
 /// the plane's places and keep every other account's nodes from reconnecting.
