@@ -209,7 +209,7 @@ step "benchmarks build"
 # targets themselves are compiled here; a release build of them would start from nothing.
 cargo build --workspace --benches --locked
 
-# A CI run is a clean clone that ends after this suite: the debug build (about 10 GB) is deleted
+# A CI run is a clean clone that ends after this suite: the debug build (several GB) is deleted
 # once no later step runs it, so the fuzz build below never sits on the disk beside it.
 free_build() {
   if [ -n "${CI:-}" ]; then
