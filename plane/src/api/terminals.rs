@@ -92,11 +92,13 @@ pub enum Device {
     Desktop,
 }
 
-/// One viewer of a pane, as presence frames list them.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+/// One viewer of a pane, as presence frames list them (and as the `viewers` table keeps it, for
+/// the other replicas of a cluster).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Viewer {
-    /// The viewer's number on this pane.
+    /// The viewer's number: unique among the pane's viewers (on a cluster, among every
+    /// replica's).
     pub viewer_id: u64,
     /// The viewer's account.
     pub user_id: String,
@@ -252,7 +254,9 @@ pub const SIZING_HTML: &str = "Every viewer that may type takes part in the pane
     (<code>device</code>, as it said with <code>&amp;device=phone</code>, <code>tablet</code> \
     or <code>desktop</code>), and names who holds the grid (<code>held</code>: the viewer with \
     the fewest columns and the one with the fewest rows), so a larger viewer can say whose \
-    window the pane is sized to. The browser app attaches a phone or tablet out of sizing until \
+    window the pane is sized to. On a cluster of planes the viewers are the pane's at every \
+    replica: presence lists them all and the grid is the smallest of all of theirs, whichever \
+    replica each is attached at. The browser app attaches a phone or tablet out of sizing until \
     its person types on it, unless they chose otherwise on that device (\"Don't resize \
     others\").";
 

@@ -135,7 +135,11 @@ where
     // Who watches what, now: the panes' presence so far.
     for f in svc
         .publisher()
-        .presence_for(svc.terminals().pumps().all(), &grant.user_id, grant.admin)
+        .presence_for(
+            svc.terminals().pumps().watched().await,
+            &grant.user_id,
+            grant.admin,
+        )
         .await
     {
         if !send(ws, frame(&f)).await {

@@ -13,7 +13,6 @@ use std::sync::{Arc, Mutex};
 
 use super::Notifications;
 use super::dispatch::Dispatcher;
-use super::terminals::Pump;
 use crate::api::terminals::{FeedFrame, Viewer};
 use crate::store::Store;
 
@@ -352,30 +351,30 @@ impl Publisher {
         self.bus.publish(&frame, &to);
     }
 
-    /// The presence of every watched pane among `pumps` a feed of `user_id` may see, for a
-    /// feed that just opened (presence frames otherwise come only when a viewer joins or
-    /// leaves, and a list read now would show nobody watching).
+    /// The presence of every pane among `watched` (each with its viewers: see
+    /// `Pumps::watched`) a feed of `user_id` may see, for a feed that just opened (presence
+    /// frames otherwise come only when a viewer joins or leaves, and a list read now would show
+    /// nobody watching).
     pub async fn presence_for(
         &self,
-        pumps: Vec<Arc<Pump>>,
+        watched: Vec<(String, Vec<Viewer>)>,
         user_id: &str,
         admin: bool,
     ) -> Vec<FeedFrame> {
         let mut out = Vec::new();
-        for pump in pumps {
-            let viewers = pump.presence();
+        for (subshell_id, viewers) in watched {
             if viewers.is_empty() {
                 continue;
             }
-            let Ok(Some(row)) = self.store.subshell(&pump.subshell_id).await else {
+            let Ok(Some(row)) = self.store.subshell(&subshell_id).await else {
                 continue;
             };
             let to = self
-                .subshell_audience(&pump.subshell_id, &row.owner_user_id)
+                .subshell_audience(&subshell_id, &row.owner_user_id)
                 .await;
             if to.everyone || to.users.contains(user_id) || (admin && to.admins) {
                 out.push(FeedFrame::Presence {
-                    subshell_id: pump.subshell_id.clone(),
+                    subshell_id,
                     viewers,
                 });
             }

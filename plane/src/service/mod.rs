@@ -804,13 +804,15 @@ impl Services {
     }
 
     /// Squares this replica's node links with the rows (see `crate::link::reconcile`): the
-    /// nodes of replicas whose lease lapsed turn offline, a node another replica took has its
-    /// socket here superseded.
+    /// nodes of replicas whose lease lapsed turn offline (and their viewers are removed from
+    /// every pane's presence), a node another replica took has its socket here superseded.
     pub async fn reconcile_links(&self) {
         if let Err(e) = crate::link::reconcile(self).await {
             tracing::warn!(error = %e, "could not square the node links with the rows");
         }
         self.peers.refresh_all().await;
+        // The viewers of replicas that died go with them; this replica's rows match its viewers.
+        self.terminals.pumps().square_viewers().await;
     }
 
     /// The connections to the other replicas of the cluster.

@@ -2,12 +2,15 @@
 //! another must act on without waiting for its next look — a node's link taken, a node's or a
 //! subshell's row changed (the live feeds of every replica publish it), a channel's new entry
 //! (every replica's long-polls wake), a credential or an account changed (every replica's open
-//! sockets re-check their grants). A replica says a word after its own change, without waiting
-//! for it ([`Words::say`]); the others read the rows the word names and act as if the change
-//! were theirs, except that they tell no notifier (the replica that made the change did) and
-//! say nothing further. A listening connection that was lost is followed by a look at everything
-//! a lost word could have been about: the links squared with the rows, every grant re-checked,
-//! every long-poll woken.
+//! sockets re-check their grants), a pane's viewers changed (every replica's terminals on it hear
+//! who watches now, the pane is fitted to every viewer's grid, and each replica's notifier learns
+//! who watches: the "needs you" rules hold back while its owner watches, wherever). A replica
+//! says a word after its own change, without waiting for it ([`Words::say`]), or in the
+//! transaction that makes it; the others read the rows the word names and act as if the change
+//! were theirs, except that they tell no notifier of news (the replica that made the change did)
+//! and say nothing further. A listening connection that was lost is followed by a look at
+//! everything a lost word could have been about: the links squared with the rows, every grant
+//! re-checked, every long-poll woken, every watched pane's viewers read again.
 
 use std::sync::Arc;
 
@@ -155,6 +158,7 @@ impl super::Services {
             Topic::Gone => self.publisher.publish_gone_heard(&w.id).await,
             Topic::Channel => self.channels.appended_elsewhere(&w.id).await,
             Topic::Access => self.terminals.access.here(),
+            Topic::Viewers => self.terminals.pumps().viewers_heard(&w.id).await,
         }
     }
 
@@ -167,5 +171,11 @@ impl super::Services {
         self.reconcile_links().await;
         self.terminals.access.here();
         self.channels.wake_readers();
+        for pump in self.terminals.pumps().all() {
+            self.terminals
+                .pumps()
+                .viewers_heard(&pump.subshell_id)
+                .await;
+        }
     }
 }

@@ -29,6 +29,7 @@ mod shares;
 mod subshells;
 mod timed;
 mod uploads;
+mod viewers;
 mod words;
 
 pub use accounts::{EndSessions, SYSTEM_USER_EMAIL, User, UserChange};
@@ -51,6 +52,7 @@ pub use replicas::ReplicaRow;
 pub use shares::Share;
 pub use subshells::{AgentRow, AgentWrite, Change, Subshell, SubshellFilter};
 pub use uploads::{AddUpload, UploadRow};
+pub use viewers::ViewerRow;
 pub use words::{Heard, Topic, WORDS_CHANNEL, Word, WordListener};
 
 use audit::{Entry, audit_in, commit_if_changed};

@@ -25,6 +25,8 @@ pub enum Topic {
     Channel,
     /// A credential or an account changed: open sockets re-check their grants (no id).
     Access,
+    /// The viewers of a pane changed (the id: the subshell; see [`Store::viewers_of`]).
+    Viewers,
 }
 
 impl Topic {
@@ -36,6 +38,7 @@ impl Topic {
             Self::Gone => "gone",
             Self::Channel => "channel",
             Self::Access => "access",
+            Self::Viewers => "viewers",
         }
     }
 
@@ -47,6 +50,7 @@ impl Topic {
             "gone" => Self::Gone,
             "channel" => Self::Channel,
             "access" => Self::Access,
+            "viewers" => Self::Viewers,
             _ => return None,
         })
     }
@@ -219,6 +223,7 @@ mod tests {
             (Topic::Gone, "s2"),
             (Topic::Channel, "c"),
             (Topic::Access, ""),
+            (Topic::Viewers, "s3"),
         ] {
             let w = parse_word(&payload("r1", topic, id)).unwrap();
             assert_eq!(

@@ -126,6 +126,8 @@ pub struct Panes {
     pub screens: Screens,
     /// The node's make-believe disk, for uploads (`path_exists`, `write_file`).
     pub disk: Disk,
+    /// Each pane's own token, as its launch carried it (`TERMPLANE_TOKEN`).
+    pub tokens: Arc<Mutex<std::collections::HashMap<String, String>>>,
 }
 
 /// A partial file: the chunk expected next, and the bytes so far.
@@ -173,6 +175,8 @@ pub struct Screens {
     pub logs: Arc<Mutex<std::collections::HashMap<String, Vec<u8>>>>,
     /// Tail key → its pane.
     pub tails: Arc<Mutex<std::collections::HashMap<String, String>>>,
+    /// Pane → the grid it was last resized to.
+    pub grids: Arc<Mutex<std::collections::HashMap<String, (u16, u16)>>>,
 }
 
 impl Screens {
@@ -213,6 +217,12 @@ impl Panes {
                     .lock()
                     .unwrap()
                     .insert(l.subshell_id.as_str().to_owned());
+                if let Some(t) = l.credential_env.get("TERMPLANE_TOKEN") {
+                    self.tokens
+                        .lock()
+                        .unwrap()
+                        .insert(l.subshell_id.as_str().to_owned(), t.clone());
+                }
                 CommandResult::ok(jti, Some(json!({ "startedAt": Self::STARTED_AT })))
             }
             Command::Kill(r) => {
@@ -301,7 +311,14 @@ impl Panes {
                 self.emit(self.screens.outputs(&id, None, from)).await;
                 CommandResult::ok(jti, None)
             }
-            Command::Resize(_) => CommandResult::ok(jti, None),
+            Command::Resize(r) => {
+                self.screens
+                    .grids
+                    .lock()
+                    .unwrap()
+                    .insert(r.subshell_id.as_str().to_owned(), (r.cols, r.rows));
+                CommandResult::ok(jti, None)
+            }
             Command::PathExists(p) => {
                 let exists = self.disk.files.lock().unwrap().contains_key(&p.path);
                 CommandResult::ok(jti, Some(json!({ "exists": exists })))

@@ -258,27 +258,8 @@ fn a_pane_on_a_node_held_by_one_replica_is_launched_typed_into_and_watched_from_
     assert_eq!(r.status, 200, "{}", r.text());
 
     // A terminal at B: the replay, then keys in and their echo out.
-    let token = b
-        .call(
-            &admin,
-            "POST",
-            "/api/auth/ws-token",
-            Some(json!({ "subshellId": id })),
-        )
-        .json()["token"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let origin = b.origin();
-    let mut v = Viewer::open(
-        b.addr,
-        &format!("/api/subshells/{id}/attach?token={token}"),
-        &[("Origin", origin.as_str())],
-    )
-    .unwrap();
-    v.until("attached, with the replay", |t| {
-        t.has("attached", |_| true) && t.text().contains("first line")
-    });
+    let mut v = attach_at(&b, &admin, &id, "");
+    v.until("the replay", |t| t.text().contains("first line"));
     v.keys("typed at B");
     v.until("the echo, forwarded from A", |t| {
         t.text().contains("typed at B")
@@ -317,6 +298,241 @@ fn a_pane_on_a_node_held_by_one_replica_is_launched_typed_into_and_watched_from_
     assert!(t.elapsed() < Duration::from_secs(5));
 }
 
+/// A shell pane launched at replica `p` by the session `cookie` on node `node_id`: its id.
+fn shell_at(p: &Plane, cookie: &str, node_id: &str) -> String {
+    let r = p.call(
+        cookie,
+        "POST",
+        "/api/subshells",
+        Some(json!({ "nodeId": node_id, "harnessId": "shell", "cwd": "/home/node" })),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    r.json()["id"].as_str().unwrap().to_owned()
+}
+
+/// A terminal on pane `id` attached at replica `p` by the session `cookie`, with `query`
+/// (`&cols=…`), past its `attached` frame.
+fn attach_at(p: &Plane, cookie: &str, id: &str, query: &str) -> Viewer {
+    let token = p
+        .call(
+            cookie,
+            "POST",
+            "/api/auth/ws-token",
+            Some(json!({ "subshellId": id })),
+        )
+        .json()["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let origin = p.origin();
+    let mut v = Viewer::open(
+        p.addr,
+        &format!("/api/subshells/{id}/attach?token={token}{query}"),
+        &[("Origin", origin.as_str())],
+    )
+    .unwrap();
+    v.until("attached", |t| t.has("attached", |_| true));
+    v
+}
+
+/// The latest `presence` frame a terminal or a feed (for pane `id`) received.
+fn latest_presence<'v>(v: &'v Viewer, id: &str) -> Option<&'v serde_json::Value> {
+    v.frames
+        .iter()
+        .rev()
+        .find(|f| f["type"] == "presence" && (f["subshellId"].is_null() || f["subshellId"] == id))
+}
+
+/// The viewer numbers a presence frame lists.
+fn listed(p: Option<&serde_json::Value>) -> Vec<u64> {
+    p.and_then(|p| p["viewers"].as_array())
+        .map(|vs| vs.iter().filter_map(|v| v["viewerId"].as_u64()).collect())
+        .unwrap_or_default()
+}
+
+/// Who watches a pane, and the grid its viewers hold it to, are the cluster's, not one
+/// replica's: a viewer at A and one at B each hear of both (numbered apart), the pane takes the
+/// smaller grid — B's — and A's viewer hears the new size and who holds it; a live feed opened
+/// at a third replica, C, hears who watches, and the API at C refuses to set the grid while
+/// they hold it (409 `GRID_HELD`). When B's viewer leaves, A's hears of one viewer and the pane
+/// grows back to A's grid. The viewers of a replica whose lease lapsed (a replica that died
+/// cannot say its viewers left) are removed from the others' presence and sizing — and written
+/// again by that replica at its next look if it lived on. PostgreSQL only: a plane on SQLite has
+/// no other replica.
+#[test]
+fn viewers_at_two_replicas_hear_of_each_other_and_hold_the_pane_to_the_smaller_grid() {
+    if !on_postgres() {
+        eprintln!("replicas share a database on PostgreSQL only: skipped on SQLite");
+        return;
+    }
+    let (a, b, admin) = cluster_of_two();
+    let c = a.another_replica();
+    let (e, panes, _n) = node_held_by(&a, &admin, "n-watched");
+    let id = shell_at(&a, &admin, &e.node_id);
+    let grid = || panes.screens.grids.lock().unwrap().get(&id).copied();
+    let wait_grid = |want: (u16, u16)| {
+        termplane_test_support::wait_until(
+            &format!("the pane resized to {want:?}"),
+            Duration::from_secs(10),
+            || (grid() == Some(want)).then_some(()),
+        );
+    };
+    let mut feed = feed_at(&c, &admin);
+
+    let mut va = attach_at(&a, &admin, &id, "&cols=100&rows=30");
+    let a_viewer = va.frames[0]["viewerId"].as_u64().unwrap();
+    wait_grid((100, 30));
+    feed.until("C's feed: A's viewer", |f| {
+        listed(latest_presence(f, &id)) == [a_viewer]
+    });
+
+    let mut vb = attach_at(&b, &admin, &id, "&cols=90&rows=25");
+    let b_viewer = vb.frames[0]["viewerId"].as_u64().unwrap();
+    assert_ne!(a_viewer, b_viewer, "viewers are numbered across replicas");
+    let both = {
+        let mut v = vec![a_viewer, b_viewer];
+        v.sort_unstable();
+        v
+    };
+    va.until("A's viewer: both, B's holding the grid", |t| {
+        latest_presence(t, &id).is_some_and(|p| {
+            listed(Some(p)) == both
+                && p["held"]
+                    == json!({ "cols": 90, "rows": 25, "colsBy": b_viewer, "rowsBy": b_viewer })
+        })
+    });
+    vb.until("B's viewer: both", |t| {
+        listed(latest_presence(t, &id)) == both
+    });
+    va.until("A's viewer: the pane's new size", |t| {
+        t.has("size", |f| f["cols"] == 90 && f["rows"] == 25)
+    });
+    wait_grid((90, 25));
+    feed.until("C's feed: both", |f| {
+        listed(latest_presence(f, &id)) == both
+    });
+    let r = c.call(
+        &admin,
+        "POST",
+        &format!("/api/subshells/{id}/resize"),
+        Some(json!({ "cols": 120, "rows": 40 })),
+    );
+    assert_eq!(r.error(409), "GRID_HELD", "{}", r.text());
+    assert_eq!(r.json()["metadata"], json!({ "cols": 90, "rows": 25 }));
+
+    // B's viewer leaves: A's grows back.
+    vb.close();
+    va.until("A's viewer: itself alone", |t| {
+        listed(latest_presence(t, &id)) == [a_viewer]
+    });
+    va.until("A's viewer: its own grid again", |t| {
+        t.frames
+            .iter()
+            .rev()
+            .find(|f| f["type"] == "size")
+            .is_some_and(|f| f["cols"] == 100 && f["rows"] == 30)
+    });
+    wait_grid((100, 30));
+    feed.until("C's feed: A's viewer alone", |f| {
+        listed(latest_presence(f, &id)) == [a_viewer]
+    });
+
+    // A viewer at B again, smaller still; then B's lease lapses as A's clock reads it: A
+    // removes B's viewer and the pane is A's viewer's again.
+    let vb = attach_at(&b, &admin, &id, "&cols=80&rows=20");
+    let b_viewer = vb.frames[0]["viewerId"].as_u64().unwrap();
+    va.until("A's viewer: B's again", |t| {
+        listed(latest_presence(t, &id)).contains(&b_viewer)
+    });
+    wait_grid((80, 20));
+    let lapse = i64::try_from(termplane::service::cluster::LEASE.as_millis()).unwrap() + 1_000;
+    a.clock.advance_ms(lapse);
+    smol::block_on(a.svc.cluster().heartbeat()).unwrap();
+    smol::block_on(a.svc.reconcile_links());
+    va.until("A's viewer: B's gone with its lease", |t| {
+        listed(latest_presence(t, &id)) == [a_viewer]
+    });
+    wait_grid((100, 30));
+    feed.until("C's feed: B's gone", |f| {
+        listed(latest_presence(f, &id)) == [a_viewer]
+    });
+    // B lived on (the database was out of its reach for a while, say): at its next look it
+    // writes its viewer's row again, and the others hear of it.
+    b.clock.advance_ms(lapse);
+    smol::block_on(b.svc.cluster().heartbeat()).unwrap();
+    smol::block_on(b.svc.reconcile_links());
+    va.until("A's viewer: B's back", |t| {
+        listed(latest_presence(t, &id)).contains(&b_viewer)
+    });
+    wait_grid((80, 20));
+    vb.close();
+    va.until("A's viewer: itself alone at last", |t| {
+        listed(latest_presence(t, &id)) == [a_viewer]
+    });
+    wait_grid((100, 30));
+}
+
+/// "Needs you" holds back while the pane's owner watches it at any replica: the owner's
+/// terminal is attached at B, the pane's need is reported at A (which tells of needs), and A
+/// tells nothing of it — while another pane of theirs, unwatched, needing them at the same
+/// time, is told. Once the owner's terminal at B closes, the watched pane's next need is told.
+/// PostgreSQL only, as above.
+#[test]
+fn a_need_is_not_told_while_its_owner_watches_at_another_replica() {
+    if !on_postgres() {
+        eprintln!("replicas share a database on PostgreSQL only: skipped on SQLite");
+        return;
+    }
+    let (a, b, admin) = cluster_of_two();
+    let (e, panes, _n) = node_held_by(&a, &admin, "n-needs");
+    let (watched, other) = (
+        shell_at(&a, &admin, &e.node_id),
+        shell_at(&a, &admin, &e.node_id),
+    );
+    let need = |id: &str, what: &str| {
+        let token = panes.tokens.lock().unwrap().get(id).cloned().unwrap();
+        let r = a
+            .req()
+            .method("POST")
+            .path(&format!("/api/subshells/{id}/attention"))
+            .bearer(&token)
+            .json(json!({ "attention": what }))
+            .send();
+        assert_eq!(r.status, 200, "{}", r.text());
+    };
+    let told = |feed: &Viewer, id: &str| {
+        feed.frames
+            .iter()
+            .filter(|f| f["type"] == "notification" && f["notification"]["subjectId"] == id)
+            .count()
+    };
+    let mut feed = feed_at(&a, &admin);
+    let vb = attach_at(&b, &admin, &watched, "&cols=100&rows=30");
+    let b_viewer = vb.frames[0]["viewerId"].as_u64().unwrap();
+    // A's feed hears of the viewer after A's rules do.
+    feed.until("A hears of B's viewer", |f| {
+        listed(latest_presence(f, &watched)) == [b_viewer]
+    });
+    need(&watched, "needs_input");
+    need(&other, "needs_input");
+    feed.until("the unwatched pane told of", |f| told(f, &other) == 1);
+    assert_eq!(
+        told(&feed, &watched),
+        0,
+        "told while its owner watched at B"
+    );
+    vb.close();
+    feed.until("A hears B's viewer left", |f| {
+        listed(latest_presence(f, &watched)).is_empty()
+    });
+    // A need the owner saw is not told afterwards: the next one is.
+    need(&watched, "none");
+    need(&watched, "needs_input");
+    feed.until("the pane, unwatched now, told of", |f| {
+        told(f, &watched) == 1
+    });
+}
+
 /// An upload is the cluster's, not one replica's: started at A, its pieces are taken at
 /// whichever replica they reach (in order), its file lands whole on the node (held by A), a
 /// second upload to the same file is refused at B while it runs, and once complete it is gone
@@ -327,14 +543,7 @@ fn an_upload_takes_its_pieces_at_any_replica_and_lands_whole_or_not_at_all() {
     use base64ct::{Base64, Encoding};
     let (a, b, admin) = cluster_of_two();
     let (e, panes, _n) = node_held_by(&a, &admin, "n-up");
-    let r = a.call(
-        &admin,
-        "POST",
-        "/api/subshells",
-        Some(json!({ "nodeId": e.node_id, "harnessId": "shell", "cwd": "/home/node" })),
-    );
-    assert_eq!(r.status, 201, "{}", r.text());
-    let pane = r.json()["id"].as_str().unwrap().to_owned();
+    let pane = shell_at(&a, &admin, &e.node_id);
     let start = |p: &Plane, name: &str, size: usize| {
         p.call(
             &admin,

@@ -218,7 +218,8 @@ impl PaneIo {
         // The grid of a pane that people type into follows their windows (the smallest of
         // them, as the terminal socket fits it); a grid set here would show them a screen laid
         // out for another size. It is the API's to set while no such viewer is attached.
-        if let Some((cols, rows)) = self.pumps.pump_of(id).and_then(|p| p.held_grid()) {
+        // (at whichever replica of a cluster they are).
+        if let Some((cols, rows)) = self.pumps.held_grid_of(id).await? {
             return Err(ApiError::new(
                 409,
                 "GRID_HELD",

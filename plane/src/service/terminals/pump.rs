@@ -11,6 +11,17 @@
 //! [`ViewerQueue`], bounded by [`VIEWER_QUEUE_BYTES`]. A viewer whose queue is full is marked
 //! behind and its queue emptied (the memory is given back at once); its socket task then sends
 //! it a fresh replay. Nothing a viewer does can stall the pump, the other viewers or the link.
+//!
+//! On a cluster of replicas (PostgreSQL) a pane's viewers are the cluster's: each replica keeps
+//! a pump for the viewers attached at it, and each viewer is also a row of the `viewers` table
+//! (numbered there, across the cluster), written when it attaches, changes its grid or its
+//! sizing and leaves, with a `viewers` word naming the pane. A replica that hears the word reads
+//! the pane's rows again ([`Pumps::viewers_heard`]): presence and the held grid are made of every
+//! replica's viewers, and every replica with viewers of the pane fits it to that grid (the same
+//! grid from the same rows, so the resizes agree; one already made is not made again by that
+//! replica). The rows of a replica whose lease lapsed are swept by the others; each replica
+//! squares its own rows with its viewers after every renewal of its lease
+//! ([`Pumps::square_viewers`]).
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -243,6 +254,9 @@ struct Entry {
 #[derive(Default)]
 struct PumpState {
     viewers: BTreeMap<u64, Entry>,
+    /// The pane's viewers at the other replicas of a cluster (whether each may type), as last
+    /// read from the database ([`Pumps::viewers_heard`]).
+    elsewhere: BTreeMap<u64, (Viewer, bool)>,
     next_id: u64,
     grid: Option<(u16, u16)>,
     /// One past the last byte delivered.
@@ -261,6 +275,9 @@ pub struct Pump {
     state: Mutex<PumpState>,
     /// Whether the node's tail runs (held while starting or stopping it).
     tail: smol::lock::Mutex<bool>,
+    /// Held while the viewers elsewhere are read and taken in, so that an older read never
+    /// replaces a newer one.
+    reading: smol::lock::Mutex<()>,
 }
 
 impl std::fmt::Debug for Pump {
@@ -278,10 +295,20 @@ impl Pump {
         self.tail_key.clone()
     }
 
+    /// Every viewer of the pane, here and at the other replicas, by number.
     pub(crate) fn presence(&self) -> Vec<Viewer> {
         self.state
             .lock()
-            .map(|s| s.viewers.values().map(|e| e.info.clone()).collect())
+            .map(|s| {
+                let mut all: Vec<Viewer> = s
+                    .viewers
+                    .values()
+                    .map(|e| e.info.clone())
+                    .chain(s.elsewhere.values().map(|(v, _)| v.clone()))
+                    .collect();
+                all.sort_by_key(|v| v.viewer_id);
+                all
+            })
             .unwrap_or_default()
     }
 
@@ -299,14 +326,19 @@ impl Pump {
         self.held().map(|h| (h.cols, h.rows))
     }
 
-    /// [`Self::held_grid`] with the viewers that hold it.
+    /// [`Self::held_grid`] with the viewers that hold it (here and at the other replicas).
     #[must_use]
     pub fn held(&self) -> Option<HeldGrid> {
         let s = self.state.lock().ok()?;
-        held_by(s.viewers.iter().map(|(id, e)| (*id, e)))
+        held_by(
+            s.viewers
+                .values()
+                .map(|e| (&e.info, e.can_write))
+                .chain(s.elsewhere.values().map(|(v, w)| (v, *w))),
+        )
     }
 
-    /// Number of viewers.
+    /// Number of viewers attached here.
     #[must_use]
     pub fn viewer_count(&self) -> usize {
         self.state.lock().map_or(0, |s| s.viewers.len())
@@ -315,17 +347,17 @@ impl Pump {
 
 /// Whether a viewer's grid counts towards the pane's size: it may type, watches with no
 /// read-only wish and did not ask to stay out of sizing.
-fn takes_part(e: &Entry) -> bool {
-    e.can_write && !e.info.read_only && e.info.sizing
+fn takes_part(v: &Viewer, can_write: bool) -> bool {
+    can_write && !v.read_only && v.sizing
 }
 
-/// The smallest grid among the viewers that take part in sizing and have one, and who holds
-/// it: the viewer with the fewest columns (ties: fewer rows, then the earlier viewer) and the
-/// one with the fewest rows (likewise).
-fn held_by<'a>(viewers: impl Iterator<Item = (u64, &'a Entry)>) -> Option<HeldGrid> {
+/// The smallest grid among the viewers (each with whether it may type) that take part in
+/// sizing and have one, and who holds it: the viewer with the fewest columns (ties: fewer rows,
+/// then the earlier viewer) and the one with the fewest rows (likewise).
+fn held_by<'a>(viewers: impl Iterator<Item = (&'a Viewer, bool)>) -> Option<HeldGrid> {
     let grids: Vec<(u64, u16, u16)> = viewers
-        .filter(|(_, e)| takes_part(e))
-        .filter_map(|(id, e)| Some((id, e.info.cols?, e.info.rows?)))
+        .filter(|(v, w)| takes_part(v, *w))
+        .filter_map(|(v, _)| Some((v.viewer_id, v.cols?, v.rows?)))
         .collect();
     let &(cols_by, cols, _) = grids.iter().min_by_key(|(id, c, r)| (*c, *r, *id))?;
     let &(rows_by, _, rows) = grids.iter().min_by_key(|(id, c, r)| (*r, *c, *id))?;
@@ -360,6 +392,9 @@ pub type PumpSink = Box<dyn Fn(PumpNews) + Send + Sync>;
 /// Every pump, by subshell id, and what they need.
 pub struct Pumps {
     by_subshell: Mutex<HashMap<String, Arc<Pump>>>,
+    /// Viewers (pane, number) that left here whose row could not be removed (the database was
+    /// out of reach): removed at the next look ([`Self::square_viewers`]).
+    unremoved: Mutex<Vec<(String, u64)>>,
     store: store::Store,
     clock: Arc<dyn Clock>,
     dispatcher: Arc<Dispatcher>,
@@ -383,6 +418,7 @@ impl Pumps {
     ) -> Self {
         Self {
             by_subshell: Mutex::default(),
+            unremoved: Mutex::default(),
             store,
             clock,
             dispatcher,
@@ -428,6 +464,16 @@ impl Pumps {
         can_write: bool,
     ) -> Result<ViewerHandle, ApiError> {
         let queue = Arc::new(ViewerQueue::default());
+        // On a cluster the viewer is numbered by the database, among every replica's.
+        let numbered = if self.store.shares_viewers() {
+            Some(
+                self.store
+                    .add_viewer(self.dispatcher.replica(), &row.id, can_write, &info)
+                    .await?,
+            )
+        } else {
+            None
+        };
         let (pump, id) = {
             let mut all = self.by_subshell.lock().map_err(|_| ApiError::internal())?;
             let pump = Arc::clone(all.entry(row.id.clone()).or_insert_with(|| {
@@ -437,11 +483,14 @@ impl Pumps {
                     node_id: row.node_id.clone(),
                     state: Mutex::default(),
                     tail: smol::lock::Mutex::new(false),
+                    reading: smol::lock::Mutex::new(()),
                 })
             }));
             let mut s = pump.state.lock().map_err(|_| ApiError::internal())?;
-            s.next_id += 1;
-            let id = s.next_id;
+            let id = numbered.unwrap_or_else(|| {
+                s.next_id += 1;
+                s.next_id
+            });
             info.viewer_id = id;
             s.viewers.insert(
                 id,
@@ -459,6 +508,12 @@ impl Pumps {
             id,
             queue,
         };
+        if numbered.is_some()
+            && let Err(e) = self.read_elsewhere(&pump).await
+        {
+            self.leave_pump(&handle).await;
+            return Err(e);
+        }
         let mut running = pump.tail.lock().await;
         if !*running {
             let started = self
@@ -495,6 +550,17 @@ impl Pumps {
                 s.viewers.is_empty()
             })
             .unwrap_or(true);
+        if self.store.shares_viewers()
+            && let Err(e) = self
+                .store
+                .remove_viewer(self.dispatcher.replica(), &pump.subshell_id, h.id)
+                .await
+        {
+            tracing::warn!(subshell = %pump.subshell_id, error = %e, "a viewer that left is still listed for the other replicas; removing it at the next look");
+            if let Ok(mut u) = self.unremoved.lock() {
+                u.push((pump.subshell_id.clone(), h.id));
+            }
+        }
         if !empty {
             self.broadcast_presence(pump);
             // The grid follows the viewers that remain.
@@ -640,17 +706,181 @@ impl Pumps {
         h: &ViewerHandle,
         change: impl FnOnce(&mut Viewer),
     ) -> Result<(), ApiError> {
-        let changed = h.pump.state.lock().is_ok_and(|mut s| {
-            s.viewers.get_mut(&h.id).is_some_and(|e| {
+        let changed = h.pump.state.lock().ok().and_then(|mut s| {
+            s.viewers.get_mut(&h.id).and_then(|e| {
                 let before = e.info.clone();
                 change(&mut e.info);
-                e.info != before
+                (e.info != before).then(|| (e.info.clone(), e.can_write))
             })
         });
-        if changed {
+        if let Some((info, can_write)) = changed {
+            if self.store.shares_viewers() {
+                self.store
+                    .put_viewer(
+                        self.dispatcher.replica(),
+                        &h.pump.subshell_id,
+                        can_write,
+                        &info,
+                    )
+                    .await?;
+            }
             self.broadcast_presence(&h.pump);
         }
         self.fit(&h.pump).await
+    }
+
+    /// Reads the pane's viewers at the other replicas into `pump` (a cluster on PostgreSQL).
+    async fn read_elsewhere(&self, pump: &Pump) -> Result<(), ApiError> {
+        let _turn = pump.reading.lock().await;
+        let me = self.dispatcher.replica();
+        let rows = self.store.viewers_of(&pump.subshell_id).await?;
+        if let Ok(mut s) = pump.state.lock() {
+            s.elsewhere = rows
+                .into_iter()
+                .filter(|r| r.replica != me)
+                .map(|r| (r.info.viewer_id, (r.info, r.can_write)))
+                .collect();
+        }
+        Ok(())
+    }
+
+    /// The viewers of pane `subshell_id` changed at another replica (its word, or its rows
+    /// swept): this replica's viewers of the pane hear who watches now and the pane is fitted to
+    /// every viewer's grid; without viewers here, the live feeds and the notifier hear of it.
+    pub async fn viewers_heard(&self, subshell_id: &str) {
+        if let Some(pump) = self.pump_of(subshell_id) {
+            if let Err(e) = self.read_elsewhere(&pump).await {
+                tracing::debug!(subshell = %subshell_id, code = e.code, "the viewers elsewhere were not read");
+                return;
+            }
+            self.broadcast_presence(&pump);
+            if let Err(e) = self.fit(&pump).await {
+                tracing::debug!(subshell = %subshell_id, code = e.code, "grid not refitted");
+            }
+            return;
+        }
+        match self.store.viewers_of(subshell_id).await {
+            Ok(rows) => (self.news)(PumpNews::Presence {
+                subshell_id: subshell_id.to_owned(),
+                viewers: rows.into_iter().map(|r| r.info).collect(),
+            }),
+            Err(e) => {
+                tracing::debug!(subshell = %subshell_id, error = %e, "the viewers elsewhere were not read");
+            }
+        }
+    }
+
+    /// Squares the viewers' rows with what is so, after each renewal of this replica's lease
+    /// (a cluster on PostgreSQL): the viewers of replicas whose lease lapsed are removed (they
+    /// cannot leave by themselves) and what that changes here is taken in (the others hear of
+    /// it); this replica's own viewers whose row could not be removed when they left are removed
+    /// now, and those whose row is missing (swept by the others while this replica's lease had
+    /// lapsed) are written again.
+    pub async fn square_viewers(&self) {
+        if !self.store.shares_viewers() {
+            return;
+        }
+        self.sweep_lapsed_viewers().await;
+        let me = self.dispatcher.replica();
+        let unremoved = self
+            .unremoved
+            .lock()
+            .map(|mut u| std::mem::take(&mut *u))
+            .unwrap_or_default();
+        for (pane, id) in unremoved {
+            if self.store.remove_viewer(me, &pane, id).await.is_err()
+                && let Ok(mut u) = self.unremoved.lock()
+            {
+                u.push((pane, id));
+            }
+        }
+        // The rows first, then the viewers: a viewer that joins meanwhile has its row already
+        // (written again unchanged), one that leaves is gone from the viewers first.
+        let rows = match self.store.viewers_at(me).await {
+            Ok(r) => r,
+            Err(e) => {
+                tracing::debug!(error = %e, "this replica's viewers were not squared with their rows");
+                return;
+            }
+        };
+        let missing: Vec<(String, Viewer, bool)> = self
+            .all()
+            .iter()
+            .flat_map(|p| {
+                p.state
+                    .lock()
+                    .map(|s| {
+                        s.viewers
+                            .values()
+                            .filter(|e| !rows.contains(&e.info.viewer_id))
+                            .map(|e| (p.subshell_id.clone(), e.info.clone(), e.can_write))
+                            .collect::<Vec<_>>()
+                    })
+                    .unwrap_or_default()
+            })
+            .collect();
+        for (pane, info, can_write) in missing {
+            if let Err(e) = self.store.put_viewer(me, &pane, can_write, &info).await {
+                tracing::debug!(subshell = %pane, error = %e, "a viewer's row was not written again");
+            }
+        }
+    }
+
+    /// Removes the viewers of replicas whose lease lapsed (they cannot leave by themselves),
+    /// and takes in what that changes here (the others hear of it).
+    async fn sweep_lapsed_viewers(&self) {
+        match self
+            .store
+            .sweep_viewers(self.dispatcher.replica(), self.clock.now_ms())
+            .await
+        {
+            Ok(panes) => {
+                for p in panes {
+                    self.viewers_heard(&p).await;
+                }
+            }
+            Err(e) => tracing::debug!(error = %e, "the viewers of lapsed replicas were not swept"),
+        }
+    }
+
+    /// Every watched pane and its viewers: at every replica on a cluster (read from the
+    /// database), else this plane's own pumps.
+    pub async fn watched(&self) -> Vec<(String, Vec<Viewer>)> {
+        if self.store.shares_viewers() {
+            match self.store.all_viewers().await {
+                Ok(rows) => {
+                    let mut out: Vec<(String, Vec<Viewer>)> = Vec::new();
+                    for r in rows {
+                        match out.last_mut() {
+                            Some((id, vs)) if *id == r.subshell_id => vs.push(r.info),
+                            _ => out.push((r.subshell_id, vec![r.info])),
+                        }
+                    }
+                    return out;
+                }
+                Err(e) => {
+                    tracing::debug!(error = %e, "the viewers at every replica were not read; telling this replica's");
+                }
+            }
+        }
+        self.all()
+            .into_iter()
+            .map(|p| (p.subshell_id.clone(), p.presence()))
+            .filter(|(_, v)| !v.is_empty())
+            .collect()
+    }
+
+    /// The grid the viewers that take part in sizing hold pane `subshell_id` to, at whichever
+    /// replica they are attached.
+    pub async fn held_grid_of(&self, subshell_id: &str) -> Result<Option<(u16, u16)>, ApiError> {
+        if let Some(p) = self.pump_of(subshell_id) {
+            return Ok(p.held_grid());
+        }
+        if !self.store.shares_viewers() {
+            return Ok(None);
+        }
+        let rows = self.store.viewers_of(subshell_id).await?;
+        Ok(held_by(rows.iter().map(|r| (&r.info, r.can_write))).map(|h| (h.cols, h.rows)))
     }
 
     /// Fits the pane to the smallest grid of the viewers that take part in sizing.
@@ -832,7 +1062,15 @@ mod tests {
     }
 
     fn held(entries: &[(u64, Entry)]) -> Option<HeldGrid> {
-        held_by(entries.iter().map(|(id, e)| (*id, e)))
+        let numbered: Vec<(Viewer, bool)> = entries
+            .iter()
+            .map(|(id, e)| {
+                let mut v = e.info.clone();
+                v.viewer_id = *id;
+                (v, e.can_write)
+            })
+            .collect();
+        held_by(numbered.iter().map(|(v, w)| (v, *w)))
     }
 
     #[test]
