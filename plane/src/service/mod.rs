@@ -744,7 +744,7 @@ impl Services {
             store.clone(),
             clock.clone(),
             dispatcher.clone(),
-            terminals.pumps().clone(),
+            terminals.clone(),
         ));
         if settings.shares_database {
             dispatcher.attach_forwarder(Arc::new(peers::PeersForwarder(peers.clone())));

@@ -24,6 +24,13 @@
 //! ([`MAX_QUEUED_OUTPUT`]); beyond it a piece is dropped, and the viewer, seeing the gap, gets a
 //! fresh replay (as a viewer too slow for its own socket does).
 //!
+//! **Where it runs.** Each connection, and the task sending a forwarded batch's outcomes back,
+//! runs on the executor of the HTTP server — beside the request handlers, the node links and
+//! the terminal sockets it trades with ([`Terminals::spawn_or_detach`]) — so that a forwarded
+//! message goes from task to task without waking another thread (on smol's shared executor,
+//! the two thread crossings at each replica cost a keystroke about 0.3 ms: `benches/README.md`,
+//! "Forwarding on the sockets' thread").
+//!
 //! **Where a node is.** The rows say it: a node held online by a replica whose lease holds is
 //! reached through that replica. This replica keeps the rows' answer ([`Peers::refresh`]):
 //! at every lease renewal, at a `link` word, and when a forward cannot reach the replica it
@@ -42,7 +49,7 @@ use termplane_proto::{Command, CommandResult};
 use termplane_runtime_smol::ws::{self as links_ws, Inbound};
 
 use super::dispatch::{Dispatcher, ForwardFut, Forwarded, Forwarder};
-use super::terminals::pump::Pumps;
+use super::terminals::Terminals;
 use crate::clock::Clock;
 use crate::error::ApiError;
 use crate::store::Store;
@@ -170,7 +177,9 @@ pub struct Peers {
     store: Store,
     clock: Arc<dyn Clock>,
     dispatcher: Arc<Dispatcher>,
-    pumps: Arc<Pumps>,
+    /// The terminals: their pumps take the output of this replica's viewers' tails that comes
+    /// from a peer, and the connections run on their sockets' executor.
+    terminals: Arc<Terminals>,
     /// Live connections by peer.
     conns: Mutex<HashMap<String, Arc<Conn>>>,
     /// One dial at a time per peer.
@@ -228,7 +237,7 @@ impl Peers {
         store: Store,
         clock: Arc<dyn Clock>,
         dispatcher: Arc<Dispatcher>,
-        pumps: Arc<Pumps>,
+        terminals: Arc<Terminals>,
     ) -> Self {
         Self {
             me,
@@ -237,7 +246,7 @@ impl Peers {
             store,
             clock,
             dispatcher,
-            pumps,
+            terminals,
             conns: Mutex::default(),
             dialing: Mutex::default(),
             elsewhere: Mutex::default(),
@@ -437,7 +446,8 @@ impl Peers {
             .unwrap_or_else(PoisonError::into_inner)
             .insert(peer, conn.clone());
         let c = conn.clone();
-        smol::spawn(async move { self.run(c, ws, rx, keys).await }).detach();
+        let terminals = self.terminals.clone();
+        terminals.spawn_or_detach(async move { self.run(c, ws, rx, keys).await });
         conn
     }
 
@@ -532,7 +542,7 @@ impl Peers {
                 // Dispatched here in arrival order; their outcomes go back as they settle.
                 let outcomes = self.dispatcher.run_forwarded(&node, commands).await;
                 let conn = conn.clone();
-                smol::spawn(async move {
+                self.terminals.spawn_or_detach(async move {
                     for (id, r) in ids.into_iter().zip(outcomes.await) {
                         let m = match r {
                             Ok(result) => Msg::Result {
@@ -548,8 +558,7 @@ impl Peers {
                         };
                         conn.send(&m, 0);
                     }
-                })
-                .detach();
+                });
             }
             Msg::Result { id, result, error } => {
                 let waiting = conn
@@ -570,7 +579,7 @@ impl Peers {
                     let _ = w.try_send(outcome);
                 }
             }
-            Msg::Output { node, output } => self.pumps.route_output(&node, &output),
+            Msg::Output { node, output } => self.terminals.pumps().route_output(&node, &output),
         }
     }
 

@@ -186,6 +186,19 @@ impl Terminals {
         }
     }
 
+    /// Runs `f` as a task beside the terminal sockets ([`Self::spawn_beside_sockets`]), or on
+    /// the process's shared executor when the plane does not serve yet. What hands work to the
+    /// sockets and the node links (the connections between replicas) runs there: a message
+    /// then goes from one task to the next without waking another thread.
+    pub fn spawn_or_detach<F>(&self, f: F)
+    where
+        F: std::future::Future<Output = ()> + Send + 'static,
+    {
+        if let Err(f) = self.spawn_beside_sockets(f) {
+            smol::spawn(f).detach();
+        }
+    }
+
     /// The output pumps.
     #[must_use]
     pub fn pumps(&self) -> &Arc<pump::Pumps> {
