@@ -11,6 +11,12 @@ Prints one JSON line, like every termbench script.
     TERMBENCH_DIR=/path/to/termbench python3 benches/termbench/bench_termplane.py \
         --node local --samples 1000
 
+With `--node cluster --cluster-db postgres://…/EMPTY_DB` two replicas run on that database
+(`--cluster on`, the second with copies of the first's key files), the node daemon links to the
+first, and the terminal is attached at the replica `--attach` names: `holder` (the first: as
+`--node remote`, on a cluster) or `other` (the second: every keystroke and its echo cross
+between the replicas). The difference of the two is what forwarding adds to a keystroke.
+
 Needs the release binaries (`cargo build --release -p termplane -p termplane-node`) and a
 termbench checkout (its `tbcommon.py`) at $TERMBENCH_DIR.
 """
@@ -125,9 +131,28 @@ def kill_tmux_servers(tmp):
     shutil.rmtree(tmp, ignore_errors=True)
 
 
-def start(args, tmp):
-    """The plane (and the node, for --node remote), set up; (plane Server, node Server|None, port,
-    key, subshell id)."""
+KEY_FILES = ("link.key", "signing.key", "channels.key", "vapid.key")
+
+
+def serve(args, env, data_dir, port):
+    """A `termplane serve` on `port` (a replica of the cluster on --cluster-db, with
+    --node cluster), listening."""
+    argv = [os.path.join(args.bin_dir, "termplane"), "serve", "--data-dir", data_dir,
+            "--listen", f"127.0.0.1:{port}"]
+    if args.node == "cluster":
+        argv += ["--cluster", "on", "--no-local-node", "--database-url", args.cluster_db,
+                 "--cluster-address", f"http://127.0.0.1:{port}"]
+    plane = tb.Server(argv, env=env, name="termplane")
+    tb.wait_port(port, proc=plane.proc)
+    # (a replica listens before it has made or checked its key files)
+    until("the plane ready", lambda: api(port, "GET", "/readyz")[0] == 200)
+    return plane
+
+
+def start(args, tmp, others):
+    """The plane (and the node, for --node remote or cluster; the second replica, appended to
+    `others`, for cluster), set up; (the Server attached to, node Server|None, its port, key,
+    subshell id)."""
     port = tb.free_port()
     home = os.path.join(tmp, "home")
     os.makedirs(home, exist_ok=True)
@@ -136,11 +161,9 @@ def start(args, tmp):
     env["RUST_LOG"] = "warn"
     env["TERMPLANE_SCREEN_SIGNAL"] = args.screen_signal
     env["TERMPLANE_RECORDING"] = args.recording
-    plane = tb.Server([os.path.join(args.bin_dir, "termplane"), "serve", "--data-dir",
-                       os.path.join(tmp, "plane"), "--listen", f"127.0.0.1:{port}"],
-                      env=env, name="termplane")
+    plane = serve(args, env, os.path.join(tmp, "plane"), port)
+    others.append(plane)
     node = None
-    tb.wait_port(port, proc=plane.proc)
     email, password = "bench@example.test", "correct horse battery staple"
     st, body, _ = api(port, "POST", "/api/setup", {"email": email, "displayName": "Bench",
                                                   "password": password})
@@ -179,13 +202,29 @@ def start(args, tmp):
     sid = body["id"]
     until("the pane running", lambda: api(port, "GET", f"/api/subshells/{sid}",
                                           bearer=key)[1].get("state") == "running")
+    if args.node == "cluster":
+        import shutil
+        data_b = os.path.join(tmp, "plane-b")
+        os.makedirs(data_b, mode=0o700)
+        for f in KEY_FILES:
+            shutil.copy(os.path.join(tmp, "plane", f), os.path.join(data_b, f))
+        port_b = tb.free_port()
+        plane_b = serve(args, env, data_b, port_b)
+        others.append(plane_b)
+        if args.attach == "other":
+            return plane_b, node, port_b, key, sid
     return plane, node, port, key, sid
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--node", choices=["local", "remote"], default="local",
-                   help="the pane on the plane's own host, or on an enrolled node daemon")
+    p.add_argument("--node", choices=["local", "remote", "cluster"], default="local",
+                   help="the pane on the plane's own host, on an enrolled node daemon, or on a "
+                        "node daemon linked to the first of two replicas (--cluster-db)")
+    p.add_argument("--cluster-db", help="an empty PostgreSQL database, for --node cluster")
+    p.add_argument("--attach", choices=["holder", "other"], default="other",
+                   help="--node cluster: attach at the replica holding the node's link, or at "
+                        "the other one")
     p.add_argument("--bin-dir", default=os.path.join(ROOT, "target", "release"))
     p.add_argument("--screen-signal", choices=["on", "off"], default="on",
                    help="the plane's screen signal (the node's activity events and screen reads)")
@@ -194,17 +233,21 @@ def main():
     tb.common_args(p)
     args = p.parse_args()
     tb.ensure_env(("websockets",))
+    if args.node == "cluster" and not args.cluster_db:
+        p.error("--node cluster needs --cluster-db")
     tmp = tempfile.mkdtemp(prefix="termbench-termplane-")
     plane = node = None
+    servers = []
     try:
-        plane, node, port, key, sid = start(args, tmp)
+        plane, node, port, key, sid = start(args, tmp, servers)
         version = subprocess.run([os.path.join(args.bin_dir, "termplane"), "--version"],
                                  capture_output=True, text=True).stdout.strip()
-        peer = (f"termplane-{args.node}" + ("" if args.screen_signal == "on" else "-no-screen-signal")
+        where = args.node + (f"-at-{args.attach}" if args.node == "cluster" else "")
+        peer = (f"termplane-{where}" + ("" if args.screen_signal == "on" else "-no-screen-signal")
                 + ("" if args.recording == "on" else "-no-recording"))
         extra = {"peer": peer, "version": version, "screen_signal": args.screen_signal,
                  "recording": args.recording,
-                 "server_cmd": f"termplane serve; shell pane on the {args.node} node"}
+                 "server_cmd": f"termplane serve; shell pane on the {where} node"}
         proto = TermplaneProto(key, sid)
         proto.name = peer
         res = asyncio.run(tb.run_ws_bench(proto, port, plane, args, extra))
@@ -216,8 +259,8 @@ def main():
     finally:
         if node is not None:
             node.stop()
-        if plane is not None:
-            plane.stop()
+        for s in reversed(servers):
+            s.stop()
         kill_tmux_servers(tmp)
     tb.emit(res)
 
