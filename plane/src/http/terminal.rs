@@ -590,8 +590,9 @@ impl Session {
                     .await
                 {
                     Ok(()) => None,
-                    // The choice is recorded; only fitting the pane to it failed (its node is
-                    // away): the pane is fitted again when the node comes back.
+                    // Either the choice was not recorded (on a cluster, the database could not
+                    // take it: nothing changed) or it was and only fitting the pane to it
+                    // failed (its node is away): the pane is fitted again when it comes back.
                     Err(e) => (!Self::refuse_frame(ws, "RESIZE_FAILED", &e.message).await)
                         .then_some(End::Gone),
                 }

@@ -216,9 +216,9 @@ impl PaneIo {
         let row = self.lookup.reach_subshell(c, id, Need::Write).await?;
         require_live(&row)?;
         // The grid of a pane that people type into follows their windows (the smallest of
-        // them, as the terminal socket fits it); a grid set here would show them a screen laid
-        // out for another size. It is the API's to set while no such viewer is attached.
-        // (at whichever replica of a cluster they are).
+        // them, as the terminal socket fits it, at whichever replica of a cluster they are); a
+        // grid set here would show them a screen laid out for another size. It is the API's to
+        // set while no such viewer is attached.
         if let Some((cols, rows)) = self.pumps.held_grid_of(id).await? {
             return Err(ApiError::new(
                 409,

@@ -706,11 +706,14 @@ impl Pumps {
         h: &ViewerHandle,
         change: impl FnOnce(&mut Viewer),
     ) -> Result<(), ApiError> {
-        let changed = h.pump.state.lock().ok().and_then(|mut s| {
-            s.viewers.get_mut(&h.id).and_then(|e| {
-                let before = e.info.clone();
-                change(&mut e.info);
-                (e.info != before).then(|| (e.info.clone(), e.can_write))
+        // The change, made on a copy: on a cluster it is taken here only once the other
+        // replicas can read it (a viewer's frames are taken one at a time, so nothing else
+        // changes this viewer meanwhile).
+        let changed = h.pump.state.lock().ok().and_then(|s| {
+            s.viewers.get(&h.id).and_then(|e| {
+                let mut after = e.info.clone();
+                change(&mut after);
+                (after != e.info).then_some((after, e.can_write))
             })
         });
         if let Some((info, can_write)) = changed {
@@ -723,6 +726,11 @@ impl Pumps {
                         &info,
                     )
                     .await?;
+            }
+            if let Ok(mut s) = h.pump.state.lock()
+                && let Some(e) = s.viewers.get_mut(&h.id)
+            {
+                e.info = info;
             }
             self.broadcast_presence(&h.pump);
         }
@@ -803,6 +811,7 @@ impl Pumps {
                 return;
             }
         };
+        let rows: std::collections::HashSet<u64> = rows.into_iter().collect();
         let missing: Vec<(String, Viewer, bool)> = self
             .all()
             .iter()
