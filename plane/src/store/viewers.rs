@@ -21,12 +21,17 @@ pub struct ViewerRow {
     pub info: Viewer,
 }
 
+/// A row's viewer number.
+fn viewer_id(r: &sqlx::any::AnyRow) -> Result<u64, sqlx::Error> {
+    let id: i64 = r.try_get("viewer_id")?;
+    u64::try_from(id).map_err(|e| sqlx::Error::Decode(Box::new(e)))
+}
+
 fn row(r: &sqlx::any::AnyRow) -> Result<ViewerRow, sqlx::Error> {
     let info: String = r.try_get("info")?;
     let mut info: Viewer =
         serde_json::from_str(&info).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
-    let id: i64 = r.try_get("viewer_id")?;
-    info.viewer_id = u64::try_from(id).unwrap_or_default();
+    info.viewer_id = viewer_id(r)?;
     Ok(ViewerRow {
         replica: r.try_get("replica")?,
         subshell_id: r.try_get("subshell_id")?,
@@ -154,10 +159,7 @@ impl Store {
             .fetch_all(&self.pool)
             .await?
             .iter()
-            .map(|r| {
-                let id: i64 = r.try_get("viewer_id")?;
-                u64::try_from(id).map_err(|e| sqlx::Error::Decode(Box::new(e)))
-            })
+            .map(viewer_id)
             .collect()
     }
 

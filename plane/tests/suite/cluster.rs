@@ -29,21 +29,27 @@ fn open_feed(p: &Plane, token: &str) -> u16 {
     }
 }
 
-/// The live feed of the session `cookie` opened at plane `p`, past its `hello`.
-fn feed_at(p: &Plane, cookie: &str) -> Viewer {
+/// A socket opened at plane `p` with an attach token the session `cookie` mints there with
+/// `mint` (its body), at the path `path` makes of the token.
+fn socket_at(
+    p: &Plane,
+    cookie: &str,
+    mint: serde_json::Value,
+    path: impl Fn(&str) -> String,
+) -> Viewer {
     let token = p
-        .call(cookie, "POST", "/api/auth/ws-token", Some(json!({})))
+        .call(cookie, "POST", "/api/auth/ws-token", Some(mint))
         .json()["token"]
         .as_str()
         .unwrap()
         .to_owned();
     let origin = p.origin();
-    let mut feed = Viewer::open(
-        p.addr,
-        &format!("/api/live?token={token}"),
-        &[("Origin", origin.as_str())],
-    )
-    .unwrap();
+    Viewer::open(p.addr, &path(&token), &[("Origin", origin.as_str())]).unwrap()
+}
+
+/// The live feed of the session `cookie` opened at plane `p`, past its `hello`.
+fn feed_at(p: &Plane, cookie: &str) -> Viewer {
+    let mut feed = socket_at(p, cookie, json!({}), |t| format!("/api/live?token={t}"));
     feed.until("hello", |v| v.frames.iter().any(|f| f["type"] == "hello"));
     feed
 }
@@ -313,24 +319,9 @@ fn shell_at(p: &Plane, cookie: &str, node_id: &str) -> String {
 /// A terminal on pane `id` attached at replica `p` by the session `cookie`, with `query`
 /// (`&cols=…`), past its `attached` frame.
 fn attach_at(p: &Plane, cookie: &str, id: &str, query: &str) -> Viewer {
-    let token = p
-        .call(
-            cookie,
-            "POST",
-            "/api/auth/ws-token",
-            Some(json!({ "subshellId": id })),
-        )
-        .json()["token"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let origin = p.origin();
-    let mut v = Viewer::open(
-        p.addr,
-        &format!("/api/subshells/{id}/attach?token={token}{query}"),
-        &[("Origin", origin.as_str())],
-    )
-    .unwrap();
+    let mut v = socket_at(p, cookie, json!({ "subshellId": id }), |t| {
+        format!("/api/subshells/{id}/attach?token={t}{query}")
+    });
     v.until("attached", |t| t.has("attached", |_| true));
     v
 }
