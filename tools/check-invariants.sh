@@ -5,10 +5,20 @@ cd "$(dirname "$0")/.."
 fail=0
 bad() { echo "invariant broken: $*" >&2; fail=1; }
 
-# No tokio anywhere in the dependency graph.
-if cargo tree --workspace --edges normal,build,dev --prefix none 2>/dev/null | grep -qE '^tokio v'; then
-  bad "tokio is in the dependency graph"
-fi
+# No tokio runtime: hyper links tokio for its `sync` module only. Any other tokio feature (the
+# runtime, its reactor, timers, I/O, processes, signals, macros) is refused, and so is tokio
+# reached by any crate but hyper.
+tokio_features=$(cargo tree --workspace --edges normal,build,dev --prefix none -e features -i tokio 2>/dev/null \
+  | grep -oE '^tokio feature "[a-z0-9_-]+"' | sed -E 's/.*"(.*)"/\1/' | sort -u || true)
+for f in $tokio_features; do
+  case "$f" in
+    default|sync) ;;
+    *) bad "tokio feature $f is enabled (only sync, for hyper, is allowed)" ;;
+  esac
+done
+tokio_users=$(cargo tree --workspace --edges normal,build,dev --prefix none -i tokio --depth 1 2>/dev/null \
+  | grep -vE '^(tokio|hyper) v' | grep -E ' v[0-9]' || true)
+[ -z "$tokio_users" ] || bad "tokio is reached by more than hyper: $tokio_users"
 
 # proto and machines depend on no runtime, socket or async crate.
 for crate in termplane-proto termplane-machines; do
@@ -38,12 +48,14 @@ if grep -rIl --include='*.rs' -E '\bhttparse::' proto machines runtime-smol exec
   bad "a crate other than the plane names httparse"
 fi
 if [ -d plane/src ]; then
-  outside=$(grep -rIl --include='*.rs' -E '\bhttparse::|http::server::|http::wire::' plane/src | grep -v '^plane/src/http/' || true)
+  outside=$(grep -rIl --include='*.rs' -E '\bhttparse::|\bhyper::|\bsmol_hyper::|http::server::|http::wire::' plane/src | grep -v '^plane/src/http/' || true)
   [ -n "$outside" ] && bad "the HTTP wire is named outside plane/src/http: $outside"
 fi
-for framework in tide async-h1 http-types hyper axum actix-web trillium; do
+# hyper's HTTP/1.1 connection is the server; no framework sits on it (the plane's router,
+# extractors and edge rules are its own).
+for framework in tide async-h1 http-types axum actix-web trillium hyper-util tower; do
   if cargo tree --workspace --edges normal --prefix none 2>/dev/null | grep -qE "^$framework v"; then
-    bad "$framework is in the dependency graph (the plane has its own HTTP server)"
+    bad "$framework is in the dependency graph (the plane serves through hyper's connection)"
   fi
 done
 

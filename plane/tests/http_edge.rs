@@ -801,3 +801,71 @@ fn downloads_to_clients_that_never_read_hold_bounded_memory_and_are_cut() {
     drop(p);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Splits the bytes of answers read back to back into (status, body) pairs.
+fn answers(mut all: &[u8]) -> Vec<(u16, Vec<u8>)> {
+    let mut out = Vec::new();
+    while let Some(end) = all.windows(4).position(|w| w == b"\r\n\r\n") {
+        let head = String::from_utf8_lossy(&all[..end]).into_owned();
+        let status: u16 = head
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        let len: usize = head
+            .lines()
+            .filter_map(|l| l.split_once(':'))
+            .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+            .map_or(0, |(_, v)| v.trim().parse().unwrap_or(0));
+        let body_end = (end + 4 + len).min(all.len());
+        out.push((status, all[end + 4..body_end].to_vec()));
+        all = &all[body_end..];
+    }
+    out
+}
+
+#[test]
+fn pipelined_requests_are_answered_in_order_and_a_malformed_one_behind_them_gets_the_error_body() {
+    let p = Plane::start();
+    let mut s = TcpStream::connect(p.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    // Three requests in one write: two good ones, then a head no parser may take (a NUL).
+    s.write_all(
+        b"GET /api/setup/status HTTP/1.1\r\nHost: x\r\n\r\n\
+          GET /api/setup/status HTTP/1.1\r\nHost: x\r\n\r\n\
+          GET /api/setup/status HTTP/1.1\r\nHost: x\r\nX-Bad: a\0b\r\n\r\n",
+    )
+    .unwrap();
+    let mut all = Vec::new();
+    let _ = s.read_to_end(&mut all);
+    let got = answers(&all);
+    assert_eq!(
+        got.iter().map(|(s, _)| *s).collect::<Vec<_>>(),
+        [200, 200, 400],
+        "{}",
+        String::from_utf8_lossy(&all)
+    );
+    for (_, body) in &got[..2] {
+        let v: Value = serde_json::from_slice(body).unwrap();
+        assert_eq!(v["setupDone"], false);
+    }
+    let refused: Value = serde_json::from_slice(&got[2].1).unwrap();
+    assert_eq!(refused["code"], "BAD_REQUEST", "{refused}");
+    assert!(refused["errId"].as_str().is_some_and(|e| !e.is_empty()));
+    // The server closed after the refusal (read_to_end returned), and still serves others.
+    assert_eq!(p.get("/api/setup/status").send().status, 200);
+}
+
+#[test]
+fn an_http10_request_asking_to_be_kept_alive_is_answered_once_and_closed() {
+    let p = Plane::start();
+    let r = exchange(
+        &p,
+        b"GET /api/setup/status HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
+    );
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["setupDone"], false);
+    // One word, not `close, keep-alive`: persistent HTTP/1.0 connections are not offered.
+    assert_eq!(r.header("connection"), Some("close"));
+    assert!(r.closed);
+}

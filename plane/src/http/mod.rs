@@ -1,4 +1,5 @@
-//! The HTTP adapter: the plane's own HTTP/1.1 server on smol, its router and the REST API.
+//! The HTTP adapter: HTTP/1.1 through hyper's server connection on smol, the plane's router and
+//! the REST API.
 //!
 //! **Invariant:** every type of the HTTP wire (heads, bodies, connections, `httparse`) stays
 //! inside this module. The service layer ([`crate::service`]) receives a framework-free
@@ -6,10 +7,12 @@
 //! [`ApiError`]s.
 //!
 //! The pieces:
-//! * [`wire`] — request heads and message framing as pure functions (RFC 9112's answer to every
-//!   malformed head: 400, 405, 408, 413, 414, 417, 431, 501, 505);
-//! * [`server`] — one connection: deadlines on heads, bodies and answers, bounded buffers,
-//!   keep-alive, upgrades, lingering close;
+//! * [`wire`] — the rules a request head is held to, as pure functions (RFC 9112's answer to
+//!   every malformed head: 400, 405, 408, 413, 414, 417, 431, 501, 505);
+//! * [`server`] — one connection on hyper (`hyper::server::conn::http1`): the plane's requests
+//!   and answers, bodies bounded, upgrades handed back as the raw socket; `edge` — the socket
+//!   under hyper: deadlines on heads, bodies and answers, the minimum rate, the spec's error
+//!   body on hyper's own refusals, lingering close;
 //! * this file — the accept loop (caps on not-upgraded connections per client address and in
 //!   all, with places reserved for new addresses and for requests with a valid credential: see
 //!   [`FEW_CONNS_PER_IP`] and the policy beside it; `TCP_NODELAY`), graceful shutdown (stop accepting, close node links with 1000, let
@@ -24,14 +27,16 @@
 //!   handler's types parse and document a request; [`docs`] — the reference at `/docs`;
 //!   [`install`] — the node installer at `/install.sh`; [`ws`] — the node WebSocket upgrade.
 //!
-//! Why not a framework: tide (and its HTTP stack async-h1) answered several malformed requests
-//! with silence, accepted conflicting `Content-Length`s, had no body or write deadlines, and its
-//! router panicked on long percent-encoded parameters; see `docs/design-notes.md`.
+//! Why hyper's connection and no framework: tide (and its HTTP stack async-h1) answered several
+//! malformed requests with silence, accepted conflicting `Content-Length`s, had no body or write
+//! deadlines, and its router panicked on long percent-encoded parameters; hyper's HTTP/1.1
+//! connection does the protocol well and leaves the rest to the `edge` wrapper and the plane's
+//! own router; see `docs/design-notes.md`.
 
 mod app;
 mod callers;
-pub mod chunked;
 mod docs;
+mod edge;
 mod gzip;
 mod handler;
 mod install;
@@ -814,9 +819,9 @@ async fn accept_loop(
             tracing::debug!(error = %e, "TCP_NODELAY not set");
         }
         let app = app.clone();
-        let activity = InFlight(in_flight.clone());
+        let activity: Arc<dyn server::Activity> = Arc::new(InFlight(in_flight.clone()));
         ex.spawn(async move {
-            server::serve_connection(stream, peer, app, limits, &activity, Box::new(place)).await;
+            server::serve_connection(stream, peer, app, limits, activity, Box::new(place)).await;
         })
         .detach();
     }

@@ -225,7 +225,7 @@ pub async fn serve_metrics(listener: smol::net::TcpListener, svc: Arc<Services>)
                     fn prove(&mut self) {}
                 }
                 let release = Release(open);
-                server::serve_connection(stream, peer, app, limits, &*activity, Box::new(release))
+                server::serve_connection(stream, peer, app, limits, activity, Box::new(release))
                     .await;
             })
             .detach();

@@ -1,46 +1,59 @@
-//! One HTTP/1.1 connection, from accept to close.
+//! One HTTP/1.1 connection, from accept to close: hyper's server connection
+//! (`hyper::server::conn::http1`) over the socket wrapped in [`Edge`], which keeps the rules
+//! hyper does not (see the `edge` module).
 //!
 //! Every wait is bounded, whatever the client does:
 //!
-//! * a request head must arrive within [`Limits::header_timeout`] of the connection opening or of
-//!   the previous answer (this is also the keep-alive idle time), and it is at most
-//!   [`wire::MAX_HEAD_BYTES`];
+//! * a request head must arrive within [`Limits::header_timeout`] of the connection opening or
+//!   of the previous answer (this is also the keep-alive idle time), and it is at most
+//!   [`wire::MAX_HEAD_BYTES`] (hyper's `max_header_size`) and [`wire::MAX_HEADERS`] fields;
 //! * a request body is read only up to [`Limits::body_limit`] (a larger declared length is
-//!   answered 413 before any of it is read) into a buffer that grows only as bytes arrive; each
-//!   read must bring bytes within [`Limits::io_timeout`], after a grace of
-//!   [`Limits::io_timeout`] the body must average at least [`Limits::min_send_rate`] bytes per
-//!   second, and the whole body must arrive within [`Limits::body_timeout`], else 408 and close;
-//! * an answer is written through a fixed buffer (a file streams in 64 KiB pieces, never whole):
-//!   each write must make progress within [`Limits::io_timeout`], and after a grace of
-//!   [`Limits::io_timeout`] the answer must average at least [`Limits::min_send_rate`] bytes per
-//!   second, else the connection is dropped.
+//!   answered 413 before any of it is read, and before `100 Continue`) into a buffer that grows
+//!   only as bytes arrive; each read must bring bytes within [`Limits::io_timeout`], after a
+//!   grace of [`Limits::io_timeout`] the body must average at least [`Limits::min_send_rate`]
+//!   bytes per second, and the whole body must arrive within [`Limits::body_timeout`], else 408
+//!   and close;
+//! * an answer is written through hyper's buffer (at most two 64 KiB pieces; a file streams in
+//!   64 KiB pieces, never whole): each write must make progress within [`Limits::io_timeout`],
+//!   and after a grace of [`Limits::io_timeout`] the answer must average at least
+//!   [`Limits::min_send_rate`] bytes per second, else the connection is dropped.
 //!
-//! So a connection holds at most one head buffer, one body of at most the limit and one 64 KiB
-//! piece of a file, and a client that trickles or stops reading is cut.
+//! Every head hyper parses is then held to the plane's rules ([`wire::build`]: the method
+//! registry, one valid `Host`, UTF-8 fields, transfer codings, `Expect`), each refusal answered
+//! with the spec's error body and a close. hyper differs from the plane's former server in one
+//! case, and it is still correct: a request with both `Content-Length` and
+//! `Transfer-Encoding: chunked` is read as chunked and the connection closed after the answer,
+//! which RFC 9112 §6.1 allows in place of a refusal (the smuggling it guards against needs the
+//! connection kept open).
 //!
-//! The connection's place among the caps ([`Admission`]) is decided by the accept loop; after
+//! The connection's place among the caps ([`Admission`]) is decided by the accept loop; at
 //! each request head the server asks the application whether the request carries a credential
 //! it accepts ([`App::vouch`]): such a connection stops counting against the caps on
 //! unauthenticated connections, and a connection admitted only on that condition (on trial) is
 //! answered 503 `PLANE_BUSY` and closed when its first head carries none, or when no head comes
-//! within [`TRIAL_HEAD_TIMEOUT`]. A connection that must
-//! close after its answer (a framing fault, `Connection: close`, HTTP/1.0) is half-closed and its
-//! unread input drained for a moment, so the answer is not lost to a reset.
+//! within [`TRIAL_HEAD_TIMEOUT`]. A connection that must close after its answer (a framing
+//! fault, `Connection: close`, HTTP/1.0) is half-closed and its unread input drained for a
+//! moment, so the answer is not lost to a reset.
 
+use std::convert::Infallible;
 use std::future::Future;
 use std::io;
-use std::net::{Shutdown, SocketAddr};
+use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use futures_lite::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, FutureExt};
+use futures_lite::{AsyncRead, AsyncWrite};
+use http_body_util::BodyExt;
+use hyper::body::{Body as _, Incoming};
+use hyper::server::conn::http1;
 use smol::net::TcpStream;
+use smol_hyper::rt::FuturesIo;
 
-use super::chunked::Chunked;
+use super::edge::{self, BodyFault, Edge};
 use super::handler::BoxFut;
-use super::wire::{self, Framing, Head, Refusal};
+use super::wire::{self, Framing, Head, Refusal, Tokens};
 
 /// The time limits and sizes a connection is held to.
 #[derive(Clone, Copy, Debug)]
@@ -242,36 +255,16 @@ impl AsyncWrite for Upgraded {
     }
 }
 
-/// Marks the connection busy (a request is being handled) for the header-timeout watchdog and
-/// the shutdown drain.
+/// Marks the connection busy (a request is being handled) for the shutdown drain.
 pub trait Activity: Send + Sync {
     /// A request head arrived.
     fn begin(&self);
-    /// Its answer went out.
+    /// Its answer went out (or was given up).
     fn end(&self);
 }
 
-/// Runs `f` with a deadline: `None` when it passed first.
-async fn until<T>(deadline: Instant, f: impl Future<Output = T>) -> Option<T> {
-    async { Some(f.await) }
-        .or(async {
-            smol::Timer::at(deadline).await;
-            None
-        })
-        .await
-}
-
-/// Why a body could not be read.
-enum BodyFault {
-    TooLarge,
-    Timeout,
-    TooSlow,
-    Malformed(&'static str),
-    Closed,
-}
-
 /// The answer to a connection on trial whose head carried no credential the plane accepts.
-fn busy() -> Refusal {
+pub(super) fn busy() -> Refusal {
     Refusal {
         status: 503,
         code: "PLANE_BUSY",
@@ -279,360 +272,6 @@ fn busy() -> Refusal {
                   only requests with a valid credential are served now; try again shortly"
             .into(),
         close: true,
-    }
-}
-
-/// Serves one connection until it closes. `place` is dropped when the connection upgrades
-/// (it stops counting against the caps on plain HTTP connections).
-pub async fn serve_connection<A: App + ?Sized>(
-    stream: TcpStream,
-    peer: SocketAddr,
-    app: Arc<A>,
-    limits: Limits,
-    activity: &dyn Activity,
-    place: Box<dyn Admission>,
-) {
-    let mut place = Some(place);
-    let mut buf: Vec<u8> = Vec::new();
-    let mut tmp = vec![0_u8; 8 * 1024];
-    let mut stream = stream;
-    loop {
-        // ----- the head -----
-        let on_trial = place.as_ref().is_some_and(|p| p.on_trial());
-        let head_deadline = Instant::now()
-            + if on_trial {
-                limits.header_timeout.min(TRIAL_HEAD_TIMEOUT)
-            } else {
-                limits.header_timeout
-            };
-        let parsed = loop {
-            if !buf.is_empty() {
-                match wire::parse_head(&buf) {
-                    Ok(Some(done)) => break Ok(done),
-                    Ok(None) => {}
-                    Err(r) => break Err(r),
-                }
-            }
-            match until(head_deadline, stream.read(&mut tmp)).await {
-                None => {
-                    tracing::debug!(peer = %peer, "no request head within the header timeout; closing");
-                    if !buf.is_empty() || on_trial {
-                        let r = if on_trial {
-                            busy()
-                        } else {
-                            Refusal {
-                                status: 408,
-                                code: "REQUEST_TIMEOUT",
-                                message: "the request head did not arrive in time".into(),
-                                close: true,
-                            }
-                        };
-                        let mut res = app.refuse(&r, peer);
-                        if on_trial {
-                            res.set_header("retry-after", "1");
-                        }
-                        res.close = true;
-                        let _ = write_response(&mut stream, res, false, &limits).await;
-                        linger(&stream).await;
-                    }
-                    let _ = stream.shutdown(Shutdown::Both);
-                    return;
-                }
-                Some(Ok(0) | Err(_)) => return,
-                Some(Ok(n)) => buf.extend_from_slice(&tmp[..n]),
-            }
-        };
-        let (head, used) = match parsed {
-            Ok(x) => x,
-            Err(refusal) => {
-                tracing::debug!(peer = %peer, status = refusal.status, reason = %refusal.message, "request head refused");
-                let mut res = app.refuse(&refusal, peer);
-                res.close = true;
-                let _ = write_response(&mut stream, res, false, &limits).await;
-                linger(&stream).await;
-                return;
-            }
-        };
-        buf.drain(..used);
-        activity.begin();
-
-        // ----- the credential -----
-        if let Some(p) = place.as_mut()
-            && !p.proven()
-            && app.vouch(&head, peer).await
-        {
-            p.prove();
-        }
-        if place.as_ref().is_some_and(|p| p.on_trial()) {
-            tracing::debug!(peer = %peer, "connection on trial showed no credential; refused");
-            let mut res = app.refuse(&busy(), peer);
-            res.set_header("retry-after", "1");
-            res.close = true;
-            let _ = write_response(&mut stream, res, false, &limits).await;
-            activity.end();
-            linger(&stream).await;
-            return;
-        }
-
-        // ----- the body -----
-        if let Framing::Length(n) = head.framing
-            && n > limits.body_limit as u64
-        {
-            let r = Refusal {
-                status: 413,
-                code: "PAYLOAD_TOO_LARGE",
-                message: format!("request body is larger than {} bytes", limits.body_limit),
-                close: true,
-            };
-            let _ = write_response(&mut stream, app.refuse(&r, peer), false, &limits).await;
-            activity.end();
-            linger(&stream).await;
-            return;
-        }
-        if head.expect_continue
-            && write_paced(&mut stream, b"HTTP/1.1 100 Continue\r\n\r\n", &limits)
-                .await
-                .is_err()
-        {
-            activity.end();
-            return;
-        }
-        let body = match read_body(&mut stream, &mut buf, &mut tmp, head.framing, &limits).await {
-            Ok(b) => b,
-            Err(fault) => {
-                let r = match fault {
-                    BodyFault::Closed => {
-                        activity.end();
-                        return;
-                    }
-                    BodyFault::TooLarge => Refusal {
-                        status: 413,
-                        code: "PAYLOAD_TOO_LARGE",
-                        message: format!("request body is larger than {} bytes", limits.body_limit),
-                        close: true,
-                    },
-                    BodyFault::Timeout => Refusal {
-                        status: 408,
-                        code: "REQUEST_TIMEOUT",
-                        message: "the request body did not arrive in time".into(),
-                        close: true,
-                    },
-                    BodyFault::TooSlow => Refusal {
-                        status: 408,
-                        code: "REQUEST_TIMEOUT",
-                        message: format!(
-                            "the request body arrived slower than {} bytes per second",
-                            limits.min_send_rate
-                        ),
-                        close: true,
-                    },
-                    BodyFault::Malformed(why) => Refusal {
-                        status: 400,
-                        code: "BAD_REQUEST",
-                        message: format!("malformed request body: {why}"),
-                        close: true,
-                    },
-                };
-                tracing::debug!(peer = %peer, status = r.status, "request body refused");
-                let _ = write_response(&mut stream, app.refuse(&r, peer), false, &limits).await;
-                activity.end();
-                linger(&stream).await;
-                return;
-            }
-        };
-
-        // ----- the answer -----
-        let head_only = head.method == wire::Method::Head;
-        let keep_alive = head.keep_alive;
-        let mut res = app.handle(Request { head, body, peer }).await;
-        if !keep_alive {
-            res.close = true;
-        }
-        let upgrade = res.upgrade.take();
-        let close = res.close;
-        let written = write_response(&mut stream, res, head_only, &limits).await;
-        activity.end();
-        if let Some(on_upgrade) = upgrade {
-            if written.is_ok() {
-                drop(place.take());
-                let early = std::mem::take(&mut buf);
-                on_upgrade(Upgraded {
-                    stream,
-                    early,
-                    at: 0,
-                })
-                .await;
-            }
-            return;
-        }
-        if written.is_err() {
-            let _ = stream.shutdown(Shutdown::Both);
-            return;
-        }
-        if close {
-            linger(&stream).await;
-            return;
-        }
-    }
-}
-
-async fn read_body(
-    stream: &mut TcpStream,
-    buf: &mut Vec<u8>,
-    tmp: &mut [u8],
-    framing: Framing,
-    limits: &Limits,
-) -> Result<Vec<u8>, BodyFault> {
-    let mut clock = BodyClock::new(limits);
-    match framing {
-        Framing::Empty => Ok(Vec::new()),
-        Framing::Length(n) => {
-            let n = usize::try_from(n).map_err(|_| BodyFault::TooLarge)?;
-            // The buffer grows with what arrives, never with what is only declared.
-            let mut body = Vec::with_capacity(n.min(tmp.len()));
-            let take = buf.len().min(n);
-            body.extend(buf.drain(..take));
-            clock.arrived(take);
-            while body.len() < n {
-                let got = clock.read(stream, tmp).await?;
-                let want = n - body.len();
-                if got > want {
-                    body.extend_from_slice(&tmp[..want]);
-                    buf.extend_from_slice(&tmp[want..got]);
-                } else {
-                    body.extend_from_slice(&tmp[..got]);
-                }
-            }
-            Ok(body)
-        }
-        Framing::Chunked => {
-            let mut decoder = Chunked::default();
-            let mut body = Vec::new();
-            let mut pending = std::mem::take(buf);
-            clock.arrived(pending.len());
-            loop {
-                let step = decoder
-                    .feed(&pending, &mut body)
-                    .map_err(BodyFault::Malformed)?;
-                if body.len() > limits.body_limit {
-                    return Err(BodyFault::TooLarge);
-                }
-                if step.done {
-                    buf.extend_from_slice(&pending[step.used..]);
-                    return Ok(body);
-                }
-                let got = clock.read(stream, tmp).await?;
-                pending.clear();
-                pending.extend_from_slice(&tmp[..got]);
-            }
-        }
-    }
-}
-
-/// The deadlines of one request body: each read within `io_timeout`, the whole body within
-/// `body_timeout`, and, after a grace of `io_timeout`, an average of at least `min_send_rate`
-/// bytes per second since the body began (what a client trickling just fast enough to beat the
-/// progress timeout fails).
-struct BodyClock {
-    started: Instant,
-    deadline: Instant,
-    io_timeout: Duration,
-    min_rate: u64,
-    received: u64,
-}
-
-impl BodyClock {
-    fn new(limits: &Limits) -> Self {
-        let started = Instant::now();
-        Self {
-            started,
-            deadline: started + limits.body_timeout,
-            io_timeout: limits.io_timeout,
-            min_rate: limits.min_send_rate,
-            received: 0,
-        }
-    }
-
-    fn arrived(&mut self, n: usize) {
-        self.received = self.received.saturating_add(n as u64);
-    }
-
-    /// When the average falls below the minimum rate unless more bytes arrive (never within
-    /// the grace).
-    fn rate_deadline(&self) -> Option<Instant> {
-        if self.min_rate == 0 {
-            return None;
-        }
-        let covered = Duration::from_millis(self.received.saturating_mul(1000) / self.min_rate);
-        self.started.checked_add(covered.max(self.io_timeout))
-    }
-
-    /// One read of body bytes, bounded by whichever deadline comes first.
-    async fn read(&mut self, stream: &mut TcpStream, tmp: &mut [u8]) -> Result<usize, BodyFault> {
-        let mut step = (Instant::now() + self.io_timeout).min(self.deadline);
-        let mut fault = BodyFault::Timeout;
-        if let Some(pace) = self.rate_deadline()
-            && pace < step
-        {
-            step = pace;
-            fault = BodyFault::TooSlow;
-        }
-        match until(step, stream.read(tmp)).await {
-            None => Err(fault),
-            Some(Ok(0) | Err(_)) => Err(BodyFault::Closed),
-            Some(Ok(n)) => {
-                self.arrived(n);
-                Ok(n)
-            }
-        }
-    }
-}
-
-/// Writes `bytes` with the progress and pace rules of the module.
-async fn write_paced(stream: &mut TcpStream, bytes: &[u8], limits: &Limits) -> io::Result<()> {
-    Pacer::new(limits).write(stream, bytes).await
-}
-
-struct Pacer {
-    started: Instant,
-    sent: u64,
-    idle: Duration,
-    min_rate: u64,
-}
-
-impl Pacer {
-    fn new(limits: &Limits) -> Self {
-        Self {
-            started: Instant::now(),
-            sent: 0,
-            idle: limits.io_timeout,
-            min_rate: limits.min_send_rate,
-        }
-    }
-
-    async fn write(&mut self, stream: &mut TcpStream, mut bytes: &[u8]) -> io::Result<()> {
-        let stalled = || io::Error::new(io::ErrorKind::TimedOut, "the client stopped reading");
-        while !bytes.is_empty() {
-            let n = until(Instant::now() + self.idle, stream.write(bytes))
-                .await
-                .ok_or_else(stalled)??;
-            if n == 0 {
-                return Err(io::ErrorKind::WriteZero.into());
-            }
-            bytes = &bytes[n..];
-            self.sent += n as u64;
-            let elapsed = self.started.elapsed();
-            if elapsed > self.idle {
-                let floor = self.min_rate.saturating_mul(elapsed.as_secs());
-                if self.sent < floor {
-                    return Err(io::Error::new(
-                        io::ErrorKind::TimedOut,
-                        "the client reads slower than the minimum rate",
-                    ));
-                }
-            }
-        }
-        Ok(())
     }
 }
 
@@ -644,29 +283,446 @@ fn bodiless(status: u16) -> bool {
     status < 200 || status == 204 || status == 304
 }
 
-async fn write_response(
-    stream: &mut TcpStream,
-    res: Response,
-    head_only: bool,
-    limits: &Limits,
-) -> io::Result<()> {
-    let mut file = None;
+/// What one connection's requests share.
+struct Conn<A: ?Sized> {
+    app: Arc<A>,
+    peer: SocketAddr,
+    limits: Limits,
+    activity: Arc<dyn Activity>,
+    shared: edge::Shared,
+    place: Mutex<Option<Box<dyn Admission>>>,
+    upgrade: Mutex<Option<(hyper::upgrade::OnUpgrade, OnUpgrade)>>,
+}
+
+/// Serves one connection until it closes: hyper's HTTP/1.1 state machine over the socket
+/// wrapped in [`Edge`] (the deadlines and answers hyper does not keep). `place` is dropped when
+/// the connection upgrades (it stops counting against the caps on plain HTTP connections).
+pub async fn serve_connection<A: App + ?Sized>(
+    stream: TcpStream,
+    peer: SocketAddr,
+    app: Arc<A>,
+    limits: Limits,
+    activity: Arc<dyn Activity>,
+    place: Box<dyn Admission>,
+) {
+    let shared: edge::Shared = Arc::default();
+    shared.set_on_trial(place.on_trial());
+    let conn = Arc::new(Conn {
+        app,
+        peer,
+        limits,
+        activity,
+        shared: shared.clone(),
+        place: Mutex::new(Some(place)),
+        upgrade: Mutex::new(None),
+    });
+    let renderer = conn.app.clone();
+    let render: edge::Render = Box::new(move |r| {
+        let mut res = renderer.refuse(r, peer);
+        if r.status == 503 {
+            res.set_header("retry-after", "1");
+        }
+        own_answer(&res)
+    });
+    let io = FuturesIo::new(Edge::new(stream, shared, limits, render));
+    let c = conn.clone();
+    let service = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
+        // Called as soon as hyper has the head: the wrapper's head deadline ends here.
+        let busy = Busy::begin(&c, !req.body().is_end_stream());
+        let c = c.clone();
+        async move { Ok::<_, Infallible>(c.answer(req, busy).await) }
+    });
+    let mut http = http1::Builder::new();
+    // hyper's own cap on fields stays at its default (100: a set cap makes it fill a buffer of
+    // that many entries for every head, its default leaves them uninitialised); `wire::build`
+    // refuses a head above MAX_HEADERS fields.
+    http.max_header_size(wire::MAX_HEAD_BYTES)
+        .max_buf_size(2 * FILE_PIECE)
+        .header_read_timeout(None)
+        .half_close(false)
+        .keep_alive(true);
+    if let Err(e) = http.serve_connection(io, service).with_upgrades().await {
+        tracing::debug!(peer = %peer, error = %e, "connection ended with an error");
+    }
+    let pending = lock(&conn.upgrade).take();
+    if let Some((on_up, on_upgrade)) = pending {
+        let Ok(up) = on_up.await else {
+            return;
+        };
+        let Ok(parts) = up.downcast::<FuturesIo<Edge>>() else {
+            tracing::error!("an upgraded connection is not the plane's own socket");
+            return;
+        };
+        drop(lock(&conn.place).take());
+        let stream = parts.io.into_inner().into_stream();
+        on_upgrade(Upgraded {
+            stream,
+            early: parts.read_buf.to_vec(),
+            at: 0,
+        })
+        .await;
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A request in flight, from its head to the moment hyper lets go of its answer (carried by
+/// the answer's body): tells the shutdown drain and the socket's wrapper.
+struct Busy {
+    activity: Arc<dyn Activity>,
+    shared: edge::Shared,
+}
+
+impl Busy {
+    fn begin<A: ?Sized>(c: &Conn<A>, body: bool) -> Self {
+        c.shared.begin(body);
+        c.activity.begin();
+        Self {
+            activity: c.activity.clone(),
+            shared: c.shared.clone(),
+        }
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.shared.body_read();
+        self.shared.answered();
+        self.activity.end();
+    }
+}
+
+impl<A: App + ?Sized> Conn<A> {
+    /// One request, start to answer.
+    async fn answer(&self, mut req: hyper::Request<Incoming>, busy: Busy) -> hyper::Response<Out> {
+        let head_only = req.method() == hyper::Method::HEAD;
+        let version = req.version();
+        let mut keep_alive = true;
+        let mut res = self.respond(&mut req, &mut keep_alive).await;
+        self.shared.body_read();
+        if !keep_alive {
+            res.close = true;
+        }
+        if let Some(on_upgrade) = res.upgrade.take() {
+            if res.status == 101 {
+                self.shared.upgrade();
+                *lock(&self.upgrade) = Some((hyper::upgrade::on(&mut req), on_upgrade));
+            } else {
+                res.close = true;
+            }
+        }
+        let mut out = to_hyper(res, head_only, busy);
+        // An HTTP/1.0 request is answered in HTTP/1.0 (hyper would anyway): so hyper reads the
+        // answer's `connection: close` as the HTTP/1.0 it is, and adds no `keep-alive` to it.
+        if version == hyper::Version::HTTP_10 {
+            *out.version_mut() = hyper::Version::HTTP_10;
+        }
+        out
+    }
+
+    /// The plane's answer to a request (the checks of the head, the credential of a connection
+    /// on trial, the body, then the application).
+    async fn respond(&self, req: &mut hyper::Request<Incoming>, keep_alive: &mut bool) -> Response {
+        let head = match head_of(req) {
+            Ok(h) => h,
+            Err(r) => return self.refused(&r),
+        };
+        *keep_alive = head.keep_alive;
+
+        // ----- the credential -----
+        let proven = lock(&self.place).as_ref().is_none_or(|p| p.proven());
+        if !proven && self.app.vouch(&head, self.peer).await {
+            if let Some(p) = lock(&self.place).as_mut() {
+                p.prove();
+            }
+            self.shared.set_on_trial(false);
+        }
+        if lock(&self.place).as_ref().is_some_and(|p| p.on_trial()) {
+            tracing::debug!(peer = %self.peer, "connection on trial showed no credential; refused");
+            let mut res = self.refused(&busy());
+            res.set_header("retry-after", "1");
+            return res;
+        }
+
+        // ----- the body -----
+        let limit = self.limits.body_limit;
+        if let Framing::Length(n) = head.framing
+            && n > limit as u64
+        {
+            return self.too_large();
+        }
+        let mut body = Vec::new();
+        while let Some(frame) = req.body_mut().frame().await {
+            match frame {
+                Ok(f) => {
+                    if let Ok(d) = f.into_data() {
+                        if body.len() + d.len() > limit {
+                            return self.too_large();
+                        }
+                        body.extend_from_slice(&d);
+                    }
+                }
+                Err(e) => return self.body_failed(&e),
+            }
+        }
+        self.shared.body_read();
+
+        // ----- the answer -----
+        self.app
+            .handle(Request {
+                head,
+                body,
+                peer: self.peer,
+            })
+            .await
+    }
+
+    fn refused(&self, r: &Refusal) -> Response {
+        let mut res = self.app.refuse(r, self.peer);
+        res.close = true;
+        res
+    }
+
+    fn too_large(&self) -> Response {
+        self.refused(&Refusal {
+            status: 413,
+            code: "PAYLOAD_TOO_LARGE",
+            message: format!(
+                "request body is larger than {} bytes",
+                self.limits.body_limit
+            ),
+            close: true,
+        })
+    }
+
+    /// The answer to a body that could not be read: cut by a deadline (the wrapper says which),
+    /// or malformed.
+    fn body_failed(&self, e: &hyper::Error) -> Response {
+        let fault = self.shared.fault();
+        let r = match fault {
+            Some(BodyFault::Timeout) => Refusal {
+                status: 408,
+                code: "REQUEST_TIMEOUT",
+                message: "the request body did not arrive in time".into(),
+                close: true,
+            },
+            Some(BodyFault::TooSlow) => Refusal {
+                status: 408,
+                code: "REQUEST_TIMEOUT",
+                message: format!(
+                    "the request body arrived slower than {} bytes per second",
+                    self.limits.min_send_rate
+                ),
+                close: true,
+            },
+            None => Refusal {
+                status: 400,
+                code: "BAD_REQUEST",
+                message: format!("malformed request body: {e}"),
+                close: true,
+            },
+        };
+        tracing::debug!(peer = %self.peer, status = r.status, "request body refused");
+        self.refused(&r)
+    }
+}
+
+/// The plane's [`Head`] of a head hyper parsed, held to every rule of [`wire`] (hyper has
+/// already refused what its tokeniser does not take; it also drops a `Content-Length` sent
+/// beside `Transfer-Encoding: chunked`, frames the body as chunked and closes the connection
+/// after the answer, which RFC 9112 §6.1 allows in place of a refusal).
+fn head_of(req: &hyper::Request<Incoming>) -> Result<Head, Refusal> {
+    let http11 = match req.version() {
+        hyper::Version::HTTP_11 => true,
+        hyper::Version::HTTP_10 => false,
+        _ => {
+            return Err(Refusal {
+                status: 505,
+                code: "HTTP_VERSION_NOT_SUPPORTED",
+                message: "only HTTP/1.1 and HTTP/1.0 are served".into(),
+                close: true,
+            });
+        }
+    };
+    let uri = req.uri();
+    let absolute;
+    let target = if uri.scheme().is_some() {
+        absolute = uri.to_string();
+        absolute.as_str()
+    } else {
+        uri.path_and_query().map_or("/", |pq| pq.as_str())
+    };
+    let fields = req
+        .headers()
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_bytes()))
+        .collect();
+    wire::build(Tokens {
+        method: req.method().as_str(),
+        target,
+        http11,
+        fields,
+    })
+}
+
+/// An answer of the plane as hyper writes it.
+fn to_hyper(res: Response, head_only: bool, busy: Busy) -> hyper::Response<Out> {
     let len: u64 = match &res.body {
         Body::Empty => 0,
         Body::Bytes(b) => b.len() as u64,
         Body::Shared(b) => b.as_slice().len() as u64,
-        Body::File { path, len } => {
-            if !head_only {
-                // A file is read on the blocking pool through a 64 KiB pipe (smol's default pipe
-                // is 8 MiB, which a client that never reads would hold for the connection's life).
-                let path = path.clone();
-                let f = smol::unblock(move || std::fs::File::open(path)).await?;
-                file = Some(smol::Unblock::with_capacity(FILE_PIECE, f));
-            }
-            *len
+        Body::File { len, .. } => *len,
+    };
+    let mut out = hyper::Response::new(Out {
+        piece: Piece::Done,
+        left: 0,
+        _busy: busy,
+    });
+    *out.status_mut() =
+        hyper::StatusCode::from_u16(res.status).unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
+    let headers = out.headers_mut();
+    for (n, v) in &res.headers {
+        if n == "content-length" || n == "connection" || n == "transfer-encoding" {
+            continue;
+        }
+        // Header values are the plane's own; one that is not a valid field is left out.
+        let (Ok(name), Ok(value)) = (
+            hyper::header::HeaderName::from_bytes(n.as_bytes()),
+            hyper::header::HeaderValue::from_str(v),
+        ) else {
+            continue;
+        };
+        headers.append(name, value);
+    }
+    if res.status == 101 {
+        headers.insert(
+            hyper::header::CONNECTION,
+            hyper::header::HeaderValue::from_static("upgrade"),
+        );
+        return out;
+    }
+    if !bodiless(res.status) {
+        headers.insert(hyper::header::CONTENT_LENGTH, len.into());
+    }
+    if res.close {
+        headers.insert(
+            hyper::header::CONNECTION,
+            hyper::header::HeaderValue::from_static("close"),
+        );
+    }
+    if head_only || bodiless(res.status) || len == 0 {
+        return out;
+    }
+    let body = out.body_mut();
+    body.left = len;
+    body.piece = match res.body {
+        Body::Empty => Piece::Done,
+        Body::Bytes(b) => Piece::Bytes(Some(b.into())),
+        Body::Shared(Shared::Static(b)) => Piece::Bytes(Some(hyper::body::Bytes::from_static(b))),
+        Body::Shared(Shared::Kept(b)) => Piece::Bytes(Some(hyper::body::Bytes::from_owner(b))),
+        Body::File { path, .. } => {
+            Piece::Opening(Box::pin(smol::unblock(move || std::fs::File::open(path))))
         }
     };
-    let mut out = Vec::with_capacity(256);
+    out
+}
+
+/// The body of an answer as hyper reads it.
+pub(super) struct Out {
+    piece: Piece,
+    /// Bytes still to give.
+    left: u64,
+    _busy: Busy,
+}
+
+enum Piece {
+    Done,
+    Bytes(Option<hyper::body::Bytes>),
+    /// A file being opened on the blocking pool.
+    Opening(Pin<Box<dyn Future<Output = io::Result<std::fs::File>> + Send>>),
+    /// A file read through a 64 KiB pipe (smol's default pipe is 8 MiB, which a client that
+    /// never reads would hold for the connection's life), one piece at a time.
+    Reading(smol::Unblock<std::fs::File>),
+}
+
+impl hyper::body::Body for Out {
+    type Data = hyper::body::Bytes;
+    type Error = io::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
+        let this = self.get_mut();
+        loop {
+            match &mut this.piece {
+                Piece::Done => return Poll::Ready(None),
+                Piece::Bytes(b) => {
+                    this.left = 0;
+                    let b = b.take();
+                    this.piece = Piece::Done;
+                    return Poll::Ready(b.map(|b| Ok(hyper::body::Frame::data(b))));
+                }
+                Piece::Opening(f) => match f.as_mut().poll(cx) {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(Err(e)) => {
+                        this.piece = Piece::Done;
+                        return Poll::Ready(Some(Err(e)));
+                    }
+                    Poll::Ready(Ok(f)) => {
+                        this.piece = Piece::Reading(smol::Unblock::with_capacity(FILE_PIECE, f));
+                    }
+                },
+                Piece::Reading(f) => {
+                    if this.left == 0 {
+                        this.piece = Piece::Done;
+                        continue;
+                    }
+                    let want =
+                        usize::try_from(this.left.min(FILE_PIECE as u64)).unwrap_or(FILE_PIECE);
+                    let mut piece = vec![0_u8; want];
+                    return match Pin::new(f).poll_read(cx, &mut piece) {
+                        Poll::Pending => Poll::Pending,
+                        Poll::Ready(Err(e)) => {
+                            this.piece = Piece::Done;
+                            Poll::Ready(Some(Err(e)))
+                        }
+                        Poll::Ready(Ok(0)) => {
+                            // The file shrank under us: the answer cannot be completed.
+                            this.piece = Piece::Done;
+                            Poll::Ready(Some(Err(io::ErrorKind::UnexpectedEof.into())))
+                        }
+                        Poll::Ready(Ok(n)) => {
+                            piece.truncate(n);
+                            this.left -= n as u64;
+                            Poll::Ready(Some(Ok(hyper::body::Frame::data(piece.into()))))
+                        }
+                    };
+                }
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        matches!(self.piece, Piece::Done)
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        hyper::body::SizeHint::with_exact(self.left)
+    }
+}
+
+/// The bytes of a closing answer the socket's wrapper writes itself (a refusal of a head, or
+/// of a connection that sent none in time).
+fn own_answer(res: &Response) -> Vec<u8> {
+    let body: &[u8] = match &res.body {
+        Body::Bytes(b) => b,
+        Body::Shared(b) => b.as_slice(),
+        Body::Empty | Body::File { .. } => &[],
+    };
+    let mut out = Vec::with_capacity(256 + body.len());
     out.extend_from_slice(
         format!("HTTP/1.1 {} {}\r\n", res.status, wire::reason(res.status)).as_bytes(),
     );
@@ -674,7 +730,6 @@ async fn write_response(
         if n == "content-length" || n == "connection" || n == "transfer-encoding" {
             continue;
         }
-        // Header values are the plane's own; a newline in one would split the answer.
         if v.contains(['\r', '\n']) || n.contains(['\r', '\n', ':']) {
             continue;
         }
@@ -683,69 +738,13 @@ async fn write_response(
         out.extend_from_slice(v.as_bytes());
         out.extend_from_slice(b"\r\n");
     }
-    if res.status == 101 {
-        out.extend_from_slice(b"connection: upgrade\r\n");
-    } else {
-        if !bodiless(res.status) {
-            out.extend_from_slice(format!("content-length: {len}\r\n").as_bytes());
-        }
-        if res.close {
-            out.extend_from_slice(b"connection: close\r\n");
-        }
-    }
-    out.extend_from_slice(b"\r\n");
-    let mut pacer = Pacer::new(limits);
-    let bytes: Option<&[u8]> = match &res.body {
-        Body::Bytes(b) => Some(b),
-        Body::Shared(b) => Some(b.as_slice()),
-        Body::Empty | Body::File { .. } => None,
-    };
-    match (&res.body, bytes) {
-        (_, Some(b)) if !head_only && !bodiless(res.status) => {
-            if b.len() <= 16 * 1024 {
-                out.extend_from_slice(b);
-                pacer.write(stream, &out).await?;
-            } else {
-                pacer.write(stream, &out).await?;
-                pacer.write(stream, b).await?;
-            }
-        }
-        (Body::File { .. }, _) if !head_only => {
-            pacer.write(stream, &out).await?;
-            let Some(mut f) = file else {
-                return Ok(());
-            };
-            let mut piece = vec![0_u8; FILE_PIECE];
-            let mut left = len;
-            while left > 0 {
-                let want = usize::try_from(left.min(piece.len() as u64)).unwrap_or(piece.len());
-                let n = f.read(&mut piece[..want]).await?;
-                if n == 0 {
-                    // The file shrank under us: the answer cannot be completed.
-                    return Err(io::ErrorKind::UnexpectedEof.into());
-                }
-                pacer.write(stream, &piece[..n]).await?;
-                left -= n as u64;
-            }
-        }
-        _ => pacer.write(stream, &out).await?,
-    }
-    stream.flush().await
-}
-
-/// Half-closes the connection and drains what the client still sends for a moment, so the
-/// answer just written reaches it instead of being lost to a reset.
-async fn linger(stream: &TcpStream) {
-    let _ = stream.shutdown(Shutdown::Write);
-    let mut s = stream.clone();
-    let deadline = Instant::now() + Duration::from_secs(2);
-    let mut sink = [0_u8; 4096];
-    let mut drained = 0_usize;
-    while drained < 256 * 1024 {
-        match until(deadline, s.read(&mut sink)).await {
-            Some(Ok(n)) if n > 0 => drained += n,
-            _ => break,
-        }
-    }
-    let _ = stream.shutdown(Shutdown::Both);
+    out.extend_from_slice(
+        format!(
+            "content-length: {}\r\nconnection: close\r\n\r\n",
+            body.len()
+        )
+        .as_bytes(),
+    );
+    out.extend_from_slice(body);
+    out
 }

@@ -28,10 +28,6 @@ pub const MAX_HEAD_BYTES: usize = 16 * 1024;
 pub const MAX_HEADERS: usize = 64;
 /// Longest request target accepted.
 pub const MAX_TARGET_BYTES: usize = 8 * 1024;
-/// Longest chunk-size line (size, extensions and CRLF) in a chunked body.
-pub const MAX_CHUNK_LINE: usize = 1024;
-/// Most bytes of trailer fields after a chunked body.
-pub const MAX_TRAILER_BYTES: usize = 4 * 1024;
 
 /// A request method.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -255,18 +251,46 @@ pub fn parse_head(buf: &[u8]) -> Result<Option<(Head, usize)>, Refusal> {
     if len > MAX_HEAD_BYTES {
         return Err(too_large());
     }
-    let method_token = req.method.unwrap_or_default();
-    let Some(method) = Method::parse(method_token) else {
+    let fields = req.headers.iter().map(|h| (h.name, h.value)).collect();
+    let head = build(Tokens {
+        method: req.method.unwrap_or_default(),
+        target: req.path.unwrap_or_default(),
+        http11: req.version == Some(1),
+        fields,
+    })?;
+    Ok(Some((head, len)))
+}
+
+/// A request head as a tokeniser left it: `httparse` here, or hyper (which tokenises with
+/// `httparse` too).
+pub struct Tokens<'a> {
+    /// The method's token.
+    pub method: &'a str,
+    /// The request target.
+    pub target: &'a str,
+    /// HTTP/1.1 (`true`) or HTTP/1.0.
+    pub http11: bool,
+    /// The header fields in order: names as sent, values as bytes.
+    pub fields: Vec<(&'a str, &'a [u8])>,
+}
+
+/// Decides everything a server must decide from a tokenised head (every row of the module's
+/// table after the tokeniser's own), and builds the [`Head`].
+pub fn build(t: Tokens<'_>) -> Result<Head, Refusal> {
+    let Some(method) = Method::parse(t.method) else {
         return Err(Refusal::new(
             501,
             "NOT_IMPLEMENTED",
             "request method not implemented",
         ));
     };
-    let http11 = req.version == Some(1);
-    let target = req.path.unwrap_or_default();
+    let http11 = t.http11;
+    let target = t.target;
     if target.len() > MAX_TARGET_BYTES {
         return Err(Refusal::new(414, "URI_TOO_LONG", "request target too long"));
+    }
+    if t.fields.len() > MAX_HEADERS {
+        return Err(too_large());
     }
     if !target.bytes().all(|b| b.is_ascii_graphic()) {
         return Err(Refusal::bad(
@@ -275,18 +299,15 @@ pub fn parse_head(buf: &[u8]) -> Result<Option<(Head, usize)>, Refusal> {
     }
     let (path, query) = split_target(target)?;
 
-    let mut headers = Vec::with_capacity(req.headers.len());
-    for h in req.headers.iter() {
-        let Ok(value) = std::str::from_utf8(h.value) else {
-            return Err(Refusal::bad(format!(
-                "header {} is not valid UTF-8",
-                h.name
-            )));
+    let mut headers = Vec::with_capacity(t.fields.len());
+    for (name, value) in t.fields {
+        let Ok(value) = std::str::from_utf8(value) else {
+            return Err(Refusal::bad(format!("header {name} is not valid UTF-8")));
         };
         if value.contains('\0') {
-            return Err(Refusal::bad(format!("header {} contains NUL", h.name)));
+            return Err(Refusal::bad(format!("header {name} contains NUL")));
         }
-        headers.push((h.name.to_ascii_lowercase(), value.trim().to_owned()));
+        headers.push((name.to_ascii_lowercase(), value.trim().to_owned()));
     }
     let mut head = Head {
         method,
@@ -329,7 +350,7 @@ pub fn parse_head(buf: &[u8]) -> Result<Option<(Head, usize)>, Refusal> {
             ));
         }
     }
-    Ok(Some((head, len)))
+    Ok(head)
 }
 
 fn too_large() -> Refusal {

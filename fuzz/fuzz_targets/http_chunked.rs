@@ -1,5 +1,0 @@
-#![no_main]
-
-libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    termplane_fuzz::http_chunked(data);
-});
