@@ -1,14 +1,13 @@
-//! The node's own readers of what the plane (or any server it dials) sends: the WebSocket size
-//! filter under tungstenite and the blocking HTTP client's response reader.
+//! The node's own reader of what the plane (or any server it dials) sends: the WebSocket size
+//! filter under tungstenite.
 
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
 use futures_lite::io::AsyncRead;
 use termplane_runtime_smol::capped::{CappedRead, DroppedFrames};
-use termplane_runtime_smol::http::read_response;
 
-use crate::cuts::{Cuts, PieceReader};
+use crate::cuts::Cuts;
 
 /// What replaces a dropped message.
 const PONG: [u8; 2] = [0x8a, 0x00];
@@ -252,88 +251,4 @@ pub fn ws_capped(data: &[u8]) {
         "the upgrade response was not passed untouched"
     );
     assert_capped(&out[end + 4..], cap as u64);
-}
-
-/// A response built from fuzz bytes that any HTTP/1.1 server could send.
-fn response(spec: &[u8]) -> (u16, Vec<u8>, Vec<u8>) {
-    let [s0, s1, framing, split, extra, body @ ..] = spec else {
-        return (200, Vec::new(), b"HTTP/1.1 200 OK\r\n\r\n".to_vec());
-    };
-    let status = 100 + u16::from_be_bytes([*s0, *s1]) % 900;
-    let mut head = format!("HTTP/1.1 {status} Whatever It Says\r\nServer: x\r\n");
-    for i in 0..extra % 4 {
-        head.push_str(&format!("X-Header-{i}: value {i}\t \r\n"));
-    }
-    let mut bytes;
-    match framing % 3 {
-        0 => {
-            let name =
-                ["Content-Length", "content-length", "CONTENT-LENGTH"][usize::from(split % 3)];
-            head.push_str(&format!("{name}:  {}\r\n\r\n", body.len()));
-            bytes = head.into_bytes();
-            bytes.extend_from_slice(body);
-            bytes.extend_from_slice(b"HTTP/1.1 200 OK\r\n");
-        }
-        1 => {
-            head.push_str("Transfer-Encoding: chunked\r\n\r\n");
-            bytes = head.into_bytes();
-            let mut cuts = Cuts::new(*split);
-            for piece in cuts.split(body) {
-                let size = if split & 1 == 0 {
-                    format!("{:x}", piece.len())
-                } else {
-                    format!("{:04X};ext=1", piece.len())
-                };
-                bytes.extend_from_slice(size.as_bytes());
-                bytes.extend_from_slice(b"\r\n");
-                bytes.extend_from_slice(piece);
-                bytes.extend_from_slice(b"\r\n");
-            }
-            bytes.extend_from_slice(b"0\r\nTrailer: t\r\n\r\n");
-        }
-        _ => {
-            head.push_str("Connection: close\r\n\r\n");
-            bytes = head.into_bytes();
-            bytes.extend_from_slice(body);
-        }
-    }
-    (status, body.to_vec(), bytes)
-}
-
-/// The node's blocking HTTP client reading a response, from arbitrary bytes and from valid
-/// responses of every framing, read in seed-chosen pieces: no panic; a body above the cap is
-/// refused, never returned; the result does not depend on how the bytes arrived; and a valid
-/// response reads back as exactly its status and body.
-pub fn node_http_response(data: &[u8]) {
-    let [flags, seed, rest @ ..] = data else {
-        return;
-    };
-    let cap = [0, 1, 7, 64, 1000, 65536, 8 << 20, u64::MAX][usize::from(flags & 7)];
-    let (want, bytes) = if flags & 8 != 0 {
-        let (status, body, bytes) = response(rest);
-        (Some((status, body)), bytes)
-    } else {
-        (None, rest.to_vec())
-    };
-    let got = read_response(PieceReader::new(&bytes, *seed), cap);
-    let whole = read_response(PieceReader::new(&bytes, 0xff), cap);
-    assert_eq!(
-        format!("{got:?}"),
-        format!("{whole:?}"),
-        "the result depends on where the response was cut"
-    );
-    if let Ok(r) = &got {
-        assert!(
-            r.body.len() as u64 <= cap,
-            "a body above the cap was returned"
-        );
-    }
-    if let Some((status, body)) = want {
-        if body.len() as u64 <= cap {
-            let r = got.expect("a valid response reads");
-            assert_eq!((r.status, r.body), (status, body));
-        } else {
-            assert!(got.is_err(), "a body above the cap was read");
-        }
-    }
 }

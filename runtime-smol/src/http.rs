@@ -1,40 +1,33 @@
-//! A small blocking HTTP/1.1 client over `std::net::TcpStream`, enough for enrollment (one JSON
-//! POST) and plain downloads.
+//! The blocking HTTP/1.1 client: enrollment (one JSON POST), downloads, the pane's MCP server
+//! talking to the plane, Web Push.
 //!
-//! `http://` is spoken over plain TCP and `https://` over TLS (rustls, through
-//! [`rustls::StreamOwned`]). The TLS trust decision is the one the link's `wss://` dial makes,
-//! [`termplane_runtime_smol::tls`]: the operating system's root store plus the PEM bundle named
-//! by `TERMPLANE_CA_FILE`, with certificate, validity and host name always verified and the URL's
-//! host sent as SNI. A refused certificate is reported in one line naming the cause. Bodies are
-//! read by `Content-Length`, chunked transfer coding, or to end of stream, and capped.
+//! HTTP is ureq's (no tokio, no async runtime: a socket per request, closed after it). What is
+//! this crate's own is around it: `https://` is rustls with the trust decision the link's
+//! `wss://` dial makes, [`termplane_runtime_smol::tls`] (the operating system's root store plus
+//! the PEM bundle named by `TERMPLANE_CA_FILE`, with certificate, validity and host name always
+//! verified and the URL's host sent as SNI; a refused certificate reported in one line naming
+//! the cause), plugged into ureq as its TLS connector; the addresses a request may connect to
+//! are [`resolve_reaching`]'s, plugged in as its resolver; no proxy is taken from the
+//! environment and no redirect is followed. Bodies are capped.
 
-use std::io::{self, BufRead, BufReader, Read, Write};
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, TcpStream, ToSocketAddrs as _};
+use std::io::{self, Read, Write};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, ToSocketAddrs as _};
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::tls;
 use rustls::{ClientConfig, ClientConnection, StreamOwned};
+use ureq::unversioned::resolver::{ResolvedSocketAddrs, Resolver};
+use ureq::unversioned::transport::{
+    Buffers, ConnectionDetails, Connector, Either, LazyBuffers, NextTimeout, TcpConnector,
+    Transport, TransportAdapter,
+};
 
 /// The `User-Agent` of every request.
 const USER_AGENT: &str = concat!("termplane/", env!("CARGO_PKG_VERSION"));
 
-/// The longest status line or header line read from a server; a longer one ends the request.
-const MAX_LINE: u64 = 8 * 1024;
-
-/// Reads one line of at most [`MAX_LINE`] bytes into `line` (cleared first).
-fn read_line_capped(r: &mut impl BufRead, line: &mut String) -> Result<(), String> {
-    line.clear();
-    let n = r
-        .by_ref()
-        .take(MAX_LINE)
-        .read_line(line)
-        .map_err(|e| e.to_string())?;
-    if n as u64 >= MAX_LINE && !line.ends_with('\n') {
-        return Err(format!("a response line above {MAX_LINE} bytes"));
-    }
-    Ok(())
-}
+/// The largest response head read from a server; a larger one ends the request.
+const MAX_HEAD: usize = 64 * 1024;
 
 /// A parsed `http://` or `https://` URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,37 +60,6 @@ pub type TlsSource<'a> = &'a dyn Fn() -> Result<Arc<ClientConfig>, String>;
 /// The process's configuration: the system's roots plus `TERMPLANE_CA_FILE`.
 fn env_tls() -> Result<Arc<ClientConfig>, String> {
     tls::client_config_from_env().map_err(|e| e.to_string())
-}
-
-/// A connection: plain TCP or TLS over TCP.
-enum Conn {
-    Plain(TcpStream),
-    Tls(Box<StreamOwned<ClientConnection, TcpStream>>),
-}
-
-impl Read for Conn {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self {
-            Self::Plain(s) => s.read(buf),
-            Self::Tls(s) => s.read(buf),
-        }
-    }
-}
-
-impl Write for Conn {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Self::Plain(s) => s.write(buf),
-            Self::Tls(s) => s.write(buf),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        match self {
-            Self::Plain(s) => s.flush(),
-            Self::Tls(s) => s.flush(),
-        }
-    }
 }
 
 /// Which addresses a request may connect to.
@@ -228,52 +190,183 @@ fn is_public_v6(ip: Ipv6Addr) -> bool {
         || (s[0] == 0x0100 && s[1..4] == [0, 0, 0])) // discard-only
 }
 
-/// Resolves and connects to `u` (10 s connect timeout, 60 s read timeout, 30 s write timeout);
-/// for `https://`, completes the TLS handshake so a refused certificate is reported as such.
-fn connect(u: &HttpUrl, tls_source: TlsSource<'_>, reach: Reach) -> Result<Conn, String> {
-    // Every address the name resolves to is tried in turn (`localhost` may give `::1` first
-    // while the plane listens on 127.0.0.1 only).
-    let addrs = resolve_reaching(&u.host, u.port, reach).map_err(|e| e.to_string())?;
-    let mut last = None;
-    let mut found = None;
-    for addr in &addrs {
-        match TcpStream::connect_timeout(addr, Duration::from_secs(10)) {
-            Ok(s) => {
-                found = Some(s);
+/// [`resolve_reaching`] as ureq's resolver: the rule of `reach` is met by the very addresses
+/// the request then connects to (a name is not resolved again between the check and the
+/// connection).
+#[derive(Debug)]
+struct Reaching(Reach);
+
+impl Resolver for Reaching {
+    fn resolve(
+        &self,
+        uri: &ureq::http::Uri,
+        _config: &ureq::config::Config,
+        _timeout: NextTimeout,
+    ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        let host = uri.host().unwrap_or_default();
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        let port = uri
+            .port_u16()
+            .unwrap_or(if uri.scheme_str() == Some("https") {
+                443
+            } else {
+                80
+            });
+        let addrs = resolve_reaching(host, port, self.0)
+            .map_err(|e| ureq::Error::Io(io::Error::other(e.to_string())))?;
+        let mut out = self.empty();
+        for a in addrs.into_iter().take(16) {
+            out.push(a);
+        }
+        Ok(out)
+    }
+}
+
+/// TLS for ureq with this crate's own client configuration ([`tls`]: the same trust decision
+/// as the link's `wss://` dial), its handshake completed at connect time so a refused
+/// certificate is reported as such, in [`tls::describe`]'s words.
+#[derive(Debug)]
+struct OwnTls(Option<Arc<ClientConfig>>);
+
+impl<In: Transport> Connector<In> for OwnTls {
+    type Out = Either<In, TlsTransport>;
+
+    fn connect(
+        &self,
+        details: &ConnectionDetails,
+        chained: Option<In>,
+    ) -> Result<Option<Self::Out>, ureq::Error> {
+        let Some(transport) = chained else {
+            return Ok(None);
+        };
+        if !details.needs_tls() || transport.is_tls() {
+            return Ok(Some(Either::A(transport)));
+        }
+        let origin = format!(
+            "https://{}",
+            details.uri.authority().map_or("", |a| a.as_str())
+        );
+        let failed = |why: String| ureq::Error::Io(io::Error::other(format!("{origin}: {why}")));
+        let config = self
+            .0
+            .clone()
+            .ok_or_else(|| failed("no TLS configuration".into()))?;
+        let name = tls::server_name(details.uri.host().unwrap_or_default()).map_err(failed)?;
+        let mut conn =
+            ClientConnection::new(config, name).map_err(|e| failed(format!("TLS setup: {e}")))?;
+        let mut sock = TransportAdapter::new(transport.boxed(), details.current_time.clone());
+        sock.set_timeout(details.timeout);
+        // Each round moves the handshake on by at least one flight or fails (the timeouts
+        // bound a silent peer); a TLS 1.3 or 1.2 handshake needs a handful.
+        for _ in 0..32 {
+            if !conn.is_handshaking() {
                 break;
             }
-            Err(e) => last = Some(e),
+            conn.complete_io(&mut sock)
+                .map_err(|e| ureq::Error::Io(io::Error::other(tls::describe(&origin, &e))))?;
         }
-    }
-    let mut s = found.ok_or_else(|| {
-        let why = last.map(|e| e.to_string()).unwrap_or_default();
-        format!("cannot connect to {}: {why}", u.authority)
-    })?;
-    s.set_read_timeout(Some(Duration::from_secs(60)))
-        .map_err(|e| e.to_string())?;
-    s.set_write_timeout(Some(Duration::from_secs(30)))
-        .map_err(|e| e.to_string())?;
-    if !u.tls {
-        return Ok(Conn::Plain(s));
-    }
-    let origin = u.origin();
-    let config = tls_source().map_err(|e| format!("{origin}: {e}"))?;
-    let name = tls::server_name(&u.host).map_err(|e| format!("{origin}: {e}"))?;
-    let mut conn =
-        ClientConnection::new(config, name).map_err(|e| format!("{origin}: TLS setup: {e}"))?;
-    // Each round moves the handshake on by at least one flight or fails (the socket timeouts
-    // bound a silent peer); a TLS 1.3 or 1.2 handshake needs a handful.
-    for _ in 0..32 {
-        if !conn.is_handshaking() {
-            break;
+        if conn.is_handshaking() {
+            return Err(failed("the TLS handshake did not finish".into()));
         }
-        conn.complete_io(&mut s)
-            .map_err(|e| tls::describe(&origin, &e))?;
+        Ok(Some(Either::B(TlsTransport {
+            buffers: LazyBuffers::new(
+                details.config.input_buffer_size(),
+                details.config.output_buffer_size(),
+            ),
+            stream: StreamOwned::new(conn, sock),
+        })))
     }
-    if conn.is_handshaking() {
-        return Err(format!("{origin}: the TLS handshake did not finish"));
+}
+
+/// A TLS connection as ureq's transport.
+struct TlsTransport {
+    buffers: LazyBuffers,
+    stream: StreamOwned<ClientConnection, TransportAdapter>,
+}
+
+impl std::fmt::Debug for TlsTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TlsTransport")
     }
-    Ok(Conn::Tls(Box::new(StreamOwned::new(conn, s))))
+}
+
+impl Transport for TlsTransport {
+    fn buffers(&mut self) -> &mut dyn Buffers {
+        &mut self.buffers
+    }
+
+    fn transmit_output(&mut self, amount: usize, timeout: NextTimeout) -> Result<(), ureq::Error> {
+        self.stream.get_mut().set_timeout(timeout);
+        let output = &self.buffers.output()[..amount];
+        self.stream.write_all(output)?;
+        Ok(())
+    }
+
+    fn await_input(&mut self, timeout: NextTimeout) -> Result<bool, ureq::Error> {
+        self.stream.get_mut().set_timeout(timeout);
+        let input = self.buffers.input_append_buf();
+        let amount = self.stream.read(input)?;
+        self.buffers.input_appended(amount);
+        Ok(amount > 0)
+    }
+
+    fn is_open(&mut self) -> bool {
+        self.stream.get_mut().get_mut().is_open()
+    }
+
+    fn is_tls(&self) -> bool {
+        true
+    }
+}
+
+/// A ureq agent for one request to `u`: no proxy from the environment (a proxy would be
+/// resolved instead of the URL's host and escape `reach`), no redirect followed, statuses
+/// returned rather than raised, 10 s to connect, each read within 60 s and each write within
+/// 30 s, a response head of at most 64 KiB; `https://` with the configuration `tls_source`
+/// gives (asked only for `https://`, so a plain `http://` request never depends on the trust
+/// store).
+fn agent(u: &HttpUrl, tls_source: TlsSource<'_>, reach: Reach) -> Result<ureq::Agent, String> {
+    let tls = if u.tls {
+        Some(tls_source().map_err(|e| format!("{}: {e}", u.origin()))?)
+    } else {
+        None
+    };
+    let config = ureq::Agent::config_builder()
+        .proxy(None)
+        .max_redirects(0)
+        .http_status_as_error(false)
+        .user_agent(USER_AGENT)
+        .max_response_header_size(MAX_HEAD)
+        .timeout_connect(Some(Duration::from_secs(10)))
+        .timeout_per_read(Some(Duration::from_secs(60)))
+        .timeout_per_write(Some(Duration::from_secs(30)))
+        .build();
+    let connector = TcpConnector::default().chain(OwnTls(tls));
+    Ok(ureq::Agent::with_parts(config, connector, Reaching(reach)))
+}
+
+/// The words of a failed request to `u`.
+fn failure(u: &HttpUrl, e: ureq::Error) -> String {
+    match e {
+        ureq::Error::Io(e) => match e.kind() {
+            io::ErrorKind::ConnectionRefused
+            | io::ErrorKind::ConnectionReset
+            | io::ErrorKind::TimedOut
+            | io::ErrorKind::HostUnreachable
+            | io::ErrorKind::NetworkUnreachable => {
+                format!("cannot connect to {}: {e}", u.authority)
+            }
+            _ => e.to_string(),
+        },
+        ureq::Error::ConnectionFailed => format!("cannot connect to {}", u.authority),
+        ureq::Error::HostNotFound => format!("cannot resolve {}", u.host),
+        ureq::Error::LargeResponseHeader(n, max) => {
+            format!("a response head above {max} bytes ({n} read)")
+        }
+        ureq::Error::BodyExceedsLimit(cap) => format!("response body above {cap} bytes"),
+        ureq::Error::Timeout(t) => format!("{}: timed out ({t})", u.origin()),
+        other => format!("{}: {other}", u.origin()),
+    }
 }
 
 /// Parses an `http://host[:port][/path]` or `https://host[:port][/path]` URL.
@@ -409,12 +502,11 @@ fn send(
         return Err(format!("not a request method: {method:?}"));
     }
     let u = parse_url(url)?;
-    let mut head = format!(
-        "{method} {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: {USER_AGENT}\r\nAccept: */*\r\nConnection: close\r\nContent-Length: {}\r\n",
-        u.path,
-        u.authority,
-        body.len()
-    );
+    let mut req = ureq::http::Request::builder()
+        .method(method)
+        .uri(url)
+        .header("Accept", "*/*")
+        .header("Connection", "close");
     let extra = content_type.map(|ct| ("Content-Type", ct));
     for (name, value) in headers.iter().copied().chain(extra) {
         let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
@@ -424,15 +516,21 @@ fn send(
         if value.chars().any(|c| c.is_control() && c != '\t') {
             return Err(format!("the {name} header holds a control character"));
         }
-        head.push_str(&format!("{name}: {value}\r\n"));
+        req = req.header(name, value);
     }
-    head.push_str("\r\n");
-    let mut s = connect(&u, tls_source, reach)?;
-    s.write_all(head.as_bytes())
-        .and_then(|()| s.write_all(body))
-        .and_then(|()| s.flush())
-        .map_err(|e| format!("sending the request: {e}"))?;
-    read_response(s, cap)
+    let req = req
+        .body(body.to_vec())
+        .map_err(|e| format!("not a request: {e}"))?;
+    let agent = agent(&u, tls_source, reach)?;
+    let mut res = agent.run(req).map_err(|e| failure(&u, e))?;
+    let status = res.status().as_u16();
+    let body = res
+        .body_mut()
+        .with_config()
+        .limit(cap)
+        .read_to_vec()
+        .map_err(|e| failure(&u, e))?;
+    Ok(Response { status, body })
 }
 
 /// Streams a `GET` of `url` into `sink` (at most `cap` bytes, `Content-Length` required),
@@ -457,24 +555,29 @@ pub fn download_with(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<(u16, u64), String> {
     let u = parse_url(url)?;
-    let mut s = connect(&u, tls_source, Reach::Any)?;
-    let head = format!(
-        "GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: {USER_AGENT}\r\nAccept: */*\r\nConnection: close\r\n\r\n",
-        u.path, u.authority,
-    );
-    s.write_all(head.as_bytes())
-        .and_then(|()| s.flush())
-        .map_err(|e| format!("sending the request: {e}"))?;
-    let mut r = BufReader::new(s);
-    let head = read_head(&mut r)?;
-    if head.status != 200 {
-        return Ok((head.status, 0));
+    let agent = agent(&u, tls_source, Reach::Any)?;
+    let req = ureq::http::Request::builder()
+        .method("GET")
+        .uri(url)
+        .header("Accept", "*/*")
+        .header("Connection", "close")
+        .body(())
+        .map_err(|e| format!("not a request: {e}"))?;
+    let mut res = agent.run(req).map_err(|e| failure(&u, e))?;
+    let status = res.status().as_u16();
+    if status != 200 {
+        return Ok((status, 0));
     }
-    let status = head.status;
-    let total = head.length.ok_or("the download has no Content-Length")?;
+    let total = res
+        .headers()
+        .get("content-length")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .ok_or("the download has no Content-Length")?;
     if total > cap {
         return Err(format!("download above {cap} bytes"));
     }
+    let mut r = res.body_mut().with_config().limit(cap).reader();
     let mut buf = vec![0_u8; 64 * 1024];
     let mut done = 0_u64;
     while done < total {
@@ -488,98 +591,6 @@ pub fn download_with(
         progress(done, total);
     }
     Ok((status, done))
-}
-
-/// What a response's head says: its status and how its body is framed.
-struct ResponseHead {
-    status: u16,
-    length: Option<u64>,
-    chunked: bool,
-}
-
-/// Reads a response's status line and header fields (at most 200 of them).
-fn read_head(r: &mut impl BufRead) -> Result<ResponseHead, String> {
-    let mut line = String::new();
-    read_line_capped(r, &mut line)?;
-    let status: u16 = line
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .ok_or_else(|| format!("not an HTTP response: {:?}", line.trim()))?;
-    let mut length: Option<u64> = None;
-    let mut chunked = false;
-    for _ in 0..200 {
-        read_line_capped(r, &mut line)?;
-        let l = line.trim_end();
-        if l.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = l.split_once(':') {
-            let v = v.trim();
-            if k.eq_ignore_ascii_case("content-length") {
-                length = Some(v.parse().map_err(|_| "bad Content-Length")?);
-            } else if k.eq_ignore_ascii_case("transfer-encoding")
-                && v.to_ascii_lowercase().contains("chunked")
-            {
-                chunked = true;
-            }
-        }
-    }
-    Ok(ResponseHead {
-        status,
-        length,
-        chunked,
-    })
-}
-
-/// Reads a whole response from `s` (the request already sent), its body at most `cap` bytes.
-/// Public for the fuzz targets, which feed it arbitrary server output.
-#[doc(hidden)]
-pub fn read_response(s: impl Read, cap: u64) -> Result<Response, String> {
-    let mut r = BufReader::new(s);
-    let ResponseHead {
-        status,
-        length,
-        chunked,
-    } = read_head(&mut r)?;
-    let mut line = String::new();
-    let mut body = Vec::new();
-    if chunked {
-        loop {
-            read_line_capped(&mut r, &mut line)?;
-            let size = u64::from_str_radix(line.trim().split(';').next().unwrap_or(""), 16)
-                .map_err(|_| "bad chunk size")?;
-            if size == 0 {
-                break;
-            }
-            if body.len() as u64 + size > cap {
-                return Err(format!("response body above {cap} bytes"));
-            }
-            let mut chunk = vec![0_u8; size as usize];
-            r.read_exact(&mut chunk).map_err(|e| e.to_string())?;
-            body.extend_from_slice(&chunk);
-            read_line_capped(&mut r, &mut line)?;
-        }
-    } else if let Some(n) = length {
-        if n > cap {
-            return Err(format!("response body above {cap} bytes"));
-        }
-        r.take(n)
-            .read_to_end(&mut body)
-            .map_err(|e| e.to_string())?;
-        if body.len() as u64 != n {
-            return Err("the response ended early".into());
-        }
-    } else {
-        // One byte past the cap tells a body above it; a cap of u64::MAX has no byte past it.
-        r.take(cap.saturating_add(1))
-            .read_to_end(&mut body)
-            .map_err(|e| e.to_string())?;
-        if body.len() as u64 > cap {
-            return Err(format!("response body above {cap} bytes"));
-        }
-    }
-    Ok(Response { status, body })
 }
 
 #[cfg(test)]
@@ -836,22 +847,59 @@ mod tests {
         )
         .unwrap();
         assert_eq!((r.status, r.body.as_slice()), (200, b"ok".as_slice()));
+        // Field names are case-insensitive (RFC 9110 §5.1); ureq sends them in lower case.
         let req = t.join().unwrap();
-        assert!(req.contains("\r\nAuthorization: Bearer t\tk\r\n"), "{req}");
-        assert!(req.contains("\r\nUser-Agent: termplane/"), "{req}");
+        assert!(req.contains("\r\nauthorization: Bearer t\tk\r\n"), "{req}");
+        assert!(req.contains("\r\nuser-agent: termplane/"), "{req}");
+    }
+
+    /// A server on loopback that answers each of `n` connections with `answer` once its request
+    /// head has arrived, then closes it.
+    fn answering(answer: &'static [u8], n: usize) -> (u16, std::thread::JoinHandle<()>) {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let t = std::thread::spawn(move || {
+            for _ in 0..n {
+                let (mut c, _) = l.accept().unwrap();
+                c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+                let mut got = Vec::new();
+                let mut buf = [0_u8; 4096];
+                for _ in 0..100 {
+                    let k = c.read(&mut buf).unwrap_or(0);
+                    got.extend_from_slice(&buf[..k]);
+                    if k == 0 || got.ends_with(b"\r\n\r\n") {
+                        break;
+                    }
+                }
+                let _ = c.write_all(answer);
+            }
+        });
+        (port, t)
     }
 
     #[test]
-    fn a_body_read_to_the_end_of_the_stream_with_no_cap_is_read_whole() {
+    fn a_body_read_to_the_end_of_the_stream_is_read_whole_within_its_cap() {
         let answer = b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nthe whole body";
-        let r = read_response(&answer[..], u64::MAX).unwrap();
+        let (port, t) = answering(answer, 3);
+        let url = format!("http://127.0.0.1:{port}/");
+        let r = request("GET", &url, None, b"", u64::MAX).unwrap();
         assert_eq!((r.status, &r.body[..]), (200, &b"the whole body"[..]));
-        let e = read_response(&answer[..], 13).unwrap_err();
+        let e = request("GET", &url, None, b"", 13).unwrap_err();
         assert!(e.contains("above 13 bytes"), "{e}");
         assert_eq!(
-            read_response(&answer[..], 14).unwrap().body,
+            request("GET", &url, None, b"", 14).unwrap().body,
             b"the whole body"
         );
+        t.join().unwrap();
+    }
+
+    #[test]
+    fn a_redirect_is_returned_not_followed_and_a_status_is_not_an_error() {
+        let answer = b"HTTP/1.1 307 Temporary Redirect\r\nLocation: http://127.0.0.1:9/elsewhere\r\nContent-Length: 5\r\n\r\nmoved";
+        let (port, t) = answering(answer, 1);
+        let r = request("GET", &format!("http://127.0.0.1:{port}/"), None, b"", 100).unwrap();
+        assert_eq!((r.status, &r.body[..]), (307, &b"moved"[..]));
+        t.join().unwrap();
     }
 
     #[test]
@@ -870,7 +918,7 @@ mod tests {
             }
         });
         let e = request("GET", &format!("http://127.0.0.1:{port}/"), None, b"", 10).unwrap_err();
-        assert!(e.contains("line above"), "{e}");
+        assert!(e.contains("head above"), "{e}");
         t.join().unwrap();
     }
 }

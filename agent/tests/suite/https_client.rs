@@ -101,8 +101,9 @@ fn an_https_post_with_the_ca_file_trusted_reads_the_whole_body() {
         req.starts_with("POST /api/nodes/enroll HTTP/1.1\r\n"),
         "{req}"
     );
+    // Field names are case-insensitive (RFC 9110 §5.1); the client sends them in lower case.
     assert!(
-        req.contains(&format!("\r\nHost: 127.0.0.1:{port}\r\n")),
+        req.contains(&format!("\r\nhost: 127.0.0.1:{port}\r\n")),
         "{req}"
     );
     assert!(req.ends_with("\r\n\r\n{\"setupKey\":\"k\"}"), "{req}");

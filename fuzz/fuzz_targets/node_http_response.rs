@@ -1,5 +1,0 @@
-#![no_main]
-
-libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    termplane_fuzz::node_http_response(data);
-});
