@@ -465,3 +465,35 @@ fn a_service_install_that_systemd_cannot_take_leaves_no_unit_behind() {
     c.args(["status"]).env("HOME", d.path());
     assert!(run(c, d.path()).1.contains("service: not installed"));
 }
+
+/// Proxy variables in the environment are not followed: the enrollment goes to the plane it
+/// names (a proxy would be resolved in place of the URL's host, and a plane's outbound requests
+/// keep to the addresses their rule allows).
+#[test]
+fn enrolling_ignores_proxy_variables_and_dials_the_plane_itself() {
+    let d = TempDir::new("cli-proxy");
+    let proxy = TcpListener::bind("127.0.0.1:0").unwrap();
+    proxy.set_nonblocking(true).unwrap();
+    let proxy_url = format!("http://{}", proxy.local_addr().unwrap());
+    let (url, plane) = fake_plane();
+    let mut c = bin();
+    c.args(["enroll", "--server", &url, "--setup-key", "nsk_abc"]);
+    for var in [
+        "http_proxy",
+        "HTTP_PROXY",
+        "https_proxy",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "all_proxy",
+    ] {
+        c.env(var, &proxy_url);
+    }
+    c.env_remove("NO_PROXY").env_remove("no_proxy");
+    let (ok, out) = run(c, d.path());
+    assert!(ok, "{out}");
+    assert_eq!(plane.join().unwrap()["setupKey"], "nsk_abc");
+    assert!(
+        proxy.accept().is_err(),
+        "the enrollment went through the proxy"
+    );
+}
