@@ -171,7 +171,8 @@ pub(super) struct Edge {
 }
 
 impl Edge {
-    /// Wraps a connection's socket; `now` is when it was accepted.
+    /// Wraps a connection's socket, just accepted: its first head is due within the header
+    /// timeout from now.
     pub(super) fn new(stream: TcpStream, shared: Shared, limits: Limits, render: Render) -> Self {
         let on_trial = shared.on_trial();
         let mut edge = Self {
