@@ -348,15 +348,18 @@ fn agent(u: &HttpUrl, tls_source: TlsSource<'_>, reach: Reach) -> Result<ureq::A
 /// The words of a failed request to `u`.
 fn failure(u: &HttpUrl, e: ureq::Error) -> String {
     match e {
+        // Errors only a connection attempt gives; any other I/O error (a reset or a stall
+        // mid-answer) is told as it is, with the origin, unless it already names it (the
+        // resolver's and the TLS connector's words do).
         ureq::Error::Io(e) => match e.kind() {
             io::ErrorKind::ConnectionRefused
-            | io::ErrorKind::ConnectionReset
-            | io::ErrorKind::TimedOut
             | io::ErrorKind::HostUnreachable
-            | io::ErrorKind::NetworkUnreachable => {
+            | io::ErrorKind::NetworkUnreachable
+            | io::ErrorKind::AddrNotAvailable => {
                 format!("cannot connect to {}: {e}", u.authority)
             }
-            _ => e.to_string(),
+            io::ErrorKind::Other => e.to_string(),
+            _ => format!("{}: {e}", u.origin()),
         },
         ureq::Error::ConnectionFailed => format!("cannot connect to {}", u.authority),
         ureq::Error::HostNotFound => format!("cannot resolve {}", u.host),
