@@ -1,9 +1,10 @@
 //! The termplane control plane.
 //!
 //! Layers, outermost first:
-//! * [`http`] — the only module that speaks HTTP: the plane's own HTTP/1.1 server (deadlines,
-//!   bounded buffers, RFC 9112 answers to malformed requests), the router, error rendering, the
-//!   route table and the OpenAPI document generated from it.
+//! * [`http`] — the only module that speaks HTTP: HTTP/1.1 on hyper's server connection with the
+//!   plane's edge rules around it (deadlines, bounded buffers, RFC 9112 answers to malformed
+//!   requests), the router, error rendering, the route table and the OpenAPI document generated
+//!   from it.
 //! * [`api`] — the REST API's request and answer types: one definition parses, validates and
 //!   documents each.
 //! * [`service`] — accounts, credentials, enrollment and nodes, one module per domain, in plain

@@ -4,8 +4,8 @@
 //! this plane owns (it is never installed as the process's global recorder, so two planes in
 //! one process — the in-process tests — keep their figures apart), and rendered in
 //! Prometheus's text exposition format by its handle. That crate is used without its default
-//! features: no HTTP listener or push gateway, so no tokio (`tools/check-invariants.sh`); the
-//! plane's own HTTP server answers `/metrics`. It was chosen over `prometheus-client` because
+//! features: no HTTP listener or push gateway, so no tokio runtime (`tools/check-invariants.sh`);
+//! the plane's HTTP server answers `/metrics`. It was chosen over `prometheus-client` because
 //! that one writes OpenMetrics text only, which `promtool check metrics` (and the classic
 //! text parsers many scrapers still use) refuse: its counter families carry no `_total` in
 //! their `# TYPE` line.
