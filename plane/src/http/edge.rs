@@ -469,7 +469,10 @@ impl AsyncWrite for Edge {
                     }
                     Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
                     Poll::Pending => {
-                        let at = pace.stall_deadline(this.write_at, this.limits.io_timeout);
+                        // The stall's start (kept while it lasts) plus the I/O timeout.
+                        let at = this
+                            .write_at
+                            .unwrap_or_else(|| Instant::now() + this.limits.io_timeout);
                         if poll_at(&mut this.write_timer, &mut this.write_at, at, cx) {
                             return Poll::Ready(Err(io::Error::new(
                                 io::ErrorKind::TimedOut,
@@ -593,11 +596,5 @@ impl Pace {
             ));
         }
         Ok(())
-    }
-
-    /// When a write that cannot proceed gives up: the stall's start (kept while it lasts) plus
-    /// the I/O timeout.
-    fn stall_deadline(&self, armed: Option<Instant>, io_timeout: Duration) -> Instant {
-        armed.unwrap_or_else(|| Instant::now() + io_timeout)
     }
 }
