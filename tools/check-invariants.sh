@@ -48,7 +48,7 @@ if grep -rIl --include='*.rs' -E '\bhttparse::' proto machines runtime-smol exec
   bad "a crate other than the plane names httparse"
 fi
 if [ -d plane/src ]; then
-  outside=$(grep -rIl --include='*.rs' -E '\bhttparse::|\bhyper::|\bsmol_hyper::|http::server::|http::wire::' plane/src | grep -v '^plane/src/http/' || true)
+  outside=$(grep -rIl --include='*.rs' -E '\bhttparse::|\bhyper::|http::server::|http::wire::' plane/src | grep -v '^plane/src/http/' || true)
   [ -n "$outside" ] && bad "the HTTP wire is named outside plane/src/http: $outside"
 fi
 # hyper's HTTP/1.1 connection is the server; no framework sits on it (the plane's router,

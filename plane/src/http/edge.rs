@@ -28,6 +28,11 @@
 //!
 //! After a `101 Switching Protocols` none of this applies: the service takes the socket back out
 //! of hyper (see [`Edge::into_stream`]).
+//!
+//! The wrapper is hyper's I/O itself (`hyper::rt::Read` and `Write`), with no adapter between:
+//! hyper lends its read buffer uninitialised, and a generic adapter from smol's traits zeroes
+//! all of its spare room before every read. This one reads into a buffer of its own, zeroed
+//! once, and copies on only what arrived (see `Edge::scratch`).
 
 use std::future::Future;
 use std::io;
@@ -40,6 +45,7 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use futures_lite::{AsyncRead, AsyncWrite};
+use hyper::rt::ReadBufCursor;
 use smol::Timer;
 use smol::net::TcpStream;
 
@@ -52,6 +58,10 @@ const LINGER: Duration = Duration::from_secs(2);
 const LINGER_BYTES: usize = 256 * 1024;
 /// Most bytes of a head kept to explain hyper's refusal of it.
 const SEEN_MAX: usize = wire::MAX_HEAD_BYTES + 1024;
+/// Most bytes one read from the socket brings.
+const READ_MAX: usize = 64 * 1024;
+/// Largest read buffer a connection keeps while it waits for its next head.
+const READ_KEPT: usize = 16 * 1024;
 
 /// Why a request body's read was cut.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -159,6 +169,13 @@ pub(super) struct Edge {
     limits: Limits,
     render: Render,
     phase: Phase,
+    /// Where the socket is read into before the bytes are handed to hyper. hyper lends its own
+    /// buffer uninitialised; reading into it needs either `unsafe` or zeroing its whole spare
+    /// room on every read (what a generic adapter does, a memset of 8 KiB or more per read).
+    /// This buffer is zeroed once, when it grows, and only the bytes read are copied on. It
+    /// grows with hyper's spare room up to [`READ_MAX`] and is let go, past [`READ_KEPT`],
+    /// when the connection waits for its next head.
+    scratch: Vec<u8>,
     /// The last request (`begun` of [`Exchanges`]) this wrapper has seen begin.
     followed: u64,
     /// A read returned pending while an answer was being served, with no deadline armed: the
@@ -181,6 +198,7 @@ impl Edge {
             limits,
             render,
             phase: Phase::Closed,
+            scratch: Vec::new(),
             followed: 0,
             read_unarmed: false,
             read_timer: Timer::never(),
@@ -208,6 +226,9 @@ impl Edge {
             deadline: Instant::now() + wait,
             seen: Vec::new(),
         };
+        if self.scratch.len() > READ_KEPT {
+            self.scratch = Vec::new();
+        }
     }
 
     /// Follows what the service did since the last poll: a request begun, its body read.
@@ -360,19 +381,39 @@ fn status_of(answer: &[u8]) -> u16 {
         .unwrap_or(400)
 }
 
-impl AsyncRead for Edge {
+impl hyper::rt::Read for Edge {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
-        buf: &mut [u8],
-    ) -> Poll<io::Result<usize>> {
+        mut buf: ReadBufCursor<'_>,
+    ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
-        this.follow();
+        let want = buf.remaining().min(READ_MAX);
+        if want == 0 {
+            return Poll::Ready(Ok(()));
+        }
+        if this.scratch.len() < want {
+            this.scratch.resize(want, 0);
+        }
+        let mut scratch = std::mem::take(&mut this.scratch);
+        let r = this.read_into(cx, &mut scratch[..want]);
+        if let Poll::Ready(Ok(n)) = r {
+            buf.put_slice(&scratch[..n]);
+        }
+        this.scratch = scratch;
+        r.map(|r| r.map(|_| ()))
+    }
+}
+
+impl Edge {
+    /// Reads into `buf` under the deadline of the connection's phase.
+    fn read_into(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
+        self.follow();
         loop {
-            match &mut this.phase {
+            match &mut self.phase {
                 Phase::Idle { deadline, seen } => {
                     let deadline = *deadline;
-                    match Pin::new(&mut this.stream).poll_read(cx, buf) {
+                    match Pin::new(&mut self.stream).poll_read(cx, buf) {
                         Poll::Ready(Ok(n)) => {
                             let room = SEEN_MAX.saturating_sub(seen.len()).min(n);
                             seen.extend_from_slice(&buf[..room]);
@@ -381,23 +422,23 @@ impl AsyncRead for Edge {
                         Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
                         Poll::Pending => {}
                     }
-                    if !poll_at(&mut this.read_timer, &mut this.read_at, deadline, cx) {
+                    if !poll_at(&mut self.read_timer, &mut self.read_at, deadline, cx) {
                         return Poll::Pending;
                     }
                     let began = !seen.is_empty();
-                    let on_trial = this.shared.on_trial();
+                    let on_trial = self.shared.on_trial();
                     tracing::debug!("no request head within the header timeout; closing");
                     if on_trial {
-                        this.own(&super::server::busy());
+                        self.own(&super::server::busy());
                     } else if began {
-                        this.own(&Refusal {
+                        self.own(&Refusal {
                             status: 408,
                             code: "REQUEST_TIMEOUT",
                             message: "the request head did not arrive in time".into(),
                             close: true,
                         });
                     } else {
-                        this.close();
+                        self.close();
                         return Poll::Ready(Ok(0));
                     }
                 }
@@ -405,7 +446,7 @@ impl AsyncRead for Edge {
                     body: Some(clock), ..
                 } => {
                     let (at, fault) = clock.next_deadline();
-                    match Pin::new(&mut this.stream).poll_read(cx, buf) {
+                    match Pin::new(&mut self.stream).poll_read(cx, buf) {
                         Poll::Ready(Ok(n)) => {
                             clock.arrived(n);
                             return Poll::Ready(Ok(n));
@@ -413,29 +454,29 @@ impl AsyncRead for Edge {
                         Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
                         Poll::Pending => {}
                     }
-                    if !poll_at(&mut this.read_timer, &mut this.read_at, at, cx) {
+                    if !poll_at(&mut self.read_timer, &mut self.read_at, at, cx) {
                         return Poll::Pending;
                     }
-                    this.shared.cut(fault);
+                    self.shared.cut(fault);
                     return Poll::Ready(Err(io::Error::new(
                         io::ErrorKind::TimedOut,
                         "the request body did not arrive in time",
                     )));
                 }
                 Phase::Serving { body: None, .. } => {
-                    let r = Pin::new(&mut this.stream).poll_read(cx, buf);
-                    this.read_unarmed = r.is_pending();
+                    let r = Pin::new(&mut self.stream).poll_read(cx, buf);
+                    self.read_unarmed = r.is_pending();
                     return r;
                 }
                 Phase::Own { .. } | Phase::Linger { .. } | Phase::Closed => {
-                    return this.poll_finish(cx).map(|()| Ok(0));
+                    return self.poll_finish(cx).map(|()| Ok(0));
                 }
             }
         }
     }
 }
 
-impl AsyncWrite for Edge {
+impl hyper::rt::Write for Edge {
     fn poll_write(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -503,7 +544,7 @@ impl AsyncWrite for Edge {
         }
     }
 
-    fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         match &this.phase {
             Phase::Serving { .. } | Phase::Idle { .. } => {

@@ -49,7 +49,6 @@ use http_body_util::BodyExt;
 use hyper::body::{Body as _, Incoming};
 use hyper::server::conn::http1;
 use smol::net::TcpStream;
-use smol_hyper::rt::FuturesIo;
 
 use super::edge::{self, BodyFault, Edge};
 use super::handler::BoxFut;
@@ -324,7 +323,7 @@ pub async fn serve_connection<A: App + ?Sized>(
         }
         own_answer(&res)
     });
-    let io = FuturesIo::new(Edge::new(stream, shared, limits, render));
+    let io = Edge::new(stream, shared, limits, render);
     let c = conn.clone();
     let service = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
         // Called as soon as hyper has the head: the wrapper's head deadline ends here.
@@ -349,12 +348,12 @@ pub async fn serve_connection<A: App + ?Sized>(
         let Ok(up) = on_up.await else {
             return;
         };
-        let Ok(parts) = up.downcast::<FuturesIo<Edge>>() else {
+        let Ok(parts) = up.downcast::<Edge>() else {
             tracing::error!("an upgraded connection is not the plane's own socket");
             return;
         };
         drop(lock(&conn.place).take());
-        let stream = parts.io.into_inner().into_stream();
+        let stream = parts.io.into_stream();
         on_upgrade(Upgraded {
             stream,
             early: parts.read_buf.to_vec(),
