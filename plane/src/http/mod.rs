@@ -926,14 +926,16 @@ pub async fn serve(
         in_flight: in_flight.clone(),
         opts: opts.clone(),
     });
-    ex.run(
+    // `run` polls its future each time one of the executor's tasks is scheduled (a keystroke,
+    // an echo); the listener and the signal pipe are asked again only when they were woken.
+    ex.run(crate::wait::when_woken(
         async {
             svc.network().attach_listener_host(host).await;
             svc.health().set_listening(true);
             accept_loop(&listener, &ex, &app, &in_flight, &opts).await;
         }
         .or(shutdown),
-    )
+    ))
     .await;
     svc.health().set_listening(false);
     drop(listener);
