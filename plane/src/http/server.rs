@@ -53,6 +53,7 @@ use smol::net::TcpStream;
 use super::edge::{self, BodyFault, Edge};
 use super::handler::BoxFut;
 use super::wire::{self, Framing, Head, Refusal, Tokens};
+use crate::wait::WakeGate;
 
 /// The time limits and sizes a connection is held to.
 #[derive(Clone, Copy, Debug)]
@@ -211,10 +212,16 @@ pub trait App: Send + Sync + 'static {
 }
 
 /// The raw connection after an upgrade: the bytes already read past the request head come first.
+///
+/// Its reads go to the socket only when the socket's last read was answered or the reactor has
+/// since woken it ([`WakeGate`]): a WebSocket task that waits on its socket and on a queue at
+/// once polls both whenever either wakes it, and each terminal frame sent would otherwise cost
+/// a read of the socket that fails with `EAGAIN` first.
 pub struct Upgraded {
     stream: TcpStream,
     early: Vec<u8>,
     at: usize,
+    gate: WakeGate,
 }
 
 impl AsyncRead for Upgraded {
@@ -234,7 +241,15 @@ impl AsyncRead for Upgraded {
             }
             return Poll::Ready(Ok(n));
         }
-        Pin::new(&mut self.stream).poll_read(cx, buf)
+        let this = self.get_mut();
+        let Some(waker) = this.gate.pass(cx) else {
+            return Poll::Pending;
+        };
+        let r = Pin::new(&mut this.stream).poll_read(&mut Context::from_waker(waker), buf);
+        if r.is_ready() {
+            this.gate.open();
+        }
+        r
     }
 }
 
@@ -358,6 +373,7 @@ pub async fn serve_connection<A: App + ?Sized>(
             stream,
             early: parts.read_buf.to_vec(),
             at: 0,
+            gate: WakeGate::default(),
         })
         .await;
     }
