@@ -698,13 +698,24 @@ impl TailJob {
     /// up to 256 of them, and any left make the next wait end at once) and answers whether to
     /// let output gather for [`TAIL_COALESCE`] before reading.
     pub fn woken(&mut self) -> bool {
-        let mut notes = [0_u8; 4096];
-        if let (Some(w), true) = (&self.watch, self.watching) {
-            let _ = rustix::io::read(w, &mut notes);
-        } else {
+        if !self.drain_notes() {
             return false;
         }
         !self.is_stopped() && self.streaming()
+    }
+
+    /// Drops the change notices waiting on the watch (up to 256 of them; any left end the next
+    /// wait at once). Answers whether the log is watched. A driver may read the log first and
+    /// drain after, so the notice's read is not between a write and its delivery, provided it
+    /// steps again after draining before it waits: a write just before the drain is read then.
+    pub fn drain_notes(&mut self) -> bool {
+        let mut notes = [0_u8; 4096];
+        if let (Some(w), true) = (&self.watch, self.watching) {
+            let _ = rustix::io::read(w, &mut notes);
+            true
+        } else {
+            false
+        }
     }
 
     /// Runs the tail on the calling thread until it is stopped.

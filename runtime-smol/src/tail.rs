@@ -35,6 +35,9 @@ where
     // One timer for the tail's life, set again only when it fires (a log not watched yet is
     // looked for on it; a watched one needs it only as a safety net).
     let mut poll = smol::Timer::after(TAIL_POLL);
+    // Change notices may be waiting on the watch: they are drained after the read they woke,
+    // once its output has gone on, and the log is read once more before the next wait.
+    let mut notes = false;
     loop {
         match job.step() {
             TailStep::Read => {
@@ -58,10 +61,18 @@ where
                 } else {
                     smol::future::yield_now().await;
                 }
+                if std::mem::take(&mut notes) {
+                    job.drain_notes();
+                }
                 continue;
             }
             TailStep::Done => return,
             TailStep::Wait => {}
+        }
+        if std::mem::take(&mut notes) {
+            // Woken, and nothing (more) to read: drained, and read once more before waiting.
+            job.drain_notes();
+            continue;
         }
         if watch.is_none()
             && let Some(fd) = job.watch_fd()
@@ -92,7 +103,10 @@ where
         if timed_out {
             poll.set_after(TAIL_POLL);
         }
-        if job.woken() {
+        notes = true;
+        // A pane that streams has its output gather first (its notices keep coming meanwhile,
+        // and are drained after the read, as above).
+        if job.streaming() && !job.is_stopped() {
             smol::Timer::after(TAIL_COALESCE).await;
         }
     }
