@@ -557,7 +557,12 @@ impl Session {
                 }
                 // Waits when the node is slower than the typing: the socket then stops reading,
                 // and the client's own buffer holds the keys.
-                input.send(data).await.err().map(|_| End::Gone)
+                if input.send(data).await.is_err() {
+                    return Some(End::Gone);
+                }
+                // The typist (in this task) types the keys before the socket is read again.
+                futures_lite::future::yield_now().await;
+                None
             }
             ClientFrame::Resize { cols, rows } => {
                 if !(1..=1000).contains(&cols) || !(1..=1000).contains(&rows) {
