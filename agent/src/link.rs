@@ -379,6 +379,8 @@ pub fn build_ready(exec: &Executor, host: &NodeHost, config_path: &std::path::Pa
 /// The runtime's view of the executor: its runner plus the node's facts.
 struct Node {
     exec: Arc<Executor>,
+    /// The keystrokes' waits for tmux's answers, sharing one registration of its output.
+    keys: Arc<termplane_runtime_smol::keys::KeysWaits>,
     host: Arc<NodeHost>,
     config_path: PathBuf,
     runner: Runner,
@@ -409,13 +411,12 @@ impl Node {
         }
         let ticket = self.runner.type_now(&input.subshell_id, &input.data)?;
         let exec = Arc::clone(&self.exec);
+        let keys = Arc::clone(&self.keys);
         let binary = self.host.binary_path.clone();
         let answer = serde_json::json!({ "bytes": input.data.len(), "keys": 0 });
         let jti = jti.to_owned();
         Some(Box::pin(async move {
-            if let Err(e) =
-                termplane_runtime_smol::keys::keys_typed(|| exec.keys_settle(ticket)).await
-            {
+            if let Err(e) = keys.keys_typed(|| exec.keys_settle(ticket)).await {
                 return CommandResult::refusal(jti, &e);
             }
             accept_pending_update(&binary);
@@ -620,6 +621,7 @@ pub fn run_link(
 
     let node = Node {
         exec,
+        keys: Arc::default(),
         host: Arc::clone(&args.host),
         config_path: args.config_path.clone(),
         runner,

@@ -281,13 +281,23 @@ struct State {
     /// [`MAX_UNANSWERED`]).
     settled: std::collections::BTreeMap<u64, Result<(), String>>,
     /// A duplicate of the attached client's output, for [`Control::answers_fd`] (shared with
-    /// it, so that a sender gets it without taking this state's lock).
-    answers: Arc<Mutex<Option<OwnedFd>>>,
+    /// it, so that a sender gets it without taking this state's lock). One per client: a new
+    /// client is a new `Arc`, which is how a waiter tells it from the last.
+    answers: Arc<Mutex<Option<Arc<OwnedFd>>>>,
 }
+
+/// What a sender of keys not yet answered waits on: a notification that someone else read
+/// answers (or the client ended), and the client's output ([`Control::answers_fd`]).
+pub type AnswerWatch = (event_listener::EventListener, Option<Arc<OwnedFd>>);
 
 impl State {
     fn attached(&mut self, conn: Conn) {
-        let dup = conn.lines.fd.as_ref().and_then(|fd| fd.try_clone().ok());
+        let dup = conn
+            .lines
+            .fd
+            .as_ref()
+            .and_then(|fd| fd.try_clone().ok())
+            .map(Arc::new);
         if let Ok(mut a) = self.answers.lock() {
             *a = dup;
         }
@@ -310,7 +320,7 @@ impl State {
 pub struct Control {
     secret: String,
     state: Mutex<State>,
-    answers: Arc<Mutex<Option<OwnedFd>>>,
+    answers: Arc<Mutex<Option<Arc<OwnedFd>>>>,
     /// Notified each time the state lock is let go after answers of commands sent unanswered
     /// may have been read or lost (see [`Self::listen`]).
     answered: event_listener::Event,
@@ -382,10 +392,12 @@ impl Control {
 
     /// A duplicate of the attached client's standard output (non-blocking), to wait on for
     /// tmux's next words; `None` when no client is attached. Reading is left to
-    /// [`Self::settle`]: the descriptor is only for readiness. Never waits for the state.
+    /// [`Self::settle`]: the descriptor is only for readiness. Never waits for the state, and
+    /// makes no system call: the same descriptor is shared for the client's life, so a waiter
+    /// may keep it registered with its reactor until a new client brings another.
     #[must_use]
-    pub fn answers_fd(&self) -> Option<OwnedFd> {
-        self.answers.lock().ok()?.as_ref()?.try_clone().ok()
+    pub fn answers_fd(&self) -> Option<Arc<OwnedFd>> {
+        self.answers.lock().ok()?.clone()
     }
 
     /// Wakes those waiting on [`Self::listen`].
@@ -582,10 +594,7 @@ impl Control {
     /// is awaited, its output ([`Self::answers_fd`]). While the state is busy only the listener
     /// is given: its holder notifies on letting go (a wait on the descriptor would spin, since
     /// the answer may sit there unread until then).
-    pub fn settle_or_watch(
-        &self,
-        ticket: u64,
-    ) -> Result<Result<(), String>, (event_listener::EventListener, Option<OwnedFd>)> {
+    pub fn settle_or_watch(&self, ticket: u64) -> Result<Result<(), String>, AnswerWatch> {
         let news = self.listen();
         match self.settle(ticket) {
             Settle::Done(r) => Ok(r),

@@ -102,8 +102,10 @@ pub struct KeysWatch {
     pub news: event_listener::EventListener,
     /// The control client's output, readable when tmux wrote something nobody read yet (for
     /// readiness only: [`Executor::keys_settle`] reads). `None` when there is no client, or it
-    /// is busy (whoever holds it notifies `news` when it lets go).
-    pub answers: Option<std::os::fd::OwnedFd>,
+    /// is busy (whoever holds it notifies `news` when it lets go). The same `Arc` for the
+    /// client's life: a waiter may keep it registered with its reactor (see
+    /// `termplane_runtime_smol::keys::KeysWaits`).
+    pub answers: Option<std::sync::Arc<std::os::fd::OwnedFd>>,
 }
 
 /// Where the executor keeps its state.

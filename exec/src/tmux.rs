@@ -267,12 +267,10 @@ impl Tmux {
 
     /// How a command sent unanswered went, or what to wait on before asking again (see
     /// [`super::control::Control::settle_or_watch`]).
-    #[allow(clippy::type_complexity)]
     pub fn settle_or_watch(
         &self,
         ticket: u64,
-    ) -> Result<Result<(), TmuxError>, (event_listener::EventListener, Option<std::os::fd::OwnedFd>)>
-    {
+    ) -> Result<Result<(), TmuxError>, super::control::AnswerWatch> {
         self.control
             .settle_or_watch(ticket)
             .map(|r| r.map_err(|text| classify(&text)))

@@ -50,6 +50,8 @@ impl Log for Tracing {
 struct Local {
     runner: Runner,
     exec: Arc<Executor>,
+    /// The keystrokes' waits for tmux's answers, sharing one registration of its output.
+    keys: Arc<termplane_runtime_smol::keys::KeysWaits>,
 }
 
 impl LocalNode for Local {
@@ -68,9 +70,8 @@ impl LocalNode for Local {
 
     fn keys_typed(&self, ticket: u64) -> crate::service::KeysTyped {
         let exec = Arc::clone(&self.exec);
-        Box::pin(async move {
-            termplane_runtime_smol::keys::keys_typed(|| exec.keys_settle(ticket)).await
-        })
+        let keys = Arc::clone(&self.keys);
+        Box::pin(async move { keys.keys_typed(|| exec.keys_settle(ticket)).await })
     }
 
     fn stopping(&self) {
@@ -208,6 +209,7 @@ pub fn attach(
         Arc::new(Local {
             runner,
             exec: Arc::clone(exec),
+            keys: Arc::default(),
         }),
         data_dir,
         home_dir,

@@ -175,3 +175,76 @@ fn senders_waiting_at_once_each_learn_their_own_fate_without_waking_each_other_i
     assert_eq!(c, Ok(()));
     assert!(asked.get() <= 12, "asked {} times", asked.get());
 }
+
+/// Keystrokes waited on one after another through one `KeysWaits` share one registration of
+/// the control client's output with the reactor (registering it for each keystroke cost six
+/// system calls), and each wait still ends on tmux's own answer: tmux is held still while each
+/// key goes, so every wait finds no answer at first and must be woken.
+#[test]
+fn keystrokes_in_a_row_share_one_registration_and_each_is_woken_by_tmux() {
+    if !tmux_ok() {
+        return;
+    }
+    let n = Node::new("shared");
+    let ab = SubshellId::parse("ab").unwrap();
+    let server = n
+        .exec
+        .tmux()
+        .run(&["display-message", "-p", "#{pid}"])
+        .unwrap();
+    let server = rustix::process::Pid::from_raw(server.trim().parse().unwrap()).unwrap();
+    let waits = termplane_runtime_smol::keys::KeysWaits::default();
+    for key in ["a", "b", "c", "d"] {
+        rustix::process::kill_process(server, rustix::process::Signal::STOP).unwrap();
+        let typed = n.exec.type_unanswered(&ab, key).expect("sent");
+        let exec = Arc::clone(&n.exec);
+        let asked = Cell::new(0_u32);
+        let (looked, first_look) = std::sync::mpsc::channel::<()>();
+        let resume = std::thread::spawn(move || {
+            first_look.recv().unwrap();
+            rustix::process::kill_process(server, rustix::process::Signal::CONT).unwrap();
+        });
+        let r = within_ten_seconds(waits.keys_typed(|| {
+            asked.set(asked.get() + 1);
+            let answer = exec.keys_settle(typed);
+            if asked.get() == 1 {
+                assert!(answer.is_err(), "tmux answered while held still");
+                looked.send(()).unwrap();
+            }
+            answer
+        }));
+        resume.join().unwrap();
+        assert_eq!(r, Ok(()), "key {key}");
+    }
+    assert_eq!(waits.registrations(), 1);
+}
+
+/// Several senders waiting at once through one `KeysWaits` (one registration, several waiters
+/// on it) each learn how their own keys went.
+#[test]
+fn senders_sharing_one_registration_each_learn_their_own_fate() {
+    if !tmux_ok() {
+        return;
+    }
+    let n = Node::new("sharedmany");
+    let ab = SubshellId::parse("ab").unwrap();
+    let gone = SubshellId::parse("ef").unwrap();
+    let tickets = [
+        n.exec.type_unanswered(&ab, "one").unwrap(),
+        n.exec.type_unanswered(&gone, "two").unwrap(),
+        n.exec.type_unanswered(&ab, "three").unwrap(),
+    ];
+    let waits = termplane_runtime_smol::keys::KeysWaits::default();
+    let wait = |t: u64| {
+        let exec = Arc::clone(&n.exec);
+        waits.keys_typed(move || exec.keys_settle(t))
+    };
+    let (a, (b, c)) = within_ten_seconds(futures_lite::future::zip(
+        wait(tickets[2]),
+        futures_lite::future::zip(wait(tickets[1]), wait(tickets[0])),
+    ));
+    assert_eq!(a, Ok(()));
+    assert!(matches!(&b, Err(e) if e.contains("no such")), "{b:?}");
+    assert_eq!(c, Ok(()));
+    assert!(waits.registrations() <= 1);
+}
