@@ -88,6 +88,45 @@ fn within_ten_seconds<T>(f: impl std::future::Future<Output = T>) -> T {
     }))
 }
 
+/// Types `key` into `id` with the node's tmux held still, and waits for its answer with
+/// `wait`, given the settle function to wait on: tmux runs again once the first look has found
+/// no answer (told over a channel), so the wait must be woken by tmux's answer. Answers how the
+/// keys went and how many looks it took.
+fn held_key(
+    n: &Node,
+    id: &SubshellId,
+    key: &str,
+    wait: impl FnOnce(
+        &mut dyn FnMut() -> Result<Result<(), String>, termplane_exec::KeysWatch>,
+    ) -> Result<(), String>,
+) -> (Result<(), String>, u32) {
+    let server = n
+        .exec
+        .tmux()
+        .run(&["display-message", "-p", "#{pid}"])
+        .unwrap();
+    let server = rustix::process::Pid::from_raw(server.trim().parse().unwrap()).unwrap();
+    rustix::process::kill_process(server, rustix::process::Signal::STOP).unwrap();
+    let typed = n.exec.type_unanswered(id, key).expect("sent");
+    let (looked, first_look) = std::sync::mpsc::channel::<()>();
+    let resume = std::thread::spawn(move || {
+        first_look.recv().unwrap();
+        rustix::process::kill_process(server, rustix::process::Signal::CONT).unwrap();
+    });
+    let asked = Cell::new(0_u32);
+    let r = wait(&mut || {
+        asked.set(asked.get() + 1);
+        let answer = n.exec.keys_settle(typed);
+        if asked.get() == 1 {
+            assert!(answer.is_err(), "tmux answered while held still");
+            looked.send(()).unwrap();
+        }
+        answer
+    });
+    resume.join().unwrap();
+    (r, asked.get())
+}
+
 /// Keys sent without waiting are known typed as soon as tmux has answered, though no call
 /// follows them to read the answer: the wait is woken by tmux's output itself. Keys for a pane
 /// that does not exist come back with tmux's refusal.
@@ -101,39 +140,13 @@ fn a_wait_for_keys_ends_on_tmux_answer_with_nobody_else_reading() {
     let gone = SubshellId::parse("cd").unwrap();
     // tmux is held still while the keys go, so the first look certainly finds no answer: the
     // wait must then be woken by tmux's answer once it runs again.
-    let server = n
-        .exec
-        .tmux()
-        .run(&["display-message", "-p", "#{pid}"])
-        .unwrap();
-    let server = rustix::process::Pid::from_raw(server.trim().parse().unwrap()).unwrap();
-    rustix::process::kill_process(server, rustix::process::Signal::STOP).unwrap();
-    let typed = n.exec.type_unanswered(&ab, "hello").expect("sent");
-    let exec = Arc::clone(&n.exec);
-    let asked = Cell::new(0_u32);
-    // tmux runs again once the first look has found no answer (told over a channel).
-    let (looked, first_look) = std::sync::mpsc::channel::<()>();
-    let resume = std::thread::spawn(move || {
-        first_look.recv().unwrap();
-        rustix::process::kill_process(server, rustix::process::Signal::CONT).unwrap();
+    let (r, asked) = held_key(&n, &ab, "hello", |settle| {
+        within_ten_seconds(termplane_runtime_smol::keys::keys_typed(settle))
     });
-    let r = within_ten_seconds(termplane_runtime_smol::keys::keys_typed(|| {
-        asked.set(asked.get() + 1);
-        let answer = exec.keys_settle(typed);
-        if asked.get() == 1 {
-            assert!(answer.is_err(), "tmux answered while held still");
-            looked.send(()).unwrap();
-        }
-        answer
-    }));
-    resume.join().unwrap();
     assert_eq!(r, Ok(()));
     // Asked once before tmux ran again, then once per wake-up: a handful, never a loop.
-    assert!(
-        (2..=4).contains(&asked.get()),
-        "asked {} times",
-        asked.get()
-    );
+    assert!((2..=4).contains(&asked), "asked {asked} times");
+    let exec = Arc::clone(&n.exec);
     let refused = n.exec.type_unanswered(&gone, "nobody").expect("sent");
     let r = within_ten_seconds(termplane_runtime_smol::keys::keys_typed(|| {
         exec.keys_settle(refused)
@@ -143,7 +156,9 @@ fn a_wait_for_keys_ends_on_tmux_answer_with_nobody_else_reading() {
 
 /// Several senders waiting at once each learn how their own keys went, whoever read tmux's
 /// answers, and looking without finding news wakes nobody: the number of looks stays within a
-/// few per sender, where two senders that woke each other would look until the deadline.
+/// few per sender, where two senders that woke each other would look until the deadline. They
+/// wait through one `KeysWaits`, as a node's keystrokes do: several waiters on one registration
+/// of tmux's output.
 #[test]
 fn senders_waiting_at_once_each_learn_their_own_fate_without_waking_each_other_in_turn() {
     if !tmux_ok() {
@@ -158,10 +173,11 @@ fn senders_waiting_at_once_each_learn_their_own_fate_without_waking_each_other_i
         n.exec.type_unanswered(&ab, "three").unwrap(),
     ];
     let asked = Cell::new(0_u32);
+    let waits = termplane_runtime_smol::keys::KeysWaits::default();
     let wait = |t: u64| {
         let exec = Arc::clone(&n.exec);
         let asked = &asked;
-        termplane_runtime_smol::keys::keys_typed(move || {
+        waits.keys_typed(move || {
             asked.set(asked.get() + 1);
             exec.keys_settle(t)
         })
@@ -174,6 +190,7 @@ fn senders_waiting_at_once_each_learn_their_own_fate_without_waking_each_other_i
     assert!(matches!(&b, Err(e) if e.contains("no such")), "{b:?}");
     assert_eq!(c, Ok(()));
     assert!(asked.get() <= 12, "asked {} times", asked.get());
+    assert!(waits.registrations() <= 1);
 }
 
 /// Keystrokes waited on one after another through one `KeysWaits` share one registration of
@@ -187,64 +204,12 @@ fn keystrokes_in_a_row_share_one_registration_and_each_is_woken_by_tmux() {
     }
     let n = Node::new("shared");
     let ab = SubshellId::parse("ab").unwrap();
-    let server = n
-        .exec
-        .tmux()
-        .run(&["display-message", "-p", "#{pid}"])
-        .unwrap();
-    let server = rustix::process::Pid::from_raw(server.trim().parse().unwrap()).unwrap();
     let waits = termplane_runtime_smol::keys::KeysWaits::default();
     for key in ["a", "b", "c", "d"] {
-        rustix::process::kill_process(server, rustix::process::Signal::STOP).unwrap();
-        let typed = n.exec.type_unanswered(&ab, key).expect("sent");
-        let exec = Arc::clone(&n.exec);
-        let asked = Cell::new(0_u32);
-        let (looked, first_look) = std::sync::mpsc::channel::<()>();
-        let resume = std::thread::spawn(move || {
-            first_look.recv().unwrap();
-            rustix::process::kill_process(server, rustix::process::Signal::CONT).unwrap();
+        let (r, _) = held_key(&n, &ab, key, |settle| {
+            within_ten_seconds(waits.keys_typed(settle))
         });
-        let r = within_ten_seconds(waits.keys_typed(|| {
-            asked.set(asked.get() + 1);
-            let answer = exec.keys_settle(typed);
-            if asked.get() == 1 {
-                assert!(answer.is_err(), "tmux answered while held still");
-                looked.send(()).unwrap();
-            }
-            answer
-        }));
-        resume.join().unwrap();
         assert_eq!(r, Ok(()), "key {key}");
     }
     assert_eq!(waits.registrations(), 1);
-}
-
-/// Several senders waiting at once through one `KeysWaits` (one registration, several waiters
-/// on it) each learn how their own keys went.
-#[test]
-fn senders_sharing_one_registration_each_learn_their_own_fate() {
-    if !tmux_ok() {
-        return;
-    }
-    let n = Node::new("sharedmany");
-    let ab = SubshellId::parse("ab").unwrap();
-    let gone = SubshellId::parse("ef").unwrap();
-    let tickets = [
-        n.exec.type_unanswered(&ab, "one").unwrap(),
-        n.exec.type_unanswered(&gone, "two").unwrap(),
-        n.exec.type_unanswered(&ab, "three").unwrap(),
-    ];
-    let waits = termplane_runtime_smol::keys::KeysWaits::default();
-    let wait = |t: u64| {
-        let exec = Arc::clone(&n.exec);
-        waits.keys_typed(move || exec.keys_settle(t))
-    };
-    let (a, (b, c)) = within_ten_seconds(futures_lite::future::zip(
-        wait(tickets[2]),
-        futures_lite::future::zip(wait(tickets[1]), wait(tickets[0])),
-    ));
-    assert_eq!(a, Ok(()));
-    assert!(matches!(&b, Err(e) if e.contains("no such")), "{b:?}");
-    assert_eq!(c, Ok(()));
-    assert!(waits.registrations() <= 1);
 }
