@@ -6,7 +6,7 @@
 //! known as soon as tmux has written it.
 //!
 //! [`KeysWaits`] keeps the control client's output registered with the reactor for the client's
-//! life, so a keystroke's wait registers nothing: registering it for each keystroke cost six
+//! life, so a keystroke's wait only re-arms it: registering it for each keystroke cost six
 //! system calls (a duplicate descriptor, made non-blocking, added to the reactor and armed, then
 //! removed and closed).
 
