@@ -417,7 +417,7 @@ fn cmd_run(args: &Args) -> ExitCode {
     };
     let (exec, events) = shared(exec_cfg, host.clone());
     if let Err(e) = exec.start() {
-        return failed_start(format!("cannot start the private tmux server: {e}"));
+        return failed_start(format!("cannot run panes on this host: {e}"));
     }
     logging::info(&format!(
         "termplane-node {} running as node {} (pid {}, tmux socket {})",

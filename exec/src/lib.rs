@@ -503,8 +503,10 @@ impl Executor {
         self.policy.read().map(|p| p.clone()).unwrap_or_default()
     }
 
-    /// Starts the private tmux server and begins tracking every pane that survived.
+    /// Starts the private tmux server and begins tracking every pane that survived. Refused
+    /// first on a host whose kernel cannot confine paths ([`paths::check_kernel`]).
     pub fn start(&self) -> Result<(), String> {
+        paths::check_kernel()?;
         crate::fs::ensure_private_dir(&self.cfg.data_dir).map_err(|e| e.to_string())?;
         crate::fs::ensure_private_dir(&self.logs_dir()).map_err(|e| e.to_string())?;
         self.tmux.start_server().map_err(|e| tmux_err(&e))?;

@@ -49,6 +49,38 @@ fn errno(e: Errno, what: &str) -> String {
     }
 }
 
+/// Whether this kernel can keep paths inside an allowed directory: every path operation opens
+/// through `openat2` (Linux 5.6), which a kernel before it, or a seccomp filter that does not
+/// know the call, answers with `ENOSYS` (or `EPERM`). Checked when the node starts, so such a
+/// host says why at once instead of refusing each launch and file operation with the bare
+/// errno. The `Err` names the call, the errno and what is needed.
+pub fn check_kernel() -> Result<(), String> {
+    match rustix::fs::openat2(
+        CWD,
+        "/",
+        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+        rustix::fs::ResolveFlags::NO_MAGICLINKS,
+    ) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(kernel_unsupported(e)),
+    }
+}
+
+/// The start-up refusal of [`check_kernel`] for the errno `openat2` gave.
+fn kernel_unsupported(e: Errno) -> String {
+    let why = match e {
+        Errno::NOSYS => "the kernel does not know it (it needs Linux 5.6 or later)",
+        Errno::PERM | Errno::ACCESS => "a seccomp filter or security policy refuses it",
+        _ => "it failed on `/`",
+    };
+    format!(
+        "this host cannot keep pane paths inside their allowed directories: the `openat2` \
+         system call is unavailable ({e}: {why}); panes need Linux 5.6 or later with `openat2` \
+         allowed"
+    )
+}
+
 /// Splits and checks `path` lexically; returns its components.
 pub fn lexical_components(path: &str) -> Result<Vec<&str>, String> {
     if path.is_empty() {
@@ -676,6 +708,18 @@ pub fn exists(p: &Path) -> bool {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn a_kernel_without_openat2_is_told_apart_from_a_policy_that_refuses_it() {
+        check_kernel().unwrap();
+        let old = kernel_unsupported(Errno::NOSYS);
+        assert!(
+            old.contains("openat2") && old.contains("Linux 5.6"),
+            "{old}"
+        );
+        let filtered = kernel_unsupported(Errno::PERM);
+        assert!(filtered.contains("seccomp"), "{filtered}");
+    }
 
     #[test]
     fn lexical_rules() {

@@ -356,8 +356,14 @@ impl Tmux {
 
     /// Runs a tmux process within [`CALL_DEADLINE`], keeping at most [`OUTPUT_CAP`] bytes.
     fn bounded(c: &mut Command) -> Result<crate::util::Bounded, TmuxError> {
-        let out = run_bounded(c, CALL_DEADLINE, OUTPUT_CAP)
-            .map_err(|e| TmuxError::Failed(format!("cannot run tmux: {e}")))?;
+        let out = run_bounded(c, CALL_DEADLINE, OUTPUT_CAP).map_err(|e| {
+            let hint = if e.kind() == std::io::ErrorKind::NotFound {
+                " (install tmux)"
+            } else {
+                ""
+            };
+            TmuxError::Failed(format!("cannot run tmux: {e}{hint}"))
+        })?;
         if out.timed_out {
             return Err(TmuxError::TimedOut);
         }

@@ -1,6 +1,7 @@
 //! What the test suites of every crate share, so that each is written once: waiting on a
 //! condition with a deadline ([`wait_until`], [`wait_for`]), the terminal client written from
-//! the documented frames ([`viewer::Viewer`]), and scratch directories ([`TempDir`]).
+//! the documented frames ([`viewer::Viewer`]), scratch directories ([`TempDir`]), and a host
+//! that lacks a system call ([`without_openat2`]).
 //!
 //! A wait here looks at its condition again and again, first within a millisecond and then at
 //! most every 50 ms, until it holds or the deadline passes: tests wait on what they can
@@ -79,6 +80,20 @@ pub fn ran_lines(screen: &str) -> Vec<u32> {
         .lines()
         .filter_map(|l| l.trim().strip_prefix("last-")?.parse().ok())
         .collect()
+}
+
+/// A command that runs `program` as on a host whose kernel predates `openat2` (Linux 5.6): a
+/// seccomp filter, installed by `hosts/without_openat2.py` before it executes `program`, answers
+/// the call with `ENOSYS` for `program` and everything it starts. Needs `python3`.
+#[must_use]
+pub fn without_openat2(program: &Path) -> std::process::Command {
+    let mut c = std::process::Command::new("python3");
+    c.arg(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/hosts/without_openat2.py"
+    ))
+    .arg(program);
+    c
 }
 
 #[cfg(test)]

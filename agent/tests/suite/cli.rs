@@ -5,6 +5,7 @@ use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt as _;
 use std::process::Command;
+use std::time::Duration;
 
 use crate::common::{TempDir, tmux_ok};
 use serde_json::{Value, json};
@@ -86,6 +87,25 @@ fn fake_plane_answering(
     (url, t)
 }
 
+/// Enrolls as node `n1` with a fake plane, its config under `xdg`: the enrollment's output and
+/// the request body the plane received.
+fn enroll_with_fake_plane(xdg: &std::path::Path) -> (String, Value) {
+    let (url, plane) = fake_plane();
+    let mut c = bin();
+    c.args([
+        "enroll",
+        "--server",
+        &url,
+        "--setup-key",
+        "nsk_abc",
+        "--name",
+        "n1",
+    ]);
+    let (ok, out) = run(c, xdg);
+    assert!(ok, "{out}");
+    (out, plane.join().unwrap())
+}
+
 #[test]
 fn version_is_exact() {
     let out = bin().arg("--version").output().unwrap();
@@ -152,20 +172,7 @@ fn enroll_status_configure_never_print_secrets() {
     let d = TempDir::new("cli");
     // `run` starts the node's private tmux server, which by design outlives the daemon.
     let _tmux = KillTmux(d.path().join("data/termplane-node/tmux.sock"));
-    let (url, plane) = fake_plane();
-    let mut c = bin();
-    c.args([
-        "enroll",
-        "--server",
-        &url,
-        "--setup-key",
-        "nsk_abc",
-        "--name",
-        "n1",
-    ]);
-    let (ok, out1) = run(c, d.path());
-    assert!(ok, "{out1}");
-    let body = plane.join().unwrap();
+    let (out1, body) = enroll_with_fake_plane(d.path());
     let mut keys: Vec<&str> = body
         .as_object()
         .unwrap()
@@ -357,6 +364,49 @@ fn run_refuses_a_broken_config_clearly_and_never_prints_secrets() {
         .arg(d.path().join("data/tmux.sock"))
         .arg("kill-server")
         .status();
+}
+
+#[test]
+fn run_on_a_host_without_openat2_stops_before_its_tmux_server_and_says_why() {
+    let d = TempDir::new("run-no-openat2");
+    let _tmux = KillTmux(d.path().join("data/termplane-node/tmux.sock"));
+    enroll_with_fake_plane(d.path());
+    // A seccomp filter answers `openat2` with ENOSYS, as a kernel before Linux 5.6 does.
+    let mut c =
+        termplane_test_support::without_openat2(env!("CARGO_BIN_EXE_termplane-node").as_ref());
+    c.arg("run")
+        .env("XDG_CONFIG_HOME", d.path().join("cfg"))
+        .env("XDG_DATA_HOME", d.path().join("data"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    // A daemon that started would go on dialling the (absent) plane: it must stop by itself.
+    let stopped =
+        termplane_test_support::wait_for(Duration::from_secs(20), || child.try_wait().unwrap());
+    if stopped.is_none() {
+        let _ = child.kill();
+    }
+    let out = child.wait_with_output().unwrap();
+    let out = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stopped.is_some_and(|s| !s.success()),
+        "the daemon ran on a host where no pane can: {out}"
+    );
+    assert!(
+        out.contains("cannot run panes on this host")
+            && out.contains("`openat2` system call is unavailable")
+            && out.contains("Linux 5.6"),
+        "{out}"
+    );
+    assert!(!out.contains(NODE_KEY), "{out}");
+    assert!(
+        !d.path().join("data/termplane-node/tmux.sock").exists(),
+        "a tmux server was started for a node that cannot run panes"
+    );
 }
 
 #[test]

@@ -31,9 +31,15 @@ fn start(data_dir: &std::path::Path) -> Running {
 fn start_on(data_dir: &std::path::Path, listen: &str) -> Running {
     // The local node (and its tmux server) is covered by the end-to-end tests of
     // agent/tests/suite/subshells.rs; these tests are about the plane process itself.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_termplane"))
-        .args(["serve", "--no-local-node", "--listen", listen, "--data-dir"])
-        .arg(data_dir)
+    let mut c = Command::new(env!("CARGO_BIN_EXE_termplane"));
+    c.args(["serve", "--no-local-node", "--listen", listen, "--data-dir"])
+        .arg(data_dir);
+    running(c)
+}
+
+/// Runs `c` (a `termplane serve`, its log to a pipe) until it says where it serves.
+fn running(mut c: Command) -> Running {
+    let mut child = c
         .env_remove("RUST_LOG")
         .env_remove("APP_BASE_URL")
         .stdout(Stdio::piped())
@@ -107,15 +113,7 @@ fn a_plane_on_every_address_with_no_base_url_says_to_set_one_and_serves_this_hos
         &format!("http://127.0.0.1:{port}"),
     );
     assert!(answer.starts_with("HTTP/1.1 201"), "{answer}");
-    let _ = run.child.kill();
-    let _ = run.child.wait();
-    let mut log = String::new();
-    run.child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut log)
-        .unwrap();
+    let log = stop_for_log(&mut run);
     assert!(
         log.contains("with no APP_BASE_URL: set APP_BASE_URL to the address"),
         "{log}"
@@ -166,15 +164,7 @@ fn database_files_are_private_in_a_world_readable_data_dir_and_the_log_is_plain(
         assert_eq!(mode(&shm), 0o600);
     }
     // Stop it and read its log.
-    let _ = run.child.kill();
-    let _ = run.child.wait();
-    let mut log = String::new();
-    run.child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut log)
-        .unwrap();
+    let log = stop_for_log(&mut run);
     assert!(
         !log.contains('\u{1b}'),
         "ANSI escapes in a piped log: {log}"
@@ -215,6 +205,45 @@ fn raw(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &st
     let mut all = String::new();
     s.read_to_string(&mut all).unwrap();
     all
+}
+
+/// Stops a plane and answers its log.
+fn stop_for_log(run: &mut Running) -> String {
+    let _ = run.child.kill();
+    let _ = run.child.wait();
+    let mut log = String::new();
+    run.child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut log)
+        .unwrap();
+    log
+}
+
+#[test]
+fn a_host_without_openat2_is_told_at_start_why_panes_cannot_run_there_and_the_plane_still_serves() {
+    // A seccomp filter answers `openat2` with ENOSYS, as a kernel before Linux 5.6 does.
+    let dir = common::tempdir("binary-no-openat2");
+    let mut c = termplane_test_support::without_openat2(env!("CARGO_BIN_EXE_termplane").as_ref());
+    c.args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(&dir);
+    let mut run = running(c);
+    let addr = run.base.strip_prefix("http://").unwrap().to_owned();
+    let health = raw(&addr, "GET", "/healthz", &[], "");
+    assert!(health.starts_with("HTTP/1.1 200"), "{health}");
+    let log = stop_for_log(&mut run);
+    assert!(
+        log.contains("panes cannot run on this host")
+            && log.contains("`openat2` system call is unavailable")
+            && log.contains("Linux 5.6"),
+        "the start-up log does not say why: {log}"
+    );
+    // Refused before its tmux server was started: nothing was left running for it.
+    assert!(
+        !dir.join("local-node/tmux.sock").exists(),
+        "a tmux server was started for a node that cannot run panes"
+    );
 }
 
 #[test]
