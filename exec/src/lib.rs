@@ -921,7 +921,7 @@ impl Executor {
     /// (removed when the end is reported, and by the next launch). tmux keeps the dead pane
     /// (`remain-on-exit`) until then, and takes keys sent to it without a word.
     fn program_ended(&self, id: &SubshellId) -> bool {
-        events::exit_file(self.exits.dir(), id).exists()
+        self.exits.has_ended(id)
     }
 
     /// `input`: refused once the pane's program has ended, rather than typed into a dead pane
