@@ -52,12 +52,18 @@ const INPUT_QUEUE: usize = 64;
 /// command deadline): what is still untyped then is refused.
 const DRAIN_LIMIT: Duration = Duration::from_secs(10);
 
+/// What one read of a terminal socket asks for. A viewer sends keystrokes and small control
+/// frames; the reader zeroes this much of its buffer before each read (twice per keystroke:
+/// the read that brings it and the one that finds nothing more), so it is kept small. A paste
+/// up to [`MAX_CLIENT_FRAME`] arrives in several reads.
+const READ_CHUNK: usize = 4 * 1024;
+
 pub(super) fn config() -> WebSocketConfig {
     WebSocketConfig::default()
         .max_message_size(Some(MAX_CLIENT_FRAME))
         .max_frame_size(Some(MAX_CLIENT_FRAME))
         .accept_unmasked_frames(false)
-        .read_buffer_size(16 * 1024)
+        .read_buffer_size(READ_CHUNK)
         .write_buffer_size(0)
         .max_write_buffer_size(4 * 1024 * 1024)
 }
