@@ -415,7 +415,7 @@ async fn run(cfg: Config) -> Result<(), String> {
             termplane::local::start(&svc, &cfg.data_dir, std::env::current_exe().ok()).await
         {
             tracing::warn!(
-                "panes cannot run on this host (the local node): {e}; mend that and restart, \
+                "panes cannot run on this host (the local node): {e}; fix that and restart, \
                  or pass --no-local-node to silence this"
             );
         }
