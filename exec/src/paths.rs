@@ -69,15 +69,20 @@ pub fn check_kernel() -> Result<(), String> {
 
 /// The start-up refusal of [`check_kernel`] for the errno `openat2` gave.
 fn kernel_unsupported(e: Errno) -> String {
-    let why = match e {
-        Errno::NOSYS => "the kernel does not know it (it needs Linux 5.6 or later)",
-        Errno::PERM | Errno::ACCESS => "a seccomp filter or security policy refuses it",
-        _ => "it failed on `/`",
+    let (why, need) = match e {
+        Errno::NOSYS => ("this kernel predates it", "Linux 5.6 or later is needed"),
+        Errno::PERM | Errno::ACCESS => (
+            "a seccomp filter or security policy refuses it",
+            "allow `openat2`",
+        ),
+        _ => (
+            "it failed on `/`",
+            "Linux 5.6 or later with `openat2` allowed is needed",
+        ),
     };
     format!(
-        "this host cannot keep pane paths inside their allowed directories: the `openat2` \
-         system call is unavailable ({e}: {why}); panes need Linux 5.6 or later with `openat2` \
-         allowed"
+        "the `openat2` system call is unavailable ({e}): {why}, and without it pane paths \
+         cannot be kept inside their allowed directories; {need}"
     )
 }
 
