@@ -16,12 +16,14 @@ fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_termplane-node"))
 }
 
-fn run(mut c: Command, xdg: &std::path::Path) -> (bool, String) {
-    let out = c
-        .env("XDG_CONFIG_HOME", xdg.join("cfg"))
+/// Points `c`'s config and data directories under `xdg`.
+fn in_dirs<'c>(c: &'c mut Command, xdg: &std::path::Path) -> &'c mut Command {
+    c.env("XDG_CONFIG_HOME", xdg.join("cfg"))
         .env("XDG_DATA_HOME", xdg.join("data"))
-        .output()
-        .unwrap();
+}
+
+fn run(mut c: Command, xdg: &std::path::Path) -> (bool, String) {
+    let out = in_dirs(&mut c, xdg).output().unwrap();
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
@@ -374,9 +376,7 @@ fn run_on_a_host_without_openat2_stops_before_its_tmux_server_and_says_why() {
     // A seccomp filter answers `openat2` with ENOSYS, as a kernel before Linux 5.6 does.
     let mut c =
         termplane_test_support::without_openat2(env!("CARGO_BIN_EXE_termplane-node").as_ref());
-    c.arg("run")
-        .env("XDG_CONFIG_HOME", d.path().join("cfg"))
-        .env("XDG_DATA_HOME", d.path().join("data"))
+    in_dirs(c.arg("run"), d.path())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
     let mut child = c.spawn().unwrap();
