@@ -146,20 +146,23 @@ impl Lines {
         };
         // On the stack: a buffer on the heap, made when the client attaches, could stand above
         // a large block freed just before (a password hash's) and keep the heap from shrinking.
-        let mut buf = [0_u8; READ_BYTES];
-        let got = loop {
+        // Left unfilled: the read says how much of it holds bytes, and zeroing 16 KiB before
+        // each read (two per keystroke: the answer, then the read that finds nothing) is work
+        // for nothing.
+        let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); READ_BYTES];
+        loop {
             match rustix::io::read(fd, &mut buf) {
-                Ok(0) => break None,
-                Ok(n) => break Some(n),
+                Ok(([], _)) => break,
+                Ok((got, _)) => {
+                    self.take(got);
+                    return true;
+                }
                 Err(Errno::INTR) => {}
                 Err(Errno::AGAIN) => return false,
-                Err(_) => break None,
+                Err(_) => break,
             }
-        };
-        match got {
-            Some(n) => self.take(buf.get(..n).unwrap_or_default()),
-            None => self.finish(),
         }
+        self.finish();
         true
     }
 
