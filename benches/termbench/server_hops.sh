@@ -10,8 +10,17 @@
 # this is the server's own work, and it is steady from run to run. Prints one JSON line per run
 # with the median and p90 of each side, in microseconds (bpftrace's own probes add about 1 µs).
 #
+# Each side is split by the thread whose wait returned: the thread that then writes (`in`,
+# `out`), or another thread of the server, which then had to wake the writing one
+# (`in_handoff`, `out_handoff`). In termplane that other thread is async-io's helper thread
+# ("async-io") or smol's executor thread, when one of them holds the reactor instead of the
+# terminal sockets' thread; ttyd has one thread.
+#
 #   TERMBENCH_DIR=/path/to/termbench benches/termbench/server_hops.sh termplane BIN_DIR [RUNS]
 #   TERMBENCH_DIR=/path/to/termbench benches/termbench/server_hops.sh ttyd [RUNS]
+#
+# GAP_MS (default 2) is the pause between keystrokes, SAMPLES (default 6000) their number and
+# WINDOW_S (default 4) how long the trace runs; at GAP_MS=50, SAMPLES=600 WINDOW_S=12.
 #
 # Needs root, bpftrace (`apt-get install bpftrace`) and what bench_termplane.py / bench_ttyd.py
 # need.
@@ -26,6 +35,9 @@ else
   runs="${2:-3}"
 fi
 command -v bpftrace >/dev/null || { echo "bpftrace is needed" >&2; exit 1; }
+gap_ms="${GAP_MS:-2}"
+samples="${SAMPLES:-6000}"
+window_s="${WINDOW_S:-4}"
 
 # The newest socket of a process: the viewer's WebSocket, opened last.
 newest_socket() {
@@ -63,17 +75,18 @@ pty_of_child() {
 
 for run in $(seq 1 "$runs"); do
   if [ "$server" = termplane ]; then
-    python3 "$here/bench_termplane.py" --node local --bin-dir "$bin_dir" --samples 6000 \
-      --skip-throughput >/dev/null 2>&1 &
+    python3 "$here/bench_termplane.py" --node local --bin-dir "$bin_dir" --samples "$samples" \
+      --gap-ms "$gap_ms" --skip-throughput >/dev/null 2>&1 &
   else
-    python3 "$TERMBENCH_DIR/bench_ttyd.py" --samples 6000 --skip-throughput >/dev/null 2>&1 &
+    python3 "$TERMBENCH_DIR/bench_ttyd.py" --samples "$samples" --gap-ms "$gap_ms" \
+      --skip-throughput >/dev/null 2>&1 &
   fi
   bench=$!
-  # Past the start-up and the warm-up: the echo loop runs for 12 s from here on.
-  sleep 10
+  # Past the start-up and the warm-up (100 keystrokes): the echo loop runs on past the window.
+  sleep $((4 + gap_ms * 100 / 1000 + 1))
   if [ "$server" = termplane ]; then
     pid="$(pgrep -f "^$bin_dir/termplane serve" | head -1)"
-    ctl="$(pgrep -f "tmux -u -S .*/local-node/tmux.sock -f /dev/null -C attach-session" | head -1)"
+    ctl="$(pgrep -P "$pid" -f "attach-session" | head -1)"
     infd="args->fd == $(pipe_to_stdin_of "$pid" "$ctl")"
   else
     pid="$(pgrep -n -x 'ttyd(\.[a-z0-9_]+)?')"
@@ -82,13 +95,19 @@ for run in $(seq 1 "$runs"); do
   sock="$(newest_socket "$pid")"
   bpftrace -q -e "
     tracepoint:syscalls:sys_exit_epoll_pwait, tracepoint:syscalls:sys_exit_epoll_wait
-    /tid == $pid/ { @wake = nsecs; }
+    /pid == $pid/ { @wake = nsecs; @waker = tid; }
     tracepoint:syscalls:sys_enter_write, tracepoint:syscalls:sys_enter_writev
-    /tid == $pid && ($infd) && @wake/ { @in = lhist((nsecs - @wake) / 1000, 0, 100, 1); @wake = 0; }
+    /tid == $pid && ($infd) && @wake/ {
+      if (@waker == $pid) { @in = lhist((nsecs - @wake) / 1000, 0, 100, 1); }
+      else { @in_handoff = lhist((nsecs - @wake) / 1000, 0, 100, 1); }
+      @wake = 0; }
     tracepoint:syscalls:sys_enter_sendto
-    /tid == $pid && args->fd == $sock && @wake/ { @out = lhist((nsecs - @wake) / 1000, 0, 100, 1); @wake = 0; }
-    interval:s:4 { exit(); }
-    END { clear(@wake); }" 2>/dev/null |
+    /tid == $pid && args->fd == $sock && @wake/ {
+      if (@waker == $pid) { @out = lhist((nsecs - @wake) / 1000, 0, 100, 1); }
+      else { @out_handoff = lhist((nsecs - @wake) / 1000, 0, 100, 1); }
+      @wake = 0; }
+    interval:s:$window_s { exit(); }
+    END { clear(@wake); clear(@waker); }" 2>/dev/null |
     python3 "$here/server_hops_summary.py" "$server" "$run"
   wait "$bench" || true
 done

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Reads the two 1 µs histograms `server_hops.sh` has bpftrace print (@in, @out) and prints one
-JSON line: the count, median and p90 of each side in microseconds (a bucket [a, a+1) counts as
-a + 0.5; the last, [100, ...), as 100).
+"""Reads the 1 µs histograms `server_hops.sh` has bpftrace print (@in, @out, and @in_handoff,
+@out_handoff for the wake-ups another thread took first) and prints one JSON line: the count,
+median and p90 of each in microseconds (a bucket [a, a+1) counts as a + 0.5; the last,
+[100, ...), as 100). A histogram bpftrace did not print (nothing fell in it) counts 0.
 
     bpftrace ... | python3 server_hops_summary.py SERVER RUN
 """
@@ -36,7 +37,7 @@ def main():
             low = int(m.group(1))
             hists[name].append((low + (0.5 if "..." not in line else 0), int(m.group(2))))
     out = {"server": server, "run": run}
-    for side in ("in", "out"):
+    for side in ("in", "out", "in_handoff", "out_handoff"):
         counts = hists.get(side, [])
         out[side] = {
             "n": sum(n for _, n in counts),
