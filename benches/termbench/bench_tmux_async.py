@@ -5,7 +5,7 @@ termbench's `bench_tmux.py` times its control-mode row ("`send-keys` on a `tmux 
 the echo seen through `pipe-pane`") with a blocking `select` loop, while `bench_pty.py`,
 `bench_ttyd.py` and `bench_termplane.py` time theirs with termbench's asyncio `latency_phase`.
 The two loops cost the client different amounts per keystroke, so "termplane minus tmux alone"
-holds that difference as well as the plane's own work. This script runs tmux exactly as
+holds that difference as well as the plane's own work. This script runs tmux as
 `bench_tmux.py`'s control row does — a private server (`-f /dev/null`), one persistent
 `tmux -C attach` client taking `send-keys -t %N -l c` lines, the echo read from
 `pipe-pane -O 'exec cat > FIFO'` — but through `latency_phase` (the pane is a bash shell, put
