@@ -57,7 +57,8 @@ class TmuxTerm:
         self.env = tb.shell_env()
         self.env["TERM"] = "xterm-256color"
         self.base = [self.bin, "-L", f"termbench-async-{os.getpid()}", "-f", "/dev/null"]
-        self.version = self.run("-V")
+        self.version = subprocess.run([self.bin, "-V"], capture_output=True, text=True,
+                                      timeout=10).stdout.strip()
         self.run("new-session", "-d", "-s", "tb", "-x", "80", "-y", "24", SHELL)
         self.pid = int(self.run("display-message", "-p", "-t", "tb", "#{pid}"))
         self.pane = self.run("display-message", "-p", "-t", "tb", "#{pane_id}")
@@ -73,8 +74,7 @@ class TmuxTerm:
         self.extensions = None
 
     def run(self, *args):
-        argv = self.base + list(args) if args != ("-V",) else [self.bin, "-V"]
-        r = subprocess.run(argv, capture_output=True, text=True, env=self.env, timeout=10)
+        r = subprocess.run(self.base + list(args), capture_output=True, text=True, env=self.env, timeout=10)
         if r.returncode != 0:
             raise RuntimeError(f"tmux {args}: {r.stderr.strip()}")
         return r.stdout.strip()
