@@ -680,12 +680,15 @@ impl Drop for Control {
 }
 
 /// One tmux command as a line of the control client's input: each word quoted back into itself.
+/// Built in one buffer (it runs on each keystroke's way to tmux).
 fn command_line(words: &[&str]) -> String {
-    let mut line = words
-        .iter()
-        .map(|w| quote_word(w))
-        .collect::<Vec<_>>()
-        .join(" ");
+    let mut line = String::with_capacity(words.iter().map(|w| w.len() + 3).sum::<usize>() + 1);
+    for (i, w) in words.iter().enumerate() {
+        if i > 0 {
+            line.push(' ');
+        }
+        quote_word_into(&mut line, w);
+    }
     line.push('\n');
     line
 }
@@ -694,6 +697,13 @@ fn command_line(words: &[&str]) -> String {
 #[must_use]
 pub fn quote_word(w: &str) -> String {
     let mut out = String::with_capacity(w.len() + 2);
+    quote_word_into(&mut out, w);
+    out
+}
+
+/// [`quote_word`], appended to `out`.
+fn quote_word_into(out: &mut String, w: &str) {
+    let start = out.len();
     let mut in_single = false;
     for c in w.chars() {
         let plain = c != '\'' && !c.is_control();
@@ -711,7 +721,11 @@ pub fn quote_word(w: &str) -> String {
             out.push('"');
             let mut buf = [0_u8; 4];
             for b in c.encode_utf8(&mut buf).bytes() {
-                out.push_str(&format!("\\{b:03o}"));
+                // `\ooo`: three octal digits.
+                out.push('\\');
+                for shift in [6, 3, 0] {
+                    out.push(char::from(b'0' + ((b >> shift) & 7)));
+                }
             }
             out.push('"');
         }
@@ -719,10 +733,9 @@ pub fn quote_word(w: &str) -> String {
     if in_single {
         out.push('\'');
     }
-    if out.is_empty() {
+    if out.len() == start {
         out.push_str("''");
     }
-    out
 }
 
 fn is_notification(line: &str) -> bool {
@@ -1020,6 +1033,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_command_line_is_its_words_quoted_one_space_apart_ending_in_a_newline() {
+        assert_eq!(command_line(&[]), "\n");
+        assert_eq!(command_line(&[""]), "''\n");
+        assert_eq!(
+            command_line(&["send-keys", "-t", "=tp-a0:", "-l", "--", "it's\r"]),
+            "'send-keys' '-t' '=tp-a0:' '-l' '--' 'it'\"\\047\"'s'\"\\015\"\n"
+        );
+        for words in [&["a", "", "b"][..], &["\u{1b}[A", "x y"][..]] {
+            let joined = words
+                .iter()
+                .map(|w| quote_word(w))
+                .collect::<Vec<_>>()
+                .join(" ");
+            assert_eq!(command_line(words), format!("{joined}\n"));
+        }
+    }
+
+    #[test]
     fn quoted_words_keep_separators_and_expansions_literal() {
         assert_eq!(quote_word("abc"), "'abc'");
         assert_eq!(quote_word(""), "''");
@@ -1029,6 +1060,7 @@ mod tests {
         assert_eq!(quote_word("a\nb"), "'a'\"\\012\"'b'");
         assert_eq!(quote_word("\u{1b}[A"), "\"\\033\"'[A'");
         assert_eq!(quote_word("\u{85}"), "\"\\302\\205\"");
+        assert_eq!(quote_word("\u{7f}\0"), "\"\\177\"\"\\000\"");
         // No raw newline or carriage return ever reaches the line.
         for w in ["x\ny", "\r", "a\r\nkill-server"] {
             assert!(!quote_word(w).contains(['\n', '\r']));

@@ -118,7 +118,12 @@ pub fn session_name(id: &SubshellId) -> String {
 /// Exact-match pane target of a subshell's session (`=tp-<id>:`: its current window's active pane).
 #[must_use]
 pub fn pane_target(id: &SubshellId) -> String {
-    format!("={}:", session_name(id))
+    // Without the formatter: it is on each keystroke's way to tmux.
+    let mut t = String::with_capacity(id.as_str().len() + 5);
+    t.push_str("=tp-");
+    t.push_str(id.as_str());
+    t.push(':');
+    t
 }
 
 /// Exact-match session target.
@@ -431,8 +436,17 @@ impl Tmux {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pane_target_is_its_session_name_matched_exactly_with_its_current_pane() {
+        for id in ["a0", "0-7f", "0123456789abcdef-0123456789abcdef"] {
+            let id = SubshellId::parse(id).unwrap();
+            assert_eq!(pane_target(&id), format!("={}:", session_name(&id)));
+        }
+    }
 
     #[test]
     fn i101_ids_are_validated() {
