@@ -510,6 +510,10 @@ fn keyed_lock(
     key: &str,
 ) -> Arc<smol::lock::Mutex<()>> {
     let mut locks = map.lock().unwrap_or_else(PoisonError::into_inner);
+    // Found without copying the key: every keystroke typed on a node asks for its lock.
+    if let Some(l) = locks.get(key) {
+        return l.clone();
+    }
     if locks.len() > 4096 {
         locks.retain(|_, l| Arc::strong_count(l) > 1);
     }
@@ -1052,5 +1056,37 @@ mod slot_tests {
         );
         drop((held, other));
         assert!(hub.socket_slot("node-new", Some("greedy")).is_ok());
+    }
+}
+
+#[cfg(test)]
+mod lock_tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// One key has one lock while anyone holds it; the map keeps at most about 4,096 locks
+    /// nobody holds, pruned when a new key comes.
+    #[test]
+    fn a_key_keeps_its_lock_and_unheld_locks_are_pruned_when_a_new_key_comes() {
+        let map = Mutex::new(HashMap::new());
+        let a = keyed_lock(&map, "node-a");
+        assert!(Arc::ptr_eq(&a, &keyed_lock(&map, "node-a")));
+        assert!(!Arc::ptr_eq(&a, &keyed_lock(&map, "node-b")));
+        for i in 0..4095 {
+            drop(keyed_lock(&map, &format!("n{i}")));
+        }
+        assert_eq!(map.lock().unwrap().len(), 4097);
+        // Asking for a known key prunes nothing; a new one prunes every lock nobody holds.
+        assert!(Arc::ptr_eq(&a, &keyed_lock(&map, "node-a")));
+        assert_eq!(map.lock().unwrap().len(), 4097);
+        let c = keyed_lock(&map, "node-c");
+        let left: Vec<String> = {
+            let mut k: Vec<String> = map.lock().unwrap().keys().cloned().collect();
+            k.sort();
+            k
+        };
+        assert_eq!(left, ["node-a", "node-c"]);
+        assert!(Arc::ptr_eq(&a, &keyed_lock(&map, "node-a")));
+        drop(c);
     }
 }
