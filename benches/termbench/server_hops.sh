@@ -22,6 +22,18 @@
 # GAP_MS (default 2) is the pause between keystrokes, SAMPLES (default 6000) their number and
 # WINDOW_S (default 4) how long the trace runs; at GAP_MS=50, SAMPLES=600 WINDOW_S=12.
 #
+# STEPS=1 (termplane only) splits instead the way in of the wake-ups the main thread took
+# itself into its steps, each a histogram of its own:
+#
+#   wake_to_read:   epoll_pwait returning to the read of the viewer's socket (the reactor's
+#                   own calls after its wait, the executor, the WebSocket stack);
+#   read_to_check:  that read's return to the exit-file check (the frame, the typist's queue,
+#                   the input mark, the node's lock);
+#   check:          the exit-file check itself (one `newfstatat`);
+#   check_to_write: its return to the write to tmux (the command line, the client's lock).
+#
+# Each probe adds about 1 µs, so these add up to more than `in` without them.
+#
 # Needs root, bpftrace (`apt-get install bpftrace`) and what bench_termplane.py / bench_ttyd.py
 # need.
 set -euo pipefail
@@ -93,7 +105,24 @@ for run in $(seq 1 "$runs"); do
     infd="$(pty_of_child "$pid")"
   fi
   sock="$(newest_socket "$pid")"
-  bpftrace -q -e "
+  if [ "${STEPS:-0}" = 1 ] && [ "$server" = termplane ]; then
+    program="
+    tracepoint:syscalls:sys_exit_epoll_pwait /tid == $pid/ { @wake = nsecs; @rd = 0; @rx = 0; @ck = 0; @cx = 0; }
+    tracepoint:syscalls:sys_enter_recvfrom /tid == $pid && args->fd == $sock && @wake/ { @rd = nsecs; }
+    tracepoint:syscalls:sys_exit_recvfrom /tid == $pid && @rd && !@rx/ { @rx = nsecs; }
+    tracepoint:syscalls:sys_enter_newfstatat /tid == $pid && @rx/ { @ck = nsecs; }
+    tracepoint:syscalls:sys_exit_newfstatat /tid == $pid && @ck/ { @cx = nsecs; }
+    tracepoint:syscalls:sys_enter_write /tid == $pid && ($infd) && @wake && @cx/ {
+      @wake_to_read = lhist((@rd - @wake) / 1000, 0, 100, 1);
+      @read_to_check = lhist((@ck - @rx) / 1000, 0, 100, 1);
+      @check = lhist((@cx - @ck) / 1000, 0, 100, 1);
+      @check_to_write = lhist((nsecs - @cx) / 1000, 0, 100, 1);
+      @in = lhist((nsecs - @wake) / 1000, 0, 100, 1);
+      @wake = 0; }
+    interval:s:$window_s { exit(); }
+    END { clear(@wake); clear(@rd); clear(@rx); clear(@ck); clear(@cx); }"
+  else
+    program="
     tracepoint:syscalls:sys_exit_epoll_pwait, tracepoint:syscalls:sys_exit_epoll_wait
     /pid == $pid/ { @wake = nsecs; @waker = tid; }
     tracepoint:syscalls:sys_enter_write, tracepoint:syscalls:sys_enter_writev
@@ -107,7 +136,8 @@ for run in $(seq 1 "$runs"); do
       else { @out_handoff = lhist((nsecs - @wake) / 1000, 0, 100, 1); }
       @wake = 0; }
     interval:s:$window_s { exit(); }
-    END { clear(@wake); clear(@waker); }" 2>/dev/null |
-    python3 "$here/server_hops_summary.py" "$server" "$run"
+    END { clear(@wake); clear(@waker); }"
+  fi
+  bpftrace -q -e "$program" 2>/dev/null | python3 "$here/server_hops_summary.py" "$server" "$run"
   wait "$bench" || true
 done

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Reads the 1 µs histograms `server_hops.sh` has bpftrace print (@in, @out, and @in_handoff,
-@out_handoff for the wake-ups another thread took first) and prints one JSON line: the count,
-median and p90 of each in microseconds (a bucket [a, a+1) counts as a + 0.5; the last,
-[100, ...), as 100). A histogram bpftrace did not print (nothing fell in it) counts 0.
+@out_handoff for the wake-ups another thread took first; with STEPS=1, the steps of the way in
+as well) and prints one JSON line: the count, median and p90 of each in microseconds (a bucket
+[a, a+1) counts as a + 0.5; the last, [100, ...), as 100). One of the four sides that bpftrace
+did not print (nothing fell in it) counts 0.
 
     bpftrace ... | python3 server_hops_summary.py SERVER RUN
 """
@@ -37,7 +38,9 @@ def main():
             low = int(m.group(1))
             hists[name].append((low + (0.5 if "..." not in line else 0), int(m.group(2))))
     out = {"server": server, "run": run}
-    for side in ("in", "out", "in_handoff", "out_handoff"):
+    sides = ["in", "out", "in_handoff", "out_handoff"]
+    sides += [h for h in hists if h not in sides]
+    for side in sides:
         counts = hists.get(side, [])
         out[side] = {
             "n": sum(n for _, n in counts),
