@@ -17,7 +17,7 @@ use termplane_proto::command::Maintenance;
 use termplane_proto::event::{Event, Exit, Output, SurvivingPane};
 use termplane_proto::limits::EXIT_FAILED_PROBES;
 
-use super::tmux::{FIELD_SEP, Tmux, TmuxError, is_pane_id};
+use super::tmux::{FIELD_SEP, SESSION_PREFIX, Tmux, TmuxError, is_pane_id};
 
 /// The constant template of the pane listing (no user text; fields separated by
 /// [`FIELD_SEP`]).
@@ -69,7 +69,7 @@ pub fn list_panes(tmux: &Tmux) -> Result<Vec<PaneRow>, TmuxError> {
             continue;
         };
         let Some(id) = sess
-            .strip_prefix("tp-")
+            .strip_prefix(SESSION_PREFIX)
             .and_then(|s| SubshellId::parse(s).ok())
         else {
             continue;

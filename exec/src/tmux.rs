@@ -109,18 +109,22 @@ pub fn escape_format(s: &str) -> String {
     s.replace('#', "##")
 }
 
+/// What every subshell's session name starts with, before the subshell's id.
+pub const SESSION_PREFIX: &str = "tp-";
+
 /// Session name of a subshell.
 #[must_use]
 pub fn session_name(id: &SubshellId) -> String {
-    format!("tp-{id}")
+    format!("{SESSION_PREFIX}{id}")
 }
 
 /// Exact-match pane target of a subshell's session (`=tp-<id>:`: its current window's active pane).
 #[must_use]
 pub fn pane_target(id: &SubshellId) -> String {
     // Without the formatter: it is on each keystroke's way to tmux.
-    let mut t = String::with_capacity(id.as_str().len() + 5);
-    t.push_str("=tp-");
+    let mut t = String::with_capacity(SESSION_PREFIX.len() + id.as_str().len() + 2);
+    t.push('=');
+    t.push_str(SESSION_PREFIX);
     t.push_str(id.as_str());
     t.push(':');
     t
